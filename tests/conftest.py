@@ -1,0 +1,55 @@
+"""Shared fixtures. Spark tests use one local[2] session for the whole run (starting a JVM is slow)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+PINOT_BUILT = SHARED / "fixtures" / "pinot-built"
+PINOT_SEGMENTS = SHARED / "fixtures" / "pinot-segments"
+
+# Spark 4 starts Python workers with PYSPARK_PYTHON; they must be this interpreter (pyarrow, this package).
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from pinot_sink.java_check import problem
+
+    message = problem()
+    if message:
+        pytest.fail(message)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("pinot-sink-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.python.worker.reuse", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("WARN")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def pinot_built() -> Path:
+    if not PINOT_BUILT.is_dir():
+        pytest.fail(f"fixtures not found at {PINOT_BUILT} (shared/ must sit beside the repo)")
+    return PINOT_BUILT
+
+
+@pytest.fixture(scope="session")
+def pinot_segments() -> Path:
+    if not PINOT_SEGMENTS.is_dir():
+        pytest.fail(f"fixtures not found at {PINOT_SEGMENTS} (shared/ must sit beside the repo)")
+    return PINOT_SEGMENTS

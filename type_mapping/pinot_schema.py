@@ -1,0 +1,315 @@
+"""Pinot schemas and field specs, as the controller serves them (``GET /tables/{t}/schema``).
+
+This is the one model of a Pinot column shared by the type mapping, the segment builder and the data
+source. Values here are in Pinot's *stored* form (BOOLEAN as 0/1, TIMESTAMP as epoch millis, BYTES as
+``bytes``, BIG_DECIMAL as ``decimal.Decimal``), which is what dictionaries and forward indexes hold.
+
+Default null values follow ``org.apache.pinot.spi.data.FieldSpec`` (SEGMENT_FORMAT.md section 8); a
+``defaultNullValue`` in the schema wins.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as _dt
+import decimal
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+# Logical Pinot data types this package writes, and the stored type behind each one.
+STORED_TYPE: dict[str, str] = {
+    "INT": "INT",
+    "LONG": "LONG",
+    "FLOAT": "FLOAT",
+    "DOUBLE": "DOUBLE",
+    "BIG_DECIMAL": "BIG_DECIMAL",
+    "BOOLEAN": "INT",
+    "TIMESTAMP": "LONG",
+    "STRING": "STRING",
+    "JSON": "STRING",
+    "BYTES": "BYTES",
+}
+DATA_TYPES = tuple(STORED_TYPE)
+FIXED_WIDTH_STORED = {"INT": 4, "LONG": 8, "FLOAT": 4, "DOUBLE": 8}
+
+DIMENSION = "DIMENSION"
+METRIC = "METRIC"
+DATE_TIME = "DATE_TIME"
+TIME = "TIME"
+FIELD_TYPES = (DIMENSION, METRIC, DATE_TIME, TIME)
+_SPEC_LISTS = {
+    "dimensionFieldSpecs": DIMENSION,
+    "metricFieldSpecs": METRIC,
+    "dateTimeFieldSpecs": DATE_TIME,
+}
+
+DEFAULT_MAX_LENGTH = 512  # FieldSpec.DEFAULT_MAX_LENGTH, in characters for STRING, bytes for BYTES
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+_DIMENSION_DEFAULTS: dict[str, Any] = {
+    "INT": INT_MIN,
+    "LONG": LONG_MIN,
+    "FLOAT": float("-inf"),
+    "DOUBLE": float("-inf"),
+    "BIG_DECIMAL": decimal.Decimal(0),
+    "BOOLEAN": 0,
+    "TIMESTAMP": 0,
+    "STRING": "null",
+    "JSON": "null",
+    "BYTES": b"",
+}
+_METRIC_DEFAULTS: dict[str, Any] = {
+    "INT": 0,
+    "LONG": 0,
+    "FLOAT": 0.0,
+    "DOUBLE": 0.0,
+    "BIG_DECIMAL": decimal.Decimal(0),
+    "STRING": "null",
+    "BYTES": b"",
+}
+
+
+class SchemaError(ValueError):
+    """A Pinot schema (or a field in it) that this package cannot use; the message names the column."""
+
+
+def pinot_default_null_value(data_type: str, field_type: str) -> Any:
+    """Pinot's built-in default null value (stored form) for a data type and field type."""
+    table = _METRIC_DEFAULTS if field_type == METRIC else _DIMENSION_DEFAULTS
+    if data_type not in table:
+        raise SchemaError(f"Pinot has no default null value for a {field_type} column of type {data_type}")
+    return table[data_type]
+
+
+def parse_default_null_value(raw: Any, data_type: str, column: str) -> Any:
+    """Turn a schema's ``defaultNullValue`` (JSON number, bool or string) into the stored form."""
+    try:
+        if data_type in ("INT", "LONG"):
+            return int(raw)
+        if data_type in ("FLOAT", "DOUBLE"):
+            return float(raw)
+        if data_type == "BIG_DECIMAL":
+            return decimal.Decimal(str(raw))
+        if data_type == "BOOLEAN":
+            if isinstance(raw, str):
+                return 1 if raw.strip().lower() in ("true", "1") else 0
+            return 1 if raw else 0
+        if data_type == "TIMESTAMP":
+            return _timestamp_millis(raw)
+        if data_type in ("STRING", "JSON"):
+            return raw if isinstance(raw, str) else json.dumps(raw)
+        if data_type == "BYTES":
+            return bytes.fromhex(raw) if raw else b""
+    except (ValueError, TypeError, decimal.InvalidOperation, binascii.Error) as exc:
+        raise SchemaError(f"column {column!r}: defaultNullValue {raw!r} is not a valid {data_type}") from exc
+    raise SchemaError(f"column {column!r}: unsupported data type {data_type}")
+
+
+def _timestamp_millis(raw: Any) -> int:
+    """Pinot accepts epoch millis or a ``java.sql.Timestamp`` string (``2020-01-01 00:00:00.0``, UTC)."""
+    if isinstance(raw, (int, float)):
+        return int(raw)
+    text = str(raw).strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    parsed = _dt.datetime.fromisoformat(text.replace(" ", "T"))
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=_dt.timezone.utc)
+    return int(parsed.timestamp() * 1000)
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One Pinot column. ``default_null_value`` is already resolved (schema value or Pinot's default)."""
+
+    name: str
+    data_type: str
+    field_type: str = DIMENSION
+    single_value: bool = True
+    default_null_value: Any = None
+    default_null_value_in_schema: bool = False
+    max_length: int = DEFAULT_MAX_LENGTH
+    max_length_exceed_strategy: str | None = None
+    not_null: bool = False
+    allow_trailing_zeros: bool = False
+    datetime_format: str | None = None
+    datetime_granularity: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.data_type not in STORED_TYPE:
+            raise SchemaError(
+                f"column {self.name!r}: Pinot data type {self.data_type} is not supported "
+                f"(supported: {', '.join(DATA_TYPES)})"
+            )
+        if self.field_type not in FIELD_TYPES:
+            raise SchemaError(f"column {self.name!r}: unknown field type {self.field_type}")
+        if self.data_type == "BIG_DECIMAL" and not self.single_value:
+            raise SchemaError(f"column {self.name!r}: Pinot has no multi-value BIG_DECIMAL")
+        if self.default_null_value is None:
+            object.__setattr__(
+                self, "default_null_value", pinot_default_null_value(self.data_type, self.field_type)
+            )
+
+    @property
+    def stored_type(self) -> str:
+        return STORED_TYPE[self.data_type]
+
+    @property
+    def is_fixed_width(self) -> bool:
+        return self.stored_type in FIXED_WIDTH_STORED
+
+    @property
+    def effective_max_length_strategy(self) -> str:
+        """FieldSpec's default: TRIM_LENGTH for STRING, NO_ACTION for JSON and BYTES."""
+        if self.max_length_exceed_strategy:
+            return self.max_length_exceed_strategy
+        return "TRIM_LENGTH" if self.data_type == "STRING" else "NO_ACTION"
+
+    @classmethod
+    def from_json(cls, spec: Mapping[str, Any], field_type: str) -> "FieldSpec":
+        name = spec.get("name")
+        if not name:
+            raise SchemaError(f"a {field_type} field spec has no name: {dict(spec)!r}")
+        data_type = str(spec.get("dataType", "")).upper()
+        if data_type not in STORED_TYPE:
+            raise SchemaError(
+                f"column {name!r}: Pinot data type {data_type or '(missing)'} is not supported "
+                f"(supported: {', '.join(DATA_TYPES)})"
+            )
+        field_type = str(spec.get("fieldType", field_type)).upper()
+        has_default = "defaultNullValue" in spec and spec["defaultNullValue"] is not None
+        default = (
+            parse_default_null_value(spec["defaultNullValue"], data_type, name) if has_default else None
+        )
+        return cls(
+            name=name,
+            data_type=data_type,
+            field_type=field_type,
+            single_value=bool(spec.get("singleValueField", True)),
+            default_null_value=default,
+            default_null_value_in_schema=has_default,
+            max_length=int(spec.get("maxLength", DEFAULT_MAX_LENGTH)),
+            max_length_exceed_strategy=spec.get("maxLengthExceedStrategy"),
+            not_null=bool(spec.get("notNull", False)),
+            allow_trailing_zeros=bool(spec.get("allowTrailingZeros", False)),
+            datetime_format=spec.get("format"),
+            datetime_granularity=spec.get("granularity"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The field spec as the controller accepts it (only non-default keys, like Pinot prints it)."""
+        out: dict[str, Any] = {"name": self.name, "dataType": self.data_type}
+        if not self.single_value:
+            out["singleValueField"] = False
+        if self.not_null:
+            out["notNull"] = True
+        if self.max_length != DEFAULT_MAX_LENGTH:
+            out["maxLength"] = self.max_length
+        if self.max_length_exceed_strategy:
+            out["maxLengthExceedStrategy"] = self.max_length_exceed_strategy
+        if self.allow_trailing_zeros:
+            out["allowTrailingZeros"] = True
+        if self.default_null_value_in_schema:
+            out["defaultNullValue"] = default_null_value_json(self.default_null_value, self.data_type)
+        if self.field_type == DATE_TIME:
+            out["format"] = self.datetime_format
+            out["granularity"] = self.datetime_granularity
+        return out
+
+
+def default_null_value_json(value: Any, data_type: str) -> Any:
+    if data_type == "BYTES":
+        return value.hex()
+    if data_type == "BIG_DECIMAL":
+        return str(value)
+    if data_type == "BOOLEAN":
+        return bool(value)
+    return value
+
+
+@dataclass
+class PinotSchema:
+    """A Pinot schema: ordered field specs plus the schema-level null-handling switch."""
+
+    name: str
+    fields: dict[str, FieldSpec] = field(default_factory=dict)
+    enable_column_based_null_handling: bool = False
+    primary_key_columns: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, schema: Mapping[str, Any] | str) -> "PinotSchema":
+        if isinstance(schema, str):
+            schema = json.loads(schema)
+        fields: dict[str, FieldSpec] = {}
+        for key, field_type in _SPEC_LISTS.items():
+            for spec in schema.get(key) or []:
+                _add(fields, FieldSpec.from_json(spec, field_type))
+        time_spec = schema.get("timeFieldSpec")
+        if time_spec:
+            incoming = time_spec.get("incomingGranularitySpec") or {}
+            _add(fields, FieldSpec.from_json({**time_spec, **incoming}, TIME))
+        if schema.get("complexFieldSpecs"):
+            names = [s.get("name") for s in schema["complexFieldSpecs"]]
+            raise SchemaError(f"columns {names}: COMPLEX (MAP/LIST) Pinot columns are not supported yet")
+        return cls(
+            name=schema.get("schemaName", ""),
+            fields=fields,
+            enable_column_based_null_handling=bool(schema.get("enableColumnBasedNullHandling", False)),
+            primary_key_columns=list(schema.get("primaryKeyColumns") or []),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"schemaName": self.name}
+        if self.enable_column_based_null_handling:
+            out["enableColumnBasedNullHandling"] = True
+        for key, field_type in _SPEC_LISTS.items():
+            specs = [f.to_json() for f in self.fields.values() if f.field_type == field_type]
+            if specs:
+                out[key] = specs
+        if self.primary_key_columns:
+            out["primaryKeyColumns"] = list(self.primary_key_columns)
+        return out
+
+    def __iter__(self) -> Iterable[FieldSpec]:
+        return iter(self.fields.values())
+
+    def __getitem__(self, name: str) -> FieldSpec:
+        return self.fields[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.fields
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.fields)
+
+
+def _add(fields: dict[str, FieldSpec], spec: FieldSpec) -> None:
+    if spec.name in fields:
+        raise SchemaError(f"column {spec.name!r} is defined twice in the Pinot schema")
+    fields[spec.name] = spec
+
+
+def null_vector_columns(schema: PinotSchema, table_config: Mapping[str, Any] | None) -> set[str]:
+    """Columns that get a null value vector.
+
+    Pinot: with ``enableColumnBasedNullHandling`` in the schema, every column not marked ``notNull``;
+    otherwise every column when the table's ``tableIndexConfig.nullHandlingEnabled`` is true.
+    """
+    if schema.enable_column_based_null_handling:
+        return {f.name for f in schema if not f.not_null}
+    index_config = (table_config or {}).get("tableIndexConfig") or {}
+    if index_config.get("nullHandlingEnabled"):
+        return set(schema.column_names)
+    return set()
+
+
+def decode_bytes_literal(text: str) -> bytes:
+    """BYTES literals in schemas and JSON inputs are hex; base64 is accepted when it is not hex."""
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return base64.b64decode(text, validate=True)
