@@ -1,0 +1,72 @@
+"""Chunk compression codecs of Pinot's raw forward index (``ChunkCompressionType``), via cramjam.
+
+Payload formats are those of SEGMENT_FORMAT.md section 5.4: Snappy raw blocks (not framed), one zstd
+frame (level 3, content size present), raw LZ4 blocks, LZ4 with a 4-byte little-endian length prefix,
+and zlib + a big-endian int32 length for GZIP.
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+
+import cramjam
+
+PASS_THROUGH, SNAPPY, ZSTANDARD, LZ4, LZ4_LENGTH_PREFIXED, GZIP = 0, 1, 2, 3, 4, 5
+CODEC_IDS = {
+    "PASS_THROUGH": PASS_THROUGH,
+    "SNAPPY": SNAPPY,
+    "ZSTANDARD": ZSTANDARD,
+    "LZ4": LZ4,
+    "LZ4_LENGTH_PREFIXED": LZ4_LENGTH_PREFIXED,
+    "GZIP": GZIP,
+}
+CODEC_NAMES = {v: k for k, v in CODEC_IDS.items()}
+ZSTD_LEVEL = 3  # zstd-jni's Zstd.compress default, which Pinot uses
+
+
+class UnsupportedCodec(ValueError):
+    pass
+
+
+def codec_id(name: str) -> int:
+    try:
+        return CODEC_IDS[name.upper()]
+    except KeyError:
+        raise UnsupportedCodec(
+            f"compression codec {name!r} is not supported (supported: {', '.join(CODEC_IDS)})"
+        ) from None
+
+
+def compress(codec: int, data: bytes) -> bytes:
+    if codec == PASS_THROUGH:
+        return bytes(data)
+    if codec == SNAPPY:
+        return bytes(cramjam.snappy.compress_raw(data))
+    if codec == ZSTANDARD:
+        return bytes(cramjam.zstd.compress(data, level=ZSTD_LEVEL))
+    if codec == LZ4:
+        return bytes(cramjam.lz4.compress_block(data, store_size=False))
+    if codec == LZ4_LENGTH_PREFIXED:
+        return bytes(cramjam.lz4.compress_block(data, store_size=True))
+    if codec == GZIP:
+        return zlib.compress(data) + struct.pack(">i", len(data))
+    raise UnsupportedCodec(f"compression codec id {codec} is not supported for writing")
+
+
+def decompress(codec: int, data: bytes, uncompressed_size: int | None = None) -> bytes:
+    """Decompress one chunk; raw LZ4 blocks need ``uncompressed_size`` (an upper bound is enough)."""
+    if codec == PASS_THROUGH:
+        return bytes(data)
+    if codec == SNAPPY:
+        return bytes(cramjam.snappy.decompress_raw(data))
+    if codec == ZSTANDARD:
+        return bytes(cramjam.zstd.decompress(data))
+    if codec == LZ4:
+        if uncompressed_size is None:
+            raise ValueError("a raw LZ4 block needs the uncompressed size to decompress")
+        return bytes(cramjam.lz4.decompress_block(data, output_len=uncompressed_size))
+    if codec == LZ4_LENGTH_PREFIXED:
+        return bytes(cramjam.lz4.decompress_block(data))
+    if codec == GZIP:
+        return zlib.decompress(data[:-4])
+    raise UnsupportedCodec(f"compression codec id {codec} ({CODEC_NAMES.get(codec, '?')}) is not supported")

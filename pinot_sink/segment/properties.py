@@ -1,0 +1,250 @@
+"""Java properties files as Pinot writes and reads them (``metadata.properties``, ``index_map``).
+
+Pinot uses commons-configuration2 ``PropertiesConfiguration`` with a ``,`` list delimiter; the writing
+and reading rules here are those of SEGMENT_FORMAT.md section 2.1, including Pinot's own NUL
+pre-escaping of STRING min/max/default values (``CommonsConfigurationUtils``) and the number spelling
+of Java's ``Float.toString`` / ``Double.toString``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Iterable, Mapping, Sequence, Union
+
+import numpy as np
+
+Value = Union[str, Sequence[str]]
+
+_KEY_SPECIAL = set("=: \t\f\\")
+_VALUE_NAMED = {"\\": "\\\\", "\b": "\\b", "\n": "\\n", "\t": "\\t", "\f": "\\f", "\r": "\\r"}
+
+
+def escape_key(key: str) -> str:
+    return "".join("\\" + ch if ch in _KEY_SPECIAL else ch for ch in key)
+
+
+def escape_value(value: str) -> str:
+    out = []
+    for ch in value:
+        named = _VALUE_NAMED.get(ch)
+        if named is not None:
+            out.append(named)
+        elif ord(ch) < 0x20 or ord(ch) > 0x7F:
+            if ord(ch) > 0xFFFF:  # Java escapes UTF-16 code units
+                encoded = ch.encode("utf-16-be")
+                out.append(f"\\u{encoded[0:2].hex().upper()}\\u{encoded[2:4].hex().upper()}")
+            else:
+                out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return "".join(out).replace(",", "\\,")
+
+
+class PropertiesWriter:
+    """Collects key/value lines in insertion order and renders them exactly as Pinot saves them."""
+
+    def __init__(self) -> None:
+        self._lines: list[tuple[str, str]] = []
+
+    def put(self, key: str, value: object) -> None:
+        """A scalar value (already a string, or a bool/int which Java would print the same way)."""
+        if value is None:
+            return
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        self._lines.append((escape_key(key), escape_value(str(value))))
+
+    def put_list(self, key: str, values: Iterable[str]) -> None:
+        """A list value on one line; an empty list writes no line at all."""
+        items = [escape_value(str(v)) for v in values]
+        if items:
+            self._lines.append((escape_key(key), ",".join(items)))
+
+    def put_raw(self, key: str, escaped_value: str) -> None:
+        self._lines.append((escape_key(key), escaped_value))
+
+    def render(self, resaved: bool = False) -> bytes:
+        """The file bytes. ``resaved`` mimics the v3 converter's re-save: empty values lose the space."""
+        lines = []
+        for key, value in self._lines:
+            if value == "" and resaved:
+                lines.append(f"{key} =\n")
+            else:
+                lines.append(f"{key} = {value}\n")
+        return "".join(lines).encode("utf-8")
+
+
+# --- Pinot's pre-escaping of STRING values -------------------------------------------------------
+
+
+def pinot_escape_string(value: str) -> str | None:
+    """``replaceSpecialCharacterInPropertyValue``: None means Pinot would not write the key at all."""
+    if any(ord(ch) > 0xFFFF for ch in value):
+        return None
+    value = value.replace(",", "\0\0")
+    if value.startswith(" "):
+        value = "\0" + value
+    if value.endswith(" "):
+        value = value + "\0"
+    return value
+
+
+def pinot_unescape_string(value: str) -> str:
+    """``recoverSpecialCharacterInPropertyValue``."""
+    if value.startswith("\0 "):
+        value = value[1:]
+    if value.endswith(" \0"):
+        value = value[:-1]
+    return value.replace("\0\0", ",")
+
+
+# --- Java number spelling ------------------------------------------------------------------------
+
+
+def java_float_str(value: float, float32: bool = False) -> str:
+    """``Double.toString`` (or ``Float.toString`` with ``float32``) with JDK 19+ shortest digits."""
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    shortest = str(np.float32(value)) if float32 else repr(value)
+    sign, digit_tuple, exponent = Decimal(shortest).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    exponent += len("".join(map(str, digit_tuple))) - len(digits)
+    point = len(digits) + exponent  # digits before the decimal point
+    prefix = "-" if sign else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if point <= 0:
+            return f"{prefix}0.{'0' * -point}{digits}"
+        if point >= len(digits):
+            return f"{prefix}{digits}{'0' * (point - len(digits))}.0"
+        return f"{prefix}{digits[:point]}.{digits[point:]}"
+    return f"{prefix}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
+
+
+# --- Reading -------------------------------------------------------------------------------------
+
+_UNICODE = re.compile(r"u([0-9a-fA-F]{4})")
+
+
+def _unescape_java(text: str) -> str:
+    """Java properties unescaping; an unknown escape such as ``\\,`` keeps its backslash here."""
+    out = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch != "\\" or i + 1 >= n:
+            out.append(ch)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt == "u" and _UNICODE.match(text, i + 1):
+            out.append(chr(int(text[i + 2 : i + 6], 16)))
+            i += 6
+            continue
+        mapped = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "b": "\b", "\\": "\\"}.get(nxt)
+        if mapped is not None:
+            out.append(mapped)
+        elif nxt in "=: \"'#!":
+            out.append(nxt)
+        else:
+            out.append("\\" + nxt)
+        i += 2
+    # Surrogate pairs written as two \\u escapes join back into one character.
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+
+
+def _split_list(value: str) -> list[str]:
+    tokens, current, i = [], [], 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "\\" and i + 1 < len(value) and value[i + 1] in ",\\":
+            current.append(value[i + 1])
+            i += 2
+            continue
+        if ch == ",":
+            tokens.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    tokens.append("".join(current).strip())
+    return tokens
+
+
+def _logical_lines(text: str) -> Iterable[str]:
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.lstrip() if pending else raw
+        if not pending and (not line.strip() or line.lstrip()[:1] in ("#", "!")):
+            continue
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2 == 1:
+            pending += line[:-1]
+            continue
+        yield pending + line
+        pending = ""
+    if pending:
+        yield pending
+
+
+def _split_key(line: str) -> tuple[str, str]:
+    line = line.lstrip()
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch in "=: \t\f":
+            break
+        i += 1
+    key, rest = line[:i], line[i:]
+    rest = rest.lstrip(" \t\f")
+    if rest[:1] in ("=", ":"):
+        rest = rest[1:]
+    return key, rest
+
+
+def parse_properties(data: bytes | str) -> dict[str, Value]:
+    """Parse a properties file: key -> string, or list of strings for list values / repeated keys."""
+    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    result: dict[str, Value] = {}
+    for line in _logical_lines(text):
+        raw_key, raw_value = _split_key(line)
+        key = _unescape_java(raw_key)
+        raw_value = raw_value.strip()
+        value = _unescape_java(raw_value)
+        parsed: Value = _split_list(value) if "," in raw_value else value
+        if key in result:
+            previous = result[key]
+            merged = list(previous) if isinstance(previous, list) else [previous]
+            merged.extend(parsed if isinstance(parsed, list) else [parsed])
+            result[key] = merged
+        else:
+            result[key] = parsed
+    return result
+
+
+def as_text(value: Value | None) -> str | None:
+    """A scalar view of a parsed value (a list value joined back with commas, as Pinot's getString)."""
+    if value is None or isinstance(value, str):
+        return value
+    return ",".join(value)
+
+
+def as_list(value: Value | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def get_string_stat(props: Mapping[str, Value], key: str) -> str | None:
+    """A STRING column's min/max/default as Pinot reads it back (NUL pre-escaping undone)."""
+    value = as_text(props.get(key))
+    return None if value is None else pinot_unescape_string(value)
