@@ -220,7 +220,10 @@ def parse_properties(data: bytes | str) -> dict[str, Value]:
         key = _unescape_java(raw_key)
         raw_value = raw_value.strip()
         value = _unescape_java(raw_value)
-        parsed: Value = _split_list(value) if "," in raw_value else value
+        parsed: Value = value
+        if "," in raw_value:
+            tokens = _split_list(value)
+            parsed = tokens[0] if len(tokens) == 1 else tokens
         if key in result:
             previous = result[key]
             merged = list(previous) if isinstance(previous, list) else [previous]

@@ -1,0 +1,142 @@
+"""metadata.properties reading and writing against files Pinot wrote (SEGMENT_FORMAT.md 2.1)."""
+from __future__ import annotations
+
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from pinot_sink.segment.properties import (
+    PropertiesWriter,
+    escape_key,
+    get_string_stat,
+    java_float_str,
+    parse_properties,
+    pinot_escape_string,
+    pinot_unescape_string,
+)
+
+BUILT_CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs", "events_indexes",
+               "events_partitioned"]
+
+
+def _metadata_from_tar(path: Path) -> tuple[bytes, bool]:
+    with tarfile.open(path) as tar:
+        for member in tar.getmembers():
+            if member.name.endswith("metadata.properties"):
+                return tar.extractfile(member).read(), "/v3/" in member.name
+    raise AssertionError(f"no metadata.properties in {path}")
+
+
+def _rewrite(data: bytes, resaved: bool) -> bytes:
+    """Parse with the reading rules, write back with the writing rules."""
+    writer = PropertiesWriter()
+    for key, value in parse_properties(data).items():
+        if isinstance(value, list):
+            writer.put_list(key, value)
+        else:
+            writer.put(key, value)
+    return writer.render(resaved=resaved)
+
+
+@pytest.mark.parametrize("case", BUILT_CASES)
+def test_pinot_built_metadata_round_trips_byte_for_byte(pinot_built, case):
+    data, is_v3 = _metadata_from_tar(pinot_built / case / f"{case}_0.tar.gz")
+    assert _rewrite(data, resaved=is_v3) == data
+
+
+@pytest.mark.parametrize("name", ["legacyRawInverted_OFFLINE_0.tar.gz", "legacyRawInverted_v3_OFFLINE_0.tar.gz"])
+def test_legacy_metadata_round_trips_byte_for_byte(pinot_segments, name):
+    data, is_v3 = _metadata_from_tar(pinot_segments / "legacy" / name)
+    assert _rewrite(data, resaved=is_v3) == data
+
+
+def test_escaped_value_fixture_reads_back_like_pinot(pinot_segments):
+    props = parse_properties((pinot_segments / "metadata-properties" / "metadata-with-unescaped.properties").read_bytes())
+    assert props["column.installation_output.minValue"] == (
+        "\r\n\r\n  utils   em::C:\\dir\\utils\r\nPSParentPath            : Mi"
+    )
+    assert props["column.installation_output.maxNumberOfMultiValues"] == "-1"
+
+
+def test_version_header_and_escaped_comma(pinot_segments):
+    with_header = parse_properties(
+        (pinot_segments / "metadata-properties" / "segment-metadata-with-version-header.properties").read_bytes()
+    )
+    assert len(with_header) == 123
+    assert with_header["segment.dimension.column.names"] == [
+        "ProductId", "Score", "Summary", "Text", "UserId", "combined", "embedding", "n_tokens"]
+    without = parse_properties(
+        (pinot_segments / "metadata-properties" / "segment-metadata-without-version-header.properties").read_bytes()
+    )
+    assert without["column-ProductId-maxValue"] == "B009,WVB40S"
+
+
+@pytest.mark.parametrize(
+    "value, line",
+    [
+        ("a,b", "column.c.minValue = a\\u0000\\u0000b\n"),
+        (" lead", "column.c.minValue = \\u0000 lead\n"),
+        ("back\\slash", "column.c.minValue = back\\\\slash\n"),
+        ("tab\there", "column.c.minValue = tab\\there\n"),
+        ("uni\u00e9\u4e2d", "column.c.minValue = uni\\u00E9\\u4E2D\n"),
+        ("", "column.c.minValue = \n"),
+    ],
+)
+def test_string_stat_lines_match_pinot_worked_examples(value, line):
+    writer = PropertiesWriter()
+    writer.put("column.c.minValue", pinot_escape_string(value))
+    rendered = writer.render()
+    assert rendered.decode() == line
+    assert get_string_stat(parse_properties(rendered), "column.c.minValue") == value
+
+
+def test_values_above_the_bmp_are_not_written():
+    assert pinot_escape_string("emoji \U0001F600") is None
+
+
+def test_unescape_is_the_inverse_of_escape():
+    for value in ["", " ", "  both  ", "a,,b", ",", "x"]:
+        assert pinot_unescape_string(pinot_escape_string(value)) == value
+
+
+def test_resaved_empty_value_has_no_trailing_space():
+    writer = PropertiesWriter()
+    writer.put("column.by.defaultNullValue", "")
+    assert writer.render() == b"column.by.defaultNullValue = \n"
+    assert writer.render(resaved=True) == b"column.by.defaultNullValue =\n"
+
+
+def test_keys_are_escaped():
+    assert escape_key("a b=c:d") == "a\\ b\\=c\\:d"
+    assert parse_properties(b"a\\ b\\=c\\:d = 1\n") == {"a b=c:d": "1"}
+
+
+def test_empty_list_writes_no_line():
+    writer = PropertiesWriter()
+    writer.put_list("segment.metric.column.names", [])
+    assert writer.render() == b""
+
+
+@pytest.mark.parametrize(
+    "value, float32, expected",
+    [
+        (1e30, True, "1.0E30"),
+        (341.87375, False, "341.87375"),
+        (0.0, False, "0.0"),
+        (-0.0, False, "-0.0"),
+        (99.99, False, "99.99"),
+        (1e-5, False, "1.0E-5"),
+        (-12345000.0, False, "-1.2345E7"),
+        (1234567.0, False, "1234567.0"),
+        (10_000_000.0, False, "1.0E7"),
+        (0.001, False, "0.001"),
+        (0.0009, False, "9.0E-4"),
+        (0.1, True, "0.1"),
+        (float("inf"), False, "Infinity"),
+        (float("-inf"), True, "-Infinity"),
+        (float("nan"), False, "NaN"),
+    ],
+)
+def test_java_float_spelling(value, float32, expected):
+    assert java_float_str(value, float32=float32) == expected
