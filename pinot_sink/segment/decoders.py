@@ -1,0 +1,299 @@
+"""Decoders for the index buffers of a Pinot segment (the read side of SEGMENT_FORMAT.md sections 1.3-1.4, 4, 5.1-5.3, 6).
+
+Each decoder takes the bytes of one index (a v1 file, or a v3 ``columns.psf`` entry without its magic marker)
+and a ``where`` text naming the column and file, used in every error. All decoding is vectorised with
+numpy / pyarrow; only BIG_DECIMAL values (one ``Decimal`` per distinct value) are converted one by one.
+Raw (no-dictionary) forward indexes are decoded by ``raw_forward``; this module does everything else.
+"""
+from __future__ import annotations
+
+import decimal
+import mmap
+import os
+import struct
+from typing import Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyroaring
+
+from .segment_metadata import IndexEntry, SegmentFormatError
+
+V3_MAGIC = bytes.fromhex("deadbeefdeafbead")
+VAR_LENGTH_MAGIC = b".vl;"
+MV_ENTRY_DICT_MAGIC = 0xFFABCDEF
+_NUMERIC_DTYPE = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
+_NATIVE_DTYPE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
+_ARROW = {"INT": pa.int32(), "LONG": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64()}
+MV_VALUES_PER_CHUNK = 2048  # FixedBitMVForwardIndexWriter.PREFERRED_NUM_VALUES_PER_CHUNK
+
+
+def bits_per_value(cardinality: int) -> int:
+    """``PinotDataBitSet.getNumBitsPerValue(cardinality - 1)``."""
+    return 1 if cardinality - 1 <= 1 else (cardinality - 1).bit_length()
+
+
+# --- bit-packed dictIds ---------------------------------------------------------------------------
+
+
+def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> np.ndarray:
+    """``count`` unsigned ``bits``-wide values packed MSB-first (``PinotDataBitSet``), as int32."""
+    if not 1 <= bits <= 32:
+        raise SegmentFormatError(f"{where}: bitsPerElement {bits} is out of range 1..32")
+    needed = (count * bits + 7) // 8
+    if len(buf) < needed:
+        raise SegmentFormatError(f"{where}: {len(buf)} bytes, {count} values of {bits} bits need {needed}")
+    if count == 0:
+        return np.zeros(0, dtype=np.int32)
+    # A big-endian 64-bit window starting at every byte (stride 1) holds any value (<= 32 bits + 7 bit shift).
+    padded = np.frombuffer(bytes(buf[:needed]) + bytes(8), dtype=np.uint8)
+    windows = np.ndarray(shape=(len(padded) - 7,), dtype=">u8", buffer=padded, strides=(1,))
+    bit_offsets = np.arange(count, dtype=np.int64) * bits
+    selected = windows[bit_offsets >> 3].astype(np.uint64)
+    shifts = (bit_offsets & 7).astype(np.uint64)
+    values = (selected << shifts) >> np.uint64(64 - bits)
+    return values.astype(np.int32)
+
+
+def decode_unsorted_sv_forward(buf, bits: int, num_docs: int, cardinality: int, where: str) -> np.ndarray:
+    expected = (num_docs * bits + 7) // 8
+    if len(buf) != expected:
+        raise SegmentFormatError(
+            f"{where}: unsorted forward index is {len(buf)} bytes, expected ceil({num_docs} x {bits} / 8) = {expected}"
+        )
+    ids = unpack_bits(buf, bits, num_docs, where)
+    _check_dict_ids(ids, cardinality, where)
+    return ids
+
+
+def decode_sorted_sv_forward(buf, cardinality: int, num_docs: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted forward index: (dictIds per doc, ``(cardinality, 2)`` inclusive [first, last] doc ranges)."""
+    if len(buf) != 8 * cardinality:
+        raise SegmentFormatError(
+            f"{where}: sorted forward index is {len(buf)} bytes, expected 8 x cardinality {cardinality}"
+        )
+    ranges = np.frombuffer(buf, dtype=">i4").reshape(cardinality, 2).astype(np.int64)
+    lengths = ranges[:, 1] - ranges[:, 0] + 1
+    expected_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    if (lengths < 1).any() or (ranges[:, 0] != expected_starts).any() or lengths.sum() != num_docs:
+        raise SegmentFormatError(f"{where}: sorted doc ranges do not tile docs 0..{num_docs - 1}")
+    ids = np.repeat(np.arange(cardinality, dtype=np.int32), lengths)
+    return ids, ranges.astype(np.int32)
+
+
+def decode_mv_forward(
+    buf, bits: int, num_docs: int, total_entries: int, cardinality: int, where: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dictionary-encoded MV forward index: (row offsets, length num_docs + 1; flattened dictIds)."""
+    if len(buf) >= 4 and struct.unpack_from(">I", buf, 0)[0] == MV_ENTRY_DICT_MAGIC:
+        raise SegmentFormatError(f"{where}: MV_ENTRY_DICT forward indexes are not supported")
+    if num_docs == 0:
+        return np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    if total_entries < num_docs:
+        raise SegmentFormatError(f"{where}: totalNumberOfEntries {total_entries} < {num_docs} docs")
+    average = total_entries // num_docs
+    docs_per_chunk = -(-MV_VALUES_PER_CHUNK // average)
+    num_chunks = -(-num_docs // docs_per_chunk)
+    header = 4 * num_chunks
+    bitmap_size = (total_entries + 7) // 8
+    values_size = (total_entries * bits + 7) // 8
+    if len(buf) != header + bitmap_size + values_size:
+        raise SegmentFormatError(
+            f"{where}: MV forward index is {len(buf)} bytes, expected {header} + {bitmap_size} + {values_size} "
+            f"for {num_docs} docs, {total_entries} values of {bits} bits"
+        )
+    row_flags = np.unpackbits(np.frombuffer(buf, dtype=np.uint8, count=bitmap_size, offset=header))
+    starts = np.flatnonzero(row_flags[:total_entries]).astype(np.int32)
+    if len(starts) != num_docs or starts[0] != 0:
+        raise SegmentFormatError(f"{where}: row-start bitmap marks {len(starts)} rows, expected {num_docs}")
+    chunk_offsets = np.frombuffer(buf, dtype=">i4", count=num_chunks)
+    if (chunk_offsets != starts[::docs_per_chunk]).any():
+        raise SegmentFormatError(f"{where}: chunk offsets disagree with the row-start bitmap")
+    ids = unpack_bits(memoryview(buf)[header + bitmap_size:], bits, total_entries, where)
+    _check_dict_ids(ids, cardinality, where)
+    offsets = np.append(starts, np.int32(total_entries))
+    return offsets, ids
+
+
+def _check_dict_ids(ids: np.ndarray, cardinality: int, where: str) -> None:
+    if len(ids) and int(ids.max()) >= cardinality:
+        doc = int(np.argmax(ids >= cardinality))
+        raise SegmentFormatError(f"{where}: entry {doc} has dictId {ids[doc]} >= cardinality {cardinality}")
+
+
+# --- dictionaries ---------------------------------------------------------------------------------
+
+
+def decode_dictionary(buf, stored_type: str, cardinality: int, entry_width: int, where: str) -> pa.Array:
+    """Dictionary values in dictId order, as the stored Arrow type (BIG_DECIMAL as its text)."""
+    if stored_type in _NUMERIC_DTYPE:
+        dtype = np.dtype(_NUMERIC_DTYPE[stored_type])
+        if len(buf) != cardinality * dtype.itemsize:
+            raise SegmentFormatError(
+                f"{where}: dictionary is {len(buf)} bytes, expected {cardinality} x {dtype.itemsize}"
+            )
+        values = np.frombuffer(buf, dtype=dtype).astype(_NATIVE_DTYPE[stored_type])
+        return pa.array(values, type=_ARROW[stored_type])
+    if stored_type not in ("STRING", "BYTES", "BIG_DECIMAL"):
+        raise SegmentFormatError(f"{where}: dictionaries of stored type {stored_type} are not supported")
+    if is_var_length_buffer(buf):
+        raw = decode_var_length_values(buf, where)
+        if len(raw) != cardinality:
+            raise SegmentFormatError(f"{where}: var-length dictionary has {len(raw)} values, cardinality {cardinality}")
+    else:
+        raw = _decode_fixed_width_values(buf, cardinality, entry_width, stored_type == "STRING", where)
+    return _binary_to_stored(raw, stored_type, where)
+
+
+def is_var_length_buffer(buf) -> bool:
+    """``VarLengthValueReader.isVarLengthValueBuffer``: magic ``.vl;`` followed by version 1."""
+    return len(buf) >= 16 and bytes(buf[:4]) == VAR_LENGTH_MAGIC and struct.unpack_from(">i", buf, 4)[0] == 1
+
+
+def decode_var_length_values(buf, where: str) -> pa.BinaryArray:
+    count, data_start = struct.unpack_from(">ii", buf, 8)
+    if count < 0 or data_start != 16 or len(buf) < 16 + 4 * (count + 1):
+        raise SegmentFormatError(f"{where}: bad var-length header (count {count}, data offset {data_start})")
+    offsets = np.frombuffer(buf, dtype=">i4", count=count + 1, offset=16).astype(np.int64)
+    if (np.diff(offsets) < 0).any() or offsets[0] < 16 + 4 * (count + 1) or offsets[-1] != len(buf):
+        raise SegmentFormatError(f"{where}: var-length offsets are not increasing within the {len(buf)}-byte buffer")
+    data = bytes(buf[offsets[0]:offsets[-1]])
+    relative = (offsets - offsets[0]).astype(np.int32)
+    return pa.BinaryArray.from_buffers(pa.binary(), count, [None, pa.py_buffer(relative), pa.py_buffer(data)])
+
+
+def _decode_fixed_width_values(buf, cardinality: int, width: int, unpad: bool, where: str) -> pa.BinaryArray:
+    """Padded dictionary: ``cardinality`` entries of ``width`` bytes; STRING stops at the first NUL."""
+    if width < 0 or len(buf) != cardinality * width:
+        raise SegmentFormatError(
+            f"{where}: fixed-width dictionary is {len(buf)} bytes, expected cardinality {cardinality} x "
+            f"lengthOfEachEntry {width}"
+        )
+    matrix = np.frombuffer(buf, dtype=np.uint8).reshape(cardinality, width)
+    if unpad and width:
+        zero = matrix == 0
+        lengths = np.where(zero.any(axis=1), zero.argmax(axis=1), width)
+        data = matrix[np.arange(width) < lengths[:, None]].tobytes()
+    else:
+        lengths = np.full(cardinality, width)
+        data = matrix.tobytes()
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int32)
+    return pa.BinaryArray.from_buffers(pa.binary(), cardinality, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _binary_to_stored(raw: pa.BinaryArray, stored_type: str, where: str) -> pa.Array:
+    if stored_type == "BYTES":
+        return raw
+    if stored_type == "BIG_DECIMAL":
+        return pa.array([big_decimal_text(v) for v in raw.to_pylist()], type=pa.string())
+    return binary_to_utf8(raw, where)
+
+
+def binary_to_utf8(raw: pa.Array, where: str) -> pa.Array:
+    """View UTF-8 bytes as strings; invalid sequences become U+FFFD as Java's ``new String(bytes, UTF_8)`` does."""
+    strings = raw.view(pa.string()) if pa.types.is_binary(raw.type) else raw.view(pa.large_string())
+    try:
+        strings.validate(full=True)
+        return strings
+    except pa.ArrowInvalid:
+        values = [None if v is None else v.decode("utf-8", "replace") for v in raw.to_pylist()]
+        return pa.array(values, type=strings.type)
+
+
+def big_decimal_text(serialized: bytes) -> str:
+    """``BigDecimalUtils.deserialize`` + ``toString``: int16 BE scale, then the unscaled two's complement."""
+    if len(serialized) < 3:
+        raise SegmentFormatError(f"BIG_DECIMAL value {serialized.hex()} is shorter than 3 bytes")
+    scale = int.from_bytes(serialized[:2], "big", signed=True)
+    unscaled = int.from_bytes(serialized[2:], "big", signed=True)
+    # Python's Decimal.__str__ follows the same to-scientific-string rule as Java's BigDecimal.toString.
+    return str(decimal.Decimal(f"{unscaled}E{-scale}"))
+
+
+# --- bitmaps --------------------------------------------------------------------------------------
+
+
+def decode_bitmap(buf, where: str) -> pyroaring.BitMap:
+    try:
+        return pyroaring.BitMap.deserialize(bytes(buf))
+    except Exception as exc:  # pyroaring raises ValueError/MemoryError on garbage
+        raise SegmentFormatError(f"{where}: not a RoaringBitmap ({exc})") from None
+
+
+def decode_null_vector(buf, num_docs: int, where: str) -> np.ndarray:
+    """The null value vector as a bool mask over the docs."""
+    docs = np.frombuffer(decode_bitmap(buf, where).to_array(), dtype=np.uint32)
+    if len(docs) and int(docs[-1]) >= num_docs:
+        raise SegmentFormatError(f"{where}: null docId {int(docs[-1])} >= total docs {num_docs}")
+    mask = np.zeros(num_docs, dtype=np.bool_)
+    mask[docs] = True
+    return mask
+
+
+def decode_bitmap_inverted(buf, cardinality: int, num_docs: int, where: str) -> list[np.ndarray]:
+    """Bitmap inverted index: sorted docIds per dictId. Offsets may carry a constant shift (legacy files)."""
+    table = 4 * (cardinality + 1)
+    if len(buf) < table:
+        raise SegmentFormatError(f"{where}: {len(buf)} bytes cannot hold {cardinality + 1} offsets")
+    offsets = np.frombuffer(buf, dtype=">u4", count=cardinality + 1).astype(np.int64)
+    offsets = offsets - offsets[0] + table
+    if (np.diff(offsets) < 0).any() or offsets[-1] != len(buf):
+        raise SegmentFormatError(f"{where}: inverted index offsets do not cover the {len(buf)}-byte buffer")
+    postings = []
+    for dict_id in range(cardinality):
+        bitmap = decode_bitmap(buf[offsets[dict_id]:offsets[dict_id + 1]], f"{where} dictId {dict_id}")
+        docs = np.frombuffer(bitmap.to_array(), dtype=np.uint32).astype(np.int32)
+        if len(docs) and docs[-1] >= num_docs:
+            raise SegmentFormatError(f"{where}: dictId {dict_id} lists doc {docs[-1]} >= total docs {num_docs}")
+        postings.append(docs)
+    return postings
+
+
+# --- v3 single-file index directory ---------------------------------------------------------------
+
+
+class V3IndexFile:
+    """``v3/columns.psf`` located by ``v3/index_map``; buffers are memory-mapped, magic markers checked."""
+
+    def __init__(self, path: str, entries: Mapping[str, Mapping[str, IndexEntry]]):
+        self.path = path
+        self.entries = entries
+        size = os.path.getsize(path)
+        self._file = open(path, "rb")
+        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        self._size = size
+        for column in entries.values():
+            for entry in column.values():
+                if entry.size and (entry.offset < 0 or entry.offset + entry.size > size or entry.size < 8):
+                    raise SegmentFormatError(
+                        f"{path}: {entry.column}.{entry.index} [{entry.offset}, +{entry.size}) lies outside "
+                        f"the {size}-byte file"
+                    )
+
+    def has(self, column: str, index: str) -> bool:
+        return index in self.entries.get(column, {})
+
+    def size(self, column: str, index: str) -> int | None:
+        entry = self.entries.get(column, {}).get(index)
+        return entry.size if entry else None
+
+    def buffer(self, column: str, index: str) -> bytes | None:
+        """The payload of one index (after its magic marker), or None if the index is absent."""
+        entry = self.entries.get(column, {}).get(index)
+        if entry is None:
+            return None
+        if entry.size == 0:
+            return b""
+        marker = self._map[entry.offset: entry.offset + 8]
+        if marker != V3_MAGIC:
+            raise SegmentFormatError(
+                f"{self.path}: no magic marker at offset {entry.offset} for {column}.{index} "
+                f"(found {marker.hex()})"
+            )
+        # A copy (slicing an mmap), so no view outlives close().
+        return self._map[entry.offset + 8: entry.offset + entry.size]
+
+    def close(self) -> None:
+        if self._map is not None:
+            self._map.close()
+        self._file.close()

@@ -1,0 +1,458 @@
+"""Read a Pinot segment (directory or ``.tar.gz``, v1 or v3 layout) back into Arrow.
+
+``read_segment(path)`` returns everything at once; ``open_segment(path)`` gives a ``SegmentReader`` with lazy,
+cached per-column access (what ``pinot-sink inspect`` uses). Two views of the rows are offered:
+
+* **logical** (``SegmentContents.table``, ``SegmentReader.values``): BOOLEAN as ``bool``, TIMESTAMP as
+  ``timestamp[ms, tz=UTC]``, BIG_DECIMAL as the decimal's text (Java ``BigDecimal.toString``; Arrow decimals
+  have a single scale per column, Pinot keeps one per value), JSON as ``string``, BYTES as ``binary``; MV
+  columns as ``list<...>``. Rows marked in a column's null value vector are null; elsewhere the stored
+  default null value stays, as Pinot's reader returns it.
+* **stored** (``SegmentContents.stored``, ``SegmentReader.stored_values``): exactly the ``PinotColumns``
+  contract the builder consumes (BOOLEAN int32 0/1, TIMESTAMP int64 millis, no nulls) plus null masks.
+
+``null_masks`` holds a mask for every column that has null handling in the segment: those with a null value
+vector, and those whose metadata says ``isNonNull`` (null handling on, no null: an all-false mask).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
+
+from . import decoders
+from .decoders import SegmentFormatError, V3IndexFile
+from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
+
+__all__ = ["read_segment", "open_segment", "SegmentContents", "SegmentReader", "SegmentFormatError"]
+
+METADATA_FILE = "metadata.properties"
+CREATION_META_FILE = "creation.meta"
+INDEX_MAP_FILE = "index_map"
+COLUMNS_FILE = "columns.psf"
+V3_DIR = "v3"
+
+# v1 file name suffixes per index id (forward index names depend on the column metadata, see _forward_suffix).
+V1_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "bloom_filter": (".bloom",),
+    "dictionary": (".dict",),
+    "fst_index": (".lucene.v912.fst", ".lucene.v99.fst", ".lucene.v9.fst", ".lucene.fst"),
+    "h3_index": (".h3.idx",),
+    "ifst_index": (".lucene.v912.ifst", ".lucene.v99.ifst", ".lucene.v9.ifst", ".lucene.ifst"),
+    "inverted_index": (".bitmap.inv",),
+    "json_index": (".json.idx",),
+    "nullvalue_vector": (".bitmap.nullvalue",),
+    "range_index": (".bitmap.range",),
+}
+
+
+def _forward_suffix(column: ColumnMetadata) -> str:
+    """``ForwardIndexType.getFileExtension``: chosen from metadata, never from which file exists."""
+    if column.forward_index_encoding == "DICTIONARY":
+        if not column.single_value:
+            return ".mv.fwd"
+        return ".sv.sorted.fwd" if column.sorted else ".sv.unsorted.fwd"
+    return ".sv.raw.fwd" if column.single_value else ".mv.raw.fwd"
+
+
+def logical_arrow_type(column: ColumnMetadata) -> pa.DataType:
+    value_type = {
+        "BOOLEAN": pa.bool_(),
+        "TIMESTAMP": pa.timestamp("ms", tz="UTC"),
+    }.get(column.data_type) or ARROW_STORED_TYPE[column.stored_type]
+    return value_type if column.single_value else pa.list_(value_type)
+
+
+def stored_arrow_type(column: ColumnMetadata) -> pa.DataType:
+    value_type = ARROW_STORED_TYPE[column.stored_type]
+    return value_type if column.single_value else pa.list_(value_type)
+
+
+@dataclass
+class SegmentContents:
+    """A whole segment: metadata, logical rows with nulls restored, null masks, and the stored view."""
+
+    metadata: SegmentMetadata
+    table: pa.Table
+    null_masks: dict[str, np.ndarray]
+    stored: PinotColumns
+
+    @property
+    def num_rows(self) -> int:
+        return self.table.num_rows
+
+
+def read_segment(path: str | os.PathLike, columns: Iterable[str] | None = None) -> SegmentContents:
+    """Decode a segment directory or tarball completely (or only ``columns``)."""
+    with open_segment(path) as reader:
+        return reader.read(columns)
+
+
+def open_segment(path: str | os.PathLike) -> "SegmentReader":
+    """Open a segment for lazy reading; use as a context manager (a tarball is extracted to a temp dir)."""
+    return SegmentReader(path)
+
+
+class SegmentReader:
+    """Lazy, cached access to one segment's metadata, dictionaries, forward and secondary indexes."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self._temp_dir: str | None = None
+        self._index_file: V3IndexFile | None = None
+        self._cache: dict[tuple[str, str], object] = {}
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- opening ---------------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        if os.path.isdir(self.path):
+            segment_dir = self.path
+        elif tarfile.is_tarfile(self.path):
+            segment_dir = self._extract(self.path)
+        elif os.path.isfile(self.path):
+            # A bare metadata.properties (metadata-only view, no index files).
+            self._init_metadata_only(self.path)
+            return
+        else:
+            raise FileNotFoundError(f"no segment at {self.path}")
+        self.segment_dir = segment_dir
+        v3 = os.path.join(segment_dir, V3_DIR)
+        if os.path.isdir(v3):
+            self.layout, self.files_dir = "v3", v3
+        elif os.path.isfile(os.path.join(segment_dir, INDEX_MAP_FILE)):
+            # The contents of a v3 directory given directly.
+            self.layout, self.files_dir = "v3", segment_dir
+        else:
+            self.layout, self.files_dir = "v1", segment_dir
+        properties = self._read_file(METADATA_FILE, required=True)
+        creation_meta = self._read_file(CREATION_META_FILE)
+        entries = None
+        if self.layout == "v3":
+            entries = parse_index_map(self._read_file(INDEX_MAP_FILE, required=True))
+            columns_file = os.path.join(self.files_dir, COLUMNS_FILE)
+            if os.path.isfile(columns_file):
+                self._index_file = V3IndexFile(columns_file, entries)
+        self.metadata = parse_segment_metadata(properties, creation_meta, entries)
+        if self.layout == "v1":
+            self.metadata = _with_v1_sizes(self.metadata, self.files_dir)
+
+    def _init_metadata_only(self, properties_path: str) -> None:
+        self.segment_dir = self.files_dir = os.path.dirname(properties_path)
+        self.layout = "metadata-only"
+        with open(properties_path, "rb") as f:
+            properties = f.read()
+        index_map = os.path.join(self.files_dir, INDEX_MAP_FILE)
+        entries = None
+        if os.path.isfile(index_map):
+            with open(index_map, "rb") as f:
+                entries = parse_index_map(f.read())
+        self.metadata = parse_segment_metadata(properties, None, entries)
+
+    def _extract(self, tar_path: str) -> str:
+        """Safe extraction into a temp dir; the first member is the segment directory (SEGMENT_FORMAT.md 1.6)."""
+        self._temp_dir = tempfile.mkdtemp(prefix="pinot-segment-")
+        try:
+            with tarfile.open(tar_path, "r:*") as tar:
+                first = tar.next()
+                if first is None:
+                    raise SegmentFormatError(f"{tar_path}: empty tarball")
+                # The 'data' filter rejects absolute paths, '..', links leaving the root and device files.
+                tar.extractall(self._temp_dir, filter="data")
+        except (tarfile.FilterError, tarfile.TarError) as exc:
+            raise SegmentFormatError(f"{tar_path}: unsafe or unreadable tarball: {exc}") from None
+        top = first.name.lstrip("./").split("/", 1)[0]
+        if first.isdir() and top:
+            return os.path.join(self._temp_dir, top)
+        return self._temp_dir  # flat (metadata-only) tarball
+
+    def _read_file(self, name: str, required: bool = False) -> bytes | None:
+        path = os.path.join(self.files_dir, name)
+        if not os.path.isfile(path):
+            if required:
+                raise SegmentFormatError(f"{self.path}: {os.path.relpath(path, self.segment_dir)} is missing")
+            return None
+        with open(path, "rb") as f:
+            return f.read()
+
+    def close(self) -> None:
+        if self._index_file is not None:
+            self._index_file.close()
+            self._index_file = None
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+            self._temp_dir = None
+
+    def __enter__(self) -> "SegmentReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- raw index buffers -----------------------------------------------------------------------
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.metadata.columns)
+
+    def column(self, name: str) -> ColumnMetadata:
+        try:
+            return self.metadata.columns[name]
+        except KeyError:
+            raise KeyError(f"segment {self.metadata.name} has no column {name!r}") from None
+
+    def index_sizes(self, name: str) -> dict[str, int]:
+        """Index id -> bytes (v3: the index_map size, marker included, like Pinot's indexSizeMap; v1: file size)."""
+        return dict(self.column(name).index_sizes)
+
+    def _where(self, column: str, index: str) -> str:
+        if self.layout == "v1":
+            return f"column {column!r} {index} ({self._v1_path(column, index) or 'missing file'})"
+        return f"column {column!r} {index} (v3/{COLUMNS_FILE})"
+
+    def _v1_path(self, column: str, index: str) -> str | None:
+        suffixes = (_forward_suffix(self.column(column)),) if index == "forward_index" else V1_SUFFIXES.get(index, ())
+        for suffix in suffixes:
+            path = os.path.join(self.files_dir, column + suffix)
+            if os.path.isfile(path):
+                return path
+        return None
+
+    def index_buffer(self, column: str, index: str) -> bytes | None:
+        """The bytes of one index of a column, or None when the segment does not have it."""
+        self.column(column)
+        if self.layout == "v1":
+            path = self._v1_path(column, index)
+            if path is None:
+                return None
+            with open(path, "rb") as f:
+                return f.read()
+        if self._index_file is None:
+            if self.column(column).index_sizes.get(index) is None:
+                return None
+            raise SegmentFormatError(f"{self.path}: {self.layout} segment has no {COLUMNS_FILE}; only metadata")
+        return self._index_file.buffer(column, index)
+
+    def _required_buffer(self, column: str, index: str) -> bytes:
+        buf = self.index_buffer(column, index)
+        if buf is None:
+            raise SegmentFormatError(f"{self._where(column, index)}: the index is missing from the segment")
+        return buf
+
+    def _cached(self, column: str, what: str, compute):
+        key = (column, what)
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    # --- decoded indexes -------------------------------------------------------------------------
+
+    def dictionary(self, name: str) -> pa.Array | None:
+        """Dictionary values in dictId order (stored Arrow type), or None for a raw column."""
+        column = self.column(name)
+        if not column.has_dictionary:
+            return None
+
+        def compute():
+            width = column.dictionary_element_size
+            if width < 0:
+                width = column.length_of_longest_element
+            return decoders.decode_dictionary(
+                self._required_buffer(name, "dictionary"), column.stored_type, column.cardinality, width,
+                self._where(name, "dictionary"),
+            )
+
+        return self._cached(name, "dictionary", compute)
+
+    def dict_ids(self, name: str) -> pa.Array | None:
+        """dictIds per doc (int32; MV: list<int32>) or None for a raw column."""
+        column = self.column(name)
+        if column.forward_index_encoding != "DICTIONARY":
+            return None
+        return self._cached(name, "dict_ids", lambda: self._decode_dict_ids(column))
+
+    def _decode_dict_ids(self, column: ColumnMetadata) -> pa.Array:
+        name, docs = column.name, self.metadata.total_docs
+        buf = self._required_buffer(name, "forward_index")
+        where = self._where(name, "forward_index")
+        if not column.single_value:
+            offsets, ids = decoders.decode_mv_forward(
+                buf, column.bits_per_element, docs, column.total_number_of_entries, column.cardinality, where
+            )
+            return pa.ListArray.from_arrays(pa.array(offsets), pa.array(ids))
+        if column.sorted:
+            ids, ranges = decoders.decode_sorted_sv_forward(buf, column.cardinality, docs, where)
+            self._cache[(name, "sorted_ranges")] = ranges
+            return pa.array(ids)
+        return pa.array(decoders.decode_unsorted_sv_forward(buf, column.bits_per_element, docs, column.cardinality, where))
+
+    def sorted_doc_ranges(self, name: str) -> np.ndarray | None:
+        """For a sorted column: ``(cardinality, 2)`` inclusive [first, last] docIds per dictId."""
+        column = self.column(name)
+        if not (column.sorted and column.single_value and column.forward_index_encoding == "DICTIONARY"):
+            return None
+        self.dict_ids(name)
+        return self._cache[(name, "sorted_ranges")]
+
+    def stored_values(self, name: str) -> pa.Array:
+        """The column's values in the stored Arrow type (``PinotColumns`` contract), defaults in place."""
+        column = self.column(name)
+        return self._cached(name, "stored", lambda: self._decode_stored(column))
+
+    def _decode_stored(self, column: ColumnMetadata) -> pa.Array:
+        if column.stored_type not in ARROW_STORED_TYPE:
+            raise SegmentFormatError(f"column {column.name!r}: reading {column.data_type} values is not supported")
+        ids = self.dict_ids(column.name)
+        if ids is None:
+            values = self._decode_raw(column)
+        elif column.single_value:
+            values = self.dictionary(column.name).take(ids)
+        else:
+            flat = self.dictionary(column.name).take(ids.values)
+            values = pa.ListArray.from_arrays(ids.offsets, flat)
+        return values
+
+    def _decode_raw(self, column: ColumnMetadata) -> pa.Array:
+        try:
+            from .raw_forward import read_raw_forward
+        except ImportError:
+            raise SegmentFormatError(
+                f"column {column.name!r}: raw forward indexes need pinot_sink.segment.raw_forward, which is missing"
+            ) from None
+        buf = self._required_buffer(column.name, "forward_index")
+        try:
+            values = read_raw_forward(buf, column.stored_type, column.single_value, self.metadata.total_docs)
+        except SegmentFormatError:
+            raise
+        except Exception as exc:
+            raise SegmentFormatError(f"{self._where(column.name, 'forward_index')}: {exc}") from exc
+        values = _normalise_raw(values, column, self._where(column.name, "forward_index"))
+        if len(values) != self.metadata.total_docs:
+            raise SegmentFormatError(
+                f"{self._where(column.name, 'forward_index')}: {len(values)} values for "
+                f"{self.metadata.total_docs} docs"
+            )
+        return values
+
+    def null_mask(self, name: str) -> np.ndarray | None:
+        """Bool mask of the docs in the null value vector; all-false for ``isNonNull``; None without null handling."""
+        column = self.column(name)
+
+        def compute():
+            buf = self.index_buffer(name, "nullvalue_vector")
+            if buf is not None:
+                return decoders.decode_null_vector(buf, self.metadata.total_docs, self._where(name, "nullvalue_vector"))
+            if column.non_null:
+                return np.zeros(self.metadata.total_docs, dtype=np.bool_)
+            return None
+
+        return self._cached(name, "nulls", compute)
+
+    def inverted_index(self, name: str) -> list[np.ndarray] | None:
+        """docIds per dictId from the bitmap inverted index (or a sorted column's ranges); None if neither."""
+        column = self.column(name)
+        ranges = self.sorted_doc_ranges(name)
+        if ranges is not None:
+            return [np.arange(first, last + 1, dtype=np.int32) for first, last in ranges]
+        if not column.has_dictionary:
+            return None  # a legacy raw-value inverted index (Pinot drops and rebuilds those)
+        buf = self.index_buffer(name, "inverted_index")
+        if buf is None:
+            return None
+        return self._cached(
+            name, "inverted",
+            lambda: decoders.decode_bitmap_inverted(
+                buf, column.cardinality, self.metadata.total_docs, self._where(name, "inverted_index")
+            ),
+        )
+
+    def values(self, name: str) -> pa.Array:
+        """Logical values (see the module docstring) with the null value vector applied."""
+        column = self.column(name)
+        return to_logical(self.stored_values(name), column, self.null_mask(name))
+
+    # --- whole segment ---------------------------------------------------------------------------
+
+    def read(self, columns: Iterable[str] | None = None) -> SegmentContents:
+        names = list(columns) if columns is not None else self.column_names
+        for name in names:
+            self.column(name)
+        stored = {name: self.stored_values(name) for name in names}
+        masks = {name: mask for name in names if (mask := self.null_mask(name)) is not None}
+        logical = {name: to_logical(stored[name], self.column(name), masks.get(name)) for name in names}
+        return SegmentContents(
+            metadata=self.metadata,
+            table=pa.table(logical) if names else pa.table({}),
+            null_masks=masks,
+            stored=PinotColumns(pa.table(stored) if names else pa.table({}), dict(masks)),
+        )
+
+
+def to_logical(stored: pa.Array, column: ColumnMetadata, null_mask: np.ndarray | None) -> pa.Array:
+    """Stored values -> logical Arrow type, nulls where ``null_mask`` is set."""
+    if isinstance(stored, pa.ChunkedArray):
+        stored = stored.combine_chunks()
+    if column.single_value:
+        values = _logical_scalar_values(stored, column.data_type)
+        if null_mask is not None and null_mask.any():
+            values = pc.if_else(pa.array(null_mask), pa.scalar(None, values.type), values)
+        return values
+    inner = _logical_scalar_values(stored.values, column.data_type)
+    mask = pa.array(null_mask) if null_mask is not None and null_mask.any() else None
+    return pa.ListArray.from_arrays(stored.offsets, inner, mask=mask)
+
+
+def _logical_scalar_values(values: pa.Array, data_type: str) -> pa.Array:
+    if data_type == "BOOLEAN":
+        return pc.not_equal(values, 0)
+    if data_type == "TIMESTAMP":
+        return values.cast(pa.timestamp("ms", tz="UTC"))
+    return values
+
+
+def _normalise_raw(values: pa.Array, column: ColumnMetadata, where: str) -> pa.Array:
+    """Bring the raw decoder's output to the stored Arrow type (BIG_DECIMAL text, STRING ``string``)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    flat = values if column.single_value else values.values
+    if column.stored_type == "BIG_DECIMAL" and (pa.types.is_binary(flat.type) or pa.types.is_large_binary(flat.type)):
+        flat = pa.array([decoders.big_decimal_text(v) for v in flat.to_pylist()], type=pa.string())
+    elif column.stored_type == "STRING" and (pa.types.is_binary(flat.type) or pa.types.is_large_binary(flat.type)):
+        flat = decoders.binary_to_utf8(flat, where)
+    target = ARROW_STORED_TYPE[column.stored_type]
+    if flat.type != target:
+        flat = flat.cast(target)
+    if column.single_value:
+        return flat
+    return pa.ListArray.from_arrays(values.offsets, flat)
+
+
+def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata:
+    """Fill each column's index sizes from the v1 file sizes."""
+    import dataclasses
+
+    columns = {}
+    for name, column in metadata.columns.items():
+        sizes = {}
+        suffixes = dict(V1_SUFFIXES, forward_index=(_forward_suffix(column),))
+        for index, candidates in suffixes.items():
+            for suffix in candidates:
+                path = os.path.join(files_dir, name + suffix)
+                if os.path.isfile(path):
+                    sizes[index] = os.path.getsize(path)
+                    break
+        columns[name] = dataclasses.replace(column, index_sizes=sizes)
+    return dataclasses.replace(metadata, columns=columns)
