@@ -241,9 +241,12 @@ class SegmentReader:
             with open(path, "rb") as f:
                 return f.read()
         if self._index_file is None:
-            if self.column(column).index_sizes.get(index) is None:
+            if self.layout == "v3" and index not in self.column(column).index_sizes:
                 return None
-            raise SegmentFormatError(f"{self.path}: {self.layout} segment has no {COLUMNS_FILE}; only metadata")
+            missing = f"no {V3_DIR}/{COLUMNS_FILE}" if self.layout == "v3" else "a bare metadata file"
+            raise SegmentFormatError(
+                f"{self.path}: only metadata is available ({missing}); cannot read {index} of column {column!r}"
+            )
         return self._index_file.buffer(column, index)
 
     def _required_buffer(self, column: str, index: str) -> bytes:

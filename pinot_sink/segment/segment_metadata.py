@@ -218,6 +218,7 @@ class SegmentMetadata:
     total_docs: int
     version: str  # "v1" / "v2" / "v3" as in segment.index.version (default v1)
     columns: dict[str, ColumnMetadata]
+    undescribed_columns: tuple[str, ...] = ()  # listed in a column list but without column keys
     dimension_columns: tuple[str, ...] = ()
     metric_columns: tuple[str, ...] = ()
     datetime_columns: tuple[str, ...] = ()
@@ -284,7 +285,14 @@ def parse_segment_metadata(
         physical.add(time_column)
 
     columns = {}
+    undescribed = []
     for column in sorted(physical):
+        if not any(key.startswith(f"column.{column}.") for key in props):
+            # Listed but without any column keys (seen in real files for the time column). Pinot would fail
+            # to load such a segment; a reader for inspection reports it instead.
+            undescribed.append(column)
+            log.warning("metadata.properties: column %r is listed but has no column.%s.* keys", column, column)
+            continue
         sizes = {k: v.size for k, v in (index_map or {}).get(column, {}).items()}
         columns[column] = parse_column_metadata(props, column, total_docs, sizes)
 
@@ -297,6 +305,7 @@ def parse_segment_metadata(
         total_docs=total_docs,
         version=version,
         columns=columns,
+        undescribed_columns=tuple(undescribed),
         dimension_columns=dimensions,
         metric_columns=metrics,
         datetime_columns=datetimes,
