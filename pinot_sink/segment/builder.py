@@ -1,0 +1,444 @@
+"""Build a Pinot segment from rows in Pinot's stored form: ``build_segment``.
+
+Per column: dictionary (always computed: it gives the statistics; written unless the column is raw),
+forward index (sorted / bit-packed / multi-value, or raw via ``raw_forward``), inverted index, range
+index and bloom filter (``range_index`` / ``bloom_filter``), null value vector, partition metadata
+(``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
+which appears at ``out_dir/<name>.tar.gz`` atomically or not at all.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from type_mapping.pinot_schema import DATE_TIME, METRIC, TIME, FieldSpec, PinotSchema
+from type_mapping.stored import PinotColumns
+
+from .bitpack import bits_per_value
+from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, serialize_dictionary, uses_var_length
+from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
+from .inverted_index import inverted_index
+from .layout import EXTENSIONS, IndexEntry, segment_files
+from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
+from .null_vector import null_vector
+from .stats import ColumnStats, collect_stats, flatten
+from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
+from .tarball import write_directory, write_tarball
+
+log = logging.getLogger(__name__)
+
+VALID_MIN_TIME_MS = 31536000000  # 1971-01-01T00:00Z (TimeUtils.VALID_MIN_TIME_MILLIS)
+VALID_MAX_TIME_MS = 3187296000000  # 2071-01-01T00:00Z
+_TIME_UNIT_MS = {
+    "NANOSECONDS": 1e-6,
+    "MICROSECONDS": 1e-3,
+    "MILLISECONDS": 1,
+    "SECONDS": 1000,
+    "MINUTES": 60_000,
+    "HOURS": 3_600_000,
+    "DAYS": 86_400_000,
+}
+# PartitionFunction.getName() for each name Pinot matches case-insensitively.
+PARTITION_FUNCTION_NAMES = {
+    n.lower(): n for n in ("Modulo", "Murmur", "Murmur3", "ByteArray", "HashCode", "BoundedColumnValue")
+}
+_FORBIDDEN_NAME_CHARS = set('\\/:*?"<>|')
+
+
+class SegmentBuildError(ValueError):
+    """The segment cannot be built; the message names the column (and row) where it applies."""
+
+
+@dataclass
+class BuildOptions:
+    segment_version: str | None = None  # None: the table config's segmentFormatVersion, else v3
+    keep_dir: bool = False  # also leave the untarred directory out_dir/<name>/
+    sort_by_sorted_column: bool = True  # sort rows (stably) by the table's sortedColumn
+    unsupported_indexes: str = "error"  # "error" | "skip" (the server builds skipped indexes at load)
+    time_check: bool | None = None  # None: on unless ingestionConfig.segmentTimeValueCheck is false
+    custom_properties: dict[str, str] = field(default_factory=dict)  # custom.* metadata keys
+
+
+@dataclass
+class BuiltSegment:
+    name: str
+    tar_path: Path
+    dir_path: Path | None
+    rows: int
+    tar_bytes: int
+    crc: int
+    data_crc: int
+    creation_time_ms: int
+    time_column: str | None
+    start_time: int | None
+    end_time: int | None
+    time_unit: str | None
+    time_min_value: Any = None  # the time column's raw min / max (stored values)
+    time_max_value: Any = None
+    segment_version: str = "v3"
+    partitions: dict[str, list[int]] = field(default_factory=dict)
+    skipped_indexes: list[str] = field(default_factory=list)
+
+
+def validate_segment_name(name: str) -> None:
+    if not name or name.strip() != name:
+        raise SegmentBuildError(f"segment name {name!r} is empty or has leading/trailing spaces")
+    bad = sorted(set(name) & _FORBIDDEN_NAME_CHARS)
+    if bad:
+        raise SegmentBuildError(f"segment name {name!r} contains characters Pinot rejects: {' '.join(bad)}")
+    if name.count("__") in (3, 4):
+        # Pinot parses names with 3 or 4 "__" separators as LLC / uploaded realtime segment names.
+        raise SegmentBuildError(f"segment name {name!r} has {name.count('__')} '__' separators, which Pinot "
+                                "would take for a realtime segment name")
+    if name in (".", ".."):
+        raise SegmentBuildError(f"segment name {name!r} is not allowed")
+
+
+def build_segment(
+    columns: PinotColumns,
+    schema: PinotSchema,
+    table_config: Mapping[str, Any] | None,
+    out_dir,
+    segment_name: str,
+    creation_time_ms: int | None = None,
+    options: BuildOptions | None = None,
+) -> BuiltSegment:
+    options = options or BuildOptions()
+    if options.unsupported_indexes not in ("error", "skip"):
+        raise ValueError("unsupported_indexes must be 'error' or 'skip'")
+    validate_segment_name(segment_name)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if creation_time_ms is None:
+        creation_time_ms = int(time.time() * 1000)
+    try:
+        columns.validate(schema)
+    except ValueError as exc:
+        raise SegmentBuildError(str(exc)) from None
+    total_docs = columns.num_rows
+    if total_docs == 0:
+        raise SegmentBuildError(f"segment {segment_name!r}: no rows (empty segments are never written)")
+
+    settings = parse_table_config(table_config, schema)
+    version = (options.segment_version or settings.segment_version).lower()
+    if version not in ("v1", "v3"):
+        raise SegmentBuildError(f"segment version {version!r} is not supported (v1 or v3)")
+    skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
+
+    table, masks = columns.table, columns.null_masks
+    if options.sort_by_sorted_column and settings.sorted_columns:
+        table, masks = _sort_rows(table, masks, schema, settings.sorted_columns[0])
+
+    entries: list[IndexEntry] = []
+    column_meta: dict[str, ColumnMetadata] = {}
+    partitions: dict[str, list[int]] = {}
+    for spec in schema:
+        try:
+            meta, column_entries = _build_column(spec, table.column(spec.name), masks.get(spec.name),
+                                                 settings.columns[spec.name], settings, total_docs)
+        except ColumnValueError as exc:
+            raise SegmentBuildError(str(exc)) from None
+        entries.extend(column_entries)
+        column_meta[spec.name] = meta
+        if meta.partition is not None:
+            partitions[spec.name] = list(meta.partition.partitions)
+
+    time_column, start, end, unit, tmin, tmax = _time_range(
+        settings, schema, column_meta,
+        settings.segment_time_check if options.time_check is None else options.time_check,
+    )
+    meta = SegmentMetadata(
+        segment_name=segment_name,
+        table_name=settings.raw_table_name,
+        schema=schema,
+        total_docs=total_docs,
+        columns=column_meta,
+        time_column=time_column,
+        start_time=start,
+        end_time=end,
+        time_unit=unit,
+        custom={f"custom.{k}" if not k.startswith("custom.") else k: str(v)
+                for k, v in options.custom_properties.items()},
+    )
+    files = segment_files(entries, metadata_bytes(meta, version), version, creation_time_ms)
+    tar_path = out_dir / f"{segment_name}.tar.gz"
+    mtime = creation_time_ms // 1000
+    tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime)
+    dir_path = None
+    if options.keep_dir:
+        dir_path = out_dir / segment_name
+        try:
+            write_directory(dir_path, files.directories, files.files)
+        except BaseException:
+            tar_path.unlink(missing_ok=True)
+            raise
+    return BuiltSegment(
+        name=segment_name,
+        tar_path=tar_path,
+        dir_path=dir_path,
+        rows=total_docs,
+        tar_bytes=tar_bytes,
+        crc=files.crc,
+        data_crc=files.data_crc,
+        creation_time_ms=creation_time_ms,
+        time_column=time_column,
+        start_time=start,
+        end_time=end,
+        time_unit=unit,
+        time_min_value=tmin,
+        time_max_value=tmax,
+        segment_version=version,
+        partitions=partitions,
+        skipped_indexes=skipped,
+    )
+
+
+# --- configuration checks --------------------------------------------------------------------------
+
+
+def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: str) -> list[str]:
+    problems: list[str] = list(settings.unsupported)
+    for name, c in settings.columns.items():
+        spec = schema[name]
+        problems += [f"column {name!r}: {index} index" for index in c.unsupported]
+        if c.forward_disabled:
+            problems.append(f"column {name!r}: disabled forward index")
+        if c.range and not _range_supported(c, spec):
+            reason = "version 1" if c.range_version != 2 else ("multi-value" if not spec.single_value else "raw")
+            problems.append(f"column {name!r}: range index ({reason})")
+    if problems and mode == "error":
+        raise SegmentBuildError(
+            "the table config asks for indexes this builder does not write: " + "; ".join(problems)
+            + " (use unsupported_indexes='skip' to leave them to the server, which builds them at load)"
+        )
+    for problem in problems:
+        log.warning("skipping %s; the server builds it when it loads the segment", problem)
+    return problems
+
+
+def _range_supported(c: ColumnIndexSettings, spec: FieldSpec) -> bool:
+    return c.range_version == 2 and spec.single_value and _has_dictionary(c)
+
+
+def _has_dictionary(c: ColumnIndexSettings) -> bool:
+    return c.dictionary or c.inverted  # an inverted index needs dictIds (Pinot creates the dictionary anyway)
+
+
+# --- rows ------------------------------------------------------------------------------------------
+
+
+def _sort_rows(table: pa.Table, masks: dict[str, np.ndarray], schema: PinotSchema, column: str):
+    if column not in schema:
+        log.warning("sortedColumn %r is not in the schema; rows keep their order", column)
+        return table, masks
+    spec = schema[column]
+    if not spec.single_value:
+        raise SegmentBuildError(f"column {column!r}: a multi-value column cannot be the sortedColumn")
+    values, _ = flatten(table.column(column), True)
+    try:
+        dictionary = build_dictionary(values, spec.stored_type, column)
+    except ColumnValueError as exc:
+        raise SegmentBuildError(str(exc)) from None
+    order = np.argsort(dictionary.dict_ids, kind="stable")
+    if np.all(order[1:] > order[:-1]):
+        return table, masks
+    taken = pa.array(order)
+    return table.take(taken), {name: mask[order] for name, mask in masks.items()}
+
+
+# --- one column --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RawStats:
+    """What the raw forward index writer reads (names fixed by its contract)."""
+
+    length_of_longest_element: int
+    max_number_of_multi_values: int
+    max_row_length_in_bytes: int
+    total_number_of_entries: int
+
+
+def _build_column(
+    spec: FieldSpec,
+    column: pa.ChunkedArray,
+    mask: np.ndarray | None,
+    c: ColumnIndexSettings,
+    settings: TableIndexSettings,
+    total_docs: int,
+) -> tuple[ColumnMetadata, list[IndexEntry]]:
+    name = spec.name
+    values, row_lengths = flatten(column, spec.single_value)
+    if row_lengths is not None and (row_lengths == 0).any():
+        row = int(np.argmax(row_lengths == 0))
+        raise ColumnValueError(
+            f"column {name!r}: row {row} has an empty multi-value array; Pinot stores [defaultNullValue] "
+            f"(the type mapping must fill it)"
+        )
+    dictionary = build_dictionary(values, spec.stored_type, name)
+    stats = collect_stats(spec, dictionary, row_lengths, total_docs)
+    has_dictionary = _has_dictionary(c)
+    entries: list[IndexEntry] = []
+    element_size = 0
+    bits = bits_per_value(stats.cardinality)
+
+    if has_dictionary:
+        var_length = uses_var_length(dictionary, c.var_length_dictionary, settings.optimize_dictionary_type)
+        element_size = entry_width(dictionary)
+        entries.append(IndexEntry(name, "dictionary", ".dict", serialize_dictionary(dictionary, var_length)))
+        if not spec.single_value:
+            forward = IndexEntry(name, "forward_index", ".mv.fwd",
+                                 multi_value_forward_index(dictionary.dict_ids, row_lengths, bits))
+        elif stats.is_sorted:
+            forward = IndexEntry(name, "forward_index", ".sv.sorted.fwd",
+                                 sorted_forward_index(dictionary.dict_ids, stats.cardinality))
+        else:
+            forward = IndexEntry(name, "forward_index", ".sv.unsorted.fwd",
+                                 unsorted_forward_index(dictionary.dict_ids, bits))
+        entries.append(forward)
+    else:
+        from .raw_forward import write_raw_forward
+
+        raw_stats = RawStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
+                             stats.max_row_length_in_bytes, stats.total_number_of_entries)
+        codec = c.raw_codec_id(spec.field_type == METRIC)
+        payload = write_raw_forward(column, spec, codec, raw_stats)
+        entries.append(IndexEntry(name, "forward_index", ".sv.raw.fwd" if spec.single_value else ".mv.raw.fwd",
+                                  payload))
+
+    if c.inverted and not (spec.single_value and stats.is_sorted):
+        # A sorted column's forward index serves as its inverted index; Pinot builds none.
+        entries.append(IndexEntry(name, "inverted_index", EXTENSIONS["inverted_index"],
+                                  inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
+    if c.range and _range_supported(c, spec):
+        from .range_index import build_range_index
+
+        entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"],
+                                  build_range_index(dictionary.dict_ids, stats.cardinality)))
+    if c.bloom is not None:
+        from .bloom_filter import build_bloom_filter
+
+        entries.append(IndexEntry(name, "bloom_filter", EXTENSIONS["bloom_filter"],
+                                  build_bloom_filter(dictionary.values, spec, c.bloom.fpp,
+                                                     c.bloom.max_size_in_bytes)))
+    is_non_null = False
+    if c.null_vector:
+        nulls = null_vector(mask)
+        if nulls is None:
+            is_non_null = True
+        else:
+            entries.append(IndexEntry(name, "nullvalue_vector", EXTENSIONS["nullvalue_vector"], nulls))
+
+    partition = None
+    p = settings.partitions.get(name)
+    if p is not None:
+        from .partition import partition_values
+
+        ids = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
+        partition = PartitionInfo(
+            function_name=PARTITION_FUNCTION_NAMES.get(p.function_name.lower(), p.function_name),
+            num_partitions=p.num_partitions,
+            partitions=[int(i) for i in ids],
+            function_config=p.function_config,
+        )
+    meta = ColumnMetadata(spec, stats, has_dictionary, element_size, partition, is_non_null)
+    return meta, entries
+
+
+# --- time column -------------------------------------------------------------------------------------
+
+
+def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict[str, ColumnMetadata],
+                check: bool):
+    """``segment.start.time`` / ``end.time`` / ``time.unit`` as ``BaseSegmentCreator.writeMetadata`` sets them."""
+    name = settings.time_column
+    if not name or name not in columns:
+        return name if name in schema else None, None, None, None, None, None
+    spec = schema[name]
+    stats: ColumnStats = columns[name].stats
+    low, high = stats.min_value, stats.max_value
+    kind, unit, pattern = parse_time_format(spec)
+    if kind == "SIMPLE_DATE":
+        start, end, unit = _parse_simple_date(low, pattern, name), _parse_simple_date(high, pattern, name), \
+            "MILLISECONDS"
+    else:
+        try:
+            start, end = int(low), int(high)
+        except (TypeError, ValueError):
+            raise SegmentBuildError(f"time column {name!r}: values {low!r}..{high!r} are not epoch numbers") from None
+    if check:
+        factor = _TIME_UNIT_MS[unit]
+        start_ms, end_ms = int(start * factor), int(end * factor)
+        if not (start_ms >= VALID_MIN_TIME_MS and end_ms <= VALID_MAX_TIME_MS):
+            raise SegmentBuildError(
+                f"time column {name!r}: segment time range {start}..{end} {unit} (millis {start_ms}..{end_ms}) is "
+                f"outside 1971-01-01..2071-01-01, which Pinot rejects (segmentTimeValueCheck)"
+            )
+    return name, start, end, unit, low, high
+
+
+def parse_time_format(spec: FieldSpec) -> tuple[str, str | None, str | None]:
+    """(``EPOCH`` | ``SIMPLE_DATE``, column time unit, date pattern) from a DATE_TIME ``format``."""
+    fmt = spec.datetime_format
+    if spec.field_type == TIME or not fmt:
+        raise SegmentBuildError(
+            f"time column {spec.name!r}: only DATE_TIME columns with a format can be the time column here"
+        )
+    if "|" in fmt:
+        parts = fmt.split("|")
+        kind = parts[0].strip().upper()
+        if kind == "EPOCH":
+            unit = parts[1].strip().upper() if len(parts) > 1 else "MILLISECONDS"
+            return "EPOCH", unit, None
+        if kind == "TIMESTAMP":
+            return "EPOCH", "MILLISECONDS", None
+        if kind == "SIMPLE_DATE_FORMAT":
+            return "SIMPLE_DATE", None, parts[1] if len(parts) > 1 else None
+    else:
+        parts = fmt.split(":", 3)
+        if len(parts) >= 3:
+            unit, kind = parts[1].strip().upper(), parts[2].strip().upper()
+            if kind == "EPOCH":
+                return "EPOCH", unit, None
+            if kind == "TIMESTAMP":
+                return "EPOCH", "MILLISECONDS", None
+            if kind == "SIMPLE_DATE_FORMAT":
+                return "SIMPLE_DATE", None, parts[3] if len(parts) > 3 else None
+        elif fmt.strip().upper() == "TIMESTAMP":
+            return "EPOCH", "MILLISECONDS", None
+    raise SegmentBuildError(f"time column {spec.name!r}: datetime format {fmt!r} is not understood")
+
+
+_JODA_TOKENS = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S"),
+                ("SSS", "%f"), ("yy", "%y")]
+
+
+def _parse_simple_date(value: Any, pattern: str | None, column: str) -> int:
+    """Joda ``parseMillis`` (UTC) for the common numeric date patterns (``yyyyMMdd``, ``yyyy-MM-dd HH:mm:ss``...)."""
+    if not pattern:
+        raise SegmentBuildError(f"time column {column!r}: SIMPLE_DATE_FORMAT without a pattern")
+    pattern = pattern.strip()
+    tz = _dt.timezone.utc
+    if " tz(" in pattern:
+        pattern, zone = pattern.split(" tz(", 1)
+        if zone.rstrip(")").strip().upper() not in ("UTC", "GMT", "Z"):
+            raise SegmentBuildError(f"time column {column!r}: time zones other than UTC are not supported")
+    fmt = pattern.replace("'", "")
+    for joda, py in _JODA_TOKENS:
+        fmt = fmt.replace(joda, py)
+    if re.search(r"[A-Za-z]", re.sub(r"%[YmdHMSfy]", "", fmt)):
+        raise SegmentBuildError(f"time column {column!r}: date pattern {pattern!r} is not supported")
+    try:
+        parsed = _dt.datetime.strptime(str(value), fmt).replace(tzinfo=tz)
+    except ValueError:
+        raise SegmentBuildError(f"time column {column!r}: {value!r} does not match pattern {pattern!r}") from None
+    return calendar.timegm(parsed.utctimetuple()) * 1000 + parsed.microsecond // 1000

@@ -1,0 +1,51 @@
+"""Dictionary-encoded forward indexes (SEGMENT_FORMAT.md 5.1-5.3).
+
+* sorted SV (``.sv.sorted.fwd``): per dictId the inclusive ``(firstDocId, lastDocId)`` as two int32 BE;
+* unsorted SV (``.sv.unsorted.fwd``): dictIds bit-packed MSB-first;
+* MV (``.mv.fwd``): chunk offsets, a row-start bitmap, then all dictIds bit-packed.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .bitpack import pack_bits
+
+MV_CHUNK_TARGET_VALUES = 2048  # FixedBitMVForwardIndexWriter: docsPerChunk = ceil(2048 / avg values per doc)
+
+
+def sorted_forward_index(dict_ids: np.ndarray, cardinality: int) -> bytes:
+    """Doc ranges of each dictId; ``dict_ids`` must be non-decreasing and cover every dictId."""
+    doc_ids = np.arange(len(dict_ids), dtype=np.int64)
+    first = np.full(cardinality, -1, dtype=np.int64)
+    last = np.full(cardinality, -1, dtype=np.int64)
+    # For a non-decreasing array the first occurrence is where the value changes.
+    change = np.flatnonzero(np.diff(dict_ids, prepend=-1) != 0)
+    first[dict_ids[change]] = change
+    ends = np.append(change[1:] - 1, len(dict_ids) - 1)
+    last[dict_ids[change]] = doc_ids[ends]
+    pairs = np.empty((cardinality, 2), dtype=">i4")
+    pairs[:, 0] = first
+    pairs[:, 1] = last
+    return pairs.tobytes()
+
+
+def unsorted_forward_index(dict_ids: np.ndarray, bits: int) -> bytes:
+    return pack_bits(dict_ids, bits)
+
+
+def multi_value_forward_index(dict_ids: np.ndarray, row_lengths: np.ndarray, bits: int) -> bytes:
+    """``FixedBitMVForwardIndexWriter``: every row has at least one value (ingestion guarantees it)."""
+    num_docs = len(row_lengths)
+    total = int(row_lengths.sum())
+    avg = total // num_docs
+    docs_per_chunk = math.ceil(MV_CHUNK_TARGET_VALUES / avg)
+    num_chunks = math.ceil(num_docs / docs_per_chunk)
+    row_starts = np.zeros(num_docs, dtype=np.int64)
+    np.cumsum(row_lengths[:-1], out=row_starts[1:])
+    chunk_offsets = row_starts[::docs_per_chunk][:num_chunks].astype(">i4")
+    row_start_bits = np.zeros(total, dtype=np.uint8)
+    row_start_bits[row_starts] = 1
+    bitmap = np.packbits(row_start_bits, bitorder="big").tobytes()
+    return chunk_offsets.tobytes() + bitmap + pack_bits(dict_ids, bits)

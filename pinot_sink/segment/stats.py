@@ -1,0 +1,128 @@
+"""Per-column statistics, as Pinot's ``*ColumnPreIndexStatsCollector`` computes them.
+
+Everything is derived from the column's ``Dictionary`` (distinct values in Pinot's order) and the
+row lengths, so it is vectorised and consistent with the dictionary: cardinality, min/max (first/last
+distinct value), ``isSorted`` (single-value dictIds non-decreasing in doc order), element lengths over
+distinct values, ``isAscii``, ``maxNumberOfMultiValues``, ``totalNumberOfEntries`` and
+``maxRowLengthInBytes``. The attribute names the raw forward index writer reads are part of the contract.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
+
+from .dictionary import Dictionary, java_big_decimal_str
+from .properties import java_float_str, pinot_escape_string
+
+METADATA_PROPERTY_LENGTH_LIMIT = 512  # BaseSegmentCreator.getValidPropertyValue, in UTF-16 chars
+
+
+@dataclass
+class ColumnStats:
+    column: str
+    stored_type: str
+    single_value: bool
+    total_docs: int
+    cardinality: int
+    is_sorted: bool
+    min_value: Any  # stored-type Python value (BIG_DECIMAL: canonical text)
+    max_value: Any
+    length_of_shortest_element: int
+    length_of_longest_element: int
+    is_ascii: bool
+    max_number_of_multi_values: int
+    total_number_of_entries: int
+    max_row_length_in_bytes: int
+
+    @property
+    def is_fixed_length(self) -> bool:
+        return self.length_of_shortest_element == self.length_of_longest_element
+
+
+def collect_stats(
+    spec: FieldSpec, dictionary: Dictionary, row_lengths: np.ndarray | None, total_docs: int
+) -> ColumnStats:
+    stored = spec.stored_type
+    if stored in FIXED_WIDTH_STORED:
+        size = FIXED_WIDTH_STORED[stored]
+        shortest = longest = size
+        value_lengths = None
+    else:
+        value_lengths = dictionary.serialized_lengths
+        shortest = int(value_lengths.min())
+        longest = int(value_lengths.max())
+    is_ascii = False
+    if stored == "STRING":
+        is_ascii = bool(pc.all(pc.string_is_ascii(dictionary.values)).as_py())
+
+    dict_ids = dictionary.dict_ids
+    if spec.single_value:
+        is_sorted = bool(np.all(np.diff(dict_ids) >= 0))
+        max_mv = 0
+        max_row = longest
+    else:
+        is_sorted = False
+        max_mv = int(row_lengths.max())
+        if value_lengths is None:
+            max_row = max_mv * shortest
+        else:
+            per_value = value_lengths[dict_ids]
+            starts = np.zeros(len(row_lengths), dtype=np.int64)
+            np.cumsum(row_lengths[:-1], out=starts[1:])
+            max_row = int(np.add.reduceat(per_value, starts).max()) if len(per_value) else 0
+    values = dictionary.values
+    return ColumnStats(
+        column=spec.name,
+        stored_type=stored,
+        single_value=spec.single_value,
+        total_docs=total_docs,
+        cardinality=dictionary.cardinality,
+        is_sorted=is_sorted,
+        min_value=values[0].as_py(),
+        max_value=values[len(values) - 1].as_py(),
+        length_of_shortest_element=shortest,
+        length_of_longest_element=longest,
+        is_ascii=is_ascii,
+        max_number_of_multi_values=max_mv,
+        total_number_of_entries=len(dict_ids),
+        max_row_length_in_bytes=max_row,
+    )
+
+
+def value_to_string(value: Any, stored_type: str) -> str:
+    """Java ``toString()`` of a stored value (min/max in metadata; also the bloom filter's strings)."""
+    if stored_type in ("INT", "LONG"):
+        return str(int(value))
+    if stored_type == "FLOAT":
+        return java_float_str(value, float32=True)
+    if stored_type == "DOUBLE":
+        return java_float_str(value)
+    if stored_type == "BYTES":
+        return bytes(value).hex()
+    if stored_type == "BIG_DECIMAL":
+        return value if isinstance(value, str) else java_big_decimal_str(value)
+    return str(value)
+
+
+def min_max_property(value: Any, stored_type: str) -> str | None:
+    """``getValidPropertyValue``: None when Pinot would leave the key out (too long, or a surrogate)."""
+    text = value_to_string(value, stored_type)
+    if len(text.encode("utf-16-le", "surrogatepass")) // 2 > METADATA_PROPERTY_LENGTH_LIMIT:
+        return None
+    return pinot_escape_string(text) if stored_type == "STRING" else text
+
+
+def flatten(column: pa.ChunkedArray | pa.Array, single_value: bool) -> tuple[pa.Array, np.ndarray | None]:
+    """The column's values as one flat array, plus the per-row value counts for multi-value columns."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if single_value:
+        return array, None
+    lengths = pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64)
+    return array.flatten(), lengths
+

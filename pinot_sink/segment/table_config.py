@@ -1,0 +1,297 @@
+"""Index settings of a Pinot table config, as the segment builder needs them.
+
+A table config states its indexes in two generations of syntax, often mixed in one table:
+
+* the older ``tableIndexConfig`` lists (``noDictionaryColumns``, ``invertedIndexColumns``,
+  ``rangeIndexColumns``, ``bloomFilterColumns`` / ``bloomFilterConfigs``, ``varLengthDictionaryColumns``,
+  ``jsonIndexColumns``, ``sortedColumn``, ``segmentPartitionConfig``, ``starTreeIndexConfigs``, ...);
+* ``fieldConfigList`` entries with ``encodingType``, ``indexType(s)``, ``compressionCodec``,
+  ``properties`` and the ``indexes`` map (``{"forward": {...}, "inverted": {...}, "range": {...}, ...}``).
+
+``parse_table_config`` merges both into one ``ColumnIndexSettings`` per schema column plus the
+table-level ``TableIndexSettings``. Indexes that this package does not build (text, FST, JSON, H3,
+vector, star-tree, timestamp, ...) are collected in ``unsupported`` so the builder can raise or skip.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from type_mapping.pinot_schema import METRIC, PinotSchema, null_vector_columns
+
+from .codecs import codec_id
+
+# fieldConfig ``indexTypes`` / ``indexType`` names and ``indexes`` keys -> our index names.
+_INDEX_ALIASES = {
+    "INVERTED": "inverted",
+    "SORTED": "sorted",
+    "RANGE": "range",
+    "BLOOM": "bloom",
+    "BLOOM_FILTER": "bloom",
+    "TEXT": "text",
+    "FST": "fst",
+    "IFST": "ifst",
+    "JSON": "json",
+    "H3": "h3",
+    "VECTOR": "vector",
+    "TIMESTAMP": "timestamp",
+    "MAP": "map",
+}
+BUILT_INDEXES = {"forward", "dictionary", "inverted", "range", "bloom", "null_value_vector", "sorted"}
+DEFAULT_BLOOM_FPP = 0.05
+
+
+class TableConfigError(ValueError):
+    """A table config setting this package cannot honour; the message names the column and setting."""
+
+
+@dataclass
+class BloomSettings:
+    fpp: float = DEFAULT_BLOOM_FPP
+    max_size_in_bytes: int = 0
+
+
+@dataclass
+class ColumnIndexSettings:
+    """What to build for one column."""
+
+    name: str
+    dictionary: bool = True
+    var_length_dictionary: bool = False
+    compression_codec: str | None = None  # raw forward index codec name as configured (None = Pinot default)
+    inverted: bool = False
+    range: bool = False
+    range_version: int = 2
+    bloom: BloomSettings | None = None
+    null_vector: bool = False
+    forward_disabled: bool = False
+    unsupported: list[str] = field(default_factory=list)  # index names we do not build
+
+    def raw_codec_id(self, is_metric: bool) -> int:
+        """Pinot's default: PASS_THROUGH for metrics, LZ4 for every other field type."""
+        if self.compression_codec is None:
+            return codec_id("PASS_THROUGH" if is_metric else "LZ4")
+        try:
+            return codec_id(self.compression_codec)
+        except ValueError as exc:
+            raise TableConfigError(f"column {self.name!r}: {exc}") from None
+
+
+@dataclass
+class PartitionSettings:
+    function_name: str
+    num_partitions: int
+    function_config: dict[str, str] | None = None
+
+
+@dataclass
+class TableIndexSettings:
+    raw_table_name: str
+    columns: dict[str, ColumnIndexSettings]
+    segment_version: str = "v3"
+    time_column: str | None = None
+    sorted_columns: list[str] = field(default_factory=list)
+    partitions: dict[str, PartitionSettings] = field(default_factory=dict)
+    segment_time_check: bool = True
+    optimize_dictionary_type: bool = False
+    unsupported: list[str] = field(default_factory=list)  # table-level features we do not build
+
+
+def raw_table_name(table_name: str) -> str:
+    for suffix in ("_OFFLINE", "_REALTIME"):
+        if table_name.endswith(suffix):
+            return table_name[: -len(suffix)]
+    return table_name
+
+
+def _names(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _enabled(config: Any) -> bool:
+    """An ``indexes`` entry: present and neither ``disabled: true`` nor ``enabled: false``."""
+    if config is None:
+        return False
+    if isinstance(config, Mapping):
+        if config.get("disabled") is True or str(config.get("disabled")).lower() == "true":
+            return False
+        if config.get("enabled") is False or str(config.get("enabled")).lower() == "false":
+            return False
+    return True
+
+
+def _true(value: Any) -> bool:
+    return value is True or str(value).lower() == "true"
+
+
+def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSchema) -> TableIndexSettings:
+    table_config = table_config or {}
+    index_config = table_config.get("tableIndexConfig") or {}
+    columns = {name: ColumnIndexSettings(name) for name in schema.column_names}
+
+    def column(name: str, setting: str) -> ColumnIndexSettings | None:
+        # Pinot ignores index settings for columns that are not in the schema; so do we.
+        return columns.get(name)
+
+    version = str(index_config.get("segmentFormatVersion") or "v3").lower()
+    if version == "v2":
+        version = "v1"  # same layout
+    if version not in ("v1", "v3"):
+        raise TableConfigError(f"segmentFormatVersion {version!r} is not supported (v1, v2 or v3)")
+
+    for name in _names(index_config.get("noDictionaryColumns")):
+        if (c := column(name, "noDictionaryColumns")) is not None:
+            c.dictionary = False
+    for name, codec in (index_config.get("noDictionaryConfig") or {}).items():
+        if (c := column(name, "noDictionaryConfig")) is not None:
+            c.dictionary = False
+            c.compression_codec = str(codec)
+    for name in _names(index_config.get("invertedIndexColumns")):
+        if (c := column(name, "invertedIndexColumns")) is not None:
+            c.inverted = True
+    for name in _names(index_config.get("rangeIndexColumns")):
+        if (c := column(name, "rangeIndexColumns")) is not None:
+            c.range = True
+    range_version = int(index_config.get("rangeIndexVersion") or 2)
+    for c in columns.values():
+        c.range_version = range_version
+    for name in _names(index_config.get("bloomFilterColumns")):
+        if (c := column(name, "bloomFilterColumns")) is not None:
+            c.bloom = c.bloom or BloomSettings()
+    for name, cfg in (index_config.get("bloomFilterConfigs") or {}).items():
+        if (c := column(name, "bloomFilterConfigs")) is not None:
+            c.bloom = _bloom(cfg)
+    for name in _names(index_config.get("varLengthDictionaryColumns")):
+        if (c := column(name, "varLengthDictionaryColumns")) is not None:
+            c.var_length_dictionary = True
+    for key, index in (("jsonIndexColumns", "json"), ("fstIndexColumns", "fst")):
+        for name in _names(index_config.get(key)):
+            if (c := column(name, key)) is not None:
+                c.unsupported.append(index)
+    for name in (index_config.get("jsonIndexConfigs") or {}):
+        if (c := column(name, "jsonIndexConfigs")) is not None and "json" not in c.unsupported:
+            c.unsupported.append("json")
+    for name in (index_config.get("h3IndexConfigs") or {}):
+        if (c := column(name, "h3IndexConfigs")) is not None:
+            c.unsupported.append("h3")
+
+    unsupported_table: list[str] = []
+    if index_config.get("starTreeIndexConfigs") or _true(index_config.get("enableDefaultStarTree")):
+        unsupported_table.append("star-tree index")
+    if index_config.get("multiColumnTextIndexConfig"):
+        unsupported_table.append("multi-column text index")
+
+    for fc in table_config.get("fieldConfigList") or []:
+        _apply_field_config(fc, columns)
+
+    for name in null_vector_columns(schema, table_config):
+        columns[name].null_vector = True
+
+    partitions: dict[str, PartitionSettings] = {}
+    partition_map = ((index_config.get("segmentPartitionConfig") or {}).get("columnPartitionMap")) or {}
+    for name, cfg in partition_map.items():
+        if name not in columns:
+            continue
+        function_config = cfg.get("functionConfig")
+        partitions[name] = PartitionSettings(
+            function_name=str(cfg["functionName"]),
+            num_partitions=int(cfg["numPartitions"]),
+            function_config={str(k): str(v) for k, v in function_config.items()} if function_config else None,
+        )
+
+    ingestion = table_config.get("ingestionConfig") or {}
+    segments_config = table_config.get("segmentsConfig") or {}
+    time_column = segments_config.get("timeColumnName") or None
+    return TableIndexSettings(
+        raw_table_name=raw_table_name(str(table_config.get("tableName") or schema.name)),
+        columns=columns,
+        segment_version=version,
+        time_column=time_column,
+        sorted_columns=_names(index_config.get("sortedColumn")),
+        partitions=partitions,
+        segment_time_check=ingestion.get("segmentTimeValueCheck", True) is not False,
+        optimize_dictionary_type=_true(index_config.get("optimizeDictionaryType")),
+        unsupported=unsupported_table,
+    )
+
+
+def _bloom(cfg: Mapping[str, Any] | None) -> BloomSettings:
+    cfg = cfg or {}
+    return BloomSettings(
+        fpp=float(cfg.get("fpp") or DEFAULT_BLOOM_FPP), max_size_in_bytes=int(cfg.get("maxSizeInBytes") or 0)
+    )
+
+
+def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSettings]) -> None:
+    c = columns.get(fc.get("name"))
+    if c is None:
+        return
+    encoding = str(fc.get("encodingType") or "").upper()
+    if encoding == "RAW":
+        c.dictionary = False
+    elif encoding == "DICTIONARY":
+        c.dictionary = True
+    if fc.get("compressionCodec"):
+        codec = str(fc["compressionCodec"]).upper()
+        if codec in ("MV_ENTRY_DICT", "CLP", "CLPV2", "CLPV2_ZSTD", "CLPV2_LZ4"):
+            c.unsupported.append(f"forward index codec {codec}")
+        else:
+            c.compression_codec = codec
+    index_types = _names(fc.get("indexTypes")) + _names(fc.get("indexType"))
+    for index_type in index_types:
+        _enable(c, _INDEX_ALIASES.get(index_type.upper(), index_type.lower()), None)
+    properties = fc.get("properties") or {}
+    if _true(properties.get("forwardIndexDisabled")):
+        c.forward_disabled = True
+    if fc.get("timestampConfig"):
+        c.unsupported.append("timestamp")
+    for key, cfg in (fc.get("indexes") or {}).items():
+        name = _INDEX_ALIASES.get(key.upper(), key)
+        if name == "forward":
+            if not _enabled(cfg):
+                c.forward_disabled = True
+            elif isinstance(cfg, Mapping):
+                if cfg.get("compressionCodec"):
+                    codec = str(cfg["compressionCodec"]).upper()
+                    if codec in ("MV_ENTRY_DICT", "CLP", "CLPV2", "CLPV2_ZSTD", "CLPV2_LZ4"):
+                        c.unsupported.append(f"forward index codec {codec}")
+                    else:
+                        c.compression_codec = codec
+                if cfg.get("chunkCompressionType"):
+                    c.compression_codec = str(cfg["chunkCompressionType"]).upper()
+        elif name == "dictionary":
+            if not _enabled(cfg):
+                c.dictionary = False
+            elif isinstance(cfg, Mapping) and _true(cfg.get("useVarLengthDictionary")):
+                c.var_length_dictionary = True
+        elif _enabled(cfg):
+            _enable(c, name, cfg)
+        elif name == "inverted":
+            c.inverted = False
+        elif name == "range":
+            c.range = False
+        elif name == "bloom":
+            c.bloom = None
+
+
+def _enable(c: ColumnIndexSettings, name: str, cfg: Any) -> None:
+    if name == "inverted":
+        c.inverted = True
+    elif name == "sorted":
+        pass  # a sorted index is the sorted forward index, chosen from the data
+    elif name == "range":
+        c.range = True
+        if isinstance(cfg, Mapping) and cfg.get("version"):
+            c.range_version = int(cfg["version"])
+    elif name == "bloom":
+        c.bloom = _bloom(cfg if isinstance(cfg, Mapping) else None)
+    elif name not in c.unsupported:
+        c.unsupported.append(name)
+
+
+def is_metric(schema: PinotSchema, column: str) -> bool:
+    return schema[column].field_type == METRIC
