@@ -170,7 +170,11 @@ class SegmentReader:
                 first = tar.next()
                 if first is None:
                     raise SegmentFormatError(f"{tar_path}: empty tarball")
-                # The 'data' filter rejects absolute paths, '..', links leaving the root and device files.
+                for member in tar.getmembers():
+                    parts = member.name.replace("\\", "/").split("/")
+                    if member.name.startswith("/") or ".." in parts:
+                        raise SegmentFormatError(f"{tar_path}: unsafe tarball member {member.name!r}")
+                # The 'data' filter also rejects links leaving the root, device files and odd permissions.
                 tar.extractall(self._temp_dir, filter="data")
         except (tarfile.FilterError, tarfile.TarError) as exc:
             raise SegmentFormatError(f"{tar_path}: unsafe or unreadable tarball: {exc}") from None
