@@ -2,7 +2,13 @@
 
 See docs/type-mapping.md for the full table.
 """
+from .convert import ConversionError, ConversionOptions, to_pinot_columns
 from .pinot_schema import FieldSpec, PinotSchema, SchemaError, null_vector_columns
+from .reconcile import ColumnFeed, PlanError, WritePlan, plan_write
 from .stored import PinotColumns, arrow_type_for
 
-__all__ = ["FieldSpec", "PinotSchema", "SchemaError", "PinotColumns", "arrow_type_for", "null_vector_columns"]
+__all__ = [
+    "FieldSpec", "PinotSchema", "SchemaError", "PinotColumns", "arrow_type_for", "null_vector_columns",
+    "ConversionError", "ConversionOptions", "to_pinot_columns", "ColumnFeed", "PlanError", "WritePlan",
+    "plan_write",
+]

@@ -1,0 +1,987 @@
+"""Arrow batches -> Pinot stored values and null masks (``PinotColumns``), vectorised.
+
+Per Pinot column: pick the source array (per the ``WritePlan``), convert it to the stored type
+(``stored.ARROW_STORED_TYPE``), then apply Pinot's ingestion normalisation (SEGMENT_FORMAT.md section 9):
+
+1. type conversion (BOOLEAN -> 0/1, TIMESTAMP -> epoch millis, DATE -> the column's dateTime format, ...);
+   values that do not fit raise ``ConversionError`` naming the column and the first bad row, unless a
+   ``ConversionOptions`` field chooses another documented behaviour;
+2. special values: FLOAT/DOUBLE ``-0.0`` -> ``0.0`` and ``NaN`` -> null; BIG_DECIMAL trailing zeros
+   stripped unless ``allowTrailingZeros``;
+3. sanitisation: STRING cut at the first NUL, then held to ``maxLength``;
+4. multi-value: null elements and NaN elements dropped (``DataTypeTransformerUtils.standardize``,
+   ``SpecialValueTransformerUtils``), an array left empty is null;
+5. null -> the field's default null value (MV: ``[default]``), recorded in the column's null mask.
+
+Primitive types are converted with pyarrow.compute / numpy only. Per-value Python is used where Pinot's
+rule is per value by nature and the types are not primitive: JSON text, BIG_DECIMAL exponent spellings,
+FLOAT/DOUBLE -> STRING (Java's ``Double.toString``), and error paths that look for the bad row.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import json
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import datetime_formats as dtf
+from .pinot_schema import DATE_TIME, INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
+from .stored import PinotColumns, arrow_type_for
+
+if TYPE_CHECKING:
+    from .reconcile import WritePlan
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MILLIS_PER_DAY = dtf.MILLIS_PER_DAY
+_VALID_TIME_MILLIS = (31_536_000_000, 3_187_296_000_000)  # TimeUtils: 1971-01-01 .. 2071-01-01 UTC
+
+ON_OVERFLOW = ("error", "null")
+ON_FRACTION = ("error", "truncate", "null")
+ON_OVERSIZE = ("error", "pinot")
+ON_SUB_MILLISECOND = ("floor", "error")
+ON_NULL_TIME = ("error", "pinot")
+
+
+class ConversionError(ValueError):
+    """A value (or a whole column) that cannot become the Pinot column's type; names column and row."""
+
+
+@dataclass(frozen=True)
+class ConversionOptions:
+    """What to do with values that do not fit; every default is an error naming column and row.
+
+    ``on_overflow``: a number outside the Pinot type's range (LONG into INT, 1e40 into FLOAT, ...):
+        ``"error"`` or ``"null"`` (the value becomes null, i.e. the default null value, and is masked).
+    ``on_fraction``: a FLOAT/DOUBLE/DECIMAL with a fraction into an INT/LONG column: ``"error"``,
+        ``"truncate"`` (toward zero, like Java's narrowing cast that Pinot applies) or ``"null"``.
+    ``on_oversize_string``: a STRING longer than ``maxLength`` when the Pinot schema does not set
+        ``maxLengthExceedStrategy`` (Pinot's implicit TRIM_LENGTH): ``"error"`` or ``"pinot"`` (apply the
+        column's effective strategy). A strategy written in the schema is always honoured.
+    ``on_sub_millisecond``: a timestamp with microseconds into a millisecond column: ``"floor"``
+        (what ``java.sql.Timestamp.getTime`` gives Pinot) or ``"error"``.
+    ``on_null_time``: a null in the table's time column whose default is outside 1971..2071 (where
+        Pinot substitutes the ingestion time): ``"error"`` or ``"pinot"`` (the current time).
+    """
+
+    on_overflow: str = "error"
+    on_fraction: str = "error"
+    on_oversize_string: str = "error"
+    on_sub_millisecond: str = "floor"
+    on_null_time: str = "error"
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("on_overflow", ON_OVERFLOW),
+            ("on_fraction", ON_FRACTION),
+            ("on_oversize_string", ON_OVERSIZE),
+            ("on_sub_millisecond", ON_SUB_MILLISECOND),
+            ("on_null_time", ON_NULL_TIME),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+
+
+# --- source type families ------------------------------------------------------------------------
+
+
+def type_family(t: pa.DataType) -> str:
+    """A coarse family of an Arrow type, the unit of the compatibility matrix."""
+    if pa.types.is_null(t):
+        return "null"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_floating(t):
+        return "float"
+    if pa.types.is_decimal(t):
+        return "decimal"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "string"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t) \
+            or pa.types.is_binary_view(t):
+        return "binary"
+    if pa.types.is_date(t):
+        return "date"
+    if pa.types.is_timestamp(t):
+        return "timestamp"
+    if pa.types.is_time(t):
+        return "time"
+    if pa.types.is_duration(t) or pa.types.is_interval(t):
+        return "interval"
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) \
+            or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        return "list"
+    if pa.types.is_struct(t):
+        return "struct"
+    if pa.types.is_map(t):
+        return "map"
+    if pa.types.is_dictionary(t):
+        return type_family(t.value_type)
+    return "other"
+
+
+def _datetime_format(spec: FieldSpec) -> dtf.DateTimeFormat | None:
+    if spec.field_type in (DATE_TIME, TIME) and spec.datetime_format:
+        try:
+            return dtf.parse_format(spec.datetime_format)
+        except dtf.DateTimeFormatError as exc:
+            raise ConversionError(f"column {spec.name!r}: {exc}") from None
+    return None
+
+
+# Which source families each Pinot data type accepts (values only; lists are checked separately).
+_ACCEPTS: dict[str, set[str]] = {
+    "INT": {"null", "bool", "int", "float", "decimal", "string", "date", "time", "timestamp"},
+    "LONG": {"null", "bool", "int", "float", "decimal", "string", "date", "time", "timestamp"},
+    "FLOAT": {"null", "bool", "int", "float", "decimal", "string"},
+    "DOUBLE": {"null", "bool", "int", "float", "decimal", "string"},
+    "BIG_DECIMAL": {"null", "int", "float", "decimal", "string"},
+    "BOOLEAN": {"null", "bool", "int", "string"},
+    "TIMESTAMP": {"null", "int", "string", "date", "timestamp"},
+    "STRING": {"null", "bool", "int", "float", "decimal", "string", "date", "timestamp"},
+    "JSON": {"null", "bool", "int", "float", "decimal", "string", "list", "struct", "map"},
+    "BYTES": {"null", "binary", "string"},
+}
+
+
+def check_convertible(source_type: pa.DataType, spec: FieldSpec, source_name: str | None = None) -> str:
+    """Raise ``ConversionError`` if values of ``source_type`` can never feed ``spec``; else describe how."""
+    where = f"column {spec.name!r}" + (f" (from {source_name!r})" if source_name and source_name != spec.name else "")
+    family = type_family(source_type)
+    target = spec.data_type + ("" if spec.single_value else " multi-value")
+    if family == "interval":
+        raise ConversionError(f"{where}: {source_type} (INTERVAL) has no Pinot type; cast it to a number first")
+    if family == "list" and spec.data_type != "JSON":
+        if spec.single_value:
+            raise ConversionError(
+                f"{where}: an array ({source_type}) needs a multi-value Pinot column "
+                f"(singleValueField: false) or a JSON column, not single-value {spec.data_type}"
+            )
+        element = source_type.value_type
+        element_family = type_family(element)
+        if element_family in ("list", "struct", "map"):
+            raise ConversionError(
+                f"{where}: {source_type} is a nested array; Pinot multi-value columns hold primitives only "
+                f"(use a JSON column)"
+            )
+        _check_value(element_family, element, spec, where, target)
+        return f"array<{element}> -> {target}"
+    if family in ("struct", "map") and spec.data_type != "JSON":
+        raise ConversionError(f"{where}: {source_type} (ROW/STRUCT/MAP) can only feed a JSON Pinot column, not {target}")
+    if family == "other":
+        raise ConversionError(f"{where}: Arrow type {source_type} has no Pinot mapping")
+    if spec.data_type == "JSON" and not spec.single_value:
+        raise ConversionError(f"{where}: Pinot has no multi-value JSON")
+    _check_value(family, source_type, spec, where, target)
+    return f"{source_type} -> {target}"
+
+
+def _check_value(family: str, source_type: pa.DataType, spec: FieldSpec, where: str, target: str) -> None:
+    if family not in _ACCEPTS[spec.data_type]:
+        raise ConversionError(f"{where}: {source_type} cannot be converted to Pinot {target}")
+    fmt = _datetime_format(spec)
+    if family == "timestamp" and spec.data_type == "INT" and (fmt is None or not fmt.is_epoch and not fmt.is_string):
+        raise ConversionError(
+            f"{where}: a TIMESTAMP does not fit an INT column; use LONG/TIMESTAMP, or a dateTime field with "
+            f"an EPOCH format in a coarser unit (e.g. 1:DAYS:EPOCH)"
+        )
+    if family in ("date", "timestamp") and spec.data_type in ("INT", "LONG", "STRING") and fmt and fmt.is_string:
+        dtf.compile_pattern(fmt.pattern) if fmt.pattern else None
+    if family == "time" and fmt is not None:
+        raise ConversionError(f"{where}: a TIME of day cannot feed a dateTime column ({spec.datetime_format})")
+
+
+# --- errors and masks ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Context:
+    spec: FieldSpec
+    options: ConversionOptions
+    row_offset: int
+    source_name: str
+    element_rows: np.ndarray | None = None  # for MV: the row of each element
+
+    def row(self, index: int) -> int:
+        if self.element_rows is not None:
+            index = int(self.element_rows[index])
+        return self.row_offset + index
+
+    def fail(self, bad: np.ndarray | pa.Array, problem: str, values: pa.Array | None = None,
+             hint: str = "") -> None:
+        """Raise for the first ``True`` in ``bad`` (a bool mask over the converted values)."""
+        index = _first_true(bad)
+        if index is None:
+            return
+        shown = ""
+        if values is not None:
+            value = values[index].as_py()
+            shown = f" {_short(value)}"
+        source = f" (from {self.source_name!r})" if self.source_name != self.spec.name else ""
+        raise ConversionError(
+            f"column {self.spec.name!r}{source}, row {self.row(index)}: value{shown} {problem}"
+            + (f"; {hint}" if hint else "")
+        )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _first_true(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> int | None:
+    if isinstance(mask, (pa.Array, pa.ChunkedArray)):
+        mask = pc.fill_null(mask, False).to_numpy(zero_copy_only=False)
+    if not mask.any():
+        return None
+    return int(np.argmax(mask))
+
+
+def _np_mask(mask: pa.Array) -> np.ndarray:
+    return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
+
+
+def _null_where(values: pa.Array, mask: np.ndarray | pa.Array) -> pa.Array:
+    mask = pa.array(mask, pa.bool_()) if isinstance(mask, np.ndarray) else pc.fill_null(mask, False)
+    return pc.if_else(mask, pa.scalar(None, values.type), values)
+
+
+def _as_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_string_view(values.type):
+        values = values.cast(pa.string())
+    if pa.types.is_binary_view(values.type):
+        values = values.cast(pa.binary())
+    return values
+
+
+# --- per-type conversions (values may be null; nulls are filled later) ----------------------------
+
+
+def _to_integer(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) -> pa.Array:
+    spec = ctx.spec
+    target = pa.int32() if spec.data_type == "INT" else pa.int64()
+    family = type_family(values.type)
+    if fmt is not None and family in ("date", "timestamp"):
+        if family == "date":
+            out = dtf.days_to_format(_days(values), fmt)
+        else:
+            out = dtf.millis_to_format(_millis(values, ctx), fmt)
+        if fmt.is_string:  # e.g. INT yyyyMMdd
+            out = _parse_integers(out, ctx)
+        return _range_checked(out, ctx, target)
+    if family == "null":
+        return pa.nulls(len(values), target)
+    if family == "bool":
+        return values.cast(target)
+    if family == "date":  # days since epoch
+        return _range_checked(_days(values), ctx, target)
+    if family == "timestamp":  # plain LONG: epoch millis
+        return _range_checked(_millis(values, ctx), ctx, target)
+    if family == "time":  # millis of day
+        return _range_checked(_time_millis(values), ctx, target)
+    if family == "int":
+        return _range_checked(values, ctx, target)
+    if family == "float":
+        return _float_to_integer(values, ctx, target)
+    if family == "decimal":
+        return _decimal_to_integer(values, ctx, target)
+    if family == "string":
+        return _range_checked(_parse_integers(values, ctx), ctx, target)
+    raise ConversionError(f"column {spec.name!r}: {values.type} cannot be converted to {spec.data_type}")
+
+
+def _bounds(target: pa.DataType) -> tuple[int, int]:
+    return (INT_MIN, INT_MAX) if target == pa.int32() else (LONG_MIN, LONG_MAX)
+
+
+def _range_checked(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
+    """Integers of any width -> ``target``, out-of-range values per ``on_overflow``."""
+    if values.type == target:
+        return values
+    lo, hi = _bounds(target)
+    if pa.types.is_unsigned_integer(values.type):
+        bad = pc.greater(values, pa.scalar(hi, pa.uint64()).cast(values.type)) \
+            if values.type.bit_width * 1 > (31 if target == pa.int32() else 63) else None
+    elif values.type.bit_width > target.bit_width:
+        bad = pc.or_(pc.less(values, pa.scalar(lo, values.type)), pc.greater(values, pa.scalar(hi, values.type)))
+    else:
+        bad = None
+    if bad is not None and pc.any(bad).as_py():
+        if ctx.options.on_overflow == "error":
+            ctx.fail(bad, f"is out of range for Pinot {ctx.spec.data_type} [{lo}, {hi}]", values,
+                     "set on_overflow='null' to store such values as null")
+        values = _null_where(values, bad)
+    return values.cast(target, safe=False)
+
+
+def _float_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
+    values = values.cast(pa.float64())
+    lo, hi = _bounds(target)
+    nan = pc.is_nan(values)
+    values = _null_where(values, nan)  # NaN is no number: null, like the special-value transformer
+    # float(2**63) rounds up to 2**63 itself, so ">=" is the exact LONG test.
+    over = pc.or_(pc.less(values, float(lo)), pc.greater_equal(values, float(hi) + 1.0))
+    if pc.any(over).as_py():
+        if ctx.options.on_overflow == "error":
+            ctx.fail(over, f"is out of range for Pinot {ctx.spec.data_type} [{lo}, {hi}]", values,
+                     "set on_overflow='null' to store such values as null")
+        values = _null_where(values, over)
+    truncated = pc.trunc(values)
+    fraction = pc.not_equal(truncated, values)
+    if pc.any(fraction).as_py():
+        if ctx.options.on_fraction == "error":
+            ctx.fail(fraction, f"has a fraction and Pinot {ctx.spec.data_type} holds integers", values,
+                     "set on_fraction='truncate' or 'null', or round it first")
+        if ctx.options.on_fraction == "null":
+            truncated = _null_where(truncated, fraction)
+    return truncated.cast(target, safe=False)
+
+
+def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
+    # Decimal -> integer needs exact arithmetic beyond int64 (DECIMAL(38)); per value, on Python ints.
+    lo, hi = _bounds(target)
+    out: list[int | None] = []
+    for index, value in enumerate(values.to_pylist()):
+        if value is None:
+            out.append(None)
+            continue
+        whole = int(value)  # toward zero
+        if not lo <= whole <= hi:
+            if ctx.options.on_overflow == "error":
+                ctx.fail(_one_hot(len(values), index), f"is out of range for Pinot {ctx.spec.data_type} "
+                         f"[{lo}, {hi}]", values, "set on_overflow='null' to store such values as null")
+            out.append(None)
+            continue
+        if whole != value:
+            if ctx.options.on_fraction == "error":
+                ctx.fail(_one_hot(len(values), index), f"has a fraction and Pinot {ctx.spec.data_type} "
+                         "holds integers", values, "set on_fraction='truncate' or 'null', or round it first")
+            if ctx.options.on_fraction == "null":
+                out.append(None)
+                continue
+        out.append(whole)
+    return pa.array(out, target)
+
+
+def _one_hot(size: int, index: int) -> np.ndarray:
+    mask = np.zeros(size, dtype=np.bool_)
+    mask[index] = True
+    return mask
+
+
+def _parse_integers(values: pa.Array, ctx: _Context) -> pa.Array:
+    text = pc.utf8_trim_whitespace(values.cast(pa.string()))
+    bad = pc.invert(pc.match_substring_regex(text, r"^[+-]?[0-9]+$"))
+    ctx.fail(bad, f"is not an integer (Pinot {ctx.spec.data_type})", values)
+    try:
+        return text.cast(pa.int64())
+    except pa.ArrowInvalid:
+        too_big = [_int_overflows(v) for v in text.to_pylist()]
+        ctx.fail(np.array(too_big, dtype=np.bool_), f"is out of range for Pinot {ctx.spec.data_type}", values)
+        raise
+
+
+def _int_overflows(text: str | None) -> bool:
+    return text is not None and not LONG_MIN <= int(text) <= LONG_MAX
+
+
+def _days(values: pa.Array) -> pa.Array:
+    """DATE (date32/date64) -> days since epoch (int32)."""
+    if pa.types.is_date64(values.type):
+        values = values.cast(pa.date32())
+    return values.cast(pa.int32())
+
+
+def _millis(values: pa.Array, ctx: _Context) -> pa.Array:
+    """TIMESTAMP (any unit, any zone: Arrow holds UTC instants) -> epoch millis, sub-millis per option."""
+    unit = values.type.unit
+    raw = values.cast(pa.int64())
+    per_milli = {"s": 0, "ms": 1, "us": 1_000, "ns": 1_000_000}[unit]
+    if per_milli == 0:
+        return pc.multiply_checked(raw, 1000)
+    if per_milli == 1:
+        return raw
+    if ctx.options.on_sub_millisecond == "error":
+        rest = pc.not_equal(pc.subtract(raw, pc.multiply(pc.floor(pc.divide(raw.cast(pa.float64()), per_milli))
+                                                                .cast(pa.int64()), per_milli)), 0)
+        ctx.fail(rest, "has sub-millisecond precision; Pinot stores epoch milliseconds", values,
+                 "set on_sub_millisecond='floor' or truncate it first")
+    as_np = pc.fill_null(raw, 0).to_numpy(zero_copy_only=False)
+    floored = np.floor_divide(as_np, per_milli)
+    mask = raw.is_null().to_numpy(zero_copy_only=False) if raw.null_count else None
+    return pa.array(floored, pa.int64(), mask=mask)
+
+
+def _time_millis(values: pa.Array) -> pa.Array:
+    """TIME of day -> millis of day (sub-millis floored)."""
+    unit = values.type.unit
+    raw = values.cast(pa.int64())
+    if unit == "s":
+        return pc.multiply(raw, 1000)
+    if unit == "ms":
+        return raw
+    return pc.divide(raw, 1_000 if unit == "us" else 1_000_000)  # non-negative: division floors
+
+
+def _to_floating(values: pa.Array, ctx: _Context) -> pa.Array:
+    spec = ctx.spec
+    target = pa.float32() if spec.data_type == "FLOAT" else pa.float64()
+    family = type_family(values.type)
+    if family == "null":
+        return pa.nulls(len(values), target)
+    if family == "string":
+        text = pc.utf8_trim_whitespace(values.cast(pa.string()))
+        try:
+            values = text.cast(pa.float64())
+        except pa.ArrowInvalid:
+            bad = [v is not None and not _parses_float(v) for v in text.to_pylist()]
+            ctx.fail(np.array(bad, dtype=np.bool_), f"is not a number (Pinot {spec.data_type})", text)
+            raise
+    elif family in ("bool", "int", "decimal"):
+        values = values.cast(pa.float64(), safe=False)
+    else:
+        values = values.cast(pa.float64())
+    if target == pa.float32():
+        over = pc.and_(pc.is_finite(values), pc.greater(pc.abs(values), FLOAT32_MAX))
+        if pc.any(over).as_py():
+            if ctx.options.on_overflow == "error":
+                ctx.fail(over, "is out of range for Pinot FLOAT", values,
+                         "set on_overflow='null' to store such values as null")
+            values = _null_where(values, over)
+    values = values.cast(target)
+    # Pinot's special values: NaN is null, -0.0 is 0.0 (equal(-0.0, 0) holds, so this rewrites it).
+    values = _null_where(values, pc.is_nan(values))
+    return pc.if_else(pc.equal(values, pa.scalar(0.0, target)), pa.scalar(0.0, target), values)
+
+
+def _parses_float(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
+    strip = not ctx.spec.allow_trailing_zeros
+    family = type_family(values.type)
+    if family == "null":
+        return pa.nulls(len(values), pa.string())
+    if family in ("decimal", "int"):
+        return java_decimal_text(values.cast(pa.string()), strip)
+    if family == "float":  # BigDecimal.valueOf(double): the digits of Double.toString
+        floats = values.cast(pa.float64())
+        bad = pc.invert(pc.is_finite(floats))
+        ctx.fail(bad, "is not finite and BIG_DECIMAL has no NaN or Infinity", floats)
+        texts = [None if v is None else repr(v) for v in floats.to_pylist()]
+        return pa.array([None if t is None else _java_decimal_str(decimal.Decimal(t), strip) for t in texts],
+                        pa.string())
+    # strings: parsed per value (text is not a primitive, and each value has its own scale)
+    out: list[str | None] = []
+    for index, text in enumerate(values.cast(pa.string()).to_pylist()):
+        if text is None:
+            out.append(None)
+            continue
+        try:
+            number = decimal.Decimal(text.strip())
+        except decimal.InvalidOperation:
+            number = None
+        if number is None or not number.is_finite():
+            ctx.fail(_one_hot(len(values), index), "is not a decimal number (Pinot BIG_DECIMAL)", values)
+        out.append(_java_decimal_str(number, strip))
+    return pa.array(out, pa.string())
+
+
+_PLAIN_NEEDS_EXPONENT = r"^-?0\.0{6}"  # adjusted exponent < -6: Java switches to E notation
+_INTEGER_TRAILING_ZEROS = r"^-?[1-9][0-9]*0$"  # stripping makes the scale negative: E notation
+
+
+def java_decimal_text(plain: pa.Array, strip: bool) -> pa.Array:
+    """Plain decimal texts (Arrow's decimal -> string) -> Java ``BigDecimal.toString`` of the value,
+    after ``stripTrailingZeros`` when ``strip``. Vectorised; only rows needing E notation go per value."""
+    text = plain
+    if strip:
+        text = pc.replace_substring_regex(text, r"^(-?[0-9]+\.[0-9]*?)0+$", r"\1")
+        text = pc.replace_substring_regex(text, r"\.$", "")
+        text = pc.replace_substring_regex(text, r"^-0$", "0")
+        special = pc.or_(pc.match_substring_regex(text, _INTEGER_TRAILING_ZEROS),
+                         pc.match_substring_regex(text, _PLAIN_NEEDS_EXPONENT))
+    else:
+        special = pc.match_substring_regex(text, _PLAIN_NEEDS_EXPONENT)
+    if not pc.any(special).as_py():
+        return text
+    rows = np.flatnonzero(_np_mask(special))
+    fixed = {int(i): _java_decimal_str(decimal.Decimal(text[int(i)].as_py()), strip) for i in rows}
+    values = text.to_pylist()
+    for i, value in fixed.items():
+        values[i] = value
+    return pa.array(values, pa.string())
+
+
+def _java_decimal_str(number: decimal.Decimal, strip: bool) -> str:
+    """``BigDecimal.toString`` (Python's Decimal.__str__ follows the same rules), optionally stripped."""
+    if strip:
+        if number.is_zero():
+            return "0"  # BigDecimal.ZERO: Java has no negative zero and drops the scale
+        digits = len(number.as_tuple().digits)
+        number = number.normalize(decimal.Context(prec=max(digits, 1), rounding=decimal.ROUND_HALF_EVEN))
+    text = str(number)
+    return "0" + text[2:] if text.startswith("-0") and number.is_zero() and not strip else text
+
+
+def _to_boolean(values: pa.Array, ctx: _Context) -> pa.Array:
+    family = type_family(values.type)
+    if family == "null":
+        return pa.nulls(len(values), pa.int32())
+    if family == "bool":
+        return values.cast(pa.int32())
+    if family == "int":
+        return pc.not_equal(values, pa.scalar(0, values.type)).cast(pa.int32())
+    text = pc.utf8_lower(pc.utf8_trim_whitespace(values.cast(pa.string())))
+    true = pc.is_in(text, pa.array(["true", "1"]))
+    false = pc.is_in(text, pa.array(["false", "0"]))
+    ctx.fail(pc.and_(pc.invert(pc.or_(true, false)), pc.is_valid(text)),
+             "is not a boolean (true/false/1/0)", values)
+    return _null_where(true.cast(pa.int32()), text.is_null())
+
+
+def _to_timestamp(values: pa.Array, ctx: _Context) -> pa.Array:
+    family = type_family(values.type)
+    if family == "null":
+        return pa.nulls(len(values), pa.int64())
+    if family == "timestamp":
+        return _millis(values, ctx)
+    if family == "date":
+        return pc.multiply(_days(values).cast(pa.int64()), MILLIS_PER_DAY)
+    if family == "int":
+        return _range_checked(values, ctx, pa.int64())
+    text = pc.utf8_trim_whitespace(values.cast(pa.string()))
+    numeric = pc.match_substring_regex(text, r"^[+-]?[0-9]+$")
+    millis = pc.if_else(numeric, text, pa.scalar(None, pa.string())).cast(pa.int64())
+    dates = pc.if_else(numeric, pa.scalar(None, pa.string()), text)
+    try:
+        parsed = _parse_instants(dates)
+    except pa.ArrowInvalid:
+        bad = [v is not None and not _parses_instant(v) for v in dates.to_pylist()]
+        ctx.fail(np.array(bad, dtype=np.bool_), "is not a timestamp (epoch millis or ISO 8601)", values)
+        raise
+    return pc.coalesce(millis, _millis(parsed, ctx))
+
+
+def _parse_instants(text: pa.Array) -> pa.Array:
+    """ISO 8601 text (``2020-01-01 10:00:00.5``, ``...T...Z``, ``...+02:00``); without a zone it is UTC."""
+    has_zone = pc.match_substring_regex(text, r"(Z|[+-][0-9]{2}:?[0-9]{2})$")
+    local = pc.if_else(has_zone, pa.scalar(None, pa.string()), text).cast(pa.timestamp("ns"))
+    zoned = pc.if_else(has_zone, text, pa.scalar(None, pa.string())).cast(pa.timestamp("ns", tz="UTC"))
+    return pc.coalesce(local.cast(pa.int64()), zoned.cast(pa.int64())).cast(pa.timestamp("ns"))
+
+
+def _parses_instant(text: str) -> bool:
+    try:
+        _parse_instants(pa.array([text]))
+        return True
+    except pa.ArrowInvalid:
+        return False
+
+
+def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) -> pa.Array:
+    family = type_family(values.type)
+    if family == "null":
+        return pa.nulls(len(values), pa.string())
+    if family == "string":
+        return values.cast(pa.string())
+    if family in ("date", "timestamp"):
+        millis = pc.multiply(_days(values).cast(pa.int64()), MILLIS_PER_DAY) if family == "date" \
+            else _millis(values, ctx)
+        if fmt is not None and fmt.kind == "SIMPLE_DATE_FORMAT":
+            return dtf.millis_to_format(millis, fmt)
+        if fmt is not None and fmt.is_epoch:
+            return dtf.millis_to_format(millis, fmt).cast(pa.string())
+        if family == "date":
+            return values.cast(pa.date32()).cast(pa.string())  # ISO yyyy-MM-dd
+        return dtf.java_timestamp_string(millis)  # what Pinot's TIMESTAMP.toString gives
+    if family == "bool":
+        return pc.if_else(values, "true", "false")
+    if family == "int":
+        return values.cast(pa.string())
+    if family == "decimal":
+        return values.cast(pa.string())  # toPlainString
+    if family == "float":  # Java's Float/Double.toString spelling, per value
+        from pinot_sink.segment.properties import java_float_str
+
+        float32 = values.type == pa.float32()
+        return pa.array([None if v is None else java_float_str(v, float32) for v in values.to_pylist()],
+                        pa.string())
+    raise ConversionError(f"column {ctx.spec.name!r}: {values.type} cannot be converted to STRING")
+
+
+def _to_json(values: pa.Array, ctx: _Context) -> pa.Array:
+    """JSON text as Pinot's ``toJson`` leaves it: strings holding JSON are re-serialised compactly,
+    other strings become JSON strings, structs/maps/lists are serialised."""
+    family = type_family(values.type)
+    out: list[str | None] = []
+    if family == "string":
+        for text in values.cast(pa.string()).to_pylist():
+            out.append(None if text is None else _normalise_json_text(text))
+    elif family == "map":
+        for value in values.to_pylist():
+            out.append(None if value is None else _dump_json(dict(value)))
+    else:
+        for value in values.to_pylist():
+            out.append(None if value is None else _dump_json(value))
+    return pa.array(out, pa.string())
+
+
+def _normalise_json_text(text: str) -> str:
+    try:
+        parsed = json.loads(text, parse_float=decimal.Decimal, parse_constant=_reject_constant)
+    except (ValueError, _NotJson):
+        return _dump_json(text)
+    return _dump_json(parsed)
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotJson(name)  # NaN/Infinity are not JSON to Jackson
+
+
+class _JavaJsonEncoder(json.JSONEncoder):
+    """Jackson's compact output: no spaces, non-ASCII kept, BigDecimal via toString, bytes as base64."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, (bytes, bytearray)):
+            import base64
+
+            return base64.b64encode(bytes(o)).decode("ascii")
+        if isinstance(o, _dt.datetime):
+            return int(o.timestamp() * 1000) if o.tzinfo else int(o.replace(tzinfo=_dt.timezone.utc).timestamp() * 1000)
+        if isinstance(o, _dt.date):
+            return o.isoformat()
+        if isinstance(o, _dt.time):
+            return o.isoformat()
+        return super().default(o)
+
+
+class _RawNumber(float):
+    """A float subclass whose repr is the text we want json to print (for BigDecimal and floats)."""
+
+    def __new__(cls, text: str) -> "_RawNumber":
+        obj = super().__new__(cls, 0.0)
+        obj.text = text
+        return obj
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _prepare(value: Any) -> Any:
+    if isinstance(value, decimal.Decimal):
+        return _RawNumber(str(value))
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return _RawNumber("NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity"))
+        return _RawNumber(repr(value))
+    if isinstance(value, dict):
+        return {str(k): _prepare(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_prepare(v) for v in value]
+    return value
+
+
+def _dump_json(value: Any) -> str:
+    text = json.dumps(_prepare(value), cls=_JavaJsonEncoder, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=True)
+    return _JSON_CONTROL.sub(lambda m: m.group(0).upper().replace("\\U", "\\u"), text)
+
+
+_JSON_CONTROL = re.compile(r"\\u00[0-9a-f]{2}")  # Jackson prints control escapes with upper-case hex
+
+
+def _to_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
+    family = type_family(values.type)
+    if family == "null":
+        return pa.nulls(len(values), pa.binary())
+    if family == "binary":
+        return values.cast(pa.binary())
+    # Pinot reads a STRING into BYTES as hex.
+    out: list[bytes | None] = []
+    for index, text in enumerate(values.cast(pa.string()).to_pylist()):
+        if text is None:
+            out.append(None)
+            continue
+        try:
+            out.append(bytes.fromhex(text))
+        except ValueError:
+            ctx.fail(_one_hot(len(values), index), "is not hex text (Pinot reads STRING into BYTES as hex)",
+                     values)
+    return pa.array(out, pa.binary())
+
+
+def _convert_values(values: pa.Array, ctx: _Context) -> pa.Array:
+    """Source values (no lists) -> stored-type values, before sanitisation; nulls kept."""
+    spec = ctx.spec
+    fmt = _datetime_format(spec)
+    data_type = spec.data_type
+    if data_type in ("INT", "LONG"):
+        return _to_integer(values, ctx, fmt)
+    if data_type in ("FLOAT", "DOUBLE"):
+        return _to_floating(values, ctx)
+    if data_type == "BIG_DECIMAL":
+        return _to_big_decimal(values, ctx)
+    if data_type == "BOOLEAN":
+        return _to_boolean(values, ctx)
+    if data_type == "TIMESTAMP":
+        return _to_timestamp(values, ctx)
+    if data_type == "STRING":
+        return _sanitise_text(_to_string(values, ctx, fmt), ctx)
+    if data_type == "JSON":
+        return _sanitise_text(_to_json(values, ctx), ctx)
+    if data_type == "BYTES":
+        return _sanitise_bytes(_to_bytes(values, ctx), ctx)
+    raise ConversionError(f"column {spec.name!r}: unsupported Pinot type {data_type}")  # pragma: no cover
+
+
+# --- sanitisation (SanitizationTransformerUtils) ---------------------------------------------------
+
+
+def _length_strategy(ctx: _Context) -> str:
+    spec = ctx.spec
+    if spec.max_length_exceed_strategy:  # the table owner chose: honour it
+        return spec.max_length_exceed_strategy.upper()
+    if spec.data_type == "STRING" and ctx.options.on_oversize_string == "error":
+        return "ERROR"
+    return spec.effective_max_length_strategy
+
+
+def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
+    spec = ctx.spec
+    strategy = _length_strategy(ctx)
+    if spec.data_type != "STRING" and strategy == "NO_ACTION":
+        return values  # Pinot sanitises JSON only when a strategy is set
+    has_nul = pc.match_substring(values, "\x00")
+    if pc.any(has_nul).as_py():
+        if strategy == "ERROR":
+            ctx.fail(has_nul, "contains a NUL character, which Pinot cuts strings at", values,
+                     "remove it, or set maxLengthExceedStrategy in the Pinot schema")
+        values = pc.replace_substring_regex(values, "(?s)\x00.*$", "")
+    if strategy == "NO_ACTION":
+        return values
+    # Pinot counts UTF-16 code units; Arrow counts code points (they differ only beyond U+FFFF).
+    too_long = pc.greater(pc.utf8_length(values), spec.max_length)
+    if not pc.any(too_long).as_py():
+        return values
+    if strategy == "ERROR":
+        ctx.fail(too_long, f"is longer than the column's maxLength {spec.max_length}", values,
+                 "raise maxLength in the Pinot schema, or set on_oversize_string='pinot' to truncate "
+                 "as Pinot would")
+    if strategy == "TRIM_LENGTH":
+        return pc.if_else(too_long, pc.utf8_slice_codeunits(values, 0, spec.max_length), values)
+    if strategy == "SUBSTITUTE_DEFAULT_VALUE":
+        return pc.if_else(too_long, pa.scalar(str(spec.default_null_value), pa.string()), values)
+    raise ConversionError(f"column {spec.name!r}: unknown maxLengthExceedStrategy {strategy}")
+
+
+def _sanitise_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
+    spec = ctx.spec
+    strategy = _length_strategy(ctx)
+    if strategy == "NO_ACTION":
+        return values
+    too_long = pc.greater(pc.binary_length(values), spec.max_length)
+    if not pc.any(too_long).as_py():
+        return values
+    if strategy == "ERROR":
+        ctx.fail(too_long, f"is longer than the column's maxLength {spec.max_length} bytes", values)
+    if strategy == "TRIM_LENGTH":
+        return pc.if_else(too_long, pc.binary_slice(values, 0, spec.max_length), values)
+    if strategy == "SUBSTITUTE_DEFAULT_VALUE":
+        return pc.if_else(too_long, pa.scalar(spec.default_null_value, pa.binary()), values)
+    raise ConversionError(f"column {spec.name!r}: unknown maxLengthExceedStrategy {strategy}")
+
+
+# --- columns ---------------------------------------------------------------------------------------
+
+
+def _default_scalar(spec: FieldSpec, value: Any | None = None) -> pa.Scalar:
+    value = spec.default_null_value if value is None else value
+    stored = arrow_type_for(spec)
+    value_type = stored if spec.single_value else stored.value_type
+    if spec.data_type == "BIG_DECIMAL":
+        value = _java_decimal_str(decimal.Decimal(value), not spec.allow_trailing_zeros)
+    return pa.scalar(value, value_type)
+
+
+def default_column(spec: FieldSpec, num_rows: int, default: Any | None = None) -> pa.Array:
+    """A column of the default null value (MV: ``[default]`` per row)."""
+    scalar = _default_scalar(spec, default)
+    if spec.single_value:
+        return pa.repeat(scalar, num_rows)
+    offsets = pa.array(np.arange(num_rows + 1, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, pa.repeat(scalar, num_rows))
+
+
+def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
+                   options: ConversionOptions | None = None, row_offset: int = 0,
+                   source_name: str | None = None, time_default: Any | None = None
+                   ) -> tuple[pa.Array, np.ndarray]:
+    """One source column -> (stored values without nulls, bool mask of the rows that were null)."""
+    options = options or ConversionOptions()
+    array = _as_array(array)
+    check_convertible(array.type, spec, source_name)
+    ctx = _Context(spec, options, row_offset, source_name or spec.name)
+    if not spec.single_value:
+        return _convert_multi_value(array, ctx, time_default)
+    values = _convert_values(array, ctx)
+    null_mask = values.is_null().to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
+    if null_mask.any():
+        values = pc.fill_null(values, _default_scalar(spec, time_default))
+    return values, null_mask
+
+
+def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | None) -> tuple[pa.Array, np.ndarray]:
+    spec = ctx.spec
+    num_rows = len(array)
+    if type_family(array.type) != "list":  # a scalar feeds a one-element array (Pinot's standardize)
+        offsets = np.arange(num_rows + 1, dtype=np.int64)
+        flat = array
+        row_of = np.arange(num_rows, dtype=np.int64)
+    else:
+        if pa.types.is_fixed_size_list(array.type) or pa.types.is_list_view(array.type) \
+                or pa.types.is_large_list_view(array.type):
+            array = array.cast(pa.large_list(array.type.value_type))
+        lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False)
+        offsets = np.zeros(num_rows + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = _as_array(pc.list_flatten(array))
+        row_of = np.repeat(np.arange(num_rows, dtype=np.int64), lengths)
+    ctx.element_rows = row_of
+    values = _convert_values(flat, ctx)
+    keep = values.is_valid().to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
+    if not keep.all():  # null and NaN elements are dropped
+        values = values.filter(pa.array(keep))
+        kept_per_row = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if len(keep) else np.zeros(num_rows, np.int64)
+        kept_per_row = np.where(np.diff(offsets) == 0, 0, kept_per_row)  # reduceat quirk on empty rows
+    else:
+        kept_per_row = np.diff(offsets)
+    null_mask = kept_per_row == 0
+    if null_mask.any():  # null, empty or emptied arrays -> [default]
+        filler = _default_scalar(spec, time_default)
+        counts = np.where(null_mask, 1, kept_per_row)
+        new_offsets = np.zeros(num_rows + 1, dtype=np.int64)
+        np.cumsum(counts, out=new_offsets[1:])
+        # place existing values and defaults: build an index into [values..., default]
+        source_index = np.full(int(new_offsets[-1]), len(values), dtype=np.int64)
+        old_offsets = np.zeros(num_rows + 1, dtype=np.int64)
+        np.cumsum(kept_per_row, out=old_offsets[1:])
+        real = np.repeat(~null_mask, counts)
+        source_index[real] = np.arange(len(values), dtype=np.int64)
+        values = pa.concat_arrays([values, pa.array([filler.as_py()], values.type)]).take(pa.array(source_index))
+        offsets = new_offsets
+    else:
+        offsets = np.concatenate([[0], np.cumsum(kept_per_row)]).astype(np.int64)
+    if offsets[-1] <= INT_MAX:
+        out = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
+    else:
+        out = pa.LargeListArray.from_arrays(pa.array(offsets), values)
+    return out, null_mask
+
+
+def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, table_config: dict | None = None, *,
+                     plan: "WritePlan | None" = None, options: ConversionOptions | None = None,
+                     row_offset: int = 0) -> PinotColumns:
+    """Convert one batch into Pinot's stored form, per ``plan`` (made from the batch's schema if absent).
+
+    ``row_offset`` is added to row numbers in error messages (rows already seen in the partition).
+    Every column with a null gets a mask; Pinot columns the plan fills get an all-true mask.
+    """
+    from .reconcile import plan_write
+
+    options = options or ConversionOptions()
+    if isinstance(batch, pa.RecordBatch):
+        batch = pa.Table.from_batches([batch])
+    if plan is None:
+        plan = plan_write(batch.schema, schema, table_config=table_config)
+    table_config = plan.table_config if table_config is None else table_config
+    time_column = ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
+    num_rows = batch.num_rows
+    arrays: list[pa.Array] = []
+    masks: dict[str, np.ndarray] = {}
+    for spec in schema:
+        source = plan.source_for(spec.name)
+        time_default = None
+        if spec.name == time_column:
+            time_default = _time_column_default(spec, options)
+        if source is None:
+            if spec.name == time_column and time_default is None and options.on_null_time == "error":
+                raise ConversionError(
+                    f"column {spec.name!r} is the table's time column and is missing from the data; its default "
+                    f"null value {spec.default_null_value!r} is outside 1971..2071, where Pinot would write the "
+                    f"ingestion time (set on_null_time='pinot' for that)"
+                )
+            values = default_column(spec, num_rows, time_default if time_default is not None
+                                    else _now_in_format(spec) if spec.name == time_column else None)
+            masks[spec.name] = np.ones(num_rows, dtype=np.bool_)
+        else:
+            column = batch.column(source)
+            needs_now = spec.name == time_column and time_default is None
+            if needs_now and column.null_count:
+                if options.on_null_time == "error":
+                    nulls = column.is_null()
+                    index = _first_true(nulls)
+                    raise ConversionError(
+                        f"column {spec.name!r}, row {row_offset + index}: the table's time column is null and its "
+                        f"default null value {spec.default_null_value!r} is outside 1971..2071, where Pinot "
+                        f"writes the ingestion time instead (set on_null_time='pinot' for that, or give the "
+                        f"column a defaultNullValue in range)"
+                    )
+                time_default = _now_in_format(spec)
+            values, mask = convert_column(column, spec, options=options, row_offset=row_offset,
+                                          source_name=source, time_default=time_default)
+            if mask.any():
+                masks[spec.name] = mask
+        arrays.append(values)
+    table = pa.Table.from_arrays(arrays, names=schema.column_names) if arrays else pa.table({})
+    return PinotColumns(table, masks)
+
+
+def _time_column_default(spec: FieldSpec, options: ConversionOptions) -> Any | None:
+    """The time column's default if Pinot would use it (in 1971..2071), else None."""
+    fmt = _datetime_format(spec)
+    value = spec.default_null_value
+    try:
+        if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
+            millis = int(value)
+        elif fmt.is_epoch:
+            unit_ms = dtf.MILLIS_PER_UNIT[fmt.unit]
+            millis = int(value) * fmt.size * unit_ms if unit_ms else int(value) * fmt.size // (
+                1000 if fmt.unit == "MICROSECONDS" else 1_000_000)
+        else:
+            return None  # a pattern default ("null") never parses
+    except (TypeError, ValueError):
+        return None
+    lo, hi = _VALID_TIME_MILLIS
+    return value if lo <= millis <= hi else None
+
+
+def _now_in_format(spec: FieldSpec) -> Any:
+    now = pa.array([int(time.time() * 1000)], pa.int64())
+    fmt = _datetime_format(spec)
+    if fmt is None or spec.data_type == "TIMESTAMP":
+        return now[0].as_py()
+    value = dtf.millis_to_format(now, fmt)[0].as_py()
+    return int(value) if spec.data_type in ("INT", "LONG") else value

@@ -1,0 +1,154 @@
+"""DataFrame schema + Pinot schema -> a write plan: which source column feeds which Pinot column.
+
+Made once on the driver, before any task runs, so that every mismatch is reported up front:
+
+* Names match exactly first. Unless ``case_sensitive``, a source column that matches no Pinot column
+  exactly matches the one Pinot column equal to it ignoring case (``str.casefold``); two candidates
+  either way are an error (Pinot column names are case-sensitive, so ``Price`` and ``price`` can both exist).
+* Two source columns feeding the same Pinot column are an error.
+* Source columns unknown to Pinot are an error unless ``ignore_unknown_columns``.
+* Pinot columns missing from the source are filled with their default null value (and masked null).
+* Every fed pair must be convertible (``convert.check_convertible``): all problems are reported together.
+
+The plan is a frozen dataclass of strings, so it pickles to executors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from .convert import ConversionError, check_convertible
+from .pinot_schema import PinotSchema, SchemaError
+
+
+class PlanError(SchemaError):
+    """The DataFrame and the Pinot schema do not fit together; the message lists every problem."""
+
+
+@dataclass(frozen=True)
+class ColumnFeed:
+    """One Pinot column and where its values come from (``source_column`` None: the default null value)."""
+
+    pinot_column: str
+    source_column: str | None
+    source_type: str | None = None
+    conversion: str = "default null value (not in the data)"
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    feeds: tuple[ColumnFeed, ...]
+    ignored_columns: tuple[str, ...] = ()
+    case_sensitive: bool = False
+    table_config: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def source_for(self, pinot_column: str) -> str | None:
+        for feed in self.feeds:
+            if feed.pinot_column == pinot_column:
+                return feed.source_column
+        raise KeyError(f"Pinot column {pinot_column!r} is not in the write plan")
+
+    @property
+    def source_columns(self) -> list[str]:
+        """Source columns the writer needs (the rest can be dropped before conversion)."""
+        return [f.source_column for f in self.feeds if f.source_column is not None]
+
+    @property
+    def missing_columns(self) -> list[str]:
+        """Pinot columns filled with their default null value."""
+        return [f.pinot_column for f in self.feeds if f.source_column is None]
+
+    def describe(self) -> str:
+        lines = []
+        for feed in self.feeds:
+            if feed.source_column is None:
+                lines.append(f"{feed.pinot_column} <- (default null value)")
+            else:
+                lines.append(f"{feed.pinot_column} <- {feed.source_column}: {feed.conversion}")
+        for name in self.ignored_columns:
+            lines.append(f"(ignored) {name}")
+        return "\n".join(lines)
+
+
+def _source_fields(source_schema: Any) -> list[tuple[str, pa.DataType]]:
+    if isinstance(source_schema, pa.Schema):
+        return [(f.name, f.type) for f in source_schema]
+    from .spark_types import spark_struct_to_arrow
+
+    return [(f.name, f.type) for f in spark_struct_to_arrow(source_schema)]
+
+
+def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_columns: bool = False,
+               case_sensitive: bool = False, table_config: Mapping[str, Any] | None = None) -> WritePlan:
+    """Match a DataFrame schema (Arrow schema or Spark ``StructType``) to a Pinot schema; raise ``PlanError``."""
+    fields = _source_fields(source_schema)
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for name, _ in fields:
+        key = name if case_sensitive else name.casefold()
+        if key in seen:
+            problems.append(
+                f"source columns {seen[key]!r} and {name!r} have the same name"
+                + ("" if case_sensitive else " ignoring case (set case_sensitive to tell them apart)")
+            )
+        seen[key] = name
+
+    pinot_names = pinot_schema.column_names
+    folded: dict[str, list[str]] = {}
+    for pinot_name in pinot_names:
+        folded.setdefault(pinot_name.casefold(), []).append(pinot_name)
+
+    fed_by: dict[str, str] = {}
+    source_type: dict[str, pa.DataType] = {}
+    unknown: list[str] = []
+    for name, arrow_type in fields:
+        if name in pinot_schema:
+            target = name
+        elif not case_sensitive and len(folded.get(name.casefold(), [])) == 1:
+            target = folded[name.casefold()][0]
+        elif not case_sensitive and len(folded.get(name.casefold(), [])) > 1:
+            problems.append(
+                f"source column {name!r} matches Pinot columns {folded[name.casefold()]} ignoring case; "
+                f"rename it to one of them exactly or set case_sensitive"
+            )
+            continue
+        else:
+            unknown.append(name)
+            continue
+        if target in fed_by:
+            problems.append(f"Pinot column {target!r} is fed by both {fed_by[target]!r} and {name!r}")
+            continue
+        fed_by[target] = name
+        source_type[target] = arrow_type
+
+    if unknown and not ignore_unknown_columns:
+        problems.append(
+            f"source columns {unknown} are not in the Pinot schema {pinot_schema.name!r} "
+            f"(Pinot columns: {pinot_names}); drop them, or set ignore_unknown_columns"
+            + ("" if case_sensitive else " (names are matched ignoring case)")
+        )
+
+    feeds: list[ColumnFeed] = []
+    for spec in pinot_schema:
+        source = fed_by.get(spec.name)
+        if source is None:
+            feeds.append(ColumnFeed(spec.name, None))
+            continue
+        try:
+            conversion = check_convertible(source_type[spec.name], spec, source)
+        except (ConversionError, SchemaError, ValueError) as exc:
+            problems.append(str(exc))
+            continue
+        feeds.append(ColumnFeed(spec.name, source, str(source_type[spec.name]), conversion))
+
+    time_column = ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
+    if time_column and time_column not in pinot_schema:
+        problems.append(f"the table's time column {time_column!r} is not in the Pinot schema")
+
+    if problems:
+        raise PlanError("cannot write this DataFrame to Pinot table schema "
+                        f"{pinot_schema.name!r}:\n  - " + "\n  - ".join(problems))
+    ignored = tuple(unknown) if ignore_unknown_columns else ()
+    return WritePlan(tuple(feeds), ignored, case_sensitive, dict(table_config) if table_config else None)
