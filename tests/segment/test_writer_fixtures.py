@@ -1,0 +1,151 @@
+"""Byte equality with segments Apache Pinot's own builder wrote (shared/fixtures/pinot-built).
+
+Each case is rebuilt from the values Pinot's reader returned, with the same schema, table config, name
+and creation time; every (column, index id) payload, ``index_map``, ``metadata.properties`` and
+``creation.meta`` are compared, so a failure names the index that differs.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from fixture_loader import CREATION_TIME_MS, load_case, psf_payloads, read_tarball
+from pinot_sink.segment.builder import BuildOptions, build_segment
+
+# Modules another helper writes; a case needing one is skipped until it lands.
+NEEDS = {
+    "raw_codecs": ["pinot_sink.segment.raw_forward"],
+    "events_indexes": ["pinot_sink.segment.range_index", "pinot_sink.segment.bloom_filter"],
+    "events_partitioned": ["pinot_sink.segment.range_index", "pinot_sink.segment.bloom_filter",
+                           "pinot_sink.segment.partition"],
+}
+# Where our bytes differ from Pinot's on purpose or by codec choice (docs/segment-format-notes.md).
+KNOWN_DIFFERENCES = {
+    # cramjam's Snappy encoder chose other (equally valid) matches than snappy-java for this chunk.
+    "raw_codecs": {("l", "forward_index")},
+}
+
+
+def _build(case, tmp_path, **options):
+    return build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
+                         CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False, **options))
+
+
+def _payloads(files: dict[str, bytes]) -> dict:
+    if "v3/index_map" in files:
+        return psf_payloads(files)
+    return {name: data for name, data in files.items() if name not in ("metadata.properties", "creation.meta")}
+
+
+def _metadata_name(files: dict[str, bytes]) -> str:
+    return "v3/metadata.properties" if "v3/index_map" in files else "metadata.properties"
+
+
+def _assert_same_metadata(ours: dict[str, bytes], theirs: dict[str, bytes]) -> None:
+    name = _metadata_name(theirs)
+    if ours[name] != theirs[name]:
+        diff = "\n".join(difflib.unified_diff(theirs[name].decode().splitlines(), ours[name].decode().splitlines(),
+                                              "pinot", "ours", lineterm=""))
+        pytest.fail(f"{name} differs:\n{diff}")
+
+
+@pytest.mark.parametrize("name", ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs",
+                                  "events_indexes", "events_partitioned"])
+def test_same_bytes_as_pinot(name, pinot_built, tmp_path):
+    for module in NEEDS.get(name, []):
+        pytest.importorskip(module)
+    case = load_case(pinot_built / name)
+    built = _build(case, tmp_path)
+    ours, theirs = read_tarball(built.tar_path), case.pinot_files()
+    assert sorted(ours) == sorted(theirs)
+
+    ours_payloads, theirs_payloads = _payloads(ours), _payloads(theirs)
+    assert sorted(ours_payloads) == sorted(theirs_payloads)
+    differing = {key for key in theirs_payloads if ours_payloads[key] != theirs_payloads[key]}
+    assert differing == KNOWN_DIFFERENCES.get(name, set()), f"indexes whose bytes differ from Pinot's: {differing}"
+    _assert_same_metadata(ours, theirs)
+
+    if "v3/index_map" in theirs and not differing:
+        assert ours["v3/index_map"] == theirs["v3/index_map"]
+    if not differing:
+        creation = "v3/creation.meta" if "v3/index_map" in theirs else "creation.meta"
+        assert ours[creation] == theirs[creation]
+        assert built.crc == int.from_bytes(theirs[creation][:8], "big")
+
+
+def test_raw_snappy_difference_is_only_compression(pinot_built, tmp_path):
+    """The one raw chunk that differs holds the same values: Pinot's reader decodes both the same way."""
+    pytest.importorskip("pinot_sink.segment.raw_forward")
+    from pinot_sink.segment.reader import open_segment
+
+    case = load_case(pinot_built / "raw_codecs")
+    built = _build(case, tmp_path)
+    ours, theirs = psf_payloads(read_tarball(built.tar_path)), psf_payloads(case.pinot_files())
+    # Same header (version 4, 1 chunk of 1024 docs, 8-byte entries, 300 docs, SNAPPY, offsets at 28).
+    assert ours[("l", "forward_index")][:36] == theirs[("l", "forward_index")][:36]
+    with open_segment(built.tar_path) as mine, open_segment(case.tarball) as pinot:
+        assert mine.stored_values("l").equals(pinot.stored_values("l"))
+        assert mine.stored_values("l").equals(case.columns.table.column("l").combine_chunks())
+
+
+def test_events_indexes_core_without_optional_modules(pinot_built, tmp_path):
+    """Dictionaries, forward (incl. sorted ``ts``), inverted indexes and metadata, whatever else is installed."""
+    case = load_case(pinot_built / "events_indexes")
+    config = copy.deepcopy(case.table_config)
+    config["tableIndexConfig"].pop("rangeIndexColumns")
+    config["tableIndexConfig"].pop("bloomFilterColumns")
+    built = build_segment(case.columns, case.schema, config, tmp_path, case.segment_name, CREATION_TIME_MS,
+                          BuildOptions(sort_by_sorted_column=False))
+    ours, theirs = read_tarball(built.tar_path), case.pinot_files()
+    ours_payloads, theirs_payloads = _payloads(ours), _payloads(theirs)
+    expected = {k: v for k, v in theirs_payloads.items() if k[1] not in ("range_index", "bloom_filter")}
+    assert sorted(ours_payloads) == sorted(expected)
+    for key, data in expected.items():
+        assert ours_payloads[key] == data, f"{key} differs"
+    _assert_same_metadata(ours, theirs)  # range/bloom leave no trace in metadata.properties
+
+
+def test_sorted_column_sorts_rows(pinot_built, tmp_path):
+    """With sort_by_sorted_column (the default), ``country`` is sorted and every row moves as a whole."""
+    from pinot_sink.segment.reader import open_segment
+
+    pytest.importorskip("pinot_sink.segment.range_index")
+    pytest.importorskip("pinot_sink.segment.bloom_filter")
+    case = load_case(pinot_built / "events_indexes")
+    built = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
+                          CREATION_TIME_MS)
+    _check_sorted_by_country(case, built, open_segment)
+
+
+def test_sorted_column_sorts_rows_core(pinot_built, tmp_path):
+    from pinot_sink.segment.reader import open_segment
+
+    case = load_case(pinot_built / "events_indexes")
+    config = copy.deepcopy(case.table_config)
+    config["tableIndexConfig"].pop("rangeIndexColumns")
+    config["tableIndexConfig"].pop("bloomFilterColumns")
+    built = build_segment(case.columns, case.schema, config, tmp_path, case.segment_name, CREATION_TIME_MS)
+    _check_sorted_by_country(case, built, open_segment)
+
+
+def _check_sorted_by_country(case, built, open_segment):
+    original = case.columns.table
+    with open_segment(built.tar_path) as segment:
+        meta = segment.column("country")
+        assert meta.sorted
+        country = segment.stored_values("country").to_pylist()
+        assert country == sorted(country)
+        assert not segment.column("ts").sorted  # ts was sorted only in the input order
+        # Rows permuted consistently: Pinot's input order is stable within each country.
+        order = np.argsort(np.array(original.column("country").to_pylist()), kind="stable")
+        expected = original.take(pa.array(order))
+        for name in original.column_names:
+            assert segment.stored_values(name).equals(expected.column(name).combine_chunks()), name
+        # The inverted index of city follows the permuted rows.
+        city_ids = segment.dict_ids("city").to_numpy()
+        for dict_id, docs in enumerate(segment.inverted_index("city")):
+            assert np.array_equal(np.flatnonzero(city_ids == dict_id), docs)
