@@ -53,3 +53,5 @@ def pinot_segments() -> Path:
     if not PINOT_SEGMENTS.is_dir():
         pytest.fail(f"fixtures not found at {PINOT_SEGMENTS} (shared/ must sit beside the repo)")
     return PINOT_SEGMENTS
+
+from fake_controller import fake_controller  # noqa: E402,F401  (the test Pinot controller fixture, issue #4)

@@ -1,0 +1,139 @@
+"""Errors raised by the controller client.
+
+Every error carries the HTTP status (None for transport failures), the controller's own message, and the
+table and segment it concerns, so a failed Spark task says *what* failed without a stack dive. Messages
+never contain request headers, so credentials cannot leak through them.
+"""
+from __future__ import annotations
+
+
+class ControllerError(Exception):
+    """Base class. ``retryable`` tells the retry policy whether trying again can help."""
+
+    retryable = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        table: str | None = None,
+        segment: str | None = None,
+        operation: str | None = None,
+        retry_after_s: float | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        if retryable is not None:  # per-instance override (e.g. a deep-store I/O error that may pass)
+            self.retryable = retryable
+        self.message = message
+        self.status = status
+        self.table = table
+        self.segment = segment
+        self.operation = operation
+        self.retry_after_s = retry_after_s
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.operation:
+            where.append(self.operation)
+        if self.segment:
+            where.append(f"segment {self.segment!r}")
+        if self.table:
+            where.append(f"table {self.table!r}")
+        status = f"HTTP {self.status}: " if self.status is not None else ""
+        prefix = ", ".join(where)
+        return f"{prefix}: {status}{self.message}" if prefix else f"{status}{self.message}"
+
+    def __reduce__(self):  # keep keyword fields across pickling (Spark ships task errors to the driver)
+        return (_rebuild, (type(self), self.message, self.__dict__.copy()))
+
+
+def _rebuild(cls, message, state):
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    error.args = (error._render(),)
+    return error
+
+
+class ControllerRequestError(ControllerError):
+    """The controller refused the request for good (400, 404, 410, 412 and other 4xx): fix the input."""
+
+
+class ControllerAuthError(ControllerRequestError):
+    """401 or 403: credentials missing or insufficient (403 is also Pinot's answer to a segment time range
+    outside 1971..2071, a storage quota overrun or a disk-utilisation limit; the message says which)."""
+
+
+class ControllerNotFoundError(ControllerRequestError):
+    """404: no such table, schema or segment."""
+
+
+class SegmentConflictError(ControllerError):
+    """409: another upload of the same segment holds the parallel-push lock. Retried."""
+
+    retryable = True
+
+
+class ControllerUnavailableError(ControllerError):
+    """5xx, 429 or a transport failure (refused connection, reset, timeout). Retried."""
+
+    retryable = True
+
+
+class RetriesExhaustedError(ControllerError):
+    """A retryable failure that persisted past the policy's attempts or time budget.
+
+    ``last_error`` is the final attempt's error; ``attempts`` how many were made."""
+
+    def __init__(self, last_error: ControllerError, attempts: int, elapsed_s: float) -> None:
+        self.last_error = last_error
+        self.attempts = attempts
+        self.elapsed_s = elapsed_s
+        super().__init__(
+            f"gave up after {attempts} attempt(s) in {elapsed_s:.1f}s; last error: "
+            + (f"HTTP {last_error.status}: " if last_error.status is not None else "")
+            + last_error.message,
+            status=last_error.status,
+            table=last_error.table,
+            segment=last_error.segment,
+            operation=last_error.operation,
+        )
+
+
+class DeepStoreError(ControllerError):
+    """Copying a tarball to the deep store failed (bad URI, missing filesystem package, I/O error)."""
+
+
+class ConsistentPushError(ControllerError):
+    """The replace-segments protocol failed; ``reverted`` says whether the new segments were rolled back."""
+
+    def __init__(self, message: str, *, reverted: bool, **kwargs) -> None:
+        self.reverted = reverted
+        super().__init__(message, **kwargs)
+
+
+def error_for_status(
+    status: int,
+    message: str,
+    *,
+    table: str | None = None,
+    segment: str | None = None,
+    operation: str | None = None,
+    retry_after_s: float | None = None,
+    conflict_retryable: bool = True,
+) -> ControllerError:
+    """The error class for an HTTP status, as the retry rules of docs/controller.md classify it."""
+    fields = dict(table=table, segment=segment, operation=operation, status=status)
+    if status >= 500 or status == 429:
+        return ControllerUnavailableError(message, retry_after_s=retry_after_s, **fields)
+    if status == 409:
+        if conflict_retryable:
+            return SegmentConflictError(message, retry_after_s=retry_after_s, **fields)
+        return ControllerRequestError(message, **fields)
+    if status in (401, 403):
+        return ControllerAuthError(message, **fields)
+    if status == 404:
+        return ControllerNotFoundError(message, **fields)
+    return ControllerRequestError(message, **fields)

@@ -1,0 +1,213 @@
+"""Push modes and parallel pushing.
+
+* ``tar``: the tarball goes to the controller as the multipart body, streamed from disk.
+* ``uri``: the tarball is copied to ``<deep_store_uri>/<rawTable>/<segment>.tar.gz`` first, then the
+  controller is told that URI (``UPLOAD_TYPE: URI``) and downloads it itself. Pinot refuses ``file:``
+  URIs in this mode (a controller cannot read an executor's disk).
+* ``metadata``: the tarball is copied to the deep store, and only ``metadata.properties`` and
+  ``creation.meta`` travel to the controller (``UPLOAD_TYPE: METADATA`` with ``DOWNLOAD_URI``); with
+  ``copy_to_deep_store`` the controller copies the tarball into its own deep store.
+
+Every mode is at-least-once safe: a retry re-sends the same bytes under the same name, which the
+controller treats as a refresh with an identical CRC, i.e. a no-op.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import os
+import tarfile
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+from ..segment.properties import as_text, parse_properties
+from .client import ControllerClient, raw_table_name, segment_name_from_path
+from .deep_store import copy_to_deep_store as copy_tarball, normalise_uri, segment_destination
+from .errors import ControllerError, ControllerRequestError, DeepStoreError
+
+log = logging.getLogger(__name__)
+
+PUSH_MODES = ("tar", "uri", "metadata")
+
+
+@dataclass(frozen=True)
+class PushResult:
+    segment: str
+    tar_path: str
+    push_mode: str
+    tar_bytes: int
+    seconds: float
+    download_uri: str | None = None
+    message: str = ""
+    error: ControllerError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:
+    """``(segment name, <metadata.properties + creation.meta as top-level files, gzipped tar>)``.
+
+    Reads the segment tarball as a stream (one pass, never whole in memory); the ``v3/`` copies win over
+    v1 ones, as Pinot's reader prefers ``v3/``."""
+    found: dict[str, tuple[int, bytes]] = {}
+    with tarfile.open(tar_path, mode="r|*") as archive:
+        for member in archive:
+            if not member.isfile():
+                continue
+            parts = member.name.strip("/").split("/")
+            base = parts[-1]
+            if base not in ("metadata.properties", "creation.meta"):
+                continue
+            rank = 1 if len(parts) >= 2 and parts[-2] == "v3" else 0
+            if base not in found or rank > found[base][0]:
+                handle = archive.extractfile(member)
+                found[base] = (rank, handle.read() if handle else b"")
+    missing = [name for name in ("metadata.properties", "creation.meta") if name not in found]
+    if missing:
+        raise ControllerRequestError(
+            f"{os.fspath(tar_path)} is not a segment tarball: no {' or '.join(missing)}",
+            segment=segment_name_from_path(tar_path), operation="metadata push",
+        )
+    properties = parse_properties(found["metadata.properties"][1])
+    name = as_text(properties.get("segment.name")) or segment_name_from_path(tar_path)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.USTAR_FORMAT) as out:
+        for base in ("metadata.properties", "creation.meta"):
+            data = found[base][1]
+            info = tarfile.TarInfo(base)
+            info.size = len(data)
+            info.mode = 0o644
+            out.addfile(info, io.BytesIO(data))
+    return name, buffer.getvalue()
+
+
+def push_segment(
+    client: ControllerClient,
+    table: str,
+    tar_path: str | os.PathLike,
+    *,
+    push_mode: str = "tar",
+    deep_store_uri: str | None = None,
+    copy_to_deep_store: bool = False,
+    parallel_push_protection: bool = False,
+    deep_store_options: Mapping[str, Any] | None = None,
+) -> PushResult:
+    """Upload one segment tarball in ``push_mode``; raises ``ControllerError`` naming the segment."""
+    started = time.monotonic()
+    raw = raw_table_name(table)
+    mode = (push_mode or "tar").lower()
+    segment = segment_name_from_path(tar_path)
+    if mode not in PUSH_MODES:
+        raise ControllerRequestError(f"unknown push mode {push_mode!r} (one of {', '.join(PUSH_MODES)})",
+                                     table=raw, segment=segment)
+    if not os.path.isfile(tar_path):
+        raise ControllerRequestError(f"no segment tarball at {os.fspath(tar_path)}", table=raw, segment=segment)
+    size = os.path.getsize(tar_path)
+    download_uri = None
+
+    if mode == "tar":
+        message = client.post_segment_file(
+            raw, segment, tar_path, upload_type="SEGMENT", parallel_push_protection=parallel_push_protection
+        )
+    else:
+        if not deep_store_uri:
+            raise ControllerRequestError(f"push mode {mode!r} needs a deep store URI", table=raw, segment=segment)
+        metadata = None
+        if mode == "metadata":
+            segment, metadata = metadata_tarball(tar_path)
+        elif normalise_uri(deep_store_uri).startswith("file:"):
+            raise ControllerRequestError(
+                "push mode 'uri' cannot use a file:// deep store (the controller rejects file: download URIs); "
+                "use 'metadata' or 'tar', or a shared filesystem URI", table=raw, segment=segment)
+        download_uri = segment_destination(deep_store_uri, raw, segment)
+        client.config.retry.call(
+            lambda _remaining: copy_tarball(tar_path, download_uri, options=deep_store_options, segment=segment),
+            describe=f"deep store copy {segment}",
+        )
+        if mode == "uri":
+            message = client.post_segment_uri(raw, segment, download_uri,
+                                              parallel_push_protection=parallel_push_protection)
+        else:
+            message = client.post_segment_file(
+                raw, segment, metadata, upload_type="METADATA", download_uri=download_uri,
+                copy_to_deep_store=copy_to_deep_store, parallel_push_protection=parallel_push_protection,
+            )
+    elapsed = time.monotonic() - started
+    log.info("pushed segment %s of table %s (%s, %d bytes) in %.2fs", segment, raw, mode, size, elapsed)
+    return PushResult(segment, os.fspath(tar_path), mode, size, elapsed, download_uri, message)
+
+
+def push_segments(
+    client: ControllerClient,
+    table: str,
+    tar_paths: Iterable[str | os.PathLike],
+    *,
+    push_mode: str = "tar",
+    deep_store_uri: str | None = None,
+    parallel: int = 4,
+    copy_to_deep_store: bool = False,
+    parallel_push_protection: bool = False,
+    deep_store_options: Mapping[str, Any] | None = None,
+    raise_on_error: bool = True,
+    on_result: Callable[[PushResult], None] | None = None,
+) -> list[PushResult]:
+    """Push many tarballs with at most ``parallel`` uploads in flight; results in input order.
+
+    With ``raise_on_error`` the first failure stops new uploads (those in flight finish) and is raised;
+    otherwise every path is tried and failures come back as results with ``error`` set.
+    ``on_result`` is called from worker threads as each push ends (progress display)."""
+    paths = list(tar_paths)
+    if parallel < 1:
+        raise ValueError("parallel must be at least 1")
+    raw = raw_table_name(table)
+    stop = threading.Event()
+
+    def one(path) -> PushResult:
+        if stop.is_set():
+            raise _Skipped()
+        started = time.monotonic()
+        try:
+            result = push_segment(
+                client, raw, path, push_mode=push_mode, deep_store_uri=deep_store_uri,
+                copy_to_deep_store=copy_to_deep_store, parallel_push_protection=parallel_push_protection,
+                deep_store_options=deep_store_options,
+            )
+        except ControllerError as error:
+            if raise_on_error:
+                stop.set()
+                raise
+            result = PushResult(segment_name_from_path(path), os.fspath(path), push_mode,
+                                _size(path), time.monotonic() - started, error=error)
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    if parallel == 1 or len(paths) <= 1:
+        return [one(p) for p in paths]
+    with ThreadPoolExecutor(max_workers=min(parallel, len(paths)), thread_name_prefix="pinot-push") as pool:
+        futures = [pool.submit(one, p) for p in paths]
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        first_error = next((f.exception() for f in futures if f.done() and f.exception()
+                            and not isinstance(f.exception(), _Skipped)), None)
+        if first_error is not None:
+            for future in futures:
+                future.cancel()
+            wait(futures)
+            raise first_error
+        return [f.result() for f in futures]
+
+
+class _Skipped(Exception):
+    """A queued push not started because an earlier one failed."""
+
+
+def _size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

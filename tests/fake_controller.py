@@ -1,0 +1,787 @@
+"""A faithful stand-in for the Pinot controller endpoints a segment writer uses (a real HTTP server).
+
+Behaviour follows ``shared/pinot-format/CONTROLLER_API.md`` (read from Pinot's source): the upload rules
+(one multipart field with one part, ``UPLOAD_TYPE`` SEGMENT / URI / METADATA, ``DOWNLOAD_URI``,
+``COPY_SEGMENT_TO_DEEP_STORE``, table-type check, reserved names, time interval 1971..2071, refresh by CRC,
+``allowRefresh``, ``REFRESH_ONLY``, ``If-Match``, parallel-push lock), segment lineage (start / end /
+revert with Pinot's checks and error texts), listing with ``excludeReplacedSegments``, deletion, schema
+and table config. Errors are ``{"code": N, "error": "..."}`` as Pinot's exception mapper writes them.
+
+Stricter than Pinot in one respect (``strict_layout``, on by default): a SEGMENT / URI upload whose
+tarball would not load on a server (no ``v3/index_map`` / ``columns.psf``, index entries past the end of
+``columns.psf``) is refused with 500, so builder bugs surface in tests instead of on a server.
+
+Fault knobs (each matches requests by method and path prefix, and is used up after ``times`` requests):
+``fail_next`` (answer with a status, optional Retry-After), ``delay_next`` (sleep before answering, to
+exceed a client's read timeout), ``reset_next`` (read part of the body, then reset the connection),
+``require_auth`` (401 unless the Authorization header is one of the accepted values), and
+``hold_upload_lock`` (a parallel-push lock held by "another" upload).
+
+Every request is recorded in ``received`` (method, path, query, headers, body size, outcome status).
+"""
+from __future__ import annotations
+
+import io
+import json
+import socket
+import struct
+import tarfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import pytest
+
+from pinot_sink.segment.properties import as_text, parse_properties
+
+LONG_MIN = -(2**63)
+VALID_MIN_MS = 31_536_000_000  # 1971-01-01T00:00Z
+VALID_MAX_MS = 3_187_296_000_000  # 2071-01-01T00:00Z
+UNIT_MS = {
+    "NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3, "MILLISECONDS": 1, "SECONDS": 1_000, "MINUTES": 60_000,
+    "HOURS": 3_600_000, "DAYS": 86_400_000,
+}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, headers: dict | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+@dataclass
+class Received:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body_bytes: int
+    status: int | None = None
+    body: bytes | None = None  # kept for small bodies only (JSON, metadata tarballs)
+
+    def header(self, name: str) -> str | None:
+        for key, value in self.headers.items():
+            if key.lower() == name.lower():
+                return value
+        return None
+
+
+@dataclass
+class StoredSegment:
+    name: str
+    crc: int
+    creation_time: int
+    data_crc: int
+    metadata: dict
+    zk: dict[str, str]
+    upload_type: str
+    tar_bytes: bytes | None  # the full tarball (SEGMENT / URI, or METADATA with copy to deep store)
+    download_uri: str
+    refreshes: int = 0  # uploads with a different CRC after the first
+    noop_uploads: int = 0  # uploads with the same CRC (nothing changed)
+    upload_lock_ms: int = -1
+
+
+@dataclass
+class LineageEntry:
+    segments_from: list[str]
+    segments_to: list[str]
+    state: str
+    timestamp: int
+
+    def to_json(self) -> dict:
+        return {"segmentsFrom": self.segments_from, "segmentsTo": self.segments_to, "state": self.state,
+                "timestamp": self.timestamp}
+
+
+@dataclass
+class Table:
+    raw: str
+    schema: dict | None
+    config: dict
+    segments: dict[str, StoredSegment] = field(default_factory=dict)
+    lineage: dict[str, LineageEntry] = field(default_factory=dict)
+
+
+@dataclass
+class Fault:
+    kind: str  # fail / delay / reset
+    times: int
+    method: str | None
+    path: str | None
+    status: int = 503
+    message: str = "injected failure"
+    retry_after: str | None = None
+    seconds: float = 0.0
+    after_bytes: int | None = None
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method is None or self.method == method) and (self.path is None or path.startswith(self.path))
+
+
+class FakeController:
+    """Start with ``start()`` (or the ``fake_controller`` fixture); ``url`` is ``http://127.0.0.1:<port>``."""
+
+    def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0) -> None:
+        self.strict_layout = strict_layout
+        self.upload_lock_timeout_s = upload_lock_timeout_s
+        self.tables: dict[str, Table] = {}
+        self.received: list[Received] = []
+        self.accepted_auth: set[str] | None = None
+        self._faults: list[Fault] = []
+        self._lock = threading.RLock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.max_concurrent_uploads = 0
+        self._uploads_in_flight = 0
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+
+    def start(self) -> "FakeController":
+        handler = type("Handler", (_Handler,), {"controller": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="fake-controller", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # --- setup ---------------------------------------------------------------------------------------
+
+    def add_table(self, schema: dict | None, table_config: dict) -> Table:
+        raw = table_config["tableName"]
+        raw = raw[: -len("_OFFLINE")] if raw.endswith("_OFFLINE") else raw
+        config = dict(table_config, tableName=f"{raw}_OFFLINE", tableType="OFFLINE")
+        with self._lock:
+            table = self.tables[raw] = Table(raw, schema, config)
+        return table
+
+    def add_simple_table(self, raw: str = "events", *, time_column: str | None = "ts", **config_extra) -> Table:
+        schema = {
+            "schemaName": raw,
+            "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}],
+            "metricFieldSpecs": [{"name": "value", "dataType": "LONG"}],
+        }
+        segments_config: dict[str, Any] = {"replication": "1"}
+        if time_column:
+            schema["dateTimeFieldSpecs"] = [{"name": time_column, "dataType": "TIMESTAMP",
+                                             "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
+            segments_config["timeColumnName"] = time_column
+        config = {"tableName": raw, "tableType": "OFFLINE", "segmentsConfig": segments_config,
+                  "tenants": {}, "tableIndexConfig": {"loadMode": "MMAP"}, "metadata": {}}
+        config.update(config_extra)
+        return self.add_table(schema, config)
+
+    # --- fault knobs -----------------------------------------------------------------------------------
+
+    def fail_next(self, times: int = 1, status: int = 503, *, message: str | None = None,
+                  retry_after: float | str | None = None, method: str | None = None, path: str | None = None) -> None:
+        with self._lock:
+            self._faults.append(Fault("fail", times, method, path, status=status,
+                                      message=message or f"injected {status}",
+                                      retry_after=None if retry_after is None else str(retry_after)))
+
+    def delay_next(self, times: int = 1, seconds: float = 1.0, *, method: str | None = None,
+                   path: str | None = None) -> None:
+        with self._lock:
+            self._faults.append(Fault("delay", times, method, path, seconds=seconds))
+
+    def reset_next(self, times: int = 1, *, after_bytes: int | None = None, method: str | None = None,
+                   path: str | None = None) -> None:
+        """Read ``after_bytes`` of the body (default: half of it), then reset the TCP connection."""
+        with self._lock:
+            self._faults.append(Fault("reset", times, method, path, after_bytes=after_bytes))
+
+    def require_auth(self, *accepted: str) -> None:
+        """Only these exact Authorization values pass (none given: switch auth off again)."""
+        self.accepted_auth = set(accepted) if accepted else None
+
+    def hold_upload_lock(self, table: str, segment: str) -> None:
+        """Mark an existing segment as being uploaded by someone else (parallel-push protection)."""
+        with self._lock:
+            self._table(table).segments[segment].upload_lock_ms = int(time.time() * 1000)
+
+    def release_upload_lock(self, table: str, segment: str) -> None:
+        with self._lock:
+            self._table(table).segments[segment].upload_lock_ms = -1
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.times > 0 and fault.matches(method, path):
+                    fault.times -= 1
+                    return fault
+        return None
+
+    # --- inspection ------------------------------------------------------------------------------------
+
+    def segments(self, table: str = "events") -> dict[str, StoredSegment]:
+        return self._table(table).segments
+
+    def live_segments(self, table: str = "events") -> list[str]:
+        """What ``excludeReplacedSegments=true`` lists: what queries are routed to."""
+        with self._lock:
+            return self._listing(self._table(table), exclude_replaced=True)
+
+    def uploads(self) -> list[Received]:
+        return [r for r in self.received if r.method == "POST" and r.path in ("/v2/segments", "/segments")]
+
+    # --- internals -------------------------------------------------------------------------------------
+
+    def _table(self, name: str) -> Table:
+        raw = name[: -len("_OFFLINE")] if name.endswith("_OFFLINE") else name
+        table = self.tables.get(raw)
+        if table is None:
+            raise ApiError(404, f"Table {raw}_OFFLINE does not exist")
+        return table
+
+    @staticmethod
+    def _listing(table: Table, exclude_replaced: bool) -> list[str]:
+        names = list(table.segments)
+        if exclude_replaced:
+            hidden: set[str] = set()
+            for entry in table.lineage.values():
+                hidden.update(entry.segments_from if entry.state == "COMPLETED" else entry.segments_to)
+            names = [n for n in names if n not in hidden]
+        return sorted(names)
+
+    # --- request handling (called by the handler thread) ------------------------------------------------
+
+    def handle(self, method: str, path: str, query: dict[str, list[str]], headers, body: bytes) -> tuple[int, Any]:
+        if self.accepted_auth is not None and headers.get("Authorization") not in self.accepted_auth:
+            raise ApiError(401, "HTTP 401 Unauthorized")
+        parts = [unquote(p) for p in path.strip("/").split("/")]
+        q = {k: v[-1] for k, v in query.items()}
+        database = headers.get("database")
+
+        def table_name(name: str) -> str:  # DatabaseUtils.translateTableName for table-scoped endpoints
+            return f"{database}.{name}" if database and "." not in name else name
+
+        with self._lock:
+            if method == "POST" and path in ("/v2/segments", "/segments"):
+                return 200, self._upload(q, headers, body)
+            if parts[0] == "tables" and len(parts) == 2 and method == "GET":
+                table = self._table(table_name(parts[1]))
+                kind = (q.get("type") or "OFFLINE").upper()
+                if kind == "REALTIME":
+                    raise ApiError(404, f"Table {table.raw}_REALTIME does not exist")
+                return 200, {"OFFLINE": table.config}
+            if parts[0] == "tables" and len(parts) == 3 and parts[2] == "schema" and method == "GET":
+                table = self._table(table_name(parts[1]))
+                if table.schema is None:
+                    raise ApiError(404, f"Schema not found for table: {table.raw}")
+                return 200, table.schema
+            if parts[0] == "segments" and len(parts) >= 2:
+                table = self._table(table_name(parts[1]))
+                rest = parts[2:]
+                if not rest and method == "GET":
+                    exclude = q.get("excludeReplacedSegments", "false").lower() == "true"
+                    return 200, [{"OFFLINE": self._listing(table, exclude)}]
+                if not rest and method == "DELETE":
+                    return 200, self._delete(table, query.get("segments", []))
+                if rest == ["crc"] and method == "GET":
+                    return 200, {n: str(s.crc) for n, s in table.segments.items()}
+                if rest == ["zkmetadata"] and method == "GET":
+                    return 200, {n: dict(s.zk) for n, s in table.segments.items()}
+                if rest == ["lineage"] and method == "GET":
+                    if not table.lineage:
+                        return 200, None
+                    return 200, {"tableNameWithType": f"{table.raw}_OFFLINE",
+                                 "lineageEntries": {i: e.to_json() for i, e in table.lineage.items()}}
+                if rest == ["startReplaceSegments"] and method == "POST":
+                    return 200, self._start_replace(table, q, _json_body(body))
+                if rest == ["endReplaceSegments"] and method == "POST":
+                    return 200, self._end_replace(table, q, _json_body(body))
+                if rest == ["revertReplaceSegments"] and method == "POST":
+                    return 200, self._revert_replace(table, q)
+                if len(rest) == 1 and method == "GET":
+                    segment = table.segments.get(rest[0])
+                    if segment is None or segment.tar_bytes is None:
+                        raise ApiError(404, f"Segment {rest[0]} or table {table.raw} not found")
+                    return 200, segment.tar_bytes
+                if len(rest) == 1 and method == "DELETE":
+                    if rest[0] not in table.segments:
+                        raise ApiError(404, f"Failed to find segment: {rest[0]} in table: {table.raw}")
+                    self._delete(table, [rest[0]])
+                    return 200, {"status": f"Segment deleted"}
+        raise ApiError(404, f"HTTP 404 Not Found: {method} {path}")
+
+    # --- upload ------------------------------------------------------------------------------------------
+
+    def _upload(self, q: dict[str, str], headers, body: bytes) -> dict:
+        table_name = q.get("tableName", "")
+        table_type = (q.get("tableType") or "OFFLINE").upper()
+        if table_type not in ("OFFLINE", "REALTIME"):
+            raise ApiError(400, f"Invalid table type: {table_type}")
+        if table_name.endswith("_OFFLINE") and table_type != "OFFLINE" or \
+                table_name.endswith("_REALTIME") and table_type != "REALTIME":
+            raise ApiError(400, f"Table name: {table_name} does not match table type: {table_type}")
+        upload_type = (headers.get("UPLOAD_TYPE") or "SEGMENT").upper()
+        if upload_type not in ("SEGMENT", "URI", "METADATA"):
+            raise ApiError(400, f"Unsupported upload type: {upload_type}")
+        content_type = headers.get("Content-Type") or ""
+        is_multipart = content_type.lower().startswith("multipart/form-data")
+        download_uri = headers.get("DOWNLOAD_URI") or ""
+        copy_to_deep_store = is_multipart  # the multipart endpoints copy; the JSON endpoint keeps DOWNLOAD_URI
+        if upload_type == "SEGMENT":
+            if not is_multipart:
+                raise ApiError(400, "Segment file (as multipart/form-data) is required for SEGMENT upload mode")
+            tar_bytes = _single_part(content_type, body)
+            size = len(tar_bytes)
+        elif upload_type == "URI":
+            if not download_uri:
+                raise ApiError(400, "Source download URI is required in header field 'DOWNLOAD_URI' for URI upload mode")
+            if download_uri.lower().startswith("file:"):
+                raise ApiError(400, f"Unsupported URI: {download_uri}")
+            tar_bytes = _fetch(download_uri)
+            size = len(tar_bytes)
+            copy_to_deep_store = False
+        else:
+            if not is_multipart:
+                raise ApiError(400, "Segment metadata file (as multipart/form-data) is required for METADATA upload mode")
+            if not download_uri:
+                raise ApiError(400, "Source download URI is required in header field 'DOWNLOAD_URI' for METADATA upload mode")
+            copy_to_deep_store = (headers.get("COPY_SEGMENT_TO_DEEP_STORE") or "").lower() == "true"
+            tar_bytes = _single_part(content_type, body)
+            try:
+                size = len(_fetch(download_uri))
+            except ApiError:
+                size = -1
+
+        metadata, creation = _read_segment(tar_bytes, full=upload_type != "METADATA", strict=self.strict_layout)
+        name = as_text(metadata.get("segment.name"))
+        raw = table_name or as_text(metadata.get("segment.table.name")) or ""
+        raw = raw[: -len("_OFFLINE")] if raw.endswith("_OFFLINE") else raw
+        if name.count("__") == 4:
+            raise ApiError(400, f"Cannot upload segment: {name} to OFFLINE table as this format is reserved for "
+                                "uploaded real-time segment")
+        table = self.tables.get(raw)
+        if table is None or table_type != "OFFLINE":
+            raise ApiError(400, f"Failed to find table: {raw}_{table_type}")
+        ingestion = table.config.get("ingestionConfig") or {}
+        if ingestion.get("segmentTimeValueCheck", True):
+            self._validate_time(table, name, metadata)
+
+        crc, creation_time, data_crc = creation
+        existing = table.segments.get(name)
+        now = int(time.time() * 1000)
+        if copy_to_deep_store:
+            stored_uri = f"{self.url}/segments/{raw}/{name}"
+            stored_bytes = tar_bytes if upload_type != "METADATA" else _fetch(download_uri)
+        else:
+            stored_uri = download_uri
+            stored_bytes = tar_bytes if upload_type != "METADATA" else None
+        if existing is None:
+            if (headers.get("REFRESH_ONLY") or "").lower() == "true":
+                raise ApiError(410, f"Failed to refresh segment: {name} of table: {raw}_OFFLINE because it does not exist")
+            zk = self._zk_metadata(name, metadata, creation, stored_uri, size, push_time=now)
+            table.segments[name] = StoredSegment(name, crc, creation_time, data_crc, metadata, zk, upload_type,
+                                                 stored_bytes, stored_uri)
+        else:
+            if q.get("allowRefresh", "true").lower() == "false":
+                raise ApiError(409, f"Segment: {name} already exists in table: {raw}_OFFLINE. Refresh not permitted.")
+            if_match = headers.get("If-Match")
+            if if_match is not None:
+                try:
+                    expected = int(if_match)
+                except ValueError:
+                    raise ApiError(412, f"Caught exception while parsing IF-MATCH CRC: \"{if_match}\"") from None
+                if expected != existing.crc:
+                    raise ApiError(412, f"For segment: {name} of table: {raw}_OFFLINE, expected CRC: {expected} "
+                                        f"does not match existing CRC: {existing.crc}")
+            if q.get("enableParallelPushProtection", "false").lower() == "true":
+                lock = existing.upload_lock_ms
+                if lock > 0 and now - lock < self.upload_lock_timeout_s * 1000:
+                    raise ApiError(409, f"Another segment upload is in progress for segment: {name} of table: "
+                                        f"{raw}_OFFLINE, retry later")
+            if crc == existing.crc:
+                existing.noop_uploads += 1
+                existing.creation_time = creation_time
+                existing.zk["segment.creation.time"] = str(creation_time)
+                existing.zk["segment.refresh.time"] = str(now)
+                if stored_uri != existing.download_uri:
+                    existing.download_uri = existing.zk["segment.download.url"] = stored_uri
+                    existing.tar_bytes = stored_bytes
+            else:
+                zk = self._zk_metadata(name, metadata, creation, stored_uri, size, push_time=None)
+                zk["segment.push.time"] = existing.zk.get("segment.push.time", str(now))
+                zk["segment.refresh.time"] = str(now)
+                table.segments[name] = StoredSegment(name, crc, creation_time, data_crc, metadata, zk, upload_type,
+                                                     stored_bytes, stored_uri, refreshes=existing.refreshes + 1,
+                                                     noop_uploads=existing.noop_uploads)
+        return {"status": f"Successfully uploaded segment: {name} of table: {raw}_OFFLINE"}
+
+    @staticmethod
+    def _validate_time(table: Table, name: str, metadata: dict) -> None:
+        start, end, unit = (as_text(metadata.get(k)) for k in
+                            ("segment.start.time", "segment.end.time", "segment.time.unit"))
+        if start is not None and end is not None and unit is not None:
+            factor = UNIT_MS.get(unit.upper())
+            if factor is None:
+                raise ApiError(500, f"Exception while uploading segment: invalid time unit {unit}")
+            start_ms, end_ms = int(int(start) * factor), int(int(end) * factor)
+            if not (VALID_MIN_MS <= start_ms <= VALID_MAX_MS and VALID_MIN_MS <= end_ms <= VALID_MAX_MS):
+                raise ApiError(403, f"Invalid segment start/end time: {start_ms}/{end_ms} (in millis: "
+                                    f"{start_ms}/{end_ms}) for segment: {name} of table: {table.raw}_OFFLINE, must be "
+                                    "between: 1971-01-01T00:00:00.000Z/2071-01-01T00:00:00.000Z")
+        else:
+            time_column = (table.config.get("segmentsConfig") or {}).get("timeColumnName")
+            if time_column:
+                raise ApiError(403, f"Failed to find time interval in segment: {name} for table: "
+                                    f"{table.raw}_OFFLINE with time column: {time_column}")
+
+    @staticmethod
+    def _zk_metadata(name, metadata, creation, download_uri, size, *, push_time) -> dict[str, str]:
+        crc, creation_time, data_crc = creation
+        zk = {
+            "segmentName": name,
+            "segment.crc": str(crc),
+            "segment.data.crc": str(data_crc if data_crc != LONG_MIN else -1),
+            "segment.creation.time": str(creation_time),
+            "segment.total.docs": as_text(metadata.get("segment.total.docs")),
+            "segment.index.version": as_text(metadata.get("segment.index.version")) or "v1",
+            "segment.download.url": download_uri,
+            "segment.size.in.bytes": str(size),
+            "segment.time.unit": "MILLISECONDS",
+        }
+        start, end, unit = (as_text(metadata.get(k)) for k in
+                            ("segment.start.time", "segment.end.time", "segment.time.unit"))
+        if start is not None and end is not None and unit is not None and unit.upper() in UNIT_MS:
+            zk["segment.start.time"] = str(int(int(start) * UNIT_MS[unit.upper()]))
+            zk["segment.end.time"] = str(int(int(end) * UNIT_MS[unit.upper()]))
+        else:
+            zk["segment.start.time"] = zk["segment.end.time"] = "-1"
+        if push_time is not None:
+            zk["segment.push.time"] = str(push_time)
+        custom = {k[len("custom."):]: as_text(v) for k, v in metadata.items() if k.startswith("custom.")}
+        if custom:
+            zk["custom.map"] = json.dumps(custom)
+        return zk
+
+    # --- delete ------------------------------------------------------------------------------------------
+
+    def _delete(self, table: Table, names: list[str]) -> dict:
+        if not names:  # Pinot: no `segments` parameter deletes every segment of the table
+            names = list(table.segments)
+            for name in names:
+                table.segments.pop(name, None)
+            return {"status": f"All segments of table {table.raw}_OFFLINE deleted"}
+        for name in names:
+            table.segments.pop(name, None)  # unknown names are ignored, as removeSegmentsFromIdealState does
+        if len(names) <= 5:
+            return {"status": f"Deleted segments: [{', '.join(names)}] from table: {table.raw}_OFFLINE"}
+        return {"status": f"Deleted {len(names)} segments from table: {table.raw}_OFFLINE"}
+
+    # --- lineage -----------------------------------------------------------------------------------------
+
+    def _start_replace(self, table: Table, q: dict[str, str], body: dict | None) -> dict:
+        body = body or {}
+        segments_from = list(body.get("segmentsFrom") or [])
+        segments_to = list(body.get("segmentsTo") or [])
+        force_cleanup = q.get("forceCleanup", "false").lower() == "true"
+        live = set(self._listing(table, exclude_replaced=True))
+        for segment in segments_from:
+            if segment not in live:
+                raise ApiError(500, f"Segment: {segment} from 'segmentsFrom' does not exist in table: {table.raw}_OFFLINE")
+        for segment in segments_to:
+            if segment in live:
+                raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE")
+        for entry_id, entry in list(table.lineage.items()):
+            if entry.state == "REVERTED":
+                continue
+            if force_cleanup and entry.state == "IN_PROGRESS":
+                entry.state = "REVERTED"
+                for segment in entry.segments_to:
+                    table.segments.pop(segment, None)
+                continue
+            for segment in segments_from:
+                if segment in entry.segments_from:
+                    raise ApiError(500, f"Segment: {segment} from 'segmentsFrom' exists in table: {table.raw}_OFFLINE, "
+                                        f"entry id: {entry_id} as 'segmentsFrom' (a concurrent replacement?)")
+            for segment in segments_to:
+                if segment in entry.segments_to:
+                    raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE, "
+                                        f"entry id: {entry_id} as 'segmentsTo' (a concurrent replacement?)")
+        entry_id = str(uuid.uuid4())
+        table.lineage[entry_id] = LineageEntry(segments_from, segments_to, "IN_PROGRESS", int(time.time() * 1000))
+        return {"segmentLineageEntryId": entry_id}
+
+    def _entry(self, table: Table, q: dict[str, str]) -> tuple[str, LineageEntry]:
+        entry_id = q.get("segmentLineageEntryId")
+        if not entry_id:
+            raise ApiError(500, "'segmentLineageEntryId' should not be null")
+        if not table.lineage:
+            raise ApiError(500, f"Failed to find segment lineage for table: {table.raw}_OFFLINE")
+        entry = table.lineage.get(entry_id)
+        if entry is None:
+            raise ApiError(500, f"Failed to find entry id: {entry_id} from segment lineage for table: {table.raw}_OFFLINE")
+        return entry_id, entry
+
+    def _end_replace(self, table: Table, q: dict[str, str], body: dict | None) -> None:
+        entry_id, entry = self._entry(table, q)
+        if entry.state == "COMPLETED":
+            return None
+        if entry.state == "REVERTED":
+            raise ApiError(500, "The target lineage entry state is not 'IN_PROGRESS'. Cannot update to 'COMPLETED' "
+                                f"state. (tableNameWithType={table.raw}_OFFLINE, segmentLineageEntryId={entry_id}, "
+                                f"state={entry.state})")
+        segments_to = entry.segments_to
+        if body and body.get("segmentsTo") is not None:
+            subset = list(body["segmentsTo"])
+            for segment in subset:
+                if segment not in entry.segments_to:
+                    raise ApiError(500, f"Segment: {segment} from EndReplaceSegmentsRequest does not exist in original "
+                                        f"segmentsTo list used while starting segment replacement: {table.raw}_OFFLINE")
+            segments_to = subset
+        for segment in segments_to:
+            if segment not in table.segments:
+                raise ApiError(500, f"Segment: {segment} from 'segmentsTo' does not exist in table: {table.raw}_OFFLINE")
+        entry.segments_to = list(segments_to)
+        entry.state = "COMPLETED"
+        entry.timestamp = int(time.time() * 1000)
+        if q.get("cleanup", "false").lower() == "true":
+            for segment in entry.segments_from:
+                table.segments.pop(segment, None)
+        return None
+
+    def _revert_replace(self, table: Table, q: dict[str, str]) -> None:
+        entry_id, entry = self._entry(table, q)
+        force = q.get("forceRevert", "false").lower() == "true"
+        if entry.state == "REVERTED" or (entry.state == "IN_PROGRESS" and not force):
+            raise ApiError(500, "Lineage state is not valid. Cannot update the lineage entry to be 'REVERTED'. "
+                                f"(tableNameWithType={table.raw}_OFFLINE, segmentLineageEntryId={entry_id}, "
+                                f"segmentLineageEntryState={entry.state}, forceRevert={str(force).lower()})")
+        if entry.state == "COMPLETED":
+            for segment in entry.segments_from:
+                if segment not in table.segments:
+                    raise ApiError(500, f"Segment: {segment} from 'segmentsFrom' does not exist in table: "
+                                        f"{table.raw}_OFFLINE (reverting a deleted segment)")
+        entry.state = "REVERTED"
+        entry.timestamp = int(time.time() * 1000)
+        for segment in entry.segments_to:
+            table.segments.pop(segment, None)
+        return None
+
+
+# --- body parsing helpers ---------------------------------------------------------------------------
+
+
+def _json_body(body: bytes) -> Any:
+    if not body or not body.strip():
+        return None
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise ApiError(400, f"Invalid JSON body: {exc}") from None
+
+
+def _single_part(content_type: str, body: bytes) -> bytes:
+    """Pinot's ``validateMultiPart``: exactly one form field holding exactly one body part."""
+    message = BytesParser(policy=HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode("latin-1") + body
+    )
+    if not message.is_multipart():
+        raise ApiError(400, "Invalid multi-part form for segment upload")
+    parts = list(message.iter_parts())
+    names = [part.get_param("name", header="content-disposition") for part in parts]
+    if len(parts) != 1 or len(set(names)) != 1 or names[0] is None:
+        raise ApiError(400, "Invalid multi-part form for segment upload")
+    return parts[0].get_payload(decode=True) or b""
+
+
+def _fetch(uri: str) -> bytes:
+    import fsspec
+
+    try:
+        with fsspec.open(uri, "rb") as handle:
+            return handle.read()
+    except Exception as exc:  # Pinot: any fetch failure is an internal error
+        raise ApiError(500, f"Exception while uploading segment: failed to fetch {uri}: {exc}") from None
+
+
+def _read_segment(tar_bytes: bytes, *, full: bool, strict: bool) -> tuple[dict, tuple[int, int, int]]:
+    """Untar, locate the metadata as Pinot does, check the layout; -> (metadata properties, creation)."""
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*")
+        members = archive.getmembers()
+    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+        raise ApiError(500, f"Exception while uploading segment: cannot untar: {exc}") from None
+    if not members:
+        raise ApiError(500, "Exception while uploading segment: empty tarball")
+    for member in members:
+        name = member.name
+        if name.startswith("/") or ".." in name.split("/"):
+            raise ApiError(500, f"Exception while uploading segment: tar entry {name} is outside the target directory")
+    files = {m.name.strip("/"): m for m in members if m.isfile()}
+
+    def read(path: str) -> bytes | None:
+        member = files.get(path)
+        return archive.extractfile(member).read() if member is not None else None
+
+    first = members[0]
+    if first.isdir():
+        root = first.name.strip("/")
+        base = f"{root}/v3" if any(p.startswith(f"{root}/v3/") for p in files) else root
+    elif full and strict:
+        raise ApiError(500, "Exception while uploading segment: the first tar entry must be the segment directory, "
+                            f"got file {first.name}")
+    else:  # metadata-only tarball: top-level files (Pinot flattens them into segment_metadata/)
+        base = ""
+    prefix = f"{base}/" if base else ""
+    metadata_bytes = read(prefix + "metadata.properties")
+    if metadata_bytes is None and not first.isdir():
+        metadata_bytes = next((read(p) for p in files if p.endswith("metadata.properties")), None)
+    if metadata_bytes is None:
+        raise ApiError(500, "Exception while uploading segment: metadata.properties not found")
+    try:
+        metadata = parse_properties(metadata_bytes)
+    except Exception as exc:
+        raise ApiError(500, f"Exception while uploading segment: unparsable metadata.properties: {exc}") from None
+    name = as_text(metadata.get("segment.name"))
+    docs = as_text(metadata.get("segment.total.docs"))
+    if not name:
+        raise ApiError(500, "Exception while uploading segment: segment.name missing from metadata.properties")
+    try:
+        int(docs)
+    except (TypeError, ValueError):
+        raise ApiError(500, f"Exception while uploading segment: segment.total.docs is {docs!r}") from None
+    creation_bytes = read(prefix + "creation.meta")
+    if creation_bytes is None and not first.isdir():
+        creation_bytes = next((read(p) for p in files if p.endswith("creation.meta")), None)
+    if creation_bytes is None:
+        creation = (LONG_MIN, LONG_MIN, LONG_MIN)
+    elif len(creation_bytes) not in (16, 24):
+        raise ApiError(500, f"Exception while uploading segment: creation.meta has {len(creation_bytes)} bytes")
+    else:
+        crc, created = struct.unpack(">qq", creation_bytes[:16])
+        data_crc = struct.unpack(">q", creation_bytes[16:24])[0] if len(creation_bytes) == 24 else LONG_MIN
+        creation = (crc, created, data_crc)
+    if full and strict and base.endswith("/v3"):
+        _check_v3_layout(read(prefix + "index_map"), files.get(prefix + "columns.psf"))
+    return metadata, creation
+
+
+def _check_v3_layout(index_map: bytes | None, columns_psf) -> None:
+    """What a server needs to load a v3 segment: index_map entries inside columns.psf."""
+    if index_map is None or columns_psf is None:
+        raise ApiError(500, "segment would not load on a server: v3/index_map or v3/columns.psf missing")
+    entries = parse_properties(index_map)
+    size = columns_psf.size
+    for key, value in entries.items():
+        if key.endswith(".startOffset"):
+            stem = key[: -len(".startOffset")]
+            length = entries.get(stem + ".size")
+            if length is None or int(value) < 0 or int(value) + int(as_text(length)) > size:
+                raise ApiError(500, f"segment would not load on a server: index_map entry {stem} "
+                                    f"({value} + {length}) is outside columns.psf ({size} bytes)")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    controller: FakeController
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args) -> None:  # keep pytest output clean
+        pass
+
+    def _dispatch(self) -> None:
+        controller = self.controller
+        split = urlsplit(self.path)
+        query = parse_qs(split.query, keep_blank_values=True)
+        headers = {k: v for k, v in self.headers.items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        record = Received(self.command, split.path, query, headers, length)
+        with controller._lock:
+            controller.received.append(record)
+        fault = controller._take_fault(self.command, split.path)
+        if fault is not None and fault.kind == "reset":
+            self.rfile.read(fault.after_bytes if fault.after_bytes is not None else length // 2)
+            record.status = -1
+            self._reset()
+            return
+        body = self.rfile.read(length) if length else b""
+        if length <= 65536:
+            record.body = body
+        if fault is not None and fault.kind == "delay":
+            time.sleep(fault.seconds)
+        is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments")
+        if is_upload:
+            with controller._lock:
+                controller._uploads_in_flight += 1
+                controller.max_concurrent_uploads = max(controller.max_concurrent_uploads,
+                                                        controller._uploads_in_flight)
+        try:
+            if fault is not None and fault.kind == "fail":
+                extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+                raise ApiError(fault.status, fault.message, extra)
+            status, payload = controller.handle(self.command, split.path, query, self.headers, body)
+        except ApiError as error:
+            status, payload = error.status, {"code": error.status, "error": error.message}
+            self._send(status, payload, error.headers)
+        except Exception as exc:  # an internal error answers 500, like Jersey would
+            status, payload = 500, {"code": 500, "error": f"Exception while processing: {exc!r}"}
+            self._send(status, payload)
+        else:
+            self._send(status, payload)
+        finally:
+            if is_upload:
+                with controller._lock:
+                    controller._uploads_in_flight -= 1
+        record.status = status
+
+    def _send(self, status: int, payload: Any, extra_headers: dict | None = None) -> None:
+        if isinstance(payload, bytes):
+            data, content_type = payload, "application/octet-stream"
+        elif payload is None:
+            data, content_type = b"", "application/json"
+        else:
+            data, content_type = json.dumps(payload).encode(), "application/json"
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (extra_headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (timeout): as on a real server, work is done
+
+    def _reset(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+
+    do_GET = do_POST = do_DELETE = do_PUT = _dispatch
+
+
+@pytest.fixture
+def fake_controller():
+    """A running FakeController with an ``events`` table (time column ``ts``); stopped after the test."""
+    controller = FakeController().start()
+    controller.add_simple_table("events")
+    try:
+        yield controller
+    finally:
+        controller.stop()
