@@ -119,6 +119,8 @@ class SegmentReader:
     # --- opening ---------------------------------------------------------------------------------
 
     def _open(self) -> None:
+        if not os.path.exists(self.path):
+            raise FileNotFoundError(f"no segment at {self.path}")
         if os.path.isdir(self.path):
             segment_dir = self.path
         elif tarfile.is_tarfile(self.path):
