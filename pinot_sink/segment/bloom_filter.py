@@ -1,0 +1,116 @@
+"""Bloom filter (``<column>.bloom``) exactly as Pinot's ``OnHeapGuavaBloomFilterCreator`` writes it.
+
+A bloom filter prunes segments: a bit that Java would set and we do not makes the broker skip a segment
+that holds the value, so rows silently vanish from results. Everything here follows Guava's
+``BloomFilter.create(Funnels.stringFunnel(UTF_8), cardinality, fpp)`` with strategy MURMUR128_MITZ_64
+(SEGMENT_FORMAT.md 7.2):
+
+* file: int32 BE type (1), int32 BE version (1), then ``BloomFilter.writeTo``: strategy ordinal byte (1),
+  number of hash functions byte, int32 BE number of longs, the longs big-endian;
+* items: the value's Java string form (``toString()``; BYTES as lower-case hex), hashed as UTF-8 with
+  Murmur3 x64 128 (seed 0);
+* ``m = (long)(-n ln p / (ln 2)^2)`` bits, ``k = max(1, round(m / n * ln 2))``, ``bitSize = 64 * ceil(m / 64)``;
+  bit ``i`` of item = ``(h1 + i * h2) & Long.MAX_VALUE) % bitSize`` with 64-bit wrap-around.
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+import mmh3
+import numpy as np
+import pyarrow as pa
+
+from type_mapping.pinot_schema import FieldSpec
+
+from . import bigdecimal
+from .properties import java_float_str
+
+TYPE_VALUE = 1  # OnHeapGuavaBloomFilterCreator.TYPE_VALUE
+VERSION = 1
+MURMUR128_MITZ_64 = 1  # ordinal of Guava's BloomFilterStrategies.MURMUR128_MITZ_64
+DEFAULT_FPP = 0.05
+_HEADER = struct.Struct(">iibbi")
+_LONG_MAX = (1 << 63) - 1
+_MASK64 = (1 << 64) - 1
+
+
+class BloomFilterError(ValueError):
+    pass
+
+
+def java_fpp(fpp: float, max_size_in_bytes: int, cardinality: int) -> float:
+    """The fpp Pinot actually uses: raised so that the filter fits ``maxSizeInBytes`` when one is set."""
+    if max_size_in_bytes > 0:
+        bits_per_item = max_size_in_bytes * 8 / cardinality
+        fpp = max(fpp, math.pow(2, -(bits_per_item * math.log(2))))  # GuavaBloomFilterReaderUtils.computeFPP
+    return fpp
+
+
+def guava_sizing(expected_insertions: int, fpp: float) -> tuple[int, int]:
+    """``(numHashFunctions, numLongs)`` of ``BloomFilter.create(funnel, expectedInsertions, fpp)``."""
+    if not 0.0 < fpp < 1.0:
+        raise BloomFilterError(f"false positive probability must be in (0, 1), got {fpp}")
+    n = max(expected_insertions, 1)  # Guava treats 0 expected insertions as 1
+    num_bits = int(-n * math.log(fpp) / (math.log(2) * math.log(2)))  # Java (long) cast truncates
+    num_hashes = max(1, _java_round(num_bits / n * math.log(2)))
+    return num_hashes, -(-num_bits // 64)
+
+
+def _java_round(value: float) -> int:
+    return math.floor(value + 0.5)
+
+
+def java_strings(values: pa.Array, spec: FieldSpec) -> list[str]:
+    """The strings Pinot puts into the filter: ``value.toString()`` of the stored value, BYTES as hex."""
+    stored = spec.stored_type
+    if stored == "BYTES":
+        return [v.hex() for v in values.to_pylist()]
+    if stored in ("FLOAT", "DOUBLE"):
+        return [java_float_str(v, float32=stored == "FLOAT") for v in values.to_pylist()]
+    if stored == "BIG_DECIMAL":
+        return [bigdecimal.to_java_string(v) for v in values.to_pylist()]  # BigDecimal.toString
+    if stored in ("INT", "LONG"):
+        return [str(v) for v in values.to_pylist()]
+    return values.to_pylist()
+
+
+def _bit_positions(items: list[str], num_hashes: int, bit_size: int) -> np.ndarray:
+    """Every bit each item sets, vectorised over items (hashing itself is one C call per item)."""
+    if not items:
+        return np.empty(0, dtype=np.uint64)
+    digests = np.frombuffer(b"".join(mmh3.hash_bytes(item.encode("utf-8")) for item in items), dtype="<u8")
+    h1 = digests[0::2].astype(np.uint64)
+    h2 = digests[1::2].astype(np.uint64)
+    steps = np.arange(num_hashes, dtype=np.uint64)
+    combined = h1[:, None] + steps[None, :] * h2[:, None]  # uint64 arithmetic wraps like Java longs
+    return (combined & np.uint64(_LONG_MAX)) % np.uint64(bit_size)
+
+
+def build_bloom_filter(
+    dictionary_values: pa.Array, spec: FieldSpec, fpp: float = DEFAULT_FPP, max_size_in_bytes: int = 0
+) -> bytes:
+    """The ``.bloom`` file for a column whose distinct values are ``dictionary_values``."""
+    if isinstance(dictionary_values, pa.ChunkedArray):
+        dictionary_values = dictionary_values.combine_chunks()
+    cardinality = len(dictionary_values)
+    try:
+        items = java_strings(dictionary_values, spec)
+        num_hashes, num_longs = guava_sizing(cardinality, java_fpp(fpp, max_size_in_bytes, max(cardinality, 1)))
+    except (BloomFilterError, bigdecimal.BigDecimalError) as exc:
+        raise BloomFilterError(f"column {spec.name!r}: bloom filter: {exc}") from exc
+    words = np.zeros(num_longs, dtype=np.uint64)
+    bits = _bit_positions(items, num_hashes, 64 * num_longs).ravel()
+    np.bitwise_or.at(words, (bits >> np.uint64(6)).astype(np.intp), np.uint64(1) << (bits & np.uint64(63)))
+    header = _HEADER.pack(TYPE_VALUE, VERSION, MURMUR128_MITZ_64, num_hashes, num_longs)
+    return header + words.astype(">u8").tobytes()
+
+
+def bloom_might_contain(buf: bytes, value_string: str) -> bool:
+    """Guava's ``mightContain`` for a value's Java string form (what a query pruner asks)."""
+    type_value, version, strategy, num_hashes, num_longs = _HEADER.unpack_from(buf, 0)
+    if (type_value, version, strategy) != (TYPE_VALUE, VERSION, MURMUR128_MITZ_64):
+        raise BloomFilterError(f"unknown bloom filter (type {type_value}, version {version}, strategy {strategy})")
+    words = np.frombuffer(buf, dtype=">u8", count=num_longs, offset=_HEADER.size)
+    bits = _bit_positions([value_string], num_hashes, 64 * num_longs).ravel()
+    return bool(np.all((words[(bits >> np.uint64(6)).astype(np.intp)] >> (bits & np.uint64(63))) & np.uint64(1)))
