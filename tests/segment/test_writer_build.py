@@ -1,0 +1,283 @@
+"""build_segment behaviour: determinism, atomicity, options, errors and table-config parsing."""
+from __future__ import annotations
+
+import gzip
+import os
+import tarfile
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from fixture_loader import read_tarball
+from pinot_sink.segment import BuildOptions, build_segment
+from pinot_sink.segment.builder import SegmentBuildError, validate_segment_name
+from pinot_sink.segment.properties import parse_properties
+from pinot_sink.segment.table_config import TableConfigError, parse_table_config
+from type_mapping.pinot_schema import PinotSchema
+from type_mapping.stored import PinotColumns
+
+SCHEMA = PinotSchema.from_json({
+    "schemaName": "t",
+    "dimensionFieldSpecs": [
+        {"name": "name", "dataType": "STRING"},
+        {"name": "tags", "dataType": "STRING", "singleValueField": False},
+    ],
+    "metricFieldSpecs": [{"name": "amount", "dataType": "DOUBLE"}],
+    "dateTimeFieldSpecs": [{"name": "day", "dataType": "INT", "format": "1:DAYS:EPOCH", "granularity": "1:DAYS"}],
+})
+CONFIG = {"tableName": "t_OFFLINE", "segmentsConfig": {"timeColumnName": "day"},
+          "tableIndexConfig": {"invertedIndexColumns": ["tags"]}}
+T0 = 1_700_000_000_000
+
+
+def _columns(names=("b", "a", "c", "a"), days=(18000, 18002, 18001, 18000), amounts=(1.5, 2.0, -1.0, 0.0)):
+    table = pa.table({
+        "name": pa.array(list(names)),
+        "tags": pa.array([["x"], ["y", "x"], ["z"], ["x", "x"]][: len(names)], pa.list_(pa.string())),
+        "amount": pa.array(list(amounts), pa.float64()),
+        "day": pa.array(list(days), pa.int32()),
+    })
+    return PinotColumns(table, {})
+
+
+def _entries(out_dir):
+    return sorted(p for p in os.listdir(out_dir))
+
+
+def test_same_input_same_bytes(tmp_path):
+    first = build_segment(_columns(), SCHEMA, CONFIG, tmp_path / "a", "seg_0", T0)
+    second = build_segment(_columns(), SCHEMA, CONFIG, tmp_path / "b", "seg_0", T0)
+    assert first.tar_path.read_bytes() == second.tar_path.read_bytes()
+    assert first.crc == second.crc and first.data_crc == second.data_crc
+    # a later creation time changes only creation.meta (and the tar mtimes)
+    third = build_segment(_columns(), SCHEMA, CONFIG, tmp_path / "c", "seg_0", T0 + 5000)
+    assert third.crc == first.crc
+    assert read_tarball(third.tar_path)["v3/columns.psf"] == read_tarball(first.tar_path)["v3/columns.psf"]
+    assert third.tar_path.read_bytes() != first.tar_path.read_bytes()
+
+
+def test_tarball_members(tmp_path):
+    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert built.tar_bytes == built.tar_path.stat().st_size
+    raw = built.tar_path.read_bytes()
+    assert raw[:2] == b"\x1f\x8b" and raw[4:8] == b"\0\0\0\0"  # gzip, mtime 0
+    with tarfile.open(built.tar_path) as tar:
+        members = tar.getmembers()
+    assert [m.name for m in members] == ["seg_0", "seg_0/v3", "seg_0/v3/columns.psf", "seg_0/v3/creation.meta",
+                                         "seg_0/v3/index_map", "seg_0/v3/metadata.properties"]
+    assert members[0].isdir() and members[1].isdir()
+    assert gzip.decompress(raw)[:6] == b"seg_0/"  # the first header names the directory with its slash
+    assert {(m.uid, m.gid, m.uname, m.gname, m.mtime) for m in members} == {(0, 0, "", "", T0 // 1000)}
+    assert _entries(tmp_path) == ["seg_0.tar.gz"]
+
+
+def test_built_segment_fields_and_metadata(tmp_path):
+    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert (built.name, built.rows, built.time_column, built.start_time, built.end_time, built.time_unit) == (
+        "seg_0", 4, "day", 18000, 18002, "DAYS")
+    assert built.creation_time_ms == T0 and built.dir_path is None and built.segment_version == "v3"
+    props = parse_properties(read_tarball(built.tar_path)["v3/metadata.properties"])
+    assert props["segment.table.name"] == "t"  # raw name, no _OFFLINE
+    assert props["segment.dimension.column.names"] == ["name", "tags"]
+    assert props["segment.metric.column.names"] == "amount"
+    assert props["column.amount.defaultNullValue"] == "0.0"  # metric default
+    assert props["column.tags.maxRowLengthInBytes"] == "2"
+    assert props["column.name.isSorted"] == "false"
+    with tarfile.open(built.tar_path) as tar:
+        index_map = tar.extractfile("seg_0/v3/index_map").read().decode()
+    assert "tags.inverted_index.startOffset" in index_map
+
+
+def test_creation_time_defaults_to_now(tmp_path):
+    import time
+
+    before = int(time.time() * 1000)
+    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0")
+    assert before <= built.creation_time_ms <= int(time.time() * 1000)
+
+
+def test_keep_dir_and_v1(tmp_path):
+    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0,
+                          BuildOptions(keep_dir=True, segment_version="v1"))
+    assert built.dir_path == tmp_path / "seg_0"
+    names = sorted(os.listdir(built.dir_path))
+    assert "name.sv.unsorted.fwd" in names and "tags.bitmap.inv" in names and "creation.meta" in names
+    assert read_tarball(built.tar_path) == {n: (built.dir_path / n).read_bytes() for n in names}
+    # rebuilding replaces the earlier directory
+    again = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(keep_dir=True))
+    assert sorted(os.listdir(again.dir_path)) == ["v3"]
+
+
+def test_sorted_input_gets_sorted_forward_index(tmp_path):
+    columns = _columns(names=("a", "a", "b", "c"))
+    built = build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
+                                                                                       keep_dir=True))
+    assert (built.dir_path / "name.sv.sorted.fwd").read_bytes() == bytes.fromhex("00000000 00000001"
+                                                                                  "00000002 00000002"
+                                                                                  "00000003 00000003")
+
+
+def test_sorted_column_is_never_inverted(tmp_path):
+    config = {**CONFIG, "tableIndexConfig": {"invertedIndexColumns": ["name"], "sortedColumn": ["name"]}}
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+                          BuildOptions(segment_version="v1", keep_dir=True))
+    names = os.listdir(built.dir_path)
+    assert "name.sv.sorted.fwd" in names and "name.bitmap.inv" not in names
+    # rows moved with the sort: the days follow their names (b, a, c, a) -> a, a, b, c
+    props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
+    assert props["column.name.isSorted"] == "true"
+
+
+def test_sort_can_be_disabled(tmp_path):
+    config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"]}}
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+                          BuildOptions(sort_by_sorted_column=False))
+    props = parse_properties(read_tarball(built.tar_path)["v3/metadata.properties"])
+    assert props["column.name.isSorted"] == "false"
+
+
+def test_null_vectors(tmp_path):
+    columns = _columns()
+    columns.null_masks["amount"] = np.array([False, True, False, False])
+    config = {**CONFIG, "tableIndexConfig": {"nullHandlingEnabled": True}}
+    built = build_segment(columns, SCHEMA, config, tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
+                                                                                       keep_dir=True))
+    assert (built.dir_path / "amount.bitmap.nullvalue").exists()
+    props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
+    assert props["column.name.isNonNull"] == "true" and "column.amount.isNonNull" not in props
+
+
+# --- failures leave nothing behind ----------------------------------------------------------------------
+
+
+def test_bad_column_leaves_no_file(tmp_path):
+    columns = _columns(amounts=(1.0, float("nan"), 2.0, 3.0))
+    with pytest.raises(SegmentBuildError, match="column 'amount'.*NaN"):
+        build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(keep_dir=True))
+    assert _entries(tmp_path) == []
+
+
+def test_empty_multi_value_row_names_column_and_row(tmp_path):
+    columns = _columns()
+    table = columns.table.set_column(1, "tags", pa.array([["x"], [], ["z"], ["x"]], pa.list_(pa.string())))
+    with pytest.raises(SegmentBuildError, match="column 'tags': row 1"):
+        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert _entries(tmp_path) == []
+
+
+def test_failure_while_writing_tarball_cleans_temp_file(tmp_path, monkeypatch):
+    import pinot_sink.segment.tarball as tarball
+
+    def broken_info(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(tarball, "_info", broken_info)
+    with pytest.raises(OSError, match="disk full"):
+        build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert _entries(tmp_path) == []
+
+
+def test_empty_input_is_an_error(tmp_path):
+    empty = PinotColumns(_columns().table.slice(0, 0), {})
+    with pytest.raises(SegmentBuildError, match="no rows"):
+        build_segment(empty, SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert _entries(tmp_path) == []
+
+
+def test_wrong_stored_type_is_an_error(tmp_path):
+    table = _columns().table.set_column(3, "day", pa.array([1, 2, 3, 4], pa.int64()))
+    with pytest.raises(SegmentBuildError, match="column 'day'"):
+        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+
+
+@pytest.mark.parametrize("name", ["a/b", "a:b", 'a"b', "a*b", "x__y__z__w", "x__y__z__w__v", ""])
+def test_segment_names_pinot_rejects(name):
+    with pytest.raises(SegmentBuildError):
+        validate_segment_name(name)
+
+
+def test_segment_name_with_two_separators_is_fine():
+    validate_segment_name("events__2024-01-01__0")
+
+
+def test_time_range_check(tmp_path):
+    columns = _columns(days=(0, 1, 2, 3))  # 1970: before Pinot's valid range
+    with pytest.raises(SegmentBuildError, match="time column 'day'.*1971"):
+        build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert _entries(tmp_path) == []
+    built = build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(time_check=False))
+    assert (built.start_time, built.end_time) == (0, 3)
+    config = {**CONFIG, "ingestionConfig": {"segmentTimeValueCheck": False}}
+    assert build_segment(columns, SCHEMA, config, tmp_path, "seg_1", T0).start_time == 0
+
+
+def test_simple_date_time_column(tmp_path):
+    schema = PinotSchema.from_json({"schemaName": "t", "dateTimeFieldSpecs": [
+        {"name": "d", "dataType": "STRING", "format": "1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd", "granularity": "1:DAYS"}]})
+    columns = PinotColumns(pa.table({"d": pa.array(["20240102", "20240101"])}), {})
+    built = build_segment(columns, schema, {"tableName": "t", "segmentsConfig": {"timeColumnName": "d"}}, tmp_path,
+                          "s", T0)
+    assert (built.start_time, built.end_time, built.time_unit) == (1704067200000, 1704153600000, "MILLISECONDS")
+
+
+def test_unsupported_indexes_error_or_skip(tmp_path):
+    config = {**CONFIG, "fieldConfigList": [{"name": "name", "indexTypes": ["TEXT"]}],
+              "tableIndexConfig": {"jsonIndexColumns": ["tags"]}}
+    with pytest.raises(SegmentBuildError, match="column 'name': text index.*column 'tags': json index"):
+        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+    assert _entries(tmp_path) == []
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+                          BuildOptions(unsupported_indexes="skip"))
+    assert len(built.skipped_indexes) == 2
+
+
+def test_star_tree_is_unsupported(tmp_path):
+    config = {**CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}]}}
+    with pytest.raises(SegmentBuildError, match="star-tree"):
+        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+
+
+# --- table config parsing ---------------------------------------------------------------------------
+
+
+def test_table_config_both_syntaxes():
+    config = {
+        "tableName": "t_OFFLINE",
+        "segmentsConfig": {"timeColumnName": "day"},
+        "tableIndexConfig": {
+            "noDictionaryColumns": ["amount"],
+            "invertedIndexColumns": ["name"],
+            "bloomFilterConfigs": {"tags": {"fpp": 0.01, "maxSizeInBytes": 1000}},
+            "segmentFormatVersion": "v1",
+            "sortedColumn": ["name"],
+            "varLengthDictionaryColumns": ["name"],
+            "segmentPartitionConfig": {"columnPartitionMap": {"day": {"functionName": "Modulo",
+                                                                      "numPartitions": 4}}},
+        },
+        "fieldConfigList": [
+            {"name": "amount", "encodingType": "RAW", "compressionCodec": "ZSTANDARD"},
+            {"name": "tags", "indexes": {"inverted": {}, "range": {"disabled": True}}},
+            {"name": "day", "indexes": {"range": {}, "bloom": {"fpp": 0.2}}},
+            {"name": "name", "indexes": {"inverted": {"disabled": True}, "fst": {}}},
+        ],
+    }
+    s = parse_table_config(config, SCHEMA)
+    assert s.raw_table_name == "t" and s.segment_version == "v1" and s.sorted_columns == ["name"]
+    assert not s.columns["amount"].dictionary and s.columns["amount"].compression_codec == "ZSTANDARD"
+    assert s.columns["tags"].inverted and not s.columns["tags"].range
+    assert (s.columns["tags"].bloom.fpp, s.columns["tags"].bloom.max_size_in_bytes) == (0.01, 1000)
+    assert s.columns["day"].range and s.columns["day"].bloom.fpp == 0.2
+    assert not s.columns["name"].inverted and s.columns["name"].unsupported == ["fst"]
+    assert s.columns["name"].var_length_dictionary
+    assert s.partitions["day"].num_partitions == 4
+    assert s.columns["amount"].raw_codec_id(True) == 2
+
+
+def test_default_raw_codec_and_bad_codec():
+    s = parse_table_config({"tableIndexConfig": {"noDictionaryColumns": ["name", "amount"]},
+                            "fieldConfigList": [{"name": "tags", "compressionCodec": "BROTLI"}]}, SCHEMA)
+    assert s.columns["name"].raw_codec_id(False) == 3  # LZ4 for dimensions
+    assert s.columns["amount"].raw_codec_id(True) == 0  # PASS_THROUGH for metrics
+    with pytest.raises(TableConfigError, match="column 'tags'"):
+        s.columns["tags"].raw_codec_id(False)
