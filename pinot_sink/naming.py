@@ -1,0 +1,323 @@
+"""Deterministic segment names, formed the way Pinot's own name generators form them.
+
+Facts from Pinot (``pinot-segment-spi/.../creator/name/``):
+
+* Every generator joins its parts with ``_`` and skips absent parts (Guava ``Joiner.on('_').skipNulls()``).
+* ``SimpleSegmentNameGenerator``: ``table [min max] [postfix] [sequenceId]``. ``min``/``max`` are the time
+  column's min and max *stored* values (``ColumnStatistics.getMinValue().toString()``), present only when the
+  table config has a time column; a negative sequence id is left out.
+* ``NormalizedDateSegmentNameGenerator``: ``prefix [minDate maxDate] [postfix] [sequenceId]``; the prefix
+  defaults to the table name; dates appear only for APPEND push type (the default when the table config says
+  nothing) and are formatted ``yyyy-MM-dd`` in UTC, or ``yyyy-MM-dd-HH`` when the push frequency is HOURLY.
+  EPOCH input is converted with the format's *unit only* (``TimeUnit.toMillis(value)``: the size in
+  ``5:MINUTES:EPOCH`` is ignored); SIMPLE_DATE_FORMAT input is parsed with its pattern.
+* ``FixedSegmentNameGenerator``: the given name.
+* ``SegmentNameUtils.validatePartialOrFullSegmentName``: no part may contain any of ``\\ / : * ? " < > |``.
+
+Like Pinot's Flink sink, the writer's partition id is appended to the postfix and the sequence id is the
+segment's ordinal inside its partition. Nothing comes from wall-clock time, UUIDs or attempt numbers, so a
+retried or speculative task attempt produces the same names. Overwrite runs add a run tag (fixed once on the
+driver) and streaming adds the micro-batch id, both before the partition id.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+INVALID_CHARS = '\\/:*?"<>|'
+_INVALID = re.compile(r'[\\/:*?"<>|]')
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_UNIT_MILLIS = {
+    "NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3, "MILLISECONDS": 1, "SECONDS": 1000,
+    "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000,
+}
+
+
+class SegmentNameError(ValueError):
+    """A segment name (or part of one) Pinot would reject, or a naming setup that cannot work."""
+
+
+def validate_name_part(part: str, what: str) -> str:
+    """Pinot's rule: no ``\\ / : * ? " < > |`` anywhere in a name or a part of one."""
+    bad = _INVALID.search(part)
+    if bad:
+        raise SegmentNameError(
+            f"invalid {what} {part!r}: Pinot segment names may not contain {bad.group()!r} "
+            f"(forbidden: {INVALID_CHARS})"
+        )
+    return part
+
+
+def join(*parts: Any) -> str:
+    """Guava ``Joiner.on('_').skipNulls()``."""
+    return "_".join(str(p) for p in parts if p is not None)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Time values, as Pinot prints them into names
+
+
+@dataclass(frozen=True)
+class TimeFormat:
+    """The part of Pinot's ``DateTimeFormatSpec`` that naming needs."""
+
+    kind: str  # EPOCH | TIMESTAMP | SIMPLE_DATE_FORMAT
+    unit: str = "MILLISECONDS"
+    pattern: str | None = None
+    time_zone: str = "UTC"
+
+    @classmethod
+    def parse(cls, text: str, column: str) -> "TimeFormat":
+        """Both spellings: ``1:MILLISECONDS:EPOCH`` / ``1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd`` and
+        ``EPOCH|MILLISECONDS(|size)`` / ``SIMPLE_DATE_FORMAT|pattern(|tz)`` / ``TIMESTAMP``."""
+        text = (text or "").strip()
+        if not text:
+            raise SegmentNameError(f"time column {column!r} has no format in the schema")
+        if text[0].isdigit():
+            tokens = text.split(":", 3)
+            if len(tokens) < 3:
+                raise SegmentNameError(f"time column {column!r}: invalid format {text!r}")
+            kind, unit = tokens[2].upper(), tokens[1].upper()
+            pattern = tokens[3] if len(tokens) > 3 else None
+            zone = "UTC"
+            if pattern:
+                tz = re.search(r"\s*tz\(([^)]+)\)\s*$", pattern)
+                if tz:
+                    zone, pattern = tz.group(1).strip(), pattern[: tz.start()]
+        else:
+            tokens = text.split("|")
+            kind = tokens[0].upper()
+            unit = tokens[1].upper() if kind == "EPOCH" and len(tokens) > 1 else "MILLISECONDS"
+            pattern = tokens[1] if kind == "SIMPLE_DATE_FORMAT" and len(tokens) > 1 else None
+            zone = tokens[2] if kind == "SIMPLE_DATE_FORMAT" and len(tokens) > 2 else "UTC"
+        if kind not in ("EPOCH", "TIMESTAMP", "SIMPLE_DATE_FORMAT"):
+            raise SegmentNameError(f"time column {column!r}: unknown time format {kind!r} in {text!r}")
+        if kind == "TIMESTAMP":
+            unit = "MILLISECONDS"
+        if kind == "EPOCH" and unit not in _UNIT_MILLIS:
+            raise SegmentNameError(f"time column {column!r}: unsupported time unit {unit!r} in {text!r}")
+        return cls(kind, unit, pattern, zone)
+
+
+def java_value_str(value: Any) -> str:
+    """``Object.toString()`` of a min/max stat as Pinot would print it in a name."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        from pinot_sink.segment.properties import java_float_str
+
+        return java_float_str(float(value), float32=isinstance(value, np.float32))
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
+
+
+def column_min_max(table: pa.Table, column: str) -> tuple[Any, Any] | tuple[None, None]:
+    """Min and max of a stored-type column (vectorised); ``(None, None)`` for no rows."""
+    if table.num_rows == 0:
+        return None, None
+    result = pc.min_max(table.column(column))
+    low, high = result["min"].as_py(), result["max"].as_py()
+    if pa.types.is_float32(table.schema.field(column).type):
+        low, high = np.float32(low), np.float32(high)
+    return low, high
+
+
+_JODA_TOKENS = [
+    ("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("M", "%m"), ("dd", "%d"), ("d", "%d"), ("HH", "%H"),
+    ("H", "%H"), ("mm", "%M"), ("m", "%M"), ("ss", "%S"), ("s", "%S"), ("SSS", "%f"),
+]
+
+
+def joda_to_strptime(pattern: str, column: str) -> str:
+    """The subset of Joda/SimpleDateFormat patterns that date-keyed tables use (y M d H m s S, quoted text)."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "'":
+            end = pattern.find("'", i + 1)
+            if end < 0:
+                raise SegmentNameError(f"time column {column!r}: unterminated quote in pattern {pattern!r}")
+            out.append(pattern[i + 1 : end].replace("%", "%%") or "'")
+            i = end + 1
+            continue
+        if ch.isalpha():
+            run = len(pattern) - i - len(pattern[i:].lstrip(ch))
+            token = ch * run
+            mapped = dict(_JODA_TOKENS).get(token)
+            if mapped is None:
+                raise SegmentNameError(
+                    f"time column {column!r}: pattern token {token!r} in {pattern!r} is not supported for "
+                    f"normalizedDate names (supported: yyyy yy MM dd HH mm ss SSS)"
+                )
+            out.append(mapped)
+            i += run
+            continue
+        out.append("%%" if ch == "%" else ch)
+        i += 1
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Generators
+
+
+@dataclass(frozen=True)
+class SegmentNamer:
+    """Names for one writer (one Spark partition of one job or micro-batch).
+
+    ``name(sequence_id, min_time, max_time)`` takes the time column's min and max stored values (``None``
+    when the table has no time column) and returns the segment name.
+    """
+
+    kind: str
+    prefix: str  # table name (simple), prefix (normalizedDate) or the fixed name
+    postfix: str | None
+    uses_time: bool
+    date_pattern: str | None = None  # output strftime for normalizedDate with APPEND push type
+    time_format: TimeFormat | None = None
+    time_column: str | None = None
+
+    def name(self, sequence_id: int, min_time: Any = None, max_time: Any = None) -> str:
+        if self.kind == "fixed":
+            return self.prefix
+        sequence = sequence_id if sequence_id >= 0 else None
+        if self.kind == "simple":
+            if self.uses_time and min_time is not None:
+                low = validate_name_part(java_value_str(min_time), "minimum time value")
+                high = validate_name_part(java_value_str(max_time), "maximum time value")
+                return join(self.prefix, low, high, self.postfix, sequence)
+            return join(self.prefix, self.postfix, sequence)
+        # normalizedDate
+        if self.date_pattern is not None:
+            if min_time is None or max_time is None:
+                raise SegmentNameError(
+                    f"normalizedDate names need the min and max of time column {self.time_column!r}"
+                )
+            return join(self.prefix, self.normalized_date(min_time), self.normalized_date(max_time),
+                        self.postfix, sequence)
+        return join(self.prefix, self.postfix, sequence)
+
+    def normalized_date(self, value: Any) -> str:
+        fmt = self.time_format
+        assert fmt is not None and self.date_pattern is not None
+        if fmt.kind in ("EPOCH", "TIMESTAMP"):
+            millis = int(value) * _UNIT_MILLIS[fmt.unit]
+            moment = _EPOCH + timedelta(milliseconds=millis)
+        else:
+            if not fmt.pattern:
+                raise SegmentNameError(
+                    f"time column {self.time_column!r}: SIMPLE_DATE_FORMAT without a pattern cannot be normalised"
+                )
+            try:
+                moment = datetime.strptime(str(value), joda_to_strptime(fmt.pattern, self.time_column or ""))
+            except ValueError as exc:
+                raise SegmentNameError(
+                    f"time column {self.time_column!r}: value {value!r} does not match pattern {fmt.pattern!r}"
+                ) from exc
+            moment = _localize(moment, fmt.time_zone)
+        return moment.astimezone(timezone.utc).strftime(self.date_pattern)
+
+
+def _localize(moment: datetime, zone: str) -> datetime:
+    if zone.upper() in ("UTC", "GMT", "Z"):
+        return moment.replace(tzinfo=timezone.utc)
+    from zoneinfo import ZoneInfo
+
+    return moment.replace(tzinfo=ZoneInfo(zone))
+
+
+def time_column_of(table_config: Mapping[str, Any] | None) -> str | None:
+    return ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName") or None
+
+
+def push_type_and_frequency(table_config: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """Pinot's ``IngestionConfigUtils``: batchIngestionConfig first, then the deprecated segmentsConfig keys;
+    the push type defaults to APPEND."""
+    config = table_config or {}
+    batch = ((config.get("ingestionConfig") or {}).get("batchIngestionConfig")) or {}
+    segments = config.get("segmentsConfig") or {}
+    push_type = batch.get("segmentIngestionType") or segments.get("segmentPushType") or "APPEND"
+    frequency = batch.get("segmentIngestionFrequency") or segments.get("segmentPushFrequency")
+    return str(push_type), (str(frequency) if frequency else None)
+
+
+def writer_postfix(user_postfix: str | None, *, partition_id: int | None, run_tag: str | None = None,
+                   batch_id: int | None = None) -> str | None:
+    """The postfix a writer passes to the generator: user postfix, run tag, batch id, partition id."""
+    parts = [
+        user_postfix.strip() if user_postfix else None,
+        run_tag,
+        f"b{batch_id}" if batch_id is not None else None,
+        partition_id,
+    ]
+    joined = join(*parts)
+    return joined or None
+
+
+def make_namer(
+    kind: str,
+    table_name: str,
+    schema: Any,
+    table_config: Mapping[str, Any] | None,
+    *,
+    postfix: str | None = None,
+    prefix: str | None = None,
+    fixed_name: str | None = None,
+) -> SegmentNamer:
+    """Build the generator Pinot's ``IngestionUtils.getSegmentNameGenerator`` would build, and validate it."""
+    if kind == "fixed":
+        if not fixed_name:
+            raise SegmentNameError("segment-name.type=fixed needs segment.name")
+        return SegmentNamer("fixed", validate_name_part(fixed_name, "segment name"), None, False)
+    if postfix is not None:
+        validate_name_part(postfix, "segment name postfix")
+    time_column = time_column_of(table_config)
+    if time_column is not None and schema is not None and time_column not in schema:
+        raise SegmentNameError(f"the table's time column {time_column!r} is not in the Pinot schema")
+    if kind == "simple":
+        validate_name_part(table_name, "table name")
+        return SegmentNamer("simple", table_name, postfix, uses_time=time_column is not None,
+                            time_column=time_column)
+    if kind != "normalizedDate":
+        raise SegmentNameError(f"unknown segment-name.type {kind!r} (simple, normalizedDate, fixed)")
+    name_prefix = prefix.strip() if prefix else table_name
+    validate_name_part(name_prefix, "segment name prefix")
+    push_type, frequency = push_type_and_frequency(table_config)
+    if push_type.upper() != "APPEND":
+        return SegmentNamer("normalizedDate", name_prefix, postfix, uses_time=False, time_column=time_column)
+    if time_column is None:
+        raise SegmentNameError(
+            "segment-name.type=normalizedDate on an APPEND table needs a time column: set "
+            "segmentsConfig.timeColumnName in the table config"
+        )
+    spec = schema[time_column]
+    if spec.field_type == "TIME":
+        raise SegmentNameError(
+            f"time column {time_column!r} uses the legacy timeFieldSpec; normalizedDate names need a dateTimeFieldSpec"
+        )
+    time_format = TimeFormat.parse(spec.datetime_format or "", time_column)
+    date_pattern = "%Y-%m-%d-%H" if (frequency or "").lower() == "hourly" else "%Y-%m-%d"
+    return SegmentNamer("normalizedDate", name_prefix, postfix, uses_time=True, date_pattern=date_pattern,
+                        time_format=time_format, time_column=time_column)
+
+
+def job_name_pattern(namer: SegmentNamer, job_postfix: str | None) -> re.Pattern:
+    """A regex matching every name one job (all partitions, all sequences) can produce with this namer kind.
+
+    ``job_postfix`` is the postfix without the partition id (user postfix, run tag, batch id). Used by abort
+    and orphan clean-up to restrict deletions to names this job could have written.
+    """
+    if namer.kind == "fixed":
+        return re.compile(re.escape(namer.prefix) + r"\Z")
+    tail = (r"_" + re.escape(job_postfix)) if job_postfix else ""
+    times = r"(?:_.+_.+)?" if namer.uses_time else ""
+    return re.compile(re.escape(namer.prefix) + times + tail + r"_\d+_\d+\Z")

@@ -1,0 +1,143 @@
+"""Segment names: the expectations are those of Pinot's own generator tests (SimpleSegmentNameGeneratorTest,
+NormalizedDateSegmentNameGeneratorTest), so a difference from Pinot's joins or date handling fails here."""
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pinot_sink.naming import (
+    SegmentNameError,
+    TimeFormat,
+    column_min_max,
+    job_name_pattern,
+    make_namer,
+    push_type_and_frequency,
+    writer_postfix,
+)
+from type_mapping import PinotSchema
+
+
+def schema(fmt="1:DAYS:EPOCH", data_type="LONG"):
+    return PinotSchema.from_json({
+        "schemaName": "myTable",
+        "dimensionFieldSpecs": [{"name": "d", "dataType": "STRING"}],
+        "dateTimeFieldSpecs": [{"name": "ts", "dataType": data_type, "format": fmt, "granularity": "1:DAYS"}],
+    })
+
+
+def config(time_column="ts", push_type=None, frequency=None):
+    cfg = {"tableName": "myTable_OFFLINE", "segmentsConfig": {}}
+    if time_column:
+        cfg["segmentsConfig"]["timeColumnName"] = time_column
+    batch = {}
+    if push_type:
+        batch["segmentIngestionType"] = push_type
+    if frequency:
+        batch["segmentIngestionFrequency"] = frequency
+    if batch:
+        cfg["ingestionConfig"] = {"batchIngestionConfig": batch}
+    return cfg
+
+
+def test_simple_matches_pinot():
+    no_time = make_namer("simple", "testTable", schema(), config(time_column=None))
+    assert no_time.name(-1) == "testTable"
+    assert no_time.name(0) == "testTable_0"
+    with_time = make_namer("simple", "testTable", schema(), config())
+    assert with_time.name(0, 1234, 5678) == "testTable_1234_5678_0"
+    assert with_time.name(-1, 1234, 5678) == "testTable_1234_5678"
+    post = make_namer("simple", "testTable", schema(), config(), postfix="postfix")
+    assert post.name(0, 1234, 5678) == "testTable_1234_5678_postfix_0"
+    assert post.name(-1, None, None) == "testTable_postfix"
+
+
+def test_flink_style_partition_postfix():
+    # Pinot's Flink sink: postfix + "_" + subtask index, then the sequence: starbucksStores_1_0
+    namer = make_namer("simple", "starbucksStores", schema(), config(time_column=None),
+                       postfix=writer_postfix(None, partition_id=1))
+    assert namer.name(0) == "starbucksStores_1_0"
+    tagged = writer_postfix("nightly", partition_id=3, run_tag="r20240101000000", batch_id=None)
+    assert tagged == "nightly_r20240101000000_3"
+    assert writer_postfix(None, partition_id=0, batch_id=7) == "b7_0"
+
+
+@pytest.mark.parametrize("bad", ["test/Table", "a\\b", "x:y", "p*q", "w?", 'q"', "a<b", "a>b", "12|34"])
+def test_invalid_characters_rejected(bad):
+    with pytest.raises(SegmentNameError, match="may not contain"):
+        make_namer("simple", bad, schema(), config())
+    with pytest.raises(SegmentNameError):
+        make_namer("simple", "t", schema(), config(), postfix=bad)
+    namer = make_namer("simple", "t", schema(), config())
+    with pytest.raises(SegmentNameError, match="time value"):
+        namer.name(0, bad, "1")
+
+
+def test_normalized_date_matches_pinot():
+    refresh = make_namer("normalizedDate", "myTable", schema(), config(push_type="REFRESH"))
+    assert refresh.name(-1) == "myTable" and refresh.name(1) == "myTable_1"
+    daily = make_namer("normalizedDate", "myTable", schema("1:DAYS:EPOCH"), config(frequency="daily"))
+    assert daily.name(1, 1, 3) == "myTable_1970-01-02_1970-01-04_1"
+    prefixed = make_namer("normalizedDate", "myTable", schema(), config(), prefix="myTable_daily  ",
+                          postfix="myPostfix")
+    assert prefixed.name(1, 1, 3) == "myTable_daily_1970-01-02_1970-01-04_myPostfix_1"
+    hours = make_namer("normalizedDate", "myTable", schema("EPOCH|HOURS"), config())
+    assert hours.name(1, 24, 72) == "myTable_1970-01-02_1970-01-04_1"
+    sdf = make_namer("normalizedDate", "myTable", schema("1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd", "INT"), config())
+    assert sdf.name(1, 19700102, 19700104) == "myTable_1970-01-02_1970-01-04_1"
+    dashed = make_namer("normalizedDate", "myTable", schema("SIMPLE_DATE_FORMAT|yyyy-MM-dd", "STRING"), config())
+    assert dashed.name(1, "1970-01-02", "1970-01-04") == "myTable_1970-01-02_1970-01-04_1"
+
+
+def test_normalized_date_hourly_and_size_ignored():
+    hourly = make_namer("normalizedDate", "t", schema("1:MILLISECONDS:EPOCH"), config(frequency="HOURLY"))
+    assert hourly.name(0, 3_600_000 * 5, 3_600_000 * 30) == "t_1970-01-01-05_1970-01-02-06_0"
+    # Pinot converts with the unit only: in 5:MINUTES:EPOCH the value 1440 is 1440 minutes, not 7200.
+    sized = make_namer("normalizedDate", "t", schema("5:MINUTES:EPOCH"), config())
+    assert sized.name(0, 1440, 1440) == "t_1970-01-02_1970-01-02_0"
+    timestamp = make_namer("normalizedDate", "t", schema("TIMESTAMP", "TIMESTAMP"), config())
+    assert timestamp.name(0, 86_400_000, 86_400_000) == "t_1970-01-02_1970-01-02_0"
+
+
+def test_normalized_date_needs_time_column_on_append():
+    with pytest.raises(SegmentNameError, match="time column"):
+        make_namer("normalizedDate", "t", schema(), config(time_column=None))
+    # REFRESH tables need none
+    assert make_namer("normalizedDate", "t", schema(), config(time_column=None, push_type="REFRESH")).name(0) == "t_0"
+
+
+def test_fixed():
+    namer = make_namer("fixed", "t", schema(), config(), fixed_name="my_segment")
+    assert namer.name(0, 1, 2) == "my_segment" and namer.name(5) == "my_segment"
+    with pytest.raises(SegmentNameError):
+        make_namer("fixed", "t", schema(), config(), fixed_name="bad/name")
+
+
+def test_push_type_falls_back_to_segments_config():
+    assert push_type_and_frequency({}) == ("APPEND", None)
+    legacy = {"segmentsConfig": {"segmentPushType": "REFRESH", "segmentPushFrequency": "HOURLY"}}
+    assert push_type_and_frequency(legacy) == ("REFRESH", "HOURLY")
+
+
+def test_time_format_parsing():
+    assert TimeFormat.parse("1:MILLISECONDS:EPOCH", "ts") == TimeFormat("EPOCH", "MILLISECONDS")
+    assert TimeFormat.parse("EPOCH", "ts").unit == "MILLISECONDS"
+    sdf = TimeFormat.parse("1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd tz(America/New_York)", "ts")
+    assert (sdf.pattern, sdf.time_zone) == ("yyyyMMdd", "America/New_York")
+    with pytest.raises(SegmentNameError):
+        TimeFormat.parse("1:DAYS:NOPE", "ts")
+
+
+def test_min_max_and_java_spelling():
+    table = pa.table({"ts": pa.array([5, 3, 9], pa.int64()), "f": pa.array([1.0, 0.5, 2.0], pa.float64())})
+    assert column_min_max(table, "ts") == (3, 9)
+    namer = make_namer("simple", "t", None, {"segmentsConfig": {"timeColumnName": "f"}})
+    assert namer.name(0, *column_min_max(table, "f")) == "t_0.5_2.0_0"  # Java Double.toString
+    assert column_min_max(table.slice(0, 0), "ts") == (None, None)
+
+
+def test_job_pattern_covers_partitions_and_sequences():
+    namer = make_namer("simple", "ev", schema(), config(), postfix="nightly_3")
+    pattern = job_name_pattern(namer, "nightly")
+    for name in ("ev_1_2_nightly_3_0", "ev_10_20_nightly_0_17"):
+        assert pattern.match(name)
+    for name in ("ev_1_2_other_3_0", "other_1_2_nightly_0_0", "ev_1_2_nightly_3"):
+        assert not pattern.match(name)
