@@ -113,10 +113,11 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset
+    kind: str  # fail / delay / reset / lose
     times: int
     method: str | None
     path: str | None
+    after: int = 0  # matching requests to let through before the fault starts
     status: int = 503
     message: str = "injected failure"
     retry_after: str | None = None
@@ -194,9 +195,11 @@ class FakeController:
     # --- fault knobs -----------------------------------------------------------------------------------
 
     def fail_next(self, times: int = 1, status: int = 503, *, message: str | None = None,
-                  retry_after: float | str | None = None, method: str | None = None, path: str | None = None) -> None:
+                  retry_after: float | str | None = None, method: str | None = None, path: str | None = None,
+                  after: int = 0) -> None:
+        """Answer the next ``times`` matching requests (after letting ``after`` through) with ``status``."""
         with self._lock:
-            self._faults.append(Fault("fail", times, method, path, status=status,
+            self._faults.append(Fault("fail", times, method, path, after=after, status=status,
                                       message=message or f"injected {status}",
                                       retry_after=None if retry_after is None else str(retry_after)))
 
@@ -210,6 +213,11 @@ class FakeController:
         """Read ``after_bytes`` of the body (default: half of it), then reset the TCP connection."""
         with self._lock:
             self._faults.append(Fault("reset", times, method, path, after_bytes=after_bytes))
+
+    def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
+        """Process the request fully, then reset the connection instead of answering (a lost answer)."""
+        with self._lock:
+            self._faults.append(Fault("lose", times, method, path))
 
     def require_auth(self, *accepted: str) -> None:
         """Only these exact Authorization values pass (none given: switch auth off again)."""
@@ -228,6 +236,9 @@ class FakeController:
         with self._lock:
             for fault in self._faults:
                 if fault.times > 0 and fault.matches(method, path):
+                    if fault.after > 0:
+                        fault.after -= 1
+                        return None
                     fault.times -= 1
                     return fault
         return None
@@ -733,18 +744,20 @@ class _Handler(BaseHTTPRequestHandler):
                 extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
                 raise ApiError(fault.status, fault.message, extra)
             status, payload = controller.handle(self.command, split.path, query, self.headers, body)
+            extra = None
         except ApiError as error:
-            status, payload = error.status, {"code": error.status, "error": error.message}
-            self._send(status, payload, error.headers)
+            status, payload, extra = error.status, {"code": error.status, "error": error.message}, error.headers
         except Exception as exc:  # an internal error answers 500, like Jersey would
-            status, payload = 500, {"code": 500, "error": f"Exception while processing: {exc!r}"}
-            self._send(status, payload)
-        else:
-            self._send(status, payload)
+            status, payload, extra = 500, {"code": 500, "error": f"Exception while processing: {exc!r}"}, None
         finally:
             if is_upload:
                 with controller._lock:
                     controller._uploads_in_flight -= 1
+        if fault is not None and fault.kind == "lose":
+            record.status = -status  # done, but the client never hears of it
+            self._reset()
+            return
+        self._send(status, payload, extra)
         record.status = status
 
     def _send(self, status: int, payload: Any, extra_headers: dict | None = None) -> None:

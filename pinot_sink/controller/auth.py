@@ -31,11 +31,15 @@ class Auth:
 
     @classmethod
     def basic(cls, user: str, password: str) -> "Auth":
+        if not user:
+            raise ValueError("basic auth needs a user name")
         token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
         return cls("basic", f"Basic {token}", user=user)
 
     @classmethod
     def bearer(cls, token: str) -> "Auth":
+        if not token or not token.strip():
+            raise ValueError("bearer auth needs a non-empty token")
         return cls("bearer", f"Bearer {token}")
 
     @classmethod
