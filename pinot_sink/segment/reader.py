@@ -16,6 +16,7 @@ vector, and those whose metadata says ``isNonNull`` (null handling on, no null: 
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tarfile
@@ -324,6 +325,8 @@ class SegmentReader:
     def _decode_stored(self, column: ColumnMetadata) -> pa.Array:
         if column.stored_type not in ARROW_STORED_TYPE:
             raise SegmentFormatError(f"column {column.name!r}: reading {column.data_type} values is not supported")
+        if self.metadata.total_docs == 0:
+            return pa.array([], type=stored_arrow_type(column))
         ids = self.dict_ids(column.name)
         if ids is None:
             values = self._decode_raw(column)
@@ -378,15 +381,15 @@ class SegmentReader:
             return [np.arange(first, last + 1, dtype=np.int32) for first, last in ranges]
         if not column.has_dictionary:
             return None  # a legacy raw-value inverted index (Pinot drops and rebuilds those)
-        buf = self.index_buffer(name, "inverted_index")
-        if buf is None:
-            return None
-        return self._cached(
-            name, "inverted",
-            lambda: decoders.decode_bitmap_inverted(
-                buf, column.cardinality, self.metadata.total_docs, self._where(name, "inverted_index")
-            ),
-        )
+
+        def compute():
+            buf = self.index_buffer(name, "inverted_index")
+            if buf is None:
+                return None
+            where = self._where(name, "inverted_index")
+            return decoders.decode_bitmap_inverted(buf, column.cardinality, self.metadata.total_docs, where)
+
+        return self._cached(name, "inverted", compute)
 
     def values(self, name: str) -> pa.Array:
         """Logical values (see the module docstring) with the null value vector applied."""
@@ -451,8 +454,6 @@ def _normalise_raw(values: pa.Array, column: ColumnMetadata, where: str) -> pa.A
 
 def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata:
     """Fill each column's index sizes from the v1 file sizes."""
-    import dataclasses
-
     columns = {}
     for name, column in metadata.columns.items():
         sizes = {}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import decimal
 import logging
+import re
 import struct
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -42,6 +43,7 @@ from .properties import Value, as_list, as_text, parse_properties, pinot_unescap
 log = logging.getLogger(__name__)
 
 UNAVAILABLE = -1
+_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 LONG_MIN = -(2**63)
 # Pinot's UUID is stored as BYTES; complex types are not readable here but their metadata parses.
 _EXTRA_STORED = {"UUID": "BYTES", "MAP": "MAP", "LIST": "LIST", "STRUCT": "STRUCT", "OPEN_STRUCT": "OPEN_STRUCT"}
@@ -54,9 +56,13 @@ _TIME_UNITS = {
     "HOURS": 3_600_000,
     "DAYS": 86_400_000,
 }
-# TimeUtils.timeUnitFromString also accepts these spellings.
-_TIME_UNIT_ALIASES = {"MILLIS": "MILLISECONDS", "MILLISECOND": "MILLISECONDS", "SECOND": "SECONDS",
-                      "MINUTE": "MINUTES", "HOUR": "HOURS", "DAY": "DAYS"}
+# TimeUtils.timeUnitFromString also accepts the "<UNIT>SINCEEPOCH" spellings (and MILLISSINCEEPOCH etc.).
+_TIME_UNIT_ALIASES = {
+    **{f"{unit}SINCEEPOCH": unit for unit in _TIME_UNITS},
+    "MILLISSINCEEPOCH": "MILLISECONDS",
+    "MICROSSINCEEPOCH": "MICROSECONDS",
+    "NANOSSINCEEPOCH": "NANOSECONDS",
+}
 
 
 class SegmentFormatError(ValueError):
@@ -79,6 +85,8 @@ def parse_stored_value(text: str, stored_type: str, column: str, key: str) -> An
         if stored_type in ("FLOAT", "DOUBLE"):
             return _java_float(text)
         if stored_type == "BIG_DECIMAL":
+            if not _JAVA_BIG_DECIMAL.fullmatch(text.strip()):  # Python's Decimal also takes "Infinity", "1_0"
+                raise ValueError(text)
             return decimal.Decimal(text.strip())
         if stored_type == "STRING":
             return pinot_unescape_string(text)
@@ -203,7 +211,9 @@ class ColumnMetadata:
             field_type=self.field_type,
             single_value=self.single_value,
             default_null_value=self.default_null_value,
-            default_null_value_in_schema=True,
+            default_null_value_in_schema=self.default_null_value != pinot_default_null_value(
+                self.data_type, METRIC if self.field_type == METRIC else DIMENSION
+            ),
             max_length_exceed_strategy=self.max_length_exceed_strategy,
             datetime_format=self.datetime_format,
             datetime_granularity=self.datetime_granularity,
@@ -426,6 +436,11 @@ def parse_column_metadata(
         config = config or None
 
     max_length = text("schemaMaxLength")
+    if total_docs == 0:
+        # EmptyColumnMetadata: only the field spec and partition info are read; no dictionary, no indexes.
+        has_dictionary, encoding, bits, invalid = False, "RAW", UNAVAILABLE, True
+        min_value = max_value = None
+        total_entries = max_mv = 0
     return ColumnMetadata(
         name=column,
         field_type=field_type,
@@ -433,7 +448,7 @@ def parse_column_metadata(
         stored_type=stored_type,
         single_value=single_value,
         total_docs=total_docs,
-        cardinality=number("cardinality", None),
+        cardinality=number("cardinality", None) if total_docs else 0,
         has_dictionary=has_dictionary,
         forward_index_encoding=encoding,
         sorted=flag("isSorted", False),
