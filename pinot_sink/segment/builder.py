@@ -20,11 +20,11 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from type_mapping.pinot_schema import DATE_TIME, METRIC, TIME, FieldSpec, PinotSchema
+from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
-from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, serialize_dictionary, uses_var_length
+from .dictionary import ColumnValueError, build_dictionary, entry_width, serialize_dictionary, uses_var_length
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
 from .inverted_index import inverted_index
 from .layout import EXTENSIONS, IndexEntry, segment_files
@@ -144,7 +144,8 @@ def build_segment(
     for spec in schema:
         try:
             meta, column_entries = _build_column(spec, table.column(spec.name), masks.get(spec.name),
-                                                 settings.columns[spec.name], settings, total_docs)
+                                                 settings.columns[spec.name], settings, total_docs,
+                                                 options.unsupported_indexes)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         entries.extend(column_entries)
@@ -233,6 +234,29 @@ def _has_dictionary(c: ColumnIndexSettings) -> bool:
     return c.dictionary or c.inverted  # an inverted index needs dictIds (Pinot creates the dictionary anyway)
 
 
+def _keeps_dictionary(c: ColumnIndexSettings, spec: FieldSpec, stats: ColumnStats,
+                      settings: TableIndexSettings) -> bool:
+    """``DictionaryIndexType.ignoreDictionaryOverride``: the ``optimizeDictionary*`` heuristics."""
+    if c.inverted:
+        return True
+    if settings.optimize_dictionary and spec.single_value:
+        return _single_value_keeps_dictionary(spec, stats, settings)
+    if (settings.optimize_dictionary_for_metrics and not settings.optimize_dictionary and spec.single_value
+            and spec.field_type == METRIC):
+        return _single_value_keeps_dictionary(spec, stats, settings)
+    return True
+
+
+def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings: TableIndexSettings) -> bool:
+    total, cardinality = stats.total_number_of_entries, stats.cardinality
+    if spec.is_fixed_width:
+        size = FIXED_WIDTH_STORED[spec.stored_type]
+        with_dictionary = cardinality * size + (total * bits_per_value(cardinality) + 7) // 8
+        return (total * size) / with_dictionary > settings.no_dictionary_size_ratio_threshold
+    threshold = settings.no_dictionary_cardinality_ratio_threshold
+    return threshold is None or threshold * total > cardinality
+
+
 # --- rows ------------------------------------------------------------------------------------------
 
 
@@ -275,6 +299,7 @@ def _build_column(
     c: ColumnIndexSettings,
     settings: TableIndexSettings,
     total_docs: int,
+    unsupported_mode: str = "error",
 ) -> tuple[ColumnMetadata, list[IndexEntry]]:
     name = spec.name
     values, row_lengths = flatten(column, spec.single_value)
@@ -286,7 +311,7 @@ def _build_column(
         )
     dictionary = build_dictionary(values, spec.stored_type, name)
     stats = collect_stats(spec, dictionary, row_lengths, total_docs)
-    has_dictionary = _has_dictionary(c)
+    has_dictionary = _has_dictionary(c) and _keeps_dictionary(c, spec, stats, settings)
     entries: list[IndexEntry] = []
     element_size = 0
     bits = bits_per_value(stats.cardinality)
@@ -319,7 +344,13 @@ def _build_column(
         # A sorted column's forward index serves as its inverted index; Pinot builds none.
         entries.append(IndexEntry(name, "inverted_index", EXTENSIONS["inverted_index"],
                                   inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
-    if c.range and _range_supported(c, spec):
+    if c.range and not has_dictionary and c.dictionary:
+        # optimizeDictionary turned the column raw; a raw range index is not written here.
+        if unsupported_mode == "error":
+            raise ColumnValueError(f"column {name!r}: optimizeDictionary made the column raw, and a range index "
+                                   "on a raw column is not written by this builder (use unsupported_indexes='skip')")
+        log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", name)
+    elif c.range and _range_supported(c, spec):
         from .range_index import build_range_index
 
         entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"],

@@ -14,12 +14,15 @@ vector, star-tree, timestamp, ...) are collected in ``unsupported`` so the build
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from type_mapping.pinot_schema import METRIC, PinotSchema, null_vector_columns
 
 from .codecs import codec_id
+
+log = logging.getLogger(__name__)
 
 # fieldConfig ``indexTypes`` / ``indexType`` names and ``indexes`` keys -> our index names.
 _INDEX_ALIASES = {
@@ -39,6 +42,7 @@ _INDEX_ALIASES = {
 }
 BUILT_INDEXES = {"forward", "dictionary", "inverted", "range", "bloom", "null_value_vector", "sorted"}
 DEFAULT_BLOOM_FPP = 0.05
+DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD = 0.85  # IndexingConfig
 
 
 class TableConfigError(ValueError):
@@ -94,6 +98,10 @@ class TableIndexSettings:
     partitions: dict[str, PartitionSettings] = field(default_factory=dict)
     segment_time_check: bool = True
     optimize_dictionary_type: bool = False
+    optimize_dictionary: bool = False
+    optimize_dictionary_for_metrics: bool = False
+    no_dictionary_size_ratio_threshold: float = DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD
+    no_dictionary_cardinality_ratio_threshold: float | None = None
     unsupported: list[str] = field(default_factory=list)  # table-level features we do not build
 
 
@@ -135,6 +143,8 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
 
     def column(name: str, setting: str) -> ColumnIndexSettings | None:
         # Pinot ignores index settings for columns that are not in the schema; so do we.
+        if name not in columns:
+            log.debug("table config %s names %r, which is not in the schema", setting, name)
         return columns.get(name)
 
     version = str(index_config.get("segmentFormatVersion") or "v3").lower()
@@ -215,6 +225,15 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
         partitions=partitions,
         segment_time_check=ingestion.get("segmentTimeValueCheck", True) is not False,
         optimize_dictionary_type=_true(index_config.get("optimizeDictionaryType")),
+        optimize_dictionary=_true(index_config.get("optimizeDictionary")),
+        optimize_dictionary_for_metrics=_true(index_config.get("optimizeDictionaryForMetrics")),
+        no_dictionary_size_ratio_threshold=float(
+            index_config.get("noDictionarySizeRatioThreshold") or DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD
+        ),
+        no_dictionary_cardinality_ratio_threshold=(
+            float(index_config["noDictionaryCardinalityRatioThreshold"])
+            if index_config.get("noDictionaryCardinalityRatioThreshold") is not None else None
+        ),
         unsupported=unsupported_table,
     )
 

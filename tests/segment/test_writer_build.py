@@ -281,3 +281,22 @@ def test_default_raw_codec_and_bad_codec():
     assert s.columns["amount"].raw_codec_id(True) == 0  # PASS_THROUGH for metrics
     with pytest.raises(TableConfigError, match="column 'tags'"):
         s.columns["tags"].raw_codec_id(False)
+
+
+def test_optimize_dictionary_turns_high_cardinality_metric_raw(tmp_path):
+    pytest.importorskip("pinot_sink.segment.raw_forward")
+    # 5000 distinct doubles in 5000 rows: raw 40000 B vs 40000 + 8125 B with a dictionary (ratio 0.83 <= 0.85)
+    n = 5000
+    columns = PinotColumns(pa.table({
+        "name": pa.array(["a"] * n), "tags": pa.array([["x"]] * n, pa.list_(pa.string())),
+        "amount": pa.array(np.arange(n, dtype=np.float64)), "day": pa.array([18000] * n, pa.int32()),
+    }), {})
+    config = {**CONFIG, "tableIndexConfig": {"optimizeDictionaryForMetrics": True}}
+    built = build_segment(columns, SCHEMA, config, tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
+                                                                                       keep_dir=True))
+    names = os.listdir(built.dir_path)
+    assert "amount.sv.raw.fwd" in names and "amount.dict" not in names
+    assert "name.dict" in names  # dimensions are left alone by optimizeDictionaryForMetrics
+    props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
+    assert props["column.amount.forwardIndexEncoding"] == "RAW"
+    assert props["column.amount.lengthOfEachEntry"] == "0"
