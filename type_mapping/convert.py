@@ -19,6 +19,7 @@ FLOAT/DOUBLE -> STRING (Java's ``Double.toString``), and error paths that look f
 """
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import decimal
 import json
@@ -428,7 +429,7 @@ def _millis(values: pa.Array, ctx: _Context) -> pa.Array:
 def _time_millis(values: pa.Array) -> pa.Array:
     """TIME of day -> millis of day (sub-millis floored)."""
     unit = values.type.unit
-    raw = values.cast(pa.int64())
+    raw = values.cast(pa.int32() if values.type.bit_width == 32 else pa.int64()).cast(pa.int64())
     if unit == "s":
         return pc.multiply(raw, 1000)
     if unit == "ms":
@@ -505,22 +506,22 @@ def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
     return pa.array(out, pa.string())
 
 
-_PLAIN_NEEDS_EXPONENT = r"^-?0\.0{6}"  # adjusted exponent < -6: Java switches to E notation
+_NEEDS_EXPONENT = r"^-?0\.0{6}|E"  # adjusted exponent < -6 (or already E notation)
 _INTEGER_TRAILING_ZEROS = r"^-?[1-9][0-9]*0$"  # stripping makes the scale negative: E notation
 
 
-def java_decimal_text(plain: pa.Array, strip: bool) -> pa.Array:
-    """Plain decimal texts (Arrow's decimal -> string) -> Java ``BigDecimal.toString`` of the value,
-    after ``stripTrailingZeros`` when ``strip``. Vectorised; only rows needing E notation go per value."""
-    text = plain
+def java_decimal_text(text: pa.Array, strip: bool) -> pa.Array:
+    """Decimal texts (Arrow's decimal/integer -> string, which spells like ``BigDecimal.toString`` at the
+    column's scale) -> Java ``BigDecimal.toString`` of the value, after ``stripTrailingZeros`` when
+    ``strip``. Vectorised; only rows in (or needing) E notation go through Python's Decimal."""
     if strip:
         text = pc.replace_substring_regex(text, r"^(-?[0-9]+\.[0-9]*?)0+$", r"\1")
         text = pc.replace_substring_regex(text, r"\.$", "")
         text = pc.replace_substring_regex(text, r"^-0$", "0")
         special = pc.or_(pc.match_substring_regex(text, _INTEGER_TRAILING_ZEROS),
-                         pc.match_substring_regex(text, _PLAIN_NEEDS_EXPONENT))
+                         pc.match_substring_regex(text, _NEEDS_EXPONENT))
     else:
-        special = pc.match_substring_regex(text, _PLAIN_NEEDS_EXPONENT)
+        special = pc.match_substring_regex(text, _NEEDS_EXPONENT)
     if not pc.any(special).as_py():
         return text
     rows = np.flatnonzero(_np_mask(special))
@@ -617,8 +618,12 @@ def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) 
         return pc.if_else(values, "true", "false")
     if family == "int":
         return values.cast(pa.string())
-    if family == "decimal":
-        return values.cast(pa.string())  # toPlainString
+    if family == "decimal":  # BigDecimal.toPlainString
+        text = values.cast(pa.string())
+        exponent = pc.match_substring(text, "E")
+        if not pc.any(exponent).as_py():
+            return text
+        return pa.array([None if v is None else format(v, "f") for v in values.to_pylist()], pa.string())
     if family == "float":  # Java's Float/Double.toString spelling, per value
         from pinot_sink.segment.properties import java_float_str
 
@@ -638,10 +643,10 @@ def _to_json(values: pa.Array, ctx: _Context) -> pa.Array:
             out.append(None if text is None else _normalise_json_text(text))
     elif family == "map":
         for value in values.to_pylist():
-            out.append(None if value is None else _dump_json(dict(value)))
+            out.append(None if value is None else _json_text(dict(value)))
     else:
         for value in values.to_pylist():
-            out.append(None if value is None else _dump_json(value))
+            out.append(None if value is None else _json_text(value))
     return pa.array(out, pa.string())
 
 
@@ -649,8 +654,8 @@ def _normalise_json_text(text: str) -> str:
     try:
         parsed = json.loads(text, parse_float=decimal.Decimal, parse_constant=_reject_constant)
     except (ValueError, _NotJson):
-        return _dump_json(text)
-    return _dump_json(parsed)
+        return _json_text(text)  # not JSON: Pinot stores it as a JSON string
+    return _json_text(parsed)
 
 
 class _NotJson(Exception):
@@ -661,56 +666,50 @@ def _reject_constant(name: str) -> Any:
     raise _NotJson(name)  # NaN/Infinity are not JSON to Jackson
 
 
-class _JavaJsonEncoder(json.JSONEncoder):
-    """Jackson's compact output: no spaces, non-ASCII kept, BigDecimal via toString, bytes as base64."""
-
-    def default(self, o: Any) -> Any:
-        if isinstance(o, (bytes, bytearray)):
-            import base64
-
-            return base64.b64encode(bytes(o)).decode("ascii")
-        if isinstance(o, _dt.datetime):
-            return int(o.timestamp() * 1000) if o.tzinfo else int(o.replace(tzinfo=_dt.timezone.utc).timestamp() * 1000)
-        if isinstance(o, _dt.date):
-            return o.isoformat()
-        if isinstance(o, _dt.time):
-            return o.isoformat()
-        return super().default(o)
+_JSON_CONTROL = re.compile(r"\\u00[0-9a-f]{2}")
 
 
-class _RawNumber(float):
-    """A float subclass whose repr is the text we want json to print (for BigDecimal and floats)."""
-
-    def __new__(cls, text: str) -> "_RawNumber":
-        obj = super().__new__(cls, 0.0)
-        obj.text = text
-        return obj
-
-    def __repr__(self) -> str:
-        return self.text
+def _json_string(text: str) -> str:
+    # Jackson: non-ASCII kept, control characters as \uXXXX with upper-case hex (Python: lower-case).
+    out = json.dumps(text, ensure_ascii=False)
+    return _JSON_CONTROL.sub(lambda m: "\\u" + m.group(0)[2:].upper(), out) if "\\u" in out else out
 
 
-def _prepare(value: Any) -> Any:
+def _json_text(value: Any) -> str:
+    """Compact JSON as Jackson writes it: BigDecimal via ``toString``, doubles via ``Double.toString``,
+    NaN/Infinity as strings, bytes as base64, dates as ISO text, timestamps as epoch millis."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, decimal.Decimal):
-        return _RawNumber(str(value))
+        return str(value)
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return _RawNumber("NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity"))
-        return _RawNumber(repr(value))
+        from pinot_sink.segment.properties import java_float_str
+
+        text = java_float_str(value)
+        return text if math.isfinite(value) else f'"{text}"'
+    if isinstance(value, str):
+        return _json_string(value)
     if isinstance(value, dict):
-        return {str(k): _prepare(v) for k, v in value.items()}
+        return "{" + ",".join(f"{_json_string(str(k))}:{_json_text(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
-        return [_prepare(v) for v in value]
-    return value
+        return "[" + ",".join(_json_text(v) for v in value) + "]"
+    if isinstance(value, (bytes, bytearray)):
+        return '"' + base64.b64encode(bytes(value)).decode("ascii") + '"'
+    if isinstance(value, _dt.datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+        return str((aware - _EPOCH) // _dt.timedelta(milliseconds=1))
+    if isinstance(value, (_dt.date, _dt.time)):
+        return _json_string(value.isoformat())
+    if isinstance(value, _dt.timedelta):
+        raise TypeError("an INTERVAL inside a JSON value has no JSON form")
+    return _json_string(str(value))
 
 
-def _dump_json(value: Any) -> str:
-    text = json.dumps(_prepare(value), cls=_JavaJsonEncoder, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=True)
-    return _JSON_CONTROL.sub(lambda m: m.group(0).upper().replace("\\U", "\\u"), text)
-
-
-_JSON_CONTROL = re.compile(r"\\u00[0-9a-f]{2}")  # Jackson prints control escapes with upper-case hex
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 
 def _to_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
