@@ -124,6 +124,9 @@ def build_segment(
         columns.validate(schema)
     except ValueError as exc:
         raise SegmentBuildError(str(exc)) from None
+    commas = [name for name in schema.column_names if "," in name]
+    if commas:
+        raise SegmentBuildError(f"columns {commas}: Pinot's metadata lists cannot hold a column name with a comma")
     total_docs = columns.num_rows
     if total_docs == 0:
         raise SegmentBuildError(f"segment {segment_name!r}: no rows (empty segments are never written)")

@@ -53,7 +53,7 @@ def build_dictionary(flat: pa.Array, stored_type: str, column: str) -> Dictionar
     if stored_type == "BIG_DECIMAL":
         return _big_decimal(flat, column)
     if stored_type in ("STRING", "BYTES"):
-        return _binary_like(flat, stored_type)
+        return _binary_like(flat, stored_type, column)
     raise ColumnValueError(f"column {column!r}: stored type {stored_type} has no dictionary support")
 
 
@@ -87,13 +87,23 @@ def _has_supplementary(strings: pa.Array) -> bool:
     return bool((np.frombuffer(data, dtype=np.uint8) >= 0xF0).any())
 
 
-def _binary_like(flat: pa.Array, stored_type: str) -> Dictionary:
+def _has_nul(strings: pa.Array) -> bool:
+    data = strings.buffers()[2] if len(strings) else None
+    return data is not None and bool((np.frombuffer(data, dtype=np.uint8) == 0).any())
+
+
+def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
     encoded = pc.dictionary_encode(flat)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     distinct = encoded.dictionary
     if pa.types.is_large_string(distinct.type) or pa.types.is_large_binary(distinct.type):
         distinct = distinct.cast(pa.string() if stored_type == "STRING" else pa.binary())
+    if stored_type == "STRING" and _has_nul(distinct):
+        # Dictionaries pad with NUL and readers cut at it; Pinot's ingestion truncates at the first NUL.
+        bad = next(v for v in distinct.to_pylist() if "\0" in v)
+        raise ColumnValueError(f"column {column!r}: value {bad[:40]!r} contains a NUL character, which Pinot "
+                               "cannot store (its ingestion cuts the string at the first NUL)")
     # Arrow sorts strings by UTF-8 bytes (= code point order) and binaries as unsigned bytes, which
     # equals Java's order except for strings mixing supplementary and U+E000..U+FFFF characters.
     if stored_type == "STRING" and _has_supplementary(distinct):

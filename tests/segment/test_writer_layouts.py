@@ -202,3 +202,8 @@ def test_partition_values_follow_java_hash_set_order():
     assert java_hash_set_order([3, 1, 2, 0]) == [0, 1, 2, 3]
     assert java_hash_set_order([17, 3]) == [17, 3]  # 16 buckets: 17 lands in bucket 1
     assert java_hash_set_order(range(13)) == list(range(13))  # 13 > 12 -> 32 buckets
+
+
+def test_string_with_nul_is_rejected():
+    with pytest.raises(ColumnValueError, match="column 's'.*NUL"):
+        build_dictionary(pa.array(["ok", "a\0b"]), "STRING", "s")
