@@ -7,7 +7,6 @@ with its indexes and their sizes, then the first N rows decoded natively (no Jav
 from __future__ import annotations
 
 import argparse
-import base64
 import datetime as _dt
 import decimal
 import json

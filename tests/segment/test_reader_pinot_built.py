@@ -16,27 +16,6 @@ import pytest
 from pinot_sink.segment.reader import open_segment, read_segment
 
 CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "events_indexes", "events_partitioned", "raw_codecs"]
-DICT_CASES = [c for c in CASES if c != "raw_codecs"]
-
-
-def _raw_forward_available() -> bool:
-    try:
-        from pinot_sink.segment import raw_forward  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _cases(cases):
-    return [
-        pytest.param(
-            c,
-            marks=pytest.mark.skipif(
-                c == "raw_codecs" and not _raw_forward_available(), reason="raw_forward.py has not landed"
-            ),
-        )
-        for c in cases
-    ]
 
 
 class Dump:
@@ -48,7 +27,7 @@ class Dump:
         self.tarball = next(folder.glob("*.tar.gz"))
 
 
-@pytest.fixture(scope="module", params=_cases(CASES))
+@pytest.fixture(scope="module", params=CASES)
 def case(request, pinot_built):
     dump = Dump(pinot_built / request.param)
     with open_segment(dump.tarball) as reader:

@@ -20,17 +20,6 @@ PADDING_CREATION = {
 }
 
 
-def _raw_forward_available() -> bool:
-    try:
-        from pinot_sink.segment import raw_forward  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_raw_forward = pytest.mark.skipif(not _raw_forward_available(), reason="raw_forward.py has not landed")
-
-
 @pytest.mark.parametrize("name", sorted(PADDING_CREATION))
 def test_padding_segments(pinot_segments, name):
     with open_segment(pinot_segments / f"{name}.tar.gz") as reader:
@@ -88,7 +77,6 @@ def test_legacy_metadata_and_index_sizes(pinot_segments, tarball):
         assert reader.inverted_index("category") is None  # legacy raw-value inverted index: not decoded
 
 
-@needs_raw_forward
 @pytest.mark.parametrize("tarball", ["legacyRawInverted_OFFLINE_0.tar.gz", "legacyRawInverted_v3_OFFLINE_0.tar.gz"])
 def test_legacy_rows(pinot_segments, tarball):
     contents = read_segment(pinot_segments / "legacy" / tarball)
