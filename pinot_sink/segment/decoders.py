@@ -249,6 +249,29 @@ def decode_bitmap_inverted(buf, cardinality: int, num_docs: int, where: str) -> 
     return postings
 
 
+def decode_legacy_raw_inverted(buf, stored_type: str, num_docs: int, where: str) -> tuple[pa.Array, list[np.ndarray]]:
+    """The raw-value inverted index of the reverted PR #17060 (legacy fixture): values and docIds per value.
+
+    Header (BE): int32 version 1, cardinality, max value length, then int64 dictionary offset/length and
+    inverted offset/length; an embedded var-length dictionary, then a bitmap inverted index whose offsets are
+    relative to the file start. Current Pinot drops and rebuilds such indexes; this is for inspection only.
+    """
+    if len(buf) < 44:
+        raise SegmentFormatError(f"{where}: {len(buf)} bytes, too short for a legacy raw inverted index")
+    version, cardinality, _ = struct.unpack_from(">iii", buf, 0)
+    dict_offset, dict_length, inv_offset, inv_length = struct.unpack_from(">qqqq", buf, 12)
+    if version != 1 or dict_offset + dict_length > len(buf) or inv_offset + inv_length != len(buf):
+        raise SegmentFormatError(f"{where}: not a legacy raw inverted index (version {version})")
+    dictionary = buf[dict_offset: dict_offset + dict_length]
+    if not is_var_length_buffer(dictionary):
+        raise SegmentFormatError(f"{where}: the embedded dictionary is not a var-length buffer")
+    values = _binary_to_stored(decode_var_length_values(dictionary, where), stored_type, where)
+    if len(values) != cardinality:
+        raise SegmentFormatError(f"{where}: {len(values)} dictionary values for cardinality {cardinality}")
+    postings = decode_bitmap_inverted(buf[inv_offset: inv_offset + inv_length], cardinality, num_docs, where)
+    return values, postings
+
+
 # --- v3 single-file index directory ---------------------------------------------------------------
 
 

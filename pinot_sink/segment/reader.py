@@ -391,6 +391,21 @@ class SegmentReader:
 
         return self._cached(name, "inverted", compute)
 
+    def legacy_raw_inverted_index(self, name: str) -> tuple[pa.Array, list[np.ndarray]] | None:
+        """A raw column's legacy raw-value inverted index: (values, docIds per value), or None."""
+        column = self.column(name)
+        if column.has_dictionary:
+            return None
+
+        def compute():
+            buf = self.index_buffer(name, "inverted_index")
+            if buf is None:
+                return None
+            where = self._where(name, "inverted_index")
+            return decoders.decode_legacy_raw_inverted(buf, column.stored_type, self.metadata.total_docs, where)
+
+        return self._cached(name, "legacy_inverted", compute)
+
     def values(self, name: str) -> pa.Array:
         """Logical values (see the module docstring) with the null value vector applied."""
         column = self.column(name)

@@ -74,7 +74,15 @@ def test_legacy_metadata_and_index_sizes(pinot_segments, tarball):
         sizes = {"forward_index": 2577, "inverted_index": 1391} if v3 else {"forward_index": 2569, "inverted_index": 1383}
         assert reader.index_sizes("category") == sizes
         assert reader.dictionary("category") is None and reader.dict_ids("category") is None
-        assert reader.inverted_index("category") is None  # legacy raw-value inverted index: not decoded
+        assert reader.inverted_index("category") is None  # no dictionary: not a standard inverted index
+        values, postings = reader.legacy_raw_inverted_index("category")
+        assert values.to_pylist() == ["alpha", "beta", "delta", "gamma"]
+        assert [p.tolist() for p in postings] == [
+            list(range(0, 600, 2)), list(range(1, 600, 6)), list(range(5, 600, 6)), list(range(3, 600, 6))
+        ]
+        forward = reader.stored_values("category").to_pylist()
+        for value, docs in zip(values.to_pylist(), postings):
+            assert {forward[d] for d in docs} == {value}
 
 
 @pytest.mark.parametrize("tarball", ["legacyRawInverted_OFFLINE_0.tar.gz", "legacyRawInverted_v3_OFFLINE_0.tar.gz"])
