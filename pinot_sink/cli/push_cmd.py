@@ -1,6 +1,113 @@
-"""`pinot-sink push` (placeholder until its issue lands)."""
+"""``pinot-sink push PATH... --url URL --table T``: upload built segment tarballs, many in parallel."""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
 
 
-def register(subparsers):
-    parser = subparsers.add_parser("push", help="(not implemented yet)")
-    parser.set_defaults(func=lambda args: print("pinot-sink push: not implemented yet") or 2)
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "push", help="upload segment tarballs to a Pinot controller",
+        description="Upload built segments (<name>.tar.gz files, or directories holding them).",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="segment tarball or a directory of them")
+    parser.add_argument("--push-mode", choices=PUSH_MODES, default="tar",
+                        help="tar: send the tarball; uri: deep store then tell the URI; metadata: deep store then "
+                             "send only the metadata (default tar)")
+    parser.add_argument("--deep-store", metavar="URI", help="deep store URI for uri/metadata modes "
+                                                            "(<URI>/<rawTable>/<segment>.tar.gz)")
+    parser.add_argument("--copy-to-deep-store", action="store_true",
+                        help="metadata mode: let the controller copy the tarball into its own deep store")
+    parser.add_argument("--parallel", type=int, default=4, metavar="N", help="uploads in flight (default 4)")
+    parser.add_argument("--consistent", action="store_true",
+                        help="replace every current segment of the table atomically (segment lineage); "
+                             "any failure reverts")
+    add_controller_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def find_tarballs(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.tar.gz") if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise SystemExit(f"no such file or directory: {item}")
+    if not found:
+        raise SystemExit("no segment tarballs (*.tar.gz) found")
+    names = [segment_name_from_path(p) for p in found]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SystemExit(f"the same segment name appears twice: {', '.join(duplicates[:5])}")
+    return found
+
+
+class Progress:
+    """A one-line progress display on stderr (a line per segment when stderr is not a terminal)."""
+
+    def __init__(self, total: int, total_bytes: int, stream=None) -> None:
+        self.total, self.total_bytes = total, total_bytes
+        self.stream = stream or sys.stderr
+        self.live = getattr(self.stream, "isatty", lambda: False)()
+        self.done = self.failed = self.bytes = 0
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __call__(self, result) -> None:
+        with self._lock:
+            self.done += 1
+            self.bytes += result.tar_bytes
+            self.failed += 0 if result.ok else 1
+            elapsed = max(time.monotonic() - self.started, 1e-9)
+            line = (f"[{self.done}/{self.total}] {100 * self.bytes / max(self.total_bytes, 1):5.1f}% "
+                    f"{self.bytes / elapsed / 1e6:6.1f} MB/s  {'FAILED ' if not result.ok else ''}{result.segment}")
+            if self.live:
+                self.stream.write("\r\033[K" + line)
+            else:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def finish(self) -> str:
+        if self.live:
+            self.stream.write("\n")
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        return (f"pushed {self.done - self.failed} of {self.total} segments ({self.bytes / 1e6:.1f} MB) in "
+                f"{elapsed:.1f}s: {self.done / elapsed:.1f} segments/s, {self.bytes / elapsed / 1e6:.1f} MB/s")
+
+
+def run(args) -> int:
+    if args.push_mode != "tar" and not args.deep_store:
+        raise SystemExit(f"--push-mode {args.push_mode} needs --deep-store URI")
+    if args.parallel < 1:
+        raise SystemExit("--parallel must be at least 1")
+    tarballs = find_tarballs(args.paths)
+    progress = Progress(len(tarballs), sum(p.stat().st_size for p in tarballs))
+    options = dict(push_mode=args.push_mode, deep_store_uri=args.deep_store,
+                   copy_to_deep_store=args.copy_to_deep_store, parallel=args.parallel, on_result=progress)
+    with client_from_args(args, pool_size=max(args.parallel, 4)) as client:
+        if args.consistent:
+            push = ConsistentPush(client, args.table, segments_to=[segment_name_from_path(p) for p in tarballs])
+            try:
+                push.run(tarballs, **options)
+            finally:
+                print(progress.finish(), file=sys.stderr)
+            print(f"table {push.table}: {len(tarballs)} segments replaced {len(push.segments_from or [])} "
+                  f"(lineage entry {push.lineage_id})")
+            return 0
+        results = push_segments(client, args.table, tarballs, raise_on_error=False, **options)
+        print(progress.finish(), file=sys.stderr)
+    failures = [r for r in results if not r.ok]
+    for result in failures:
+        print(f"FAILED {result.segment}: {result.error}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+
