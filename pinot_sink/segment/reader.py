@@ -227,7 +227,12 @@ class SegmentReader:
 
     def _where(self, column: str, index: str) -> str:
         if self.layout == "v1":
-            return f"column {column!r} {index} ({self._v1_path(column, index) or 'missing file'})"
+            path = self._v1_path(column, index)
+            if path is None:  # name the file Pinot would look for
+                suffixes = V1_SUFFIXES.get(index, ("",)) if index != "forward_index" else (
+                    _forward_suffix(self.column(column)),)
+                path = os.path.join(self.files_dir, column + suffixes[0])
+            return f"column {column!r} {index} ({os.path.basename(path)})"
         return f"column {column!r} {index} (v3/{COLUMNS_FILE})"
 
     def _v1_path(self, column: str, index: str) -> str | None:
