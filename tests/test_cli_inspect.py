@@ -24,6 +24,7 @@ def test_json_report_matches_pinot_dump(pinot_built, capsys):
     assert (segment["name"], segment["totalDocs"], segment["crc"], segment["dataCrc"]) == (
         expected_meta["segmentName"], 300, expected_meta["crc"], expected_meta["dataCrc"]
     )
+    assert (segment["computedCrc"], segment["computedDataCrc"]) == (segment["crc"], segment["dataCrc"])
     assert segment["startTimeIso"] == "2019-04-14T00:00:00.000Z" and segment["timeUnit"] == "DAYS"
     columns = {c["name"]: c for c in report["columns"]}
     for expected in expected_meta["columns"]:
@@ -52,7 +53,7 @@ def test_text_report(pinot_segments, capsys):
     assert main(["inspect", str(pinot_segments / "paddingNull.tar.gz"), "--rows", "2", "--columns", "name,age"]) == 0
     out = capsys.readouterr().out
     assert "segment     mySegment_0" in out and "5 docs" in out and "layout v1" in out
-    assert "crc 2641412145" in out
+    assert "crc 2641412145   data crc -   (matches the files)" in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("column "))
     assert header.split() == ["column", "type", "field", "card", "encoding", "sorted", "bits", "nulls", "min", "max",

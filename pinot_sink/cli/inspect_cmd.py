@@ -86,6 +86,8 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
     }
     readable = reader.layout != "metadata-only" and _has_index_data(reader)
     segment["indexDataAvailable"] = readable
+    computed = reader.compute_crcs() if readable else None
+    segment["computedCrc"], segment["computedDataCrc"] = computed if computed else (None, None)
     report: dict[str, Any] = {"segment": segment, "columns": [], "rows": None}
     for name in columns:
         column = reader.column(name)
@@ -176,7 +178,12 @@ def render_text(report: dict[str, Any]) -> str:
     ]
     if seg["crc"] is not None:
         data_crc = seg["dataCrc"] if seg["dataCrc"] is not None else "-"
-        lines.append(f"created     {seg['creationTime']}   crc {seg['crc']}   data crc {data_crc}")
+        check = ""
+        if seg["computedCrc"] is not None:
+            # A server-converted v3 segment keeps its v1 CRC; a difference is not always corruption.
+            check = ("   (matches the files)" if seg["computedCrc"] == seg["crc"]
+                     else f"   (the files give crc {seg['computedCrc']})")
+        lines.append(f"created     {seg['creationTime']}   crc {seg['crc']}   data crc {data_crc}{check}")
     if seg["timeColumn"]:
         span = ""
         if seg["startTime"] is not None:

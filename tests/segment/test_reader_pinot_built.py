@@ -65,6 +65,7 @@ def test_segment_metadata(case):
     assert meta.end_time_ms == expected["endTimeMillis"]
     assert meta.version == expected["segmentVersion"]
     assert meta.custom == expected["custom"]
+    assert reader.compute_crcs() == (expected["crc"], expected["dataCrc"])
     assert reader.layout == ("v1" if name.endswith("_v1") else "v3")
     assert sorted(meta.columns) == sorted(c["columnName"] for c in expected["columns"])
 

@@ -29,6 +29,8 @@ def test_padding_segments(pinot_segments, name):
         assert (meta.time_column, meta.time_unit, meta.start_time, meta.end_time) == ("outgoingName1", "DAYS", 246, 902)
         assert (meta.crc, meta.creation_time_ms) == PADDING_CREATION[name]
         assert meta.data_crc is None  # 16-byte creation.meta
+        data_crc = 0xDB791671 if name == "paddingNull" else 0x0ED6171D
+        assert reader.compute_crcs() == (meta.crc, data_crc)
         assert meta.dimension_columns == ("age", "name", "percent") and meta.metric_columns == ()
         assert sorted(meta.columns) == ["age", "name", "outgoingName1", "percent"]
         shape = {c: (m.field_type, m.data_type, m.cardinality, m.bits_per_element, m.dictionary_element_size)
@@ -66,6 +68,8 @@ def test_legacy_metadata_and_index_sizes(pinot_segments, tarball):
         assert reader.layout == ("v3" if v3 else "v1") and meta.version == ("v3" if v3 else "v1")
         assert (meta.name, meta.table_name, meta.total_docs) == ("legacyRawInverted_OFFLINE_0", "legacyRawInverted", 600)
         assert (meta.crc, meta.creation_time_ms, meta.data_crc) == (0x4D76BDB7, 1777871824473, 0x64028585)
+        # A server-converted v3 segment keeps the v1 CRC in creation.meta; its own files give another one.
+        assert reader.compute_crcs() == ((0x80450A97 if v3 else 0x4D76BDB7), 0x64028585)
         column = reader.column("category")
         assert (column.has_dictionary, column.forward_index_encoding, column.cardinality) == (False, "RAW", 4)
         assert column.bits_per_element == -1  # canonicalised: no dictionary

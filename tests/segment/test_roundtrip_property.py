@@ -127,6 +127,7 @@ def test_build_then_read_gives_back_the_input(tmp_path_factory, case):
         meta = reader.metadata
         assert (meta.name, meta.total_docs, meta.version) == ("prop_0", columns.num_rows, version)
         assert (meta.crc, meta.data_crc, meta.creation_time_ms) == (built.crc, built.data_crc, 1700000000000)
+        assert reader.compute_crcs() == (built.crc, built.data_crc)
         contents = reader.read()
         for spec in schema:
             name = spec.name
