@@ -151,6 +151,8 @@ def build_segment(
                                                  options.unsupported_indexes)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
+        except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
+            raise SegmentBuildError(f"column {spec.name!r}: {exc}") from exc
         entries.extend(column_entries)
         column_meta[spec.name] = meta
         if meta.partition is not None:
