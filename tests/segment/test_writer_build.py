@@ -284,7 +284,6 @@ def test_default_raw_codec_and_bad_codec():
 
 
 def test_optimize_dictionary_turns_high_cardinality_metric_raw(tmp_path):
-    pytest.importorskip("pinot_sink.segment.raw_forward")
     # 5000 distinct doubles in 5000 rows: raw 40000 B vs 40000 + 8125 B with a dictionary (ratio 0.83 <= 0.85)
     n = 5000
     columns = PinotColumns(pa.table({

@@ -6,7 +6,6 @@ and creation time; every (column, index id) payload, ``index_map``, ``metadata.p
 """
 from __future__ import annotations
 
-import copy
 import difflib
 
 import numpy as np
@@ -16,13 +15,6 @@ import pytest
 from fixture_loader import CREATION_TIME_MS, load_case, psf_payloads, read_tarball
 from pinot_sink.segment.builder import BuildOptions, build_segment
 
-# Modules another helper writes; a case needing one is skipped until it lands.
-NEEDS = {
-    "raw_codecs": ["pinot_sink.segment.raw_forward"],
-    "events_indexes": ["pinot_sink.segment.range_index", "pinot_sink.segment.bloom_filter"],
-    "events_partitioned": ["pinot_sink.segment.range_index", "pinot_sink.segment.bloom_filter",
-                           "pinot_sink.segment.partition"],
-}
 # Where our bytes differ from Pinot's on purpose or by codec choice (docs/segment-format-notes.md).
 KNOWN_DIFFERENCES = {
     # cramjam's Snappy encoder chose other (equally valid) matches than snappy-java for this chunk.
@@ -56,8 +48,6 @@ def _assert_same_metadata(ours: dict[str, bytes], theirs: dict[str, bytes]) -> N
 @pytest.mark.parametrize("name", ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs",
                                   "events_indexes", "events_partitioned"])
 def test_same_bytes_as_pinot(name, pinot_built, tmp_path):
-    for module in NEEDS.get(name, []):
-        pytest.importorskip(module)
     case = load_case(pinot_built / name)
     built = _build(case, tmp_path)
     ours, theirs = read_tarball(built.tar_path), case.pinot_files()
@@ -79,7 +69,6 @@ def test_same_bytes_as_pinot(name, pinot_built, tmp_path):
 
 def test_raw_snappy_difference_is_only_compression(pinot_built, tmp_path):
     """The one raw chunk that differs holds the same values: Pinot's reader decodes both the same way."""
-    pytest.importorskip("pinot_sink.segment.raw_forward")
     from pinot_sink.segment.reader import open_segment
 
     case = load_case(pinot_built / "raw_codecs")
@@ -92,43 +81,13 @@ def test_raw_snappy_difference_is_only_compression(pinot_built, tmp_path):
         assert mine.stored_values("l").equals(case.columns.table.column("l").combine_chunks())
 
 
-def test_events_indexes_core_without_optional_modules(pinot_built, tmp_path):
-    """Dictionaries, forward (incl. sorted ``ts``), inverted indexes and metadata, whatever else is installed."""
-    case = load_case(pinot_built / "events_indexes")
-    config = copy.deepcopy(case.table_config)
-    config["tableIndexConfig"].pop("rangeIndexColumns")
-    config["tableIndexConfig"].pop("bloomFilterColumns")
-    built = build_segment(case.columns, case.schema, config, tmp_path, case.segment_name, CREATION_TIME_MS,
-                          BuildOptions(sort_by_sorted_column=False))
-    ours, theirs = read_tarball(built.tar_path), case.pinot_files()
-    ours_payloads, theirs_payloads = _payloads(ours), _payloads(theirs)
-    expected = {k: v for k, v in theirs_payloads.items() if k[1] not in ("range_index", "bloom_filter")}
-    assert sorted(ours_payloads) == sorted(expected)
-    for key, data in expected.items():
-        assert ours_payloads[key] == data, f"{key} differs"
-    _assert_same_metadata(ours, theirs)  # range/bloom leave no trace in metadata.properties
-
-
 def test_sorted_column_sorts_rows(pinot_built, tmp_path):
     """With sort_by_sorted_column (the default), ``country`` is sorted and every row moves as a whole."""
     from pinot_sink.segment.reader import open_segment
 
-    pytest.importorskip("pinot_sink.segment.range_index")
-    pytest.importorskip("pinot_sink.segment.bloom_filter")
     case = load_case(pinot_built / "events_indexes")
     built = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
                           CREATION_TIME_MS)
-    _check_sorted_by_country(case, built, open_segment)
-
-
-def test_sorted_column_sorts_rows_core(pinot_built, tmp_path):
-    from pinot_sink.segment.reader import open_segment
-
-    case = load_case(pinot_built / "events_indexes")
-    config = copy.deepcopy(case.table_config)
-    config["tableIndexConfig"].pop("rangeIndexColumns")
-    config["tableIndexConfig"].pop("bloomFilterColumns")
-    built = build_segment(case.columns, case.schema, config, tmp_path, case.segment_name, CREATION_TIME_MS)
     _check_sorted_by_country(case, built, open_segment)
 
 
