@@ -20,7 +20,7 @@ from pinot_sink.segment.reader import open_segment
 from type_mapping.pinot_schema import PinotSchema, null_vector_columns
 from type_mapping.stored import PinotColumns, arrow_type_for
 
-MV_TYPES = ("INT", "LONG", "FLOAT", "DOUBLE", "STRING", "BYTES")
+MV_TYPES = ("INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING", "BYTES")
 SV_TYPES = ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL", "BOOLEAN", "TIMESTAMP", "STRING", "JSON", "BYTES")
 METRIC_TYPES = ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL")
 CODECS = ("PASS_THROUGH", "SNAPPY", "ZSTANDARD", "LZ4")
