@@ -3,5 +3,85 @@
 Data flow, one module each: DataFrame -> Arrow batches (Spark) -> ``type_mapping`` (stored values)
 -> ``pinot_sink.buffer`` (per-partition buffer) -> ``pinot_sink.segment`` (segment builder, tarball)
 -> ``pinot_sink.controller`` (uploader) -> ``pinot_sink.datasource`` (driver commit).
+
+Importing the package registers the data source (``pinot`` and ``pinot_sink``) on the active
+SparkSession, if there is one; ``pinot_sink.register(spark)`` does it explicitly.
 """
+from __future__ import annotations
+
+import logging
+
 __version__ = "0.1.0"
+
+JVM_PINOT_NOTICE = (
+    "a JVM data source named 'pinot' is on the classpath ({provider}); Spark resolves format('pinot') to it, "
+    "not to pinot_sink. Use format('pinot_sink'), which always reaches this package."
+)
+
+
+def jvm_pinot_provider(spark) -> str | None:
+    """The class of a JVM data source registered as ``pinot`` (Pinot's Spark connector), or None.
+
+    JVM and built-in sources win over Python sources of the same name, so this decides whether
+    ``format("pinot")`` reaches us. Looks through Spark's ``DataSourceRegister`` services via py4j."""
+    try:
+        jvm = spark._jvm
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        register_class = jvm.java.lang.Class.forName("org.apache.spark.sql.sources.DataSourceRegister", True, loader)
+        services = jvm.java.util.ServiceLoader.load(register_class, loader).iterator()
+        while services.hasNext():
+            try:
+                provider = services.next()
+            except Exception:  # a broken provider on the classpath; Spark skips it too
+                continue
+            if str(provider.shortName()).lower() == "pinot":
+                return str(provider.getClass().getName())
+    except Exception:  # Spark Connect or no JVM access: cannot tell
+        return None
+    return None
+
+
+def register(spark=None) -> bool:
+    """Register ``pinot`` and ``pinot_sink`` on ``spark`` (default: the active session).
+
+    Returns True when ``format("pinot")`` reaches this package, False when a JVM source shadows it (a
+    warning says so; ``format("pinot_sink")`` works either way)."""
+    from pyspark.sql import SparkSession
+
+    from .datasource import PinotDataSource, PinotSinkDataSource
+
+    spark = spark or SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("pinot_sink.register: no active SparkSession; pass one")
+    spark.dataSource.register(PinotDataSource)
+    spark.dataSource.register(PinotSinkDataSource)
+    provider = jvm_pinot_provider(spark)
+    if provider:
+        logging.getLogger("pinot_sink").warning(JVM_PINOT_NOTICE.format(provider=provider))
+        return False
+    return True
+
+
+def write(df, table_name: str, *, mode: str = "append", **options) -> None:
+    """``df.write.format("pinot_sink")`` with ``sink.parallelism`` honoured; see ``datasource.write``."""
+    from .datasource import write as _write
+
+    register(df.sparkSession)
+    _write(df, table_name, mode=mode, **options)
+
+
+def _register_on_import() -> None:
+    import sys
+
+    if "pyspark.sql" not in sys.modules:  # no pyspark loaded, so no session: keep plain imports fast
+        return
+    try:
+        from pyspark.sql import SparkSession
+
+        if SparkSession.getActiveSession() is not None:
+            register()
+    except Exception as exc:  # never break an import over registration
+        logging.getLogger("pinot_sink").debug("pinot_sink: not registered on import: %s", exc)
+
+
+_register_on_import()

@@ -1,0 +1,556 @@
+"""The Spark data source: ``df.write.format("pinot")`` and ``df.writeStream.format("pinot")``.
+
+Driver (``prepare_job``, before any task): options -> Pinot schema and table config (controller, or the
+``schema``/``table-config`` options) -> reconcile with the DataFrame schema (fails fast, naming the column)
+-> a snapshot of the segments that already exist -> a picklable ``WriteJob``.
+
+Executor (``write_partition``, one call per task): Arrow batches -> ``type_mapping.convert`` ->
+``PartitionBuffer`` -> ``build_segment`` per cut -> deliver (write to output-uri, upload to the controller,
+or stage for the driver's consistent push) -> a ``TaskReport`` commit message.
+
+Driver (``commit_job`` / ``abort_job``): summary table; overwrite finishes the consistent push; abort and
+commit clean up what failed attempts left behind (see ``pinot_sink.commit``).
+
+Spark pickles the writer on the driver and runs ``commit``/``abort`` against the pickled copy, so all state
+lives in the ``WriteJob`` (made before any task) and in the commit messages. Heavy imports stay inside
+functions: this module is imported by Spark's planner and by every Python worker.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceStreamArrowWriter,
+    WriterCommitMessage,
+)
+
+from .commit import (
+    SegmentRecord,
+    SegmentStore,
+    Snapshot,
+    TaskReport,
+    check_unique_names,
+    remove_orphans,
+    reported_segments,
+    summary_table,
+    undo_append,
+)
+from .options import WriteOptions
+
+log = logging.getLogger("pinot_sink")
+
+DEFAULT_OUTPUT_URI = "pinot-segments"
+BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
+QUERY_ID_PROPERTY = "sql.streaming.queryId"  # stable across restarts from the same checkpoint
+
+
+class PinotWriteError(RuntimeError):
+    """A failure while writing one partition; the message names the partition and the segment."""
+
+
+def _ensure_log_handler() -> None:
+    """Python workers have no logging config: send our INFO lines to stderr (the executor log)."""
+    if not log.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+
+
+# -----------------------------------------------------------------------------------------------------
+# The job, prepared on the driver
+
+
+@dataclass(frozen=True)
+class WriteJob:
+    options: WriteOptions
+    schema_json: dict
+    table_config: dict
+    plan: Any  # type_mapping.reconcile.WritePlan
+    overwrite: bool
+    streaming: bool
+    run_tag: str | None  # overwrite runs only: fresh names for the replacement, fixed once per job
+    creation_time_ms: int
+    client_config: Any  # pinot_sink.controller.ClientConfig, None in embedded mode
+    output_uri: str | None  # normalised URI root; tarballs at <output_uri>/<table>/<name>.tar.gz
+    stage_uri: str | None  # overwrite with a controller: where tasks leave tarballs for the driver's push
+    stage_is_temporary: bool
+    snapshot: Snapshot | None  # batch jobs: segments present before the job
+    started_at: float
+
+    @property
+    def table(self) -> str:
+        return self.options.table_name
+
+    @property
+    def delivery_root(self) -> str | None:
+        """Where tasks put tarballs themselves (None: uploaded straight to the controller only)."""
+        if self.client_config is None:
+            return self.output_uri
+        if self.overwrite:
+            return self.stage_uri
+        if self.options.push_mode == "tar":
+            return self.output_uri  # optional extra copy
+        return None  # uri/metadata: the push copies to output_uri itself
+
+    def store(self) -> SegmentStore:
+        if self.client_config is not None:
+            return SegmentStore(self.table, client_config=self.client_config)
+        return SegmentStore(self.table, directory_uri=table_dir_uri(self.output_uri, self.table))
+
+    def segment_schema(self):
+        from type_mapping import PinotSchema
+
+        return PinotSchema.from_json(self.schema_json)
+
+    def job_postfix(self, batch_tag: str | None = None) -> str | None:
+        from .naming import join
+
+        options = self.options
+        return join(options.segment_name_postfix, self.run_tag, batch_tag) or None
+
+    def namer(self, *, partition_id: int | None, batch_tag: str | None = None):
+        from .naming import join, make_namer
+
+        postfix = join(self.job_postfix(batch_tag), partition_id) or None
+        options = self.options
+        return make_namer(
+            options.segment_name_type, options.table_name, self.segment_schema(), self.table_config,
+            postfix=postfix, prefix=options.segment_name_prefix, fixed_name=options.segment_name,
+        )
+
+    def name_pattern(self, batch_tag: str | None = None) -> str:
+        from .naming import job_name_pattern
+
+        return job_name_pattern(self.namer(partition_id=0, batch_tag=batch_tag), self.job_postfix(batch_tag)).pattern
+
+
+def table_dir_uri(root_uri: str, table: str) -> str:
+    from pinot_sink.controller.deep_store import normalise_uri
+
+    return f"{normalise_uri(root_uri)}/{table}"
+
+
+def local_path(uri: str) -> Path | None:
+    """The local directory behind a ``file://`` URI (None for remote stores)."""
+    from urllib.parse import unquote, urlsplit
+
+    if uri.startswith("file://"):
+        return Path(unquote(urlsplit(uri).path))
+    return None
+
+
+def _client_config(options: WriteOptions):
+    from pinot_sink.controller import Auth, ControllerClient, RetryPolicy
+
+    auth = None
+    if options.auth_username is not None:
+        auth = Auth.basic(options.auth_username, options.auth_password)
+    elif options.auth_token:
+        auth = Auth.bearer(options.auth_token)
+    elif options.auth_header:
+        auth = Auth.header(options.auth_header)
+    retry = RetryPolicy(
+        max_attempts=options.retry_max_attempts,
+        max_elapsed_s=options.retry_max_elapsed_s,
+        initial_backoff_s=options.retry_initial_backoff_s,
+        max_backoff_s=options.retry_max_backoff_s,
+    )
+    client = ControllerClient(
+        options.url, auth=auth, headers=options.headers, database=options.database, verify=options.tls_verify,
+        connect_timeout=options.connect_timeout_s, read_timeout=options.read_timeout_s, retry=retry,
+    )
+    return client, client.config
+
+
+def _default_table_config(table: str, schema_json: dict) -> dict:
+    return {"tableName": f"{table}_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
+            "tableIndexConfig": {}, "metadata": {}}
+
+
+def prepare_job(raw_options: Mapping[str, str], spark_schema, *, overwrite: bool, streaming: bool) -> WriteJob:
+    """Everything the tasks need, decided once on the driver; fails fast with a clear message."""
+    from type_mapping import PinotSchema
+    from type_mapping.reconcile import plan_write
+
+    from pinot_sink.controller.deep_store import normalise_uri
+
+    from .naming import SegmentNameError
+
+    _ensure_log_handler()
+    options = WriteOptions.parse(raw_options)
+    client = client_config = None
+    if options.url:
+        client, client_config = _client_config(options)
+        schema_json = options.schema_json or client.get_schema(options.table_name)
+        table_config = options.table_config_json or client.get_table_config(options.table_name)
+    else:
+        if options.schema_json is None:
+            raise ValueError(
+                "without 'url' (no controller) the Pinot schema must come from the 'schema' option "
+                "(inline JSON or a path), and optionally the table config from 'table-config'"
+            )
+        schema_json = options.schema_json
+        table_config = options.table_config_json or _default_table_config(options.table_name, schema_json)
+
+    pinot_schema = PinotSchema.from_json(schema_json)
+    plan = plan_write(
+        spark_schema, pinot_schema, ignore_unknown_columns=options.ignore_unknown_columns,
+        case_sensitive=options.case_sensitive, table_config=table_config,
+    )
+    if streaming and overwrite:
+        raise ValueError("the pinot sink does not support the 'complete' output mode (it would need to replace "
+                         "the whole table every micro-batch); use the 'append' output mode")
+    run_tag = time.strftime("r%Y%m%d%H%M%S", time.gmtime()) if overwrite else None
+    creation_time_ms = options.creation_time_ms if options.creation_time_ms is not None else int(time.time() * 1000)
+
+    output_uri = options.output_uri
+    if client is None and not output_uri:
+        output_uri = DEFAULT_OUTPUT_URI
+    output_uri = normalise_uri(output_uri) if output_uri else None
+    stage_uri, stage_is_temporary = None, False
+    if client is not None and overwrite:
+        if output_uri:
+            stage_uri = output_uri
+        else:
+            stage_uri = normalise_uri(os.path.join(tempfile.gettempdir(), "pinot-sink-staging", run_tag))
+            stage_is_temporary = True
+
+    job = WriteJob(
+        options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
+        streaming=streaming, run_tag=run_tag, creation_time_ms=creation_time_ms, client_config=client_config,
+        output_uri=output_uri, stage_uri=stage_uri, stage_is_temporary=stage_is_temporary, snapshot=None,
+        started_at=time.time(),
+    )
+    try:
+        job.namer(partition_id=0, batch_tag="q0_b0" if streaming else None)  # validate names before any task
+    except SegmentNameError as exc:
+        raise ValueError(f"table {options.table_name}: {exc}") from None
+    if not streaming:
+        job = _with_snapshot(job)
+    log.info("pinot_sink: writing %s (%s) with %s", options.table_name, _mode_text(job), options)
+    return job
+
+
+def _with_snapshot(job: WriteJob) -> WriteJob:
+    from dataclasses import replace
+
+    before = frozenset(job.store().list())
+    return replace(job, snapshot=Snapshot(before=before, pattern=job.name_pattern()))
+
+
+def _mode_text(job: WriteJob) -> str:
+    mode = "overwrite" if job.overwrite else "append"
+    if job.client_config is None:
+        return f"{mode}, embedded: segments to {job.output_uri}/{job.table}/, no upload"
+    return f"{mode}, controller {job.client_config.url}, push-mode {job.options.push_mode}"
+
+
+# -----------------------------------------------------------------------------------------------------
+# One partition, on an executor
+
+
+def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, attempt: int = 0,
+                    batch_tag: str | None = None, batch_id: int | None = None) -> TaskReport:
+    """Convert, buffer, build and deliver one partition's rows; returns its commit message."""
+    from type_mapping.convert import ConversionOptions, to_pinot_columns
+
+    from .buffer import PartitionBuffer
+
+    _ensure_log_handler()
+    options = job.options
+    schema = job.segment_schema()
+    namer = job.namer(partition_id=partition_id, batch_tag=batch_tag)
+    conversion = ConversionOptions(**options.conversion)
+    buffer = PartitionBuffer(options.max_rows, options.max_bytes)
+    report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id)
+    work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{options.table_name}-p{partition_id}-"))
+    source_columns = list(dict.fromkeys(job.plan.source_columns))
+    try:
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            if job.plan.ignored_columns:
+                batch = batch.select(source_columns)
+            try:
+                part = to_pinot_columns(batch, schema, job.table_config, plan=job.plan, options=conversion,
+                                        row_offset=report.input_rows)
+            except Exception as exc:
+                raise PinotWriteError(
+                    f"table {options.table_name}, partition {partition_id}: rows {report.input_rows}.."
+                    f"{report.input_rows + batch.num_rows - 1} of the partition: {exc}"
+                ) from exc
+            report.input_rows += batch.num_rows
+            for rows in buffer.add(part):
+                _emit(job, schema, namer, rows, report, work_dir)
+        rows = buffer.drain()
+        if rows is not None:
+            _emit(job, schema, namer, rows, report, work_dir)
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    return report
+
+
+def _emit(job: WriteJob, schema, namer, rows, report: TaskReport, work_dir: Path) -> None:
+    """Build one segment from ``rows``, deliver it, record it, and release the memory."""
+    from pinot_sink.segment import BuildOptions, build_segment
+
+    from .naming import column_min_max
+
+    options = job.options
+    sequence = len(report.segments)
+    partition = report.partition_id
+    time_column = namer.time_column if namer.uses_time else None
+    low, high = column_min_max(rows.table, time_column) if time_column else (None, None)
+    name = namer.name(sequence, low, high)
+    where = f"table {options.table_name}, partition {partition}, segment {name}"
+    if namer.kind == "fixed" and sequence > 0:
+        raise PinotWriteError(
+            f"{where}: segment-name.type=fixed allows one segment, but partition {partition} needs more "
+            f"(raise sink.buffer-flush.max-rows / max-size, or use segment-name.type=simple)"
+        )
+    root = job.delivery_root
+    local_root = local_path(table_dir_uri(root, options.table_name)) if root else None
+    out_dir = local_root if local_root is not None else work_dir
+    build_options = BuildOptions(segment_version=options.segment_version,
+                                 sort_by_sorted_column=options.sort_by_sorted_column,
+                                 unsupported_indexes=options.unsupported_indexes)
+    started = time.monotonic()
+    try:
+        built = build_segment(rows, schema, job.table_config, out_dir, name,
+                              creation_time_ms=job.creation_time_ms, options=build_options)
+    except Exception as exc:
+        raise PinotWriteError(f"{where}: build failed: {exc}") from exc
+    build_ms = (time.monotonic() - started) * 1000
+    del rows  # the buffered rows are no longer needed; free them before the upload
+
+    started = time.monotonic()
+    try:
+        uri, uploaded = _deliver(job, built, local_root)
+    except Exception as exc:
+        raise PinotWriteError(f"{where}: delivery failed: {exc}") from exc
+    upload_ms = (time.monotonic() - started) * 1000
+    if out_dir == work_dir and Path(built.tar_path).exists():
+        os.unlink(built.tar_path)
+    record = SegmentRecord(name=built.name, rows=built.rows, tar_bytes=built.tar_bytes, crc=built.crc, uri=uri,
+                           partition_id=partition, sequence_id=sequence, build_ms=build_ms, upload_ms=upload_ms,
+                           uploaded=uploaded)
+    report.segments.append(record)
+    log.info("pinot_sink: segment %s: partition %d, %d rows, %.2f MB, build %.0f ms, %s %.0f ms", built.name,
+             partition, built.rows, built.tar_bytes / 1024**2, build_ms, "upload" if uploaded else "write",
+             upload_ms)
+    failure = options.test_fail_partition
+    if failure and failure[0] == partition and report.attempt == 0 and len(report.segments) == failure[1]:
+        raise PinotWriteError(f"{where}: injected failure (test option) on attempt 0")
+
+
+def _deliver(job: WriteJob, built, local_root: Path | None) -> tuple[str, bool]:
+    """Put the built tarball where this job's mode wants it; returns (uri, uploaded to the table)."""
+    from pinot_sink.controller import ControllerClient, copy_to_deep_store, segment_destination
+
+    options = job.options
+    root = job.delivery_root
+    uri = None
+    if root is not None:
+        uri = segment_destination(root, options.table_name, built.name)
+        if local_root is None:
+            copy_to_deep_store(built.tar_path, uri, segment=built.name)
+    if job.client_config is None or job.overwrite:
+        return uri, False
+    client = ControllerClient.from_config(job.client_config)
+    try:
+        client.upload_segment(options.table_name, built.tar_path, push_mode=options.push_mode,
+                              deep_store_uri=job.output_uri if options.push_mode != "tar" else None)
+    finally:
+        client.close()
+    if options.push_mode != "tar":
+        uri = segment_destination(job.output_uri, options.table_name, built.name)
+    return uri or job.client_config.url, True
+
+
+# -----------------------------------------------------------------------------------------------------
+# Commit and abort, on the driver
+
+
+def commit_job(job: WriteJob, messages: Sequence[TaskReport | None], *, batch_tag: str | None = None) -> None:
+    _ensure_log_handler()
+    segments = reported_segments(messages)
+    check_unique_names(segments)
+    committed = [s.name for s in segments]
+    store = job.store()
+    if job.overwrite and job.client_config is not None:
+        _consistent_push(job, segments)
+    elif job.overwrite:
+        # Embedded overwrite: the new run-tagged files are in place; drop every file that was there before.
+        stale = sorted(set(job.snapshot.before) - set(committed))
+        store.delete(stale)
+        log.info("pinot_sink: overwrite removed %d earlier segment file(s) from %s", len(stale), store.describe())
+    else:
+        snapshot = job.snapshot if batch_tag is None else Snapshot(frozenset(), job.name_pattern(batch_tag))
+        remove_orphans(store, snapshot, committed)
+    log.info("%s", summary_table(segments, table=job.table, elapsed_s=time.time() - job.started_at,
+                                 destination=_mode_text(job)))
+
+
+def _consistent_push(job: WriteJob, segments: Sequence[SegmentRecord]) -> None:
+    """Overwrite with a controller: replace the table's live segments by the staged ones, atomically."""
+    from pinot_sink.controller import ConsistentPush, ControllerClient
+
+    client = ControllerClient.from_config(job.client_config)
+    download_dir = None
+    try:
+        paths = []
+        for segment in segments:
+            local = local_path(segment.uri)
+            if local is None:  # remote staging: bring the tarball to the driver for the upload
+                import fsspec
+
+                download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
+                local = download_dir / f"{segment.name}.tar.gz"
+                fs, remote = fsspec.core.url_to_fs(segment.uri)
+                fs.get_file(remote, str(local))
+            paths.append(local)
+        push = ConsistentPush(client, job.table, segments_to=[s.name for s in segments])
+        with push:
+            push.upload(paths, push_mode=job.options.push_mode, parallel=job.options.push_parallelism,
+                        deep_store_uri=job.output_uri if job.options.push_mode != "tar" else None)
+        log.info("pinot_sink: overwrite replaced %d segment(s) by %d (lineage %s)", len(push.segments_from or []),
+                 len(segments), push.lineage_id)
+    finally:
+        client.close()
+        if download_dir is not None:
+            shutil.rmtree(download_dir, ignore_errors=True)
+        if job.stage_is_temporary:
+            root = local_path(job.stage_uri)
+            if root is not None:
+                shutil.rmtree(root, ignore_errors=True)
+
+
+def abort_job(job: WriteJob, messages: Sequence[TaskReport | None], *, batch_tag: str | None = None) -> None:
+    """Leave the table as it was: delete what this write added (overwrite: nothing was published)."""
+    _ensure_log_handler()
+    if job.overwrite and job.client_config is not None:
+        stage = SegmentStore(job.table, directory_uri=table_dir_uri(job.stage_uri, job.table))
+        undo_append(stage, Snapshot(frozenset(), job.name_pattern()))
+        if job.stage_is_temporary and local_path(job.stage_uri) is not None:
+            shutil.rmtree(local_path(job.stage_uri), ignore_errors=True)
+        return
+    snapshot = job.snapshot if batch_tag is None else Snapshot(frozenset(), job.name_pattern(batch_tag))
+    undo_append(job.store(), snapshot)
+
+
+# -----------------------------------------------------------------------------------------------------
+# Spark's classes
+
+
+def _task_context():
+    from pyspark import TaskContext
+
+    return TaskContext.get()
+
+
+class PinotBatchWriter(DataSourceArrowWriter):
+    def __init__(self, job: WriteJob) -> None:
+        self.job = job
+
+    def write(self, iterator: Iterator) -> WriterCommitMessage:
+        context = _task_context()
+        return write_partition(self.job, iterator, partition_id=context.partitionId(),
+                               attempt=context.attemptNumber())
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        commit_job(self.job, messages)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        abort_job(self.job, messages)
+
+
+def stream_batch_tag(query_id: str | None, batch_id: int) -> str:
+    """``q<8 hex of the query id>_b<batch id>``: stable across restarts from the same checkpoint, distinct
+    between queries writing the same table."""
+    query = (query_id or "").replace("-", "")[:8] or "0"
+    return f"q{query}_b{batch_id}"
+
+
+@dataclass
+class StreamTaskReport(TaskReport):
+    query_id: str | None = None
+
+
+class PinotStreamWriter(DataSourceStreamArrowWriter):
+    def __init__(self, job: WriteJob) -> None:
+        self.job = job
+
+    def write(self, iterator: Iterator) -> WriterCommitMessage:
+        context = _task_context()
+        batch_id = int(context.getLocalProperty(BATCH_ID_PROPERTY))
+        query_id = context.getLocalProperty(QUERY_ID_PROPERTY)
+        report = write_partition(self.job, iterator, partition_id=context.partitionId(),
+                                 attempt=context.attemptNumber(), batch_tag=stream_batch_tag(query_id, batch_id),
+                                 batch_id=batch_id)
+        return StreamTaskReport(**report.__dict__, query_id=query_id)
+
+    def _batch_tag(self, messages, batch_id: int) -> str | None:
+        query_ids = {m.query_id for m in messages if m is not None}
+        return stream_batch_tag(query_ids.pop(), batch_id) if len(query_ids) == 1 else None
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        tag = self._batch_tag(messages, batchId)
+        if tag is None:
+            return  # no task reported: nothing was written
+        commit_job(self.job, messages, batch_tag=tag)
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        tag = self._batch_tag(messages, batchId)
+        if tag is not None:
+            abort_job(self.job, messages, batch_tag=tag)
+
+
+class PinotDataSource(DataSource):
+    """``df.write.format("pinot")``. Options: docs/options.md."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "pinot"
+
+    def writer(self, schema, overwrite: bool) -> PinotBatchWriter:
+        return PinotBatchWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=False))
+
+    def streamWriter(self, schema, overwrite: bool) -> PinotStreamWriter:
+        return PinotStreamWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=True))
+
+
+class PinotSinkDataSource(PinotDataSource):
+    """The same source under ``pinot_sink``, a name no JVM connector claims."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "pinot_sink"
+
+
+# -----------------------------------------------------------------------------------------------------
+# Convenience entry point that can honour sink.parallelism
+
+
+def write(df, table_name: str, *, mode: str = "append", **options: Any) -> None:
+    """``df.write.format("pinot_sink")`` with ``sink.parallelism`` applied (a data source cannot repartition
+    its input, so this helper does it first). Dotted names go in as a dict:
+    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
+    parallelism = options.get("sink.parallelism")
+    if parallelism is not None:
+        df = df.repartition(int(parallelism))
+    writer = df.write.format("pinot_sink").option("table-name", table_name).mode(mode)
+    for key, value in options.items():
+        writer = writer.option(key, str(value))
+    writer.save()
