@@ -1,6 +1,62 @@
-"""`pinot-sink schema` (placeholder until its issue lands)."""
+"""`pinot-sink schema`: print a Pinot schema JSON for a Spark or Flink column list, ready to POST to
+the controller (``POST /schemas``).
+
+    pinot-sink schema --from-flink-ddl "id BIGINT NOT NULL, ts TIMESTAMP(3), tags ARRAY<STRING>" \\
+        --name events --time-column ts --metric-columns amount
+
+The DDL may be given inline, as ``@path`` (a file) or ``-`` (standard input); a whole
+``CREATE TABLE ... ( ... ) WITH (...)`` statement is accepted too.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
 
 
-def register(subparsers):
-    parser = subparsers.add_parser("schema", help="(not implemented yet)")
-    parser.set_defaults(func=lambda args: print("pinot-sink schema: not implemented yet") or 2)
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "schema",
+        help="print a Pinot schema JSON for Spark or Flink column definitions",
+        description=__doc__.split("\n\n", 1)[0],
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from-spark-ddl", metavar="DDL",
+                        help='Spark column list, e.g. "id BIGINT NOT NULL, s STRUCT<a: INT>" (@file or - for stdin)')
+    source.add_argument("--from-flink-ddl", metavar="DDL",
+                        help='Flink column list or CREATE TABLE statement (@file or - for stdin)')
+    parser.add_argument("--name", required=True, help="the schema name (usually the table name)")
+    parser.add_argument("--time-column", metavar="C",
+                        help="the time column (Flink: defaults to the WATERMARK column)")
+    parser.add_argument("--metric-columns", metavar="A,B", default="", help="numeric columns to declare as metrics")
+    parser.add_argument("--json-columns", metavar="A,B", default="",
+                        help="columns to store as Pinot JSON (STRING holding JSON, arrays of rows)")
+    parser.add_argument("--compact", action="store_true", help="one line instead of indented JSON")
+    parser.set_defaults(func=run)
+
+
+def _read(value: str) -> str:
+    if value == "-":
+        return sys.stdin.read()
+    if value.startswith("@"):
+        with open(value[1:], encoding="utf-8") as handle:
+            return handle.read()
+    return value
+
+
+def _names(value: str) -> list[str]:
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from type_mapping.flink_ddl import flink_ddl_to_pinot
+    from type_mapping.spark_types import spark_schema_to_pinot
+
+    options = dict(time_column=args.time_column, metric_columns=_names(args.metric_columns),
+                   json_columns=_names(args.json_columns))
+    if args.from_spark_ddl is not None:
+        schema = spark_schema_to_pinot(_read(args.from_spark_ddl), args.name, **options)
+    else:
+        schema = flink_ddl_to_pinot(_read(args.from_flink_ddl), args.name, **options)
+    print(json.dumps(schema.to_json(), indent=None if args.compact else 2, ensure_ascii=False))
+    return 0
