@@ -191,3 +191,50 @@ def test_inverted_index_roundtrip_fixed_example(tmp_path, version):
         assert [d.tolist() for d in reader.inverted_index("tags")] == [[0, 2], [0], [1]]
         assert reader.values("tags").to_pylist() == [["b", "a"], None, ["a"]]
         assert reader.values("n").to_pylist() == [3, None, 1]
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_roundtrip_several_chunks(tmp_path, raw):
+    """3 000 rows: several MV forward-index chunks, several raw chunks per codec, nulls, v3."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "i", "dataType": "INT"}, {"name": "s", "dataType": "STRING"},
+        {"name": "bd", "dataType": "BIG_DECIMAL"}, {"name": "by", "dataType": "BYTES"},
+        {"name": "mi", "dataType": "INT", "singleValueField": False},
+        {"name": "ms", "dataType": "STRING", "singleValueField": False},
+    ], "metricFieldSpecs": [{"name": "d", "dataType": "DOUBLE"}]})
+    lengths = rng.integers(1, 4, n)
+    offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
+    words = np.array(["", "a", "b,c", "日本", "x" * 40, "épsilon"])
+    table = pa.table({
+        "i": pa.array(rng.integers(-(2**31), 2**31, n).astype(np.int32)),
+        "s": pa.array(words[rng.integers(0, len(words), n)]),
+        "bd": pa.array([_big_decimal((int(u), int(k))) for u, k in zip(rng.integers(-10**6, 10**6, n),
+                                                                       rng.integers(-2, 8, n))]),
+        "by": pa.array([bytes(rng.integers(0, 256, int(k)).astype(np.uint8)) for k in rng.integers(0, 9, n)],
+                       pa.binary()),
+        "mi": pa.ListArray.from_arrays(offsets, pa.array(rng.integers(0, 50, int(lengths.sum())).astype(np.int32))),
+        "ms": pa.ListArray.from_arrays(offsets, pa.array(words[rng.integers(0, len(words), int(lengths.sum()))])),
+        "d": pa.array(rng.random(n)),
+    })
+    masks = {name: np.zeros(n, dtype=np.bool_) for name in table.column_names}
+    masks["i"][::7] = True
+    table = table.set_column(0, "i", pa.array(np.where(masks["i"], -(2**31), table.column("i").to_numpy())
+                                              .astype(np.int32)))
+    codecs = dict(zip(table.column_names, CODECS * 2))
+    table_config = {"tableName": "t", "tableIndexConfig": {
+        "nullHandlingEnabled": True, "noDictionaryColumns": table.column_names if raw else []},
+        "fieldConfigList": [{"name": c, "encodingType": "RAW", "compressionCodec": codecs[c]}
+                            for c in table.column_names] if raw else []}
+    built = build_segment(PinotColumns(table, masks), schema, table_config, tmp_path, "t_0")
+    with open_segment(built.tar_path) as reader:
+        contents = reader.read()
+        assert contents.stored.table.select(table.column_names).equals(table)
+        assert np.array_equal(contents.null_masks["i"], masks["i"])
+        assert contents.table.column("i").null_count == masks["i"].sum()
+        assert reader.compute_crcs() == (built.crc, built.data_crc)
+        if not raw:
+            mv = reader.column("mi")
+            docs_per_chunk = -(-2048 // (mv.total_number_of_entries // mv.total_docs))
+            assert mv.total_docs > 2 * docs_per_chunk  # the MV forward index has at least 3 chunks
