@@ -299,3 +299,21 @@ def test_optimize_dictionary_turns_high_cardinality_metric_raw(tmp_path):
     props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
     assert props["column.amount.forwardIndexEncoding"] == "RAW"
     assert props["column.amount.lengthOfEachEntry"] == "0"
+
+
+def test_chunked_and_large_arrow_types_read_back(tmp_path):
+    from pinot_sink.segment import read_segment
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "s", "dataType": "STRING"}, {"name": "m", "dataType": "STRING", "singleValueField": False},
+        {"name": "b", "dataType": "BYTES"}]})
+    table = pa.table({
+        "s": pa.chunked_array([pa.array(["b", "a"], pa.large_string()), pa.array(["c"], pa.large_string())]),
+        "m": pa.array([["x", "y"], ["z"], ["x"]], pa.large_list(pa.large_string())),
+        "b": pa.array([b"\x01", b"", b"\x02\x03"], pa.large_binary()),
+    })
+    config = {"tableName": "t", "tableIndexConfig": {"invertedIndexColumns": ["m"], "noDictionaryColumns": ["b"]}}
+    built = build_segment(PinotColumns(table, {}), schema, config, tmp_path, "s_0", T0)
+    assert read_segment(built.tar_path).table.to_pylist() == [
+        {"b": b"\x01", "m": ["x", "y"], "s": "b"}, {"b": b"", "m": ["z"], "s": "a"},
+        {"b": b"\x02\x03", "m": ["x"], "s": "c"}]
