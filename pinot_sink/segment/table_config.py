@@ -270,6 +270,8 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
         c.unsupported.append("timestamp")
     for key, cfg in (fc.get("indexes") or {}).items():
         name = _INDEX_ALIASES.get(key.upper(), key)
+        if name == "null":
+            continue  # Pinot decides null vectors from the schema / nullHandlingEnabled, not from this entry
         if name == "forward":
             if not _enabled(cfg):
                 c.forward_disabled = True

@@ -259,7 +259,7 @@ def test_table_config_both_syntaxes():
             {"name": "amount", "encodingType": "RAW", "compressionCodec": "ZSTANDARD"},
             {"name": "tags", "indexes": {"inverted": {}, "range": {"disabled": True}}},
             {"name": "day", "indexes": {"range": {}, "bloom": {"fpp": 0.2}}},
-            {"name": "name", "indexes": {"inverted": {"disabled": True}, "fst": {}}},
+            {"name": "name", "indexes": {"inverted": {"disabled": True}, "fst": {}, "null": {}}},
         ],
     }
     s = parse_table_config(config, SCHEMA)
