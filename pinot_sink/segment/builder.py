@@ -133,6 +133,7 @@ def build_segment(
 
     settings = parse_table_config(table_config, schema)
     version = (options.segment_version or settings.segment_version).lower()
+    version = "v1" if version == "v2" else version  # v2 has the v1 layout
     if version not in ("v1", "v3"):
         raise SegmentBuildError(f"segment version {version!r} is not supported (v1 or v3)")
     skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
