@@ -98,6 +98,10 @@ def _check_sorted_by_country(case, built, open_segment):
         assert meta.sorted
         country = segment.stored_values("country").to_pylist()
         assert country == sorted(country)
+        # the forward index is the sorted one: per dictId a contiguous (first, last) doc range
+        ranges = segment.sorted_doc_ranges("country")
+        assert ranges is not None and ranges[0][0] == 0 and ranges[-1][1] == len(country) - 1
+        assert all(ranges[i + 1][0] == ranges[i][1] + 1 for i in range(len(ranges) - 1))
         assert not segment.column("ts").sorted  # ts was sorted only in the input order
         # Rows permuted consistently: Pinot's input order is stable within each country.
         order = np.argsort(np.array(original.column("country").to_pylist()), kind="stable")
