@@ -131,6 +131,8 @@ def parse_big_decimal(text: str, column: str) -> decimal.Decimal:
         raise ColumnValueError(f"column {column!r}: {text!r} is not a BIG_DECIMAL") from None
     if not value.is_finite():
         raise ColumnValueError(f"column {column!r}: {text!r} is not a finite BIG_DECIMAL")
+    if value.is_zero() and value.is_signed():
+        value = value.copy_abs()  # BigDecimal has no negative zero: "-0.00" is 0.00
     return value
 
 

@@ -138,6 +138,13 @@ def test_big_decimal_serialisation_and_order():
         build_dictionary(pa.array(["x"]), "BIG_DECIMAL", "bd")
 
 
+def test_big_decimal_text_is_java_to_string():
+    # BigDecimal.toString: scientific below 1E-6 and for negative scales; no negative zero.
+    d = build_dictionary(pa.array(["1e3", "0.0000001", "-0.00", "0.00", "12.50"]), "BIG_DECIMAL", "bd")
+    assert d.values.to_pylist() == ["0.00", "1E-7", "12.50", "1E+3"]
+    assert d.dict_ids.tolist() == [3, 1, 0, 0, 2]
+
+
 # --- inverted index, null vector ----------------------------------------------------------------------
 
 
