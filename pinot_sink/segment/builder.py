@@ -220,7 +220,8 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
         if c.forward_disabled:
             problems.append(f"column {name!r}: disabled forward index")
         if c.range and not _range_supported(c, spec):
-            reason = "version 1" if c.range_version != 2 else ("multi-value" if not spec.single_value else "raw")
+            reason = ("version 1" if c.range_version != 2 else "multi-value" if not spec.single_value
+                      else f"raw {spec.data_type}")
             problems.append(f"column {name!r}: range index ({reason})")
     if problems and mode == "error":
         raise SegmentBuildError(
@@ -233,7 +234,8 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
 
 
 def _range_supported(c: ColumnIndexSettings, spec: FieldSpec) -> bool:
-    return c.range_version == 2 and spec.single_value and _has_dictionary(c)
+    """Version 2 (bit-sliced), single-value, over dictIds or raw numbers."""
+    return c.range_version == 2 and spec.single_value and (_has_dictionary(c) or spec.is_fixed_width)
 
 
 def _has_dictionary(c: ColumnIndexSettings) -> bool:
@@ -350,17 +352,22 @@ def _build_column(
         # A sorted column's forward index serves as its inverted index; Pinot builds none.
         entries.append(IndexEntry(name, "inverted_index", EXTENSIONS["inverted_index"],
                                   inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
-    if c.range and not has_dictionary and c.dictionary:
-        # optimizeDictionary turned the column raw; a raw range index is not written here.
-        if unsupported_mode == "error":
-            raise ColumnValueError(f"column {name!r}: optimizeDictionary made the column raw, and a range index "
-                                   "on a raw column is not written by this builder (use unsupported_indexes='skip')")
-        log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", name)
-    elif c.range and _range_supported(c, spec):
-        from .range_index import build_range_index
+    if c.range and _range_supported(c, spec):
+        from .range_index import build_range_index, build_raw_range_index
 
-        entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"],
-                                  build_range_index(dictionary.dict_ids, stats.cardinality)))
+        if has_dictionary:
+            payload = build_range_index(dictionary.dict_ids, stats.cardinality)
+        elif spec.is_fixed_width:
+            payload = build_raw_range_index(column, spec)
+        else:
+            payload = None  # optimizeDictionary turned a var-width column raw: no raw range index for it
+            if unsupported_mode == "error":
+                raise ColumnValueError(
+                    f"column {name!r}: optimizeDictionary made the column raw, and a range index on a raw "
+                    f"{spec.data_type} column is not written by this builder (use unsupported_indexes='skip')")
+            log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", name)
+        if payload is not None:
+            entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"], payload))
     if c.bloom is not None:
         from .bloom_filter import build_bloom_filter
 

@@ -317,3 +317,16 @@ def test_chunked_and_large_arrow_types_read_back(tmp_path):
     assert read_segment(built.tar_path).table.to_pylist() == [
         {"b": b"\x01", "m": ["x", "y"], "s": "b"}, {"b": b"", "m": ["z"], "s": "a"},
         {"b": b"\x02\x03", "m": ["x"], "s": "c"}]
+
+
+def test_range_index_on_raw_number_and_unsupported_on_raw_string(tmp_path):
+    from pinot_sink.segment.range_index import read_range_index
+
+    config = {**CONFIG, "tableIndexConfig": {"noDictionaryColumns": ["day", "name"], "rangeIndexColumns": ["day"]}}
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+                          BuildOptions(segment_version="v1", keep_dir=True))
+    minimum, values = read_range_index((built.dir_path / "day.bitmap.range").read_bytes())
+    assert minimum == 18000 and values.tolist() == [0, 2, 1, 0]  # value - min, per doc
+    config["tableIndexConfig"]["rangeIndexColumns"] = ["name"]
+    with pytest.raises(SegmentBuildError, match="column 'name': range index \\(raw STRING\\)"):
+        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0)
