@@ -24,12 +24,16 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpe
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
+from .bloom_filter import build_bloom_filter
 from .dictionary import ColumnValueError, build_dictionary, entry_width, serialize_dictionary, uses_var_length
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
 from .inverted_index import inverted_index
 from .layout import EXTENSIONS, IndexEntry, segment_files
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .null_vector import null_vector
+from .partition import partition_values
+from .range_index import build_range_index, build_raw_range_index
+from .raw_forward import write_raw_forward
 from .stats import ColumnStats, collect_stats, flatten
 from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
 from .tarball import write_directory, write_tarball
@@ -339,8 +343,6 @@ def _build_column(
                                  unsorted_forward_index(dictionary.dict_ids, bits))
         entries.append(forward)
     else:
-        from .raw_forward import write_raw_forward
-
         raw_stats = RawStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
                              stats.max_row_length_in_bytes, stats.total_number_of_entries)
         codec = c.raw_codec_id(spec.field_type == METRIC)
@@ -353,8 +355,6 @@ def _build_column(
         entries.append(IndexEntry(name, "inverted_index", EXTENSIONS["inverted_index"],
                                   inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
     if c.range and _range_supported(c, spec):
-        from .range_index import build_range_index, build_raw_range_index
-
         if has_dictionary:
             payload = build_range_index(dictionary.dict_ids, stats.cardinality)
         elif spec.is_fixed_width:
@@ -369,8 +369,6 @@ def _build_column(
         if payload is not None:
             entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"], payload))
     if c.bloom is not None:
-        from .bloom_filter import build_bloom_filter
-
         entries.append(IndexEntry(name, "bloom_filter", EXTENSIONS["bloom_filter"],
                                   build_bloom_filter(dictionary.values, spec, c.bloom.fpp,
                                                      c.bloom.max_size_in_bytes)))
@@ -385,8 +383,6 @@ def _build_column(
     partition = None
     p = settings.partitions.get(name)
     if p is not None:
-        from .partition import partition_values
-
         ids = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
         partition = PartitionInfo(
             function_name=PARTITION_FUNCTION_NAMES.get(p.function_name.lower(), p.function_name),
