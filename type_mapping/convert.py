@@ -195,8 +195,6 @@ def _check_value(family: str, source_type: pa.DataType, spec: FieldSpec, where: 
             f"{where}: a TIMESTAMP does not fit an INT column; use LONG/TIMESTAMP, or a dateTime field with "
             f"an EPOCH format in a coarser unit (e.g. 1:DAYS:EPOCH)"
         )
-    if family in ("date", "timestamp") and spec.data_type in ("INT", "LONG", "STRING") and fmt and fmt.is_string:
-        dtf.compile_pattern(fmt.pattern) if fmt.pattern else None
     if family == "time" and fmt is not None:
         raise ConversionError(f"{where}: a TIME of day cannot feed a dateTime column ({spec.datetime_format})")
 
@@ -314,8 +312,8 @@ def _range_checked(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.A
         return values
     lo, hi = _bounds(target)
     if pa.types.is_unsigned_integer(values.type):
-        bad = pc.greater(values, pa.scalar(hi, pa.uint64()).cast(values.type)) \
-            if values.type.bit_width * 1 > (31 if target == pa.int32() else 63) else None
+        fits = values.type.bit_width < target.bit_width
+        bad = None if fits else pc.greater(values, pa.scalar(hi, pa.uint64()))
     elif values.type.bit_width > target.bit_width:
         bad = pc.or_(pc.less(values, pa.scalar(lo, values.type)), pc.greater(values, pa.scalar(hi, values.type)))
     else:
@@ -415,12 +413,10 @@ def _millis(values: pa.Array, ctx: _Context) -> pa.Array:
         return pc.multiply_checked(raw, 1000)
     if per_milli == 1:
         return raw
-    if ctx.options.on_sub_millisecond == "error":
-        rest = pc.not_equal(pc.subtract(raw, pc.multiply(pc.floor(pc.divide(raw.cast(pa.float64()), per_milli))
-                                                                .cast(pa.int64()), per_milli)), 0)
-        ctx.fail(rest, "has sub-millisecond precision; Pinot stores epoch milliseconds", values,
-                 "set on_sub_millisecond='floor' or truncate it first")
     as_np = pc.fill_null(raw, 0).to_numpy(zero_copy_only=False)
+    if ctx.options.on_sub_millisecond == "error":
+        ctx.fail(np.mod(as_np, per_milli) != 0, "has sub-millisecond precision; Pinot stores epoch milliseconds",
+                 values, "set on_sub_millisecond='floor' or truncate it first")
     floored = np.floor_divide(as_np, per_milli)
     mask = raw.is_null().to_numpy(zero_copy_only=False) if raw.null_count else None
     return pa.array(floored, pa.int64(), mask=mask)
@@ -873,8 +869,7 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
     keep = values.is_valid().to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
     if not keep.all():  # null and NaN elements are dropped
         values = values.filter(pa.array(keep))
-        kept_per_row = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if len(keep) else np.zeros(num_rows, np.int64)
-        kept_per_row = np.where(np.diff(offsets) == 0, 0, kept_per_row)  # reduceat quirk on empty rows
+        kept_per_row = np.bincount(row_of[keep], minlength=num_rows).astype(np.int64)
     else:
         kept_per_row = np.diff(offsets)
     null_mask = kept_per_row == 0
@@ -924,7 +919,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, tabl
         source = plan.source_for(spec.name)
         time_default = None
         if spec.name == time_column:
-            time_default = _time_column_default(spec, options)
+            time_default = _time_column_default(spec)
         if source is None:
             if spec.name == time_column and time_default is None and options.on_null_time == "error":
                 raise ConversionError(
@@ -958,17 +953,17 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, tabl
     return PinotColumns(table, masks)
 
 
-def _time_column_default(spec: FieldSpec, options: ConversionOptions) -> Any | None:
+def _time_column_default(spec: FieldSpec) -> Any | None:
     """The time column's default if Pinot would use it (in 1971..2071), else None."""
     fmt = _datetime_format(spec)
     value = spec.default_null_value
     try:
         if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
             millis = int(value)
-        elif fmt.is_epoch:
-            unit_ms = dtf.MILLIS_PER_UNIT[fmt.unit]
-            millis = int(value) * fmt.size * unit_ms if unit_ms else int(value) * fmt.size // (
-                1000 if fmt.unit == "MICROSECONDS" else 1_000_000)
+        elif fmt.is_epoch:  # fromFormatToMillis: value * size in the unit, as millis
+            in_unit = int(value) * fmt.size
+            per_milli = dtf.SUB_MILLIS_PER_MILLI.get(fmt.unit)
+            millis = in_unit // per_milli if per_milli else in_unit * dtf.MILLIS_PER_UNIT[fmt.unit]
         else:
             return None  # a pattern default ("null") never parses
     except (TypeError, ValueError):

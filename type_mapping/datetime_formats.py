@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 MILLIS_PER_UNIT: dict[str, int] = {
-    "NANOSECONDS": 0,  # finer than a millisecond: handled by multiplying, see _millis_to_epoch
+    "NANOSECONDS": 0,  # finer than a millisecond: see SUB_MILLIS_PER_MILLI
     "MICROSECONDS": 0,
     "MILLISECONDS": 1,
     "SECONDS": 1_000,
@@ -31,7 +31,7 @@ MILLIS_PER_UNIT: dict[str, int] = {
     "HOURS": 3_600_000,
     "DAYS": 86_400_000,
 }
-_SUB_MILLI_PER_MILLI = {"NANOSECONDS": 1_000_000, "MICROSECONDS": 1_000}
+SUB_MILLIS_PER_MILLI = {"NANOSECONDS": 1_000_000, "MICROSECONDS": 1_000}
 MILLIS_PER_DAY = 86_400_000
 
 
@@ -171,7 +171,7 @@ def millis_to_format(millis: pa.Array, fmt: DateTimeFormat) -> pa.Array:
 
 def _millis_to_epoch(millis: pa.Array, fmt: DateTimeFormat) -> pa.Array:
     values = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    sub = _SUB_MILLI_PER_MILLI.get(fmt.unit)
+    sub = SUB_MILLIS_PER_MILLI.get(fmt.unit)
     in_unit = values * sub if sub is not None else _java_div(values, MILLIS_PER_UNIT[fmt.unit])
     out = _java_div(in_unit, fmt.size)
     mask = millis.is_null().to_numpy(zero_copy_only=False) if millis.null_count else None

@@ -315,6 +315,13 @@ def test_multi_value_nulls_empty_and_null_elements():
     assert mask == [False, True, True, True, False, False]
 
 
+def test_multi_value_trailing_null_and_empty_rows():
+    # rows after the last element (offsets past the flattened values) once broke the per-row count
+    assert conv(pa.array([[None], None, []], pa.list_(pa.int64())), "LONG", single_value=False) == (
+        [[LONG_MIN]] * 3, [True, True, True])
+    assert conv(pa.array([[1, None], None]), "LONG", single_value=False) == ([[1], [LONG_MIN]], [False, True])
+
+
 def test_multi_value_nan_dropped_and_negative_zero():
     array = pa.array([[1.0, float("nan")], [float("nan")], [-0.0, 2.0]])
     values, mask = conv(array, "DOUBLE", single_value=False, field_type="METRIC")
