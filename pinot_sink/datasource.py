@@ -387,6 +387,11 @@ def commit_job(job: WriteJob, messages: Sequence[TaskReport | None], *, batch_ta
     _ensure_log_handler()
     segments = reported_segments(messages)
     check_unique_names(segments)
+    wanted = job.options.parallelism
+    if wanted and len(messages) != wanted:
+        log.warning("pinot_sink: sink.parallelism=%d, but the DataFrame had %d partitions: a data source cannot "
+                    "repartition its input; use pinot_sink.write(df, ...) or df.repartition(%d)", wanted,
+                    len(messages), wanted)
     committed = [s.name for s in segments]
     store = job.store()
     if job.overwrite and job.client_config is not None:

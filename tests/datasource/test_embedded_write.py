@@ -120,3 +120,16 @@ def test_conversion_error_names_partition_and_column(spark, tmp_path):
         "value", F.when(F.col("value") == 42, F.lit(2**40)).otherwise(F.col("value")))
     with pytest.raises(Exception, match=r"partition 0.*value"):
         embedded_writer(df, tmp_path, schema=json.dumps(schema)).mode("append").save()
+
+
+def test_write_helper_applies_sink_parallelism(spark, tmp_path):
+    import json as _json
+
+    from tests.datasource.helpers import SCHEMA as _SCHEMA, TABLE_CONFIG as _CONFIG
+
+    pinot_sink.write(events_df(spark, rows=90, partitions=1), "events", **{
+        "sink.parallelism": 3, "schema": _json.dumps(_SCHEMA), "table-config": _json.dumps(_CONFIG),
+        "output-uri": str(tmp_path)})
+    names = tarballs(tmp_path)
+    assert sorted(n.rsplit("_", 2)[1] for n in names) == ["0", "1", "2"]  # one segment per partition
+    assert read_rows(Path(tmp_path, "events").glob("*.tar.gz")).num_rows == 90
