@@ -779,8 +779,8 @@ class _Handler(BaseHTTPRequestHandler):
             record.status = -status  # done, but the client never hears of it
             self._reset()
             return
+        record.status = status  # before answering: the client may look at it as soon as it has the answer
         self._send(status, payload, extra)
-        record.status = status
 
     def _send(self, status: int, payload: Any, extra_headers: dict | None = None) -> None:
         if isinstance(payload, bytes):
