@@ -72,12 +72,20 @@ class WritePlan:
         return "\n".join(lines)
 
 
-def _source_fields(source_schema: Any) -> list[tuple[str, pa.DataType]]:
+def _source_fields(source_schema: Any) -> list[tuple[str, pa.DataType | None]]:
+    """(name, Arrow type) per source column; None for a Spark type with no Arrow/Pinot mapping, which is
+    an error only if the column is to be written (an ignored VARIANT column is fine)."""
     if isinstance(source_schema, pa.Schema):
         return [(f.name, f.type) for f in source_schema]
-    from .spark_types import spark_struct_to_arrow
+    from .spark_types import UnsupportedTypeError, spark_type_to_arrow
 
-    return [(f.name, f.type) for f in spark_struct_to_arrow(source_schema)]
+    fields: list[tuple[str, pa.DataType | None]] = []
+    for f in source_schema.fields:
+        try:
+            fields.append((f.name, spark_type_to_arrow(f.dataType)))
+        except UnsupportedTypeError:
+            fields.append((f.name, None))
+    return fields
 
 
 def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_columns: bool = False,
@@ -135,6 +143,9 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         source = fed_by.get(spec.name)
         if source is None:
             feeds.append(ColumnFeed(spec.name, None))
+            continue
+        if source_type[spec.name] is None:
+            problems.append(f"column {spec.name!r} (from {source!r}): its Spark type has no Pinot mapping")
             continue
         try:
             conversion = check_convertible(source_type[spec.name], spec, source)

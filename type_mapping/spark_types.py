@@ -201,11 +201,14 @@ def spark_type_to_arrow(data_type: Any, *, timezone: str = "UTC") -> pa.DataType
     if isinstance(data_type, T.DecimalType):
         return pa.decimal128(data_type.precision, data_type.scale)
     if hasattr(T, "TimeType") and isinstance(data_type, T.TimeType):
-        return pa.time64("us")
+        return pa.time64("ns")  # what pyspark's to_arrow_type gives
+    if isinstance(data_type, T.UserDefinedType):
+        return spark_type_to_arrow(data_type.sqlType(), timezone=timezone)
     if isinstance(data_type, (T.YearMonthIntervalType, T.CalendarIntervalType)):
         return pa.month_day_nano_interval()
     if isinstance(data_type, T.ArrayType):
-        return pa.list_(spark_type_to_arrow(data_type.elementType, timezone=timezone))
+        element = spark_type_to_arrow(data_type.elementType, timezone=timezone)
+        return pa.list_(pa.field("element", element, data_type.containsNull))
     if isinstance(data_type, T.MapType):
         return pa.map_(spark_type_to_arrow(data_type.keyType, timezone=timezone),
                        spark_type_to_arrow(data_type.valueType, timezone=timezone))

@@ -107,3 +107,12 @@ def test_plan_pickles_and_keeps_table_config():
     plan = plan_write(_schema(id=pa.int64(), ts=pa.timestamp("us")), SCHEMA, table_config=config)
     again = pickle.loads(pickle.dumps(plan))
     assert again == plan and again.table_config == config
+
+
+def test_spark_struct_with_unmappable_column():
+    T = pytest.importorskip("pyspark.sql.types")
+    struct = T.StructType([T.StructField("v", T.VariantType()), T.StructField("id", T.LongType())])
+    assert plan_write(struct, SCHEMA, ignore_unknown_columns=True).ignored_columns == ("v",)
+    schema = PinotSchema.from_json({"schemaName": "s", "dimensionFieldSpecs": [{"name": "v", "dataType": "STRING"}]})
+    with pytest.raises(PlanError, match=r"column 'v' \(from 'v'\): its Spark type has no Pinot mapping"):
+        plan_write(struct, schema, ignore_unknown_columns=True)
