@@ -878,13 +878,10 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
         counts = np.where(null_mask, 1, kept_per_row)
         new_offsets = np.zeros(num_rows + 1, dtype=np.int64)
         np.cumsum(counts, out=new_offsets[1:])
-        # place existing values and defaults: build an index into [values..., default]
+        # take from [values..., default]: kept values in order, the default in each null row's slot
         source_index = np.full(int(new_offsets[-1]), len(values), dtype=np.int64)
-        old_offsets = np.zeros(num_rows + 1, dtype=np.int64)
-        np.cumsum(kept_per_row, out=old_offsets[1:])
-        real = np.repeat(~null_mask, counts)
-        source_index[real] = np.arange(len(values), dtype=np.int64)
-        values = pa.concat_arrays([values, pa.array([filler.as_py()], values.type)]).take(pa.array(source_index))
+        source_index[np.repeat(~null_mask, counts)] = np.arange(len(values), dtype=np.int64)
+        values = pa.concat_arrays([values, pa.array([filler], values.type)]).take(pa.array(source_index))
         offsets = new_offsets
     else:
         offsets = np.concatenate([[0], np.cumsum(kept_per_row)]).astype(np.int64)
