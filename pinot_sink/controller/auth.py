@@ -30,10 +30,10 @@ class Auth:
         self._value = value
 
     @classmethod
-    def basic(cls, user: str, password: str) -> "Auth":
+    def basic(cls, user: str, password: str | None) -> "Auth":
         if not user:
             raise ValueError("basic auth needs a user name")
-        token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+        token = base64.b64encode(f"{user}:{password or ''}".encode("utf-8")).decode("ascii")
         return cls("basic", f"Basic {token}", user=user)
 
     @classmethod
