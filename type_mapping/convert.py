@@ -350,7 +350,19 @@ def _float_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> p
 
 
 def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
-    # Decimal -> integer needs exact arithmetic beyond int64 (DECIMAL(38)); per value, on Python ints.
+    whole_digits = values.type.precision - values.type.scale
+    if whole_digits <= 18:  # the integer part fits int64: vectorised
+        truncated = pc.trunc(values)
+        fraction = pc.not_equal(truncated, values)
+        if pc.any(fraction).as_py():
+            if ctx.options.on_fraction == "error":
+                ctx.fail(fraction, f"has a fraction and Pinot {ctx.spec.data_type} holds integers", values,
+                         "set on_fraction='truncate' or 'null', or round it first")
+            if ctx.options.on_fraction == "null":
+                truncated = _null_where(truncated, fraction)
+        whole = truncated.cast(pa.decimal128(max(whole_digits, 1), 0), safe=False).cast(pa.int64())
+        return _range_checked(whole, ctx, target)
+    # wider decimals need exact arithmetic beyond int64: per value, on Python ints
     lo, hi = _bounds(target)
     out: list[int | None] = []
     for index, value in enumerate(values.to_pylist()):

@@ -71,10 +71,21 @@ def test_float_into_int_fraction_overflow_nan():
     assert "out of range" in error([2147483648.0], "INT", pa.float32())
 
 
-def test_decimal_into_int():
-    assert conv([D("12.00"), None], "INT", pa.decimal128(10, 2))[0] == [12, INT_MIN]
-    assert "row 1: value Decimal('3.50') has a fraction" in error([D("1"), D("3.5")], "INT", pa.decimal128(10, 2))
+@pytest.mark.parametrize("arrow_type", [pa.decimal128(12, 2), pa.decimal128(38, 2)])  # vectorised / per value
+def test_decimal_into_int(arrow_type):
+    assert conv([D("12.00"), None, D("-7")], "INT", arrow_type)[0] == [12, INT_MIN, -7]
+    assert "row 1: value Decimal('3.50') has a fraction" in error([D("1"), D("3.5")], "INT", arrow_type)
+    assert conv([D("3.5"), D("-3.5")], "INT", arrow_type, ConversionOptions(on_fraction="truncate"))[0] == [3, -3]
+    assert conv([D("3.5"), D("4")], "INT", arrow_type, ConversionOptions(on_fraction="null")) == (
+        [INT_MIN, 4], [True, False])
+    assert "row 0: value Decimal('3000000000.00') is out of range" in error([D("3e9")], "INT", arrow_type)
+    assert conv([D("3e9")], "INT", arrow_type, ConversionOptions(on_overflow="null")) == ([INT_MIN], [True])
+    assert conv([D("3e9")], "LONG", arrow_type)[0] == [3_000_000_000]
+
+
+def test_wide_decimal_into_long():
     assert "out of range" in error([D("1e20")], "LONG", pa.decimal128(38, 0))
+    assert conv([D("9223372036854775807")], "LONG", pa.decimal128(38, 0))[0] == [LONG_MAX]
 
 
 def test_strings_into_integers():
