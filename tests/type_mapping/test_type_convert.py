@@ -78,7 +78,8 @@ def test_decimal_into_int(arrow_type):
     assert conv([D("3.5"), D("-3.5")], "INT", arrow_type, ConversionOptions(on_fraction="truncate"))[0] == [3, -3]
     assert conv([D("3.5"), D("4")], "INT", arrow_type, ConversionOptions(on_fraction="null")) == (
         [INT_MIN, 4], [True, False])
-    assert "row 0: value Decimal('3000000000.00') is out of range" in error([D("3e9")], "INT", arrow_type)
+    message = error([D("1"), D("3e9")], "INT", arrow_type)
+    assert "row 1: value" in message and "3000000000" in message and "out of range for Pinot INT" in message
     assert conv([D("3e9")], "INT", arrow_type, ConversionOptions(on_overflow="null")) == ([INT_MIN], [True])
     assert conv([D("3e9")], "LONG", arrow_type)[0] == [3_000_000_000]
 
