@@ -194,6 +194,7 @@ def main() -> None:
         _child(args.child, args.table, args.profile)
         return
 
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as work:
         table_path = Path(work) / "bench.arrow"
         table = make_table(args.rows)
@@ -224,7 +225,8 @@ def main() -> None:
     parquet, segment = summary("parquet"), summary("segment")
     rows = args.rows
     print(f"{rows:,} rows, 10 columns, {arrow_mib:.0f} MiB in Arrow; {args.repeat} runs each; "
-          "wall seconds median (best), fsync excluded and listed apart")
+          "wall seconds median (best), fsync excluded and listed apart; "
+          f"{os.cpu_count()} CPUs, 1-min load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after")
     print("| step | wall s | CPU s | rows/s | output MiB | fsync s | RSS before MiB | peak RSS MiB |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for label, r in (("parquet.write_table (snappy)", parquet), ("build_segment, total", segment)):
@@ -232,7 +234,9 @@ def main() -> None:
               f"{rows / r['median_s']:,.0f} | {r['mib']:.1f} | {r['fsync_s']:.2f} | {r['rss_before_mib']:.0f} | "
               f"{r['peak_rss_mib']:.0f} |")
     without_tar = segment["median_s"] - segment["tar_s"]
-    print(f"| of which tar.gz (gzip level 6 + tar) | {segment['tar_s']:.2f} | | | | | | |")
+    from pinot_sink.segment import tarball
+
+    print(f"| of which tar.gz (gzip level {tarball.GZIP_LEVEL} + tar) | {segment['tar_s']:.2f} | | | | | | |")
     print(f"| build_segment without tar.gz | {without_tar:.2f} | | {rows / without_tar:,.0f} | | | | |")
     print(f"segment / parquet wall-time ratio: {segment['median_s'] / parquet['median_s']:.1f}x "
           f"(without tar.gz: {without_tar / parquet['median_s']:.1f}x)")
