@@ -131,8 +131,10 @@ class Fault:
 class FakeController:
     """Start with ``start()`` (or the ``fake_controller`` fixture); ``url`` is ``http://127.0.0.1:<port>``."""
 
-    def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0) -> None:
+    def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0,
+                 tls: tuple[str, str] | None = None) -> None:
         self.strict_layout = strict_layout
+        self.tls = tls  # (certificate file, key file): serve HTTPS
         self.upload_lock_timeout_s = upload_lock_timeout_s
         self.tables: dict[str, Table] = {}
         self.received: list[Received] = []
@@ -151,6 +153,12 @@ class FakeController:
         handler = type("Handler", (_Handler,), {"controller": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
+        if self.tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self.tls)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="fake-controller", daemon=True)
         self._thread.start()
@@ -165,7 +173,7 @@ class FakeController:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
     # --- setup ---------------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from .errors import (
     ControllerError,
     ControllerNotFoundError,
     ControllerRequestError,
+    ControllerTLSError,
     ControllerUnavailableError,
     error_for_status,
 )
@@ -286,11 +287,19 @@ class ControllerClient:
                     data=data,
                     headers=request_headers,
                     timeout=(self.config.connect_timeout, read_timeout),
+                    # per request: a session-level verify loses to REQUESTS_CA_BUNDLE (requests #3829)
+                    verify=self.config.verify,
+                    cert=self.config.cert,
                 )
             except requests.Timeout as exc:
                 raise ControllerUnavailableError(
                     f"no answer within the timeout (connect {self.config.connect_timeout}s, read {read_timeout:.1f}s)"
                     f" [{type(exc).__name__}]",
+                    operation=operation, table=table, segment=segment,
+                ) from None
+            except requests.exceptions.SSLError as exc:
+                raise ControllerTLSError(
+                    f"TLS with {self.config.url} failed: {_transport_reason(exc)}",
                     operation=operation, table=table, segment=segment,
                 ) from None
             except requests.RequestException as exc:
@@ -614,18 +623,20 @@ def _status_message(response) -> str:
     return str(body.get("status", "")) if isinstance(body, dict) else ""
 
 
-def _transport_reason(exc: requests.RequestException) -> str:
-    """A short cause (e.g. ``ConnectionResetError``) instead of urllib3's nested repr."""
-    cause: BaseException | None = exc
-    seen = 0
-    while cause is not None and seen < 8:
-        if isinstance(cause, OSError) and not isinstance(cause, requests.RequestException):
-            name = type(cause).__name__
-            text = cause.strerror or ""
-            return f"{name}{': ' + text if text else ''}"
-        nested = cause.args[0] if cause.args and isinstance(cause.args[0], BaseException) else None
-        cause = getattr(cause, "reason", None) if nested is None else nested
-        if cause is None:
-            cause = exc.__context__ if seen == 0 else None
-        seen += 1
-    return type(exc).__name__
+def _transport_reason(exc: BaseException) -> str:
+    """The root cause (e.g. ``ConnectionRefusedError: Connection refused``) instead of urllib3's nested repr.
+
+    Searches the exception graph (args, ``reason``, cause, context) for the first OS-level error."""
+    queue, seen = [exc], set()
+    while queue:
+        current = queue.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, OSError) and not isinstance(current, requests.RequestException) and current.strerror:
+            return f"{type(current).__name__}: {current.strerror}"
+        linked = [a for a in current.args if isinstance(a, BaseException)]
+        linked += [getattr(current, "reason", None), current.__cause__, current.__context__]
+        queue.extend(e for e in linked if isinstance(e, BaseException))
+    text = str(exc)
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__

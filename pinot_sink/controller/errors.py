@@ -82,6 +82,11 @@ class ControllerUnavailableError(ControllerError):
     retryable = True
 
 
+class ControllerTLSError(ControllerError):
+    """The TLS handshake failed (untrusted certificate, wrong host name, plain HTTP port): not retried.
+    Fix with a CA bundle (``verify="/path/ca.pem"``) rather than by turning verification off."""
+
+
 class RetriesExhaustedError(ControllerError):
     """A retryable failure that persisted past the policy's attempts or time budget.
 

@@ -61,28 +61,25 @@ class RetryPolicy:
         def remaining() -> float:
             return self.max_elapsed_s - (time.monotonic() - started)
 
-        def planned_wait(state: tenacity.RetryCallState) -> float:
-            error = state.outcome.exception() if state.outcome else None
-            wait = self.backoff_s(state.attempt_number)
-            retry_after = getattr(error, "retry_after_s", None)
-            if retry_after is not None:
-                wait = max(wait, retry_after)
-            return wait
+        planned: dict[int, float] = {}
 
-        waits: dict[int, float] = {}
+        def plan(state: tenacity.RetryCallState) -> float:
+            """The sleep after this attempt, drawn once (tenacity asks for wait and stop separately)."""
+            if state.attempt_number not in planned:
+                error = state.outcome.exception() if state.outcome else None
+                wait = self.backoff_s(state.attempt_number)
+                retry_after = getattr(error, "retry_after_s", None)
+                if retry_after is not None:
+                    wait = max(wait, retry_after)
+                planned[state.attempt_number] = wait
+            return planned[state.attempt_number]
 
         def stop(state: tenacity.RetryCallState) -> bool:
-            if state.attempt_number >= self.max_attempts:
-                return True
-            wait = waits.setdefault(state.attempt_number, planned_wait(state))
-            # Retry-After beyond the budget: waiting would only end in a late failure.
-            return remaining() - wait <= 0
+            # Out of attempts, or the sleep alone (e.g. a long Retry-After) would use up the budget.
+            return state.attempt_number >= self.max_attempts or remaining() - plan(state) <= 0
 
         def wait(state: tenacity.RetryCallState) -> float:
-            planned = waits.get(state.attempt_number)
-            if planned is None:
-                planned = planned_wait(state)
-            return max(0.0, min(planned, remaining()))
+            return max(0.0, min(plan(state), remaining()))
 
         def before_sleep(state: tenacity.RetryCallState) -> None:
             error = state.outcome.exception()
