@@ -51,7 +51,12 @@ def _filesystem(uri: str, options: Mapping[str, Any] | None):
 
 
 def copy_to_deep_store(
-    tar_path: str | os.PathLike, dest_uri: str, *, options: Mapping[str, Any] | None = None, segment: str | None = None
+    tar_path: str | os.PathLike,
+    dest_uri: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    segment: str | None = None,
+    table: str | None = None,
 ) -> int:
     """Copy the local tarball to ``dest_uri``; returns the bytes written. I/O errors are retryable."""
     fs, path = _filesystem(dest_uri, options)
@@ -72,8 +77,8 @@ def copy_to_deep_store(
             fs.put_file(os.fspath(tar_path), path)
     except (OSError, IOError) as exc:
         raise DeepStoreError(
-            f"copy to {dest_uri} failed: {type(exc).__name__}: {exc}", segment=segment, retryable=True,
-            operation="deep store copy",
+            f"copy to {dest_uri} failed: {type(exc).__name__}: {exc}", segment=segment, table=table,
+            retryable=True, operation="deep store copy",
         ) from None
     return size
 

@@ -126,7 +126,8 @@ def push_segment(
                 "use 'metadata' or 'tar', or a shared filesystem URI", table=raw, segment=segment)
         download_uri = segment_destination(deep_store_uri, raw, segment)
         client.config.retry.call(
-            lambda _remaining: copy_tarball(tar_path, download_uri, options=deep_store_options, segment=segment),
+            lambda _remaining: copy_tarball(tar_path, download_uri, options=deep_store_options, segment=segment,
+                                             table=raw),
             describe=f"deep store copy {segment}",
         )
         if mode == "uri":

@@ -1,0 +1,110 @@
+"""Push mechanics: bounded parallelism, streaming, deep store errors, input checks."""
+from __future__ import annotations
+
+import threading
+import tracemalloc
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from pinot_sink.controller import (
+    ControllerClient,
+    ControllerRequestError,
+    DeepStoreError,
+    RetriesExhaustedError,
+    RetryPolicy,
+    push_segments,
+    segment_destination,
+)
+from segment_factory import make_segment
+
+
+def test_parallel_uploads_stay_within_the_bound(fake_controller, tmp_path):
+    fake_controller.upload_latency_s = 0.1
+    paths = [make_segment(tmp_path, f"events_{i}") for i in range(8)]
+    seen = []
+    results = push_segments(ControllerClient(fake_controller.url), "events", paths, parallel=3, on_result=seen.append)
+    assert [r.segment for r in results] == [f"events_{i}" for i in range(8)]  # input order
+    assert sorted(r.segment for r in seen) == sorted(r.segment for r in results)
+    assert all(r.ok and r.tar_bytes == p.stat().st_size for r, p in zip(results, paths))
+    assert 2 <= fake_controller.max_concurrent_uploads <= 3
+
+
+def test_raise_on_error_false_tries_everything(fake_controller, tmp_path):
+    paths = [make_segment(tmp_path, f"events_{i}") for i in range(4)]
+    paths.append(make_segment(tmp_path, "events_bad", start_time=1, end_time=2))
+    results = push_segments(ControllerClient(fake_controller.url), "events", paths, parallel=2, raise_on_error=False)
+    failed = [r for r in results if not r.ok]
+    assert [r.segment for r in failed] == ["events_bad"] and failed[0].error.status == 403
+    assert len(fake_controller.segments()) == 4
+
+
+class _DiscardingHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        remaining = int(self.headers["Content-Length"])
+        while remaining:
+            remaining -= len(self.rfile.read(min(remaining, 65536)))
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+
+def test_tar_upload_streams_from_disk(tmp_path):
+    big = make_segment(tmp_path, "events_big", payload_bytes=24_000_000)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _DiscardingHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        client = ControllerClient(f"http://127.0.0.1:{server.server_address[1]}", retry=RetryPolicy.none())
+        tracemalloc.start()
+        client.upload_segment("events", big)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert peak < 8_000_000  # a 24 MB tarball never sits in memory
+
+
+def test_unknown_deep_store_scheme_is_a_clear_error(fake_controller, tmp_path):
+    path = make_segment(tmp_path, "events_0")
+    with pytest.raises(DeepStoreError, match="nosuchfs"):
+        ControllerClient(fake_controller.url).upload_segment("events", path, push_mode="metadata",
+                                                            deep_store_uri="nosuchfs://bucket/x")
+    assert fake_controller.uploads() == []
+
+
+def test_deep_store_io_errors_are_retried_then_named(fake_controller, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the deep store directory should be")
+    path = make_segment(tmp_path, "events_0")
+    client = ControllerClient(fake_controller.url, retry=RetryPolicy(max_attempts=2, initial_backoff_s=0.01))
+    with pytest.raises(RetriesExhaustedError) as info:
+        client.upload_segment("events", path, push_mode="metadata", deep_store_uri=str(blocker))
+    assert isinstance(info.value.last_error, DeepStoreError) and info.value.attempts == 2
+    assert (info.value.segment, info.value.table) == ("events_0", "events") and "Not a directory" in str(info.value)
+    assert fake_controller.uploads() == []
+
+
+def test_destination_layout():
+    assert segment_destination("s3://bucket/pinot/", "events", "events_2024_0") == \
+        "s3://bucket/pinot/events/events_2024_0.tar.gz"
+    assert segment_destination("file:///data", "events", "a b%") == "file:///data/events/a%20b%25.tar.gz"
+
+
+def test_bad_inputs_fail_before_any_request(fake_controller, tmp_path):
+    client = ControllerClient(fake_controller.url)
+    with pytest.raises(ControllerRequestError, match="no segment tarball"):
+        client.upload_segment("events", tmp_path / "missing.tar.gz")
+    path = make_segment(tmp_path, "events_0")
+    with pytest.raises(ControllerRequestError, match="unknown push mode"):
+        client.upload_segment("events", path, push_mode="ftp")
+    with pytest.raises(ControllerRequestError, match="needs a deep store"):
+        client.upload_segment("events", path, push_mode="metadata")
+    assert fake_controller.received == []
