@@ -142,6 +142,11 @@ class ConsistentPush:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        if self.state != STARTED:  # finished or reverted inside the block: nothing left to decide
+            return False
+        if exc is not None and not isinstance(exc, Exception):  # KeyboardInterrupt & co: undo, re-raise as is
+            self._revert_quietly()
+            return False
         if exc is None:
             try:
                 self.finish()
@@ -150,9 +155,9 @@ class ConsistentPush:
                 exc = error
         reverted = self._revert_quietly()
         segment = getattr(exc, "segment", None)
+        outcome = "reverted" if reverted else f"REVERT FAILED, lineage entry {self.lineage_id} left in progress"
         raise ConsistentPushError(
-            f"consistent push failed ({'reverted' if reverted else 'REVERT FAILED, lineage entry ' + str(self.lineage_id) + ' left in progress'}): {exc}",
-            reverted=reverted, table=self.table, segment=segment,
+            f"consistent push failed ({outcome}): {exc}", reverted=reverted, table=self.table, segment=segment,
         ) from exc
 
     def _revert_quietly(self) -> bool:

@@ -114,3 +114,18 @@ def test_new_names_must_be_fresh(client):
 def test_empty_replacement_hides_everything(client):
     ConsistentPush(client, "events", segments_to=[]).run([])
     assert client.list_segments("events") == []
+
+
+def test_interrupt_reverts_and_propagates_unchanged(client, fake_controller, new_paths):
+    with pytest.raises(KeyboardInterrupt):
+        with ConsistentPush(client, "events", segments_to=NEW) as push:
+            push.upload(new_paths[:2])
+            raise KeyboardInterrupt
+    assert client.list_segments("events") == OLD and sorted(fake_controller.segments()) == OLD
+
+
+def test_explicit_finish_inside_the_block_is_respected(client, new_paths):
+    with ConsistentPush(client, "events", segments_to=NEW) as push:
+        push.upload(new_paths)
+        push.finish()
+    assert client.list_segments("events") == NEW
