@@ -48,6 +48,8 @@ class TaskReport(WriterCommitMessage):
     segments: list[SegmentRecord] = field(default_factory=list)
     input_rows: int = 0
     batch_id: int | None = None
+    started_at: float = 0.0  # wall clock (epoch s) when the task began writing
+
 
     @property
     def rows(self) -> int:

@@ -274,7 +274,7 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
     namer = job.namer(partition_id=partition_id, batch_tag=batch_tag)
     conversion = ConversionOptions(**options.conversion)
     buffer = PartitionBuffer(options.max_rows, options.max_bytes)
-    report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id)
+    report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, started_at=time.time())
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{options.table_name}-p{partition_id}-"))
     source_columns = list(dict.fromkeys(job.plan.source_columns))
     try:
@@ -404,7 +404,10 @@ def commit_job(job: WriteJob, messages: Sequence[TaskReport | None], *, batch_ta
     else:
         snapshot = job.snapshot if batch_tag is None else Snapshot(frozenset(), job.name_pattern(batch_tag))
         remove_orphans(store, snapshot, committed)
-    log.info("%s", summary_table(segments, table=job.table, elapsed_s=time.time() - job.started_at,
+    # Streaming writers are made once per query, so time the batch from its first task, not the job start.
+    starts = [m.started_at for m in messages if m is not None and m.started_at]
+    began = min(starts) if batch_tag is not None and starts else job.started_at
+    log.info("%s", summary_table(segments, table=job.table, elapsed_s=time.time() - began,
                                  destination=_mode_text(job)))
 
 
