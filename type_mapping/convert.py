@@ -940,6 +940,11 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, tabl
                                     else _now_in_format(spec) if spec.name == time_column else None)
             masks[spec.name] = np.ones(num_rows, dtype=np.bool_)
         else:
+            if source not in batch.column_names:
+                raise ConversionError(
+                    f"column {spec.name!r}: its source column {source!r} is not in the batch (columns: "
+                    f"{batch.column_names}); the write plan was made for another schema"
+                )
             column = batch.column(source)
             needs_now = spec.name == time_column and time_default is None
             if needs_now and column.null_count:

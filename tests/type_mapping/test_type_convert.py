@@ -434,6 +434,12 @@ def test_row_offset_in_errors_and_plan_reuse():
     assert to_pinot_columns(_batch(), SCHEMA, plan=plan).num_rows == 3  # table config from the plan
 
 
+def test_plan_for_another_schema():
+    plan = plan_write(_batch().schema, SCHEMA, table_config=TABLE_CONFIG)
+    with pytest.raises(ConversionError, match="source column 'price' is not in the batch"):
+        to_pinot_columns(_batch().drop_columns(["price"]), SCHEMA, plan=plan)
+
+
 def test_null_time_column():
     batch = _batch(day=pa.array([18000, None, 18002], pa.date32()))
     with pytest.raises(ConversionError, match=r"column 'day', row 1: the table's time column is null"):
