@@ -47,7 +47,7 @@ class _Tok:
         return self.text.upper() if self.kind == "word" else ""
 
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_WORD = re.compile(r"[^\W\d][\w$]*")  # letters (any script), digits, _ and $
 _NUMBER = re.compile(r"[0-9]+")
 
 

@@ -140,6 +140,8 @@ def _max_length(column: SourceColumn) -> int:
 def _time_spec(column: SourceColumn, pinot: str) -> FieldSpec:
     t = column.arrow_type
     common = dict(not_null=not column.nullable)
+    if pa.types.is_time(t):
+        raise UnsupportedTypeError(f"column {column.name!r}: a TIME of day cannot be the time column")
     if pa.types.is_date(t):
         return FieldSpec(column.name, "INT", DATE_TIME, datetime_format=DATE_FORMAT[0],
                          datetime_granularity=DATE_FORMAT[1], **common)

@@ -40,6 +40,11 @@ def test_quoted_names_with_escaped_backticks_keywords_and_spaces():
     assert [c.name for c in columns] == ["a`b", "select", "with space", "ROW<x>"]
 
 
+def test_unicode_bare_names():
+    names = [c.name for c in parse_flink_columns("größe INT, 名前 STRING, a$b BIGINT")]
+    assert names == ["größe", "名前", "a$b"]
+
+
 def test_not_null_null_and_comments():
     ddl = """
         -- a line comment, with a comma

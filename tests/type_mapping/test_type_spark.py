@@ -71,9 +71,10 @@ def test_unmappable_spark_types(struct, message):
     ({"time_column": "name"}, "the time column must be"),
     ({"time_column": "nope"}, "time_column: columns ['nope'] are not in the source schema"),
     ({"json_columns": ["x"]}, "json_columns"),
+    ({"time_column": "t"}, "a TIME of day cannot be the time column"),
 ])
 def test_schema_option_errors(kwargs, message):
-    struct = T.StructType([T.StructField("name", T.StringType())])
+    struct = T.StructType([T.StructField("name", T.StringType()), T.StructField("t", T.TimeType(3))])
     with pytest.raises(Exception) as info:
         spark_schema_to_pinot(struct, "x", **kwargs)
     assert message in str(info.value)
