@@ -75,11 +75,11 @@ def java_strings(values: pa.Array, spec: FieldSpec) -> list[str]:
     return values.to_pylist()
 
 
-def _bit_positions(items: list[str], num_hashes: int, bit_size: int) -> np.ndarray:
-    """Every bit each item sets, vectorised over items (hashing itself is one C call per item)."""
+def _bit_positions(items: list[bytes], num_hashes: int, bit_size: int) -> np.ndarray:
+    """Every bit each item (UTF-8 bytes) sets, vectorised over items (hashing is one C call per item)."""
     if not items:
         return np.empty(0, dtype=np.uint64)
-    digests = np.frombuffer(b"".join(mmh3.hash_bytes(item.encode("utf-8")) for item in items), dtype="<u8")
+    digests = np.frombuffer(b"".join(map(mmh3.hash_bytes, items)), dtype="<u8")
     h1 = digests[0::2].astype(np.uint64)
     h2 = digests[1::2].astype(np.uint64)
     steps = np.arange(num_hashes, dtype=np.uint64)
@@ -95,13 +95,17 @@ def build_bloom_filter(
         dictionary_values = dictionary_values.combine_chunks()
     cardinality = len(dictionary_values)
     try:
-        items = java_strings(dictionary_values, spec)
+        if spec.stored_type == "STRING":  # the UTF-8 bytes are already in the Arrow buffers
+            items = dictionary_values.cast(pa.binary()).to_pylist()
+        else:
+            items = [text.encode("utf-8") for text in java_strings(dictionary_values, spec)]
         num_hashes, num_longs = guava_sizing(cardinality, java_fpp(fpp, max_size_in_bytes, max(cardinality, 1)))
     except (BloomFilterError, bigdecimal.BigDecimalError) as exc:
         raise BloomFilterError(f"column {spec.name!r}: bloom filter: {exc}") from exc
-    words = np.zeros(num_longs, dtype=np.uint64)
-    bits = _bit_positions(items, num_hashes, 64 * num_longs).ravel()
-    np.bitwise_or.at(words, (bits >> np.uint64(6)).astype(np.intp), np.uint64(1) << (bits & np.uint64(63)))
+    is_set = np.zeros(64 * num_longs, dtype=bool)
+    is_set[_bit_positions(items, num_hashes, 64 * num_longs).ravel().astype(np.intp)] = True
+    # bit b of long w is flag 64w + b: little-endian bit packing gives exactly the longs' LE bytes
+    words = np.packbits(is_set, bitorder="little").view("<u8")
     header = _HEADER.pack(TYPE_VALUE, VERSION, MURMUR128_MITZ_64, num_hashes, num_longs)
     return header + words.astype(">u8").tobytes()
 
@@ -112,5 +116,5 @@ def bloom_might_contain(buf: bytes, value_string: str) -> bool:
     if (type_value, version, strategy) != (TYPE_VALUE, VERSION, MURMUR128_MITZ_64):
         raise BloomFilterError(f"unknown bloom filter (type {type_value}, version {version}, strategy {strategy})")
     words = np.frombuffer(buf, dtype=">u8", count=num_longs, offset=_HEADER.size)
-    bits = _bit_positions([value_string], num_hashes, 64 * num_longs).ravel()
+    bits = _bit_positions([value_string.encode("utf-8")], num_hashes, 64 * num_longs).ravel()
     return bool(np.all((words[(bits >> np.uint64(6)).astype(np.intp)] >> (bits & np.uint64(63))) & np.uint64(1)))

@@ -96,6 +96,33 @@ def _hex_decoded(strings: pa.Array, column: str) -> tuple[np.ndarray, np.ndarray
 _HEX = set("0123456789abcdefABCDEF")
 
 
+def _utf16_units(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """UTF-16 code units of every string (what ``String.hashCode`` iterates), with offsets.
+
+    ASCII strings are their UTF-8 bytes; only strings holding non-ASCII characters are re-encoded.
+    """
+    data, offsets = _utf8(strings)
+    data = data[offsets[0] : offsets[-1]]
+    offsets = offsets - offsets[0]
+    non_ascii = np.flatnonzero(data >= 0x80)
+    if not len(non_ascii):
+        return data.astype(np.uint16), offsets
+    owners = np.unique(np.searchsorted(offsets, non_ascii, side="right") - 1)
+    texts = strings.to_pylist()
+    pieces, lengths = [], np.diff(offsets)
+    start = 0
+    for row in owners:  # keep ASCII runs as they are, re-encode the rows with non-ASCII characters
+        pieces.append(data[offsets[start] : offsets[row]].astype(np.uint16))
+        units = np.frombuffer(texts[row].encode("utf-16-be", "surrogatepass"), dtype=">u2").astype(np.uint16)
+        pieces.append(units)
+        lengths[row] = len(units)
+        start = row + 1
+    pieces.append(data[offsets[start] :].astype(np.uint16))
+    new_offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    return np.concatenate(pieces), new_offsets
+
+
 def _hash_each(data: np.ndarray, offsets: np.ndarray, dtype, kernel) -> np.ndarray:
     out = np.empty(len(offsets) - 1, dtype=dtype)
     for indices, matrix in _by_length(data, offsets):
@@ -304,10 +331,7 @@ def _partition_of_strings(
             raise PartitionFunctionError(f"column {column!r}: Modulo partitioning needs integers: {exc}") from None
         return _normalize(numbers, normalizer, num_partitions)
     if name == "hashcode":
-        units = [np.frombuffer(s.encode("utf-16-be", "surrogatepass"), dtype=">u2") for s in strings.to_pylist()]
-        offsets = np.zeros(len(units) + 1, dtype=np.int64)
-        np.cumsum([len(u) for u in units], out=offsets[1:])
-        data = np.concatenate(units).astype(np.uint16) if units else np.empty(0, np.uint16)
+        data, offsets = _utf16_units(strings)
         return _normalize(_hash_each(data, offsets, np.int32, _java_hash_code), normalizer, num_partitions)
     data, offsets = _hex_decoded(strings, column) if raw_bytes else _utf8(strings)
     if name == "murmur":

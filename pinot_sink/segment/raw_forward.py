@@ -332,7 +332,7 @@ def read_raw_forward(
     is the segment's total docs (version-1 files and V4+ files do not record it).
     """
     stored = _stored_type_of(spec_or_stored_type)
-    buf = memoryview(buf).cast("B") if not isinstance(buf, memoryview) else buf.cast("B")
+    buf = memoryview(buf).cast("B")
     version = struct.unpack_from(">i", buf, 0)[0]
     if single_value and stored in FIXED_WIDTH_STORED:
         return _read_fixed_byte(buf, stored, version, num_docs)
