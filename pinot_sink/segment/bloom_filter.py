@@ -97,6 +97,8 @@ def build_bloom_filter(
     try:
         if spec.stored_type == "STRING":  # the UTF-8 bytes are already in the Arrow buffers
             items = dictionary_values.cast(pa.binary()).to_pylist()
+        elif spec.stored_type in ("INT", "LONG"):  # Arrow prints integers as Java's toString does
+            items = dictionary_values.cast(pa.string()).cast(pa.binary()).to_pylist()
         else:
             items = [text.encode("utf-8") for text in java_strings(dictionary_values, spec)]
         num_hashes, num_longs = guava_sizing(cardinality, java_fpp(fpp, max_size_in_bytes, max(cardinality, 1)))

@@ -81,3 +81,11 @@ def test_every_type_is_found_by_its_java_string():
 def test_unknown_file_is_rejected():
     with pytest.raises(bf.BloomFilterError, match="unknown bloom filter"):
         bf.bloom_might_contain(b"\x00\x00\x00\x02" + bytes(12), "x")
+
+
+def test_integer_filters_hold_the_decimal_strings():
+    values = pa.array([-2147483648, 0, 42, 2147483647], pa.int32())
+    buf = bf.build_bloom_filter(values, FieldSpec("n", "INT"))
+    assert all(bf.bloom_might_contain(buf, text) for text in ("-2147483648", "0", "42", "2147483647"))
+    reference = bf.build_bloom_filter(pa.array(["-2147483648", "0", "42", "2147483647"]), FieldSpec("s", "STRING"))
+    assert buf == reference  # same strings, same sizing -> same bits
