@@ -27,7 +27,7 @@ import pyarrow as pa
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, STORED_TYPE, FieldSpec
 
 from . import bigdecimal
-from .codecs import LZ4, LZ4_LENGTH_PREFIXED, SNAPPY, compress, decompress
+from .codecs import LZ4, LZ4_LENGTH_PREFIXED, SNAPPY, UnsupportedCodec, compress, decompress
 
 SV_EXTENSION = ".sv.raw.fwd"
 MV_EXTENSION = ".mv.raw.fwd"
@@ -140,7 +140,7 @@ def write_raw_forward(
             _longest_row_bound(stored, spec.single_value, stats), target_docs_per_chunk, target_max_chunk_size
         )
         return _write_var_byte_v4(data, offsets, codec, chunk_size)
-    except (RawForwardIndexError, bigdecimal.BigDecimalError, pa.ArrowException) as exc:
+    except (RawForwardIndexError, UnsupportedCodec, bigdecimal.BigDecimalError, pa.ArrowException) as exc:
         raise RawForwardIndexError(f"column {spec.name!r}: raw forward index: {exc}") from exc
 
 

@@ -198,6 +198,8 @@ def test_target_settings_from_the_table_config_change_chunking():
 def test_errors_name_the_column():
     with pytest.raises(rf.RawForwardIndexError, match="'price'"):
         rf.write_raw_forward(pa.array([1.0, 2.0]), FieldSpec("price", "INT"), codecs.PASS_THROUGH)
+    with pytest.raises(rf.RawForwardIndexError, match="'delta'.*codec id 6"):
+        rf.write_raw_forward(pa.array([1, 2], pa.int32()), FieldSpec("delta", "INT"), 6)
     with pytest.raises(rf.RawForwardIndexError, match="'amount'.*value 1 'abc'"):
         rf.write_raw_forward(pa.array(["1.5", "abc"]), FieldSpec("amount", "BIG_DECIMAL"), codecs.LZ4)
 
