@@ -268,7 +268,11 @@ class ControllerClient:
             nonlocal attempts
             attempts += 1
             if attempts > 1 and on_retry is not None:
-                resolved = on_retry()
+                try:
+                    resolved = on_retry()
+                except ControllerError as error:  # the check is a refinement: without it, just retry
+                    log.debug("%s: pre-retry check failed (%s); retrying the call itself", operation, error)
+                    resolved = None
                 if resolved is not None:
                     return resolved
             request_headers = dict(headers or {})
