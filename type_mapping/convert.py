@@ -789,8 +789,9 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
         values = pc.replace_substring_regex(values, "(?s)\x00.*$", "")
     if strategy == "NO_ACTION":
         return values
-    # Pinot counts UTF-16 code units; Arrow counts code points (they differ only beyond U+FFFF).
-    too_long = pc.greater(pc.utf8_length(values), spec.max_length)
+    # Java's String.length(): UTF-16 code units, so a character beyond U+FFFF counts twice.
+    astral = pc.count_substring_regex(values, _ASTRAL)
+    too_long = pc.greater(pc.add(pc.utf8_length(values), astral), spec.max_length)
     if not pc.any(too_long).as_py():
         return values
     if strategy == "ERROR":
@@ -798,10 +799,36 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
                  "raise maxLength in the Pinot schema, or set on_oversize_string='pinot' to truncate "
                  "as Pinot would")
     if strategy == "TRIM_LENGTH":
-        return pc.if_else(too_long, pc.utf8_slice_codeunits(values, 0, spec.max_length), values)
+        trimmed = pc.if_else(too_long, pc.utf8_slice_codeunits(values, 0, spec.max_length), values)
+        tricky = pc.and_(too_long, pc.greater(astral, 0))
+        if not pc.any(tricky).as_py():
+            return trimmed
+        # rows with characters beyond U+FFFF: Java's substring, per value (rare)
+        texts = trimmed.to_pylist()
+        for index in np.flatnonzero(_np_mask(tricky)):
+            texts[index] = java_substring(values[int(index)].as_py(), spec.max_length)
+        return pa.array(texts, pa.string())
     if strategy == "SUBSTITUTE_DEFAULT_VALUE":
         return pc.if_else(too_long, pa.scalar(str(spec.default_null_value), pa.string()), values)
     raise ConversionError(f"column {spec.name!r}: unknown maxLengthExceedStrategy {strategy}")
+
+
+_ASTRAL = r"[\x{10000}-\x{10FFFF}]"
+
+
+def java_substring(text: str, units: int) -> str:
+    """``text.substring(0, units)`` in UTF-16 code units, then encoded as Java encodes to UTF-8: a
+    surrogate pair cut in half leaves a lone high surrogate, which becomes ``?``."""
+    out, used = [], 0
+    for ch in text:
+        width = 2 if ord(ch) > 0xFFFF else 1
+        if used + width > units:
+            if used < units:  # half a pair fits
+                out.append("?")
+            break
+        out.append(ch)
+        used += width
+    return "".join(out)
 
 
 def _sanitise_bytes(values: pa.Array, ctx: _Context) -> pa.Array:

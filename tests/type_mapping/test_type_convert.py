@@ -274,6 +274,10 @@ def test_string_nul_and_max_length():
     assert conv(["a\x00b", "abcde", "abcd", "\x00"], "STRING", options=pinot, max_length=4)[0] == [
         "a", "abcd", "abcd", ""]
     assert conv(["x" * 600], "STRING", options=pinot)[0] == ["x" * 512]
+    # maxLength counts UTF-16 code units, as Java's String.length(): an emoji counts 2
+    assert "row 0" in error(["ab😀"], "STRING", max_length=3)
+    assert conv(["a😀"], "STRING", max_length=3)[0] == ["a😀"]
+    assert conv(["ab😀c", "a😀bc", "😀😀"], "STRING", options=pinot, max_length=3)[0] == ["ab?", "a😀", "😀?"]
     # a strategy in the schema wins over the option
     assert conv(["abcde", "ab"], "STRING", max_length=4, max_length_exceed_strategy="SUBSTITUTE_DEFAULT_VALUE")[0] == [
         "null", "ab"]
