@@ -54,6 +54,8 @@ def guava_sizing(expected_insertions: int, fpp: float) -> tuple[int, int]:
     n = max(expected_insertions, 1)  # Guava treats 0 expected insertions as 1
     num_bits = int(-n * math.log(fpp) / (math.log(2) * math.log(2)))  # Java (long) cast truncates
     num_hashes = max(1, _java_round(num_bits / n * math.log(2)))
+    if num_bits <= 0:  # LockFreeBitArray rejects an empty bit array
+        raise BloomFilterError(f"fpp {fpp} leaves no bits for {n} values (Guava refuses such a filter)")
     return num_hashes, -(-num_bits // 64)
 
 

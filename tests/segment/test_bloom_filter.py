@@ -39,6 +39,8 @@ def test_guava_sizing():
     assert bf.guava_sizing(1000, 0.01) == (7, 150)  # m = 9585 bits
     with pytest.raises(bf.BloomFilterError):
         bf.guava_sizing(10, 1.0)
+    with pytest.raises(bf.BloomFilterError, match="no bits"):
+        bf.guava_sizing(1, 0.9)  # m = (long) 0.22 = 0
 
 
 def test_max_size_raises_the_fpp():
