@@ -8,7 +8,7 @@ that holds the value, so rows silently vanish from results. Everything here foll
 * file: int32 BE type (1), int32 BE version (1), then ``BloomFilter.writeTo``: strategy ordinal byte (1),
   number of hash functions byte, int32 BE number of longs, the longs big-endian;
 * items: the value's Java string form (``toString()``; BYTES as lower-case hex), hashed as UTF-8 with
-  Murmur3 x64 128 (seed 0);
+  Murmur3 x64 128 (seed 0, vectorised here with numpy over values of equal length);
 * ``m = (long)(-n ln p / (ln 2)^2)`` bits, ``k = max(1, round(m / n * ln 2))``, ``bitSize = 64 * ceil(m / 64)``;
   bit ``i`` of item = ``(h1 + i * h2) & Long.MAX_VALUE) % bitSize`` with 64-bit wrap-around.
 """
@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import struct
 
-import mmh3
 import numpy as np
 import pyarrow as pa
 
@@ -77,13 +76,80 @@ def java_strings(values: pa.Array, spec: FieldSpec) -> list[str]:
     return values.to_pylist()
 
 
-def _bit_positions(items: list[bytes], num_hashes: int, bit_size: int) -> np.ndarray:
-    """Every bit each item (UTF-8 bytes) sets, vectorised over items (hashing is one C call per item)."""
-    if not items:
+_C1, _C2 = np.uint64(0x87C37B91114253D5), np.uint64(0x4CF5AD432745937F)
+
+
+def _rotl64(x: np.ndarray, r: int) -> np.ndarray:
+    return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
+
+
+def _fmix64(k: np.ndarray) -> np.ndarray:
+    k = k ^ (k >> np.uint64(33))
+    k = k * np.uint64(0xFF51AFD7ED558CCD)
+    k = k ^ (k >> np.uint64(33))
+    k = k * np.uint64(0xC4CEB9FE1A85EC53)
+    return k ^ (k >> np.uint64(33))
+
+
+def _little_endian_word(columns: np.ndarray) -> np.ndarray:
+    """Up to 8 byte columns as one little-endian uint64 per row."""
+    if columns.shape[1] == 8:
+        return np.ascontiguousarray(columns).view("<u8").ravel().astype(np.uint64)
+    word = np.zeros(len(columns), dtype=np.uint64)
+    for index in range(columns.shape[1]):
+        word |= columns[:, index].astype(np.uint64) << np.uint64(8 * index)
+    return word
+
+
+def murmur3_x64_128(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Guava ``Hashing.murmur3_128()`` (seed 0) of every row of an (n, length) uint8 matrix: (h1, h2)."""
+    count, length = matrix.shape
+    h1 = np.zeros(count, dtype=np.uint64)
+    h2 = np.zeros(count, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for block in range(length // 16):
+            k1 = _little_endian_word(matrix[:, 16 * block : 16 * block + 8])
+            k2 = _little_endian_word(matrix[:, 16 * block + 8 : 16 * block + 16])
+            h1 ^= _rotl64(k1 * _C1, 31) * _C2
+            h1 = (_rotl64(h1, 27) + h2) * np.uint64(5) + np.uint64(0x52DCE729)
+            h2 ^= _rotl64(k2 * _C2, 33) * _C1
+            h2 = (_rotl64(h2, 31) + h1) * np.uint64(5) + np.uint64(0x38495AB5)
+        tail = matrix[:, length - length % 16 :]
+        if tail.shape[1] > 8:
+            h2 ^= _rotl64(_little_endian_word(tail[:, 8:]) * _C2, 33) * _C1
+        if tail.shape[1] > 0:
+            h1 ^= _rotl64(_little_endian_word(tail[:, :8]) * _C1, 31) * _C2
+        h1 ^= np.uint64(length)
+        h2 ^= np.uint64(length)
+        h1 = h1 + h2
+        h2 = h2 + h1
+        h1, h2 = _fmix64(h1), _fmix64(h2)
+        h1 = h1 + h2
+        h2 = h2 + h1
+    return h1, h2
+
+
+def _hashes(items: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """murmur3_128 of every binary item, vectorised over the items of each length."""
+    _, offset_buffer, data_buffer = items.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int32)[items.offset : items.offset + len(items) + 1]
+    offsets = offsets.astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.empty(0, np.uint8)
+    lengths = np.diff(offsets)
+    h1 = np.empty(len(items), dtype=np.uint64)
+    h2 = np.empty(len(items), dtype=np.uint64)
+    for length in np.unique(lengths):
+        rows = np.flatnonzero(lengths == length)
+        matrix = data[offsets[rows][:, None] + np.arange(length)] if length else np.zeros((len(rows), 0), np.uint8)
+        h1[rows], h2[rows] = murmur3_x64_128(matrix)
+    return h1, h2
+
+
+def _bit_positions(items: pa.Array, num_hashes: int, bit_size: int) -> np.ndarray:
+    """Every bit each item (binary: the UTF-8 of the value's string form) sets, vectorised."""
+    if not len(items):
         return np.empty(0, dtype=np.uint64)
-    digests = np.frombuffer(b"".join(map(mmh3.hash_bytes, items)), dtype="<u8")
-    h1 = digests[0::2].astype(np.uint64)
-    h2 = digests[1::2].astype(np.uint64)
+    h1, h2 = _hashes(items)
     steps = np.arange(num_hashes, dtype=np.uint64)
     combined = h1[:, None] + steps[None, :] * h2[:, None]  # uint64 arithmetic wraps like Java longs
     return (combined & np.uint64(_LONG_MAX)) % np.uint64(bit_size)
@@ -98,11 +164,11 @@ def build_bloom_filter(
     cardinality = len(dictionary_values)
     try:
         if spec.stored_type == "STRING":  # the UTF-8 bytes are already in the Arrow buffers
-            items = dictionary_values.cast(pa.binary()).to_pylist()
+            items = dictionary_values.cast(pa.binary())
         elif spec.stored_type in ("INT", "LONG"):  # Arrow prints integers as Java's toString does
-            items = dictionary_values.cast(pa.string()).cast(pa.binary()).to_pylist()
+            items = dictionary_values.cast(pa.string()).cast(pa.binary())
         else:
-            items = [text.encode("utf-8") for text in java_strings(dictionary_values, spec)]
+            items = pa.array(java_strings(dictionary_values, spec), pa.string()).cast(pa.binary())
         num_hashes, num_longs = guava_sizing(cardinality, java_fpp(fpp, max_size_in_bytes, max(cardinality, 1)))
     except (BloomFilterError, bigdecimal.BigDecimalError) as exc:
         raise BloomFilterError(f"column {spec.name!r}: bloom filter: {exc}") from exc
@@ -120,5 +186,5 @@ def bloom_might_contain(buf: bytes, value_string: str) -> bool:
     if (type_value, version, strategy) != (TYPE_VALUE, VERSION, MURMUR128_MITZ_64):
         raise BloomFilterError(f"unknown bloom filter (type {type_value}, version {version}, strategy {strategy})")
     words = np.frombuffer(buf, dtype=">u8", count=num_longs, offset=_HEADER.size)
-    bits = _bit_positions([value_string.encode("utf-8")], num_hashes, 64 * num_longs).ravel()
+    bits = _bit_positions(pa.array([value_string.encode("utf-8")], pa.binary()), num_hashes, 64 * num_longs).ravel()
     return bool(np.all((words[(bits >> np.uint64(6)).astype(np.intp)] >> (bits & np.uint64(63))) & np.uint64(1)))

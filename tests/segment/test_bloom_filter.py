@@ -4,9 +4,12 @@ from __future__ import annotations
 import json
 import tarfile
 
+import mmh3
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pinot_sink.segment import bloom_filter as bf
 from pinot_sink.segment.properties import parse_properties
@@ -91,3 +94,11 @@ def test_integer_filters_hold_the_decimal_strings():
     assert all(bf.bloom_might_contain(buf, text) for text in ("-2147483648", "0", "42", "2147483647"))
     reference = bf.build_bloom_filter(pa.array(["-2147483648", "0", "42", "2147483647"]), FieldSpec("s", "STRING"))
     assert buf == reference  # same strings, same sizing -> same bits
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=70), min_size=1, max_size=30))
+def test_vectorised_murmur3_128_equals_the_reference(items):
+    h1, h2 = bf._hashes(pa.array(items, pa.binary()))
+    reference = [mmh3.hash_bytes(item) for item in items]  # Guava's murmur3_128 byte order: h1, h2 LE
+    assert [int(a).to_bytes(8, "little") + int(b).to_bytes(8, "little") for a, b in zip(h1, h2)] == reference
