@@ -7,6 +7,8 @@ import tarfile
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pinot_sink.segment import partition as p
 from pinot_sink.segment.properties import as_list, parse_properties
@@ -71,9 +73,26 @@ def test_murmur_partitions_equal_pinots_test():
             -1912106487, -19253806]),
 ])
 def test_murmur3_x86_32_reference_values(seed, expected):
+    assert _hash_bytes(p._murmur3_x86_32(seed), _pinot_test_inputs()) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=20), st.integers(-(2**31), 2**31 - 1))
+def test_vectorised_murmur3_x86_32_equals_mmh3(items, seed):
     import mmh3
 
-    assert [mmh3.hash(b, seed, signed=True) for b in _pinot_test_inputs()] == expected
+    # a Java int seed is the same 32 bits as mmh3's unsigned seed
+    assert _hash_bytes(p._murmur3_x86_32(seed), items) == [
+        mmh3.hash(item, seed & 0xFFFFFFFF, signed=True) for item in items]
+
+
+def test_murmur3_partition_function_uses_the_seed_and_mask():
+    strings = pa.array([b.decode("utf-8", "replace") for b in _pinot_test_inputs()])
+    ids = p.partition_ids(strings, FieldSpec("s", "STRING"), "Murmur3", 7, {"seed": "9001"})
+    hashes = _hash_bytes(p._murmur3_x86_32(9001), [s.encode("utf-8") for s in strings.to_pylist()])
+    assert ids.tolist() == [(h & 0x7FFFFFFF) % 7 for h in hashes]
+    x64 = p.partition_ids(strings, FieldSpec("s", "STRING"), "murmur3", 7, {"variant": "x64_32"})
+    assert x64.tolist() == [(p.murmur3_x64_32(s.encode("utf-8"), 0) & 0x7FFFFFFF) % 7 for s in strings.to_pylist()]
 
 
 @pytest.mark.parametrize("seed, expected", [
