@@ -1,4 +1,4 @@
-"""Raw (no-dictionary) forward index: write Pinot's current default format, read every chunk format.
+"""Raw (no-dictionary) forward index: write it as Pinot's raw index creators do, read every chunk format.
 
 Writing follows Pinot's defaults (``ForwardIndexConfig``: raw writer version 4, ``targetMaxChunkSize`` 1 MiB,
 ``targetDocsPerChunk`` 1000), SEGMENT_FORMAT.md sections 5.4-5.6:
@@ -10,9 +10,13 @@ Writing follows Pinot's defaults (``ForwardIndexConfig``: raw writer version 4, 
   (``VarByteChunkForwardIndexWriterV4``): chunks filled greedily up to a target decompressed size, values that
   cannot fit an empty chunk written alone as "huge" chunks, LZ4 upgraded to LZ4_LENGTH_PREFIXED.
 
-Reading handles fixed-byte versions 1-4, var-byte versions 1-3 and var-byte V4/V5/V6 (the decoder the
-segment reader uses). Values travel as Arrow arrays in the stored type (``type_mapping.stored``).
-Everything is vectorised with numpy over Arrow buffers; the only per-value Python work is BIG_DECIMAL
+A configured ``rawIndexWriterVersion`` picks the writers Pinot would pick: 2/3 the fixed-docs-per-chunk
+var-byte writer (int32 / int64 chunk offsets), 5 the V5 writer for multi-value numbers (rows without a
+count; other columns stay V4), 6 the V6 writer (value sizes instead of offsets in compressed chunks).
+
+Reading handles fixed-byte versions 1-6, var-byte versions 1-3 and V4/V5/V6 (the decoder the segment
+reader uses). Values travel as Arrow arrays in the stored type (``type_mapping.stored``). Everything is
+vectorised with numpy over Arrow buffers; the only per-value Python work is BIG_DECIMAL
 (de)serialisation, which has no vector form.
 """
 from __future__ import annotations
@@ -27,11 +31,12 @@ import pyarrow as pa
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, STORED_TYPE, FieldSpec
 
 from . import bigdecimal
-from .codecs import LZ4, LZ4_LENGTH_PREFIXED, SNAPPY, UnsupportedCodec, compress, decompress
+from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, SNAPPY, UnsupportedCodec, compress, decompress
 
 SV_EXTENSION = ".sv.raw.fwd"
 MV_EXTENSION = ".mv.raw.fwd"
 
+DEFAULT_WRITER_VERSION = 4  # ForwardIndexConfig.DEFAULT_RAW_WRITER_VERSION
 DEFAULT_TARGET_MAX_CHUNK_SIZE = 1 << 20  # ForwardIndexConfig.DEFAULT_TARGET_MAX_CHUNK_SIZE (1MB)
 DEFAULT_TARGET_DOCS_PER_CHUNK = 1000
 MIN_TARGET_CHUNK_SIZE = 4096  # ForwardIndexUtils.TARGET_MIN_CHUNK_SIZE
@@ -118,64 +123,119 @@ def write_raw_forward(
     codec: int,
     stats: Any = None,
     *,
+    writer_version: int = DEFAULT_WRITER_VERSION,
     target_max_chunk_size: int = DEFAULT_TARGET_MAX_CHUNK_SIZE,
     target_docs_per_chunk: int = DEFAULT_TARGET_DOCS_PER_CHUNK,
+    derive_num_docs_per_chunk: bool = False,
 ) -> bytes:
-    """The bytes of ``<column>.sv.raw.fwd`` / ``.mv.raw.fwd`` as Pinot's default raw writer makes them.
+    """The bytes of ``<column>.sv.raw.fwd`` / ``.mv.raw.fwd`` as Pinot's raw index creators make them.
 
     ``values``: the column in its stored Arrow type without nulls (MV as a list array). ``codec``: a
     ``codecs`` id. ``stats``: anything with ``length_of_longest_element``, ``max_number_of_multi_values``,
     ``max_row_length_in_bytes`` (Pinot's stats; they size the chunks); ``None`` computes them from the values.
+    The keyword arguments are the forward index config (``rawIndexWriterVersion``, ``targetMaxChunkSize``
+    in bytes, ``targetDocsPerChunk``, ``deriveNumDocsPerChunk``); the defaults are Pinot's.
     """
     array = _combine(values)
     stored = spec.stored_type
     try:
+        if writer_version not in (2, 3, 4, 5, 6):
+            raise RawForwardIndexError(f"rawIndexWriterVersion {writer_version} is not one Pinot writes (2-6)")
         if spec.single_value and stored in FIXED_WIDTH_STORED:
             numbers = _fixed_width_numpy(array, stored)
-            return _write_fixed_byte_v4(numbers, stored, codec, fixed_byte_docs_per_chunk(target_docs_per_chunk))
+            docs_per_chunk = target_docs_per_chunk
+            if writer_version >= 4:
+                docs_per_chunk = fixed_byte_docs_per_chunk(target_docs_per_chunk)
+            return _write_fixed_byte(numbers, stored, codec, writer_version, docs_per_chunk)
         if stats is None:
             stats = RawColumnStats.of(array, spec)
-        data, offsets = _serialize_rows(array, stored, spec.single_value)
-        chunk_size = dynamic_target_chunk_size(
-            _longest_row_bound(stored, spec.single_value, stats), target_docs_per_chunk, target_max_chunk_size
-        )
-        return _write_var_byte_v4(data, offsets, codec, chunk_size)
+        file_version = _var_byte_file_version(stored, spec.single_value, writer_version)
+        with_count = not (file_version in (5, 6) and stored in FIXED_WIDTH_STORED)
+        data, offsets = _serialize_rows(array, stored, spec.single_value, with_count)
+        max_length = _longest_row_bound(stored, spec.single_value, stats, with_count)
+        if file_version < 4:
+            docs_per_chunk = target_docs_per_chunk
+            if derive_num_docs_per_chunk or not spec.single_value and stored not in FIXED_WIDTH_STORED:
+                # getNumDocsPerChunk; the MV var-width creator always derives
+                docs_per_chunk = max(target_max_chunk_size // (max_length + 4), 1)
+            return _write_var_byte_old(data, offsets, codec, file_version, docs_per_chunk, max_length)
+        chunk_size = dynamic_target_chunk_size(max_length, target_docs_per_chunk, target_max_chunk_size)
+        return _write_var_byte_v4(data, offsets, codec, chunk_size, file_version)
     except (RawForwardIndexError, UnsupportedCodec, bigdecimal.BigDecimalError, pa.ArrowException) as exc:
         raise RawForwardIndexError(f"column {spec.name!r}: raw forward index: {exc}") from exc
 
 
-def _longest_row_bound(stored: str, single_value: bool, stats: Any) -> int:
+def _var_byte_file_version(stored: str, single_value: bool, writer_version: int) -> int:
+    """Which var-byte writer a creator picks: V5 exists for MV fixed-width only; V6 for all; <4 old."""
+    if writer_version < 4 or writer_version == 6:
+        return writer_version
+    if writer_version == 5 and not single_value and stored in FIXED_WIDTH_STORED:
+        return 5
+    return 4
+
+
+def _longest_row_bound(stored: str, single_value: bool, stats: Any, with_count: bool = True) -> int:
     """The ``maxLength`` the Pinot creators pass to the chunk-size formula."""
     if single_value:
         return int(stats.length_of_longest_element)
     max_values = int(stats.max_number_of_multi_values)
-    if stored in FIXED_WIDTH_STORED:
-        return 4 + max_values * FIXED_WIDTH_STORED[stored]  # MultiValueFixedByteRawIndexCreator, V4
+    if stored in FIXED_WIDTH_STORED:  # MultiValueFixedByteRawIndexCreator: V5/V6 rows have no count
+        return (4 if with_count else 0) + max_values * FIXED_WIDTH_STORED[stored]
     return 4 + 4 * max_values + int(stats.max_row_length_in_bytes)  # getTotalRowStorageBytes
 
 
-def _write_fixed_byte_v4(numbers: np.ndarray, stored: str, codec: int, docs_per_chunk: int) -> bytes:
+def _chunk_file(header: bytes, version: int, chunks: list[bytes]) -> bytes:
+    """Header + chunk offset table (absolute; int32 for version 2, int64 after) + chunks."""
+    offset_type = ">i4" if version == 2 else ">i8"
+    table_size = np.dtype(offset_type).itemsize * len(chunks)
+    starts = len(header) + table_size + np.concatenate(([0], np.cumsum([len(c) for c in chunks])[:-1]))
+    if version == 2 and len(chunks) and starts[-1] > INT_MAX:
+        raise RawForwardIndexError("chunk offsets overflow version 2's int32 table; use version 3 or 4")
+    return b"".join([header, np.asarray(starts, dtype=np.int64).astype(offset_type).tobytes(), *chunks])
+
+
+def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int, docs_per_chunk: int) -> bytes:
+    """``FixedByteChunkForwardIndexWriter``: big-endian values, docsPerChunk per compressed chunk."""
     size = FIXED_WIDTH_STORED[stored]
     raw = numbers.astype(_BIG_ENDIAN[stored], copy=False).view(np.uint8)
     num_docs = len(numbers)
     num_chunks = -(-num_docs // docs_per_chunk)
     chunk_bytes = docs_per_chunk * size
     header = struct.pack(
-        ">7i", 4, num_chunks, docs_per_chunk, size, num_docs, codec, FIXED_BYTE_HEADER_SIZE
+        ">7i", version, num_chunks, docs_per_chunk, size, num_docs, codec, FIXED_BYTE_HEADER_SIZE
     )
-    position = FIXED_BYTE_HEADER_SIZE + 8 * num_chunks  # chunk offsets are absolute (file start)
-    chunk_offsets = np.empty(num_chunks, dtype=">i8")
+    chunks = [
+        compress(codec, raw[index * chunk_bytes : (index + 1) * chunk_bytes].tobytes())
+        for index in range(num_chunks)
+    ]
+    return _chunk_file(header, version, chunks)
+
+
+def _write_var_byte_old(
+    data: np.ndarray, offsets: np.ndarray, codec: int, version: int, docs_per_chunk: int, max_length: int
+) -> bytes:
+    """``VarByteChunkForwardIndexWriter`` (versions 2 and 3): a fixed docsPerChunk, each chunk a table of
+    docsPerChunk big-endian int32 value offsets (unused slots 0) followed by the values."""
+    num_docs = len(offsets) - 1
+    num_chunks = -(-num_docs // docs_per_chunk)
+    header = struct.pack(">7i", version, num_chunks, docs_per_chunk, max_length, num_docs, codec,
+                         FIXED_BYTE_HEADER_SIZE)
+    table_bytes = 4 * docs_per_chunk
     chunks = []
     for index in range(num_chunks):
-        payload = compress(codec, raw[index * chunk_bytes : (index + 1) * chunk_bytes].tobytes())
-        chunk_offsets[index] = position
-        position += len(payload)
-        chunks.append(payload)
-    return b"".join([header, chunk_offsets.tobytes(), *chunks])
+        start, end = index * docs_per_chunk, min((index + 1) * docs_per_chunk, num_docs)
+        table = np.zeros(docs_per_chunk, dtype=">i4")
+        table[: end - start] = offsets[start:end] - offsets[start] + table_bytes
+        chunks.append(compress(codec, table.tobytes() + data[offsets[start] : offsets[end]].tobytes()))
+    return _chunk_file(header, version, chunks)
 
 
-def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_size: int) -> bytes:
-    """Rows (``data[offsets[i]:offsets[i+1]]``) into V4 chunks, with the writer's greedy fill rule."""
+def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_size: int, version: int = 4) -> bytes:
+    """Rows (``data[offsets[i]:offsets[i+1]]``) into V4/V5/V6 chunks, with the writer's greedy fill rule.
+
+    V6 with a compressing codec stores each value's size instead of its offset in the chunk header.
+    """
+    sizes_in_header = version == 6 and codec != PASS_THROUGH
     if codec == LZ4:
         codec = LZ4_LENGTH_PREFIXED  # getCompressor(type, upgradeToLengthPrefixed=true)
     num_docs = len(offsets) - 1
@@ -198,7 +258,10 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
             count = end - start
             header = np.empty(count + 1, dtype="<i4")
             header[0] = count
-            header[1:] = offsets[start:end] - offsets[start] + 4 * (count + 1)
+            if sizes_in_header:
+                header[1:] = np.diff(offsets[start : end + 1])
+            else:
+                header[1:] = offsets[start:end] - offsets[start] + 4 * (count + 1)
             body = header.tobytes() + data[offsets[start] : offsets[end]].tobytes()
             payload = compress(codec, body)
             metadata.append((start, chunk_offset))
@@ -206,13 +269,17 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
         chunk_offset += len(payload)
         start = end
     chunks_start = VAR_BYTE_V4_HEADER_SIZE + 8 * len(metadata)
-    header = struct.pack(">4i", 4, chunk_size, codec, chunks_start)
+    header = struct.pack(">4i", version, chunk_size, codec, chunks_start)
     table = np.array(metadata, dtype=np.uint64).reshape(-1, 2).astype("<u4").tobytes()
     return b"".join([header, table, *chunks])
 
 
-def _serialize_rows(array: pa.Array, stored: str, single_value: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Every row's serialised bytes: a flat uint8 buffer and int64 row offsets into it (n + 1)."""
+def _serialize_rows(
+    array: pa.Array, stored: str, single_value: bool, with_count: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's serialised bytes: a flat uint8 buffer and int64 row offsets into it (n + 1).
+
+    ``with_count=False``: MV fixed-width rows without their leading count (V5/V6 writers)."""
     if single_value:
         if stored == "BIG_DECIMAL":
             return _serialize_big_decimals(array)
@@ -226,6 +293,10 @@ def _serialize_rows(array: pa.Array, stored: str, single_value: bool) -> tuple[n
         size = FIXED_WIDTH_STORED[stored]
         numbers = _fixed_width_numpy(child.slice(first, last - first), stored)
         payload = numbers.astype(_BIG_ENDIAN[stored], copy=False).view(np.uint8)
+        if not with_count:  # serialize*ArrayWithoutLength: the rows are the values back to back
+            row_offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+            np.cumsum(counts * size, out=row_offsets[1:])
+            return payload, row_offsets
         return _assemble_rows(counts, np.ones(len(counts), dtype=np.int64), payload, counts * size)
     if stored == "BIG_DECIMAL":
         child_data, child_offsets = _serialize_big_decimals(child)
@@ -372,7 +443,7 @@ def _chunk_payloads(buf: memoryview, chunk_offsets: np.ndarray) -> list[memoryvi
 
 
 def _read_fixed_byte(buf: memoryview, stored: str, version: int, num_docs: int) -> pa.Array:
-    if not 1 <= version <= 4:
+    if not 1 <= version <= 6:  # a configured writer version 5 or 6 is written as-is into this header
         raise RawForwardIndexError(f"unknown fixed-byte raw forward index version {version}")
     _, docs_per_chunk, entry_size, total_docs, codec, chunk_offsets, _ = _chunk_table(buf, version)
     size = FIXED_WIDTH_STORED[stored]
