@@ -146,6 +146,7 @@ class FakeController:
         self.max_concurrent_uploads = 0
         self._uploads_in_flight = 0
         self.upload_latency_s = 0.0  # simulated ZK + deep-store work per upload, outside the state lock (bench)
+        self.lineage_exclusive_delete = True  # Pinot's controller.lineage.exclusive.delete.enabled default
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -500,8 +501,12 @@ class FakeController:
     # --- delete ------------------------------------------------------------------------------------------
 
     def _delete(self, table: Table, names: list[str]) -> dict:
-        if not names:  # Pinot: no `segments` parameter deletes every segment of the table
+        everything = not names  # Pinot: no `segments` parameter deletes every segment of the table
+        if everything:
             names = list(table.segments)
+        if self.lineage_exclusive_delete:
+            self._reject_lineage_locked(table, names)
+        if everything:
             for name in names:
                 table.segments.pop(name, None)
             return {"status": f"All segments of table {table.raw}_OFFLINE deleted"}
@@ -510,6 +515,24 @@ class FakeController:
         if len(names) <= 5:
             return {"status": f"Deleted segments: [{', '.join(names)}] from table: {table.raw}_OFFLINE"}
         return {"status": f"Deleted {len(names)} segments from table: {table.raw}_OFFLINE"}
+
+    @staticmethod
+    def _reject_lineage_locked(table: Table, names: list[str]) -> None:
+        """``controller.lineage.exclusive.delete.enabled`` (default true): segments of a live lineage entry
+        (IN_PROGRESS: from and to; COMPLETED: from) cannot be deleted; the whole batch is refused."""
+        blocked: set[str] = set()
+        for entry in table.lineage.values():
+            if entry.state == "IN_PROGRESS":
+                blocked.update(entry.segments_from, entry.segments_to)
+            elif entry.state == "COMPLETED":
+                blocked.update(entry.segments_from)
+        blocking = [n for n in names if n in blocked]
+        if blocking:
+            raise ApiError(500, f"Failed to delete segments from table: {table.raw}_OFFLINE, error message: Cannot "
+                                f"delete segments from table: {table.raw}_OFFLINE because they participate in a live "
+                                "segment lineage entry. Use the lineage lifecycle (endReplaceSegments / "
+                                "revertReplaceSegments with forceRevert=true) to clean them up. Blocking segments: "
+                                f"[{', '.join(blocking)}]")
 
     # --- lineage -----------------------------------------------------------------------------------------
 
@@ -762,14 +785,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
         is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments")
-        if is_upload and controller.upload_latency_s:
-            time.sleep(controller.upload_latency_s)
         if is_upload:
             with controller._lock:
                 controller._uploads_in_flight += 1
                 controller.max_concurrent_uploads = max(controller.max_concurrent_uploads,
                                                         controller._uploads_in_flight)
         try:
+            if is_upload and controller.upload_latency_s:
+                time.sleep(controller.upload_latency_s)
             if fault is not None and fault.kind == "fail":
                 extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
                 raise ApiError(fault.status, fault.message, extra)

@@ -236,3 +236,23 @@ def test_auth_knob(fake_controller):
     url = f"{fake_controller.url}/tables/events"
     assert requests.get(url, timeout=10).status_code == 401
     assert requests.get(url, headers={"Authorization": "Basic abc"}, timeout=10).status_code == 200
+
+
+def test_segments_of_a_live_lineage_entry_cannot_be_deleted(fake_controller, tmp_path):
+    from pinot_sink.controller import ControllerClient, ControllerUnavailableError, RetriesExhaustedError, RetryPolicy
+
+    client = ControllerClient(fake_controller.url, retry=RetryPolicy.none())
+    for name in ("old_0", "other_0"):
+        client.upload_segment("events", make_segment(tmp_path, name))
+    entry = client.start_replace("events", ["old_0"], ["new_0"])
+    client.upload_segment("events", make_segment(tmp_path, "new_0"))
+    for locked in (["new_0"], ["old_0", "other_0"]):  # IN_PROGRESS locks both sides; the whole batch is refused
+        with pytest.raises(RetriesExhaustedError, match="participate in a live segment lineage entry") as info:
+            client.delete_segments("events", locked)
+        assert isinstance(info.value.last_error, ControllerUnavailableError)
+    assert sorted(fake_controller.segments()) == ["new_0", "old_0", "other_0"]
+    client.end_replace("events", entry)
+    with pytest.raises(RetriesExhaustedError):  # COMPLETED still locks the replaced segments
+        client.delete_segments("events", ["old_0"])
+    client.delete_segments("events", ["new_0", "other_0"])
+    assert sorted(fake_controller.segments()) == ["old_0"]

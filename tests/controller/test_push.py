@@ -20,7 +20,7 @@ from segment_factory import make_segment
 
 
 def test_parallel_uploads_stay_within_the_bound(fake_controller, tmp_path):
-    fake_controller.upload_latency_s = 0.1
+    fake_controller.upload_latency_s = 0.2  # uploads overlap for sure, unless the client serialises them
     paths = [make_segment(tmp_path, f"events_{i}") for i in range(8)]
     seen = []
     results = push_segments(ControllerClient(fake_controller.url), "events", paths, parallel=3, on_result=seen.append)
