@@ -499,7 +499,8 @@ class ControllerClient:
 
     def delete_segments(self, table: str, names: Iterable[str], *, retention: str | None = None) -> None:
         """Delete the named segments (missing names are ignored by the controller). An empty list does
-        nothing: Pinot's DELETE without ``segments`` would drop every segment of the table."""
+        nothing: Pinot's DELETE without ``segments`` would drop every segment of the table. Segments of a
+        live lineage entry cannot be deleted (Pinot refuses the whole batch); batches are of 100 names."""
         raw = raw_table_name(table)
         names = [n for n in dict.fromkeys(names) if n]
         for start in range(0, len(names), DELETE_BATCH):
