@@ -2,7 +2,7 @@
 
 Payload formats are those of SEGMENT_FORMAT.md section 5.4: Snappy raw blocks (not framed), one zstd
 frame (level 3, content size present), raw LZ4 blocks, LZ4 with a 4-byte little-endian length prefix,
-and zlib + a big-endian int32 length for GZIP.
+and zlib + an int32 length for GZIP (big-endian, or little-endian in V4 var-byte chunks).
 """
 from __future__ import annotations
 
@@ -37,7 +37,10 @@ def codec_id(name: str) -> int:
         ) from None
 
 
-def compress(codec: int, data: bytes) -> bytes:
+def compress(codec: int, data: bytes, *, length_byte_order: str = "big") -> bytes:
+    """Compress one chunk. ``length_byte_order`` is the byte order of GZIP's trailing length: Pinot's
+    ``GzipCompressor`` writes it with the output buffer's order, big-endian in the fixed-byte and v2/v3
+    writers, little-endian in the V4/V5/V6 var-byte writer (whose reader uses it for huge chunks)."""
     if codec == PASS_THROUGH:
         return bytes(data)
     if codec == SNAPPY:
@@ -49,7 +52,7 @@ def compress(codec: int, data: bytes) -> bytes:
     if codec == LZ4_LENGTH_PREFIXED:
         return bytes(cramjam.lz4.compress_block(data, store_size=True))
     if codec == GZIP:
-        return zlib.compress(data) + struct.pack(">i", len(data))
+        return zlib.compress(data) + len(data).to_bytes(4, length_byte_order, signed=True)
     raise UnsupportedCodec(f"compression codec id {codec} is not supported for writing")
 
 
@@ -64,7 +67,11 @@ def decompress(codec: int, data: bytes, uncompressed_size: int | None = None) ->
     if codec == LZ4:
         if uncompressed_size is None:
             raise ValueError("a raw LZ4 block needs the uncompressed size to decompress")
-        return bytes(cramjam.lz4.decompress_block(data, output_len=uncompressed_size))
+        # decompress_block(output_len=n) returns all n bytes even when the block is shorter (a bound,
+        # e.g. a partial last chunk); decompressing into a buffer reports the real length.
+        out = bytearray(uncompressed_size)
+        written = cramjam.lz4.decompress_block_into(data, out, output_len=uncompressed_size)
+        return bytes(out[:written])
     if codec == LZ4_LENGTH_PREFIXED:
         return bytes(cramjam.lz4.decompress_block(data))
     if codec == GZIP:

@@ -251,7 +251,7 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
             raise RawForwardIndexError("more than 4GB of compressed chunks (Pinot's V4 limit)")
         end = int(np.searchsorted(cost, cost[start] + chunk_size - 4, side="right")) - 1
         if end <= start:  # not even alone in an empty chunk: a "huge" chunk without header
-            payload = compress(codec, data[offsets[start] : offsets[start + 1]].tobytes())
+            payload = compress(codec, data[offsets[start] : offsets[start + 1]].tobytes(), length_byte_order="little")
             metadata.append((start | HUGE_CHUNK_FLAG, chunk_offset))
             end = start + 1
         else:
@@ -263,7 +263,7 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
             else:
                 header[1:] = offsets[start:end] - offsets[start] + 4 * (count + 1)
             body = header.tobytes() + data[offsets[start] : offsets[end]].tobytes()
-            payload = compress(codec, body)
+            payload = compress(codec, body, length_byte_order="little")  # the V4 writer's LE buffers
             metadata.append((start, chunk_offset))
         chunks.append(payload)
         chunk_offset += len(payload)

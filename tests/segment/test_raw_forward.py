@@ -298,3 +298,22 @@ def test_round_trip(column, codec, max_chunk, docs_per_chunk, version, derive):
                                derive_num_docs_per_chunk=derive)
     decoded = rf.read_raw_forward(buf, spec, spec.single_value, len(values))
     assert decoded.equals(values)
+
+
+def test_gzip_length_trailer_follows_the_writers_buffer_order():
+    """GzipCompressor appends the length in its output buffer's order: BE for fixed-byte chunks, LE in V4
+    (where Pinot's reader takes a huge chunk's size from it)."""
+    fixed = rf.write_raw_forward(pa.array([7] * 10, pa.int32()), FieldSpec("n", "INT"), codecs.GZIP)
+    assert fixed[-4:] == (40).to_bytes(4, "big")
+    huge = b"x" * 5000
+    buf = rf.write_raw_forward(pa.array([huge], pa.binary()), FieldSpec("b", "BYTES"), codecs.GZIP,
+                               target_max_chunk_size=4096, target_docs_per_chunk=1)
+    _, _, table = _v4_table(buf)
+    assert table[0, 0] & rf.HUGE_CHUNK_FLAG and buf[-4:] == (5000).to_bytes(4, "little")
+    assert rf.read_raw_forward(buf, FieldSpec("b", "BYTES"), True, 1).to_pylist() == [huge]
+
+
+def test_raw_lz4_blocks_decode_to_their_own_length():
+    """Raw LZ4 (id 3) has no length: decoding with a bound must not pad the last, partial chunk."""
+    block = codecs.compress(codecs.LZ4, b"abc" * 10)
+    assert codecs.decompress(codecs.LZ4, block, 1000) == b"abc" * 10
