@@ -143,9 +143,9 @@ def write_raw_forward(
             raise RawForwardIndexError(f"rawIndexWriterVersion {writer_version} is not one Pinot writes (2-6)")
         if spec.single_value and stored in FIXED_WIDTH_STORED:
             numbers = _fixed_width_numpy(array, stored)
-            docs_per_chunk = target_docs_per_chunk
-            if writer_version >= 4:
-                docs_per_chunk = fixed_byte_docs_per_chunk(target_docs_per_chunk)
+            docs_per_chunk = fixed_byte_docs_per_chunk(target_docs_per_chunk)  # validates it too
+            if writer_version < 4:
+                docs_per_chunk = target_docs_per_chunk  # only version 4+ rounds up to a power of two
             return _write_fixed_byte(numbers, stored, codec, writer_version, docs_per_chunk)
         if stats is None:
             stats = RawColumnStats.of(array, spec)
@@ -155,7 +155,7 @@ def write_raw_forward(
         max_length = _longest_row_bound(stored, spec.single_value, stats, with_count)
         if file_version < 4:
             docs_per_chunk = target_docs_per_chunk
-            if derive_num_docs_per_chunk or not spec.single_value and stored not in FIXED_WIDTH_STORED:
+            if derive_num_docs_per_chunk or (not spec.single_value and stored not in FIXED_WIDTH_STORED):
                 # getNumDocsPerChunk; the MV var-width creator always derives
                 docs_per_chunk = max(target_max_chunk_size // (max_length + 4), 1)
             return _write_var_byte_old(data, offsets, codec, file_version, docs_per_chunk, max_length)
@@ -188,7 +188,8 @@ def _chunk_file(header: bytes, version: int, chunks: list[bytes]) -> bytes:
     """Header + chunk offset table (absolute; int32 for version 2, int64 after) + chunks."""
     offset_type = ">i4" if version == 2 else ">i8"
     table_size = np.dtype(offset_type).itemsize * len(chunks)
-    starts = len(header) + table_size + np.concatenate(([0], np.cumsum([len(c) for c in chunks])[:-1]))
+    lengths = np.array([len(c) for c in chunks], dtype=np.int64)
+    starts = len(header) + table_size + np.cumsum(lengths) - lengths
     if version == 2 and len(chunks) and starts[-1] > INT_MAX:
         raise RawForwardIndexError("chunk offsets overflow version 2's int32 table; use version 3 or 4")
     return b"".join([header, np.asarray(starts, dtype=np.int64).astype(offset_type).tobytes(), *chunks])

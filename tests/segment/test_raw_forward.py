@@ -317,3 +317,16 @@ def test_raw_lz4_blocks_decode_to_their_own_length():
     """Raw LZ4 (id 3) has no length: decoding with a bound must not pad the last, partial chunk."""
     block = codecs.compress(codecs.LZ4, b"abc" * 10)
     assert codecs.decompress(codecs.LZ4, block, 1000) == b"abc" * 10
+
+
+@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("spec, values", [
+    (FieldSpec("n", "LONG"), pa.array([], pa.int64())),
+    (FieldSpec("s", "STRING"), pa.array([], pa.string())),
+    (FieldSpec("m", "INT", single_value=False), pa.array([], pa.list_(pa.int32()))),
+])
+def test_no_rows_gives_an_index_without_chunks(version, spec, values):
+    buf = rf.write_raw_forward(values, spec, codecs.SNAPPY, writer_version=version)
+    assert len(rf.read_raw_forward(buf, spec, spec.single_value, 0)) == 0
+    if spec.single_value and spec.is_fixed_width or version < 4:
+        assert struct.unpack(">i", buf[4:8])[0] == 0 and len(buf) == 28  # numChunks 0, no offsets
