@@ -150,6 +150,8 @@ def measure_segment(table_path: str, out_dir: str, profile_top: int = 0) -> dict
     built = builder.build_segment(columns, schema, TABLE_CONFIG, out_dir, "bench_events_0",
                                   creation_time_ms=1_700_000_000_000)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    if not tar_seconds:
+        raise RuntimeError("builder.write_tarball was not called: the tar.gz step can no longer be timed apart")
     fsync_total = sum(fsync_seconds)
     result = {"seconds": seconds - fsync_total, "cpu_seconds": cpu, "fsync_seconds": fsync_total,
               "tar_seconds": sum(tar_seconds) - fsync_total, "bytes": built.tar_bytes,
