@@ -548,24 +548,41 @@ class FakeController:
         for segment in segments_to:
             if segment in live:
                 raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE")
+        refresh_table = ((table.config.get("ingestionConfig") or {}).get("batchIngestionConfig") or {}) \
+            .get("segmentIngestionType", "APPEND").upper() == "REFRESH"
+        clean_up: list[str] = []
         for entry_id, entry in list(table.lineage.items()):
             if entry.state == "REVERTED":
+                if force_cleanup:
+                    clean_up.extend(entry.segments_to)
                 continue
-            if force_cleanup and entry.state == "IN_PROGRESS":
-                entry.state = "REVERTED"
-                for segment in entry.segments_to:
-                    table.segments.pop(segment, None)
+            if force_cleanup:
+                overlaps = bool(set(segments_from) & set(entry.segments_from) or
+                                set(segments_to) & set(entry.segments_to))
+                if entry.state == "IN_PROGRESS" and overlaps:
+                    # A failed earlier attempt: revert it (or drop it when all its segmentsTo are being reused).
+                    remaining = [s for s in entry.segments_to if s not in segments_to]
+                    if not remaining:
+                        del table.lineage[entry_id]
+                    else:
+                        entry.segments_to, entry.state = remaining, "REVERTED"
+                        entry.timestamp = int(time.time() * 1000)
+                    clean_up.extend(remaining)
+                elif entry.state == "COMPLETED" and refresh_table and sorted(segments_from) == sorted(entry.segments_to):
+                    clean_up.extend(entry.segments_from)  # REFRESH tables keep at most two snapshots
                 continue
             for segment in segments_from:
                 if segment in entry.segments_from:
                     raise ApiError(500, f"Segment: {segment} from 'segmentsFrom' exists in table: {table.raw}_OFFLINE, "
-                                        f"entry id: {entry_id} as 'segmentsFrom' (a concurrent replacement?)")
+                                        f"entry id: {entry_id} as 'segmentsFrom' (replacing a replaced segment)")
             for segment in segments_to:
                 if segment in entry.segments_to:
                     raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE, "
-                                        f"entry id: {entry_id} as 'segmentsTo' (a concurrent replacement?)")
+                                        f"entry id: {entry_id} as 'segmentTo' (name conflict)")
         entry_id = str(uuid.uuid4())
         table.lineage[entry_id] = LineageEntry(segments_from, segments_to, "IN_PROGRESS", int(time.time() * 1000))
+        for segment in clean_up:  # deleteSegmentsForLineageCleanup: no lineage lock check
+            table.segments.pop(segment, None)
         return {"segmentLineageEntryId": entry_id}
 
     def _entry(self, table: Table, q: dict[str, str]) -> tuple[str, LineageEntry]:

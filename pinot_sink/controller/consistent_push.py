@@ -30,7 +30,11 @@ NEW, STARTED, FINISHED, REVERTED = "NEW", "STARTED", "FINISHED", "REVERTED"
 
 class ConsistentPush:
     """One replacement of ``segments_from`` (default: every live segment, listed at ``start``) by
-    ``segments_to`` (names must not exist yet: give each run fresh names, e.g. with a run timestamp)."""
+    ``segments_to`` (names must not exist yet: give each run fresh names, e.g. with a run timestamp).
+
+    ``force_cleanup`` (default on, as in Pinot's own batch jobs) lets the controller revert an IN_PROGRESS
+    entry left by a crashed earlier run that overlaps this one, instead of refusing to start; it also
+    makes a concurrent replacement of the same segments lose (last writer wins)."""
 
     def __init__(
         self,
@@ -41,6 +45,7 @@ class ConsistentPush:
         segments_from: Iterable[str] | None = None,
         lineage_id: str | None = None,
         custom_map: Mapping[str, str] | None = None,
+        force_cleanup: bool = True,
     ) -> None:
         if isinstance(client, ControllerClient):
             self.client_config, self._client = client.config, client
@@ -54,6 +59,7 @@ class ConsistentPush:
         self.lineage_id = lineage_id
         self.state = STARTED if lineage_id else NEW
         self.custom_map = dict(custom_map) if custom_map else None
+        self.force_cleanup = force_cleanup
 
     @classmethod
     def resume(
@@ -87,17 +93,26 @@ class ConsistentPush:
         """List the live segments (unless given) and open the lineage entry; returns its id."""
         if self.state != NEW:
             raise ConsistentPushError(f"replacement already {self.state.lower()}", reverted=False, table=self.table)
-        if self.segments_from is None:
-            self.segments_from = self.client.list_segments(self.table, exclude_replaced=True)
+        try:
+            if self.segments_from is None:
+                self.segments_from = self.client.list_segments(self.table, exclude_replaced=True)
+        except ControllerError as error:
+            raise ConsistentPushError(f"cannot list the current segments: {error}", reverted=False,
+                                      table=self.table) from error
         clash = sorted(set(self.segments_from) & set(self.segments_to))
         if clash:
             raise ConsistentPushError(
                 f"new segment names already exist in the table: {clash[:5]} (new names must be fresh)",
                 reverted=False, table=self.table, segment=clash[0],
             )
-        self.lineage_id = self.client.start_replace(
-            self.table, self.segments_from, self.segments_to, custom_map=self.custom_map
-        )
+        try:
+            self.lineage_id = self.client.start_replace(
+                self.table, self.segments_from, self.segments_to, custom_map=self.custom_map,
+                force_cleanup=self.force_cleanup,
+            )
+        except ControllerError as error:
+            raise ConsistentPushError(f"cannot start the replacement (nothing changed): {error}", reverted=False,
+                                      table=self.table) from error
         self.state = STARTED
         log.info("table %s: replacing %d segments by %d (lineage entry %s)", self.table,
                  len(self.segments_from), len(self.segments_to), self.lineage_id)

@@ -34,6 +34,9 @@ class ControllerError(Exception):
         super().__init__(self._render())
 
     def _render(self) -> str:
+        return self._where() + ((f"HTTP {self.status}: " if self.status is not None else "") + self.message)
+
+    def _where(self) -> str:
         where = []
         if self.operation:
             where.append(self.operation)
@@ -41,9 +44,7 @@ class ControllerError(Exception):
             where.append(f"segment {self.segment!r}")
         if self.table:
             where.append(f"table {self.table!r}")
-        status = f"HTTP {self.status}: " if self.status is not None else ""
-        prefix = ", ".join(where)
-        return f"{prefix}: {status}{self.message}" if prefix else f"{status}{self.message}"
+        return ", ".join(where) + ": " if where else ""
 
     def __reduce__(self):  # keep keyword fields across pickling (Spark ships task errors to the driver)
         return (_rebuild, (type(self), self.message, self.__dict__.copy()))
@@ -105,6 +106,9 @@ class RetriesExhaustedError(ControllerError):
             segment=last_error.segment,
             operation=last_error.operation,
         )
+
+    def _render(self) -> str:  # the status is already in the last error's part of the message
+        return self._where() + self.message
 
 
 class DeepStoreError(ControllerError):

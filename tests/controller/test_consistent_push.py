@@ -129,3 +129,16 @@ def test_explicit_finish_inside_the_block_is_respected(client, new_paths):
         push.upload(new_paths)
         push.finish()
     assert client.list_segments("events") == NEW
+
+
+def test_a_crashed_run_does_not_block_the_next_one(client, fake_controller, tmp_path, new_paths):
+    crashed = ConsistentPush(client, "events", segments_to=["events_crashed_0", "events_crashed_1"])
+    crashed.start()
+    client.upload_segment("events", make_segment(tmp_path / "crashed", "events_crashed_0"))
+    # the driver died here: no end, no revert; a rerun must still go through (forceCleanup, as Pinot's jobs do)
+    with pytest.raises(ConsistentPushError, match="replacing a replaced segment"):
+        ConsistentPush(client, "events", segments_to=NEW, force_cleanup=False).start()
+    ConsistentPush(client, "events", segments_to=NEW).run(new_paths)
+    assert client.list_segments("events") == NEW
+    assert "events_crashed_0" not in fake_controller.segments()  # cleaned up with the stale entry
+    assert client.get_lineage("events")[crashed.lineage_id]["state"] == "REVERTED"

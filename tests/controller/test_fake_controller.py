@@ -256,3 +256,16 @@ def test_segments_of_a_live_lineage_entry_cannot_be_deleted(fake_controller, tmp
         client.delete_segments("events", ["old_0"])
     client.delete_segments("events", ["new_0", "other_0"])
     assert sorted(fake_controller.segments()) == ["old_0"]
+
+
+def test_force_cleanup_keeps_two_snapshots_of_a_refresh_table(fake_controller, tmp_path):
+    from pinot_sink.controller import ConsistentPush, ControllerClient
+
+    fake_controller.add_simple_table(
+        "snap", ingestionConfig={"batchIngestionConfig": {"segmentIngestionType": "REFRESH"}})
+    client = ControllerClient(fake_controller.url)
+    for generation in range(3):
+        name = f"snap_{generation}"
+        ConsistentPush(client, "snap", segments_to=[name]).run([make_segment(tmp_path, name, table="snap")])
+    assert client.list_segments("snap") == ["snap_2"]
+    assert sorted(fake_controller.segments("snap")) == ["snap_1", "snap_2"]  # snap_0 proactively deleted
