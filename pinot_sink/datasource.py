@@ -435,6 +435,9 @@ def _consistent_push(job: WriteJob, segments: Sequence[SegmentRecord]) -> None:
                         deep_store_uri=job.output_uri if job.options.push_mode != "tar" else None)
         log.info("pinot_sink: overwrite replaced %d segment(s) by %d (lineage %s)", len(push.segments_from or []),
                  len(segments), push.lineage_id)
+        if not job.stage_is_temporary:  # staged leftovers of failed attempts of this run
+            stage = SegmentStore(job.table, directory_uri=table_dir_uri(job.stage_uri, job.table))
+            remove_orphans(stage, Snapshot(frozenset(), job.name_pattern()), [s.name for s in segments])
     finally:
         client.close()
         if download_dir is not None:

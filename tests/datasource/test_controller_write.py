@@ -115,3 +115,34 @@ def test_transient_controller_errors_are_retried(spark, fake_controller):
     fake_controller.fail_next(2, status=503, method="POST", path="/v2/segments")
     writer(events_df(spark, rows=100, partitions=1), fake_controller).mode("append").save()
     assert table_rows(fake_controller) == 100
+
+
+def test_failed_overwrite_reverts_and_keeps_the_old_segments(spark, fake_controller, tmp_path):
+    writer(events_df(spark, rows=400), fake_controller).mode("append").save()
+    old = sorted(fake_controller.live_segments())
+    fake_controller.fail_next(50, status=500, message="deep store unavailable", method="POST", path="/v2/segments",
+                              after=1)  # the first upload of the replacement passes, then every one fails
+    with pytest.raises(Exception, match="consistent push failed|deep store unavailable"):
+        writer(events_df(spark, rows=800, start=1000), fake_controller, **{
+            "retry.max-attempts": 2, "sink.buffer-flush.max-rows": 200, "push-parallelism": 1}).mode("overwrite").save()
+    assert sorted(fake_controller.live_segments()) == old
+    assert [e.state for e in fake_controller.tables["events"].lineage.values()] == ["REVERTED"]
+    assert table_values(fake_controller, tmp_path) == list(range(400))
+
+
+def test_conversion_build_and_token_options(spark, fake_controller, tmp_path):
+    from pyspark.sql import functions as F
+
+    fake_controller.require_auth("Bearer t0ken", "Custom abc")
+    df = events_df(spark, rows=100, partitions=1).withColumn(
+        "value", F.when(F.col("value") == 7, F.lit(1e30)).otherwise(F.col("value").cast("double")))
+    # A DOUBLE too large for LONG becomes null (the metric default 0) with convert.on-overflow=null.
+    writer(df, fake_controller, **{"auth.token": "t0ken", "convert.on-overflow": "null", "build.sort": "false",
+                                   "build.unsupported-indexes": "skip", "schema.case-sensitive": "true",
+                                   "table-type": "offline"}).mode("append").save()
+    values = table_values(fake_controller, tmp_path)
+    assert len(values) == 100 and values.count(0) == 2  # row 0 and the overflowed row 7
+    writer(events_df(spark, rows=10, start=500), fake_controller, **{
+        "auth.header": "Custom abc", "segment.name.postfix": "h"}).mode("append").save()
+    (tmp_path / "b").mkdir()
+    assert len(table_values(fake_controller, tmp_path / "b")) == 110
