@@ -166,6 +166,10 @@ def push_segments(
     if parallel < 1:
         raise ValueError("parallel must be at least 1")
     raw = raw_table_name(table)
+    if parallel > client.config.pool_size:
+        log.warning("parallel=%d exceeds the client's connection pool (%d): extra connections are opened and "
+                    "dropped each time; build the client with pool_size>=%d", parallel, client.config.pool_size,
+                    parallel)
     stop = threading.Event()
 
     def one(path) -> PushResult:
