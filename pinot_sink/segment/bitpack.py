@@ -15,21 +15,22 @@ def bits_per_value(cardinality: int) -> int:
 
 
 def pack_bits(values: np.ndarray, bits: int) -> bytes:
-    """Pack non-negative integers (< 2**bits) into the MSB-first stream, vectorised."""
-    values = np.asarray(values, dtype=np.uint32)
+    """Pack non-negative integers (< 2**bits) into the MSB-first stream, vectorised.
+
+    Each value as big-endian bytes, unpacked to bits, keeping the low ``bits`` of each row, then packed
+    again: row-major order puts the values' bits in sequence.
+    """
+    values = np.asarray(values)
     if values.size == 0:
         return b""
-    # One row of `bits` bits per value, most significant first, then packbits over the flat stream.
-    shifts = np.arange(bits - 1, -1, -1, dtype=np.uint32)
-    out = bytearray()
-    step = max(1, (1 << 24) // bits)  # bound the temporary bit matrix (~16 MiB) for huge columns
-    step -= step % 8  # keep chunk boundaries on whole bytes
-    step = max(step, 8)
+    width = 1 if bits <= 8 else 2 if bits <= 16 else 4
+    step = max(8, ((1 << 25) // (8 * width)) // 8 * 8)  # bound the bit matrix (32 MiB); whole bytes per chunk
+    parts = []
     for start in range(0, values.size, step):
-        chunk = values[start : start + step]
-        matrix = ((chunk[:, None] >> shifts) & 1).astype(np.uint8)
-        out += np.packbits(matrix.ravel(), bitorder="big").tobytes()
-    return bytes(out)
+        chunk = values[start : start + step].astype(f">u{width}")
+        matrix = np.unpackbits(chunk.view(np.uint8).reshape(-1, width), axis=1)
+        parts.append(np.packbits(matrix[:, 8 * width - bits :].ravel()).tobytes())
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def unpack_bits(data: bytes, bits: int, count: int) -> np.ndarray:

@@ -67,8 +67,54 @@ def _numeric(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
                 f"(the type mapping must turn it into the default null value)"
             )
         values = values + values.dtype.type(0.0)  # -0.0 -> 0.0, as Pinot's ingestion does
-    distinct, inverse = np.unique(values, return_inverse=True)
-    return Dictionary(stored_type, pa.array(distinct), inverse.astype(np.int32, copy=False))
+    if len(values) and bool((values[1:] >= values[:-1]).all()):
+        distinct, dict_ids = _distinct_of_sorted(values)
+    elif _looks_low_cardinality(values):
+        distinct, dict_ids = _distinct_by_hash(values)
+    else:
+        distinct, dict_ids = np.unique(values, return_inverse=True)
+    return Dictionary(stored_type, pa.array(distinct), dict_ids.astype(np.int32, copy=False))
+
+
+# Cardinality guess from a strided sample: when most sampled values repeat, hashing every value and
+# sorting only the distinct ones beats sorting all values (np.unique). The result is the same either way.
+_SAMPLE_SIZE = 65536
+_LOW_CARDINALITY_FRACTION = 0.9
+
+
+def _sample_distinct_fraction(values: np.ndarray) -> float:
+    step = max(1, len(values) // _SAMPLE_SIZE)
+    sample = values[::step]
+    return len(np.unique(sample)) / max(1, len(sample))
+
+
+def _looks_low_cardinality(values: np.ndarray) -> bool:
+    return _sample_distinct_fraction(values) < _LOW_CARDINALITY_FRACTION
+
+
+def _change_flags(sorted_values: np.ndarray) -> np.ndarray:
+    """True where a sorted array starts a new distinct value (rows of a 2-D array compare whole)."""
+    flags = np.empty(len(sorted_values), dtype=bool)
+    if len(flags):
+        flags[0] = True
+        differs = sorted_values[1:] != sorted_values[:-1]
+        flags[1:] = differs.any(axis=1) if differs.ndim == 2 else differs
+    return flags
+
+
+def _distinct_of_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values and dictIds of a non-decreasing array, in one pass."""
+    flags = _change_flags(values)
+    return values[flags], np.cumsum(flags, dtype=np.int32) - 1
+
+
+def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pc.dictionary_encode`` (hash, first-seen order), then sort the few distinct values and remap."""
+    encoded = pc.dictionary_encode(pa.array(values))
+    distinct = encoded.dictionary.to_numpy(zero_copy_only=False)
+    order = np.argsort(distinct, kind="stable")
+    indices = encoded.indices.to_numpy(zero_copy_only=False)
+    return distinct[order], _ranks(order)[indices]
 
 
 def _ranks(order: np.ndarray) -> np.ndarray:
@@ -92,18 +138,105 @@ def _has_nul(strings: pa.Array) -> bool:
     return data is not None and bool((np.frombuffer(data, dtype=np.uint8) == 0).any())
 
 
+def _reject_nul(distinct: pa.Array, column: str) -> None:
+    # Dictionaries pad with NUL and readers cut at it; Pinot's ingestion truncates at the first NUL.
+    if _has_nul(distinct):
+        bad = next(v for v in distinct.to_pylist() if "\0" in v)
+        raise ColumnValueError(f"column {column!r}: value {bad[:40]!r} contains a NUL character, which Pinot "
+                               "cannot store (its ingestion cuts the string at the first NUL)")
+
+
+def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """int64 offsets (from 0) and the data bytes of a (large) string / binary array, without copying data."""
+    offset_type = np.int64 if (pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)) \
+        else np.int32
+    if len(array) == 0:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    offsets_buf, data_buf = array.buffers()[1], array.buffers()[2]
+    offsets = np.frombuffer(offsets_buf, dtype=offset_type)[array.offset : array.offset + len(array) + 1]
+    offsets = offsets.astype(np.int64)
+    if data_buf is None:
+        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
+    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return offsets - offsets[0], data
+
+
+# The sort path for strings: every value NUL-padded to a whole number of 8-byte words, sorted as
+# big-endian uint64 keys. Only for values of at most _SORT_KEY_MAX_BYTES, when the padded matrix stays
+# within _SORT_KEY_MAX_INFLATION times the data, and when most values look distinct (otherwise hashing
+# and sorting only the distinct values is cheaper).
+_SORT_KEY_MAX_BYTES = 32
+_SORT_KEY_MAX_INFLATION = 4
+
+
+def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
+    """High-cardinality short strings: sort all values by fixed-width keys instead of hashing them.
+
+    NUL padding keeps the order of the UTF-8 bytes (no STRING holds a NUL, checked here), and UTF-8
+    byte order is Java's order when no value has a supplementary character (checked too: those
+    columns take the general path). Returns None when the column does not fit this path.
+    """
+    count = len(flat)
+    if count < 2:
+        return None
+    step = max(1, count // _SAMPLE_SIZE)
+    sample = flat[::step] if step > 1 else flat
+    if len(pc.unique(sample)) < _LOW_CARDINALITY_FRACTION * len(sample):
+        return None
+    offsets, data = offsets_and_data(flat)
+    lengths = np.diff(offsets)
+    width = int(lengths.max())
+    words = max(1, -(-width // 8))
+    if width > _SORT_KEY_MAX_BYTES or count * words * 8 > _SORT_KEY_MAX_INFLATION * max(data.size, count * 8):
+        return None
+    if data.size and bool((data >= 0xF0).any()):  # a supplementary character: Java orders by UTF-16
+        return None
+    matrix = _padded_matrix(data, offsets, words * 8)
+    keys = matrix.view(">u8").astype(np.uint64) if words > 1 else matrix.view(">u8").ravel().astype(np.uint64)
+    order = _argsort_rows(keys)
+    flags = _change_flags(keys[order])
+    firsts = order[flags]
+    dict_ids = np.empty(count, dtype=np.int32)
+    dict_ids[order] = np.cumsum(flags, dtype=np.int32) - 1
+    if data.size and bool((data == 0).any()):
+        _reject_nul(flat.take(pa.array(firsts)), column)
+    values = flat.take(pa.array(firsts))
+    if pa.types.is_large_string(values.type):
+        values = values.cast(pa.string())
+    return Dictionary("STRING", values, dict_ids, lengths[firsts])
+
+
+def _argsort_rows(keys: np.ndarray) -> np.ndarray:
+    """Row order of uint64 keys (1-D, or 2-D compared word by word): sort by the first word, then
+    settle only the runs that tie on it by all words."""
+    if keys.ndim == 1:
+        return np.argsort(keys)
+    order = np.argsort(keys[:, 0])
+    first = keys[order, 0]
+    tie = first[1:] == first[:-1]
+    if tie.any():
+        in_run = np.zeros(len(order), dtype=bool)
+        in_run[1:] |= tie
+        in_run[:-1] |= tie
+        tied = order[in_run]  # whole runs, ascending by the first word, so they stay in place
+        sub = keys[tied]
+        order[in_run] = tied[np.lexsort(sub.T[::-1])]
+    return order
+
+
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
+    if stored_type == "STRING":
+        fast = _string_by_sort(flat, column)
+        if fast is not None:
+            return fast
     encoded = pc.dictionary_encode(flat)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     distinct = encoded.dictionary
     if pa.types.is_large_string(distinct.type) or pa.types.is_large_binary(distinct.type):
         distinct = distinct.cast(pa.string() if stored_type == "STRING" else pa.binary())
-    if stored_type == "STRING" and _has_nul(distinct):
-        # Dictionaries pad with NUL and readers cut at it; Pinot's ingestion truncates at the first NUL.
-        bad = next(v for v in distinct.to_pylist() if "\0" in v)
-        raise ColumnValueError(f"column {column!r}: value {bad[:40]!r} contains a NUL character, which Pinot "
-                               "cannot store (its ingestion cuts the string at the first NUL)")
+    if stored_type == "STRING":
+        _reject_nul(distinct, column)
     # Arrow sorts strings by UTF-8 bytes (= code point order) and binaries as unsigned bytes, which
     # equals Java's order except for strings mixing supplementary and U+E000..U+FFFF characters.
     if stored_type == "STRING" and _has_supplementary(distinct):
@@ -187,15 +320,8 @@ def value_bytes(dictionary: Dictionary) -> tuple[np.ndarray, np.ndarray]:
         offsets = np.zeros(len(dictionary.serialized) + 1, dtype=np.int64)
         np.cumsum(dictionary.serialized_lengths, out=offsets[1:])
         return data, offsets
-    values = dictionary.values
-    if values.offset or len(values) == 0:
-        values = pa.concat_arrays([values]) if len(values) else values
-    offsets_buf, data_buf = values.buffers()[1], values.buffers()[2]
-    offsets = np.frombuffer(offsets_buf, dtype=np.int32)[: len(values) + 1].astype(np.int64)
-    if len(values) == 0 or data_buf is None:
-        return np.zeros(0, dtype=np.uint8), np.zeros(len(values) + 1, dtype=np.int64)
-    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return data, offsets - offsets[0]
+    offsets, data = offsets_and_data(dictionary.values)
+    return data, offsets
 
 
 def uses_var_length(dictionary: Dictionary, configured: bool, optimize_type: bool) -> bool:
@@ -241,11 +367,15 @@ def var_length_bytes(data: np.ndarray, offsets: np.ndarray) -> bytes:
 
 def padded_bytes(data: np.ndarray, offsets: np.ndarray, width: int) -> bytes:
     """Each value left-aligned in ``width`` bytes, right-padded with NUL (vectorised scatter)."""
+    return _padded_matrix(data, offsets, width).tobytes()
+
+
+def _padded_matrix(data: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
+    """One row per value, ``width`` bytes wide: a boolean mask selects each row's first ``length``
+    cells, and row-major order makes the masked cells take the values' bytes in sequence."""
     count = len(offsets) - 1
     matrix = np.zeros((count, width), dtype=np.uint8)
-    lengths = np.diff(offsets)
     if data.size:
-        rows = np.repeat(np.arange(count), lengths)
-        cols = np.arange(data.size) - np.repeat(offsets[:-1], lengths)
-        matrix[rows, cols] = data
-    return matrix.tobytes()
+        lengths = np.diff(offsets)
+        matrix[np.arange(width) < lengths[:, None]] = data[offsets[0] : offsets[-1]]
+    return matrix

@@ -6,12 +6,17 @@ bytes identical to Pinot's.
 """
 from __future__ import annotations
 
+import array
+
 import numpy as np
 from pyroaring import BitMap
 
 
 def serialize_bitmap(doc_ids: np.ndarray) -> bytes:
-    bitmap = BitMap(np.asarray(doc_ids, dtype=np.uint32))
+    # pyroaring reads an array.array('I') through the buffer protocol; a numpy array goes value by value.
+    values = array.array("I")
+    values.frombytes(np.ascontiguousarray(doc_ids, dtype=np.uint32).tobytes())
+    bitmap = BitMap(values)
     bitmap.run_optimize()
     return bitmap.serialize()
 
@@ -22,7 +27,10 @@ def docs_by_dict_id(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndar
         docs = np.arange(len(dict_ids), dtype=np.uint32)
     else:
         docs = np.repeat(np.arange(len(row_lengths), dtype=np.uint32), row_lengths)
-    order = np.argsort(dict_ids, kind="stable")  # stable: docIds stay ascending inside each group
+    # Stable, so docIds stay ascending inside each group; numpy radix-sorts 8- and 16-bit keys.
+    keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16 if cardinality <= 1 << 16 else np.int32,
+                           copy=False)
+    order = np.argsort(keys, kind="stable")
     counts = np.bincount(dict_ids, minlength=cardinality)
     return np.split(docs[order], np.cumsum(counts)[:-1])
 
