@@ -27,12 +27,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceArrowWriter,
-    DataSourceStreamArrowWriter,
-    WriterCommitMessage,
-)
+from pyspark.sql.datasource import DataSource, WriterCommitMessage
+
+try:  # the Arrow writer variants; without them every row would go through a per-row Python loop
+    from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter
+except ImportError as _missing:  # an older pyspark: fail when used, with the reason
+    _ARROW_WRITERS_MISSING: str | None = (
+        f"pinot_sink needs pyspark's Arrow data source writers (DataSourceArrowWriter, "
+        f"DataSourceStreamArrowWriter): {_missing}; upgrade pyspark"
+    )
+    from pyspark.sql.datasource import DataSourceStreamWriter as DataSourceStreamArrowWriter  # noqa: F401
+    from pyspark.sql.datasource import DataSourceWriter as DataSourceArrowWriter  # noqa: F401
+else:
+    _ARROW_WRITERS_MISSING = None
 
 from .commit import (
     SegmentRecord,
@@ -220,6 +227,12 @@ def prepare_job(raw_options: Mapping[str, str], spark_schema, *, overwrite: bool
     if client is None and not output_uri:
         output_uri = DEFAULT_OUTPUT_URI
     output_uri = normalise_uri(output_uri) if output_uri else None
+    if client is not None and options.push_mode == "uri" and output_uri and output_uri.startswith("file:"):
+        raise ValueError(
+            f"push-mode=uri needs an output-uri the controller can download from (s3://, hdfs://, gs://, ...); "
+            f"the controller rejects file: URIs ({output_uri}). Use push-mode=metadata or tar with a local "
+            f"directory"
+        )
     stage_uri, stage_is_temporary = None, False
     if client is not None and overwrite:
         if output_uri:
@@ -557,9 +570,13 @@ class PinotDataSource(DataSource):
         return "pinot"
 
     def writer(self, schema, overwrite: bool) -> PinotBatchWriter:
+        if _ARROW_WRITERS_MISSING:
+            raise RuntimeError(_ARROW_WRITERS_MISSING)
         return PinotBatchWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=False))
 
     def streamWriter(self, schema, overwrite: bool) -> PinotStreamWriter:
+        if _ARROW_WRITERS_MISSING:
+            raise RuntimeError(_ARROW_WRITERS_MISSING)
         return PinotStreamWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=True))
 
 

@@ -146,3 +146,10 @@ def test_conversion_build_and_token_options(spark, fake_controller, tmp_path):
         "auth.header": "Custom abc", "segment.name.postfix": "h"}).mode("append").save()
     (tmp_path / "b").mkdir()
     assert len(table_values(fake_controller, tmp_path / "b")) == 110
+
+
+def test_uri_push_to_a_local_directory_fails_before_any_task(spark, fake_controller, tmp_path):
+    with pytest.raises(Exception, match="push-mode=uri needs an output-uri"):
+        writer(events_df(spark, rows=10), fake_controller, **{"push-mode": "uri", "output-uri": str(tmp_path)}) \
+            .mode("append").save()
+    assert fake_controller.uploads() == []

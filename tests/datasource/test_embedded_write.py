@@ -133,3 +133,8 @@ def test_write_helper_applies_sink_parallelism(spark, tmp_path):
     names = tarballs(tmp_path)
     assert sorted(n.rsplit("_", 2)[1] for n in names) == ["0", "1", "2"]  # one segment per partition
     assert read_rows(Path(tmp_path, "events").glob("*.tar.gz")).num_rows == 90
+
+
+def test_empty_dataframe_writes_nothing(spark, tmp_path):
+    embedded_writer(events_df(spark, rows=0), tmp_path).mode("append").save()
+    assert tarballs(tmp_path) == {}
