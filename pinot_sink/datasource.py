@@ -220,7 +220,7 @@ def prepare_job(raw_options: Mapping[str, str], spark_schema, *, overwrite: bool
     if streaming and overwrite:
         raise ValueError("the pinot sink does not support the 'complete' output mode (it would need to replace "
                          "the whole table every micro-batch); use the 'append' output mode")
-    run_tag = time.strftime("r%Y%m%d%H%M%S", time.gmtime()) if overwrite else None
+    run_tag = _run_tag() if overwrite else None
     creation_time_ms = options.creation_time_ms if options.creation_time_ms is not None else int(time.time() * 1000)
 
     output_uri = options.output_uri
@@ -257,10 +257,20 @@ def prepare_job(raw_options: Mapping[str, str], spark_schema, *, overwrite: bool
     return job
 
 
+def _run_tag(now: float | None = None) -> str:
+    """``r<UTC yyyyMMddHHmmssSSS>``: fixed once per overwrite job on the driver, so task retries reuse names."""
+    now = time.time() if now is None else now
+    return time.strftime("r%Y%m%d%H%M%S", time.gmtime(now)) + f"{int(now * 1000) % 1000:03d}"
+
+
 def _with_snapshot(job: WriteJob) -> WriteJob:
     from dataclasses import replace
 
     before = frozenset(job.store().list())
+    if job.run_tag and any(f"_{job.run_tag}_" in name for name in before):
+        # An overwrite in the same millisecond as the one that wrote the live segments: take fresh names.
+        job = replace(job, run_tag=_run_tag(time.time() + 0.001))
+        return _with_snapshot(job)
     return replace(job, snapshot=Snapshot(before=before, pattern=job.name_pattern()))
 
 

@@ -31,6 +31,7 @@ def table_rows(controller) -> int:
 
 
 def table_values(controller, tmp_path) -> list[int]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     segments = controller.segments("events")
     blobs = {name: segments[name].tar_bytes for name in controller.live_segments("events")}
     return sorted(read_tar_bytes(blobs, tmp_path).column("value").to_pylist())
@@ -61,6 +62,10 @@ def test_overwrite_replaces_atomically_through_lineage(spark, fake_controller, t
     assert table_values(fake_controller, tmp_path) == list(range(5000, 5500))
     entries = list(fake_controller.tables["events"].lineage.values())
     assert [e.state for e in entries] == ["COMPLETED"] and set(entries[0].segments_from) == old
+    # Straight away again: a new run tag, so the new names never collide with the live ones.
+    writer(events_df(spark, rows=500, start=5000), fake_controller).mode("overwrite").save()
+    assert set(fake_controller.live_segments()).isdisjoint(live)
+    assert table_values(fake_controller, tmp_path / "again") == list(range(5000, 5500))
 
 
 def test_task_failing_once_leaves_exactly_the_input(spark, fake_controller, tmp_path):
