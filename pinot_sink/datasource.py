@@ -549,7 +549,11 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
 
     def write(self, iterator: Iterator) -> WriterCommitMessage:
         context = _task_context()
-        batch_id = int(context.getLocalProperty(BATCH_ID_PROPERTY))
+        raw_batch_id = context.getLocalProperty(BATCH_ID_PROPERTY)
+        if raw_batch_id is None:
+            raise PinotWriteError("the pinot sink needs micro-batch execution (Spark gave this task no batch id); "
+                                  "the continuous trigger is not supported")
+        batch_id = int(raw_batch_id)
         query_id = context.getLocalProperty(QUERY_ID_PROPERTY)
         report = write_partition(self.job, iterator, partition_id=context.partitionId(),
                                  attempt=context.attemptNumber(), batch_tag=stream_batch_tag(query_id, batch_id),
