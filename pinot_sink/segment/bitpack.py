@@ -5,6 +5,8 @@ the unused low bits of the last byte are 0 and there is no padding beyond ``ceil
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -15,22 +17,34 @@ def bits_per_value(cardinality: int) -> int:
 
 
 def pack_bits(values: np.ndarray, bits: int) -> bytes:
-    """Pack non-negative integers (< 2**bits) into the MSB-first stream, vectorised.
+    """Pack non-negative integers (< 2**bits, bits <= 32) into the MSB-first stream, vectorised.
 
-    Each value as big-endian bytes, unpacked to bits, keeping the low ``bits`` of each row, then packed
-    again: row-major order puts the values' bits in sequence.
+    A group of ``8 / gcd(bits, 8)`` values fills a whole number of bytes, and each value of a group
+    sits at the same bit offset in every group. So the groups are rows of uint64 words, each value
+    is OR-ed into (at most two of) its row's words with one vectorised shift, and each row's bytes are
+    the first ``group * bits / 8`` big-endian bytes of its words.
     """
     values = np.asarray(values)
-    if values.size == 0:
+    count = values.size
+    if count == 0:
         return b""
-    width = 1 if bits <= 8 else 2 if bits <= 16 else 4
-    step = max(8, ((1 << 25) // (8 * width)) // 8 * 8)  # bound the bit matrix (32 MiB); whole bytes per chunk
-    parts = []
-    for start in range(0, values.size, step):
-        chunk = values[start : start + step].astype(f">u{width}")
-        matrix = np.unpackbits(chunk.view(np.uint8).reshape(-1, width), axis=1)
-        parts.append(np.packbits(matrix[:, 8 * width - bits :].ravel()).tobytes())
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+    group = 8 // math.gcd(bits, 8)
+    group_bits = group * bits
+    padded = -count % group
+    if padded:
+        values = np.concatenate([values, np.zeros(padded, dtype=values.dtype)])
+    columns = values.reshape(-1, group).astype(np.uint64)
+    words = np.zeros((len(columns), -(-group_bits // 64)), dtype=np.uint64)
+    for j in range(group):
+        word, offset = divmod(j * bits, 64)
+        end = offset + bits  # the value's bits are [offset, end) of this word, spilling into the next
+        if end <= 64:
+            words[:, word] |= columns[:, j] << np.uint64(64 - end)
+        else:
+            words[:, word] |= columns[:, j] >> np.uint64(end - 64)
+            words[:, word + 1] |= columns[:, j] << np.uint64(128 - end)
+    rows = words.astype(">u8").view(np.uint8).reshape(len(columns), -1)[:, : group_bits // 8]
+    return rows.tobytes()[: (count * bits + 7) // 8]
 
 
 def unpack_bits(data: bytes, bits: int, count: int) -> np.ndarray:

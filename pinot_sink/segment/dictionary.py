@@ -32,7 +32,8 @@ class Dictionary:
     ``values`` is an Arrow array of the stored type (BIG_DECIMAL: the canonical decimal text),
     ``dict_ids`` the dictId of every (flattened) value, ``serialized_lengths`` the byte length each
     distinct value takes in a dictionary or raw index (None for fixed-width types), and
-    ``serialized`` the per-value bytes for BIG_DECIMAL (whose bytes are not the text).
+    ``serialized`` the per-value bytes for BIG_DECIMAL (whose bytes are not the text), ``padded``
+    (when the builder has it anyway) one row per distinct value, NUL-padded to the longest one.
     """
 
     stored_type: str
@@ -40,6 +41,7 @@ class Dictionary:
     dict_ids: np.ndarray
     serialized_lengths: np.ndarray | None = None
     serialized: list[bytes] | None = None
+    padded: np.ndarray | None = None
 
     @property
     def cardinality(self) -> int:
@@ -189,39 +191,54 @@ def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
     words = max(1, -(-width // 8))
     if width > _SORT_KEY_MAX_BYTES or count * words * 8 > _SORT_KEY_MAX_INFLATION * max(data.size, count * 8):
         return None
-    if data.size and bool((data >= 0xF0).any()):  # a supplementary character: Java orders by UTF-16
+    if data.size and int(data.max()) >= 0xF0:  # a supplementary character: Java orders by UTF-16
         return None
+    if data.size and int(data.min()) == 0:
+        _reject_nul(flat, column)
     matrix = _padded_matrix(data, offsets, words * 8)
-    keys = matrix.view(">u8").astype(np.uint64) if words > 1 else matrix.view(">u8").ravel().astype(np.uint64)
-    order = _argsort_rows(keys)
-    flags = _change_flags(keys[order])
+    order, flags = _sorted_rows(matrix.view(">u8").astype(np.uint64))
     firsts = order[flags]
     dict_ids = np.empty(count, dtype=np.int32)
     dict_ids[order] = np.cumsum(flags, dtype=np.int32) - 1
-    if data.size and bool((data == 0).any()):
-        _reject_nul(flat.take(pa.array(firsts)), column)
-    values = flat.take(pa.array(firsts))
-    if pa.types.is_large_string(values.type):
-        values = values.cast(pa.string())
-    return Dictionary("STRING", values, dict_ids, lengths[firsts])
+    padded = matrix[firsts, :width]
+    distinct_lengths = lengths[firsts]
+    values = _strings_from_padded(padded, distinct_lengths)
+    return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=padded)
 
 
-def _argsort_rows(keys: np.ndarray) -> np.ndarray:
-    """Row order of uint64 keys (1-D, or 2-D compared word by word): sort by the first word, then
-    settle only the runs that tie on it by all words."""
-    if keys.ndim == 1:
-        return np.argsort(keys)
+def _sorted_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row order of a (rows, words) uint64 key matrix compared word by word, and the flags of the
+    rows (in that order) that start a new distinct key. Sorts by the first word, then settles only
+    the runs that tie on it by all words."""
     order = np.argsort(keys[:, 0])
     first = keys[order, 0]
-    tie = first[1:] == first[:-1]
-    if tie.any():
+    flags = _change_flags(first)
+    if keys.shape[1] > 1 and not flags.all():
+        tie = ~flags[1:]
         in_run = np.zeros(len(order), dtype=bool)
         in_run[1:] |= tie
         in_run[:-1] |= tie
         tied = order[in_run]  # whole runs, ascending by the first word, so they stay in place
         sub = keys[tied]
-        order[in_run] = tied[np.lexsort(sub.T[::-1])]
-    return order
+        sub_order = np.lexsort(sub.T[::-1])
+        order[in_run] = tied[sub_order]
+        # A run's first row differs from the row before it (another first word); the rest compare whole.
+        flags[in_run] = _change_flags(sub[sub_order])
+    return order, flags
+
+
+def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """A string array from NUL-padded rows and their lengths."""
+    if len(lengths) and lengths.min() == padded.shape[1]:
+        data = padded.reshape(-1)
+    else:
+        data = padded[np.arange(padded.shape[1]) < lengths[:, None]]
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    large = offsets[-1] >= 2**31
+    arrow_type = pa.large_string() if large else pa.string()
+    return pa.Array.from_buffers(arrow_type, len(lengths), [None, pa.py_buffer(offsets.astype(
+        np.int64 if large else np.int32)), pa.py_buffer(np.ascontiguousarray(data))])
 
 
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
@@ -350,6 +367,8 @@ def serialize_dictionary(dictionary: Dictionary, var_length: bool) -> bytes:
         return dictionary.values.to_numpy(zero_copy_only=False).astype(
             NUMPY_BIG_ENDIAN[dictionary.stored_type]
         ).tobytes()
+    if not var_length and dictionary.padded is not None and dictionary.padded.shape[1] == entry_width(dictionary):
+        return dictionary.padded.tobytes()
     data, offsets = value_bytes(dictionary)
     if var_length:
         return var_length_bytes(data, offsets)
@@ -372,10 +391,19 @@ def padded_bytes(data: np.ndarray, offsets: np.ndarray, width: int) -> bytes:
 
 def _padded_matrix(data: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
     """One row per value, ``width`` bytes wide: a boolean mask selects each row's first ``length``
-    cells, and row-major order makes the masked cells take the values' bytes in sequence."""
+    cells, and row-major order makes the masked cells take the values' bytes in sequence. (Values of
+    one length ``width`` give a read-only view of ``data``.)"""
     count = len(offsets) - 1
+    lengths = np.diff(offsets)
+    data = data[offsets[0] : offsets[-1]]
+    if count and lengths.min() == lengths.max():  # equal lengths (ids, hashes): the data is the matrix
+        same = int(lengths[0])
+        if same == width:
+            return data.reshape(count, width)
+        matrix = np.zeros((count, width), dtype=np.uint8)
+        matrix[:, :same] = data.reshape(count, same)
+        return matrix
     matrix = np.zeros((count, width), dtype=np.uint8)
     if data.size:
-        lengths = np.diff(offsets)
-        matrix[np.arange(width) < lengths[:, None]] = data[offsets[0] : offsets[-1]]
+        matrix[np.arange(width) < lengths[:, None]] = data
     return matrix

@@ -17,17 +17,16 @@ MV_CHUNK_TARGET_VALUES = 2048  # FixedBitMVForwardIndexWriter: docsPerChunk = ce
 
 def sorted_forward_index(dict_ids: np.ndarray, cardinality: int) -> bytes:
     """Doc ranges of each dictId; ``dict_ids`` must be non-decreasing and cover every dictId."""
-    doc_ids = np.arange(len(dict_ids), dtype=np.int64)
-    first = np.full(cardinality, -1, dtype=np.int64)
-    last = np.full(cardinality, -1, dtype=np.int64)
-    # For a non-decreasing array the first occurrence is where the value changes.
-    change = np.flatnonzero(np.diff(dict_ids, prepend=-1) != 0)
-    first[dict_ids[change]] = change
-    ends = np.append(change[1:] - 1, len(dict_ids) - 1)
-    last[dict_ids[change]] = doc_ids[ends]
+    count = len(dict_ids)
+    # A non-decreasing array covering 0..cardinality-1 starts dictId d's run at its d-th change point.
+    starts = np.flatnonzero(dict_ids[1:] != dict_ids[:-1]) + 1
     pairs = np.empty((cardinality, 2), dtype=">i4")
-    pairs[:, 0] = first
-    pairs[:, 1] = last
+    if len(starts) + 1 != cardinality or (count and (dict_ids[0] != 0 or dict_ids[-1] != cardinality - 1)):
+        raise ValueError(f"sorted forward index: dictIds do not cover 0..{cardinality - 1} in order")
+    pairs[0, 0] = 0
+    pairs[1:, 0] = starts
+    pairs[:-1, 1] = starts - 1
+    pairs[-1, 1] = count - 1
     return pairs.tobytes()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .metadata import java_sort_key
 from .properties import PropertiesWriter
@@ -37,18 +37,30 @@ class IndexEntry:
     index_id: str  # StandardIndexes id: dictionary, forward_index, inverted_index, ...
     extension: str  # v1 file extension, e.g. ".sv.unsorted.fwd"
     payload: bytes
+    _adler: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def file_name(self) -> str:
         return self.column + self.extension
 
+    @property
+    def adler(self) -> int:
+        """Adler-32 of the payload, computed once (column workers compute it in parallel)."""
+        if self._adler is None:
+            self._adler = zlib.adler32(self.payload) & 0xFFFFFFFF
+        return self._adler
+
 
 @dataclass
 class SegmentFiles:
-    """The segment directory's files (relative paths, in the order they are tarred) and its CRCs."""
+    """The segment directory's files (relative paths, in the order they are tarred) and its CRCs.
+
+    ``files`` maps each path to its bytes (``segment_files``) or, from ``segment_file_parts``, to the
+    list of buffers that make it up back to back (``columns.psf`` is never joined into one copy).
+    """
 
     directories: list[str]
-    files: dict[str, bytes]
+    files: dict[str, bytes] | dict[str, list[bytes]]
     crc: int
     data_crc: int
 
@@ -60,49 +72,99 @@ def adler32(chunks) -> int:
     return value & 0xFFFFFFFF
 
 
+_ADLER_BASE = 65521  # the largest prime below 2**16
+
+
+def adler32_combine(first: int, second: int, second_length: int) -> int:
+    """Adler-32 of A + B from adler32(A), adler32(B) and len(B) (zlib's adler32_combine, derived from
+    the definition: A's sum of bytes carries into B's running sums len(B) times, B's seed 1 drops out)."""
+    base = _ADLER_BASE
+    a1, b1 = first & 0xFFFF, first >> 16
+    a2, b2 = second & 0xFFFF, second >> 16
+    low = (a1 + a2 - 1) % base
+    high = (b1 + b2 + (a1 - 1) * (second_length % base)) % base
+    return (high << 16) | low
+
+
+def _combined(parts: list[tuple[int, int]]) -> int:
+    """Adler-32 over consecutive pieces given as (adler32, length)."""
+    value = 1
+    for adler, length in parts:
+        value = adler32_combine(value, adler, length)
+    return value
+
+
+_MARKER_ADLER = zlib.adler32(MAGIC_MARKER)
+
+
 def data_crc(entries: list[IndexEntry]) -> int:
     data_files = sorted(
         (e for e in entries if e.file_name.endswith((".fwd", ".dict"))), key=lambda e: java_sort_key(e.file_name)
     )
-    return adler32(e.payload for e in data_files)
+    return _combined([(e.adler, len(e.payload)) for e in data_files])
 
 
 def creation_meta(crc: int, creation_time_ms: int, data_crc_value: int) -> bytes:
     return struct.pack(">qqq", crc, creation_time_ms, data_crc_value)
 
 
-def v3_columns(entries: list[IndexEntry]) -> tuple[bytes, bytes]:
-    """``columns.psf`` and ``index_map`` bytes."""
-    ordered = sorted(entries, key=lambda e: (java_sort_key(e.column), e.index_id))
+def _v3_order(entries: list[IndexEntry]) -> list[IndexEntry]:
+    return sorted(entries, key=lambda e: (java_sort_key(e.column), e.index_id))
+
+
+def v3_column_parts(entries: list[IndexEntry]) -> tuple[list[bytes], bytes]:
+    """``columns.psf`` as the list of its buffers (marker, payload, ...) and the ``index_map`` bytes."""
     index_map = PropertiesWriter()
     parts: list[bytes] = []
     offset = 0
-    for entry in ordered:
+    for entry in _v3_order(entries):
         size = len(MAGIC_MARKER) + len(entry.payload)
         index_map.put(f"{entry.column}.{entry.index_id}.startOffset", offset)
         index_map.put(f"{entry.column}.{entry.index_id}.size", size)
         parts.append(MAGIC_MARKER)
         parts.append(entry.payload)
         offset += size
-    return b"".join(parts), index_map.render()
+    return parts, index_map.render()
+
+
+def v3_columns(entries: list[IndexEntry]) -> tuple[bytes, bytes]:
+    """``columns.psf`` and ``index_map`` bytes."""
+    parts, index_map = v3_column_parts(entries)
+    return b"".join(parts), index_map
+
+
+def segment_file_parts(
+    entries: list[IndexEntry], metadata: bytes, version: str, creation_time_ms: int
+) -> SegmentFiles:
+    """The segment's files as lists of buffers, without copying index payloads; CRCs combined from
+    each payload's own Adler-32."""
+    names = [e.file_name for e in entries]
+    if len(set(names)) != len(names):
+        raise ValueError("two indexes map to the same file name")
+    files: dict[str, list[bytes]]
+    if version == "v3":
+        psf, index_map = v3_column_parts(entries)
+        files = {"v3/columns.psf": psf, "v3/index_map": [index_map], f"v3/{METADATA_FILE}": [metadata]}
+        pieces = {"v3/columns.psf": [piece for e in _v3_order(entries)
+                                     for piece in ((_MARKER_ADLER, len(MAGIC_MARKER)), (e.adler, len(e.payload)))]}
+        prefix, directories = "v3/", ["v3/"]
+    else:
+        files = {e.file_name: [e.payload] for e in entries}
+        files[METADATA_FILE] = [metadata]
+        pieces = {e.file_name: [(e.adler, len(e.payload))] for e in entries}
+        prefix, directories = "", []
+    ordered = sorted(files, key=java_sort_key)
+    crc = _combined([piece for name in ordered
+                     for piece in pieces.get(name, [(adler32(files[name]), sum(map(len, files[name])))])])
+    data = data_crc(entries)
+    files[prefix + CREATION_META_FILE] = [creation_meta(crc, creation_time_ms, data)]
+    return SegmentFiles(directories, {name: files[name] for name in sorted(files, key=java_sort_key)}, crc, data)
 
 
 def segment_files(
     entries: list[IndexEntry], metadata: bytes, version: str, creation_time_ms: int
 ) -> SegmentFiles:
-    names = [e.file_name for e in entries]
-    if len(set(names)) != len(names):
-        raise ValueError("two indexes map to the same file name")
-    if version == "v3":
-        psf, index_map = v3_columns(entries)
-        files = {"v3/columns.psf": psf, "v3/index_map": index_map, f"v3/{METADATA_FILE}": metadata}
-        prefix, directories = "v3/", ["v3/"]
-    else:
-        files = {e.file_name: e.payload for e in entries}
-        files[METADATA_FILE] = metadata
-        prefix, directories = "", []
-    ordered = sorted(files, key=java_sort_key)
-    crc = adler32(files[name] for name in ordered)
-    data = data_crc(entries)
-    files[prefix + CREATION_META_FILE] = creation_meta(crc, creation_time_ms, data)
-    return SegmentFiles(directories, {name: files[name] for name in sorted(files, key=java_sort_key)}, crc, data)
+    """``segment_file_parts`` with every file joined into one ``bytes``."""
+    layout = segment_file_parts(entries, metadata, version, creation_time_ms)
+    layout.files = {name: b"".join(parts) for name, parts in layout.files.items()}
+    return layout

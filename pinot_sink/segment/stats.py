@@ -63,7 +63,7 @@ def collect_stats(
 
     dict_ids = dictionary.dict_ids
     if spec.single_value:
-        is_sorted = bool(np.all(np.diff(dict_ids) >= 0))
+        is_sorted = bool((dict_ids[1:] >= dict_ids[:-1]).all())
         max_mv = 0
         max_row = longest
     else:
