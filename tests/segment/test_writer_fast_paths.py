@@ -1,0 +1,225 @@
+"""The builder's speed paths give the same bytes as the plain ones.
+
+Dictionaries have three ways to the same result (sorted input, hash + sort of the distinct values,
+sort of fixed-width keys); each is forced here and checked against Python's own ordering. Bit packing,
+the combined Adler-32, the streamed tar and the pigz-style gzip are checked against plain references,
+and threads must not change a byte.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import tarfile
+import zlib
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pinot_sink.segment import BuildOptions, build_segment, dictionary, tarball
+from pinot_sink.segment.bitpack import pack_bits
+from pinot_sink.segment.builder import SegmentBuildError
+from pinot_sink.segment.dictionary import ColumnValueError, build_dictionary, serialize_dictionary
+from pinot_sink.segment.forward_index import sorted_forward_index
+from pinot_sink.segment.layout import adler32_combine
+from type_mapping.pinot_schema import PinotSchema
+from type_mapping.stored import PinotColumns
+
+# "hash": every column looks low-cardinality; "sort": none does (strings take the sort-key path).
+PATHS = {"hash": 2.0, "sort": 0.0}
+
+
+def _java_key(text: str) -> bytes:
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _check_dictionary(values, arrow_type, stored, key):
+    d = build_dictionary(pa.array(values, arrow_type), stored, "c")
+    distinct = d.values.to_pylist()
+    assert distinct == sorted(set(values), key=key)
+    assert [distinct[i] for i in d.dict_ids] == list(values)
+    return d
+
+
+def _strings(rng, count, alphabet, max_length, prefix=""):
+    return [prefix + "".join(rng.choice(alphabet, size=int(rng.integers(0, max_length + 1))))
+            for _ in range(count)]
+
+
+STRING_CASES = {
+    "ascii, unequal lengths": lambda rng: _strings(rng, 300, list("abzAZ09_ ~"), 12),
+    "shared 8-byte prefix (ties on the first key word)": lambda rng: _strings(rng, 300, list("ab"), 9, "prefix__"),
+    "one length (the data is the key matrix)": lambda rng: [f"{v:016x}" for v in rng.integers(0, 50, 200)],
+    "BMP non-ASCII, incl. U+E000..U+FFFF": lambda rng: _strings(rng, 200, ["é", "ß", "中", "\ue000", "\uffff", "a"], 5),
+    "empty strings": lambda rng: ["", "", "a", ""],
+    "supplementary characters (Java's UTF-16 order)": lambda rng: _strings(rng, 100, ["\U0001F600", "\uffff", "a"], 3),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", STRING_CASES)
+@pytest.mark.parametrize("arrow_type", [pa.string(), pa.large_string()])
+def test_string_dictionary_paths(monkeypatch, path, case, arrow_type):
+    monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    values = STRING_CASES[case](np.random.default_rng(len(case)))
+    d = _check_dictionary(values, arrow_type, "STRING", _java_key)
+    monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["hash"])
+    plain = build_dictionary(pa.array(values, arrow_type), "STRING", "c")
+    for var_length in (False, True):
+        assert serialize_dictionary(d, var_length) == serialize_dictionary(plain, var_length)
+    assert np.array_equal(d.serialized_lengths, plain.serialized_lengths)
+
+
+def test_sort_key_path_is_taken_for_distinct_short_strings(monkeypatch):
+    taken = []
+    original = dictionary._string_by_sort
+    monkeypatch.setattr(dictionary, "_string_by_sort", lambda *a: taken.append(original(*a)) or taken[-1])
+    build_dictionary(pa.array([f"id-{i:05d}" for i in range(1000)][::-1]), "STRING", "c")
+    assert taken and taken[0] is not None and taken[0].padded is not None
+
+
+def test_sliced_string_array(monkeypatch):
+    monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["sort"])
+    array = pa.array(["zz", "b", "a", "c", "b", "yy"]).slice(1, 4)
+    d = build_dictionary(array, "STRING", "c")
+    assert d.values.to_pylist() == ["a", "b", "c"] and d.dict_ids.tolist() == [1, 0, 2, 1]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_nul_is_rejected_on_every_path(monkeypatch, path):
+    monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    with pytest.raises(ColumnValueError, match="column 'c'.*NUL"):
+        build_dictionary(pa.array(["ok", "a\0b", "zz"]), "STRING", "c")
+
+
+NUMERIC_CASES = [
+    ("INT", pa.int32(), lambda rng: rng.integers(-5, 5, 500).tolist()),
+    ("INT", pa.int32(), lambda rng: sorted(rng.integers(-2**31, 2**31, 300).tolist())),
+    ("LONG", pa.int64(), lambda rng: rng.integers(-2**63, 2**63 - 1, 300, dtype=np.int64).tolist()),
+    ("LONG", pa.int64(), lambda rng: [7, 7, 7]),
+    ("DOUBLE", pa.float64(), lambda rng: [0.0, -0.0, float("inf"), -1.5, 2.25, float("-inf"), -0.0, 2.25]),
+    ("DOUBLE", pa.float64(), lambda rng: sorted([-0.0, 0.0, 1.0, 1.0, 3.5])),
+    ("FLOAT", pa.float32(), lambda rng: np.round(rng.normal(0, 3, 400), 1).astype(np.float32).tolist()),
+]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("stored, arrow_type, make", NUMERIC_CASES)
+def test_numeric_dictionary_paths(monkeypatch, path, stored, arrow_type, make):
+    monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    values = make(np.random.default_rng(3))
+    d = build_dictionary(pa.array(values, arrow_type), stored, "c")
+    normalised = [v + 0.0 if stored in ("FLOAT", "DOUBLE") else v for v in values]  # -0.0 -> 0.0
+    distinct = d.values.to_pylist()
+    assert distinct == sorted(set(normalised))
+    assert [distinct[i] for i in d.dict_ids] == normalised
+    assert d.dict_ids.dtype == np.int32
+
+
+def _reference_pack(values, bits):
+    stream = "".join(format(int(v), f"0{bits}b") for v in values)
+    stream += "0" * (-len(stream) % 8)
+    return bytes(int(stream[i : i + 8], 2) for i in range(0, len(stream), 8))
+
+
+@pytest.mark.parametrize("bits", range(1, 32))
+def test_pack_bits_matches_bit_string(bits):
+    rng = np.random.default_rng(bits)
+    for count in (1, 7, 8, 9, 17, 64, 101):
+        values = rng.integers(0, 2**bits, count)
+        values[0] = 2**bits - 1
+        assert pack_bits(values.astype(np.int32), bits) == _reference_pack(values, bits)
+
+
+def test_sorted_forward_index_rejects_gaps():
+    with pytest.raises(ValueError, match="dictIds"):
+        sorted_forward_index(np.array([0, 0, 2], dtype=np.int32), 3)
+
+
+def test_adler32_combine():
+    rng = np.random.default_rng(5)
+    for first_length, second_length in [(0, 0), (0, 9), (9, 0), (1, 70000), (5552, 5553), (200000, 3)]:
+        a = rng.integers(0, 256, first_length, dtype=np.uint8).tobytes()
+        b = (b"\xff" * second_length) if second_length % 2 else rng.integers(0, 256, second_length,
+                                                                              dtype=np.uint8).tobytes()
+        assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
+
+
+def _files():
+    rng = np.random.default_rng(9)
+    return {
+        "v3/columns.psf": [b"\xde\xad" * 700, rng.integers(0, 256, 5000, dtype=np.uint8).tobytes(), b""],
+        "v3/creation.meta": b"x" * 24,
+        "v3/index_map": [b"a = 1\n"],
+    }
+
+
+def test_tar_stream_is_what_tarfile_writes():
+    files = _files()
+    expected = io.BytesIO()
+    with tarfile.open(fileobj=expected, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        tar.addfile(tarball._info("seg/", 1234, None))
+        tar.addfile(tarball._info("seg/v3/", 1234, None))
+        for name, content in files.items():
+            data = b"".join(content) if isinstance(content, list) else content
+            tar.addfile(tarball._info(f"seg/{name}", 1234, len(data)), io.BytesIO(data))
+    assert b"".join(tarball.tar_stream("seg", ["v3/"], files, 1234)) == expected.getvalue()
+
+
+def test_gzip_pieces_are_one_valid_member_whatever_the_threads(monkeypatch):
+    monkeypatch.setattr(tarball, "GZIP_CHUNK", 1000)  # many pieces, each primed with the previous bytes
+    buffers = list(tarball.tar_stream("seg", ["v3/"], _files(), 1234))
+    outputs = []
+    for threads in (1, 3):
+        out = io.BytesIO()
+        tarball.write_gzip(out, buffers, threads)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1]
+    assert gzip.decompress(outputs[0]) == b"".join(buffers)
+    assert zlib.decompress(outputs[0], wbits=31) == b"".join(buffers)  # a single member
+
+
+SCHEMA = PinotSchema.from_json({
+    "schemaName": "t",
+    "dimensionFieldSpecs": [
+        {"name": "id", "dataType": "STRING"},
+        {"name": "kind", "dataType": "STRING"},
+        {"name": "tags", "dataType": "STRING", "singleValueField": False},
+    ],
+    "metricFieldSpecs": [{"name": "amount", "dataType": "DOUBLE"}, {"name": "n", "dataType": "LONG"}],
+    "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                            "granularity": "1:MILLISECONDS"}],
+})
+CONFIG = {"tableName": "t_OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
+          "tableIndexConfig": {"invertedIndexColumns": ["kind", "tags"]}}
+
+
+def _table(rows=3000):
+    rng = np.random.default_rng(11)
+    return pa.table({
+        "id": pa.array([f"{v:012x}" for v in rng.permutation(rows)]),
+        "kind": pa.array(np.array(["a", "b", "c"])[rng.integers(0, 3, rows)]),
+        "tags": pa.array([["x", "y"][: 1 + i % 2] for i in range(rows)], pa.list_(pa.string())),
+        "amount": pa.array(np.round(rng.normal(0, 100, rows), 2)),
+        "n": pa.array(rng.integers(0, 10, rows)),
+        "ts": pa.array(1_700_000_000_000 + np.arange(rows, dtype=np.int64)),
+    })
+
+
+def test_threads_do_not_change_a_byte(tmp_path, monkeypatch):
+    monkeypatch.setattr(tarball, "GZIP_CHUNK", 4096)
+    built = [build_segment(PinotColumns(_table(), {}), SCHEMA, CONFIG, tmp_path / str(threads), "seg_0",
+                           1_700_000_000_000, BuildOptions(threads=threads))
+             for threads in (1, 3)]
+    assert built[0].tar_path.read_bytes() == built[1].tar_path.read_bytes()
+    assert built[0].crc == built[1].crc and built[0].data_crc == built[1].data_crc
+
+
+def test_first_failing_column_in_schema_order_is_reported(tmp_path):
+    table = _table(10)
+    table = table.set_column(0, "id", pa.array(["ok"] * 9 + ["a\0b"]))
+    table = table.set_column(3, "amount", pa.array([float("nan")] * 10))
+    with pytest.raises(SegmentBuildError, match="column 'id'"):
+        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", 1_700_000_000_000,
+                      BuildOptions(threads=4))
+    assert list(tmp_path.iterdir()) == []
