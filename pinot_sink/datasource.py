@@ -123,16 +123,18 @@ class WriteJob:
         return PinotSchema.from_json(self.schema_json)
 
     def job_postfix(self, batch_tag: str | None = None) -> str | None:
-        from .naming import join
+        """The postfix without the partition id: what all of this job's (or micro-batch's) names share."""
+        from .naming import writer_postfix
 
-        options = self.options
-        return join(options.segment_name_postfix, self.run_tag, batch_tag) or None
+        return writer_postfix(self.options.segment_name_postfix, partition_id=None, run_tag=self.run_tag,
+                              batch_tag=batch_tag)
 
     def namer(self, *, partition_id: int | None, batch_tag: str | None = None):
-        from .naming import join, make_namer
+        from .naming import make_namer, writer_postfix
 
-        postfix = join(self.job_postfix(batch_tag), partition_id) or None
         options = self.options
+        postfix = writer_postfix(options.segment_name_postfix, partition_id=partition_id, run_tag=self.run_tag,
+                                 batch_tag=batch_tag)
         return make_namer(
             options.segment_name_type, options.table_name, self.segment_schema(), self.table_config,
             postfix=postfix, prefix=options.segment_name_prefix, fixed_name=options.segment_name,

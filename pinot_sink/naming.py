@@ -251,15 +251,10 @@ def push_type_and_frequency(table_config: Mapping[str, Any] | None) -> tuple[str
 
 
 def writer_postfix(user_postfix: str | None, *, partition_id: int | None, run_tag: str | None = None,
-                   batch_id: int | None = None) -> str | None:
-    """The postfix a writer passes to the generator: user postfix, run tag, batch id, partition id."""
-    parts = [
-        user_postfix.strip() if user_postfix else None,
-        run_tag,
-        f"b{batch_id}" if batch_id is not None else None,
-        partition_id,
-    ]
-    joined = join(*parts)
+                   batch_tag: str | None = None) -> str | None:
+    """The postfix a writer passes to the generator: user postfix, run tag (overwrite), batch tag (streaming),
+    partition id; ``partition_id=None`` gives the part shared by every partition of a job."""
+    joined = join(user_postfix.strip() if user_postfix else None, run_tag, batch_tag, partition_id)
     return joined or None
 
 

@@ -55,9 +55,10 @@ def test_flink_style_partition_postfix():
     namer = make_namer("simple", "starbucksStores", schema(), config(time_column=None),
                        postfix=writer_postfix(None, partition_id=1))
     assert namer.name(0) == "starbucksStores_1_0"
-    tagged = writer_postfix("nightly", partition_id=3, run_tag="r20240101000000", batch_id=None)
-    assert tagged == "nightly_r20240101000000_3"
-    assert writer_postfix(None, partition_id=0, batch_id=7) == "b7_0"
+    tagged = writer_postfix("nightly", partition_id=3, run_tag="r20240101000000000")
+    assert tagged == "nightly_r20240101000000000_3"
+    assert writer_postfix(None, partition_id=0, batch_tag="q1a2b3c4d_b7") == "q1a2b3c4d_b7_0"
+    assert writer_postfix(" x ", partition_id=None) == "x" and writer_postfix(None, partition_id=None) is None
 
 
 @pytest.mark.parametrize("bad", ["test/Table", "a\\b", "x:y", "p*q", "w?", 'q"', "a<b", "a>b", "12|34"])
