@@ -303,14 +303,15 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
     report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, started_at=time.time())
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{options.table_name}-p{partition_id}-"))
     source_columns = list(dict.fromkeys(job.plan.source_columns))
-    # Spark sends 10,000-row batches; converting a few of them at once saves per-call overhead. The group
-    # stays far below a segment, so memory is still bounded by the flush thresholds.
+    # Spark sends 10,000-row batches; converting a few of them at once saves per-call overhead. A group is
+    # held to a quarter of max-size (and to max-rows), so memory stays bounded by the flush thresholds.
     group_rows = max(1, min(CONVERT_GROUP_ROWS, options.max_rows))
+    group_bytes = max(1, options.max_bytes // 4)
     pending: list = []
-    pending_rows = 0
+    pending_rows = pending_bytes = 0
 
     def convert_pending() -> None:
-        nonlocal pending, pending_rows
+        nonlocal pending, pending_rows, pending_bytes
         import pyarrow as pa
 
         table = pa.Table.from_batches(pending) if len(pending) > 1 else pending[0]
@@ -324,7 +325,7 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
                 f"of the partition: {exc}"
             ) from exc
         report.input_rows += pending_rows
-        pending, pending_rows = [], 0
+        pending, pending_rows, pending_bytes = [], 0, 0
         for rows in buffer.add(part):
             _emit(job, schema, namer, rows, report, work_dir)
 
@@ -336,7 +337,8 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
                 batch = batch.select(source_columns)
             pending.append(batch)
             pending_rows += batch.num_rows
-            if pending_rows >= group_rows:
+            pending_bytes += batch.nbytes
+            if pending_rows >= group_rows or pending_bytes >= group_bytes:
                 convert_pending()
         if pending:
             convert_pending()
