@@ -161,6 +161,7 @@ def main() -> int:
         failures += not same
         print(f"{key:<12} {wanted[key]!s:>22} {found[key]!s:>22} {'ok' if same else 'MISMATCH'}")
     print("verified: the segments hold exactly the DataFrame's rows" if not failures else f"{failures} mismatches")
+    print(f"upload them with: pinot-sink push {out / TABLE} --url http://localhost:9000 --table {TABLE}")
     return 1 if failures else 0
 
 
