@@ -354,14 +354,20 @@ def _emit(job: WriteJob, schema, namer, rows, report: TaskReport, work_dir: Path
     """Build one segment from ``rows``, deliver it, record it, and release the memory."""
     from pinot_sink.segment import BuildOptions, build_segment
 
-    from .naming import column_min_max
+    from .naming import SegmentNameError, column_min_max
 
     options = job.options
     sequence = len(report.segments)
     partition = report.partition_id
     time_column = namer.time_column if namer.uses_time else None
     low, high = column_min_max(rows.table, time_column) if time_column else (None, None)
-    name = namer.name(sequence, low, high)
+    try:
+        name = namer.name(sequence, low, high)
+    except SegmentNameError as exc:
+        raise PinotWriteError(
+            f"table {options.table_name}, partition {partition}, segment {sequence} of the partition: {exc} "
+            f"(time values go into simple names; pick segment-name.type=normalizedDate or fixed)"
+        ) from exc
     where = f"table {options.table_name}, partition {partition}, segment {name}"
     if namer.kind == "fixed" and sequence > 0:
         raise PinotWriteError(

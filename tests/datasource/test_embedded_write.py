@@ -138,3 +138,18 @@ def test_write_helper_applies_sink_parallelism(spark, tmp_path):
 def test_empty_dataframe_writes_nothing(spark, tmp_path):
     embedded_writer(events_df(spark, rows=0), tmp_path).mode("append").save()
     assert tarballs(tmp_path) == {}
+
+
+def test_time_values_pinot_rejects_in_names_are_a_clear_error(spark, tmp_path):
+    from pyspark.sql import functions as F
+
+    schema = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}],
+              "dateTimeFieldSpecs": [{"name": "day", "dataType": "STRING",
+                                      "format": "1:SECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm:ss",
+                                      "granularity": "1:SECONDS"}]}
+    config = {"tableName": "events_OFFLINE", "segmentsConfig": {"timeColumnName": "day"}}
+    df = spark.createDataFrame([("US", "2024-01-01 10:00:00")], "country STRING, day STRING")
+    with pytest.raises(Exception, match=r"partition \d, segment 0 of the partition.*':'"):
+        (df.write.format("pinot").option("table-name", "events").option("schema", json.dumps(schema))
+           .option("table-config", json.dumps(config)).option("output-uri", str(tmp_path)).mode("append").save())
+    assert tarballs(tmp_path) == {}
