@@ -158,3 +158,11 @@ def test_uri_push_to_a_local_directory_fails_before_any_task(spark, fake_control
         writer(events_df(spark, rows=10), fake_controller, **{"push-mode": "uri", "output-uri": str(tmp_path)}) \
             .mode("append").save()
     assert fake_controller.uploads() == []
+
+
+def test_database_option_scopes_the_table(spark, fake_controller):
+    fake_controller.add_simple_table("analytics.events")
+    writer(events_df(spark, rows=50, partitions=1), fake_controller, **{"database": "analytics", "tls.verify": "false"}) \
+        .mode("append").save()
+    assert len(fake_controller.live_segments("analytics.events")) == 1
+    assert fake_controller.live_segments("events") == []
