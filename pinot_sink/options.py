@@ -53,7 +53,7 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "auth.username": (None, "basic auth user (with auth.password)"),
     "auth.password": (None, "basic auth password"),
     "auth.token": (None, "bearer token"),
-    "auth.header": (None, "the whole Authorization header value, e.g. 'Basic dXNlcjpwYXNz'"),
+    "auth.header-token": (None, "the whole Authorization header value, e.g. 'Basic dXNlcjpwYXNz'"),
     "database": (None, "Pinot database (sent as the 'database' header)"),
     "tls.verify": ("true", "verify the controller's TLS certificate: true | false | path to a CA bundle"),
     "timeout.connect": ("10s", "controller connect timeout"),
@@ -70,7 +70,7 @@ SPARK_OWNED = {"path", "checkpointlocation", "queryname"}
 # Test-only: "P" or "P:N" makes attempt 0 of partition P fail after writing its N-th segment (default 1).
 TEST_FAIL_OPTION = "_test.fail-partition"
 
-SECRET_OPTIONS = {"auth.password", "auth.token", "auth.header"}
+SECRET_OPTIONS = {"auth.password", "auth.token", "auth.header-token"}
 SEGMENT_NAME_TYPES = {"simple": "simple", "normalizeddate": "normalizedDate", "fixed": "fixed"}
 PUSH_MODES = ("tar", "uri", "metadata")
 
@@ -270,11 +270,11 @@ class WriteOptions:
             raise OptionError(f"option 'schema.unknown-columns': {unknown_columns!r} is not fail or ignore")
 
         username, password = get("auth.username"), get("auth.password")
-        token, header = get("auth.token"), get("auth.header")
+        token, header = get("auth.token"), get("auth.header-token")
         if (username is None) != (password is None):
             raise OptionError("options 'auth.username' and 'auth.password' go together")
         if sum(x is not None for x in (username, token, header)) > 1:
-            raise OptionError("give only one of 'auth.username'/'auth.password', 'auth.token', 'auth.header'")
+            raise OptionError("give only one of 'auth.username'/'auth.password', 'auth.token', 'auth.header-token'")
 
         verify_raw = get("tls.verify") or "true"
         try:

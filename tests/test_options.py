@@ -59,7 +59,7 @@ def test_required_and_conflicts():
     with pytest.raises(OptionError, match="go together"):
         parse(**{"auth.username": "u"})
     with pytest.raises(OptionError, match="only one"):
-        parse(**{"auth.token": "t", "auth.header": "Basic x"})
+        parse(**{"auth.token": "t", "auth.header-token": "Basic x"})
     with pytest.raises(OptionError, match="convert"):
         parse(**{"convert.on-overflow": "wrap"})
 
@@ -92,3 +92,13 @@ def test_every_documented_option_parses():
     docs = (Path(__file__).resolve().parents[1] / "docs" / "options.md").read_text(encoding="utf-8")
     for name in OPTIONS:
         assert f"`{name}`" in docs, f"option {name} is not documented in docs/options.md"
+
+
+def test_secret_options_are_hidden_by_sparks_default_redaction_pattern():
+    """Spark prints data source options in plan strings unless their key matches spark.redaction.regex."""
+    import re
+
+    from pinot_sink.options import SECRET_OPTIONS
+
+    spark_default = re.compile(r"(?i)secret|password|token|access[.]?key|credential")
+    assert SECRET_OPTIONS and all(spark_default.search(key) for key in SECRET_OPTIONS)

@@ -148,7 +148,7 @@ def test_conversion_build_and_token_options(spark, fake_controller, tmp_path):
     values = table_values(fake_controller, tmp_path)
     assert len(values) == 100 and values.count(0) == 2  # row 0 and the overflowed row 7
     writer(events_df(spark, rows=10, start=500), fake_controller, **{
-        "auth.header": "Custom abc", "segment.name.postfix": "h"}).mode("append").save()
+        "auth.header-token": "Custom abc", "segment.name.postfix": "h"}).mode("append").save()
     (tmp_path / "b").mkdir()
     assert len(table_values(fake_controller, tmp_path / "b")) == 110
 
