@@ -59,7 +59,9 @@ def collect_stats(
         longest = int(value_lengths.max())
     is_ascii = False
     if stored == "STRING":
-        is_ascii = bool(pc.all(pc.string_is_ascii(dictionary.values)).as_py())
+        is_ascii = dictionary.is_ascii
+        if is_ascii is None:
+            is_ascii = bool(pc.all(pc.string_is_ascii(dictionary.values)).as_py())
 
     dict_ids = dictionary.dict_ids
     if spec.single_value:
@@ -120,7 +122,10 @@ def min_max_property(value: Any, stored_type: str) -> str | None:
 
 def flatten(column: pa.ChunkedArray | pa.Array, single_value: bool) -> tuple[pa.Array, np.ndarray | None]:
     """The column's values as one flat array, plus the per-row value counts for multi-value columns."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if isinstance(column, pa.ChunkedArray):  # combine_chunks copies even a single chunk
+        array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    else:
+        array = column
     if single_value:
         return array, None
     lengths = pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64)

