@@ -30,13 +30,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
+
 INVALID_CHARS = '\\/:*?"<>|'
 _INVALID = re.compile(r'[\\/:*?"<>|]')
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_UNIT_MILLIS = {
-    "NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3, "MILLISECONDS": 1, "SECONDS": 1000,
-    "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000,
-}
 
 
 class SegmentNameError(ValueError):

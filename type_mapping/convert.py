@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 MILLIS_PER_DAY = dtf.MILLIS_PER_DAY
-_VALID_TIME_MILLIS = (31_536_000_000, 3_187_296_000_000)  # TimeUtils: 1971-01-01 .. 2071-01-01 UTC
+_VALID_TIME_MILLIS = (dtf.VALID_MIN_TIME_MS, dtf.VALID_MAX_TIME_MS)
 
 ON_OVERFLOW = ("error", "null")
 ON_FRACTION = ("error", "truncate", "null")

@@ -33,6 +33,11 @@ MILLIS_PER_UNIT: dict[str, int] = {
 }
 SUB_MILLIS_PER_MILLI = {"NANOSECONDS": 1_000_000, "MICROSECONDS": 1_000}
 MILLIS_PER_DAY = 86_400_000
+# Milliseconds in one unit, fractional below a millisecond: segment start/end times in any unit -> millis.
+UNIT_MILLIS: dict[str, float] = {**MILLIS_PER_UNIT, "NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3}
+# TimeUtils.VALID_MIN_TIME_MILLIS / VALID_MAX_TIME_MILLIS: Pinot only takes segment times in 1971..2071 (UTC).
+VALID_MIN_TIME_MS = 31_536_000_000
+VALID_MAX_TIME_MS = 3_187_296_000_000
 
 
 class DateTimeFormatError(ValueError):

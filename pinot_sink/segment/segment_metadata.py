@@ -26,6 +26,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from type_mapping.datetime_formats import UNIT_MILLIS
 from type_mapping.pinot_schema import (
     DIMENSION,
     FIXED_WIDTH_STORED,
@@ -47,15 +48,7 @@ _JAVA_BIG_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 LONG_MIN = -(2**63)
 # Pinot's UUID is stored as BYTES; complex types are not readable here but their metadata parses.
 _EXTRA_STORED = {"UUID": "BYTES", "MAP": "MAP", "LIST": "LIST", "STRUCT": "STRUCT", "OPEN_STRUCT": "OPEN_STRUCT"}
-_TIME_UNITS = {
-    "NANOSECONDS": 1e-6,
-    "MICROSECONDS": 1e-3,
-    "MILLISECONDS": 1,
-    "SECONDS": 1000,
-    "MINUTES": 60_000,
-    "HOURS": 3_600_000,
-    "DAYS": 86_400_000,
-}
+_TIME_UNITS = UNIT_MILLIS
 # TimeUtils.timeUnitFromString also accepts the "<UNIT>SINCEEPOCH" spellings (and MILLISSINCEEPOCH etc.).
 _TIME_UNIT_ALIASES = {
     **{f"{unit}SINCEEPOCH": unit for unit in _TIME_UNITS},
