@@ -172,8 +172,13 @@ def build_segment(
     if threads <= 1:
         built = [build(spec) for spec in schema]
     else:
+        specs = list(schema)
+        # Largest columns first, so that no big one starts last while the other threads idle.
+        largest_first = sorted(range(len(specs)), key=lambda i: -table.column(specs[i].name).nbytes)
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = [pool.submit(build, spec) for spec in schema]
+            futures = [None] * len(specs)
+            for i in largest_first:
+                futures[i] = pool.submit(build, specs[i])
             try:
                 built = [future.result() for future in futures]  # schema order; the first failing column wins
             except BaseException:

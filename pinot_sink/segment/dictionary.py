@@ -70,7 +70,7 @@ def _numeric(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
                 f"(the type mapping must turn it into the default null value)"
             )
         values = values + values.dtype.type(0.0)  # -0.0 -> 0.0, as Pinot's ingestion does
-    if len(values) and bool((values[1:] >= values[:-1]).all()):
+    if bool((values[1:] >= values[:-1]).all()):  # also empty and single-value arrays
         distinct, dict_ids = _distinct_of_sorted(values)
     elif _looks_low_cardinality(values):
         distinct, dict_ids = _distinct_by_hash(values)

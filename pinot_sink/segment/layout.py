@@ -153,9 +153,10 @@ def segment_file_parts(
         files[METADATA_FILE] = [metadata]
         pieces = {e.file_name: [(e.adler, len(e.payload))] for e in entries}
         prefix, directories = "", []
-    ordered = sorted(files, key=java_sort_key)
-    crc = _combined([piece for name in ordered
-                     for piece in pieces.get(name, [(adler32(files[name]), sum(map(len, files[name])))])])
+    for name, parts in files.items():  # the small files: index_map, metadata.properties
+        if name not in pieces:
+            pieces[name] = [(adler32(parts), sum(map(len, parts)))]
+    crc = _combined([piece for name in sorted(files, key=java_sort_key) for piece in pieces[name]])
     data = data_crc(entries)
     files[prefix + CREATION_META_FILE] = [creation_meta(crc, creation_time_ms, data)]
     return SegmentFiles(directories, {name: files[name] for name in sorted(files, key=java_sort_key)}, crc, data)
