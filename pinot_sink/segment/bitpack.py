@@ -22,12 +22,16 @@ def pack_bits(values: np.ndarray, bits: int) -> bytes:
     A group of ``8 / gcd(bits, 8)`` values fills a whole number of bytes, and each value of a group
     sits at the same bit offset in every group. So the groups are rows of uint64 words, each value
     is OR-ed into (at most two of) its row's words with one vectorised shift, and each row's bytes are
-    the first ``group * bits / 8`` big-endian bytes of its words.
+    the first ``group * bits / 8`` big-endian bytes of its words. (Widths of whole bytes are just the
+    values' low big-endian bytes.)
     """
     values = np.asarray(values)
     count = values.size
     if count == 0:
         return b""
+    if bits % 8 == 0:  # whole bytes per value: its big-endian bytes, less the leading zero ones
+        whole = values.astype(">u4").view(np.uint8).reshape(count, 4)[:, 4 - bits // 8 :]
+        return whole.tobytes()
     group = 8 // math.gcd(bits, 8)
     group_bits = group * bits
     padded = -count % group
@@ -44,7 +48,8 @@ def pack_bits(values: np.ndarray, bits: int) -> bytes:
             words[:, word] |= columns[:, j] >> np.uint64(end - 64)
             words[:, word + 1] |= columns[:, j] << np.uint64(128 - end)
     rows = words.astype(">u8").view(np.uint8).reshape(len(columns), -1)[:, : group_bits // 8]
-    return rows.tobytes()[: (count * bits + 7) // 8]
+    size = (count * bits + 7) // 8  # the padding values' whole bytes are not written
+    return rows.tobytes() if rows.size == size else np.ascontiguousarray(rows).reshape(-1)[:size].tobytes()
 
 
 def unpack_bits(data: bytes, bits: int, count: int) -> np.ndarray:

@@ -132,12 +132,25 @@ def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:
     """Unsigned integers of the same width whose order is the values' numeric order (no NaN, no -0.0)."""
-    unsigned = np.dtype(f"u{values.dtype.itemsize}")
-    sign = unsigned.type(1 << (8 * values.dtype.itemsize - 1))
-    bits = values.view(unsigned)
-    if values.dtype.kind == "f":  # negative floats: all bits flipped; others: the sign bit set
-        return np.where(bits & sign, ~bits, bits | sign)
-    return bits ^ sign
+    width = values.dtype.itemsize
+    signed = values.view(f"i{width}")
+    sign = np.array(-(1 << (8 * width - 1)), dtype=signed.dtype)
+    if values.dtype.kind == "f":  # negative floats: every bit flipped; the others: the sign bit set
+        flip = signed >> (8 * width - 1)  # -1 for negative values, 0 otherwise
+        flip &= ~sign
+        flip ^= signed
+        flip ^= sign
+        return flip.view(f"u{width}")
+    return (signed ^ sign).view(f"u{width}")
+
+
+def _from_order_preserving_unsigned(keys: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The inverse of ``_order_preserving_unsigned``."""
+    width = dtype.itemsize
+    signed = keys.view(f"i{width}") ^ np.array(-(1 << (8 * width - 1)), dtype=f"i{width}")
+    if dtype.kind == "f":  # now negative values have every bit but the sign flipped
+        signed ^= (signed >> (8 * width - 1)) & np.array((1 << (8 * width - 1)) - 1, dtype=f"i{width}")
+    return signed.view(dtype)
 
 
 def _distinct_by_packed_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,7 +181,11 @@ def _distinct_by_packed_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray
         flags[in_run] = _change_flags(whole[sub_order])  # a run's first row differs from the row before
     dict_ids = np.empty(count, dtype=np.int32)
     dict_ids[order] = np.cumsum(flags, dtype=np.int32) - 1
-    return values[order[flags]], dict_ids
+    if dropped:
+        return values[order[flags]], dict_ids
+    # The sorted keys are whole: the distinct values come back from them without a random gather.
+    distinct_keys = (packed[flags] >> np.uint64(row_bits)).astype(keys.dtype) + low
+    return _from_order_preserving_unsigned(distinct_keys, values.dtype), dict_ids
 
 
 def _ranks(order: np.ndarray) -> np.ndarray:

@@ -23,16 +23,16 @@ def serialize_bitmap(doc_ids: np.ndarray) -> bytes:
 
 def docs_by_dict_id(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> list[np.ndarray]:
     """The sorted docIds of each dictId; for multi-value columns ``row_lengths`` maps values to docs."""
-    if row_lengths is None:
-        docs = np.arange(len(dict_ids), dtype=np.uint32)
-    else:
-        docs = np.repeat(np.arange(len(row_lengths), dtype=np.uint32), row_lengths)
     # Stable, so docIds stay ascending inside each group; numpy radix-sorts 8- and 16-bit keys.
     keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16 if cardinality <= 1 << 16 else np.int32,
                            copy=False)
     order = np.argsort(keys, kind="stable")
+    if row_lengths is None:
+        docs = order  # value i is doc i
+    else:
+        docs = np.repeat(np.arange(len(row_lengths), dtype=np.uint32), row_lengths)[order]
     counts = np.bincount(dict_ids, minlength=cardinality)
-    return np.split(docs[order], np.cumsum(counts)[:-1])
+    return np.split(docs, np.cumsum(counts)[:-1])
 
 
 def inverted_index(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> bytes:
