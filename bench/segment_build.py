@@ -245,12 +245,13 @@ def main() -> None:
               f"{r['peak_rss_mib']:.0f} |")
     without_tar = segment["median_s"] - segment["tar_s"]
     from pinot_sink.segment import tarball
+    from pinot_sink.segment.builder import default_threads as builder_threads
 
     print(f"| of which tar.gz (gzip level {tarball.GZIP_LEVEL} + tar) | {segment['tar_s']:.2f} | "
           f"{segment['tar_cpu_s']:.2f} | | | | | |")
     print(f"| build_segment without tar.gz | {without_tar:.2f} | {segment['build_cpu_s']:.2f} | "
           f"{rows / without_tar:,.0f} | | | | |")
-    threads = args.threads if args.threads is not None else f"default ({min(4, os.cpu_count() or 1)})"
+    threads = args.threads if args.threads is not None else f"default ({builder_threads()})"
     print(f"segment builder threads: {threads}")
     print(f"segment / parquet wall-time ratio: {segment['median_s'] / parquet['median_s']:.2f}x "
           f"(without tar.gz: {without_tar / parquet['median_s']:.2f}x); rows/s of the index build vs Parquet: "

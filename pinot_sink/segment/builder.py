@@ -73,7 +73,8 @@ class BuildOptions:
     time_check: bool | None = None  # None: on unless ingestionConfig.segmentTimeValueCheck is false
     custom_properties: dict[str, str] = field(default_factory=dict)  # custom.* metadata keys
     # Threads building columns and compressing the tarball (numpy, pyarrow and zlib release the GIL);
-    # None: the CPU count, at most 4. The output bytes do not depend on it.
+    # None: default_threads() (usable CPUs, at most 4). The output bytes do not depend on it. Inside a
+    # Spark task that already has one core per task, 1 avoids oversubscribing the executor.
     threads: int | None = None
 
 
@@ -96,6 +97,12 @@ class BuiltSegment:
     segment_version: str = "v3"
     partitions: dict[str, list[int]] = field(default_factory=dict)
     skipped_indexes: list[str] = field(default_factory=list)
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on (its affinity, not the machine's count), at most 4."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(4, usable or 1))
 
 
 def validate_segment_name(name: str) -> None:
@@ -151,7 +158,7 @@ def build_segment(
     if options.sort_by_sorted_column and settings.sorted_columns:
         table, masks = _sort_rows(table, masks, schema, settings.sorted_columns[0])
 
-    threads = options.threads if options.threads is not None else min(4, os.cpu_count() or 1)
+    threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
