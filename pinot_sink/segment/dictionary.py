@@ -115,10 +115,19 @@ def _change_flags(sorted_values: np.ndarray) -> np.ndarray:
     return flags
 
 
+def _sorted_ranks(flags: np.ndarray) -> np.ndarray:
+    """The dictId of each sorted position, from the flags of the positions that start a new value."""
+    if flags.all():  # all distinct (ids, timestamps): cheaper than a running sum
+        return np.arange(len(flags), dtype=np.int32)
+    ranks = np.cumsum(flags, dtype=np.int32)
+    ranks -= 1
+    return ranks
+
+
 def _distinct_of_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values and dictIds of a non-decreasing array, in one pass."""
     flags = _change_flags(values)
-    return values[flags], np.cumsum(flags, dtype=np.int32) - 1
+    return (values if flags.all() else values[flags]), _sorted_ranks(flags)
 
 
 def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -180,7 +189,7 @@ def _distinct_by_packed_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray
         order[in_run] = tied[sub_order]
         flags[in_run] = _change_flags(whole[sub_order])  # a run's first row differs from the row before
     dict_ids = np.empty(count, dtype=np.int32)
-    dict_ids[order] = np.cumsum(flags, dtype=np.int32) - 1
+    dict_ids[order] = _sorted_ranks(flags)
     if dropped:
         return values[order[flags]], dict_ids
     # The sorted keys are whole: the distinct values come back from them without a random gather.
@@ -261,7 +270,7 @@ def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
     order, flags = _sorted_rows(matrix.view(">u8"))
     firsts = order[flags]
     dict_ids = np.empty(count, dtype=np.int32)
-    dict_ids[order] = np.cumsum(flags, dtype=np.int32) - 1
+    dict_ids[order] = _sorted_ranks(flags)
     padded = np.take(matrix, firsts, axis=0)
     if padded.shape[1] != width:
         padded = np.ascontiguousarray(padded[:, :width])
@@ -298,8 +307,11 @@ def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray) -> pa.Array:
         data = padded.reshape(-1)
     else:
         data = padded[np.arange(padded.shape[1]) < lengths[:, None]]
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    if len(lengths) and lengths.min() == padded.shape[1]:
+        offsets = np.arange(len(lengths) + 1, dtype=np.int64) * padded.shape[1]
+    else:
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
     large = offsets[-1] >= 2**31
     arrow_type = pa.large_string() if large else pa.string()
     return pa.Array.from_buffers(arrow_type, len(lengths), [None, pa.py_buffer(offsets.astype(

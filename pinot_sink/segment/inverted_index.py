@@ -21,11 +21,16 @@ def serialize_bitmap(doc_ids: np.ndarray) -> bytes:
     return bitmap.serialize()
 
 
+_SCAN_CARDINALITY = 12  # up to this many dictIds, one scan per dictId beats a sort (measured at 1M docs)
+
+
 def docs_by_dict_id(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> list[np.ndarray]:
     """The sorted docIds of each dictId; for multi-value columns ``row_lengths`` maps values to docs."""
-    # Stable, so docIds stay ascending inside each group; numpy radix-sorts 8- and 16-bit keys.
     keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16 if cardinality <= 1 << 16 else np.int32,
                            copy=False)
+    if row_lengths is None and cardinality <= _SCAN_CARDINALITY:
+        return [np.flatnonzero(keys == dict_id) for dict_id in range(cardinality)]  # a few vectorised scans
+    # Stable, so docIds stay ascending inside each group; numpy radix-sorts 8- and 16-bit keys.
     order = np.argsort(keys, kind="stable")
     if row_lengths is None:
         docs = order  # value i is doc i

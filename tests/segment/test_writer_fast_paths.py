@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pinot_sink.segment import BuildOptions, build_segment, dictionary, tarball
+from pinot_sink.segment import BuildOptions, build_segment, dictionary, inverted_index, tarball
 from pinot_sink.segment.bitpack import pack_bits
 from pinot_sink.segment.builder import SegmentBuildError
 from pinot_sink.segment.dictionary import ColumnValueError, build_dictionary, serialize_dictionary
@@ -129,6 +129,18 @@ def test_pack_bits_matches_bit_string(bits):
         values = rng.integers(0, 2**bits, count)
         values[0] = 2**bits - 1
         assert pack_bits(values.astype(np.int32), bits) == _reference_pack(values, bits)
+
+
+@pytest.mark.parametrize("cardinality", [1, 2, 5, 12, 13, 300])
+def test_inverted_index_scan_and_sort_agree(monkeypatch, cardinality):
+    dict_ids = np.random.default_rng(cardinality).integers(0, cardinality, 2000).astype(np.int32)
+    dict_ids[:cardinality] = np.arange(cardinality)  # every dictId occurs
+    monkeypatch.setattr(inverted_index, "_SCAN_CARDINALITY", 1000)
+    scanned = inverted_index.inverted_index(dict_ids, cardinality)
+    monkeypatch.setattr(inverted_index, "_SCAN_CARDINALITY", 0)
+    assert inverted_index.inverted_index(dict_ids, cardinality) == scanned
+    groups = inverted_index.docs_by_dict_id(dict_ids, cardinality)
+    assert all(np.array_equal(g, np.flatnonzero(dict_ids == d)) for d, g in enumerate(groups))
 
 
 def test_sorted_forward_index_rejects_gaps():
