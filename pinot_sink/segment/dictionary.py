@@ -173,7 +173,7 @@ def _distinct_by_packed_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray
     relative = (keys - low).astype(np.uint64)
     row_bits = max(1, (count - 1).bit_length())
     dropped = max(0, int(keys.max() - low).bit_length() + row_bits - 64)
-    packed = (relative >> np.uint64(dropped)) << np.uint64(row_bits) if dropped else relative << np.uint64(row_bits)
+    packed = (relative >> np.uint64(dropped) if dropped else relative) << np.uint64(row_bits)
     packed |= np.arange(count, dtype=np.uint64)
     packed.sort()
     order = (packed & np.uint64((1 << row_bits) - 1)).astype(np.intp)
@@ -303,13 +303,12 @@ def _sorted_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray) -> pa.Array:
     """A string array from NUL-padded rows and their lengths."""
-    if len(lengths) and lengths.min() == padded.shape[1]:
+    width = padded.shape[1]
+    if len(lengths) and lengths.min() == width:  # one length: the rows are the data
         data = padded.reshape(-1)
+        offsets = np.arange(len(lengths) + 1, dtype=np.int64) * width
     else:
-        data = padded[np.arange(padded.shape[1]) < lengths[:, None]]
-    if len(lengths) and lengths.min() == padded.shape[1]:
-        offsets = np.arange(len(lengths) + 1, dtype=np.int64) * padded.shape[1]
-    else:
+        data = padded[np.arange(width) < lengths[:, None]]
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
     large = offsets[-1] >= 2**31

@@ -50,7 +50,8 @@ STRING_CASES = {
     "ascii, unequal lengths": lambda rng: _strings(rng, 300, list("abzAZ09_ ~"), 12),
     "shared 8-byte prefix (ties on the first key word)": lambda rng: _strings(rng, 300, list("ab"), 9, "prefix__"),
     "one length (the data is the key matrix)": lambda rng: [f"{v:016x}" for v in rng.integers(0, 50, 200)],
-    "BMP non-ASCII, incl. U+E000..U+FFFF": lambda rng: _strings(rng, 200, ["é", "ß", "中", "\ue000", "\uffff", "a"], 5),
+    "BMP non-ASCII, incl. U+E000..U+FFFF":
+        lambda rng: _strings(rng, 200, ["é", "ß", "中", "\ue000", "\uffff", "a"], 5),
     "empty strings": lambda rng: ["", "", "a", ""],
     "supplementary characters (Java's UTF-16 order)": lambda rng: _strings(rng, 100, ["\U0001F600", "\uffff", "a"], 3),
 }
