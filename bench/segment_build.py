@@ -192,8 +192,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--profile", type=int, default=0, help="also print the top N functions of one profiled build (cProfile sees the main thread "
-                             "only: add --threads 1 to see the column work)")
+    parser.add_argument("--profile", type=int, default=0,
+                        help="also print the top N functions of one profiled build (cProfile sees the main "
+                             "thread only: add --threads 1 to see the column work)")
     parser.add_argument("--threads", type=int, default=None,
                         help="BuildOptions.threads for the segment (default: the builder's, usable CPUs up to 4)")
     parser.add_argument("--child", choices=["parquet", "segment"], help=argparse.SUPPRESS)
