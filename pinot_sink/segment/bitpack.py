@@ -20,8 +20,8 @@ def pack_bits(values: np.ndarray, bits: int) -> bytes:
     """Pack non-negative integers (< 2**bits, bits <= 32) into the MSB-first stream, vectorised.
 
     A group of ``8 / gcd(bits, 8)`` values fills a whole number of bytes, and each value of a group
-    sits at the same bit offset in every group. So the groups are rows of uint64 words, each value
-    is OR-ed into (at most two of) its row's words with one vectorised shift, and each row's bytes are
+    sits at the same bit offset in every group. So each group gets a few uint64 words, each value
+    position is OR-ed into (at most two of) them with one vectorised shift, and each group's bytes are
     the first ``group * bits / 8`` big-endian bytes of its words. (Widths of whole bytes are just the
     values' low big-endian bytes.)
     """
@@ -37,19 +37,27 @@ def pack_bits(values: np.ndarray, bits: int) -> bytes:
     padded = -count % group
     if padded:
         values = np.concatenate([values, np.zeros(padded, dtype=values.dtype)])
-    columns = values.reshape(-1, group).astype(np.uint64)
-    words = np.zeros((len(columns), -(-group_bits // 64)), dtype=np.uint64)
+    columns = values.reshape(-1, group)
+    rows = len(columns)
+    # Word-major, so every shift and OR runs over contiguous memory.
+    words = np.zeros((-(-group_bits // 64), rows), dtype=np.uint64)
+    shifted = np.empty(rows, dtype=np.uint64)
     for j in range(group):
         word, offset = divmod(j * bits, 64)
         end = offset + bits  # the value's bits are [offset, end) of this word, spilling into the next
+        np.copyto(shifted, columns[:, j], casting="unsafe")
         if end <= 64:
-            words[:, word] |= columns[:, j] << np.uint64(64 - end)
+            shifted <<= np.uint64(64 - end)
+            words[word] |= shifted
         else:
-            words[:, word] |= columns[:, j] >> np.uint64(end - 64)
-            words[:, word + 1] |= columns[:, j] << np.uint64(128 - end)
-    rows = words.astype(">u8").view(np.uint8).reshape(len(columns), -1)[:, : group_bits // 8]
+            words[word] |= shifted >> np.uint64(end - 64)
+            shifted <<= np.uint64(128 - end)
+            words[word + 1] |= shifted
+    big_endian = np.empty((rows, len(words)), dtype=">u8")
+    big_endian[...] = words.T
+    packed = big_endian.view(np.uint8).reshape(rows, -1)[:, : group_bits // 8]
     size = (count * bits + 7) // 8  # the padding values' whole bytes are not written
-    return rows.tobytes() if rows.size == size else np.ascontiguousarray(rows).reshape(-1)[:size].tobytes()
+    return packed.tobytes() if packed.size == size else np.ascontiguousarray(packed).reshape(-1)[:size].tobytes()
 
 
 def unpack_bits(data: bytes, bits: int, count: int) -> np.ndarray:
