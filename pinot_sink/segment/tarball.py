@@ -91,8 +91,8 @@ def _compress_piece(pieces: list[memoryview], primer: bytes, last: bool) -> byte
 _MEM_LEVEL = 9
 # Bit-packed dictIds and random numbers are nearly incompressible to LZ77 but still gain from Huffman
 # coding, which alone is about 2.5x faster. A piece is Huffman-coded only when, on a few small samples,
-# that comes within 3% of level 1's size, and stored when neither saves 3% (on the 1M-row bench: 10%
-# less CPU than level 1 everywhere, and a 3.5% smaller file).
+# that comes within 3% of level 1's size, and stored when neither saves 3% (on the 1M-row bench, with
+# memLevel 9: 0.79 s of CPU instead of 1.07 s for level 1 throughout, and 35.3 instead of 36.5 MiB).
 _SAMPLES, _SAMPLE_BYTES, _HUFFMAN_SLACK, _STORE_RATIO = 4, 4096, 1.03, 0.97
 
 
