@@ -100,11 +100,6 @@ def _looks_low_cardinality(values: np.ndarray) -> bool:
     return len(np.unique(sample)) < _LOW_CARDINALITY_FRACTION * len(sample)
 
 
-def _strings_look_low_cardinality(strings: pa.Array) -> bool:
-    sample = pa.chunked_array(_sample(strings), type=strings.type)
-    return len(pc.unique(sample)) < _LOW_CARDINALITY_FRACTION * len(sample)
-
-
 def _change_flags(sorted_values: np.ndarray) -> np.ndarray:
     """True where a sorted array starts a new distinct value (rows of a 2-D array compare whole)."""
     flags = np.empty(len(sorted_values), dtype=bool)
@@ -238,22 +233,29 @@ def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 # The sort path for strings: every value NUL-padded to a whole number of 8-byte words, sorted as
-# big-endian uint64 keys. Only for values of at most _SORT_KEY_MAX_BYTES, when the padded matrix stays
-# within _SORT_KEY_MAX_INFLATION times the data, and when most values look distinct (otherwise hashing
-# and sorting only the distinct values is cheaper).
-_SORT_KEY_MAX_BYTES = 32
+# big-endian uint64 keys: by one word, with the rows that tie on it settled by all words. Only for values
+# of at most _SORT_KEY_MAX_BYTES, when the padded matrix stays within _SORT_KEY_MAX_INFLATION times the
+# data, when most values look distinct (otherwise hashing and sorting only the distinct values is
+# cheaper), and when a sample shows few ties on the sort word after the bytes all values share (many
+# ties over long keys make lexsort slower than Arrow's sort).
+_SORT_KEY_MAX_BYTES = 64
 _SORT_KEY_MAX_INFLATION = 4
+_SORT_KEY_MAX_TIES = 0.1  # sampled distinct values that share their sort word with another one
+_CHEAP_TIE_WORDS = 2  # ties over at most this many words are cheap to settle whatever their number
 
 
 def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
-    """High-cardinality short strings: sort all values by fixed-width keys instead of hashing them.
+    """High-cardinality strings: sort all values by fixed-width keys instead of hashing them.
 
     NUL padding keeps the order of the UTF-8 bytes (no STRING holds a NUL, checked here), and UTF-8
     byte order is Java's order when no value has a supplementary character (checked too: those
     columns take the general path). Returns None when the column does not fit this path.
     """
     count = len(flat)
-    if count < 2 or _strings_look_low_cardinality(flat):
+    if count < 2:
+        return None
+    sample = pc.unique(pa.chunked_array(_sample(flat), type=flat.type))
+    if len(sample) < _LOW_CARDINALITY_FRACTION * min(count, _SAMPLE_BLOCKS * _SAMPLE_BLOCK_SIZE):
         return None
     offsets, data = offsets_and_data(flat)
     lengths = np.diff(offsets)
@@ -266,8 +268,17 @@ def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
         return None
     if data.size and int(data.min()) == 0:
         _reject_nul(flat, column)
+    sample_offsets, sample_data = offsets_and_data(sample.combine_chunks() if isinstance(sample, pa.ChunkedArray)
+                                                   else sample)
+    sample_matrix = _padded_matrix(sample_data, sample_offsets, words * 8)
+    shared = _common_prefix(sample_matrix)
+    sample_words = _key_word(sample_matrix, shared)
+    ties = len(sample_words) - len(np.unique(sample_words))
+    if ties > _SORT_KEY_MAX_TIES * len(sample_words) and words - shared // 8 > _CHEAP_TIE_WORDS:
+        return None
     matrix = _padded_matrix(data, offsets, words * 8)
-    order, flags = _sorted_rows(matrix.view(">u8"))
+    shared = _common_prefix(matrix, shared)
+    order, flags = _sorted_rows(matrix.view(">u8"), _key_word(matrix, shared))
     firsts = order[flags]
     dict_ids = np.empty(count, dtype=np.int32)
     dict_ids[order] = _sorted_ranks(flags)
@@ -280,23 +291,42 @@ def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
     return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=padded, is_ascii=top < 0x80)
 
 
-def _sorted_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _common_prefix(matrix: np.ndarray, at_most: int | None = None) -> int:
+    """How many leading bytes every row of ``matrix`` shares (checking only the first ``at_most``)."""
+    columns = matrix.shape[1] if at_most is None else min(at_most, matrix.shape[1])
+    if len(matrix) == 0 or columns == 0:
+        return 0
+    same = (matrix[:, :columns] == matrix[0, :columns]).all(axis=0)
+    return columns if same.all() else int(np.argmin(same))
+
+
+def _key_word(matrix: np.ndarray, start: int) -> np.ndarray:
+    """Bytes ``start .. start + 8`` of every row as big-endian uint64 (zeros past the row's end)."""
+    if start % 8 == 0 and start < matrix.shape[1]:
+        return matrix.view(">u8")[:, start // 8].astype(np.uint64)
+    window = np.zeros((len(matrix), 8), dtype=np.uint8)
+    available = max(0, min(8, matrix.shape[1] - start))
+    window[:, :available] = matrix[:, start : start + available]
+    return window.view(">u8").reshape(-1).astype(np.uint64)
+
+
+def _sorted_rows(keys: np.ndarray, sort_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row order of a (rows, words) big-endian uint64 key matrix compared word by word, and the flags
-    of the rows (in that order) that start a new distinct key. Sorts by the first word, then settles
+    of the rows (in that order) that start a new distinct key. Sorts by ``sort_words`` (one word per
+    row, taken after the bytes all rows share, so ordering by it agrees with the keys), then settles
     only the runs that tie on it by all words."""
-    first_words = keys[:, 0].astype(np.uint64)
-    order = np.argsort(first_words)
-    flags = _change_flags(first_words[order])
+    order = np.argsort(sort_words)
+    flags = _change_flags(sort_words[order])
     if keys.shape[1] > 1 and not flags.all():
         tie = ~flags[1:]
         in_run = np.zeros(len(order), dtype=bool)
         in_run[1:] |= tie
         in_run[:-1] |= tie
-        tied = order[in_run]  # whole runs, ascending by the first word, so they stay in place
+        tied = order[in_run]  # whole runs, ascending by the sort word, so they stay in place
         sub = keys[tied].astype(np.uint64)
         sub_order = np.lexsort(sub.T[::-1])
         order[in_run] = tied[sub_order]
-        # A run's first row differs from the row before it (another first word); the rest compare whole.
+        # A run's first row differs from the row before it (another sort word); the rest compare whole.
         flags[in_run] = _change_flags(sub[sub_order])
     return order, flags
 

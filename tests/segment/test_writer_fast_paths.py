@@ -53,6 +53,8 @@ STRING_CASES = {
     "BMP non-ASCII, incl. U+E000..U+FFFF":
         lambda rng: _strings(rng, 200, ["é", "ß", "中", "\ue000", "\uffff", "a"], 5),
     "empty strings": lambda rng: ["", "", "a", ""],
+    "shared prefix longer than a key word": lambda rng: _strings(rng, 300, list("xyz"), 6, "https://example.com/i/"),
+    "values up to 64 bytes": lambda rng: _strings(rng, 300, list("0123456789abcdef-"), 64),
     "supplementary characters (Java's UTF-16 order)": lambda rng: _strings(rng, 100, ["\U0001F600", "\uffff", "a"], 3),
 }
 
@@ -77,6 +79,16 @@ def test_sort_key_path_is_taken_for_distinct_short_strings(monkeypatch):
     monkeypatch.setattr(dictionary, "_string_by_sort", lambda *a: taken.append(original(*a)) or taken[-1])
     build_dictionary(pa.array([f"id-{i:05d}" for i in range(1000)][::-1]), "STRING", "c")
     assert taken and taken[0] is not None and taken[0].padded is not None
+
+
+def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
+    ids = pa.array([f"user_{i:08d}" for i in np.random.default_rng(1).permutation(5000)])
+    d = dictionary._string_by_sort(ids, "c")
+    assert d is not None and d.values.to_pylist() == sorted(ids.to_pylist())
+    # 40-byte values that mostly tie on their first 8 bytes after the shared ones: lexsort would be slow
+    stamps = pa.array([f"2024-01-0{i % 3}T00:00:00.{i:06d}-and-some-more" for i in range(5000)])
+    assert dictionary._string_by_sort(stamps, "c") is None
+    assert build_dictionary(stamps, "STRING", "c").values.to_pylist() == sorted(stamps.to_pylist())
 
 
 def test_sliced_string_array(monkeypatch):
