@@ -232,7 +232,7 @@ def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets - offsets[0], data
 
 
-# The sort path for strings: every value NUL-padded to a whole number of 8-byte words, sorted as
+# The sort path for strings and BYTES: every value NUL-padded to a whole number of 8-byte words, sorted as
 # big-endian uint64 keys: by one word, with the rows that tie on it settled by all words. Only for values
 # of at most _SORT_KEY_MAX_BYTES, when the padded matrix stays within _SORT_KEY_MAX_INFLATION times the
 # data, when most values look distinct (otherwise hashing and sorting only the distinct values is
@@ -244,12 +244,14 @@ _SORT_KEY_MAX_TIES = 0.1  # sampled distinct values that share their sort word w
 _CHEAP_TIE_WORDS = 2  # ties over at most this many words are cheap to settle whatever their number
 
 
-def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
-    """High-cardinality strings: sort all values by fixed-width keys instead of hashing them.
+def _sort_by_keys(flat: pa.Array, stored_type: str, column: str) -> Dictionary | None:
+    """High-cardinality strings (or BYTES of one length): sort all values by fixed-width keys instead
+    of hashing them.
 
-    NUL padding keeps the order of the UTF-8 bytes (no STRING holds a NUL, checked here), and UTF-8
-    byte order is Java's order when no value has a supplementary character (checked too: those
-    columns take the general path). Returns None when the column does not fit this path.
+    NUL padding keeps the order of the UTF-8 bytes (no STRING holds a NUL, checked here; BYTES need no
+    padding but to whole words, equal for all), and UTF-8 byte order is Java's order when no value has
+    a supplementary character (checked too: those columns take the general path). Returns None when
+    the column does not fit this path.
     """
     count = len(flat)
     if count < 2:
@@ -264,9 +266,12 @@ def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
     if width > _SORT_KEY_MAX_BYTES or count * words * 8 > _SORT_KEY_MAX_INFLATION * max(data.size, count * 8):
         return None
     top = int(data.max()) if data.size else 0
-    if top >= 0xF0:  # a supplementary character: Java orders by UTF-16
+    if stored_type == "BYTES":
+        if int(lengths.min()) != width:  # padding would make b"a" and b"a\0" one key
+            return None
+    elif top >= 0xF0:  # a supplementary character: Java orders by UTF-16
         return None
-    if data.size and int(data.min()) == 0:
+    elif data.size and int(data.min()) == 0:
         _reject_nul(flat, column)
     sample_offsets, sample_data = offsets_and_data(sample.combine_chunks() if isinstance(sample, pa.ChunkedArray)
                                                    else sample)
@@ -287,8 +292,9 @@ def _string_by_sort(flat: pa.Array, column: str) -> Dictionary | None:
         padded = np.ascontiguousarray(padded[:, :width])
     same_length = int(lengths.min()) == width
     distinct_lengths = np.full(len(firsts), width, dtype=lengths.dtype) if same_length else lengths[firsts]
-    values = _strings_from_padded(padded, distinct_lengths)
-    return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=padded, is_ascii=top < 0x80)
+    values = _strings_from_padded(padded, distinct_lengths, binary=stored_type == "BYTES")
+    is_ascii = top < 0x80 if stored_type == "STRING" else None
+    return Dictionary(stored_type, values, dict_ids, distinct_lengths, padded=padded, is_ascii=is_ascii)
 
 
 def _common_prefix(matrix: np.ndarray, at_most: int | None = None) -> int:
@@ -331,8 +337,8 @@ def _sorted_rows(keys: np.ndarray, sort_words: np.ndarray) -> tuple[np.ndarray, 
     return order, flags
 
 
-def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray) -> pa.Array:
-    """A string array from NUL-padded rows and their lengths."""
+def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray, binary: bool = False) -> pa.Array:
+    """A string (or binary) array from NUL-padded rows and their lengths."""
     width = padded.shape[1]
     if len(lengths) and lengths.min() == width:  # one length: the rows are the data
         data = padded.reshape(-1)
@@ -342,16 +348,16 @@ def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray) -> pa.Array:
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
     large = offsets[-1] >= 2**31
-    arrow_type = pa.large_string() if large else pa.string()
+    arrow_type = (pa.large_binary() if large else pa.binary()) if binary else (pa.large_string() if large
+                                                                             else pa.string())
     return pa.Array.from_buffers(arrow_type, len(lengths), [None, pa.py_buffer(offsets.astype(
         np.int64 if large else np.int32)), pa.py_buffer(np.ascontiguousarray(data))])
 
 
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
-    if stored_type == "STRING":
-        fast = _string_by_sort(flat, column)
-        if fast is not None:
-            return fast
+    fast = _sort_by_keys(flat, stored_type, column)
+    if fast is not None:
+        return fast
     encoded = pc.dictionary_encode(flat)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()

@@ -75,20 +75,36 @@ def test_string_dictionary_paths(monkeypatch, path, case, arrow_type):
 
 def test_sort_key_path_is_taken_for_distinct_short_strings(monkeypatch):
     taken = []
-    original = dictionary._string_by_sort
-    monkeypatch.setattr(dictionary, "_string_by_sort", lambda *a: taken.append(original(*a)) or taken[-1])
+    original = dictionary._sort_by_keys
+    monkeypatch.setattr(dictionary, "_sort_by_keys", lambda *a: taken.append(original(*a)) or taken[-1])
     build_dictionary(pa.array([f"id-{i:05d}" for i in range(1000)][::-1]), "STRING", "c")
     assert taken and taken[0] is not None and taken[0].padded is not None
 
 
 def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
     ids = pa.array([f"user_{i:08d}" for i in np.random.default_rng(1).permutation(5000)])
-    d = dictionary._string_by_sort(ids, "c")
+    d = dictionary._sort_by_keys(ids, "STRING", "c")
     assert d is not None and d.values.to_pylist() == sorted(ids.to_pylist())
     # 40-byte values that mostly tie on their first 8 bytes after the shared ones: lexsort would be slow
     stamps = pa.array([f"2024-01-0{i % 3}T00:00:00.{i:06d}-and-some-more" for i in range(5000)])
-    assert dictionary._string_by_sort(stamps, "c") is None
+    assert dictionary._sort_by_keys(stamps, "STRING", "c") is None
     assert build_dictionary(stamps, "STRING", "c").values.to_pylist() == sorted(stamps.to_pylist())
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("width", [0, 3, 8, 16, 20])
+def test_bytes_of_one_length_dictionary_paths(monkeypatch, path, width):
+    monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    rng = np.random.default_rng(width)
+    values = [bytes(row) for row in rng.integers(0, 3, (300, width), dtype=np.uint8)]  # NUL bytes included
+    d = _check_dictionary(values, pa.binary(), "BYTES", lambda b: b)
+    assert serialize_dictionary(d, False) == b"".join(sorted(set(values)))
+
+
+def test_bytes_of_several_lengths_are_not_padded_into_one_key():
+    values = pa.array([b"a", b"a\0", b"b", b""] * 3, pa.binary())
+    assert dictionary._sort_by_keys(values, "BYTES", "c") is None
+    _check_dictionary(values.to_pylist(), pa.binary(), "BYTES", lambda b: b)
 
 
 def test_sliced_string_array(monkeypatch):
