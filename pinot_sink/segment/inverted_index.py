@@ -13,10 +13,18 @@ from pyroaring import BitMap
 
 
 def serialize_bitmap(doc_ids: np.ndarray) -> bytes:
+    return _serialize(_uint32_array(doc_ids))
+
+
+def _uint32_array(doc_ids: np.ndarray) -> array.array:
     # pyroaring reads an array.array('I') through the buffer protocol; a numpy array goes value by value.
     values = array.array("I")
     values.frombytes(np.ascontiguousarray(doc_ids, dtype=np.uint32).tobytes())
-    bitmap = BitMap(values)
+    return values
+
+
+def _serialize(doc_ids: array.array) -> bytes:
+    bitmap = BitMap(doc_ids)
     bitmap.run_optimize()
     return bitmap.serialize()
 
@@ -24,24 +32,35 @@ def serialize_bitmap(doc_ids: np.ndarray) -> bytes:
 _SCAN_CARDINALITY = 12  # up to this many dictIds, one scan per dictId beats a sort (measured at 1M docs)
 
 
-def docs_by_dict_id(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> list[np.ndarray]:
-    """The sorted docIds of each dictId; for multi-value columns ``row_lengths`` maps values to docs."""
+def _grouped_docs(dict_ids: np.ndarray, cardinality: int,
+                  row_lengths: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """All docIds (uint32) ordered by dictId, ascending within one, and the end of each dictId's docs."""
     keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16 if cardinality <= 1 << 16 else np.int32,
                            copy=False)
-    if row_lengths is None and cardinality <= _SCAN_CARDINALITY:
-        return [np.flatnonzero(keys == dict_id) for dict_id in range(cardinality)]  # a few vectorised scans
+    if row_lengths is None and cardinality <= _SCAN_CARDINALITY:  # a few vectorised scans
+        groups = [np.flatnonzero(keys == dict_id).astype(np.uint32) for dict_id in range(cardinality)]
+        return np.concatenate(groups), np.cumsum([len(group) for group in groups])
     # Stable, so docIds stay ascending inside each group; numpy radix-sorts 8- and 16-bit keys.
     order = np.argsort(keys, kind="stable")
     if row_lengths is None:
-        docs = order  # value i is doc i
+        docs = order.astype(np.uint32)  # value i is doc i
     else:
         docs = np.repeat(np.arange(len(row_lengths), dtype=np.uint32), row_lengths)[order]
-    counts = np.bincount(dict_ids, minlength=cardinality)
-    return np.split(docs, np.cumsum(counts)[:-1])
+    return docs, np.cumsum(np.bincount(dict_ids, minlength=cardinality))
+
+
+def docs_by_dict_id(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> list[np.ndarray]:
+    """The sorted docIds of each dictId; for multi-value columns ``row_lengths`` maps values to docs."""
+    docs, ends = _grouped_docs(dict_ids, cardinality, row_lengths)
+    return np.split(docs, ends[:-1])
 
 
 def inverted_index(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> bytes:
-    bitmaps = [serialize_bitmap(group) for group in docs_by_dict_id(dict_ids, cardinality, row_lengths)]
+    docs, ends = _grouped_docs(dict_ids, cardinality, row_lengths)
+    # One array.array sliced per dictId: per-bitmap numpy conversions would dominate when the dictIds
+    # are many and their doc lists short.
+    docs, ends = _uint32_array(docs), ends.tolist()
+    bitmaps = [_serialize(docs[start:end]) for start, end in zip([0] + ends[:-1], ends)]
     sizes = np.array([len(b) for b in bitmaps], dtype=np.int64)
     offsets = np.zeros(cardinality + 1, dtype=np.int64)
     offsets[0] = 4 * (cardinality + 1)
