@@ -22,6 +22,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
+from type_mapping.datetime_formats import UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
@@ -33,7 +34,7 @@ from .inverted_index import inverted_index
 from .layout import EXTENSIONS, IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .null_vector import null_vector
-from .partition import partition_values
+from .partition import canonical_function_name, partition_values
 from .range_index import build_range_index, build_raw_range_index
 from .raw_forward import write_raw_forward
 from .stats import ColumnStats, collect_stats, flatten
@@ -42,21 +43,6 @@ from .tarball import write_directory, write_tarball
 
 log = logging.getLogger(__name__)
 
-VALID_MIN_TIME_MS = 31536000000  # 1971-01-01T00:00Z (TimeUtils.VALID_MIN_TIME_MILLIS)
-VALID_MAX_TIME_MS = 3187296000000  # 2071-01-01T00:00Z
-_TIME_UNIT_MS = {
-    "NANOSECONDS": 1e-6,
-    "MICROSECONDS": 1e-3,
-    "MILLISECONDS": 1,
-    "SECONDS": 1000,
-    "MINUTES": 60_000,
-    "HOURS": 3_600_000,
-    "DAYS": 86_400_000,
-}
-# PartitionFunction.getName() for each name Pinot matches case-insensitively.
-PARTITION_FUNCTION_NAMES = {
-    n.lower(): n for n in ("Modulo", "Murmur", "Murmur3", "ByteArray", "HashCode", "BoundedColumnValue")
-}
 _FORBIDDEN_NAME_CHARS = set('\\/:*?"<>|')
 
 
@@ -421,7 +407,7 @@ def _build_column(
     if p is not None:
         ids = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
         partition = PartitionInfo(
-            function_name=PARTITION_FUNCTION_NAMES.get(p.function_name.lower(), p.function_name),
+            function_name=canonical_function_name(p.function_name),
             num_partitions=p.num_partitions,
             partitions=[int(i) for i in ids],
             function_config=p.function_config,
@@ -452,7 +438,7 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
         except (TypeError, ValueError):
             raise SegmentBuildError(f"time column {name!r}: values {low!r}..{high!r} are not epoch numbers") from None
     if check:
-        factor = _TIME_UNIT_MS[unit]
+        factor = UNIT_MILLIS[unit]
         start_ms, end_ms = int(start * factor), int(end * factor)
         if not (start_ms >= VALID_MIN_TIME_MS and end_ms <= VALID_MAX_TIME_MS):
             raise SegmentBuildError(

@@ -330,3 +330,14 @@ def test_range_index_on_raw_number_and_unsupported_on_raw_string(tmp_path):
     config["tableIndexConfig"]["rangeIndexColumns"] = ["name"]
     with pytest.raises(SegmentBuildError, match="column 'name': range index \\(raw STRING\\)"):
         build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0)
+
+
+@pytest.mark.parametrize("configured, written", [("murmur2", "Murmur"), ("MURMUR", "Murmur"), ("fnv", "FNV"),
+                                                 ("hashcode", "HashCode")])
+def test_partition_function_is_written_under_pinots_canonical_name(tmp_path, configured, written):
+    config = {**CONFIG, "tableIndexConfig": {"segmentPartitionConfig": {"columnPartitionMap": {
+        "name": {"functionName": configured, "numPartitions": 4}}}}}
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+    props = parse_properties(read_tarball(built.tar_path)["v3/metadata.properties"])
+    assert props["column.name.partitionFunction"] == written
+    assert props["column.name.numPartitions"] == "4"
