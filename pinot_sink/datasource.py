@@ -350,6 +350,15 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
     return report
 
 
+def _task_cpus() -> int | None:
+    """The cores Spark gave this task (spark.task.cpus): more builder threads would only fight the
+    executor's other tasks for them. None outside a Spark task (the builder then uses the usable CPUs)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    return max(1, int(context.cpus())) if context is not None else None
+
+
 def _emit(job: WriteJob, schema, namer, rows, report: TaskReport, work_dir: Path) -> None:
     """Build one segment from ``rows``, deliver it, record it, and release the memory."""
     from pinot_sink.segment import BuildOptions, build_segment
@@ -379,7 +388,8 @@ def _emit(job: WriteJob, schema, namer, rows, report: TaskReport, work_dir: Path
     out_dir = local_root if local_root is not None else work_dir
     build_options = BuildOptions(segment_version=options.segment_version,
                                  sort_by_sorted_column=options.sort_by_sorted_column,
-                                 unsupported_indexes=options.unsupported_indexes)
+                                 unsupported_indexes=options.unsupported_indexes,
+                                 threads=_task_cpus())
     started = time.monotonic()
     try:
         built = build_segment(rows, schema, job.table_config, out_dir, name,
