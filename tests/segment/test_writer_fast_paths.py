@@ -220,18 +220,24 @@ def test_gzip_pieces_are_one_valid_member_whatever_the_threads(monkeypatch):
     assert zlib.decompress(outputs[0], wbits=31) == b"".join(buffers)  # a single member
 
 
-def test_gzip_pieces_level_huffman_or_stored(monkeypatch):
+def test_gzip_pieces_isal_zlib_or_stored(monkeypatch):
     rng = np.random.default_rng(4)
     noise = rng.integers(0, 256, 100_000, dtype=np.uint8).tobytes()  # incompressible: stored
-    skewed = rng.integers(0, 5, 100_000, dtype=np.uint8).tobytes()  # no repeats worth LZ77: Huffman only
-    text = b"the same words again and again, " * 3000  # LZ77
-    methods = [tarball._method([memoryview(data)]) for data in (noise, skewed, text)]
-    assert methods == [(0, zlib.Z_DEFAULT_STRATEGY), (1, zlib.Z_HUFFMAN_ONLY), (1, zlib.Z_DEFAULT_STRATEGY)]
-    monkeypatch.setattr(tarball, "GZIP_CHUNK", 90_000)  # pieces straddle the kinds
-    buffers = [noise, text, skewed, noise[:5000], text]
-    out = io.BytesIO()
-    tarball.write_gzip(out, buffers, 2)
-    assert gzip.decompress(out.getvalue()) == b"".join(buffers)
+    skewed = rng.integers(0, 5, 100_000, dtype=np.uint8).tobytes()  # ISA-L does as well as zlib: ISA-L
+    text = b"the same words again and again, " * 3000
+    counting = np.arange(40_000, dtype=">i4").tobytes()  # ISA-L's output is 1.7x zlib's here: zlib
+    methods = [tarball._method([memoryview(data)]) for data in (noise, skewed, text, counting)]
+    assert methods == [tarball.STORED, tarball.ISAL, tarball.ISAL, tarball.ZLIB]
+    monkeypatch.setattr(tarball, "GZIP_CHUNK", 90_000)  # pieces straddle the kinds, each primed by the last
+    buffers = [noise, text, skewed, counting, noise[:5000], counting, text]
+    outputs = []
+    for threads in (1, 2):
+        out = io.BytesIO()
+        tarball.write_gzip(out, buffers, threads)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1]
+    assert gzip.decompress(outputs[0]) == b"".join(buffers)
+    assert zlib.decompress(outputs[0], wbits=31) == b"".join(buffers)
 
 
 SCHEMA = PinotSchema.from_json({
