@@ -309,6 +309,7 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
     group_bytes = max(1, options.max_bytes // 4)
     pending: list = []
     pending_rows = pending_bytes = 0
+    segments = _SegmentPipeline(job, schema, namer, report, work_dir)
 
     def convert_pending() -> None:
         nonlocal pending, pending_rows, pending_bytes
@@ -327,7 +328,7 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
         report.input_rows += pending_rows
         pending, pending_rows, pending_bytes = [], 0, 0
         for rows in buffer.add(part):
-            _emit(job, schema, namer, rows, report, work_dir)
+            segments.submit(rows)
 
     try:
         for batch in batches:
@@ -344,10 +345,53 @@ def write_partition(job: WriteJob, batches: Iterable, *, partition_id: int, atte
             convert_pending()
         rows = buffer.drain()
         if rows is not None:
-            _emit(job, schema, namer, rows, report, work_dir)
+            segments.submit(rows)
+            del rows  # the build thread frees them before delivering
+        segments.finish()
     finally:
+        segments.close()  # no build may still be writing into work_dir
         shutil.rmtree(work_dir, ignore_errors=True)
     return report
+
+
+class _SegmentPipeline:
+    """Builds and delivers a task's cut segments on one background thread, in order, while the task keeps
+    pulling and converting the next Arrow batches (the JVM feeding those is idle time for this core).
+
+    At most one segment is in flight: ``submit`` first waits for the previous one, so a task holds at most
+    the rows being built plus the buffer being filled, segment names and sequence ids are given in cut
+    order on the task thread, and ``report.segments`` stays in that order. A background failure surfaces
+    from the next ``submit`` or from ``finish``, as the same PinotWriteError ``_emit`` raises."""
+
+    def __init__(self, job: WriteJob, schema, namer, report: TaskReport, work_dir: Path) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._job, self._schema, self._namer, self._report, self._work_dir = job, schema, namer, report, work_dir
+        # The build runs beside the conversion, not instead of it, but on the task's cores: more threads
+        # would take cores Spark gave to other tasks (TaskContext is read here, on the task thread).
+        self._threads = _task_cpus()
+        self._executor = ThreadPoolExecutor(max_workers=1,
+                                            thread_name_prefix=f"pinot-sink-build-p{report.partition_id}")
+        self._in_flight = None
+
+    def submit(self, rows) -> None:
+        self.finish()
+        report = self._report
+        target = _name_segment(self._job, self._namer, rows, report.partition_id, len(report.segments))
+        held = [rows]  # handed over so the build thread can free the rows before delivering the tarball
+        del rows
+        self._in_flight = self._executor.submit(_emit, self._job, self._schema, held, target, report,
+                                                self._work_dir, self._threads)
+
+    def finish(self) -> None:
+        """Wait for the segment in flight; raises its error."""
+        future, self._in_flight = self._in_flight, None
+        if future is not None:
+            future.result()
+
+    def close(self) -> None:
+        """Wait for the build thread to end (its error, if any, is already being raised or superseded)."""
+        self._executor.shutdown(wait=True)
 
 
 def _task_cpus() -> int | None:
@@ -359,15 +403,18 @@ def _task_cpus() -> int | None:
     return max(1, int(context.cpus())) if context is not None else None
 
 
-def _emit(job: WriteJob, schema, namer, rows, report: TaskReport, work_dir: Path) -> None:
-    """Build one segment from ``rows``, deliver it, record it, and release the memory."""
-    from pinot_sink.segment import BuildOptions, build_segment
+@dataclass(frozen=True)
+class _SegmentTarget:
+    name: str
+    sequence: int
+    where: str  # "table T, partition P, segment NAME": the prefix of this segment's errors
 
+
+def _name_segment(job: WriteJob, namer, rows, partition: int, sequence: int) -> _SegmentTarget:
+    """The name of the partition's ``sequence``-th segment (on the task thread, in cut order)."""
     from .naming import SegmentNameError, column_min_max
 
     options = job.options
-    sequence = len(report.segments)
-    partition = report.partition_id
     time_column = namer.time_column if namer.uses_time else None
     low, high = column_min_max(rows.table, time_column) if time_column else (None, None)
     try:
@@ -383,16 +430,29 @@ def _emit(job: WriteJob, schema, namer, rows, report: TaskReport, work_dir: Path
             f"{where}: segment-name.type=fixed allows one segment, but partition {partition} needs more "
             f"(raise sink.buffer-flush.max-rows / max-size, or use segment-name.type=simple)"
         )
+    return _SegmentTarget(name, sequence, where)
+
+
+def _emit(job: WriteJob, schema, held: list, target: _SegmentTarget, report: TaskReport, work_dir: Path,
+          threads: int | None) -> None:
+    """Build one segment from the rows in ``held`` (taken out of it), deliver it, record it, and release
+    the memory. Runs on the task's build thread (``_SegmentPipeline``)."""
+    from pinot_sink.segment import BuildOptions, build_segment
+
+    options = job.options
+    partition = report.partition_id
+    sequence, where = target.sequence, target.where
     root = job.delivery_root
     local_root = local_path(table_dir_uri(root, options.table_name)) if root else None
     out_dir = local_root if local_root is not None else work_dir
     build_options = BuildOptions(segment_version=options.segment_version,
                                  sort_by_sorted_column=options.sort_by_sorted_column,
                                  unsupported_indexes=options.unsupported_indexes,
-                                 threads=_task_cpus())
+                                 threads=threads)
+    rows = held.pop()
     started = time.monotonic()
     try:
-        built = build_segment(rows, schema, job.table_config, out_dir, name,
+        built = build_segment(rows, schema, job.table_config, out_dir, target.name,
                               creation_time_ms=job.creation_time_ms, options=build_options)
     except Exception as exc:
         raise PinotWriteError(f"{where}: build failed: {exc}") from exc

@@ -1,0 +1,92 @@
+"""A task builds each cut segment on one background thread while it converts the next batches
+(``_SegmentPipeline``): names, sequence ids and the report keep cut order, at most one segment is in
+flight, and a build failure surfaces in the task with its usual message and leaves no tarball behind."""
+from __future__ import annotations
+
+import json
+import tarfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pinot_sink import datasource
+from pinot_sink.datasource import PinotWriteError, prepare_job, write_partition
+
+SCHEMA = {
+    "schemaName": "events",
+    "dimensionFieldSpecs": [{"name": "id", "dataType": "LONG"}, {"name": "kind", "dataType": "STRING"}],
+    "metricFieldSpecs": [{"name": "amount", "dataType": "DOUBLE"}],
+}
+CONFIG = {"tableName": "events_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {}, "tableIndexConfig": {},
+          "metadata": {}}
+
+
+def batches(rows: int, size: int = 1_000):
+    for start in range(0, rows, size):
+        ids = np.arange(start, min(rows, start + size), dtype=np.int64)
+        yield pa.record_batch({"id": ids, "kind": pa.array(np.array(["a", "b", "c"])[ids % 3]),
+                               "amount": ids * 0.5})
+
+
+def job_for(out: Path, max_rows: int):
+    return prepare_job({"table-name": "events", "schema": json.dumps(SCHEMA), "table-config": json.dumps(CONFIG),
+                        "output-uri": str(out), "sink.buffer-flush.max-rows": str(max_rows), "creation-time": "0"},
+                       next(batches(1)).schema, overwrite=False, streaming=False)
+
+
+def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
+    real_build = datasource._emit
+    in_flight, most, threads = [0], [0], set()
+    lock = threading.Lock()
+
+    def counting_emit(*args, **kwargs):
+        threads.add(threading.current_thread().name)
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        try:
+            return real_build(*args, **kwargs)
+        finally:
+            with lock:
+                in_flight[0] -= 1
+
+    monkeypatch.setattr(datasource, "_emit", counting_emit)
+    report = write_partition(job_for(tmp_path, 2_500), batches(11_000), partition_id=3)
+
+    assert [s.sequence_id for s in report.segments] == [0, 1, 2, 3, 4]
+    assert [s.rows for s in report.segments] == [2_500, 2_500, 2_500, 2_500, 1_000]
+    assert [s.name for s in report.segments] == [f"events_3_{k}" for k in range(5)]
+    assert most[0] == 1
+    assert threading.current_thread().name not in threads and len(threads) == 1  # one build thread
+    # Each tarball holds the rows of its place in the partition: the first id of segment k is 2500 * k.
+    for k, segment in enumerate(report.segments):
+        path = tmp_path / "events" / f"{segment.name}.tar.gz"
+        with tarfile.open(path) as tar:
+            assert f"{segment.name}/v3/metadata.properties" in tar.getnames()
+            metadata = tar.extractfile(f"{segment.name}/v3/metadata.properties").read().decode()
+        assert f"column.id.minValue = {2_500 * k}\n" in metadata
+
+
+def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarball(tmp_path, monkeypatch):
+    from pinot_sink import segment
+
+    real_build = segment.build_segment
+    calls = []
+
+    def failing_second(rows, schema, table_config, out_dir, name, **kwargs):
+        calls.append(name)
+        if len(calls) == 2:
+            raise ValueError("column 'amount': disk full (injected)")
+        return real_build(rows, schema, table_config, out_dir, name, **kwargs)
+
+    monkeypatch.setattr(segment, "build_segment", failing_second)
+    with pytest.raises(PinotWriteError) as failure:
+        write_partition(job_for(tmp_path, 2_500), batches(11_000), partition_id=1)
+    assert str(failure.value) == ("table events, partition 1, segment events_1_1: build failed: "
+                                  "column 'amount': disk full (injected)")
+    assert calls == ["events_1_0", "events_1_1"]  # the task stopped at the failure: no later segment
+    left = sorted(p.name for p in (tmp_path / "events").iterdir())
+    assert left == ["events_1_0.tar.gz"]  # no tarball (or temp file) of the failed segment
