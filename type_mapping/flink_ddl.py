@@ -51,6 +51,24 @@ _WORD = re.compile(r"[^\W\d][\w$]*")  # letters (any script), digits, _ and $
 _NUMBER = re.compile(r"[0-9]+")
 
 
+def _read_quoted(text: str, start: int) -> tuple[str, int]:
+    """The `name` or 'string' opening at ``start`` (a doubled quote stands for itself), and the index after it."""
+    quote = text[start]
+    out, j = [], start + 1
+    while True:
+        if j >= len(text):
+            what = "`quoted name`" if quote == "`" else "'string'"
+            raise DDLError(f"unterminated {what} starting at position {start}")
+        if text[j] == quote:
+            if text.startswith(quote * 2, j):
+                out.append(quote)
+                j += 2
+                continue
+            return "".join(out), j + 1
+        out.append(text[j])
+        j += 1
+
+
 def _tokenize(text: str) -> list[_Tok]:
     tokens: list[_Tok] = []
     i, n = 0, len(text)
@@ -66,38 +84,12 @@ def _tokenize(text: str) -> list[_Tok]:
             if end < 0:
                 raise DDLError(f"unterminated /* comment starting at position {i}")
             i = end + 2
-        elif ch == "`":
-            out, j = [], i + 1
-            while True:
-                if j >= n:
-                    raise DDLError(f"unterminated `quoted name` starting at position {i}")
-                if text[j] == "`":
-                    if j + 1 < n and text[j + 1] == "`":
-                        out.append("`")
-                        j += 2
-                        continue
-                    break
-                out.append(text[j])
-                j += 1
-            if not out:
-                raise DDLError(f"empty `` quoted name at position {i}")
-            tokens.append(_Tok("quoted", "".join(out), i))
-            i = j + 1
-        elif ch == "'":
-            out, j = [], i + 1
-            while True:
-                if j >= n:
-                    raise DDLError(f"unterminated 'string' starting at position {i}")
-                if text[j] == "'":
-                    if j + 1 < n and text[j + 1] == "'":
-                        out.append("'")
-                        j += 2
-                        continue
-                    break
-                out.append(text[j])
-                j += 1
-            tokens.append(_Tok("string", "".join(out), i))
-            i = j + 1
+        elif ch in "`'":
+            start = i
+            value, i = _read_quoted(text, i)
+            if ch == "`" and not value:
+                raise DDLError(f"empty `` quoted name at position {start}")
+            tokens.append(_Tok("quoted" if ch == "`" else "string", value, start))
         elif (m := _WORD.match(text, i)) is not None:
             tokens.append(_Tok("word", m.group(0), i))
             i = m.end()
