@@ -2,13 +2,34 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+
+
+def _shared_dir() -> Path:
+    """The project's shared/ folder (fixtures): $PINOT_SINK_SHARED, else beside the repo (as in CI), else
+    beside the repository a local clone was made from (a scratch clone in a temp folder)."""
+    if os.environ.get("PINOT_SINK_SHARED"):
+        return Path(os.environ["PINOT_SINK_SHARED"])
+    beside = REPO.parent / "shared"
+    if beside.is_dir():
+        return beside
+    try:
+        origin = subprocess.run(["git", "-C", str(REPO), "config", "remote.origin.url"],
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        origin = ""
+    if origin and Path(origin).is_dir():
+        return Path(origin).resolve().parent / "shared"
+    return beside
+
+
+SHARED = _shared_dir()
 PINOT_BUILT = SHARED / "fixtures" / "pinot-built"
 PINOT_SEGMENTS = SHARED / "fixtures" / "pinot-segments"
 
