@@ -16,7 +16,12 @@ def bits_per_value(cardinality: int) -> int:
     return 1 if max_value <= 1 else int(max_value).bit_length()
 
 
-def pack_bits(values: np.ndarray, bits: int) -> bytes:
+def byte_view(array: np.ndarray) -> memoryview:
+    """The bytes of a C-contiguous array as a flat memoryview: an index payload without a ``tobytes`` copy."""
+    return memoryview(np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+
+
+def pack_bits(values: np.ndarray, bits: int) -> memoryview | bytes:
     """Pack non-negative integers (< 2**bits, bits <= 32) into the MSB-first stream, vectorised.
 
     A group of ``8 / gcd(bits, 8)`` values fills a whole number of bytes, and each value of a group
@@ -31,7 +36,7 @@ def pack_bits(values: np.ndarray, bits: int) -> bytes:
         return b""
     if bits % 8 == 0:  # whole bytes per value: its big-endian bytes, less the leading zero ones
         whole = values.astype(">u4").view(np.uint8).reshape(count, 4)[:, 4 - bits // 8 :]
-        return whole.tobytes()
+        return byte_view(whole)
     group = 8 // math.gcd(bits, 8)
     group_bits = group * bits
     padded = -count % group
@@ -57,7 +62,7 @@ def pack_bits(values: np.ndarray, bits: int) -> bytes:
     big_endian[...] = words.T
     packed = big_endian.view(np.uint8).reshape(rows, -1)[:, : group_bits // 8]
     size = (count * bits + 7) // 8  # the padding values' whole bytes are not written
-    return packed.tobytes() if packed.size == size else np.ascontiguousarray(packed).reshape(-1)[:size].tobytes()
+    return byte_view(packed)[:size]  # gathers the strided rows once when a group's words have spare bytes
 
 
 def unpack_bits(data: bytes, bits: int, count: int) -> np.ndarray:

@@ -12,9 +12,11 @@ import struct
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.ma  # noqa: F401 (pa.array(ndarray) imports it on first use, ~20 ms: at import, not mid-build)
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .bitpack import byte_view
 NUMPY_BIG_ENDIAN = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
 NUMPY_NATIVE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
 VAR_LENGTH_MAGIC = b".vl;"
@@ -474,13 +476,12 @@ def entry_width(dictionary: Dictionary) -> int:
     return int(lengths.max()) if len(lengths) else 0
 
 
-def serialize_dictionary(dictionary: Dictionary, var_length: bool) -> bytes:
+def serialize_dictionary(dictionary: Dictionary, var_length: bool) -> memoryview | bytes:
     if dictionary.stored_type in NUMPY_BIG_ENDIAN:
-        return dictionary.values.to_numpy(zero_copy_only=False).astype(
-            NUMPY_BIG_ENDIAN[dictionary.stored_type]
-        ).tobytes()
+        return byte_view(dictionary.values.to_numpy(zero_copy_only=False).astype(
+            NUMPY_BIG_ENDIAN[dictionary.stored_type]))
     if not var_length and dictionary.padded is not None and dictionary.padded.shape[1] == entry_width(dictionary):
-        return dictionary.padded.tobytes()
+        return byte_view(dictionary.padded)
     data, offsets = value_bytes(dictionary)
     if var_length:
         return var_length_bytes(data, offsets)

@@ -11,8 +11,9 @@ over the final layout; data CRC = Adler-32 over the v1 ``.fwd`` / ``.dict`` file
 from __future__ import annotations
 
 import struct
-import zlib
 from dataclasses import dataclass, field
+
+from isal import isal_zlib  # Adler-32 2-3x faster than zlib's (AVX2); same values
 
 from .metadata import java_sort_key
 from .properties import PropertiesWriter
@@ -36,7 +37,7 @@ class IndexEntry:
     column: str
     index_id: str  # StandardIndexes id: dictionary, forward_index, inverted_index, ...
     extension: str  # v1 file extension, e.g. ".sv.unsorted.fwd"
-    payload: bytes
+    payload: bytes | memoryview  # bytes-like; index writers hand over views of their arrays without a copy
     _adler: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -47,7 +48,7 @@ class IndexEntry:
     def adler(self) -> int:
         """Adler-32 of the payload, computed once (column workers compute it in parallel)."""
         if self._adler is None:
-            self._adler = zlib.adler32(self.payload) & 0xFFFFFFFF
+            self._adler = isal_zlib.adler32(self.payload) & 0xFFFFFFFF
         return self._adler
 
 
@@ -68,7 +69,7 @@ class SegmentFiles:
 def adler32(chunks) -> int:
     value = 1
     for chunk in chunks:
-        value = zlib.adler32(chunk, value)
+        value = isal_zlib.adler32(chunk, value)
     return value & 0xFFFFFFFF
 
 
@@ -94,7 +95,7 @@ def _combined(parts: list[tuple[int, int]]) -> int:
     return value
 
 
-_MARKER_ADLER = zlib.adler32(MAGIC_MARKER)
+_MARKER_ADLER = isal_zlib.adler32(MAGIC_MARKER)
 
 
 def data_crc(entries: list[IndexEntry]) -> int:

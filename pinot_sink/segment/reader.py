@@ -21,13 +21,13 @@ import os
 import shutil
 import tarfile
 import tempfile
-import zlib
 from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from isal import isal_zlib
 
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
 
@@ -446,7 +446,7 @@ class SegmentReader:
                     named[column + suffix] = (column, index)
         value = 1
         for name in sorted(named, key=_java_order):
-            value = zlib.adler32(self._index_file.buffer(*named[name]), value)
+            value = isal_zlib.adler32(self._index_file.buffer(*named[name]), value)
         return crc, value
 
     # --- whole segment ---------------------------------------------------------------------------
@@ -531,5 +531,5 @@ def _adler32_files(paths: Iterable[str]) -> int:
     for path in paths:
         with open(path, "rb") as f:
             while chunk := f.read(1 << 20):
-                value = zlib.adler32(chunk, value)
+                value = isal_zlib.adler32(chunk, value)
     return value
