@@ -172,6 +172,49 @@ def test_inverted_index_scan_and_sort_agree(monkeypatch, cardinality):
     assert all(np.array_equal(g, np.flatnonzero(dict_ids == d)) for d, g in enumerate(groups))
 
 
+def _pyroaring_inverted_index(dict_ids, cardinality, row_lengths=None) -> bytes:
+    """The plain writer: one pyroaring bitmap per dictId (pyroaring's bytes are Java's, see the fixtures)."""
+    from pyroaring import BitMap
+
+    docs = np.arange(len(dict_ids)) if row_lengths is None else np.repeat(np.arange(len(row_lengths)), row_lengths)
+    order = np.argsort(dict_ids, kind="stable")
+    bitmaps = []
+    for group in np.split(docs[order], np.cumsum(np.bincount(dict_ids, minlength=cardinality))[:-1]):
+        bitmap = BitMap(group.astype(np.uint32))
+        bitmap.run_optimize()
+        bitmaps.append(bitmap.serialize())
+    offsets = np.cumsum([4 * (cardinality + 1)] + [len(b) for b in bitmaps])
+    return offsets.astype(">u4").tobytes() + b"".join(bitmaps)
+
+
+@pytest.mark.parametrize("shape", ["unique", "few_each", "runs", "over_4096", "mixed", "multi_value"])
+def test_inverted_index_numpy_bitmaps_equal_pyroaring(shape):
+    """Array-container bitmaps are written with numpy; every shape of bitmap must equal pyroaring's bytes:
+    one and several containers (docs past 65 535), containers pyroaring turns into runs, bitmap containers
+    (over 4 096 docs of one key), and multi-value rows holding a value twice."""
+    rng = np.random.default_rng(len(shape))
+    rows, row_lengths = 140_000, None
+    if shape == "unique":
+        dict_ids = rng.permutation(rows)
+    elif shape == "few_each":
+        dict_ids = rng.integers(0, rows // 5, rows)
+    elif shape == "runs":  # consecutive docs: 1-6 in a row, so some groups compress to runs and some not
+        dict_ids = np.repeat(np.arange(rows), rng.integers(1, 7, rows))[:rows]
+    elif shape == "over_4096":
+        dict_ids = rng.integers(0, 10, rows)
+    elif shape == "mixed":
+        dict_ids = np.where(rng.random(rows) < 0.5, rng.integers(0, 5, rows), rng.integers(5, 50_000, rows))
+    else:
+        row_lengths = rng.integers(1, 4, rows // 2)
+        dict_ids = rng.integers(0, 30_000, int(row_lengths.sum()))
+        dict_ids[1] = dict_ids[0]  # row 0 holds one value twice
+    _, dict_ids = np.unique(dict_ids, return_inverse=True)  # every dictId occurs
+    dict_ids = dict_ids.astype(np.int32)
+    cardinality = int(dict_ids.max()) + 1
+    built = inverted_index.inverted_index(dict_ids, cardinality, row_lengths)
+    assert bytes(built) == _pyroaring_inverted_index(dict_ids, cardinality, row_lengths)
+
+
 def test_sorted_forward_index_rejects_gaps():
     with pytest.raises(ValueError, match="dictIds"):
         sorted_forward_index(np.array([0, 0, 2], dtype=np.int32), 3)
