@@ -30,6 +30,21 @@ ARROW_STORED_TYPE: dict[str, pa.DataType] = {
 }
 
 
+def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """int64 offsets (from 0) and the data bytes of a (large) string / binary array, without copying data."""
+    offset_type = np.int64 if (pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)) \
+        else np.int32
+    if len(array) == 0:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    offsets_buf, data_buf = array.buffers()[1], array.buffers()[2]
+    offsets = np.frombuffer(offsets_buf, dtype=offset_type)[array.offset : array.offset + len(array) + 1]
+    offsets = offsets.astype(np.int64)
+    if data_buf is None:
+        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
+    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return offsets - offsets[0], data
+
+
 def arrow_type_for(spec: FieldSpec) -> pa.DataType:
     value_type = ARROW_STORED_TYPE[spec.stored_type]
     return value_type if spec.single_value else pa.list_(value_type)

@@ -16,7 +16,10 @@ import numpy.ma  # noqa: F401 (pa.array(ndarray) imports it on first use, ~20 ms
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.stored import offsets_and_data
+
 from .bitpack import byte_view
+
 NUMPY_BIG_ENDIAN = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
 NUMPY_NATIVE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
 VAR_LENGTH_MAGIC = b".vl;"
@@ -217,21 +220,6 @@ def _reject_nul(distinct: pa.Array, column: str) -> None:
         bad = next(v for v in distinct.to_pylist() if "\0" in v)
         raise ColumnValueError(f"column {column!r}: value {bad[:40]!r} contains a NUL character, which Pinot "
                                "cannot store (its ingestion cuts the string at the first NUL)")
-
-
-def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """int64 offsets (from 0) and the data bytes of a (large) string / binary array, without copying data."""
-    offset_type = np.int64 if (pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)) \
-        else np.int32
-    if len(array) == 0:
-        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    offsets_buf, data_buf = array.buffers()[1], array.buffers()[2]
-    offsets = np.frombuffer(offsets_buf, dtype=offset_type)[array.offset : array.offset + len(array) + 1]
-    offsets = offsets.astype(np.int64)
-    if data_buf is None:
-        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
-    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return offsets - offsets[0], data
 
 
 # The sort path for strings and BYTES: every value NUL-padded to a whole number of 8-byte words, sorted as

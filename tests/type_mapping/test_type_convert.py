@@ -286,6 +286,16 @@ def test_string_nul_and_max_length():
     assert "row 0" in error(["abcde"], "STRING", max_length=4, max_length_exceed_strategy="ERROR")
 
 
+def test_string_checks_read_the_slice_and_count_code_units_not_bytes():
+    # The NUL and length pre-checks read the raw buffers: a sliced array must see only its own values,
+    # and a value longer than maxLength in UTF-8 bytes but not in UTF-16 code units is kept whole.
+    sliced = pa.array(["a\x00b", "x" * 9, "ok", "éé", None, "bad\x00"]).slice(2, 3)
+    assert conv(sliced, "STRING", max_length=4) == (["ok", "éé", "null"], [False, False, True])
+    assert conv(["éééé", "日本語"], "STRING", max_length=4)[0] == ["éééé", "日本語"]
+    assert "row 1" in error(["éééé", "ééééé"], "STRING", max_length=4)
+    assert conv(pa.array([], pa.string()), "STRING", max_length=1) == ([], [])
+
+
 def test_string_from_numbers_and_booleans():
     assert conv([1, None], "STRING", pa.int64())[0] == ["1", "null"]
     assert conv([True, False], "STRING", pa.bool_())[0] == ["true", "false"]
