@@ -28,7 +28,8 @@ from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
 from .bloom_filter import build_bloom_filter
-from .dictionary import ColumnValueError, build_dictionary, entry_width, serialize_dictionary, uses_var_length
+from .dictionary import (ColumnValueError, build_dictionary, entry_width, rows_by_dict_id, serialize_dictionary,
+                         uses_var_length)
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
 from .inverted_index import inverted_index
 from .layout import EXTENSIONS, IndexEntry, segment_file_parts
@@ -306,7 +307,7 @@ def _sort_rows(table: pa.Table, masks: dict[str, np.ndarray], schema: PinotSchem
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
-    order = np.argsort(dictionary.dict_ids, kind="stable")
+    order = rows_by_dict_id(dictionary.dict_ids, dictionary.cardinality)
     if np.all(order[1:] > order[:-1]):
         return table, masks
     taken = pa.array(order)

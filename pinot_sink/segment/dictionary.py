@@ -203,6 +203,20 @@ def _ranks(order: np.ndarray) -> np.ndarray:
     return rank
 
 
+def rows_by_dict_id(dict_ids: np.ndarray, cardinality: int) -> np.ndarray:
+    """The stable order of rows by dictId (rows of one dictId stay in row order), fastest per width:
+    numpy radix-sorts 8- and 16-bit keys; wider ones sort as (dictId, row) packed into one uint64, several
+    times faster than a stable argsort, with the same result."""
+    if cardinality <= 1 << 16:
+        return np.argsort(dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16), kind="stable")
+    bits = max(1, (len(dict_ids) - 1).bit_length())
+    packed = dict_ids.astype(np.uint64)
+    packed <<= np.uint64(bits)
+    packed |= np.arange(len(dict_ids), dtype=np.uint64)
+    packed.sort()
+    return (packed & np.uint64((1 << bits) - 1)).astype(np.intp)
+
+
 def _has_supplementary(strings: pa.Array) -> bool:
     """True if any string holds a code point above U+FFFF (a 4-byte UTF-8 sequence, lead byte >= 0xF0)."""
     data = offsets_and_data(strings)[1]
