@@ -345,7 +345,7 @@ def _build_column(
             f"(the type mapping must fill it)"
         )
     dictionary = build_dictionary(values, spec.stored_type, name)
-    stats = collect_stats(spec, dictionary, row_lengths, total_docs)
+    stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)
     has_dictionary = _has_dictionary(c) and _keeps_dictionary(c, spec, stats, settings)
     entries: list[IndexEntry] = []
     element_size = 0

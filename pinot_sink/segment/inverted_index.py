@@ -122,6 +122,12 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
         return _ArrayContainers(np.zeros(groups, dtype=bool), np.zeros(groups, dtype=np.int64),
                                 np.zeros(0, dtype=np.uint8))
     present = counts > 0
+    # A bitmap with more docs than 4096 per key it can span holds a bitmap container: skip the work below
+    # when no dictId can be array containers only (low-cardinality columns).
+    spans = (docs[np.maximum(starts + counts - 1, 0)] >> 16) - (docs[np.minimum(starts, len(docs) - 1)] >> 16) + 1
+    if not (present & (counts <= _ARRAY_CONTAINER_MAX * spans.astype(np.int64))).any():
+        return _ArrayContainers(np.zeros(groups, dtype=bool), np.zeros(groups, dtype=np.int64),
+                                np.zeros(0, dtype=np.uint8))
     group_of_doc = np.repeat(np.arange(groups), counts)
     keys = docs >> 16
     # A container starts at a group's first doc or where the key changes inside a group.

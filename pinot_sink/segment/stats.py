@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
+from type_mapping.stored import offsets_and_data
 
 from .dictionary import Dictionary, java_big_decimal_str
 from .properties import java_float_str, pinot_escape_string
@@ -46,8 +47,11 @@ class ColumnStats:
 
 
 def collect_stats(
-    spec: FieldSpec, dictionary: Dictionary, row_lengths: np.ndarray | None, total_docs: int
+    spec: FieldSpec, dictionary: Dictionary, row_lengths: np.ndarray | None, total_docs: int,
+    flat: pa.Array | None = None,
 ) -> ColumnStats:
+    """``flat``: the column's values flattened (``flatten``), which gives STRING / BYTES multi-value rows'
+    byte lengths straight from the Arrow offsets."""
     stored = spec.stored_type
     if stored in FIXED_WIDTH_STORED:
         size = FIXED_WIDTH_STORED[stored]
@@ -73,6 +77,10 @@ def collect_stats(
         max_mv = int(row_lengths.max())
         if value_lengths is None:
             max_row = max_mv * shortest
+        elif flat is not None and stored in ("STRING", "BYTES") and len(row_lengths):
+            offsets = offsets_and_data(flat)[0]  # a row's bytes: its values' data, back to back
+            ends = np.cumsum(row_lengths)
+            max_row = int((offsets[ends] - offsets[ends - row_lengths]).max())
         else:
             per_value = value_lengths[dict_ids]
             starts = np.zeros(len(row_lengths), dtype=np.int64)
