@@ -344,7 +344,7 @@ def _build_column(
             f"column {name!r}: row {row} has an empty multi-value array; Pinot stores [defaultNullValue] "
             f"(the type mapping must fill it)"
         )
-    dictionary = build_dictionary(values, spec.stored_type, name)
+    dictionary = build_dictionary(values, spec.stored_type, name, ids=_has_dictionary(c))
     stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)
     has_dictionary = _has_dictionary(c) and _keeps_dictionary(c, spec, stats, settings)
     entries: list[IndexEntry] = []

@@ -43,21 +43,24 @@ class Dictionary:
 
     stored_type: str
     values: pa.Array
-    dict_ids: np.ndarray
+    dict_ids: np.ndarray | None  # None: built for the stats of a raw column (``ids=False``)
     serialized_lengths: np.ndarray | None = None
     serialized: list[bytes] | None = None
     padded: np.ndarray | None = None
     is_ascii: bool | None = None  # STRING: known already (None: stats computes it)
+    input_sorted: bool | None = None  # without dict_ids: were the values non-decreasing
+    input_count: int | None = None  # without dict_ids: how many values there were
 
     @property
     def cardinality(self) -> int:
         return len(self.values)
 
 
-def build_dictionary(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
-    """Distinct values and dictIds of ``flat`` (one stored-type array, no nulls)."""
+def build_dictionary(flat: pa.Array, stored_type: str, column: str, ids: bool = True) -> Dictionary:
+    """Distinct values and dictIds of ``flat`` (one stored-type array, no nulls). ``ids=False``: a raw
+    column only needs the distinct values for its stats, which numbers get from a plain sort."""
     if stored_type in NUMPY_NATIVE:
-        return _numeric(flat, stored_type, column)
+        return _numeric(flat, stored_type, column, ids)
     if stored_type == "BIG_DECIMAL":
         return _big_decimal(flat, column)
     if stored_type in ("STRING", "BYTES"):
@@ -65,7 +68,7 @@ def build_dictionary(flat: pa.Array, stored_type: str, column: str) -> Dictionar
     raise ColumnValueError(f"column {column!r}: stored type {stored_type} has no dictionary support")
 
 
-def _numeric(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
+def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) -> Dictionary:
     values = np.asarray(flat.to_numpy(zero_copy_only=False), dtype=NUMPY_NATIVE[stored_type])
     if stored_type in ("FLOAT", "DOUBLE"):
         nan = np.isnan(values)
@@ -77,6 +80,10 @@ def _numeric(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
         values = values + values.dtype.type(0.0)  # -0.0 -> 0.0, as Pinot's ingestion does
     if bool((values[1:] >= values[:-1]).all()):  # also empty and single-value arrays
         distinct, dict_ids = _distinct_of_sorted(values)
+    elif not ids:
+        ordered = np.sort(values)
+        return Dictionary(stored_type, pa.array(ordered[_change_flags(ordered)]), None, input_sorted=False,
+                          input_count=len(values))
     elif _looks_low_cardinality(values):
         distinct, dict_ids = _distinct_by_hash(values)
     else:

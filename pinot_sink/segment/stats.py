@@ -67,9 +67,11 @@ def collect_stats(
         if is_ascii is None:
             is_ascii = bool(pc.all(pc.string_is_ascii(dictionary.values)).as_py())
 
-    dict_ids = dictionary.dict_ids
+    dict_ids = dictionary.dict_ids  # None for a raw number column: its values were only sorted
+    count = dictionary.input_count if dict_ids is None else len(dict_ids)
     if spec.single_value:
-        is_sorted = bool((dict_ids[1:] >= dict_ids[:-1]).all())
+        is_sorted = (bool(dictionary.input_sorted) if dict_ids is None
+                     else bool((dict_ids[1:] >= dict_ids[:-1]).all()))
         max_mv = 0
         max_row = longest
     else:
@@ -100,7 +102,7 @@ def collect_stats(
         length_of_longest_element=longest,
         is_ascii=is_ascii,
         max_number_of_multi_values=max_mv,
-        total_number_of_entries=len(dict_ids),
+        total_number_of_entries=count,
         max_row_length_in_bytes=max_row,
     )
 
