@@ -142,8 +142,9 @@ def build_segment(
     skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
 
     table, masks = columns.table, columns.null_masks
+    order = None  # the row order of the segment, when it is not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
-        table, masks = _sort_rows(table, masks, schema, settings.sorted_columns[0])
+        order = _sorted_order(table, schema, settings.sorted_columns[0])
 
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
@@ -154,7 +155,7 @@ def build_segment(
         try:
             meta, column_entries = _build_column(spec, table.column(spec.name), masks.get(spec.name),
                                                  settings.columns[spec.name], settings, total_docs,
-                                                 options.unsupported_indexes)
+                                                 options.unsupported_indexes, order)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
@@ -295,10 +296,13 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def _sort_rows(table: pa.Table, masks: dict[str, np.ndarray], schema: PinotSchema, column: str):
+def _sorted_order(table: pa.Table, schema: PinotSchema, column: str) -> np.ndarray | None:
+    """The stable row order by the sortedColumn's values (None: keep the input's). Columns are not
+    reordered here: each column applies it to its dictIds (or, raw, its values), which costs far less
+    than reordering strings and lists."""
     if column not in schema:
         log.warning("sortedColumn %r is not in the schema; rows keep their order", column)
-        return table, masks
+        return None
     spec = schema[column]
     if not spec.single_value:
         raise SegmentBuildError(f"column {column!r}: a multi-value column cannot be the sortedColumn")
@@ -308,10 +312,18 @@ def _sort_rows(table: pa.Table, masks: dict[str, np.ndarray], schema: PinotSchem
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
     order = rows_by_dict_id(dictionary.dict_ids, dictionary.cardinality)
-    if np.all(order[1:] > order[:-1]):
-        return table, masks
-    taken = pa.array(order)
-    return table.take(taken), {name: mask[order] for name, mask in masks.items()}
+    return None if bool(np.all(order[1:] > order[:-1])) else order
+
+
+def _reorder_values(dict_ids: np.ndarray, row_lengths: np.ndarray | None, order: np.ndarray):
+    """A column's (flattened) dictIds and row lengths in the segment's row order."""
+    if row_lengths is None:
+        return dict_ids[order], None
+    starts = np.cumsum(row_lengths) - row_lengths
+    lengths = row_lengths[order]
+    # Row order[i]'s values, back to back: each value's source index is its row's start plus its place.
+    shift = np.repeat(starts[order] - (np.cumsum(lengths) - lengths), lengths)
+    return dict_ids[shift + np.arange(len(shift))], lengths
 
 
 # --- one column --------------------------------------------------------------------------------------
@@ -335,8 +347,16 @@ def _build_column(
     settings: TableIndexSettings,
     total_docs: int,
     unsupported_mode: str = "error",
+    order: np.ndarray | None = None,
 ) -> tuple[ColumnMetadata, list[IndexEntry]]:
+    """One column's indexes; ``order``: the segment's row order when it is not the input's."""
     name = spec.name
+    ids = _has_dictionary(c)
+    if order is not None:
+        if mask is not None:
+            mask = mask[order]
+        if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
+            column = column.take(pa.array(order))
     values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
         row = int(np.argmax(row_lengths == 0))
@@ -344,8 +364,13 @@ def _build_column(
             f"column {name!r}: row {row} has an empty multi-value array; Pinot stores [defaultNullValue] "
             f"(the type mapping must fill it)"
         )
-    dictionary = build_dictionary(values, spec.stored_type, name, ids=_has_dictionary(c))
-    stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)
+    dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
+    reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values
+    if reorder_ids and spec.single_value:
+        dictionary.dict_ids = dictionary.dict_ids[order]
+    stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)  # MV: no figure depends on order
+    if reorder_ids and not spec.single_value:
+        dictionary.dict_ids, row_lengths = _reorder_values(dictionary.dict_ids, row_lengths, order)
     has_dictionary = _has_dictionary(c) and _keeps_dictionary(c, spec, stats, settings)
     entries: list[IndexEntry] = []
     element_size = 0

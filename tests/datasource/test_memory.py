@@ -2,8 +2,8 @@
 
 Runs the executor's write path (``write_partition``, what each Spark task calls) in a fresh subprocess so
 its peak RSS is its own. Documented in docs/data-source.md: with max-size 32mb, a task's peak RSS rises
-about 220-260 MB above the interpreter's baseline (roughly 7-8x max-size: the buffered rows, the sorted copy
-and the builder's dictionaries and index buffers coexist, and the next buffer fills while a segment builds
+about 195-230 MB above the interpreter's baseline (roughly 6-7x max-size: the buffered rows and the
+builder's dictionaries and index buffers coexist, and the next buffer fills while a segment builds
 on the task's build thread), whatever the partition holds.
 """
 from __future__ import annotations
@@ -36,4 +36,5 @@ def test_two_million_rows_at_32mb_stay_under_the_documented_peak():
     # give or take one buffer (32 MB): its second segment is small, so little fills while its first builds.
     small = probe(600_000, "32mb")
     small_growth = small["rss_peak"] - small["rss_before"]
-    assert growth < small_growth * 1.35 + 16 * MB + 32 * MB
+    assert growth < small_growth * 1.35 + 16 * MB + 32 * MB, (
+        f"2M rows grew {growth / MB:.0f} MB, 600k rows {small_growth / MB:.0f} MB: not bounded by the threshold")
