@@ -189,8 +189,8 @@ cost of moving rows from the JVM to Python workers, which any Python writer pays
 is 1.15-1.4x `df.write.parquet`, so the 1.3x target is out of reach for a Python data source here. Above
 the floor, the work is CPU-bound with both cores busy (one task per core): per {args.rows // args.partitions:,}-row
 partition, profiled outside Spark on one thread, conversion to stored types takes ~0.06 s and the segment
-build ~0.34 s (sorting the rows by the sortedColumn, dictionaries, bit packing, the inverted indexes, the
-raw forward indexes, tar.gz). The cold first write pays for starting the Python workers and importing
+build ~0.3 s (dictionaries, the sortedColumn's row order, bit packing, the inverted indexes, the raw
+forward indexes, tar.gz). The cold first write pays for starting the Python workers and importing
 pyarrow/numpy/pinot_sink in each, once per executor.
 """
     previous = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
