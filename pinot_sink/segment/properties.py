@@ -112,6 +112,13 @@ def java_float_str(value: float, float32: bool = False) -> str:
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     shortest = str(np.float32(value)) if float32 else repr(value)
+    if 1e-3 <= abs(value) < 1e7 and "e" not in shortest:
+        return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
+    return java_float_from_shortest(value, shortest)
+
+
+def java_float_from_shortest(value: float, shortest: str) -> str:
+    """Java's layout of the shortest decimal digits ``shortest`` (any Python float notation) of ``value``."""
     sign, digit_tuple, exponent = Decimal(shortest).as_tuple()
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     exponent += len("".join(map(str, digit_tuple))) - len(digits)

@@ -4,12 +4,14 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pinot_sink.segment.properties import (
     PropertiesWriter,
     escape_key,
     get_string_stat,
+    java_float_from_shortest,
     java_float_str,
     parse_properties,
     pinot_escape_string,
@@ -140,3 +142,15 @@ def test_empty_list_writes_no_line():
 )
 def test_java_float_spelling(value, float32, expected):
     assert java_float_str(value, float32=float32) == expected
+
+
+def test_java_float_str_plain_range_shortcut_agrees_with_the_general_layout():
+    """Between 1e-3 and 1e7 the shortest repr is taken as is; around and beyond those bounds the general
+    digit layout must give the same strings."""
+    rng = np.random.default_rng(3)
+    doubles = np.concatenate([10.0 ** rng.uniform(-6, 10, 30_000), np.round(rng.uniform(0, 1e4, 5_000), 2),
+                              [1e-3, 0.000999999, 0.001000001, 9999999.999999998, 1e7, 1.0, 100.0, 1234567.0]])
+    for value in np.concatenate([doubles, -doubles]):
+        assert java_float_str(value) == java_float_from_shortest(value, repr(float(value))), value
+        single = float(np.float32(value))
+        assert java_float_str(single, float32=True) == java_float_from_shortest(single, str(np.float32(single)))
