@@ -315,10 +315,8 @@ def _sorted_order(table: pa.Table, schema: PinotSchema, column: str) -> np.ndarr
     return None if bool(np.all(order[1:] > order[:-1])) else order
 
 
-def _reorder_values(dict_ids: np.ndarray, row_lengths: np.ndarray | None, order: np.ndarray):
-    """A column's (flattened) dictIds and row lengths in the segment's row order."""
-    if row_lengths is None:
-        return dict_ids[order], None
+def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
+    """A multi-value column's flattened dictIds and its row lengths in the segment's row order."""
     starts = np.cumsum(row_lengths) - row_lengths
     lengths = row_lengths[order]
     # Row order[i]'s values, back to back: each value's source index is its row's start plus its place.
@@ -360,6 +358,7 @@ def _build_column(
     values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
         row = int(np.argmax(row_lengths == 0))
+        row = int(order[row]) if order is not None and not ids else row  # the input's row number
         raise ColumnValueError(
             f"column {name!r}: row {row} has an empty multi-value array; Pinot stores [defaultNullValue] "
             f"(the type mapping must fill it)"
@@ -370,7 +369,7 @@ def _build_column(
         dictionary.dict_ids = dictionary.dict_ids[order]
     stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)  # MV: no figure depends on order
     if reorder_ids and not spec.single_value:
-        dictionary.dict_ids, row_lengths = _reorder_values(dictionary.dict_ids, row_lengths, order)
+        dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     has_dictionary = _has_dictionary(c) and _keeps_dictionary(c, spec, stats, settings)
     entries: list[IndexEntry] = []
     element_size = 0

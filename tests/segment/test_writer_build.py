@@ -158,11 +158,15 @@ def test_bad_column_leaves_no_file(tmp_path):
     assert _entries(tmp_path) == []
 
 
-def test_empty_multi_value_row_names_column_and_row(tmp_path):
+@pytest.mark.parametrize("encoding", ["dictionary", "raw"])
+def test_empty_multi_value_row_names_column_and_row(tmp_path, encoding):
+    # Rows sorted by name (b, a, c, a -> rows 1, 3, 0, 2): the error still names the input's row.
+    config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"]} if encoding == "dictionary" else
+              {"sortedColumn": ["name"], "noDictionaryColumns": ["tags"]}}
     columns = _columns()
-    table = columns.table.set_column(1, "tags", pa.array([["x"], [], ["z"], ["x"]], pa.list_(pa.string())))
-    with pytest.raises(SegmentBuildError, match="column 'tags': row 1"):
-        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    table = columns.table.set_column(1, "tags", pa.array([["x"], ["y"], [], ["x"]], pa.list_(pa.string())))
+    with pytest.raises(SegmentBuildError, match="column 'tags': row 2 "):
+        build_segment(PinotColumns(table, {}), SCHEMA, config, tmp_path, "seg_0", T0)
     assert _entries(tmp_path) == []
 
 
