@@ -40,7 +40,7 @@ def _grouped_docs(dict_ids: np.ndarray, cardinality: int,
                   row_lengths: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """All docIds (uint32) ordered by dictId, ascending within one, and the end of each dictId's docs."""
     if row_lengths is None and cardinality <= _SCAN_CARDINALITY:  # a few vectorised scans
-        keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.int32)  # a quarter of the bytes to scan
+        keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.int32)  # uint8: a quarter of the bytes
         groups = [np.flatnonzero(keys == dict_id).astype(np.uint32) for dict_id in range(cardinality)]
         return np.concatenate(groups), np.cumsum([len(group) for group in groups])
     order = rows_by_dict_id(dict_ids, cardinality)
@@ -116,18 +116,20 @@ class _ArrayContainers:
     stream: np.ndarray  # uint8: the array-only bitmaps, serialized back to back in dictId order
 
 
+def _none_array_only(groups: int) -> _ArrayContainers:
+    return _ArrayContainers(np.zeros(groups, dtype=bool), np.zeros(groups, dtype=np.int64), np.zeros(0, np.uint8))
+
+
 def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> _ArrayContainers:
     groups = len(counts)
     if not len(docs):
-        return _ArrayContainers(np.zeros(groups, dtype=bool), np.zeros(groups, dtype=np.int64),
-                                np.zeros(0, dtype=np.uint8))
+        return _none_array_only(groups)
     present = counts > 0
     # A bitmap with more docs than 4096 per key it can span holds a bitmap container: skip the work below
     # when no dictId can be array containers only (low-cardinality columns).
     spans = (docs[np.maximum(starts + counts - 1, 0)] >> 16) - (docs[np.minimum(starts, len(docs) - 1)] >> 16) + 1
     if not (present & (counts <= _ARRAY_CONTAINER_MAX * spans.astype(np.int64))).any():
-        return _ArrayContainers(np.zeros(groups, dtype=bool), np.zeros(groups, dtype=np.int64),
-                                np.zeros(0, dtype=np.uint8))
+        return _none_array_only(groups)
     group_of_doc = np.repeat(np.arange(groups), counts)
     keys = docs >> 16
     # A container starts at a group's first doc or where the key changes inside a group.
@@ -149,7 +151,7 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     # Keep the array-only groups' containers and docs.
     keep = only_arrays[container_group]
     container_group, cards, container_keys = container_group[keep], cards[keep], keys[container_at[keep]]
-    kept_docs = docs if only_arrays[present].all() and present.all() else docs[only_arrays[group_of_doc]]
+    kept_docs = docs if only_arrays.all() else docs[only_arrays[group_of_doc]]
     chosen = np.flatnonzero(only_arrays)
     k, n = containers[chosen], counts[chosen]
     header_words = 4 + 4 * k
