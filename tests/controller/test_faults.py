@@ -53,8 +53,9 @@ def test_lost_answer_retry_is_a_same_crc_noop(fake_controller, tmp_path):
 
 
 def test_read_timeout_is_retried(fake_controller, tmp_path):
-    fake_controller.delay_next(1, 1.0, path="/v2/segments")
-    client = client_for(fake_controller, read_timeout=0.2)
+    # The delayed attempt times out (2 s > 0.6 s); the retry must answer within 0.6 s, room for a loaded machine.
+    fake_controller.delay_next(1, 2.0, path="/v2/segments")
+    client = client_for(fake_controller, read_timeout=0.6)
     client.upload_segment("events", make_segment(tmp_path, "events_0"))
     assert len(fake_controller.uploads()) == 2
     assert "events_0" in fake_controller.segments()
