@@ -255,11 +255,7 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
     elif encoding == "DICTIONARY":
         c.dictionary = True
     if fc.get("compressionCodec"):
-        codec = str(fc["compressionCodec"]).upper()
-        if codec in ("MV_ENTRY_DICT", "CLP", "CLPV2", "CLPV2_ZSTD", "CLPV2_LZ4"):
-            c.unsupported.append(f"forward index codec {codec}")
-        else:
-            c.compression_codec = codec
+        _set_codec(c, fc["compressionCodec"])
     index_types = _names(fc.get("indexTypes")) + _names(fc.get("indexType"))
     for index_type in index_types:
         _enable(c, _INDEX_ALIASES.get(index_type.upper(), index_type.lower()), None)
@@ -277,11 +273,7 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
                 c.forward_disabled = True
             elif isinstance(cfg, Mapping):
                 if cfg.get("compressionCodec"):
-                    codec = str(cfg["compressionCodec"]).upper()
-                    if codec in ("MV_ENTRY_DICT", "CLP", "CLPV2", "CLPV2_ZSTD", "CLPV2_LZ4"):
-                        c.unsupported.append(f"forward index codec {codec}")
-                    else:
-                        c.compression_codec = codec
+                    _set_codec(c, cfg["compressionCodec"])
                 if cfg.get("chunkCompressionType"):
                     c.compression_codec = str(cfg["chunkCompressionType"]).upper()
         elif name == "dictionary":
@@ -297,6 +289,19 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
             c.range = False
         elif name == "bloom":
             c.bloom = None
+
+
+# Forward index codecs this builder does not write (dictionary-per-entry MV and the CLP log codecs).
+_UNSUPPORTED_CODECS = ("MV_ENTRY_DICT", "CLP", "CLPV2", "CLPV2_ZSTD", "CLPV2_LZ4")
+
+
+def _set_codec(c: ColumnIndexSettings, codec: Any) -> None:
+    """A field config's ``compressionCodec`` (old top-level key or ``indexes.forward``)."""
+    codec = str(codec).upper()
+    if codec in _UNSUPPORTED_CODECS:
+        c.unsupported.append(f"forward index codec {codec}")
+    else:
+        c.compression_codec = codec
 
 
 def _enable(c: ColumnIndexSettings, name: str, cfg: Any) -> None:
