@@ -28,8 +28,8 @@ from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
 from .bloom_filter import build_bloom_filter
-from .dictionary import (ColumnValueError, build_dictionary, entry_width, rows_by_dict_id, serialize_dictionary,
-                         uses_var_length)
+from .dictionary import (ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id,
+                         serialize_dictionary, uses_var_length)
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
 from .inverted_index import inverted_index
 from .layout import EXTENSIONS, IndexEntry, segment_file_parts
@@ -142,9 +142,10 @@ def build_segment(
     skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
 
     table, masks = columns.table, columns.null_masks
-    order = None  # the row order of the segment, when it is not the input's
+    order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
-        order = _sorted_order(table, schema, settings.sorted_columns[0])
+        sorted_column = settings.sorted_columns[0]
+        order, sorted_dictionary = _sorted_order(table, schema, sorted_column)
 
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
@@ -155,7 +156,8 @@ def build_segment(
         try:
             meta, column_entries = _build_column(spec, table.column(spec.name), masks.get(spec.name),
                                                  settings.columns[spec.name], settings, total_docs,
-                                                 options.unsupported_indexes, order)
+                                                 options.unsupported_indexes, order,
+                                                 sorted_dictionary if spec.name == sorted_column else None)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
@@ -296,13 +298,15 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def _sorted_order(table: pa.Table, schema: PinotSchema, column: str) -> np.ndarray | None:
-    """The stable row order by the sortedColumn's values (None: keep the input's). Columns are not
-    reordered here: each column applies it to its dictIds (or, raw, its values), which costs far less
-    than reordering strings and lists."""
+def _sorted_order(table: pa.Table, schema: PinotSchema,
+                  column: str) -> tuple[np.ndarray | None, Dictionary | None]:
+    """The stable row order by the sortedColumn's values (None: keep the input's), and that column's
+    dictionary (dictIds in input order), which its own build reuses. Columns are not reordered here: each
+    column applies the order to its dictIds (or, raw, its values), which costs far less than reordering
+    strings and lists."""
     if column not in schema:
         log.warning("sortedColumn %r is not in the schema; rows keep their order", column)
-        return None
+        return None, None
     spec = schema[column]
     if not spec.single_value:
         raise SegmentBuildError(f"column {column!r}: a multi-value column cannot be the sortedColumn")
@@ -312,7 +316,7 @@ def _sorted_order(table: pa.Table, schema: PinotSchema, column: str) -> np.ndarr
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
     order = rows_by_dict_id(dictionary.dict_ids, dictionary.cardinality)
-    return None if bool(np.all(order[1:] > order[:-1])) else order
+    return (None if bool(np.all(order[1:] > order[:-1])) else order), dictionary
 
 
 def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
@@ -346,8 +350,10 @@ def _build_column(
     total_docs: int,
     unsupported_mode: str = "error",
     order: np.ndarray | None = None,
+    prebuilt: Dictionary | None = None,
 ) -> tuple[ColumnMetadata, list[IndexEntry]]:
-    """One column's indexes; ``order``: the segment's row order when it is not the input's."""
+    """One column's indexes; ``order``: the segment's row order when it is not the input's; ``prebuilt``:
+    this column's dictionary over the input rows, when already built (the sortedColumn's)."""
     name = spec.name
     ids = _has_dictionary(c)
     if order is not None:
@@ -363,14 +369,17 @@ def _build_column(
             f"column {name!r}: row {row} has an empty multi-value array; Pinot stores [defaultNullValue] "
             f"(the type mapping must fill it)"
         )
-    dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
+    if prebuilt is not None and ids:
+        dictionary = prebuilt
+    else:
+        dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values
     if reorder_ids and spec.single_value:
         dictionary.dict_ids = dictionary.dict_ids[order]
     stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)  # MV: no figure depends on order
     if reorder_ids and not spec.single_value:
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
-    has_dictionary = _has_dictionary(c) and _keeps_dictionary(c, spec, stats, settings)
+    has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)
     entries: list[IndexEntry] = []
     element_size = 0
     bits = bits_per_value(stats.cardinality)
