@@ -84,7 +84,7 @@ def inverted_index(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarr
     # Runs of consecutive array-only dictIds come from the stream in one copy each; the others go between.
     fast = arrays.only_arrays
     bounds = [0, *(np.flatnonzero(fast[1:] != fast[:-1]) + 1).tolist(), cardinality]
-    other_bitmaps.reverse()
+    others_in_order = iter(other_bitmaps)
     read = 0
     for first, end in zip(bounds[:-1], bounds[1:]):
         if fast[first]:
@@ -93,7 +93,7 @@ def inverted_index(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarr
             read += length
         else:
             for i in range(first, end):
-                out[offsets[i] : offsets[i + 1]] = np.frombuffer(other_bitmaps.pop(), dtype=np.uint8)
+                out[offsets[i] : offsets[i + 1]] = np.frombuffer(next(others_in_order), dtype=np.uint8)
     return byte_view(out)
 
 
