@@ -71,7 +71,10 @@ def main() -> int:
     spec.loader.exec_module(example)
     import json
 
-    from pinot_sink.datasource import prepare_job
+    try:
+        from pinot_sink.job import prepare_job
+    except ImportError:  # a checkout from before the job / task / commit split
+        from pinot_sink.datasource import prepare_job
     from pinot_sink.segment import builder
     from type_mapping.convert import ConversionOptions, to_pinot_columns
 
@@ -80,7 +83,9 @@ def main() -> int:
     job = prepare_job({"table-name": example.TABLE, "schema": json.dumps(example.SCHEMA),
                        "table-config": json.dumps(example.TABLE_CONFIG), "output-uri": out},
                       table.schema, overwrite=False, streaming=False)
-    schema, options = job.segment_schema(), ConversionOptions(**job.options.conversion)
+    conversion = job.options.conversion
+    options = conversion if isinstance(conversion, ConversionOptions) else ConversionOptions(**conversion)
+    schema = job.segment_schema()
 
     def convert():
         return to_pinot_columns(table, schema, job.table_config, plan=job.plan, options=options)

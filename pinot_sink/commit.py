@@ -1,89 +1,193 @@
-"""What tasks report to the driver, the driver's summary, and the undo of a failed write.
+"""The single committer: the driver decides what becomes visible (``commit_job``) or that nothing does
+(``abort_job``).
 
-Spark runs ``commit``/``abort`` on the driver against the pickled writer, so everything a task did must
-travel in its commit message: ``TaskReport`` lists the task's segments (``SegmentRecord``: name, rows, bytes,
-CRC, where it went, timings). The driver turns the reports into a summary table and decides what to undo.
+Tasks only stage (``pinot_sink.task``). The commit publishes exactly the segments of the committed task
+attempts and, in the same step, takes out what this write replaces:
 
-Undo is name-based: before any task runs the driver records which segments already existed
-(``Snapshot``); abort deletes the segments this job could have produced (``job_name_pattern``) that did
-not exist before. Tasks that failed report nothing, so the listing, not the messages, is what abort trusts.
+* ``overwrite``: every segment the table shows at commit time;
+* a rerun of a write (same ``write.id``; a restarted micro-batch): every segment of the earlier runs of that
+  write, found by the write tag in their names (``naming.is_segment_of_write``), whatever partitioning they
+  had. Other writers' segments never carry this write's tag, so they are never touched.
+
+With a controller, one segment-lineage entry does both atomically (``segmentsFrom`` = replaced, ``segmentsTo``
+= new): queries see all of the old state or all of the new, and any failure reverts the entry, so the table is
+as it was. Without a controller (embedded), the new tarballs are moved into the table folder first and the
+replaced ones deleted last: a crash in between leaves rows duplicated, never missing, and ``abort_job``
+removes the new ones again. The run's staging folder is deleted either way; an attempt still writing there
+afterwards publishes nothing.
 """
 from __future__ import annotations
 
 import logging
-import os
-import re
-from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
 
-from pyspark.sql.datasource import WriterCommitMessage
+from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments
+from pinot_sink.controller.deep_store import segment_destination
+from pinot_sink.controller.errors import ConsistentPushError
+
+from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
+from .naming import is_segment_of_write
+from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
+from .store import local_path, publish_into_directory, remove_tree
 
 log = logging.getLogger("pinot_sink")
 
-TAR_SUFFIX = ".tar.gz"
+
+class CommitError(RuntimeError):
+    """The commit failed; the message says what state the table was left in."""
 
 
-@dataclass(frozen=True)
-class SegmentRecord:
-    """One segment a task built and delivered."""
-
-    name: str
-    rows: int
-    tar_bytes: int
-    crc: int
-    uri: str  # where the tarball went (output-uri or staging), or the controller for a tar push
-    partition_id: int
-    sequence_id: int
-    build_ms: float
-    upload_ms: float
-    uploaded: bool  # already in the table (append with a controller)
-
-
-@dataclass
-class TaskReport(WriterCommitMessage):
-    """The commit message of one task attempt."""
-
-    partition_id: int
-    attempt: int
-    segments: list[SegmentRecord] = field(default_factory=list)
-    input_rows: int = 0
-    batch_id: int | None = None
-    started_at: float = 0.0  # wall clock (epoch s) when the task began writing
-
-
-    @property
-    def rows(self) -> int:
-        return sum(s.rows for s in self.segments)
-
-
-def reported_segments(messages: Sequence[TaskReport | None]) -> list[SegmentRecord]:
-    return [segment for message in messages if message is not None for segment in message.segments]
+def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: str | None = None,
+               batch_id: int | None = None) -> WriteResult:
+    """Publish the committed attempts' segments and take out what this write replaces; see the module doc."""
+    ensure_log_handler()
+    started = time.monotonic()
+    segments = committed_segments(reports)
+    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
+    tag = job.write_tag(batch_write)
+    wanted = job.options.parallelism
+    if wanted and len(reports) != wanted:
+        log.warning("pinot_sink: sink.parallelism=%d, but the DataFrame had %d partitions: a data source cannot "
+                    "repartition its input; use pinot_sink.write(df, ...) or df.repartition(%d)", wanted,
+                    len(reports), wanted)
+    try:
+        if job.client_config is None:
+            replaced, upload_ms, lineage_id = _publish_embedded(job, segments, tag), {}, None
+        else:
+            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag)
+    finally:
+        remove_tree(job.staging(batch_write))
+    published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
+    # Streaming writers are made once per query, so time a micro-batch from its first task.
+    starts = [r.started_at for r in reports if r is not None and r.started_at]
+    began = min(starts) if job.streaming and starts else job.started_at
+    result = WriteResult(
+        table=job.table, mode="overwrite" if job.overwrite else "append",
+        write_id=batch_write if job.streaming else job.write_id, run_tag=job.run_tag, segments=published,
+        replaced=tuple(sorted(replaced)), lineage_id=lineage_id, destination=describe_mode(job),
+        elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
+    )
+    log.info("%s", summary_table(result))
+    return result
 
 
-def check_unique_names(segments: Sequence[SegmentRecord]) -> None:
-    """Two tasks producing one name would silently overwrite each other (fixed names across partitions)."""
-    seen: dict[str, int] = {}
-    for segment in segments:
-        if segment.name in seen:
-            raise RuntimeError(
-                f"segment name {segment.name!r} was produced by partitions {seen[segment.name]} and "
-                f"{segment.partition_id}: with segment-name.type=fixed the job must write exactly one segment "
-                f"(write a single partition, e.g. df.coalesce(1), and keep max-rows/max-size above its size)"
-            )
-        seen[segment.name] = segment.partition_id
+def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: str | None = None,
+              batch_id: int | None = None) -> list[str]:
+    """Leave the table as it was. Nothing a task did is visible, so this deletes the run's staging folder,
+    and (embedded mode) any of this run's tarballs a failed commit had already moved into the table folder.
+    Returns what could not be removed (segment names and folders), which is also logged."""
+    ensure_log_handler()
+    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
+    left: list[str] = []
+    if job.client_config is None:
+        store = job.store()
+        ours = [n for n in store.list() if n in _names(reports)]
+        left += store.delete(ours)
+    if not remove_tree(job.staging(batch_write)):
+        left.append(job.staging(batch_write))
+    if left:
+        log.error("pinot_sink: abort of %s could not remove: %s", job.table, ", ".join(left))
+    else:
+        log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
+    return left
+
+
+def _names(reports: Sequence[TaskReport | None]) -> set[str]:
+    return {s.name for r in reports if r is not None for s in r.segments}
+
+
+def _replaced(job: WriteJob, live: set[str], new: set[str], tag: str) -> set[str]:
+    if job.overwrite:
+        return live - new
+    return {name for name in live if is_segment_of_write(name, tag)} - new
+
+
+def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str) -> set[str]:
+    store = job.store()
+    new = {s.name for s in segments}
+    replaced = _replaced(job, store.list(), new, tag)
+    publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments})
+    left = store.delete(replaced)
+    if left:
+        raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
+                          f"file(s) could not be deleted from {store.describe()}: {', '.join(left)}")
+    return replaced
+
+
+def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
+                           tag: str) -> tuple[set[str], dict[str, float], str | None]:
+    delivery = job.options.delivery
+    client = ControllerClient.from_config(job.client_config)
+    download_dir = None
+    try:
+        new = [s.name for s in segments]
+        replaced = _replaced(job, set(client.list_segments(job.table, exclude_replaced=True)), set(new), tag)
+        if not new and not replaced:
+            return set(), {}, None
+        paths = []
+        for segment in segments:
+            local = local_path(segment.staged_uri)
+            if local is None:  # remote staging: the driver's push reads the tarball
+                import fsspec
+
+                download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
+                local = str(download_dir / f"{segment.name}.tar.gz")
+                fs, remote = fsspec.core.url_to_fs(segment.staged_uri)
+                fs.get_file(remote, local)
+            paths.append(local)
+        push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
+                            deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None)
+        if job.options.naming.kind == "fixed":
+            # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
+            results = push_segments(client, job.table, paths, **push_options)
+            if replaced:
+                client.delete_segments(job.table, sorted(replaced))
+            lineage_id = None
+        else:
+            push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
+            try:
+                with push:
+                    results = push.upload(paths, **push_options) if paths else []
+            except ConsistentPushError as error:
+                state = ("the table is as it was" if error.reverted else
+                         f"REVERT FAILED: lineage entry {push.lineage_id} is left in progress (its new segments "
+                         f"stay hidden); revert it with revertReplaceSegments?forceRevert=true")
+                raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
+            lineage_id = push.lineage_id
+        if job.output_uri and delivery.push_mode == "tar":
+            # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next).
+            publish_into_directory(job.output_uri, job.table,
+                                   {s.name: s.staged_uri for s in segments})
+        return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
+    finally:
+        client.close()
+        if download_dir is not None:
+            shutil.rmtree(download_dir, ignore_errors=True)
+
+
+def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:
+    uri = segment_destination(job.output_uri, job.table, segment.name) if job.output_uri else None
+    return PublishedSegment(
+        name=segment.name, rows=segment.rows, tar_bytes=segment.tar_bytes, crc=segment.crc, uri=uri,
+        partition_id=segment.partition_id, sequence_id=segment.sequence_id, build_ms=segment.build_ms,
+        upload_ms=upload_ms, start_time_ms=segment.start_time_ms, end_time_ms=segment.end_time_ms,
+    )
 
 
 def _mb(nbytes: float) -> str:
     return f"{nbytes / 1024**2:.2f}"
 
 
-def summary_table(segments: Sequence[SegmentRecord], *, table: str, elapsed_s: float, destination: str,
-                  max_lines: int = 50) -> str:
+def summary_table(result: WriteResult, max_lines: int = 50) -> str:
     """A fixed-width table of the segments and a total line, for the driver log."""
     header = f"{'segment':<60} {'part':>5} {'rows':>10} {'MB':>9} {'build ms':>9} {'upload ms':>9}"
-    lines = [f"pinot_sink: wrote {len(segments)} segment(s) into {table} ({destination})", header,
-             "-" * len(header)]
-    ordered = sorted(segments, key=lambda s: (s.partition_id, s.sequence_id))
+    lines = [f"pinot_sink: wrote {len(result.segments)} segment(s) into {result.table} ({result.destination})",
+             header, "-" * len(header)]
+    ordered = sorted(result.segments, key=lambda s: (s.partition_id, s.sequence_id))
     for segment in ordered[:max_lines]:
         lines.append(
             f"{segment.name:<60} {segment.partition_id:>5} {segment.rows:>10} {_mb(segment.tar_bytes):>9} "
@@ -91,103 +195,13 @@ def summary_table(segments: Sequence[SegmentRecord], *, table: str, elapsed_s: f
         )
     if len(ordered) > max_lines:
         lines.append(f"... and {len(ordered) - max_lines} more")
-    rows = sum(s.rows for s in segments)
-    nbytes = sum(s.tar_bytes for s in segments)
-    rate = rows / elapsed_s if elapsed_s > 0 else 0.0
+    nbytes = sum(s.tar_bytes for s in result.segments)
+    rate = result.rows / result.elapsed_s if result.elapsed_s > 0 else 0.0
     lines.append("-" * len(header))
     lines.append(
-        f"total: {len(segments)} segments, {rows} rows, {_mb(nbytes)} MB, {elapsed_s:.1f}s ({rate:,.0f} rows/s)"
+        f"total: {len(result.segments)} segments, {result.rows} rows, {_mb(nbytes)} MB, {result.elapsed_s:.1f}s "
+        f"({rate:,.0f} rows/s); commit {result.commit_s:.2f}s"
+        + (f"; replaced {len(result.replaced)} segment(s)" if result.replaced else "")
+        + (f"; lineage {result.lineage_id}" if result.lineage_id else "")
     )
     return "\n".join(lines)
-
-
-# -----------------------------------------------------------------------------------------------------
-# Where segments live, for listing and deleting on the driver
-
-
-@dataclass(frozen=True)
-class SegmentStore:
-    """A place holding segments by name: a controller table, or a directory of ``<name>.tar.gz``."""
-
-    table: str
-    client_config: object | None = None  # pinot_sink.controller.ClientConfig
-    directory_uri: str | None = None  # <output-uri>/<table>
-
-    def _client(self):
-        from pinot_sink.controller import ControllerClient
-
-        return ControllerClient.from_config(self.client_config)
-
-    def _fs(self):
-        import fsspec
-
-        return fsspec.core.url_to_fs(self.directory_uri)
-
-    def describe(self) -> str:
-        if self.client_config is not None:
-            return f"controller {self.client_config.url}"
-        return self.directory_uri or "?"
-
-    def list(self) -> set[str]:
-        if self.client_config is not None:
-            return set(self._client().list_segments(self.table, exclude_replaced=True))
-        fs, path = self._fs()
-        if not fs.exists(path):
-            return set()
-        names = set()
-        for entry in fs.ls(path, detail=False):
-            base = os.path.basename(str(entry).rstrip("/"))
-            if base.endswith(TAR_SUFFIX) and not base.startswith("."):
-                names.add(base[: -len(TAR_SUFFIX)])
-        return names
-
-    def delete(self, names: Iterable[str]) -> None:
-        names = sorted(set(names))
-        if not names:
-            return
-        if self.client_config is not None:
-            self._client().delete_segments(self.table, names)
-            return
-        fs, path = self._fs()
-        for name in names:
-            target = f"{path.rstrip('/')}/{name}{TAR_SUFFIX}"
-            if fs.exists(target):
-                fs.rm(target)
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The segments of a store before the job, and the names the job may produce."""
-
-    before: frozenset[str]
-    pattern: str  # regex source (compiled lazily so the snapshot pickles plainly)
-
-    def ours(self, name: str) -> bool:
-        return re.match(self.pattern, name) is not None
-
-    def added_by_job(self, now: Iterable[str]) -> set[str]:
-        """Segments present now that did not exist before and that this job could have written."""
-        return {name for name in now if name not in self.before and self.ours(name)}
-
-
-def undo_append(store: SegmentStore, snapshot: Snapshot) -> list[str]:
-    """Abort of an append: delete every segment this job added. Segments it refreshed stay refreshed
-    (Pinot keeps no previous version to restore); the docs say so."""
-    added = sorted(snapshot.added_by_job(store.list()))
-    if added:
-        log.warning("pinot_sink: abort: deleting %d segment(s) this write added to %s: %s", len(added),
-                    store.describe(), ", ".join(added[:10]) + (" ..." if len(added) > 10 else ""))
-        store.delete(added)
-    return added
-
-
-def remove_orphans(store: SegmentStore, snapshot: Snapshot, committed: Iterable[str]) -> list[str]:
-    """After a commit: segments this job added that no committed task reported (a failed or speculative
-    attempt that cut differently) are orphans; delete them so the table holds exactly the committed rows."""
-    keep = set(committed)
-    orphans = sorted(name for name in snapshot.added_by_job(store.list()) if name not in keep)
-    if orphans:
-        log.warning("pinot_sink: deleting %d orphan segment(s) from failed attempts: %s", len(orphans),
-                    ", ".join(orphans[:10]))
-        store.delete(orphans)
-    return orphans

@@ -15,9 +15,12 @@ Facts from Pinot (``pinot-segment-spi/.../creator/name/``):
 * ``SegmentNameUtils.validatePartialOrFullSegmentName``: no part may contain any of ``\\ / : * ? " < > |``.
 
 Like Pinot's Flink sink, the writer's partition id is appended to the postfix and the sequence id is the
-segment's ordinal inside its partition. Nothing comes from wall-clock time, UUIDs or attempt numbers, so a
-retried or speculative task attempt produces the same names. Overwrite runs add a run tag (fixed once on the
-driver) and streaming adds the micro-batch id, both before the partition id.
+segment's ordinal inside its partition. Before the partition id every name carries the *write tag* and the
+*run tag* (``write_tags``): the write tag identifies the write (a hash of ``write.id``, or of a fresh id when
+none is given), so two different writes never produce the same name and a rerun of the same write can find
+exactly its earlier segments (``is_segment_of_write``, a parse of the name's fixed tail, not a pattern over
+the whole name); the run tag is fresh per run, so a rerun's new names never collide with the ones it
+replaces. Nothing comes from attempt numbers: a retried task attempt produces the same names.
 """
 from __future__ import annotations
 
@@ -248,12 +251,57 @@ def push_type_and_frequency(table_config: Mapping[str, Any] | None) -> tuple[str
     return str(push_type), (str(frequency) if frequency else None)
 
 
-def writer_postfix(user_postfix: str | None, *, partition_id: int | None, run_tag: str | None = None,
-                   batch_tag: str | None = None) -> str | None:
-    """The postfix a writer passes to the generator: user postfix, run tag (overwrite), batch tag (streaming),
-    partition id; ``partition_id=None`` gives the part shared by every partition of a job."""
-    joined = join(user_postfix.strip() if user_postfix else None, run_tag, batch_tag, partition_id)
-    return joined or None
+WRITE_TAG_PREFIX = "w"
+RUN_TAG_PREFIX = "r"
+_WRITE_TAG_HEX = 10  # 40 bits: two write ids of one table colliding is a one-in-a-trillion event
+
+
+def write_tag(write_id: str) -> str:
+    """``w`` + 10 hex digits of the write id's SHA-256: short, valid in any name, equal for equal ids."""
+    import hashlib
+
+    return WRITE_TAG_PREFIX + hashlib.sha256(write_id.encode("utf-8")).hexdigest()[:_WRITE_TAG_HEX]
+
+
+def run_tag(now_ms: int) -> str:
+    """``r`` + the run's start in base-36 epoch millis: fresh per run, ordered, 9 characters until 2059."""
+    digits, value = [], int(now_ms)
+    while True:
+        value, rest = divmod(value, 36)
+        digits.append("0123456789abcdefghijklmnopqrstuvwxyz"[rest])
+        if not value:
+            break
+    return RUN_TAG_PREFIX + "".join(reversed(digits))
+
+
+def writer_postfix(user_postfix: str | None, *, write: str, run: str, partition_id: int | None) -> str:
+    """The postfix a writer passes to the generator: user postfix, write tag, run tag, partition id
+    (``partition_id=None``: the part every partition of the run shares)."""
+    return join(user_postfix.strip() if user_postfix else None, write, run, partition_id)
+
+
+def name_tags(name: str) -> tuple[str, str] | None:
+    """``(write tag, run tag)`` of a name this writer made (``..._<w>_<r>_<partition>_<sequence>``), else None.
+
+    Read from the fixed tail of the name, so a user postfix or time values before it cannot shift it."""
+    parts = name.rsplit("_", 4)
+    if len(parts) < 5:
+        return None
+    _, write, run, partition, sequence = parts
+    if not (partition.isdigit() and sequence.isdigit()):
+        return None
+    if not (write.startswith(WRITE_TAG_PREFIX) and len(write) == 1 + _WRITE_TAG_HEX
+            and all(c in "0123456789abcdef" for c in write[1:])):
+        return None
+    if not (run.startswith(RUN_TAG_PREFIX) and len(run) > 1 and run[1:].isalnum()):
+        return None
+    return write, run
+
+
+def is_segment_of_write(name: str, write: str) -> bool:
+    """Whether ``name`` was written by (any run of) the write tagged ``write``."""
+    tags = name_tags(name)
+    return tags is not None and tags[0] == write
 
 
 def make_namer(
@@ -301,16 +349,3 @@ def make_namer(
     date_pattern = "%Y-%m-%d-%H" if (frequency or "").lower() == "hourly" else "%Y-%m-%d"
     return SegmentNamer("normalizedDate", name_prefix, postfix, uses_time=True, date_pattern=date_pattern,
                         time_format=time_format, time_column=time_column)
-
-
-def job_name_pattern(namer: SegmentNamer, job_postfix: str | None) -> re.Pattern:
-    """A regex matching every name one job (all partitions, all sequences) can produce with this namer kind.
-
-    ``job_postfix`` is the postfix without the partition id (user postfix, run tag, batch id). Used by abort
-    and orphan clean-up to restrict deletions to names this job could have written.
-    """
-    if namer.kind == "fixed":
-        return re.compile(re.escape(namer.prefix) + r"\Z")
-    tail = (r"_" + re.escape(job_postfix)) if job_postfix else ""
-    times = r"(?:_.+_.+)?" if namer.uses_time else ""
-    return re.compile(re.escape(namer.prefix) + times + tail + r"_\d+_\d+\Z")

@@ -1,9 +1,13 @@
-"""The data source's options: parsed once on the driver from Spark's string options, typed and validated.
+"""The data source's options: parsed once on the driver from Spark's string options into small typed groups.
 
 Spark hands a Python data source its options as a case-insensitive dict of strings. ``WriteOptions.parse``
-turns them into typed values, rejects unknown or misspelled keys (suggesting the closest valid one), and
-keeps secrets out of ``repr``. Every option is documented in docs/options.md; the ``OPTIONS`` table below
-is the single source of names, defaults and one-line descriptions.
+turns them into typed groups, each used by one layer (buffer limits by the task's buffer, build options by
+the segment builder, conversion policies by type mapping, the client config by the controller client,
+naming and delivery by the job), rejects unknown or misspelled keys (suggesting the closest valid one),
+and keeps secrets out of ``repr``. Every option is documented in docs/options.md; the ``OPTIONS`` table below
+is the single source of names, defaults and one-line descriptions. Controller timeouts and retries have no
+default here: the client config (``pinot_sink.controller``) is their one home, and only what a user sets
+is passed on.
 """
 from __future__ import annotations
 
@@ -15,6 +19,13 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
+from type_mapping.convert import ConversionOptions
+
+from pinot_sink.controller import Auth, ClientConfig, ControllerClient, RetryPolicy
+from pinot_sink.controller.auth import redact_url, split_url_credentials
+from pinot_sink.naming import SegmentNameError, validate_name_part
+from pinot_sink.segment import BuildOptions
+
 REDACTED = "<redacted>"
 
 
@@ -22,21 +33,24 @@ class OptionError(ValueError):
     """An option that is missing, unknown or malformed; the message names the option."""
 
 
-# name -> (default as the user would write it, description). None = no default.
+# name -> (default as the user would write it, description). None = no default (or: the client's own).
 OPTIONS: dict[str, tuple[str | None, str]] = {
     "table-name": (None, "Pinot table (raw name, without _OFFLINE); required"),
-    "url": (None, "controller base URL; without it segments only go to output-uri (embedded mode)"),
+    "url": (None, "controller base URL (http or https); without it segments only go to output-uri (embedded)"),
+    "write.id": (None, "identity of this write: a rerun with the same id replaces that write's segments "
+                       "(default: a fresh id per job, so reruns append)"),
     "table-type": ("OFFLINE", "only OFFLINE tables are written"),
     "push-mode": ("tar", "tar (upload the tarball) | uri (controller fetches from output-uri) | metadata"),
-    "output-uri": (None, "where tarballs go: a local directory or a deep-store URI (fsspec)"),
-    "push-parallelism": ("4", "concurrent uploads when the driver pushes (overwrite mode)"),
+    "output-uri": (None, "where tarballs go: a local directory or a deep-store URI (fsspec); with a "
+                         "controller, also where tasks stage segments for the driver's commit"),
+    "push-parallelism": ("4", "concurrent uploads in the driver's commit"),
     "sink.buffer-flush.max-size": ("5mb", "cut a segment when the buffered rows reach this size"),
     "sink.buffer-flush.max-rows": ("1000", "cut a segment when this many rows are buffered"),
     "sink.parallelism": (None, "repartition to N before writing (pinot_sink.write applies it)"),
     "segment-name.type": ("simple", "simple | normalizedDate | fixed"),
     "segment.name": (None, "the segment name for segment-name.type=fixed"),
     "segment.name.prefix": (None, "name prefix for normalizedDate (default: the table name)"),
-    "segment.name.postfix": (None, "name postfix, before the partition id and sequence"),
+    "segment.name.postfix": (None, "name postfix, before the write tag, partition id and sequence"),
     "segment-version": ("v3", "segment format version: v3 (single columns.psf) or v1"),
     "creation-time": (None, "segment creation time (epoch millis or ISO-8601); default: job start"),
     "schema": (None, "Pinot schema as JSON or a path to a JSON file (instead of the controller's)"),
@@ -56,23 +70,26 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "auth.header-token": (None, "the whole Authorization header value, e.g. 'Basic dXNlcjpwYXNz'"),
     "database": (None, "Pinot database (sent as the 'database' header)"),
     "tls.verify": ("true", "verify the controller's TLS certificate: true | false | path to a CA bundle"),
-    "timeout.connect": ("10s", "controller connect timeout"),
-    "timeout.read": ("300s", "controller read timeout (an upload of a large segment takes a while)"),
-    "retry.max-attempts": ("5", "attempts per controller call"),
-    "retry.max-elapsed": ("300s", "time budget per controller call, retries included"),
-    "retry.initial-backoff": ("1s", "first backoff; doubles per attempt"),
-    "retry.max-backoff": ("30s", "largest backoff"),
+    "timeout.connect": (None, "controller connect timeout (default: the client's, 10s)"),
+    "timeout.read": (None, "controller read timeout (default: the client's, 300s)"),
+    "retry.max-attempts": (None, "attempts per controller call (default: the client's, 5)"),
+    "retry.max-elapsed": (None, "deadline per controller call, retries included (default: the client's, 300s)"),
+    "retry.initial-backoff": (None, "first backoff; doubles per attempt (default: the client's, 1s)"),
+    "retry.max-backoff": (None, "largest backoff (default: the client's, 30s)"),
 }
 # Prefixes whose keys pass through: extra HTTP headers for the controller.
 PREFIX_OPTIONS = {"header.": "extra HTTP header sent to the controller, e.g. header.X-Team=ads"}
 # Keys Spark itself sets (save(path), streaming) that are not ours to reject.
 SPARK_OWNED = {"path", "checkpointlocation", "queryname"}
-# Test-only: "P" or "P:N" makes attempt 0 of partition P fail after writing its N-th segment (default 1).
-TEST_FAIL_OPTION = "_test.fail-partition"
 
+# Options that configure the controller client: given without 'url' they would be ignored.
+CONTROLLER_ONLY_PREFIXES = ("auth.", "tls.", "timeout.", "retry.", "header.", "database")
 SECRET_OPTIONS = {"auth.password", "auth.token", "auth.header-token"}
 SEGMENT_NAME_TYPES = {"simple": "simple", "normalizeddate": "normalizedDate", "fixed": "fixed"}
 PUSH_MODES = ("tar", "uri", "metadata")
+# Pinot's table names end up in URL paths and file paths: no separators, no control characters.
+_TABLE_NAME_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f]|^\.\.?$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
@@ -154,6 +171,28 @@ def load_json_option(text: str, option: str) -> dict:
     return value
 
 
+def validate_table_name(name: str) -> str:
+    """A raw Pinot table name that is safe in URL and file paths (Pinot rejects the rest anyway)."""
+    if _TABLE_NAME_FORBIDDEN.search(name):
+        raise OptionError(f"option 'table-name': {name!r} may not contain '/', '\\' or control characters, "
+                          f"nor be '.' or '..'")
+    if name.upper().endswith(("_OFFLINE", "_REALTIME")):
+        raise OptionError(f"option 'table-name': give the raw table name, without the type suffix: {name!r}")
+    return name
+
+
+def validate_controller_url(url: str) -> tuple[str, Auth | None]:
+    """``http(s)://host[:port][/path]``; credentials in the URL become basic auth and leave the URL."""
+    from urllib.parse import urlsplit
+
+    text = url.strip().rstrip("/")
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise OptionError(f"option 'url': {redact_url(text)!r} is not an http:// or https:// URL with a host "
+                          f"(example: http://controller:9000)")
+    return split_url_credentials(text)
+
+
 def suggest(name: str) -> str:
     """' (did you mean 'x'?)' for the closest valid option name, or ''."""
     candidates = list(OPTIONS) + [p + "<name>" for p in PREFIX_OPTIONS]
@@ -166,58 +205,74 @@ def suggest(name: str) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+# -----------------------------------------------------------------------------------------------------
+# The groups
+
+
+@dataclass(frozen=True)
+class BufferLimits:
+    """When a task cuts a segment (``sink.buffer-flush.*``)."""
+
+    max_rows: int = 1000
+    max_bytes: int = 5 * 1024**2
+
+
+@dataclass(frozen=True)
+class NamingOptions:
+    """``segment-name.type`` and its parts."""
+
+    kind: str = "simple"
+    fixed_name: str | None = None
+    prefix: str | None = None
+    postfix: str | None = None
+
+
+@dataclass(frozen=True)
+class DeliveryOptions:
+    """Where tarballs go and how the driver's commit pushes them."""
+
+    push_mode: str = "tar"
+    output_uri: str | None = None
+    push_parallelism: int = 4
+
+
+@dataclass(frozen=True)
+class SchemaOptions:
+    """Where the schema and table config come from, and how DataFrame columns are matched."""
+
+    schema_json: dict | None = None
+    table_config_json: dict | None = None
+    ignore_unknown_columns: bool = False
+    case_sensitive: bool = False
+
+
 @dataclass(frozen=True)
 class WriteOptions:
     """Typed write options. Build with ``WriteOptions.parse(spark_options)``."""
 
     table_name: str
-    url: str | None = None
-    table_type: str = "OFFLINE"
-    push_mode: str = "tar"
-    output_uri: str | None = None
-    push_parallelism: int = 4
-    max_bytes: int = 5 * 1024**2
-    max_rows: int = 1000
+    write_id: str | None = None
+    client: ClientConfig | None = field(default=None, repr=False)  # None: embedded mode (no controller)
+    buffer: BufferLimits = field(default_factory=BufferLimits)
+    naming: NamingOptions = field(default_factory=NamingOptions)
+    delivery: DeliveryOptions = field(default_factory=DeliveryOptions)
+    schema: SchemaOptions = field(default_factory=SchemaOptions)
+    build: BuildOptions = field(default_factory=BuildOptions)
+    conversion: ConversionOptions = field(default_factory=ConversionOptions)
     parallelism: int | None = None
-    segment_name_type: str = "simple"
-    segment_name: str | None = None
-    segment_name_prefix: str | None = None
-    segment_name_postfix: str | None = None
-    segment_version: str = "v3"
     creation_time_ms: int | None = None
-    schema_json: dict | None = None
-    table_config_json: dict | None = None
-    ignore_unknown_columns: bool = False
-    case_sensitive: bool = False
-    auth_username: str | None = None
-    auth_password: str | None = field(default=None, repr=False)
-    auth_token: str | None = field(default=None, repr=False)
-    auth_header: str | None = field(default=None, repr=False)
-    database: str | None = None
-    tls_verify: bool | str = True
-    connect_timeout_s: float = 10.0
-    read_timeout_s: float = 300.0
-    retry_max_attempts: int = 5
-    retry_max_elapsed_s: float = 300.0
-    retry_initial_backoff_s: float = 1.0
-    retry_max_backoff_s: float = 30.0
-    headers: dict[str, str] = field(default_factory=dict, repr=False)
-    conversion: dict[str, str] = field(default_factory=dict)
-    unsupported_indexes: str = "error"
-    sort_by_sorted_column: bool = True
-    test_fail_partition: tuple[int, int] | None = None
 
     @property
     def embedded(self) -> bool:
         """No controller: segments are only written to output-uri."""
-        return not self.url
+        return self.client is None
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "WriteOptions":
         raw = {str(k).lower(): ("" if v is None else str(v)) for k, v in options.items()}
         known = {k.lower(): k for k in OPTIONS}
         for key in raw:
-            if key in known or key in SPARK_OWNED or key == TEST_FAIL_OPTION:
+            if key in known or key in SPARK_OWNED:
                 continue
             if any(key.startswith(prefix) and len(key) > len(prefix) for prefix in PREFIX_OPTIONS):
                 continue
@@ -229,16 +284,19 @@ class WriteOptions:
                 return None
             return value.strip()
 
+        def chosen(name: str) -> str:
+            """The value given, else the one default in OPTIONS."""
+            return get(name) or OPTIONS[name][0]
+
         table_name = get("table-name")
         if not table_name:
             raise OptionError("option 'table-name' is required (the Pinot table to write)")
-        if table_name.upper().endswith(("_OFFLINE", "_REALTIME")):
-            raise OptionError(f"option 'table-name': give the raw table name, without the type suffix: {table_name!r}")
+        validate_table_name(table_name)
 
-        table_type = (get("table-type") or "OFFLINE").upper()
+        table_type = chosen("table-type").upper()
         if table_type != "OFFLINE":
             raise OptionError(f"option 'table-type': only OFFLINE tables can be written, got {table_type!r}")
-        push_mode = (get("push-mode") or "tar").lower()
+        push_mode = chosen("push-mode").lower()
         if push_mode not in PUSH_MODES:
             raise OptionError(f"option 'push-mode': {push_mode!r} is not one of {', '.join(PUSH_MODES)}")
 
@@ -249,134 +307,169 @@ class WriteOptions:
                 f"option 'push-mode'={push_mode} needs 'output-uri' (a deep-store location the controller can read)"
             )
 
-        name_type_raw = get("segment-name.type") or "simple"
-        name_type = SEGMENT_NAME_TYPES.get(name_type_raw.lower())
-        if name_type is None:
-            raise OptionError(
-                f"option 'segment-name.type': {name_type_raw!r} is not one of simple, normalizedDate, fixed"
-            )
-        segment_name = get("segment.name")
-        if name_type == "fixed" and not segment_name:
-            raise OptionError("option 'segment-name.type'=fixed needs 'segment.name'")
-        if segment_name and name_type != "fixed":
-            raise OptionError("option 'segment.name' is only used with 'segment-name.type'=fixed")
+        if not url:
+            unused = sorted(k for k in raw if get(k) is not None and k.startswith(CONTROLLER_ONLY_PREFIXES))
+            if unused:
+                raise OptionError(f"option {unused[0]!r} only applies with a controller: set 'url', or drop it")
 
-        version = (get("segment-version") or "v3").lower()
-        if version not in ("v1", "v3"):
-            raise OptionError(f"option 'segment-version': {version!r} is not v1 or v3")
-
-        unknown_columns = (get("schema.unknown-columns") or "fail").lower()
-        if unknown_columns not in ("fail", "ignore"):
-            raise OptionError(f"option 'schema.unknown-columns': {unknown_columns!r} is not fail or ignore")
-
-        username, password = get("auth.username"), get("auth.password")
-        token, header = get("auth.token"), get("auth.header-token")
-        if (username is None) != (password is None):
-            raise OptionError("options 'auth.username' and 'auth.password' go together")
-        if sum(x is not None for x in (username, token, header)) > 1:
-            raise OptionError("give only one of 'auth.username'/'auth.password', 'auth.token', 'auth.header-token'")
-
-        verify_raw = get("tls.verify") or "true"
-        try:
-            tls_verify: bool | str = parse_bool(verify_raw, "tls.verify")
-        except OptionError:
-            if not os.path.exists(os.path.expanduser(verify_raw)):
-                raise OptionError(
-                    f"option 'tls.verify': {verify_raw!r} is neither true/false nor an existing CA bundle path"
-                ) from None
-            tls_verify = os.path.expanduser(verify_raw)
-
-        headers = {}
-        for key, value in raw.items():
-            for prefix in PREFIX_OPTIONS:
-                if key.startswith(prefix):
-                    headers[key[len(prefix):]] = value
-
-        conversion = {}
-        for name in OPTIONS:
-            if name.startswith("convert.") and get(name):
-                conversion[name[len("convert."):].replace("-", "_")] = get(name).lower()
-        if conversion:
-            from type_mapping.convert import ConversionOptions
-
-            try:
-                ConversionOptions(**conversion)
-            except ValueError as exc:
-                raise OptionError(f"option convert.*: {exc}") from None
-        unsupported = (get("build.unsupported-indexes") or "error").lower()
-        if unsupported not in ("error", "skip"):
-            raise OptionError(f"option 'build.unsupported-indexes': {unsupported!r} is not error or skip")
-
-        test_fail = None
-        if get(TEST_FAIL_OPTION):
-            partition, _, nth = get(TEST_FAIL_OPTION).partition(":")
-            test_fail = (int(partition), int(nth or 1))
-
-        def sized(name: str) -> int:
-            return parse_size(get(name) or OPTIONS[name][0], name)
-
-        def integer(name: str, minimum: int = 1) -> int:
-            return parse_int(get(name) or OPTIONS[name][0], name, minimum)
-
-        def seconds(name: str) -> float:
-            value = parse_duration(get(name) or OPTIONS[name][0], name)
-            if value <= 0:
-                raise OptionError(f"option {name!r}: must be positive")
-            return value
+        write_id = get("write.id")
+        if write_id is not None and _CONTROL.search(write_id):
+            raise OptionError(f"option 'write.id': {write_id!r} contains a control character")
 
         return cls(
             table_name=table_name,
-            url=url.rstrip("/") if url else None,
-            table_type=table_type,
-            push_mode=push_mode,
-            output_uri=output_uri,
-            push_parallelism=integer("push-parallelism"),
-            max_bytes=sized("sink.buffer-flush.max-size"),
-            max_rows=integer("sink.buffer-flush.max-rows"),
+            write_id=write_id,
+            client=_client_config(get, raw, url) if url else None,
+            buffer=BufferLimits(max_rows=parse_int(chosen("sink.buffer-flush.max-rows"), "sink.buffer-flush.max-rows"),
+                                max_bytes=parse_size(chosen("sink.buffer-flush.max-size"),
+                                                     "sink.buffer-flush.max-size")),
+            naming=_naming(get),
+            delivery=DeliveryOptions(push_mode=push_mode, output_uri=output_uri,
+                                     push_parallelism=parse_int(chosen("push-parallelism"), "push-parallelism")),
+            schema=SchemaOptions(
+                schema_json=load_json_option(get("schema"), "schema") if get("schema") else None,
+                table_config_json=(load_json_option(get("table-config"), "table-config")
+                                   if get("table-config") else None),
+                ignore_unknown_columns=_one_of(chosen("schema.unknown-columns"), "schema.unknown-columns",
+                                               ("fail", "ignore")) == "ignore",
+                case_sensitive=parse_bool(chosen("schema.case-sensitive"), "schema.case-sensitive"),
+            ),
+            build=_build_options(chosen),
+            conversion=_conversion(chosen),
             parallelism=parse_int(get("sink.parallelism"), "sink.parallelism") if get("sink.parallelism") else None,
-            segment_name_type=name_type,
-            segment_name=segment_name,
-            segment_name_prefix=get("segment.name.prefix"),
-            segment_name_postfix=get("segment.name.postfix"),
-            segment_version=version,
             creation_time_ms=parse_creation_time(get("creation-time")) if get("creation-time") else None,
-            schema_json=load_json_option(get("schema"), "schema") if get("schema") else None,
-            table_config_json=load_json_option(get("table-config"), "table-config") if get("table-config") else None,
-            ignore_unknown_columns=unknown_columns == "ignore",
-            case_sensitive=parse_bool(get("schema.case-sensitive") or "false", "schema.case-sensitive"),
-            auth_username=username,
-            auth_password=password,
-            auth_token=token,
-            auth_header=header,
-            database=get("database"),
-            tls_verify=tls_verify,
-            connect_timeout_s=seconds("timeout.connect"),
-            read_timeout_s=seconds("timeout.read"),
-            retry_max_attempts=integer("retry.max-attempts"),
-            retry_max_elapsed_s=seconds("retry.max-elapsed"),
-            retry_initial_backoff_s=parse_duration(get("retry.initial-backoff") or "1s", "retry.initial-backoff"),
-            retry_max_backoff_s=parse_duration(get("retry.max-backoff") or "30s", "retry.max-backoff"),
-            headers=headers,
-            conversion=conversion,
-            unsupported_indexes=unsupported,
-            sort_by_sorted_column=parse_bool(get("build.sort") or "true", "build.sort"),
-            test_fail_partition=test_fail,
         )
 
     def __repr__(self) -> str:
         parts = []
         for spec in fields(self):
             value = getattr(self, spec.name)
-            if value is None or value == {} or spec.name in ("schema_json", "table_config_json"):
+            if value is None or spec.name == "schema":
                 continue
-            if spec.name in ("auth_password", "auth_token", "auth_header"):
-                value = REDACTED
-            elif spec.name == "headers":
-                value = {k: REDACTED for k in value}
+            if spec.name == "client":
+                value = f"controller {value.url}"  # the url is credential-free (userinfo became auth)
             parts.append(f"{spec.name}={value!r}")
         return f"WriteOptions({', '.join(parts)})"
 
     __str__ = __repr__
+
+
+def _one_of(value: str, option: str, allowed: tuple[str, ...]) -> str:
+    lowered = value.lower()
+    if lowered not in allowed:
+        raise OptionError(f"option {option!r}: {value!r} is not one of {', '.join(allowed)}")
+    return lowered
+
+
+def _naming(get) -> NamingOptions:
+    kind_raw = get("segment-name.type") or OPTIONS["segment-name.type"][0]
+    kind = SEGMENT_NAME_TYPES.get(kind_raw.lower())
+    if kind is None:
+        raise OptionError(f"option 'segment-name.type': {kind_raw!r} is not one of simple, normalizedDate, fixed")
+    fixed_name = get("segment.name")
+    if kind == "fixed" and not fixed_name:
+        raise OptionError("option 'segment-name.type'=fixed needs 'segment.name'")
+    if fixed_name and kind != "fixed":
+        raise OptionError("option 'segment.name' is only used with 'segment-name.type'=fixed")
+    parts = {"segment.name": fixed_name, "segment.name.prefix": get("segment.name.prefix"),
+             "segment.name.postfix": get("segment.name.postfix")}
+    for option, value in parts.items():
+        if value is None:
+            continue
+        if _CONTROL.search(value):
+            raise OptionError(f"option {option!r}: {value!r} contains a control character")
+        try:
+            validate_name_part(value, option)
+        except SegmentNameError as exc:
+            raise OptionError(f"option {option!r}: {exc}") from None
+    return NamingOptions(kind=kind, fixed_name=fixed_name, prefix=parts["segment.name.prefix"],
+                         postfix=parts["segment.name.postfix"])
+
+
+def _build_options(chosen) -> BuildOptions:
+    version = chosen("segment-version").lower()
+    if version not in ("v1", "v3"):
+        raise OptionError(f"option 'segment-version': {version!r} is not v1 or v3")
+    return BuildOptions(
+        segment_version=version,
+        sort_by_sorted_column=parse_bool(chosen("build.sort"), "build.sort"),
+        unsupported_indexes=_one_of(chosen("build.unsupported-indexes"), "build.unsupported-indexes",
+                                    ("error", "skip")),
+    )
+
+
+def _conversion(chosen) -> ConversionOptions:
+    values = {}
+    for name in OPTIONS:
+        if name.startswith("convert."):
+            values[name] = chosen(name).lower()
+    try:
+        return ConversionOptions(**{name[len("convert."):].replace("-", "_"): v for name, v in values.items()})
+    except ValueError:
+        # Say it with the option's name, not the Python field's.
+        for name, value in values.items():
+            try:
+                ConversionOptions(**{name[len("convert."):].replace("-", "_"): value})
+            except ValueError:
+                allowed = OPTIONS[name][1].split(": ", 1)[-1]
+                raise OptionError(f"option {name!r}: {value!r} is not one of {allowed}") from None
+        raise
+
+
+def _client_config(get, raw: Mapping[str, str], url: str) -> ClientConfig:
+    """The controller client's config; timeouts and retries only where the user set them (the client
+    config holds their defaults)."""
+    url, url_auth = validate_controller_url(url)
+    username, password = get("auth.username"), get("auth.password")
+    token, header = get("auth.token"), get("auth.header-token")
+    if (username is None) != (password is None):
+        raise OptionError("options 'auth.username' and 'auth.password' go together")
+    if sum(x is not None for x in (username, token, header, url_auth)) > 1:
+        raise OptionError("give only one of 'auth.username'/'auth.password', 'auth.token', 'auth.header-token' "
+                          "or credentials in 'url'")
+    auth = url_auth
+    if username is not None:
+        auth = Auth.basic(username, password)
+    elif token:
+        auth = Auth.bearer(token)
+    elif header:
+        auth = Auth.header(header)
+
+    verify_raw = get("tls.verify") or OPTIONS["tls.verify"][0]
+    try:
+        verify: bool | str = parse_bool(verify_raw, "tls.verify")
+    except OptionError:
+        if not os.path.exists(os.path.expanduser(verify_raw)):
+            raise OptionError(
+                f"option 'tls.verify': {verify_raw!r} is neither true/false nor an existing CA bundle path"
+            ) from None
+        verify = os.path.expanduser(verify_raw)
+
+    def seconds(name: str) -> float | None:
+        if get(name) is None:
+            return None
+        value = parse_duration(get(name), name)
+        if value <= 0 and name != "retry.initial-backoff":
+            raise OptionError(f"option {name!r}: must be positive")
+        return value
+
+    retry_overrides = {key: value for key, value in (
+        ("max_attempts", parse_int(get("retry.max-attempts"), "retry.max-attempts") if get("retry.max-attempts")
+         else None),
+        ("max_elapsed_s", seconds("retry.max-elapsed")),
+        ("initial_backoff_s", seconds("retry.initial-backoff")),
+        ("max_backoff_s", seconds("retry.max-backoff")),
+    ) if value is not None}
+    client_overrides = {key: value for key, value in (
+        ("connect_timeout", seconds("timeout.connect")), ("read_timeout", seconds("timeout.read")),
+    ) if value is not None}
+    headers = {key[len(prefix):]: value for key, value in raw.items() for prefix in PREFIX_OPTIONS
+               if key.startswith(prefix)}
+    client = ControllerClient(url, auth=auth, headers=headers, database=get("database"), verify=verify,
+                              retry=RetryPolicy(**retry_overrides), **client_overrides)
+    config = client.config
+    client.close()
+    return config
 
 
 def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -385,5 +478,10 @@ def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in options.items():
         lowered = str(key).lower()
         secret = lowered in SECRET_OPTIONS or lowered.startswith("header.")
-        out[key] = REDACTED if secret else value
+        if secret:
+            out[key] = REDACTED
+        elif isinstance(value, str) and "://" in value and "@" in value:
+            out[key] = redact_url(value)
+        else:
+            out[key] = value
     return out

@@ -8,9 +8,9 @@ from pinot_sink.naming import (
     SegmentNameError,
     TimeFormat,
     column_min_max,
-    job_name_pattern,
     make_namer,
     push_type_and_frequency,
+    run_tag,
     writer_postfix,
 )
 from type_mapping import PinotSchema
@@ -53,12 +53,16 @@ def test_simple_matches_pinot():
 def test_flink_style_partition_postfix():
     # Pinot's Flink sink: postfix + "_" + subtask index, then the sequence: starbucksStores_1_0
     namer = make_namer("simple", "starbucksStores", schema(), config(time_column=None),
-                       postfix=writer_postfix(None, partition_id=1))
-    assert namer.name(0) == "starbucksStores_1_0"
-    tagged = writer_postfix("nightly", partition_id=3, run_tag="r20240101000000000")
-    assert tagged == "nightly_r20240101000000000_3"
-    assert writer_postfix(None, partition_id=0, batch_tag="q1a2b3c4d_b7") == "q1a2b3c4d_b7_0"
-    assert writer_postfix(" x ", partition_id=None) == "x" and writer_postfix(None, partition_id=None) is None
+                       postfix=writer_postfix(None, write="w0123456789", run="rabc", partition_id=1))
+    assert namer.name(0) == "starbucksStores_w0123456789_rabc_1_0"
+    tagged = writer_postfix(" nightly ", write="w0123456789", run="rabc", partition_id=3)
+    assert tagged == "nightly_w0123456789_rabc_3"
+    assert writer_postfix(None, write="w0123456789", run="rabc", partition_id=None) == "w0123456789_rabc"
+
+
+def test_run_tags_are_fresh_ordered_and_short():
+    assert run_tag(0) == "r0" and run_tag(35) == "rz" and run_tag(36) == "r10"
+    assert len(run_tag(1_700_000_000_000)) == 9 and run_tag(1_700_000_000_001) > run_tag(1_700_000_000_000)
 
 
 @pytest.mark.parametrize("bad", ["test/Table", "a\\b", "x:y", "p*q", "w?", 'q"', "a<b", "a>b", "12|34"])
@@ -135,10 +139,3 @@ def test_min_max_and_java_spelling():
     assert column_min_max(table.slice(0, 0), "ts") == (None, None)
 
 
-def test_job_pattern_covers_partitions_and_sequences():
-    namer = make_namer("simple", "ev", schema(), config(), postfix="nightly_3")
-    pattern = job_name_pattern(namer, "nightly")
-    for name in ("ev_1_2_nightly_3_0", "ev_10_20_nightly_0_17"):
-        assert pattern.match(name)
-    for name in ("ev_1_2_other_3_0", "other_1_2_nightly_0_0", "ev_1_2_nightly_3"):
-        assert not pattern.match(name)

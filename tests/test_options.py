@@ -12,8 +12,8 @@ def parse(**extra):
 
 def test_defaults_are_the_seeds():
     opts = parse()
-    assert opts.max_rows == 1000 and opts.max_bytes == 5 * 1024**2
-    assert opts.segment_name_type == "simple" and opts.push_mode == "tar" and opts.embedded
+    assert opts.buffer.max_rows == 1000 and opts.buffer.max_bytes == 5 * 1024**2
+    assert opts.naming.kind == "simple" and opts.delivery.push_mode == "tar" and opts.embedded
 
 
 @pytest.mark.parametrize("text,expected", [("5mb", 5 << 20), ("512kb", 512 << 10), ("1gb", 1 << 30),
@@ -31,7 +31,7 @@ def test_bad_sizes(text):
 def test_case_insensitive_keys_and_values():
     opts = WriteOptions.parse({"TABLE-NAME": "t", "Segment-Name.Type": "NORMALIZEDDATE",
                                "sink.buffer-flush.max-rows": "2_000_000"})
-    assert opts.segment_name_type == "normalizedDate" and opts.max_rows == 2_000_000
+    assert opts.naming.kind == "normalizedDate" and opts.buffer.max_rows == 2_000_000
 
 
 @pytest.mark.parametrize("typo,suggestion", [
@@ -57,26 +57,59 @@ def test_required_and_conflicts():
     with pytest.raises(OptionError, match="output-uri"):
         parse(url="http://c:9000", **{"push-mode": "uri"})
     with pytest.raises(OptionError, match="go together"):
-        parse(**{"auth.username": "u"})
+        parse(url="http://c:9000", **{"auth.username": "u"})
     with pytest.raises(OptionError, match="only one"):
-        parse(**{"auth.token": "t", "auth.header-token": "Basic x"})
+        parse(url="http://c:9000", **{"auth.token": "t", "auth.header-token": "Basic x"})
+    with pytest.raises(OptionError, match="'auth.token' only applies with a controller"):
+        parse(**{"auth.token": "t"})
     with pytest.raises(OptionError, match="convert"):
         parse(**{"convert.on-overflow": "wrap"})
 
 
 def test_secrets_redacted():
-    opts = parse(**{"auth.username": "bob", "auth.password": "hunter2", "header.X-Api-Key": "k3y"})
-    assert "hunter2" not in repr(opts) and "k3y" not in repr(opts) and "bob" in repr(opts)
-    assert opts.headers == {"x-api-key": "k3y"}
+    opts = parse(url="http://c:9000", **{"auth.username": "bob", "auth.password": "hunter2",
+                                         "header.X-Api-Key": "k3y"})
+    assert "hunter2" not in repr(opts) and "k3y" not in repr(opts)
+    assert opts.client.headers == {"x-api-key": "k3y"}
     assert redact_options({"auth.token": "abc", "url": "u"}) == {"auth.token": "<redacted>", "url": "u"}
+
+
+def test_url_credentials_become_basic_auth_and_never_print():
+    opts = parse(url="http://alice:s3cr3t@controller:9000")
+    assert opts.client.url == "http://controller:9000" and opts.client.auth.user == "alice"
+    assert "s3cr3t" not in repr(opts) and "s3cr3t" not in str(opts.client)
+    assert "s3cr3t" not in str(redact_options({"url": "http://alice:s3cr3t@controller:9000"}))
+
+
+@pytest.mark.parametrize("url", ["ftp://controller:9000", "controller:9000", "http://", "file:///tmp/x"])
+def test_url_must_be_http_with_a_host(url):
+    with pytest.raises(OptionError, match="option 'url'"):
+        parse(url=url)
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "a\\b", "tab\tname", "..", "new\nline"])
+def test_table_name_rejects_path_separators_and_control_characters(name):
+    with pytest.raises(OptionError, match="option 'table-name'"):
+        parse(**{"table-name": name})
+
+
+@pytest.mark.parametrize("option", ["segment.name.postfix", "segment.name.prefix", "write.id"])
+def test_name_parts_reject_control_characters(option):
+    with pytest.raises(OptionError, match=f"option '{option}'"):
+        parse(**{option: "b\nx"})
+
+
+def test_conversion_errors_name_the_option():
+    with pytest.raises(OptionError, match="option 'convert.on-fraction': 'round' is not one of error"):
+        parse(**{"convert.on-fraction": "round"})
 
 
 def test_json_options_inline_and_path(tmp_path):
     schema = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "a", "dataType": "INT"}]}
     path = tmp_path / "schema.json"
     path.write_text(json.dumps(schema))
-    assert parse(schema=str(path)).schema_json == schema
-    assert parse(schema=json.dumps(schema)).schema_json == schema
+    assert parse(schema=str(path)).schema.schema_json == schema
+    assert parse(schema=json.dumps(schema)).schema.schema_json == schema
     with pytest.raises(OptionError, match="schema"):
         parse(schema=str(tmp_path / "missing.json"))
 
@@ -84,8 +117,18 @@ def test_json_options_inline_and_path(tmp_path):
 def test_creation_time_and_durations():
     assert parse(**{"creation-time": "1700000000000"}).creation_time_ms == 1_700_000_000_000
     assert parse(**{"creation-time": "2024-01-01T00:00:00Z"}).creation_time_ms == 1_704_067_200_000
-    opts = parse(**{"timeout.connect": "500ms", "timeout.read": "2m", "retry.max-attempts": "3"})
-    assert (opts.connect_timeout_s, opts.read_timeout_s, opts.retry_max_attempts) == (0.5, 120.0, 3)
+    opts = parse(url="http://c:9000", **{"timeout.connect": "500ms", "timeout.read": "2m",
+                                         "retry.max-attempts": "3"})
+    assert (opts.client.connect_timeout, opts.client.read_timeout, opts.client.retry.max_attempts) == (0.5, 120.0, 3)
+
+
+def test_controller_defaults_come_from_the_client_config():
+    from pinot_sink.controller import ClientConfig, RetryPolicy
+
+    opts = parse(url="http://c:9000")
+    assert opts.client.connect_timeout == ClientConfig.connect_timeout  # the dataclass default, one home
+    assert opts.client.read_timeout == ClientConfig.read_timeout
+    assert opts.client.retry == RetryPolicy()
 
 
 def test_every_documented_option_parses():

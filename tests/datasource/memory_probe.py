@@ -13,7 +13,8 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 
-from pinot_sink.datasource import prepare_job, write_partition
+from pinot_sink.job import prepare_job
+from pinot_sink.task import write_partition
 
 SCHEMA = {
     "schemaName": "orders",

@@ -12,8 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pinot_sink import datasource
-from pinot_sink.datasource import PinotWriteError, prepare_job, write_partition
+from pinot_sink import task
+from pinot_sink.job import prepare_job
+from pinot_sink.task import PinotWriteError, write_partition
 
 SCHEMA = {
     "schemaName": "events",
@@ -38,7 +39,7 @@ def job_for(out: Path, max_rows: int):
 
 
 def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
-    real_build = datasource._emit
+    real_build = task._SegmentPipeline._emit
     in_flight, most, threads = [0], [0], set()
     lock = threading.Lock()
 
@@ -53,17 +54,20 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
             with lock:
                 in_flight[0] -= 1
 
-    monkeypatch.setattr(datasource, "_emit", counting_emit)
-    report = write_partition(job_for(tmp_path, 2_500), batches(11_000), partition_id=3)
+    monkeypatch.setattr(task._SegmentPipeline, "_emit", counting_emit)
+    job = job_for(tmp_path, 2_500)
+    report = write_partition(job, batches(11_000), partition_id=3)
+    tail = f"{job.write_tag()}_{job.run_tag}_3"
 
     assert [s.sequence_id for s in report.segments] == [0, 1, 2, 3, 4]
     assert [s.rows for s in report.segments] == [2_500, 2_500, 2_500, 2_500, 1_000]
-    assert [s.name for s in report.segments] == [f"events_3_{k}" for k in range(5)]
+    assert [s.name for s in report.segments] == [f"events_{tail}_{k}" for k in range(5)]
     assert most[0] == 1
     assert threading.current_thread().name not in threads and len(threads) == 1  # one build thread
     # Each tarball holds the rows of its place in the partition: the first id of segment k is 2500 * k.
     for k, segment in enumerate(report.segments):
-        path = tmp_path / "events" / f"{segment.name}.tar.gz"
+        path = Path(segment.staged_uri[len("file://"):])
+        assert path.parent.name == "p3_a0" and path.parent.parent.name == job.run_folder()
         with tarfile.open(path) as tar:
             assert f"{segment.name}/v3/metadata.properties" in tar.getnames()
             metadata = tar.extractfile(f"{segment.name}/v3/metadata.properties").read().decode()
@@ -71,9 +75,7 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
 
 
 def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarball(tmp_path, monkeypatch):
-    from pinot_sink import segment
-
-    real_build = segment.build_segment
+    real_build = task.build_segment
     calls = []
 
     def failing_second(rows, schema, table_config, out_dir, name, **kwargs):
@@ -82,11 +84,14 @@ def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarb
             raise ValueError("column 'amount': disk full (injected)")
         return real_build(rows, schema, table_config, out_dir, name, **kwargs)
 
-    monkeypatch.setattr(segment, "build_segment", failing_second)
+    monkeypatch.setattr(task, "build_segment", failing_second)
+    job = job_for(tmp_path, 2_500)
+    tail = f"{job.write_tag()}_{job.run_tag}_1"
     with pytest.raises(PinotWriteError) as failure:
-        write_partition(job_for(tmp_path, 2_500), batches(11_000), partition_id=1)
-    assert str(failure.value) == ("table events, partition 1, segment events_1_1: build failed: "
+        write_partition(job, batches(11_000), partition_id=1)
+    assert str(failure.value) == (f"table events, partition 1, segment events_{tail}_1: build failed: "
                                   "column 'amount': disk full (injected)")
-    assert calls == ["events_1_0", "events_1_1"]  # the task stopped at the failure: no later segment
-    left = sorted(p.name for p in (tmp_path / "events").iterdir())
-    assert left == ["events_1_0.tar.gz"]  # no tarball (or temp file) of the failed segment
+    assert calls == [f"events_{tail}_0", f"events_{tail}_1"]  # the task stopped at the failure
+    left = sorted(p.name for p in (tmp_path / "events" / "_staging" / job.run_folder() / "p1_a0").iterdir())
+    assert left == [f"events_{tail}_0.tar.gz"]  # no tarball (or temp file) of the failed segment
+    assert not any(p.suffix == ".gz" for p in (tmp_path / "events").iterdir())  # nothing published

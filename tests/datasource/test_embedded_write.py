@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ import pyarrow.compute as pc
 import pytest
 
 import pinot_sink
+from pinot_sink.naming import write_tag
 from tests.datasource.helpers import BASE_MS, SCHEMA, TABLE_CONFIG, embedded_writer, events_df, read_rows, tarballs
 
 pytestmark = pytest.mark.spark
@@ -21,25 +23,34 @@ def registered(spark):
 
 def test_append_writes_readable_segments_with_deterministic_names(spark, tmp_path):
     df = events_df(spark, rows=3000, partitions=2)
-    embedded_writer(df, tmp_path, **{"sink.buffer-flush.max-rows": 1000, "creation-time": "1700000000000"}) \
-        .mode("append").save()
+    options = {"sink.buffer-flush.max-rows": 1000, "creation-time": "1700000000000", "write.id": "daily_1"}
+    embedded_writer(df, tmp_path, **options).mode("append").save()
     first = tarballs(tmp_path)
+    tag = write_tag("daily_1")
     # 1500 rows per partition, cut at exactly 1000: two segments per partition, sequence inside partition.
-    assert sorted(first) == [
-        f"events_{BASE_MS}_{BASE_MS + 999_000}_0_0", f"events_{BASE_MS + 1_000_000}_{BASE_MS + 1_499_000}_0_1",
-        f"events_{BASE_MS + 1_500_000}_{BASE_MS + 2_499_000}_1_0",
-        f"events_{BASE_MS + 2_500_000}_{BASE_MS + 2_999_000}_1_1",
+    shapes = sorted(re.sub(r"_r[0-9a-z]+_", "_R_", name) for name in first)
+    assert shapes == [
+        f"events_{BASE_MS}_{BASE_MS + 999_000}_{tag}_R_0_0", f"events_{BASE_MS + 1_000_000}_{BASE_MS + 1_499_000}_{tag}_R_0_1",
+        f"events_{BASE_MS + 1_500_000}_{BASE_MS + 2_499_000}_{tag}_R_1_0",
+        f"events_{BASE_MS + 2_500_000}_{BASE_MS + 2_999_000}_{tag}_R_1_1",
     ]
     table = read_rows(Path(tmp_path, "events").glob("*.tar.gz"))
     assert table.num_rows == 3000
     assert pc.sum(table.column("value")).as_py() == sum(range(3000))
     assert sorted(table.column("value").to_pylist()) == list(range(3000))
     assert pc.min(table.column("ts").cast("int64")).as_py() == BASE_MS
+    assert not Path(tmp_path, "events", "_staging").exists() or not any(Path(tmp_path, "events", "_staging").iterdir())
 
-    # A rerun over the same input replaces the same files with the same bytes: no extra segment, no extra row.
-    embedded_writer(df, tmp_path, **{"sink.buffer-flush.max-rows": 1000, "creation-time": "1700000000000"}) \
-        .mode("append").save()
-    assert tarballs(tmp_path) == first
+    # A rerun of the same write replaces all of its segments, here with another partitioning: no extra row.
+    embedded_writer(events_df(spark, rows=3000, partitions=3), tmp_path, **options).mode("append").save()
+    again = tarballs(tmp_path)
+    assert len(again) == 3 and set(again).isdisjoint(first)
+    assert sorted(read_rows(Path(tmp_path, "events").glob("*.tar.gz")).column("value").to_pylist()) == list(range(3000))
+
+    # Another write (no write.id: a fresh one) appends, and leaves the earlier write's segments alone.
+    embedded_writer(events_df(spark, rows=100, start=3000, partitions=1), tmp_path).mode("append").save()
+    assert set(again) < set(tarballs(tmp_path))
+    assert sorted(read_rows(Path(tmp_path, "events").glob("*.tar.gz")).column("value").to_pylist()) == list(range(3100))
 
 
 def test_overwrite_replaces_the_directory_contents(spark, tmp_path):
@@ -48,7 +59,7 @@ def test_overwrite_replaces_the_directory_contents(spark, tmp_path):
     assert len(tarballs(tmp_path)) == 4
     embedded_writer(events_df(spark, rows=300, start=10_000), tmp_path).mode("overwrite").save()
     after = tarballs(tmp_path)
-    assert len(after) == 2 and all("_r2" in name for name in after)  # run-tagged names
+    assert len(after) == 2  # every earlier segment went, whichever write it belonged to
     table = read_rows(Path(tmp_path, "events").glob("*.tar.gz"))
     assert sorted(table.column("value").to_pylist()) == list(range(10_000, 10_300))
 
@@ -65,7 +76,7 @@ def test_max_size_cuts_and_version_and_name_options(spark, tmp_path):
                "segment.name.postfix": "nightly", "segment-version": "v1"}
     embedded_writer(events_df(spark, rows=4000, partitions=1), tmp_path, **options).mode("append").save()
     names = sorted(tarballs(tmp_path))
-    assert len(names) > 2 and all("_nightly_0_" in n for n in names)
+    assert len(names) > 2 and all(re.search(r"_nightly_w[0-9a-f]{10}_r[0-9a-z]+_0_\d+$", n) for n in names)
     table = read_rows(Path(tmp_path, "events").glob("*.tar.gz"))
     assert table.num_rows == 4000
 
@@ -76,7 +87,8 @@ def test_normalized_date_names(spark, tmp_path):
     embedded_writer(events_df(spark, rows=100, partitions=1), tmp_path, **{
         "table-config": json.dumps(config), "segment-name.type": "normalizedDate", "segment.name.prefix": "ev"})\
         .mode("append").save()
-    assert list(tarballs(tmp_path)) == ["ev_2023-11-14_2023-11-14_0_0"]
+    [name] = tarballs(tmp_path)
+    assert re.fullmatch(r"ev_2023-11-14_2023-11-14_w[0-9a-f]{10}_r[0-9a-z]+_0_0", name)
 
 
 def test_fixed_name_one_segment_and_clear_error_for_more(spark, tmp_path):

@@ -1,4 +1,4 @@
-"""df.writeStream.format("pinot"): micro-batch ids in names, exactly-once across a restart (real Spark)."""
+"""df.writeStream.format("pinot"): one write per micro-batch, exactly-once across a restart (real Spark)."""
 from __future__ import annotations
 
 import shutil
@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pinot_sink
+from pinot_sink.naming import name_tags
 from tests.datasource.helpers import BASE_MS, read_tar_bytes
 
 pytestmark = pytest.mark.spark
@@ -42,7 +43,8 @@ def test_three_batches_and_a_replayed_batch_after_restart(spark, fake_controller
         drop_file(source, index)
     run_available(spark, source, checkpoint, fake_controller)
     live = fake_controller.live_segments()
-    assert {name.split("_b")[1].split("_")[0] for name in live} == {"0", "1", "2"}  # one batch id per file
+    batches = {name_tags(name)[0] for name in live}
+    assert len(batches) == 3  # one write (tag) per micro-batch, one batch per file
     assert len(live) == 6  # 200 rows per batch, cut at 150
 
     # Crash after batch 2 was written but before Spark recorded its commit: the restart replays batch 2.
@@ -51,8 +53,10 @@ def test_three_batches_and_a_replayed_batch_after_restart(spark, fake_controller
     drop_file(source, 3)
     run_available(spark, source, checkpoint, fake_controller)
     segments = fake_controller.segments()
-    replayed = [n for n in fake_controller.live_segments() if "_b2_" in n]
-    assert all(segments[n].noop_uploads + segments[n].refreshes >= 1 for n in replayed)
+    after = fake_controller.live_segments()
+    assert len({name_tags(name)[0] for name in after}) == 4 and len(after) == 8
+    replaced = set(live) - set(after)  # the replayed batch's first segments, replaced by the rerun's
+    assert len(replaced) == 2 and len({name_tags(name)[0] for name in replaced}) == 1
     blobs = {n: segments[n].tar_bytes for n in fake_controller.live_segments()}
     values = sorted(read_tar_bytes(blobs, tmp_path).column("value").to_pylist())
     assert values == list(range(800))  # nothing lost, nothing twice

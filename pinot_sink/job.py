@@ -1,0 +1,176 @@
+"""A write, prepared on the driver before any task runs: ``prepare_job`` -> ``WriteJob``.
+
+options -> Pinot schema and table config (controller, or the ``schema`` / ``table-config`` options) ->
+reconcile with the DataFrame schema (fails fast, naming the column) -> the write's identity (write tag, run
+tag) and where tasks stage their segments. Spark-free: the Spark 4 data source and the Spark 3
+``mapInArrow`` entry point both call it, then ship the picklable ``WriteJob`` to the tasks
+(``pinot_sink.task``) and hand it with the task reports to the single committer (``pinot_sink.commit``).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from type_mapping import PinotSchema
+from type_mapping.reconcile import WritePlan, plan_write
+
+from pinot_sink.controller import ControllerClient
+from pinot_sink.controller.deep_store import normalise_uri
+
+from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
+from .options import OptionError, WriteOptions
+from .store import SegmentStore, staging_uri, table_uri
+
+log = logging.getLogger("pinot_sink")
+
+DEFAULT_OUTPUT_URI = "pinot-segments"  # embedded mode without output-uri: ./pinot-segments/<table>/
+
+
+def ensure_log_handler() -> None:
+    """Python workers have no logging config: send our INFO lines to stderr (the executor log)."""
+    if not log.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+
+
+@dataclass(frozen=True)
+class WriteJob:
+    """Everything the tasks and the committer need; made once on the driver, pickled to executors."""
+
+    options: WriteOptions
+    schema_json: dict
+    table_config: dict
+    plan: WritePlan
+    overwrite: bool
+    streaming: bool
+    write_id: str | None  # None for streaming: each micro-batch is its own write (see batch_write_id)
+    run_tag: str  # fresh per run: names of this run never collide with the ones it replaces
+    creation_time_ms: int
+    output_uri: str | None  # normalised root; tarballs at <output_uri>/<table>/<name>.tar.gz
+    stage_root: str  # normalised root under which tasks stage (<stage_root>/<table>/_staging/...)
+    stage_is_driver_local: bool  # a temp folder of the driver's machine: tasks elsewhere cannot reach it
+    driver_host: str
+    started_at: float
+
+    @property
+    def table(self) -> str:
+        return self.options.table_name
+
+    @property
+    def client_config(self):
+        return self.options.client
+
+    def write_tag(self, batch_write_id: str | None = None) -> str:
+        return write_tag(batch_write_id if batch_write_id is not None else self.write_id)
+
+    def run_folder(self, batch_write_id: str | None = None) -> str:
+        """The staging folder of this run (of one micro-batch, in streaming)."""
+        return f"{self.write_tag(batch_write_id)}_{self.run_tag}"
+
+    def staging(self, batch_write_id: str | None = None) -> str:
+        return staging_uri(self.stage_root, self.table, self.run_folder(batch_write_id))
+
+    def store(self) -> SegmentStore:
+        """Where the table's live segments are: the controller, or the output directory."""
+        if self.client_config is not None:
+            return SegmentStore(self.table, client_config=self.client_config)
+        return SegmentStore(self.table, directory_uri=table_uri(self.output_uri, self.table))
+
+    def segment_schema(self) -> PinotSchema:
+        return PinotSchema.from_json(self.schema_json)
+
+    def namer(self, *, partition_id: int, batch_write_id: str | None = None) -> SegmentNamer:
+        naming = self.options.naming
+        postfix = writer_postfix(naming.postfix, write=self.write_tag(batch_write_id), run=self.run_tag,
+                                 partition_id=partition_id)
+        return make_namer(naming.kind, self.table, self.segment_schema(), self.table_config, postfix=postfix,
+                          prefix=naming.prefix, fixed_name=naming.fixed_name)
+
+
+def batch_write_id(query_id: str | None, batch_id: int) -> str:
+    """The write id of one streaming micro-batch: equal when a restarted query (same checkpoint, so same
+    query id) reruns the batch, so the rerun replaces what the first attempt may have committed."""
+    return f"stream:{query_id or '-'}:{batch_id}"
+
+
+def _default_table_config(table: str) -> dict:
+    return {"tableName": f"{table}_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
+            "tableIndexConfig": {}, "metadata": {}}
+
+
+def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite: bool, streaming: bool = False,
+                now_ms: int | None = None) -> WriteJob:
+    """Everything the tasks need, decided once on the driver; fails fast with a clear message.
+
+    ``source_schema`` is the DataFrame's schema (Spark ``StructType`` or Arrow schema)."""
+    ensure_log_handler()
+    options = WriteOptions.parse(raw_options)
+    if streaming and overwrite:
+        raise OptionError("the pinot sink does not support the 'complete' output mode (it would need to replace "
+                          "the whole table every micro-batch); use the 'append' output mode")
+    if streaming and options.write_id:
+        raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
+                          "identified by the query id and batch id")
+    if options.client is not None:
+        with ControllerClient.from_config(options.client) as client:
+            schema_json = options.schema.schema_json or client.get_schema(options.table_name)
+            table_config = options.schema.table_config_json or client.get_table_config(options.table_name)
+    else:
+        if options.schema.schema_json is None:
+            raise OptionError(
+                "without 'url' (no controller) the Pinot schema must come from the 'schema' option "
+                "(inline JSON or a path), and optionally the table config from 'table-config'"
+            )
+        schema_json = options.schema.schema_json
+        table_config = options.schema.table_config_json or _default_table_config(options.table_name)
+
+    pinot_schema = PinotSchema.from_json(schema_json)
+    plan = plan_write(source_schema, pinot_schema, ignore_unknown_columns=options.schema.ignore_unknown_columns,
+                      case_sensitive=options.schema.case_sensitive, table_config=table_config)
+
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    # Without write.id every job is its own write: a fresh id, so appends never touch each other's segments.
+    write_id = None if streaming else (options.write_id or f"auto:{uuid.uuid4().hex}")
+    delivery = options.delivery
+    output_uri = delivery.output_uri or (DEFAULT_OUTPUT_URI if options.client is None else None)
+    output_uri = normalise_uri(output_uri) if output_uri else None
+    if options.client is not None and delivery.push_mode == "uri" and output_uri and output_uri.startswith("file:"):
+        raise OptionError(
+            f"option 'push-mode'=uri needs an 'output-uri' the controller can download from (s3://, hdfs://, "
+            f"gs://, ...); the controller rejects file: URIs ({output_uri}). Use push-mode=metadata or tar with a "
+            f"local directory"
+        )
+    stage_is_driver_local = output_uri is None
+    stage_root = output_uri or normalise_uri(os.path.join(tempfile.gettempdir(), "pinot-sink-staging"))
+
+    job = WriteJob(
+        options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
+        streaming=streaming, write_id=write_id, run_tag=run_tag(now_ms),
+        creation_time_ms=options.creation_time_ms if options.creation_time_ms is not None else now_ms,
+        output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
+        driver_host=socket.gethostname(), started_at=time.time(),
+    )
+    try:  # names are validated before any task runs
+        job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
+    except SegmentNameError as exc:
+        raise OptionError(f"table {options.table_name}: {exc}") from None
+    log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
+             write_id if write_id is not None else "per micro-batch", job.run_tag, options)
+    return job
+
+
+def describe_mode(job: WriteJob) -> str:
+    mode = "overwrite" if job.overwrite else "append"
+    if job.client_config is None:
+        return f"{mode}, embedded: segments to {job.output_uri}/{job.table}/, no upload"
+    return f"{mode}, controller {job.client_config.url}, push-mode {job.options.delivery.push_mode}"

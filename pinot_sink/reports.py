@@ -1,0 +1,96 @@
+"""What travels from the tasks to the driver, and what the driver hands back to the caller.
+
+Spark runs the commit on the driver against the pickled writer, so everything a task did must travel in
+its report: ``TaskReport`` lists the segments one task attempt staged (``SegmentRecord``). Plain dataclasses,
+no Spark types: the Spark 4 data source wraps a report in its commit message class, the ``mapInArrow``
+entry point pickles it into a result row.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class SegmentRecord:
+    """One segment a task attempt built and staged."""
+
+    name: str
+    rows: int
+    tar_bytes: int
+    crc: int
+    staged_uri: str  # the attempt's own staging folder; the driver publishes from here
+    partition_id: int
+    sequence_id: int
+    build_ms: float
+    stage_ms: float
+    start_time_ms: int | None = None  # the time column's range in epoch millis (None: no time column)
+    end_time_ms: int | None = None
+
+
+@dataclass
+class TaskReport:
+    """The report of one task attempt."""
+
+    partition_id: int
+    attempt: int
+    segments: list[SegmentRecord] = field(default_factory=list)
+    input_rows: int = 0
+    batch_id: int | None = None  # streaming: the micro-batch
+    query_id: str | None = None  # streaming: the query (stable across restarts from one checkpoint)
+    started_at: float = 0.0  # wall clock (epoch s) when the task began writing
+
+    @property
+    def rows(self) -> int:
+        return sum(s.rows for s in self.segments)
+
+
+@dataclass(frozen=True)
+class PublishedSegment:
+    name: str
+    rows: int
+    tar_bytes: int
+    crc: int
+    uri: str | None  # where the tarball lives now (output-uri), None when only the controller holds it
+    partition_id: int
+    sequence_id: int
+    build_ms: float
+    upload_ms: float
+    start_time_ms: int | None
+    end_time_ms: int | None
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What one committed write did; returned by ``pinot_sink.write`` and logged by the driver."""
+
+    table: str
+    mode: str  # append | overwrite
+    write_id: str | None
+    run_tag: str
+    segments: tuple[PublishedSegment, ...]
+    replaced: tuple[str, ...]  # segments this write took out of the table (overwrite, or a rerun's old ones)
+    lineage_id: str | None
+    destination: str
+    elapsed_s: float
+    commit_s: float
+
+    @property
+    def rows(self) -> int:
+        return sum(s.rows for s in self.segments)
+
+
+def committed_segments(reports: Sequence[TaskReport | None]) -> list[SegmentRecord]:
+    """The segments of the committed attempts (one report per partition; None for an empty task)."""
+    segments = [segment for report in reports if report is not None for segment in report.segments]
+    seen: dict[str, int] = {}
+    for segment in segments:
+        # Two partitions producing one name would replace each other (fixed names across partitions).
+        if segment.name in seen:
+            raise RuntimeError(
+                f"segment name {segment.name!r} was produced by partitions {seen[segment.name]} and "
+                f"{segment.partition_id}: with segment-name.type=fixed the job must write exactly one segment "
+                f"(write a single partition, e.g. df.coalesce(1), and keep max-rows/max-size above its size)"
+            )
+        seen[segment.name] = segment.partition_id
+    return segments

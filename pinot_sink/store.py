@@ -1,0 +1,134 @@
+"""Where segments live: a controller table or a directory of tarballs, and the staging area of a write.
+
+Layout (the deep store's, owned by ``pinot_sink.controller.deep_store``): a table's tarballs are
+``<root>/<rawTable>/<segmentName>.tar.gz``. A write stages its tasks' tarballs under
+
+    <root>/<rawTable>/_staging/<write tag>_<run tag>/p<partition>_a<task attempt>/<segmentName>.tar.gz
+
+one folder per task attempt, so two attempts of one partition (a retry, a speculative copy, a straggler
+still running after the job) never write the same file. The driver publishes only the files that the
+committed attempts reported, and deletes the run's staging folder afterwards. Listings of the table skip
+``_staging`` (and every name starting with ``_`` or ``.``), as Pinot's batch jobs skip non-tarballs.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Iterable
+from urllib.parse import unquote, urlsplit
+
+from pinot_sink.controller import ClientConfig, ControllerClient
+from pinot_sink.controller.deep_store import normalise_uri, segment_destination
+
+log = logging.getLogger("pinot_sink")
+
+TAR_SUFFIX = ".tar.gz"
+STAGING_DIR = "_staging"
+
+
+def table_uri(root_uri: str, table: str) -> str:
+    """``<root>/<rawTable>``: the folder holding a table's tarballs."""
+    return segment_destination(root_uri, table, "x").rsplit("/", 1)[0]
+
+
+def local_path(uri: str) -> str | None:
+    """The local path behind a ``file://`` URI (None for remote stores)."""
+    if uri.startswith("file://"):
+        return unquote(urlsplit(uri).path)
+    return None
+
+
+def staging_uri(root_uri: str, table: str, run_folder: str) -> str:
+    """The folder of one run's staged tarballs."""
+    return f"{table_uri(root_uri, table)}/{STAGING_DIR}/{run_folder}"
+
+
+def attempt_folder(partition_id: int, task_attempt: int) -> str:
+    return f"p{partition_id}_a{task_attempt}"
+
+
+def _fs(uri: str):
+    import fsspec
+
+    return fsspec.core.url_to_fs(uri)
+
+
+@dataclass(frozen=True)
+class SegmentStore:
+    """A place holding segments by name: a controller table, or a directory of ``<name>.tar.gz``."""
+
+    table: str
+    client_config: ClientConfig | None = None
+    directory_uri: str | None = None  # <output-uri>/<table>
+
+    def describe(self) -> str:
+        if self.client_config is not None:
+            return f"controller {self.client_config.url}"
+        return self.directory_uri or "?"
+
+    def list(self) -> set[str]:
+        """The segments a query sees (for a controller: replaced ones excluded)."""
+        if self.client_config is not None:
+            with ControllerClient.from_config(self.client_config) as client:
+                return set(client.list_segments(self.table, exclude_replaced=True))
+        fs, path = _fs(self.directory_uri)
+        if not fs.exists(path):
+            return set()
+        names = set()
+        for entry in fs.ls(path, detail=False):
+            base = os.path.basename(str(entry).rstrip("/"))
+            if base.endswith(TAR_SUFFIX) and not base.startswith((".", "_")):
+                names.add(unquote(base[: -len(TAR_SUFFIX)]))
+        return names
+
+    def delete(self, names: Iterable[str]) -> list[str]:
+        """Delete ``names``; returns the ones that could not be deleted (the error is logged)."""
+        names = sorted(set(names))
+        if not names:
+            return []
+        if self.client_config is not None:
+            with ControllerClient.from_config(self.client_config) as client:
+                client.delete_segments(self.table, names)
+            return []
+        fs, _ = _fs(self.directory_uri)
+        left = []
+        for name in names:
+            _, target = _fs(segment_destination(self._root(), self.table, name))
+            try:
+                if fs.exists(target):
+                    fs.rm(target)
+            except OSError as exc:
+                log.error("pinot_sink: could not delete %s: %s", target, exc)
+                left.append(name)
+        return left
+
+    def _root(self) -> str:
+        return self.directory_uri.rsplit("/", 1)[0]
+
+
+def publish_into_directory(root_uri: str, table: str, staged: dict[str, str]) -> None:
+    """Move staged tarballs (``name -> staged uri``) to their place in the table's folder. Each move is
+    a rename on local disks (atomic) and a copy-then-delete on object stores (the object appears whole)."""
+    for name, source in staged.items():
+        target = segment_destination(root_uri, table, name)
+        fs, source_path = _fs(source)
+        _, target_path = _fs(target)
+        fs.makedirs(os.path.dirname(target_path), exist_ok=True)
+        if local_path(source) is not None:
+            os.replace(source_path, target_path)
+        else:
+            fs.mv(source_path, target_path)
+
+
+def remove_tree(uri: str) -> bool:
+    """Delete a staging folder and everything under it; False (logged) when it could not be."""
+    try:
+        fs, path = _fs(uri)
+        if fs.exists(path):
+            fs.rm(path, recursive=True)
+        return True
+    except OSError as exc:
+        log.warning("pinot_sink: could not remove staging folder %s: %s", uri, exc)
+        return False
+
