@@ -62,12 +62,13 @@ def register(spark=None) -> bool:
     return True
 
 
-def write(df, table_name: str, *, mode: str = "append", **options) -> None:
-    """``df.write.format("pinot_sink")`` with ``sink.parallelism`` honoured; see ``datasource.write``."""
+def write(df, table_name: str, *, mode: str = "append", **options):
+    """``df.write.format("pinot_sink")`` with ``sink.parallelism`` honoured; returns the ``WriteResult``;
+    see ``datasource.write``."""
     from .datasource import write as _write
 
     register(df.sparkSession)
-    _write(df, table_name, mode=mode, **options)
+    return _write(df, table_name, mode=mode, **options)
 
 
 def _register_on_import() -> None:

@@ -30,11 +30,16 @@ from pinot_sink.controller.deep_store import segment_destination
 from pinot_sink.controller.errors import ConsistentPushError
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
+from .manifest import write_aborted, write_committed
 from .naming import is_segment_of_write
+from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .store import local_path, publish_into_directory, remove_tree
 
 log = logging.getLogger("pinot_sink")
+
+
+SMALL_SEGMENTS_WARNING = 300  # segments one write may make with the seed's defaults before the driver warns
 
 
 class CommitError(RuntimeError):
@@ -60,7 +65,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         else:
             replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag)
     finally:
-        remove_tree(job.staging(batch_write))
+        remove_tree(job.staging(batch_write), job.storage_options)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
     # Streaming writers are made once per query, so time a micro-batch from its first task.
     starts = [r.started_at for r in reports if r is not None and r.started_at]
@@ -72,6 +77,12 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
     )
     log.info("%s", summary_table(result))
+    if job.options.buffer == BufferLimits() and len(published) > SMALL_SEGMENTS_WARNING:
+        log.warning("pinot_sink: this write made %d segments of %.0f KB on average with the seed's defaults "
+                    "(sink.buffer-flush.max-rows 1000, max-size 5mb); Pinot serves far better with segments of a "
+                    "few hundred MB: set max-rows 5000000 and max-size 512mb", len(published),
+                    sum(s.tar_bytes for s in published) / len(published) / 1024)
+    write_committed(job, result, job.run_folder(batch_write))
     return result
 
 
@@ -87,12 +98,13 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         store = job.store()
         ours = [n for n in store.list() if n in _names(reports)]
         left += store.delete(ours)
-    if not remove_tree(job.staging(batch_write)):
+    if not remove_tree(job.staging(batch_write), job.storage_options):
         left.append(job.staging(batch_write))
     if left:
         log.error("pinot_sink: abort of %s could not remove: %s", job.table, ", ".join(left))
     else:
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
+    write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left)
     return left
 
 
@@ -110,7 +122,8 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     store = job.store()
     new = {s.name for s in segments}
     replaced = _replaced(job, store.list(), new, tag)
-    publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments})
+    publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
+                           job.storage_options)
     left = store.delete(replaced)
     if left:
         raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
@@ -136,11 +149,12 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
 
                 download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
                 local = str(download_dir / f"{segment.name}.tar.gz")
-                fs, remote = fsspec.core.url_to_fs(segment.staged_uri)
+                fs, remote = fsspec.core.url_to_fs(segment.staged_uri, **job.storage_options)
                 fs.get_file(remote, local)
             paths.append(local)
         push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
-                            deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None)
+                            deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None,
+                            deep_store_options=job.storage_options or None)
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
@@ -160,8 +174,8 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next).
-            publish_into_directory(job.output_uri, job.table,
-                                   {s.name: s.staged_uri for s in segments})
+            publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
+                                   job.storage_options)
         return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
     finally:
         client.close()

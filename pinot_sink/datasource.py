@@ -34,9 +34,10 @@ except ImportError as _missing_stream:
 else:
     _STREAM_WRITER_MISSING = None
 
-from .commit import abort_job, commit_job
+from .commit import abort_job, commit_job, summary_table
+from .manifest import read_result
 from .job import WriteJob, prepare_job
-from .reports import TaskReport
+from .reports import TaskReport, WriteResult
 from .task import PinotWriteError, write_partition
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
@@ -136,14 +137,33 @@ class PinotSinkDataSource(PinotDataSource):
         return "pinot_sink"
 
 
-def write(df, table_name: str, *, mode: str = "append", **options) -> None:
+def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResult:
     """``df.write.format("pinot_sink")`` with ``sink.parallelism`` applied (a data source cannot repartition
-    its input, so this helper does it first). Dotted names go in as a dict:
-    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
-    parallelism = options.get("sink.parallelism")
+    its input, so this helper does it first); returns what the write committed. Dotted names go in as a
+    dict: ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
+    import logging
+    import os
+    import tempfile
+
+    options = dict(options)
+    parallelism = options.pop("sink.parallelism", None)
     if parallelism is not None:
         df = df.repartition(int(parallelism))
-    writer = df.write.format("pinot_sink").option("table-name", table_name).mode(mode)
-    for key, value in options.items():
-        writer = writer.option(key, str(value))
-    writer.save()
+    # Spark runs the commit in a process of its own: the result comes back through the job manifest.
+    with tempfile.TemporaryDirectory(prefix="pinot-sink-result-") as folder:
+        manifest = os.path.join(folder, "manifest.json")
+        writer = df.write.format("pinot_sink").option("table-name", table_name).mode(mode)
+        for key, value in {**options, "manifest.path": options.get("manifest.path", manifest)}.items():
+            writer = writer.option(key, str(value))
+        writer.save()
+        if options.get("manifest.path"):
+            import fsspec
+
+            with fsspec.open(options["manifest.path"], "r") as handle:
+                text = handle.read()
+        else:
+            with open(manifest, encoding="utf-8") as handle:
+                text = handle.read()
+    result = read_result(text)
+    logging.getLogger("pinot_sink").info("%s", summary_table(result))
+    return result

@@ -25,7 +25,7 @@ from pinot_sink.controller import ControllerClient
 from pinot_sink.controller.deep_store import normalise_uri
 
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
-from .options import OptionError, WriteOptions
+from .options import BufferLimits, OptionError, WriteOptions, redact_options
 from .store import SegmentStore, staging_uri, table_uri
 
 log = logging.getLogger("pinot_sink")
@@ -61,6 +61,7 @@ class WriteJob:
     stage_is_driver_local: bool  # a temp folder of the driver's machine: tasks elsewhere cannot reach it
     driver_host: str
     started_at: float
+    logged_options: dict  # the user's options as given, secrets redacted (manifest, logs)
 
     @property
     def table(self) -> str:
@@ -84,7 +85,12 @@ class WriteJob:
         """Where the table's live segments are: the controller, or the output directory."""
         if self.client_config is not None:
             return SegmentStore(self.table, client_config=self.client_config)
-        return SegmentStore(self.table, directory_uri=table_uri(self.output_uri, self.table))
+        return SegmentStore(self.table, directory_uri=table_uri(self.output_uri, self.table),
+                            storage_options=self.storage_options)
+
+    @property
+    def storage_options(self) -> dict:
+        return self.options.delivery.storage_options
 
     def segment_schema(self) -> PinotSchema:
         return PinotSchema.from_json(self.schema_json)
@@ -159,6 +165,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         creation_time_ms=options.creation_time_ms if options.creation_time_ms is not None else now_ms,
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(),
+        logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
     )
     try:  # names are validated before any task runs
         job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
@@ -166,6 +173,14 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         raise OptionError(f"table {options.table_name}: {exc}") from None
     log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
              write_id if write_id is not None else "per micro-batch", job.run_tag, options)
+    if options.parallelism and not streaming:
+        log.warning("pinot_sink: sink.parallelism=%d is not applied by format('pinot') (a data source cannot "
+                    "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",
+                    options.parallelism, options.parallelism)
+    if options.buffer == BufferLimits():
+        log.info("pinot_sink: sink.buffer-flush.max-rows=%d / max-size=%s are the seed's defaults and make small "
+                 "segments; for backfills set max-rows 5000000 and max-size 512mb (docs/options.md)",
+                 options.buffer.max_rows, "5mb")
     return job
 
 

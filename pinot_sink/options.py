@@ -44,6 +44,10 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "output-uri": (None, "where tarballs go: a local directory or a deep-store URI (fsspec); with a "
                          "controller, also where tasks stage segments for the driver's commit"),
     "push-parallelism": ("4", "concurrent uploads in the driver's commit"),
+    "push.segment-uri-prefix": (None, "uri/metadata push: prepended to each segment's deep-store path, as Pinot's "
+                                      "job spec segmentUriPrefix (e.g. s3:// for an s3a:// output-uri)"),
+    "push.segment-uri-suffix": (None, "uri/metadata push: appended to each segment's deep-store path"),
+    "manifest.path": (None, "also write the job manifest (JSON) to this path or URI"),
     "sink.buffer-flush.max-size": ("5mb", "cut a segment when the buffered rows reach this size"),
     "sink.buffer-flush.max-rows": ("1000", "cut a segment when this many rows are buffered"),
     "sink.parallelism": (None, "repartition to N before writing (pinot_sink.write applies it)"),
@@ -70,6 +74,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "auth.header-token": (None, "the whole Authorization header value, e.g. 'Basic dXNlcjpwYXNz'"),
     "database": (None, "Pinot database (sent as the 'database' header)"),
     "tls.verify": ("true", "verify the controller's TLS certificate: true | false | path to a CA bundle"),
+    "tls.client-cert": (None, "client certificate (PEM) for mTLS with the controller"),
+    "tls.client-key": (None, "the client certificate's private key (PEM), unless it is in tls.client-cert"),
     "timeout.connect": (None, "controller connect timeout (default: the client's, 10s)"),
     "timeout.read": (None, "controller read timeout (default: the client's, 300s)"),
     "retry.max-attempts": (None, "attempts per controller call (default: the client's, 5)"),
@@ -77,8 +83,47 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "retry.initial-backoff": (None, "first backoff; doubles per attempt (default: the client's, 1s)"),
     "retry.max-backoff": (None, "largest backoff (default: the client's, 30s)"),
 }
-# Prefixes whose keys pass through: extra HTTP headers for the controller.
-PREFIX_OPTIONS = {"header.": "extra HTTP header sent to the controller, e.g. header.X-Team=ads"}
+# Prefixes whose keys pass through: extra HTTP headers for the controller, fsspec storage options.
+PREFIX_OPTIONS = {"header.": "extra HTTP header sent to the controller, e.g. header.X-Team=ads",
+                  "storage.": "passed to fsspec for output-uri, e.g. storage.key / storage.secret / "
+                              "storage.client_kwargs.endpoint_url (s3fs)"}
+
+# Option names of Pinot's Spark connector and batch-ingestion job spec that mean what one of ours means:
+# accepted as documented aliases (docs/migrating.md). The value may need translating.
+_JOB_TYPES = {"segmentcreationandtarpush": "tar", "segmenttarpush": "tar", "segmentcreationandimageuripush": "uri",
+              "segmentcreationanduripush": "uri", "segmenturipush": "uri",
+              "segmentcreationandmetadatapush": "metadata", "segmentmetadatapush": "metadata"}
+ALIASES: dict[str, tuple[str, Any]] = {
+    "table": ("table-name", None),
+    "tablename": ("table-name", None),
+    "tabletype": ("table-type", None),
+    "outputdiruri": ("output-uri", None),
+    "controlleruri": ("url", None),
+    "push.controlleruri": ("url", None),
+    "pushattempts": ("retry.max-attempts", None),
+    "pushparallelism": ("push-parallelism", None),
+    "pushretryintervalmillis": ("retry.initial-backoff", lambda v: f"{v}ms"),
+    "segmenturiprefix": ("push.segment-uri-prefix", None),
+    "segmenturisuffix": ("push.segment-uri-suffix", None),
+    "authtoken": ("auth.header-token", None),
+    "jobtype": ("push-mode", lambda v: _JOB_TYPES.get(v.strip().lower(), v)),
+    "segmentnamegeneratorspec.type": ("segment-name.type", None),
+    "segmentnamegeneratorspec.configs.segment.name": ("segment.name", None),
+    "segmentnamegeneratorspec.configs.segment.name.prefix": ("segment.name.prefix", None),
+    "segmentnamegeneratorspec.configs.segment.name.postfix": ("segment.name.postfix", None),
+}
+# Names of Pinot's tools that have no counterpart here, with what to do instead.
+NO_COUNTERPART = {
+    **{name: "indexes come from the table config (tableIndexConfig / fieldConfigList); this writer builds "
+             "what the table config says" for name in ("invertedindexcolumns", "nodictionarycolumns",
+                                                       "bloomfiltercolumns", "rangeindexcolumns")},
+    **{name: "the time column comes from the table config (segmentsConfig.timeColumnName) and its format from "
+             "the schema" for name in ("timecolumnname", "timeformat", "timegranularity")},
+    "segmentnameformat": "names follow Pinot's generators: use 'segment-name.type', 'segment.name.prefix' and "
+                         "'segment.name.postfix'",
+    **{name: "the DataFrame is the input" for name in ("inputdiruri", "includefilenamepattern",
+                                                       "excludefilenamepattern", "recordreaderspec")},
+}
 # Keys Spark itself sets (save(path), streaming) that are not ours to reject.
 SPARK_OWNED = {"path", "checkpointlocation", "queryname"}
 
@@ -234,6 +279,9 @@ class DeliveryOptions:
     push_mode: str = "tar"
     output_uri: str | None = None
     push_parallelism: int = 4
+    storage_options: dict[str, Any] = field(default_factory=dict, repr=False)  # fsspec kwargs (secrets)
+    segment_uri_prefix: str = ""
+    segment_uri_suffix: str = ""
 
 
 @dataclass(frozen=True)
@@ -261,6 +309,7 @@ class WriteOptions:
     conversion: ConversionOptions = field(default_factory=ConversionOptions)
     parallelism: int | None = None
     creation_time_ms: int | None = None
+    manifest_path: str | None = None
 
     @property
     def embedded(self) -> bool:
@@ -269,7 +318,7 @@ class WriteOptions:
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "WriteOptions":
-        raw = {str(k).lower(): ("" if v is None else str(v)) for k, v in options.items()}
+        raw = _resolve_aliases({str(k).lower(): ("" if v is None else str(v)) for k, v in options.items()})
         known = {k.lower(): k for k in OPTIONS}
         for key in raw:
             if key in known or key in SPARK_OWNED:
@@ -325,7 +374,11 @@ class WriteOptions:
                                                      "sink.buffer-flush.max-size")),
             naming=_naming(get),
             delivery=DeliveryOptions(push_mode=push_mode, output_uri=output_uri,
-                                     push_parallelism=parse_int(chosen("push-parallelism"), "push-parallelism")),
+                                     push_parallelism=parse_int(chosen("push-parallelism"), "push-parallelism"),
+                                     storage_options=_storage_options(raw),
+                                     segment_uri_prefix=get("push.segment-uri-prefix") or "",
+                                     segment_uri_suffix=get("push.segment-uri-suffix") or ""),
+            manifest_path=get("manifest.path"),
             schema=SchemaOptions(
                 schema_json=load_json_option(get("schema"), "schema") if get("schema") else None,
                 table_config_json=(load_json_option(get("table-config"), "table-config")
@@ -352,6 +405,39 @@ class WriteOptions:
         return f"WriteOptions({', '.join(parts)})"
 
     __str__ = __repr__
+
+
+def _resolve_aliases(raw: dict[str, str]) -> dict[str, str]:
+    """Pinot's own option names -> ours (values translated where needed); names with no counterpart fail
+    with what to do instead."""
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        if key in NO_COUNTERPART:
+            raise OptionError(f"option {key!r} (from Pinot's Spark connector or job spec) has no counterpart "
+                              f"here: {NO_COUNTERPART[key]}; see docs/migrating.md")
+        name, translate = ALIASES.get(key, (key, None))
+        if name in out:
+            raise OptionError(f"option {name!r} is given twice (once under a Pinot alias, {key!r}): give one")
+        out[name] = translate(value) if translate else value
+    return out
+
+
+def _prefixed(raw: Mapping[str, str], prefix: str) -> dict[str, str]:
+    return {key[len(prefix):]: value for key, value in raw.items() if key.startswith(prefix)}
+
+
+def _storage_options(raw: Mapping[str, str]) -> dict[str, Any]:
+    """``storage.client_kwargs.endpoint_url=...`` -> ``{"client_kwargs": {"endpoint_url": ...}}`` for fsspec;
+    ``true`` / ``false`` become booleans (``storage.anon=true``)."""
+    nested: dict[str, Any] = {}
+    for key, value in _prefixed(raw, "storage.").items():
+        *path, leaf = key.split(".")
+        target = nested
+        for part in path:
+            target = target.setdefault(part, {})
+        lowered = value.strip().lower()
+        target[leaf] = True if lowered == "true" else False if lowered == "false" else value
+    return nested
 
 
 def _one_of(value: str, option: str, allowed: tuple[str, ...]) -> str:
@@ -463,10 +549,17 @@ def _client_config(get, raw: Mapping[str, str], url: str) -> ClientConfig:
     client_overrides = {key: value for key, value in (
         ("connect_timeout", seconds("timeout.connect")), ("read_timeout", seconds("timeout.read")),
     ) if value is not None}
-    headers = {key[len(prefix):]: value for key, value in raw.items() for prefix in PREFIX_OPTIONS
-               if key.startswith(prefix)}
-    client = ControllerClient(url, auth=auth, headers=headers, database=get("database"), verify=verify,
-                              retry=RetryPolicy(**retry_overrides), **client_overrides)
+    cert, key = get("tls.client-cert"), get("tls.client-key")
+    for option, path in (("tls.client-cert", cert), ("tls.client-key", key)):
+        if path is not None and not os.path.isfile(os.path.expanduser(path)):
+            raise OptionError(f"option {option!r}: no such file: {path!r}")
+    if key is not None and cert is None:
+        raise OptionError("option 'tls.client-key' needs 'tls.client-cert'")
+    if cert is not None:
+        client_overrides["cert"] = (os.path.expanduser(cert), os.path.expanduser(key)) if key else \
+            os.path.expanduser(cert)
+    client = ControllerClient(url, auth=auth, headers=_prefixed(raw, "header."), database=get("database"),
+                              verify=verify, retry=RetryPolicy(**retry_overrides), **client_overrides)
     config = client.config
     client.close()
     return config
@@ -477,7 +570,7 @@ def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
     out = {}
     for key, value in options.items():
         lowered = str(key).lower()
-        secret = lowered in SECRET_OPTIONS or lowered.startswith("header.")
+        secret = lowered in SECRET_OPTIONS or lowered.startswith(("header.", "storage."))
         if secret:
             out[key] = REDACTED
         elif isinstance(value, str) and "://" in value and "@" in value:

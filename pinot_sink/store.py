@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
-from typing import Iterable
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 from pinot_sink.controller import ClientConfig, ControllerClient
@@ -48,10 +49,10 @@ def attempt_folder(partition_id: int, task_attempt: int) -> str:
     return f"p{partition_id}_a{task_attempt}"
 
 
-def _fs(uri: str):
+def _fs(uri: str, storage_options: Mapping[str, Any] | None = None):
     import fsspec
 
-    return fsspec.core.url_to_fs(uri)
+    return fsspec.core.url_to_fs(uri, **dict(storage_options or {}))
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class SegmentStore:
     table: str
     client_config: ClientConfig | None = None
     directory_uri: str | None = None  # <output-uri>/<table>
+    storage_options: Mapping[str, Any] | None = field(default=None, repr=False)  # fsspec kwargs (secrets)
 
     def describe(self) -> str:
         if self.client_config is not None:
@@ -72,7 +74,7 @@ class SegmentStore:
         if self.client_config is not None:
             with ControllerClient.from_config(self.client_config) as client:
                 return set(client.list_segments(self.table, exclude_replaced=True))
-        fs, path = _fs(self.directory_uri)
+        fs, path = _fs(self.directory_uri, self.storage_options)
         if not fs.exists(path):
             return set()
         names = set()
@@ -91,10 +93,10 @@ class SegmentStore:
             with ControllerClient.from_config(self.client_config) as client:
                 client.delete_segments(self.table, names)
             return []
-        fs, _ = _fs(self.directory_uri)
+        fs, _ = _fs(self.directory_uri, self.storage_options)
         left = []
         for name in names:
-            _, target = _fs(segment_destination(self._root(), self.table, name))
+            _, target = _fs(segment_destination(self._root(), self.table, name), self.storage_options)
             try:
                 if fs.exists(target):
                     fs.rm(target)
@@ -107,24 +109,55 @@ class SegmentStore:
         return self.directory_uri.rsplit("/", 1)[0]
 
 
-def publish_into_directory(root_uri: str, table: str, staged: dict[str, str]) -> None:
+def public_file_mode() -> int:
+    """What a new file gets under the process umask (0644 under 022): published tarballs must be readable
+    by Pinot's servers, which run as another user. Staged files keep the builder's private 0600."""
+    with _UMASK_LOCK:  # os.umask can only be read by setting it
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def publish_into_directory(root_uri: str, table: str, staged: dict[str, str],
+                           storage_options: Mapping[str, Any] | None = None) -> None:
     """Move staged tarballs (``name -> staged uri``) to their place in the table's folder. Each move is
-    a rename on local disks (atomic) and a copy-then-delete on object stores (the object appears whole)."""
+    a rename on local disks (atomic) and a copy-then-delete on object stores (the object appears whole);
+    local files get the umask's normal mode as they are published."""
+    mode = public_file_mode()
     for name, source in staged.items():
         target = segment_destination(root_uri, table, name)
-        fs, source_path = _fs(source)
-        _, target_path = _fs(target)
+        fs, source_path = _fs(source, storage_options)
+        _, target_path = _fs(target, storage_options)
         fs.makedirs(os.path.dirname(target_path), exist_ok=True)
         if local_path(source) is not None:
+            os.chmod(source_path, mode)
             os.replace(source_path, target_path)
         else:
             fs.mv(source_path, target_path)
 
 
-def remove_tree(uri: str) -> bool:
+def write_text(uri: str, text: str, storage_options: Mapping[str, Any] | None = None) -> None:
+    """A small file (a manifest) written whole: a temp name and a rename on local disks."""
+    fs, path = _fs(uri, storage_options)
+    fs.makedirs(os.path.dirname(path), exist_ok=True)
+    if local_path(uri) is not None:
+        temporary = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, public_file_mode())
+        os.replace(temporary, path)
+    else:
+        with fs.open(path, "w") as handle:
+            handle.write(text)
+
+
+def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> bool:
     """Delete a staging folder and everything under it; False (logged) when it could not be."""
     try:
-        fs, path = _fs(uri)
+        fs, path = _fs(uri, storage_options)
         if fs.exists(path):
             fs.rm(path, recursive=True)
         return True

@@ -38,6 +38,7 @@ from .store import attempt_folder, local_path
 log = logging.getLogger("pinot_sink")
 
 CONVERT_GROUP_ROWS = 65_536  # Arrow rows converted per call
+PROGRESS_EVERY_S = 30.0  # a task filling a large buffer says how far it got this often
 
 
 class PinotWriteError(RuntimeError):
@@ -79,9 +80,12 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     pending: list = []
     pending_rows = pending_bytes = 0
     segments = _SegmentPipeline(job, schema, namer, report, work_dir, stage_uri, threads, on_staged)
+    log.info("pinot_sink: partition %d (attempt %d): buffering, segments cut at %d rows / %.1f MB, staged in %s",
+             partition_id, attempt, options.buffer.max_rows, options.buffer.max_bytes / 1024**2, stage_uri)
+    last_progress = time.monotonic()
 
     def convert_pending() -> None:
-        nonlocal pending, pending_rows, pending_bytes
+        nonlocal pending, pending_rows, pending_bytes, last_progress
         table = pa.Table.from_batches(pending) if len(pending) > 1 else pending[0]
         first = report.input_rows
         try:
@@ -96,6 +100,10 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
         pending, pending_rows, pending_bytes = [], 0, 0
         for rows in buffer.add(part):
             segments.submit(rows)
+        if time.monotonic() - last_progress >= PROGRESS_EVERY_S:
+            last_progress = time.monotonic()
+            log.info("pinot_sink: partition %d: %d rows read, %d segment(s) cut, %d rows (%.1f MB) buffered",
+                     partition_id, report.input_rows, len(report.segments), buffer.rows, buffer.nbytes / 1024**2)
 
     try:
         for batch in batches:
@@ -180,7 +188,8 @@ class _SegmentPipeline:
         else:
             staged = f"{self._stage_uri}/{Path(built.tar_path).name}"
             try:
-                copy_to_deep_store(built.tar_path, staged, segment=built.name, table=job.table)
+                copy_to_deep_store(built.tar_path, staged, options=job.storage_options, segment=built.name,
+                                   table=job.table)
             except Exception as exc:
                 raise PinotWriteError(f"{target.where}: staging to {self._stage_uri} failed: {exc}") from exc
             finally:

@@ -37,7 +37,7 @@ def test_case_insensitive_keys_and_values():
 @pytest.mark.parametrize("typo,suggestion", [
     ("sink.buffer-flush.max-row", "sink.buffer-flush.max-rows"),
     ("segment.name.postfx", "segment.name.postfix"),
-    ("tablename", "table-name"),
+    ("table_nme", "table-name"),
     ("push_mode", "push-mode"),
 ])
 def test_unknown_options_suggest(typo, suggestion):
@@ -145,3 +145,67 @@ def test_secret_options_are_hidden_by_sparks_default_redaction_pattern():
 
     spark_default = re.compile(r"(?i)secret|password|token|access[.]?key|credential")
     assert SECRET_OPTIONS and all(spark_default.search(key) for key in SECRET_OPTIONS)
+
+
+@pytest.mark.parametrize("pinot_name,value,ours,expected", [
+    ("table", "events", "table_name", "events"),
+    ("tableName", "events", "table_name", "events"),
+    ("pushParallelism", "8", "delivery.push_parallelism", 8),
+    ("jobType", "SegmentCreationAndMetadataPush", "delivery.push_mode", "metadata"),
+    ("segmentNameGeneratorSpec.type", "normalizedDate", "naming.kind", "normalizedDate"),
+    ("segmentNameGeneratorSpec.configs.segment.name.postfix", "nightly", "naming.postfix", "nightly"),
+    ("outputDirURI", "s3://bucket/pinot", "delivery.output_uri", "s3://bucket/pinot"),
+])
+def test_pinot_option_names_are_aliases(pinot_name, value, ours, expected):
+    options = {"table-name": "events"} if pinot_name not in ("table", "tableName") else {}
+    opts = WriteOptions.parse({**options, pinot_name: value, "push-mode": "tar"} if pinot_name != "jobType"
+                              else {**options, pinot_name: value, "output-uri": "/tmp/x"})
+    target = opts
+    for part in ours.split("."):
+        target = getattr(target, part)
+    assert target == expected
+
+
+def test_pinot_push_options_translate_their_values():
+    opts = WriteOptions.parse({"table": "events", "controllerURI": "http://c:9000", "pushAttempts": "3",
+                               "pushRetryIntervalMillis": "250", "authToken": "Basic YWRtaW46eA=="})
+    assert opts.client.retry.max_attempts == 3 and opts.client.retry.initial_backoff_s == 0.25
+    assert opts.client.auth is not None and "YWRtaW46eA" not in repr(opts.client)
+
+
+@pytest.mark.parametrize("pinot_name,hint", [
+    ("invertedIndexColumns", "indexes come from the table config"),
+    ("timeColumnName", "segmentsConfig.timeColumnName"),
+    ("segmentNameFormat", "segment-name.type"),
+    ("inputDirURI", "the DataFrame is the input"),
+])
+def test_pinot_option_names_without_counterpart_say_what_to_do(pinot_name, hint):
+    with pytest.raises(OptionError, match=hint) as error:
+        parse(**{pinot_name: "x"})
+    assert pinot_name.lower() in str(error.value)
+
+
+def test_an_alias_and_its_option_together_are_an_error():
+    with pytest.raises(OptionError, match="given twice"):
+        WriteOptions.parse({"table-name": "a", "table": "b"})
+
+
+def test_storage_options_nest_and_stay_secret():
+    opts = parse(**{"storage.key": "AKIA", "storage.secret": "s3cr3t", "storage.anon": "false",
+                    "storage.client_kwargs.endpoint_url": "http://minio:9000"})
+    assert opts.delivery.storage_options == {"key": "AKIA", "secret": "s3cr3t", "anon": False,
+                                             "client_kwargs": {"endpoint_url": "http://minio:9000"}}
+    assert "s3cr3t" not in repr(opts)
+    assert redact_options({"storage.secret": "s3cr3t"}) == {"storage.secret": "<redacted>"}
+
+
+def test_client_certificate_options(tmp_path):
+    cert, key = tmp_path / "client.pem", tmp_path / "client.key"
+    cert.write_text("cert"), key.write_text("key")
+    opts = parse(url="https://c:9443", **{"tls.client-cert": str(cert), "tls.client-key": str(key)})
+    assert opts.client.cert == (str(cert), str(key))
+    assert parse(url="https://c:9443", **{"tls.client-cert": str(cert)}).client.cert == str(cert)
+    with pytest.raises(OptionError, match="'tls.client-cert': no such file"):
+        parse(url="https://c:9443", **{"tls.client-cert": str(tmp_path / "missing.pem")})
+    with pytest.raises(OptionError, match="'tls.client-key' needs 'tls.client-cert'"):
+        parse(url="https://c:9443", **{"tls.client-key": str(key)})

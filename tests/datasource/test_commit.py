@@ -231,3 +231,83 @@ def test_a_rerun_replaces_exactly_its_own_write_whatever_the_partitioning(tmp_pa
     assert len(result.replaced) == 8 and all(is_segment_of_write(n, write_tag("daily_2024-03-01"))
                                              for n in result.replaced)
     assert ids_in_controller(table, tmp_path) == list(range(1500)) + list(range(5000, 5100))
+
+
+# --- what the write leaves for people and orchestrators (issue 14) -----------------------------------------------
+
+
+def test_manifests_of_append_overwrite_and_a_failed_write(tmp_path, table):
+    import json as _json
+
+    first = job(url=table.url, out=tmp_path, **{"auth.token": "t0ken", "write.id": "day_1"})
+    result = commit_job(first, run_tasks(first, [(0, 300), (300, 400)]))
+    manifest = tmp_path / "events" / "_manifests" / f"{first.run_folder()}.json"
+    document = _json.loads(manifest.read_text())
+    assert document["status"] == "committed" and document["mode"] == "append" and document["write_id"] == "day_1"
+    assert sum(s["rows"] for s in document["segments"]) == 400 and len(document["segments"]) == 3
+    assert {s["crc"] for s in document["segments"]} == {s.crc for s in result.segments}
+    assert document["lineage_id"] == result.lineage_id and document["push_mode"] == "tar"
+    assert document["options"]["auth.token"] == "<redacted>" and "t0ken" not in manifest.read_text()
+    assert all(s["uri"].startswith("file://") and s["upload_ms"] > 0 for s in document["segments"])
+
+    again = job(url=table.url, out=tmp_path, overwrite=True)
+    result = commit_job(again, run_tasks(again, [(0, 100)]))
+    document = _json.loads((tmp_path / "events" / "_manifests" / f"{again.run_folder()}.json").read_text())
+    assert document["mode"] == "overwrite" and sorted(document["replaced"]) == sorted(result.replaced)
+    assert len(document["replaced"]) == 3
+
+    failed = job(url=table.url, out=tmp_path)
+    reports = run_tasks(failed, [(0, 50)])
+    assert abort_job(failed, reports) == []
+    document = _json.loads((tmp_path / "events" / "_manifests" / f"{failed.run_folder()}.json").read_text())
+    assert document["status"] == "aborted" and document["segments"] == [] and document["left_behind"] == []
+
+
+@pytest.mark.parametrize("umask,expected", [(0o022, 0o644), (0o077, 0o600)])
+def test_published_files_get_the_umask_mode_and_staged_ones_stay_private(tmp_path, umask, expected):
+    import os
+    import stat
+
+    previous = os.umask(umask)
+    try:
+        the_job = job(out=tmp_path)
+        reports = run_tasks(the_job, [(0, 300)])
+        staged = Path(reports[0].segments[0].staged_uri[len("file://"):])
+        assert stat.S_IMODE(staged.stat().st_mode) == 0o600  # private until published
+        commit_job(the_job, reports)
+    finally:
+        os.umask(previous)
+    published = sorted((tmp_path / "events").glob("*.tar.gz"))
+    assert published and {stat.S_IMODE(p.stat().st_mode) for p in published} == {expected}
+    manifests = list((tmp_path / "events" / "_manifests").glob("*.json"))
+    assert {stat.S_IMODE(p.stat().st_mode) for p in manifests} == {expected}
+
+
+def test_storage_options_reach_the_filesystem(tmp_path):
+    import fsspec
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    seen = []
+
+    class RecordingMemory(MemoryFileSystem):
+        protocol = ("recmem",)
+
+        def __init__(self, *args, **kwargs):
+            seen.append(dict(kwargs))
+            super().__init__(*args, **kwargs)
+
+    fsspec.register_implementation("recmem", RecordingMemory, clobber=True)
+    the_job = job(**{"output-uri": "recmem://bucket/pinot", "storage.token": "s3cr3t",
+                     "storage.client_kwargs.region": "eu-1"})
+    commit_job(the_job, run_tasks(the_job, [(0, 400)]))
+    assert seen and all(kwargs == {"token": "s3cr3t", "client_kwargs": {"region": "eu-1"}} for kwargs in seen)
+    fs, folder = fsspec.core.url_to_fs("recmem://bucket/pinot/events", token="s3cr3t",
+                                       client_kwargs={"region": "eu-1"})
+    names = [p for p in fs.ls(folder, detail=False) if p.endswith(".tar.gz")]
+    ids = []
+    for index, name in enumerate(names):
+        local = tmp_path / f"{index}.tar.gz"
+        local.write_bytes(fs.cat_file(name))
+        ids += read_segment(str(local)).table.column("id").to_pylist()
+    assert sorted(ids) == list(range(400))
+    assert len(names) == 2 and not fs.exists(f"{folder}/_staging/{the_job.run_folder()}")
