@@ -11,7 +11,6 @@ Pinot does; ``--latency-ms`` adds a fixed server-side cost per upload (Pinot's Z
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -20,30 +19,28 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from pinot_sink.commit import commit_job
+from pinot_sink.controller import ControllerClient, RetryPolicy, push_segments
+from pinot_sink.job import prepare_job
+from pinot_sink.task import write_partition
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.append(str(REPO / "bench"))  # after the package: upload.py puts tests/ on the path too
 
 from upload import start_controller  # noqa: E402
 
-from pinot_sink.commit import commit_job  # noqa: E402
-from pinot_sink.controller import ControllerClient, RetryPolicy, push_segments  # noqa: E402
-from pinot_sink.job import prepare_job  # noqa: E402
-from pinot_sink.task import write_partition  # noqa: E402
-
-SCHEMA = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}],
-          "metricFieldSpecs": [{"name": "value", "dataType": "LONG"}]}
-CONFIG = {"tableName": "events_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {}, "tableIndexConfig": {},
-          "metadata": {}}
+BASE_MS = 1_700_000_000_000
 
 
 def staged_job(url: str, stage: Path, segments: int, rows: int, mode: str, parallel: int):
-    arrow = pa.schema([("country", pa.string()), ("value", pa.int64())])
-    job = prepare_job({"table-name": "events", "url": url, "schema": json.dumps(SCHEMA),
-                       "table-config": json.dumps(CONFIG), "output-uri": str(stage), "push-mode": mode,
+    # The test controller's events table: country STRING, value LONG, ts TIMESTAMP (its time column).
+    arrow = pa.schema([("country", pa.string()), ("value", pa.int64()), ("ts", pa.timestamp("ms"))])
+    job = prepare_job({"table-name": "events", "url": url, "output-uri": str(stage), "push-mode": mode,
                        "push-parallelism": str(parallel), "sink.buffer-flush.max-rows": str(rows)},
                       arrow, overwrite=False)
     values = np.arange(segments * rows, dtype=np.int64)
-    batch = pa.record_batch({"country": pa.array(np.array(["US", "DE", "FR"])[values % 3]), "value": values})
+    batch = pa.record_batch({"country": pa.array(np.array(["US", "DE", "FR"])[values % 3]), "value": values,
+                             "ts": pa.array(BASE_MS + values * 1000, pa.timestamp("ms"))})
     report = write_partition(job, iter([batch]), partition_id=0, threads=1)
     return job, [report]
 

@@ -123,6 +123,7 @@ def main() -> int:
        .option("output-uri", str(out))
        .option("sink.buffer-flush.max-rows", 200_000)
        .option("sink.buffer-flush.max-size", "128mb")
+       .option("write.id", "orders-demo")  # a rerun replaces this write's segments instead of adding to them
        .mode("append")
        .save())
     write_s = time.time() - started

@@ -37,6 +37,7 @@ else:
 from .commit import abort_job, commit_job, summary_table
 from .manifest import read_result
 from .job import WriteJob, prepare_job
+from .options import OptionError
 from .reports import TaskReport, WriteResult
 from .task import PinotWriteError, write_partition
 
@@ -137,6 +138,16 @@ class PinotSinkDataSource(PinotDataSource):
         return "pinot_sink"
 
 
+def check_staging_reachable(master: str, options: dict) -> None:
+    """With a controller and no output-uri, tasks stage in a temporary folder of the driver's machine:
+    only executors on that machine (local mode) can reach it. Said before any task runs."""
+    given = {str(k).lower() for k, v in options.items() if v not in (None, "")}
+    if "url" in given and not given & {"output-uri", "outputdiruri", "path"} and not master.startswith("local"):
+        raise OptionError(f"on a cluster (master {master}) set 'output-uri' to storage that every executor and "
+                          f"the driver can reach (s3://, hdfs://, gs://, a shared mount): tasks stage segments "
+                          f"there for the driver's commit")
+
+
 def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResult:
     """``df.write.format("pinot_sink")`` with ``sink.parallelism`` applied (a data source cannot repartition
     its input, so this helper does it first); returns what the write committed. Dotted names go in as a
@@ -146,6 +157,7 @@ def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResul
     import tempfile
 
     options = dict(options)
+    check_staging_reachable(df.sparkSession.sparkContext.master, options)
     parallelism = options.pop("sink.parallelism", None)
     if parallelism is not None:
         df = df.repartition(int(parallelism))

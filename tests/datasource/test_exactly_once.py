@@ -138,3 +138,14 @@ def test_overwrite_on_a_cluster_needs_shared_staging(spark, fake_controller, mon
     monkeypatch.setattr("pinot_sink.task.socket.gethostname", lambda: "executor-7")
     with pytest.raises(PinotWriteError, match="set 'output-uri' to storage that every executor"):
         write_partition(job, iter([]), partition_id=0)
+
+
+def test_a_cluster_write_without_shared_staging_fails_before_any_task():
+    from pinot_sink.datasource import check_staging_reachable
+    from pinot_sink.options import OptionError
+
+    with pytest.raises(OptionError, match="set 'output-uri'"):
+        check_staging_reachable("spark://master:7077", {"url": "http://c:9000"})
+    check_staging_reachable("local[4]", {"url": "http://c:9000"})
+    check_staging_reachable("yarn", {"url": "http://c:9000", "output-uri": "s3://bucket/pinot"})
+    check_staging_reachable("yarn", {"output-uri": "hdfs:///pinot"})  # embedded: the output is the stage
