@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
+from type_mapping.java_text import java_float_str
 
 INVALID_CHARS = '\\/:*?"<>|'
 _INVALID = re.compile(r'[\\/:*?"<>|]')
@@ -110,8 +111,6 @@ def java_value_str(value: Any) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        from pinot_sink.segment.properties import java_float_str
-
         return java_float_str(float(value), float32=isinstance(value, np.float32))
     if isinstance(value, bytes):
         return value.hex()

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import datetime_formats as dtf
+from .java_text import big_decimal_string, big_decimal_text_array, from_decimal, java_float_str, java_substring
 from .pinot_schema import DATE_TIME, INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
 from .stored import PinotColumns, arrow_type_for, offsets_and_data
 
@@ -490,14 +491,13 @@ def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
     if family == "null":
         return pa.nulls(len(values), pa.string())
     if family in ("decimal", "int"):
-        return java_decimal_text(values.cast(pa.string()), strip)
+        return big_decimal_text_array(values.cast(pa.string()), strip)
     if family == "float":  # BigDecimal.valueOf(double): the digits of Double.toString
         floats = values.cast(pa.float64())
         bad = pc.invert(pc.is_finite(floats))
         ctx.fail(bad, "is not finite and BIG_DECIMAL has no NaN or Infinity", floats)
-        texts = [None if v is None else repr(v) for v in floats.to_pylist()]
-        return pa.array([None if t is None else _java_decimal_str(decimal.Decimal(t), strip) for t in texts],
-                        pa.string())
+        return pa.array([None if v is None else big_decimal_string(from_decimal(decimal.Decimal(repr(v))), strip)
+                         for v in floats.to_pylist()], pa.string())
     # strings: parsed per value (text is not a primitive, and each value has its own scale)
     out: list[str | None] = []
     for index, text in enumerate(values.cast(pa.string()).to_pylist()):
@@ -510,45 +510,8 @@ def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
             number = None
         if number is None or not number.is_finite():
             ctx.fail(_one_hot(len(values), index), "is not a decimal number (Pinot BIG_DECIMAL)", values)
-        out.append(_java_decimal_str(number, strip))
+        out.append(big_decimal_string(from_decimal(number), strip))
     return pa.array(out, pa.string())
-
-
-_NEEDS_EXPONENT = r"^-?0\.0{6}|E"  # adjusted exponent < -6 (or already E notation)
-_INTEGER_TRAILING_ZEROS = r"^-?[1-9][0-9]*0$"  # stripping makes the scale negative: E notation
-
-
-def java_decimal_text(text: pa.Array, strip: bool) -> pa.Array:
-    """Decimal texts (Arrow's decimal/integer -> string, which spells like ``BigDecimal.toString`` at the
-    column's scale) -> Java ``BigDecimal.toString`` of the value, after ``stripTrailingZeros`` when
-    ``strip``. Vectorised; only rows in (or needing) E notation go through Python's Decimal."""
-    if strip:
-        text = pc.replace_substring_regex(text, r"^(-?[0-9]+\.[0-9]*?)0+$", r"\1")
-        text = pc.replace_substring_regex(text, r"\.$", "")
-        text = pc.replace_substring_regex(text, r"^-0$", "0")
-        special = pc.or_(pc.match_substring_regex(text, _INTEGER_TRAILING_ZEROS),
-                         pc.match_substring_regex(text, _NEEDS_EXPONENT))
-    else:
-        special = pc.match_substring_regex(text, _NEEDS_EXPONENT)
-    if not pc.any(special).as_py():
-        return text
-    rows = np.flatnonzero(_np_mask(special))
-    fixed = {int(i): _java_decimal_str(decimal.Decimal(text[int(i)].as_py()), strip) for i in rows}
-    values = text.to_pylist()
-    for i, value in fixed.items():
-        values[i] = value
-    return pa.array(values, pa.string())
-
-
-def _java_decimal_str(number: decimal.Decimal, strip: bool) -> str:
-    """``BigDecimal.toString`` (Python's Decimal.__str__ follows the same rules), optionally stripped."""
-    if strip:
-        if number.is_zero():
-            return "0"  # BigDecimal.ZERO: Java has no negative zero and drops the scale
-        digits = len(number.as_tuple().digits)
-        number = number.normalize(decimal.Context(prec=max(digits, 1), rounding=decimal.ROUND_HALF_EVEN))
-    text = str(number)
-    return "0" + text[2:] if text.startswith("-0") and number.is_zero() and not strip else text
 
 
 def _to_boolean(values: pa.Array, ctx: _Context) -> pa.Array:
@@ -633,8 +596,6 @@ def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) 
             return text
         return pa.array([None if v is None else format(v, "f") for v in values.to_pylist()], pa.string())
     if family == "float":  # Java's Float/Double.toString spelling, per value
-        from pinot_sink.segment.properties import java_float_str
-
         float32 = values.type == pa.float32()
         return pa.array([None if v is None else java_float_str(v, float32) for v in values.to_pylist()],
                         pa.string())
@@ -695,8 +656,6 @@ def _json_text(value: Any) -> str:
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, float):
-        from pinot_sink.segment.properties import java_float_str
-
         text = java_float_str(value)
         return text if math.isfinite(value) else f'"{text}"'
     if isinstance(value, str):
@@ -822,21 +781,6 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
 _ASTRAL = r"[\x{10000}-\x{10FFFF}]"
 
 
-def java_substring(text: str, units: int) -> str:
-    """``text.substring(0, units)`` in UTF-16 code units, then encoded as Java encodes to UTF-8: a
-    surrogate pair cut in half leaves a lone high surrogate, which becomes ``?``."""
-    out, used = [], 0
-    for ch in text:
-        width = 2 if ord(ch) > 0xFFFF else 1
-        if used + width > units:
-            if used < units:  # half a pair fits
-                out.append("?")
-            break
-        out.append(ch)
-        used += width
-    return "".join(out)
-
-
 def _sanitise_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
     spec = ctx.spec
     strategy = _length_strategy(ctx)
@@ -862,7 +806,7 @@ def _default_scalar(spec: FieldSpec, value: Any | None = None) -> pa.Scalar:
     stored = arrow_type_for(spec)
     value_type = stored if spec.single_value else stored.value_type
     if spec.data_type == "BIG_DECIMAL":
-        value = _java_decimal_str(decimal.Decimal(value), not spec.allow_trailing_zeros)
+        value = big_decimal_string(from_decimal(decimal.Decimal(value)), not spec.allow_trailing_zeros)
     return pa.scalar(value, value_type)
 
 

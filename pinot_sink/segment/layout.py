@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from isal import isal_zlib  # Adler-32 2-3x faster than zlib's (AVX2); same values
 
-from .metadata import java_sort_key
+from type_mapping.java_text import java_sort_key
+
 from .properties import PropertiesWriter
 
 MAGIC_MARKER = bytes.fromhex("deadbeefdeafbead")

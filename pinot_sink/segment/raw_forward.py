@@ -30,6 +30,8 @@ import pyarrow as pa
 
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, STORED_TYPE, FieldSpec
 
+from type_mapping.java_text import big_decimal_string
+
 from . import bigdecimal
 from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, SNAPPY, UnsupportedCodec, compress, decompress
 
@@ -565,7 +567,7 @@ def _gather_be_int32(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
 def _binary_to_arrow(data: np.ndarray, offsets: np.ndarray, stored: str) -> pa.Array:
     if stored == "BIG_DECIMAL":
         texts = [
-            bigdecimal.to_java_string(bigdecimal.deserialize(data[offsets[i] : offsets[i + 1]]))
+            big_decimal_string(bigdecimal.deserialize(data[offsets[i] : offsets[i + 1]]))
             for i in range(len(offsets) - 1)
         ]
         return pa.array(texts, type=pa.string())

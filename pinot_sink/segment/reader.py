@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from isal import isal_zlib
 
+from type_mapping.java_text import java_sort_key
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
 
 from . import decoders
@@ -434,9 +435,9 @@ class SegmentReader:
             for name in files:
                 if name != CREATION_META_FILE and not name.endswith(".crc"):
                     paths.append(os.path.relpath(os.path.join(root, name), self.segment_dir).replace(os.sep, "/"))
-        crc = _adler32_files(os.path.join(self.segment_dir, p) for p in sorted(paths, key=_java_order))
+        crc = _adler32_files(os.path.join(self.segment_dir, p) for p in sorted(paths, key=java_sort_key))
         if self.layout == "v1":
-            data = sorted((p for p in paths if "/" not in p and p.endswith((".fwd", ".dict"))), key=_java_order)
+            data = sorted((p for p in paths if "/" not in p and p.endswith((".fwd", ".dict"))), key=java_sort_key)
             return crc, _adler32_files(os.path.join(self.segment_dir, p) for p in data)
         named = {}
         for column, entries in self._index_file.entries.items():
@@ -445,7 +446,7 @@ class SegmentReader:
                     suffix = ".dict" if index == "dictionary" else _forward_suffix(self.column(column))
                     named[column + suffix] = (column, index)
         value = 1
-        for name in sorted(named, key=_java_order):
+        for name in sorted(named, key=java_sort_key):
             value = isal_zlib.adler32(self._index_file.buffer(*named[name]), value)
         return crc, value
 
@@ -519,11 +520,6 @@ def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata
                     break
         columns[name] = dataclasses.replace(column, index_sizes=sizes)
     return dataclasses.replace(metadata, columns=columns)
-
-
-def _java_order(path: str) -> bytes:
-    """``String.compareTo`` order (UTF-16 code units)."""
-    return path.encode("utf-16-be")
 
 
 def _adler32_files(paths: Iterable[str]) -> int:

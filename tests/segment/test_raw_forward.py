@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pinot_sink.segment import codecs
 from pinot_sink.segment import raw_forward as rf
-from pinot_sink.segment.bigdecimal import to_java_string
+from type_mapping.java_text import big_decimal_string as to_java_string
 from pinot_sink.segment.properties import parse_properties
 from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.stored import arrow_type_for
