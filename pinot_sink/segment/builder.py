@@ -8,11 +8,8 @@ which appears at ``out_dir/<name>.tar.gz`` atomically or not at all.
 """
 from __future__ import annotations
 
-import calendar
-import datetime as _dt
 import logging
 import os
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +19,8 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from type_mapping.datetime_formats import UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS
+from type_mapping.datetime_formats import (UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError,
+                                          parse_format, parse_simple_date)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
@@ -462,11 +460,17 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
     spec = schema[name]
     stats: ColumnStats = columns[name].stats
     low, high = stats.min_value, stats.max_value
-    kind, unit, pattern = parse_time_format(spec)
-    if kind == "SIMPLE_DATE":
-        start, end, unit = _parse_simple_date(low, pattern, name), _parse_simple_date(high, pattern, name), \
-            "MILLISECONDS"
-    else:
+    if spec.field_type == TIME or not spec.datetime_format:
+        raise SegmentBuildError(
+            f"time column {name!r}: only DATE_TIME columns with a format can be the time column here")
+    try:
+        fmt = parse_format(spec.datetime_format)
+        if fmt.is_string:  # Pinot parses the min/max text in the format's zone: millis
+            start, end, unit = parse_simple_date(low, fmt), parse_simple_date(high, fmt), "MILLISECONDS"
+    except DateTimeFormatError as exc:
+        raise SegmentBuildError(f"time column {name!r}: {exc}") from None
+    if not fmt.is_string:
+        unit = fmt.unit
         try:
             start, end = int(low), int(high)
         except (TypeError, ValueError):
@@ -480,61 +484,3 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
                 f"outside 1971-01-01..2071-01-01, which Pinot rejects (segmentTimeValueCheck)"
             )
     return name, start, end, unit, low, high
-
-
-def parse_time_format(spec: FieldSpec) -> tuple[str, str | None, str | None]:
-    """(``EPOCH`` | ``SIMPLE_DATE``, column time unit, date pattern) from a DATE_TIME ``format``."""
-    fmt = spec.datetime_format
-    if spec.field_type == TIME or not fmt:
-        raise SegmentBuildError(
-            f"time column {spec.name!r}: only DATE_TIME columns with a format can be the time column here"
-        )
-    if "|" in fmt:
-        parts = fmt.split("|")
-        kind = parts[0].strip().upper()
-        if kind == "EPOCH":
-            unit = parts[1].strip().upper() if len(parts) > 1 else "MILLISECONDS"
-            return "EPOCH", unit, None
-        if kind == "TIMESTAMP":
-            return "EPOCH", "MILLISECONDS", None
-        if kind == "SIMPLE_DATE_FORMAT":
-            return "SIMPLE_DATE", None, parts[1] if len(parts) > 1 else None
-    else:
-        parts = fmt.split(":", 3)
-        if len(parts) >= 3:
-            unit, kind = parts[1].strip().upper(), parts[2].strip().upper()
-            if kind == "EPOCH":
-                return "EPOCH", unit, None
-            if kind == "TIMESTAMP":
-                return "EPOCH", "MILLISECONDS", None
-            if kind == "SIMPLE_DATE_FORMAT":
-                return "SIMPLE_DATE", None, parts[3] if len(parts) > 3 else None
-        elif fmt.strip().upper() == "TIMESTAMP":
-            return "EPOCH", "MILLISECONDS", None
-    raise SegmentBuildError(f"time column {spec.name!r}: datetime format {fmt!r} is not understood")
-
-
-_JODA_TOKENS = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S"),
-                ("SSS", "%f"), ("yy", "%y")]
-
-
-def _parse_simple_date(value: Any, pattern: str | None, column: str) -> int:
-    """Joda ``parseMillis`` (UTC) for the common numeric date patterns (``yyyyMMdd``, ``yyyy-MM-dd HH:mm:ss``...)."""
-    if not pattern:
-        raise SegmentBuildError(f"time column {column!r}: SIMPLE_DATE_FORMAT without a pattern")
-    pattern = pattern.strip()
-    tz = _dt.timezone.utc
-    if " tz(" in pattern:
-        pattern, zone = pattern.split(" tz(", 1)
-        if zone.rstrip(")").strip().upper() not in ("UTC", "GMT", "Z"):
-            raise SegmentBuildError(f"time column {column!r}: time zones other than UTC are not supported")
-    fmt = pattern.replace("'", "")
-    for joda, py in _JODA_TOKENS:
-        fmt = fmt.replace(joda, py)
-    if re.search(r"[A-Za-z]", re.sub(r"%[YmdHMSfy]", "", fmt)):
-        raise SegmentBuildError(f"time column {column!r}: date pattern {pattern!r} is not supported")
-    try:
-        parsed = _dt.datetime.strptime(str(value), fmt).replace(tzinfo=tz)
-    except ValueError:
-        raise SegmentBuildError(f"time column {column!r}: {value!r} does not match pattern {pattern!r}") from None
-    return calendar.timegm(parsed.utctimetuple()) * 1000 + parsed.microsecond // 1000
