@@ -30,12 +30,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pinot_sink.segment.format import INVALID_NAME_CHARS as INVALID_CHARS
 from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
 from type_mapping.datetime_formats import DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date
 from type_mapping.java_text import java_float_str
 
-INVALID_CHARS = '\\/:*?"<>|'
-_INVALID = re.compile(r'[\\/:*?"<>|]')
+_INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 

@@ -30,19 +30,21 @@ from .dictionary import (ColumnValueError, Dictionary, build_dictionary, entry_w
                          serialize_dictionary, uses_var_length)
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
 from .inverted_index import inverted_index
-from .layout import EXTENSIONS, IndexEntry, segment_file_parts
+from .format import (BLOOM_FILTER_EXTENSION, DICTIONARY_EXTENSION, INVALID_NAME_CHARS, INVERTED_INDEX_EXTENSION,
+                     NULLVALUE_VECTOR_EXTENSION, RANGE_INDEX_EXTENSION, forward_index_extension, tarball_name)
+from .format import MV_FORWARD_EXTENSION, SORTED_SV_FORWARD_EXTENSION, UNSORTED_SV_FORWARD_EXTENSION
+from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .null_vector import null_vector
 from .partition import canonical_function_name, partition_values
 from .range_index import build_range_index, build_raw_range_index
-from .raw_forward import write_raw_forward
+from .raw_forward import RawColumnStats, write_raw_forward
 from .stats import ColumnStats, collect_stats, flatten
 from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
 from .tarball import write_directory, write_tarball
 
 log = logging.getLogger(__name__)
 
-_FORBIDDEN_NAME_CHARS = set('\\/:*?"<>|')
 
 
 class SegmentBuildError(ValueError):
@@ -93,7 +95,7 @@ def default_threads() -> int:
 def validate_segment_name(name: str) -> None:
     if not name or name.strip() != name:
         raise SegmentBuildError(f"segment name {name!r} is empty or has leading/trailing spaces")
-    bad = sorted(set(name) & _FORBIDDEN_NAME_CHARS)
+    bad = sorted(set(name) & set(INVALID_NAME_CHARS))
     if bad:
         raise SegmentBuildError(f"segment name {name!r} contains characters Pinot rejects: {' '.join(bad)}")
     if name.count("__") in (3, 4):
@@ -205,7 +207,7 @@ def build_segment(
                 for k, v in options.custom_properties.items()},
     )
     files = segment_file_parts(entries, metadata_bytes(meta, version), version, creation_time_ms)
-    tar_path = out_dir / f"{segment_name}.tar.gz"
+    tar_path = out_dir / tarball_name(segment_name)
     mtime = creation_time_ms // 1000
     tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime, threads)
     dir_path = None
@@ -329,16 +331,6 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
 # --- one column --------------------------------------------------------------------------------------
 
 
-@dataclass
-class RawStats:
-    """What the raw forward index writer reads (names fixed by its contract)."""
-
-    length_of_longest_element: int
-    max_number_of_multi_values: int
-    max_row_length_in_bytes: int
-    total_number_of_entries: int
-
-
 def _build_column(
     spec: FieldSpec,
     column: pa.ChunkedArray,
@@ -385,28 +377,28 @@ def _build_column(
     if has_dictionary:
         var_length = uses_var_length(dictionary, c.var_length_dictionary, settings.optimize_dictionary_type)
         element_size = entry_width(dictionary)
-        entries.append(IndexEntry(name, "dictionary", ".dict", serialize_dictionary(dictionary, var_length)))
+        entries.append(IndexEntry(name, "dictionary", DICTIONARY_EXTENSION, serialize_dictionary(dictionary, var_length)))
         if not spec.single_value:
-            forward = IndexEntry(name, "forward_index", ".mv.fwd",
+            forward = IndexEntry(name, "forward_index", MV_FORWARD_EXTENSION,
                                  multi_value_forward_index(dictionary.dict_ids, row_lengths, bits))
         elif stats.is_sorted:
-            forward = IndexEntry(name, "forward_index", ".sv.sorted.fwd",
+            forward = IndexEntry(name, "forward_index", SORTED_SV_FORWARD_EXTENSION,
                                  sorted_forward_index(dictionary.dict_ids, stats.cardinality))
         else:
-            forward = IndexEntry(name, "forward_index", ".sv.unsorted.fwd",
+            forward = IndexEntry(name, "forward_index", UNSORTED_SV_FORWARD_EXTENSION,
                                  unsorted_forward_index(dictionary.dict_ids, bits))
         entries.append(forward)
     else:
-        raw_stats = RawStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
+        raw_stats = RawColumnStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
                              stats.max_row_length_in_bytes, stats.total_number_of_entries)
         codec = c.raw_codec_id(spec.field_type == METRIC)
         payload = write_raw_forward(column, spec, codec, raw_stats)
-        entries.append(IndexEntry(name, "forward_index", ".sv.raw.fwd" if spec.single_value else ".mv.raw.fwd",
+        entries.append(IndexEntry(name, "forward_index", forward_index_extension(False, spec.single_value),
                                   payload))
 
     if c.inverted and not (spec.single_value and stats.is_sorted):
         # A sorted column's forward index serves as its inverted index; Pinot builds none.
-        entries.append(IndexEntry(name, "inverted_index", EXTENSIONS["inverted_index"],
+        entries.append(IndexEntry(name, "inverted_index", INVERTED_INDEX_EXTENSION,
                                   inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
     if c.range and _range_supported(c, spec):
         if has_dictionary:
@@ -421,9 +413,9 @@ def _build_column(
                     f"{spec.data_type} column is not written by this builder (use unsupported_indexes='skip')")
             log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", name)
         if payload is not None:
-            entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"], payload))
+            entries.append(IndexEntry(name, "range_index", RANGE_INDEX_EXTENSION, payload))
     if c.bloom is not None:
-        entries.append(IndexEntry(name, "bloom_filter", EXTENSIONS["bloom_filter"],
+        entries.append(IndexEntry(name, "bloom_filter", BLOOM_FILTER_EXTENSION,
                                   build_bloom_filter(dictionary.values, spec, c.bloom.fpp,
                                                      c.bloom.max_size_in_bytes)))
     is_non_null = False
@@ -432,7 +424,7 @@ def _build_column(
         if nulls is None:
             is_non_null = True
         else:
-            entries.append(IndexEntry(name, "nullvalue_vector", EXTENSIONS["nullvalue_vector"], nulls))
+            entries.append(IndexEntry(name, "nullvalue_vector", NULLVALUE_VECTOR_EXTENSION, nulls))
 
     partition = None
     p = settings.partitions.get(name)

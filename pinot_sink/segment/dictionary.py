@@ -21,10 +21,10 @@ from type_mapping.stored import offsets_and_data
 
 from . import bigdecimal
 from .bitpack import byte_view
+from .format import VAR_LENGTH_DICTIONARY_MAGIC
 
 NUMPY_BIG_ENDIAN = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
 NUMPY_NATIVE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
-VAR_LENGTH_MAGIC = b".vl;"
 VAR_LENGTH_VERSION = 1
 
 
@@ -477,7 +477,7 @@ def var_length_bytes(data: np.ndarray, offsets: np.ndarray) -> bytes:
     """``VarLengthValueWriter``: magic, version, count, data start 16, absolute int32 offsets, values."""
     count = len(offsets) - 1
     header_size = 16 + 4 * (count + 1)
-    header = VAR_LENGTH_MAGIC + struct.pack(">iii", VAR_LENGTH_VERSION, count, 16)
+    header = VAR_LENGTH_DICTIONARY_MAGIC + struct.pack(">iii", VAR_LENGTH_VERSION, count, 16)
     absolute = (offsets + header_size).astype(">i4")
     return header + absolute.tobytes() + data.tobytes()
 

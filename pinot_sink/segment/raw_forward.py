@@ -35,9 +35,6 @@ from type_mapping.java_text import big_decimal_string
 from . import bigdecimal
 from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, SNAPPY, UnsupportedCodec, compress, decompress
 
-SV_EXTENSION = ".sv.raw.fwd"
-MV_EXTENSION = ".mv.raw.fwd"
-
 DEFAULT_WRITER_VERSION = 4  # ForwardIndexConfig.DEFAULT_RAW_WRITER_VERSION
 DEFAULT_TARGET_MAX_CHUNK_SIZE = 1 << 20  # ForwardIndexConfig.DEFAULT_TARGET_MAX_CHUNK_SIZE (1MB)
 DEFAULT_TARGET_DOCS_PER_CHUNK = 1000
@@ -92,10 +89,6 @@ class RawColumnStats:
             child_offsets = _serialized_offsets(array.values, stored)
             max_row = int((child_offsets[offsets[1:]] - child_offsets[offsets[:-1]]).max())
         return cls(0, int(counts.max(initial=0)), max_row, int(counts.sum()))
-
-
-def raw_forward_file_extension(single_value: bool) -> str:
-    return SV_EXTENSION if single_value else MV_EXTENSION
 
 
 def dynamic_target_chunk_size(
