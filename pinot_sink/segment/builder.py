@@ -1,9 +1,9 @@
 """Build a Pinot segment from rows in Pinot's stored form: ``build_segment``.
 
-Per column: dictionary (always computed: it gives the statistics; written unless the column is raw),
-forward index (sorted / bit-packed / multi-value, or raw via ``raw_forward``), inverted index, range
-index and bloom filter (``range_index`` / ``bloom_filter``), null value vector, partition metadata
-(``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
+Per column: the rows in segment order, the dictionary (always computed: it gives the statistics; written
+unless the column is raw) and the statistics, then each index from the writer that applies to it
+(``index_writers``: dictionary, forward, inverted, range, bloom filter, null value vector), and the
+partition metadata (``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
 which appears at ``out_dir/<name>.tar.gz`` atomically or not at all.
 """
 from __future__ import annotations
@@ -25,20 +25,12 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpe
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
-from .bloom_filter import build_bloom_filter
-from .dictionary import (ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id,
-                         serialize_dictionary, uses_var_length)
-from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
-from .inverted_index import inverted_index
-from .format import (BLOOM_FILTER_EXTENSION, DICTIONARY_EXTENSION, INVALID_NAME_CHARS, INVERTED_INDEX_EXTENSION,
-                     NULLVALUE_VECTOR_EXTENSION, RANGE_INDEX_EXTENSION, forward_index_extension, tarball_name)
-from .format import MV_FORWARD_EXTENSION, SORTED_SV_FORWARD_EXTENSION, UNSORTED_SV_FORWARD_EXTENSION
+from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .format import INVALID_NAME_CHARS, tarball_name
+from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids, range_supported
 from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
-from .null_vector import null_vector
 from .partition import canonical_function_name, partition_values
-from .range_index import build_range_index, build_raw_range_index
-from .raw_forward import RawColumnStats, write_raw_forward
 from .stats import ColumnStats, collect_stats, flatten
 from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
 from .tarball import write_directory, write_tarball
@@ -249,7 +241,7 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
         problems += [f"column {name!r}: {index} index" for index in c.unsupported]
         if c.forward_disabled:
             problems.append(f"column {name!r}: disabled forward index")
-        if c.range and not _range_supported(c, spec):
+        if c.range and not range_supported(c, spec):
             reason = ("version 1" if c.range_version != 2 else "multi-value" if not spec.single_value
                       else f"raw {spec.data_type}")
             problems.append(f"column {name!r}: range index ({reason})")
@@ -261,15 +253,6 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
     for problem in problems:
         log.warning("skipping %s; the server builds it when it loads the segment", problem)
     return problems
-
-
-def _range_supported(c: ColumnIndexSettings, spec: FieldSpec) -> bool:
-    """Version 2 (bit-sliced), single-value, over dictIds or raw numbers."""
-    return c.range_version == 2 and spec.single_value and (_has_dictionary(c) or spec.is_fixed_width)
-
-
-def _has_dictionary(c: ColumnIndexSettings) -> bool:
-    return c.dictionary or c.inverted  # an inverted index needs dictIds (Pinot creates the dictionary anyway)
 
 
 def _keeps_dictionary(c: ColumnIndexSettings, spec: FieldSpec, stats: ColumnStats,
@@ -342,10 +325,36 @@ def _build_column(
     order: np.ndarray | None = None,
     prebuilt: Dictionary | None = None,
 ) -> tuple[ColumnMetadata, list[IndexEntry]]:
-    """One column's indexes; ``order``: the segment's row order when it is not the input's; ``prebuilt``:
-    this column's dictionary over the input rows, when already built (the sortedColumn's)."""
+    """One column's indexes, each from the index writer that applies (``index_writers.INDEX_WRITERS``)."""
+    ctx = _column_context(spec, column, mask, c, settings, total_docs, unsupported_mode, order, prebuilt)
+    entries: list[IndexEntry] = []
+    for writer in INDEX_WRITERS:
+        if writer.applies_to(ctx):
+            payload = writer.write(ctx)
+            if payload is not None:
+                entries.append(IndexEntry(spec.name, writer.index_id, writer.file_extension(ctx), payload))
+    element_size = entry_width(ctx.dictionary) if ctx.has_dictionary else 0
+    is_non_null = c.null_vector and not any(e.index_id == "nullvalue_vector" for e in entries)
+    partition = _partition_info(ctx.values, spec, settings)
+    return ColumnMetadata(spec, ctx.stats, ctx.has_dictionary, element_size, partition, is_non_null), entries
+
+
+def _column_context(
+    spec: FieldSpec,
+    column: pa.ChunkedArray,
+    mask: np.ndarray | None,
+    c: ColumnIndexSettings,
+    settings: TableIndexSettings,
+    total_docs: int,
+    unsupported_mode: str,
+    order: np.ndarray | None,
+    prebuilt: Dictionary | None,
+) -> ColumnContext:
+    """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
+    it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
+    (the sortedColumn's)."""
     name = spec.name
-    ids = _has_dictionary(c)
+    ids = has_dict_ids(c)
     if order is not None:
         if mask is not None:
             mask = mask[order]
@@ -370,74 +379,21 @@ def _build_column(
     if reorder_ids and not spec.single_value:
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)
-    entries: list[IndexEntry] = []
-    element_size = 0
-    bits = bits_per_value(stats.cardinality)
+    return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
+                         unsupported_mode)
 
-    if has_dictionary:
-        var_length = uses_var_length(dictionary, c.var_length_dictionary, settings.optimize_dictionary_type)
-        element_size = entry_width(dictionary)
-        entries.append(IndexEntry(name, "dictionary", DICTIONARY_EXTENSION, serialize_dictionary(dictionary, var_length)))
-        if not spec.single_value:
-            forward = IndexEntry(name, "forward_index", MV_FORWARD_EXTENSION,
-                                 multi_value_forward_index(dictionary.dict_ids, row_lengths, bits))
-        elif stats.is_sorted:
-            forward = IndexEntry(name, "forward_index", SORTED_SV_FORWARD_EXTENSION,
-                                 sorted_forward_index(dictionary.dict_ids, stats.cardinality))
-        else:
-            forward = IndexEntry(name, "forward_index", UNSORTED_SV_FORWARD_EXTENSION,
-                                 unsorted_forward_index(dictionary.dict_ids, bits))
-        entries.append(forward)
-    else:
-        raw_stats = RawColumnStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
-                             stats.max_row_length_in_bytes, stats.total_number_of_entries)
-        codec = c.raw_codec_id(spec.field_type == METRIC)
-        payload = write_raw_forward(column, spec, codec, raw_stats)
-        entries.append(IndexEntry(name, "forward_index", forward_index_extension(False, spec.single_value),
-                                  payload))
 
-    if c.inverted and not (spec.single_value and stats.is_sorted):
-        # A sorted column's forward index serves as its inverted index; Pinot builds none.
-        entries.append(IndexEntry(name, "inverted_index", INVERTED_INDEX_EXTENSION,
-                                  inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
-    if c.range and _range_supported(c, spec):
-        if has_dictionary:
-            payload = build_range_index(dictionary.dict_ids, stats.cardinality)
-        elif spec.is_fixed_width:
-            payload = build_raw_range_index(column, spec)
-        else:
-            payload = None  # optimizeDictionary turned a var-width column raw: no raw range index for it
-            if unsupported_mode == "error":
-                raise ColumnValueError(
-                    f"column {name!r}: optimizeDictionary made the column raw, and a range index on a raw "
-                    f"{spec.data_type} column is not written by this builder (use unsupported_indexes='skip')")
-            log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", name)
-        if payload is not None:
-            entries.append(IndexEntry(name, "range_index", RANGE_INDEX_EXTENSION, payload))
-    if c.bloom is not None:
-        entries.append(IndexEntry(name, "bloom_filter", BLOOM_FILTER_EXTENSION,
-                                  build_bloom_filter(dictionary.values, spec, c.bloom.fpp,
-                                                     c.bloom.max_size_in_bytes)))
-    is_non_null = False
-    if c.null_vector:
-        nulls = null_vector(mask)
-        if nulls is None:
-            is_non_null = True
-        else:
-            entries.append(IndexEntry(name, "nullvalue_vector", NULLVALUE_VECTOR_EXTENSION, nulls))
-
-    partition = None
-    p = settings.partitions.get(name)
-    if p is not None:
-        ids = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
-        partition = PartitionInfo(
-            function_name=canonical_function_name(p.function_name),
-            num_partitions=p.num_partitions,
-            partitions=[int(i) for i in ids],
-            function_config=p.function_config,
-        )
-    meta = ColumnMetadata(spec, stats, has_dictionary, element_size, partition, is_non_null)
-    return meta, entries
+def _partition_info(column: pa.ChunkedArray, spec: FieldSpec, settings: TableIndexSettings) -> PartitionInfo | None:
+    p = settings.partitions.get(spec.name)
+    if p is None:
+        return None
+    partitions = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
+    return PartitionInfo(
+        function_name=canonical_function_name(p.function_name),
+        num_partitions=p.num_partitions,
+        partitions=[int(i) for i in partitions],
+        function_config=p.function_config,
+    )
 
 
 # --- time column -------------------------------------------------------------------------------------
