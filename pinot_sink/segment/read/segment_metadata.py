@@ -39,7 +39,7 @@ from type_mapping.pinot_schema import (
     pinot_default_null_value,
 )
 
-from .properties import Value, as_list, as_text, parse_properties, pinot_unescape_string
+from ..properties import Value, as_list, as_text, parse_properties, pinot_unescape_string
 
 log = logging.getLogger(__name__)
 

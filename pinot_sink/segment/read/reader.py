@@ -34,7 +34,7 @@ from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
 
 from . import decoders
 from .decoders import SegmentFormatError, V3IndexFile
-from .format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
+from ..format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
                      METADATA_FILE, V1_EXTENSIONS, V3_DIR, forward_index_extension)
 from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
 
@@ -329,7 +329,7 @@ class SegmentReader:
             from .raw_forward import read_raw_forward
         except ImportError:
             raise SegmentFormatError(
-                f"column {column.name!r}: raw forward indexes need pinot_sink.segment.raw_forward, which is missing"
+                f"column {column.name!r}: raw forward indexes need pinot_sink.segment.read.raw_forward, which is missing"
             ) from None
         buf = self._required_buffer(column.name, "forward_index")
         try:
