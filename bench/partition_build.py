@@ -83,7 +83,7 @@ def main() -> int:
     schema, options = job.segment_schema(), ConversionOptions(**job.options.conversion)
 
     def convert():
-        return to_pinot_columns(table, schema, job.table_config, plan=job.plan, options=options)
+        return to_pinot_columns(table, schema, job.plan, options=options)
 
     columns = convert()
     tar_cpu = []

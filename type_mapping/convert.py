@@ -34,8 +34,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import datetime_formats as dtf
+from .compat import ConversionError, check_convertible, datetime_format, type_family
 from .java_text import big_decimal_string, big_decimal_text_array, from_decimal, java_float_str, java_substring
-from .pinot_schema import DATE_TIME, INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
+from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
 from .stored import PinotColumns, arrow_type_for, offsets_and_data
 
 if TYPE_CHECKING:
@@ -50,10 +51,6 @@ ON_FRACTION = ("error", "truncate", "null")
 ON_OVERSIZE = ("error", "pinot")
 ON_SUB_MILLISECOND = ("floor", "error")
 ON_NULL_TIME = ("error", "pinot")
-
-
-class ConversionError(ValueError):
-    """A value (or a whole column) that cannot become the Pinot column's type; names column and row."""
 
 
 @dataclass(frozen=True)
@@ -92,112 +89,6 @@ class ConversionOptions:
 
 
 # --- source type families ------------------------------------------------------------------------
-
-
-def type_family(t: pa.DataType) -> str:
-    """A coarse family of an Arrow type, the unit of the compatibility matrix."""
-    if pa.types.is_null(t):
-        return "null"
-    if pa.types.is_boolean(t):
-        return "bool"
-    if pa.types.is_integer(t):
-        return "int"
-    if pa.types.is_floating(t):
-        return "float"
-    if pa.types.is_decimal(t):
-        return "decimal"
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return "string"
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t) \
-            or pa.types.is_binary_view(t):
-        return "binary"
-    if pa.types.is_date(t):
-        return "date"
-    if pa.types.is_timestamp(t):
-        return "timestamp"
-    if pa.types.is_time(t):
-        return "time"
-    if pa.types.is_duration(t) or pa.types.is_interval(t):
-        return "interval"
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) \
-            or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        return "list"
-    if pa.types.is_struct(t):
-        return "struct"
-    if pa.types.is_map(t):
-        return "map"
-    if pa.types.is_dictionary(t):
-        return type_family(t.value_type)
-    return "other"
-
-
-def _datetime_format(spec: FieldSpec) -> dtf.DateTimeFormat | None:
-    if spec.field_type in (DATE_TIME, TIME) and spec.datetime_format:
-        try:
-            return dtf.parse_format(spec.datetime_format)
-        except dtf.DateTimeFormatError as exc:
-            raise ConversionError(f"column {spec.name!r}: {exc}") from None
-    return None
-
-
-# Which source families each Pinot data type accepts (values only; lists are checked separately).
-_ACCEPTS: dict[str, set[str]] = {
-    "INT": {"null", "bool", "int", "float", "decimal", "string", "date", "time", "timestamp"},
-    "LONG": {"null", "bool", "int", "float", "decimal", "string", "date", "time", "timestamp"},
-    "FLOAT": {"null", "bool", "int", "float", "decimal", "string"},
-    "DOUBLE": {"null", "bool", "int", "float", "decimal", "string"},
-    "BIG_DECIMAL": {"null", "int", "float", "decimal", "string"},
-    "BOOLEAN": {"null", "bool", "int", "string"},
-    "TIMESTAMP": {"null", "int", "string", "date", "timestamp"},
-    "STRING": {"null", "bool", "int", "float", "decimal", "string", "date", "timestamp"},
-    "JSON": {"null", "bool", "int", "float", "decimal", "string", "list", "struct", "map"},
-    "BYTES": {"null", "binary", "string"},
-}
-
-
-def check_convertible(source_type: pa.DataType, spec: FieldSpec, source_name: str | None = None) -> str:
-    """Raise ``ConversionError`` if values of ``source_type`` can never feed ``spec``; else describe how."""
-    where = f"column {spec.name!r}" + (f" (from {source_name!r})" if source_name and source_name != spec.name else "")
-    family = type_family(source_type)
-    target = spec.data_type + ("" if spec.single_value else " multi-value")
-    if family == "interval":
-        raise ConversionError(f"{where}: {source_type} (INTERVAL) has no Pinot type; cast it to a number first")
-    if family == "list" and spec.data_type != "JSON":
-        if spec.single_value:
-            raise ConversionError(
-                f"{where}: an array ({source_type}) needs a multi-value Pinot column "
-                f"(singleValueField: false) or a JSON column, not single-value {spec.data_type}"
-            )
-        element = source_type.value_type
-        element_family = type_family(element)
-        if element_family in ("list", "struct", "map"):
-            raise ConversionError(
-                f"{where}: {source_type} is a nested array; Pinot multi-value columns hold primitives only "
-                f"(use a JSON column)"
-            )
-        _check_value(element_family, element, spec, where, target)
-        return f"array<{element}> -> {target}"
-    if family in ("struct", "map") and spec.data_type != "JSON":
-        raise ConversionError(f"{where}: {source_type} (ROW/STRUCT/MAP) can only feed a JSON Pinot column, not {target}")
-    if family == "other":
-        raise ConversionError(f"{where}: Arrow type {source_type} has no Pinot mapping")
-    if spec.data_type == "JSON" and not spec.single_value:
-        raise ConversionError(f"{where}: Pinot has no multi-value JSON")
-    _check_value(family, source_type, spec, where, target)
-    return f"{source_type} -> {target}"
-
-
-def _check_value(family: str, source_type: pa.DataType, spec: FieldSpec, where: str, target: str) -> None:
-    if family not in _ACCEPTS[spec.data_type]:
-        raise ConversionError(f"{where}: {source_type} cannot be converted to Pinot {target}")
-    fmt = _datetime_format(spec)
-    if family == "timestamp" and spec.data_type == "INT" and (fmt is None or not fmt.is_epoch and not fmt.is_string):
-        raise ConversionError(
-            f"{where}: a TIMESTAMP does not fit an INT column; use LONG/TIMESTAMP, or a dateTime field with "
-            f"an EPOCH format in a coarser unit (e.g. 1:DAYS:EPOCH)"
-        )
-    if family == "time" and fmt is not None:
-        raise ConversionError(f"{where}: a TIME of day cannot feed a dateTime column ({spec.datetime_format})")
 
 
 # --- errors and masks ------------------------------------------------------------------------------
@@ -702,7 +593,7 @@ def _to_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
 def _convert_values(values: pa.Array, ctx: _Context) -> pa.Array:
     """Source values (no lists) -> stored-type values, before sanitisation; nulls kept."""
     spec = ctx.spec
-    fmt = _datetime_format(spec)
+    fmt = datetime_format(spec)
     data_type = spec.data_type
     if data_type in ("INT", "LONG"):
         return _to_integer(values, ctx, fmt)
@@ -881,23 +772,18 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
     return out, null_mask
 
 
-def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, table_config: dict | None = None, *,
-                     plan: "WritePlan | None" = None, options: ConversionOptions | None = None,
-                     row_offset: int = 0) -> PinotColumns:
-    """Convert one batch into Pinot's stored form, per ``plan`` (made from the batch's schema if absent).
+def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan: "WritePlan", *,
+                     options: ConversionOptions | None = None, row_offset: int = 0) -> PinotColumns:
+    """Convert one batch into Pinot's stored form, per ``plan`` (``reconcile.plan_write``, made once per
+    job: it says which source column feeds each Pinot column, and carries the table config).
 
     ``row_offset`` is added to row numbers in error messages (rows already seen in the partition).
     Every column with a null gets a mask; Pinot columns the plan fills get an all-true mask.
     """
-    from .reconcile import plan_write
-
     options = options or ConversionOptions()
     if isinstance(batch, pa.RecordBatch):
         batch = pa.Table.from_batches([batch])
-    if plan is None:
-        plan = plan_write(batch.schema, schema, table_config=table_config)
-    table_config = plan.table_config if table_config is None else table_config
-    time_column = ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
+    time_column = ((plan.table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
     num_rows = batch.num_rows
     arrays: list[pa.Array] = []
     masks: dict[str, np.ndarray] = {}
@@ -946,7 +832,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, tabl
 
 def _time_column_default(spec: FieldSpec) -> Any | None:
     """The time column's default if Pinot would use it (in 1971..2071), else None."""
-    fmt = _datetime_format(spec)
+    fmt = datetime_format(spec)
     value = spec.default_null_value
     try:
         if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
@@ -965,7 +851,7 @@ def _time_column_default(spec: FieldSpec) -> Any | None:
 
 def _now_in_format(spec: FieldSpec) -> Any:
     now = pa.array([int(time.time() * 1000)], pa.int64())
-    fmt = _datetime_format(spec)
+    fmt = datetime_format(spec)
     if fmt is None or spec.data_type == "TIMESTAMP":
         return now[0].as_py()
     value = dtf.millis_to_format(now, fmt)[0].as_py()

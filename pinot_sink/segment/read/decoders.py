@@ -17,7 +17,6 @@ import numpy as np
 import pyarrow as pa
 import pyroaring
 
-from ..bitpack import bits_per_value
 from ..format import V3_MAGIC_MARKER, VAR_LENGTH_DICTIONARY_MAGIC
 from .segment_metadata import IndexEntry, SegmentFormatError
 
