@@ -107,10 +107,9 @@ def strip_trailing_zeros(unscaled: int, scale: int) -> tuple[int, int]:
     """``BigDecimal.stripTrailingZeros``: zero becomes ``BigDecimal.ZERO`` (scale 0)."""
     if unscaled == 0:
         return 0, 0
-    while unscaled % 10 == 0:
-        unscaled //= 10
-        scale -= 1
-    return unscaled, scale
+    digits = str(abs(unscaled))
+    zeros = len(digits) - len(digits.rstrip("0"))
+    return (unscaled // 10**zeros if zeros else unscaled), scale - zeros
 
 
 def big_decimal_string(value: BigDecimalLike, strip: bool = False) -> str:

@@ -146,10 +146,10 @@ def build_segment(
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         try:
-            meta, column_entries = _build_column(spec, table.column(spec.name), masks.get(spec.name),
-                                                 settings.columns[spec.name], settings, total_docs,
-                                                 options.unsupported_indexes, order,
-                                                 sorted_dictionary if spec.name == sorted_column else None)
+            ctx = _column_context(spec, table.column(spec.name), masks.get(spec.name), settings.columns[spec.name],
+                                  settings, total_docs, options.unsupported_indexes, order,
+                                  sorted_dictionary if spec.name == sorted_column else None)
+            meta, column_entries = _build_column(ctx)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
@@ -314,19 +314,9 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
 # --- one column --------------------------------------------------------------------------------------
 
 
-def _build_column(
-    spec: FieldSpec,
-    column: pa.ChunkedArray,
-    mask: np.ndarray | None,
-    c: ColumnIndexSettings,
-    settings: TableIndexSettings,
-    total_docs: int,
-    unsupported_mode: str = "error",
-    order: np.ndarray | None = None,
-    prebuilt: Dictionary | None = None,
-) -> tuple[ColumnMetadata, list[IndexEntry]]:
+def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]:
     """One column's indexes, each from the index writer that applies (``index_writers.INDEX_WRITERS``)."""
-    ctx = _column_context(spec, column, mask, c, settings, total_docs, unsupported_mode, order, prebuilt)
+    spec = ctx.spec
     entries: list[IndexEntry] = []
     for writer in INDEX_WRITERS:
         if writer.applies_to(ctx):
@@ -334,8 +324,8 @@ def _build_column(
             if payload is not None:
                 entries.append(IndexEntry(spec.name, writer.index_id, writer.file_extension(ctx), payload))
     element_size = entry_width(ctx.dictionary) if ctx.has_dictionary else 0
-    is_non_null = c.null_vector and not any(e.index_id == "nullvalue_vector" for e in entries)
-    partition = _partition_info(ctx.values, spec, settings)
+    is_non_null = ctx.settings.null_vector and not any(e.index_id == "nullvalue_vector" for e in entries)
+    partition = _partition_info(ctx.values, spec, ctx.table)
     return ColumnMetadata(spec, ctx.stats, ctx.has_dictionary, element_size, partition, is_non_null), entries
 
 
