@@ -35,7 +35,8 @@ import pyarrow.compute as pc
 
 from . import datetime_formats as dtf
 from .compat import ConversionError, check_convertible, datetime_format, type_family
-from .java_text import big_decimal_string, big_decimal_text_array, from_decimal, java_float_str, java_substring
+from .java_text import (big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str,
+                        java_substring)
 from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
 from .stored import PinotColumns, arrow_type_for, offsets_and_data
 
@@ -485,7 +486,8 @@ def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) 
         exponent = pc.match_substring(text, "E")
         if not pc.any(exponent).as_py():
             return text
-        return pa.array([None if v is None else format(v, "f") for v in values.to_pylist()], pa.string())
+        return pa.array([None if v is None else big_decimal_plain_string(from_decimal(v)) for v in values.to_pylist()],
+                        pa.string())
     if family == "float":  # Java's Float/Double.toString spelling, per value
         float32 = values.type == pa.float32()
         return pa.array([None if v is None else java_float_str(v, float32) for v in values.to_pylist()],
@@ -545,7 +547,7 @@ def _json_text(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, decimal.Decimal):
-        return str(value)
+        return big_decimal_string(from_decimal(value))
     if isinstance(value, float):
         text = java_float_str(value)
         return text if math.isfinite(value) else f'"{text}"'
