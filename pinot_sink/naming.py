@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 from pinot_sink.segment.format import INVALID_NAME_CHARS as INVALID_CHARS
 from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
 from type_mapping.datetime_formats import DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date
-from type_mapping.java_text import java_float_str
+from type_mapping.java_text import java_object_string
 
 _INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -73,15 +73,7 @@ def _time_format(text: str, column: str) -> DateTimeFormat:
 
 def java_value_str(value: Any) -> str:
     """``Object.toString()`` of a min/max stat as Pinot would print it in a name."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        return java_float_str(float(value), float32=isinstance(value, np.float32))
-    if isinstance(value, bytes):
-        return value.hex()
-    return str(value)
+    return java_object_string(value)
 
 
 def column_min_max(table: pa.Table, column: str) -> tuple[Any, Any] | tuple[None, None]:

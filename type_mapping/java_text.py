@@ -4,7 +4,8 @@ Pinot writes values as Java prints them (metadata min/max, bloom filter and part
 JSON) and orders strings as Java compares them, so every copy of these rules in this package must agree
 with Java's, and with each other: they live here, on the ground floor, and everything else calls them.
 
-* ``Double.toString`` / ``Float.toString`` (JDK 19+ shortest digits): ``java_float_str``;
+* ``Double.toString`` / ``Float.toString`` (JDK 19+ shortest digits): ``java_float_str``; ``Object.toString``
+  of a value: ``java_object_string``;
 * ``BigDecimal``: ``new BigDecimal(String)`` parsing, ``toString``, ``toPlainString``,
   ``stripTrailingZeros`` (``parse_big_decimal``, ``big_decimal_string``, ``big_decimal_plain_string``);
 * ``String``: ``compareTo`` order and ``length()`` in UTF-16 code units, ``substring`` on code units.
@@ -52,6 +53,22 @@ def java_float_from_shortest(value: float, shortest: str) -> str:
             return f"{prefix}{digits}{'0' * (point - len(digits))}.0"
         return f"{prefix}{digits[:point]}.{digits[point:]}"
     return f"{prefix}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
+
+
+def java_object_string(value: object) -> str:
+    """``Object.toString()`` of the Java value a Python value stands for: Boolean, Integer/Long, Float (a
+    numpy float32) / Double, BigDecimal (a ``Decimal``), bytes as Pinot prints them (lower-case hex)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return java_float_str(float(value), float32=isinstance(value, np.float32))
+    if isinstance(value, Decimal):
+        return big_decimal_string(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
 
 
 # --- BigDecimal ------------------------------------------------------------------------------------

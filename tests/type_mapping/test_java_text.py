@@ -70,3 +70,9 @@ def test_conversion_prints_decimals_through_the_java_rules():
     # DECIMAL -> STRING is BigDecimal.toPlainString, also where Arrow prints E notation (negative scale).
     out, _ = convert_column(pa.array([D("1E+3"), D("-2E+3")], pa.decimal128(5, -3)), FieldSpec("s", "STRING"))
     assert out.to_pylist() == ["1000", "-2000"]
+
+
+def test_java_object_string():
+    assert [jt.java_object_string(v) for v in (True, np.int64(7), np.float32(0.1), 0.1, Decimal("-0.00"), b"\x01\xff",
+                                                "x")] == ["true", "7", "0.1", "0.1", "0.00", "01ff", "x"]
+    assert jt.java_object_string(np.float32(1e10)) == "1.0E10"
