@@ -64,6 +64,15 @@ def forward_index_extension(dictionary_encoded: bool, single_value: bool, is_sor
     return RAW_SV_FORWARD_EXTENSION if single_value else RAW_MV_FORWARD_EXTENSION
 
 
+def raw_table_name(table_name: str) -> str:
+    """``TableNameBuilder.extractRawTableName``: ``events_OFFLINE`` / ``events_REALTIME`` -> ``events`` (the
+    name segments carry in ``segment.table.name`` and deep-store paths use)."""
+    for suffix in ("_OFFLINE", "_REALTIME"):
+        if table_name.endswith(suffix):
+            return table_name[: -len(suffix)]
+    return table_name
+
+
 def tarball_name(segment_name: str) -> str:
     """The built segment's file name: ``<segment name>.tar.gz`` (the name as it is, not URI-quoted)."""
     return segment_name + TARBALL_EXTENSION
