@@ -22,8 +22,9 @@ import numpy as np
 from isal import isal_zlib
 from pyroaring import BitMap
 
-from pinot_sink.segment import bloom_filter, properties
+from pinot_sink.segment import bloom_filter
 from pinot_sink.segment.inverted_index import _grouped_docs, inverted_index
+from type_mapping import java_text
 from type_mapping.pinot_schema import FieldSpec
 
 
@@ -51,7 +52,7 @@ def per_bitmap_inverted_index(dict_ids: np.ndarray, cardinality: int) -> bytes:
 
 def general_spelling(value: float, float32: bool = False) -> str:
     """Double.toString through the general digit layout only (finite, non-zero doubles, as generated here)."""
-    return properties.java_float_from_shortest(value, repr(float(value)))
+    return java_text.java_float_from_shortest(value, repr(float(value)))
 
 
 def main() -> None:

@@ -88,7 +88,7 @@ def main() -> int:
     schema = job.segment_schema()
 
     def convert():
-        return to_pinot_columns(table, schema, job.table_config, plan=job.plan, options=options)
+        return to_pinot_columns(table, schema, job.plan, options=options)
 
     columns = convert()
     tar_cpu = []

@@ -28,6 +28,7 @@ from typing import Sequence
 from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments
 from pinot_sink.controller.deep_store import segment_destination
 from pinot_sink.controller.errors import ConsistentPushError
+from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
 from .manifest import write_aborted, write_committed
@@ -148,7 +149,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                 import fsspec
 
                 download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
-                local = str(download_dir / f"{segment.name}.tar.gz")
+                local = str(download_dir / tarball_name(segment.name))
                 fs, remote = fsspec.core.url_to_fs(segment.staged_uri, **job.storage_options)
                 fs.get_file(remote, local)
             paths.append(local)

@@ -33,10 +33,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pinot_sink.segment.format import INVALID_NAME_CHARS as INVALID_CHARS
 from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
+from type_mapping.datetime_formats import DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date
+from type_mapping.java_text import java_object_string
 
-INVALID_CHARS = '\\/:*?"<>|'
-_INVALID = re.compile(r'[\\/:*?"<>|]')
+_INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -64,61 +66,17 @@ def join(*parts: Any) -> str:
 # Time values, as Pinot prints them into names
 
 
-@dataclass(frozen=True)
-class TimeFormat:
-    """The part of Pinot's ``DateTimeFormatSpec`` that naming needs."""
-
-    kind: str  # EPOCH | TIMESTAMP | SIMPLE_DATE_FORMAT
-    unit: str = "MILLISECONDS"
-    pattern: str | None = None
-    time_zone: str = "UTC"
-
-    @classmethod
-    def parse(cls, text: str, column: str) -> "TimeFormat":
-        """Both spellings: ``1:MILLISECONDS:EPOCH`` / ``1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd`` and
-        ``EPOCH|MILLISECONDS(|size)`` / ``SIMPLE_DATE_FORMAT|pattern(|tz)`` / ``TIMESTAMP``."""
-        text = (text or "").strip()
-        if not text:
-            raise SegmentNameError(f"time column {column!r} has no format in the schema")
-        if text[0].isdigit():
-            tokens = text.split(":", 3)
-            if len(tokens) < 3:
-                raise SegmentNameError(f"time column {column!r}: invalid format {text!r}")
-            kind, unit = tokens[2].upper(), tokens[1].upper()
-            pattern = tokens[3] if len(tokens) > 3 else None
-            zone = "UTC"
-            if pattern:
-                tz = re.search(r"\s*tz\(([^)]+)\)\s*$", pattern)
-                if tz:
-                    zone, pattern = tz.group(1).strip(), pattern[: tz.start()]
-        else:
-            tokens = text.split("|")
-            kind = tokens[0].upper()
-            unit = tokens[1].upper() if kind == "EPOCH" and len(tokens) > 1 else "MILLISECONDS"
-            pattern = tokens[1] if kind == "SIMPLE_DATE_FORMAT" and len(tokens) > 1 else None
-            zone = tokens[2] if kind == "SIMPLE_DATE_FORMAT" and len(tokens) > 2 else "UTC"
-        if kind not in ("EPOCH", "TIMESTAMP", "SIMPLE_DATE_FORMAT"):
-            raise SegmentNameError(f"time column {column!r}: unknown time format {kind!r} in {text!r}")
-        if kind == "TIMESTAMP":
-            unit = "MILLISECONDS"
-        if kind == "EPOCH" and unit not in _UNIT_MILLIS:
-            raise SegmentNameError(f"time column {column!r}: unsupported time unit {unit!r} in {text!r}")
-        return cls(kind, unit, pattern, zone)
+def _time_format(text: str, column: str) -> DateTimeFormat:
+    """The time column's ``DateTimeFormatSpec``, parsed by ``type_mapping.datetime_formats`` (Pinot's zones)."""
+    try:
+        return parse_format((text or "").strip())
+    except DateTimeFormatError as exc:
+        raise SegmentNameError(f"time column {column!r}: {exc}") from None
 
 
 def java_value_str(value: Any) -> str:
     """``Object.toString()`` of a min/max stat as Pinot would print it in a name."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        from pinot_sink.segment.properties import java_float_str
-
-        return java_float_str(float(value), float32=isinstance(value, np.float32))
-    if isinstance(value, bytes):
-        return value.hex()
-    return str(value)
+    return java_object_string(value)
 
 
 def column_min_max(table: pa.Table, column: str) -> tuple[Any, Any] | tuple[None, None]:
@@ -130,41 +88,6 @@ def column_min_max(table: pa.Table, column: str) -> tuple[Any, Any] | tuple[None
     if pa.types.is_float32(table.schema.field(column).type):
         low, high = np.float32(low), np.float32(high)
     return low, high
-
-
-_JODA_TOKENS = [
-    ("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("M", "%m"), ("dd", "%d"), ("d", "%d"), ("HH", "%H"),
-    ("H", "%H"), ("mm", "%M"), ("m", "%M"), ("ss", "%S"), ("s", "%S"), ("SSS", "%f"),
-]
-
-
-def joda_to_strptime(pattern: str, column: str) -> str:
-    """The subset of Joda/SimpleDateFormat patterns that date-keyed tables use (y M d H m s S, quoted text)."""
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "'":
-            end = pattern.find("'", i + 1)
-            if end < 0:
-                raise SegmentNameError(f"time column {column!r}: unterminated quote in pattern {pattern!r}")
-            out.append(pattern[i + 1 : end].replace("%", "%%") or "'")
-            i = end + 1
-            continue
-        if ch.isalpha():
-            run = len(pattern) - i - len(pattern[i:].lstrip(ch))
-            token = ch * run
-            mapped = dict(_JODA_TOKENS).get(token)
-            if mapped is None:
-                raise SegmentNameError(
-                    f"time column {column!r}: pattern token {token!r} in {pattern!r} is not supported for "
-                    f"normalizedDate names (supported: yyyy yy MM dd HH mm ss SSS)"
-                )
-            out.append(mapped)
-            i += run
-            continue
-        out.append("%%" if ch == "%" else ch)
-        i += 1
-    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -184,7 +107,7 @@ class SegmentNamer:
     postfix: str | None
     uses_time: bool
     date_pattern: str | None = None  # output strftime for normalizedDate with APPEND push type
-    time_format: TimeFormat | None = None
+    time_format: DateTimeFormat | None = None
     time_column: str | None = None
 
     def name(self, sequence_id: int, min_time: Any = None, max_time: Any = None) -> str:
@@ -219,21 +142,10 @@ class SegmentNamer:
                     f"time column {self.time_column!r}: SIMPLE_DATE_FORMAT without a pattern cannot be normalised"
                 )
             try:
-                moment = datetime.strptime(str(value), joda_to_strptime(fmt.pattern, self.time_column or ""))
-            except ValueError as exc:
-                raise SegmentNameError(
-                    f"time column {self.time_column!r}: value {value!r} does not match pattern {fmt.pattern!r}"
-                ) from exc
-            moment = _localize(moment, fmt.time_zone)
+                moment = _EPOCH + timedelta(milliseconds=parse_simple_date(str(value), fmt))
+            except DateTimeFormatError as exc:
+                raise SegmentNameError(f"time column {self.time_column!r}: {exc}") from exc
         return moment.astimezone(timezone.utc).strftime(self.date_pattern)
-
-
-def _localize(moment: datetime, zone: str) -> datetime:
-    if zone.upper() in ("UTC", "GMT", "Z"):
-        return moment.replace(tzinfo=timezone.utc)
-    from zoneinfo import ZoneInfo
-
-    return moment.replace(tzinfo=ZoneInfo(zone))
 
 
 def time_column_of(table_config: Mapping[str, Any] | None) -> str | None:
@@ -345,7 +257,7 @@ def make_namer(
         raise SegmentNameError(
             f"time column {time_column!r} uses the legacy timeFieldSpec; normalizedDate names need a dateTimeFieldSpec"
         )
-    time_format = TimeFormat.parse(spec.datetime_format or "", time_column)
+    time_format = _time_format(spec.datetime_format or "", time_column)
     date_pattern = "%Y-%m-%d-%H" if (frequency or "").lower() == "hourly" else "%Y-%m-%d"
     return SegmentNamer("normalizedDate", name_prefix, postfix, uses_time=True, date_pattern=date_pattern,
                         time_format=time_format, time_column=time_column)

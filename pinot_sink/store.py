@@ -20,11 +20,11 @@ from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 from pinot_sink.controller import ClientConfig, ControllerClient
-from pinot_sink.controller.deep_store import normalise_uri, segment_destination
+from pinot_sink.controller.deep_store import segment_destination
+from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball
 
 log = logging.getLogger("pinot_sink")
 
-TAR_SUFFIX = ".tar.gz"
 STAGING_DIR = "_staging"
 
 
@@ -80,8 +80,8 @@ class SegmentStore:
         names = set()
         for entry in fs.ls(path, detail=False):
             base = os.path.basename(str(entry).rstrip("/"))
-            if base.endswith(TAR_SUFFIX) and not base.startswith((".", "_")):
-                names.add(unquote(base[: -len(TAR_SUFFIX)]))
+            if base.endswith(TARBALL_EXTENSION) and not base.startswith((".", "_")):
+                names.add(unquote(segment_name_of_tarball(base)))
         return names
 
     def delete(self, names: Iterable[str]) -> list[str]:

@@ -89,7 +89,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
         table = pa.Table.from_batches(pending) if len(pending) > 1 else pending[0]
         first = report.input_rows
         try:
-            part = to_pinot_columns(table, schema, job.table_config, plan=job.plan, options=options.conversion,
+            part = to_pinot_columns(table, schema, job.plan, options=options.conversion,
                                     row_offset=first)
         except Exception as exc:
             raise PinotWriteError(

@@ -6,7 +6,6 @@ import pytest
 
 from pinot_sink.naming import (
     SegmentNameError,
-    TimeFormat,
     column_min_max,
     make_namer,
     push_type_and_frequency,
@@ -122,13 +121,17 @@ def test_push_type_falls_back_to_segments_config():
     assert push_type_and_frequency(legacy) == ("REFRESH", "HOURLY")
 
 
-def test_time_format_parsing():
-    assert TimeFormat.parse("1:MILLISECONDS:EPOCH", "ts") == TimeFormat("EPOCH", "MILLISECONDS")
-    assert TimeFormat.parse("EPOCH", "ts").unit == "MILLISECONDS"
-    sdf = TimeFormat.parse("1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd tz(America/New_York)", "ts")
-    assert (sdf.pattern, sdf.time_zone) == ("yyyyMMdd", "America/New_York")
-    with pytest.raises(SegmentNameError):
-        TimeFormat.parse("1:DAYS:NOPE", "ts")
+def test_time_format_parsing_uses_the_one_datetime_parser_and_pinots_zones():
+    # Pinot parses the min/max in the format's zone: midnight in Tokyo is still the previous day in UTC.
+    tokyo = make_namer("normalizedDate", "t", schema("1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd tz(Asia/Tokyo)", "INT"),
+                       config())
+    assert tokyo.name(0, 20240102, 20240102) == "t_2024-01-01_2024-01-01_0"
+    # Joda's old three-letter ids: CST is America/Chicago (06:00 UTC in January), in both spellings.
+    for fmt in ("1:HOURS:SIMPLE_DATE_FORMAT:yyyyMMddHH tz(CST)", "SIMPLE_DATE_FORMAT|yyyyMMddHH|CST"):
+        chicago = make_namer("normalizedDate", "t", schema(fmt, "LONG"), config(frequency="HOURLY"))
+        assert chicago.name(0, 2024010100, 2024010100) == "t_2024-01-01-06_2024-01-01-06_0"
+    with pytest.raises(SegmentNameError, match="time column 'ts'"):
+        make_namer("normalizedDate", "t", schema("1:DAYS:NOPE"), config())
 
 
 def test_min_max_and_java_spelling():

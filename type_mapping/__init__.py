@@ -2,7 +2,8 @@
 
 See docs/type-mapping.md for the full table.
 """
-from .convert import ConversionError, ConversionOptions, to_pinot_columns
+from .compat import ConversionError
+from .convert import ConversionOptions, to_pinot_columns
 from .pinot_schema import FieldSpec, PinotSchema, SchemaError, null_vector_columns
 from .reconcile import ColumnFeed, PlanError, WritePlan, plan_write
 from .stored import PinotColumns, arrow_type_for

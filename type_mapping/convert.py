@@ -34,7 +34,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import datetime_formats as dtf
-from .pinot_schema import DATE_TIME, INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
+from .compat import ConversionError, check_convertible, datetime_format, type_family
+from .java_text import (big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str,
+                        java_substring)
+from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
 from .stored import PinotColumns, arrow_type_for, offsets_and_data
 
 if TYPE_CHECKING:
@@ -49,10 +52,6 @@ ON_FRACTION = ("error", "truncate", "null")
 ON_OVERSIZE = ("error", "pinot")
 ON_SUB_MILLISECOND = ("floor", "error")
 ON_NULL_TIME = ("error", "pinot")
-
-
-class ConversionError(ValueError):
-    """A value (or a whole column) that cannot become the Pinot column's type; names column and row."""
 
 
 @dataclass(frozen=True)
@@ -91,112 +90,6 @@ class ConversionOptions:
 
 
 # --- source type families ------------------------------------------------------------------------
-
-
-def type_family(t: pa.DataType) -> str:
-    """A coarse family of an Arrow type, the unit of the compatibility matrix."""
-    if pa.types.is_null(t):
-        return "null"
-    if pa.types.is_boolean(t):
-        return "bool"
-    if pa.types.is_integer(t):
-        return "int"
-    if pa.types.is_floating(t):
-        return "float"
-    if pa.types.is_decimal(t):
-        return "decimal"
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return "string"
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t) \
-            or pa.types.is_binary_view(t):
-        return "binary"
-    if pa.types.is_date(t):
-        return "date"
-    if pa.types.is_timestamp(t):
-        return "timestamp"
-    if pa.types.is_time(t):
-        return "time"
-    if pa.types.is_duration(t) or pa.types.is_interval(t):
-        return "interval"
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) \
-            or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        return "list"
-    if pa.types.is_struct(t):
-        return "struct"
-    if pa.types.is_map(t):
-        return "map"
-    if pa.types.is_dictionary(t):
-        return type_family(t.value_type)
-    return "other"
-
-
-def _datetime_format(spec: FieldSpec) -> dtf.DateTimeFormat | None:
-    if spec.field_type in (DATE_TIME, TIME) and spec.datetime_format:
-        try:
-            return dtf.parse_format(spec.datetime_format)
-        except dtf.DateTimeFormatError as exc:
-            raise ConversionError(f"column {spec.name!r}: {exc}") from None
-    return None
-
-
-# Which source families each Pinot data type accepts (values only; lists are checked separately).
-_ACCEPTS: dict[str, set[str]] = {
-    "INT": {"null", "bool", "int", "float", "decimal", "string", "date", "time", "timestamp"},
-    "LONG": {"null", "bool", "int", "float", "decimal", "string", "date", "time", "timestamp"},
-    "FLOAT": {"null", "bool", "int", "float", "decimal", "string"},
-    "DOUBLE": {"null", "bool", "int", "float", "decimal", "string"},
-    "BIG_DECIMAL": {"null", "int", "float", "decimal", "string"},
-    "BOOLEAN": {"null", "bool", "int", "string"},
-    "TIMESTAMP": {"null", "int", "string", "date", "timestamp"},
-    "STRING": {"null", "bool", "int", "float", "decimal", "string", "date", "timestamp"},
-    "JSON": {"null", "bool", "int", "float", "decimal", "string", "list", "struct", "map"},
-    "BYTES": {"null", "binary", "string"},
-}
-
-
-def check_convertible(source_type: pa.DataType, spec: FieldSpec, source_name: str | None = None) -> str:
-    """Raise ``ConversionError`` if values of ``source_type`` can never feed ``spec``; else describe how."""
-    where = f"column {spec.name!r}" + (f" (from {source_name!r})" if source_name and source_name != spec.name else "")
-    family = type_family(source_type)
-    target = spec.data_type + ("" if spec.single_value else " multi-value")
-    if family == "interval":
-        raise ConversionError(f"{where}: {source_type} (INTERVAL) has no Pinot type; cast it to a number first")
-    if family == "list" and spec.data_type != "JSON":
-        if spec.single_value:
-            raise ConversionError(
-                f"{where}: an array ({source_type}) needs a multi-value Pinot column "
-                f"(singleValueField: false) or a JSON column, not single-value {spec.data_type}"
-            )
-        element = source_type.value_type
-        element_family = type_family(element)
-        if element_family in ("list", "struct", "map"):
-            raise ConversionError(
-                f"{where}: {source_type} is a nested array; Pinot multi-value columns hold primitives only "
-                f"(use a JSON column)"
-            )
-        _check_value(element_family, element, spec, where, target)
-        return f"array<{element}> -> {target}"
-    if family in ("struct", "map") and spec.data_type != "JSON":
-        raise ConversionError(f"{where}: {source_type} (ROW/STRUCT/MAP) can only feed a JSON Pinot column, not {target}")
-    if family == "other":
-        raise ConversionError(f"{where}: Arrow type {source_type} has no Pinot mapping")
-    if spec.data_type == "JSON" and not spec.single_value:
-        raise ConversionError(f"{where}: Pinot has no multi-value JSON")
-    _check_value(family, source_type, spec, where, target)
-    return f"{source_type} -> {target}"
-
-
-def _check_value(family: str, source_type: pa.DataType, spec: FieldSpec, where: str, target: str) -> None:
-    if family not in _ACCEPTS[spec.data_type]:
-        raise ConversionError(f"{where}: {source_type} cannot be converted to Pinot {target}")
-    fmt = _datetime_format(spec)
-    if family == "timestamp" and spec.data_type == "INT" and (fmt is None or not fmt.is_epoch and not fmt.is_string):
-        raise ConversionError(
-            f"{where}: a TIMESTAMP does not fit an INT column; use LONG/TIMESTAMP, or a dateTime field with "
-            f"an EPOCH format in a coarser unit (e.g. 1:DAYS:EPOCH)"
-        )
-    if family == "time" and fmt is not None:
-        raise ConversionError(f"{where}: a TIME of day cannot feed a dateTime column ({spec.datetime_format})")
 
 
 # --- errors and masks ------------------------------------------------------------------------------
@@ -490,14 +383,13 @@ def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
     if family == "null":
         return pa.nulls(len(values), pa.string())
     if family in ("decimal", "int"):
-        return java_decimal_text(values.cast(pa.string()), strip)
+        return big_decimal_text_array(values.cast(pa.string()), strip)
     if family == "float":  # BigDecimal.valueOf(double): the digits of Double.toString
         floats = values.cast(pa.float64())
         bad = pc.invert(pc.is_finite(floats))
         ctx.fail(bad, "is not finite and BIG_DECIMAL has no NaN or Infinity", floats)
-        texts = [None if v is None else repr(v) for v in floats.to_pylist()]
-        return pa.array([None if t is None else _java_decimal_str(decimal.Decimal(t), strip) for t in texts],
-                        pa.string())
+        return pa.array([None if v is None else big_decimal_string(from_decimal(decimal.Decimal(repr(v))), strip)
+                         for v in floats.to_pylist()], pa.string())
     # strings: parsed per value (text is not a primitive, and each value has its own scale)
     out: list[str | None] = []
     for index, text in enumerate(values.cast(pa.string()).to_pylist()):
@@ -510,45 +402,8 @@ def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
             number = None
         if number is None or not number.is_finite():
             ctx.fail(_one_hot(len(values), index), "is not a decimal number (Pinot BIG_DECIMAL)", values)
-        out.append(_java_decimal_str(number, strip))
+        out.append(big_decimal_string(from_decimal(number), strip))
     return pa.array(out, pa.string())
-
-
-_NEEDS_EXPONENT = r"^-?0\.0{6}|E"  # adjusted exponent < -6 (or already E notation)
-_INTEGER_TRAILING_ZEROS = r"^-?[1-9][0-9]*0$"  # stripping makes the scale negative: E notation
-
-
-def java_decimal_text(text: pa.Array, strip: bool) -> pa.Array:
-    """Decimal texts (Arrow's decimal/integer -> string, which spells like ``BigDecimal.toString`` at the
-    column's scale) -> Java ``BigDecimal.toString`` of the value, after ``stripTrailingZeros`` when
-    ``strip``. Vectorised; only rows in (or needing) E notation go through Python's Decimal."""
-    if strip:
-        text = pc.replace_substring_regex(text, r"^(-?[0-9]+\.[0-9]*?)0+$", r"\1")
-        text = pc.replace_substring_regex(text, r"\.$", "")
-        text = pc.replace_substring_regex(text, r"^-0$", "0")
-        special = pc.or_(pc.match_substring_regex(text, _INTEGER_TRAILING_ZEROS),
-                         pc.match_substring_regex(text, _NEEDS_EXPONENT))
-    else:
-        special = pc.match_substring_regex(text, _NEEDS_EXPONENT)
-    if not pc.any(special).as_py():
-        return text
-    rows = np.flatnonzero(_np_mask(special))
-    fixed = {int(i): _java_decimal_str(decimal.Decimal(text[int(i)].as_py()), strip) for i in rows}
-    values = text.to_pylist()
-    for i, value in fixed.items():
-        values[i] = value
-    return pa.array(values, pa.string())
-
-
-def _java_decimal_str(number: decimal.Decimal, strip: bool) -> str:
-    """``BigDecimal.toString`` (Python's Decimal.__str__ follows the same rules), optionally stripped."""
-    if strip:
-        if number.is_zero():
-            return "0"  # BigDecimal.ZERO: Java has no negative zero and drops the scale
-        digits = len(number.as_tuple().digits)
-        number = number.normalize(decimal.Context(prec=max(digits, 1), rounding=decimal.ROUND_HALF_EVEN))
-    text = str(number)
-    return "0" + text[2:] if text.startswith("-0") and number.is_zero() and not strip else text
 
 
 def _to_boolean(values: pa.Array, ctx: _Context) -> pa.Array:
@@ -631,10 +486,9 @@ def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) 
         exponent = pc.match_substring(text, "E")
         if not pc.any(exponent).as_py():
             return text
-        return pa.array([None if v is None else format(v, "f") for v in values.to_pylist()], pa.string())
+        return pa.array([None if v is None else big_decimal_plain_string(from_decimal(v)) for v in values.to_pylist()],
+                        pa.string())
     if family == "float":  # Java's Float/Double.toString spelling, per value
-        from pinot_sink.segment.properties import java_float_str
-
         float32 = values.type == pa.float32()
         return pa.array([None if v is None else java_float_str(v, float32) for v in values.to_pylist()],
                         pa.string())
@@ -693,10 +547,8 @@ def _json_text(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, decimal.Decimal):
-        return str(value)
+        return big_decimal_string(from_decimal(value))
     if isinstance(value, float):
-        from pinot_sink.segment.properties import java_float_str
-
         text = java_float_str(value)
         return text if math.isfinite(value) else f'"{text}"'
     if isinstance(value, str):
@@ -743,7 +595,7 @@ def _to_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
 def _convert_values(values: pa.Array, ctx: _Context) -> pa.Array:
     """Source values (no lists) -> stored-type values, before sanitisation; nulls kept."""
     spec = ctx.spec
-    fmt = _datetime_format(spec)
+    fmt = datetime_format(spec)
     data_type = spec.data_type
     if data_type in ("INT", "LONG"):
         return _to_integer(values, ctx, fmt)
@@ -822,21 +674,6 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
 _ASTRAL = r"[\x{10000}-\x{10FFFF}]"
 
 
-def java_substring(text: str, units: int) -> str:
-    """``text.substring(0, units)`` in UTF-16 code units, then encoded as Java encodes to UTF-8: a
-    surrogate pair cut in half leaves a lone high surrogate, which becomes ``?``."""
-    out, used = [], 0
-    for ch in text:
-        width = 2 if ord(ch) > 0xFFFF else 1
-        if used + width > units:
-            if used < units:  # half a pair fits
-                out.append("?")
-            break
-        out.append(ch)
-        used += width
-    return "".join(out)
-
-
 def _sanitise_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
     spec = ctx.spec
     strategy = _length_strategy(ctx)
@@ -862,7 +699,7 @@ def _default_scalar(spec: FieldSpec, value: Any | None = None) -> pa.Scalar:
     stored = arrow_type_for(spec)
     value_type = stored if spec.single_value else stored.value_type
     if spec.data_type == "BIG_DECIMAL":
-        value = _java_decimal_str(decimal.Decimal(value), not spec.allow_trailing_zeros)
+        value = big_decimal_string(from_decimal(decimal.Decimal(value)), not spec.allow_trailing_zeros)
     return pa.scalar(value, value_type)
 
 
@@ -937,23 +774,18 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
     return out, null_mask
 
 
-def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, table_config: dict | None = None, *,
-                     plan: "WritePlan | None" = None, options: ConversionOptions | None = None,
-                     row_offset: int = 0) -> PinotColumns:
-    """Convert one batch into Pinot's stored form, per ``plan`` (made from the batch's schema if absent).
+def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan: "WritePlan", *,
+                     options: ConversionOptions | None = None, row_offset: int = 0) -> PinotColumns:
+    """Convert one batch into Pinot's stored form, per ``plan`` (``reconcile.plan_write``, made once per
+    job: it says which source column feeds each Pinot column, and carries the table config).
 
     ``row_offset`` is added to row numbers in error messages (rows already seen in the partition).
     Every column with a null gets a mask; Pinot columns the plan fills get an all-true mask.
     """
-    from .reconcile import plan_write
-
     options = options or ConversionOptions()
     if isinstance(batch, pa.RecordBatch):
         batch = pa.Table.from_batches([batch])
-    if plan is None:
-        plan = plan_write(batch.schema, schema, table_config=table_config)
-    table_config = plan.table_config if table_config is None else table_config
-    time_column = ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
+    time_column = ((plan.table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
     num_rows = batch.num_rows
     arrays: list[pa.Array] = []
     masks: dict[str, np.ndarray] = {}
@@ -1002,7 +834,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, tabl
 
 def _time_column_default(spec: FieldSpec) -> Any | None:
     """The time column's default if Pinot would use it (in 1971..2071), else None."""
-    fmt = _datetime_format(spec)
+    fmt = datetime_format(spec)
     value = spec.default_null_value
     try:
         if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
@@ -1021,7 +853,7 @@ def _time_column_default(spec: FieldSpec) -> Any | None:
 
 def _now_in_format(spec: FieldSpec) -> Any:
     now = pa.array([int(time.time() * 1000)], pa.int64())
-    fmt = _datetime_format(spec)
+    fmt = datetime_format(spec)
     if fmt is None or spec.data_type == "TIMESTAMP":
         return now[0].as_py()
     value = dtf.millis_to_format(now, fmt)[0].as_py()

@@ -8,13 +8,23 @@ A Pinot ``DATE_TIME`` field has a ``format`` (``DateTimeFormatSpec``) in one of 
 and a ``granularity`` ``size:UNIT`` or ``UNIT[|size]``. Conversion follows ``fromMillisToFormat``:
 EPOCH is ``TimeUnit.convert(millis) / size`` with Java's integer division (truncation toward zero,
 which differs from flooring only before 1970), TIMESTAMP is epoch millis, SIMPLE_DATE_FORMAT prints a
-Joda pattern in the format's zone (UTC unless given) with an English locale.
+Joda pattern in the format's zone (UTC unless given) with an English locale. ``parse_simple_date`` is the
+reverse, Joda's ``parseMillis`` (segment start/end times, normalizedDate names).
+
+Time zones follow ``DateTimeFormatPatternSpec``: ``java.util.TimeZone.getTimeZone(id)`` then Joda's
+``DateTimeZone.forTimeZone`` (``java_time_zone``). So region ids (``America/New_York``), custom
+``GMT+7`` / ``GMT+0700`` / ``GMT-07:00`` offsets and Joda's old three-letter aliases (``CST`` is
+``America/Chicago``, ``EST`` is ``America/New_York``) work, and an id Java does not know silently means
+UTC (``TimeZone.getTimeZone`` answers GMT), as in Pinot: a warning is logged here.
 
 Java patterns are compiled into a list of Arrow string pieces (year, zero-padded month, literal, ...)
 joined element-wise, so printing is vectorised; pattern letters without a vectorised meaning raise.
 """
 from __future__ import annotations
 
+import datetime as _dt
+import functools
+import logging
 import re
 from dataclasses import dataclass
 
@@ -39,6 +49,8 @@ UNIT_MILLIS: dict[str, float] = {**MILLIS_PER_UNIT, "NANOSECONDS": 1e-6, "MICROS
 VALID_MIN_TIME_MS = 31_536_000_000
 VALID_MAX_TIME_MS = 3_187_296_000_000
 
+log = logging.getLogger(__name__)
+
 
 class DateTimeFormatError(ValueError):
     """A dateTime format, granularity or pattern this package cannot handle."""
@@ -52,7 +64,7 @@ class DateTimeFormat:
     unit: str = "MILLISECONDS"
     size: int = 1
     pattern: str | None = None  # SIMPLE_DATE_FORMAT only; None means ISO dateTimeNoMillis
-    time_zone: str = "UTC"
+    time_zone: str = "UTC"  # as java_time_zone resolved it: "UTC", a region id or "+hh:mm"
 
     @property
     def is_epoch(self) -> bool:
@@ -73,7 +85,8 @@ class DateTimeFormat:
         return "|".join(parts)
 
 
-_TZ_SUFFIX = re.compile(r"^(.+)( tz *\((.+)\)) *$")
+# DateTimeFormatPatternSpec.SDF_PATTERN_WITH_TIMEZONE, matched with find(): "yyyyMMdd tz(America/Chicago)".
+_TZ_SUFFIX = re.compile(r"^(.+)( tz *\((.+)\)) *")
 
 
 def parse_format(text: str) -> DateTimeFormat:
@@ -90,12 +103,7 @@ def parse_format(text: str) -> DateTimeFormat:
         if kind == "TIMESTAMP":
             return DateTimeFormat("TIMESTAMP")
         if kind == "SIMPLE_DATE_FORMAT":
-            pattern = tokens[3] if len(tokens) > 3 else None
-            zone = "UTC"
-            match = _TZ_SUFFIX.match(pattern) if pattern else None
-            if match:
-                pattern, zone = match.group(1), match.group(3).strip()
-            return _sdf(pattern, zone, text)
+            return _sdf_with_tz(tokens[3] if len(tokens) > 3 else None, text)
         raise DateTimeFormatError(f"invalid time format {kind!r} in dateTime format {text!r}")
     tokens = text.split("|", 2)
     kind = tokens[0]
@@ -106,14 +114,22 @@ def parse_format(text: str) -> DateTimeFormat:
     if kind == "TIMESTAMP":
         return DateTimeFormat("TIMESTAMP")
     if kind == "SIMPLE_DATE_FORMAT":
-        pattern = tokens[1] if len(tokens) > 1 else None
-        zone = tokens[2].strip() if len(tokens) > 2 else "UTC"
-        return _sdf(pattern, zone, text)
+        if len(tokens) > 2:  # SIMPLE_DATE_FORMAT|pattern|zone: the pattern is taken as it is
+            return _sdf(tokens[1], tokens[2], text)
+        return _sdf_with_tz(tokens[1] if len(tokens) > 1 else None, text)
     raise DateTimeFormatError(f"invalid time format {kind!r} in dateTime format {text!r}")
 
 
+def _sdf_with_tz(pattern: str | None, text: str) -> DateTimeFormat:
+    """A pattern that may end in `` tz(zone)`` (the colon spelling, and the pipe one without a zone)."""
+    match = _TZ_SUFFIX.match(pattern) if pattern else None
+    if match:
+        return _sdf(match.group(1).strip(), match.group(3).strip(), text)
+    return _sdf(pattern, "UTC", text)
+
+
 def _sdf(pattern: str | None, zone: str, text: str) -> DateTimeFormat:
-    fmt = DateTimeFormat("SIMPLE_DATE_FORMAT", pattern=pattern or None, time_zone=zone or "UTC")
+    fmt = DateTimeFormat("SIMPLE_DATE_FORMAT", pattern=pattern or None, time_zone=java_time_zone(zone))
     if fmt.pattern:
         compile_pattern(fmt.pattern)  # fail at planning time, not in a task
     return fmt
@@ -156,6 +172,61 @@ def parse_granularity(text: str) -> tuple[int, str]:
     if size <= 0:
         raise DateTimeFormatError(f"invalid size {size} in granularity {text!r}: must be positive")
     return size, unit
+
+
+# --- time zones ------------------------------------------------------------------------------------
+
+# Joda's DateTimeZone.getConvertedId: the old three-letter ids java.util.TimeZone still knows.
+_JODA_OLD_IDS = {
+    "GMT": "UTC", "WET": "WET", "CET": "CET", "MET": "CET", "ECT": "CET", "EET": "EET",
+    "MIT": "Pacific/Apia", "HST": "Pacific/Honolulu", "AST": "America/Anchorage", "PST": "America/Los_Angeles",
+    "MST": "America/Denver", "PNT": "America/Phoenix", "CST": "America/Chicago", "EST": "America/New_York",
+    "IET": "America/Indiana/Indianapolis", "PRT": "America/Puerto_Rico", "CNT": "America/St_Johns",
+    "AGT": "America/Argentina/Buenos_Aires", "BET": "America/Sao_Paulo", "ART": "Africa/Cairo",
+    "CAT": "Africa/Harare", "EAT": "Africa/Addis_Ababa", "NET": "Asia/Yerevan", "PLT": "Asia/Karachi",
+    "IST": "Asia/Kolkata", "BST": "Asia/Dhaka", "VST": "Asia/Ho_Chi_Minh", "CTT": "Asia/Shanghai",
+    "JST": "Asia/Tokyo", "ACT": "Australia/Darwin", "AET": "Australia/Sydney", "SST": "Pacific/Guadalcanal",
+    "NST": "Pacific/Auckland",
+}
+# java.util.TimeZone custom ids: GMT, a sign, hours (1-2 digits) and optional minutes ("GMT+7", "GMT-0730").
+_CUSTOM_ID = re.compile(r"GMT([+-])(\d{1,2})(?::(\d{2})|(\d{2}))?")
+
+
+@functools.lru_cache(maxsize=256)
+def java_time_zone(zone: str) -> str:
+    """The zone Pinot uses for ``zone`` (``TimeZone.getTimeZone`` then Joda's ``forTimeZone``), as a name
+    Arrow and ``zoneinfo`` take: ``UTC``, a region id, or a fixed ``+hh:mm`` offset."""
+    if zone in ("UTC", "GMT", "UTC0", "Etc/UTC", "Etc/GMT", "Zulu", "Universal"):
+        return "UTC"
+    if zone in _JODA_OLD_IDS:
+        return _JODA_OLD_IDS[zone]
+    custom = _CUSTOM_ID.fullmatch(zone)
+    if custom:
+        sign, hours, minutes = custom.group(1), int(custom.group(2)), int(custom.group(3) or custom.group(4) or 0)
+        if hours <= 23 and minutes <= 59:
+            return "UTC" if hours == minutes == 0 else f"{sign}{hours:02d}:{minutes:02d}"
+    else:
+        try:
+            from zoneinfo import ZoneInfo
+
+            ZoneInfo(zone)
+            return zone
+        except (ValueError, OSError, LookupError):
+            pass
+    log.warning("time zone %r is not a Java time zone id; Pinot (TimeZone.getTimeZone) takes it as UTC", zone)
+    return "UTC"
+
+
+def _tzinfo(zone: str) -> _dt.tzinfo:
+    if zone == "UTC":
+        return _dt.timezone.utc
+    if zone[0] in "+-":
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        offset = _dt.timedelta(hours=hours, minutes=minutes)
+        return _dt.timezone(-offset if zone[0] == "-" else offset)
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(zone)
 
 
 # --- millis -> format ------------------------------------------------------------------------------
@@ -326,3 +397,149 @@ def java_timestamp_string(millis: pa.Array) -> pa.Array:
     base = print_pattern(instants, "yyyy-MM-dd HH:mm:ss", "UTC")
     fraction = pc.replace_substring_regex(_padded(pc.millisecond(instants), 3), r"(\d)0+$", r"\1")
     return pc.binary_join_element_wise(base, fraction, ".")
+
+
+# --- format -> millis (Joda parseMillis) -----------------------------------------------------------
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_NUMERIC = set("yYMdDHkKhmsS")
+# ISODateTimeFormat.dateOptionalTimeParser (a SIMPLE_DATE_FORMAT without a pattern), calendar dates only.
+_ISO = re.compile(r"([+-]?\d{1,9})(?:-(\d{1,2})(?:-(\d{1,2}))?)?"
+                  r"(?:T(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?")
+
+
+@functools.lru_cache(maxsize=64)
+def _parser(pattern: str) -> tuple[re.Pattern, tuple[_Token, ...]]:
+    """A regex with one group per pattern field, as Joda's ``forPattern`` parses: a numeric field followed
+    by another numeric field takes exactly its letter count of digits (``yyyyMMdd``), otherwise up to its
+    maximum (years 9 digits, fractions 9, the rest 2); text fields take English names, any case."""
+    tokens = tuple(compile_pattern(pattern))
+    parts = []
+    for i, token in enumerate(tokens):
+        letter, n = token.letter, token.count
+        if not letter:
+            parts.append(re.escape(token.text))
+            continue
+        adjacent = i + 1 < len(tokens) and tokens[i + 1].letter in _NUMERIC and (letter != "M" or n < 3)
+        if letter in "yY" and n == 2:
+            parts.append(r"(\d{2})" if adjacent else r"([+-]?\d+)")
+        elif letter in "yY":
+            parts.append(rf"([+-]?\d{{1,{n if adjacent else 9}}})")
+        elif letter == "M" and n >= 3:
+            parts.append("([A-Za-z]+)")
+        elif letter == "S":
+            parts.append(rf"(\d{{1,{n if adjacent else 9}}})")
+        elif letter in "MdHkKhms":
+            parts.append(rf"(\d{{1,{n if adjacent else 2}}})")
+        elif letter == "D":
+            parts.append(rf"(\d{{1,{n if adjacent else 3}}})")
+        elif letter in "aEG":
+            parts.append("([A-Za-z]+)")
+        elif letter == "Z" and n <= 2:
+            parts.append(r"(Z|[+-]\d{2}:?\d{2})")
+        else:
+            raise DateTimeFormatError(f"date pattern letter {letter!r} in {pattern!r} cannot be parsed (Joda cannot "
+                                      "parse zone names either)")
+    return re.compile("".join(parts), re.IGNORECASE), tokens
+
+
+def parse_simple_date(text: str, fmt: DateTimeFormat) -> int:
+    """Epoch millis of a SIMPLE_DATE_FORMAT value: Joda's ``parseMillis`` with the format's pattern, zone
+    and English locale (``DateTimeFormatSpec.fromFormatToMillis``). Fields absent from the pattern are
+    those of 1970-01-01T00:00; a parsed offset (``Z``) wins over the format's zone; a local time that a
+    daylight-saving change makes ambiguous takes its earlier offset."""
+    if fmt.kind != "SIMPLE_DATE_FORMAT":
+        raise DateTimeFormatError(f"{fmt.kind} values are numbers, not dates")
+    text = str(text)
+    year, month, day, hour, minute, second, nanos, offset = 1970, 1, 1, 0, 0, 0, 0, None
+    if fmt.pattern is None:
+        match = _ISO.fullmatch(text)
+        if not match:
+            raise DateTimeFormatError(f"{text!r} is not an ISO date-time")
+        y, mo, d, h, mi, sec, fraction, off = match.groups()
+        year, month, day = int(y), int(mo or 1), int(d or 1)
+        hour, minute, second = int(h or 0), int(mi or 0), int(sec or 0)
+        nanos = int((fraction or "0").ljust(9, "0"))
+        offset = off
+        day_of_year = None
+    else:
+        regex, tokens = _parser(fmt.pattern)
+        match = regex.fullmatch(text)
+        if not match:
+            raise DateTimeFormatError(f"{text!r} does not match date pattern {fmt.pattern!r}")
+        values = iter(match.groups())
+        half, pm, day_of_year = None, None, None
+        for token in tokens:
+            if not token.letter:
+                continue
+            value, letter = next(values), token.letter
+            if letter in "yY":
+                year = _two_digit_year(int(value)) if token.count == 2 and len(value.lstrip("+-")) == 2 else int(value)
+            elif letter == "M":
+                month = int(value) if token.count < 3 else _month(value, token.count, text)
+            elif letter == "d":
+                day = int(value)
+            elif letter == "D":
+                day_of_year = int(value)
+            elif letter == "H":
+                hour = int(value)
+            elif letter == "k":
+                hour = int(value) % 24
+            elif letter in "Kh":
+                half = int(value) % 12
+            elif letter == "a":
+                if value.lower() not in ("am", "pm"):
+                    raise DateTimeFormatError(f"{text!r}: {value!r} is not AM or PM")
+                pm = value.lower() == "pm"
+            elif letter == "m":
+                minute = int(value)
+            elif letter == "s":
+                second = int(value)
+            elif letter == "S":
+                nanos = int(value.ljust(9, "0")[:9])
+            elif letter == "E":
+                if not any(day_name.startswith(value.lower()) and len(value) >= 3 for day_name in _DAYS):
+                    raise DateTimeFormatError(f"{text!r}: {value!r} is not a day name")
+            elif letter == "G":
+                if value.upper() != "AD":
+                    raise DateTimeFormatError(f"{text!r}: era {value!r} is not supported (AD only)")
+            elif letter == "Z":
+                offset = value
+        if half is not None:
+            hour = half + (12 if pm else 0)
+    try:
+        if day_of_year is not None:
+            date = _dt.date(year, 1, 1) + _dt.timedelta(days=day_of_year - 1)
+            if date.year != year or day_of_year < 1:
+                raise ValueError(f"day of year {day_of_year}")
+            month, day = date.month, date.day
+        local = _dt.datetime(year, month, day, hour, minute, second)
+    except (ValueError, OverflowError) as exc:
+        raise DateTimeFormatError(f"{text!r} is not a valid date for pattern {fmt.pattern!r}: {exc}") from None
+    zone = _tzinfo(fmt.time_zone) if offset is None else _tzinfo(_offset_zone(offset))
+    instant = local.replace(tzinfo=zone)  # fold=0: the earlier of two ambiguous offsets, as Joda
+    delta = instant - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + nanos // 1_000_000
+
+
+def _two_digit_year(value: int) -> int:
+    """Joda's ``appendTwoDigitYear(now.getYear() - 30)``: the century putting the year in [pivot-50, pivot+49]."""
+    low = _dt.datetime.now(_dt.timezone.utc).year - 30 - 50
+    return low + (value - low) % 100
+
+
+def _month(value: str, count: int, text: str) -> int:
+    name = value.lower()
+    for index, month in enumerate(_MONTHS):
+        if (name == month) or (len(name) >= 3 and month.startswith(name)):
+            return index + 1
+    raise DateTimeFormatError(f"{text!r}: {value!r} is not an English month name")
+
+
+def _offset_zone(offset: str) -> str:
+    if offset.upper() == "Z":
+        return "UTC"
+    digits = offset[1:].replace(":", "")
+    return f"{offset[0]}{digits[:2]}:{digits[2:4] or '00'}"

@@ -15,7 +15,7 @@ Accepts what goes between the parentheses of ``CREATE TABLE t ( ... )`` (or the 
   writes); computed columns ``name AS expr`` are rejected: compute them in the DataFrame.
 
 Types become Arrow types (what a writer is handed), then Pinot field specs through
-``spark_types.arrow_field_to_spec``, the one mapping both dialects share.
+``arrow_to_pinot.arrow_field_to_spec``, the one mapping both dialects share.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Iterable
 import pyarrow as pa
 
 from .pinot_schema import PinotSchema, SchemaError
-from .spark_types import SourceColumn, UnsupportedTypeError, columns_to_pinot
+from .arrow_to_pinot import SourceColumn, UnsupportedTypeError, columns_to_pinot
 
 
 class DDLError(SchemaError):

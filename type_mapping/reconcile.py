@@ -8,7 +8,7 @@ Made once on the driver, before any task runs, so that every mismatch is reporte
 * Two source columns feeding the same Pinot column are an error.
 * Source columns unknown to Pinot are an error unless ``ignore_unknown_columns``.
 * Pinot columns missing from the source are filled with their default null value (and masked null).
-* Every fed pair must be convertible (``convert.check_convertible``): all problems are reported together.
+* Every fed pair must be convertible (``compat.check_convertible``): all problems are reported together.
 
 The plan is a frozen dataclass of strings, so it pickles to executors.
 """
@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import pyarrow as pa
 
-from .convert import ConversionError, check_convertible
+from .compat import ConversionError, check_convertible
 from .pinot_schema import PinotSchema, SchemaError
 
 

@@ -1,7 +1,9 @@
 """The ``pinot-sink`` console script.
 
 Each subcommand lives in its own module ``pinot_sink.cli.<name>_cmd`` exposing
-``register(subparsers)``, which adds its parser and sets ``func(args) -> int`` as the default.
+``register(subparsers)``, which adds its parser and sets ``func(args) -> int`` as the default. Running a
+subcommand imports only its module (its dependencies are heavy: Arrow, the segment builder, HTTP); the
+others are imported only to list them (``pinot-sink --help``, or a command that does not exist).
 """
 from __future__ import annotations
 
@@ -13,20 +15,29 @@ import sys
 SUBCOMMANDS = ("schema", "build", "inspect", "push", "segments")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def requested_command(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` runs: its first argument that is not an option (the global options take
+    no value), if it names a subcommand."""
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    return command if command in SUBCOMMANDS else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with ``command``'s subparser only, or (None) with every subcommand's."""
     parser = argparse.ArgumentParser(
         prog="pinot-sink", description="Build, inspect and push Apache Pinot segments from Python."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in SUBCOMMANDS:
+    for name in (command,) if command is not None else SUBCOMMANDS:
         importlib.import_module(f"pinot_sink.cli.{name}_cmd").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(requested_command(argv)).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )

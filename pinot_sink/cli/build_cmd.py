@@ -68,6 +68,7 @@ def default_segment_name(raw_table: str, columns, time_column: str | None) -> st
 
 def run(args) -> int:
     from type_mapping.convert import to_pinot_columns
+    from type_mapping.reconcile import plan_write
     from type_mapping.pinot_schema import PinotSchema
 
     from ..segment import BuildOptions, build_segment
@@ -77,7 +78,7 @@ def run(args) -> int:
     table_config = json.loads(args.table_config.read_text())
     tables = [read_input(path) for path in args.input]
     table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
-    columns = to_pinot_columns(table, schema, table_config)
+    columns = to_pinot_columns(table, schema, plan_write(table.schema, schema, table_config=table_config))
     time_column = (table_config.get("segmentsConfig") or {}).get("timeColumnName")
     name = args.name or default_segment_name(
         raw_table_name(str(table_config.get("tableName") or schema.name)), columns, time_column

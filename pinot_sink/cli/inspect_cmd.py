@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from pinot_sink.segment.reader import SegmentFormatError, SegmentReader, open_segment
+from pinot_sink.segment.read.reader import SegmentFormatError, SegmentReader, open_segment
 
 CELL_WIDTH = 32
 

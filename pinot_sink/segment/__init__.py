@@ -11,8 +11,11 @@ _EXPORTS = {
     "build_segment": "builder",
     "BuildOptions": "builder",
     "BuiltSegment": "builder",
-    "read_segment": "reader",
-    "SegmentContents": "reader",
+    "read_segment": "read.reader",
+    "open_segment": "read.reader",
+    "SegmentContents": "read.reader",
+    "SegmentReader": "read.reader",
+    "SegmentFormatError": "read.reader",
 }
 
 __all__ = list(_EXPORTS)

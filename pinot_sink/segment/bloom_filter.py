@@ -22,8 +22,9 @@ import pyarrow as pa
 
 from type_mapping.pinot_schema import FieldSpec
 
+from type_mapping.java_text import big_decimal_string, java_float_str
+
 from . import bigdecimal
-from .properties import java_float_str
 
 TYPE_VALUE = 1  # OnHeapGuavaBloomFilterCreator.TYPE_VALUE
 VERSION = 1
@@ -70,7 +71,7 @@ def java_strings(values: pa.Array, spec: FieldSpec) -> list[str]:
     if stored in ("FLOAT", "DOUBLE"):
         return [java_float_str(v, float32=stored == "FLOAT") for v in values.to_pylist()]
     if stored == "BIG_DECIMAL":
-        return [bigdecimal.to_java_string(v) for v in values.to_pylist()]  # BigDecimal.toString
+        return [big_decimal_string(v) for v in values.to_pylist()]  # BigDecimal.toString
     if stored in ("INT", "LONG"):
         return [str(v) for v in values.to_pylist()]
     return values.to_pylist()

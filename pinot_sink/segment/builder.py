@@ -1,18 +1,15 @@
 """Build a Pinot segment from rows in Pinot's stored form: ``build_segment``.
 
-Per column: dictionary (always computed: it gives the statistics; written unless the column is raw),
-forward index (sorted / bit-packed / multi-value, or raw via ``raw_forward``), inverted index, range
-index and bloom filter (``range_index`` / ``bloom_filter``), null value vector, partition metadata
-(``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
+Per column: the rows in segment order, the dictionary (always computed: it gives the statistics; written
+unless the column is raw) and the statistics, then each index from the writer that applies to it
+(``index_writers``: dictionary, forward, inverted, range, bloom filter, null value vector), and the
+partition metadata (``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
 which appears at ``out_dir/<name>.tar.gz`` atomically or not at all.
 """
 from __future__ import annotations
 
-import calendar
-import datetime as _dt
 import logging
 import os
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,29 +19,24 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from type_mapping.datetime_formats import UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS
+from type_mapping.datetime_formats import (UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError,
+                                          parse_format, parse_simple_date)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
-from .bloom_filter import build_bloom_filter
-from .dictionary import (ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id,
-                         serialize_dictionary, uses_var_length)
-from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
-from .inverted_index import inverted_index
-from .layout import EXTENSIONS, IndexEntry, segment_file_parts
+from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .format import INVALID_NAME_CHARS, tarball_name
+from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids, range_supported
+from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
-from .null_vector import null_vector
 from .partition import canonical_function_name, partition_values
-from .range_index import build_range_index, build_raw_range_index
-from .raw_forward import write_raw_forward
 from .stats import ColumnStats, collect_stats, flatten
 from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
 from .tarball import write_directory, write_tarball
 
 log = logging.getLogger(__name__)
 
-_FORBIDDEN_NAME_CHARS = set('\\/:*?"<>|')
 
 
 class SegmentBuildError(ValueError):
@@ -95,7 +87,7 @@ def default_threads() -> int:
 def validate_segment_name(name: str) -> None:
     if not name or name.strip() != name:
         raise SegmentBuildError(f"segment name {name!r} is empty or has leading/trailing spaces")
-    bad = sorted(set(name) & _FORBIDDEN_NAME_CHARS)
+    bad = sorted(set(name) & set(INVALID_NAME_CHARS))
     if bad:
         raise SegmentBuildError(f"segment name {name!r} contains characters Pinot rejects: {' '.join(bad)}")
     if name.count("__") in (3, 4):
@@ -154,10 +146,10 @@ def build_segment(
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         try:
-            meta, column_entries = _build_column(spec, table.column(spec.name), masks.get(spec.name),
-                                                 settings.columns[spec.name], settings, total_docs,
-                                                 options.unsupported_indexes, order,
-                                                 sorted_dictionary if spec.name == sorted_column else None)
+            ctx = _column_context(spec, table.column(spec.name), masks.get(spec.name), settings.columns[spec.name],
+                                  settings, total_docs, options.unsupported_indexes, order,
+                                  sorted_dictionary if spec.name == sorted_column else None)
+            meta, column_entries = _build_column(ctx)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
@@ -207,7 +199,7 @@ def build_segment(
                 for k, v in options.custom_properties.items()},
     )
     files = segment_file_parts(entries, metadata_bytes(meta, version), version, creation_time_ms)
-    tar_path = out_dir / f"{segment_name}.tar.gz"
+    tar_path = out_dir / tarball_name(segment_name)
     mtime = creation_time_ms // 1000
     tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime, threads)
     dir_path = None
@@ -249,7 +241,7 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
         problems += [f"column {name!r}: {index} index" for index in c.unsupported]
         if c.forward_disabled:
             problems.append(f"column {name!r}: disabled forward index")
-        if c.range and not _range_supported(c, spec):
+        if c.range and not range_supported(c, spec):
             reason = ("version 1" if c.range_version != 2 else "multi-value" if not spec.single_value
                       else f"raw {spec.data_type}")
             problems.append(f"column {name!r}: range index ({reason})")
@@ -261,15 +253,6 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
     for problem in problems:
         log.warning("skipping %s; the server builds it when it loads the segment", problem)
     return problems
-
-
-def _range_supported(c: ColumnIndexSettings, spec: FieldSpec) -> bool:
-    """Version 2 (bit-sliced), single-value, over dictIds or raw numbers."""
-    return c.range_version == 2 and spec.single_value and (_has_dictionary(c) or spec.is_fixed_width)
-
-
-def _has_dictionary(c: ColumnIndexSettings) -> bool:
-    return c.dictionary or c.inverted  # an inverted index needs dictIds (Pinot creates the dictionary anyway)
 
 
 def _keeps_dictionary(c: ColumnIndexSettings, spec: FieldSpec, stats: ColumnStats,
@@ -331,31 +314,37 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
 # --- one column --------------------------------------------------------------------------------------
 
 
-@dataclass
-class RawStats:
-    """What the raw forward index writer reads (names fixed by its contract)."""
+def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]:
+    """One column's indexes, each from the index writer that applies (``index_writers.INDEX_WRITERS``)."""
+    spec = ctx.spec
+    entries: list[IndexEntry] = []
+    for writer in INDEX_WRITERS:
+        if writer.applies_to(ctx):
+            payload = writer.write(ctx)
+            if payload is not None:
+                entries.append(IndexEntry(spec.name, writer.index_id, writer.file_extension(ctx), payload))
+    element_size = entry_width(ctx.dictionary) if ctx.has_dictionary else 0
+    is_non_null = ctx.settings.null_vector and not any(e.index_id == "nullvalue_vector" for e in entries)
+    partition = _partition_info(ctx.values, spec, ctx.table)
+    return ColumnMetadata(spec, ctx.stats, ctx.has_dictionary, element_size, partition, is_non_null), entries
 
-    length_of_longest_element: int
-    max_number_of_multi_values: int
-    max_row_length_in_bytes: int
-    total_number_of_entries: int
 
-
-def _build_column(
+def _column_context(
     spec: FieldSpec,
     column: pa.ChunkedArray,
     mask: np.ndarray | None,
     c: ColumnIndexSettings,
     settings: TableIndexSettings,
     total_docs: int,
-    unsupported_mode: str = "error",
-    order: np.ndarray | None = None,
-    prebuilt: Dictionary | None = None,
-) -> tuple[ColumnMetadata, list[IndexEntry]]:
-    """One column's indexes; ``order``: the segment's row order when it is not the input's; ``prebuilt``:
-    this column's dictionary over the input rows, when already built (the sortedColumn's)."""
+    unsupported_mode: str,
+    order: np.ndarray | None,
+    prebuilt: Dictionary | None,
+) -> ColumnContext:
+    """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
+    it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
+    (the sortedColumn's)."""
     name = spec.name
-    ids = _has_dictionary(c)
+    ids = has_dict_ids(c)
     if order is not None:
         if mask is not None:
             mask = mask[order]
@@ -380,74 +369,21 @@ def _build_column(
     if reorder_ids and not spec.single_value:
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)
-    entries: list[IndexEntry] = []
-    element_size = 0
-    bits = bits_per_value(stats.cardinality)
+    return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
+                         unsupported_mode)
 
-    if has_dictionary:
-        var_length = uses_var_length(dictionary, c.var_length_dictionary, settings.optimize_dictionary_type)
-        element_size = entry_width(dictionary)
-        entries.append(IndexEntry(name, "dictionary", ".dict", serialize_dictionary(dictionary, var_length)))
-        if not spec.single_value:
-            forward = IndexEntry(name, "forward_index", ".mv.fwd",
-                                 multi_value_forward_index(dictionary.dict_ids, row_lengths, bits))
-        elif stats.is_sorted:
-            forward = IndexEntry(name, "forward_index", ".sv.sorted.fwd",
-                                 sorted_forward_index(dictionary.dict_ids, stats.cardinality))
-        else:
-            forward = IndexEntry(name, "forward_index", ".sv.unsorted.fwd",
-                                 unsorted_forward_index(dictionary.dict_ids, bits))
-        entries.append(forward)
-    else:
-        raw_stats = RawStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
-                             stats.max_row_length_in_bytes, stats.total_number_of_entries)
-        codec = c.raw_codec_id(spec.field_type == METRIC)
-        payload = write_raw_forward(column, spec, codec, raw_stats)
-        entries.append(IndexEntry(name, "forward_index", ".sv.raw.fwd" if spec.single_value else ".mv.raw.fwd",
-                                  payload))
 
-    if c.inverted and not (spec.single_value and stats.is_sorted):
-        # A sorted column's forward index serves as its inverted index; Pinot builds none.
-        entries.append(IndexEntry(name, "inverted_index", EXTENSIONS["inverted_index"],
-                                  inverted_index(dictionary.dict_ids, stats.cardinality, row_lengths)))
-    if c.range and _range_supported(c, spec):
-        if has_dictionary:
-            payload = build_range_index(dictionary.dict_ids, stats.cardinality)
-        elif spec.is_fixed_width:
-            payload = build_raw_range_index(column, spec)
-        else:
-            payload = None  # optimizeDictionary turned a var-width column raw: no raw range index for it
-            if unsupported_mode == "error":
-                raise ColumnValueError(
-                    f"column {name!r}: optimizeDictionary made the column raw, and a range index on a raw "
-                    f"{spec.data_type} column is not written by this builder (use unsupported_indexes='skip')")
-            log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", name)
-        if payload is not None:
-            entries.append(IndexEntry(name, "range_index", EXTENSIONS["range_index"], payload))
-    if c.bloom is not None:
-        entries.append(IndexEntry(name, "bloom_filter", EXTENSIONS["bloom_filter"],
-                                  build_bloom_filter(dictionary.values, spec, c.bloom.fpp,
-                                                     c.bloom.max_size_in_bytes)))
-    is_non_null = False
-    if c.null_vector:
-        nulls = null_vector(mask)
-        if nulls is None:
-            is_non_null = True
-        else:
-            entries.append(IndexEntry(name, "nullvalue_vector", EXTENSIONS["nullvalue_vector"], nulls))
-
-    partition = None
-    p = settings.partitions.get(name)
-    if p is not None:
-        ids = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
-        partition = PartitionInfo(
-            function_name=canonical_function_name(p.function_name),
-            num_partitions=p.num_partitions,
-            partitions=[int(i) for i in ids],
-            function_config=p.function_config,
-        )
-    meta = ColumnMetadata(spec, stats, has_dictionary, element_size, partition, is_non_null)
-    return meta, entries
+def _partition_info(column: pa.ChunkedArray, spec: FieldSpec, settings: TableIndexSettings) -> PartitionInfo | None:
+    p = settings.partitions.get(spec.name)
+    if p is None:
+        return None
+    partitions = partition_values(column, spec, p.function_name, p.num_partitions, p.function_config)
+    return PartitionInfo(
+        function_name=canonical_function_name(p.function_name),
+        num_partitions=p.num_partitions,
+        partitions=[int(i) for i in partitions],
+        function_config=p.function_config,
+    )
 
 
 # --- time column -------------------------------------------------------------------------------------
@@ -462,11 +398,17 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
     spec = schema[name]
     stats: ColumnStats = columns[name].stats
     low, high = stats.min_value, stats.max_value
-    kind, unit, pattern = parse_time_format(spec)
-    if kind == "SIMPLE_DATE":
-        start, end, unit = _parse_simple_date(low, pattern, name), _parse_simple_date(high, pattern, name), \
-            "MILLISECONDS"
-    else:
+    if spec.field_type == TIME or not spec.datetime_format:
+        raise SegmentBuildError(
+            f"time column {name!r}: only DATE_TIME columns with a format can be the time column here")
+    try:
+        fmt = parse_format(spec.datetime_format)
+        if fmt.is_string:  # Pinot parses the min/max text in the format's zone: millis
+            start, end, unit = parse_simple_date(low, fmt), parse_simple_date(high, fmt), "MILLISECONDS"
+    except DateTimeFormatError as exc:
+        raise SegmentBuildError(f"time column {name!r}: {exc}") from None
+    if not fmt.is_string:
+        unit = fmt.unit
         try:
             start, end = int(low), int(high)
         except (TypeError, ValueError):
@@ -480,61 +422,3 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
                 f"outside 1971-01-01..2071-01-01, which Pinot rejects (segmentTimeValueCheck)"
             )
     return name, start, end, unit, low, high
-
-
-def parse_time_format(spec: FieldSpec) -> tuple[str, str | None, str | None]:
-    """(``EPOCH`` | ``SIMPLE_DATE``, column time unit, date pattern) from a DATE_TIME ``format``."""
-    fmt = spec.datetime_format
-    if spec.field_type == TIME or not fmt:
-        raise SegmentBuildError(
-            f"time column {spec.name!r}: only DATE_TIME columns with a format can be the time column here"
-        )
-    if "|" in fmt:
-        parts = fmt.split("|")
-        kind = parts[0].strip().upper()
-        if kind == "EPOCH":
-            unit = parts[1].strip().upper() if len(parts) > 1 else "MILLISECONDS"
-            return "EPOCH", unit, None
-        if kind == "TIMESTAMP":
-            return "EPOCH", "MILLISECONDS", None
-        if kind == "SIMPLE_DATE_FORMAT":
-            return "SIMPLE_DATE", None, parts[1] if len(parts) > 1 else None
-    else:
-        parts = fmt.split(":", 3)
-        if len(parts) >= 3:
-            unit, kind = parts[1].strip().upper(), parts[2].strip().upper()
-            if kind == "EPOCH":
-                return "EPOCH", unit, None
-            if kind == "TIMESTAMP":
-                return "EPOCH", "MILLISECONDS", None
-            if kind == "SIMPLE_DATE_FORMAT":
-                return "SIMPLE_DATE", None, parts[3] if len(parts) > 3 else None
-        elif fmt.strip().upper() == "TIMESTAMP":
-            return "EPOCH", "MILLISECONDS", None
-    raise SegmentBuildError(f"time column {spec.name!r}: datetime format {fmt!r} is not understood")
-
-
-_JODA_TOKENS = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S"),
-                ("SSS", "%f"), ("yy", "%y")]
-
-
-def _parse_simple_date(value: Any, pattern: str | None, column: str) -> int:
-    """Joda ``parseMillis`` (UTC) for the common numeric date patterns (``yyyyMMdd``, ``yyyy-MM-dd HH:mm:ss``...)."""
-    if not pattern:
-        raise SegmentBuildError(f"time column {column!r}: SIMPLE_DATE_FORMAT without a pattern")
-    pattern = pattern.strip()
-    tz = _dt.timezone.utc
-    if " tz(" in pattern:
-        pattern, zone = pattern.split(" tz(", 1)
-        if zone.rstrip(")").strip().upper() not in ("UTC", "GMT", "Z"):
-            raise SegmentBuildError(f"time column {column!r}: time zones other than UTC are not supported")
-    fmt = pattern.replace("'", "")
-    for joda, py in _JODA_TOKENS:
-        fmt = fmt.replace(joda, py)
-    if re.search(r"[A-Za-z]", re.sub(r"%[YmdHMSfy]", "", fmt)):
-        raise SegmentBuildError(f"time column {column!r}: date pattern {pattern!r} is not supported")
-    try:
-        parsed = _dt.datetime.strptime(str(value), fmt).replace(tzinfo=tz)
-    except ValueError:
-        raise SegmentBuildError(f"time column {column!r}: {value!r} does not match pattern {pattern!r}") from None
-    return calendar.timegm(parsed.utctimetuple()) * 1000 + parsed.microsecond // 1000

@@ -7,7 +7,6 @@ var-length layout (4.4).
 """
 from __future__ import annotations
 
-import decimal
 import struct
 from dataclasses import dataclass
 
@@ -16,13 +15,16 @@ import numpy.ma  # noqa: F401 (pa.array(ndarray) imports it on first use, ~20 ms
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.java_text import (BigDecimalError, big_decimal_string, java_sort_key, parse_big_decimal, to_decimal,
+                                    utf8_needs_java_order)
 from type_mapping.stored import offsets_and_data
 
+from . import bigdecimal
 from .bitpack import byte_view
+from .format import VAR_LENGTH_DICTIONARY_MAGIC
 
 NUMPY_BIG_ENDIAN = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
 NUMPY_NATIVE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
-VAR_LENGTH_MAGIC = b".vl;"
 VAR_LENGTH_VERSION = 1
 
 
@@ -224,12 +226,6 @@ def rows_by_dict_id(dict_ids: np.ndarray, cardinality: int) -> np.ndarray:
     return (packed & np.uint64((1 << bits) - 1)).astype(np.intp)
 
 
-def _has_supplementary(strings: pa.Array) -> bool:
-    """True if any string holds a code point above U+FFFF (a 4-byte UTF-8 sequence, lead byte >= 0xF0)."""
-    data = offsets_and_data(strings)[1]
-    return bool(data.size) and int(data.max()) >= 0xF0
-
-
 def _has_nul(strings: pa.Array) -> bool:
     data = offsets_and_data(strings)[1]
     return bool(data.size) and int(data.min()) == 0
@@ -379,12 +375,9 @@ def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
         _reject_nul(distinct, column)
     # Arrow sorts strings by UTF-8 bytes (= code point order) and binaries as unsigned bytes, which
     # equals Java's order except for strings mixing supplementary and U+E000..U+FFFF characters.
-    if stored_type == "STRING" and _has_supplementary(distinct):
+    if stored_type == "STRING" and utf8_needs_java_order(offsets_and_data(distinct)[1]):
         texts = distinct.to_pylist()
-        order = np.array(
-            sorted(range(len(texts)), key=lambda i: texts[i].encode("utf-16-be", "surrogatepass")),
-            dtype=np.int64,
-        )
+        order = np.array(sorted(range(len(texts)), key=lambda i: java_sort_key(texts[i])), dtype=np.int64)
     else:
         order = pc.sort_indices(distinct).to_numpy()
     rank = _ranks(order)
@@ -397,37 +390,12 @@ def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
 # --- BIG_DECIMAL -----------------------------------------------------------------------------------
 
 
-def parse_big_decimal(text: str, column: str) -> decimal.Decimal:
+def _is_big_decimal(text: str) -> bool:
     try:
-        value = decimal.Decimal(text)
-    except decimal.InvalidOperation:
-        raise ColumnValueError(f"column {column!r}: {text!r} is not a BIG_DECIMAL") from None
-    if not value.is_finite():
-        raise ColumnValueError(f"column {column!r}: {text!r} is not a finite BIG_DECIMAL")
-    if value.is_zero() and value.is_signed():
-        value = value.copy_abs()  # BigDecimal has no negative zero: "-0.00" is 0.00
-    return value
-
-
-def java_big_decimal_str(value: decimal.Decimal) -> str:
-    """``BigDecimal.toString``: Python's scientific-string rules are the same as Java's."""
-    return str(value)
-
-
-def java_plain_str(value: decimal.Decimal) -> str:
-    """``BigDecimal.toPlainString``."""
-    return format(value, "f")
-
-
-def serialize_big_decimal(value: decimal.Decimal, column: str = "?") -> bytes:
-    """``BigDecimalUtils.serialize``: int16 BE scale + ``BigInteger.toByteArray()`` of the unscaled value."""
-    sign, digits, exponent = value.as_tuple()
-    scale = -int(exponent)
-    if not -(2**15) <= scale < 2**15:
-        raise ColumnValueError(f"column {column!r}: BIG_DECIMAL {value} has a scale Pinot cannot store")
-    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
-    length = (unscaled + (unscaled < 0)).bit_length() // 8 + 1  # minimal two's complement, as Java
-    return struct.pack(">h", scale) + unscaled.to_bytes(length, "big", signed=True)
+        parse_big_decimal(text)
+    except BigDecimalError:
+        return False
+    return True
 
 
 def _big_decimal(flat: pa.Array, column: str) -> Dictionary:
@@ -435,16 +403,24 @@ def _big_decimal(flat: pa.Array, column: str) -> Dictionary:
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     texts = encoded.dictionary.to_pylist()
-    parsed = [parse_big_decimal(t, column) for t in texts]
+    try:
+        parsed = [parse_big_decimal(t) for t in texts]
+    except BigDecimalError:
+        bad = next(t for t in texts if not _is_big_decimal(t))
+        raise ColumnValueError(f"column {column!r}: {bad!r} is not a BIG_DECIMAL") from None
     # Distinct by BigDecimal.equals (value and scale): the canonical text identifies it.
-    canonical = [java_big_decimal_str(v) for v in parsed]
-    by_text: dict[str, decimal.Decimal] = {}
+    canonical = [big_decimal_string(v) for v in parsed]
+    by_text: dict[str, tuple[int, int]] = {}
     for text, value in zip(canonical, parsed):
         by_text.setdefault(text, value)
-    ordered = sorted(by_text, key=lambda t: (by_text[t], by_text[t].as_tuple().exponent))
+    # BigDecimal.compareTo, then the scale (equal values of different scales are distinct entries).
+    ordered = sorted(by_text, key=lambda t: (to_decimal(*by_text[t]), -by_text[t][1]))
     position = {text: i for i, text in enumerate(ordered)}
     rank = np.array([position[t] for t in canonical], dtype=np.int32)
-    serialized = [serialize_big_decimal(by_text[t], column) for t in ordered]
+    try:
+        serialized = [bigdecimal.serialize(by_text[t]) for t in ordered]
+    except BigDecimalError as exc:
+        raise ColumnValueError(f"column {column!r}: BIG_DECIMAL {exc}") from None
     lengths = np.array([len(b) for b in serialized], dtype=np.int64)
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     return Dictionary("BIG_DECIMAL", pa.array(ordered, pa.string()), rank[indices], lengths, serialized)
@@ -501,7 +477,7 @@ def var_length_bytes(data: np.ndarray, offsets: np.ndarray) -> bytes:
     """``VarLengthValueWriter``: magic, version, count, data start 16, absolute int32 offsets, values."""
     count = len(offsets) - 1
     header_size = 16 + 4 * (count + 1)
-    header = VAR_LENGTH_MAGIC + struct.pack(">iii", VAR_LENGTH_VERSION, count, 16)
+    header = VAR_LENGTH_DICTIONARY_MAGIC + struct.pack(">iii", VAR_LENGTH_VERSION, count, 16)
     absolute = (offsets + header_size).astype(">i4")
     return header + absolute.tobytes() + data.tobytes()
 

@@ -15,21 +15,12 @@ from dataclasses import dataclass, field
 
 from isal import isal_zlib  # Adler-32 2-3x faster than zlib's (AVX2); same values
 
-from .metadata import java_sort_key
+from type_mapping.java_text import java_sort_key
+
+from .format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, INDEX_MAP_FILE, METADATA_FILE, V3_DIR,
+                     V3_MAGIC_MARKER)
 from .properties import PropertiesWriter
 
-MAGIC_MARKER = bytes.fromhex("deadbeefdeafbead")
-METADATA_FILE = "metadata.properties"
-CREATION_META_FILE = "creation.meta"
-
-# StandardIndexes ids -> v1 file extension (the forward index extension depends on the column).
-EXTENSIONS = {
-    "dictionary": ".dict",
-    "inverted_index": ".bitmap.inv",
-    "range_index": ".bitmap.range",
-    "bloom_filter": ".bloom",
-    "nullvalue_vector": ".bitmap.nullvalue",
-}
 
 
 @dataclass
@@ -95,12 +86,12 @@ def _combined(parts: list[tuple[int, int]]) -> int:
     return value
 
 
-_MARKER_ADLER = isal_zlib.adler32(MAGIC_MARKER)
+_MARKER_ADLER = isal_zlib.adler32(V3_MAGIC_MARKER)
 
 
 def data_crc(entries: list[IndexEntry]) -> int:
     data_files = sorted(
-        (e for e in entries if e.file_name.endswith((".fwd", ".dict"))), key=lambda e: java_sort_key(e.file_name)
+        (e for e in entries if e.file_name.endswith(DATA_FILE_SUFFIXES)), key=lambda e: java_sort_key(e.file_name)
     )
     return _combined([(e.adler, len(e.payload)) for e in data_files])
 
@@ -119,10 +110,10 @@ def v3_column_parts(entries: list[IndexEntry]) -> tuple[list[bytes], bytes]:
     parts: list[bytes] = []
     offset = 0
     for entry in _v3_order(entries):
-        size = len(MAGIC_MARKER) + len(entry.payload)
+        size = len(V3_MAGIC_MARKER) + len(entry.payload)
         index_map.put(f"{entry.column}.{entry.index_id}.startOffset", offset)
         index_map.put(f"{entry.column}.{entry.index_id}.size", size)
-        parts.append(MAGIC_MARKER)
+        parts.append(V3_MAGIC_MARKER)
         parts.append(entry.payload)
         offset += size
     return parts, index_map.render()
@@ -145,10 +136,10 @@ def segment_file_parts(
     files: dict[str, list[bytes]]
     if version == "v3":
         psf, index_map = v3_column_parts(entries)
-        files = {"v3/columns.psf": psf, "v3/index_map": [index_map], f"v3/{METADATA_FILE}": [metadata]}
-        pieces = {"v3/columns.psf": [piece for e in _v3_order(entries)
-                                     for piece in ((_MARKER_ADLER, len(MAGIC_MARKER)), (e.adler, len(e.payload)))]}
-        prefix, directories = "v3/", ["v3/"]
+        prefix, directories = f"{V3_DIR}/", [f"{V3_DIR}/"]
+        files = {prefix + COLUMNS_FILE: psf, prefix + INDEX_MAP_FILE: [index_map], prefix + METADATA_FILE: [metadata]}
+        pieces = {prefix + COLUMNS_FILE: [piece for e in _v3_order(entries)
+                                     for piece in ((_MARKER_ADLER, len(V3_MAGIC_MARKER)), (e.adler, len(e.payload)))]}
     else:
         files = {e.file_name: [e.payload] for e in entries}
         files[METADATA_FILE] = [metadata]

@@ -12,17 +12,12 @@ from dataclasses import dataclass, field
 import decimal
 from typing import Iterable
 
+from type_mapping.java_text import big_decimal_plain_string, from_decimal, java_float_str, java_sort_key
 from type_mapping.pinot_schema import DATE_TIME, DEFAULT_MAX_LENGTH, DIMENSION, METRIC, FieldSpec, PinotSchema
 
 from .bitpack import bits_per_value
-from .dictionary import java_plain_str
-from .properties import PropertiesWriter, java_float_str, pinot_escape_string
+from .properties import PropertiesWriter, pinot_escape_string
 from .stats import ColumnStats, min_max_property
-
-
-def java_sort_key(text: str) -> bytes:
-    """``String.compareTo`` order (UTF-16 code units)."""
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 def java_hash_set_order(values: Iterable[int]) -> list[int]:
@@ -77,7 +72,7 @@ def default_null_value_string(spec: FieldSpec) -> str | None:
     value = spec.default_null_value
     stored = spec.stored_type
     if stored == "BIG_DECIMAL":
-        return java_plain_str(decimal.Decimal(str(value)))
+        return big_decimal_plain_string(from_decimal(decimal.Decimal(str(value))))
     if stored == "BYTES":
         return bytes(value).hex()
     if stored == "FLOAT":

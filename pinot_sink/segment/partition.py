@@ -29,8 +29,9 @@ import pyarrow.compute as pc
 
 from type_mapping.pinot_schema import FieldSpec
 
+from type_mapping.java_text import big_decimal_plain_string, java_float_str, java_code_units
+
 from . import bigdecimal
-from .properties import java_float_str
 
 Values = pa.Array | pa.ChunkedArray
 
@@ -50,7 +51,7 @@ def java_string_forms(values: pa.Array, spec: FieldSpec) -> pa.Array:
     if stored in ("FLOAT", "DOUBLE"):
         return pa.array([java_float_str(v, float32=stored == "FLOAT") for v in values.to_pylist()], pa.string())
     if stored == "BIG_DECIMAL":
-        return pa.array([bigdecimal.to_plain_string(v) for v in values.to_pylist()], pa.string())
+        return pa.array([big_decimal_plain_string(v) for v in values.to_pylist()], pa.string())
     if stored == "BYTES":
         return pa.array([v.hex() for v in values.to_pylist()], pa.string())
     return values.cast(pa.string()) if values.type != pa.string() else values
@@ -112,7 +113,7 @@ def _utf16_units(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     start = 0
     for row in owners:  # keep ASCII runs as they are, re-encode the rows with non-ASCII characters
         pieces.append(data[offsets[start] : offsets[row]].astype(np.uint16))
-        units = np.frombuffer(texts[row].encode("utf-16-be", "surrogatepass"), dtype=">u2").astype(np.uint16)
+        units = java_code_units(texts[row])
         pieces.append(units)
         lengths[row] = len(units)
         start = row + 1

@@ -2,17 +2,15 @@
 
 Pinot uses commons-configuration2 ``PropertiesConfiguration`` with a ``,`` list delimiter; the writing
 and reading rules here are those of SEGMENT_FORMAT.md section 2.1, including Pinot's own NUL
-pre-escaping of STRING min/max/default values (``CommonsConfigurationUtils``) and the number spelling
-of Java's ``Float.toString`` / ``Double.toString``.
+pre-escaping of STRING min/max/default values (``CommonsConfigurationUtils``). Numbers are spelled by
+``type_mapping.java_text``.
 """
 from __future__ import annotations
 
-import math
 import re
-from decimal import Decimal
 from typing import Iterable, Mapping, Sequence, Union
 
-import numpy as np
+from type_mapping.java_text import java_code_units
 
 Value = Union[str, Sequence[str]]
 
@@ -31,11 +29,7 @@ def escape_value(value: str) -> str:
         if named is not None:
             out.append(named)
         elif ord(ch) < 0x20 or ord(ch) > 0x7F:
-            if ord(ch) > 0xFFFF:  # Java escapes UTF-16 code units
-                encoded = ch.encode("utf-16-be")
-                out.append(f"\\u{encoded[0:2].hex().upper()}\\u{encoded[2:4].hex().upper()}")
-            else:
-                out.append(f"\\u{ord(ch):04X}")
+            out.extend(f"\\u{unit:04X}" for unit in java_code_units(ch))  # Java escapes UTF-16 code units
         else:
             out.append(ch)
     return "".join(out).replace(",", "\\,")
@@ -97,40 +91,6 @@ def pinot_unescape_string(value: str) -> str:
     if value.endswith(" \0"):
         value = value[:-1]
     return value.replace("\0\0", ",")
-
-
-# --- Java number spelling ------------------------------------------------------------------------
-
-
-def java_float_str(value: float, float32: bool = False) -> str:
-    """``Double.toString`` (or ``Float.toString`` with ``float32``) with JDK 19+ shortest digits."""
-    value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0.0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    shortest = str(np.float32(value)) if float32 else repr(value)
-    if 1e-3 <= abs(value) < 1e7 and "e" not in shortest:
-        return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
-    return java_float_from_shortest(value, shortest)
-
-
-def java_float_from_shortest(value: float, shortest: str) -> str:
-    """Java's layout of the shortest decimal digits ``shortest`` (any Python float notation) of ``value``."""
-    sign, digit_tuple, exponent = Decimal(shortest).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    exponent += len("".join(map(str, digit_tuple))) - len(digits)
-    point = len(digits) + exponent  # digits before the decimal point
-    prefix = "-" if sign else ""
-    if 1e-3 <= abs(value) < 1e7:
-        if point <= 0:
-            return f"{prefix}0.{'0' * -point}{digits}"
-        if point >= len(digits):
-            return f"{prefix}{digits}{'0' * (point - len(digits))}.0"
-        return f"{prefix}{digits[:point]}.{digits[point:]}"
-    return f"{prefix}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
 
 
 # --- Reading -------------------------------------------------------------------------------------

@@ -15,11 +15,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.java_text import big_decimal_string, java_float_str, java_length
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 from type_mapping.stored import offsets_and_data
 
-from .dictionary import Dictionary, java_big_decimal_str
-from .properties import java_float_str, pinot_escape_string
+from .dictionary import Dictionary
+from .properties import pinot_escape_string
 
 METADATA_PROPERTY_LENGTH_LIMIT = 512  # BaseSegmentCreator.getValidPropertyValue, in UTF-16 chars
 
@@ -118,14 +119,14 @@ def value_to_string(value: Any, stored_type: str) -> str:
     if stored_type == "BYTES":
         return bytes(value).hex()
     if stored_type == "BIG_DECIMAL":
-        return value if isinstance(value, str) else java_big_decimal_str(value)
+        return value if isinstance(value, str) else big_decimal_string(value)
     return str(value)
 
 
 def min_max_property(value: Any, stored_type: str) -> str | None:
     """``getValidPropertyValue``: None when Pinot would leave the key out (too long, or a surrogate)."""
     text = value_to_string(value, stored_type)
-    if len(text.encode("utf-16-le", "surrogatepass")) // 2 > METADATA_PROPERTY_LENGTH_LIMIT:
+    if java_length(text) > METADATA_PROPERTY_LENGTH_LIMIT:
         return None
     return pinot_escape_string(text) if stored_type == "STRING" else text
 

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from type_mapping.pinot_schema import METRIC, PinotSchema, null_vector_columns
 
 from .codecs import codec_id
+from .format import raw_table_name
 
 log = logging.getLogger(__name__)
 
@@ -103,13 +104,6 @@ class TableIndexSettings:
     no_dictionary_size_ratio_threshold: float = DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD
     no_dictionary_cardinality_ratio_threshold: float | None = None
     unsupported: list[str] = field(default_factory=list)  # table-level features we do not build
-
-
-def raw_table_name(table_name: str) -> str:
-    for suffix in ("_OFFLINE", "_REALTIME"):
-        if table_name.endswith(suffix):
-            return table_name[: -len(suffix)]
-    return table_name
 
 
 def _names(value: Any) -> list[str]:

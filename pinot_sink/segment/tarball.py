@@ -26,6 +26,8 @@ from typing import Iterable, Iterator, Mapping, Sequence, Union
 
 from isal import isal_zlib
 
+from .format import METADATA_FILE, V3_DIR
+
 # Bit-packed forward indexes and dictionaries barely compress: on a 1M-row, 10-column segment (33.1 MB
 # untarred) level 1 gave 25.9 MB and level 6 (Pinot's Deflater default) 26.3 MB, at a third more time.
 GZIP_LEVEL = 1
@@ -241,6 +243,6 @@ def write_directory(target: Path, directories: list[str], files: Mapping[str, Fi
 
 def _remove_old_segment_dir(target: Path) -> None:
     """Replace an earlier build of the same segment, but never an unrelated directory."""
-    if not ((target / "metadata.properties").is_file() or (target / "v3" / "metadata.properties").is_file()):
+    if not ((target / METADATA_FILE).is_file() or (target / V3_DIR / METADATA_FILE).is_file()):
         raise FileExistsError(f"{target} exists and is not a segment directory; not replacing it")
     shutil.rmtree(target)

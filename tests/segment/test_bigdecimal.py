@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pinot_sink.segment import bigdecimal as bd
+from type_mapping import java_text as jt
 
 
 @pytest.mark.parametrize(
@@ -27,7 +28,7 @@ from pinot_sink.segment import bigdecimal as bd
 )
 def test_serialize_matches_java_bytes(text, expected_hex):
     assert bd.serialize(text).hex() == expected_hex
-    assert bd.to_java_string(bd.deserialize(bytes.fromhex(expected_hex))) == text
+    assert jt.big_decimal_string(bd.deserialize(bytes.fromhex(expected_hex))) == text
     assert bd.byte_size(text) == len(bytes.fromhex(expected_hex))
 
 
@@ -59,14 +60,14 @@ def test_bytes_pinot_wrote_for_the_raw_codecs_fixture(pinot_built):
     ],
 )
 def test_java_text_forms(text, to_string, plain):
-    assert bd.to_java_string(text) == to_string
-    assert bd.to_plain_string(text) == plain
+    assert jt.big_decimal_string(text) == to_string
+    assert jt.big_decimal_plain_string(text) == plain
 
 
 @pytest.mark.parametrize("text", ["", "1_000", "NaN", "Infinity", " 1", "1e", "--1", "0x10", "1.2.3"])
 def test_text_java_rejects_is_rejected(text):
     with pytest.raises(bd.BigDecimalError):
-        bd.parse_big_decimal(text)
+        jt.parse_big_decimal(text)
 
 
 def test_scale_outside_a_short_is_rejected():
@@ -80,6 +81,6 @@ def test_round_trips_through_bytes_and_text(unscaled, scale):
     assert bd.deserialize(raw) == (unscaled, scale)
     assert len(raw) == bd.byte_size((unscaled, scale))
     # Java's toString is exact: parsing it back gives the same unscaled value and scale.
-    assert bd.parse_big_decimal(bd.to_java_string((unscaled, scale))) == (unscaled, scale)
-    assert Decimal(bd.to_plain_string((unscaled, scale))) == bd.to_decimal(unscaled, scale)
-    assert bd.from_decimal(bd.to_decimal(unscaled, scale)) == (unscaled, scale)
+    assert jt.parse_big_decimal(jt.big_decimal_string((unscaled, scale))) == (unscaled, scale)
+    assert Decimal(jt.big_decimal_plain_string((unscaled, scale))) == jt.to_decimal(unscaled, scale)
+    assert jt.from_decimal(jt.to_decimal(unscaled, scale)) == (unscaled, scale)

@@ -11,12 +11,11 @@ from pinot_sink.segment.properties import (
     PropertiesWriter,
     escape_key,
     get_string_stat,
-    java_float_from_shortest,
-    java_float_str,
     parse_properties,
     pinot_escape_string,
     pinot_unescape_string,
 )
+from type_mapping.java_text import java_float_from_shortest, java_float_str
 
 BUILT_CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs", "events_indexes",
                "events_partitioned"]

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from pinot_sink.segment import codecs
 from pinot_sink.segment import raw_forward as rf
-from pinot_sink.segment.bigdecimal import to_java_string
 from pinot_sink.segment.properties import parse_properties
+from pinot_sink.segment.read.raw_forward import read_raw_forward
+from type_mapping.java_text import big_decimal_string as to_java_string
 from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.stored import arrow_type_for
 
@@ -110,7 +111,7 @@ def test_stats_computed_from_values_equal_pinots(raw_codecs, name):
 def test_pinot_built_raw_column_decodes_to_pinots_values(raw_codecs, name):
     payload, _, schema, _, rows = raw_codecs
     spec = schema[name]
-    decoded = rf.read_raw_forward(payload(name, "forward_index"), spec, spec.single_value, len(rows))
+    decoded = read_raw_forward(payload(name, "forward_index"), spec, spec.single_value, len(rows))
     assert decoded.equals(_column(rows, spec))
 
 
@@ -135,7 +136,7 @@ OLD_FORMATS = [
 @pytest.mark.parametrize("file_name, stored, num_docs, expected", OLD_FORMATS)
 def test_old_chunk_formats_decode(pinot_segments, file_name, stored, num_docs, expected):
     buf = (pinot_segments / "index-files" / file_name).read_bytes()
-    decoded = rf.read_raw_forward(buf, stored, True, num_docs)
+    decoded = read_raw_forward(buf, stored, True, num_docs)
     assert decoded.to_pylist() == [expected(i) for i in range(num_docs)]
 
 
@@ -167,7 +168,7 @@ def test_multi_value_numbers_use_v5_and_v6_rows_without_count(version, expected)
     body = buf[24:]  # one regular chunk: [numDocs][offsets][rows]
     row_bytes = len(body) - 4 * 3
     assert row_bytes == (12 if version in (5, 6) else 20)  # 3 ints, plus two counts in V4
-    assert rf.read_raw_forward(buf, spec, False, 2).equals(values)
+    assert read_raw_forward(buf, spec, False, 2).equals(values)
 
 
 def test_v6_stores_sizes_in_compressed_chunks():
@@ -176,7 +177,7 @@ def test_v6_stores_sizes_in_compressed_chunks():
     buf = rf.write_raw_forward(values, spec, codecs.ZSTANDARD, writer_version=6)
     chunk = codecs.decompress(codecs.ZSTANDARD, buf[24:])
     assert np.frombuffer(chunk, "<i4", count=4).tolist() == [3, 1, 3, 2]
-    assert rf.read_raw_forward(buf, spec, True, 3).equals(values)
+    assert read_raw_forward(buf, spec, True, 3).equals(values)
     # single-value strings with version 5 stay V4 (SingleValueVarByteRawIndexCreator has no V5)
     assert struct.unpack(">i", rf.write_raw_forward(values, spec, codecs.LZ4, writer_version=5)[:4])[0] == 4
 
@@ -185,7 +186,7 @@ def test_legacy_v4_strings_decode_and_are_reproduced(pinot_segments):
     with tarfile.open(pinot_segments / "legacy" / "legacyRawInverted_OFFLINE_0.tar.gz") as tar:
         pinot = tar.extractfile("legacyRawInverted_OFFLINE_0/category.sv.raw.fwd").read()
     expected = ["alpha" if i % 2 == 0 else {1: "beta", 3: "gamma", 5: "delta"}[i % 6] for i in range(600)]
-    assert rf.read_raw_forward(pinot, "STRING", True, 600).to_pylist() == expected
+    assert read_raw_forward(pinot, "STRING", True, 600).to_pylist() == expected
     # Pinot's default LZ4 compression of a DIMENSION column: two chunks, first docIds 0 and 565.
     ours = rf.write_raw_forward(pa.array(expected), FieldSpec("category", "STRING"), codecs.LZ4)
     assert ours == pinot
@@ -194,7 +195,7 @@ def test_legacy_v4_strings_decode_and_are_reproduced(pinot_segments):
 def test_wrong_doc_count_is_an_error(pinot_segments):
     buf = (pinot_segments / "index-files" / "fixedByteRaw.v2").read_bytes()
     with pytest.raises(rf.RawForwardIndexError, match="2000 docs"):
-        rf.read_raw_forward(buf, "DOUBLE", True, 1999)
+        read_raw_forward(buf, "DOUBLE", True, 1999)
 
 
 # --- chunking rules -------------------------------------------------------------------------------
@@ -213,7 +214,7 @@ def test_huge_values_get_their_own_flagged_chunks():
     chunk_size, codec, table = _v4_table(buf)
     assert chunk_size == rf.DEFAULT_TARGET_MAX_CHUNK_SIZE  # 2e6 * 1000 overflows int -> targetMaxChunkSize
     assert table[:, 0].tolist() == [0, 1 | rf.HUGE_CHUNK_FLAG, 2]
-    assert rf.read_raw_forward(buf, spec, True, 4).to_pylist() == values
+    assert read_raw_forward(buf, spec, True, 4).to_pylist() == values
 
 
 def test_regular_chunks_never_exceed_the_target_size():
@@ -296,7 +297,7 @@ def test_round_trip(column, codec, max_chunk, docs_per_chunk, version, derive):
     buf = rf.write_raw_forward(values, spec, codec, target_max_chunk_size=max_chunk,
                                target_docs_per_chunk=docs_per_chunk, writer_version=version,
                                derive_num_docs_per_chunk=derive)
-    decoded = rf.read_raw_forward(buf, spec, spec.single_value, len(values))
+    decoded = read_raw_forward(buf, spec, spec.single_value, len(values))
     assert decoded.equals(values)
 
 
@@ -310,7 +311,7 @@ def test_gzip_length_trailer_follows_the_writers_buffer_order():
                                target_max_chunk_size=4096, target_docs_per_chunk=1)
     _, _, table = _v4_table(buf)
     assert table[0, 0] & rf.HUGE_CHUNK_FLAG and buf[-4:] == (5000).to_bytes(4, "little")
-    assert rf.read_raw_forward(buf, FieldSpec("b", "BYTES"), True, 1).to_pylist() == [huge]
+    assert read_raw_forward(buf, FieldSpec("b", "BYTES"), True, 1).to_pylist() == [huge]
 
 
 def test_raw_lz4_blocks_decode_to_their_own_length():
@@ -327,6 +328,6 @@ def test_raw_lz4_blocks_decode_to_their_own_length():
 ])
 def test_no_rows_gives_an_index_without_chunks(version, spec, values):
     buf = rf.write_raw_forward(values, spec, codecs.SNAPPY, writer_version=version)
-    assert len(rf.read_raw_forward(buf, spec, spec.single_value, 0)) == 0
+    assert len(read_raw_forward(buf, spec, spec.single_value, 0)) == 0
     if spec.single_value and spec.is_fixed_width or version < 4:
         assert struct.unpack(">i", buf[4:8])[0] == 0 and len(buf) == 28  # numChunks 0, no offsets

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinot_sink.segment import decoders
-from pinot_sink.segment.reader import SegmentFormatError, open_segment, read_segment
+from pinot_sink.segment.read import decoders
+from pinot_sink.segment.read.reader import SegmentFormatError, open_segment, read_segment
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import decimal
 
 import pytest
 
-from pinot_sink.segment.reader import read_segment
-from pinot_sink.segment.segment_metadata import (
+from pinot_sink.segment.read.reader import read_segment
+from pinot_sink.segment.read.segment_metadata import (
     CreationMeta,
     SegmentFormatError,
     parse_index_map,

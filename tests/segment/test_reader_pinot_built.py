@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from pinot_sink.segment.reader import open_segment, read_segment
+from pinot_sink.segment.read.reader import open_segment, read_segment
 
 CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "events_indexes", "events_partitioned", "raw_codecs"]
 

@@ -6,7 +6,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from pinot_sink.segment.reader import SegmentFormatError, open_segment, read_segment
+from pinot_sink.segment.read.reader import SegmentFormatError, open_segment, read_segment
 
 PADDING_ROWS = {
     "age": [1228, 837, 1209, 617, 824],

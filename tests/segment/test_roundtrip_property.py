@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pinot_sink.segment.builder import BuildOptions, build_segment
-from pinot_sink.segment.reader import open_segment
+from pinot_sink.segment.read.reader import open_segment
 from type_mapping.pinot_schema import PinotSchema, null_vector_columns
 from type_mapping.stored import PinotColumns, arrow_type_for
 

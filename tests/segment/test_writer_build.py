@@ -225,6 +225,18 @@ def test_simple_date_time_column(tmp_path):
     assert (built.start_time, built.end_time, built.time_unit) == (1704067200000, 1704153600000, "MILLISECONDS")
 
 
+@pytest.mark.parametrize("fmt", ["1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd tz(America/New_York)",
+                                 "SIMPLE_DATE_FORMAT|yyyyMMdd|America/New_York", "SIMPLE_DATE_FORMAT|yyyyMMdd|EST"])
+def test_simple_date_time_column_in_a_zone(tmp_path, fmt):
+    # BaseSegmentCreator parses the min/max with the format's formatter, zone included (EST: Joda's New York).
+    schema = PinotSchema.from_json({"schemaName": "t", "dateTimeFieldSpecs": [
+        {"name": "d", "dataType": "STRING", "format": fmt, "granularity": "1:DAYS"}]})
+    columns = PinotColumns(pa.table({"d": pa.array(["20240102", "20240701"])}), {})
+    built = build_segment(columns, schema, {"tableName": "t", "segmentsConfig": {"timeColumnName": "d"}}, tmp_path,
+                          "s", T0)
+    assert (built.start_time, built.end_time) == (1704085200000 + 86_400_000, 1719806400000)  # -05:00, -04:00
+
+
 def test_unsupported_indexes_error_or_skip(tmp_path):
     config = {**CONFIG, "fieldConfigList": [{"name": "name", "indexTypes": ["TEXT"]}],
               "tableIndexConfig": {"jsonIndexColumns": ["tags"]}}

@@ -69,7 +69,7 @@ def test_same_bytes_as_pinot(name, pinot_built, tmp_path):
 
 def test_raw_snappy_difference_is_only_compression(pinot_built, tmp_path):
     """The one raw chunk that differs holds the same values: Pinot's reader decodes both the same way."""
-    from pinot_sink.segment.reader import open_segment
+    from pinot_sink.segment.read.reader import open_segment
 
     case = load_case(pinot_built / "raw_codecs")
     built = _build(case, tmp_path)
@@ -83,7 +83,7 @@ def test_raw_snappy_difference_is_only_compression(pinot_built, tmp_path):
 
 def test_sorted_column_sorts_rows(pinot_built, tmp_path):
     """With sort_by_sorted_column (the default), ``country`` is sorted and every row moves as a whole."""
-    from pinot_sink.segment.reader import open_segment
+    from pinot_sink.segment.read.reader import open_segment
 
     case = load_case(pinot_built / "events_indexes")
     built = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,

@@ -10,11 +10,11 @@ import pytest
 from pyroaring import BitMap
 
 from pinot_sink.segment.bitpack import bits_per_value, pack_bits, unpack_bits
+from pinot_sink.segment import bigdecimal
 from pinot_sink.segment.dictionary import (
     ColumnValueError,
     build_dictionary,
     entry_width,
-    serialize_big_decimal,
     serialize_dictionary,
     uses_var_length,
 )
@@ -126,11 +126,11 @@ def test_equal_length_bytes_use_fixed_dictionary():
 
 
 def test_big_decimal_serialisation_and_order():
-    assert serialize_big_decimal(decimal.Decimal("1.5")) == bytes.fromhex("0001" "0f")
-    assert serialize_big_decimal(decimal.Decimal("0")) == bytes.fromhex("0000" "00")
-    assert serialize_big_decimal(decimal.Decimal("128")) == bytes.fromhex("0000" "0080")
-    assert serialize_big_decimal(decimal.Decimal("-128")) == bytes.fromhex("0000" "80")
-    assert serialize_big_decimal(decimal.Decimal("1E+3")) == bytes.fromhex("fffd" "01")
+    assert bigdecimal.serialize(decimal.Decimal("1.5")) == bytes.fromhex("0001" "0f")
+    assert bigdecimal.serialize(decimal.Decimal("0")) == bytes.fromhex("0000" "00")
+    assert bigdecimal.serialize(decimal.Decimal("128")) == bytes.fromhex("0000" "0080")
+    assert bigdecimal.serialize(decimal.Decimal("-128")) == bytes.fromhex("0000" "80")
+    assert bigdecimal.serialize(decimal.Decimal("1E+3")) == bytes.fromhex("fffd" "01")
     d = build_dictionary(pa.array(["10", "9.5", "-1", "10"]), "BIG_DECIMAL", "bd")
     assert d.values.to_pylist() == ["-1", "9.5", "10"]
     assert d.dict_ids.tolist() == [2, 1, 0, 2]

@@ -426,8 +426,12 @@ def _batch(**overrides):
     return pa.record_batch(list(data.values()), names=list(data))
 
 
+def _plan(batch, schema, table_config=None):
+    return plan_write(batch.schema, schema, table_config=table_config)
+
+
 def test_to_pinot_columns_fills_missing_columns_and_masks():
-    columns = to_pinot_columns(_batch(), SCHEMA, TABLE_CONFIG)
+    columns = to_pinot_columns(_batch(), SCHEMA, _plan(_batch(), SCHEMA, TABLE_CONFIG))
     columns.validate(SCHEMA)
     assert columns.table.column_names == ["id", "tags", "extra", "price", "day"]
     assert columns.table.column("extra").to_pylist() == ["n/a"] * 3
@@ -444,7 +448,7 @@ def test_row_offset_in_errors_and_plan_reuse():
     bad = _batch(price=pa.array(["1", "2", "x"]))
     bad_plan = plan_write(bad.schema, SCHEMA, table_config=TABLE_CONFIG)
     with pytest.raises(ConversionError, match=r"column 'price', row 1002: value 'x' is not a number"):
-        to_pinot_columns(bad, SCHEMA, TABLE_CONFIG, plan=bad_plan, row_offset=1000)
+        to_pinot_columns(bad, SCHEMA, bad_plan, row_offset=1000)
     assert to_pinot_columns(_batch(), SCHEMA, plan=plan).num_rows == 3  # table config from the plan
 
 
@@ -456,9 +460,10 @@ def test_plan_for_another_schema():
 
 def test_null_time_column():
     batch = _batch(day=pa.array([18000, None, 18002], pa.date32()))
+    plan = _plan(batch, SCHEMA, TABLE_CONFIG)
     with pytest.raises(ConversionError, match=r"column 'day', row 1: the table's time column is null"):
-        to_pinot_columns(batch, SCHEMA, TABLE_CONFIG)
-    columns = to_pinot_columns(batch, SCHEMA, TABLE_CONFIG, options=ConversionOptions(on_null_time="pinot"))
+        to_pinot_columns(batch, SCHEMA, plan)
+    columns = to_pinot_columns(batch, SCHEMA, plan, options=ConversionOptions(on_null_time="pinot"))
     today = int(dt.datetime.now(dt.timezone.utc).timestamp() // 86400)
     assert abs(columns.table.column("day")[1].as_py() - today) <= 1
     assert columns.null_masks["day"].tolist() == [False, True, False]
@@ -466,22 +471,25 @@ def test_null_time_column():
     in_range = PinotSchema.from_json({**SCHEMA.to_json(), "dateTimeFieldSpecs": [
         {"name": "day", "dataType": "INT", "format": "1:DAYS:EPOCH", "granularity": "1:DAYS",
          "defaultNullValue": 19000}]})
-    assert to_pinot_columns(batch, in_range, TABLE_CONFIG).table.column("day").to_pylist() == [18000, 19000, 18002]
+    columns = to_pinot_columns(batch, in_range, _plan(batch, in_range, TABLE_CONFIG))
+    assert columns.table.column("day").to_pylist() == [18000, 19000, 18002]
     # without a time column in the table config, the plain default applies
-    assert to_pinot_columns(batch, SCHEMA).table.column("day")[1].as_py() == INT_MIN
+    assert to_pinot_columns(batch, SCHEMA, _plan(batch, SCHEMA)).table.column("day")[1].as_py() == INT_MIN
 
 
 def test_missing_time_column_errors_unless_pinot_behaviour():
     batch = _batch()
     batch = batch.drop_columns(["day"])
+    plan = _plan(batch, SCHEMA, TABLE_CONFIG)
     with pytest.raises(ConversionError, match="time column and is missing"):
-        to_pinot_columns(batch, SCHEMA, TABLE_CONFIG)
-    columns = to_pinot_columns(batch, SCHEMA, TABLE_CONFIG, options=ConversionOptions(on_null_time="pinot"))
+        to_pinot_columns(batch, SCHEMA, plan)
+    columns = to_pinot_columns(batch, SCHEMA, plan, options=ConversionOptions(on_null_time="pinot"))
     assert columns.null_masks["day"].all()
 
 
 def test_empty_batch():
-    columns = to_pinot_columns(_batch().slice(0, 0), SCHEMA, TABLE_CONFIG)
+    empty = _batch().slice(0, 0)
+    columns = to_pinot_columns(empty, SCHEMA, _plan(empty, SCHEMA, TABLE_CONFIG))
     columns.validate(SCHEMA)
     assert columns.num_rows == 0
 

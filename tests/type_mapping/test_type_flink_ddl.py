@@ -5,7 +5,7 @@ import pyarrow as pa
 import pytest
 
 from type_mapping.flink_ddl import DDLError, flink_ddl_to_pinot, parse_columns, parse_flink_columns, parse_table
-from type_mapping.spark_types import UnsupportedTypeError
+from type_mapping.arrow_to_pinot import UnsupportedTypeError
 
 
 def _types(ddl, dialect="flink"):

@@ -10,6 +10,7 @@ import pytest
 
 from type_mapping import PinotSchema
 from type_mapping.convert import to_pinot_columns
+from type_mapping.reconcile import plan_write
 
 # How a DataFrame would carry each Pinot type (BIG_DECIMAL as text: the fixture's values have mixed scales).
 SOURCE_TYPE = {
@@ -54,7 +55,7 @@ def _same_value(spec, got, expected) -> bool:
 @pytest.mark.parametrize("case", ["all_types_dict", "all_types_nulls", "raw_codecs"])
 def test_conversion_matches_what_pinot_read_back(pinot_built, case):
     schema, table_config, table, dump = _load(pinot_built / case)
-    columns = to_pinot_columns(table, schema, table_config)
+    columns = to_pinot_columns(table, schema, plan_write(table.schema, schema, table_config=table_config))
     columns.validate(schema)
     assert columns.num_rows == len(dump)
     mismatches = []

@@ -8,9 +8,10 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinot_sink.segment.bigdecimal import to_decimal, to_java_string
 from type_mapping.convert import convert_column
 from type_mapping.datetime_formats import millis_to_format, parse_format
+from type_mapping.java_text import big_decimal_string as to_java_string
+from type_mapping.java_text import to_decimal
 from type_mapping.pinot_schema import FieldSpec
 
 SETTINGS = settings(max_examples=150, deadline=None)

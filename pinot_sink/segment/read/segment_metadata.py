@@ -39,7 +39,8 @@ from type_mapping.pinot_schema import (
     pinot_default_null_value,
 )
 
-from .properties import Value, as_list, as_text, parse_properties, pinot_unescape_string
+from ..format import raw_table_name
+from ..properties import Value, as_list, as_text, parse_properties, pinot_unescape_string
 
 log = logging.getLogger(__name__)
 
@@ -271,9 +272,7 @@ def parse_segment_metadata(
     version = (as_text(props.get("segment.index.version")) or "v1").strip()
     table = as_text(props.get("segment.table.name"))
     if table:
-        for suffix in ("_OFFLINE", "_REALTIME"):
-            if table.endswith(suffix):
-                table = table[: -len(suffix)]
+        table = raw_table_name(table)
 
     def names(key: str) -> tuple[str, ...]:
         return tuple(n.strip() for n in as_list(props.get(key)) if n.strip())

@@ -17,20 +17,14 @@ import numpy as np
 import pyarrow as pa
 import pyroaring
 
+from ..format import V3_MAGIC_MARKER, VAR_LENGTH_DICTIONARY_MAGIC
 from .segment_metadata import IndexEntry, SegmentFormatError
 
-V3_MAGIC = bytes.fromhex("deadbeefdeafbead")
-VAR_LENGTH_MAGIC = b".vl;"
 MV_ENTRY_DICT_MAGIC = 0xFFABCDEF
 _NUMERIC_DTYPE = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
 _NATIVE_DTYPE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
 _ARROW = {"INT": pa.int32(), "LONG": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64()}
 MV_VALUES_PER_CHUNK = 2048  # FixedBitMVForwardIndexWriter.PREFERRED_NUM_VALUES_PER_CHUNK
-
-
-def bits_per_value(cardinality: int) -> int:
-    """``PinotDataBitSet.getNumBitsPerValue(cardinality - 1)``."""
-    return 1 if cardinality - 1 <= 1 else (cardinality - 1).bit_length()
 
 
 # --- bit-packed dictIds ---------------------------------------------------------------------------
@@ -147,7 +141,7 @@ def decode_dictionary(buf, stored_type: str, cardinality: int, entry_width: int,
 
 def is_var_length_buffer(buf) -> bool:
     """``VarLengthValueReader.isVarLengthValueBuffer``: magic ``.vl;`` followed by version 1."""
-    return len(buf) >= 16 and bytes(buf[:4]) == VAR_LENGTH_MAGIC and struct.unpack_from(">i", buf, 4)[0] == 1
+    return len(buf) >= 16 and bytes(buf[:4]) == VAR_LENGTH_DICTIONARY_MAGIC and struct.unpack_from(">i", buf, 4)[0] == 1
 
 
 def decode_var_length_values(buf, where: str) -> pa.BinaryArray:
@@ -308,7 +302,7 @@ class V3IndexFile:
         if entry.size == 0:
             return b""
         marker = self._map[entry.offset: entry.offset + 8]
-        if marker != V3_MAGIC:
+        if marker != V3_MAGIC_MARKER:
             raise SegmentFormatError(
                 f"{self.path}: no magic marker at offset {entry.offset} for {column}.{index} "
                 f"(found {marker.hex()})"

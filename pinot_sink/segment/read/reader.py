@@ -29,41 +29,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from isal import isal_zlib
 
+from type_mapping.java_text import java_sort_key
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
 
 from . import decoders
 from .decoders import SegmentFormatError, V3IndexFile
+from ..format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
+                     METADATA_FILE, V1_EXTENSIONS, V3_DIR, forward_index_extension)
 from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
 
 __all__ = ["read_segment", "open_segment", "SegmentContents", "SegmentReader", "SegmentFormatError"]
 
-METADATA_FILE = "metadata.properties"
-CREATION_META_FILE = "creation.meta"
-INDEX_MAP_FILE = "index_map"
-COLUMNS_FILE = "columns.psf"
-V3_DIR = "v3"
-
-# v1 file name suffixes per index id (forward index names depend on the column metadata, see _forward_suffix).
-V1_SUFFIXES: dict[str, tuple[str, ...]] = {
-    "bloom_filter": (".bloom",),
-    "dictionary": (".dict",),
-    "fst_index": (".lucene.v912.fst", ".lucene.v99.fst", ".lucene.v9.fst", ".lucene.fst"),
-    "h3_index": (".h3.idx",),
-    "ifst_index": (".lucene.v912.ifst", ".lucene.v99.ifst", ".lucene.v9.ifst", ".lucene.ifst"),
-    "inverted_index": (".bitmap.inv",),
-    "json_index": (".json.idx",),
-    "nullvalue_vector": (".bitmap.nullvalue",),
-    "range_index": (".bitmap.range",),
-}
 
 
 def _forward_suffix(column: ColumnMetadata) -> str:
-    """``ForwardIndexType.getFileExtension``: chosen from metadata, never from which file exists."""
-    if column.forward_index_encoding == "DICTIONARY":
-        if not column.single_value:
-            return ".mv.fwd"
-        return ".sv.sorted.fwd" if column.sorted else ".sv.unsorted.fwd"
-    return ".sv.raw.fwd" if column.single_value else ".mv.raw.fwd"
+    """The forward index's v1 extension, chosen from metadata, never from which file exists."""
+    return forward_index_extension(column.forward_index_encoding == "DICTIONARY", column.single_value, column.sorted)
 
 
 def logical_arrow_type(column: ColumnMetadata) -> pa.DataType:
@@ -230,14 +211,14 @@ class SegmentReader:
         if self.layout == "v1":
             path = self._v1_path(column, index)
             if path is None:  # name the file Pinot would look for
-                suffixes = V1_SUFFIXES.get(index, ("",)) if index != "forward_index" else (
+                suffixes = V1_EXTENSIONS.get(index, ("",)) if index != "forward_index" else (
                     _forward_suffix(self.column(column)),)
                 path = os.path.join(self.files_dir, column + suffixes[0])
             return f"column {column!r} {index} ({os.path.basename(path)})"
         return f"column {column!r} {index} (v3/{COLUMNS_FILE})"
 
     def _v1_path(self, column: str, index: str) -> str | None:
-        suffixes = (_forward_suffix(self.column(column)),) if index == "forward_index" else V1_SUFFIXES.get(index, ())
+        suffixes = (_forward_suffix(self.column(column)),) if index == "forward_index" else V1_EXTENSIONS.get(index, ())
         for suffix in suffixes:
             path = os.path.join(self.files_dir, column + suffix)
             if os.path.isfile(path):
@@ -348,7 +329,7 @@ class SegmentReader:
             from .raw_forward import read_raw_forward
         except ImportError:
             raise SegmentFormatError(
-                f"column {column.name!r}: raw forward indexes need pinot_sink.segment.raw_forward, which is missing"
+                f"column {column.name!r}: raw forward indexes need pinot_sink.segment.read.raw_forward, which is missing"
             ) from None
         buf = self._required_buffer(column.name, "forward_index")
         try:
@@ -434,18 +415,18 @@ class SegmentReader:
             for name in files:
                 if name != CREATION_META_FILE and not name.endswith(".crc"):
                     paths.append(os.path.relpath(os.path.join(root, name), self.segment_dir).replace(os.sep, "/"))
-        crc = _adler32_files(os.path.join(self.segment_dir, p) for p in sorted(paths, key=_java_order))
+        crc = _adler32_files(os.path.join(self.segment_dir, p) for p in sorted(paths, key=java_sort_key))
         if self.layout == "v1":
-            data = sorted((p for p in paths if "/" not in p and p.endswith((".fwd", ".dict"))), key=_java_order)
+            data = sorted((p for p in paths if "/" not in p and p.endswith(DATA_FILE_SUFFIXES)), key=java_sort_key)
             return crc, _adler32_files(os.path.join(self.segment_dir, p) for p in data)
         named = {}
         for column, entries in self._index_file.entries.items():
             for index in ("dictionary", "forward_index"):
                 if index in entries and column in self.metadata.columns:
-                    suffix = ".dict" if index == "dictionary" else _forward_suffix(self.column(column))
+                    suffix = DICTIONARY_EXTENSION if index == "dictionary" else _forward_suffix(self.column(column))
                     named[column + suffix] = (column, index)
         value = 1
-        for name in sorted(named, key=_java_order):
+        for name in sorted(named, key=java_sort_key):
             value = isal_zlib.adler32(self._index_file.buffer(*named[name]), value)
         return crc, value
 
@@ -510,7 +491,7 @@ def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata
     columns = {}
     for name, column in metadata.columns.items():
         sizes = {}
-        suffixes = dict(V1_SUFFIXES, forward_index=(_forward_suffix(column),))
+        suffixes = dict(V1_EXTENSIONS, forward_index=(_forward_suffix(column),))
         for index, candidates in suffixes.items():
             for suffix in candidates:
                 path = os.path.join(files_dir, name + suffix)
@@ -519,11 +500,6 @@ def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata
                     break
         columns[name] = dataclasses.replace(column, index_sizes=sizes)
     return dataclasses.replace(metadata, columns=columns)
-
-
-def _java_order(path: str) -> bytes:
-    """``String.compareTo`` order (UTF-16 code units)."""
-    return path.encode("utf-16-be")
 
 
 def _adler32_files(paths: Iterable[str]) -> int:

@@ -1,0 +1,42 @@
+"""``pinot-sink <cmd>`` imports only the subcommand it runs (the others pull in Arrow, the segment builder,
+the HTTP client): checked on the modules a fresh interpreter has loaded, not on time."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pinot_sink.cli import SUBCOMMANDS, requested_command
+
+PROBE = """
+import contextlib, io, json, sys
+from pinot_sink.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("pinot_sink.cli."))))
+"""
+
+
+def _loaded(*argv: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("command", ["schema", "inspect", "push"])
+def test_a_subcommand_imports_only_its_module(command):
+    assert _loaded("-v", command, "--help") == [f"pinot_sink.cli.{command}_cmd"]
+
+
+def test_the_top_level_help_lists_every_subcommand():
+    assert _loaded("--help") == sorted(f"pinot_sink.cli.{name}_cmd" for name in SUBCOMMANDS)
+
+
+def test_requested_command():
+    assert requested_command(["-v", "build", "--out", "x"]) == "build"
+    assert requested_command(["--help"]) is None
+    assert requested_command(["nope", "build"]) is None  # argparse reports the unknown command

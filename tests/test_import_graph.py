@@ -1,0 +1,158 @@
+"""The package import graph: no import cycle between modules, no lower layer importing a higher one.
+
+Layers, low to high (docs/architecture.md):
+
+    0 type_mapping              the ground floor: Spark/Flink/Arrow types, conversion, Java's text rules
+    1 pinot_sink.segment        segment files, written and read
+    2 pinot_sink.controller     the controller's REST API, push
+    3 pinot_sink.<module>       the job: buffer, naming, options, store, job, task, commit, ...
+    4 entry points              pinot_sink (the package: Spark registration), pinot_sink.datasource
+    5 pinot_sink.cli            the console script
+
+Every import counts, at module level or inside a function (a lazy import hides a dependency, it does
+not remove it); only imports under ``if TYPE_CHECKING:`` are left out, as they never run.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("type_mapping", "pinot_sink")
+ENTRY_POINTS = {"pinot_sink", "pinot_sink.datasource"}  # other Spark entry points join this set
+
+# Known violations in code that another change is reworking (issue 10): each entry is an
+# (importer, imported) edge the lead removes when that change lands. Empty it; never grow it.
+ALLOWED_UPWARD: set[tuple[str, str]] = set()
+ALLOWED_CYCLES: list[set[str]] = [
+    # controller/client.py calls up into push policy (issue 10, item 2: the controller helper's change).
+    {"pinot_sink.controller.client", "pinot_sink.controller.push"},
+]
+
+
+def layer(module: str) -> int:
+    if module == "type_mapping" or module.startswith("type_mapping."):
+        return 0
+    if module.startswith("pinot_sink.segment"):
+        return 1
+    if module.startswith("pinot_sink.controller"):
+        return 2
+    if module.startswith("pinot_sink.cli"):
+        return 5
+    if module in ENTRY_POINTS:
+        return 4
+    return 3
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
+    return skipped
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    skipped = _type_checking_nodes(tree)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            for alias in node.names:  # "from pkg import module" imports the module
+                targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    resolved = set()
+    for target in targets:
+        while target and target not in modules:  # "import a.b.c.name" -> the module a.b.c
+            target = target.rpartition(".")[0]
+        if target and target != module:
+            resolved.add(target)
+    return resolved
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {module: _imports(module, path, modules) for module, path in modules.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_module_and_function_level_imports():
+    graph = import_graph()
+    assert "type_mapping.pinot_schema" in graph["type_mapping.convert"]  # module level
+    assert "type_mapping.spark_types" in graph["type_mapping.reconcile"]  # inside a function
+    assert "type_mapping.reconcile" not in graph["type_mapping.convert"]  # under TYPE_CHECKING only
+
+
+def test_no_import_cycle():
+    cycles = [sorted(c) for c in _cycles(import_graph()) if c not in ALLOWED_CYCLES]
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_no_upward_import():
+    upward = sorted(
+        (importer, imported, layer(importer), layer(imported))
+        for importer, targets in import_graph().items() for imported in targets
+        if layer(imported) > layer(importer) and (importer, imported) not in ALLOWED_UPWARD
+    )
+    assert not upward, "lower layers import higher ones (importer, imported, layers): " + "; ".join(map(str, upward))
+
+
+def test_the_allow_lists_hold_only_live_violations():
+    """An allowed violation that is gone must leave the list, so the list can only shrink to empty."""
+    graph = import_graph()
+    cycles = _cycles(graph)
+    assert all(allowed in cycles for allowed in ALLOWED_CYCLES), "remove fixed cycles from ALLOWED_CYCLES"
+    assert all(imported in graph.get(importer, ()) for importer, imported in ALLOWED_UPWARD), \
+        "remove fixed edges from ALLOWED_UPWARD"
