@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence, Union
 
-from isal import isal_zlib
+from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
 
 from .format import METADATA_FILE, V3_DIR
 

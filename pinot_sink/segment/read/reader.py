@@ -27,7 +27,7 @@ from typing import Iterable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from isal import isal_zlib
+from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
 
 from type_mapping.java_text import java_sort_key
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
