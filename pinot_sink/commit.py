@@ -95,7 +95,9 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     ensure_log_handler()
     batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
     left: list[str] = []
-    if job.client_config is None:
+    if job.client_config is None and job.options.naming.kind != "fixed":
+        # Fresh run-tagged names: any of them in the folder is this run's. (A fixed name may be an earlier
+        # write's file that this one refreshed in place; that cannot be undone, as with Pinot's refresh.)
         store = job.store()
         ours = [n for n in store.list() if n in _names(reports)]
         left += store.delete(ours)
