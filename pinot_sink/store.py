@@ -23,6 +23,8 @@ from pinot_sink.controller import ClientConfig, ControllerClient
 from pinot_sink.controller.deep_store import segment_destination
 from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball
 
+from .time_window import NO_TIME_MS, zk_time_range
+
 log = logging.getLogger("pinot_sink")
 
 STAGING_DIR = "_staging"
@@ -104,6 +106,29 @@ class SegmentStore:
                 log.error("pinot_sink: could not delete %s: %s", target, exc)
                 left.append(name)
         return left
+
+    def time_ranges(self, names: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """Each segment's time range in epoch millis, -1 for none: a controller's ZK metadata, or the
+        ``metadata.properties`` inside each tarball of the directory (streamed, nothing extracted)."""
+        names = set(names)
+        if self.client_config is not None:
+            with ControllerClient.from_config(self.client_config) as client:
+                zk = client.segment_zk_metadata(self.table)
+            return {name: zk_time_range(zk.get(name) or {}) for name in names}
+        from pinot_sink.controller.push import metadata_files
+        from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
+
+        ranges = {}
+        for name in names:
+            fs, target = _fs(segment_destination(self._root(), self.table, name), self.storage_options)
+            with fs.open(target, "rb") as handle:
+                properties = metadata_files(handle).get("metadata.properties")
+            if properties is None:
+                raise ValueError(f"{self.directory_uri}: {name}.tar.gz has no metadata.properties")
+            meta = parse_segment_metadata(properties)
+            ranges[name] = (NO_TIME_MS if meta.start_time_ms is None else meta.start_time_ms,
+                            NO_TIME_MS if meta.end_time_ms is None else meta.end_time_ms)
+        return ranges
 
     def _root(self) -> str:
         return self.directory_uri.rsplit("/", 1)[0]
