@@ -21,9 +21,9 @@ from urllib.parse import unquote, urlsplit
 
 from pinot_sink.controller import ClientConfig, ControllerClient
 from pinot_sink.controller.deep_store import segment_destination
-from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball
+from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball, tarball_name
 
-from .time_window import NO_TIME_MS, zk_time_range
+from .time_window import tarball_time_range, zk_time_range
 
 log = logging.getLogger("pinot_sink")
 
@@ -115,19 +115,11 @@ class SegmentStore:
             with ControllerClient.from_config(self.client_config) as client:
                 zk = client.segment_zk_metadata(self.table)
             return {name: zk_time_range(zk.get(name) or {}) for name in names}
-        from pinot_sink.controller.push import metadata_files
-        from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
-
         ranges = {}
         for name in names:
             fs, target = _fs(segment_destination(self._root(), self.table, name), self.storage_options)
             with fs.open(target, "rb") as handle:
-                properties = metadata_files(handle).get("metadata.properties")
-            if properties is None:
-                raise ValueError(f"{self.directory_uri}: {name}.tar.gz has no metadata.properties")
-            meta = parse_segment_metadata(properties)
-            ranges[name] = (NO_TIME_MS if meta.start_time_ms is None else meta.start_time_ms,
-                            NO_TIME_MS if meta.end_time_ms is None else meta.end_time_ms)
+                ranges[name] = tarball_time_range(handle, f"{self.directory_uri}/{tarball_name(name)}")
         return ranges
 
     def _root(self) -> str:

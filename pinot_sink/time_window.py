@@ -20,10 +20,11 @@ One home for the window rules:
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import Any, Iterable, Mapping
+from typing import IO, Any, Iterable, Mapping
 
 import numpy as np
 
@@ -102,7 +103,7 @@ def parse_time_range(text: str) -> TimeWindow | str:
     stripped = str(text).strip()
     if stripped.lower() == DYNAMIC:
         return DYNAMIC
-    parts = stripped.split("/")
+    parts = re.split(r"/(?![^\[]*\])", stripped)  # not the '/' of a zone id in brackets
     if len(parts) != 2 or not all(p.strip() for p in parts):
         raise TimeWindowError(f"{text!r} is not START/END (example: 2024-03-01/2024-03-08, end exclusive) "
                               f"nor 'dynamic'")
@@ -191,6 +192,19 @@ def zk_time_range(zk: Mapping[str, Any]) -> tuple[int, int]:
     """A segment's range from its ZK metadata (``segment.start.time`` / ``end.time``, millis, -1 without)."""
     return (int(zk.get("segment.start.time", NO_TIME_MS) or NO_TIME_MS),
             int(zk.get("segment.end.time", NO_TIME_MS) or NO_TIME_MS))
+
+
+def tarball_time_range(tarball: str | os.PathLike | IO[bytes], where: str | None = None) -> tuple[int, int]:
+    """A segment tarball's range from its ``metadata.properties`` (streamed, nothing extracted)."""
+    from pinot_sink.controller.push import metadata_files
+    from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
+
+    properties = metadata_files(tarball).get("metadata.properties")
+    if properties is None:
+        raise TimeWindowError(f"{where or os.fspath(tarball)} is not a segment tarball: no metadata.properties")
+    meta = parse_segment_metadata(properties)
+    return (NO_TIME_MS if meta.start_time_ms is None else meta.start_time_ms,
+            NO_TIME_MS if meta.end_time_ms is None else meta.end_time_ms)
 
 
 # --- buckets ---------------------------------------------------------------------------------------------
