@@ -116,6 +116,15 @@ def test_straddling_segments_and_rows_outside_the_window_publish_nothing(spark, 
         writer(new_days, fake_controller, **{"overwrite.time-range": "2024-02-18/2024-02-19"}) \
             .mode("overwrite").save()
     assert set(fake_controller.live_segments()) == live and len(fake_controller.uploads()) == uploads
+    # A failure mid-upload (the first upload passes, then every one fails) reverts the window's entry.
+    fake_controller.fail_next(2, status=500, message="deep store unavailable", method="POST",
+                              path="/v2/segments", after=1)  # 2 segments; the second fails both attempts
+    with pytest.raises(Exception, match="the table is as it was"):
+        writer(day_rows(spark, [2], 4, value_base=9000, partitions=2), fake_controller, **{
+            "overwrite.time-range": "2024-02-17/2024-02-18", "overwrite.straddling": "include",
+            "retry.max-attempts": 2, "push-parallelism": 1, "sink.buffer-flush.max-rows": 2}).mode("overwrite").save()
+    assert set(fake_controller.live_segments()) == live
+    assert [e.state for e in fake_controller.tables["events"].lineage.values()][-1] == "REVERTED"
     # include: the two straddling segments (days 1-2 and 2-3, 50 rows of which 30 outside) go whole.
     writer(new_days, fake_controller, **{"overwrite.time-range": "2024-02-17/2024-02-18",
                                          "overwrite.straddling": "include"}).mode("overwrite").save()
