@@ -106,14 +106,7 @@ def run(args) -> int:
         if window is not None:
             return _replace_window(client, args, window, tarballs, progress, options)
         if args.consistent:
-            push = ConsistentPush(client, args.table, segments_to=[segment_name_from_path(p) for p in tarballs])
-            try:
-                push.run(tarballs, **options)
-            finally:
-                print(progress.finish(), file=sys.stderr)
-            print(f"table {push.table}: {len(tarballs)} segments replaced {len(push.segments_from or [])} "
-                  f"(lineage entry {push.lineage_id})")
-            return 0
+            return _consistent_push(client, args.table, tarballs, progress, options)
         results = push_segments(client, args.table, tarballs, raise_on_error=False, **options)
         print(progress.finish(), file=sys.stderr)
     failures = [r for r in results if not r.ok]
@@ -149,6 +142,7 @@ def _window(args, tarballs: list[Path]) -> TimeWindow | None:
 
 
 def _replace_window(client, args, window: TimeWindow, tarballs: list[Path], progress: Progress, options) -> int:
+    """--replace-time-range: the live segments inside the window (Pinot's rule, from their ZK time ranges)."""
     names = [segment_name_from_path(p) for p in tarballs]
     live = set(client.list_segments(args.table, exclude_replaced=True))
     zk = client.segment_zk_metadata(args.table)
@@ -158,11 +152,19 @@ def _replace_window(client, args, window: TimeWindow, tarballs: list[Path], prog
                                    straddling_hint="--include-straddling")
     except TimeWindowError as exc:
         raise SystemExit(f"table {args.table}: nothing was pushed: {exc}") from None
-    push = ConsistentPush(client, args.table, segments_to=names, segments_from=sorted(replaced - set(names)))
+    return _consistent_push(client, args.table, tarballs, progress, options,
+                            segments_from=sorted(replaced - set(names)), window=window)
+
+
+def _consistent_push(client, table: str, tarballs: list[Path], progress: Progress, options, *,
+                     segments_from: list[str] | None = None, window: TimeWindow | None = None) -> int:
+    """One lineage entry: the tarballs replace ``segments_from`` (default: every live segment)."""
+    push = ConsistentPush(client, table, segments_to=[segment_name_from_path(p) for p in tarballs],
+                          segments_from=segments_from)
     try:
         push.run(tarballs, **options)
     finally:
         print(progress.finish(), file=sys.stderr)
-    print(f"table {push.table}: {len(tarballs)} segment(s) replaced the {len(push.segments_from)} in {window} "
-          f"(lineage entry {push.lineage_id})")
+    print(f"table {push.table}: {len(tarballs)} segments replaced {len(push.segments_from or [])}"
+          f"{f' in {window}' if window else ''} (lineage entry {push.lineage_id})")
     return 0

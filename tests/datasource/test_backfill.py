@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 import pinot_sink
+from tests.datasource.helpers import controller_writer as writer
 from tests.datasource.helpers import read_tar_bytes
 
 pytestmark = pytest.mark.spark
@@ -37,14 +38,6 @@ def day_rows(spark, days, per_day: int, *, value_base: int = 0, partitions: int 
         F.timestamp_millis(F.lit(FIRST_DAY_MS) + day_of * DAY_MS + (F.col("id") % per_day) * 3_600_000)
         .alias("ts"),
     )
-
-
-def writer(df, controller, **options):
-    w = df.write.format("pinot").option("table-name", "events").option("url", controller.url) \
-        .option("retry.initial-backoff", "10ms").option("retry.max-backoff", "50ms")
-    for key, value in options.items():
-        w = w.option(key, str(value))
-    return w
 
 
 def per_day(controller, tmp_path) -> dict[int, tuple[int, int]]:

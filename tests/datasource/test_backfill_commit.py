@@ -176,7 +176,7 @@ def test_cli_replaces_the_window_in_one_lineage_entry(fake_controller, tmp_path,
     assert len(fake_controller.uploads()) == 6  # nothing pushed
     (tmp_path / "new" / "events_new_b.tar.gz").unlink()
     assert main(args) == 0
-    assert "1 segment(s) replaced the 3 in 2024-02-17T00:00:00Z/2024-02-20T00:00:00Z" in capsys.readouterr().out
+    assert "1 segments replaced 3 in 2024-02-17T00:00:00Z/2024-02-20T00:00:00Z" in capsys.readouterr().out
     assert sorted(fake_controller.live_segments()) == ["events_day0", "events_day1", "events_day5", "events_new_a"]
     [*_, entry] = fake_controller.tables["events"].lineage.values()
     assert sorted(entry.segments_from) == ["events_day2", "events_day3", "events_day4"]
