@@ -28,6 +28,8 @@ from typing import IO, Any, Iterable, Mapping
 
 import numpy as np
 
+from type_mapping.datetime_formats import MILLIS_PER_UNIT, SUB_MILLIS_PER_MILLI
+
 from .naming import push_type_and_frequency, time_column_of
 
 DYNAMIC = "dynamic"
@@ -189,9 +191,20 @@ def describe_windows(windows: list[TimeWindow]) -> str:
 
 
 def zk_time_range(zk: Mapping[str, Any]) -> tuple[int, int]:
-    """A segment's range from its ZK metadata (``segment.start.time`` / ``end.time``, millis, -1 without)."""
-    return (int(zk.get("segment.start.time", NO_TIME_MS) or NO_TIME_MS),
-            int(zk.get("segment.end.time", NO_TIME_MS) or NO_TIME_MS))
+    """A segment's range in millis from its ZK metadata, as ``SegmentZKMetadata.getStartTimeMs`` reads it:
+    ``segment.start.time`` / ``end.time`` in ``segment.time.unit`` (uploads store MILLISECONDS; old entries
+    other units), -1 when missing or not positive."""
+    unit = str(zk.get("segment.time.unit") or "MILLISECONDS").upper()
+
+    def millis(key: str) -> int:
+        value = int(zk.get(key) or NO_TIME_MS)
+        if value <= 0:
+            return NO_TIME_MS
+        if unit in SUB_MILLIS_PER_MILLI:
+            return value // SUB_MILLIS_PER_MILLI[unit]
+        return value * MILLIS_PER_UNIT.get(unit, 1)
+
+    return millis("segment.start.time"), millis("segment.end.time")
 
 
 def tarball_time_range(tarball: str | os.PathLike | IO[bytes], where: str | None = None) -> tuple[int, int]:

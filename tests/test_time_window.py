@@ -9,7 +9,7 @@ from pinot_sink.buffer import BucketBuffer
 from pinot_sink.time_window import (DYNAMIC, INSIDE, INVALID, NO_TIME, OUTSIDE, STRADDLING, StraddlingSegmentsError,
                                     TimeWindow, TimeWindowError, bucket_keys, classify, merge_windows,
                                     parse_time_range, pinot_selects, rows_outside, select_replaced,
-                                    windows_of_buckets)
+                                    windows_of_buckets, zk_time_range)
 from type_mapping.stored import PinotColumns
 
 DAY = 86_400_000
@@ -67,6 +67,15 @@ def test_select_replaced_refuses_straddlers_unless_included():
                            include_straddling=False) == {"in", "last_day"}
     assert select_replaced(ranges, [WEEK], include_straddling=True) == {"in", "last_day", "edge", "untimed"}
     assert select_replaced(ranges, [], include_straddling=False) == set()
+
+
+def test_zk_time_ranges_read_as_pinot_reads_them():
+    assert zk_time_range({"segment.start.time": "1709251200000", "segment.end.time": "1709337599999",
+                          "segment.time.unit": "MILLISECONDS"}) == (MARCH_1, MARCH_1 + DAY - 1)
+    assert zk_time_range({"segment.start.time": "19783", "segment.end.time": "19784",
+                          "segment.time.unit": "DAYS"}) == (MARCH_1, MARCH_1 + DAY)  # an old entry in days
+    assert zk_time_range({"segment.start.time": "-1", "segment.end.time": "-1"}) == (-1, -1)
+    assert zk_time_range({}) == (-1, -1)
 
 
 def test_buckets_and_merged_windows():

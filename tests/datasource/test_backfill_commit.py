@@ -112,6 +112,19 @@ def test_a_failed_window_commit_reverts_and_the_table_reads_as_before(tmp_path, 
     assert rows_per_day(controller_paths(table, tmp_path / "after")) == before
 
 
+def test_an_empty_dataframe_empties_a_fixed_window_and_a_dynamic_one_changes_nothing(tmp_path, table):
+    first = job(url=table.url, out=tmp_path / "s1", **{"sink.time-bucket": "day"})
+    commit_job(first, [write_partition(first, day_batches(range(4), 6), partition_id=0)])
+    dynamic = job(url=table.url, out=tmp_path / "s2", overwrite=True, **{"overwrite.time-range": "dynamic",
+                                                                         "sink.time-bucket": "day"})
+    assert commit_job(dynamic, [write_partition(dynamic, [], partition_id=0)]).replaced == ()
+    assert len(table.live_segments()) == 4
+    window = job(url=table.url, out=tmp_path / "s3", overwrite=True,
+                 **{"overwrite.time-range": "2024-02-16/2024-02-18"})
+    assert len(commit_job(window, [None]).replaced) == 2
+    assert rows_per_day(controller_paths(table, tmp_path / "r")) == {0: (6, 0), 3: (6, 18)}
+
+
 def test_dynamic_windows_follow_an_hourly_push_frequency(tmp_path, fake_controller):
     hourly = dict(CONFIG, ingestionConfig={"batchIngestionConfig": {"segmentIngestionType": "APPEND",
                                                                     "segmentIngestionFrequency": "HOURLY"}})
