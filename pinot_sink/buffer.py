@@ -10,7 +10,9 @@ bytes per row), so one large batch does not blow the bound.
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from typing import Callable, Iterator
+
+import numpy as np
 
 from type_mapping.stored import PinotColumns
 
@@ -23,6 +25,12 @@ def slice_columns(columns: PinotColumns, offset: int, length: int) -> PinotColum
         columns.table.slice(offset, length),
         {name: mask[offset : offset + length] for name, mask in columns.null_masks.items()},
     )
+
+
+def take_columns(columns: PinotColumns, indices: np.ndarray) -> PinotColumns:
+    """The rows at ``indices`` (a copy), masks included."""
+    return PinotColumns(columns.table.take(indices),
+                        {name: mask[indices] for name, mask in columns.null_masks.items()})
 
 
 class PartitionBuffer:
@@ -71,7 +79,57 @@ class PartitionBuffer:
         """The remaining rows (the partition's last segment), or None when empty."""
         return self._cut() if self._rows else None
 
+    def drain_all(self) -> Iterator[PinotColumns]:
+        """The remaining rows, as the partition's last segment (if any)."""
+        rows = self.drain()
+        if rows is not None:
+            yield rows
+
     def _cut(self) -> PinotColumns:
         parts, self._parts = self._parts, []
         self._rows, self._bytes = 0, 0.0
         return PinotColumns.concat(parts)
+
+
+class BucketBuffer:
+    """One ``PartitionBuffer`` per time bucket (``sink.time-bucket``), so every segment holds one bucket.
+
+    ``keys(part)`` gives each row's bucket. A bucket is cut at ``max_rows`` / ``max_size`` on its own, and
+    when all buckets together reach ``max_bytes`` the largest is cut: a task still holds at most
+    ``max_bytes`` of buffered rows, however many buckets its partition spans (at the price of more, smaller
+    segments when rows of many buckets arrive interleaved)."""
+
+    def __init__(self, max_rows: int, max_bytes: int, keys: Callable[[PinotColumns], np.ndarray]) -> None:
+        self.max_rows, self.max_bytes, self._keys = max_rows, max_bytes, keys
+        self._buffers: dict[int, PartitionBuffer] = {}
+
+    @property
+    def nbytes(self) -> int:
+        return sum(b.nbytes for b in self._buffers.values())
+
+    def add(self, part: PinotColumns) -> Iterator[PinotColumns]:
+        if part.num_rows == 0:
+            return
+        keys = np.asarray(self._keys(part))
+        if (keys == keys[0]).all():
+            groups = [(int(keys[0]), part)]
+        else:
+            order = np.argsort(keys, kind="stable")  # rows keep their order within a bucket
+            bounds = np.flatnonzero(np.diff(keys[order])) + 1
+            groups = [(int(keys[chunk[0]]), take_columns(part, chunk)) for chunk in np.split(order, bounds)]
+        for key, rows in groups:
+            buffer = self._buffers.get(key)
+            if buffer is None:
+                buffer = self._buffers[key] = PartitionBuffer(self.max_rows, self.max_bytes)
+            yield from buffer.add(rows)
+            while self._buffers and self.nbytes >= self.max_bytes:
+                largest = max(self._buffers, key=lambda k: self._buffers[k].nbytes)
+                cut = self._buffers.pop(largest).drain()
+                if cut is not None:
+                    yield cut
+
+    def drain_all(self) -> Iterator[PinotColumns]:
+        """Every bucket's remaining rows, in bucket order."""
+        buffers, self._buffers = self._buffers, {}
+        for key in sorted(buffers):
+            yield from buffers[key].drain_all()

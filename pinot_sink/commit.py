@@ -36,6 +36,8 @@ from .naming import is_segment_of_write
 from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .store import local_path, publish_into_directory, remove_tree
+from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
+                          windows_of_buckets)
 
 log = logging.getLogger("pinot_sink")
 
@@ -115,16 +117,47 @@ def _names(reports: Sequence[TaskReport | None]) -> set[str]:
     return {s.name for r in reports if r is not None for s in r.segments}
 
 
-def _replaced(job: WriteJob, live: set[str], new: set[str], tag: str) -> set[str]:
+def _replaced(job: WriteJob, live: set[str], new: set[str], tag: str,
+              segments: Sequence[SegmentRecord] = ()) -> set[str]:
+    if job.window is not None and job.window.replaces_by_time:
+        return _replaced_by_time(job, live, segments) - new
     if job.overwrite:
         return live - new
     return {name for name in live if is_segment_of_write(name, tag)} - new
 
 
+def _replaced_by_time(job: WriteJob, live: set[str], segments: Sequence[SegmentRecord]) -> set[str]:
+    """A window overwrite (``pinot_sink.time_window``): refuse rows outside the window, then the live
+    segments inside it (or inside the days/hours of the data, in dynamic mode). Runs before anything is
+    published, so its errors leave the table as it was."""
+    plan = job.window
+    outside = [s for s in segments if s.rows_outside_window]
+    if outside:
+        first = min(outside, key=lambda s: (s.partition_id, s.sequence_id))
+        raise CommitError(
+            f"table {job.table}: {sum(s.rows_outside_window for s in outside)} row(s) of the DataFrame are "
+            f"outside overwrite.time-range {plan.window} (end exclusive); the first: "
+            f"{plan.time_column}={format_ms(first.first_outside_ms)} ({first.first_outside_ms}) in partition "
+            f"{first.partition_id}. Nothing was published: the table is as it was. Filter the DataFrame to "
+            f"the window, or widen the window")
+    if plan.window is not None:
+        windows = [plan.window]
+    else:
+        windows = windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
+    try:
+        replaced = select_replaced(job.store().time_ranges(live), windows,
+                                   include_straddling=plan.include_straddling)
+    except StraddlingSegmentsError as exc:
+        raise CommitError(f"table {job.table}: nothing was published, the table is as it was: {exc}") from None
+    log.info("pinot_sink: %s: %d segment(s) in %s are replaced", job.table, len(replaced),
+             describe_windows(merge_windows(windows)) if windows else "no window (no rows)")
+    return replaced
+
+
 def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str) -> set[str]:
     store = job.store()
     new = {s.name for s in segments}
-    replaced = _replaced(job, store.list(), new, tag)
+    replaced = _replaced(job, store.list(), new, tag, segments)
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
     left = store.delete(replaced)
@@ -141,7 +174,8 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
     download_dir = None
     try:
         new = [s.name for s in segments]
-        replaced = _replaced(job, set(client.list_segments(job.table, exclude_replaced=True)), set(new), tag)
+        replaced = _replaced(job, set(client.list_segments(job.table, exclude_replaced=True)), set(new), tag,
+                             segments)
         if not new and not replaced:
             return set(), {}, None
         paths = []

@@ -27,6 +27,7 @@ from pinot_sink.controller.deep_store import normalise_uri
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
 from .options import BufferLimits, OptionError, WriteOptions, redact_options
 from .store import SegmentStore, staging_uri, table_uri
+from .time_window import TimeWindowError, WindowPlan, plan_window
 
 log = logging.getLogger("pinot_sink")
 
@@ -62,6 +63,7 @@ class WriteJob:
     driver_host: str
     started_at: float
     logged_options: dict  # the user's options as given, secrets redacted (manifest, logs)
+    window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
 
     @property
     def table(self) -> str:
@@ -156,6 +158,12 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
             f"gs://, ...); the controller rejects file: URIs ({output_uri}). Use push-mode=metadata or tar with a "
             f"local directory"
         )
+    try:
+        window = plan_window(options.window.time_range, options.window.time_bucket,
+                             options.window.include_straddling, table_config=table_config, schema=pinot_schema,
+                             overwrite=overwrite, streaming=streaming, naming_kind=options.naming.kind)
+    except TimeWindowError as exc:
+        raise OptionError(f"table {options.table_name}: {exc}") from None
     stage_is_driver_local = output_uri is None
     stage_root = output_uri or normalise_uri(os.path.join(tempfile.gettempdir(), "pinot-sink-staging"))
 
@@ -164,7 +172,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         streaming=streaming, write_id=write_id, run_tag=run_tag(now_ms),
         creation_time_ms=options.creation_time_ms if options.creation_time_ms is not None else now_ms,
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
-        driver_host=socket.gethostname(), started_at=time.time(),
+        driver_host=socket.gethostname(), started_at=time.time(), window=window,
         logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
     )
     try:  # names are validated before any task runs
@@ -186,6 +194,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
 
 def describe_mode(job: WriteJob) -> str:
     mode = "overwrite" if job.overwrite else "append"
+    if job.window is not None and job.window.window is not None:
+        mode = f"overwrite of {job.window.window}"
+    elif job.window is not None and job.window.dynamic_bucket_ms is not None:
+        mode = "overwrite of the days/hours in the data"
     if job.client_config is None:
         return f"{mode}, embedded: segments to {job.output_uri}/{job.table}/, no upload"
     return f"{mode}, controller {job.client_config.url}, push-mode {job.options.delivery.push_mode}"

@@ -25,6 +25,7 @@ from pinot_sink.controller import Auth, ClientConfig, ControllerClient, RetryPol
 from pinot_sink.controller.auth import redact_url, split_url_credentials
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
+from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 
 REDACTED = "<redacted>"
 
@@ -82,6 +83,10 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "retry.max-elapsed": (None, "deadline per controller call, retries included (default: the client's, 300s)"),
     "retry.initial-backoff": (None, "first backoff; doubles per attempt (default: the client's, 1s)"),
     "retry.max-backoff": (None, "largest backoff (default: the client's, 30s)"),
+    "overwrite.time-range": (None, "with mode overwrite: replace only the segments in START/END (end exclusive; "
+                                   "ISO dates, datetimes or epoch millis) or in each day/hour of the data (dynamic)"),
+    "overwrite.straddling": ("error", "segments straddling the window's edge: error | include (replace them whole)"),
+    "sink.time-bucket": (None, "cut segments on UTC day or hour boundaries of the time column: day | hour"),
 }
 # Prefixes whose keys pass through: extra HTTP headers for the controller, fsspec storage options.
 PREFIX_OPTIONS = {"header.": "extra HTTP header sent to the controller, e.g. header.X-Team=ads",
@@ -295,6 +300,15 @@ class SchemaOptions:
 
 
 @dataclass(frozen=True)
+class WindowOptions:
+    """Time-window backfills (``overwrite.*``, ``sink.time-bucket``); their meaning is in ``time_window``."""
+
+    time_range: TimeWindow | str | None = None  # a window, or time_window.DYNAMIC
+    include_straddling: bool = False
+    time_bucket: str | None = None  # day | hour
+
+
+@dataclass(frozen=True)
 class WriteOptions:
     """Typed write options. Build with ``WriteOptions.parse(spark_options)``."""
 
@@ -310,6 +324,7 @@ class WriteOptions:
     parallelism: int | None = None
     creation_time_ms: int | None = None
     manifest_path: str | None = None
+    window: WindowOptions = field(default_factory=WindowOptions)
 
     @property
     def embedded(self) -> bool:
@@ -391,6 +406,7 @@ class WriteOptions:
             conversion=_conversion(chosen),
             parallelism=parse_int(get("sink.parallelism"), "sink.parallelism") if get("sink.parallelism") else None,
             creation_time_ms=parse_creation_time(get("creation-time")) if get("creation-time") else None,
+            window=_window(get, chosen),
         )
 
     def __repr__(self) -> str:
@@ -445,6 +461,22 @@ def _one_of(value: str, option: str, allowed: tuple[str, ...]) -> str:
     if lowered not in allowed:
         raise OptionError(f"option {option!r}: {value!r} is not one of {', '.join(allowed)}")
     return lowered
+
+
+def _window(get, chosen) -> WindowOptions:
+    time_range = None
+    if get("overwrite.time-range"):
+        try:
+            time_range = parse_time_range(get("overwrite.time-range"))
+        except TimeWindowError as exc:
+            raise OptionError(f"option 'overwrite.time-range': {exc}") from None
+    bucket = get("sink.time-bucket")
+    return WindowOptions(
+        time_range=time_range,
+        include_straddling=_one_of(chosen("overwrite.straddling"), "overwrite.straddling",
+                                   ("error", "include")) == "include",
+        time_bucket=_one_of(bucket, "sink.time-bucket", tuple(BUCKET_MS)) if bucket else None,
+    )
 
 
 def _naming(get) -> NamingOptions:

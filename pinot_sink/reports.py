@@ -26,6 +26,9 @@ class SegmentRecord:
     stage_ms: float
     start_time_ms: int | None = None  # the time column's range in epoch millis (None: no time column)
     end_time_ms: int | None = None
+    rows_outside_window: int = 0  # overwrite.time-range: rows outside the window (the commit refuses them)
+    first_outside_ms: int | None = None  # the first of them, in the partition's row order
+    time_buckets: tuple[int, ...] = ()  # dynamic overwrite: the days/hours (bucket numbers) of its rows
 
 
 @dataclass

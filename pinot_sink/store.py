@@ -21,7 +21,9 @@ from urllib.parse import unquote, urlsplit
 
 from pinot_sink.controller import ClientConfig, ControllerClient
 from pinot_sink.controller.deep_store import segment_destination
-from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball
+from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball, tarball_name
+
+from .time_window import tarball_time_range, zk_time_range
 
 log = logging.getLogger("pinot_sink")
 
@@ -104,6 +106,21 @@ class SegmentStore:
                 log.error("pinot_sink: could not delete %s: %s", target, exc)
                 left.append(name)
         return left
+
+    def time_ranges(self, names: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """Each segment's time range in epoch millis, -1 for none: a controller's ZK metadata, or the
+        ``metadata.properties`` inside each tarball of the directory (streamed, nothing extracted)."""
+        names = set(names)
+        if self.client_config is not None:
+            with ControllerClient.from_config(self.client_config) as client:
+                zk = client.segment_zk_metadata(self.table)
+            return {name: zk_time_range(zk.get(name) or {}) for name in names}
+        ranges = {}
+        for name in names:
+            fs, target = _fs(segment_destination(self._root(), self.table, name), self.storage_options)
+            with fs.open(target, "rb") as handle:
+                ranges[name] = tarball_time_range(handle, f"{self.directory_uri}/{tarball_name(name)}")
+        return ranges
 
     def _root(self) -> str:
         return self.directory_uri.rsplit("/", 1)[0]

@@ -18,22 +18,25 @@ import socket
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
+import numpy as np
 import pyarrow as pa
 
 from type_mapping.convert import to_pinot_columns
 
 from pinot_sink.controller import copy_to_deep_store
 from pinot_sink.segment import build_segment
+from pinot_sink.segment.builder import time_values_ms
 
-from .buffer import PartitionBuffer
+from .buffer import BucketBuffer, PartitionBuffer
 from .job import WriteJob, batch_write_id, ensure_log_handler
 from .naming import SegmentNameError, SegmentNamer, column_min_max
 from .reports import SegmentRecord, TaskReport
 from .store import attempt_folder, local_path
+from .time_window import bucket_keys, rows_outside
 
 log = logging.getLogger("pinot_sink")
 
@@ -67,7 +70,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
     schema = job.segment_schema()
     namer = job.namer(partition_id=partition_id, batch_write_id=batch_write)
-    buffer = PartitionBuffer(options.buffer.max_rows, options.buffer.max_bytes)
+    buffer = _buffer(job, schema)
     report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, query_id=query_id,
                         started_at=time.time())
     stage_uri = f"{job.staging(batch_write)}/{attempt_folder(partition_id, attempt if task_attempt_id is None else task_attempt_id)}"
@@ -118,8 +121,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
                 convert_pending()
         if pending:
             convert_pending()
-        rows = buffer.drain()
-        if rows is not None:
+        for rows in buffer.drain_all():
             segments.submit(rows)
             del rows  # the build thread frees them before staging
         segments.finish()
@@ -150,6 +152,7 @@ class _SegmentPipeline:
         self.finish()
         report = self._report
         target = _name_segment(self._job, self._namer, rows, report.partition_id, len(report.segments))
+        target = replace(target, window=_window_facts(self._job, self._schema, rows))
         held = [rows]  # handed over so the build thread can free the rows before staging the tarball
         del rows
         self._in_flight = self._executor.submit(self._emit, held, target)
@@ -166,8 +169,6 @@ class _SegmentPipeline:
 
     def _emit(self, held: list, target: "_SegmentTarget") -> None:
         """Build one segment from the rows in ``held`` (taken out of it), stage it, record it."""
-        from dataclasses import replace
-
         job, report = self._job, self._report
         local_stage = local_path(self._stage_uri)
         out_dir = Path(local_stage) if local_stage is not None else self._work_dir
@@ -199,6 +200,7 @@ class _SegmentPipeline:
             name=built.name, rows=built.rows, tar_bytes=built.tar_bytes, crc=built.crc, staged_uri=staged,
             partition_id=report.partition_id, sequence_id=target.sequence, build_ms=build_ms, stage_ms=stage_ms,
             start_time_ms=_millis(built, built.start_time), end_time_ms=_millis(built, built.end_time),
+            **target.window,
         )
         report.segments.append(record)
         log.info("pinot_sink: segment %s: partition %d, %d rows, %.2f MB, build %.0f ms, staged in %.0f ms",
@@ -221,6 +223,31 @@ class _SegmentTarget:
     name: str
     sequence: int
     where: str  # "table T, partition P, segment NAME": the prefix of this segment's errors
+    window: dict = field(default_factory=dict)  # SegmentRecord's window fields (_window_facts)
+
+
+def _buffer(job: WriteJob, schema) -> PartitionBuffer | BucketBuffer:
+    """The task's buffer: one per time bucket with sink.time-bucket, else one for the partition."""
+    limits, plan = job.options.buffer, job.window
+    if plan is None or plan.cut_bucket_ms is None:
+        return PartitionBuffer(limits.max_rows, limits.max_bytes)
+    spec = schema[plan.time_column]
+    return BucketBuffer(limits.max_rows, limits.max_bytes,
+                        lambda part: bucket_keys(time_values_ms(part.table.column(spec.name), spec),
+                                                 plan.cut_bucket_ms))
+
+
+def _window_facts(job: WriteJob, schema, rows) -> dict:
+    """What the commit needs to check a window overwrite: rows outside the window, or the buckets present."""
+    plan = job.window
+    if plan is None or not plan.replaces_by_time or rows.num_rows == 0:
+        return {}
+    spec = schema[plan.time_column]
+    millis = time_values_ms(rows.table.column(spec.name), spec)
+    if plan.window is not None:
+        outside, first = rows_outside(millis, plan.window)
+        return {"rows_outside_window": outside, "first_outside_ms": first}
+    return {"time_buckets": tuple(int(k) for k in np.unique(bucket_keys(millis, plan.dynamic_bucket_ms)))}
 
 
 def _name_segment(job: WriteJob, namer: SegmentNamer, rows, partition: int, sequence: int) -> _SegmentTarget:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
+                                    parse_time_range, select_replaced, tarball_time_range, zk_time_range)
 
 
 def register(subparsers) -> None:
@@ -27,6 +29,13 @@ def register(subparsers) -> None:
     parser.add_argument("--consistent", action="store_true",
                         help="replace every current segment of the table atomically (segment lineage); "
                              "any failure reverts")
+    parser.add_argument("--replace-time-range", metavar="START/END",
+                        help="replace, in one lineage entry, the table's segments whose time range lies in this "
+                             "window (end exclusive; ISO dates, datetimes or epoch millis, UTC unless an offset "
+                             "is given) by the pushed ones, which must lie in it too; any failure reverts")
+    parser.add_argument("--include-straddling", action="store_true",
+                        help="with --replace-time-range: replace segments straddling the window's edges whole "
+                             "(default: they are an error)")
     add_controller_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -92,16 +101,12 @@ def run(args) -> int:
     progress = Progress(len(tarballs), sum(p.stat().st_size for p in tarballs))
     options = dict(push_mode=args.push_mode, deep_store_uri=args.deep_store,
                    copy_to_deep_store=args.copy_to_deep_store, parallel=args.parallel, on_result=progress)
+    window = _window(args, tarballs)
     with client_from_args(args, pool_size=max(args.parallel, 4)) as client:
+        if window is not None:
+            return _replace_window(client, args, window, tarballs, progress, options)
         if args.consistent:
-            push = ConsistentPush(client, args.table, segments_to=[segment_name_from_path(p) for p in tarballs])
-            try:
-                push.run(tarballs, **options)
-            finally:
-                print(progress.finish(), file=sys.stderr)
-            print(f"table {push.table}: {len(tarballs)} segments replaced {len(push.segments_from or [])} "
-                  f"(lineage entry {push.lineage_id})")
-            return 0
+            return _consistent_push(client, args.table, tarballs, progress, options)
         results = push_segments(client, args.table, tarballs, raise_on_error=False, **options)
         print(progress.finish(), file=sys.stderr)
     failures = [r for r in results if not r.ok]
@@ -110,4 +115,56 @@ def run(args) -> int:
     return 1 if failures else 0
 
 
+def _window(args, tarballs: list[Path]) -> TimeWindow | None:
+    """The window of --replace-time-range; every tarball must lie in it (checked before any upload)."""
+    if args.replace_time_range is None:
+        if args.include_straddling:
+            raise SystemExit("--include-straddling only applies with --replace-time-range")
+        return None
+    if args.consistent:
+        raise SystemExit("--replace-time-range already replaces atomically; drop --consistent")
+    try:
+        window = parse_time_range(args.replace_time_range)
+        if window == DYNAMIC:
+            raise TimeWindowError("'dynamic' needs the rows' days (use the data source); give START/END")
+        outside = []
+        for path in tarballs:
+            start, end = tarball_time_range(path)
+            if classify(start, end, window) != INSIDE:
+                span = "no time range" if start == end == -1 else f"{format_ms(start)} .. {format_ms(end)}"
+                outside.append(f"{path.name} ({span})")
+    except TimeWindowError as exc:
+        raise SystemExit(f"--replace-time-range: {exc}") from None
+    if outside:
+        raise SystemExit(f"--replace-time-range {window}: {len(outside)} segment(s) hold rows outside the window "
+                         f"(end exclusive), nothing was pushed: {', '.join(outside[:10])}")
+    return window
 
+
+def _replace_window(client, args, window: TimeWindow, tarballs: list[Path], progress: Progress, options) -> int:
+    """--replace-time-range: the live segments inside the window (Pinot's rule, from their ZK time ranges)."""
+    names = [segment_name_from_path(p) for p in tarballs]
+    live = set(client.list_segments(args.table, exclude_replaced=True))
+    zk = client.segment_zk_metadata(args.table)
+    try:
+        replaced = select_replaced({n: zk_time_range(zk.get(n) or {}) for n in live}, [window],
+                                   include_straddling=args.include_straddling,
+                                   straddling_hint="--include-straddling")
+    except TimeWindowError as exc:
+        raise SystemExit(f"table {args.table}: nothing was pushed: {exc}") from None
+    return _consistent_push(client, args.table, tarballs, progress, options,
+                            segments_from=sorted(replaced - set(names)), window=window)
+
+
+def _consistent_push(client, table: str, tarballs: list[Path], progress: Progress, options, *,
+                     segments_from: list[str] | None = None, window: TimeWindow | None = None) -> int:
+    """One lineage entry: the tarballs replace ``segments_from`` (default: every live segment)."""
+    push = ConsistentPush(client, table, segments_to=[segment_name_from_path(p) for p in tarballs],
+                          segments_from=segments_from)
+    try:
+        push.run(tarballs, **options)
+    finally:
+        print(progress.finish(), file=sys.stderr)
+    print(f"table {push.table}: {len(tarballs)} segments replaced {len(push.segments_from or [])}"
+          f"{f' in {window}' if window else ''} (lineage entry {push.lineage_id})")
+    return 0

@@ -21,7 +21,7 @@ import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import IO, Any, Callable, Iterable, Mapping
 
 from ..segment.properties import as_text, parse_properties
 from .client import ControllerClient, raw_table_name, segment_name_from_path
@@ -49,13 +49,14 @@ class PushResult:
         return self.error is None
 
 
-def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:
-    """``(segment name, <metadata.properties + creation.meta as top-level files, gzipped tar>)``.
+def metadata_files(tar_path: str | os.PathLike | IO[bytes]) -> dict[str, bytes]:
+    """``metadata.properties`` and ``creation.meta`` of a segment tarball (a path or a binary file object).
 
-    Reads the segment tarball as a stream (one pass, never whole in memory); the ``v3/`` copies win over
-    v1 ones, as Pinot's reader prefers ``v3/``."""
+    Reads the tarball as a stream (one pass, never whole in memory); the ``v3/`` copies win over v1 ones, as
+    Pinot's reader prefers ``v3/``."""
     found: dict[str, tuple[int, bytes]] = {}
-    with tarfile.open(tar_path, mode="r|*") as archive:
+    source = {"fileobj": tar_path} if hasattr(tar_path, "read") else {"name": tar_path}
+    with tarfile.open(mode="r|*", **source) as archive:
         for member in archive:
             if not member.isfile():
                 continue
@@ -67,18 +68,24 @@ def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:
             if base not in found or rank > found[base][0]:
                 handle = archive.extractfile(member)
                 found[base] = (rank, handle.read() if handle else b"")
+    return {base: data for base, (_, data) in found.items()}
+
+
+def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:
+    """``(segment name, <metadata.properties + creation.meta as top-level files, gzipped tar>)``."""
+    found = metadata_files(tar_path)
     missing = [name for name in ("metadata.properties", "creation.meta") if name not in found]
     if missing:
         raise ControllerRequestError(
             f"{os.fspath(tar_path)} is not a segment tarball: no {' or '.join(missing)}",
             segment=segment_name_from_path(tar_path), operation="metadata push",
         )
-    properties = parse_properties(found["metadata.properties"][1])
+    properties = parse_properties(found["metadata.properties"])
     name = as_text(properties.get("segment.name")) or segment_name_from_path(tar_path)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.USTAR_FORMAT) as out:
         for base in ("metadata.properties", "creation.meta"):
-            data = found[base][1]
+            data = found[base]
             info = tarfile.TarInfo(base)
             info.size = len(data)
             info.mode = 0o644

@@ -19,8 +19,8 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from type_mapping.datetime_formats import (UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError,
-                                          parse_format, parse_simple_date)
+from type_mapping.datetime_formats import (SUB_MILLIS_PER_MILLI, UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS,
+                                          DateTimeFormatError, parse_format, parse_simple_date)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
@@ -422,3 +422,19 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
                 f"outside 1971-01-01..2071-01-01, which Pinot rejects (segmentTimeValueCheck)"
             )
     return name, start, end, unit, low, high
+
+
+def time_values_ms(values: pa.Array | pa.ChunkedArray, spec: FieldSpec) -> np.ndarray:
+    """The stored values of a time column as epoch millis (int64), by the rule ``_time_range`` applies to
+    the segment's min and max: epoch values times their unit, date strings parsed (once per distinct value)."""
+    fmt = parse_format(spec.datetime_format)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if fmt.is_string:
+        distinct, inverse = np.unique(np.asarray(values.to_pylist(), dtype=object), return_inverse=True)
+        parsed = np.array([parse_simple_date(v, fmt) for v in distinct], dtype=np.int64)
+        return parsed[inverse]
+    numbers = values.to_numpy(zero_copy_only=False).astype(np.int64)
+    if fmt.unit in SUB_MILLIS_PER_MILLI:
+        return np.floor_divide(numbers, SUB_MILLIS_PER_MILLI[fmt.unit])
+    return numbers * int(UNIT_MILLIS[fmt.unit])

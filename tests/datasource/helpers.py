@@ -40,6 +40,15 @@ def embedded_writer(df, out_dir, **options):
     return writer
 
 
+def controller_writer(df, controller, **options):
+    """``df.write.format("pinot")`` into the test controller's ``events`` table, with quick retries."""
+    writer = df.write.format("pinot").option("table-name", "events").option("url", controller.url) \
+        .option("retry.initial-backoff", "10ms").option("retry.max-backoff", "50ms")
+    for key, value in options.items():
+        writer = writer.option(key, str(value))
+    return writer
+
+
 def tarballs(out_dir, table: str = "events") -> dict[str, bytes]:
     folder = Path(out_dir) / table
     if not folder.is_dir():
