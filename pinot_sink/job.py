@@ -24,7 +24,8 @@ from type_mapping.reconcile import WritePlan, plan_write
 from pinot_sink.controller import ControllerClient
 from pinot_sink.controller.deep_store import normalise_uri
 
-from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
+from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
+                     writer_postfix)
 from .options import BufferLimits, OptionError, WriteOptions, redact_options
 from .store import SegmentStore, staging_uri, table_uri
 from .time_window import TimeWindowError, WindowPlan, plan_window
@@ -111,6 +112,13 @@ def batch_write_id(query_id: str | None, batch_id: int) -> str:
     return f"stream:{query_id or '-'}:{batch_id}"
 
 
+def refreshes_whole_table(table_config: Mapping[str, Any]) -> bool:
+    """``segmentIngestionType: REFRESH`` with ``consistentDataPush``: every push replaces the table's segments."""
+    batch = ((table_config.get("ingestionConfig") or {}).get("batchIngestionConfig")) or {}
+    push_type, _ = push_type_and_frequency(table_config)
+    return push_type.upper() == "REFRESH" and str(batch.get("consistentDataPush", "false")).lower() == "true"
+
+
 def _default_table_config(table: str) -> dict:
     return {"tableName": f"{table}_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
             "tableIndexConfig": {}, "metadata": {}}
@@ -147,6 +155,11 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
                       case_sensitive=options.schema.case_sensitive, table_config=table_config)
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    if not overwrite and not streaming and refreshes_whole_table(table_config):
+        # Pinot's own batch jobs replace a REFRESH table's segments with every consistent push: follow the table.
+        log.warning("pinot_sink: table %s is a REFRESH table with consistentDataPush: this append replaces all "
+                    "of its segments atomically, as Pinot's batch jobs do (the table's setting)", options.table_name)
+        overwrite = True
     # Without write.id every job is its own write: a fresh id, so appends never touch each other's segments.
     write_id = None if streaming else (options.write_id or f"auto:{uuid.uuid4().hex}")
     delivery = options.delivery

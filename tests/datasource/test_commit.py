@@ -311,3 +311,18 @@ def test_storage_options_reach_the_filesystem(tmp_path):
         ids += read_segment(str(local)).table.column("id").to_pylist()
     assert sorted(ids) == list(range(400))
     assert len(names) == 2 and not fs.exists(f"{folder}/_staging/{the_job.run_folder()}")
+
+
+def test_an_append_into_a_refresh_table_with_consistent_push_replaces_it_as_pinot_does(tmp_path, fake_controller):
+    config = dict(CONFIG, ingestionConfig={"batchIngestionConfig": {"segmentIngestionType": "REFRESH",
+                                                                     "consistentDataPush": "true"}})
+    fake_controller.add_table(SCHEMA, config)
+    first = job(url=fake_controller.url, out=tmp_path / "s")
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    second = job(url=fake_controller.url, out=tmp_path / "s")
+    assert second.overwrite  # the table's setting, not the save mode, decides
+    commit_job(second, run_tasks(second, [(1000, 1100)]))
+    assert ids_in_controller(fake_controller, tmp_path) == list(range(1000, 1100))
+    plain = dict(CONFIG, ingestionConfig={"batchIngestionConfig": {"segmentIngestionType": "REFRESH"}})
+    fake_controller.add_table(SCHEMA, plain)
+    assert not job(url=fake_controller.url).overwrite  # without consistent push an append stays an append
