@@ -1,0 +1,59 @@
+"""Pinot's built-in scalar functions used at ingestion, vectorised over Arrow (one module per family).
+
+``REGISTRY`` maps a canonical name (``FunctionRegistry.canonicalize``) to its overloads by argument count
+(``VAR_ARGS`` for varargs), as Pinot's ``FunctionRegistry.lookupFunctionInfo(name, numArguments)`` picks
+them at ingestion: by count only, so the polymorphic arithmetic and comparison functions take their DOUBLE
+overload. A function is null-intolerant unless registered ``nullable`` (``@ScalarFunction(nullableParameters
+= true)``): then any null argument gives null without calling it (``InbuiltFunctionEvaluator``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..values import Context, Value
+
+VAR_ARGS = -1
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str  # as Pinot documents it
+    impl: Callable[[Context, list[Value]], Value]
+    nullable: bool = False  # handles null arguments itself
+    literal_args: tuple[int, ...] = ()  # positions that must be literals (patterns, units, zones, paths)
+    check: Callable[[list], None] | None = None  # validates literal arguments when the expression is built
+
+
+REGISTRY: dict[str, dict[int, Function]] = {}
+
+
+def scalar_function(*names: str, arity: int | tuple[int, ...], nullable: bool = False,
+                    literal_args: tuple[int, ...] = (), check: Callable[[list], None] | None = None):
+    """Register ``impl(ctx, args)`` under ``names`` (canonicalised) for each argument count in ``arity``."""
+    from ..expression import canonicalize
+
+    arities = arity if isinstance(arity, tuple) else (arity,)
+
+    def register(impl):
+        function = Function(names[0], impl, nullable, literal_args, check)
+        for name in names:
+            for count in arities:
+                REGISTRY.setdefault(canonicalize(name), {})[count] = function
+        return impl
+
+    return register
+
+
+def lookup(canonical_name: str, num_args: int) -> Function | None:
+    overloads = REGISTRY.get(canonical_name)
+    if not overloads:
+        return None
+    return overloads.get(num_args) or overloads.get(VAR_ARGS)
+
+
+def _load() -> None:
+    from . import datetime, json, math, string  # noqa: F401  (registration side effects)
+
+
+_load()

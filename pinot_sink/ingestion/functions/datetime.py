@@ -1,0 +1,414 @@
+"""Date/time functions (DateTimeFunctions, DateTimePatternHandler), vectorised.
+
+Epoch conversions follow ``java.util.concurrent.TimeUnit``: towards coarser units a division truncated
+toward zero (``toEpochDays(-1)`` is 0, not -1), towards finer units a multiplication that saturates at
+Long.MIN/MAX. Calendar fields use Joda's ISO chronology in the given zone (UTC by default): proleptic
+Gregorian, ISO weeks (Monday first), ``dayOfWeek`` 1 (Monday) to 7. ``toDateTime`` prints Joda patterns
+through ``type_mapping.datetime_formats.print_pattern``; ``fromDateTime`` parses them with a regular
+expression per pattern applied to the whole column, a local time in a DST gap moving forward by the gap
+(Pinot's ``parseWithDstGapFallback``) and an ambiguous one taking the earlier instant.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.datetime_formats import DateTimeFormatError, compile_pattern, print_pattern
+
+from ..values import (Const, Context, IngestionError, Value, broadcast, java_long_div,
+                      null_mask, saturating_multiply, to_long, to_string)
+from . import scalar_function
+
+MILLIS = {"SECONDS": 1000, "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000}
+_UNIT_NAMES = {"Seconds": "SECONDS", "Minutes": "MINUTES", "Hours": "HOURS", "Days": "DAYS"}
+
+
+def _longs(ctx: Context, value: Value) -> np.ndarray:
+    array = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+    return pc.fill_null(array, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def _result(ctx: Context, data: np.ndarray, args: list[Value], dtype=pa.int64()) -> pa.Array:
+    mask = np.zeros(ctx.num_rows, dtype=np.bool_)
+    for a in args:
+        if not isinstance(a, Const):
+            mask |= null_mask(a)
+    return pa.array(data, dtype, mask=mask if mask.any() else None)
+
+
+def _literal_long(ctx: Context, value: Value, what: str) -> int:
+    converted = to_long(value, ctx)
+    if not isinstance(converted, Const):
+        raise IngestionError(f"{ctx.where}: the {what} must be a literal here")
+    return converted.value
+
+
+def _divisor(ctx: Context, value: Value, what: str) -> np.ndarray:
+    """A bucket / rounding argument; 0 throws ArithmeticException in Java."""
+    if isinstance(value, Const):
+        number = _literal_long(ctx, value, what)
+        if number == 0:
+            raise IngestionError(f"{ctx.where}: {what} 0 divides by zero (ArithmeticException in Pinot)")
+        return np.int64(number)
+    divisor = _longs(ctx, value)
+    ctx.fail(divisor == 0, f"{what} 0 divides by zero (ArithmeticException)")
+    return divisor
+
+
+def _register_epoch_functions() -> None:
+    for suffix, unit in _UNIT_NAMES.items():
+        factor = MILLIS[unit]
+
+        def to_epoch(ctx, args, factor=factor):
+            return _result(ctx, java_long_div(_longs(ctx, args[0]), factor), args)
+
+        def to_epoch_rounded(ctx, args, factor=factor):
+            step = _divisor(ctx, args[1], "roundToNearest")
+            units = java_long_div(_longs(ctx, args[0]), factor)
+            with np.errstate(over="ignore"):
+                return _result(ctx, java_long_div(units, step) * step, args)
+
+        def to_epoch_bucket(ctx, args, factor=factor):
+            bucket = _divisor(ctx, args[1], "bucket")
+            return _result(ctx, java_long_div(java_long_div(_longs(ctx, args[0]), factor), bucket), args)
+
+        def from_epoch(ctx, args, factor=factor):
+            return _result(ctx, saturating_multiply(_longs(ctx, args[0]), factor), args)
+
+        def from_epoch_bucket(ctx, args, factor=factor):
+            with np.errstate(over="ignore"):  # value * bucket wraps like Java's long multiplication
+                product = _longs(ctx, args[0]) * _longs(ctx, args[1])
+            return _result(ctx, saturating_multiply(product, factor), args)
+
+        scalar_function(f"toEpoch{suffix}", arity=1)(to_epoch)
+        scalar_function(f"toEpoch{suffix}Rounded", arity=2)(to_epoch_rounded)
+        scalar_function(f"toEpoch{suffix}Bucket", arity=2)(to_epoch_bucket)
+        scalar_function(f"fromEpoch{suffix}", arity=1)(from_epoch)
+        scalar_function(f"fromEpoch{suffix}Bucket", arity=2)(from_epoch_bucket)
+
+
+_register_epoch_functions()
+
+
+@scalar_function("round", arity=2)
+def _round(ctx: Context, args: list[Value]) -> Value:
+    step = _divisor(ctx, args[1], "roundToNearest")
+    with np.errstate(over="ignore"):
+        return _result(ctx, java_long_div(_longs(ctx, args[0]), step) * step, args)
+
+
+# --- zones and calendar fields ----------------------------------------------------------------------
+
+
+def zone_id(ctx: Context, value: Value) -> str:
+    zone = to_string(value, ctx)
+    if not isinstance(zone, Const):
+        raise IngestionError(f"{ctx.where}: the time zone must be a literal here")
+    text = zone.value
+    try:
+        pa.array([0], pa.timestamp("ms")).cast(pa.timestamp("ms", tz=text))
+        pc.local_timestamp(pa.array([0], pa.timestamp("ms", tz=text)))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+        raise IngestionError(f"{ctx.where}: {text!r} is not a time zone id (Joda DateTimeZone.forID)") from exc
+    return text
+
+
+def _instants(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
+    millis = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+    return millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+
+
+def _field(extract):
+    def one_arg(ctx, args):
+        return extract(_instants(ctx, args[0])).cast(pa.int32())
+
+    def two_args(ctx, args):
+        return extract(_instants(ctx, args[0], zone_id(ctx, args[1]))).cast(pa.int32())
+
+    return one_arg, two_args
+
+
+def _register_fields() -> None:
+    fields = {
+        ("year",): pc.year,
+        ("yearOfWeek", "yow"): pc.iso_year,
+        ("quarter",): pc.quarter,
+        ("month", "monthOfYear"): pc.month,
+        ("week", "weekOfYear"): pc.iso_week,
+        ("dayOfYear", "doy"): pc.day_of_year,
+        ("dayOfMonth", "day"): pc.day,
+        ("dayOfWeek", "dow"): lambda t: pc.day_of_week(t, count_from_zero=False, week_start=1),
+        ("hour",): pc.hour,
+        ("minute",): pc.minute,
+        ("second",): pc.second,
+        ("millisecond",): pc.millisecond,
+    }
+    for names, extract in fields.items():
+        one, two = _field(extract)
+        scalar_function(*names, arity=1)(one)
+        scalar_function(*names, arity=2)(two)
+
+
+_register_fields()
+
+
+# --- dateTrunc ----------------------------------------------------------------------------------------
+
+_TRUNC_UNITS = {"millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year"}
+_TIME_UNITS = {"NANOSECONDS": (1, 1_000_000), "MICROSECONDS": (1, 1000), "MILLISECONDS": (1, 1),
+               "SECONDS": (1000, 1), "MINUTES": (60_000, 1), "HOURS": (3_600_000, 1), "DAYS": (86_400_000, 1)}
+
+
+def _time_unit(ctx: Context, value: Value) -> tuple[int, int]:
+    unit = to_string(value, ctx)
+    if not isinstance(unit, Const) or str(unit.value).upper() not in _TIME_UNITS:
+        raise IngestionError(f"{ctx.where}: {getattr(unit, 'value', unit)!r} is not a java TimeUnit name")
+    return _TIME_UNITS[str(unit.value).upper()]
+
+
+def _to_millis(values: np.ndarray, unit: tuple[int, int]) -> np.ndarray:
+    multiply, divide = unit
+    if divide > 1:
+        return java_long_div(values, divide)
+    return saturating_multiply(values, multiply) if multiply > 1 else values
+
+
+def _from_millis(values: np.ndarray, unit: tuple[int, int]) -> np.ndarray:
+    multiply, divide = unit
+    if multiply > 1:
+        return java_long_div(values, multiply)
+    return saturating_multiply(values, divide) if divide > 1 else values
+
+
+@scalar_function("dateTrunc", arity=(2, 3, 4, 5))
+def _date_trunc(ctx: Context, args: list[Value]) -> Value:
+    unit = to_string(args[0], ctx)
+    if not isinstance(unit, Const) or str(unit.value).lower() not in _TRUNC_UNITS:
+        raise IngestionError(f"{ctx.where}: {getattr(unit, 'value', '?')!r} is not a valid Timestamp field")
+    input_unit = _time_unit(ctx, args[2]) if len(args) > 2 else _TIME_UNITS["MILLISECONDS"]
+    zone = zone_id(ctx, args[3]) if len(args) > 3 else "UTC"
+    output_unit = _time_unit(ctx, args[4]) if len(args) > 4 else input_unit
+    millis = _to_millis(_longs(ctx, args[1]), input_unit)
+    instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+    name = str(unit.value).lower()
+    options = {"week_starts_monday": True} if name == "week" else {}
+    floored = pc.floor_temporal(instants, unit=name, **options)
+    truncated = floored.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    return _result(ctx, _from_millis(truncated, output_unit), args[1:2])
+
+
+# --- toDateTime / fromDateTime ------------------------------------------------------------------------
+
+
+def _pattern(ctx: Context, value: Value) -> str:
+    pattern = to_string(value, ctx)
+    if not isinstance(pattern, Const):
+        raise IngestionError(f"{ctx.where}: the date pattern must be a literal here")
+    return pattern.value
+
+
+def _check_print_pattern(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str):
+        compile_pattern(args[1])
+
+
+@scalar_function("toDateTime", arity=(2, 3), check=_check_print_pattern)
+def _to_date_time(ctx: Context, args: list[Value]) -> Value:
+    pattern = _pattern(ctx, args[1])
+    zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
+    try:
+        return print_pattern(_instants(ctx, args[0]), pattern, zone)
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december"]
+_DAYS = "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)"
+_NUMERIC = set("yYMdHkKhmsSD")
+
+
+class _ParsePlan:
+    """A Joda pattern compiled to one regular expression with a group per field."""
+
+    def __init__(self, pattern: str) -> None:
+        tokens = compile_pattern(pattern)
+        parts: list[str] = []
+        self.fields: list[tuple[str, int]] = []
+        for i, token in enumerate(tokens):
+            if not token.letter:
+                parts.append(re.escape(token.text))
+                continue
+            letter, n = token.letter, token.count
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            adjacent = following is not None and following.letter in _NUMERIC and not (
+                letter == "M" and n >= 3)
+            group = f"f{len(self.fields)}"
+            if letter in "yY":
+                if n == 2:
+                    body = r"\d{2}"
+                else:
+                    body = rf"\d{{{n}}}" if adjacent else r"[-+]?\d{1,9}"
+            elif letter == "M" and n >= 3:
+                names = "|".join(_MONTH_NAMES + _MONTHS) if n >= 4 else "|".join(_MONTHS + _MONTH_NAMES)
+                body = f"(?i:{names})"
+            elif letter == "S":
+                body = rf"\d{{{n}}}" if adjacent else r"\d{1,9}"
+            elif letter in "MdHkKhms":
+                body = rf"\d{{{n}}}" if adjacent else (r"\d{1,2}" if n <= 2 else rf"\d{{1,{n}}}")
+            elif letter == "a":
+                body = "(?i:am|pm)"
+            elif letter == "E":
+                body = f"(?i:{_DAYS})"
+            elif letter == "Z" and n <= 2:
+                body = r"Z|[+-]\d{2}:?\d{2}"
+            elif letter == "G":
+                body = "(?i:AD|BC)"
+            else:
+                raise DateTimeFormatError(f"pattern letter {letter!r} ({letter * n}) cannot be parsed by fromDateTime "
+                                          f"here (pattern {pattern!r})")
+            parts.append(f"(?P<{group}>{body})")
+            self.fields.append((letter, n))
+        self.regex = "^" + "".join(parts) + "$"
+
+
+def _check_parse_pattern(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str):
+        _ParsePlan(args[1])
+
+
+def _days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 of a proleptic Gregorian date (vectorised)."""
+    y = y - (m <= 2)
+    era = np.floor_divide(y, 400)
+    yoe = y - era * 400
+    mp = (m + 9) % 12
+    doy = (153 * mp + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _days_in_month(y: np.ndarray, m: np.ndarray) -> np.ndarray:
+    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+    table = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+    return table[np.clip(m, 0, 12)] + ((m == 2) & leap)
+
+
+def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, default: int | None = None) -> pa.Array:
+    """Joda ``DateTimeFormat.forPattern(pattern).withZone(zone).parseMillis`` over a whole string column."""
+    try:
+        plan = _ParsePlan(pattern)
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+    n = len(text)
+    matched = pc.extract_regex(text, pattern=plan.regex)
+    ok = pc.fill_null(matched.is_valid(), False).to_numpy(zero_copy_only=False) & ~null_mask(text)
+    year = np.full(n, 1970, np.int64)
+    month = np.ones(n, np.int64)
+    day = np.ones(n, np.int64)
+    hour = np.zeros(n, np.int64)
+    hour12: np.ndarray | None = None
+    pm: np.ndarray | None = None
+    minute = np.zeros(n, np.int64)
+    second = np.zeros(n, np.int64)
+    millis = np.zeros(n, np.int64)
+    offset: np.ndarray | None = None
+    bad = np.zeros(n, np.bool_)
+    for i, (letter, count) in enumerate(plan.fields):
+        raw = pc.struct_field(matched, [i])
+        raw = pc.if_else(pa.array(ok), raw, pa.scalar(None, pa.string()))
+        if letter == "M" and count >= 3:
+            lowered = pc.utf8_slice_codeunits(pc.utf8_lower(raw), 0, 3)
+            month = pc.fill_null(pc.add(pc.index_in(lowered, value_set=pa.array(_MONTHS)), 1), 1).to_numpy(
+                zero_copy_only=False).astype(np.int64)
+            continue
+        if letter in "EG":
+            continue
+        if letter == "a":
+            pm = pc.fill_null(pc.equal(pc.utf8_lower(raw), "pm"), False).to_numpy(zero_copy_only=False)
+            continue
+        if letter == "Z":
+            sign = pc.if_else(pc.starts_with(raw, "-"), -1, 1)
+            digits = pc.replace_substring_regex(raw, r"[^0-9]", "")
+            hh = _int_or_zero(pc.utf8_slice_codeunits(digits, 0, 2))
+            mm = _int_or_zero(pc.utf8_slice_codeunits(digits, 2, 4))
+            offset = (hh * 3_600_000 + mm * 60_000) * pc.fill_null(sign, 1).to_numpy(zero_copy_only=False)
+            continue
+        values = _int_or_zero(raw)
+        if letter in "yY":
+            if count == 2:  # Joda's two-digit year: pivot 2000, i.e. 1950..2049
+                values = np.where(values < 50, 2000 + values, 1900 + values)
+            year = values
+        elif letter == "M":
+            month = values
+        elif letter == "d":
+            day = values
+        elif letter == "H":
+            hour = values
+        elif letter == "k":
+            bad |= ok & ((values < 1) | (values > 24))
+            hour = np.where(values == 24, 0, values)
+        elif letter in "hK":
+            hour12 = np.where(values == 12, 0, values) if letter == "h" else values
+            bad |= ok & ((values > 12) | ((values < 1) if letter == "h" else (values > 11)))
+        elif letter == "m":
+            minute = values
+        elif letter == "s":
+            second = values
+        elif letter == "S":
+            width = pc.utf8_length(raw).to_numpy(zero_copy_only=False)
+            width = np.where(np.isnan(width.astype(np.float64)), 3, width).astype(np.int64) \
+                if raw.null_count else width.astype(np.int64)
+            millis = (values * 1000 // (10 ** width)).astype(np.int64)
+    if hour12 is not None:
+        hour = hour12 + (np.where(pm, 12, 0) if pm is not None else 0)
+    bad |= ok & ((month < 1) | (month > 12) | (day < 1) | (day > _days_in_month(year, month)) | (hour > 23)
+                 | (minute > 59) | (second > 59))
+    local = (_days_from_civil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000
+             + second * 1000 + millis)
+    if offset is not None:
+        utc = local - offset
+    elif zone == "UTC":
+        utc = local
+    else:
+        naive = pa.array(local, pa.timestamp("ms"))
+        earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
+        shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)
+        instant = earliest.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        utc = local - (shown - instant)  # local minus the offset in force just before: Joda's non-strict rule
+    failed = (~ok & ~null_mask(text)) | bad
+    if default is not None:
+        utc = np.where(failed, default, utc)
+    else:
+        ctx.fail(failed, f"cannot parse with the pattern {pattern!r} (IllegalArgumentException)", text)
+    mask = null_mask(text) | (failed if default is None else False)
+    return pa.array(utc.astype(np.int64), pa.int64(), mask=mask if np.any(mask) else None)
+
+
+def _int_or_zero(raw: pa.Array) -> np.ndarray:
+    cleaned = pc.fill_null(pc.utf8_ltrim(raw, characters="+"), "0")
+    cleaned = pc.if_else(pc.equal(cleaned, ""), "0", cleaned)
+    return pc.cast(cleaned, pa.int64()).to_numpy(zero_copy_only=False)
+
+
+@scalar_function("fromDateTime", arity=(2, 3), check=_check_parse_pattern)
+def _from_date_time(ctx: Context, args: list[Value]) -> Value:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
+    return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone)
+
+
+@scalar_function("fromDateTime", arity=4, check=_check_parse_pattern)
+def _from_date_time_default(ctx: Context, args: list[Value]) -> Value:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    default = _literal_long(ctx, args[3], "default value")
+    return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
+
+
+@scalar_function("toIso8601", arity=1)
+def _to_iso8601(ctx: Context, args: list[Value]) -> Value:
+    return print_pattern(_instants(ctx, args[0]), "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "UTC")
