@@ -167,12 +167,11 @@ def java_long_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
     """Java's long division: truncated toward zero (the caller rejects division by zero)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         b = np.asarray(b, dtype=np.int64)
-        safe_b = np.where(b == 0, 1, b)
-        q = np.abs(a) // np.abs(safe_b)
-        negative = (a < 0) ^ (safe_b < 0)
-        out = np.where(negative, -q, q).astype(np.int64)
-        # Long.MIN_VALUE / -1 overflows back to Long.MIN_VALUE in Java
-        return np.where((a == LONG_MIN) & (safe_b == -1), LONG_MIN, out)
+        safe_b = np.where((b == 0) | (b == -1), 1, b)  # x / -1 is -x (Long.MIN_VALUE / -1 stays MIN_VALUE)
+        floor = np.floor_divide(a, safe_b)
+        inexact = (floor * safe_b) != a
+        out = np.where(inexact & ((a < 0) != (safe_b < 0)), floor + 1, floor).astype(np.int64)
+        return np.where(b == -1, np.negative(a), out).astype(np.int64)
 
 
 def saturating_multiply(a: np.ndarray, factor: int) -> np.ndarray:
@@ -271,7 +270,7 @@ def to_double(value: Value, ctx: Context) -> Value:
         return Const(_const_to_number(value, float, ctx), "DOUBLE") if value.value is not None else value
     jt = arrow_java_type(value.type)
     if jt in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
-        return value.cast(pa.float64())
+        return value.cast(pa.float64(), safe=False)  # a long beyond 2^53 rounds, as (double) l does
     if jt == "BOOLEAN":
         return pc.if_else(value, 1.0, 0.0)
     if jt == "TIMESTAMP":

@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 
 from type_mapping.datetime_formats import DateTimeFormatError, compile_pattern, print_pattern
 
-from ..values import (Const, Context, IngestionError, Value, broadcast, java_long_div,
-                      null_mask, saturating_multiply, to_long, to_string)
+from ..values import (Const, Context, IngestionError, Value, broadcast, java_long_div, null_mask,
+                      saturating_multiply, to_long, to_string, with_nulls)
 from . import scalar_function
 
 MILLIS = {"SECONDS": 1000, "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000}
@@ -116,6 +116,68 @@ def zone_id(ctx: Context, value: Value) -> str:
     return text
 
 
+# Arrow's time zone conversions know the zone's transitions only up to 2037 (the compiled tzdata tables);
+# Joda (and Python's zoneinfo) continue with the zone's rule. Instants from 2037-12-01 on go through zoneinfo.
+_ARROW_ZONE_LIMIT_MS = 2_143_238_400_000
+_FIXED = re.compile(r"^(UTC|GMT|Z|[+-]\d{2}:?\d{2})$")
+
+
+def _late(millis: np.ndarray, zone: str) -> np.ndarray | None:
+    if _FIXED.match(zone):
+        return None
+    late = millis >= _ARROW_ZONE_LIMIT_MS
+    return late if late.any() else None
+
+
+def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
+    """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``)."""
+    if zone == "UTC":
+        return millis
+    instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+    local = pc.local_timestamp(instants).cast(pa.int64()).to_numpy(zero_copy_only=False).copy()
+    late = _late(millis, zone)
+    if late is not None:
+        import datetime as _dt
+        from zoneinfo import ZoneInfo
+
+        tz = ZoneInfo(zone)
+        epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+        for i in np.flatnonzero(late):
+            offset = (epoch + _dt.timedelta(milliseconds=int(millis[i]))).astimezone(tz).utcoffset()
+            local[i] = millis[i] + int(offset.total_seconds() * 1000)
+    return local
+
+
+def from_local(local: np.ndarray, zone: str) -> np.ndarray:
+    """UTC instants of wall-clock millis in ``zone``: in a DST gap the time moves forward by the gap (the
+    offset before the transition, Joda's non-strict rule), in an overlap the earlier instant."""
+    if zone == "UTC":
+        return local
+    naive = pa.array(local, pa.timestamp("ms"))
+    earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
+    shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    instant = earliest.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    utc = local - (shown - instant)  # local minus the offset in force just before
+    late = _late(local, zone)
+    if late is not None:
+        import datetime as _dt
+        from zoneinfo import ZoneInfo
+
+        tz = ZoneInfo(zone)
+        epoch = _dt.datetime(1970, 1, 1)
+        for i in np.flatnonzero(late):  # fold=0: the offset before a gap, the earlier instant of an overlap
+            wall = (epoch + _dt.timedelta(milliseconds=int(local[i]))).replace(tzinfo=tz, fold=0)
+            utc[i] = local[i] - int(wall.utcoffset().total_seconds() * 1000)
+    return utc
+
+
+def _local_timestamps(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
+    """Wall-clock times in ``zone`` as naive timestamps (for the calendar field kernels)."""
+    millis = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+    data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return pa.array(to_local(data, zone), pa.timestamp("ms"), mask=null_mask(millis) if millis.null_count else None)
+
+
 def _instants(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
     millis = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
     return millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
@@ -123,10 +185,10 @@ def _instants(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
 
 def _field(extract):
     def one_arg(ctx, args):
-        return extract(_instants(ctx, args[0])).cast(pa.int32())
+        return extract(_local_timestamps(ctx, args[0])).cast(pa.int32())
 
     def two_args(ctx, args):
-        return extract(_instants(ctx, args[0], zone_id(ctx, args[1]))).cast(pa.int32())
+        return extract(_local_timestamps(ctx, args[0], zone_id(ctx, args[1]))).cast(pa.int32())
 
     return one_arg, two_args
 
@@ -192,11 +254,11 @@ def _date_trunc(ctx: Context, args: list[Value]) -> Value:
     zone = zone_id(ctx, args[3]) if len(args) > 3 else "UTC"
     output_unit = _time_unit(ctx, args[4]) if len(args) > 4 else input_unit
     millis = _to_millis(_longs(ctx, args[1]), input_unit)
-    instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+    local = pa.array(to_local(millis, zone), pa.timestamp("ms"))
     name = str(unit.value).lower()
     options = {"week_starts_monday": True} if name == "week" else {}
-    floored = pc.floor_temporal(instants, unit=name, **options)
-    truncated = floored.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    floored = pc.floor_temporal(local, unit=name, **options).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    truncated = from_local(floored, zone)  # Joda's roundFloor: floor the local time, back to an instant
     return _result(ctx, _from_millis(truncated, output_unit), args[1:2])
 
 
@@ -210,6 +272,26 @@ def _pattern(ctx: Context, value: Value) -> str:
     return pattern.value
 
 
+def _requote(token) -> str:
+    """A compiled pattern token back as pattern text (literals quoted only when they hold letters or quotes,
+    so that two neighbouring literals never merge into one quoted run)."""
+    if token.letter:
+        return token.letter * token.count
+    if token.text == "'":
+        return "''"
+    if any(c.isalpha() or c == "'" for c in token.text):
+        return "'" + token.text.replace("'", "''") + "'"
+    return token.text
+
+
+def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
+    """Joda's ``Z`` (+hhmm) / ``ZZ`` (+hh:mm) of offsets in minutes."""
+    sign = np.where(minutes < 0, "-", "+")
+    hours = pc.utf8_lpad(pa.array(np.abs(minutes) // 60).cast(pa.string()), width=2, padding="0")
+    mins = pc.utf8_lpad(pa.array(np.abs(minutes) % 60).cast(pa.string()), width=2, padding="0")
+    return pc.binary_join_element_wise(pa.array(sign), hours, ":" if count == 2 else "", mins, "")
+
+
 def _check_print_pattern(args: list) -> None:
     if len(args) > 1 and isinstance(args[1], str):
         compile_pattern(args[1])
@@ -220,7 +302,28 @@ def _to_date_time(ctx: Context, args: list[Value]) -> Value:
     pattern = _pattern(ctx, args[1])
     zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
     try:
-        return print_pattern(_instants(ctx, args[0]), pattern, zone)
+        tokens = compile_pattern(pattern)
+        millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+        data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if _late(data, zone) is None or zone == "UTC":
+            return print_pattern(_instants(ctx, args[0]), pattern, zone)
+        if any(t.letter == "z" or (t.letter == "Z" and t.count > 2) for t in tokens):
+            raise IngestionError(f"{ctx.where}: printing a zone name ({pattern!r}) for instants after 2037 in "
+                                 f"{zone} is not supported (Arrow's zone tables end in 2037)")
+        # Print the wall-clock time (from the zone's rule) as if it were UTC; offsets are put in afterwards.
+        local_ms = to_local(data, zone)
+        placeholder = "\x00"
+        rewritten = "".join(placeholder if t.letter == "Z" else _requote(t) for t in tokens)
+        local = pa.array(local_ms, pa.timestamp("ms")).cast(pa.timestamp("ms", tz="UTC"))
+        text = print_pattern(local, rewritten, "UTC")
+        offsets = [_offset_text((local_ms - data) // 60_000, t.count) for t in tokens if t.letter == "Z"]
+        if offsets:
+            parts = pc.split_pattern(text, placeholder)
+            pieces = [pc.list_element(parts, 0)]
+            for i, offset in enumerate(offsets):
+                pieces += [offset, pc.list_element(parts, i + 1)]
+            text = pc.binary_join_element_wise(*pieces, "")
+        return with_nulls(text, null_mask(millis))
     except DateTimeFormatError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
 
@@ -372,14 +475,8 @@ def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, defau
              + second * 1000 + millis)
     if offset is not None:
         utc = local - offset
-    elif zone == "UTC":
-        utc = local
     else:
-        naive = pa.array(local, pa.timestamp("ms"))
-        earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
-        shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)
-        instant = earliest.cast(pa.int64()).to_numpy(zero_copy_only=False)
-        utc = local - (shown - instant)  # local minus the offset in force just before: Joda's non-strict rule
+        utc = from_local(np.where(ok & ~bad, local, 0), zone)
     failed = (~ok & ~null_mask(text)) | bad
     if default is not None:
         utc = np.where(failed, default, utc)

@@ -44,7 +44,8 @@ def _utf16(s: str) -> bytes:
 
 
 def _from_utf16(b: bytes) -> str:
-    return b.decode("utf-16-le", "surrogatepass")
+    """A Java substring may cut a surrogate pair; Pinot stores such a lone surrogate as '?' (UTF-8 encoder)."""
+    return b.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
 
 
 @scalar_function("lower", arity=1)
