@@ -181,3 +181,26 @@ def test_collection_not_unnested_to_json_all_and_delimiter():
     assert out.column("customer_name").to_pylist() == ["a", None, "c"]
     assert out.column("tags").to_pylist() == ['["p","q"]', "[]", None]
     assert out.column("items").to_pylist()[0] == '[{"sku":"s1","qty":1},{"sku":"s2","qty":2}]'
+
+
+def test_the_spark_scenario_without_spark(tmp_path):
+    """The rows the Spark test expects, from the same configs through pipeline, type mapping and builder."""
+    from pinot_sink.segment import read_segment
+    from pinot_sink.segment.builder import build_segment
+    from tests.ingestion.test_spark_ingestion import SCHEMA, TABLE_CONFIG, _expected, _order, _rows
+    from type_mapping.convert import to_pinot_columns
+
+    arrow_schema = pa.schema([("id", pa.int64()), ("ts", pa.int64()), ("status", pa.string()),
+                              ("customer", pa.struct([("name", pa.string())])),
+                              ("items", pa.list_(pa.struct([("sku", pa.string()), ("qty", pa.int32())]))),
+                              ("price", pa.float64())])
+    table = pa.Table.from_pylist([dict(zip(arrow_schema.names, r)) for r in _rows()], schema=arrow_schema)
+    pinot_schema = PinotSchema.from_json(SCHEMA)
+    result = IngestionPipeline.from_configs(pinot_schema, TABLE_CONFIG, arrow_schema).apply(table, 0)
+    assert result.filtered_rows == 5  # counted after unnesting: ids 0, 10, 20 (two items), 30
+    built = build_segment(to_pinot_columns(result.table, pinot_schema, TABLE_CONFIG), pinot_schema, TABLE_CONFIG,
+                          tmp_path, "orders_0", 1700000000000)
+    expected = _expected()
+    rows = sorted(({k: r[k] for k in expected[0]} for r in read_segment(str(built.tar_path)).table.to_pylist()),
+                  key=_order)
+    assert rows == expected
