@@ -127,8 +127,7 @@ def broadcast(value: Value, num_rows: int, arrow_type: pa.DataType | None = None
         if value.value is None:
             return pa.nulls(num_rows, arrow_type or pa.null())
         scalar = pa.scalar(value.value, arrow_type) if arrow_type is not None else pa.scalar(value.value)
-        return pa.array(np.full(num_rows, scalar.as_py()), scalar.type) if scalar.type != pa.string() \
-            else pa.array([scalar.as_py()] * num_rows, pa.string())
+        return pa.repeat(scalar, num_rows)
     return value
 
 

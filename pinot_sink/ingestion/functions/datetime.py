@@ -305,8 +305,42 @@ def _to_date_time(ctx: Context, args: list[Value]) -> Value:
         tokens = compile_pattern(pattern)
         millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
         data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        distinct = _distinct_instants(data, tokens, zone)
+        if distinct is not None:  # print each distinct text once (e.g. one per day for yyyy-MM-dd)
+            representatives, inverse = distinct
+            texts = _print(ctx, pa.array(representatives, pa.int64()), pattern, tokens, zone)
+            return with_nulls(texts.take(pa.array(inverse)), null_mask(millis))
+        return _print(ctx, millis, pattern, tokens, zone)
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+# The smallest unit each pattern letter shows: rows in one such bucket (of local time) print the same text.
+_LETTER_UNIT = {"S": 1, "s": 1000, "m": 60_000, "H": 3_600_000, "k": 3_600_000, "K": 3_600_000,
+                "h": 3_600_000, "a": 3_600_000, "Z": 1000, "z": 1000}
+
+
+def _distinct_instants(data: np.ndarray, tokens, zone: str) -> tuple[np.ndarray, np.ndarray] | None:
+    if len(data) < 1024:
+        return None
+    unit = min((_LETTER_UNIT.get(t.letter, 86_400_000) for t in tokens if t.letter), default=86_400_000)
+    if unit == 1:
+        return None
+    keys = np.floor_divide(to_local(data, zone), unit)
+    encoded = pc.dictionary_encode(pa.array(keys))  # hashing: cheaper than sorting 1M keys
+    if len(encoded.dictionary) * 2 > len(data):
+        return None
+    inverse = encoded.indices.to_numpy(zero_copy_only=False)
+    representatives = np.empty(len(encoded.dictionary), dtype=np.int64)
+    representatives[inverse] = data  # any instant of a bucket prints the bucket's text
+    return representatives, inverse
+
+
+def _print(ctx: Context, millis: pa.Array, pattern: str, tokens, zone: str) -> pa.Array:
+    try:
+        data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         if _late(data, zone) is None or zone == "UTC":
-            return print_pattern(_instants(ctx, args[0]), pattern, zone)
+            return print_pattern(millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone)), pattern, zone)
         if any(t.letter == "z" or (t.letter == "Z" and t.count > 2) for t in tokens):
             raise IngestionError(f"{ctx.where}: printing a zone name ({pattern!r}) for instants after 2037 in "
                                  f"{zone} is not supported (Arrow's zone tables end in 2037)")

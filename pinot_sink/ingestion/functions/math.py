@@ -207,8 +207,8 @@ def _is_not_null(ctx: Context, args: list[Value]) -> Value:
     return a.is_valid()
 
 
-def common_arrays(ctx: Context, values: list[Value]) -> list[pa.Array]:
-    """Branches of CASE / COALESCE as arrays of one Arrow type.
+def common_values(ctx: Context, values: list[Value]) -> list[pa.Array | pa.Scalar]:
+    """Branches of CASE / COALESCE brought to one Arrow type (literals stay scalars, broadcast by the kernel).
 
     Pinot returns whichever Java object the branch holds and the destination column converts it; mixed
     branches are brought to one type here: whole numbers to int64, numbers to float64, anything else with a
@@ -216,8 +216,8 @@ def common_arrays(ctx: Context, values: list[Value]) -> list[pa.Array]:
     """
     kinds = {java_type(v) for v in values} - {"NULL"}
     if not kinds:
-        return [broadcast(v, ctx.num_rows, pa.null()) for v in values]
-    if kinds <= {"INT", "LONG"}:
+        target = pa.null()
+    elif kinds <= {"INT", "LONG"}:
         target = pa.int64() if "LONG" in kinds else pa.int32()
     elif kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"}:
         target = pa.float64()
@@ -226,11 +226,12 @@ def common_arrays(ctx: Context, values: list[Value]) -> list[pa.Array]:
     elif len(kinds) == 1 and not all(isinstance(v, Const) for v in values):
         target = next(v.type for v in values if not isinstance(v, Const) and arrow_java_type(v.type) != "NULL")
     else:
-        return [broadcast(to_string(v, ctx), ctx.num_rows, pa.string()) for v in values]
-    out = []
+        values = [to_string(v, ctx) for v in values]
+        target = pa.string()
+    out: list[pa.Array | pa.Scalar] = []
     for v in values:
         if isinstance(v, Const):
-            out.append(broadcast(v, ctx.num_rows, target))
+            out.append(pa.scalar(v.value, target))
         else:
             out.append(v.cast(target))
     return out
@@ -240,7 +241,10 @@ def common_arrays(ctx: Context, values: list[Value]) -> list[pa.Array]:
 def _coalesce(ctx: Context, args: list[Value]) -> Value:
     if all(isinstance(a, Const) for a in args):
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
-    return pc.coalesce(*common_arrays(ctx, args))
+    values = common_values(ctx, args)
+    if all(isinstance(v, pa.Scalar) for v in values[:1]):
+        values[0] = pa.repeat(values[0], ctx.num_rows)  # the kernel needs one array to size the result
+    return pc.coalesce(*values)
 
 
 @scalar_function("case", "caseWhen", arity=VAR_ARGS, nullable=True)
@@ -248,8 +252,10 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     conditions = args[0:len(args) - 1:2]
     results = list(args[1:len(args):2])
     otherwise = args[-1] if len(args) % 2 == 1 else Const(None, "NULL")
-    arrays = common_arrays(ctx, results + [otherwise])
+    arrays = common_values(ctx, results + [otherwise])
     out = arrays[-1]
+    if isinstance(out, pa.Scalar):
+        out = pa.repeat(out, ctx.num_rows)
     # The first condition that is TRUE wins: apply them from last to first.
     for condition, result in zip(reversed(conditions), reversed(arrays[:-1])):
         if isinstance(condition, Const):
