@@ -17,6 +17,7 @@ from ..values import Const, Context, IngestionError, Value, broadcast, to_int, t
 from . import scalar_function
 
 _JAVA_TRIM = "".join(chr(i) for i in range(0x21))
+_REGEX_SPACE = " \t\n\x0b\f\r"  # Java's \s (ltrim / rtrim strip ^\s+ / \s+$)
 _ASTRAL = r"[\x{10000}-\x{10FFFF}]"
 
 
@@ -65,12 +66,12 @@ def _trim(ctx: Context, args: list[Value]) -> Value:
 
 @scalar_function("ltrim", arity=1)
 def _ltrim(ctx: Context, args: list[Value]) -> Value:
-    return pc.utf8_ltrim(_text(ctx, args[0]), characters=" ")
+    return pc.utf8_ltrim(_text(ctx, args[0]), characters=_REGEX_SPACE)
 
 
 @scalar_function("rtrim", arity=1)
 def _rtrim(ctx: Context, args: list[Value]) -> Value:
-    return pc.utf8_rtrim(_text(ctx, args[0]), characters=" ")
+    return pc.utf8_rtrim(_text(ctx, args[0]), characters=_REGEX_SPACE)
 
 
 @scalar_function("length", arity=1)
