@@ -236,6 +236,8 @@ class FieldSpec:
         if self.field_type == DATE_TIME:
             out["format"] = self.datetime_format
             out["granularity"] = self.datetime_granularity
+        if self.transform_function:
+            out["transformFunction"] = self.transform_function
         return out
 
 

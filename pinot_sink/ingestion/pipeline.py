@@ -154,6 +154,10 @@ class IngestionPipeline:
         # Transform outputs that are not schema columns are computed only when something reads them.
         self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]
         produced = {t.column for t in self.transforms}
+        unknown = sorted(consumed - set(flattened.names) - produced)
+        if unknown:  # Pinot reads a missing field as null; say so once, on the driver
+            log.warning("ingestion: transforms/filter read columns the input does not have (null in every row): %s",
+                        unknown)
         dropped = [n for n in flattened.names if n in consumed and n not in schema and n not in produced]
         self.dropped_inputs = tuple(dropped)
         fields = []
@@ -218,10 +222,11 @@ class IngestionPipeline:
         names = self.output_schema.names
         out = pa.table({name: _column(columns, name, self.output_schema.field(name).type, n) for name in names},
                        schema=self.output_schema)
-        error_rows = int(incomplete.sum()) if keep is None else int((incomplete & keep).sum() + 0)
-        if keep is not None and filtered:
-            out = out.filter(pa.array(keep))
-        return IngestedBatch(out, filtered, int(incomplete.sum()) if keep is None else error_rows)
+        if keep is not None:
+            incomplete &= keep  # Pinot counts incomplete rows among those the filter kept
+            if filtered:
+                out = out.filter(pa.array(keep))
+        return IngestedBatch(out, filtered, int(incomplete.sum()))
 
     def _check_time(self, columns: dict[str, pa.Array], ctx: Context, incomplete: np.ndarray) -> None:
         """rowTimeValueCheck: a time value outside 1971..2071 fails the build, or with continueOnError is null."""

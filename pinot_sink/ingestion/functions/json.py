@@ -39,8 +39,10 @@ class _InvalidJson(Exception):
 def _compile_path(path: str) -> tuple[list[tuple], bool]:
     """A JSON path as steps: ("key", name), ("index", i), ("wild",), ("deep", name|None), ("slice", a, b),
     ("union", [...]); and whether it is definite."""
-    if not isinstance(path, str) or not path.startswith("$"):
-        raise JsonPathError(f"JSON path {path!r} must start with '$'")
+    if not isinstance(path, str) or not path.strip():
+        raise JsonPathError(f"JSON path {path!r} is empty")
+    if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
+        path = "$" + path if path.startswith("[") else "$." + path
     steps: list[tuple] = []
     i, n = 1, len(path)
     definite = True
