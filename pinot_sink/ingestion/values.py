@@ -94,32 +94,23 @@ def java_type(value: Value) -> str:
     return arrow_java_type(value.type)
 
 
+_FAMILY_JAVA_TYPE = {"null": "NULL", "bool": "BOOLEAN", "decimal": "BIG_DECIMAL", "string": "STRING",
+                     "binary": "BYTES", "timestamp": "TIMESTAMP", "date": "DATE", "list": "ARRAY", "struct": "MAP",
+                     "map": "MAP"}
+
+
 def arrow_java_type(t: pa.DataType) -> str:
-    if pa.types.is_null(t):
-        return "NULL"
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_integer(t):
+    """The Java type a value of this Arrow type is in Pinot's GenericRow (Integer, Long, Double, String...)."""
+    from type_mapping.convert import type_family  # the one classification of Arrow types
+
+    family = type_family(t)
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if family == "int":
         return "LONG" if t.bit_width == 64 or t in (pa.uint32(), pa.uint64()) else "INT"
-    if pa.types.is_float32(t) or pa.types.is_float16(t):
-        return "FLOAT"
-    if pa.types.is_float64(t):
-        return "DOUBLE"
-    if pa.types.is_decimal(t):
-        return "BIG_DECIMAL"
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return "STRING"
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
-        return "BYTES"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMP"
-    if pa.types.is_date(t):
-        return "DATE"
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return "ARRAY"
-    if pa.types.is_struct(t) or pa.types.is_map(t):
-        return "MAP"
-    return "OBJECT"
+    if family == "float":
+        return "DOUBLE" if pa.types.is_float64(t) else "FLOAT"
+    return _FAMILY_JAVA_TYPE.get(family, "OBJECT")
 
 
 def broadcast(value: Value, num_rows: int, arrow_type: pa.DataType | None = None) -> pa.Array:

@@ -219,12 +219,12 @@ def _inputs(ctx: Context, value: Value) -> tuple[list[Any], np.ndarray | None, p
     return values, np.arange(len(values)), value
 
 
-def _map_rows(ctx: Context, value: Value, fn, out_type: pa.DataType, null_input: Any = None) -> pa.Array:
-    """Run ``fn(python_value) -> result | _Failure`` once per distinct input; rows of a null input get
-    ``null_input``."""
+def _per_distinct(ctx: Context, value: Value, fn, null_input: Any) -> tuple[list, np.ndarray]:
+    """Run ``fn(python_value)`` once per distinct input (raising ``_Failure`` for a row Pinot fails);
+    returns the results (a null input gives ``null_input``) and each row's index into them."""
     distinct, indices, source = _inputs(ctx, value)
-    results = []
-    failures = []
+    results: list = []
+    failures: list[str | None] = []
     for item in distinct:
         if item is None:
             results.append(null_input)
@@ -236,15 +236,18 @@ def _map_rows(ctx: Context, value: Value, fn, out_type: pa.DataType, null_input:
         except _Failure as failure:
             results.append(None)
             failures.append(failure.reason)
-    failed_distinct = np.array([f is not None for f in failures] + [False], dtype=np.bool_)
-    null_row = len(results)
-    results.append(null_input)
-    idx = np.where(indices < 0, null_row, indices)
-    if failed_distinct.any():
-        reason = next(f for f in failures if f is not None)
-        ctx.fail(failed_distinct[idx], reason, source)
-    table = pa.array(results, out_type)
-    return table.take(pa.array(idx))
+    results.append(null_input)  # the rows whose input is null
+    failures.append(None)
+    idx = np.where(indices < 0, len(results) - 1, indices)
+    failed = np.array([f is not None for f in failures], dtype=np.bool_)
+    if failed.any():
+        ctx.fail(failed[idx], next(f for f in failures if f is not None), source)
+    return results, idx
+
+
+def _map_rows(ctx: Context, value: Value, fn, out_type: pa.DataType, null_input: Any = None) -> pa.Array:
+    results, idx = _per_distinct(ctx, value, fn, null_input)
+    return pa.array(results, out_type).take(pa.array(idx))
 
 
 class _Failure(Exception):
@@ -407,25 +410,7 @@ def _list_type(results: list) -> pa.DataType:
 
 
 def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
-    distinct, indices, source = _inputs(ctx, value)
-    results: list = []
-    failed: list[bool] = []
-    for item in distinct:
-        if item is None:
-            results.append(null_input)
-            failed.append(False)
-            continue
-        try:
-            results.append(one(item))
-            failed.append(False)
-        except _Failure:
-            results.append(None)
-            failed.append(True)
-    results.append(null_input)
-    failed.append(False)
-    idx = np.where(indices < 0, len(results) - 1, indices)
-    if any(failed):
-        ctx.fail(np.array(failed)[idx], "the input is not valid JSON (InvalidJsonException)", source)
+    results, idx = _per_distinct(ctx, value, one, null_input)
     list_type = _list_type(results)
     if list_type == pa.list_(pa.string()):
         results = [None if r is None else [v if isinstance(v, str) or v is None else _json_text(v) for v in r]

@@ -119,16 +119,23 @@ def _half_up(value: float, scale: int, rounding: str) -> float:
     return float(decimal.Decimal(java_float_str(value)).quantize(decimal.Decimal(1).scaleb(-scale), rounding))
 
 
-@scalar_function("roundDecimal", arity=2)
-def _round_decimal(ctx: Context, args: list[Value]) -> Value:
-    (a,) = _doubles(ctx, args[:1])
-    scale = to_int(args[1], ctx)
-    if not isinstance(scale, Const):
-        raise IngestionError(f"{ctx.where}: roundDecimal's scale must be a literal")
-    encoded = pc.dictionary_encode(a)
-    rounded = pa.array([_half_up(v, scale.value, decimal.ROUND_HALF_UP) for v in encoded.dictionary.to_pylist()],
-                       pa.float64())
-    return rounded.take(encoded.indices)
+def _to_scale(rounding: str, name: str):
+    """``BigDecimal.valueOf(a).setScale(scale, rounding).doubleValue()``, once per distinct double."""
+
+    def impl(ctx: Context, args: list[Value]) -> Value:
+        (a,) = _doubles(ctx, args[:1])
+        scale = to_int(args[1], ctx)
+        if not isinstance(scale, Const):
+            raise IngestionError(f"{ctx.where}: {name}'s scale must be a literal")
+        encoded = pc.dictionary_encode(a)  # nulls stay in the indices, not in the dictionary
+        scaled = [_half_up(v, scale.value, rounding) for v in encoded.dictionary.to_pylist()]
+        return pa.array(scaled, pa.float64()).take(encoded.indices)
+
+    return impl
+
+
+scalar_function("roundDecimal", arity=2)(_to_scale(decimal.ROUND_HALF_UP, "roundDecimal"))
+scalar_function("truncate", arity=2)(_to_scale(decimal.ROUND_DOWN, "truncate"))
 
 
 @scalar_function("roundDecimal", arity=1)
@@ -139,18 +146,6 @@ def _round_decimal_whole(ctx: Context, args: list[Value]) -> Value:
     with np.errstate(invalid="ignore"):
         out = np.where(np.isfinite(x), np.floor(x + 0.5), x)
     return pa.array(out, pa.float64(), mask=null_mask(a) if a.null_count else None)
-
-
-@scalar_function("truncate", arity=2)
-def _truncate(ctx: Context, args: list[Value]) -> Value:
-    (a,) = _doubles(ctx, args[:1])
-    scale = to_int(args[1], ctx)
-    if not isinstance(scale, Const):
-        raise IngestionError(f"{ctx.where}: truncate's scale must be a literal")
-    encoded = pc.dictionary_encode(a)
-    out = [_half_up(v, scale.value, decimal.ROUND_DOWN) if v is not None else None
-           for v in encoded.dictionary.to_pylist()]
-    return pa.array(out, pa.float64()).take(encoded.indices)
 
 
 @scalar_function("truncate", arity=1)
