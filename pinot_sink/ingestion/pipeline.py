@@ -359,6 +359,22 @@ def _drop_null_items(value: pa.Array) -> pa.Array:
                                     mask=value.is_null() if value.null_count else None)
 
 
+def _stored_by_type_mapping(value: pa.Array, source: str, spec: FieldSpec, ctx: Context) -> pa.Array:
+    """TIMESTAMP, BIG_DECIMAL and BYTES results in their stored form (epoch millis, decimal text, bytes), parsed
+    by the type mapping's own rules from what Pinot's conversion would hand it (a long, Java's text of a
+    double, hex text), nulls kept."""
+    import dataclasses
+
+    from type_mapping.convert import convert_column
+
+    if spec.data_type == "TIMESTAMP" and source in ("INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN"):
+        value = to_long(value, ctx)
+    elif spec.data_type == "BIG_DECIMAL" and source in ("FLOAT", "DOUBLE", "BOOLEAN"):
+        value = to_string(value, ctx)  # new BigDecimal(Double.toString(d))
+    stored, nulls = convert_column(value, dataclasses.replace(spec, single_value=True), source_name=ctx.where)
+    return with_nulls(stored, nulls)
+
+
 def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     data_type = spec.data_type
     if pa.types.is_null(value.type):
@@ -366,20 +382,16 @@ def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     source = arrow_java_type(value.type)
     if data_type == "INT":
         return to_int(value, ctx)
-    if data_type in ("LONG", "TIMESTAMP"):
-        if data_type == "TIMESTAMP" and source == "STRING":
-            return value  # the type mapping parses timestamp text
+    if data_type == "LONG":
         return to_long(value, ctx)
+    if data_type in ("TIMESTAMP", "BIG_DECIMAL", "BYTES"):
+        return _stored_by_type_mapping(value, source, spec, ctx)
     if data_type == "FLOAT":
         return to_double(value, ctx).cast(pa.float32())
     if data_type == "DOUBLE":
         return to_double(value, ctx)
     if data_type == "BOOLEAN":
         return to_boolean(value, ctx)
-    if data_type == "BIG_DECIMAL":
-        return value if source == "BIG_DECIMAL" else to_string(value, ctx)
-    if data_type == "BYTES":
-        return value if source in ("BYTES", "STRING") else to_string(value, ctx)
     if data_type == "JSON":
         if source == "STRING":
             return value

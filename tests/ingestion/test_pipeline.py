@@ -204,3 +204,17 @@ def test_the_spark_scenario_without_spark(tmp_path):
     rows = sorted(({k: r[k] for k in expected[0]} for r in read_segment(str(built.tar_path)).table.to_pylist()),
                   key=_order)
     assert rows == expected
+
+
+def test_timestamp_big_decimal_and_bytes_results_in_stored_form():
+    s = schema(("t1", "TIMESTAMP"), ("t2", "TIMESTAMP"), ("d", "BIG_DECIMAL"), ("b", "BYTES"))
+    cfg = config([("t1", "fromDateTime(x, 'yyyy-MM-dd')"), ("t2", "concat(x, ' 00:00:00')"), ("d", "p * 1"),
+                  ("b", "lower(h)")])
+    table = pa.table({"x": ["2024-01-02", None], "p": [1.5, 2.25], "h": ["0A0B", None]})
+    pipeline = IngestionPipeline.from_configs(s, cfg, table.schema)
+    out = pipeline.apply(table, 0).table
+    assert out.schema == pipeline.output_schema
+    assert out.column("t1").to_pylist() == [1704153600000, None]
+    assert out.column("t2").to_pylist() == [1704153600000, None]
+    assert out.column("d").to_pylist() == ["1.5", "2.25"]
+    assert out.column("b").to_pylist() == [b"\x0a\x0b", None]
