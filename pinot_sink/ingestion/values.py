@@ -218,6 +218,8 @@ def to_long(value: Value, ctx: Context) -> Value:
         return pc.if_else(value, 1, 0).cast(pa.int64())
     if jt == "TIMESTAMP":
         return value.cast(pa.timestamp("ms", tz=value.type.tz), safe=False).cast(pa.int64())
+    if jt == "DATE":  # a date is its midnight UTC in epoch millis, as the type mapping stores it
+        return pc.multiply(value.cast(pa.date32()).cast(pa.int32()).cast(pa.int64()), 86_400_000)
     if jt == "STRING":
         trimmed = pc.utf8_trim_whitespace(value.cast(pa.string()))
         ok = pc.match_substring_regex(trimmed, r"^[+-]?\d{1,19}$")
@@ -263,7 +265,7 @@ def to_double(value: Value, ctx: Context) -> Value:
         return value.cast(pa.float64(), safe=False)  # a long beyond 2^53 rounds, as (double) l does
     if jt == "BOOLEAN":
         return pc.if_else(value, 1.0, 0.0)
-    if jt == "TIMESTAMP":
+    if jt in ("TIMESTAMP", "DATE"):
         return to_long(value, ctx).cast(pa.float64())
     if jt == "STRING":
         text = value.cast(pa.string())
@@ -326,6 +328,8 @@ def to_string(value: Value, ctx: Context) -> Value:
         from type_mapping.datetime_formats import java_timestamp_string
 
         return java_timestamp_string(to_long(value, ctx))
+    if jt == "DATE":  # java.sql.Date.toString
+        return value.cast(pa.date32()).cast(pa.string())
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be passed where Pinot expects a string")
 
 

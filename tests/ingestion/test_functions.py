@@ -284,3 +284,14 @@ def test_vectorised_evaluation_matches_row_by_row(text, rows):
     out, _ = evaluate(text, a=a, b=b)
     expected = [_reference(text, {"a": r[0], "b": r[1]}) for r in rows]
     assert [None if v is None else float(v) for v in out] == [None if v is None else float(v) for v in expected]
+
+
+def test_spark_timestamps_and_dates_are_epoch_millis():
+    import datetime as _dt
+
+    ts = pa.array([_dt.datetime(2024, 1, 2, 3, 4, 5, 678901)], pa.timestamp("us", tz="UTC"))
+    assert evaluate("toEpochSeconds(t)", t=ts)[0] == [1704164645]
+    assert evaluate("toDateTime(t, 'yyyy-MM-dd HH:mm:ss.SSS')", t=ts)[0] == ["2024-01-02 03:04:05.678"]
+    days = pa.array([_dt.date(2024, 1, 2)], pa.date32())
+    assert evaluate("toEpochDays(d)", d=days)[0] == [19724]
+    assert evaluate("concat(d, 'x')", d=days)[0] == ["2024-01-02x"]
