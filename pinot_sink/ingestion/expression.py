@@ -3,7 +3,8 @@
 Pinot parses a ``transformFunction`` / ``filterFunction`` with its SQL parser (Calcite) and turns it into
 function calls (``CalciteSqlParser.compileFunctionExpression``): ``a * b`` is ``times(a, b)``, ``a - b``
 ``minus(a, b)``, ``a >= b`` ``greaterthanorequal(a, b)``, ``NOT x`` ``not(x)``, ``x IS NULL`` ``isnull(x)``,
-``CASE WHEN c1 THEN v1 ... ELSE e END`` ``case(c1, v1, ..., e)`` (``null`` when there is no ELSE), and
+``CASE WHEN c1 THEN v1 ... ELSE e END`` ``case(c1, v1, ..., e)`` (``null`` when there is no ELSE),
+``CAST(x AS INT)`` ``cast(x, 'INT')``, and
 chains of AND / OR are flattened into one call. Function names are canonical as in ``FunctionRegistry``
 (lower case, underscores removed). Literals keep their Java type: whole numbers INT (or LONG when they do
 not fit), other numbers DOUBLE, quoted text STRING, TRUE/FALSE BOOLEAN, NULL null.
@@ -262,6 +263,8 @@ class _Parser:
         if tok.kind in ("word", "ident"):
             self.i += 1
             if tok.kind == "word" and self._accept("op", "("):
+                if tok.value.upper() == "CAST":
+                    return self._cast()
                 return self._call(tok.value)
             name = tok.value
             while self._accept("op", "."):  # a dotted column name (a flattened field, e.g. a.b.c)
@@ -281,6 +284,19 @@ class _Parser:
                 args.append(self._or())
             self._expect("op", ")")
         return Call(canonicalize(name), tuple(args), name)
+
+    def _cast(self) -> Node:
+        """``CAST(x AS TYPE)`` is ``cast(x, 'TYPE')`` (a length or precision after the type is ignored)."""
+        value = self._or()
+        self._expect("keyword", "AS")
+        type_name = self._expect("word").value.upper()
+        if self._accept("op", "("):
+            while not self._accept("op", ")"):
+                if self.tok.kind == "end":
+                    raise self._error("unclosed '(' in CAST type")
+                self.i += 1
+        self._expect("op", ")")
+        return Call("cast", (value, Literal(type_name, "STRING")), "CAST")
 
     def _case(self) -> Node:
         operands: list[Node] = []

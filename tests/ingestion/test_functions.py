@@ -295,3 +295,27 @@ def test_spark_timestamps_and_dates_are_epoch_millis():
     days = pa.array([_dt.date(2024, 1, 2)], pa.date32())
     assert evaluate("toEpochDays(d)", d=days)[0] == [19724]
     assert evaluate("concat(d, 'x')", d=days)[0] == ["2024-01-02x"]
+
+
+def test_cast_follows_pinot():
+    assert evaluate("CAST(s AS INT)", s=[" 12 ", "3.9", "-2.5", None])[0] == [12, 3, -2, None]
+    assert evaluate("CAST(s AS BIGINT)", s=["1700000000000", "2024-01-02 00:00:00", "7.9"])[0] == \
+        [1700000000000, 1704153600000, 7]
+    assert evaluate("CAST(d AS INT)", d=[2.9, -2.9, float("nan")])[0] == [2, -2, 0]
+    assert evaluate("CAST(d AS VARCHAR(10))", d=[1.0, 1e7])[0] == ["1.0", "1.0E7"]
+    with pytest.raises(IngestionError, match="NumberFormatException"):
+        evaluate("CAST(s AS INT)", s=["x"])
+    from pinot_sink.ingestion.expression import ExpressionError
+
+    with pytest.raises(ExpressionError, match="CAST to 'MAP'"):
+        Expression("CAST(s AS MAP)")
+
+
+def test_iso8601_and_timestamps():
+    assert evaluate("toIso8601(t)", t=[1704164645678, 1704164645000])[0] == \
+        ["2024-01-02T03:04:05.678Z", "2024-01-02T03:04:05Z"]
+    assert evaluate("fromIso8601(s)", s=["2024-01-02T03:04:05.678Z", "2024-01-02T08:34:05+05:30"])[0] == \
+        [1704164645678, 1704164645000]
+    with pytest.raises(IngestionError, match="offset"):
+        evaluate("fromIso8601(s)", s=["2024-01-02T03:04:05"])
+    assert evaluate("fromTimestamp(toTimestamp(t))", t=[5])[0] == [5]

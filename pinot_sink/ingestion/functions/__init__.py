@@ -53,7 +53,7 @@ def lookup(canonical_name: str, num_args: int) -> Function | None:
 
 
 def _load() -> None:
-    from . import datetime, json, math, string  # noqa: F401  (registration side effects)
+    from . import conversion, datetime, json, math, string  # noqa: F401  (registration side effects)
 
 
 _load()

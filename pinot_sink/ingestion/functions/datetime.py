@@ -538,8 +538,3 @@ def _from_date_time_default(ctx: Context, args: list[Value]) -> Value:
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
     default = _literal_long(ctx, args[3], "default value")
     return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
-
-
-@scalar_function("toIso8601", arity=1)
-def _to_iso8601(ctx: Context, args: list[Value]) -> Value:
-    return print_pattern(_instants(ctx, args[0]), "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "UTC")
