@@ -319,3 +319,20 @@ def test_iso8601_and_timestamps():
     with pytest.raises(IngestionError, match="offset"):
         evaluate("fromIso8601(s)", s=["2024-01-02T03:04:05"])
     assert evaluate("fromTimestamp(toTimestamp(t))", t=[5])[0] == [5]
+
+
+def test_date_time_convert():
+    t = pa.array([1704164645678, -1], pa.int64())  # 2024-01-02T03:04:05.678Z
+    assert evaluate("dateTimeConvert(t, '1:MILLISECONDS:EPOCH', '1:DAYS:EPOCH', '1:DAYS')", t=t)[0] == [19724, 0]
+    assert evaluate("dateTimeConvert(t, '1:MILLISECONDS:EPOCH', '1:MILLISECONDS:EPOCH', '15:MINUTES')", t=t)[0] == \
+        [1704164400000, 0]
+    assert evaluate("dateTimeConvert(t, '1:MILLISECONDS:EPOCH', '1:DAYS:SIMPLE_DATE_FORMAT:yyyy-MM-dd', '1:DAYS')",
+                    t=t)[0] == ["2024-01-02", "1969-12-31"]
+    assert evaluate("dateTimeConvert(t, '1:MILLISECONDS:EPOCH', "
+                    "'1:HOURS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH tz(Asia/Kolkata)', '6:HOURS')", t=t)[0] == \
+        ["2024-01-02 06", "1970-01-01 00"]
+    # bucketed in a zone, epoch output: the day starts at midnight in New York
+    assert evaluate("dateTimeConvert(t, '1:MILLISECONDS:EPOCH', '1:MILLISECONDS:EPOCH', '1:DAYS', "
+                    "'America/New_York')", t=t)[0] == [1704085200000, -68400000]
+    assert evaluate("dateTimeConvert(s, '1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd', '1:SECONDS:EPOCH', '1:DAYS')",
+                    s=["20240102"])[0] == [1704153600]
