@@ -83,20 +83,22 @@ def _timestamp_millis(text: pa.Array) -> pa.Array:
     """``TimestampUtils.toMillisSinceEpoch`` of text that is not a whole number, per distinct value (null when
     it is no timestamp)."""
 
-    def one(s: str | None) -> int | None:
-        if s is None or not _STAMP.match(s):
-            return None
-        try:
-            parsed = _dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=_dt.timezone.utc)
-        return (parsed - _EPOCH) // _dt.timedelta(milliseconds=1)
-
     from ..values import _per_distinct
 
-    return _per_distinct(text, one, pa.int64())
+    return _per_distinct(text, lambda s: _iso_millis(s, _STAMP), pa.int64())
+
+
+def _iso_millis(text: str | None, shape: re.Pattern) -> int | None:
+    """Epoch millis of ISO-like text of the given shape (UTC when it has no offset), None otherwise."""
+    if text is None or not shape.match(text):
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=_dt.timezone.utc)
+    return (parsed - _EPOCH) // _dt.timedelta(milliseconds=1)
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -130,18 +132,9 @@ def _from_iso8601(ctx: Context, args: list[Value]) -> Value:
     """``OffsetDateTime.parse(text).toInstant().toEpochMilli()``: an offset is required."""
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
 
-    def one(s: str | None) -> int | None:
-        if s is None or not _OFFSET_DATE_TIME.match(s):
-            return None
-        try:
-            parsed = _dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return (parsed - _EPOCH) // _dt.timedelta(milliseconds=1)
-
     from ..values import _per_distinct
 
-    millis = _per_distinct(text, one, pa.int64())
+    millis = _per_distinct(text, lambda s: _iso_millis(s, _OFFSET_DATE_TIME), pa.int64())
     failed = _np_bool(pc.and_(millis.is_null(), text.is_valid()))
     ctx.fail(failed, "not an ISO-8601 date-time with an offset (DateTimeParseException)", text)
     return with_nulls(millis, failed)
