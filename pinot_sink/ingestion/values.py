@@ -49,7 +49,7 @@ class Context:
 
     def fail(self, mask: np.ndarray | pa.Array, reason: str, values: Any = None) -> None:
         """Rows in ``mask`` (among the active ones) threw in Pinot; ``reason`` is Java's complaint."""
-        mask = _np_bool(mask)
+        mask = as_numpy_mask(mask)
         if self.active is not None:
             mask = mask & self.active
         if not mask.any():
@@ -67,7 +67,7 @@ class Context:
         self.errors = mask if self.errors is None else (self.errors | mask)
 
 
-def _np_bool(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> np.ndarray:
+def as_numpy_mask(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(mask, np.ndarray):
         return mask.astype(np.bool_, copy=False)
     if isinstance(mask, pa.ChunkedArray):
@@ -185,7 +185,7 @@ _JAVA_DOUBLE = re.compile(
 )
 
 
-def _java_parse_double(text: str) -> float | None:
+def java_parse_double(text: str) -> float | None:
     text = text.strip()
     if not _JAVA_DOUBLE.match(text):
         return None
@@ -195,7 +195,7 @@ def _java_parse_double(text: str) -> float | None:
     return float(body.replace("Infinity", "inf"))
 
 
-def _per_distinct(strings: pa.Array, fn: Callable[[str], Any], out_type: pa.DataType) -> pa.Array:
+def per_distinct(strings: pa.Array, fn: Callable[[str], Any], out_type: pa.DataType) -> pa.Array:
     """Apply a Python function once per distinct string (dictionary-encode, map the dictionary, take)."""
     encoded = pc.dictionary_encode(strings)
     mapped = pa.array([fn(s) for s in encoded.dictionary.to_pylist()], out_type)
@@ -230,7 +230,7 @@ def to_long(value: Value, ctx: Context) -> Value:
         except pa.ArrowInvalid:  # 19 digits beyond Long.MAX_VALUE
             parsed = [None if s is None else (int(s) if LONG_MIN <= int(s) <= LONG_MAX else None)
                       for s in cleaned.to_pylist()]
-            ctx.fail(np.array([p is None for p in parsed]) & _np_bool(ok), "NumberFormatException (out of range)",
+            ctx.fail(np.array([p is None for p in parsed]) & as_numpy_mask(ok), "NumberFormatException (out of range)",
                      value)
             return pa.array(parsed, pa.int64())
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java long")
@@ -272,7 +272,7 @@ def to_double(value: Value, ctx: Context) -> Value:
         try:
             return pc.cast(pc.utf8_trim_whitespace(text), pa.float64())
         except pa.ArrowInvalid:
-            parsed = _per_distinct(text, _java_parse_double, pa.float64())
+            parsed = per_distinct(text, java_parse_double, pa.float64())
             ctx.fail(pc.and_(parsed.is_null(), text.is_valid()), "NumberFormatException (not a double)", value)
             return parsed
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java double")
@@ -360,7 +360,7 @@ def _const_to_number(value: Const, kind: type, ctx: Context) -> Any:
             if not _JAVA_INTEGER.match(v.strip()):
                 raise IngestionError(f"{ctx.where}: {v!r} is not a number (NumberFormatException in Pinot)")
             return int(v.strip())
-        parsed = _java_parse_double(v)
+        parsed = java_parse_double(v)
         if parsed is None:
             raise IngestionError(f"{ctx.where}: {v!r} is not a number (NumberFormatException in Pinot)")
         return parsed

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from type_mapping.datetime_formats import print_pattern
 
-from ..values import (Const, Context, IngestionError, Value, _np_bool, arrow_java_type, broadcast,
+from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
                       java_double_to_int, java_double_to_long, null_mask, to_boolean, to_double, to_long,
                       to_string, with_nulls)
 from . import scalar_function
@@ -64,9 +64,9 @@ def _text_to_whole(ctx: Context, text: pa.Array, kind: str) -> pa.Array:
             stamps = _timestamp_millis(remaining)
             out = pc.coalesce(out, stamps)
             remaining = pc.if_else(stamps.is_null(), remaining, pa.scalar(None, pa.string()))
-        from ..values import _java_parse_double, _per_distinct
+        from ..values import java_parse_double, per_distinct
 
-        doubles = _per_distinct(remaining, _java_parse_double, pa.float64())
+        doubles = per_distinct(remaining, java_parse_double, pa.float64())
         ctx.fail(pc.and_(doubles.is_null(), remaining.is_valid()), "NumberFormatException (not a number)", text)
         data = pc.fill_null(doubles, 0.0).to_numpy(zero_copy_only=False)
         truncated = java_double_to_int(data).astype(np.int64) if kind == "INT" else java_double_to_long(data)
@@ -83,9 +83,9 @@ def _timestamp_millis(text: pa.Array) -> pa.Array:
     """``TimestampUtils.toMillisSinceEpoch`` of text that is not a whole number, per distinct value (null when
     it is no timestamp)."""
 
-    from ..values import _per_distinct
+    from ..values import per_distinct
 
-    return _per_distinct(text, lambda s: _iso_millis(s, _STAMP), pa.int64())
+    return per_distinct(text, lambda s: _iso_millis(s, _STAMP), pa.int64())
 
 
 def _iso_millis(text: str | None, shape: re.Pattern) -> int | None:
@@ -132,9 +132,9 @@ def _from_iso8601(ctx: Context, args: list[Value]) -> Value:
     """``OffsetDateTime.parse(text).toInstant().toEpochMilli()``: an offset is required."""
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
 
-    from ..values import _per_distinct
+    from ..values import per_distinct
 
-    millis = _per_distinct(text, lambda s: _iso_millis(s, _OFFSET_DATE_TIME), pa.int64())
-    failed = _np_bool(pc.and_(millis.is_null(), text.is_valid()))
+    millis = per_distinct(text, lambda s: _iso_millis(s, _OFFSET_DATE_TIME), pa.int64())
+    failed = as_numpy_mask(pc.and_(millis.is_null(), text.is_valid()))
     ctx.fail(failed, "not an ISO-8601 date-time with an offset (DateTimeParseException)", text)
     return with_nulls(millis, failed)

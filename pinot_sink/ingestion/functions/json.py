@@ -219,7 +219,7 @@ def _inputs(ctx: Context, value: Value) -> tuple[list[Any], np.ndarray | None, p
     return values, np.arange(len(values)), value
 
 
-def _per_distinct(ctx: Context, value: Value, fn, null_input: Any) -> tuple[list, np.ndarray]:
+def _run_per_distinct(ctx: Context, value: Value, fn, null_input: Any) -> tuple[list, np.ndarray]:
     """Run ``fn(python_value)`` once per distinct input (raising ``_Failure`` for a row Pinot fails);
     returns the results (a null input gives ``null_input``) and each row's index into them."""
     distinct, indices, source = _inputs(ctx, value)
@@ -246,7 +246,7 @@ def _per_distinct(ctx: Context, value: Value, fn, null_input: Any) -> tuple[list
 
 
 def _map_rows(ctx: Context, value: Value, fn, out_type: pa.DataType, null_input: Any = None) -> pa.Array:
-    results, idx = _per_distinct(ctx, value, fn, null_input)
+    results, idx = _run_per_distinct(ctx, value, fn, null_input)
     return pa.array(results, out_type).take(pa.array(idx))
 
 
@@ -339,9 +339,9 @@ def _java_double(value: Any) -> float:
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
         return float(value)
-    from ..values import _java_parse_double
+    from ..values import java_parse_double
 
-    parsed = _java_parse_double(value if isinstance(value, str) else _json_text(value))
+    parsed = java_parse_double(value if isinstance(value, str) else _json_text(value))
     if parsed is None:
         raise ValueError(value)
     return parsed
@@ -410,7 +410,7 @@ def _list_type(results: list) -> pa.DataType:
 
 
 def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
-    results, idx = _per_distinct(ctx, value, one, null_input)
+    results, idx = _run_per_distinct(ctx, value, one, null_input)
     list_type = _list_type(results)
     if list_type == pa.list_(pa.string()):
         results = [None if r is None else [v if isinstance(v, str) or v is None else _json_text(v) for v in r]
