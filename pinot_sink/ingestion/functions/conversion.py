@@ -102,7 +102,8 @@ def _iso_millis(text: str | None, shape: re.Pattern) -> int | None:
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_OFFSET_DATE_TIME = re.compile(r"^[+-]?\d{4,9}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}(:\d{2})?)$")
+_OFFSET_DATE_TIME = re.compile(
+    r"^[+-]?\d{4,9}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}(:\d{2})?)$")
 
 
 @scalar_function("toTimestamp", arity=1)

@@ -22,7 +22,8 @@ import pyarrow.compute as pc
 
 from type_mapping.convert import _json_text  # Jackson's compact JSON (one home for that rule)
 
-from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double, to_long, to_string)
+from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
+                      to_long, to_string)
 from . import scalar_function
 
 _MISSING = object()
