@@ -212,8 +212,8 @@ def to_long(value: Value, ctx: Context) -> Value:
     if jt in ("FLOAT", "DOUBLE"):
         data = java_double_to_long(_numpy(value, 0.0, np.float64))
         return pa.array(data, pa.int64(), mask=null_mask(value) if value.null_count else None)
-    if jt == "BIG_DECIMAL":
-        return to_long(value.cast(pa.float64()), ctx)
+    if jt == "BIG_DECIMAL":  # BigDecimal.longValue: truncated, the low 64 bits
+        return value.cast(pa.int64(), safe=False)
     if jt == "BOOLEAN":
         return pc.if_else(value, 1, 0).cast(pa.int64())
     if jt == "TIMESTAMP":

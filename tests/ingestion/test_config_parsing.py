@@ -84,3 +84,19 @@ def test_jackson_coercions():
     assert [as_int(v, "k") for v in ("12", 3.9, " 7 ", "1e3")] == [12, 3, 7, 1000]
     with pytest.raises(ConfigValueError, match="k: True is not a valid number"):
         as_int(True, "k")
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.booleans(), st.sampled_from([str.lower, str.upper, str.title]), st.sampled_from(["", " ", "\t"]))
+def test_boolean_text_in_any_case_and_padding(value, case, pad):
+    assert as_bool(pad + case(str(value)) + pad, "k") is value
+
+
+@given(st.integers(-(2**63), 2**63 - 1))
+def test_whole_numbers_as_text_or_whole_floats(number):
+    assert as_int(str(number), "k") == number
+    if abs(number) < 2**53:
+        assert as_int(float(number), "k") == number

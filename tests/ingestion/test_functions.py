@@ -336,3 +336,11 @@ def test_date_time_convert():
                     "'America/New_York')", t=t)[0] == [1704085200000, -68400000]
     assert evaluate("dateTimeConvert(s, '1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd', '1:SECONDS:EPOCH', '1:DAYS')",
                     s=["20240102"])[0] == [1704153600]
+
+
+def test_decimals_into_long_parameters_truncate_like_big_decimal_long_value():
+    import decimal
+
+    d = pa.array([decimal.Decimal("12345678901234567.89"), decimal.Decimal("-2.5")], pa.decimal128(20, 2))
+    assert evaluate("fromEpochSeconds(d)", d=d)[0] == [9223372036854775807, -2000]  # saturating toMillis
+    assert evaluate("toEpochSeconds(d)", d=d)[0] == [12345678901234, -0]
