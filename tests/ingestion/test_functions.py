@@ -42,6 +42,7 @@ def saturate(value: int) -> int:
 
 
 @given(st.lists(st.one_of(st.none(), st.integers(LONG_MIN, LONG_MAX)), min_size=1, max_size=30))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
 def test_to_epoch_truncates_toward_zero_and_keeps_nulls(values):
     for name, factor in (("Seconds", 1000), ("Minutes", 60_000), ("Hours", 3_600_000), ("Days", 86_400_000)):
         out, _ = evaluate(f"toEpoch{name}(t)", t=pa.array(values, pa.int64()))
@@ -49,6 +50,7 @@ def test_to_epoch_truncates_toward_zero_and_keeps_nulls(values):
 
 
 @given(st.lists(st.integers(LONG_MIN, LONG_MAX), min_size=1, max_size=30), st.integers(1, 1000))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
 def test_from_epoch_saturates_and_bucket_multiplies_with_wrap(values, bucket):
     out, _ = evaluate("fromEpochDays(t)", t=pa.array(values, pa.int64()))
     assert out == [saturate(v * 86_400_000) for v in values]
@@ -58,11 +60,8 @@ def test_from_epoch_saturates_and_bucket_multiplies_with_wrap(values, bucket):
 
 
 @given(st.lists(MILLIS, min_size=1, max_size=20), st.sampled_from(ZONES))
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 def test_calendar_fields_in_a_zone(values, zone):
-    local = [dt.datetime.fromtimestamp(v / 1000, ZoneInfo(zone)) if v >= 0 else
-             dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc).astimezone(ZoneInfo(zone))
-             + dt.timedelta(milliseconds=v) for v in values]
     local = [(dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(milliseconds=v)).astimezone(ZoneInfo(zone))
              for v in values]
     column = pa.array(values, pa.int64())
@@ -75,7 +74,7 @@ def test_calendar_fields_in_a_zone(values, zone):
 
 @given(st.lists(st.integers(0, 4_102_444_800_000), min_size=1, max_size=20),
        st.sampled_from(["America/New_York", "UTC", "Asia/Kolkata"]), st.sampled_from(["DAY", "WEEK", "MONTH"]))
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 def test_date_trunc_floors_in_local_time(values, zone, unit):
     out, _ = evaluate(f"dateTrunc('{unit}', t, 'MILLISECONDS', '{zone}')", t=pa.array(values, pa.int64()))
     tz = ZoneInfo(zone)
@@ -91,7 +90,7 @@ def test_date_trunc_floors_in_local_time(values, zone, unit):
 
 
 @given(st.lists(st.integers(31_536_000_000, 3_000_000_000_000), min_size=1, max_size=20), st.sampled_from(ZONES))
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 def test_to_date_time_and_from_date_time_round_trip(values, zone):
     pattern = "yyyy-MM-dd HH:mm:ss.SSS ZZ"
     text, _ = evaluate(f"toDateTime(t, '{pattern}', '{zone}')", t=pa.array(values, pa.int64()))
@@ -119,6 +118,7 @@ def test_from_date_time_rejects_text_that_does_not_match():
 @given(st.lists(st.one_of(st.none(), st.integers(-(2**62), 2**62)), min_size=1, max_size=20),
        st.lists(st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, width=64)), min_size=20,
                 max_size=20))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
 def test_arithmetic_is_double_and_null_intolerant(a, b):
     b = b[:len(a)]
     out, _ = evaluate("plus(a, b)", a=pa.array(a, pa.int64()), b=pa.array(b, pa.float64()))
@@ -168,6 +168,7 @@ def test_nullable_functions_see_nulls():
 
 @given(st.lists(st.one_of(st.none(), st.text(max_size=12)), min_size=1, max_size=20), st.integers(-15, 15),
        st.integers(-15, 15))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
 def test_substr_counts_utf16_units_like_java(values, begin, end):
     def java(s):
         units = s.encode("utf-16-le", "surrogatepass")
@@ -277,7 +278,7 @@ def _reference(text: str, row: dict):
 
 @given(_expressions(), st.lists(st.tuples(st.one_of(st.none(), st.integers(-1000, 1000)),
                                           st.one_of(st.none(), st.floats(-1e6, 1e6))), min_size=1, max_size=12))
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 def test_vectorised_evaluation_matches_row_by_row(text, rows):
     a = pa.array([r[0] for r in rows], pa.int64())
     b = pa.array([r[1] for r in rows], pa.float64())
