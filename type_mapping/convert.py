@@ -505,10 +505,10 @@ def _to_json(values: pa.Array, ctx: _Context) -> pa.Array:
             out.append(None if text is None else _normalise_json_text(text))
     elif family == "map":
         for value in values.to_pylist():
-            out.append(None if value is None else _json_text(dict(value)))
+            out.append(None if value is None else json_text(dict(value)))
     else:
         for value in values.to_pylist():
-            out.append(None if value is None else _json_text(value))
+            out.append(None if value is None else json_text(value))
     return pa.array(out, pa.string())
 
 
@@ -516,8 +516,8 @@ def _normalise_json_text(text: str) -> str:
     try:
         parsed = json.loads(text, parse_float=decimal.Decimal, parse_constant=_reject_constant)
     except (ValueError, _NotJson):
-        return _json_text(text)  # not JSON: Pinot stores it as a JSON string
-    return _json_text(parsed)
+        return json_text(text)  # not JSON: Pinot stores it as a JSON string
+    return json_text(parsed)
 
 
 class _NotJson(Exception):
@@ -537,7 +537,7 @@ def _json_string(text: str) -> str:
     return _JSON_CONTROL.sub(lambda m: "\\u" + m.group(0)[2:].upper(), out) if "\\u" in out else out
 
 
-def _json_text(value: Any) -> str:
+def json_text(value: Any) -> str:
     """Compact JSON as Jackson writes it: BigDecimal via ``toString``, doubles via ``Double.toString``,
     NaN/Infinity as strings, bytes as base64, dates as ISO text, timestamps as epoch millis."""
     if value is None:
@@ -554,9 +554,9 @@ def _json_text(value: Any) -> str:
     if isinstance(value, str):
         return _json_string(value)
     if isinstance(value, dict):
-        return "{" + ",".join(f"{_json_string(str(k))}:{_json_text(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{_json_string(str(k))}:{json_text(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_json_text(v) for v in value) + "]"
+        return "[" + ",".join(json_text(v) for v in value) + "]"
     if isinstance(value, (bytes, bytearray)):
         return '"' + base64.b64encode(bytes(value)).decode("ascii") + '"'
     if isinstance(value, _dt.datetime):

@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from .pinot_json import as_bool, as_int, as_list, as_object, as_str
+
 # Logical Pinot data types this package writes, and the stored type behind each one.
 STORED_TYPE: dict[str, str] = {
     "INT": "INT",
@@ -137,6 +139,7 @@ class FieldSpec:
     allow_trailing_zeros: bool = False
     datetime_format: str | None = None
     datetime_granularity: str | None = None
+    transform_function: str | None = None  # the legacy schema-level ingestion transform
 
     def __post_init__(self) -> None:
         if self.data_type not in STORED_TYPE:
@@ -170,16 +173,31 @@ class FieldSpec:
 
     @classmethod
     def from_json(cls, spec: Mapping[str, Any], field_type: str) -> "FieldSpec":
-        name = spec.get("name")
+        """A field spec read as Pinot's Jackson mapper reads it: ``"notNull": "false"`` is false, numbers may
+        be text; an invalid value is an error naming the column, the key and the value."""
+        spec = as_object(spec, f"a {field_type} field spec")
+        name = as_str(spec.get("name"), "name")
         if not name:
             raise SchemaError(f"a {field_type} field spec has no name: {dict(spec)!r}")
-        data_type = str(spec.get("dataType", "")).upper()
+        where = f"column {name!r}: "
+        try:
+            data_type = (as_str(spec.get("dataType"), where + "dataType") or "").upper()
+            field_type = (as_str(spec.get("fieldType"), where + "fieldType") or field_type).upper()
+            single_value = as_bool(spec.get("singleValueField"), where + "singleValueField", True)
+            max_length = as_int(spec.get("maxLength"), where + "maxLength", DEFAULT_MAX_LENGTH)
+            not_null = as_bool(spec.get("notNull"), where + "notNull", False)
+            allow_trailing_zeros = as_bool(spec.get("allowTrailingZeros"), where + "allowTrailingZeros", False)
+            strategy = as_str(spec.get("maxLengthExceedStrategy"), where + "maxLengthExceedStrategy")
+            transform = as_str(spec.get("transformFunction"), where + "transformFunction")
+            fmt = as_str(spec.get("format"), where + "format")
+            granularity = as_str(spec.get("granularity"), where + "granularity")
+        except ValueError as exc:
+            raise SchemaError(str(exc)) from None
         if data_type not in STORED_TYPE:
             raise SchemaError(
                 f"column {name!r}: Pinot data type {data_type or '(missing)'} is not supported "
                 f"(supported: {', '.join(DATA_TYPES)})"
             )
-        field_type = str(spec.get("fieldType", field_type)).upper()
         has_default = "defaultNullValue" in spec and spec["defaultNullValue"] is not None
         default = (
             parse_default_null_value(spec["defaultNullValue"], data_type, name) if has_default else None
@@ -188,15 +206,16 @@ class FieldSpec:
             name=name,
             data_type=data_type,
             field_type=field_type,
-            single_value=bool(spec.get("singleValueField", True)),
+            single_value=single_value,
             default_null_value=default,
             default_null_value_in_schema=has_default,
-            max_length=int(spec.get("maxLength", DEFAULT_MAX_LENGTH)),
-            max_length_exceed_strategy=spec.get("maxLengthExceedStrategy"),
-            not_null=bool(spec.get("notNull", False)),
-            allow_trailing_zeros=bool(spec.get("allowTrailingZeros", False)),
-            datetime_format=spec.get("format"),
-            datetime_granularity=spec.get("granularity"),
+            max_length=max_length,
+            max_length_exceed_strategy=strategy.upper() if strategy else None,
+            not_null=not_null,
+            allow_trailing_zeros=allow_trailing_zeros,
+            datetime_format=fmt,
+            datetime_granularity=granularity,
+            transform_function=transform or None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -217,6 +236,8 @@ class FieldSpec:
         if self.field_type == DATE_TIME:
             out["format"] = self.datetime_format
             out["granularity"] = self.datetime_granularity
+        if self.transform_function:
+            out["transformFunction"] = self.transform_function
         return out
 
 
@@ -238,28 +259,42 @@ class PinotSchema:
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     enable_column_based_null_handling: bool = False
     primary_key_columns: list[str] = field(default_factory=list)
+    time_conversion: str | None = None  # a legacy timeFieldSpec whose outgoing granularity differs
 
     @classmethod
     def from_json(cls, schema: Mapping[str, Any] | str) -> "PinotSchema":
         if isinstance(schema, str):
             schema = json.loads(schema)
-        fields: dict[str, FieldSpec] = {}
-        for key, field_type in _SPEC_LISTS.items():
-            for spec in schema.get(key) or []:
-                _add(fields, FieldSpec.from_json(spec, field_type))
-        time_spec = schema.get("timeFieldSpec")
-        if time_spec:
-            incoming = time_spec.get("incomingGranularitySpec") or {}
-            _add(fields, FieldSpec.from_json({**time_spec, **incoming}, TIME))
-        if schema.get("complexFieldSpecs"):
-            names = [s.get("name") for s in schema["complexFieldSpecs"]]
-            raise SchemaError(f"columns {names}: COMPLEX (MAP/LIST) Pinot columns are not supported yet")
-        return cls(
-            name=schema.get("schemaName", ""),
-            fields=fields,
-            enable_column_based_null_handling=bool(schema.get("enableColumnBasedNullHandling", False)),
-            primary_key_columns=list(schema.get("primaryKeyColumns") or []),
-        )
+        try:
+            schema = as_object(schema, "schema")
+            fields: dict[str, FieldSpec] = {}
+            for key, field_type in _SPEC_LISTS.items():
+                for spec in as_list(schema.get(key), key):
+                    _add(fields, FieldSpec.from_json(spec, field_type))
+            time_spec = as_object(schema.get("timeFieldSpec"), "timeFieldSpec")
+            time_conversion = None
+            if time_spec:
+                incoming = as_object(time_spec.get("incomingGranularitySpec"), "timeFieldSpec.incomingGranularitySpec")
+                outgoing = as_object(time_spec.get("outgoingGranularitySpec"), "timeFieldSpec.outgoingGranularitySpec")
+                _add(fields, FieldSpec.from_json({**time_spec, **incoming}, TIME))
+                if outgoing and dict(outgoing) != dict(incoming):
+                    time_conversion = str(outgoing.get("name") or incoming.get("name"))
+            if schema.get("complexFieldSpecs"):
+                names = [s.get("name") for s in schema["complexFieldSpecs"]]
+                raise SchemaError(f"columns {names}: COMPLEX (MAP/LIST) Pinot columns are not supported yet")
+            return cls(
+                name=as_str(schema.get("schemaName"), "schemaName", ""),
+                fields=fields,
+                enable_column_based_null_handling=as_bool(
+                    schema.get("enableColumnBasedNullHandling"), "enableColumnBasedNullHandling", False),
+                primary_key_columns=[as_str(c, "primaryKeyColumns") for c in as_list(
+                    schema.get("primaryKeyColumns"), "primaryKeyColumns")],
+                time_conversion=time_conversion,
+            )
+        except SchemaError:
+            raise
+        except ValueError as exc:
+            raise SchemaError(f"schema: {exc}") from None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schemaName": self.name}
@@ -301,8 +336,8 @@ def null_vector_columns(schema: PinotSchema, table_config: Mapping[str, Any] | N
     """
     if schema.enable_column_based_null_handling:
         return {f.name for f in schema if not f.not_null}
-    index_config = (table_config or {}).get("tableIndexConfig") or {}
-    if index_config.get("nullHandlingEnabled"):
+    index_config = as_object((table_config or {}).get("tableIndexConfig"), "tableIndexConfig")
+    if as_bool(index_config.get("nullHandlingEnabled"), "tableIndexConfig.nullHandlingEnabled"):
         return set(schema.column_names)
     return set()
 

@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from type_mapping.pinot_json import as_bool, as_float, as_int, as_object
 from type_mapping.pinot_schema import METRIC, PinotSchema, null_vector_columns
 
 from .codecs import codec_id
@@ -114,25 +115,26 @@ def _names(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def _enabled(config: Any) -> bool:
+def _enabled(config: Any, key: str = "indexes") -> bool:
     """An ``indexes`` entry: present and neither ``disabled: true`` nor ``enabled: false``."""
     if config is None:
         return False
     if isinstance(config, Mapping):
-        if config.get("disabled") is True or str(config.get("disabled")).lower() == "true":
+        if as_bool(config.get("disabled"), f"{key}.disabled", False):
             return False
-        if config.get("enabled") is False or str(config.get("enabled")).lower() == "false":
+        if not as_bool(config.get("enabled"), f"{key}.enabled", True):
             return False
     return True
 
 
-def _true(value: Any) -> bool:
-    return value is True or str(value).lower() == "true"
+def _true(value: Any, key: str = "table config") -> bool:
+    """A boolean key read with Pinot's (Jackson's) coercions: "true"/"false" text, 0/1."""
+    return as_bool(value, key, False)
 
 
 def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSchema) -> TableIndexSettings:
     table_config = table_config or {}
-    index_config = table_config.get("tableIndexConfig") or {}
+    index_config = as_object(table_config.get("tableIndexConfig"), "tableIndexConfig")
     columns = {name: ColumnIndexSettings(name) for name in schema.column_names}
 
     def column(name: str, setting: str) -> ColumnIndexSettings | None:
@@ -160,7 +162,7 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
     for name in _names(index_config.get("rangeIndexColumns")):
         if (c := column(name, "rangeIndexColumns")) is not None:
             c.range = True
-    range_version = int(index_config.get("rangeIndexVersion") or 2)
+    range_version = as_int(index_config.get("rangeIndexVersion"), "tableIndexConfig.rangeIndexVersion", 2) or 2
     for c in columns.values():
         c.range_version = range_version
     for name in _names(index_config.get("bloomFilterColumns")):
@@ -184,7 +186,8 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
             c.unsupported.append("h3")
 
     unsupported_table: list[str] = []
-    if index_config.get("starTreeIndexConfigs") or _true(index_config.get("enableDefaultStarTree")):
+    if index_config.get("starTreeIndexConfigs") or _true(index_config.get("enableDefaultStarTree"),
+                                                          "tableIndexConfig.enableDefaultStarTree"):
         unsupported_table.append("star-tree index")
     if index_config.get("multiColumnTextIndexConfig"):
         unsupported_table.append("multi-column text index")
@@ -201,14 +204,15 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
         if name not in columns:
             continue
         function_config = cfg.get("functionConfig")
+        key = f"tableIndexConfig.segmentPartitionConfig.columnPartitionMap.{name}"
         partitions[name] = PartitionSettings(
             function_name=str(cfg["functionName"]),
-            num_partitions=int(cfg["numPartitions"]),
+            num_partitions=as_int(cfg.get("numPartitions"), f"{key}.numPartitions"),
             function_config={str(k): str(v) for k, v in function_config.items()} if function_config else None,
         )
 
-    ingestion = table_config.get("ingestionConfig") or {}
-    segments_config = table_config.get("segmentsConfig") or {}
+    ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
+    segments_config = as_object(table_config.get("segmentsConfig"), "segmentsConfig")
     time_column = segments_config.get("timeColumnName") or None
     return TableIndexSettings(
         raw_table_name=raw_table_name(str(table_config.get("tableName") or schema.name)),
@@ -217,17 +221,19 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
         time_column=time_column,
         sorted_columns=_names(index_config.get("sortedColumn")),
         partitions=partitions,
-        segment_time_check=ingestion.get("segmentTimeValueCheck", True) is not False,
-        optimize_dictionary_type=_true(index_config.get("optimizeDictionaryType")),
-        optimize_dictionary=_true(index_config.get("optimizeDictionary")),
-        optimize_dictionary_for_metrics=_true(index_config.get("optimizeDictionaryForMetrics")),
-        no_dictionary_size_ratio_threshold=float(
-            index_config.get("noDictionarySizeRatioThreshold") or DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD
-        ),
-        no_dictionary_cardinality_ratio_threshold=(
-            float(index_config["noDictionaryCardinalityRatioThreshold"])
-            if index_config.get("noDictionaryCardinalityRatioThreshold") is not None else None
-        ),
+        segment_time_check=as_bool(ingestion.get("segmentTimeValueCheck"), "ingestionConfig.segmentTimeValueCheck",
+                                   True),
+        optimize_dictionary_type=_true(index_config.get("optimizeDictionaryType"),
+                                       "tableIndexConfig.optimizeDictionaryType"),
+        optimize_dictionary=_true(index_config.get("optimizeDictionary"), "tableIndexConfig.optimizeDictionary"),
+        optimize_dictionary_for_metrics=_true(index_config.get("optimizeDictionaryForMetrics"),
+                                              "tableIndexConfig.optimizeDictionaryForMetrics"),
+        no_dictionary_size_ratio_threshold=as_float(
+            index_config.get("noDictionarySizeRatioThreshold"), "tableIndexConfig.noDictionarySizeRatioThreshold",
+            None) or DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD,
+        no_dictionary_cardinality_ratio_threshold=as_float(
+            index_config.get("noDictionaryCardinalityRatioThreshold"),
+            "tableIndexConfig.noDictionaryCardinalityRatioThreshold"),
         unsupported=unsupported_table,
     )
 
@@ -235,7 +241,8 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
 def _bloom(cfg: Mapping[str, Any] | None) -> BloomSettings:
     cfg = cfg or {}
     return BloomSettings(
-        fpp=float(cfg.get("fpp") or DEFAULT_BLOOM_FPP), max_size_in_bytes=int(cfg.get("maxSizeInBytes") or 0)
+        fpp=as_float(cfg.get("fpp"), "bloom filter fpp", None) or DEFAULT_BLOOM_FPP,
+        max_size_in_bytes=as_int(cfg.get("maxSizeInBytes"), "bloom filter maxSizeInBytes", 0) or 0,
     )
 
 
@@ -254,7 +261,7 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
     for index_type in index_types:
         _enable(c, _INDEX_ALIASES.get(index_type.upper(), index_type.lower()), None)
     properties = fc.get("properties") or {}
-    if _true(properties.get("forwardIndexDisabled")):
+    if _true(properties.get("forwardIndexDisabled"), f"fieldConfigList {c.name!r} properties.forwardIndexDisabled"):
         c.forward_disabled = True
     if fc.get("timestampConfig"):
         c.unsupported.append("timestamp")
@@ -262,8 +269,9 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
         name = _INDEX_ALIASES.get(key.upper(), key)
         if name == "null":
             continue  # Pinot decides null vectors from the schema / nullHandlingEnabled, not from this entry
+        where = f"fieldConfigList {c.name!r} indexes.{key}"
         if name == "forward":
-            if not _enabled(cfg):
+            if not _enabled(cfg, where):
                 c.forward_disabled = True
             elif isinstance(cfg, Mapping):
                 if cfg.get("compressionCodec"):
@@ -271,11 +279,11 @@ def _apply_field_config(fc: Mapping[str, Any], columns: dict[str, ColumnIndexSet
                 if cfg.get("chunkCompressionType"):
                     c.compression_codec = str(cfg["chunkCompressionType"]).upper()
         elif name == "dictionary":
-            if not _enabled(cfg):
+            if not _enabled(cfg, where):
                 c.dictionary = False
-            elif isinstance(cfg, Mapping) and _true(cfg.get("useVarLengthDictionary")):
+            elif isinstance(cfg, Mapping) and _true(cfg.get("useVarLengthDictionary"), f"{where}.useVarLengthDictionary"):
                 c.var_length_dictionary = True
-        elif _enabled(cfg):
+        elif _enabled(cfg, where):
             _enable(c, name, cfg)
         elif name == "inverted":
             c.inverted = False
@@ -306,7 +314,7 @@ def _enable(c: ColumnIndexSettings, name: str, cfg: Any) -> None:
     elif name == "range":
         c.range = True
         if isinstance(cfg, Mapping) and cfg.get("version"):
-            c.range_version = int(cfg["version"])
+            c.range_version = as_int(cfg["version"], f"fieldConfigList {c.name!r} indexes.range.version")
     elif name == "bloom":
         c.bloom = _bloom(cfg if isinstance(cfg, Mapping) else None)
     elif name not in c.unsupported:

@@ -1,0 +1,136 @@
+"""Ingestion transforms: ``IngestionPipeline.apply`` vs the same expressions written by hand in pyarrow.compute.
+
+A 1M-row batch of orders (fixed seed) goes through five typical transforms, one per kind:
+``toEpochDays(ts)`` (epoch arithmetic), ``toDateTime(ts, 'yyyy-MM-dd')`` (Joda printing), ``lower(city)``
+(string), ``qty * unit_price`` (SQL arithmetic, a double) and ``CASE WHEN qty >= 10 THEN 'bulk' ELSE
+'single' END``, plus the filter ``qty < 0``. The baseline computes the same five columns and filter with
+pyarrow.compute directly (no parsing, no null bookkeeping, no Java conversions). Then the ingested batch is
+converted (``to_pinot_columns``) and built into a segment (``build_segment``), to give the transforms' share
+of a task's time. Medians of ``--repeat`` runs; the figure of merit is the ratio, measured in the same run.
+
+    .venv/bin/python bench/transforms.py [--rows 1000000] [--repeat 5]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pinot_sink.ingestion import IngestionPipeline  # noqa: E402
+from pinot_sink.segment.builder import build_segment  # noqa: E402
+from type_mapping.convert import to_pinot_columns  # noqa: E402
+from type_mapping.reconcile import plan_write
+from type_mapping.pinot_schema import PinotSchema  # noqa: E402
+
+SCHEMA = {
+    "schemaName": "orders",
+    "dimensionFieldSpecs": [
+        {"name": "order_id", "dataType": "LONG"}, {"name": "city_lower", "dataType": "STRING"},
+        {"name": "day_text", "dataType": "STRING"}, {"name": "size", "dataType": "STRING"},
+        {"name": "day", "dataType": "INT"},
+    ],
+    "metricFieldSpecs": [{"name": "gross", "dataType": "DOUBLE"}],
+    "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                            "granularity": "1:MILLISECONDS"}],
+}
+TRANSFORMS = {
+    "day": "toEpochDays(ts)",
+    "day_text": "toDateTime(ts, 'yyyy-MM-dd')",
+    "city_lower": "lower(city)",
+    "gross": "qty * unit_price",
+    "size": "CASE WHEN qty >= 10 THEN 'bulk' ELSE 'single' END",
+}
+TABLE_CONFIG = {
+    "tableName": "orders", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
+    "ingestionConfig": {
+        "transformConfigs": [{"columnName": c, "transformFunction": f} for c, f in TRANSFORMS.items()],
+        "filterConfig": {"filterFunction": "qty < 0"},
+    },
+}
+CITIES = np.array(["Paris", "Lyon", "Boston", "Oslo", "München", "Tokyo", "Austin", "Delhi", "Lima", "Porto"])
+
+
+def make_table(rows: int) -> pa.Table:
+    rng = np.random.default_rng(20240607)
+    return pa.table({
+        "order_id": np.arange(rows, dtype=np.int64),
+        "ts": rng.integers(1_704_067_200_000, 1_735_689_600_000, rows),
+        "city": pa.array(CITIES[rng.integers(0, len(CITIES), rows)]),
+        "qty": rng.integers(-2, 40, rows),
+        "unit_price": np.round(rng.uniform(1, 500, rows), 2),
+    })
+
+
+HAND = {
+    "day": lambda t: pc.divide(t.column("ts"), 86_400_000).cast(pa.int32()),
+    "day_text": lambda t: pc.strftime(t.column("ts").cast(pa.timestamp("ms", tz="UTC")), format="%Y-%m-%d"),
+    "city_lower": lambda t: pc.utf8_lower(t.column("city")),
+    "gross": lambda t: pc.multiply(t.column("qty").cast(pa.float64()), t.column("unit_price")),
+    "size": lambda t: pc.if_else(pc.greater_equal(t.column("qty"), 10), "bulk", "single"),
+}
+
+
+def by_hand(table: pa.Table) -> pa.Table:
+    out = table.drop_columns(["city", "qty", "unit_price"])
+    for name, fn in HAND.items():
+        out = out.append_column(name, fn(table))
+    return out.filter(pc.invert(pc.less(table.column("qty"), 0)))
+
+
+def timed(fn, repeat: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    table = make_table(args.rows)
+    schema = PinotSchema.from_json(SCHEMA)
+    pipeline = IngestionPipeline.from_configs(schema, TABLE_CONFIG, table.schema)
+    ours_s, ingested = timed(lambda: pipeline.apply(table, 0), args.repeat)
+    hand_s, expected = timed(lambda: by_hand(table), args.repeat)
+    same = all(ingested.table.column(c).equals(expected.column(c).cast(ingested.table.column(c).type))
+               for c in ("day", "day_text", "city_lower", "gross", "size"))
+
+    def build():
+        with tempfile.TemporaryDirectory() as out:
+            columns = to_pinot_columns(ingested.table, schema, plan_write(ingested.table.schema, schema, table_config=TABLE_CONFIG))
+            build_segment(columns, schema, TABLE_CONFIG, Path(out), "orders_0", 1_700_000_000_000)
+
+    build_s, _ = timed(build, max(1, args.repeat // 2))
+    print("per transform (ms, ours / by hand):")
+    for name, text in TRANSFORMS.items():
+        config = {"tableName": "orders", "ingestionConfig": {"transformConfigs": [
+            {"columnName": name, "transformFunction": text}]}}
+        single = IngestionPipeline.from_configs(schema, config, table.schema)
+        one_s, _ = timed(lambda: single.apply(table, 0), args.repeat)
+        hand_one_s, _ = timed(lambda: HAND[name](table), args.repeat)
+        print(f"  {text:55s} {one_s * 1000:7.1f} / {hand_one_s * 1000:7.1f}")
+    print(f"rows {args.rows}, kept {ingested.table.num_rows}, filtered {ingested.filtered_rows}; "
+          f"same values as by hand: {same}; load {os.getloadavg()[0]:.2f}")
+    print(f"pipeline (5 transforms + filter): {ours_s * 1000:.0f} ms; by hand with pyarrow.compute: "
+          f"{hand_s * 1000:.0f} ms; ratio {ours_s / hand_s:.2f}x")
+    print(f"conversion + segment build of the ingested batch: {build_s * 1000:.0f} ms; transforms are "
+          f"{ours_s / build_s * 100:.0f}% of that")
+
+
+if __name__ == "__main__":
+    main()

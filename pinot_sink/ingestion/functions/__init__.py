@@ -1,0 +1,14 @@
+"""Pinot's built-in scalar functions used at ingestion, vectorised over Arrow (one module per family).
+
+``REGISTRY`` maps a canonical name (``FunctionRegistry.canonicalize``) to its overloads by argument count
+(``VAR_ARGS`` for varargs), as Pinot's ``FunctionRegistry.lookupFunctionInfo(name, numArguments)`` picks
+them at ingestion: by count only, so the polymorphic arithmetic and comparison functions take their DOUBLE
+overload. A function is null-intolerant unless registered ``nullable`` (``@ScalarFunction(nullableParameters
+= true)``): then any null argument gives null without calling it (``InbuiltFunctionEvaluator``).
+"""
+from __future__ import annotations
+
+from .registry import REGISTRY, VAR_ARGS, Function, lookup, scalar_function
+from . import conversion, datetime, json, math, string  # noqa: E402,F401  (each family registers its functions)
+
+__all__ = ["REGISTRY", "VAR_ARGS", "Function", "lookup", "scalar_function"]

@@ -1,0 +1,141 @@
+"""``cast`` (DataTypeConversionFunctions) and the Timestamp / ISO-8601 functions of DateTimeFunctions.
+
+``CAST(x AS INT)`` converts with ``PinotDataType``'s rules, except text into INT / LONG: an integer, else
+the truncated double (``(int) Double.parseDouble``); text into LONG / TIMESTAMP may also be a timestamp
+(``TimestampUtils.toMillisSinceEpoch``: epoch millis or ``yyyy-MM-dd HH:mm:ss[.f]`` / ISO text, UTC).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.datetime_formats import print_pattern
+
+from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
+                      java_double_to_int, java_double_to_long, null_mask, to_boolean, to_double, to_long,
+                      to_string, with_nulls)
+from .registry import scalar_function
+
+_TARGETS = {"INT": "INT", "INTEGER": "INT", "UTINYINT": "INT", "USMALLINT": "INT", "LONG": "LONG",
+            "BIGINT": "LONG", "UINTEGER": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "BOOLEAN": "BOOLEAN",
+            "STRING": "STRING", "VARCHAR": "STRING", "TIMESTAMP": "TIMESTAMP", "DECIMAL": "BIG_DECIMAL",
+            "BIG_DECIMAL": "BIG_DECIMAL"}
+
+
+def _check_cast(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str) and args[1].upper() not in _TARGETS:
+        raise ValueError(f"CAST to {args[1]!r} is not supported here (supported: {', '.join(sorted(_TARGETS))})")
+
+
+@scalar_function("cast", arity=2, check=_check_cast)
+def _cast(ctx: Context, args: list[Value]) -> Value:
+    target = args[1]
+    if not isinstance(target, Const) or str(target.value).upper() not in _TARGETS:
+        raise IngestionError(f"{ctx.where}: the CAST type must be one of {sorted(_TARGETS)}")
+    kind = _TARGETS[str(target.value).upper()]
+    value = broadcast(args[0], ctx.num_rows) if isinstance(args[0], Const) else args[0]
+    text = arrow_java_type(value.type) == "STRING"
+    if kind in ("INT", "LONG", "TIMESTAMP") and text:
+        return _text_to_whole(ctx, value.cast(pa.string()), kind)
+    if kind in ("INT", "LONG", "TIMESTAMP"):
+        converted = to_long(value, ctx)
+        return converted.cast(pa.int32(), safe=False) if kind == "INT" else converted
+    if kind == "FLOAT":
+        return to_double(value, ctx).cast(pa.float32())
+    if kind == "DOUBLE":
+        return to_double(value, ctx)
+    if kind == "BOOLEAN":
+        return to_boolean(value, ctx)
+    return to_string(value, ctx)  # STRING, and BIG_DECIMAL as its text (new BigDecimal(String))
+
+
+def _text_to_whole(ctx: Context, text: pa.Array, kind: str) -> pa.Array:
+    trimmed = pc.utf8_trim_whitespace(text)
+    whole = pc.fill_null(pc.match_substring_regex(trimmed, r"^[+-]?\d{1,18}$"), False)
+    out = pc.if_else(whole, trimmed, pa.scalar(None, pa.string())).cast(pa.int64())
+    rest = pc.and_(pc.invert(whole), text.is_valid())
+    if pc.any(rest).as_py():
+        remaining = pc.if_else(rest, trimmed, pa.scalar(None, pa.string()))
+        if kind != "INT":  # a timestamp's text first
+            stamps = _timestamp_millis(remaining)
+            out = pc.coalesce(out, stamps)
+            remaining = pc.if_else(stamps.is_null(), remaining, pa.scalar(None, pa.string()))
+        from ..values import java_parse_double, per_distinct
+
+        doubles = per_distinct(remaining, java_parse_double, pa.float64())
+        ctx.fail(pc.and_(doubles.is_null(), remaining.is_valid()), "NumberFormatException (not a number)", text)
+        data = pc.fill_null(doubles, 0.0).to_numpy(zero_copy_only=False)
+        truncated = java_double_to_int(data).astype(np.int64) if kind == "INT" else java_double_to_long(data)
+        out = pc.coalesce(out, pa.array(truncated, pa.int64(), mask=null_mask(doubles)))
+    if kind == "INT":
+        return out.cast(pa.int32(), safe=False)
+    return out
+
+
+_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z)?$")
+
+
+def _timestamp_millis(text: pa.Array) -> pa.Array:
+    """``TimestampUtils.toMillisSinceEpoch`` of text that is not a whole number, per distinct value (null when
+    it is no timestamp)."""
+
+    from ..values import per_distinct
+
+    return per_distinct(text, lambda s: _iso_millis(s, _STAMP), pa.int64())
+
+
+def _iso_millis(text: str | None, shape: re.Pattern) -> int | None:
+    """Epoch millis of ISO-like text of the given shape (UTC when it has no offset), None otherwise."""
+    if text is None or not shape.match(text):
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=_dt.timezone.utc)
+    return (parsed - _EPOCH) // _dt.timedelta(milliseconds=1)
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_OFFSET_DATE_TIME = re.compile(
+    r"^[+-]?\d{4,9}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}(:\d{2})?)$")
+
+
+@scalar_function("toTimestamp", arity=1)
+def _to_timestamp(ctx: Context, args: list[Value]) -> Value:
+    return broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
+
+
+@scalar_function("fromTimestamp", arity=1)
+def _from_timestamp(ctx: Context, args: list[Value]) -> Value:
+    return broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+
+
+@scalar_function("toIso8601", arity=1)
+def _to_iso8601(ctx: Context, args: list[Value]) -> Value:
+    """``Instant.toString``: the fraction only when it is not zero."""
+    millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+    instants = millis.cast(pa.timestamp("ms", tz="UTC"))
+    base = print_pattern(instants, "yyyy-MM-dd'T'HH:mm:ss", "UTC")
+    ms = pc.millisecond(instants)
+    fraction = pc.if_else(pc.equal(ms, 0), "", pc.binary_join_element_wise(
+        ".", pc.utf8_lpad(ms.cast(pa.string()), width=3, padding="0"), ""))
+    return pc.binary_join_element_wise(base, fraction, "Z", "")
+
+
+@scalar_function("fromIso8601", arity=1)
+def _from_iso8601(ctx: Context, args: list[Value]) -> Value:
+    """``OffsetDateTime.parse(text).toInstant().toEpochMilli()``: an offset is required."""
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+
+    from ..values import per_distinct
+
+    millis = per_distinct(text, lambda s: _iso_millis(s, _OFFSET_DATE_TIME), pa.int64())
+    failed = as_numpy_mask(pc.and_(millis.is_null(), text.is_valid()))
+    ctx.fail(failed, "not an ISO-8601 date-time with an offset (DateTimeParseException)", text)
+    return with_nulls(millis, failed)

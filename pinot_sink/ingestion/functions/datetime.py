@@ -1,0 +1,631 @@
+"""Date/time functions (DateTimeFunctions, DateTimePatternHandler), vectorised.
+
+Epoch conversions follow ``java.util.concurrent.TimeUnit``: towards coarser units a division truncated
+toward zero (``toEpochDays(-1)`` is 0, not -1), towards finer units a multiplication that saturates at
+Long.MIN/MAX. Calendar fields use Joda's ISO chronology in the given zone (UTC by default): proleptic
+Gregorian, ISO weeks (Monday first), ``dayOfWeek`` 1 (Monday) to 7. ``toDateTime`` prints Joda patterns
+through ``type_mapping.datetime_formats.print_pattern``; ``fromDateTime`` parses them with a regular
+expression per pattern applied to the whole column, a local time in a DST gap moving forward by the gap
+(Pinot's ``parseWithDstGapFallback``) and an ambiguous one taking the earlier instant.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.datetime_formats import DateTimeFormatError, compile_pattern, print_pattern
+
+from ..values import (Const, Context, IngestionError, Value, broadcast, java_long_div, null_mask,
+                      saturating_multiply, to_long, to_string, with_nulls)
+from .registry import scalar_function
+
+MILLIS = {"SECONDS": 1000, "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000}
+_UNIT_NAMES = {"Seconds": "SECONDS", "Minutes": "MINUTES", "Hours": "HOURS", "Days": "DAYS"}
+
+
+def _longs(ctx: Context, value: Value) -> np.ndarray:
+    array = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+    return pc.fill_null(array, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def _result(ctx: Context, data: np.ndarray, args: list[Value], dtype=pa.int64()) -> pa.Array:
+    mask = np.zeros(ctx.num_rows, dtype=np.bool_)
+    for a in args:
+        if not isinstance(a, Const):
+            mask |= null_mask(a)
+    return pa.array(data, dtype, mask=mask if mask.any() else None)
+
+
+def _literal_long(ctx: Context, value: Value, what: str) -> int:
+    converted = to_long(value, ctx)
+    if not isinstance(converted, Const):
+        raise IngestionError(f"{ctx.where}: the {what} must be a literal here")
+    return converted.value
+
+
+def _divisor(ctx: Context, value: Value, what: str) -> np.ndarray:
+    """A bucket / rounding argument; 0 throws ArithmeticException in Java."""
+    if isinstance(value, Const):
+        number = _literal_long(ctx, value, what)
+        if number == 0:
+            raise IngestionError(f"{ctx.where}: {what} 0 divides by zero (ArithmeticException in Pinot)")
+        return np.int64(number)
+    divisor = _longs(ctx, value)
+    ctx.fail(divisor == 0, f"{what} 0 divides by zero (ArithmeticException)")
+    return divisor
+
+
+def _register_epoch_functions() -> None:
+    for suffix, unit in _UNIT_NAMES.items():
+        factor = MILLIS[unit]
+
+        def to_epoch(ctx, args, factor=factor):
+            return _result(ctx, java_long_div(_longs(ctx, args[0]), factor), args)
+
+        def to_epoch_rounded(ctx, args, factor=factor):
+            step = _divisor(ctx, args[1], "roundToNearest")
+            units = java_long_div(_longs(ctx, args[0]), factor)
+            with np.errstate(over="ignore"):
+                return _result(ctx, java_long_div(units, step) * step, args)
+
+        def to_epoch_bucket(ctx, args, factor=factor):
+            bucket = _divisor(ctx, args[1], "bucket")
+            return _result(ctx, java_long_div(java_long_div(_longs(ctx, args[0]), factor), bucket), args)
+
+        def from_epoch(ctx, args, factor=factor):
+            return _result(ctx, saturating_multiply(_longs(ctx, args[0]), factor), args)
+
+        def from_epoch_bucket(ctx, args, factor=factor):
+            with np.errstate(over="ignore"):  # value * bucket wraps like Java's long multiplication
+                product = _longs(ctx, args[0]) * _longs(ctx, args[1])
+            return _result(ctx, saturating_multiply(product, factor), args)
+
+        scalar_function(f"toEpoch{suffix}", arity=1)(to_epoch)
+        scalar_function(f"toEpoch{suffix}Rounded", arity=2)(to_epoch_rounded)
+        scalar_function(f"toEpoch{suffix}Bucket", arity=2)(to_epoch_bucket)
+        scalar_function(f"fromEpoch{suffix}", arity=1)(from_epoch)
+        scalar_function(f"fromEpoch{suffix}Bucket", arity=2)(from_epoch_bucket)
+
+
+_register_epoch_functions()
+
+
+@scalar_function("round", arity=2)
+def _round(ctx: Context, args: list[Value]) -> Value:
+    step = _divisor(ctx, args[1], "roundToNearest")
+    with np.errstate(over="ignore"):
+        return _result(ctx, java_long_div(_longs(ctx, args[0]), step) * step, args)
+
+
+# --- zones and calendar fields ----------------------------------------------------------------------
+
+
+def zone_id(ctx: Context, value: Value) -> str:
+    zone = to_string(value, ctx)
+    if not isinstance(zone, Const):
+        raise IngestionError(f"{ctx.where}: the time zone must be a literal here")
+    text = zone.value
+    try:
+        pa.array([0], pa.timestamp("ms")).cast(pa.timestamp("ms", tz=text))
+        pc.local_timestamp(pa.array([0], pa.timestamp("ms", tz=text)))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+        raise IngestionError(f"{ctx.where}: {text!r} is not a time zone id (Joda DateTimeZone.forID)") from exc
+    return text
+
+
+# Arrow's time zone conversions know the zone's transitions only up to 2037 (the compiled tzdata tables);
+# Joda (and Python's zoneinfo) continue with the zone's rule. Instants from 2037-12-01 on go through zoneinfo.
+_ARROW_ZONE_LIMIT_MS = 2_143_238_400_000
+_FIXED = re.compile(r"^(UTC|GMT|Z|[+-]\d{2}:?\d{2})$")
+
+
+def _late(millis: np.ndarray, zone: str) -> np.ndarray | None:
+    if _FIXED.match(zone):
+        return None
+    late = millis >= _ARROW_ZONE_LIMIT_MS
+    return late if late.any() else None
+
+
+def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
+    """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``)."""
+    if zone == "UTC":
+        return millis
+    instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+    local = pc.local_timestamp(instants).cast(pa.int64()).to_numpy(zero_copy_only=False).copy()
+    late = _late(millis, zone)
+    if late is not None:
+        import datetime as _dt
+        from zoneinfo import ZoneInfo
+
+        tz = ZoneInfo(zone)
+        epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+        for i in np.flatnonzero(late):
+            offset = (epoch + _dt.timedelta(milliseconds=int(millis[i]))).astimezone(tz).utcoffset()
+            local[i] = millis[i] + int(offset.total_seconds() * 1000)
+    return local
+
+
+def from_local(local: np.ndarray, zone: str) -> np.ndarray:
+    """UTC instants of wall-clock millis in ``zone``: in a DST gap the time moves forward by the gap (the
+    offset before the transition, Joda's non-strict rule), in an overlap the earlier instant."""
+    if zone == "UTC":
+        return local
+    naive = pa.array(local, pa.timestamp("ms"))
+    earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
+    shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    instant = earliest.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    utc = local - (shown - instant)  # local minus the offset in force just before
+    late = _late(local, zone)
+    if late is not None:
+        import datetime as _dt
+        from zoneinfo import ZoneInfo
+
+        tz = ZoneInfo(zone)
+        epoch = _dt.datetime(1970, 1, 1)
+        for i in np.flatnonzero(late):  # fold=0: the offset before a gap, the earlier instant of an overlap
+            wall = (epoch + _dt.timedelta(milliseconds=int(local[i]))).replace(tzinfo=tz, fold=0)
+            utc[i] = local[i] - int(wall.utcoffset().total_seconds() * 1000)
+    return utc
+
+
+def _local_timestamps(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
+    """Wall-clock times in ``zone`` as naive timestamps (for the calendar field kernels)."""
+    millis = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+    data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return pa.array(to_local(data, zone), pa.timestamp("ms"), mask=null_mask(millis) if millis.null_count else None)
+
+
+def _instants(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
+    millis = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+    return millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+
+
+def _field(extract):
+    def one_arg(ctx, args):
+        return extract(_local_timestamps(ctx, args[0])).cast(pa.int32())
+
+    def two_args(ctx, args):
+        return extract(_local_timestamps(ctx, args[0], zone_id(ctx, args[1]))).cast(pa.int32())
+
+    return one_arg, two_args
+
+
+def _register_fields() -> None:
+    fields = {
+        ("year",): pc.year,
+        ("yearOfWeek", "yow"): pc.iso_year,
+        ("quarter",): pc.quarter,
+        ("month", "monthOfYear"): pc.month,
+        ("week", "weekOfYear"): pc.iso_week,
+        ("dayOfYear", "doy"): pc.day_of_year,
+        ("dayOfMonth", "day"): pc.day,
+        ("dayOfWeek", "dow"): lambda t: pc.day_of_week(t, count_from_zero=False, week_start=1),
+        ("hour",): pc.hour,
+        ("minute",): pc.minute,
+        ("second",): pc.second,
+        ("millisecond",): pc.millisecond,
+    }
+    for names, extract in fields.items():
+        one, two = _field(extract)
+        scalar_function(*names, arity=1)(one)
+        scalar_function(*names, arity=2)(two)
+
+
+_register_fields()
+
+
+# --- dateTrunc ----------------------------------------------------------------------------------------
+
+_TRUNC_UNITS = {"millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year"}
+_TIME_UNITS = {"NANOSECONDS": (1, 1_000_000), "MICROSECONDS": (1, 1000), "MILLISECONDS": (1, 1),
+               "SECONDS": (1000, 1), "MINUTES": (60_000, 1), "HOURS": (3_600_000, 1), "DAYS": (86_400_000, 1)}
+
+
+def _time_unit(ctx: Context, value: Value) -> tuple[int, int]:
+    unit = to_string(value, ctx)
+    if not isinstance(unit, Const) or str(unit.value).upper() not in _TIME_UNITS:
+        raise IngestionError(f"{ctx.where}: {getattr(unit, 'value', unit)!r} is not a java TimeUnit name")
+    return _TIME_UNITS[str(unit.value).upper()]
+
+
+def _to_millis(values: np.ndarray, unit: tuple[int, int]) -> np.ndarray:
+    multiply, divide = unit
+    if divide > 1:
+        return java_long_div(values, divide)
+    return saturating_multiply(values, multiply) if multiply > 1 else values
+
+
+def _from_millis(values: np.ndarray, unit: tuple[int, int]) -> np.ndarray:
+    multiply, divide = unit
+    if multiply > 1:
+        return java_long_div(values, multiply)
+    return saturating_multiply(values, divide) if divide > 1 else values
+
+
+@scalar_function("dateTrunc", arity=(2, 3, 4, 5))
+def _date_trunc(ctx: Context, args: list[Value]) -> Value:
+    unit = to_string(args[0], ctx)
+    if not isinstance(unit, Const) or str(unit.value).lower() not in _TRUNC_UNITS:
+        raise IngestionError(f"{ctx.where}: {getattr(unit, 'value', '?')!r} is not a valid Timestamp field")
+    input_unit = _time_unit(ctx, args[2]) if len(args) > 2 else _TIME_UNITS["MILLISECONDS"]
+    zone = zone_id(ctx, args[3]) if len(args) > 3 else "UTC"
+    output_unit = _time_unit(ctx, args[4]) if len(args) > 4 else input_unit
+    millis = _to_millis(_longs(ctx, args[1]), input_unit)
+    local = pa.array(to_local(millis, zone), pa.timestamp("ms"))
+    name = str(unit.value).lower()
+    options = {"week_starts_monday": True} if name == "week" else {}
+    floored = pc.floor_temporal(local, unit=name, **options).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    truncated = from_local(floored, zone)  # Joda's roundFloor: floor the local time, back to an instant
+    return _result(ctx, _from_millis(truncated, output_unit), args[1:2])
+
+
+# --- toDateTime / fromDateTime ------------------------------------------------------------------------
+
+
+def _pattern(ctx: Context, value: Value) -> str:
+    pattern = to_string(value, ctx)
+    if not isinstance(pattern, Const):
+        raise IngestionError(f"{ctx.where}: the date pattern must be a literal here")
+    return pattern.value
+
+
+def _requote(token) -> str:
+    """A compiled pattern token back as pattern text (literals quoted only when they hold letters or quotes,
+    so that two neighbouring literals never merge into one quoted run)."""
+    if token.letter:
+        return token.letter * token.count
+    if token.text == "'":
+        return "''"
+    if any(c.isalpha() or c == "'" for c in token.text):
+        return "'" + token.text.replace("'", "''") + "'"
+    return token.text
+
+
+def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
+    """Joda's ``Z`` (+hhmm) / ``ZZ`` (+hh:mm) of offsets in minutes."""
+    sign = np.where(minutes < 0, "-", "+")
+    hours = pc.utf8_lpad(pa.array(np.abs(minutes) // 60).cast(pa.string()), width=2, padding="0")
+    mins = pc.utf8_lpad(pa.array(np.abs(minutes) % 60).cast(pa.string()), width=2, padding="0")
+    return pc.binary_join_element_wise(pa.array(sign), hours, ":" if count == 2 else "", mins, "")
+
+
+def _check_print_pattern(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str):
+        compile_pattern(args[1])
+
+
+@scalar_function("toDateTime", arity=(2, 3), check=_check_print_pattern)
+def _to_date_time(ctx: Context, args: list[Value]) -> Value:
+    pattern = _pattern(ctx, args[1])
+    zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
+    try:
+        tokens = compile_pattern(pattern)
+        millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+        data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        distinct = _distinct_instants(data, tokens, zone)
+        if distinct is not None:  # print each distinct text once (e.g. one per day for yyyy-MM-dd)
+            representatives, inverse = distinct
+            texts = _print(ctx, pa.array(representatives, pa.int64()), pattern, tokens, zone)
+            return with_nulls(texts.take(pa.array(inverse)), null_mask(millis))
+        return _print(ctx, millis, pattern, tokens, zone)
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+# The smallest unit each pattern letter shows: rows in one such bucket (of local time) print the same text.
+_LETTER_UNIT = {"S": 1, "s": 1000, "m": 60_000, "H": 3_600_000, "k": 3_600_000, "K": 3_600_000,
+                "h": 3_600_000, "a": 3_600_000, "Z": 1000, "z": 1000}
+
+
+def _distinct_instants(data: np.ndarray, tokens, zone: str) -> tuple[np.ndarray, np.ndarray] | None:
+    if len(data) < 1024:
+        return None
+    unit = min((_LETTER_UNIT.get(t.letter, 86_400_000) for t in tokens if t.letter), default=86_400_000)
+    if unit == 1:
+        return None
+    keys = np.floor_divide(to_local(data, zone), unit)
+    encoded = pc.dictionary_encode(pa.array(keys))  # hashing: cheaper than sorting 1M keys
+    if len(encoded.dictionary) * 2 > len(data):
+        return None
+    inverse = encoded.indices.to_numpy(zero_copy_only=False)
+    representatives = np.empty(len(encoded.dictionary), dtype=np.int64)
+    representatives[inverse] = data  # any instant of a bucket prints the bucket's text
+    return representatives, inverse
+
+
+def _print(ctx: Context, millis: pa.Array, pattern: str, tokens, zone: str) -> pa.Array:
+    try:
+        data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if _late(data, zone) is None or zone == "UTC":
+            return print_pattern(millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone)), pattern, zone)
+        if any(t.letter == "z" or (t.letter == "Z" and t.count > 2) for t in tokens):
+            raise IngestionError(f"{ctx.where}: printing a zone name ({pattern!r}) for instants after 2037 in "
+                                 f"{zone} is not supported (Arrow's zone tables end in 2037)")
+        # Print the wall-clock time (from the zone's rule) as if it were UTC; offsets are put in afterwards.
+        local_ms = to_local(data, zone)
+        placeholder = "\x00"
+        rewritten = "".join(placeholder if t.letter == "Z" else _requote(t) for t in tokens)
+        local = pa.array(local_ms, pa.timestamp("ms")).cast(pa.timestamp("ms", tz="UTC"))
+        text = print_pattern(local, rewritten, "UTC")
+        offsets = [_offset_text((local_ms - data) // 60_000, t.count) for t in tokens if t.letter == "Z"]
+        if offsets:
+            parts = pc.split_pattern(text, placeholder)
+            pieces = [pc.list_element(parts, 0)]
+            for i, offset in enumerate(offsets):
+                pieces += [offset, pc.list_element(parts, i + 1)]
+            text = pc.binary_join_element_wise(*pieces, "")
+        return with_nulls(text, null_mask(millis))
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december"]
+_DAYS = "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)"
+_NUMERIC = set("yYMdHkKhmsSD")
+
+
+class _ParsePlan:
+    """A Joda pattern compiled to one regular expression with a group per field."""
+
+    def __init__(self, pattern: str) -> None:
+        tokens = compile_pattern(pattern)
+        parts: list[str] = []
+        self.fields: list[tuple[str, int]] = []
+        for i, token in enumerate(tokens):
+            if not token.letter:
+                parts.append(re.escape(token.text))
+                continue
+            letter, n = token.letter, token.count
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            adjacent = following is not None and following.letter in _NUMERIC and not (
+                letter == "M" and n >= 3)
+            group = f"f{len(self.fields)}"
+            if letter in "yY":
+                if n == 2:
+                    body = r"\d{2}"
+                else:
+                    body = rf"\d{{{n}}}" if adjacent else r"[-+]?\d{1,9}"
+            elif letter == "M" and n >= 3:
+                names = "|".join(_MONTH_NAMES + _MONTHS) if n >= 4 else "|".join(_MONTHS + _MONTH_NAMES)
+                body = f"(?i:{names})"
+            elif letter == "S":
+                body = rf"\d{{{n}}}" if adjacent else r"\d{1,9}"
+            elif letter in "MdHkKhms":
+                body = rf"\d{{{n}}}" if adjacent else (r"\d{1,2}" if n <= 2 else rf"\d{{1,{n}}}")
+            elif letter == "a":
+                body = "(?i:am|pm)"
+            elif letter == "E":
+                body = f"(?i:{_DAYS})"
+            elif letter == "Z" and n <= 2:
+                body = r"Z|[+-]\d{2}:?\d{2}"
+            elif letter == "G":
+                body = "(?i:AD|BC)"
+            else:
+                raise DateTimeFormatError(f"pattern letter {letter!r} ({letter * n}) cannot be parsed by fromDateTime "
+                                          f"here (pattern {pattern!r})")
+            parts.append(f"(?P<{group}>{body})")
+            self.fields.append((letter, n))
+        self.regex = "^" + "".join(parts) + "$"
+
+
+def _check_parse_pattern(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str):
+        _ParsePlan(args[1])
+
+
+def _days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 of a proleptic Gregorian date (vectorised)."""
+    y = y - (m <= 2)
+    era = np.floor_divide(y, 400)
+    yoe = y - era * 400
+    mp = (m + 9) % 12
+    doy = (153 * mp + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _days_in_month(y: np.ndarray, m: np.ndarray) -> np.ndarray:
+    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+    table = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+    return table[np.clip(m, 0, 12)] + ((m == 2) & leap)
+
+
+def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, default: int | None = None) -> pa.Array:
+    """Joda ``DateTimeFormat.forPattern(pattern).withZone(zone).parseMillis`` over a whole string column."""
+    try:
+        plan = _ParsePlan(pattern)
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+    n = len(text)
+    matched = pc.extract_regex(text, pattern=plan.regex)
+    ok = pc.fill_null(matched.is_valid(), False).to_numpy(zero_copy_only=False) & ~null_mask(text)
+    year = np.full(n, 1970, np.int64)
+    month = np.ones(n, np.int64)
+    day = np.ones(n, np.int64)
+    hour = np.zeros(n, np.int64)
+    hour12: np.ndarray | None = None
+    pm: np.ndarray | None = None
+    minute = np.zeros(n, np.int64)
+    second = np.zeros(n, np.int64)
+    millis = np.zeros(n, np.int64)
+    offset: np.ndarray | None = None
+    bad = np.zeros(n, np.bool_)
+    for i, (letter, count) in enumerate(plan.fields):
+        raw = pc.struct_field(matched, [i])
+        raw = pc.if_else(pa.array(ok), raw, pa.scalar(None, pa.string()))
+        if letter == "M" and count >= 3:
+            lowered = pc.utf8_slice_codeunits(pc.utf8_lower(raw), 0, 3)
+            month = pc.fill_null(pc.add(pc.index_in(lowered, value_set=pa.array(_MONTHS)), 1), 1).to_numpy(
+                zero_copy_only=False).astype(np.int64)
+            continue
+        if letter in "EG":
+            continue
+        if letter == "a":
+            pm = pc.fill_null(pc.equal(pc.utf8_lower(raw), "pm"), False).to_numpy(zero_copy_only=False)
+            continue
+        if letter == "Z":
+            sign = pc.if_else(pc.starts_with(raw, "-"), -1, 1)
+            digits = pc.replace_substring_regex(raw, r"[^0-9]", "")
+            hh = _int_or_zero(pc.utf8_slice_codeunits(digits, 0, 2))
+            mm = _int_or_zero(pc.utf8_slice_codeunits(digits, 2, 4))
+            offset = (hh * 3_600_000 + mm * 60_000) * pc.fill_null(sign, 1).to_numpy(zero_copy_only=False)
+            continue
+        values = _int_or_zero(raw)
+        if letter in "yY":
+            if count == 2:  # Joda's two-digit year: pivot 2000, i.e. 1950..2049
+                values = np.where(values < 50, 2000 + values, 1900 + values)
+            year = values
+        elif letter == "M":
+            month = values
+        elif letter == "d":
+            day = values
+        elif letter == "H":
+            hour = values
+        elif letter == "k":
+            bad |= ok & ((values < 1) | (values > 24))
+            hour = np.where(values == 24, 0, values)
+        elif letter in "hK":
+            hour12 = np.where(values == 12, 0, values) if letter == "h" else values
+            bad |= ok & ((values > 12) | ((values < 1) if letter == "h" else (values > 11)))
+        elif letter == "m":
+            minute = values
+        elif letter == "s":
+            second = values
+        elif letter == "S":
+            width = pc.utf8_length(raw).to_numpy(zero_copy_only=False)
+            width = np.where(np.isnan(width.astype(np.float64)), 3, width).astype(np.int64) \
+                if raw.null_count else width.astype(np.int64)
+            millis = (values * 1000 // (10 ** width)).astype(np.int64)
+    if hour12 is not None:
+        hour = hour12 + (np.where(pm, 12, 0) if pm is not None else 0)
+    bad |= ok & ((month < 1) | (month > 12) | (day < 1) | (day > _days_in_month(year, month)) | (hour > 23)
+                 | (minute > 59) | (second > 59))
+    local = (_days_from_civil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000
+             + second * 1000 + millis)
+    if offset is not None:
+        utc = local - offset
+    else:
+        utc = from_local(np.where(ok & ~bad, local, 0), zone)
+    failed = (~ok & ~null_mask(text)) | bad
+    if default is not None:
+        utc = np.where(failed, default, utc)
+    else:
+        ctx.fail(failed, f"cannot parse with the pattern {pattern!r} (IllegalArgumentException)", text)
+    mask = null_mask(text) | (failed if default is None else False)
+    return pa.array(utc.astype(np.int64), pa.int64(), mask=mask if np.any(mask) else None)
+
+
+def _int_or_zero(raw: pa.Array) -> np.ndarray:
+    cleaned = pc.fill_null(pc.utf8_ltrim(raw, characters="+"), "0")
+    cleaned = pc.if_else(pc.equal(cleaned, ""), "0", cleaned)
+    return pc.cast(cleaned, pa.int64()).to_numpy(zero_copy_only=False)
+
+
+@scalar_function("fromDateTime", arity=(2, 3), check=_check_parse_pattern)
+def _from_date_time(ctx: Context, args: list[Value]) -> Value:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
+    return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone)
+
+
+@scalar_function("fromDateTime", arity=4, check=_check_parse_pattern)
+def _from_date_time_default(ctx: Context, args: list[Value]) -> Value:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    default = _literal_long(ctx, args[3], "default value")
+    return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
+
+
+# --- dateTimeConvert (DateTimeConvert) ------------------------------------------------------------------
+
+
+def _check_date_time_convert(args: list) -> None:
+    from type_mapping.datetime_formats import parse_format, parse_granularity
+
+    for i in (1, 2):
+        if len(args) > i and isinstance(args[i], str):
+            parse_format(args[i])
+    if len(args) > 3 and isinstance(args[3], str):
+        parse_granularity(args[3])
+
+
+def _format_to_millis(ctx: Context, value: Value, fmt) -> np.ndarray:
+    """``DateTimeFormatSpec.fromFormatToMillis``: EPOCH ``unit.toMillis(value * size)``, TIMESTAMP millis,
+    SIMPLE_DATE_FORMAT parsed with its pattern in its zone."""
+    if fmt.kind == "SIMPLE_DATE_FORMAT":
+        if not fmt.pattern:
+            raise IngestionError(f"{ctx.where}: an input SIMPLE_DATE_FORMAT needs a pattern here")
+        text = broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
+        parsed = parse_date_time(ctx, text, fmt.pattern, fmt.time_zone or "UTC")
+        return pc.fill_null(parsed, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    values = _longs(ctx, value)
+    if fmt.kind == "TIMESTAMP":
+        return values
+    with np.errstate(over="ignore"):
+        scaled = values * np.int64(fmt.size)
+    return _to_millis(scaled, _TIME_UNITS[fmt.unit])
+
+
+def _truncate_local(local: np.ndarray, size: int, unit: str) -> np.ndarray:
+    """DateTimeConvert.truncateDateTime on wall-clock millis: the unit's field floored to a multiple of size
+    (days of the month counted from 1), the finer fields zeroed."""
+    if unit == "MILLISECONDS":
+        ms = np.mod(local, 1000)
+        return local - ms + ms // size * size
+    if unit == "SECONDS":
+        minute = np.floor_divide(local, 60_000) * 60_000
+        return minute + (np.mod(local, 60_000) // 1000) // size * size * 1000
+    if unit == "MINUTES":
+        hour = np.floor_divide(local, 3_600_000) * 3_600_000
+        return hour + (np.mod(local, 3_600_000) // 60_000) // size * size * 60_000
+    if unit == "HOURS":
+        day = np.floor_divide(local, 86_400_000) * 86_400_000
+        return day + (np.mod(local, 86_400_000) // 3_600_000) // size * size * 3_600_000
+    if unit == "DAYS":
+        day = np.floor_divide(local, 86_400_000)
+        dom = pc.day(pa.array(day * 86_400_000, pa.timestamp("ms"))).to_numpy(zero_copy_only=False).astype(np.int64)
+        return (day - ((dom - 1) - (dom - 1) // size * size)) * 86_400_000
+    return local  # coarser units are left as they are (DateTimeConvert's switch has no case for them)
+
+
+@scalar_function("dateTimeConvert", arity=(4, 5), check=_check_date_time_convert)
+def _date_time_convert(ctx: Context, args: list[Value]) -> Value:
+    from type_mapping.datetime_formats import DateTimeFormatError, MILLIS_PER_UNIT, parse_format, parse_granularity
+
+    try:
+        texts = [to_string(a, ctx) for a in args[1:]]
+        if not all(isinstance(t, Const) for t in texts):
+            raise IngestionError(f"{ctx.where}: dateTimeConvert's formats and granularity must be literals")
+        input_format, output_format = parse_format(texts[0].value), parse_format(texts[1].value)
+        size, unit = parse_granularity(texts[2].value)
+    except DateTimeFormatError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+    millis = _format_to_millis(ctx, args[0], input_format)
+    nulls = null_mask(args[0]) if not isinstance(args[0], Const) else np.zeros(ctx.num_rows, np.bool_)
+    output_unit = _TIME_UNITS[output_format.unit] if output_format.kind == "EPOCH" else _TIME_UNITS["MILLISECONDS"]
+    output_size = output_format.size if output_format.kind == "EPOCH" else 1
+    if len(args) == 5 or output_format.kind == "SIMPLE_DATE_FORMAT":
+        if len(args) == 5:
+            zone = zone_id(ctx, texts[3])
+        else:
+            zone = output_format.time_zone or "UTC"
+        truncated = from_local(_truncate_local(to_local(millis, zone), size, unit), zone)
+        if output_format.kind == "SIMPLE_DATE_FORMAT":
+            if not output_format.pattern:
+                raise IngestionError(f"{ctx.where}: an output SIMPLE_DATE_FORMAT needs a pattern here")
+            out_zone = output_format.time_zone or "UTC"
+            text = _print(ctx, pa.array(truncated, pa.int64()), output_format.pattern,
+                          compile_pattern(output_format.pattern), out_zone)
+            return with_nulls(text, nulls)
+        converted = java_long_div(_from_millis(truncated, output_unit), output_size)
+        return pa.array(converted, pa.int64(), mask=nulls if nulls.any() else None)
+    granularity = size * (MILLIS_PER_UNIT[unit] or 1)
+    rounded = java_long_div(millis, granularity) * granularity
+    if output_format.kind == "TIMESTAMP":
+        return pa.array(rounded, pa.int64(), mask=nulls if nulls.any() else None).cast(pa.timestamp("ms", tz="UTC"))
+    converted = java_long_div(_from_millis(rounded, output_unit), output_size)
+    return pa.array(converted, pa.int64(), mask=nulls if nulls.any() else None)

@@ -1,0 +1,454 @@
+"""JSON functions (JsonFunctions): ``jsonFormat`` and the ``jsonPath*`` family.
+
+JSON paths follow Jayway JsonPath as Pinot configures it (SUPPRESS_EXCEPTIONS): a *definite* path
+(``$.a.b``, ``$.a[0]``) gives the value or null when a key is missing; an *indefinite* one (``[*]``, ``..``,
+slices, unions) gives the list of matches, possibly empty. Filters (``[?(...)]``) are not supported and are
+rejected when the table config is read. Values print as Jackson prints them (``type_mapping.convert``'s
+``json_text``: doubles as ``Double.toString``, objects in the key order of the input).
+
+There is no vectorised JSON path over Arrow, so these run once per distinct input value (the text is
+parsed with Python's ``json``); see docs/ingestion.md for the measured cost.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.convert import json_text  # Jackson's compact JSON (one home for that rule)
+
+from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
+                      to_long, to_string)
+from .registry import scalar_function
+
+_MISSING = object()
+
+
+class JsonPathError(ValueError):
+    pass
+
+
+class _InvalidJson(Exception):
+    pass
+
+
+def _compile_path(path: str) -> tuple[list[tuple], bool]:
+    """A JSON path as steps: ("key", name), ("index", i), ("wild",), ("deep", name|None), ("slice", a, b),
+    ("union", [...]); and whether it is definite."""
+    if not isinstance(path, str) or not path.strip():
+        raise JsonPathError(f"JSON path {path!r} is empty")
+    if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
+        path = "$" + path if path.startswith("[") else "$." + path
+    steps: list[tuple] = []
+    i, n = 1, len(path)
+    definite = True
+    name = re.compile(r"[^.\[\]]+")
+    while i < n:
+        if path.startswith("..", i):
+            i += 2
+            definite = False
+            if i < n and path[i] == "*":
+                steps.append(("deep", None))
+                i += 1
+            elif i < n and path[i] == "[":
+                steps.append(("deep", None))
+            else:
+                m = name.match(path, i)
+                if not m:
+                    raise JsonPathError(f"JSON path {path!r}: a name must follow '..'")
+                steps.append(("deep", m.group()))
+                i = m.end()
+        elif path[i] == ".":
+            i += 1
+            if i < n and path[i] == "*":
+                steps.append(("wild",))
+                definite = False
+                i += 1
+                continue
+            m = name.match(path, i)
+            if not m:
+                raise JsonPathError(f"JSON path {path!r}: a name must follow '.'")
+            steps.append(("key", m.group()))
+            i = m.end()
+        elif path[i] == "[":
+            end = _bracket_end(path, i)
+            inner = path[i + 1:end].strip()
+            i = end + 1
+            if inner.startswith("?"):
+                raise JsonPathError(f"JSON path {path!r}: filters [?(...)] are not supported")
+            if inner == "*":
+                steps.append(("wild",))
+                definite = False
+            elif inner[:1] in ("'", '"'):
+                keys = [k.strip()[1:-1] for k in _split_union(inner)]
+                if len(keys) == 1:
+                    steps.append(("key", keys[0]))
+                else:
+                    steps.append(("union", [("key", k) for k in keys]))
+                    definite = False
+            elif ":" in inner:
+                a, _, b = inner.partition(":")
+                steps.append(("slice", int(a) if a.strip() else None, int(b) if b.strip() else None))
+                definite = False
+            elif "," in inner:
+                steps.append(("union", [("index", int(k)) for k in inner.split(",")]))
+                definite = False
+            else:
+                try:
+                    steps.append(("index", int(inner)))
+                except ValueError:
+                    raise JsonPathError(f"JSON path {path!r}: [{inner}] is not supported") from None
+        else:
+            raise JsonPathError(f"JSON path {path!r}: unexpected {path[i]!r} at {i}")
+    return steps, definite
+
+
+def _bracket_end(path: str, start: int) -> int:
+    quote = None
+    for j in range(start + 1, len(path)):
+        c = path[j]
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "]":
+            return j
+    raise JsonPathError(f"JSON path {path!r}: unclosed '['")
+
+
+def _split_union(inner: str) -> list[str]:
+    return [part for part in re.findall(r"'(?:[^']*)'|\"(?:[^\"]*)\"", inner)]
+
+
+def _apply(step: tuple, node: Any, out: list) -> None:
+    kind = step[0]
+    if kind == "key":
+        if isinstance(node, dict) and step[1] in node:
+            out.append(node[step[1]])
+    elif kind == "index":
+        if isinstance(node, list) and -len(node) <= step[1] < len(node):
+            out.append(node[step[1]])
+    elif kind == "wild":
+        if isinstance(node, dict):
+            out.extend(node.values())
+        elif isinstance(node, list):
+            out.extend(node)
+    elif kind == "slice":
+        if isinstance(node, list):
+            out.extend(node[step[1]:step[2]])
+    elif kind == "union":
+        for sub in step[1]:
+            _apply(sub, node, out)
+    elif kind == "deep":
+        _deep(node, step[1], out)
+
+
+def _deep(node: Any, key: str | None, out: list) -> None:
+    if isinstance(node, dict):
+        if key is None:
+            out.extend(node.values())
+        elif key in node:
+            out.append(node[key])
+        for v in node.values():
+            _deep(v, key, out)
+    elif isinstance(node, list):
+        if key is None:
+            out.extend(node)
+        for v in node:
+            _deep(v, key, out)
+
+
+def read_path(document: Any, steps: list[tuple], definite: bool) -> Any:
+    """The value at the path: a value or None (definite), a list of matches (indefinite)."""
+    nodes = [document]
+    for step in steps:
+        found: list = []
+        for node in nodes:
+            _apply(step, node, found)
+        nodes = found
+    if definite:
+        return nodes[0] if nodes else None
+    return nodes
+
+
+def _parse(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value, parse_constant=_reject)
+        except (ValueError, _InvalidJson):
+            raise _InvalidJson(value) from None
+    if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return dict(value)  # an Arrow map
+    return value
+
+
+def _reject(name: str) -> Any:
+    raise _InvalidJson(name)
+
+
+def _check_path(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str):
+        _compile_path(args[1])
+
+
+def _path(ctx: Context, value: Value) -> tuple[list[tuple], bool]:
+    path = to_string(value, ctx)
+    if not isinstance(path, Const):
+        raise IngestionError(f"{ctx.where}: the JSON path must be a literal here")
+    try:
+        return _compile_path(path.value)
+    except JsonPathError as exc:
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+def _inputs(ctx: Context, value: Value) -> tuple[list[Any], np.ndarray | None, pa.Array | None]:
+    """Distinct Python values of the input and, for arrays, the row -> distinct index map."""
+    if isinstance(value, Const):
+        return [value.value], np.zeros(ctx.num_rows, np.int64), None
+    jt = arrow_java_type(value.type)
+    if jt == "STRING":
+        encoded = pc.dictionary_encode(value.cast(pa.string()))
+        indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        return encoded.dictionary.to_pylist(), indices, value
+    values = value.to_pylist()
+    return values, np.arange(len(values)), value
+
+
+def _run_per_distinct(ctx: Context, value: Value, fn, null_input: Any) -> tuple[list, np.ndarray]:
+    """Run ``fn(python_value)`` once per distinct input (raising ``_Failure`` for a row Pinot fails);
+    returns the results (a null input gives ``null_input``) and each row's index into them."""
+    distinct, indices, source = _inputs(ctx, value)
+    results: list = []
+    failures: list[str | None] = []
+    for item in distinct:
+        if item is None:
+            results.append(null_input)
+            failures.append(None)
+            continue
+        try:
+            results.append(fn(item))
+            failures.append(None)
+        except _Failure as failure:
+            results.append(None)
+            failures.append(failure.reason)
+    results.append(null_input)  # the rows whose input is null
+    failures.append(None)
+    idx = np.where(indices < 0, len(results) - 1, indices)
+    failed = np.array([f is not None for f in failures], dtype=np.bool_)
+    if failed.any():
+        ctx.fail(failed[idx], next(f for f in failures if f is not None), source)
+    return results, idx
+
+
+def _map_rows(ctx: Context, value: Value, fn, out_type: pa.DataType, null_input: Any = None) -> pa.Array:
+    results, idx = _run_per_distinct(ctx, value, fn, null_input)
+    return pa.array(results, out_type).take(pa.array(idx))
+
+
+class _Failure(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _document(item: Any) -> Any:
+    try:
+        return _parse(item)
+    except _InvalidJson:
+        raise _Failure("the input is not valid JSON (InvalidJsonException)") from None
+
+
+def _can_extract(item: Any) -> bool:
+    """``JsonFunctions.canExtractJsonPath``: a string whose first non-blank character can start JSON."""
+    if item is None:
+        return False
+    if not isinstance(item, str):
+        return True
+    stripped = item.lstrip(" \t\n\r")
+    return bool(stripped) and (stripped[0] in '{["-tfn' or stripped[0].isdigit() and stripped[0].isascii())
+
+
+def _text_of(value: Any) -> str:
+    return value if isinstance(value, str) else json_text(value)
+
+
+@scalar_function("jsonFormat", arity=1)
+def _json_format(ctx: Context, args: list[Value]) -> Value:
+    (value,) = args
+    if isinstance(value, Const):
+        return Const(json_text(value.value), "STRING")
+    if pa.types.is_map(value.type):
+        return pa.array([None if v is None else json_text(dict(v)) for v in value.to_pylist()], pa.string())
+    return _map_rows(ctx, value, json_text, pa.string())
+
+
+@scalar_function("jsonPathString", arity=2, check=_check_path)
+def _json_path_string(ctx: Context, args: list[Value]) -> Value:
+    steps, definite = _path(ctx, args[1])
+
+    def one(item):
+        found = read_path(_document(item), steps, definite)
+        return None if found is None else _text_of(found)
+
+    return _map_rows(ctx, args[0], one, pa.string())
+
+
+@scalar_function("jsonPathString", arity=3, nullable=True, check=_check_path)
+def _json_path_string_default(ctx: Context, args: list[Value]) -> Value:
+    steps, definite = _path(ctx, args[1])
+    default = to_string(args[2], ctx)
+    if not isinstance(default, Const):
+        raise IngestionError(f"{ctx.where}: the default value must be a literal here")
+
+    def one(item):
+        if not _can_extract(item):
+            return default.value
+        try:
+            found = read_path(_parse(item), steps, definite)
+        except _InvalidJson:
+            return default.value
+        return default.value if found is None else _text_of(found)
+
+    return _map_rows(ctx, args[0], one, pa.string(), null_input=default.value)
+
+
+def _java_long(value: Any) -> int:
+    """``jsonValueToLong``: a number's ``longValue``, a boolean 1/0, anything else ``Long.parseLong``."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 0
+        return max(min(int(value), LONG_MAX), LONG_MIN) if math.isfinite(value) else (
+            LONG_MAX if value > 0 else LONG_MIN)
+    if isinstance(value, int):
+        return ((value - LONG_MIN) % 2**64) + LONG_MIN  # BigInteger.longValue keeps the low 64 bits
+    text = value if isinstance(value, str) else json_text(value)
+    if not re.fullmatch(r"[+-]?\d+", text) or not LONG_MIN <= int(text) <= LONG_MAX:
+        raise ValueError(text)
+    return int(text)
+
+
+def _java_double(value: Any) -> float:
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    from ..values import java_parse_double
+
+    parsed = java_parse_double(value if isinstance(value, str) else json_text(value))
+    if parsed is None:
+        raise ValueError(value)
+    return parsed
+
+
+def _extract_number(ctx: Context, args: list[Value], convert, default: Any, out_type: pa.DataType,
+                    null_input: Any) -> pa.Array:
+    steps, definite = _path(ctx, args[1])
+
+    def one(item):
+        if not _can_extract(item):
+            return default
+        try:
+            found = read_path(_parse(item), steps, definite)
+            return default if found is None else convert(found)
+        except (_InvalidJson, ValueError, TypeError):
+            return default
+
+    return _map_rows(ctx, args[0], one, out_type, null_input=null_input)
+
+
+def _literal_default(ctx: Context, value: Value, convert) -> Any:
+    converted = convert(value, ctx)
+    if not isinstance(converted, Const):
+        raise IngestionError(f"{ctx.where}: the default value must be a literal here")
+    return converted.value
+
+
+@scalar_function("jsonPathLong", arity=2, check=_check_path)
+def _json_path_long(ctx: Context, args: list[Value]) -> Value:
+    return _extract_number(ctx, args, _java_long, LONG_MIN, pa.int64(), None)
+
+
+@scalar_function("jsonPathLong", arity=3, nullable=True, check=_check_path)
+def _json_path_long_default(ctx: Context, args: list[Value]) -> Value:
+    default = _literal_default(ctx, args[2], to_long)
+    return _extract_number(ctx, args, _java_long, default, pa.int64(), default)
+
+
+@scalar_function("jsonPathDouble", arity=2, check=_check_path)
+def _json_path_double(ctx: Context, args: list[Value]) -> Value:
+    return _extract_number(ctx, args, _java_double, float("nan"), pa.float64(), None)
+
+
+@scalar_function("jsonPathDouble", arity=3, nullable=True, check=_check_path)
+def _json_path_double_default(ctx: Context, args: list[Value]) -> Value:
+    default = _literal_default(ctx, args[2], to_double)
+    return _extract_number(ctx, args, _java_double, default, pa.float64(), default)
+
+
+def _as_array(found: Any) -> list | None:
+    if found is None:
+        return None
+    return found if isinstance(found, list) else [found]
+
+
+def _list_type(results: list) -> pa.DataType:
+    items = [v for r in results if r for v in r if v is not None]
+    if items and all(isinstance(v, bool) for v in items):
+        return pa.list_(pa.bool_())
+    if items and all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+        return pa.list_(pa.int64())
+    if items and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+        return pa.list_(pa.float64())
+    return pa.list_(pa.string())
+
+
+def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
+    results, idx = _run_per_distinct(ctx, value, one, null_input)
+    list_type = _list_type(results)
+    if list_type == pa.list_(pa.string()):
+        results = [None if r is None else [v if isinstance(v, str) or v is None else json_text(v) for v in r]
+                   for r in results]
+    return pa.array(results, list_type).take(pa.array(idx))
+
+
+@scalar_function("jsonPathArray", arity=2, check=_check_path)
+def _json_path_array(ctx: Context, args: list[Value]) -> Value:
+    steps, definite = _path(ctx, args[1])
+    return _array_result(ctx, args[0], lambda item: _as_array(read_path(_document(item), steps, definite)), None)
+
+
+@scalar_function("jsonPathArrayDefaultEmpty", arity=2, nullable=True, check=_check_path)
+def _json_path_array_default_empty(ctx: Context, args: list[Value]) -> Value:
+    steps, definite = _path(ctx, args[1])
+
+    def one(item):
+        if not _can_extract(item):
+            return []
+        try:
+            return _as_array(read_path(_parse(item), steps, definite)) or []
+        except _InvalidJson:
+            return []
+
+    return _array_result(ctx, args[0], one, [])
+
+
+@scalar_function("jsonPathExists", arity=2, check=_check_path)
+def _json_path_exists(ctx: Context, args: list[Value]) -> Value:
+    steps, definite = _path(ctx, args[1])
+
+    def one(item):
+        try:
+            return read_path(_parse(item), steps, definite) is not None
+        except _InvalidJson:
+            return False
+
+    return _map_rows(ctx, args[0], one, pa.bool_())
+

@@ -1,0 +1,436 @@
+"""The ingestion steps of a table config, applied to Arrow batches before the type conversion.
+
+Pinot's order (``RecordTransformerUtils.getTransformers``): complex types (flatten / unnest), then the
+expression transforms (``transformConfigs`` and schema ``transformFunction``s, ordered so that a column is
+computed after the columns it reads), then the filter (rows where ``filterFunction`` is TRUE are dropped),
+then the data type conversion of each transform's result to its Pinot column (``DataTypeTransformer``:
+``(long) d`` for a double into LONG, an empty array is null, a one-element array into a single-value
+column is its element), then the time value check. A transform only fills a column the input lacks or has
+null (``ExpressionTransformer``: an existing value is kept).
+
+``IngestionPipeline`` is built once on the driver (``from_configs`` checks everything, so a bad config
+fails before any task runs) and pickled to the executors.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.pinot_json import as_bool, as_list, as_object, as_str
+from type_mapping.pinot_schema import FieldSpec, PinotSchema
+from type_mapping.stored import arrow_type_for
+
+from .complex_types import MODES, ComplexTypeSpec
+from .evaluate import Expression
+from .expression import ExpressionError, is_groovy
+from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_int, to_long, to_string,
+                     with_nulls)
+
+log = logging.getLogger(__name__)
+
+UNSUPPORTED_MODES = ("error", "skip")
+# ingestionConfig keys that do not change the rows of an OFFLINE segment build.
+_NEUTRAL_INGESTION_KEYS = {
+    "transformConfigs", "filterConfig", "complexTypeConfig", "continueOnError", "rowTimeValueCheck",
+    "segmentTimeValueCheck", "batchIngestionConfig", "streamIngestionConfig", "aggregationConfigs",
+    "retryOnSegmentBuildPrecheckFailure", "segmentIngestionType", "segmentIngestionFrequency",
+}
+
+
+class UnsupportedIngestionConfig(ValueError):
+    """A table config setting that changes ingested rows and that this package does not apply."""
+
+
+@dataclass(frozen=True)
+class IngestedBatch:
+    table: pa.Table
+    filtered_rows: int
+    error_rows: int
+
+
+@dataclass
+class _Transform:
+    column: str
+    expression: Expression
+    spec: FieldSpec | None  # None: not a schema column (computed only because another step reads it)
+
+
+@dataclass
+class IngestionPipeline:
+    transforms: list[_Transform] = field(default_factory=list)
+    filter: Expression | None = None
+    complex_types: ComplexTypeSpec | None = None
+    continue_on_error: bool = False
+    time_check: tuple[str, Any] | None = None  # (time column, its DateTimeFormat) with rowTimeValueCheck
+    dropped_inputs: tuple[str, ...] = ()
+    output_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))
+    skipped: tuple[str, ...] = ()  # unsupported settings accepted with unsupported="skip"
+
+    @property
+    def is_identity(self) -> bool:
+        return not (self.transforms or self.filter or self.complex_types or self.time_check)
+
+    # --- building (driver) -------------------------------------------------------------------------------
+
+    @classmethod
+    def from_configs(cls, schema: PinotSchema, table_config: Mapping[str, Any] | None, input_schema: pa.Schema,
+                     *, unsupported: str = "error") -> "IngestionPipeline":
+        if unsupported not in UNSUPPORTED_MODES:
+            raise ValueError(f"ingestion.unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}")
+        table_config = table_config or {}
+        ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
+        problems = unsupported_settings(schema, table_config)
+        if problems and unsupported == "error":
+            raise UnsupportedIngestionConfig(
+                "the table config changes ingested rows in ways this package does not apply: "
+                + "; ".join(problems)
+                + " (set the option ingestion.unsupported=skip to write the rows without them)"
+            )
+        for problem in problems:
+            log.warning("ingestion.unsupported=skip: not applied: %s", problem)
+
+        pipeline = cls(skipped=tuple(problems))
+        pipeline.continue_on_error = as_bool(ingestion.get("continueOnError"), "ingestionConfig.continueOnError")
+        complex_config = ingestion.get("complexTypeConfig")
+        if complex_config:
+            pipeline.complex_types = _complex_type_spec(as_object(complex_config, "ingestionConfig.complexTypeConfig"))
+
+        definitions: dict[str, tuple[str, str]] = {}
+        for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), "ingestionConfig.transformConfigs")):
+            key = f"ingestionConfig.transformConfigs[{i}]"
+            tc = as_object(tc, key)
+            column = as_str(tc.get("columnName"), f"{key}.columnName")
+            text = as_str(tc.get("transformFunction"), f"{key}.transformFunction")
+            if not column or not text:
+                raise ValueError(f"{key} needs columnName and transformFunction, got {dict(tc)!r}")
+            if column in definitions:
+                raise ValueError(f"{key}: more than one transform function on column {column!r}")
+            definitions[column] = (text, f"{key}.transformFunction")
+        for spec in schema:
+            if spec.transform_function and spec.name not in definitions:
+                definitions[spec.name] = (spec.transform_function, f"schema column {spec.name!r} transformFunction")
+        definitions = {c: d for c, d in definitions.items() if not is_groovy(d[0])}  # reported above
+
+        expressions: dict[str, Expression] = {}
+        for column, (text, where) in definitions.items():
+            try:
+                expressions[column] = Expression(text)
+            except ExpressionError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+        for column in _topological_order(expressions):
+            pipeline.transforms.append(_Transform(column, expressions[column], schema.fields.get(column)))
+
+        filter_config = as_object(ingestion.get("filterConfig"), "ingestionConfig.filterConfig")
+        filter_text = as_str(filter_config.get("filterFunction"), "ingestionConfig.filterConfig.filterFunction")
+        if filter_text and not is_groovy(filter_text):
+            try:
+                pipeline.filter = Expression(filter_text)
+            except ExpressionError as exc:
+                raise ValueError(f"ingestionConfig.filterConfig.filterFunction: {exc}") from None
+
+        time_column = as_str(as_object(table_config.get("segmentsConfig"), "segmentsConfig").get("timeColumnName"),
+                             "segmentsConfig.timeColumnName")
+        if as_bool(ingestion.get("rowTimeValueCheck"), "ingestionConfig.rowTimeValueCheck") and time_column \
+                and time_column in schema:
+            pipeline.time_check = (time_column, schema[time_column])
+
+        pipeline._plan_columns(schema, input_schema)
+        return pipeline
+
+    def _plan_columns(self, schema: PinotSchema, input_schema: pa.Schema) -> None:
+        flattened = input_schema
+        if self.complex_types is not None:
+            flattened = self.complex_types.apply(input_schema.empty_table()).schema
+        consumed: set[str] = set()
+        for t in self.transforms:
+            consumed.update(t.expression.arguments)
+        if self.filter is not None:
+            consumed.update(self.filter.arguments)
+        # Transform outputs that are not schema columns are computed only when something reads them.
+        self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]
+        produced = {t.column for t in self.transforms}
+        unknown = sorted(consumed - set(flattened.names) - produced)
+        if unknown:  # Pinot reads a missing field as null; say so once, on the driver
+            log.warning("ingestion: transforms/filter read columns the input does not have (null in every row): %s",
+                        unknown)
+        dropped = [n for n in flattened.names if n in consumed and n not in schema and n not in produced]
+        self.dropped_inputs = tuple(dropped)
+        fields = []
+        for f in flattened:
+            if f.name in dropped:
+                continue
+            if f.name in produced and f.name in schema:
+                fields.append(pa.field(f.name, arrow_type_for(schema[f.name])))
+            elif f.name not in produced:
+                fields.append(f)
+        present = {f.name for f in fields}
+        for t in self.transforms:
+            if t.spec is not None and t.column not in present:
+                fields.append(pa.field(t.column, arrow_type_for(t.spec)))
+        self.output_schema = pa.schema(fields)
+
+    # --- applying (tasks) ------------------------------------------------------------------------------
+
+    def apply(self, table: pa.Table | pa.RecordBatch, row_offset: int = 0) -> IngestedBatch:
+        if isinstance(table, pa.RecordBatch):
+            table = pa.Table.from_batches([table])
+        if self.is_identity:
+            return IngestedBatch(table, 0, 0)
+        if self.complex_types is not None:
+            table = self.complex_types.apply(table)
+        n = table.num_rows
+        ctx = Context(n, row_offset, self.continue_on_error)
+        columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
+        incomplete = np.zeros(n, dtype=np.bool_)
+        for t in self.transforms:
+            ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
+            ctx.errors = None
+            value = t.expression.evaluate_array(columns, ctx)
+            if t.spec is not None:
+                value = to_column_type(value, t.spec, ctx)
+            if ctx.errors is not None:
+                value = with_nulls(value, ctx.errors)
+                incomplete |= ctx.errors
+            existing = columns.get(t.column)
+            if existing is not None and existing.null_count < len(existing):
+                if t.spec is not None:
+                    existing = to_column_type(existing, t.spec, ctx)
+                value = pc.if_else(existing.is_valid(), existing, value.cast(existing.type))
+            columns[t.column] = value
+        keep = None
+        filtered = 0
+        if self.filter is not None:
+            ctx.where = f"ingestionConfig.filterConfig.filterFunction ({self.filter.text})"
+            ctx.errors = None
+            result = self.filter.evaluate_array(columns, ctx)
+            if pa.types.is_boolean(result.type):
+                drop = pc.fill_null(result, False).to_numpy(zero_copy_only=False)
+            else:
+                drop = np.zeros(n, dtype=np.bool_)  # Boolean.TRUE.equals(...) is false for a non-boolean
+            if ctx.errors is not None:  # a failing row is kept (continueOnError) and counted
+                drop &= ~ctx.errors
+                incomplete |= ctx.errors
+            filtered = int(drop.sum())
+            keep = ~drop
+        if self.time_check is not None:
+            self._check_time(columns, ctx, incomplete)
+        names = self.output_schema.names
+        out = pa.table({name: _column(columns, name, self.output_schema.field(name).type, n) for name in names},
+                       schema=self.output_schema)
+        if keep is not None:
+            incomplete &= keep  # Pinot counts incomplete rows among those the filter kept
+            if filtered:
+                out = out.filter(pa.array(keep))
+        return IngestedBatch(out, filtered, int(incomplete.sum()))
+
+    def _check_time(self, columns: dict[str, pa.Array], ctx: Context, incomplete: np.ndarray) -> None:
+        """rowTimeValueCheck: a time value outside 1971..2071 fails the build, or with continueOnError is null."""
+        from type_mapping import datetime_formats as dtf
+
+        name, spec = self.time_check
+        values = columns.get(name)
+        if values is None or values.null_count == len(values):
+            return
+        ctx.where = f"ingestionConfig.rowTimeValueCheck on the time column {name!r}"
+        ctx.errors = None
+        millis = _time_millis(values, spec, ctx)
+        outside = pc.or_(pc.less(millis, dtf.VALID_MIN_TIME_MS), pc.greater(millis, dtf.VALID_MAX_TIME_MS))
+        ctx.fail(outside, "time value is not in the valid range 1971..2071", values)
+        if ctx.errors is not None:
+            columns[name] = with_nulls(values, ctx.errors)
+            incomplete |= ctx.errors
+
+
+def _time_millis(values: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
+    from type_mapping import datetime_formats as dtf
+
+    fmt = dtf.parse_format(spec.datetime_format) if spec.datetime_format else None
+    if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
+        return to_long(values, ctx)
+    if fmt.is_epoch:
+        number = to_long(values, ctx)
+        per = dtf.SUB_MILLIS_PER_MILLI.get(fmt.unit)
+        scaled = pc.multiply(number, fmt.size)
+        return pc.divide(scaled, per) if per else pc.multiply(scaled, dtf.MILLIS_PER_UNIT[fmt.unit])
+    from .functions.datetime import parse_date_time
+
+    return parse_date_time(ctx, to_string(values, ctx), fmt.pattern, fmt.time_zone or "UTC")
+
+
+def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return column
+
+
+def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n: int) -> pa.Array:
+    value = columns.get(name)
+    if value is None:
+        return pa.nulls(n, arrow_type)
+    if value.type != arrow_type:
+        value = value.cast(arrow_type)
+    return value
+
+
+def _complex_type_spec(config: Mapping[str, Any]) -> ComplexTypeSpec:
+    key = "ingestionConfig.complexTypeConfig"
+    mode = as_str(config.get("collectionNotUnnestedToJson"), f"{key}.collectionNotUnnestedToJson",
+                  "NON_PRIMITIVE").upper()
+    if mode not in MODES:
+        raise ValueError(f"{key}.collectionNotUnnestedToJson: {mode!r} is not one of {MODES}")
+    renames = as_object(config.get("prefixesToRename"), f"{key}.prefixesToRename")
+    return ComplexTypeSpec(
+        fields_to_unnest=tuple(as_str(f, f"{key}.fieldsToUnnest") for f in as_list(config.get("fieldsToUnnest"),
+                                                                                   f"{key}.fieldsToUnnest")),
+        delimiter=as_str(config.get("delimiter"), f"{key}.delimiter", "."),
+        collection_to_json=mode,
+        prefixes_to_rename=tuple((str(k), str(v)) for k, v in renames.items()),
+    )
+
+
+def _topological_order(expressions: dict[str, Expression]) -> list[str]:
+    """Columns ordered so that each is computed after the transform columns it reads; a cycle is an error."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(column: str, path: list[str]) -> None:
+        if state.get(column) == 2:
+            return
+        if state.get(column) == 1:
+            raise ValueError(f"ingestionConfig.transformConfigs: expression cycle found for column {column!r} "
+                             f"({' -> '.join(path + [column])})")
+        state[column] = 1
+        for arg in expressions[column].arguments:
+            if arg in expressions and arg != column:
+                visit(arg, path + [column])
+        state[column] = 2
+        order.append(column)
+
+    for column in expressions:
+        visit(column, [])
+    return order
+
+
+# --- DataTypeTransformer: a transform's result into its Pinot column --------------------------------------
+
+
+def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
+    """Convert a transform's result to the column's type as ``DataTypeTransformer`` does (Java rules)."""
+    is_list = pa.types.is_list(value.type) or pa.types.is_large_list(value.type)
+    if spec.single_value:
+        if is_list:
+            value = _single_from_list(value, ctx)
+        return _convert_values(value, spec, ctx)
+    if not is_list:
+        value = pa.ListArray.from_arrays(pa.array(np.arange(len(value) + 1, dtype=np.int32)), value,
+                                         mask=value.is_null() if value.null_count else None)
+    value = _drop_null_items(value)
+    lengths = pc.fill_null(pc.list_value_length(value), 0)
+    empty = pc.equal(lengths, 0)
+    converted = _convert_values(pc.list_flatten(value), spec, ctx)
+    offsets = np.concatenate([[0], np.cumsum(lengths.to_numpy(zero_copy_only=False))]).astype(np.int32)
+    out = pa.ListArray.from_arrays(pa.array(offsets), converted, mask=empty)  # an empty array is null
+    return out.cast(arrow_type_for(spec))
+
+
+def _single_from_list(value: pa.Array, ctx: Context) -> pa.Array:
+    value = _drop_null_items(value)
+    lengths = pc.fill_null(pc.list_value_length(value), 0).to_numpy(zero_copy_only=False)
+    ctx.fail(lengths > 1, "cannot read a single value from a multi-value result", value)
+    firsts = pc.list_element(pc.if_else(pa.array(lengths == 1), value, pa.nulls(len(value), value.type)), 0) \
+        if (lengths == 1).any() else pa.nulls(len(value), value.type.value_type)
+    return firsts
+
+
+def _drop_null_items(value: pa.Array) -> pa.Array:
+    flat = pc.list_flatten(value)
+    if flat.null_count == 0:
+        return value
+    keep = flat.is_valid()
+    parents = pc.list_parent_indices(value).filter(keep).to_numpy(zero_copy_only=False)
+    counts = np.bincount(parents, minlength=len(value))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), flat.filter(keep),
+                                    mask=value.is_null() if value.null_count else None)
+
+
+def _stored_by_type_mapping(value: pa.Array, source: str, spec: FieldSpec, ctx: Context) -> pa.Array:
+    """TIMESTAMP, BIG_DECIMAL and BYTES results in their stored form (epoch millis, decimal text, bytes), parsed
+    by the type mapping's own rules from what Pinot's conversion would hand it (a long, Java's text of a
+    double, hex text), nulls kept."""
+    import dataclasses
+
+    from type_mapping.convert import convert_column
+
+    if spec.data_type == "TIMESTAMP" and source in ("INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN"):
+        value = to_long(value, ctx)
+    elif spec.data_type == "BIG_DECIMAL" and source in ("FLOAT", "DOUBLE", "BOOLEAN"):
+        value = to_string(value, ctx)  # new BigDecimal(Double.toString(d))
+    stored, nulls = convert_column(value, dataclasses.replace(spec, single_value=True), source_name=ctx.where)
+    return with_nulls(stored, nulls)
+
+
+def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
+    data_type = spec.data_type
+    if pa.types.is_null(value.type):
+        return pa.nulls(len(value), arrow_type_for(spec) if spec.single_value else arrow_type_for(spec).value_type)
+    source = arrow_java_type(value.type)
+    if data_type == "INT":
+        return to_int(value, ctx)
+    if data_type == "LONG":
+        return to_long(value, ctx)
+    if data_type in ("TIMESTAMP", "BIG_DECIMAL", "BYTES"):
+        return _stored_by_type_mapping(value, source, spec, ctx)
+    if data_type == "FLOAT":
+        return to_double(value, ctx).cast(pa.float32())
+    if data_type == "DOUBLE":
+        return to_double(value, ctx)
+    if data_type == "BOOLEAN":
+        return to_boolean(value, ctx)
+    if data_type == "JSON":
+        if source == "STRING":
+            return value
+        from type_mapping.convert import json_text
+
+        return pa.array([None if v is None else json_text(v) for v in value.to_pylist()], pa.string())
+    if data_type == "STRING":
+        return to_string(value, ctx)
+    raise IngestionError(f"{ctx.where}: no conversion to {data_type}")
+
+
+# --- never silent: what changes rows and is not applied -----------------------------------------------
+
+
+def unsupported_settings(schema: PinotSchema, table_config: Mapping[str, Any]) -> list[str]:
+    """Settings of the table config (and schema) that change ingested rows and that this package does not
+    apply, each naming its key; empty when everything that matters is applied."""
+    problems: list[str] = []
+    ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
+    for key, value in ingestion.items():
+        if key not in _NEUTRAL_INGESTION_KEYS and value not in (None, [], {}, False, ""):
+            problems.append(f"ingestionConfig.{key}")
+    for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), "ingestionConfig.transformConfigs")):
+        text = as_str(as_object(tc, f"ingestionConfig.transformConfigs[{i}]").get("transformFunction"),
+                      f"ingestionConfig.transformConfigs[{i}].transformFunction") or ""
+        if is_groovy(text):
+            problems.append(f"ingestionConfig.transformConfigs[{i}].transformFunction (column "
+                            f"{tc.get('columnName')!r}): Groovy scripts (disabled in Pinot by default)")
+    filter_text = as_str(as_object(ingestion.get("filterConfig"), "ingestionConfig.filterConfig")
+                         .get("filterFunction"), "ingestionConfig.filterConfig.filterFunction") or ""
+    if is_groovy(filter_text):
+        problems.append("ingestionConfig.filterConfig.filterFunction: Groovy scripts (disabled in Pinot by default)")
+    for spec in schema:
+        if spec.transform_function and is_groovy(spec.transform_function):
+            problems.append(f"schema column {spec.name!r} transformFunction: Groovy scripts")
+        if not spec.transform_function and (spec.name.endswith("__KEYS") or spec.name.endswith("__VALUES")):
+            problems.append(f"schema column {spec.name!r}: Pinot fills __KEYS/__VALUES columns from an Avro map "
+                            f"with a Groovy script")
+    if schema.time_conversion:
+        problems.append(f"schema timeFieldSpec {schema.time_conversion!r}: the incoming -> outgoing granularity "
+                        f"conversion (use a dateTimeFieldSpec with a transformFunction)")
+    return problems

@@ -1,0 +1,367 @@
+"""Values flowing through an expression, and Pinot's argument conversions over whole Arrow arrays.
+
+Pinot evaluates row by row on Java objects: before a scalar function runs, ``FunctionInvoker.convertTypes``
+converts each argument to the Java parameter type with ``PinotDataType.convert`` (a DOUBLE into a ``long``
+parameter is ``(long) d``, truncated; a STRING into a ``double`` is ``Double.parseDouble``; a LONG into an
+``int`` is ``intValue()``, wrapping). Here a value is either a ``Const`` (a literal, kept as a Python value
+so that patterns, units and zones are read once) or a ``pa.Array`` of the whole batch, and the same
+conversions are done column-wise. A value that Java would reject (``NumberFormatException``...) is reported
+to the ``Context``, which raises naming the row, or (``continueOnError``) nulls it and counts the row.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
+
+class IngestionError(ValueError):
+    """A transform or filter that fails on a row (Pinot fails the build there unless continueOnError)."""
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+    java_type: str  # INT, LONG, DOUBLE, STRING, BOOLEAN, NULL, ARRAY
+
+
+Value = Union[Const, pa.Array]
+
+
+class Context:
+    """Per-batch evaluation state: where we are (for messages) and which rows failed."""
+
+    def __init__(self, num_rows: int, row_offset: int = 0, continue_on_error: bool = False) -> None:
+        self.num_rows = num_rows
+        self.row_offset = row_offset
+        self.continue_on_error = continue_on_error
+        self.where = ""  # e.g. "transform of column 'x' (toEpochDays(ts))"
+        self.errors: np.ndarray | None = None  # rows that failed in the expression being evaluated
+        self.active: np.ndarray | None = None  # rows a null-intolerant function actually runs on
+
+    def fail(self, mask: np.ndarray | pa.Array, reason: str, values: Any = None) -> None:
+        """Rows in ``mask`` (among the active ones) threw in Pinot; ``reason`` is Java's complaint."""
+        mask = as_numpy_mask(mask)
+        if self.active is not None:
+            mask = mask & self.active
+        if not mask.any():
+            return
+        if not self.continue_on_error:
+            index = int(np.argmax(mask))
+            shown = ""
+            if values is not None:
+                value = values[index]
+                shown = f" (value {value.as_py() if isinstance(value, pa.Scalar) else value!r})"
+            raise IngestionError(
+                f"{self.where}: row {self.row_offset + index}: {reason}{shown}; Pinot fails the build on this row "
+                f"(set ingestionConfig.continueOnError to true to null the value and count the row instead)"
+            )
+        self.errors = mask if self.errors is None else (self.errors | mask)
+
+
+def as_numpy_mask(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> np.ndarray:
+    if isinstance(mask, np.ndarray):
+        return mask.astype(np.bool_, copy=False)
+    if isinstance(mask, pa.ChunkedArray):
+        mask = mask.combine_chunks()
+    return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
+
+
+def null_mask(array: pa.Array) -> np.ndarray:
+    if array.null_count == 0:
+        return np.zeros(len(array), dtype=np.bool_)
+    return array.is_null().to_numpy(zero_copy_only=False)
+
+
+def with_nulls(array: pa.Array, mask: np.ndarray | None) -> pa.Array:
+    """``array`` with the rows of ``mask`` set to null."""
+    if mask is None or not mask.any():
+        return array
+    return pc.if_else(pa.array(mask, pa.bool_()), pa.nulls(len(array), array.type), array)
+
+
+def java_type(value: Value) -> str:
+    if isinstance(value, Const):
+        return value.java_type
+    return arrow_java_type(value.type)
+
+
+_FAMILY_JAVA_TYPE = {"null": "NULL", "bool": "BOOLEAN", "decimal": "BIG_DECIMAL", "string": "STRING",
+                     "binary": "BYTES", "timestamp": "TIMESTAMP", "date": "DATE", "list": "ARRAY", "struct": "MAP",
+                     "map": "MAP"}
+
+
+def arrow_java_type(t: pa.DataType) -> str:
+    """The Java type a value of this Arrow type is in Pinot's GenericRow (Integer, Long, Double, String...)."""
+    from type_mapping.convert import type_family  # the one classification of Arrow types
+
+    family = type_family(t)
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if family == "int":
+        return "LONG" if t.bit_width == 64 or t in (pa.uint32(), pa.uint64()) else "INT"
+    if family == "float":
+        return "DOUBLE" if pa.types.is_float64(t) else "FLOAT"
+    return _FAMILY_JAVA_TYPE.get(family, "OBJECT")
+
+
+def broadcast(value: Value, num_rows: int, arrow_type: pa.DataType | None = None) -> pa.Array:
+    if isinstance(value, Const):
+        if value.value is None:
+            return pa.nulls(num_rows, arrow_type or pa.null())
+        scalar = pa.scalar(value.value, arrow_type) if arrow_type is not None else pa.scalar(value.value)
+        return pa.repeat(scalar, num_rows)
+    return value
+
+
+def const_value(value: Value, what: str) -> Any:
+    """A literal argument (a pattern, a unit, a zone): Pinot allows a column there, we need a literal."""
+    if isinstance(value, Const):
+        return value.value
+    raise IngestionError(f"{what} must be a literal here (a column is not supported for it)")
+
+
+# --- Java number rules ------------------------------------------------------------------------------
+
+
+def java_double_to_long(values: np.ndarray) -> np.ndarray:
+    """``(long) d``: toward zero, NaN -> 0, saturating at Long.MIN/MAX."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.trunc(values)
+        out = np.where(np.isnan(out), 0.0, out)
+        big = out >= 9.223372036854775807e18
+        small = out <= -9.223372036854775808e18
+        result = np.clip(out, -9.2e18, 9.2e18).astype(np.int64)
+    result[big] = LONG_MAX
+    result[small] = LONG_MIN
+    return result
+
+
+def java_double_to_int(values: np.ndarray) -> np.ndarray:
+    """``(int) d``: toward zero, NaN -> 0, saturating at Integer.MIN/MAX."""
+    with np.errstate(invalid="ignore"):
+        out = np.trunc(values)
+        out = np.where(np.isnan(out), 0.0, out)
+        return np.clip(out, INT_MIN, INT_MAX).astype(np.int32)
+
+
+def java_long_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    """Java's long division: truncated toward zero (the caller rejects division by zero)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        b = np.asarray(b, dtype=np.int64)
+        safe_b = np.where((b == 0) | (b == -1), 1, b)  # x / -1 is -x (Long.MIN_VALUE / -1 stays MIN_VALUE)
+        floor = np.floor_divide(a, safe_b)
+        inexact = (floor * safe_b) != a
+        out = np.where(inexact & ((a < 0) != (safe_b < 0)), floor + 1, floor).astype(np.int64)
+        return np.where(b == -1, np.negative(a), out).astype(np.int64)
+
+
+def saturating_multiply(a: np.ndarray, factor: int) -> np.ndarray:
+    """``TimeUnit.x.toMillis``-style scaling: saturates at Long.MIN/MAX instead of overflowing."""
+    limit = LONG_MAX // factor
+    with np.errstate(over="ignore"):
+        out = a * np.int64(factor)
+    out = np.where(a > limit, LONG_MAX, out)
+    return np.where(a < -limit, LONG_MIN, out).astype(np.int64)
+
+
+def _numpy(array: pa.Array, fill: Any, dtype: Any) -> np.ndarray:
+    if array.null_count:
+        array = pc.fill_null(array, fill)
+    return array.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
+
+
+_JAVA_INTEGER = re.compile(r"^[+-]?\d+$")
+_JAVA_DOUBLE = re.compile(
+    r"^[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)|(0[xX][0-9a-fA-F]*\.?[0-9a-fA-F]*[pP][+-]?\d+))[fFdD]?$"
+)
+
+
+def java_parse_double(text: str) -> float | None:
+    text = text.strip()
+    if not _JAVA_DOUBLE.match(text):
+        return None
+    body = text[:-1] if text[-1] in "fFdD" and not text.endswith("Infinity") and "0x" not in text.lower() else text
+    if "p" in body.lower() and "x" in body.lower():
+        return float.fromhex(body)
+    return float(body.replace("Infinity", "inf"))
+
+
+def per_distinct(strings: pa.Array, fn: Callable[[str], Any], out_type: pa.DataType) -> pa.Array:
+    """Apply a Python function once per distinct string (dictionary-encode, map the dictionary, take)."""
+    encoded = pc.dictionary_encode(strings)
+    mapped = pa.array([fn(s) for s in encoded.dictionary.to_pylist()], out_type)
+    return mapped.take(encoded.indices)
+
+
+def to_long(value: Value, ctx: Context) -> Value:
+    """A value converted for a Java ``long`` parameter (int64 array, or a Const)."""
+    if isinstance(value, Const):
+        return Const(_const_to_number(value, int, ctx), "LONG") if value.value is not None else value
+    jt = arrow_java_type(value.type)
+    if jt in ("INT", "LONG"):
+        return value.cast(pa.int64())
+    if jt in ("FLOAT", "DOUBLE"):
+        data = java_double_to_long(_numpy(value, 0.0, np.float64))
+        return pa.array(data, pa.int64(), mask=null_mask(value) if value.null_count else None)
+    if jt == "BIG_DECIMAL":  # BigDecimal.longValue: truncated, the low 64 bits
+        return value.cast(pa.int64(), safe=False)
+    if jt == "BOOLEAN":
+        return pc.if_else(value, 1, 0).cast(pa.int64())
+    if jt == "TIMESTAMP":
+        return value.cast(pa.timestamp("ms", tz=value.type.tz), safe=False).cast(pa.int64())
+    if jt == "DATE":  # a date is its midnight UTC in epoch millis, as the type mapping stores it
+        return pc.multiply(value.cast(pa.date32()).cast(pa.int32()).cast(pa.int64()), 86_400_000)
+    if jt == "STRING":
+        trimmed = pc.utf8_trim_whitespace(value.cast(pa.string()))
+        ok = pc.match_substring_regex(trimmed, r"^[+-]?\d{1,19}$")
+        ctx.fail(pc.invert(ok), "NumberFormatException (not a long)", value)
+        cleaned = pc.if_else(ok, trimmed, pa.scalar(None, pa.string()))
+        try:
+            return pc.cast(cleaned, pa.int64())
+        except pa.ArrowInvalid:  # 19 digits beyond Long.MAX_VALUE
+            parsed = [None if s is None else (int(s) if LONG_MIN <= int(s) <= LONG_MAX else None)
+                      for s in cleaned.to_pylist()]
+            ctx.fail(np.array([p is None for p in parsed]) & as_numpy_mask(ok), "NumberFormatException (out of range)",
+                     value)
+            return pa.array(parsed, pa.int64())
+    raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java long")
+
+
+def to_int(value: Value, ctx: Context) -> Value:
+    """A value converted for a Java ``int`` parameter (LONG wraps like ``intValue()``)."""
+    if isinstance(value, Const):
+        if value.value is None:
+            return value
+        number = _const_to_number(value, int, ctx)
+        if value.java_type == "STRING" and not INT_MIN <= number <= INT_MAX:
+            raise IngestionError(f"{ctx.where}: {value.value!r} is not an int")
+        return Const(((number - INT_MIN) % 2**32) + INT_MIN, "INT")
+    jt = arrow_java_type(value.type)
+    if jt in ("FLOAT", "DOUBLE"):
+        data = java_double_to_int(_numpy(value, 0.0, np.float64))
+        return pa.array(data, pa.int32(), mask=null_mask(value) if value.null_count else None)
+    as_long = to_long(value, ctx)
+    if jt == "STRING":
+        outside = pc.or_(pc.less(as_long, INT_MIN), pc.greater(as_long, INT_MAX))
+        ctx.fail(outside, "NumberFormatException (not an int)", value)
+    return as_long.cast(pa.int32(), safe=False)
+
+
+def to_double(value: Value, ctx: Context) -> Value:
+    """A value converted for a Java ``double`` parameter."""
+    if isinstance(value, Const):
+        return Const(_const_to_number(value, float, ctx), "DOUBLE") if value.value is not None else value
+    jt = arrow_java_type(value.type)
+    if jt in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
+        return value.cast(pa.float64(), safe=False)  # a long beyond 2^53 rounds, as (double) l does
+    if jt == "BOOLEAN":
+        return pc.if_else(value, 1.0, 0.0)
+    if jt in ("TIMESTAMP", "DATE"):
+        return to_long(value, ctx).cast(pa.float64())
+    if jt == "STRING":
+        text = value.cast(pa.string())
+        try:
+            return pc.cast(pc.utf8_trim_whitespace(text), pa.float64())
+        except pa.ArrowInvalid:
+            parsed = per_distinct(text, java_parse_double, pa.float64())
+            ctx.fail(pc.and_(parsed.is_null(), text.is_valid()), "NumberFormatException (not a double)", value)
+            return parsed
+    raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java double")
+
+
+def to_boolean(value: Value, ctx: Context) -> Value:
+    """A Java ``boolean`` parameter: numbers are ``!= 0``; text is ``BooleanUtils.toBoolean``."""
+    if isinstance(value, Const):
+        if value.value is None or isinstance(value.value, bool):
+            return value
+        if isinstance(value.value, str):
+            return Const(value.value.strip().lower() in _TRUE_WORDS, "BOOLEAN")
+        return Const(value.value != 0, "BOOLEAN")
+    jt = arrow_java_type(value.type)
+    if jt == "BOOLEAN":
+        return value
+    if jt in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
+        return pc.not_equal(value, pa.scalar(0, value.type) if jt != "BIG_DECIMAL" else 0)
+    if jt == "STRING":
+        return pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(value.cast(pa.string()))),
+                        value_set=pa.array(sorted(_TRUE_WORDS)))
+    raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java boolean")
+
+
+_TRUE_WORDS = {"true", "on", "yes", "y", "t"}
+
+
+def to_string(value: Value, ctx: Context) -> Value:
+    """A Java ``String`` parameter: numbers as Java prints them, booleans ``true``/``false``."""
+    if isinstance(value, Const):
+        if value.value is None or isinstance(value.value, str):
+            return value
+        return Const(java_text(value.value), "STRING")
+    jt = arrow_java_type(value.type)
+    if jt == "STRING":
+        return value.cast(pa.string())
+    if jt in ("INT", "LONG"):
+        return value.cast(pa.string())
+    if jt == "BOOLEAN":
+        return pc.if_else(value, "true", "false")
+    if jt in ("FLOAT", "DOUBLE"):
+        from type_mapping.java_text import java_float_str
+
+        float32 = jt == "FLOAT"
+        encoded = pc.dictionary_encode(value)
+        texts = pa.array([java_float_str(v, float32) for v in encoded.dictionary.to_pylist()], pa.string())
+        return texts.take(encoded.indices)
+    if jt == "BIG_DECIMAL":
+        return value.cast(pa.string())
+    if jt == "BYTES":  # BytesUtils.toHexString
+        return pa.array([None if b is None else b.hex() for b in value.to_pylist()], pa.string())
+    if jt == "TIMESTAMP":
+        from type_mapping.datetime_formats import java_timestamp_string
+
+        return java_timestamp_string(to_long(value, ctx))
+    if jt == "DATE":  # java.sql.Date.toString
+        return value.cast(pa.date32()).cast(pa.string())
+    raise IngestionError(f"{ctx.where}: a {jt} value cannot be passed where Pinot expects a string")
+
+
+def java_text(value: Any) -> str:
+    """``String.valueOf`` of a literal."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        from type_mapping.java_text import java_float_str
+
+        return java_float_str(value)
+    return str(value)
+
+
+def _const_to_number(value: Const, kind: type, ctx: Context) -> Any:
+    v = value.value
+    if isinstance(v, bool):
+        return kind(1 if v else 0)
+    if isinstance(v, (int, float)):
+        if kind is int and isinstance(v, float):
+            if math.isnan(v):
+                return 0
+            return int(max(min(math.trunc(v), LONG_MAX), LONG_MIN)) if math.isfinite(v) else (
+                LONG_MAX if v > 0 else LONG_MIN)
+        return kind(v)
+    if isinstance(v, str):
+        if kind is int:
+            if not _JAVA_INTEGER.match(v.strip()):
+                raise IngestionError(f"{ctx.where}: {v!r} is not a number (NumberFormatException in Pinot)")
+            return int(v.strip())
+        parsed = java_parse_double(v)
+        if parsed is None:
+            raise IngestionError(f"{ctx.where}: {v!r} is not a number (NumberFormatException in Pinot)")
+        return parsed
+    raise IngestionError(f"{ctx.where}: {v!r} cannot be converted to a number")

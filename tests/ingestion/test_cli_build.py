@@ -1,0 +1,89 @@
+"""`pinot-sink build` applies the table config's ingestion steps, takes convert.* policies and cuts segments."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "segment"))
+from fixture_loader import read_tarball  # noqa: E402
+
+from pinot_sink.cli import main  # noqa: E402
+from pinot_sink.segment import open_segment  # noqa: E402
+
+CASE = "ingestion_transforms"
+
+
+def _args(folder: Path, out: Path, *extra: str) -> list[str]:
+    return ["build", "--schema", str(folder / "schema.json"), "--table-config", str(folder / "table_config.json"),
+            "--input", str(folder / "rows.jsonl"), "--out", str(out), "--creation-time", "1700000000000",
+            "--no-sort", *extra]
+
+
+def test_raw_rows_through_the_cli_give_pinots_segment(pinot_built, tmp_path, capsys):
+    folder = pinot_built / CASE
+    assert main(_args(folder, tmp_path, "--name", f"{CASE}_0")) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["rows"], summary["filteredRows"], summary["rowsRead"]) == (1549, 451, 2000)
+    ours = read_tarball(tmp_path / f"{CASE}_0.tar.gz")
+    theirs = read_tarball(folder / f"{CASE}_0.tar.gz")
+    assert ours["v3/columns.psf"] == theirs["v3/columns.psf"]
+    assert ours["v3/metadata.properties"] == theirs["v3/metadata.properties"]
+
+
+def test_large_inputs_are_cut_into_segments_with_progress(pinot_built, tmp_path, capsys):
+    folder = pinot_built / CASE
+    assert main(_args(folder, tmp_path, "--max-rows", "600", "--name", "part")) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    names = [s["segment"] for s in summary["segments"]]
+    assert names == ["part_0", "part_1", "part_2"]
+    assert [s["rows"] for s in summary["segments"]] == [600, 600, 349]
+    assert captured.err.count("pinot-sink build: segment") == 3
+    ids = []
+    for name in names:
+        with open_segment(tmp_path / f"{name}.tar.gz") as segment:
+            ids += segment.values("order_id").to_pylist()
+    assert len(ids) == len(set(ids)) == 1549
+
+
+def _small_table(tmp_path: Path, max_length: int = 3) -> tuple[Path, Path]:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "s", "dataType": "STRING", "maxLength": str(max_length)},
+        {"name": "u", "dataType": "STRING"}]}))
+    config = tmp_path / "table.json"
+    config.write_text(json.dumps({"tableName": "t", "ingestionConfig": {
+        "transformConfigs": [{"columnName": "u", "transformFunction": "upper(raw)"}],
+        "filterConfig": {"filterFunction": "startsWith(raw, 'skip')"}}}))
+    (tmp_path / "in.jsonl").write_text('{"s": "abcdef", "raw": "hello"}\n{"s": "ab", "raw": "skip me"}\n')
+    return schema, config
+
+
+def test_conversion_policies_as_options(tmp_path, capsys):
+    schema, config = _small_table(tmp_path)
+    base = ["build", "--schema", str(schema), "--table-config", str(config), "--input", str(tmp_path / "in.jsonl"),
+            "--out", str(tmp_path / "out"), "--name", "t_0"]
+    assert main(base) == 1
+    assert "maxLength" in capsys.readouterr().err
+    assert main(base + ["--option", "convert.on-oversize-string=pinot"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["filteredRows"] == 1
+    with open_segment(tmp_path / "out" / "t_0.tar.gz") as segment:
+        assert segment.values("s").to_pylist() == ["abc"]
+        assert segment.values("u").to_pylist() == ["HELLO"]
+
+
+def test_unknown_options_and_unsupported_settings_are_named(tmp_path, capsys):
+    schema, config = _small_table(tmp_path)
+    base = ["build", "--schema", str(schema), "--table-config", str(config), "--input", str(tmp_path / "in.jsonl"),
+            "--out", str(tmp_path / "out")]
+    assert main(base + ["--option", "convert.on-everything=pinot"]) == 1
+    assert "convert.on-everything" in capsys.readouterr().err
+    data = json.loads(config.read_text())
+    data["ingestionConfig"]["transformConfigs"][0]["transformFunction"] = "Groovy({raw.toUpperCase()}, raw)"
+    config.write_text(json.dumps(data))
+    assert main(base + ["--option", "convert.on-oversize-string=pinot"]) == 1
+    assert "transformConfigs[0]" in capsys.readouterr().err
+    assert main(base + ["--option", "convert.on-oversize-string=pinot", "--option", "ingestion.unsupported=skip"]) == 0

@@ -1,0 +1,221 @@
+"""IngestionPipeline: ordering, existing values, errors, unsupported settings, complex types, time check."""
+from __future__ import annotations
+
+import pickle
+
+import pyarrow as pa
+import pytest
+
+from pinot_sink.ingestion import IngestionError, IngestionPipeline, UnsupportedIngestionConfig
+from type_mapping.pinot_schema import PinotSchema
+
+
+def schema(*columns, time=None):
+    specs = [{"name": n, "dataType": t, **({"singleValueField": False} if mv else {})} for n, t, mv in
+             [(c[0], c[1], len(c) > 2) for c in columns]]
+    out = {"schemaName": "t", "dimensionFieldSpecs": specs}
+    if time:
+        out["dateTimeFieldSpecs"] = [{"name": time[0], "dataType": "LONG", "format": time[1],
+                                      "granularity": "1:MILLISECONDS"}]
+    return PinotSchema.from_json(out)
+
+
+def config(transforms=(), filter_function=None, **ingestion):
+    ingestion = dict(ingestion)
+    if transforms:
+        ingestion["transformConfigs"] = [{"columnName": c, "transformFunction": f} for c, f in transforms]
+    if filter_function:
+        ingestion["filterConfig"] = {"filterFunction": filter_function}
+    return {"tableName": "t", "segmentsConfig": {"timeColumnName": "ts"}, "ingestionConfig": ingestion}
+
+
+def test_no_ingestion_config_is_identity():
+    table = pa.table({"a": [1, 2]})
+    pipeline = IngestionPipeline.from_configs(schema(("a", "INT")), {"tableName": "t"}, table.schema)
+    assert pipeline.is_identity
+    assert pipeline.apply(table, 0).table is table
+
+
+def test_chained_transforms_run_in_dependency_order_whatever_the_config_order():
+    s = schema(("c", "LONG"), ("b", "LONG"))
+    cfg = config([("c", "plus(b, 1)"), ("b", "times(a, 10)")])
+    table = pa.table({"a": [1, 2]})
+    pipeline = IngestionPipeline.from_configs(s, cfg, table.schema)
+    assert [t.column for t in pipeline.transforms] == ["b", "c"]
+    out = pipeline.apply(table, 0).table
+    assert out.column("c").to_pylist() == [11, 21]
+    assert "a" not in out.column_names  # only feeds a transform, not in the schema
+
+
+def test_a_cycle_is_an_error():
+    with pytest.raises(ValueError, match="cycle"):
+        IngestionPipeline.from_configs(schema(("a", "LONG"), ("b", "LONG")),
+                                       config([("a", "plus(b, 1)"), ("b", "plus(a, 1)")]), pa.schema([]))
+
+
+def test_an_existing_value_is_kept_and_only_nulls_are_filled():
+    s = schema(("d", "INT"))
+    table = pa.table({"d": pa.array([7, None], pa.int32()), "ts": pa.array([0, 86_400_000 * 3], pa.int64())})
+    pipeline = IngestionPipeline.from_configs(s, config([("d", "toEpochDays(ts)")]), table.schema)
+    assert pipeline.apply(table, 0).table.column("d").to_pylist() == [7, 3]
+
+
+def test_results_take_the_column_type_as_pinot_converts_them():
+    s = schema(("l", "LONG"), ("i", "INT"), ("s", "STRING"), ("b", "BOOLEAN"), ("mv", "STRING", True),
+               ("one", "STRING"))
+    cfg = config([("l", "p * 100"), ("i", "p * 100"), ("s", "p * 2"), ("b", "p > 0"), ("mv", "split(t, ',')"),
+                  ("one", "split(t, ',')")])
+    table = pa.table({"p": [0.29, -1.99], "t": ["x", ",,"]})
+    out = IngestionPipeline.from_configs(s, cfg, table.schema).apply(table, 0).table
+    assert out.column("l").to_pylist() == [28, -199]  # (long) 28.999999999999996
+    assert out.column("i").type == pa.int32()
+    assert out.column("s").to_pylist() == ["0.58", "-3.98"]  # Double.toString
+    assert out.column("b").to_pylist() == [1, 0]  # BOOLEAN in its stored form
+    assert out.column("mv").to_pylist() == [["x"], None]  # an empty array is null
+    assert out.column("one").to_pylist() == ["x", None]  # a one-element array into a single value
+
+
+def test_filter_drops_true_rows_only_and_counts_them():
+    s = schema(("a", "INT"))
+    table = pa.table({"a": pa.array([1, None, 3, 4], pa.int32())})
+    result = IngestionPipeline.from_configs(s, config(filter_function="a > 2"), table.schema).apply(table, 0)
+    assert result.table.column("a").to_pylist() == [1, None]
+    assert (result.filtered_rows, result.error_rows) == (2, 0)
+
+
+def test_a_failing_row_fails_the_batch_naming_column_and_row():
+    s = schema(("n", "LONG"))
+    table = pa.table({"t": ["2024-01-01", "oops"]})
+    pipeline = IngestionPipeline.from_configs(s, config([("n", "fromDateTime(t, 'yyyy-MM-dd')")]), table.schema)
+    with pytest.raises(IngestionError, match=r"column 'n'.*row 41: cannot parse"):
+        pipeline.apply(table, 40)
+
+
+def test_continue_on_error_nulls_the_value_and_counts_the_row():
+    s = schema(("n", "LONG"), ("k", "STRING"))
+    cfg = config([("n", "fromDateTime(t, 'yyyy-MM-dd')")], "k = 1", continueOnError="true")
+    table = pa.table({"t": ["2024-01-01", "oops", "2024-01-02"], "k": ["1", "2", "x"]})
+    result = IngestionPipeline.from_configs(s, cfg, table.schema).apply(table, 0)
+    # row 0 is filtered (k = 1), row 2's filter throws (kept, counted), row 1's transform throws
+    assert result.filtered_rows == 1
+    assert result.error_rows == 2
+    assert result.table.column("n").to_pylist() == [None, 1704153600000]
+
+
+def test_unsupported_settings_are_errors_naming_the_key_or_skipped_on_request():
+    s = schema(("a", "STRING"))
+    cfg = config([("a", "Groovy({x + 1}, x)")], enrichmentConfigs=[{"enricherType": "clpEnricher"}])
+    with pytest.raises(UnsupportedIngestionConfig) as raised:
+        IngestionPipeline.from_configs(s, cfg, pa.schema([("x", pa.int64())]))
+    assert "ingestionConfig.enrichmentConfigs" in str(raised.value)
+    assert "transformConfigs[0]" in str(raised.value) and "Groovy" in str(raised.value)
+    pipeline = IngestionPipeline.from_configs(s, cfg, pa.schema([("x", pa.int64())]), unsupported="skip")
+    assert len(pipeline.skipped) == 2 and not pipeline.transforms
+
+
+def test_legacy_time_conversion_is_reported():
+    legacy = PinotSchema.from_json({
+        "schemaName": "t",
+        "timeFieldSpec": {"incomingGranularitySpec": {"name": "secs", "dataType": "LONG", "timeType": "SECONDS"},
+                          "outgoingGranularitySpec": {"name": "days", "dataType": "INT", "timeType": "DAYS"}},
+    })
+    with pytest.raises(UnsupportedIngestionConfig, match="timeFieldSpec"):
+        IngestionPipeline.from_configs(legacy, {}, pa.schema([]))
+
+
+def test_pickles_and_gives_the_same_rows():
+    s = schema(("d", "INT"))
+    table = pa.table({"ts": pa.array([86_400_000 * 5], pa.int64())})
+    pipeline = IngestionPipeline.from_configs(s, config([("d", "toEpochDays(ts)")], "d > 10"), table.schema)
+    clone = pickle.loads(pickle.dumps(pipeline))
+    assert clone.apply(table, 0).table.equals(pipeline.apply(table, 0).table)
+
+
+def test_schema_transform_function_is_applied():
+    s = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "u", "dataType": "STRING", "transformFunction": "upper(x)"}]})
+    table = pa.table({"x": ["ab"]})
+    assert IngestionPipeline.from_configs(s, {}, table.schema).apply(table, 0).table.column("u").to_pylist() == ["AB"]
+
+
+def test_row_time_value_check():
+    s = schema(("a", "INT"), time=("ts", "1:MILLISECONDS:EPOCH"))
+    table = pa.table({"a": pa.array([1, 2], pa.int32()), "ts": pa.array([1_700_000_000_000, 5], pa.int64())})
+    with pytest.raises(IngestionError, match="row 1: time value is not in the valid range"):
+        IngestionPipeline.from_configs(s, config(rowTimeValueCheck=True), table.schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(s, config(rowTimeValueCheck=True, continueOnError=True),
+                                            table.schema).apply(table, 0)
+    assert result.table.column("ts").to_pylist() == [1_700_000_000_000, None] and result.error_rows == 1
+
+
+# --- complex types ------------------------------------------------------------------------------------
+
+ORDERS = pa.table({
+    "id": [1, 2, 3],
+    "customer": pa.array([{"name": "a", "address": {"city": "x"}}, None, {"name": "c", "address": None}]),
+    "items": pa.array([[{"sku": "s1", "qty": 1}, {"sku": "s2", "qty": 2}], [], None]),
+    "tags": pa.array([["p", "q"], [], None]),
+    "nested": pa.array([[[1, 2]], [], None]),
+})
+
+
+def test_flatten_structs_and_unnest_arrays():
+    s = schema(("id", "INT"), ("customer.name", "STRING"), ("customer.address.city", "STRING"),
+               ("items.sku", "STRING"), ("items.qty", "INT"), ("tags", "STRING", True), ("nested", "STRING"))
+    cfg = config(complexTypeConfig={"fieldsToUnnest": ["items"]})
+    pipeline = IngestionPipeline.from_configs(s, cfg, ORDERS.schema)
+    out = pipeline.apply(ORDERS, 0).table
+    assert out.schema == pipeline.output_schema
+    assert out.column("id").to_pylist() == [1, 1, 2, 3]
+    assert out.column("items.sku").to_pylist() == ["s1", "s2", None, None]
+    assert out.column("items.qty").to_pylist() == [1, 2, None, None]
+    assert out.column("customer.address.city").to_pylist() == ["x", "x", None, None]
+    assert out.column("tags").to_pylist() == [["p", "q"], ["p", "q"], [], None]  # primitive lists stay lists
+    assert out.column("nested").to_pylist() == ["[[1,2]]", "[[1,2]]", "[]", None]  # NON_PRIMITIVE -> JSON
+
+
+def test_collection_not_unnested_to_json_all_and_delimiter():
+    cfg = config(complexTypeConfig={"delimiter": "_", "collectionNotUnnestedToJson": "ALL"})
+    pipeline = IngestionPipeline.from_configs(schema(("customer_name", "STRING")), cfg, ORDERS.schema)
+    out = pipeline.apply(ORDERS, 0).table
+    assert out.column("customer_name").to_pylist() == ["a", None, "c"]
+    assert out.column("tags").to_pylist() == ['["p","q"]', "[]", None]
+    assert out.column("items").to_pylist()[0] == '[{"sku":"s1","qty":1},{"sku":"s2","qty":2}]'
+
+
+def test_the_spark_scenario_without_spark(tmp_path):
+    """The rows the Spark test expects, from the same configs through pipeline, type mapping and builder."""
+    from pinot_sink.segment import read_segment
+    from pinot_sink.segment.builder import build_segment
+    from tests.ingestion.test_spark_ingestion import SCHEMA, TABLE_CONFIG, _expected, _order, _rows
+    from type_mapping.convert import to_pinot_columns
+    from type_mapping.reconcile import plan_write
+
+    arrow_schema = pa.schema([("id", pa.int64()), ("ts", pa.int64()), ("status", pa.string()),
+                              ("customer", pa.struct([("name", pa.string())])),
+                              ("items", pa.list_(pa.struct([("sku", pa.string()), ("qty", pa.int32())]))),
+                              ("price", pa.float64())])
+    table = pa.Table.from_pylist([dict(zip(arrow_schema.names, r)) for r in _rows()], schema=arrow_schema)
+    pinot_schema = PinotSchema.from_json(SCHEMA)
+    result = IngestionPipeline.from_configs(pinot_schema, TABLE_CONFIG, arrow_schema).apply(table, 0)
+    assert result.filtered_rows == 5  # counted after unnesting: ids 0, 10, 20 (two items), 30
+    built = build_segment(to_pinot_columns(result.table, pinot_schema, plan_write(result.table.schema, pinot_schema, table_config=TABLE_CONFIG)), pinot_schema, TABLE_CONFIG,
+                          tmp_path, "orders_0", 1700000000000)
+    expected = _expected()
+    rows = sorted(({k: r[k] for k in expected[0]} for r in read_segment(str(built.tar_path)).table.to_pylist()),
+                  key=_order)
+    assert rows == expected
+
+
+def test_timestamp_big_decimal_and_bytes_results_in_stored_form():
+    s = schema(("t1", "TIMESTAMP"), ("t2", "TIMESTAMP"), ("d", "BIG_DECIMAL"), ("b", "BYTES"))
+    cfg = config([("t1", "fromDateTime(x, 'yyyy-MM-dd')"), ("t2", "concat(x, ' 00:00:00')"), ("d", "p * 1"),
+                  ("b", "lower(h)")])
+    table = pa.table({"x": ["2024-01-02", None], "p": [1.5, 2.25], "h": ["0A0B", None]})
+    pipeline = IngestionPipeline.from_configs(s, cfg, table.schema)
+    out = pipeline.apply(table, 0).table
+    assert out.schema == pipeline.output_schema
+    assert out.column("t1").to_pylist() == [1704153600000, None]
+    assert out.column("t2").to_pylist() == [1704153600000, None]
+    assert out.column("d").to_pylist() == ["1.5", "2.25"]
+    assert out.column("b").to_pylist() == [b"\x0a\x0b", None]
