@@ -481,7 +481,7 @@ def _emit(job: WriteJob, schema, held: list, target: _SegmentTarget, report: Tas
 
 def _deliver(job: WriteJob, built, local_root: Path | None) -> tuple[str, bool]:
     """Put the built tarball where this job's mode wants it; returns (uri, uploaded to the table)."""
-    from pinot_sink.controller import ControllerClient, copy_to_deep_store, segment_destination
+    from pinot_sink.controller import ControllerClient, copy_to_deep_store, push_segment, segment_destination
 
     options = job.options
     root = job.delivery_root
@@ -494,8 +494,8 @@ def _deliver(job: WriteJob, built, local_root: Path | None) -> tuple[str, bool]:
         return uri, False
     client = ControllerClient.from_config(job.client_config)
     try:
-        client.upload_segment(options.table_name, built.tar_path, push_mode=options.push_mode,
-                              deep_store_uri=job.output_uri if options.push_mode != "tar" else None)
+        push_segment(client, options.table_name, built.tar_path, push_mode=options.push_mode,
+                     deep_store_uri=job.output_uri if options.push_mode != "tar" else None)
     finally:
         client.close()
     if options.push_mode != "tar":

@@ -7,6 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
     ControllerClient,
     ControllerRequestError,
@@ -63,7 +64,7 @@ def test_tar_upload_streams_from_disk(tmp_path):
     try:
         client = ControllerClient(f"http://127.0.0.1:{server.server_address[1]}", retry=RetryPolicy.none())
         tracemalloc.start()
-        client.upload_segment("events", big)
+        push_segment(client, "events", big)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     finally:
@@ -75,7 +76,7 @@ def test_tar_upload_streams_from_disk(tmp_path):
 def test_unknown_deep_store_scheme_is_a_clear_error(fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0")
     with pytest.raises(DeepStoreError, match="nosuchfs"):
-        ControllerClient(fake_controller.url).upload_segment("events", path, push_mode="metadata",
+        push_segment(ControllerClient(fake_controller.url), "events", path, push_mode="metadata",
                                                             deep_store_uri="nosuchfs://bucket/x")
     assert fake_controller.uploads() == []
 
@@ -86,7 +87,7 @@ def test_deep_store_io_errors_are_retried_then_named(fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0")
     client = ControllerClient(fake_controller.url, retry=RetryPolicy(max_attempts=2, initial_backoff_s=0.01))
     with pytest.raises(RetriesExhaustedError) as info:
-        client.upload_segment("events", path, push_mode="metadata", deep_store_uri=str(blocker))
+        push_segment(client, "events", path, push_mode="metadata", deep_store_uri=str(blocker))
     assert isinstance(info.value.last_error, DeepStoreError) and info.value.attempts == 2
     assert (info.value.segment, info.value.table) == ("events_0", "events") and "Not a directory" in str(info.value)
     assert fake_controller.uploads() == []
@@ -101,10 +102,10 @@ def test_destination_layout():
 def test_bad_inputs_fail_before_any_request(fake_controller, tmp_path):
     client = ControllerClient(fake_controller.url)
     with pytest.raises(ControllerRequestError, match="no segment tarball"):
-        client.upload_segment("events", tmp_path / "missing.tar.gz")
+        push_segment(client, "events", tmp_path / "missing.tar.gz")
     path = make_segment(tmp_path, "events_0")
     with pytest.raises(ControllerRequestError, match="unknown push mode"):
-        client.upload_segment("events", path, push_mode="ftp")
+        push_segment(client, "events", path, push_mode="ftp")
     with pytest.raises(ControllerRequestError, match="needs a deep store"):
-        client.upload_segment("events", path, push_mode="metadata")
+        push_segment(client, "events", path, push_mode="metadata")
     assert fake_controller.received == []

@@ -7,6 +7,7 @@ import pickle
 
 import pytest
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
     Auth,
     ConsistentPush,
@@ -46,7 +47,7 @@ def test_no_secret_in_logs_errors_or_reprs(fake_controller, tmp_path, caplog, st
     with caplog.at_level(logging.DEBUG):  # every logger, urllib3 included
         client = ControllerClient(url, retry=POLICY, **args)
         for call in (
-            lambda: client.upload_segment("events", make_segment(tmp_path, "events_0")),  # 401
+            lambda: push_segment(client, "events", make_segment(tmp_path, "events_0")),  # 401
             lambda: client.list_segments("events"),
         ):
             with pytest.raises(ControllerError) as info:
