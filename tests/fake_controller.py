@@ -113,7 +113,7 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset / lose
+    kind: str  # fail / delay / reset / lose / trickle
     times: int
     method: str | None
     path: str | None
@@ -123,6 +123,7 @@ class Fault:
     retry_after: str | None = None
     seconds: float = 0.0
     after_bytes: int | None = None
+    phase: str = "headers"  # trickle: "headers" (status line and headers too) or "body"
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method is None or self.method == method) and (self.path is None or path.startswith(self.path))
@@ -223,6 +224,17 @@ class FakeController:
         """Read ``after_bytes`` of the body (default: half of it), then reset the TCP connection."""
         with self._lock:
             self._faults.append(Fault("reset", times, method, path, after_bytes=after_bytes))
+
+    def trickle_next(self, times: int = 1, *, interval: float = 0.5, phase: str = "headers",
+                     method: str | None = None, path: str | None = None, after: int = 0) -> None:
+        """Do the work, then answer one byte every ``interval`` seconds: from the status line on
+        (``phase="headers"``, padded with a long header) or after whole headers (``"body"``, the JSON body
+        padded with spaces). No single read waits long, so only a deadline on the whole answer stops it;
+        the trickle ends when the client goes away (or after 120 s)."""
+        if phase not in ("headers", "body"):
+            raise ValueError("phase is 'headers' or 'body'")
+        with self._lock:
+            self._faults.append(Fault("trickle", times, method, path, after=after, seconds=interval, phase=phase))
 
     def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
         """Process the request fully, then reset the connection instead of answering (a lost answer)."""
@@ -828,15 +840,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._reset()
             return
         record.status = status  # before answering: the client may look at it as soon as it has the answer
-        self._send(status, payload, extra)
+        self._send(status, payload, extra, trickle=fault if fault is not None and fault.kind == "trickle" else None)
 
-    def _send(self, status: int, payload: Any, extra_headers: dict | None = None) -> None:
+    def _send(self, status: int, payload: Any, extra_headers: dict | None = None, trickle: Fault | None = None) -> None:
         if isinstance(payload, bytes):
             data, content_type = payload, "application/octet-stream"
         elif payload is None:
             data, content_type = b"", "application/json"
         else:
             data, content_type = json.dumps(payload).encode(), "application/json"
+        if trickle is not None:
+            self._trickle(status, data, content_type, trickle)
+            return
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -847,6 +862,30 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout): as on a real server, work is done
+
+    def _trickle(self, status: int, data: bytes, content_type: str, fault: Fault) -> None:
+        if fault.phase == "body":
+            data = data + b" " * 2000  # JSON allows trailing whitespace
+        head = (f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(data)}\r\n").encode("latin-1")
+        if fault.phase == "headers":
+            head += b"X-Trickle: " + b"." * 2000 + b"\r\n"
+        head += b"\r\n"
+        whole = head + data
+        slow_from = 0 if fault.phase == "headers" else len(head)
+        self.close_connection = True
+        ends = time.monotonic() + 120
+        try:
+            self.wfile.write(whole[:slow_from])
+            self.wfile.flush()
+            for index in range(slow_from, len(whole)):
+                if self.controller._server is None or time.monotonic() > ends:
+                    break
+                self.wfile.write(whole[index:index + 1])
+                self.wfile.flush()
+                time.sleep(fault.seconds)
+        except OSError:  # the client gave up
+            pass
 
     def _reset(self) -> None:
         self.close_connection = True
