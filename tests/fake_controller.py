@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import struct
 import tarfile
@@ -34,7 +35,7 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import pytest
 
@@ -418,7 +419,7 @@ class FakeController:
         existing = table.segments.get(name)
         now = int(time.time() * 1000)
         if copy_to_deep_store:
-            stored_uri = f"{self.url}/segments/{raw}/{name}"
+            stored_uri = f"{self.url}/segments/{raw}/{quote(name, safe='')}"  # URIUtils.constructDownloadUrl
             stored_bytes = tar_bytes if upload_type != "METADATA" else _fetch(download_uri)
         else:
             stored_uri = download_uri
@@ -698,11 +699,23 @@ def _single_part(content_type: str, body: bytes) -> bytes:
     return parts[0][1]
 
 
+_URI_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
 def _fetch(uri: str) -> bytes:
+    """Read a DOWNLOAD_URI as Pinot does: parsed by ``java.net.URI`` (which refuses a space, a control
+    character or a ``%`` not starting an escape), its path decoded (``URI.getPath()``) for the PinotFS."""
     import fsspec
 
+    bad = next((c for c in _URI_ESCAPE.sub("", uri) if c in " %\"<>\\^`{|}" or ord(c) < 0x21 or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ApiError(500, f"Exception while uploading segment: java.net.URISyntaxException: Illegal character "
+                            f"{bad!r} in path: {uri}")
+    parts = urlsplit(uri)
+    path = unquote(parts.path)
+    target = path if parts.scheme == "file" else f"{parts.scheme}://{parts.netloc}{path}"
     try:
-        with fsspec.open(uri, "rb") as handle:
+        with fsspec.open(target, "rb") as handle:
             return handle.read()
     except Exception as exc:  # Pinot: any fetch failure is an internal error
         raise ApiError(500, f"Exception while uploading segment: failed to fetch {uri}: {exc}") from None
