@@ -151,9 +151,10 @@ class FakeController:
     """Start with ``start()`` (or the ``fake_controller`` fixture); ``url`` is ``http://127.0.0.1:<port>``."""
 
     def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0,
-                 tls: tuple[str, str] | None = None) -> None:
+                 tls: tuple[str, str] | None = None, client_ca: str | None = None) -> None:
         self.strict_layout = strict_layout
         self.tls = tls  # (certificate file, key file): serve HTTPS
+        self.client_ca = client_ca  # with tls: require a client certificate signed by this CA (mutual TLS)
         self.upload_lock_timeout_s = upload_lock_timeout_s
         self.tables: dict[str, Table] = {}
         self.received: list[Received] = []
@@ -180,6 +181,9 @@ class FakeController:
 
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*self.tls)
+            if self.client_ca is not None:
+                context.verify_mode = ssl.CERT_REQUIRED
+                context.load_verify_locations(cafile=self.client_ca)
             self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="fake-controller", daemon=True)

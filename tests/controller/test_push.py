@@ -5,7 +5,9 @@ import threading
 import tracemalloc
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fsspec
 import pytest
+from fsspec.implementations.memory import MemoryFileSystem
 
 from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
@@ -109,3 +111,42 @@ def test_bad_inputs_fail_before_any_request(fake_controller, tmp_path):
     with pytest.raises(ControllerRequestError, match="needs a deep store"):
         push_segment(client, "events", path, push_mode="metadata")
     assert fake_controller.received == []
+
+
+class _S3aLike(MemoryFileSystem):
+    """Another scheme over the same in-memory store: what executors write through (``s3a://``) while the
+    controller reads the same objects under another scheme (``s3://``)."""
+
+    protocol = ("s3alike",)
+
+    @classmethod
+    def _strip_protocol(cls, path):
+        return MemoryFileSystem._strip_protocol("memory://" + path[len("s3alike://"):] if path.startswith("s3alike://")
+                                                else path)
+
+
+def test_segment_uri_prefix_and_suffix_rewrite_the_announced_uri(fake_controller, tmp_path):
+    from pinot_sink.controller import controller_download_uri, push_segment, segment_uri
+
+    fsspec.register_implementation("s3alike", _S3aLike, clobber=True)
+    client = ControllerClient(fake_controller.url, retry=RetryPolicy.none())
+    result = push_segment(client, "events", make_segment(tmp_path, "events 0"), push_mode="uri",
+                          deep_store_uri="s3alike://bucket/pinot", segment_uri_prefix="memory://bucket")
+    assert result.stored_uri == "s3alike://bucket/pinot/events/events%200.tar.gz"
+    assert result.download_uri == "memory://bucket/pinot/events/events%200.tar.gz"  # prefix + raw path
+    assert fake_controller.uploads()[-1].header("DOWNLOAD_URI") == result.download_uri
+    assert fake_controller.segments()["events 0"].download_uri == result.download_uri
+
+    result = push_segment(client, "events", make_segment(tmp_path, "events_1"), push_mode="metadata",
+                          deep_store_uri="s3alike://bucket/pinot", segment_uri_prefix="memory://bucket",
+                          segment_uri_suffix="?versionId=7")
+    assert fake_controller.uploads()[-1].header("DOWNLOAD_URI") == \
+        "memory://bucket/pinot/events/events_1.tar.gz?versionId=7"
+    # without prefix and suffix the stored URI is announced as is; a file: URI is refused for 'uri' only
+    # when it is what the controller would be sent
+    stored = segment_uri(str(tmp_path / "shared"), "events", "x")
+    assert controller_download_uri(stored) == stored
+    assert controller_download_uri(stored, "hdfs://nn:8020") == f"hdfs://nn:8020{tmp_path}/shared/events/x.tar.gz"
+    with pytest.raises(ControllerRequestError, match="file://"):
+        push_segment(client, "events", make_segment(tmp_path, "events_2"), push_mode="uri",
+                     deep_store_uri=str(tmp_path / "shared"))
