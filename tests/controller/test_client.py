@@ -176,3 +176,16 @@ def test_client_pickles_as_its_config_and_works_after(client, tmp_path):
 def test_trailing_slash_is_dropped():
     client = ControllerClient("http://localhost:9000/")
     assert client.url == "http://localhost:9000"
+
+
+def test_the_docs_state_the_defaults_of_their_one_home():
+    """docs/controller.md quotes the defaults once; this keeps the quote in step with ClientConfig/RetryPolicy."""
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "controller.md").read_text()
+    policy = RetryPolicy()
+    expected = (f"connect {ClientConfig.connect_timeout:g} s, read {ClientConfig.read_timeout:g} s, "
+                f"{policy.max_attempts} attempts, deadline {policy.max_elapsed_s:g} s, backoff "
+                f"{policy.initial_backoff_s:g} s doubling to {policy.max_backoff_s:g} s")
+    assert expected in re.sub(r"\s+", " ", docs), expected
