@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from ..segment.properties import as_text, parse_properties
+from .auth import redact_text
 from .client import ControllerClient, offline_raw_name
 from .deep_store import copy_to_deep_store as copy_tarball, segment_name_from_path, segment_uri
 from .errors import ControllerError, ControllerRequestError
@@ -58,6 +59,12 @@ class PushResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def __repr__(self) -> str:  # a deep-store URI may carry credentials (s3://key:secret@bucket)
+        return redact_text(
+            f"PushResult(segment={self.segment!r}, push_mode={self.push_mode!r}, tar_bytes={self.tar_bytes}, "
+            f"seconds={self.seconds:.3f}, download_uri={self.download_uri!r}, stored_uri={self.stored_uri!r}, "
+            f"message={self.message!r}, error={self.error!r})")
 
 
 def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:

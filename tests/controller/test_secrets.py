@@ -129,3 +129,11 @@ def test_url_credentials_never_reach_logs_errors_or_reprs(fake_controller, tmp_p
     for text in texts:
         assert not leaks(text), text
     assert all(r.header("Authorization") for r in fake_controller.received)
+
+
+def test_push_results_do_not_show_deep_store_credentials():
+    from pinot_sink.controller import PushResult
+
+    result = PushResult("s_0", "/tmp/s_0.tar.gz", "uri", 10, 0.1, download_uri=f"s3://key:{SECRET}@bucket/t/s_0.tar.gz",
+                        stored_uri=f"s3://key:{SECRET}@bucket/t/s_0.tar.gz")
+    assert not leaks(repr(result)) and "s3://<redacted>@bucket/t/s_0.tar.gz" in repr(result)

@@ -10,18 +10,20 @@ from fake_controller import FakeController
 from pinot_sink.controller import ControllerClient, ControllerTLSError, RetryPolicy
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
+def self_signed(folder, name: str, *subject: str) -> tuple[str, str]:
+    """A self-signed certificate (its own CA) and its key, made by openssl."""
     if shutil.which("openssl") is None:
         pytest.skip("openssl is needed to make a test certificate")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", *subject,
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
     return str(cert), str(key)
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    return self_signed(tmp_path_factory.mktemp("tls"), "server", "-subj", "/CN=127.0.0.1",
+                       "-addext", "subjectAltName=IP:127.0.0.1")
 
 
 @pytest.fixture
@@ -57,18 +59,11 @@ def test_verification_can_be_switched_off(tls_controller):
 @pytest.fixture(scope="module")
 def client_certificate(tmp_path_factory):
     """A self-signed client certificate (its own CA) and its key, as separate files and as one PEM."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is needed to make a test certificate")
     folder = tmp_path_factory.mktemp("mtls")
-    cert, key = folder / "client.pem", folder / "client.key"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=pinot-sink-test",
-         "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )
+    cert, key = self_signed(folder, "client", "-subj", "/CN=pinot-sink-test")
     combined = folder / "client-combined.pem"
-    combined.write_bytes(cert.read_bytes() + key.read_bytes())
-    return str(cert), str(key), str(combined)
+    combined.write_bytes(open(cert, "rb").read() + open(key, "rb").read())
+    return cert, key, str(combined)
 
 
 @pytest.fixture
