@@ -9,6 +9,7 @@ from .client import ControllerClient, SegmentTimeRange, offline_raw_name
 from .config import ClientConfig, validate_controller_url
 from .consistent_push import ConsistentPush
 from .deep_store import (
+    child_uri,
     copy_to_deep_store,
     list_segment_uris,
     segment_destination,
@@ -16,6 +17,7 @@ from .deep_store import (
     segment_name_from_uri,
     segment_uri,
     table_uri,
+    tarball_uri,
     uri_to_fs,
 )
 from .errors import (
@@ -39,8 +41,8 @@ __all__ = [
     "ControllerClient", "SegmentTimeRange", "offline_raw_name",
     "ClientConfig", "validate_controller_url",
     "ConsistentPush",
-    "copy_to_deep_store", "list_segment_uris", "segment_destination", "segment_name_from_path",
-    "segment_name_from_uri", "segment_uri", "table_uri", "uri_to_fs",
+    "child_uri", "copy_to_deep_store", "list_segment_uris", "segment_destination", "segment_name_from_path",
+    "segment_name_from_uri", "segment_uri", "table_uri", "tarball_uri", "uri_to_fs",
     "ConsistentPushError", "ControllerAuthError", "ControllerConfigError", "ControllerError",
     "ControllerNotFoundError", "ControllerRequestError", "ControllerTLSError", "ControllerUnavailableError",
     "DeepStoreError", "RetriesExhaustedError", "SegmentConflictError",

@@ -59,14 +59,25 @@ def _component(name: str, what: str) -> str:
     return quote(name, safe="")
 
 
+def child_uri(folder_uri: str, name: str, *, what: str = "folder name") -> str:
+    """``<folder>/<name>`` with ``name`` as one percent-encoded path component (staging folders too)."""
+    return f"{folder_uri.rstrip('/')}/{_component(name, what)}"
+
+
+def tarball_uri(folder_uri: str, segment_name: str) -> str:
+    """``<folder>/<segmentName>.tar.gz``, the name percent-encoded: any folder (a table's, a staging one)."""
+    _component(segment_name, "segment name")  # the name itself must be a file name, not only name + suffix
+    return child_uri(folder_uri, segment_name + TARBALL_SUFFIX, what="segment name")
+
+
 def table_uri(root: str, raw_table: str) -> str:
     """``<root>/<rawTable>``, the table's directory."""
-    return f"{normalise_uri(root)}/{_component(raw_table, 'table name')}"
+    return child_uri(normalise_uri(root), raw_table, what="table name")
 
 
 def segment_uri(root: str, raw_table: str, segment_name: str) -> str:
     """``<root>/<rawTable>/<segmentName>.tar.gz`` as a URI (names percent-encoded, UTF-8)."""
-    return f"{table_uri(root, raw_table)}/{_component(segment_name, 'segment name')}{TARBALL_SUFFIX}"
+    return tarball_uri(table_uri(root, raw_table), segment_name)
 
 
 segment_destination = segment_uri  # the earlier name, kept while callers move to segment_uri
@@ -123,7 +134,7 @@ def list_segment_uris(root: str, raw_table: str, options: Mapping[str, Any] | No
         base = os.path.basename(str(entry).rstrip("/"))
         if base.endswith(TARBALL_SUFFIX) and not base.startswith("."):
             name = base[: -len(TARBALL_SUFFIX)]
-            found[name] = segment_uri(root, raw_table, name)
+            found[name] = tarball_uri(table_uri(root, raw_table), name)
     return found
 
 

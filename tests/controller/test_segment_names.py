@@ -109,6 +109,17 @@ def test_names_that_cannot_be_a_file_are_refused(bad):
         table_uri("memory://x", bad)
 
 
+def test_staging_folders_use_the_same_rule(tmp_path):
+    from pinot_sink.controller import child_uri, tarball_uri
+
+    staging = child_uri(child_uri(table_uri(str(tmp_path), "events"), "_staging"), "run 1%")
+    uri = tarball_uri(child_uri(staging, "p0_a0"), "a b%é")
+    assert uri.endswith("/events/_staging/run%201%25/p0_a0/a%20b%25%C3%A9.tar.gz")
+    copy_to_deep_store(make_segment(tmp_path / "built", "a b%é"), uri)
+    assert (tmp_path / "events" / "_staging" / "run 1%" / "p0_a0" / "a b%é.tar.gz").is_file()
+    assert segment_name_from_uri(uri) == "a b%é"
+
+
 def test_root_uris_are_escaped_but_keep_their_escapes():
     assert normalise_uri("s3://bucket/my prefix/") == "s3://bucket/my%20prefix"
     assert normalise_uri("s3://bucket/a%20b/100%") == "s3://bucket/a%20b/100%25"
