@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments
-from pinot_sink.controller.deep_store import segment_destination
+from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
 from pinot_sink.controller.errors import ConsistentPushError
 from pinot_sink.segment.format import tarball_name
 
@@ -182,16 +182,18 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
         for segment in segments:
             local = local_path(segment.staged_uri)
             if local is None:  # remote staging: the driver's push reads the tarball
-                import fsspec
 
                 download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
                 local = str(download_dir / tarball_name(segment.name))
-                fs, remote = fsspec.core.url_to_fs(segment.staged_uri, **job.storage_options)
+                fs, remote = uri_to_fs(segment.staged_uri, job.storage_options)
                 fs.get_file(remote, local)
             paths.append(local)
         push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
                             deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None,
                             deep_store_options=job.storage_options or None)
+        if delivery.push_mode != "tar":
+            push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
+                                segment_uri_suffix=delivery.segment_uri_suffix or None)
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
@@ -221,7 +223,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:
-    uri = segment_destination(job.output_uri, job.table, segment.name) if job.output_uri else None
+    uri = segment_uri(job.output_uri, job.table, segment.name) if job.output_uri else None
     return PublishedSegment(
         name=segment.name, rows=segment.rows, tar_bytes=segment.tar_bytes, crc=segment.crc, uri=uri,
         partition_id=segment.partition_id, sequence_id=segment.sequence_id, build_ms=segment.build_ms,

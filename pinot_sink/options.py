@@ -22,7 +22,10 @@ from typing import Any, Mapping
 from type_mapping.convert import ConversionOptions
 
 from pinot_sink.controller import Auth, ClientConfig, ControllerClient, RetryPolicy
+from pinot_sink.controller import validate_controller_url as controller_url_rule
 from pinot_sink.controller.auth import redact_url, split_url_credentials
+from pinot_sink.controller.errors import ControllerConfigError
+from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
@@ -136,7 +139,6 @@ SPARK_OWNED = {"path", "checkpointlocation", "queryname"}
 CONTROLLER_ONLY_PREFIXES = ("auth.", "tls.", "timeout.", "retry.", "header.", "database")
 SECRET_OPTIONS = {"auth.password", "auth.token", "auth.header-token"}
 SEGMENT_NAME_TYPES = {"simple": "simple", "normalizeddate": "normalizedDate", "fixed": "fixed"}
-PUSH_MODES = ("tar", "uri", "metadata")
 # Pinot's table names end up in URL paths and file paths: no separators, no control characters.
 _TABLE_NAME_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f]|^\.\.?$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -232,15 +234,12 @@ def validate_table_name(name: str) -> str:
 
 
 def validate_controller_url(url: str) -> tuple[str, Auth | None]:
-    """``http(s)://host[:port][/path]``; credentials in the URL become basic auth and leave the URL."""
-    from urllib.parse import urlsplit
-
-    text = url.strip().rstrip("/")
-    parts = urlsplit(text)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise OptionError(f"option 'url': {redact_url(text)!r} is not an http:// or https:// URL with a host "
-                          f"(example: http://controller:9000)")
-    return split_url_credentials(text)
+    """``http(s)://host[:port][/path]`` (the controller package's rule, errors naming 'url'); credentials in
+    the URL become basic auth and leave the URL."""
+    try:
+        return split_url_credentials(controller_url_rule(url))
+    except ControllerConfigError as exc:
+        raise OptionError(str(exc)) from None
 
 
 def suggest(name: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 from pinot_sink.controller import ClientConfig, ControllerClient
-from pinot_sink.controller.deep_store import segment_destination
+from pinot_sink.controller.deep_store import child_uri, segment_uri, table_uri, uri_to_fs
 from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball, tarball_name
 
 from .time_window import tarball_time_range, zk_time_range
@@ -28,11 +28,6 @@ from .time_window import tarball_time_range, zk_time_range
 log = logging.getLogger("pinot_sink")
 
 STAGING_DIR = "_staging"
-
-
-def table_uri(root_uri: str, table: str) -> str:
-    """``<root>/<rawTable>``: the folder holding a table's tarballs."""
-    return segment_destination(root_uri, table, "x").rsplit("/", 1)[0]
 
 
 def local_path(uri: str) -> str | None:
@@ -44,7 +39,7 @@ def local_path(uri: str) -> str | None:
 
 def staging_uri(root_uri: str, table: str, run_folder: str) -> str:
     """The folder of one run's staged tarballs."""
-    return f"{table_uri(root_uri, table)}/{STAGING_DIR}/{run_folder}"
+    return child_uri(child_uri(table_uri(root_uri, table), STAGING_DIR), run_folder)
 
 
 def attempt_folder(partition_id: int, task_attempt: int) -> str:
@@ -52,9 +47,7 @@ def attempt_folder(partition_id: int, task_attempt: int) -> str:
 
 
 def _fs(uri: str, storage_options: Mapping[str, Any] | None = None):
-    import fsspec
-
-    return fsspec.core.url_to_fs(uri, **dict(storage_options or {}))
+    return uri_to_fs(uri, storage_options)
 
 
 @dataclass(frozen=True)
@@ -83,7 +76,7 @@ class SegmentStore:
         for entry in fs.ls(path, detail=False):
             base = os.path.basename(str(entry).rstrip("/"))
             if base.endswith(TARBALL_EXTENSION) and not base.startswith((".", "_")):
-                names.add(unquote(segment_name_of_tarball(base)))
+                names.add(segment_name_of_tarball(base))  # files are named verbatim (deep_store's rule)
         return names
 
     def delete(self, names: Iterable[str]) -> list[str]:
@@ -98,7 +91,7 @@ class SegmentStore:
         fs, _ = _fs(self.directory_uri, self.storage_options)
         left = []
         for name in names:
-            _, target = _fs(segment_destination(self._root(), self.table, name), self.storage_options)
+            _, target = _fs(segment_uri(self._root(), self.table, name), self.storage_options)
             try:
                 if fs.exists(target):
                     fs.rm(target)
@@ -117,7 +110,7 @@ class SegmentStore:
             return {name: zk_time_range(zk.get(name) or {}) for name in names}
         ranges = {}
         for name in names:
-            fs, target = _fs(segment_destination(self._root(), self.table, name), self.storage_options)
+            fs, target = _fs(segment_uri(self._root(), self.table, name), self.storage_options)
             with fs.open(target, "rb") as handle:
                 ranges[name] = tarball_time_range(handle, f"{self.directory_uri}/{tarball_name(name)}")
         return ranges
@@ -145,7 +138,7 @@ def publish_into_directory(root_uri: str, table: str, staged: dict[str, str],
     local files get the umask's normal mode as they are published."""
     mode = public_file_mode()
     for name, source in staged.items():
-        target = segment_destination(root_uri, table, name)
+        target = segment_uri(root_uri, table, name)
         fs, source_path = _fs(source, storage_options)
         _, target_path = _fs(target, storage_options)
         fs.makedirs(os.path.dirname(target_path), exist_ok=True)

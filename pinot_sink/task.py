@@ -35,6 +35,8 @@ from .buffer import BucketBuffer, PartitionBuffer
 from .job import WriteJob, batch_write_id, ensure_log_handler
 from .naming import SegmentNameError, SegmentNamer, column_min_max
 from .reports import SegmentRecord, TaskReport
+from pinot_sink.controller.deep_store import tarball_uri
+
 from .store import attempt_folder, local_path
 from .time_window import bucket_keys, rows_outside
 
@@ -187,7 +189,7 @@ class _SegmentPipeline:
         if local_stage is not None:
             staged = Path(built.tar_path).resolve().as_uri()
         else:
-            staged = f"{self._stage_uri}/{Path(built.tar_path).name}"
+            staged = tarball_uri(self._stage_uri, built.name)
             try:
                 copy_to_deep_store(built.tar_path, staged, options=job.storage_options, segment=built.name,
                                    table=job.table)

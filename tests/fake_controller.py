@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import struct
 import tarfile
@@ -34,13 +35,14 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import pytest
 
 from pinot_sink.segment.properties import as_text, parse_properties
 
 LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
 VALID_MIN_MS = 31_536_000_000  # 1971-01-01T00:00Z
 VALID_MAX_MS = 3_187_296_000_000  # 2071-01-01T00:00Z
 UNIT_MS = {
@@ -113,7 +115,7 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset / lose
+    kind: str  # fail / delay / reset / lose / trickle
     times: int
     method: str | None
     path: str | None
@@ -123,18 +125,36 @@ class Fault:
     retry_after: str | None = None
     seconds: float = 0.0
     after_bytes: int | None = None
+    phase: str = "headers"  # trickle: "headers" (status line and headers too) or "body"
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method is None or self.method == method) and (self.path is None or path.startswith(self.path))
+
+
+@dataclass
+class UploadHold:
+    """One upload held back by ``FakeController.delay_upload``."""
+
+    segment: str | None
+    nth: int | None
+    seconds: float
+    taken: bool = False
+    arrived: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+    landed: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.released.set()
 
 
 class FakeController:
     """Start with ``start()`` (or the ``fake_controller`` fixture); ``url`` is ``http://127.0.0.1:<port>``."""
 
     def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0,
-                 tls: tuple[str, str] | None = None) -> None:
+                 tls: tuple[str, str] | None = None, client_ca: str | None = None) -> None:
         self.strict_layout = strict_layout
         self.tls = tls  # (certificate file, key file): serve HTTPS
+        self.client_ca = client_ca  # with tls: require a client certificate signed by this CA (mutual TLS)
         self.upload_lock_timeout_s = upload_lock_timeout_s
         self.tables: dict[str, Table] = {}
         self.received: list[Received] = []
@@ -147,6 +167,8 @@ class FakeController:
         self._uploads_in_flight = 0
         self.upload_latency_s = 0.0  # simulated ZK + deep-store work per upload, outside the state lock (bench)
         self.lineage_exclusive_delete = True  # Pinot's controller.lineage.exclusive.delete.enabled default
+        self._upload_holds: list[UploadHold] = []
+        self._uploads_arrived = 0
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -159,6 +181,9 @@ class FakeController:
 
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*self.tls)
+            if self.client_ca is not None:
+                context.verify_mode = ssl.CERT_REQUIRED
+                context.load_verify_locations(cafile=self.client_ca)
             self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="fake-controller", daemon=True)
@@ -166,6 +191,8 @@ class FakeController:
         return self
 
     def stop(self) -> None:
+        for hold in self._upload_holds:
+            hold.release()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -224,6 +251,30 @@ class FakeController:
         with self._lock:
             self._faults.append(Fault("reset", times, method, path, after_bytes=after_bytes))
 
+    def trickle_next(self, times: int = 1, *, interval: float = 0.5, phase: str = "headers",
+                     method: str | None = None, path: str | None = None, after: int = 0) -> None:
+        """Do the work, then answer one byte every ``interval`` seconds: from the status line on
+        (``phase="headers"``, padded with a long header) or after whole headers (``"body"``, the JSON body
+        padded with spaces). No single read waits long, so only a deadline on the whole answer stops it;
+        the trickle ends when the client goes away (or after 120 s)."""
+        if phase not in ("headers", "body"):
+            raise ValueError("phase is 'headers' or 'body'")
+        with self._lock:
+            self._faults.append(Fault("trickle", times, method, path, after=after, seconds=interval, phase=phase))
+
+    def delay_upload(self, seconds: float = 30.0, *, segment: str | None = None, nth: int | None = None) -> "UploadHold":
+        """Hold ONE upload before it is processed, so it lands late (a straggling task attempt): the first
+        upload of ``segment`` (the name the request carries: multipart part name or ``DOWNLOAD_URI`` file
+        name, as Pinot's and our clients send it), or the ``nth`` upload to arrive (1-based, counted from
+        now). It proceeds after ``seconds`` or at ``hold.release()``; ``hold.arrived`` / ``hold.landed``
+        are events to wait on."""
+        if (segment is None) == (nth is None):
+            raise ValueError("give segment or nth")
+        hold = UploadHold(segment, None if nth is None else self._uploads_arrived + nth, seconds)
+        with self._lock:
+            self._upload_holds.append(hold)
+        return hold
+
     def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
         """Process the request fully, then reset the connection instead of answering (a lost answer)."""
         with self._lock:
@@ -241,6 +292,18 @@ class FakeController:
     def release_upload_lock(self, table: str, segment: str) -> None:
         with self._lock:
             self._table(table).segments[segment].upload_lock_ms = -1
+
+    def _take_upload_hold(self, headers: dict, body: bytes) -> "UploadHold | None":
+        name = _upload_name(headers, body)
+        with self._lock:
+            self._uploads_arrived += 1
+            for hold in self._upload_holds:
+                if hold.taken:
+                    continue
+                if (hold.segment is not None and hold.segment == name) or hold.nth == self._uploads_arrived:
+                    hold.taken = True
+                    return hold
+        return None
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:
@@ -275,10 +338,31 @@ class FakeController:
             raise ApiError(404, f"Table {raw}_OFFLINE does not exist")
         return table
 
-    @staticmethod
-    def _listing(table: Table, exclude_replaced: bool) -> list[str]:
+    def _select(self, table: Table, q: dict[str, str], *, exclude_replaced: bool) -> list[str]:
+        """``PinotHelixResourceManager.getSegmentsFor`` with a time window: ``[startTimestamp, endTimestamp)``
+        in millis against each segment's ZK ``[start, end]`` (both inclusive); a segment without a time
+        range is always selected; one straddling an edge unless ``excludeOverlapping``; then replaced
+        segments are left out (``excludeReplacedSegments``; always for ``/select``)."""
+        try:
+            start = int(q["startTimestamp"]) if q.get("startTimestamp") else LONG_MIN
+            end = int(q["endTimestamp"]) if q.get("endTimestamp") else LONG_MAX
+        except ValueError:
+            raise ApiError(400, "Failed to parse the start/end timestamp. Please make sure they are in "
+                                "'millisSinceEpoch' format.") from None
+        if not start < end:  # Preconditions.checkArgument: an IllegalArgumentException, mapped to 500
+            raise ApiError(500, "The value of startTimestamp should be smaller than the one of endTimestamp. "
+                                f"Start timestamp: {start}. End timestamp: {end}")
+        exclude_overlapping = q.get("excludeOverlapping", "false").lower() == "true"
         names = list(table.segments)
-        if exclude_replaced:
+        if (start, end) != (LONG_MIN, LONG_MAX):
+            names = [n for n in names
+                     if _within(table.segments[n].zk, start, end, exclude_overlapping)]
+        return self._listing(table, exclude_replaced, names)
+
+    @staticmethod
+    def _listing(table: Table, exclude_replaced: bool, names: list[str] | None = None) -> list[str]:
+        names = list(table.segments) if names is None else names
+        if exclude_replaced:  # SegmentLineageUtils.filterSegmentsBasedOnLineageInPlace
             hidden: set[str] = set()
             for entry in table.lineage.values():
                 hidden.update(entry.segments_from if entry.state == "COMPLETED" else entry.segments_to)
@@ -314,9 +398,11 @@ class FakeController:
             if parts[0] == "segments" and len(parts) >= 2:
                 table = self._table(table_name(parts[1]))
                 rest = parts[2:]
-                if not rest and method == "GET":
+                if not rest and method == "GET":  # also takes the time window since Pinot 1.x
                     exclude = q.get("excludeReplacedSegments", "false").lower() == "true"
-                    return 200, [{"OFFLINE": self._listing(table, exclude)}]
+                    return 200, [{"OFFLINE": self._select(table, q, exclude_replaced=exclude)}]
+                if rest == ["select"] and method == "GET":  # always leaves replaced segments out
+                    return 200, [{"OFFLINE": self._select(table, q, exclude_replaced=True)}]
                 if not rest and method == "DELETE":
                     return 200, self._delete(table, query.get("segments", []))
                 if rest == ["crc"] and method == "GET":
@@ -406,7 +492,7 @@ class FakeController:
         existing = table.segments.get(name)
         now = int(time.time() * 1000)
         if copy_to_deep_store:
-            stored_uri = f"{self.url}/segments/{raw}/{name}"
+            stored_uri = f"{self.url}/segments/{raw}/{quote(name, safe='')}"  # URIUtils.constructDownloadUrl
             stored_bytes = tar_bytes if upload_type != "METADATA" else _fetch(download_uri)
         else:
             stored_uri = download_uri
@@ -482,15 +568,17 @@ class FakeController:
             "segment.index.version": as_text(metadata.get("segment.index.version")) or "v1",
             "segment.download.url": download_uri,
             "segment.size.in.bytes": str(size),
-            "segment.time.unit": "MILLISECONDS",
         }
         start, end, unit = (as_text(metadata.get(k)) for k in
                             ("segment.start.time", "segment.end.time", "segment.time.unit"))
         if start is not None and end is not None and unit is not None and unit.upper() in UNIT_MS:
-            zk["segment.start.time"] = str(int(int(start) * UNIT_MS[unit.upper()]))
-            zk["segment.end.time"] = str(int(int(end) * UNIT_MS[unit.upper()]))
-        else:
-            zk["segment.start.time"] = zk["segment.end.time"] = "-1"
+            # SegmentZKMetadataUtils: the interval in millis, unit MILLISECONDS; a negative value is left out
+            for key, value in (("segment.start.time", start), ("segment.end.time", end)):
+                millis = int(int(value) * UNIT_MS[unit.upper()])
+                if millis >= 0:
+                    zk[key] = str(millis)
+            zk["segment.time.unit"] = "MILLISECONDS"
+        # without a time interval Pinot stores no start, end or unit (setStartTime(-1), setTimeUnit(null))
         if push_time is not None:
             zk["segment.push.time"] = str(push_time)
         custom = {k[len("custom."):]: as_text(v) for k, v in metadata.items() if k.startswith("custom.")}
@@ -604,8 +692,14 @@ class FakeController:
             raise ApiError(500, "The target lineage entry state is not 'IN_PROGRESS'. Cannot update to 'COMPLETED' "
                                 f"state. (tableNameWithType={table.raw}_OFFLINE, segmentLineageEntryId={entry_id}, "
                                 f"state={entry.state})")
+        missing_from = [segment for segment in entry.segments_from if segment not in table.segments]
+        if missing_from:
+            raise ApiError(500, "Cannot complete segment replacement: segments from 'segmentsFrom' no longer exist in "
+                                "IdealState (likely deleted by a concurrent request). Recover by calling "
+                                f"revertReplaceSegments with forceRevert=true. (tableNameWithType={table.raw}_OFFLINE, "
+                                f"segmentLineageEntryId={entry_id}, missingSegmentsFrom=[{', '.join(missing_from)}])")
         segments_to = entry.segments_to
-        if body and body.get("segmentsTo") is not None:
+        if body and body.get("segmentsTo"):  # an empty list means all of them, as in Pinot
             subset = list(body["segmentsTo"])
             for segment in subset:
                 if segment not in entry.segments_to:
@@ -635,6 +729,12 @@ class FakeController:
                 if segment not in table.segments:
                     raise ApiError(500, f"Segment: {segment} from 'segmentsFrom' does not exist in table: "
                                         f"{table.raw}_OFFLINE (reverting a deleted segment)")
+        for other_id, other in table.lineage.items():
+            if other.state in ("IN_PROGRESS", "COMPLETED"):
+                for segment in entry.segments_to:
+                    if segment in other.segments_from:
+                        raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE, "
+                                            f"entry id: {other_id} as 'segmentsTo' (reverting a merged segment)")
         entry.state = "REVERTED"
         entry.timestamp = int(time.time() * 1000)
         for segment in entry.segments_to:
@@ -642,7 +742,47 @@ class FakeController:
         return None
 
 
+# --- time ranges -------------------------------------------------------------------------------------
+
+
+def _zk_millis(zk: dict[str, str], key: str) -> int:
+    """``SegmentZKMetadata.getStartTimeMs`` / ``getEndTimeMs``: -1 unless present and positive."""
+    text = zk.get(key)
+    if text is None or int(text) <= 0:
+        return -1
+    return int(int(text) * UNIT_MS[(zk.get("segment.time.unit") or "MILLISECONDS").upper()])
+
+
+def _within(zk: dict[str, str], start: int, end: int, exclude_overlapping: bool) -> bool:
+    """``PinotHelixResourceManager.isSegmentWithinTimeStamps``."""
+    seg_start, seg_end = _zk_millis(zk, "segment.start.time"), _zk_millis(zk, "segment.end.time")
+    if seg_start == -1 and seg_end == -1:
+        return True  # no time column: every window selects it
+    if seg_start > seg_end:
+        return False
+    if start <= seg_start and seg_end < end:
+        return True
+    if seg_end < start or seg_start >= end:
+        return False
+    return not exclude_overlapping
+
+
 # --- body parsing helpers ---------------------------------------------------------------------------
+
+
+def _upload_name(headers: dict, body: bytes) -> str | None:
+    """The segment name an upload request carries before its tarball is read: the multipart part's name
+    (Pinot's and our clients use the segment name), or the ``DOWNLOAD_URI`` file name."""
+    uri = next((v for k, v in headers.items() if k.upper() == "DOWNLOAD_URI"), None)
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    if content_type.lower().startswith("multipart/"):
+        match = re.search(rb'name="((?:[^"\\]|\\.)*)"', body[:4096])
+        if match:
+            return match.group(1).decode("utf-8", "replace").replace("\\\\", "\\")
+    if uri:
+        last = unquote(urlsplit(uri).path.rsplit("/", 1)[-1])
+        return last[: -len(".tar.gz")] if last.endswith(".tar.gz") else last
+    return None
 
 
 def _json_body(body: bytes) -> Any:
@@ -686,11 +826,23 @@ def _single_part(content_type: str, body: bytes) -> bytes:
     return parts[0][1]
 
 
+_URI_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
 def _fetch(uri: str) -> bytes:
+    """Read a DOWNLOAD_URI as Pinot does: parsed by ``java.net.URI`` (which refuses a space, a control
+    character or a ``%`` not starting an escape), its path decoded (``URI.getPath()``) for the PinotFS."""
     import fsspec
 
+    bad = next((c for c in _URI_ESCAPE.sub("", uri) if c in " %\"<>\\^`{|}" or ord(c) < 0x21 or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ApiError(500, f"Exception while uploading segment: java.net.URISyntaxException: Illegal character "
+                            f"{bad!r} in path: {uri}")
+    parts = urlsplit(uri)
+    path = unquote(parts.path)
+    target = path if parts.scheme == "file" else f"{parts.scheme}://{parts.netloc}{path}"
     try:
-        with fsspec.open(uri, "rb") as handle:
+        with fsspec.open(target, "rb") as handle:
             return handle.read()
     except Exception as exc:  # Pinot: any fetch failure is an internal error
         raise ApiError(500, f"Exception while uploading segment: failed to fetch {uri}: {exc}") from None
@@ -802,6 +954,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
         is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments")
+        hold = controller._take_upload_hold(headers, body) if is_upload else None
+        if hold is not None:
+            hold.arrived.set()
+            hold.released.wait(hold.seconds)
         if is_upload:
             with controller._lock:
                 controller._uploads_in_flight += 1
@@ -823,20 +979,25 @@ class _Handler(BaseHTTPRequestHandler):
             if is_upload:
                 with controller._lock:
                     controller._uploads_in_flight -= 1
+            if hold is not None:
+                hold.landed.set()  # processed (accepted or refused), before the client hears of it
         if fault is not None and fault.kind == "lose":
             record.status = -status  # done, but the client never hears of it
             self._reset()
             return
         record.status = status  # before answering: the client may look at it as soon as it has the answer
-        self._send(status, payload, extra)
+        self._send(status, payload, extra, trickle=fault if fault is not None and fault.kind == "trickle" else None)
 
-    def _send(self, status: int, payload: Any, extra_headers: dict | None = None) -> None:
+    def _send(self, status: int, payload: Any, extra_headers: dict | None = None, trickle: Fault | None = None) -> None:
         if isinstance(payload, bytes):
             data, content_type = payload, "application/octet-stream"
         elif payload is None:
             data, content_type = b"", "application/json"
         else:
             data, content_type = json.dumps(payload).encode(), "application/json"
+        if trickle is not None:
+            self._trickle(status, data, content_type, trickle)
+            return
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -847,6 +1008,30 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout): as on a real server, work is done
+
+    def _trickle(self, status: int, data: bytes, content_type: str, fault: Fault) -> None:
+        if fault.phase == "body":
+            data = data + b" " * 2000  # JSON allows trailing whitespace
+        head = (f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(data)}\r\n").encode("latin-1")
+        if fault.phase == "headers":
+            head += b"X-Trickle: " + b"." * 2000 + b"\r\n"
+        head += b"\r\n"
+        whole = head + data
+        slow_from = 0 if fault.phase == "headers" else len(head)
+        self.close_connection = True
+        ends = time.monotonic() + 120
+        try:
+            self.wfile.write(whole[:slow_from])
+            self.wfile.flush()
+            for index in range(slow_from, len(whole)):
+                if self.controller._server is None or time.monotonic() > ends:
+                    break
+                self.wfile.write(whole[index:index + 1])
+                self.wfile.flush()
+                time.sleep(fault.seconds)
+        except OSError:  # the client gave up
+            pass
 
     def _reset(self) -> None:
         self.close_connection = True

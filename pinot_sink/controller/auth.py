@@ -104,6 +104,14 @@ def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return safe
 
 
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]*@")
+
+
+def redact_text(text: str) -> str:
+    """``text`` with the user-info part of every URL in it (``http://user:pw@host``) redacted."""
+    return _URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text) if "@" in text else text
+
+
 def redact_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None and parts.username is None:

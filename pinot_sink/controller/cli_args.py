@@ -12,6 +12,8 @@ import sys
 
 from .auth import Auth
 from .client import ControllerClient
+from .config import ClientConfig, validate_controller_url
+from .errors import ControllerConfigError
 from .retry import RetryPolicy
 
 
@@ -28,11 +30,18 @@ def add_controller_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--database", help="database of a multi-database cluster (sent as the 'database' header)")
     group.add_argument("--ca-bundle", help="CA bundle file to verify the controller's TLS certificate")
     group.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
-    group.add_argument("--connect-timeout", type=float, default=10.0, metavar="S")
-    group.add_argument("--read-timeout", type=float, default=300.0, metavar="S")
-    group.add_argument("--retries", type=int, default=5, metavar="N", help="attempts per call (default 5)")
-    group.add_argument("--retry-time", type=float, default=300.0, metavar="S",
-                       help="time budget per call across attempts (default 300)")
+    group.add_argument("--client-cert", metavar="PEM", help="client certificate for mutual TLS (with --client-key, "
+                                                            "or one PEM holding both)")
+    group.add_argument("--client-key", metavar="PEM", help="private key of --client-cert")
+    group.add_argument("--connect-timeout", type=float, default=ClientConfig.connect_timeout, metavar="S",
+                       help=f"TCP connect timeout (default {ClientConfig.connect_timeout:g})")
+    group.add_argument("--read-timeout", type=float, default=ClientConfig.read_timeout, metavar="S",
+                       help="longest wait for a complete answer once a request is sent "
+                            f"(default {ClientConfig.read_timeout:g})")
+    group.add_argument("--retries", type=int, default=RetryPolicy.max_attempts, metavar="N",
+                       help=f"attempts per call (default {RetryPolicy.max_attempts})")
+    group.add_argument("--retry-time", type=float, default=RetryPolicy.max_elapsed_s, metavar="S",
+                       help=f"deadline of one call, attempts included (default {RetryPolicy.max_elapsed_s:g})")
 
 
 def auth_from_args(args: argparse.Namespace) -> Auth | None:
@@ -55,9 +64,15 @@ def auth_from_args(args: argparse.Namespace) -> Auth | None:
     return None
 
 
-def client_from_args(args: argparse.Namespace, *, pool_size: int = 16) -> ControllerClient:
+def client_from_args(args: argparse.Namespace, *, pool_size: int = ClientConfig.pool_size) -> ControllerClient:
     if not args.url:
         raise SystemExit("no controller: pass --url or set PINOT_CONTROLLER_URL")
+    try:
+        validate_controller_url(args.url)
+    except ControllerConfigError as error:
+        raise SystemExit(_as_flags(error)) from None
+    if args.client_key and not args.client_cert:
+        raise SystemExit("--client-key needs --client-cert")
     headers = {}
     for item in args.header:
         name, sep, value = item.partition("=")
@@ -65,14 +80,28 @@ def client_from_args(args: argparse.Namespace, *, pool_size: int = 16) -> Contro
             raise SystemExit(f"--header wants NAME=VALUE, got {item.split('=')[0]!r}...")
         headers[name.strip()] = value
     verify: bool | str = False if args.insecure else (args.ca_bundle or True)
-    return ControllerClient(
-        args.url,
-        auth=auth_from_args(args),
-        headers=headers,
-        database=args.database,
-        verify=verify,
-        connect_timeout=args.connect_timeout,
-        read_timeout=args.read_timeout,
-        retry=RetryPolicy(max_attempts=max(1, args.retries), max_elapsed_s=args.retry_time),
-        pool_size=pool_size,
-    )
+    cert = (args.client_cert, args.client_key) if args.client_key else args.client_cert
+    try:
+        return ControllerClient(
+            args.url,
+            auth=auth_from_args(args),
+            headers=headers,
+            database=args.database,
+            verify=verify,
+            cert=cert,
+            connect_timeout=args.connect_timeout,
+            read_timeout=args.read_timeout,
+            retry=RetryPolicy(max_attempts=max(1, args.retries), max_elapsed_s=args.retry_time),
+            pool_size=pool_size,
+        )
+    except ControllerConfigError as error:
+        raise SystemExit(_as_flags(error)) from None
+
+
+# The data source option an error names -> the flag a CLI user typed.
+FLAGS = {"url": "--url", "tls.client-cert": "--client-cert", "tls.client-key": "--client-key",
+         "timeout.connect": "--connect-timeout", "timeout.read": "--read-timeout"}
+
+
+def _as_flags(error: ControllerConfigError) -> str:
+    return f"{FLAGS.get(error.option, error.option)}: {error.message}" if error.option else str(error)

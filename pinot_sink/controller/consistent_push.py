@@ -19,7 +19,8 @@ import logging
 import os
 from typing import Any, Iterable, Mapping
 
-from .client import ClientConfig, ControllerClient, raw_table_name
+from .client import ControllerClient, offline_raw_name
+from .config import ClientConfig
 from .errors import ConsistentPushError, ControllerError
 from .push import PushResult, push_segments
 
@@ -51,7 +52,7 @@ class ConsistentPush:
             self.client_config, self._client = client.config, client
         else:
             self.client_config, self._client = client, None
-        self.table = raw_table_name(table)
+        self.table = offline_raw_name(table)
         self.segments_to = list(segments_to)
         if len(set(self.segments_to)) != len(self.segments_to):
             raise ValueError(f"duplicate names in segments_to for table {self.table!r}")

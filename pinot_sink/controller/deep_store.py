@@ -1,53 +1,140 @@
-"""Copying segment tarballs to a deep store through ``fsspec``.
+"""The deep-store layout and copying segment tarballs there through ``fsspec``: the one owner of both.
 
-Layout: ``<output-uri>/<rawTable>/<segmentName>.tar.gz`` with the segment name percent-encoded (as Pinot's
-batch jobs do), e.g. ``s3://bucket/pinot/events/events_2024_0.tar.gz``. ``file://`` always works;
-``s3://``, ``gs://``, ``hdfs://`` need the matching fsspec package (``s3fs``, ``gcsfs``, ``pyarrow``'s HDFS)
-on every executor. The copy streams from the local file; on local paths it writes a temporary name and
-renames, on object stores the object only appears once its upload completes, so a reader never sees half
-a tarball.
+Layout: ``<root>/<rawTable>/<segmentName>.tar.gz``, e.g. ``s3://bucket/pinot/events/events_2024_0.tar.gz``.
+
+One quoting rule, the one Java's ``java.net.URI`` and so Pinot's ``PinotFS`` implementations follow:
+
+* the *file or object* is named by the segment name verbatim (``a b%é.tar.gz`` on disk, in S3, in memory),
+  as the segment builder names its output, so a listing gives names back without decoding;
+* its *URI* (what the controller is sent as ``DOWNLOAD_URI``, what a manifest records) percent-encodes the
+  table and segment names as UTF-8 (``.../a%20b%25%C3%A9.tar.gz``): a URI cannot hold a space, a bare ``%``
+  or, in an HTTP header, non-ASCII; Pinot decodes it (``URI.getPath()``) to the same key;
+* ``fsspec`` is given the decoded path (``uri_to_fs``), since it takes paths literally.
+
+(Pinot's own standalone job names its files ``URLEncoder.encode(name)``, which turns a space into ``+`` and
+lets ``a b`` and ``a+b`` collide; we do not copy that.) The root is a URI: a bare local path becomes a
+``file://`` URI with its characters escaped; in a URI given as such, ``%XX`` escapes are meaningful and
+characters a URI cannot hold are escaped. ``file://`` always works; ``s3://``, ``gs://``, ``hdfs://`` need
+the matching fsspec package (``s3fs``, ``gcsfs``, ``pyarrow``'s HDFS) on every executor. The copy streams
+from the local file; on local paths it writes a temporary name and renames, on object stores the object
+only appears once its upload completes, so a reader never sees half a tarball.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
+from ..segment.format import TARBALL_EXTENSION as TARBALL_SUFFIX
 from .errors import DeepStoreError
 
+_TARBALL_SUFFIXES = (TARBALL_SUFFIX, ".tgz", ".tar")  # accepted when reading a name back from a path
 FILESYSTEM_PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "hdfs": "pyarrow",
                        "abfs": "adlfs", "az": "adlfs"}
+_ESCAPE = re.compile(r"(%[0-9A-Fa-f]{2})")
+_PATH_SAFE = "/:@!$&'()*+,;=~"  # RFC 3986 pchar and "/": left as they are in a root URI's path
 
 
 def normalise_uri(uri: str) -> str:
-    """A bare local path becomes a ``file://`` URI (servers need a scheme); the trailing slash goes."""
-    uri = uri.strip()
+    """A root as a URI without a trailing slash: a bare local path becomes ``file://`` (servers need a
+    scheme); in a URI, characters a URI cannot hold are escaped and existing ``%XX`` escapes kept."""
+    uri = (uri or "").strip()
     if not uri:
         raise DeepStoreError("deep store URI is empty")
     if "://" not in uri:
-        uri = Path(uri).resolve().as_uri()
-    return uri.rstrip("/")
+        return Path(uri).resolve().as_uri().rstrip("/")
+    parts = urlsplit(uri)
+    path = "".join(p if _ESCAPE.fullmatch(p) else quote(p, safe=_PATH_SAFE) for p in _ESCAPE.split(parts.path))
+    return f"{parts.scheme}://{parts.netloc}{path}".rstrip("/") + (f"?{parts.query}" if parts.query else "")
 
 
-def segment_destination(output_uri: str, raw_table: str, segment_name: str) -> str:
-    """The documented layout ``<output-uri>/<rawTable>/<segmentName>.tar.gz``."""
-    return f"{normalise_uri(output_uri)}/{quote(raw_table, safe='')}/{quote(segment_name, safe='')}.tar.gz"
+def _component(name: str, what: str) -> str:
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise DeepStoreError(f"{what} {name!r} cannot be a file name in the deep store "
+                             "(empty, '.', '..', or holding a path separator)")
+    return quote(name, safe="")
 
 
-def _filesystem(uri: str, options: Mapping[str, Any] | None):
+def child_uri(folder_uri: str, name: str, *, what: str = "folder name") -> str:
+    """``<folder>/<name>`` with ``name`` as one percent-encoded path component (staging folders too)."""
+    return f"{folder_uri.rstrip('/')}/{_component(name, what)}"
+
+
+def tarball_uri(folder_uri: str, segment_name: str) -> str:
+    """``<folder>/<segmentName>.tar.gz``, the name percent-encoded: any folder (a table's, a staging one)."""
+    _component(segment_name, "segment name")  # the name itself must be a file name, not only name + suffix
+    return child_uri(folder_uri, segment_name + TARBALL_SUFFIX, what="segment name")
+
+
+def table_uri(root: str, raw_table: str) -> str:
+    """``<root>/<rawTable>``, the table's directory."""
+    return child_uri(normalise_uri(root), raw_table, what="table name")
+
+
+def segment_uri(root: str, raw_table: str, segment_name: str) -> str:
+    """``<root>/<rawTable>/<segmentName>.tar.gz`` as a URI (names percent-encoded, UTF-8)."""
+    return tarball_uri(table_uri(root, raw_table), segment_name)
+
+
+
+
+def segment_name_from_uri(uri: str) -> str:
+    """The inverse of ``segment_uri``: ``.../a%20b.tar.gz`` -> ``a b``."""
+    return segment_name_from_path(unquote(urlsplit(uri).path) if "://" in uri else uri)
+
+
+def segment_name_from_path(path: str | os.PathLike) -> str:
+    """``.../<segmentName>.tar.gz`` (a local path or an fsspec listing entry, not decoded) -> ``<segmentName>``."""
+    name = os.path.basename(os.fspath(path).rstrip("/"))
+    for suffix in _TARBALL_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def uri_to_fs(uri: str, options: Mapping[str, Any] | None = None):
+    """``(fsspec filesystem, path)`` for a deep-store URI; the only place a URI is decoded for fsspec."""
     import fsspec
 
+    parts = urlsplit(uri)
+    if not parts.scheme or "://" not in uri:
+        target = uri  # a plain local path
+    elif parts.scheme == "file":
+        target = unquote(parts.path)
+    else:
+        target = f"{parts.scheme}://{parts.netloc}{unquote(parts.path)}" + (f"?{parts.query}" if parts.query else "")
     try:
-        return fsspec.core.url_to_fs(uri, **dict(options or {}))
+        return fsspec.core.url_to_fs(target, **dict(options or {}))
     except ImportError as exc:
-        scheme = uri.split("://", 1)[0]
+        scheme = parts.scheme
         package = FILESYSTEM_PACKAGES.get(scheme, "the fsspec implementation for this scheme")
         raise DeepStoreError(f"cannot write to {scheme}:// URIs: install {package} ({exc})") from None
     except ValueError as exc:
         raise DeepStoreError(f"unsupported deep store URI {uri!r}: {exc}") from None
+
+
+def list_segment_uris(root: str, raw_table: str, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """``{segment name: segment_uri}`` of the tarballs under ``<root>/<rawTable>/`` (none if it is missing);
+    hidden files and unfinished copies (temporary names) are skipped."""
+    fs, path = uri_to_fs(table_uri(root, raw_table), options)
+    try:
+        if not fs.exists(path):
+            return {}
+        entries = fs.ls(path, detail=False)
+    except (OSError, IOError) as exc:
+        raise DeepStoreError(f"cannot list {table_uri(root, raw_table)}: {type(exc).__name__}: {exc}",
+                             table=raw_table, retryable=True, operation="deep store listing") from None
+    found = {}
+    for entry in entries:
+        base = os.path.basename(str(entry).rstrip("/"))
+        if base.endswith(TARBALL_SUFFIX) and not base.startswith("."):
+            name = base[: -len(TARBALL_SUFFIX)]
+            found[name] = tarball_uri(table_uri(root, raw_table), name)
+    return found
 
 
 def copy_to_deep_store(
@@ -59,7 +146,7 @@ def copy_to_deep_store(
     table: str | None = None,
 ) -> int:
     """Copy the local tarball to ``dest_uri``; returns the bytes written. I/O errors are retryable."""
-    fs, path = _filesystem(dest_uri, options)
+    fs, path = uri_to_fs(dest_uri, options)
     size = os.path.getsize(tar_path)
     try:
         parent = path.rsplit("/", 1)[0] if "/" in path else ""
@@ -90,7 +177,7 @@ def _is_local(fs) -> bool:
 
 def delete_from_deep_store(uri: str, *, options: Mapping[str, Any] | None = None) -> None:
     """Best-effort removal (used to clean up after a failed METADATA or URI push)."""
-    fs, path = _filesystem(uri, options)
+    fs, path = uri_to_fs(uri, options)
     try:
         if fs.exists(path):
             fs.rm(path)

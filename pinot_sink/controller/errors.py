@@ -2,9 +2,12 @@
 
 Every error carries the HTTP status (None for transport failures), the controller's own message, and the
 table and segment it concerns, so a failed Spark task says *what* failed without a stack dive. Messages
-never contain request headers, so credentials cannot leak through them.
+never contain request headers, and any ``scheme://user:password@`` in them is redacted on the way in
+(``auth.redact_text``), so credentials cannot leak through them.
 """
 from __future__ import annotations
+
+from .auth import redact_text
 
 
 class ControllerError(Exception):
@@ -25,7 +28,7 @@ class ControllerError(Exception):
     ) -> None:
         if retryable is not None:  # per-instance override (e.g. a deep-store I/O error that may pass)
             self.retryable = retryable
-        self.message = message
+        self.message = redact_text(message)
         self.status = status
         self.table = table
         self.segment = segment
@@ -60,6 +63,19 @@ def _rebuild(cls, message, state):
 
 class ControllerRequestError(ControllerError):
     """The controller refused the request for good (400, 404, 410, 412 and other 4xx): fix the input."""
+
+
+class ControllerConfigError(ControllerRequestError, ValueError):
+    """The client's own settings are wrong (a URL that is not http(s), a missing certificate file): found
+    before any request, never retried. ``option`` is the data source option as a user types it (``url``,
+    ``tls.client-cert``); the message starts with it."""
+
+    def __init__(self, message: str, *, option: str | None = None, **kwargs) -> None:
+        self.option = option
+        super().__init__(message, **kwargs)
+
+    def _render(self) -> str:
+        return (f"option {self.option!r}: " if self.option else "") + self.message
 
 
 class ControllerAuthError(ControllerRequestError):

@@ -1,12 +1,20 @@
 """Push modes and parallel pushing.
 
 * ``tar``: the tarball goes to the controller as the multipart body, streamed from disk.
-* ``uri``: the tarball is copied to ``<deep_store_uri>/<rawTable>/<segment>.tar.gz`` first, then the
-  controller is told that URI (``UPLOAD_TYPE: URI``) and downloads it itself. Pinot refuses ``file:``
-  URIs in this mode (a controller cannot read an executor's disk).
+* ``uri``: the tarball is copied to ``<deep_store_uri>/<rawTable>/<segment>.tar.gz`` first (``deep_store.py``
+  owns that layout and its quoting), then the controller is told that URI (``UPLOAD_TYPE: URI``) and
+  downloads it itself. Pinot refuses ``file:`` URIs in this mode (a controller cannot read an executor's
+  disk).
 * ``metadata``: the tarball is copied to the deep store, and only ``metadata.properties`` and
   ``creation.meta`` travel to the controller (``UPLOAD_TYPE: METADATA`` with ``DOWNLOAD_URI``); with
   ``copy_to_deep_store`` the controller copies the tarball into its own deep store.
+
+For ``uri`` and ``metadata``, ``segment_uri_prefix`` / ``segment_uri_suffix`` rewrite the URI the controller
+is sent, as Pinot's job spec (``PushJobSpec.segmentUriPrefix`` / ``segmentUriSuffix``,
+``SegmentPushUtils.generateSegmentTarURI``) does: when either is set, the URI sent is
+``prefix + <raw (still percent-encoded) path of the tarball's URI> + suffix``, e.g. a tarball written to
+``s3a://bucket/pinot/events/x.tar.gz`` with prefix ``s3://bucket`` is announced as
+``s3://bucket/pinot/events/x.tar.gz``.
 
 Every mode is at-least-once safe: a retry re-sends the same bytes under the same name, which the
 controller treats as a refresh with an identical CRC, i.e. a no-op.
@@ -23,14 +31,17 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterable, Mapping
 
+from urllib.parse import urlsplit
+
 from ..segment.properties import as_text, parse_properties
-from .client import ControllerClient, raw_table_name, segment_name_from_path
-from .deep_store import copy_to_deep_store as copy_tarball, normalise_uri, segment_destination
-from .errors import ControllerError, ControllerRequestError, DeepStoreError
+from .auth import redact_text
+from .client import ControllerClient, offline_raw_name
+from .deep_store import copy_to_deep_store as copy_tarball, segment_name_from_path, segment_uri
+from .errors import ControllerError, ControllerRequestError
 
 log = logging.getLogger(__name__)
 
-PUSH_MODES = ("tar", "uri", "metadata")
+PUSH_MODES = ("tar", "uri", "metadata")  # the one list of push modes (options and the CLI read it here)
 
 
 @dataclass(frozen=True)
@@ -40,13 +51,20 @@ class PushResult:
     push_mode: str
     tar_bytes: int
     seconds: float
-    download_uri: str | None = None
+    download_uri: str | None = None  # the URI the controller was sent (uri / metadata)
     message: str = ""
     error: ControllerError | None = None
+    stored_uri: str | None = None  # where the tarball was copied (uri / metadata): segment_uri(...)
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def __repr__(self) -> str:  # a deep-store URI may carry credentials (s3://key:secret@bucket)
+        return redact_text(
+            f"PushResult(segment={self.segment!r}, push_mode={self.push_mode!r}, tar_bytes={self.tar_bytes}, "
+            f"seconds={self.seconds:.3f}, download_uri={self.download_uri!r}, stored_uri={self.stored_uri!r}, "
+            f"message={self.message!r}, error={self.error!r})")
 
 
 def metadata_files(tar_path: str | os.PathLike | IO[bytes]) -> dict[str, bytes]:
@@ -93,6 +111,14 @@ def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:
     return name, buffer.getvalue()
 
 
+def controller_download_uri(stored_uri: str, prefix: str | None = None, suffix: str | None = None) -> str:
+    """The URI announced to the controller for a tarball at ``stored_uri`` (Pinot's
+    ``generateSegmentTarURI``): unchanged without prefix and suffix, else ``prefix + raw path + suffix``."""
+    if not prefix and not suffix:
+        return stored_uri
+    return f"{prefix or ''}{urlsplit(stored_uri).path}{suffix or ''}"
+
+
 def push_segment(
     client: ControllerClient,
     table: str,
@@ -103,10 +129,12 @@ def push_segment(
     copy_to_deep_store: bool = False,
     parallel_push_protection: bool = False,
     deep_store_options: Mapping[str, Any] | None = None,
+    segment_uri_prefix: str | None = None,
+    segment_uri_suffix: str | None = None,
 ) -> PushResult:
     """Upload one segment tarball in ``push_mode``; raises ``ControllerError`` naming the segment."""
     started = time.monotonic()
-    raw = raw_table_name(table)
+    raw = offline_raw_name(table)
     mode = (push_mode or "tar").lower()
     segment = segment_name_from_path(tar_path)
     if mode not in PUSH_MODES:
@@ -115,7 +143,7 @@ def push_segment(
     if not os.path.isfile(tar_path):
         raise ControllerRequestError(f"no segment tarball at {os.fspath(tar_path)}", table=raw, segment=segment)
     size = os.path.getsize(tar_path)
-    download_uri = None
+    download_uri = stored_uri = None
 
     if mode == "tar":
         message = client.post_segment_file(
@@ -127,13 +155,15 @@ def push_segment(
         metadata = None
         if mode == "metadata":
             segment, metadata = metadata_tarball(tar_path)
-        elif normalise_uri(deep_store_uri).startswith("file:"):
+        stored_uri = segment_uri(deep_store_uri, raw, segment)
+        download_uri = controller_download_uri(stored_uri, segment_uri_prefix, segment_uri_suffix)
+        if mode == "uri" and download_uri.lower().startswith("file:"):
             raise ControllerRequestError(
                 "push mode 'uri' cannot use a file:// deep store (the controller rejects file: download URIs); "
-                "use 'metadata' or 'tar', or a shared filesystem URI", table=raw, segment=segment)
-        download_uri = segment_destination(deep_store_uri, raw, segment)
+                "use 'metadata' or 'tar', a shared filesystem URI, or push.segment-uri-prefix",
+                table=raw, segment=segment)
         client.config.retry.call(
-            lambda _remaining: copy_tarball(tar_path, download_uri, options=deep_store_options, segment=segment,
+            lambda _remaining: copy_tarball(tar_path, stored_uri, options=deep_store_options, segment=segment,
                                              table=raw),
             describe=f"deep store copy {segment}",
         )
@@ -147,7 +177,7 @@ def push_segment(
             )
     elapsed = time.monotonic() - started
     log.info("pushed segment %s of table %s (%s, %d bytes) in %.2fs", segment, raw, mode, size, elapsed)
-    return PushResult(segment, os.fspath(tar_path), mode, size, elapsed, download_uri, message)
+    return PushResult(segment, os.fspath(tar_path), mode, size, elapsed, download_uri, message, stored_uri=stored_uri)
 
 
 def push_segments(
@@ -161,6 +191,8 @@ def push_segments(
     copy_to_deep_store: bool = False,
     parallel_push_protection: bool = False,
     deep_store_options: Mapping[str, Any] | None = None,
+    segment_uri_prefix: str | None = None,
+    segment_uri_suffix: str | None = None,
     raise_on_error: bool = True,
     on_result: Callable[[PushResult], None] | None = None,
 ) -> list[PushResult]:
@@ -172,7 +204,7 @@ def push_segments(
     paths = list(tar_paths)
     if parallel < 1:
         raise ValueError("parallel must be at least 1")
-    raw = raw_table_name(table)
+    raw = offline_raw_name(table)
     if parallel > client.config.pool_size:
         log.warning("parallel=%d exceeds the client's connection pool (%d): extra connections are opened and "
                     "dropped each time; build the client with pool_size>=%d", parallel, client.config.pool_size,
@@ -187,7 +219,8 @@ def push_segments(
             result = push_segment(
                 client, raw, path, push_mode=push_mode, deep_store_uri=deep_store_uri,
                 copy_to_deep_store=copy_to_deep_store, parallel_push_protection=parallel_push_protection,
-                deep_store_options=deep_store_options,
+                deep_store_options=deep_store_options, segment_uri_prefix=segment_uri_prefix,
+                segment_uri_suffix=segment_uri_suffix,
             )
         except ControllerError as error:
             if raise_on_error:

@@ -6,6 +6,7 @@ import tarfile
 
 import pytest
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
     ClientConfig,
     ControllerClient,
@@ -46,7 +47,7 @@ def test_realtime_table_name_is_refused_without_a_request(client, fake_controlle
 
 def test_tar_upload_list_crc_zk_metadata_download(client, fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0", rows=7)
-    client.upload_segment("events", path)
+    push_segment(client, "events", path)
     assert client.list_segments("events") == ["events_0"]
     assert client.segment_crcs("events_OFFLINE") == {"events_0": segment_crc(path)}
     zk = client.segment_zk_metadata("events")["events_0"]
@@ -60,12 +61,12 @@ def test_tar_upload_list_crc_zk_metadata_download(client, fake_controller, tmp_p
 
 def test_reupload_same_bytes_is_a_noop_and_new_bytes_refresh(client, fake_controller, tmp_path):
     path = make_segment(tmp_path / "a", "events_0", seed=1)
-    client.upload_segment("events", path)
-    client.upload_segment("events", path)
+    push_segment(client, "events", path)
+    push_segment(client, "events", path)
     stored = fake_controller.segments()["events_0"]
     assert (stored.refreshes, stored.noop_uploads) == (0, 1)
     changed = make_segment(tmp_path / "b", "events_0", seed=2)
-    client.upload_segment("events", changed)
+    push_segment(client, "events", changed)
     stored = fake_controller.segments()["events_0"]
     assert stored.refreshes == 1 and stored.crc == segment_crc(changed)
     assert client.list_segments("events") == ["events_0"]
@@ -75,7 +76,7 @@ def test_uri_push_copies_to_deep_store_then_sends_the_uri(client, fake_controlle
     import fsspec
 
     path = make_segment(tmp_path, "events_1")
-    client.upload_segment("events", path, push_mode="uri", deep_store_uri="memory://store/uri-test/")
+    push_segment(client, "events", path, push_mode="uri", deep_store_uri="memory://store/uri-test/")
     expected = "memory://store/uri-test/events/events_1.tar.gz"
     with fsspec.open(expected, "rb") as handle:
         assert handle.read() == path.read_bytes()
@@ -88,7 +89,7 @@ def test_uri_push_copies_to_deep_store_then_sends_the_uri(client, fake_controlle
 def test_uri_push_refuses_file_deep_store_before_copying(client, tmp_path):
     path = make_segment(tmp_path, "events_1")
     with pytest.raises(ControllerRequestError, match="file://"):
-        client.upload_segment("events", path, push_mode="uri", deep_store_uri=f"file://{tmp_path}/store")
+        push_segment(client, "events", path, push_mode="uri", deep_store_uri=f"file://{tmp_path}/store")
     assert not (tmp_path / "store").exists()
 
 
@@ -96,7 +97,7 @@ def test_uri_push_refuses_file_deep_store_before_copying(client, tmp_path):
 def test_metadata_push_sends_only_metadata(client, fake_controller, tmp_path, copy):
     path = make_segment(tmp_path, "events_2", payload_bytes=50_000)
     store = tmp_path / "deep"
-    client.upload_segment("events", path, push_mode="metadata", deep_store_uri=str(store), copy_to_deep_store=copy)
+    push_segment(client, "events", path, push_mode="metadata", deep_store_uri=str(store), copy_to_deep_store=copy)
     copied = store / "events" / "events_2.tar.gz"
     assert copied.read_bytes() == path.read_bytes()
     upload = fake_controller.uploads()[-1]
@@ -120,7 +121,7 @@ def test_metadata_tarball_has_the_two_files_at_top_level(tmp_path):
 
 def test_delete_segments(client, fake_controller, tmp_path):
     for i in range(3):
-        client.upload_segment("events", make_segment(tmp_path, f"events_{i}"))
+        push_segment(client, "events", make_segment(tmp_path, f"events_{i}"))
     client.delete_segments("events", ["events_0", "events_2", "never_existed"])
     assert client.list_segments("events") == ["events_1"]
     client.delete_segments("events", [])  # must not turn into "delete everything"
@@ -129,9 +130,9 @@ def test_delete_segments(client, fake_controller, tmp_path):
 
 
 def test_lineage_start_end_revert(client, fake_controller, tmp_path):
-    client.upload_segment("events", make_segment(tmp_path, "old_0"))
+    push_segment(client, "events", make_segment(tmp_path, "old_0"))
     entry = client.start_replace("events", ["old_0"], ["new_0"])
-    client.upload_segment("events", make_segment(tmp_path, "new_0"))
+    push_segment(client, "events", make_segment(tmp_path, "new_0"))
     assert client.list_segments("events") == ["old_0"]  # new one hidden until the end
     client.end_replace("events", entry)
     client.end_replace("events", entry)  # COMPLETED: a repeated end is a no-op
@@ -140,7 +141,7 @@ def test_lineage_start_end_revert(client, fake_controller, tmp_path):
     assert client.get_lineage("events")[entry]["state"] == "COMPLETED"
 
     second = client.start_replace("events", ["new_0"], ["newer_0"])
-    client.upload_segment("events", make_segment(tmp_path, "newer_0"))
+    push_segment(client, "events", make_segment(tmp_path, "newer_0"))
     client.revert_replace("events", second)
     assert client.list_segments("events") == ["new_0"]
     assert "newer_0" not in fake_controller.segments()
@@ -149,7 +150,7 @@ def test_lineage_start_end_revert(client, fake_controller, tmp_path):
 
 def test_end_replace_with_a_subset_of_the_declared_segments(client, tmp_path):
     entry = client.start_replace("events", [], ["a_0", "a_1"])
-    client.upload_segment("events", make_segment(tmp_path, "a_0"))
+    push_segment(client, "events", make_segment(tmp_path, "a_0"))
     client.end_replace("events", entry, segments_to=["a_0"])
     assert client.list_segments("events") == ["a_0"]
 
@@ -158,7 +159,7 @@ def test_database_header_and_qualified_upload_table(fake_controller, tmp_path):
     fake_controller.add_simple_table("sales.events")
     with ControllerClient(fake_controller.url, database="sales", retry=FAST) as client:
         assert client.get_table_config("events")["tableName"] == "sales.events_OFFLINE"
-        client.upload_segment("events", make_segment(tmp_path, "events_0", table="events"))
+        push_segment(client, "events", make_segment(tmp_path, "events_0", table="events"))
         assert client.list_segments("events") == ["events_0"]
     upload = fake_controller.uploads()[-1]
     assert upload.query["tableName"] == ["sales.events"] and upload.header("database") == "sales"
@@ -168,10 +169,23 @@ def test_database_header_and_qualified_upload_table(fake_controller, tmp_path):
 def test_client_pickles_as_its_config_and_works_after(client, tmp_path):
     clone = pickle.loads(pickle.dumps(client))
     assert isinstance(clone.config, ClientConfig) and clone.config == client.config
-    clone.upload_segment("events", make_segment(tmp_path, "events_0"))
+    push_segment(clone, "events", make_segment(tmp_path, "events_0"))
     assert ControllerClient.from_config(client.config).list_segments("events") == ["events_0"]
 
 
-def test_bare_host_port_means_http_and_trailing_slash_is_dropped():
-    client = ControllerClient("localhost:9000/")
+def test_trailing_slash_is_dropped():
+    client = ControllerClient("http://localhost:9000/")
     assert client.url == "http://localhost:9000"
+
+
+def test_the_docs_state_the_defaults_of_their_one_home():
+    """docs/controller.md quotes the defaults once; this keeps the quote in step with ClientConfig/RetryPolicy."""
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "controller.md").read_text()
+    policy = RetryPolicy()
+    expected = (f"connect {ClientConfig.connect_timeout:g} s, read {ClientConfig.read_timeout:g} s, "
+                f"{policy.max_attempts} attempts, deadline {policy.max_elapsed_s:g} s, backoff "
+                f"{policy.initial_backoff_s:g} s doubling to {policy.max_backoff_s:g} s")
+    assert expected in re.sub(r"\s+", " ", docs), expected

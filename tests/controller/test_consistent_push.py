@@ -5,6 +5,7 @@ import pickle
 
 import pytest
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import ConsistentPush, ConsistentPushError, ControllerClient, RetryPolicy
 from segment_factory import make_segment
 
@@ -17,7 +18,7 @@ NEW = ["events_new_0", "events_new_1", "events_new_2", "events_new_3"]
 def client(fake_controller, tmp_path):
     client = ControllerClient(fake_controller.url, retry=FAST)
     for name in OLD:
-        client.upload_segment("events", make_segment(tmp_path / "old", name))
+        push_segment(client, "events", make_segment(tmp_path / "old", name))
     yield client
     client.close()
 
@@ -134,7 +135,7 @@ def test_explicit_finish_inside_the_block_is_respected(client, new_paths):
 def test_a_crashed_run_does_not_block_the_next_one(client, fake_controller, tmp_path, new_paths):
     crashed = ConsistentPush(client, "events", segments_to=["events_crashed_0", "events_crashed_1"])
     crashed.start()
-    client.upload_segment("events", make_segment(tmp_path / "crashed", "events_crashed_0"))
+    push_segment(client, "events", make_segment(tmp_path / "crashed", "events_crashed_0"))
     # the driver died here: no end, no revert; a rerun must still go through (forceCleanup, as Pinot's jobs do)
     with pytest.raises(ConsistentPushError, match="replacing a replaced segment"):
         ConsistentPush(client, "events", segments_to=NEW, force_cleanup=False).start()

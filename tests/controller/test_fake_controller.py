@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 import requests
 
+from pinot_sink.controller import push_segment
 from segment_factory import make_segment, segment_files, tar_segment
 
 
@@ -63,7 +64,7 @@ def test_accepts_a_segment_from_our_builder(fake_controller, tmp_path):
         "ts": pa.array([1_700_000_000_000, 1_700_000_100_000, 1_700_000_050_000], pa.int64()),
     })
     built = build_segment(PinotColumns(rows, {}), schema, table.config, tmp_path, "events_built_0")
-    ControllerClient(fake_controller.url).upload_segment("events", built.tar_path)
+    push_segment(ControllerClient(fake_controller.url), "events", built.tar_path)
     stored = fake_controller.segments()["events_built_0"]
     assert stored.crc == built.crc
     assert stored.zk["segment.total.docs"] == "3"
@@ -243,9 +244,9 @@ def test_segments_of_a_live_lineage_entry_cannot_be_deleted(fake_controller, tmp
 
     client = ControllerClient(fake_controller.url, retry=RetryPolicy.none())
     for name in ("old_0", "other_0"):
-        client.upload_segment("events", make_segment(tmp_path, name))
+        push_segment(client, "events", make_segment(tmp_path, name))
     entry = client.start_replace("events", ["old_0"], ["new_0"])
-    client.upload_segment("events", make_segment(tmp_path, "new_0"))
+    push_segment(client, "events", make_segment(tmp_path, "new_0"))
     for locked in (["new_0"], ["old_0", "other_0"]):  # IN_PROGRESS locks both sides; the whole batch is refused
         with pytest.raises(RetriesExhaustedError, match="participate in a live segment lineage entry") as info:
             client.delete_segments("events", locked)

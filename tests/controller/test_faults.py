@@ -8,6 +8,7 @@ import socket
 
 import pytest
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
     ControllerAuthError,
     ControllerClient,
@@ -30,7 +31,7 @@ def client_for(controller, **kwargs) -> ControllerClient:
 
 def test_503_twice_then_success_stores_one_segment(fake_controller, tmp_path):
     fake_controller.fail_next(2, 503, path="/v2/segments")
-    client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_0"))
+    push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_0"))
     assert [r.status for r in fake_controller.uploads()] == [503, 503, 200]
     assert list(fake_controller.segments()) == ["events_0"]
 
@@ -38,7 +39,7 @@ def test_503_twice_then_success_stores_one_segment(fake_controller, tmp_path):
 def test_connection_reset_mid_upload_is_retried(fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0", payload_bytes=400_000)
     fake_controller.reset_next(1, after_bytes=1000, path="/v2/segments")
-    client_for(fake_controller).upload_segment("events", path)
+    push_segment(client_for(fake_controller), "events", path)
     statuses = [r.status for r in fake_controller.uploads()]
     assert statuses == [-1, 200]  # -1: the connection was reset mid-body
     assert list(fake_controller.segments()) == ["events_0"]
@@ -47,7 +48,7 @@ def test_connection_reset_mid_upload_is_retried(fake_controller, tmp_path):
 
 def test_lost_answer_retry_is_a_same_crc_noop(fake_controller, tmp_path):
     fake_controller.lose_response_next(1, path="/v2/segments")
-    client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_0"))
+    push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_0"))
     stored = fake_controller.segments()["events_0"]
     assert (stored.refreshes, stored.noop_uploads) == (0, 1)
 
@@ -56,7 +57,7 @@ def test_read_timeout_is_retried(fake_controller, tmp_path):
     # The delayed attempt times out (2 s > 0.6 s); the retry must answer within 0.6 s, room for a loaded machine.
     fake_controller.delay_next(1, 2.0, path="/v2/segments")
     client = client_for(fake_controller, read_timeout=0.6)
-    client.upload_segment("events", make_segment(tmp_path, "events_0"))
+    push_segment(client, "events", make_segment(tmp_path, "events_0"))
     assert len(fake_controller.uploads()) == 2
     assert "events_0" in fake_controller.segments()
 
@@ -66,7 +67,7 @@ def test_persistent_timeouts_stop_within_the_time_budget(fake_controller, tmp_pa
     policy = RetryPolicy(max_attempts=50, max_elapsed_s=1.0, initial_backoff_s=0.05, max_backoff_s=0.1)
     client = client_for(fake_controller, read_timeout=0.3, retry=policy)
     with pytest.raises(RetriesExhaustedError) as info:
-        client.upload_segment("events", make_segment(tmp_path, "events_0"))
+        push_segment(client, "events", make_segment(tmp_path, "events_0"))
     error = info.value
     assert isinstance(error.last_error, ControllerUnavailableError)
     assert 2 <= error.attempts < 50
@@ -80,7 +81,7 @@ def test_persistent_timeouts_stop_within_the_time_budget(fake_controller, tmp_pa
 def test_permanent_4xx_is_not_retried(fake_controller, tmp_path, status, error_type):
     fake_controller.fail_next(1, status, message=f"controller says {status}", path="/v2/segments")
     with pytest.raises(error_type) as info:
-        client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_0"))
+        push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_0"))
     assert len(fake_controller.uploads()) == 1
     error = info.value
     assert (error.status, error.table, error.segment) == (status, "events", "events_0")
@@ -91,21 +92,21 @@ def test_permanent_4xx_is_not_retried(fake_controller, tmp_path, status, error_t
 def test_401_without_credentials_is_not_retried(fake_controller, tmp_path):
     fake_controller.require_auth("Bearer right")
     with pytest.raises(ControllerAuthError, match="401") as info:
-        client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_0"))
+        push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_0"))
     assert info.value.status == 401 and len(fake_controller.uploads()) == 1
 
 
 def test_real_403_for_a_time_range_outside_1971_2071(fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0", start_time=0, end_time=10)
     with pytest.raises(ControllerAuthError, match="Invalid segment start/end time"):
-        client_for(fake_controller).upload_segment("events", path)
+        push_segment(client_for(fake_controller), "events", path)
     assert len(fake_controller.uploads()) == 1
 
 
 def test_upload_that_keeps_failing_names_the_segment_and_registers_nothing(fake_controller, tmp_path):
     fake_controller.fail_next(100, 500, message="deep store unavailable", path="/v2/segments")
     with pytest.raises(RetriesExhaustedError) as info:
-        client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_7"))
+        push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_7"))
     error = info.value
     assert error.attempts == FAST.max_attempts == len(fake_controller.uploads())
     assert error.segment == "events_7" and "events_7" in str(error) and "deep store unavailable" in str(error)
@@ -115,7 +116,7 @@ def test_upload_that_keeps_failing_names_the_segment_and_registers_nothing(fake_
 def test_429_waits_at_least_retry_after(fake_controller, tmp_path, caplog):
     fake_controller.fail_next(1, 429, retry_after=0.3, path="/v2/segments")
     with caplog.at_level(logging.WARNING, logger="pinot_sink.controller.retry"):
-        client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_0"))
+        push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_0"))
     sleeps = [float(r.getMessage().rsplit("retrying in ", 1)[1].rstrip("s")) for r in caplog.records]
     assert sleeps and sleeps[0] >= 0.3
     assert "events_0" in fake_controller.segments()
@@ -124,21 +125,21 @@ def test_429_waits_at_least_retry_after(fake_controller, tmp_path, caplog):
 def test_retry_after_beyond_the_budget_fails_without_waiting(fake_controller, tmp_path):
     fake_controller.fail_next(1, 429, retry_after=3600, path="/v2/segments")
     with pytest.raises(RetriesExhaustedError) as info:
-        client_for(fake_controller).upload_segment("events", make_segment(tmp_path, "events_0"))
+        push_segment(client_for(fake_controller), "events", make_segment(tmp_path, "events_0"))
     assert info.value.attempts == 1 and info.value.status == 429
 
 
 def test_parallel_push_lock_409_is_retried(fake_controller, tmp_path):
     client = client_for(fake_controller)
     path = make_segment(tmp_path, "events_0")
-    client.upload_segment("events", path)
+    push_segment(client, "events", path)
     fake_controller.hold_upload_lock("events", "events_0")
     with pytest.raises(RetriesExhaustedError, match="Another segment upload is in progress") as info:
-        client.upload_segment("events", path, parallel_push_protection=True)
+        push_segment(client, "events", path, parallel_push_protection=True)
     assert info.value.status == 409 and info.value.attempts == FAST.max_attempts
     fake_controller.release_upload_lock("events", "events_0")
     fake_controller.fail_next(1, 409, path="/v2/segments")
-    client.upload_segment("events", path, parallel_push_protection=True)
+    push_segment(client, "events", path, parallel_push_protection=True)
     assert fake_controller.uploads()[-1].query["enableParallelPushProtection"] == ["true"]
 
 
@@ -171,7 +172,7 @@ def test_parallel_push_failure_names_the_segment_and_stops(fake_controller, tmp_
 
 def test_start_replace_retry_after_a_lost_answer_returns_the_same_entry(fake_controller, tmp_path):
     client = client_for(fake_controller)
-    client.upload_segment("events", make_segment(tmp_path, "old_0"))
+    push_segment(client, "events", make_segment(tmp_path, "old_0"))
     fake_controller.lose_response_next(1, path="/segments/events/startReplaceSegments")
     entry = client.start_replace("events", ["old_0"], ["new_0"])
     lineage = client.get_lineage("events")

@@ -5,8 +5,11 @@ import threading
 import tracemalloc
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fsspec
 import pytest
+from fsspec.implementations.memory import MemoryFileSystem
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
     ControllerClient,
     ControllerRequestError,
@@ -14,7 +17,7 @@ from pinot_sink.controller import (
     RetriesExhaustedError,
     RetryPolicy,
     push_segments,
-    segment_destination,
+    segment_uri,
 )
 from segment_factory import make_segment
 
@@ -63,7 +66,7 @@ def test_tar_upload_streams_from_disk(tmp_path):
     try:
         client = ControllerClient(f"http://127.0.0.1:{server.server_address[1]}", retry=RetryPolicy.none())
         tracemalloc.start()
-        client.upload_segment("events", big)
+        push_segment(client, "events", big)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     finally:
@@ -75,7 +78,7 @@ def test_tar_upload_streams_from_disk(tmp_path):
 def test_unknown_deep_store_scheme_is_a_clear_error(fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0")
     with pytest.raises(DeepStoreError, match="nosuchfs"):
-        ControllerClient(fake_controller.url).upload_segment("events", path, push_mode="metadata",
+        push_segment(ControllerClient(fake_controller.url), "events", path, push_mode="metadata",
                                                             deep_store_uri="nosuchfs://bucket/x")
     assert fake_controller.uploads() == []
 
@@ -86,25 +89,64 @@ def test_deep_store_io_errors_are_retried_then_named(fake_controller, tmp_path):
     path = make_segment(tmp_path, "events_0")
     client = ControllerClient(fake_controller.url, retry=RetryPolicy(max_attempts=2, initial_backoff_s=0.01))
     with pytest.raises(RetriesExhaustedError) as info:
-        client.upload_segment("events", path, push_mode="metadata", deep_store_uri=str(blocker))
+        push_segment(client, "events", path, push_mode="metadata", deep_store_uri=str(blocker))
     assert isinstance(info.value.last_error, DeepStoreError) and info.value.attempts == 2
     assert (info.value.segment, info.value.table) == ("events_0", "events") and "Not a directory" in str(info.value)
     assert fake_controller.uploads() == []
 
 
 def test_destination_layout():
-    assert segment_destination("s3://bucket/pinot/", "events", "events_2024_0") == \
+    assert segment_uri("s3://bucket/pinot/", "events", "events_2024_0") == \
         "s3://bucket/pinot/events/events_2024_0.tar.gz"
-    assert segment_destination("file:///data", "events", "a b%") == "file:///data/events/a%20b%25.tar.gz"
+    assert segment_uri("file:///data", "events", "a b%") == "file:///data/events/a%20b%25.tar.gz"
 
 
 def test_bad_inputs_fail_before_any_request(fake_controller, tmp_path):
     client = ControllerClient(fake_controller.url)
     with pytest.raises(ControllerRequestError, match="no segment tarball"):
-        client.upload_segment("events", tmp_path / "missing.tar.gz")
+        push_segment(client, "events", tmp_path / "missing.tar.gz")
     path = make_segment(tmp_path, "events_0")
     with pytest.raises(ControllerRequestError, match="unknown push mode"):
-        client.upload_segment("events", path, push_mode="ftp")
+        push_segment(client, "events", path, push_mode="ftp")
     with pytest.raises(ControllerRequestError, match="needs a deep store"):
-        client.upload_segment("events", path, push_mode="metadata")
+        push_segment(client, "events", path, push_mode="metadata")
     assert fake_controller.received == []
+
+
+class _S3aLike(MemoryFileSystem):
+    """Another scheme over the same in-memory store: what executors write through (``s3a://``) while the
+    controller reads the same objects under another scheme (``s3://``)."""
+
+    protocol = ("s3alike",)
+
+    @classmethod
+    def _strip_protocol(cls, path):
+        return MemoryFileSystem._strip_protocol("memory://" + path[len("s3alike://"):] if path.startswith("s3alike://")
+                                                else path)
+
+
+def test_segment_uri_prefix_and_suffix_rewrite_the_announced_uri(fake_controller, tmp_path):
+    from pinot_sink.controller import controller_download_uri, push_segment, segment_uri
+
+    fsspec.register_implementation("s3alike", _S3aLike, clobber=True)
+    client = ControllerClient(fake_controller.url, retry=RetryPolicy.none())
+    result = push_segment(client, "events", make_segment(tmp_path, "events 0"), push_mode="uri",
+                          deep_store_uri="s3alike://bucket/pinot", segment_uri_prefix="memory://bucket")
+    assert result.stored_uri == "s3alike://bucket/pinot/events/events%200.tar.gz"
+    assert result.download_uri == "memory://bucket/pinot/events/events%200.tar.gz"  # prefix + raw path
+    assert fake_controller.uploads()[-1].header("DOWNLOAD_URI") == result.download_uri
+    assert fake_controller.segments()["events 0"].download_uri == result.download_uri
+
+    result = push_segment(client, "events", make_segment(tmp_path, "events_1"), push_mode="metadata",
+                          deep_store_uri="s3alike://bucket/pinot", segment_uri_prefix="memory://bucket",
+                          segment_uri_suffix="?versionId=7")
+    assert fake_controller.uploads()[-1].header("DOWNLOAD_URI") == \
+        "memory://bucket/pinot/events/events_1.tar.gz?versionId=7"
+    # without prefix and suffix the stored URI is announced as is; a file: URI is refused for 'uri' only
+    # when it is what the controller would be sent
+    stored = segment_uri(str(tmp_path / "shared"), "events", "x")
+    assert controller_download_uri(stored) == stored
+    assert controller_download_uri(stored, "hdfs://nn:8020") == f"hdfs://nn:8020{tmp_path}/shared/events/x.tar.gz"
+    with pytest.raises(ControllerRequestError, match="file://"):
+        push_segment(client, "events", make_segment(tmp_path, "events_2"), push_mode="uri",
+                     deep_store_uri=str(tmp_path / "shared"))

@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import responses
 
-from pinot_sink.controller import Auth, ControllerClient, RetryPolicy
-from pinot_sink.controller.client import MULTIPART_CHUNK, MultipartFile
+from pinot_sink.controller import Auth, ControllerClient, RetryPolicy, push_segment
+from pinot_sink.controller.transport import MULTIPART_CHUNK, MultipartFile
 from segment_factory import make_segment
 
 URL = "http://controller.test:9000"
@@ -52,7 +52,7 @@ def the_part(call):
 def test_tar_upload_shape(mocked, client, tmp_path):
     path = make_segment(tmp_path, "events_0")
     mocked.post(f"{URL}/v2/segments", json={"status": "Successfully uploaded segment: events_0 of table: x"})
-    client.upload_segment("events_OFFLINE", path)
+    push_segment(client, "events_OFFLINE", path)
     call = mocked.calls[0]
     assert query(call) == {"tableName": ["events"], "tableType": ["OFFLINE"]}
     headers = call.request.headers
@@ -80,7 +80,7 @@ def test_upload_body_is_streamed_in_bounded_chunks(tmp_path):
 def test_metadata_upload_shape(mocked, client, tmp_path):
     path = make_segment(tmp_path, "events_0")
     mocked.post(f"{URL}/v2/segments", json={"status": "ok"})
-    client.upload_segment("events", path, push_mode="metadata", deep_store_uri=str(tmp_path / "ds"),
+    push_segment(client, "events", path, push_mode="metadata", deep_store_uri=str(tmp_path / "ds"),
                           copy_to_deep_store=True, parallel_push_protection=True)
     call = mocked.calls[0]
     assert query(call) == {"tableName": ["events"], "tableType": ["OFFLINE"], "enableParallelPushProtection": ["true"]}
@@ -93,7 +93,7 @@ def test_metadata_upload_shape(mocked, client, tmp_path):
 
 def test_uri_upload_shape(mocked, client, tmp_path):
     mocked.post(f"{URL}/v2/segments", json={"status": "ok"})
-    client.upload_segment("events", make_segment(tmp_path, "events_0"), push_mode="uri",
+    push_segment(client, "events", make_segment(tmp_path, "events_0"), push_mode="uri",
                           deep_store_uri="memory://shapes")
     call = mocked.calls[0]
     headers = call.request.headers

@@ -7,6 +7,7 @@ import pickle
 
 import pytest
 
+from pinot_sink.controller import push_segment
 from pinot_sink.controller import (
     Auth,
     ConsistentPush,
@@ -46,7 +47,7 @@ def test_no_secret_in_logs_errors_or_reprs(fake_controller, tmp_path, caplog, st
     with caplog.at_level(logging.DEBUG):  # every logger, urllib3 included
         client = ControllerClient(url, retry=POLICY, **args)
         for call in (
-            lambda: client.upload_segment("events", make_segment(tmp_path, "events_0")),  # 401
+            lambda: push_segment(client, "events", make_segment(tmp_path, "events_0")),  # 401
             lambda: client.list_segments("events"),
         ):
             with pytest.raises(ControllerError) as info:
@@ -88,3 +89,51 @@ def test_auth_repr_and_equality():
     assert basic == pickle.loads(pickle.dumps(basic))
     with pytest.raises(ValueError):
         Auth.bearer("")
+
+
+def test_url_credentials_never_reach_logs_errors_or_reprs(fake_controller, tmp_path, caplog):
+    """Userinfo in a URL (``http://admin:pw@host``) through every failure path: refused connection, 401,
+    retries, a trickled answer cut by the deadline, a refused URL, a deep-store URI with credentials."""
+    import socket
+
+    from pinot_sink.controller import ControllerConfigError, copy_to_deep_store, validate_controller_url
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    host = fake_controller.url.split("://", 1)[1]
+    texts = []
+
+    def failing(call):
+        with pytest.raises(ControllerError) as info:
+            call()
+        texts.extend([str(info.value), repr(info.value), repr(info.value.__dict__)])
+
+    with caplog.at_level(logging.DEBUG):
+        refused = ControllerClient(f"http://admin:{SECRET}@127.0.0.1:{closed_port}", retry=POLICY)
+        failing(lambda: refused.list_segments("events"))
+        client = ControllerClient(f"http://admin:{SECRET}@{host}/", retry=POLICY, read_timeout=0.5)
+        fake_controller.require_auth("Basic nope")
+        failing(lambda: client.get_schema("events"))
+        fake_controller.require_auth()
+        fake_controller.trickle_next(5, interval=0.2)
+        failing(lambda: client.get_table_config("events"))
+        failing(lambda: validate_controller_url(f"ftp://admin:{SECRET}@{host}"))
+        failing(lambda: ControllerClient(f"admin:{SECRET}@{host}"))
+        failing(lambda: copy_to_deep_store(make_segment(tmp_path, "events_0"),
+                                           f"nosuchfs://admin:{SECRET}@bucket/events/events_0.tar.gz"))
+        texts += [repr(client), repr(client.config), repr(refused.config), str(client.config.auth)]
+    assert isinstance(ControllerConfigError("x"), ValueError)
+    assert caplog.records and "retrying" in caplog.text  # the retry warnings were there to check
+    assert not leaks(caplog.text)
+    for text in texts:
+        assert not leaks(text), text
+    assert all(r.header("Authorization") for r in fake_controller.received)
+
+
+def test_push_results_do_not_show_deep_store_credentials():
+    from pinot_sink.controller import PushResult
+
+    result = PushResult("s_0", "/tmp/s_0.tar.gz", "uri", 10, 0.1, download_uri=f"s3://key:{SECRET}@bucket/t/s_0.tar.gz",
+                        stored_uri=f"s3://key:{SECRET}@bucket/t/s_0.tar.gz")
+    assert not leaks(repr(result)) and "s3://<redacted>@bucket/t/s_0.tar.gz" in repr(result)

@@ -326,3 +326,13 @@ def test_an_append_into_a_refresh_table_with_consistent_push_replaces_it_as_pino
     plain = dict(CONFIG, ingestionConfig={"batchIngestionConfig": {"segmentIngestionType": "REFRESH"}})
     fake_controller.add_table(SCHEMA, plain)
     assert not job(url=fake_controller.url).overwrite  # without consistent push an append stays an append
+
+
+def test_segment_uri_prefix_and_suffix_reach_the_controller(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path / "deep", **{"push-mode": "metadata",
+                                                             "push.segment-uri-prefix": "hdfs://namenode:8020",
+                                                             "push.segment-uri-suffix": "?v=1"})
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    [name] = table.live_segments("events")
+    url = table.segments("events")[name].zk["segment.download.url"]
+    assert url == f"hdfs://namenode:8020{(tmp_path / 'deep' / 'events').as_posix()}/{name}.tar.gz?v=1"
