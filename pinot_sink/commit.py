@@ -78,6 +78,8 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         write_id=batch_write if job.streaming else job.write_id, run_tag=job.run_tag, segments=published,
         replaced=tuple(sorted(replaced)), lineage_id=lineage_id, destination=describe_mode(job),
         elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
+        input_rows=sum(r.input_rows for r in reports if r is not None),
+        filtered_rows=sum(r.filtered_rows for r in reports if r is not None),
     )
     log.info("%s", summary_table(result))
     if job.options.buffer == BufferLimits() and len(published) > SMALL_SEGMENTS_WARNING:
@@ -256,5 +258,7 @@ def summary_table(result: WriteResult, max_lines: int = 50) -> str:
         f"({rate:,.0f} rows/s); commit {result.commit_s:.2f}s"
         + (f"; replaced {len(result.replaced)} segment(s)" if result.replaced else "")
         + (f"; lineage {result.lineage_id}" if result.lineage_id else "")
+        + (f"; the table config's filter dropped {result.filtered_rows} of {result.input_rows} rows"
+           if result.filtered_rows else "")
     )
     return "\n".join(lines)

@@ -18,12 +18,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import pyarrow as pa
+
 from type_mapping import PinotSchema
 from type_mapping.reconcile import WritePlan, plan_write
+from type_mapping.spark_types import spark_struct_to_arrow
 
 from pinot_sink.controller import ControllerClient
 from pinot_sink.controller.deep_store import normalise_uri
 
+from .ingestion import IngestionPipeline
 from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
                      writer_postfix)
 from .options import BufferLimits, OptionError, WriteOptions, redact_options
@@ -64,6 +68,7 @@ class WriteJob:
     driver_host: str
     started_at: float
     logged_options: dict  # the user's options as given, secrets redacted (manifest, logs)
+    pipeline: IngestionPipeline | None = None  # the table config's transforms, filter, complex types; None: none
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
 
     @property
@@ -119,6 +124,22 @@ def refreshes_whole_table(table_config: Mapping[str, Any]) -> bool:
     return push_type.upper() == "REFRESH" and str(batch.get("consistentDataPush", "false")).lower() == "true"
 
 
+def _ingestion_pipeline(schema: PinotSchema, table_config: dict, source_schema: Any,
+                        options: WriteOptions) -> IngestionPipeline | None:
+    """What Pinot's ingestion would do to the rows (``ingestionConfig``), checked on the driver: a setting this
+    writer cannot apply is an error naming it, unless ``ingestion.unsupported=skip``."""
+    arrow_schema = source_schema if isinstance(source_schema, pa.Schema) else spark_struct_to_arrow(source_schema)
+    try:
+        pipeline = IngestionPipeline.from_configs(schema, table_config, arrow_schema,
+                                                  unsupported=options.ingestion_unsupported)
+    except ValueError as exc:
+        raise OptionError(f"table {options.table_name}: {exc} (option 'ingestion.unsupported'=skip writes the "
+                          f"rows without it)") from None
+    for skipped in getattr(pipeline, "skipped", ()) or ():
+        log.warning("pinot_sink: ingestion.unsupported=skip: not applied: %s", skipped)
+    return None if pipeline.is_identity else pipeline
+
+
 def _default_table_config(table: str) -> dict:
     return {"tableName": f"{table}_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
             "tableIndexConfig": {}, "metadata": {}}
@@ -151,7 +172,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         table_config = options.schema.table_config_json or _default_table_config(options.table_name)
 
     pinot_schema = PinotSchema.from_json(schema_json)
-    plan = plan_write(source_schema, pinot_schema, ignore_unknown_columns=options.schema.ignore_unknown_columns,
+    pipeline = _ingestion_pipeline(pinot_schema, table_config, source_schema, options)
+    # With ingestion steps, the rows the plan maps are the pipeline's output, not the DataFrame's.
+    plan = plan_write(pipeline.output_schema if pipeline else source_schema, pinot_schema,
+                      ignore_unknown_columns=options.schema.ignore_unknown_columns,
                       case_sensitive=options.schema.case_sensitive, table_config=table_config)
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
@@ -187,6 +211,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(), window=window,
         logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
+        pipeline=pipeline,
     )
     try:  # names are validated before any task runs
         job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)

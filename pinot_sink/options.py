@@ -70,6 +70,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "convert.on-oversize-string": ("error", "STRING over maxLength (no strategy in the schema): error | pinot"),
     "convert.on-sub-millisecond": ("floor", "microseconds into a millisecond column: floor | error"),
     "convert.on-null-time": ("error", "null in the time column with an out-of-range default: error | pinot"),
+    "ingestion.unsupported": ("error", "table-config ingestion settings this writer cannot apply: error | skip "
+                                       "(named in the error; skip writes the rows without them)"),
     "build.unsupported-indexes": ("error", "indexes this builder cannot write: error | skip (server builds them)"),
     "build.sort": ("true", "sort each segment by the table's sortedColumn"),
     "auth.username": (None, "basic auth user (with auth.password)"),
@@ -323,6 +325,7 @@ class WriteOptions:
     parallelism: int | None = None
     creation_time_ms: int | None = None
     manifest_path: str | None = None
+    ingestion_unsupported: str = "error"
     window: WindowOptions = field(default_factory=WindowOptions)
 
     @property
@@ -393,6 +396,7 @@ class WriteOptions:
                                      segment_uri_prefix=get("push.segment-uri-prefix") or "",
                                      segment_uri_suffix=get("push.segment-uri-suffix") or ""),
             manifest_path=get("manifest.path"),
+            ingestion_unsupported=_one_of(chosen("ingestion.unsupported"), "ingestion.unsupported", ("error", "skip")),
             schema=SchemaOptions(
                 schema_json=load_json_option(get("schema"), "schema") if get("schema") else None,
                 table_config_json=(load_json_option(get("table-config"), "table-config")

@@ -39,6 +39,8 @@ class TaskReport:
     attempt: int
     segments: list[SegmentRecord] = field(default_factory=list)
     input_rows: int = 0
+    filtered_rows: int = 0  # dropped by the table config's filterFunction
+    error_rows: int = 0  # rows with values that became defaults under continueOnError
     batch_id: int | None = None  # streaming: the micro-batch
     query_id: str | None = None  # streaming: the query (stable across restarts from one checkpoint)
     started_at: float = 0.0  # wall clock (epoch s) when the task began writing
@@ -77,6 +79,8 @@ class WriteResult:
     destination: str
     elapsed_s: float
     commit_s: float
+    input_rows: int = 0  # rows the DataFrame gave the committed attempts
+    filtered_rows: int = 0  # of which the table config's filter dropped
 
     @property
     def rows(self) -> int:

@@ -93,6 +93,17 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
         nonlocal pending, pending_rows, pending_bytes, last_progress
         table = pa.Table.from_batches(pending) if len(pending) > 1 else pending[0]
         first = report.input_rows
+        if job.pipeline is not None:
+            try:
+                ingested = job.pipeline.apply(table, first)
+            except Exception as exc:
+                raise PinotWriteError(f"table {job.table}, partition {partition_id}: ingestion of rows "
+                                      f"{first}..{first + pending_rows - 1} of the partition: {exc}") from exc
+            report.filtered_rows += ingested.filtered_rows
+            report.error_rows += ingested.error_rows
+            table = ingested.table
+            if job.plan.ignored_columns:
+                table = table.select(source_columns)
         try:
             part = to_pinot_columns(table, schema, job.plan, options=options.conversion,
                                     row_offset=first)
@@ -114,7 +125,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            if job.plan.ignored_columns:
+            if job.plan.ignored_columns and job.pipeline is None:
                 batch = batch.select(source_columns)
             pending.append(batch)
             pending_rows += batch.num_rows
@@ -127,6 +138,10 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
             segments.submit(rows)
             del rows  # the build thread frees them before staging
         segments.finish()
+        if report.filtered_rows or report.error_rows:
+            log.info("pinot_sink: partition %d: the table config's filter dropped %d of %d rows; %d rows had values "
+                     "that became defaults (continueOnError)", partition_id, report.filtered_rows,
+                     report.input_rows, report.error_rows)
     finally:
         segments.close()  # no build may still be writing into work_dir
         shutil.rmtree(work_dir, ignore_errors=True)

@@ -1,6 +1,6 @@
 """df.write.format("pinot") through a table config with transforms, a filter and an unnested array (embedded).
 
-Needs the task loop to run ``IngestionPipeline`` (the lead's wiring); until then this is an expected failure.
+The task loop runs ``IngestionPipeline`` before type mapping; the driver plans against its output.
 """
 from __future__ import annotations
 
@@ -74,7 +74,6 @@ def _order(row):
     return row["id"], row["items.sku"] or ""
 
 
-@pytest.mark.xfail(reason="needs task loop wiring", strict=False)
 def test_transforms_filter_and_unnest_give_exact_rows(spark, tmp_path):
     df = spark.createDataFrame(
         _rows(), "id long, ts long, status string, customer struct<name:string>, "
@@ -85,3 +84,18 @@ def test_transforms_filter_and_unnest_give_exact_rows(spark, tmp_path):
     table = read_rows(Path(tmp_path, "orders").glob("*.tar.gz"))
     rows = sorted(({k: r[k] for k in _expected()[0]} for r in table.to_pylist()), key=_order)
     assert rows == _expected()
+    [manifest] = Path(tmp_path, "orders", "_manifests").glob("*.json")
+    document = json.loads(manifest.read_text())
+    assert document["input_rows"] == 40 and document["filtered_rows"] == 5  # 4 test rows, 5 after unnesting
+
+
+def test_an_ingestion_setting_it_cannot_apply_fails_on_the_driver(spark, tmp_path):
+    config = json.loads(json.dumps(TABLE_CONFIG))
+    config["ingestionConfig"]["transformConfigs"].append(
+        {"columnName": "sku_upper", "transformFunction": "Groovy({items.sku.toUpperCase()}, items)"})
+    df = spark.createDataFrame(_rows(), "id long, ts long, status string, customer struct<name:string>, "
+                                        "items array<struct<sku:string,qty:int>>, price double")
+    with pytest.raises(Exception, match="(?i)groovy.*ingestion.unsupported"):
+        (df.write.format("pinot").option("table-name", "orders").option("schema", json.dumps(SCHEMA))
+         .option("table-config", json.dumps(config)).option("output-uri", str(tmp_path)).mode("append").save())
+    assert not Path(tmp_path, "orders").exists() or not list(Path(tmp_path, "orders").glob("*.tar.gz"))
