@@ -1,6 +1,5 @@
 """Segment names: the expectations are those of Pinot's own generator tests (SimpleSegmentNameGeneratorTest,
 NormalizedDateSegmentNameGeneratorTest), so a difference from Pinot's joins or date handling fails here."""
-import numpy as np
 import pyarrow as pa
 import pytest
 

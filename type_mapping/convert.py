@@ -37,7 +37,7 @@ from . import datetime_formats as dtf
 from .compat import ConversionError, check_convertible, datetime_format, type_family
 from .java_text import (big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str,
                         java_substring)
-from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, TIME, FieldSpec, PinotSchema
+from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec, PinotSchema
 from .stored import PinotColumns, arrow_type_for, offsets_and_data
 
 if TYPE_CHECKING:

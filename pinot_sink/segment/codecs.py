@@ -6,7 +6,6 @@ and zlib + an int32 length for GZIP (big-endian, or little-endian in V4 var-byte
 """
 from __future__ import annotations
 
-import struct
 import zlib
 
 import cramjam

@@ -8,7 +8,6 @@ import struct
 import tarfile
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pytest
 import requests

@@ -70,3 +70,11 @@ def read_tar_bytes(blobs: dict[str, bytes], tmp_path) -> pa.Table:
         path.write_bytes(data)
         paths.append(path)
     return read_rows(paths)
+
+
+def controller_values(controller, tmp_path, column: str = "value", table: str = "events") -> list:
+    """The sorted values of ``column`` over the segments a query of the test controller's table sees."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    segments = controller.segments(table)
+    blobs = {name: segments[name].tar_bytes for name in controller.live_segments(table)}
+    return sorted(read_tar_bytes(blobs, tmp_path).column(column).to_pylist()) if blobs else []

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import base64
 
-import pyarrow.compute as pc
 import pytest
 
 import pinot_sink
-from tests.datasource.helpers import events_df, read_tar_bytes
+from tests.datasource.helpers import events_df
+from tests.datasource.helpers import controller_values as table_values
+from tests.datasource.helpers import controller_writer as writer
 
 pytestmark = pytest.mark.spark
 
@@ -17,24 +18,9 @@ def registered(spark):
     pinot_sink.register(spark)
 
 
-def writer(df, controller, **options):
-    w = df.write.format("pinot").option("table-name", "events").option("url", controller.url) \
-        .option("retry.initial-backoff", "10ms").option("retry.max-backoff", "50ms")
-    for key, value in options.items():
-        w = w.option(key, str(value))
-    return w
-
-
 def table_rows(controller) -> int:
     segments = controller.segments("events")
     return sum(int(segments[name].zk["segment.total.docs"]) for name in controller.live_segments("events"))
-
-
-def table_values(controller, tmp_path) -> list[int]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    segments = controller.segments("events")
-    blobs = {name: segments[name].tar_bytes for name in controller.live_segments("events")}
-    return sorted(read_tar_bytes(blobs, tmp_path).column("value").to_pylist())
 
 
 def test_rerun_of_a_write_replaces_it_atomically(spark, fake_controller, tmp_path):

@@ -5,7 +5,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pyarrow.compute as pc
 import pytest
 
@@ -153,7 +152,6 @@ def test_empty_dataframe_writes_nothing(spark, tmp_path):
 
 
 def test_time_values_pinot_rejects_in_names_are_a_clear_error(spark, tmp_path):
-    from pyspark.sql import functions as F
 
     schema = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}],
               "dateTimeFieldSpecs": [{"name": "day", "dataType": "STRING",

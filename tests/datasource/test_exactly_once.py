@@ -11,7 +11,9 @@ import threading
 import pytest
 
 import pinot_sink
-from tests.datasource.helpers import BASE_MS, events_df, read_tar_bytes
+from tests.datasource.helpers import BASE_MS, events_df
+from tests.datasource.helpers import controller_values as table_values
+from tests.datasource.helpers import controller_writer as writer
 
 pytestmark = pytest.mark.spark
 
@@ -19,21 +21,6 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module", autouse=True)
 def registered(spark):
     pinot_sink.register(spark)
-
-
-def writer(df, controller, **options):
-    w = df.write.format("pinot").option("table-name", "events").option("url", controller.url) \
-        .option("retry.initial-backoff", "10ms").option("retry.max-backoff", "50ms")
-    for key, value in options.items():
-        w = w.option(key, str(value))
-    return w
-
-
-def table_values(controller, tmp_path, column: str = "value") -> list[int]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    segments = controller.segments("events")
-    blobs = {name: segments[name].tar_bytes for name in controller.live_segments("events")}
-    return sorted(read_tar_bytes(blobs, tmp_path).column(column).to_pylist()) if blobs else []
 
 
 def failing_once(partition: int, after_rows: int):

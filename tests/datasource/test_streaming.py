@@ -1,7 +1,6 @@
 """df.writeStream.format("pinot"): one write per micro-batch, exactly-once across a restart (real Spark)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
