@@ -152,7 +152,6 @@ def test_empty_dataframe_writes_nothing(spark, tmp_path):
 
 
 def test_time_values_pinot_rejects_in_names_are_a_clear_error(spark, tmp_path):
-
     schema = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}],
               "dateTimeFieldSpecs": [{"name": "day", "dataType": "STRING",
                                       "format": "1:SECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm:ss",
