@@ -214,7 +214,7 @@ def _range_checked(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.A
     if bad is not None and pc.any(bad).as_py():
         if ctx.options.on_overflow == "error":
             ctx.fail(bad, f"is out of range for Pinot {ctx.spec.data_type} [{lo}, {hi}]", values,
-                     "set on_overflow='null' to store such values as null")
+                     "set option 'convert.on-overflow'=null to store such values as null")
         values = _null_where(values, bad)
     return values.cast(target, safe=False)
 
@@ -229,14 +229,14 @@ def _float_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> p
     if pc.any(over).as_py():
         if ctx.options.on_overflow == "error":
             ctx.fail(over, f"is out of range for Pinot {ctx.spec.data_type} [{lo}, {hi}]", values,
-                     "set on_overflow='null' to store such values as null")
+                     "set option 'convert.on-overflow'=null to store such values as null")
         values = _null_where(values, over)
     truncated = pc.trunc(values)
     fraction = pc.not_equal(truncated, values)
     if pc.any(fraction).as_py():
         if ctx.options.on_fraction == "error":
             ctx.fail(fraction, f"has a fraction and Pinot {ctx.spec.data_type} holds integers", values,
-                     "set on_fraction='truncate' or 'null', or round it first")
+                     "set option 'convert.on-fraction'=truncate or null, or round it first")
         if ctx.options.on_fraction == "null":
             truncated = _null_where(truncated, fraction)
     return truncated.cast(target, safe=False)
@@ -250,7 +250,7 @@ def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) ->
         if pc.any(fraction).as_py():
             if ctx.options.on_fraction == "error":
                 ctx.fail(fraction, f"has a fraction and Pinot {ctx.spec.data_type} holds integers", values,
-                         "set on_fraction='truncate' or 'null', or round it first")
+                         "set option 'convert.on-fraction'=truncate or null, or round it first")
             if ctx.options.on_fraction == "null":
                 truncated = _null_where(truncated, fraction)
         whole = truncated.cast(pa.decimal128(max(whole_digits, 1), 0), safe=False).cast(pa.int64())
@@ -266,13 +266,13 @@ def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) ->
         if not lo <= whole <= hi:
             if ctx.options.on_overflow == "error":
                 ctx.fail(_one_hot(len(values), index), f"is out of range for Pinot {ctx.spec.data_type} "
-                         f"[{lo}, {hi}]", values, "set on_overflow='null' to store such values as null")
+                         f"[{lo}, {hi}]", values, "set option 'convert.on-overflow'=null to store such values as null")
             out.append(None)
             continue
         if whole != value:
             if ctx.options.on_fraction == "error":
                 ctx.fail(_one_hot(len(values), index), f"has a fraction and Pinot {ctx.spec.data_type} "
-                         "holds integers", values, "set on_fraction='truncate' or 'null', or round it first")
+                         "holds integers", values, "set option 'convert.on-fraction'=truncate or null, or round it first")
             if ctx.options.on_fraction == "null":
                 out.append(None)
                 continue
@@ -321,7 +321,7 @@ def _millis(values: pa.Array, ctx: _Context) -> pa.Array:
     as_np = pc.fill_null(raw, 0).to_numpy(zero_copy_only=False)
     if ctx.options.on_sub_millisecond == "error":
         ctx.fail(np.mod(as_np, per_milli) != 0, "has sub-millisecond precision; Pinot stores epoch milliseconds",
-                 values, "set on_sub_millisecond='floor' or truncate it first")
+                 values, "set option 'convert.on-sub-millisecond'=floor or truncate it first")
     floored = np.floor_divide(as_np, per_milli)
     mask = raw.is_null().to_numpy(zero_copy_only=False) if raw.null_count else None
     return pa.array(floored, pa.int64(), mask=mask)
@@ -361,7 +361,7 @@ def _to_floating(values: pa.Array, ctx: _Context) -> pa.Array:
         if pc.any(over).as_py():
             if ctx.options.on_overflow == "error":
                 ctx.fail(over, "is out of range for Pinot FLOAT", values,
-                         "set on_overflow='null' to store such values as null")
+                         "set option 'convert.on-overflow'=null to store such values as null")
             values = _null_where(values, over)
     values = values.cast(target)
     # Pinot's special values: NaN is null, -0.0 is 0.0 (equal(-0.0, 0) holds, so this rewrites it).
@@ -654,7 +654,7 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
         return values
     if strategy == "ERROR":
         ctx.fail(too_long, f"is longer than the column's maxLength {spec.max_length}", values,
-                 "raise maxLength in the Pinot schema, or set on_oversize_string='pinot' to truncate "
+                 "raise maxLength in the Pinot schema, or set option 'convert.on-oversize-string'=pinot to truncate "
                  "as Pinot would")
     if strategy == "TRIM_LENGTH":
         trimmed = pc.if_else(too_long, pc.utf8_slice_codeunits(values, 0, spec.max_length), values)
@@ -799,7 +799,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
                 raise ConversionError(
                     f"column {spec.name!r} is the table's time column and is missing from the data; its default "
                     f"null value {spec.default_null_value!r} is outside 1971..2071, where Pinot would write the "
-                    f"ingestion time (set on_null_time='pinot' for that)"
+                    f"ingestion time (set option 'convert.on-null-time'=pinot for that)"
                 )
             values = default_column(spec, num_rows, time_default if time_default is not None
                                     else _now_in_format(spec) if spec.name == time_column else None)
@@ -819,7 +819,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
                     raise ConversionError(
                         f"column {spec.name!r}, row {row_offset + index}: the table's time column is null and its "
                         f"default null value {spec.default_null_value!r} is outside 1971..2071, where Pinot "
-                        f"writes the ingestion time instead (set on_null_time='pinot' for that, or give the "
+                        f"writes the ingestion time instead (set option 'convert.on-null-time'=pinot for that, or give the "
                         f"column a defaultNullValue in range)"
                     )
                 time_default = _now_in_format(spec)

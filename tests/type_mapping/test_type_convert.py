@@ -45,7 +45,7 @@ def test_int_boundaries_and_metric_default():
 def test_long_into_int_overflow_names_column_and_first_bad_row():
     message = error([1, INT_MAX + 1, INT_MIN - 1], "INT", pa.int64())
     assert "column 'c', row 1: value 2147483648 is out of range for Pinot INT" in message
-    assert "on_overflow" in message
+    assert "convert.on-overflow" in message
     assert "row 2" in error([1, 2, INT_MIN - 1], "INT", pa.int64())
 
 
@@ -269,7 +269,7 @@ def test_string_nul_and_max_length():
     # default: NUL (which Pinot cuts at) and over-long values are errors naming the row
     assert "row 1: value 'a\\x00b' contains a NUL" in error(["ok", "a\x00b"], "STRING")
     message = error(["abcd", "abcde"], "STRING", max_length=4)
-    assert "row 1" in message and "maxLength 4" in message and "on_oversize_string" in message
+    assert "row 1" in message and "maxLength 4" in message and "convert.on-oversize-string" in message
     pinot = ConversionOptions(on_oversize_string="pinot")
     assert conv(["a\x00b", "abcde", "abcd", "\x00"], "STRING", options=pinot, max_length=4)[0] == [
         "a", "abcd", "abcd", ""]
