@@ -336,3 +336,16 @@ def test_segment_uri_prefix_and_suffix_reach_the_controller(tmp_path, table):
     [name] = table.live_segments("events")
     url = table.segments("events")[name].zk["segment.download.url"]
     assert url == f"hdfs://namenode:8020{(tmp_path / 'deep' / 'events').as_posix()}/{name}.tar.gz?v=1"
+
+
+@pytest.mark.parametrize("postfix", ["with space", "pct%20x", "d\u00e9j\u00e0_vu"])
+def test_names_with_spaces_percent_and_non_ascii_through_the_embedded_store(tmp_path, postfix):
+    first = job(out=tmp_path, **{"segment.name.postfix": postfix, "write.id": "odd"})
+    result = commit_job(first, run_tasks(first, [(0, 300)]))
+    names = {s.name for s in result.segments}
+    assert all(postfix in name for name in names) and first.store().list() == names
+    assert ids_in_directory(tmp_path) == list(range(300))
+    rerun = job(out=tmp_path, **{"segment.name.postfix": postfix, "write.id": "odd"})
+    again = commit_job(rerun, run_tasks(rerun, [(0, 300)]))
+    assert set(again.replaced) == names and rerun.store().list() == {s.name for s in again.segments}
+    assert ids_in_directory(tmp_path) == list(range(300))
