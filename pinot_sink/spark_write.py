@@ -1,0 +1,128 @@
+"""``pinot_sink.write(df, ...)``: the one call that writes on every Spark, 3.3 to 4.x.
+
+Two entry points run the same job (driver ``prepare_job`` -> per task ``write_partition`` -> driver
+``commit_job`` or ``abort_job``), with the same options, segment names and commit protocol:
+
+- ``data-source``: ``df.write.format("pinot_sink")``, the Spark 4 Python Data Source (``pinot_sink.datasource``).
+  The default where pyspark has that API (4.0+).
+- ``map-in-arrow``: ``df.mapInArrow`` (Spark 3.3+). Each task hands its Arrow batches to ``write_partition``
+  and returns its pickled ``TaskReport`` as its only output row; the driver collects them, which gives it
+  exactly one report per partition, from the attempt Spark kept (a failed or losing speculative attempt's
+  output is discarded by Spark, as its commit message would be), then commits, or aborts on any failure
+  and re-raises. The default on Spark 3.x.
+
+``entry_point=`` or the ``PINOT_SINK_ENTRY_POINT`` environment variable picks one explicitly (tests, bench).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from functools import partial
+from typing import Any, Iterable, Iterator
+
+# Until the job/task/commit split lands, the Spark-free job lives in datasource.py: switch this one import
+# to pinot_sink.job / pinot_sink.task / pinot_sink.commit when it does.
+from .datasource import abort_job, commit_job, prepare_job, write_partition
+
+log = logging.getLogger("pinot_sink")
+
+ENTRY_POINTS = ("data-source", "map-in-arrow")
+ENTRY_POINT_ENV = "PINOT_SINK_ENTRY_POINT"
+MODES = ("append", "overwrite")
+REPORT_COLUMN = "pinot_sink_report"
+MIN_PYSPARK = (3, 3)  # DataFrame.mapInArrow
+DATA_SOURCE_PYSPARK = (4, 0)  # the Python Data Source API with an Arrow batch writer
+INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.3+)"
+
+
+def pyspark_version() -> tuple[int, int]:
+    """(major, minor) of the installed pyspark; a Spark entry point without pyspark says what to install."""
+    try:
+        import pyspark
+    except ImportError as exc:
+        raise ModuleNotFoundError(f"pinot_sink's Spark entry points need pyspark: {INSTALL_HINT} ({exc})") from None
+    major, minor = (int(part) for part in pyspark.__version__.split(".")[:2])
+    if (major, minor) < MIN_PYSPARK:
+        raise RuntimeError(f"pinot_sink needs pyspark 3.3 or later (DataFrame.mapInArrow); this is pyspark "
+                           f"{pyspark.__version__}")
+    return major, minor
+
+
+def choose_entry_point(entry_point: str | None = None) -> str:
+    """``entry_point``, else $PINOT_SINK_ENTRY_POINT, else the data source where pyspark has it (4.0+)."""
+    chosen = (entry_point or os.environ.get(ENTRY_POINT_ENV) or "").strip().lower()
+    version = pyspark_version()
+    if not chosen:
+        return "data-source" if version >= DATA_SOURCE_PYSPARK else "map-in-arrow"
+    if chosen not in ENTRY_POINTS:
+        raise ValueError(f"pinot_sink.write: entry_point (or ${ENTRY_POINT_ENV}) must be one of "
+                         f"{', '.join(ENTRY_POINTS)}, got {chosen!r}")
+    if chosen == "data-source" and version < DATA_SOURCE_PYSPARK:
+        raise RuntimeError(f"pinot_sink.write: entry_point 'data-source' needs pyspark 4.0 or later; this is "
+                           f"pyspark {'.'.join(map(str, version))}: use 'map-in-arrow'")
+    return chosen
+
+
+def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, **options: Any) -> None:
+    """Write ``df`` into the Pinot table ``table_name``; ``mode`` is append or overwrite. Options as in
+    docs/options.md; dotted names go in as a dict: ``write(df, "events", **{"sink.parallelism": 8})``."""
+    mode = (mode or "append").lower()
+    if mode not in MODES:
+        raise ValueError(f"pinot_sink.write: mode must be 'append' or 'overwrite', got {mode!r}")
+    if choose_entry_point(entry_point) == "data-source":
+        write_data_source(df, table_name, mode=mode, **options)
+    else:
+        write_map_in_arrow(df, table_name, mode=mode, **options)
+
+
+def _raw_options(table_name: str, options: dict) -> dict[str, str]:
+    raw = {key: "" if value is None else str(value) for key, value in options.items()}
+    raw["table-name"] = table_name
+    return raw
+
+
+def _parallelism(options: dict) -> int | None:
+    from .options import parse_int
+
+    value = next((v for k, v in options.items() if k.lower() == "sink.parallelism"), None)
+    return parse_int(str(value), "sink.parallelism") if value not in (None, "") else None
+
+
+def write_data_source(df, table_name: str, *, mode: str = "append", **options: Any) -> None:
+    """Spark 4: ``df.write.format("pinot_sink")``, repartitioned first (a data source cannot do that)."""
+    from . import register
+
+    register(df.sparkSession)
+    parallelism = _parallelism(options)
+    if parallelism:
+        df = df.repartition(parallelism)
+    df.write.format("pinot_sink").options(**_raw_options(table_name, options)).mode(mode).save()
+
+
+def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: Any) -> None:
+    """Spark 3.3+: see the module docstring."""
+    job = prepare_job(_raw_options(table_name, options), df.schema, overwrite=mode == "overwrite", streaming=False)
+    if job.options.parallelism:
+        df = df.repartition(job.options.parallelism)
+    reports: list = []
+    try:
+        rows = df.mapInArrow(partial(_write_task, job), f"{REPORT_COLUMN} binary").collect()
+        reports = [pickle.loads(row[0]) for row in rows]
+        commit_job(job, reports)
+    except BaseException:  # as Spark does for a data source: any failure, the commit's included, aborts
+        try:
+            abort_job(job, reports)
+        except Exception as abort_error:  # the write's own error is the one to raise
+            log.error("pinot_sink: abort after a failed write failed too: %s", abort_error)
+        raise
+
+
+def _write_task(job, batches: Iterable) -> Iterator:
+    """One task: its partition's Arrow batches -> ``write_partition`` -> one row, the pickled report."""
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    report = write_partition(job, batches, partition_id=context.partitionId(), attempt=context.attemptNumber())
+    yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(report)], pa.binary())], names=[REPORT_COLUMN])
