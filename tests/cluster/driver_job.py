@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 ROWS = 2000
 
@@ -17,12 +18,14 @@ def main(master: str, controller: str, entry_points: list[str]) -> None:
     from pyspark.sql import SparkSession, functions as F
 
     import pinot_sink
+    from tests.cluster.standalone import QUICK_JVM
 
     spark = (SparkSession.builder.master(master).appName("pinot-sink-cluster-test")
              .config("spark.ui.enabled", "false").config("spark.driver.memory", "512m")
              .config("spark.executor.memory", "512m").config("spark.executor.cores", "1")
              .config("spark.cores.max", "2").config("spark.sql.shuffle.partitions", "4")
-             .config("spark.task.maxFailures", "3").getOrCreate())
+             .config("spark.task.maxFailures", "3").config("spark.driver.extraJavaOptions", QUICK_JVM)
+             .config("spark.executor.extraJavaOptions", QUICK_JVM).getOrCreate())
     spark.sparkContext.setLogLevel("WARN")
     deadline = time.monotonic() + 60
     while spark.sparkContext._jsc.sc().getExecutorIds().size() < 2:  # both workers' executors, bounded
@@ -51,4 +54,5 @@ def _executor_id(rows):
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: tests.cluster importable
     main(sys.argv[1], sys.argv[2], sys.argv[3:])
