@@ -49,13 +49,11 @@ def register(spark=None) -> bool:
 
     Returns True when ``format("pinot")`` reaches this package, False when a JVM source shadows it (a
     warning says so; ``format("pinot_sink")`` works either way). Needs pyspark 4.0+."""
-    from .spark_write import DATA_SOURCE_PYSPARK, pyspark_version
+    from .spark_write import data_source_missing
 
-    version = pyspark_version()
-    if version < DATA_SOURCE_PYSPARK:
-        raise RuntimeError(f"pinot_sink.register: format('pinot') needs pyspark 4.0 or later (the Python Data "
-                           f"Source API); this is pyspark {'.'.join(map(str, version))}: use "
-                           f"pinot_sink.write(df, table, ...), which works on Spark 3.3+")
+    missing = data_source_missing()
+    if missing:
+        raise RuntimeError(f"pinot_sink.register: {missing}")
     from pyspark.sql import SparkSession
 
     from .datasource import PinotDataSource, PinotSinkDataSource

@@ -4,7 +4,7 @@ Two entry points run the same job (driver ``prepare_job`` -> per task ``write_pa
 ``commit_job`` or ``abort_job``), with the same options, segment names and commit protocol:
 
 - ``data-source``: ``df.write.format("pinot_sink")``, the Spark 4 Python Data Source (``pinot_sink.datasource``).
-  The default where pyspark has that API (4.0+).
+  The default where pyspark has that API (4.0+, or a runtime that backports it).
 - ``map-in-arrow``: ``df.mapInArrow`` (Spark 3.3+). Each task hands its Arrow batches to ``write_partition``
   and returns its pickled ``TaskReport`` as its only output row; the driver collects them, which gives it
   exactly one report per partition, from the attempt Spark kept (a failed or losing speculative attempt's
@@ -32,7 +32,6 @@ ENTRY_POINT_ENV = "PINOT_SINK_ENTRY_POINT"
 MODES = ("append", "overwrite")
 REPORT_COLUMN = "pinot_sink_report"
 MIN_PYSPARK = (3, 3)  # DataFrame.mapInArrow
-DATA_SOURCE_PYSPARK = (4, 0)  # the Python Data Source API with an Arrow batch writer
 INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.3+)"
 
 
@@ -49,18 +48,26 @@ def pyspark_version() -> tuple[int, int]:
     return major, minor
 
 
+def data_source_missing() -> str | None:
+    """Why ``format("pinot")`` cannot work on this pyspark (no Python Data Source API with an Arrow batch
+    writer: before 4.0, unless a vendor runtime backports it), or None when it can."""
+    pyspark_version()
+    from .datasource import _DATA_SOURCE_MISSING
+
+    return _DATA_SOURCE_MISSING
+
+
 def choose_entry_point(entry_point: str | None = None) -> str:
-    """``entry_point``, else $PINOT_SINK_ENTRY_POINT, else the data source where pyspark has it (4.0+)."""
+    """``entry_point``, else $PINOT_SINK_ENTRY_POINT, else the data source where pyspark has its API."""
     chosen = (entry_point or os.environ.get(ENTRY_POINT_ENV) or "").strip().lower()
-    version = pyspark_version()
+    missing = data_source_missing()
     if not chosen:
-        return "data-source" if version >= DATA_SOURCE_PYSPARK else "map-in-arrow"
+        return "map-in-arrow" if missing else "data-source"
     if chosen not in ENTRY_POINTS:
         raise ValueError(f"pinot_sink.write: entry_point (or ${ENTRY_POINT_ENV}) must be one of "
                          f"{', '.join(ENTRY_POINTS)}, got {chosen!r}")
-    if chosen == "data-source" and version < DATA_SOURCE_PYSPARK:
-        raise RuntimeError(f"pinot_sink.write: entry_point 'data-source' needs pyspark 4.0 or later; this is "
-                           f"pyspark {'.'.join(map(str, version))}: use 'map-in-arrow'")
+    if chosen == "data-source" and missing:
+        raise RuntimeError(f"pinot_sink.write: entry_point 'data-source': {missing}")
     return chosen
 
 
