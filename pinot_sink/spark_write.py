@@ -21,9 +21,10 @@ import pickle
 from functools import partial
 from typing import Any, Iterable, Iterator
 
-# Until the job/task/commit split lands, the Spark-free job lives in datasource.py: switch this one import
-# to pinot_sink.job / pinot_sink.task / pinot_sink.commit when it does.
-from .datasource import abort_job, commit_job, prepare_job, write_partition
+from .commit import abort_job, commit_job
+from .job import check_staging_reachable, prepare_job
+from .reports import WriteResult
+from .task import write_partition
 
 log = logging.getLogger("pinot_sink")
 
@@ -51,10 +52,13 @@ def pyspark_version() -> tuple[int, int]:
 def data_source_missing() -> str | None:
     """Why ``format("pinot")`` cannot work on this pyspark (no Python Data Source API with an Arrow batch
     writer: before 4.0, unless a vendor runtime backports it), or None when it can."""
-    pyspark_version()
-    from .datasource import _DATA_SOURCE_MISSING
-
-    return _DATA_SOURCE_MISSING
+    version = pyspark_version()
+    try:
+        from .datasource import _ARROW_WRITER_MISSING
+    except ImportError as exc:  # pyspark.sql.datasource itself is missing
+        return (f"format('pinot') needs pyspark 4.0+ (the Python Data Source API; this is pyspark "
+                f"{'.'.join(map(str, version))}: {exc}); on Spark 3.3-3.5 use pinot_sink.write(df, table, ...)")
+    return _ARROW_WRITER_MISSING
 
 
 def choose_entry_point(entry_point: str | None = None) -> str:
@@ -71,52 +75,38 @@ def choose_entry_point(entry_point: str | None = None) -> str:
     return chosen
 
 
-def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, **options: Any) -> None:
-    """Write ``df`` into the Pinot table ``table_name``; ``mode`` is append or overwrite. Options as in
-    docs/options.md; dotted names go in as a dict: ``write(df, "events", **{"sink.parallelism": 8})``."""
+def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None,
+          **options: Any) -> WriteResult:
+    """Write ``df`` into the Pinot table ``table_name``; ``mode`` is append or overwrite; returns what the
+    write committed. Options as in docs/options.md; dotted names go in as a dict:
+    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
     mode = (mode or "append").lower()
     if mode not in MODES:
         raise ValueError(f"pinot_sink.write: mode must be 'append' or 'overwrite', got {mode!r}")
     if choose_entry_point(entry_point) == "data-source":
-        write_data_source(df, table_name, mode=mode, **options)
-    else:
-        write_map_in_arrow(df, table_name, mode=mode, **options)
+        from . import register
+        from .datasource import write as write_data_source
+
+        register(df.sparkSession)
+        return write_data_source(df, table_name, mode=mode, **options)
+    return write_map_in_arrow(df, table_name, mode=mode, **options)
 
 
-def _raw_options(table_name: str, options: dict) -> dict[str, str]:
-    raw = {key: "" if value is None else str(value) for key, value in options.items()}
-    raw["table-name"] = table_name
-    return raw
-
-
-def _parallelism(options: dict) -> int | None:
-    from .options import parse_int
-
-    value = next((v for k, v in options.items() if k.lower() == "sink.parallelism"), None)
-    return parse_int(str(value), "sink.parallelism") if value not in (None, "") else None
-
-
-def write_data_source(df, table_name: str, *, mode: str = "append", **options: Any) -> None:
-    """Spark 4: ``df.write.format("pinot_sink")``, repartitioned first (a data source cannot do that)."""
-    from . import register
-
-    register(df.sparkSession)
-    parallelism = _parallelism(options)
-    if parallelism:
-        df = df.repartition(parallelism)
-    df.write.format("pinot_sink").options(**_raw_options(table_name, options)).mode(mode).save()
-
-
-def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: Any) -> None:
+def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: Any) -> WriteResult:
     """Spark 3.3+: see the module docstring."""
-    job = prepare_job(_raw_options(table_name, options), df.schema, overwrite=mode == "overwrite", streaming=False)
-    if job.options.parallelism:
-        df = df.repartition(job.options.parallelism)
+    options = {key: "" if value is None else str(value) for key, value in options.items()}
+    check_staging_reachable(df.sparkSession.sparkContext.master, options)
+    parallelism = options.pop("sink.parallelism", None)  # applied here, so prepare_job has nothing to warn of
+    job = prepare_job({**options, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
+    if parallelism:
+        from .options import parse_int
+
+        df = df.repartition(parse_int(parallelism, "sink.parallelism"))
     reports: list = []
     try:
         rows = df.mapInArrow(partial(_write_task, job), f"{REPORT_COLUMN} binary").collect()
         reports = [pickle.loads(row[0]) for row in rows]
-        commit_job(job, reports)
+        return commit_job(job, reports)
     except BaseException:  # as Spark does for a data source: any failure, the commit's included, aborts
         try:
             abort_job(job, reports)
@@ -131,5 +121,6 @@ def _write_task(job, batches: Iterable) -> Iterator:
     from pyspark import TaskContext
 
     context = TaskContext.get()
-    report = write_partition(job, batches, partition_id=context.partitionId(), attempt=context.attemptNumber())
+    report = write_partition(job, batches, partition_id=context.partitionId(), attempt=context.attemptNumber(),
+                             task_attempt_id=context.taskAttemptId(), threads=max(1, int(context.cpus())))
     yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(report)], pa.binary())], names=[REPORT_COLUMN])

@@ -11,11 +11,11 @@ source of the session. So on a pyspark without the Data Source API (3.x) it simp
 from __future__ import annotations
 
 try:
-    from pinot_sink.datasource import _DATA_SOURCE_MISSING, PinotDataSource
+    from pinot_sink.datasource import _ARROW_WRITER_MISSING, PinotDataSource
 except Exception as _error:  # noqa: BLE001 (see the docstring: never break Spark's lookup)
     import logging
 
     logging.getLogger("pinot_sink").debug("pyspark_pinot: no data source: %s", _error)
 else:
-    if _DATA_SOURCE_MISSING is None:
+    if _ARROW_WRITER_MISSING is None:
         DefaultSource = PinotDataSource

@@ -1,10 +1,11 @@
 """The driver of the cluster test, in its own process (a test process already holds a local SparkContext):
-``python driver_job.py MASTER_URL CONTROLLER_URL ENTRY_POINT [ENTRY_POINT ...]``.
+``python driver_job.py MASTER_URL CONTROLLER_URL OUTPUT_URI ENTRY_POINT [ENTRY_POINT ...]``.
 
 Each entry point appends 2,000 rows (ids disjoint per entry point) in 4 partitions over the two executors,
-and attempt 0 of partition 1 fails once after its first segment so the retry may run on the other
+and attempt 0 of partition 1 fails once after staging some segments, so the retry may run on the other
 executor. Executors find the package as docs/deploy.md tells users: the same Python with pinot_sink
-installed on every node (here PYSPARK_PYTHON, the test's virtualenv)."""
+installed on every node (here PYSPARK_PYTHON, the test's virtualenv); tasks stage under OUTPUT_URI, which
+every process can reach (on one machine, a local folder; on a real cluster, s3:// or a shared mount)."""
 from __future__ import annotations
 
 import sys
@@ -14,7 +15,21 @@ from pathlib import Path
 ROWS = 2000
 
 
-def main(master: str, controller: str, entry_points: list[str]) -> None:
+def failing_once(partition: int, after_rows: int):
+    """Upstream of the write: fails attempt 0 of ``partition`` after ``after_rows`` rows went by."""
+    def run(batches):
+        from pyspark import TaskContext
+
+        context, seen = TaskContext.get(), 0
+        for batch in batches:
+            yield batch
+            seen += batch.num_rows
+            if context.partitionId() == partition and context.attemptNumber() == 0 and seen >= after_rows:
+                raise RuntimeError("injected failure of attempt 0")
+    return run
+
+
+def main(master: str, controller: str, output_uri: str, entry_points: list[str]) -> None:
     from pyspark.sql import SparkSession, functions as F
 
     import pinot_sink
@@ -40,9 +55,10 @@ def main(master: str, controller: str, entry_points: list[str]) -> None:
         df = spark.range(start, start + ROWS, numPartitions=4).select(
             F.lit("US").alias("country"), F.col("id").alias("value"),
             F.timestamp_millis(F.lit(1_700_000_000_000) + F.col("id") * 1000).alias("ts"))
+        df = df.mapInArrow(failing_once(partition=1, after_rows=400), df.schema)
         pinot_sink.write(df, "events", mode="append", entry_point=entry_point, **{
-            "url": controller, "sink.buffer-flush.max-rows": 300, "segment.name.postfix": f"e{index}",
-            "_test.fail-partition": "1:1", "retry.initial-backoff": "10ms"})
+            "url": controller, "output-uri": output_uri, "sink.buffer-flush.max-rows": 200,
+            "retry.initial-backoff": "10ms"})
         print("WROTE", entry_point, flush=True)
     spark.stop()
 
@@ -55,4 +71,4 @@ def _executor_id(rows):
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: tests.cluster importable
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:])

@@ -33,12 +33,14 @@ def test_two_workers_write_every_row_once(cluster, fake_controller, tmp_path):
     # docs/deploy.md: the package installed in the Python every node runs (PYSPARK_PYTHON).
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
                SPARK_LOCAL_IP="127.0.0.1")
-    driver = subprocess.run([sys.executable, str(Path(__file__).with_name("driver_job.py")), cluster.master_url,
-                             fake_controller.url, *ENTRY_POINTS], env=env, capture_output=True, text=True,
-                            timeout=240, cwd=Path(__file__).resolve().parents[2])
+    command = [sys.executable, str(Path(__file__).with_name("driver_job.py")), cluster.master_url,
+               fake_controller.url, str(tmp_path / "staging"), *ENTRY_POINTS]
+    driver = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240,
+                            cwd=Path(__file__).resolve().parents[2])
     assert driver.returncode == 0, f"{driver.stdout}\n{driver.stderr[-5000:]}\n{cluster.log_tail()}"
     assert "EXECUTORS 2" in driver.stdout  # tasks ran in both workers' executors
     segments = fake_controller.segments("events")
     live = fake_controller.live_segments("events")
-    values = read_tar_bytes({name: segments[name].tar_bytes for name in live}, tmp_path)
+    (tmp_path / "read").mkdir()
+    values = read_tar_bytes({name: segments[name].tar_bytes for name in live}, tmp_path / "read")
     assert sorted(values.column("value").to_pylist()) == list(range(ROWS * len(ENTRY_POINTS)))

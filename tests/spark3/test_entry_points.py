@@ -10,8 +10,8 @@ import pyspark
 import pytest
 
 import pinot_sink
-from pinot_sink.options import OPTIONS
 from tests.datasource.helpers import SCHEMA, TABLE_CONFIG, events_df, read_rows, read_tar_bytes, tarballs
+from tests.datasource.test_exactly_once import failing_once
 
 pytestmark = pytest.mark.spark
 
@@ -27,11 +27,6 @@ def entry_point(request):
 
 def write(df, controller, entry_point, *, mode="append", **options):
     pinot_sink.write(df, "events", mode=mode, entry_point=entry_point, url=controller.url, **FAST_RETRY, **options)
-
-
-def rerun_options(run: str) -> dict:
-    """A rerun is the same write: under the write identity of issue 9 once that option exists."""
-    return {"write.id": run} if "write.id" in OPTIONS else {}
 
 
 def table_values(controller, tmp_path) -> list[int]:
@@ -53,14 +48,15 @@ def failed_tasks(spark, group: str) -> int:
     return total
 
 
-def test_append_then_rerun_holds_every_row_once(spark, fake_controller, tmp_path, entry_point):
-    options = {"sink.buffer-flush.max-rows": 400, "creation-time": "2024-01-01T00:00:00Z", **rerun_options("r1")}
-    write(events_df(spark, rows=1200, partitions=2), fake_controller, entry_point, **options)
-    first = sorted(fake_controller.live_segments())
-    assert len(first) == 4 and table_values(fake_controller, tmp_path / "1") == list(range(1200))
-    write(events_df(spark, rows=1200, partitions=2), fake_controller, entry_point, **options)
+def test_appends_add_and_a_rerun_replaces(spark, fake_controller, tmp_path, entry_point):
+    options = {"sink.buffer-flush.max-rows": 400}
+    write(events_df(spark, rows=1200, partitions=2), fake_controller, entry_point, **options, **{"write.id": "a"})
     assert len(fake_controller.live_segments()) == 4
-    assert table_values(fake_controller, tmp_path / "2") == list(range(1200))  # replaced, not doubled
+    assert table_values(fake_controller, tmp_path / "1") == list(range(1200))
+    # Another write adds its rows; a rerun of write "a" (here: other partitioning) replaces all of "a".
+    write(events_df(spark, rows=300, start=5000), fake_controller, entry_point, **options)
+    write(events_df(spark, rows=1200, partitions=3), fake_controller, entry_point, **options, **{"write.id": "a"})
+    assert table_values(fake_controller, tmp_path / "2") == list(range(1200)) + list(range(5000, 5300))
 
 
 def test_overwrite_replaces_through_lineage(spark, fake_controller, tmp_path, entry_point):
@@ -69,22 +65,23 @@ def test_overwrite_replaces_through_lineage(spark, fake_controller, tmp_path, en
     write(events_df(spark, rows=300, start=5000), fake_controller, entry_point, mode="overwrite")
     assert set(fake_controller.live_segments()).isdisjoint(old)
     assert table_values(fake_controller, tmp_path) == list(range(5000, 5300))
-    entries = list(fake_controller.tables["events"].lineage.values())
+    entries = [e for e in fake_controller.tables["events"].lineage.values() if e.segments_from]
     assert [e.state for e in entries] == ["COMPLETED"] and set(entries[0].segments_from) == old
 
 
 def test_a_failed_task_is_retried_and_counted_once(spark, fake_controller, tmp_path, entry_point):
-    # Attempt 0 of partition 1 fails after its first segment; Spark retries it (local[2,3]).
+    # Attempt 0 of partition 1 fails after 3 of its segments were staged; Spark retries it (local[2,3]).
     group = f"pinot-sink-retry-{entry_point}"
+    df = events_df(spark, rows=1200, partitions=2)
+    flaky = df.mapInArrow(failing_once(partition=1, after_rows=400), df.schema)
     spark.sparkContext.setJobGroup(group, "retried task")
     try:
-        write(events_df(spark, rows=1200, partitions=2), fake_controller, entry_point,
-              **{"sink.buffer-flush.max-rows": 200, "_test.fail-partition": "1:1"})
+        write(flaky, fake_controller, entry_point, **{"sink.buffer-flush.max-rows": 100})
     finally:
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
     assert failed_tasks(spark, group) == 1
     live = fake_controller.live_segments()
-    assert len(live) == len(set(live)) == 6
+    assert len(live) == len(set(live)) == 12
     assert table_values(fake_controller, tmp_path) == list(range(1200))  # no duplicate, no orphan
 
 
@@ -99,25 +96,31 @@ def test_abort_leaves_the_table_as_it_was(spark, fake_controller, tmp_path, entr
         "ts", F.when(F.col("value") == 900, F.lit(None)).otherwise(F.col("ts")))
     with pytest.raises(Exception, match="partition 1"):
         write(bad, fake_controller, entry_point, mode=mode, **{"sink.buffer-flush.max-rows": 100})
-    if mode == "append":
-        assert len(fake_controller.uploads()) > 1  # partition 0 uploaded segments before the job failed
     assert set(fake_controller.live_segments()) == before
     assert table_values(fake_controller, tmp_path) == list(range(300))
 
 
+def without_run_tag(name: str, run_tag: str) -> str:
+    return name.replace(f"_{run_tag}_", "_<run>_")
+
+
 def test_sink_parallelism_and_names_are_the_data_sources(spark, tmp_path):
-    """mapInArrow repartitions for sink.parallelism and names segments exactly as the data source does."""
+    """mapInArrow repartitions for sink.parallelism and names segments as the data source does (the same
+    names but for the run tag, which is fresh per run)."""
     options = {"schema": json.dumps(SCHEMA), "table-config": json.dumps(TABLE_CONFIG), "sink.parallelism": 3,
-               "sink.buffer-flush.max-rows": 20, "creation-time": "1700000000000"}
+               "sink.buffer-flush.max-rows": 20, "creation-time": "1700000000000", "write.id": "same"}
     df = events_df(spark, rows=90, partitions=1)
-    pinot_sink.write(df, "events", entry_point="map-in-arrow", **options, **{"output-uri": str(tmp_path / "a")})
-    names = tarballs(tmp_path / "a")
-    assert sorted({n.rsplit("_", 2)[1] for n in names}) == ["0", "1", "2"]
+    result = pinot_sink.write(df, "events", entry_point="map-in-arrow", **options,
+                              **{"output-uri": str(tmp_path / "a")})
+    names = sorted(without_run_tag(n, result.run_tag) for n in tarballs(tmp_path / "a"))
+    assert len(names) == 6 and sorted({n.rsplit("_", 2)[1] for n in names}) == ["0", "1", "2"]
     assert sorted(read_rows(Path(tmp_path, "a", "events").glob("*.tar.gz")).column("value").to_pylist()) \
         == list(range(90))
+    assert sorted(without_run_tag(s.name, result.run_tag) for s in result.segments) == names
     if SPARK_4:
-        pinot_sink.write(df, "events", entry_point="data-source", **options, **{"output-uri": str(tmp_path / "b")})
-        assert tarballs(tmp_path / "b") == names  # same names, same bytes
+        result = pinot_sink.write(df, "events", entry_point="data-source", **options,
+                                  **{"output-uri": str(tmp_path / "b")})
+        assert sorted(without_run_tag(n, result.run_tag) for n in tarballs(tmp_path / "b")) == names
 
 
 def test_argument_errors_name_the_argument(monkeypatch):

@@ -73,7 +73,7 @@ def test_spark_40_writes_batches_and_says_streaming_needs_41():
         import pyspark.sql.datasource as api
         del api.DataSourceStreamArrowWriter
         import pinot_sink.datasource as ds
-        assert ds._DATA_SOURCE_MISSING is None
+        assert ds._ARROW_WRITER_MISSING is None
         assert issubclass(ds.PinotBatchWriter, api.DataSourceArrowWriter)
         source = ds.PinotDataSource({"table-name": "events"})
         try:
@@ -81,7 +81,7 @@ def test_spark_40_writes_batches_and_says_streaming_needs_41():
         except RuntimeError as exc:
             print("STREAM:", exc)
     """)
-    assert "STREAM: df.writeStream.format('pinot') needs pyspark 4.1 or later" in out.stdout
+    assert "STREAM: writeStream.format('pinot') needs pyspark 4.1+" in out.stdout
 
 
 FORMAT_PINOT_SCRIPT = """
