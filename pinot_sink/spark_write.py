@@ -33,7 +33,7 @@ ENTRY_POINT_ENV = "PINOT_SINK_ENTRY_POINT"
 MODES = ("append", "overwrite")
 REPORT_COLUMN = "pinot_sink_report"
 MIN_PYSPARK = (3, 3)  # DataFrame.mapInArrow
-INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.3+)"
+INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.4+, with pandas)"
 
 
 def pyspark_version() -> tuple[int, int]:
