@@ -15,25 +15,12 @@ from pathlib import Path
 ROWS = 2000
 
 
-def failing_once(partition: int, after_rows: int):
-    """Upstream of the write: fails attempt 0 of ``partition`` after ``after_rows`` rows went by."""
-    def run(batches):
-        from pyspark import TaskContext
-
-        context, seen = TaskContext.get(), 0
-        for batch in batches:
-            yield batch
-            seen += batch.num_rows
-            if context.partitionId() == partition and context.attemptNumber() == 0 and seen >= after_rows:
-                raise RuntimeError("injected failure of attempt 0")
-    return run
-
-
 def main(master: str, controller: str, output_uri: str, entry_points: list[str]) -> None:
     from pyspark.sql import SparkSession, functions as F
 
     import pinot_sink
     from tests.cluster.standalone import QUICK_JVM
+    from tests.datasource.test_exactly_once import failing_once  # pickled by value: executors need no tests/
 
     spark = (SparkSession.builder.master(master).appName("pinot-sink-cluster-test")
              .config("spark.ui.enabled", "false").config("spark.driver.memory", "512m")
