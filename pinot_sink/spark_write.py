@@ -83,7 +83,11 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     mode = (mode or "append").lower()
     if mode not in MODES:
         raise ValueError(f"pinot_sink.write: mode must be 'append' or 'overwrite', got {mode!r}")
-    if choose_entry_point(entry_point) == "data-source":
+    chosen = choose_entry_point(entry_point)
+    if df.isStreaming:
+        raise ValueError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
+                         "df.writeStream.format('pinot') (pyspark 4.1+)")
+    if chosen == "data-source":
         from . import register
         from .datasource import write as write_data_source
 

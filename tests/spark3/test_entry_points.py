@@ -123,6 +123,11 @@ def test_sink_parallelism_and_names_are_the_data_sources(spark, tmp_path):
         assert sorted(without_run_tag(n, result.run_tag) for n in tarballs(tmp_path / "b")) == names
 
 
+def test_a_streaming_dataframe_is_pointed_to_write_stream(spark):
+    with pytest.raises(ValueError, match=r"writeStream.format\('pinot'\)"):
+        pinot_sink.write(spark.readStream.format("rate").load(), "events", entry_point="map-in-arrow")
+
+
 def test_argument_errors_name_the_argument(monkeypatch):
     with pytest.raises(ValueError, match="mode must be 'append' or 'overwrite'"):
         pinot_sink.write(None, "events", mode="ignore")
