@@ -88,10 +88,9 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
         raise ValueError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
                          "df.writeStream.format('pinot') (pyspark 4.1+)")
     if chosen == "data-source":
-        from . import register
-        from .datasource import write as write_data_source
+        from .datasource import PinotSinkDataSource, write as write_data_source
 
-        register(df.sparkSession)
+        df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
         return write_data_source(df, table_name, mode=mode, **options)
     return write_map_in_arrow(df, table_name, mode=mode, **options)
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cluster.driver_job import ROWS
 from tests.cluster.standalone import StandaloneCluster
-from tests.datasource.helpers import read_tar_bytes
+from tests.datasource.helpers import controller_values
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -39,8 +39,4 @@ def test_two_workers_write_every_row_once(cluster, fake_controller, tmp_path):
                             cwd=Path(__file__).resolve().parents[2])
     assert driver.returncode == 0, f"{driver.stdout}\n{driver.stderr[-5000:]}\n{cluster.log_tail()}"
     assert "EXECUTORS 2" in driver.stdout  # tasks ran in both workers' executors
-    segments = fake_controller.segments("events")
-    live = fake_controller.live_segments("events")
-    (tmp_path / "read").mkdir()
-    values = read_tar_bytes({name: segments[name].tar_bytes for name in live}, tmp_path / "read")
-    assert sorted(values.column("value").to_pylist()) == list(range(ROWS * len(ENTRY_POINTS)))
+    assert controller_values(fake_controller, tmp_path / "read") == list(range(ROWS * len(ENTRY_POINTS)))

@@ -10,7 +10,7 @@ import pyspark
 import pytest
 
 import pinot_sink
-from tests.datasource.helpers import SCHEMA, TABLE_CONFIG, events_df, read_rows, read_tar_bytes, tarballs
+from tests.datasource.helpers import SCHEMA, TABLE_CONFIG, controller_values, events_df, read_rows, tarballs
 from tests.datasource.test_exactly_once import failing_once
 
 pytestmark = pytest.mark.spark
@@ -29,13 +29,6 @@ def write(df, controller, entry_point, *, mode="append", **options):
     pinot_sink.write(df, "events", mode=mode, entry_point=entry_point, url=controller.url, **FAST_RETRY, **options)
 
 
-def table_values(controller, tmp_path) -> list[int]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    segments = controller.segments("events")
-    blobs = {name: segments[name].tar_bytes for name in controller.live_segments("events")}
-    return sorted(read_tar_bytes(blobs, tmp_path).column("value").to_pylist()) if blobs else []
-
-
 def failed_tasks(spark, group: str) -> int:
     """Failed task attempts of the jobs run under ``group`` (Spark's status tracker)."""
     tracker = spark.sparkContext.statusTracker()
@@ -52,11 +45,11 @@ def test_appends_add_and_a_rerun_replaces(spark, fake_controller, tmp_path, entr
     options = {"sink.buffer-flush.max-rows": 400}
     write(events_df(spark, rows=1200, partitions=2), fake_controller, entry_point, **options, **{"write.id": "a"})
     assert len(fake_controller.live_segments()) == 4
-    assert table_values(fake_controller, tmp_path / "1") == list(range(1200))
+    assert controller_values(fake_controller, tmp_path / "1") == list(range(1200))
     # Another write adds its rows; a rerun of write "a" (here: other partitioning) replaces all of "a".
     write(events_df(spark, rows=300, start=5000), fake_controller, entry_point, **options)
     write(events_df(spark, rows=1200, partitions=3), fake_controller, entry_point, **options, **{"write.id": "a"})
-    assert table_values(fake_controller, tmp_path / "2") == list(range(1200)) + list(range(5000, 5300))
+    assert controller_values(fake_controller, tmp_path / "2") == list(range(1200)) + list(range(5000, 5300))
 
 
 def test_overwrite_replaces_through_lineage(spark, fake_controller, tmp_path, entry_point):
@@ -64,7 +57,7 @@ def test_overwrite_replaces_through_lineage(spark, fake_controller, tmp_path, en
     old = set(fake_controller.live_segments())
     write(events_df(spark, rows=300, start=5000), fake_controller, entry_point, mode="overwrite")
     assert set(fake_controller.live_segments()).isdisjoint(old)
-    assert table_values(fake_controller, tmp_path) == list(range(5000, 5300))
+    assert controller_values(fake_controller, tmp_path) == list(range(5000, 5300))
     entries = [e for e in fake_controller.tables["events"].lineage.values() if e.segments_from]
     assert [e.state for e in entries] == ["COMPLETED"] and set(entries[0].segments_from) == old
 
@@ -82,7 +75,7 @@ def test_a_failed_task_is_retried_and_counted_once(spark, fake_controller, tmp_p
     assert failed_tasks(spark, group) == 1
     live = fake_controller.live_segments()
     assert len(live) == len(set(live)) == 12
-    assert table_values(fake_controller, tmp_path) == list(range(1200))  # no duplicate, no orphan
+    assert controller_values(fake_controller, tmp_path) == list(range(1200))  # no duplicate, no orphan
 
 
 @pytest.mark.parametrize("mode", ["append", "overwrite"])
@@ -97,7 +90,7 @@ def test_abort_leaves_the_table_as_it_was(spark, fake_controller, tmp_path, entr
     with pytest.raises(Exception, match="partition 1"):
         write(bad, fake_controller, entry_point, mode=mode, **{"sink.buffer-flush.max-rows": 100})
     assert set(fake_controller.live_segments()) == before
-    assert table_values(fake_controller, tmp_path) == list(range(300))
+    assert controller_values(fake_controller, tmp_path) == list(range(300))
 
 
 def without_run_tag(name: str, run_tag: str) -> str:
