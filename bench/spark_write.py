@@ -1,8 +1,9 @@
-"""Wall time of df.write.format("pinot") to a local directory against df.write.parquet of the same DataFrame.
+"""Wall time of both entry points, df.write.format("pinot") and pinot_sink.write through mapInArrow, to a local
+directory against df.write.parquet of the same DataFrame and against each entry point's no-op floor.
 
-Both writes run in the same Spark session on the same cached DataFrame (the orders of
-examples/local_backfill.py), alternating, best of --repeat each; the ratio goes into
-docs/performance-spark.md. Also reports the Python worker's peak RSS for the pinot write.
+All writes run in the same Spark session on the same cached DataFrame (the orders of
+examples/local_backfill.py), alternating, best of --repeat each; the ratios go into
+docs/performance-spark.md. On pyspark 3.x (no Python Data Source API) only the mapInArrow rows are run.
 
     python bench/spark_write.py [--rows 2000000] [--partitions 4] [--repeat 2] [--no-doc]
 """
@@ -55,6 +56,17 @@ def register_arrow_noop(spark) -> None:
     spark.dataSource.register(ArrowNoop)
 
 
+def map_in_arrow_noop(df) -> None:
+    """mapInArrow that only iterates its Arrow batches and returns one row per task: that entry point's floor."""
+    import pyarrow as pa
+
+    def count(batches):
+        rows = sum(batch.num_rows for batch in batches)
+        yield pa.RecordBatch.from_arrays([pa.array([rows], pa.int64())], names=["rows"])
+
+    df.mapInArrow(count, "rows long").collect()
+
+
 def _busy_jiffies() -> tuple[int, int]:
     """(busy, total) clock ticks of all CPUs so far, from /proc/stat (Linux): the JVM, its Python workers
     and anything else running. (0, 0) where there is no /proc/stat."""
@@ -96,8 +108,11 @@ def main() -> int:
              .config("spark.ui.enabled", "false").config("spark.driver.memory", "3g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     import pinot_sink
+    from pinot_sink.spark_write import data_source_missing
 
-    pinot_sink.register(spark)
+    has_data_source = data_source_missing() is None
+    if has_data_source:
+        pinot_sink.register(spark)
     df = example.generate(spark, args.rows, args.partitions).cache()
     df.count()
     work = Path(tempfile.mkdtemp(prefix="bench-spark-write-"))
@@ -109,16 +124,26 @@ def main() -> int:
            .option("sink.buffer-flush.max-rows", args.max_rows).option("sink.buffer-flush.max-size", "1gb")
            .mode("append").save())
 
+    def pinot_map_in_arrow_write():
+        shutil.rmtree(work / "pinot", ignore_errors=True)
+        pinot_sink.write(df, example.TABLE, mode="append", entry_point="map-in-arrow", **{
+            "schema": json.dumps(example.SCHEMA), "table-config": json.dumps(example.TABLE_CONFIG),
+            "output-uri": str(work / "pinot"), "sink.buffer-flush.max-rows": args.max_rows,
+            "sink.buffer-flush.max-size": "1gb"})
+
     def parquet_write():
         shutil.rmtree(work / "parquet", ignore_errors=True)
         df.write.mode("overwrite").parquet(str(work / "parquet"))
 
-    register_arrow_noop(spark)
-
     def noop_write():
         df.write.format("bench_arrow_noop").mode("append").save()
 
-    pinot_times, parquet_times, noop_times = [], [], []
+    if has_data_source:
+        register_arrow_noop(spark)
+    else:  # pyspark 3.x: the mapInArrow entry point stands in for both
+        pinot_write, noop_write = pinot_map_in_arrow_write, lambda: map_in_arrow_noop(df)
+
+    pinot_times, parquet_times, noop_times, mia_times, mia_noop_times = [], [], [], [], []
     # Warm-up, reported apart: the first pinot write starts the Python workers and imports pyarrow/numpy/
     # pinot_sink in each (a once-per-executor cost); the first parquet write warms the JVM code paths.
     cold_pinot = timed(pinot_write)
@@ -127,6 +152,8 @@ def main() -> int:
         parquet_times.append(timed(parquet_write, "parquet"))
         pinot_times.append(timed(pinot_write, "pinot"))
         noop_times.append(timed(noop_write, "noop"))
+        mia_times.append(timed(pinot_map_in_arrow_write, "mapInArrow"))
+        mia_noop_times.append(timed(lambda: map_in_arrow_noop(df), "mapInArrow no-op"))
     pinot_mb = sum(p.stat().st_size for p in (work / "pinot").rglob("*.tar.gz")) / 1024**2
     parquet_mb = sum(p.stat().st_size for p in (work / "parquet").rglob("*.parquet")) / 1024**2
     spark.stop()
@@ -134,9 +161,14 @@ def main() -> int:
 
     best_pinot, best_parquet = min(pinot_times), min(parquet_times)
     ratio = best_pinot / best_parquet
+    import pyspark
+
+    best_mia, best_mia_noop = min(mia_times), min(mia_noop_times)
+    entry = "df.write.format('pinot')" if has_data_source else "pinot_sink.write (mapInArrow)"
     lines = [
-        f"rows {args.rows:,}, partitions {args.partitions}, local[2], segment max-rows {args.max_rows:,}",
-        f"df.write.format('pinot'): best {best_pinot:.2f}s of {['%.2f' % t for t in pinot_times]}, "
+        f"pyspark {pyspark.__version__}, rows {args.rows:,}, partitions {args.partitions}, local[2], "
+        f"segment max-rows {args.max_rows:,}",
+        f"{entry}: best {best_pinot:.2f}s of {['%.2f' % t for t in pinot_times]}, "
         f"{args.rows / best_pinot:,.0f} rows/s, {pinot_mb:.1f} MB of tarballs",
         f"df.write.parquet:         best {best_parquet:.2f}s of {['%.2f' % t for t in parquet_times]}, "
         f"{args.rows / best_parquet:,.0f} rows/s, {parquet_mb:.1f} MB of parquet",
@@ -144,6 +176,10 @@ def main() -> int:
         f"{['%.2f' % t for t in noop_times]}",
         f"ratio pinot / parquet: {ratio:.2f}x (target: at most 1.3x); pinot / no-op floor: "
         f"{best_pinot / min(noop_times):.2f}x",
+        f"pinot_sink.write via mapInArrow: best {best_mia:.2f}s of {['%.2f' % t for t in mia_times]}, "
+        f"{best_mia / best_parquet:.2f}x parquet, {best_mia / best_pinot:.2f}x the data source; its no-op floor "
+        f"(mapInArrow only iterating) best {best_mia_noop:.2f}s of {['%.2f' % t for t in mia_noop_times]}, "
+        f"mapInArrow / its floor {best_mia / best_mia_noop:.2f}x",
         f"per round (parquet, pinot, no-op back to back), median ratios: pinot / parquet "
         f"{statistics.median(p / q for p, q in zip(pinot_times, parquet_times)):.2f}x, no-op / parquet "
         f"{statistics.median(n / q for n, q in zip(noop_times, parquet_times)):.2f}x",
@@ -158,7 +194,8 @@ def main() -> int:
             return f"{spent:.2f} CPU-s ({100 * spent / (min(times) * cpus):.0f}% of {cpus} cores busy)"
 
         lines.append(f"machine CPU time of the best runs: pinot {cpu_of('pinot', pinot_times)}, parquet "
-                     f"{cpu_of('parquet', parquet_times)}, no-op {cpu_of('noop', noop_times)}")
+                     f"{cpu_of('parquet', parquet_times)}, no-op {cpu_of('noop', noop_times)}, mapInArrow "
+                     f"{cpu_of('mapInArrow', mia_times)}")
     print("\n".join(lines))
     if not args.no_doc:
         write_doc(args, lines, ratio)
@@ -171,8 +208,9 @@ def write_doc(args, lines: list[str], ratio: float) -> None:
                f"load average at the end {load} (other jobs share the machine: figures are noisy)")
     text = f"""# Spark write performance
 
-`df.write.format("pinot")` into a local directory against `df.write.parquet` of the same cached
-DataFrame in the same Spark session (best of {args.repeat} warm runs each, after one cold run each; 11 columns of generated orders:
+`df.write.format("pinot")` and `pinot_sink.write` through `mapInArrow` (the Spark 3 entry point) into a
+local directory against `df.write.parquet` of the same cached DataFrame and each entry point's no-op floor,
+in the same Spark session (best of {args.repeat} warm runs each, after one cold run each; 11 columns of generated orders:
 LONG, STRING, INT, BOOLEAN, multi-value STRING, nullable STRING, DOUBLE, TIMESTAMP; sorted column, two
 inverted indexes, two raw columns). Measured on {machine}, {time.strftime('%Y-%m-%d', time.gmtime())}:
 

@@ -4,8 +4,11 @@ Data flow, one module each: DataFrame -> Arrow batches (Spark) -> ``type_mapping
 -> ``pinot_sink.buffer`` (per-partition buffer) -> ``pinot_sink.segment`` (segment builder, tarball)
 -> ``pinot_sink.controller`` (uploader) -> ``pinot_sink.datasource`` (driver commit).
 
-Importing the package registers the data source (``pinot`` and ``pinot_sink``) on the active
-SparkSession, if there is one; ``pinot_sink.register(spark)`` does it explicitly.
+Entry points: ``pinot_sink.write(df, table, ...)`` on Spark 3.3+ (``pinot_sink.spark_write``), and on
+Spark 4 ``df.write.format("pinot")``, found with no import through the top-level ``pyspark_pinot``
+package; importing this package also registers ``pinot`` and ``pinot_sink`` on the active SparkSession,
+if there is one, and ``pinot_sink.register(spark)`` does it explicitly. pyspark is optional: nothing here
+imports it until a Spark entry point is used (the CLI and the segment builder run without it).
 """
 from __future__ import annotations
 
@@ -45,7 +48,12 @@ def register(spark=None) -> bool:
     """Register ``pinot`` and ``pinot_sink`` on ``spark`` (default: the active session).
 
     Returns True when ``format("pinot")`` reaches this package, False when a JVM source shadows it (a
-    warning says so; ``format("pinot_sink")`` works either way)."""
+    warning says so; ``format("pinot_sink")`` works either way). Needs pyspark 4.0+."""
+    from .spark_write import data_source_missing
+
+    missing = data_source_missing()
+    if missing:
+        raise RuntimeError(f"pinot_sink.register: {missing}")
     from pyspark.sql import SparkSession
 
     from .datasource import PinotDataSource, PinotSinkDataSource
@@ -62,13 +70,13 @@ def register(spark=None) -> bool:
     return True
 
 
-def write(df, table_name: str, *, mode: str = "append", **options):
-    """``df.write.format("pinot_sink")`` with ``sink.parallelism`` honoured; returns the ``WriteResult``;
-    see ``datasource.write``."""
-    from .datasource import write as _write
+def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, **options):
+    """Write ``df`` into the Pinot table ``table_name`` (``mode``: append | overwrite) on Spark 3.3+, with
+    ``sink.parallelism`` honoured; returns the ``WriteResult``. The data source on Spark 4, ``mapInArrow``
+    on Spark 3 (``entry_point`` data-source | map-in-arrow picks one); see ``pinot_sink.spark_write``."""
+    from .spark_write import write as _write
 
-    register(df.sparkSession)
-    return _write(df, table_name, mode=mode, **options)
+    return _write(df, table_name, mode=mode, entry_point=entry_point, **options)
 
 
 def _register_on_import() -> None:

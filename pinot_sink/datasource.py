@@ -36,8 +36,7 @@ else:
 
 from .commit import abort_job, commit_job, summary_table
 from .manifest import read_result
-from .job import WriteJob, prepare_job
-from .options import OptionError
+from .job import WriteJob, check_staging_reachable, prepare_job
 from .reports import TaskReport, WriteResult
 from .task import PinotWriteError, write_partition
 
@@ -136,16 +135,6 @@ class PinotSinkDataSource(PinotDataSource):
     @classmethod
     def name(cls) -> str:
         return "pinot_sink"
-
-
-def check_staging_reachable(master: str, options: dict) -> None:
-    """With a controller and no output-uri, tasks stage in a temporary folder of the driver's machine:
-    only executors on that machine (local mode) can reach it. Said before any task runs."""
-    given = {str(k).lower() for k, v in options.items() if v not in (None, "")}
-    if "url" in given and not given & {"output-uri", "outputdiruri", "path"} and not master.startswith("local"):
-        raise OptionError(f"on a cluster (master {master}) set 'output-uri' to storage that every executor and "
-                          f"the driver can reach (s3://, hdfs://, gs://, a shared mount): tasks stage segments "
-                          f"there for the driver's commit")
 
 
 def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResult:

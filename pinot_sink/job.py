@@ -230,6 +230,16 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     return job
 
 
+def check_staging_reachable(master: str, options: dict) -> None:
+    """With a controller and no output-uri, tasks stage in a temporary folder of the driver's machine:
+    only executors on that machine (local mode) can reach it. Said before any task runs."""
+    given = {str(k).lower() for k, v in options.items() if v not in (None, "")}
+    if "url" in given and not given & {"output-uri", "outputdiruri", "path"} and not master.startswith("local"):
+        raise OptionError(f"on a cluster (master {master}) set 'output-uri' to storage that every executor and "
+                          f"the driver can reach (s3://, hdfs://, gs://, a shared mount): tasks stage segments "
+                          f"there for the driver's commit")
+
+
 def describe_mode(job: WriteJob) -> str:
     mode = "overwrite" if job.overwrite else "append"
     if job.window is not None and job.window.window is not None:

@@ -1,0 +1,129 @@
+"""``pinot_sink.write(df, ...)``: the one call that writes on every Spark, 3.3 to 4.x.
+
+Two entry points run the same job (driver ``prepare_job`` -> per task ``write_partition`` -> driver
+``commit_job`` or ``abort_job``), with the same options, segment names and commit protocol:
+
+- ``data-source``: ``df.write.format("pinot_sink")``, the Spark 4 Python Data Source (``pinot_sink.datasource``).
+  The default where pyspark has that API (4.0+, or a runtime that backports it).
+- ``map-in-arrow``: ``df.mapInArrow`` (Spark 3.3+). Each task hands its Arrow batches to ``write_partition``
+  and returns its pickled ``TaskReport`` as its only output row; the driver collects them, which gives it
+  exactly one report per partition, from the attempt Spark kept (a failed or losing speculative attempt's
+  output is discarded by Spark, as its commit message would be), then commits, or aborts on any failure
+  and re-raises. The default on Spark 3.x.
+
+``entry_point=`` or the ``PINOT_SINK_ENTRY_POINT`` environment variable picks one explicitly (tests, bench).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from functools import partial
+from typing import Any, Iterable, Iterator
+
+from .commit import abort_job, commit_job
+from .job import check_staging_reachable, prepare_job
+from .reports import WriteResult
+from .task import write_partition
+
+log = logging.getLogger("pinot_sink")
+
+ENTRY_POINTS = ("data-source", "map-in-arrow")
+ENTRY_POINT_ENV = "PINOT_SINK_ENTRY_POINT"
+MODES = ("append", "overwrite")
+REPORT_COLUMN = "pinot_sink_report"
+MIN_PYSPARK = (3, 3)  # DataFrame.mapInArrow
+INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.4+, with pandas)"
+
+
+def pyspark_version() -> tuple[int, int]:
+    """(major, minor) of the installed pyspark; a Spark entry point without pyspark says what to install."""
+    try:
+        import pyspark
+    except ImportError as exc:
+        raise ModuleNotFoundError(f"pinot_sink's Spark entry points need pyspark: {INSTALL_HINT} ({exc})") from None
+    major, minor = (int(part) for part in pyspark.__version__.split(".")[:2])
+    if (major, minor) < MIN_PYSPARK:
+        raise RuntimeError(f"pinot_sink needs pyspark 3.3 or later (DataFrame.mapInArrow); this is pyspark "
+                           f"{pyspark.__version__}")
+    return major, minor
+
+
+def data_source_missing() -> str | None:
+    """Why ``format("pinot")`` cannot work on this pyspark (no Python Data Source API with an Arrow batch
+    writer: before 4.0, unless a vendor runtime backports it), or None when it can."""
+    version = pyspark_version()
+    try:
+        from .datasource import _ARROW_WRITER_MISSING
+    except ImportError as exc:  # pyspark.sql.datasource itself is missing
+        return (f"format('pinot') needs pyspark 4.0+ (the Python Data Source API; this is pyspark "
+                f"{'.'.join(map(str, version))}: {exc}); on Spark 3.3-3.5 use pinot_sink.write(df, table, ...)")
+    return _ARROW_WRITER_MISSING
+
+
+def choose_entry_point(entry_point: str | None = None) -> str:
+    """``entry_point``, else $PINOT_SINK_ENTRY_POINT, else the data source where pyspark has its API."""
+    chosen = (entry_point or os.environ.get(ENTRY_POINT_ENV) or "").strip().lower()
+    missing = data_source_missing()
+    if not chosen:
+        return "map-in-arrow" if missing else "data-source"
+    if chosen not in ENTRY_POINTS:
+        raise ValueError(f"pinot_sink.write: entry_point (or ${ENTRY_POINT_ENV}) must be one of "
+                         f"{', '.join(ENTRY_POINTS)}, got {chosen!r}")
+    if chosen == "data-source" and missing:
+        raise RuntimeError(f"pinot_sink.write: entry_point 'data-source': {missing}")
+    return chosen
+
+
+def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None,
+          **options: Any) -> WriteResult:
+    """Write ``df`` into the Pinot table ``table_name``; ``mode`` is append or overwrite; returns what the
+    write committed. Options as in docs/options.md; dotted names go in as a dict:
+    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
+    mode = (mode or "append").lower()
+    if mode not in MODES:
+        raise ValueError(f"pinot_sink.write: mode must be 'append' or 'overwrite', got {mode!r}")
+    chosen = choose_entry_point(entry_point)
+    if df.isStreaming:
+        raise ValueError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
+                         "df.writeStream.format('pinot') (pyspark 4.1+)")
+    if chosen == "data-source":
+        from .datasource import PinotSinkDataSource, write as write_data_source
+
+        df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
+        return write_data_source(df, table_name, mode=mode, **options)
+    return write_map_in_arrow(df, table_name, mode=mode, **options)
+
+
+def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: Any) -> WriteResult:
+    """Spark 3.3+: see the module docstring."""
+    options = {key: "" if value is None else str(value) for key, value in options.items()}
+    check_staging_reachable(df.sparkSession.sparkContext.master, options)
+    parallelism = options.pop("sink.parallelism", None)  # applied here, so prepare_job has nothing to warn of
+    job = prepare_job({**options, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
+    if parallelism:
+        from .options import parse_int
+
+        df = df.repartition(parse_int(parallelism, "sink.parallelism"))
+    reports: list = []
+    try:
+        rows = df.mapInArrow(partial(_write_task, job), f"{REPORT_COLUMN} binary").collect()
+        reports = [pickle.loads(row[0]) for row in rows]
+        return commit_job(job, reports)
+    except BaseException:  # as Spark does for a data source: any failure, the commit's included, aborts
+        try:
+            abort_job(job, reports)
+        except Exception as abort_error:  # the write's own error is the one to raise
+            log.error("pinot_sink: abort after a failed write failed too: %s", abort_error)
+        raise
+
+
+def _write_task(job, batches: Iterable) -> Iterator:
+    """One task: its partition's Arrow batches -> ``write_partition`` -> one row, the pickled report."""
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    report = write_partition(job, batches, partition_id=context.partitionId(), attempt=context.attemptNumber(),
+                             task_attempt_id=context.taskAttemptId(), threads=max(1, int(context.cpus())))
+    yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(report)], pa.binary())], names=[REPORT_COLUMN])
