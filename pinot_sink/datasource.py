@@ -38,6 +38,7 @@ from .commit import abort_job, commit_job, summary_table
 from .manifest import read_result
 from .job import WriteJob, check_staging_reachable, prepare_job
 from .reports import TaskReport, WriteResult
+from .spark_task import task_kwargs
 from .task import PinotWriteError, write_partition
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
@@ -55,22 +56,12 @@ def _reports(messages) -> list[TaskReport | None]:
     return [m.report if m is not None else None for m in messages]
 
 
-def _task_kwargs() -> dict:
-    """The running task's ids and its cores (spark.task.cpus): more builder threads would only fight
-    the executor's other tasks for them."""
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    return dict(partition_id=context.partitionId(), attempt=context.attemptNumber(),
-                task_attempt_id=context.taskAttemptId(), threads=max(1, int(context.cpus())))
-
-
 class PinotBatchWriter(DataSourceArrowWriter):
     def __init__(self, job: WriteJob) -> None:
         self.job = job
 
     def write(self, iterator: Iterator) -> WriterCommitMessage:
-        return PinotCommitMessage(write_partition(self.job, iterator, **_task_kwargs()))
+        return PinotCommitMessage(write_partition(self.job, iterator, **task_kwargs()))
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         commit_job(self.job, _reports(messages))
@@ -93,7 +84,7 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
                                   "the continuous trigger is not supported")
         return PinotCommitMessage(write_partition(
             self.job, iterator, query_id=context.getLocalProperty(QUERY_ID_PROPERTY), batch_id=int(raw_batch_id),
-            **_task_kwargs()))
+            **task_kwargs()))
 
     @staticmethod
     def _query_id(reports: list[TaskReport | None]) -> str | None:

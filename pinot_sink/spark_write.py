@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator
 from .commit import abort_job, commit_job
 from .job import check_staging_reachable, prepare_job
 from .reports import WriteResult
+from .spark_task import task_kwargs
 from .task import write_partition
 
 log = logging.getLogger("pinot_sink")
@@ -121,9 +122,6 @@ def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: 
 def _write_task(job, batches: Iterable) -> Iterator:
     """One task: its partition's Arrow batches -> ``write_partition`` -> one row, the pickled report."""
     import pyarrow as pa
-    from pyspark import TaskContext
 
-    context = TaskContext.get()
-    report = write_partition(job, batches, partition_id=context.partitionId(), attempt=context.attemptNumber(),
-                             task_attempt_id=context.taskAttemptId(), threads=max(1, int(context.cpus())))
+    report = write_partition(job, batches, **task_kwargs())
     yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(report)], pa.binary())], names=[REPORT_COLUMN])
