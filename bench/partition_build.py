@@ -88,7 +88,7 @@ def main() -> int:
     schema = job.segment_schema()
 
     def convert():
-        return to_pinot_columns(table, schema, job.plan, options=options)
+        return to_pinot_columns(table, schema, plan=job.plan, options=options)  # a keyword in every version
 
     columns = convert()
     tar_cpu = []
