@@ -5,6 +5,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+# The oldest line, pyspark 3.3, needs Python <= 3.10: run when a working python3.10 is on the machine, on the
+# PATH or among pyenv's versions (a pyenv shim for a version that is not selected only prints an error).
+PYTHON310 ?= $(shell for p in $$(command -v python3.10) $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.10*/bin/python3.10 2>/dev/null); do $$p -c '' >/dev/null 2>&1 && { echo $$p; break; }; done)
+VENV33  ?= .venv-spark33
+PY33    := $(VENV33)/bin/python
+STAMP33 := $(VENV33)/.installed-stamp
 VENV35  ?= .venv-spark35
 PY35    := $(VENV35)/bin/python
 STAMP35 := $(VENV35)/.installed-stamp
@@ -16,7 +22,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 export PYSPARK_PYTHON        := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: demo test test-spark35 bench install clean
+.PHONY: demo test test-spark35 test-spark33 bench install clean
 
 install: $(STAMP)
 
@@ -33,6 +39,13 @@ $(STAMP35): setup.cfg pyproject.toml
 	$(PY35) -m pip install --quiet $(EDITABLE) '.[spark]'
 	@touch $(STAMP35)
 
+$(STAMP33): setup.cfg pyproject.toml
+	$(PYTHON310) -m venv $(VENV33)
+	$(PY33) -m pip install --quiet --upgrade pip
+	$(PY33) -m pip install --quiet 'pyspark>=3.3,<3.4' 'pytest>=8' 'pytest-timeout>=2.2'
+	$(PY33) -m pip install --quiet $(EDITABLE) '.[spark]'
+	@touch $(STAMP33)
+
 demo: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
 	$(PY) examples/local_backfill.py
@@ -40,12 +53,22 @@ demo: $(STAMP)
 test: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory test-spark33
 	$(MAKE) --no-print-directory test-spark35
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
 test-spark35: $(STAMP35)
 	PYSPARK_PYTHON=$(abspath $(PY35)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY35)) \
 		$(PY35) -m pytest -q -p no:cacheprovider tests/spark3
+
+test-spark33:
+ifeq ($(PYTHON310),)
+	@echo "test-spark33: no python3.10 on this machine (pyspark 3.3 predates Python 3.11); the 3.3 line is not run"
+else
+	$(MAKE) --no-print-directory $(STAMP33)
+	PYSPARK_PYTHON=$(abspath $(PY33)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY33)) \
+		$(PY33) -m pytest -q -p no:cacheprovider tests/spark3
+endif
 
 bench: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
@@ -54,4 +77,4 @@ bench: $(STAMP)
 	$(PY) bench/spark_write.py
 
 clean:
-	rm -rf $(VENV) $(VENV35) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV33) $(VENV35) build *.egg-info .pytest_cache

@@ -19,14 +19,15 @@ def spark_type_to_arrow(data_type: Any, *, timezone: str = "UTC") -> pa.DataType
     from pyspark.sql import types as T
 
     simple = {
-        T.ByteType: pa.int8(), T.ShortType: pa.int16(), T.IntegerType: pa.int32(), T.LongType: pa.int64(),
-        T.FloatType: pa.float32(), T.DoubleType: pa.float64(), T.BooleanType: pa.bool_(),
-        T.StringType: pa.string(), T.CharType: pa.string(), T.VarcharType: pa.string(),
-        T.BinaryType: pa.binary(), T.DateType: pa.date32(), T.TimestampNTZType: pa.timestamp("us"),
-        T.NullType: pa.null(), T.DayTimeIntervalType: pa.duration("us"),
+        "ByteType": pa.int8(), "ShortType": pa.int16(), "IntegerType": pa.int32(), "LongType": pa.int64(),
+        "FloatType": pa.float32(), "DoubleType": pa.float64(), "BooleanType": pa.bool_(),
+        "StringType": pa.string(), "CharType": pa.string(), "VarcharType": pa.string(),
+        "BinaryType": pa.binary(), "DateType": pa.date32(), "TimestampNTZType": pa.timestamp("us"),
+        "NullType": pa.null(), "DayTimeIntervalType": pa.duration("us"),
     }
-    for cls, arrow in simple.items():
-        if type(data_type) is cls:
+    for name, arrow in simple.items():
+        # by name: CHAR/VARCHAR and TIMESTAMP_NTZ exist from pyspark 3.4, the intervals from 3.2
+        if type(data_type) is getattr(T, name, None):
             return arrow
     if isinstance(data_type, T.TimestampType):
         return pa.timestamp("us", tz=timezone)
@@ -36,7 +37,8 @@ def spark_type_to_arrow(data_type: Any, *, timezone: str = "UTC") -> pa.DataType
         return pa.time64("ns")  # what pyspark's to_arrow_type gives
     if isinstance(data_type, T.UserDefinedType):
         return spark_type_to_arrow(data_type.sqlType(), timezone=timezone)
-    if isinstance(data_type, (T.YearMonthIntervalType, T.CalendarIntervalType)):
+    if isinstance(data_type, tuple(getattr(T, name) for name in ("YearMonthIntervalType", "CalendarIntervalType")
+                                   if hasattr(T, name))):
         return pa.month_day_nano_interval()
     if isinstance(data_type, T.ArrayType):
         element = spark_type_to_arrow(data_type.elementType, timezone=timezone)
@@ -67,7 +69,8 @@ def spark_source_columns(struct: Any) -> list[SourceColumn]:
 
     out = []
     for f in struct.fields:
-        max_length = f.dataType.length if isinstance(f.dataType, (T.CharType, T.VarcharType)) else None
+        sized = tuple(getattr(T, name) for name in ("CharType", "VarcharType") if hasattr(T, name))
+        max_length = f.dataType.length if sized and isinstance(f.dataType, sized) else None
         try:
             arrow = spark_type_to_arrow(f.dataType)
         except UnsupportedTypeError:

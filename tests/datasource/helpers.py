@@ -28,7 +28,7 @@ def events_df(spark, rows: int = 3000, partitions: int = 2, start: int = 0):
         F.element_at(F.array(*[F.lit(c) for c in ("US", "DE", "FR", "JP", "BR")]),
                      (F.col("id") % 5 + 1).cast("int")).alias("country"),
         F.col("id").alias("value"),
-        F.timestamp_millis(F.lit(BASE_MS) + F.col("id") * 1000).alias("ts"),
+        F.timestamp_seconds(F.lit(BASE_MS // 1000) + F.col("id")).alias("ts"),  # timestamp_millis: Spark 3.5+
     )
 
 
