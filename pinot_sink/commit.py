@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments
+from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
 from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
 from pinot_sink.controller.errors import ConsistentPushError
 from pinot_sink.segment.format import tarball_name
@@ -108,7 +108,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     if not remove_tree(job.staging(batch_write), job.storage_options):
         left.append(job.staging(batch_write))
     if left:
-        log.error("pinot_sink: abort of %s could not remove: %s", job.table, ", ".join(left))
+        log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
     else:
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
     write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left)

@@ -13,6 +13,8 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
+from pinot_sink.controller import redact_text
+
 from .job import WriteJob
 from .reports import PublishedSegment, WriteResult
 from .store import table_uri, write_text
@@ -51,7 +53,8 @@ def write_aborted(job: WriteJob, write_id: str | None, run_folder: str, left: li
 
 
 def _write(job: WriteJob, run_folder: str, document: dict) -> None:
-    text = json.dumps(document, indent=2, sort_keys=True)
+    # Credentials in output-uri (scheme://user:secret@host) must not reach a file others read.
+    text = redact_text(json.dumps(document, indent=2, sort_keys=True))
     for uri in manifest_uris(job, run_folder):
         try:
             write_text(uri, text, job.storage_options)

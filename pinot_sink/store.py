@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-from pinot_sink.controller import ClientConfig, ControllerClient
+from pinot_sink.controller import ClientConfig, ControllerClient, redact_text
 from pinot_sink.controller.deep_store import child_uri, segment_uri, table_uri, uri_to_fs
 from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball, tarball_name
 
@@ -172,6 +172,6 @@ def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> b
             fs.rm(path, recursive=True)
         return True
     except OSError as exc:
-        log.warning("pinot_sink: could not remove staging folder %s: %s", uri, exc)
+        log.warning("pinot_sink: could not remove staging folder %s: %s", redact_text(uri), exc)
         return False
 
