@@ -13,7 +13,8 @@ With a controller, one segment-lineage entry does both atomically (``segmentsFro
 = new): queries see all of the old state or all of the new, and any failure reverts the entry, so the table is
 as it was. Without a controller (embedded), the new tarballs are moved into the table folder first and the
 replaced ones deleted last: a crash in between leaves rows duplicated, never missing, and ``abort_job``
-removes the new ones again. The run's staging folder is deleted either way; an attempt still writing there
+removes the new ones again, unless all of them were in place (the commit may have deleted replaced files:
+removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted either way; an attempt still writing there
 afterwards publishes nothing.
 """
 from __future__ import annotations
@@ -103,8 +104,17 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         # Fresh run-tagged names: any of them in the folder is this run's. (A fixed name may be an earlier
         # write's file that this one refreshed in place; that cannot be undone, as with Pinot's refresh.)
         store = job.store()
-        ours = [n for n in store.list() if n in _names(reports)]
-        left += store.delete(ours)
+        names = _names(reports)
+        ours = sorted(n for n in store.list() if n in names)
+        if ours and len(ours) == len(names) and _may_replace(job):
+            # Every new file is in place: the commit reached its last step, deleting the files this write
+            # replaces, and may have deleted some before it failed. The new files may now be the only copy
+            # of those rows: keep them (rows may stay doubled, never missing) and say so.
+            log.error("pinot_sink: the commit of %s had published every new segment before it failed; abort "
+                      "keeps them, as the segments they replace may already be deleted", job.table)
+            left += ours
+        else:
+            left += store.delete(ours)
     if not remove_tree(job.staging(batch_write), job.storage_options):
         left.append(job.staging(batch_write))
     if left:
@@ -113,6 +123,14 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
     write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left)
     return left
+
+
+def _may_replace(job: WriteJob) -> bool:
+    """Whether the embedded commit of ``job`` can delete existing files (``_replaced`` can be non-empty): an
+    overwrite, a window overwrite, or a rerun (a given write.id, a replayed micro-batch). A plain append has
+    a fresh write tag that no existing file carries."""
+    return (job.overwrite or (job.window is not None and job.window.replaces_by_time) or job.streaming
+            or bool(job.options.write_id))
 
 
 def _names(reports: Sequence[TaskReport | None]) -> set[str]:

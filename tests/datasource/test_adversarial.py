@@ -203,10 +203,9 @@ def test_a_write_of_many_segments_commits_and_reruns_exactly(tmp_path, table):
 # --- a commit that fails half-way, and what abort does after it ----------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="embedded: when deleting a replaced file fails after the others were "
-                                       "deleted, commit raises, and abort then deletes the new files too: the "
-                                       "failed write leaves only the undeletable old file (rows lost)")
 def test_abort_after_an_embedded_commit_failed_to_delete_a_replaced_file_loses_nothing(tmp_path, monkeypatch):
+    """Deleting one replaced file fails after the other was deleted; the commit raises and Spark aborts. The
+    abort used to delete the new files too, leaving only the undeletable old one (250 of 500 rows)."""
     first = job(out=tmp_path)
     commit_job(first, run_tasks(first, [(0, 500)]))  # two segments: 250 + 250 rows
     old = sorted(p.name for p in (tmp_path / "events").glob("*.tar.gz"))
@@ -224,9 +223,9 @@ def test_abort_after_an_embedded_commit_failed_to_delete_a_replaced_file_loses_n
     monkeypatch.setattr(LocalFileSystem, "rm", rm)
     with pytest.raises(Exception):
         commit_job(the_job, reports)  # Spark calls abort when commit raises
-    abort_job(the_job, reports)
-    ids = ids_in_directory(tmp_path)
-    assert ids in (list(range(500)), list(range(1000, 1500)), list(range(250, 500)) + list(range(1000, 1500)))
+    left = abort_job(the_job, reports)
+    assert sorted(left) == sorted(s.name for s in reports[0].segments)  # named as left in the table
+    assert ids_in_directory(tmp_path) == list(range(250, 500)) + list(range(1000, 1500))  # doubled, never lost
 
 
 def test_a_manifest_path_that_cannot_be_opened_does_not_undo_a_committed_write(tmp_path):
@@ -270,3 +269,17 @@ def test_credentials_in_the_output_uri_are_never_printed(tmp_path, caplog):
         assert not [m for m in manifests if "s3cr3tvalue" in m]
     finally:
         fs.rm("/AKIAUSER:s3cr3tvalue@bucket", recursive=True)
+
+
+def test_abort_after_an_overwrite_died_mid_publish_restores_the_table(tmp_path):
+    """Only some new files moved: nothing was deleted yet, so abort takes them out again."""
+    first = job(out=tmp_path)
+    commit_job(first, run_tasks(first, [(0, 500)]))
+    the_job = job(out=tmp_path, overwrite=True)
+    reports = run_tasks(the_job, [(1000, 1600)])
+    from pinot_sink.store import publish_into_directory
+
+    one = reports[0].segments[0]
+    publish_into_directory(the_job.output_uri, "events", {one.name: one.staged_uri})
+    assert abort_job(the_job, reports) == []
+    assert ids_in_directory(tmp_path) == list(range(500))
