@@ -28,7 +28,7 @@ from typing import Sequence
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
 from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
-from pinot_sink.controller.errors import ConsistentPushError
+from pinot_sink.controller.errors import ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
@@ -230,6 +230,8 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                          f"REVERT FAILED: lineage entry {push.lineage_id} is left in progress (its new segments "
                          f"stay hidden); revert it with revertReplaceSegments?forceRevert=true")
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
+            if not (job.window is not None and job.window.replaces_by_time):
+                _yield_to_a_concurrent_run(client, job, push, tag, set(new))
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next).
@@ -240,6 +242,37 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
         client.close()
         if download_dir is not None:
             shutil.rmtree(download_dir, ignore_errors=True)
+
+
+def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
+                               new: set[str]) -> None:
+    """Two runs of one write committing at once must not both stay. When their lineage entries share no
+    segment (both first runs: empty ``segmentsFrom``), ``forceCleanup`` reverts neither, so each run looks
+    after its end: its own segments and another run's of the same write both live -> it reverts itself.
+    Whichever run looks last sees the other, so at most one stays (both may go; a rerun settles it). A run
+    that a later rerun already replaced sees none of its own segments live: not a conflict."""
+    if not new:
+        return
+    try:
+        live = set(client.list_segments(job.table, exclude_replaced=True))
+    except ControllerError as error:  # the write did commit: failing it now would only make Spark abort it
+        log.warning("pinot_sink: %s: could not look for a concurrent run of this write after the commit: %s",
+                    job.table, error)
+        return
+    rivals = sorted(n for n in live - new if is_segment_of_write(n, tag))
+    if not rivals or not new & live:
+        return
+    try:
+        push.revert()
+    except ControllerError as error:
+        raise CommitError(
+            f"table {job.table}: another run of this write committed at the same time ({', '.join(rivals[:3])}); "
+            f"REVERT FAILED: both runs' rows are in the table; revert lineage entry {push.lineage_id} "
+            f"(revertReplaceSegments) or rerun the write: {error}") from error
+    raise CommitError(
+        f"table {job.table}: another run of this write committed at the same time ({', '.join(rivals[:3])}); "
+        f"this run's lineage entry {push.lineage_id} was reverted (the table holds at most the other run's "
+        f"rows); rerun the write to be sure of its result")
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:
