@@ -333,3 +333,12 @@ def test_two_overwrites_committing_at_once_leave_one_of_them(tmp_path, table, ex
     thread.join(30)
     ids = ids_in_controller(table, tmp_path)
     assert ids in (list(range(500)), list(range(1000, 1300)), list(range(9000, 9100)))
+
+
+def test_write_id_with_a_fixed_name_is_refused():
+    """A fixed name has no write tag: a later run of the same write.id with other naming kept both runs'
+    rows (600 of 300)."""
+    from pinot_sink.options import OptionError
+
+    with pytest.raises(OptionError, match="'write.id' cannot be combined with segment-name.type=fixed"):
+        job(**{"write.id": "d", "segment-name.type": "fixed", "segment.name": "events_manual"})
