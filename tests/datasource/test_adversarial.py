@@ -342,3 +342,28 @@ def test_write_id_with_a_fixed_name_is_refused():
 
     with pytest.raises(OptionError, match="'write.id' cannot be combined with segment-name.type=fixed"):
         job(**{"write.id": "d", "segment-name.type": "fixed", "segment.name": "events_manual"})
+
+
+def test_an_embedded_table_whose_names_start_with_an_underscore_reruns_and_overwrites(tmp_path):
+    """The directory listing skipped every file starting with "_": a table "_ev" (or a prefix "_bak") was
+    never replaced by a rerun, an overwrite or an abort (600 rows after two runs of 300)."""
+    from pinot_sink.job import prepare_job
+
+    from .test_commit import ARROW_SCHEMA, CONFIG, SCHEMA
+
+    def underscored(**options):
+        raw = {"table-name": "_ev", "schema": json.dumps(dict(SCHEMA, schemaName="_ev")),
+               "table-config": json.dumps(dict(CONFIG, tableName="_ev_OFFLINE")), "output-uri": str(tmp_path),
+               "sink.buffer-flush.max-rows": "250", **options}
+        return prepare_job(raw, ARROW_SCHEMA, overwrite=False)
+
+    def ids():
+        found = []
+        for path in sorted((tmp_path / "_ev").glob("*.tar.gz")):
+            found += read_segment(str(path)).table.column("id").to_pylist()
+        return sorted(found)
+
+    for _ in range(2):
+        the_job = underscored(**{"write.id": "d"})
+        commit_job(the_job, run_tasks(the_job, [(0, 300)]))
+    assert ids() == list(range(300))
