@@ -367,3 +367,23 @@ def test_an_embedded_table_whose_names_start_with_an_underscore_reruns_and_overw
         the_job = underscored(**{"write.id": "d"})
         commit_job(the_job, run_tasks(the_job, [(0, 300)]))
     assert ids() == list(range(300))
+
+
+def test_credentials_in_the_controller_url_never_reach_logs_errors_or_the_manifest(tmp_path, table, caplog):
+    import base64
+
+    host = table.url.split("://", 1)[1]
+    table.require_auth("Basic " + base64.b64encode(b"admin:pa55w0rd").decode())
+    with caplog.at_level(logging.DEBUG):
+        the_job = job(url=f"http://admin:pa55w0rd@{host}", out=tmp_path / "s", **{"write.id": "w"})
+        commit_job(the_job, run_tasks(the_job, [(0, 300)]))
+        failing = job(url=f"http://admin:pa55w0rd@{host}", out=tmp_path / "s",
+                      **{"retry.max-attempts": 1, "push-parallelism": 1})
+        reports = run_tasks(failing, [(0, 100)])
+        table.fail_next(5, status=500, method="POST", path="/v2/segments")
+        with pytest.raises(Exception) as error:
+            commit_job(failing, reports)
+        abort_job(failing, reports)
+    texts = [caplog.text, str(error.value), repr(the_job), repr(failing.options)]
+    texts += [p.read_text() for p in (tmp_path / "s").rglob("*.json")]
+    assert len(texts) == 6 and not [t for t in texts if "pa55w0rd" in t]
