@@ -387,3 +387,28 @@ def test_credentials_in_the_controller_url_never_reach_logs_errors_or_the_manife
     texts = [caplog.text, str(error.value), repr(the_job), repr(failing.options)]
     texts += [p.read_text() for p in (tmp_path / "s").rglob("*.json")]
     assert len(texts) == 6 and not [t for t in texts if "pa55w0rd" in t]
+
+
+@pytest.mark.spark
+def test_spark_overwrite_with_an_empty_dataframe_empties_the_table(spark, tmp_path):
+    """Real Spark: an empty DataFrame (no rows, and no partitions at all) overwrites to an empty table."""
+    import pinot_sink
+
+    from .helpers import embedded_writer, events_df, tarballs
+
+    assert pinot_sink.register(spark) is True
+    embedded_writer(events_df(spark, rows=500, partitions=2), tmp_path).mode("append").save()
+    assert len(tarballs(tmp_path)) == 2
+    embedded_writer(events_df(spark, rows=0, partitions=2), tmp_path).mode("overwrite").save()
+    assert tarballs(tmp_path) == {}
+    embedded_writer(events_df(spark, rows=500, partitions=2), tmp_path).mode("append").save()
+    embedded_writer(spark.createDataFrame([], events_df(spark, rows=0).schema), tmp_path).mode("overwrite").save()
+    assert tarballs(tmp_path) == {}
+
+
+def test_a_rerun_that_changes_postfix_and_prefix_still_replaces_its_write(tmp_path, table):
+    first = job(url=table.url, out=tmp_path / "s0", **{"write.id": "d", "segment.name.postfix": "a_b_1_2"})
+    commit_job(first, run_tasks(first, [(0, 300), (300, 500)]))
+    rerun = job(url=table.url, out=tmp_path / "s1", **{"write.id": "d", "segment.name.postfix": "w0123456789"})
+    result = commit_job(rerun, run_tasks(rerun, [(0, 500)]))
+    assert len(result.replaced) == 3 and ids_in_controller(table, tmp_path) == list(range(500))
