@@ -17,12 +17,32 @@ import fsspec
 import pytest
 
 from pinot_sink.commit import abort_job, commit_job
+from pinot_sink.naming import is_segment_of_write, name_tags, write_tag
 from pinot_sink.segment import read_segment
 from pinot_sink.store import local_path
-from pinot_sink.naming import is_segment_of_write, name_tags, write_tag
-from pinot_sink.task import write_partition
 
-from .test_commit import batches, ids_in_controller, ids_in_directory, job, run_tasks, table  # noqa: F401
+from .test_commit import ids_in_controller, ids_in_directory, job, run_tasks, table  # noqa: F401 (fixture)
+
+
+def commit_interleaved(controller, one, two) -> dict:
+    """Commit job ``one`` (a ``(job, reports)`` pair) while its first upload is held, and job ``two`` in the
+    meantime; returns each one's result or error by name ("one", "two")."""
+    hold = controller.delay_upload(30, nth=1)
+    outcome = {}
+
+    def commit(name, the_job, reports):
+        try:
+            outcome[name] = commit_job(the_job, reports)
+        except Exception as exc:  # noqa: BLE001 - losing is allowed, winning twice is not
+            outcome[name] = exc
+
+    thread = threading.Thread(target=commit, args=("one", *one))
+    thread.start()
+    assert hold.arrived.wait(10)
+    commit("two", *two)
+    hold.release()
+    thread.join(30)
+    return outcome
 
 
 # --- the network loses or breaks the commit's calls -------------------------------------------------------------
@@ -77,24 +97,7 @@ def test_two_runs_of_one_write_id_committing_at_once_never_both_win(tmp_path, ta
     time.sleep(0.01)  # another run tag
     two = job(url=table.url, out=tmp_path / "s2", **{"write.id": "daily_2024-03-01"})
     reports_one, reports_two = run_tasks(one, [(0, 500)]), run_tasks(two, [(0, 500)])
-    hold = table.delay_upload(30, nth=1)  # run one's first upload waits while run two commits
-    outcome = {}
-
-    def commit_one():
-        try:
-            outcome["one"] = commit_job(one, reports_one)
-        except Exception as exc:  # noqa: BLE001 - losing is allowed, winning twice is not
-            outcome["one"] = exc
-
-    thread = threading.Thread(target=commit_one)
-    thread.start()
-    assert hold.arrived.wait(10)
-    try:
-        outcome["two"] = commit_job(two, reports_two)
-    except Exception as exc:  # noqa: BLE001
-        outcome["two"] = exc
-    hold.release()
-    thread.join(30)
+    outcome = commit_interleaved(table, (one, reports_one), (two, reports_two))
     ids = ids_in_controller(table, tmp_path)
     winners = [k for k, v in outcome.items() if not isinstance(v, Exception)]
     assert len(winners) <= 1 and ids == (list(range(500)) if winners else [])
@@ -313,24 +316,7 @@ def test_two_overwrites_committing_at_once_leave_one_of_them(tmp_path, table, ex
     one = job(url=table.url, out=tmp_path / "s1", overwrite=True)
     two = job(url=table.url, out=tmp_path / "s2", overwrite=True)
     reports_one, reports_two = run_tasks(one, [(0, 500)]), run_tasks(two, [(1000, 1300)])
-    hold = table.delay_upload(30, nth=1)
-    outcome = {}
-
-    def commit_one():
-        try:
-            outcome["one"] = commit_job(one, reports_one)
-        except Exception as exc:  # noqa: BLE001
-            outcome["one"] = exc
-
-    thread = threading.Thread(target=commit_one)
-    thread.start()
-    assert hold.arrived.wait(10)
-    try:
-        outcome["two"] = commit_job(two, reports_two)
-    except Exception as exc:  # noqa: BLE001
-        outcome["two"] = exc
-    hold.release()
-    thread.join(30)
+    commit_interleaved(table, (one, reports_one), (two, reports_two))
     ids = ids_in_controller(table, tmp_path)
     assert ids in (list(range(500)), list(range(1000, 1300)), list(range(9000, 9100)))
 
