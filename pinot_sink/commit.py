@@ -234,9 +234,15 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                 _yield_to_a_concurrent_run(client, job, push, tag, set(new))
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
-            # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next).
-            publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
-                                   job.storage_options)
+            # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
+            # copy only: the table has changed, and raising now would make Spark report (and abort) a write
+            # that no abort can undo.
+            try:
+                publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
+                                       job.storage_options)
+            except Exception as exc:  # noqa: BLE001
+                log.error("pinot_sink: %s is committed, but its tarballs could not be kept in %s: %s", job.table,
+                          redact_text(job.output_uri), exc)
         return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
     finally:
         client.close()

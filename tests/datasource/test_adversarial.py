@@ -398,3 +398,22 @@ def test_a_rerun_that_changes_postfix_and_prefix_still_replaces_its_write(tmp_pa
     rerun = job(url=table.url, out=tmp_path / "s1", **{"write.id": "d", "segment.name.postfix": "w0123456789"})
     result = commit_job(rerun, run_tasks(rerun, [(0, 500)]))
     assert len(result.replaced) == 3 and ids_in_controller(table, tmp_path) == list(range(500))
+
+
+def test_keeping_the_tarballs_in_output_uri_after_the_controller_committed_never_fails_the_write(
+        tmp_path, table, monkeypatch, caplog):
+    """push-mode=tar with output-uri keeps a copy of the tarballs after endReplaceSegments. When that copy
+    failed (a full disk, an object-store error), commit_job raised although the table had changed: Spark
+    reported the write failed and aborted, which cannot undo a controller commit, so a retry doubled it."""
+    import pinot_sink.commit as commit_module
+
+    def broken(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    the_job = job(url=table.url, out=tmp_path / "s")
+    reports = run_tasks(the_job, [(0, 300)])
+    monkeypatch.setattr(commit_module, "publish_into_directory", broken)
+    with caplog.at_level(logging.ERROR, logger="pinot_sink"):
+        result = commit_job(the_job, reports)
+    assert result.rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
+    assert "No space left on device" in caplog.text
