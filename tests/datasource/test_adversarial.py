@@ -417,3 +417,29 @@ def test_keeping_the_tarballs_in_output_uri_after_the_controller_committed_never
         result = commit_job(the_job, reports)
     assert result.rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
     assert "No space left on device" in caplog.text
+
+
+def test_a_staging_folder_that_cannot_be_removed_never_fails_a_committed_write(tmp_path, monkeypatch, caplog):
+    """The staging folder is removed after the commit; an object store's error there (gcsfs raises HttpError, not
+    an OSError) used
+    to fail a write whose segments were already published."""
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    real_rm = MemoryFileSystem.rm
+
+    def rm(self, path, recursive=False, *args, **kwargs):
+        if recursive and "_staging" in str(path):
+            raise RuntimeError("AccessDenied: s3:DeleteObject")
+        return real_rm(self, path, recursive, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryFileSystem, "rm", rm)
+    out = "memory://adversarial-staging/pinot"
+    try:
+        with caplog.at_level(logging.WARNING, logger="pinot_sink"):
+            the_job = job(**{"output-uri": out})
+            result = commit_job(the_job, run_tasks(the_job, [(0, 300)]))
+        assert result.rows == 300 and len(the_job.store().list()) == 2
+        assert "AccessDenied" in caplog.text
+    finally:
+        monkeypatch.undo()
+        fsspec.filesystem("memory").rm("/adversarial-staging", recursive=True)
