@@ -420,9 +420,8 @@ def test_keeping_the_tarballs_in_output_uri_after_the_controller_committed_never
 
 
 def test_a_staging_folder_that_cannot_be_removed_never_fails_a_committed_write(tmp_path, monkeypatch, caplog):
-    """The staging folder is removed after the commit; an object store's error there (gcsfs raises HttpError, not
-    an OSError) used
-    to fail a write whose segments were already published."""
+    """The staging folder is removed after the commit; an object store's error there (gcsfs raises HttpError,
+    not an OSError) used to fail a write whose segments were already published."""
     from fsspec.implementations.memory import MemoryFileSystem
 
     real_rm = MemoryFileSystem.rm
