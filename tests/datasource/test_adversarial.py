@@ -442,3 +442,21 @@ def test_a_staging_folder_that_cannot_be_removed_never_fails_a_committed_write(t
     finally:
         monkeypatch.undo()
         fsspec.filesystem("memory").rm("/adversarial-staging", recursive=True)
+
+
+@pytest.mark.parametrize("push_mode", ["metadata", "tar"])
+def test_an_upload_whose_answer_is_lost_or_refused_then_applied_counts_once(tmp_path, table, push_mode):
+    """The first upload's answer is lost (applied), the next one gets 503 (not applied): retries settle it."""
+    the_job = job(url=table.url, out=tmp_path / "s", **{"push-mode": push_mode, "push-parallelism": 1})
+    reports = run_tasks(the_job, [(0, 600)])
+    table.lose_response_next(1, method="POST", path="/v2/segments")
+    table.fail_next(1, status=503, method="POST", path="/v2/segments", after=1)
+    result = commit_job(the_job, reports)
+    ids = []
+    for name in table.live_segments("events"):
+        stored = table.segments("events")[name]
+        data = stored.tar_bytes or Path(local_path(stored.zk["segment.download.url"])).read_bytes()
+        path = tmp_path / f"{name}.tar.gz"
+        path.write_bytes(data)
+        ids += read_segment(str(path)).table.column("id").to_pylist()
+    assert result.rows == 600 and sorted(ids) == list(range(600))
