@@ -13,7 +13,8 @@ With a controller, one segment-lineage entry does both atomically (``segmentsFro
 = new): queries see all of the old state or all of the new, and any failure reverts the entry, so the table is
 as it was. Without a controller (embedded), the new tarballs are moved into the table folder first and the
 replaced ones deleted last: a crash in between leaves rows duplicated, never missing, and ``abort_job``
-removes the new ones again. The run's staging folder is deleted either way; an attempt still writing there
+removes the new ones again, unless all of them were in place (the commit may have deleted replaced files:
+removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted either way; an attempt still writing there
 afterwards publishes nothing.
 """
 from __future__ import annotations
@@ -25,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments
+from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
 from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
-from pinot_sink.controller.errors import ConsistentPushError
+from pinot_sink.controller.errors import ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
@@ -103,16 +104,33 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         # Fresh run-tagged names: any of them in the folder is this run's. (A fixed name may be an earlier
         # write's file that this one refreshed in place; that cannot be undone, as with Pinot's refresh.)
         store = job.store()
-        ours = [n for n in store.list() if n in _names(reports)]
-        left += store.delete(ours)
+        names = _names(reports)
+        ours = sorted(n for n in store.list() if n in names)
+        if ours and len(ours) == len(names) and _may_replace(job):
+            # Every new file is in place: the commit reached its last step, deleting the files this write
+            # replaces, and may have deleted some before it failed. The new files may now be the only copy
+            # of those rows: keep them (rows may stay doubled, never missing) and say so.
+            log.error("pinot_sink: the commit of %s had published every new segment before it failed; abort "
+                      "keeps them, as the segments they replace may already be deleted", job.table)
+            left += ours
+        else:
+            left += store.delete(ours)
     if not remove_tree(job.staging(batch_write), job.storage_options):
         left.append(job.staging(batch_write))
     if left:
-        log.error("pinot_sink: abort of %s could not remove: %s", job.table, ", ".join(left))
+        log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
     else:
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
     write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left)
     return left
+
+
+def _may_replace(job: WriteJob) -> bool:
+    """Whether the embedded commit of ``job`` can delete existing files (``_replaced`` can be non-empty): an
+    overwrite, a window overwrite, or a rerun (a given write.id, a replayed micro-batch). A plain append has
+    a fresh write tag that no existing file carries."""
+    return (job.overwrite or (job.window is not None and job.window.replaces_by_time) or job.streaming
+            or bool(job.options.write_id))
 
 
 def _names(reports: Sequence[TaskReport | None]) -> set[str]:
@@ -212,16 +230,55 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                          f"REVERT FAILED: lineage entry {push.lineage_id} is left in progress (its new segments "
                          f"stay hidden); revert it with revertReplaceSegments?forceRevert=true")
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
+            if not (job.window is not None and job.window.replaces_by_time):
+                _yield_to_a_concurrent_run(client, job, push, tag, set(new))
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
-            # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next).
-            publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
-                                   job.storage_options)
+            # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
+            # copy only: the table has changed, and raising now would make Spark report (and abort) a write
+            # that no abort can undo.
+            try:
+                publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
+                                       job.storage_options)
+            except Exception as exc:  # noqa: BLE001
+                log.error("pinot_sink: %s is committed, but its tarballs could not be kept in %s: %s", job.table,
+                          redact_text(job.output_uri), exc)
         return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
     finally:
         client.close()
         if download_dir is not None:
             shutil.rmtree(download_dir, ignore_errors=True)
+
+
+def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
+                               new: set[str]) -> None:
+    """Two runs of one write committing at once must not both stay. When their lineage entries share no
+    segment (both first runs: empty ``segmentsFrom``), ``forceCleanup`` reverts neither, so each run looks
+    after its end: its own segments and another run's of the same write both live -> it reverts itself.
+    Whichever run looks last sees the other, so at most one stays (both may go; a rerun settles it). A run
+    that a later rerun already replaced sees none of its own segments live: not a conflict."""
+    if not new:
+        return
+    try:
+        live = set(client.list_segments(job.table, exclude_replaced=True))
+    except ControllerError as error:  # the write did commit: failing it now would only make Spark abort it
+        log.warning("pinot_sink: %s: could not look for a concurrent run of this write after the commit: %s",
+                    job.table, error)
+        return
+    rivals = sorted(n for n in live - new if is_segment_of_write(n, tag))
+    if not rivals or not new & live:
+        return
+    try:
+        push.revert()
+    except ControllerError as error:
+        raise CommitError(
+            f"table {job.table}: another run of this write committed at the same time ({', '.join(rivals[:3])}); "
+            f"REVERT FAILED: both runs' rows are in the table; revert lineage entry {push.lineage_id} "
+            f"(revertReplaceSegments) or rerun the write: {error}") from error
+    raise CommitError(
+        f"table {job.table}: another run of this write committed at the same time ({', '.join(rivals[:3])}); "
+        f"this run's lineage entry {push.lineage_id} was reverted (the table holds at most the other run's "
+        f"rows); rerun the write to be sure of its result")
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:

@@ -24,7 +24,7 @@ from type_mapping import PinotSchema
 from type_mapping.reconcile import WritePlan, plan_write
 from type_mapping.spark_types import spark_struct_to_arrow
 
-from pinot_sink.controller import ControllerClient
+from pinot_sink.controller import ControllerClient, redact_text
 from pinot_sink.controller.deep_store import normalise_uri
 
 from .ingestion import IngestionPipeline
@@ -192,7 +192,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if options.client is not None and delivery.push_mode == "uri" and output_uri and output_uri.startswith("file:"):
         raise OptionError(
             f"option 'push-mode'=uri needs an 'output-uri' the controller can download from (s3://, hdfs://, "
-            f"gs://, ...); the controller rejects file: URIs ({output_uri}). Use push-mode=metadata or tar with a "
+            f"gs://, ...); the controller rejects file: URIs ({redact_text(output_uri)}). Use push-mode=metadata or tar with a "
             f"local directory"
         )
     try:
@@ -218,7 +218,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     except SegmentNameError as exc:
         raise OptionError(f"table {options.table_name}: {exc}") from None
     log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
-             write_id if write_id is not None else "per micro-batch", job.run_tag, options)
+             write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
     if options.parallelism and not streaming:
         log.warning("pinot_sink: sink.parallelism=%d is not applied by format('pinot') (a data source cannot "
                     "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",
@@ -241,11 +241,12 @@ def check_staging_reachable(master: str, options: dict) -> None:
 
 
 def describe_mode(job: WriteJob) -> str:
+    """For people (logs, the result, the manifest): credentials in output-uri (``sftp://user:pw@host``) redacted."""
     mode = "overwrite" if job.overwrite else "append"
     if job.window is not None and job.window.window is not None:
         mode = f"overwrite of {job.window.window}"
     elif job.window is not None and job.window.dynamic_bucket_ms is not None:
         mode = "overwrite of the days/hours in the data"
     if job.client_config is None:
-        return f"{mode}, embedded: segments to {job.output_uri}/{job.table}/, no upload"
+        return redact_text(f"{mode}, embedded: segments to {job.output_uri}/{job.table}/, no upload")
     return f"{mode}, controller {job.client_config.url}, push-mode {job.options.delivery.push_mode}"

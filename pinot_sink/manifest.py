@@ -13,6 +13,8 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
+from pinot_sink.controller import redact_text
+
 from .job import WriteJob
 from .reports import PublishedSegment, WriteResult
 from .store import table_uri, write_text
@@ -51,11 +53,13 @@ def write_aborted(job: WriteJob, write_id: str | None, run_folder: str, left: li
 
 
 def _write(job: WriteJob, run_folder: str, document: dict) -> None:
-    text = json.dumps(document, indent=2, sort_keys=True)
+    # Credentials in output-uri (scheme://user:secret@host) must not reach a file others read.
+    text = redact_text(json.dumps(document, indent=2, sort_keys=True))
     for uri in manifest_uris(job, run_folder):
         try:
             write_text(uri, text, job.storage_options)
-        except OSError as exc:  # the write itself is done (or undone); a manifest must not change that
+        except Exception as exc:  # noqa: BLE001 - the write is done (or undone); a manifest must not change
+            # that: an error raised from the commit would make Spark abort a write that already committed.
             log.error("pinot_sink: could not write the job manifest to %s: %s", uri, exc)
 
 

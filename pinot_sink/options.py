@@ -381,6 +381,12 @@ class WriteOptions:
         write_id = get("write.id")
         if write_id is not None and _CONTROL.search(write_id):
             raise OptionError(f"option 'write.id': {write_id!r} contains a control character")
+        naming = _naming(get)
+        if write_id is not None and naming.kind == "fixed":
+            # A fixed name carries no write tag: a later run of the write (with other naming) could not find
+            # that segment, and both runs' rows would stay.
+            raise OptionError("option 'write.id' cannot be combined with segment-name.type=fixed: a fixed-name "
+                              "segment is replaced by writing the same segment.name again")
 
         return cls(
             table_name=table_name,
@@ -389,7 +395,7 @@ class WriteOptions:
             buffer=BufferLimits(max_rows=parse_int(chosen("sink.buffer-flush.max-rows"), "sink.buffer-flush.max-rows"),
                                 max_bytes=parse_size(chosen("sink.buffer-flush.max-size"),
                                                      "sink.buffer-flush.max-size")),
-            naming=_naming(get),
+            naming=naming,
             delivery=DeliveryOptions(push_mode=push_mode, output_uri=output_uri,
                                      push_parallelism=parse_int(chosen("push-parallelism"), "push-parallelism"),
                                      storage_options=_storage_options(raw),

@@ -7,8 +7,9 @@ Layout (the deep store's, owned by ``pinot_sink.controller.deep_store``): a tabl
 
 one folder per task attempt, so two attempts of one partition (a retry, a speculative copy, a straggler
 still running after the job) never write the same file. The driver publishes only the files that the
-committed attempts reported, and deletes the run's staging folder afterwards. Listings of the table skip
-``_staging`` (and every name starting with ``_`` or ``.``), as Pinot's batch jobs skip non-tarballs.
+committed attempts reported, and deletes the run's staging folder afterwards. Listings of the table see
+tarballs only (so not ``_staging`` or ``_manifests``), as Pinot's batch jobs skip non-tarballs, and skip
+hidden files (``.``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-from pinot_sink.controller import ClientConfig, ControllerClient
+from pinot_sink.controller import ClientConfig, ControllerClient, redact_text
 from pinot_sink.controller.deep_store import child_uri, segment_uri, table_uri, uri_to_fs
 from pinot_sink.segment.format import TARBALL_EXTENSION, segment_name_of_tarball, tarball_name
 
@@ -75,7 +76,9 @@ class SegmentStore:
         names = set()
         for entry in fs.ls(path, detail=False):
             base = os.path.basename(str(entry).rstrip("/"))
-            if base.endswith(TARBALL_EXTENSION) and not base.startswith((".", "_")):
+            # Hidden files only: a segment name may start with "_" (a table "_ev", a prefix "_bak"), and
+            # _staging / _manifests are folders, never tarballs.
+            if base.endswith(TARBALL_EXTENSION) and not base.startswith("."):
                 names.add(segment_name_of_tarball(base))  # files are named verbatim (deep_store's rule)
         return names
 
@@ -171,7 +174,8 @@ def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> b
         if fs.exists(path):
             fs.rm(path, recursive=True)
         return True
-    except OSError as exc:
-        log.warning("pinot_sink: could not remove staging folder %s: %s", uri, exc)
+    except Exception as exc:  # noqa: BLE001 - object stores raise their own errors (gcsfs HttpError, ...);
+        # this runs after a commit or an abort, whose outcome a leftover folder must not change
+        log.warning("pinot_sink: could not remove staging folder %s: %s", redact_text(uri), exc)
         return False
 

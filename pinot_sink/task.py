@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from type_mapping.convert import to_pinot_columns
 
-from pinot_sink.controller import copy_to_deep_store
+from pinot_sink.controller import copy_to_deep_store, redact_text
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.builder import time_values_ms
 
@@ -86,7 +86,8 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     pending_rows = pending_bytes = 0
     segments = _SegmentPipeline(job, schema, namer, report, work_dir, stage_uri, threads, on_staged)
     log.info("pinot_sink: partition %d (attempt %d): buffering, segments cut at %d rows / %.1f MB, staged in %s",
-             partition_id, attempt, options.buffer.max_rows, options.buffer.max_bytes / 1024**2, stage_uri)
+             partition_id, attempt, options.buffer.max_rows, options.buffer.max_bytes / 1024**2,
+             redact_text(stage_uri))
     last_progress = time.monotonic()
 
     def convert_pending() -> None:
@@ -209,7 +210,7 @@ class _SegmentPipeline:
                 copy_to_deep_store(built.tar_path, staged, options=job.storage_options, segment=built.name,
                                    table=job.table)
             except Exception as exc:
-                raise PinotWriteError(f"{target.where}: staging to {self._stage_uri} failed: {exc}") from exc
+                raise PinotWriteError(f"{target.where}: staging to {redact_text(self._stage_uri)} failed: {exc}") from exc
             finally:
                 os.unlink(built.tar_path)
         stage_ms = (time.monotonic() - started) * 1000
