@@ -14,8 +14,8 @@ With a controller, one segment-lineage entry does both atomically (``segmentsFro
 as it was. Without a controller (embedded), the new tarballs are moved into the table folder first and the
 replaced ones deleted last: a crash in between leaves rows duplicated, never missing, and ``abort_job``
 removes the new ones again, unless all of them were in place (the commit may have deleted replaced files:
-removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted either way; an attempt still writing there
-afterwards publishes nothing.
+removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted
+either way; an attempt still writing there afterwards publishes nothing.
 """
 from __future__ import annotations
 
