@@ -192,7 +192,8 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if options.client is not None and delivery.push_mode == "uri" and output_uri and output_uri.startswith("file:"):
         raise OptionError(
             f"option 'push-mode'=uri needs an 'output-uri' the controller can download from (s3://, hdfs://, "
-            f"gs://, ...); the controller rejects file: URIs ({redact_text(output_uri)}). Use push-mode=metadata or tar with a "
+            f"gs://, ...); the controller rejects file: URIs ({redact_text(output_uri)}). Use push-mode=metadata or "
+            f"tar with a "
             f"local directory"
         )
     try:

@@ -75,7 +75,8 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     buffer = _buffer(job, schema)
     report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, query_id=query_id,
                         started_at=time.time())
-    stage_uri = f"{job.staging(batch_write)}/{attempt_folder(partition_id, attempt if task_attempt_id is None else task_attempt_id)}"
+    attempt_id = attempt if task_attempt_id is None else task_attempt_id
+    stage_uri = f"{job.staging(batch_write)}/{attempt_folder(partition_id, attempt_id)}"
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table}-p{partition_id}-"))
     source_columns = list(dict.fromkeys(job.plan.source_columns))
     # Spark sends 10,000-row batches; converting a few of them at once saves per-call overhead. A group is
@@ -210,7 +211,8 @@ class _SegmentPipeline:
                 copy_to_deep_store(built.tar_path, staged, options=job.storage_options, segment=built.name,
                                    table=job.table)
             except Exception as exc:
-                raise PinotWriteError(f"{target.where}: staging to {redact_text(self._stage_uri)} failed: {exc}") from exc
+                raise PinotWriteError(
+                    f"{target.where}: staging to {redact_text(self._stage_uri)} failed: {exc}") from exc
             finally:
                 os.unlink(built.tar_path)
         stage_ms = (time.monotonic() - started) * 1000
