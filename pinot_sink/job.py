@@ -193,8 +193,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         raise OptionError(
             f"option 'push-mode'=uri needs an 'output-uri' the controller can download from (s3://, hdfs://, "
             f"gs://, ...); the controller rejects file: URIs ({redact_text(output_uri)}). Use push-mode=metadata or "
-            f"tar with a "
-            f"local directory"
+            f"tar with a local directory"
         )
     try:
         window = plan_window(options.window.time_range, options.window.time_bucket,
