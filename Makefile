@@ -15,6 +15,7 @@ VENV35  ?= .venv-spark35
 PY35    := $(VENV35)/bin/python
 STAMP35 := $(VENV35)/.installed-stamp
 SPARK35 ?= pyspark>=3.5,<3.6
+SPARK33 ?= pyspark>=3.3,<3.4
 # compat: a plain .pth entry for the checkout, so Spark 4's scan of top-level pyspark_* modules (pkgutil)
 # finds pyspark_pinot in the editable install as it does in a regular one.
 EDITABLE := --config-settings editable_mode=compat -e
@@ -32,19 +33,21 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PY) -m pip install --quiet $(EDITABLE) '.[test]'
 	@touch $(STAMP)
 
+# A Spark 3 line's virtualenv: $(1) its folder, $(2) the python that makes it, $(3) its pyspark requirement;
+# this package with the spark extra (no test extra: its pyspark is the 4.x line).
+define spark3_venv
+	$(2) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet '$(3)' 'pytest>=8' 'pytest-timeout>=2.2'
+	$(1)/bin/python -m pip install --quiet $(EDITABLE) '.[spark]'
+	@touch $(1)/.installed-stamp
+endef
+
 $(STAMP35): setup.cfg pyproject.toml
-	$(PYTHON) -m venv $(VENV35)
-	$(PY35) -m pip install --quiet --upgrade pip
-	$(PY35) -m pip install --quiet '$(SPARK35)' 'pytest>=8' 'pytest-timeout>=2.2'
-	$(PY35) -m pip install --quiet $(EDITABLE) '.[spark]'
-	@touch $(STAMP35)
+	$(call spark3_venv,$(VENV35),$(PYTHON),$(SPARK35))
 
 $(STAMP33): setup.cfg pyproject.toml
-	$(PYTHON310) -m venv $(VENV33)
-	$(PY33) -m pip install --quiet --upgrade pip
-	$(PY33) -m pip install --quiet 'pyspark>=3.3,<3.4' 'pytest>=8' 'pytest-timeout>=2.2'
-	$(PY33) -m pip install --quiet $(EDITABLE) '.[spark]'
-	@touch $(STAMP33)
+	$(call spark3_venv,$(VENV33),$(PYTHON310),$(SPARK33))
 
 demo: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
