@@ -78,3 +78,19 @@ def controller_values(controller, tmp_path, column: str = "value", table: str = 
     segments = controller.segments(table)
     blobs = {name: segments[name].tar_bytes for name in controller.live_segments(table)}
     return sorted(read_tar_bytes(blobs, tmp_path).column(column).to_pylist()) if blobs else []
+
+
+def prepared_job(schema: dict, table_config: dict, arrow_schema, *, out=None, url: str | None = None,
+                 overwrite: bool = False, **options):
+    """``prepare_job`` for Spark-free tests: the schema and table config inline (or the test controller's),
+    quick retries, ``output-uri`` when given."""
+    from pinot_sink.job import prepare_job
+
+    raw = {"table-name": "events", **{k: str(v) for k, v in options.items()}}
+    if url:
+        raw.update({"url": url, "retry.initial-backoff": "10ms", "retry.max-backoff": "50ms"})
+    else:
+        raw.update({"schema": json.dumps(schema), "table-config": json.dumps(table_config)})
+    if out is not None:
+        raw["output-uri"] = str(out)
+    return prepare_job(raw, arrow_schema, overwrite=overwrite)

@@ -2,7 +2,6 @@
 embedded mode, a failing commit, the option checks, and ``pinot-sink push --replace-time-range``."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -12,10 +11,10 @@ import pytest
 
 from pinot_sink.cli import main
 from pinot_sink.commit import CommitError, abort_job, commit_job
-from pinot_sink.job import prepare_job
 from pinot_sink.options import OptionError
 from pinot_sink.segment import read_segment
 from pinot_sink.task import write_partition
+from tests.datasource.helpers import prepared_job
 from segment_factory import make_segment
 
 DAY = 86_400_000
@@ -38,14 +37,7 @@ def day_batches(days, per_day: int, first_id: int = 0):
 
 
 def job(*, out: Path | None = None, url: str | None = None, overwrite: bool = False, config=CONFIG, **options):
-    raw = {"table-name": "events", **{k: str(v) for k, v in options.items()}}
-    if url:
-        raw.update({"url": url, "retry.initial-backoff": "10ms", "retry.max-backoff": "50ms"})
-    else:
-        raw.update({"schema": json.dumps(SCHEMA), "table-config": json.dumps(config)})
-    if out is not None:
-        raw["output-uri"] = str(out)
-    return prepare_job(raw, ARROW_SCHEMA, overwrite=overwrite)
+    return prepared_job(SCHEMA, config, ARROW_SCHEMA, out=out, url=url, overwrite=overwrite, **options)
 
 
 def rows_per_day(paths) -> dict[int, tuple[int, int]]:

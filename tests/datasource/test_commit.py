@@ -5,7 +5,6 @@ finishing after the commit, two attempts of one partition, two jobs interleaving
 """
 from __future__ import annotations
 
-import json
 import pickle
 import threading
 import time
@@ -16,11 +15,11 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.commit import CommitError, abort_job, commit_job, summary_table
-from pinot_sink.job import prepare_job
 from pinot_sink.naming import is_segment_of_write, name_tags, write_tag
 from pinot_sink.reports import SegmentRecord, TaskReport, committed_segments
 from pinot_sink.segment import read_segment
 from pinot_sink.task import write_partition
+from tests.datasource.helpers import prepared_job
 
 SCHEMA = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "id", "dataType": "LONG"}],
           "metricFieldSpecs": [{"name": "amount", "dataType": "DOUBLE"}]}
@@ -36,14 +35,8 @@ def batches(start: int, stop: int, size: int = 100):
 
 
 def job(*, out: Path | None = None, url: str | None = None, overwrite: bool = False, **options):
-    raw = {"table-name": "events", "sink.buffer-flush.max-rows": "250", **{k: str(v) for k, v in options.items()}}
-    if url:
-        raw.update({"url": url, "retry.initial-backoff": "10ms", "retry.max-backoff": "50ms"})
-    else:
-        raw.update({"schema": json.dumps(SCHEMA), "table-config": json.dumps(CONFIG)})
-    if out is not None:
-        raw["output-uri"] = str(out)
-    return prepare_job(raw, ARROW_SCHEMA, overwrite=overwrite)
+    return prepared_job(SCHEMA, CONFIG, ARROW_SCHEMA, out=out, url=url, overwrite=overwrite,
+                        **{"sink.buffer-flush.max-rows": 250, **options})
 
 
 def run_tasks(the_job, ranges, attempt: int = 0):
