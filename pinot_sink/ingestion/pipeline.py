@@ -209,7 +209,7 @@ class IngestionPipeline:
             ctx.errors = None
             result = self.filter.evaluate_array(columns, ctx)
             if pa.types.is_boolean(result.type):
-                drop = pc.fill_null(result, False).to_numpy(zero_copy_only=False)
+                drop = (pc.fill_null(result, False) if result.null_count else result).to_numpy(zero_copy_only=False)
             else:
                 drop = np.zeros(n, dtype=np.bool_)  # Boolean.TRUE.equals(...) is false for a non-boolean
             if ctx.errors is not None:  # a failing row is kept (continueOnError) and counted
@@ -219,13 +219,17 @@ class IngestionPipeline:
             keep = ~drop
         if self.time_check is not None:
             self._check_time(columns, ctx, incomplete)
-        names = self.output_schema.names
-        out = pa.table({name: _column(columns, name, self.output_schema.field(name).type, n) for name in names},
-                       schema=self.output_schema)
+        kept = n
         if keep is not None:
             incomplete &= keep  # Pinot counts incomplete rows among those the filter kept
             if filtered:
-                out = out.filter(pa.array(keep))
+                kept = n - filtered
+                keep_mask = pa.array(keep)
+                # column by column: a third faster than Table.filter (pyarrow 26, bench/transforms.py)
+                columns = {name: columns[name].filter(keep_mask) for name in self.output_schema.names
+                           if name in columns}
+        out = pa.Table.from_arrays([_column(columns, f.name, f.type, kept) for f in self.output_schema],
+                                   schema=self.output_schema)
         return IngestedBatch(out, filtered, int(incomplete.sum()))
 
     def _check_time(self, columns: dict[str, pa.Array], ctx: Context, incomplete: np.ndarray) -> None:

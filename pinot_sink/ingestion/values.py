@@ -155,6 +155,8 @@ def java_double_to_int(values: np.ndarray) -> np.ndarray:
 
 def java_long_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
     """Java's long division: truncated toward zero (the caller rejects division by zero)."""
+    if np.ndim(b) == 0 and int(b) not in (0, -1):  # Arrow's kernel truncates like Java, and is vectorised
+        return pc.divide(pa.array(a, pa.int64()), pa.scalar(int(b), pa.int64())).to_numpy()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         b = np.asarray(b, dtype=np.int64)
         safe_b = np.where((b == 0) | (b == -1), 1, b)  # x / -1 is -x (Long.MIN_VALUE / -1 stays MIN_VALUE)

@@ -9,6 +9,7 @@ import datetime as dt
 import math
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -47,6 +48,21 @@ def test_to_epoch_truncates_toward_zero_and_keeps_nulls(values):
     for name, factor in (("Seconds", 1000), ("Minutes", 60_000), ("Hours", 3_600_000), ("Days", 86_400_000)):
         out, _ = evaluate(f"toEpoch{name}(t)", t=pa.array(values, pa.int64()))
         assert out == [None if v is None else java_div(v, factor) for v in values]
+
+
+@given(st.lists(st.integers(LONG_MIN, LONG_MAX), min_size=1, max_size=30),
+       st.one_of(st.sampled_from([1, -1, 2, -2, 86_400_000, LONG_MIN, LONG_MAX]), st.integers(LONG_MIN, LONG_MAX)))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
+def test_java_long_division_truncates_for_literal_and_column_divisors(values, divisor):
+    from pinot_sink.ingestion.values import java_long_div
+
+    if divisor == 0:
+        divisor = 1
+    expected = [saturate(java_div(v, divisor)) if not (v == LONG_MIN and divisor == -1) else LONG_MIN
+                for v in values]
+    a = np.array(values, dtype=np.int64)
+    assert java_long_div(a, divisor).tolist() == expected  # a literal divisor (Arrow's kernel)
+    assert java_long_div(a, np.full(len(values), divisor, dtype=np.int64)).tolist() == expected  # a column
 
 
 @given(st.lists(st.integers(LONG_MIN, LONG_MAX), min_size=1, max_size=30), st.integers(1, 1000))
@@ -96,6 +112,23 @@ def test_to_date_time_and_from_date_time_round_trip(values, zone):
     text, _ = evaluate(f"toDateTime(t, '{pattern}', '{zone}')", t=pa.array(values, pa.int64()))
     back, _ = evaluate(f"fromDateTime(s, '{pattern}')", s=pa.array(text))
     assert back == values
+
+
+@given(st.integers(-3_000_000_000_000, 3_000_000_000_000), st.sampled_from([1_000, 3_600_000, 86_400_000, 10**9]),
+       st.sampled_from(ZONES), st.sampled_from(["yyyy-MM-dd", "yyyy-MM-dd HH", "yyyyMMddHHmm", "HH:mm:ss ZZ"]),
+       st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_to_date_time_of_a_large_batch_prints_each_row_as_a_small_one_does(start, spread, zone, pattern, nulls):
+    """Batches of 1,024 rows and more print each distinct bucket once (by offset from the first bucket when
+    they are few, else by hashing); every row must read as it does in a batch too small for either."""
+    rng = np.random.default_rng(start % 2**32)
+    values = (start + rng.integers(0, spread, 3_000)).tolist()
+    if nulls:
+        values[::7] = [None] * len(values[::7])
+    text = f"toDateTime(t, '{pattern}', '{zone}')"
+    whole, _ = evaluate(text, t=pa.array(values, pa.int64()))
+    pieces = [evaluate(text, t=pa.array(values[i:i + 1000], pa.int64()))[0] for i in range(0, len(values), 1000)]
+    assert whole == [v for piece in pieces for v in piece]
 
 
 def test_from_date_time_in_dst_gap_and_overlap():

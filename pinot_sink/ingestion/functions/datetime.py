@@ -326,12 +326,20 @@ def _distinct_instants(data: np.ndarray, tokens, zone: str) -> tuple[np.ndarray,
     unit = min((_LETTER_UNIT.get(t.letter, 86_400_000) for t in tokens if t.letter), default=86_400_000)
     if unit == 1:
         return None
-    keys = np.floor_divide(to_local(data, zone), unit)
-    encoded = pc.dictionary_encode(pa.array(keys))  # hashing: cheaper than sorting 1M keys
-    if len(encoded.dictionary) * 2 > len(data):
-        return None
-    inverse = encoded.indices.to_numpy(zero_copy_only=False)
-    representatives = np.empty(len(encoded.dictionary), dtype=np.int64)
+    local = to_local(data, zone)
+    low, high = int(local.min()), int(local.max())
+    base = low // unit * unit  # the start of the first bucket, in exact integers
+    if (high - base) // unit < len(data) // 8:
+        # Few buckets between the first and the last: a bucket's number is its offset from the first, found
+        # by a (non-negative, hence flooring) division; buckets no row falls in print a text nobody takes.
+        inverse = pc.divide(pa.array(local - np.int64(base)), pa.scalar(unit, pa.int64())).to_numpy()
+        representatives = np.zeros((high - base) // unit + 1, dtype=np.int64)
+    else:
+        encoded = pc.dictionary_encode(pa.array(np.floor_divide(local, unit)))  # hashing: cheaper than sorting
+        if len(encoded.dictionary) * 2 > len(data):
+            return None
+        inverse = encoded.indices.to_numpy(zero_copy_only=False)
+        representatives = np.empty(len(encoded.dictionary), dtype=np.int64)
     representatives[inverse] = data  # any instant of a bucket prints the bucket's text
     return representatives, inverse
 

@@ -26,9 +26,19 @@ def _doubles(ctx: Context, args: list[Value]) -> list[pa.Array]:
     return [broadcast(to_double(a, ctx), ctx.num_rows, pa.float64()) for a in args]
 
 
+def _double_operands(ctx: Context, args: list[Value]) -> list[pa.Array | pa.Scalar]:
+    """Arguments as doubles for an Arrow kernel: a literal stays a scalar (the evaluator makes sure at least
+    one argument is an array), so ``qty < 0`` compares against 0 without building a column of zeros."""
+    out: list[pa.Array | pa.Scalar] = []
+    for a in args:
+        value = to_double(a, ctx)
+        out.append(pa.scalar(value.value, pa.float64()) if isinstance(value, Const) else value)
+    return out
+
+
 def _binary(op):
     def impl(ctx: Context, args: list[Value]) -> Value:
-        a, b = _doubles(ctx, args)
+        a, b = _double_operands(ctx, args)
         return op(a, b)
 
     return impl
@@ -159,7 +169,7 @@ def _truncate_whole(ctx: Context, args: list[Value]) -> Value:
 
 def _comparison(op):
     def impl(ctx: Context, args: list[Value]) -> Value:
-        a, b = _doubles(ctx, args)
+        a, b = _double_operands(ctx, args)
         return op(a, b)
 
     return impl
@@ -179,7 +189,7 @@ scalar_function("lessThanOrEqual", arity=2)(_comparison(pc.less_equal))
 
 @scalar_function("between", arity=3)
 def _between(ctx: Context, args: list[Value]) -> Value:
-    value, low, high = _doubles(ctx, args)
+    value, low, high = _double_operands(ctx, args)
     return pc.and_(pc.greater_equal(value, low), pc.less_equal(value, high))
 
 
@@ -248,9 +258,7 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     results = list(args[1:len(args):2])
     otherwise = args[-1] if len(args) % 2 == 1 else Const(None, "NULL")
     arrays = common_values(ctx, results + [otherwise])
-    out = arrays[-1]
-    if isinstance(out, pa.Scalar):
-        out = pa.repeat(out, ctx.num_rows)
+    out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
     # The first condition that is TRUE wins: apply them from last to first.
     for condition, result in zip(reversed(conditions), reversed(arrays[:-1])):
         if isinstance(condition, Const):
@@ -259,5 +267,5 @@ def _case(ctx: Context, args: list[Value]) -> Value:
             continue
         if not pa.types.is_boolean(condition.type):
             continue  # Boolean.TRUE.equals(...) is false for anything that is not a boolean
-        out = pc.if_else(pc.fill_null(condition, False), result, out)
-    return out
+        out = pc.if_else(pc.fill_null(condition, False) if condition.null_count else condition, result, out)
+    return pa.repeat(out, ctx.num_rows) if isinstance(out, pa.Scalar) else out
