@@ -252,11 +252,7 @@ def make_namer(
             "segment-name.type=normalizedDate on an APPEND table needs a time column: set "
             "segmentsConfig.timeColumnName in the table config"
         )
-    spec = schema[time_column]
-    if spec.field_type == "TIME":
-        raise SegmentNameError(
-            f"time column {time_column!r} uses the legacy timeFieldSpec; normalizedDate names need a dateTimeFieldSpec"
-        )
+    spec = schema[time_column]  # a legacy timeFieldSpec column has the format its outgoing granularity gives
     time_format = _time_format(spec.datetime_format or "", time_column)
     date_pattern = "%Y-%m-%d-%H" if (frequency or "").lower() == "hourly" else "%Y-%m-%d"
     return SegmentNamer("normalizedDate", name_prefix, postfix, uses_time=True, date_pattern=date_pattern,

@@ -90,6 +90,15 @@ def test_normalized_date_matches_pinot():
     assert dashed.name(1, "1970-01-02", "1970-01-04") == "myTable_1970-01-02_1970-01-04_1"
 
 
+def test_normalized_date_reads_a_legacy_time_column_by_its_derived_format():
+    """``getSpecForTimeColumn`` turns a timeFieldSpec into a dateTime spec (``7:DAYS:EPOCH`` here)."""
+    legacy = PinotSchema.from_json({"schemaName": "t", "timeFieldSpec": {"incomingGranularitySpec": {
+        "name": "ts", "dataType": "LONG", "timeType": "DAYS", "timeUnitSize": 7}}})
+    namer = make_namer("normalizedDate", "myTable", legacy, config())
+    # NormalizedDateSegmentNameGenerator reads the unit and ignores the size, as for any dateTime column
+    assert namer.name(1, 1, 3) == "myTable_1970-01-02_1970-01-04_1"
+
+
 def test_normalized_date_hourly_and_size_ignored():
     hourly = make_namer("normalizedDate", "t", schema("1:MILLISECONDS:EPOCH"), config(frequency="HOURLY"))
     assert hourly.name(0, 3_600_000 * 5, 3_600_000 * 30) == "t_1970-01-01-05_1970-01-02-06_0"

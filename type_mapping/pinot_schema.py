@@ -251,6 +251,74 @@ def default_null_value_json(value: Any, data_type: str) -> Any:
     return value
 
 
+_TIME_UNITS = ("NANOSECONDS", "MICROSECONDS", "MILLISECONDS", "SECONDS", "MINUTES", "HOURS", "DAYS")
+
+
+@dataclass(frozen=True)
+class TimeGranularity:
+    """One side of a legacy ``timeFieldSpec`` (``TimeGranularitySpec``): which column, its type, its unit."""
+
+    name: str
+    data_type: str
+    time_type: str  # a java.util.concurrent.TimeUnit name
+    size: int = 1
+    time_format: str = "EPOCH"  # or SIMPLE_DATE_FORMAT:<pattern>
+
+    @classmethod
+    def from_json(cls, spec: Mapping[str, Any], key: str) -> "TimeGranularity":
+        name = as_str(spec.get("name"), f"{key}.name")
+        data_type = (as_str(spec.get("dataType"), f"{key}.dataType") or "").upper()
+        time_type = (as_str(spec.get("timeType"), f"{key}.timeType") or "").upper()
+        size = as_int(spec.get("timeUnitSize"), f"{key}.timeUnitSize", 1)
+        time_format = as_str(spec.get("timeFormat"), f"{key}.timeFormat", "EPOCH")
+        if not name or data_type not in STORED_TYPE:
+            raise SchemaError(f"{key}: needs a name and a dataType, got {dict(spec)!r}")
+        if time_type not in _TIME_UNITS:
+            raise SchemaError(f"{key}.timeType: {time_type or '(missing)'} is not one of {', '.join(_TIME_UNITS)}")
+        if size < 1:
+            raise SchemaError(f"{key}.timeUnitSize: must be positive, got {size}")
+        if time_format != "EPOCH" and not (time_format.startswith("SIMPLE_DATE_FORMAT:") and time_format[19:]):
+            raise SchemaError(f"{key}.timeFormat: {time_format!r} is neither EPOCH nor SIMPLE_DATE_FORMAT:<pattern>")
+        return cls(name, data_type, time_type, size, time_format)
+
+    @property
+    def is_epoch(self) -> bool:
+        return self.time_format == "EPOCH"
+
+    @property
+    def datetime_format(self) -> str:
+        """The column's format as ``Schema.convertToDateTimeFieldSpec`` derives it (what the segment's time
+        range and the segment name are computed with)."""
+        if self.is_epoch:
+            return f"{self.size}:{self.time_type}:EPOCH"
+        return f"{self.size}:{self.time_type}:SIMPLE_DATE_FORMAT:{self.time_format.split(':', 1)[1]}"
+
+    @property
+    def granularity(self) -> str:
+        return f"{self.size}:{self.time_type}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "dataType": self.data_type, "timeType": self.time_type}
+        if self.size != 1:
+            out["timeUnitSize"] = self.size
+        if self.time_format != "EPOCH":
+            out["timeFormat"] = self.time_format
+        return out
+
+
+@dataclass(frozen=True)
+class LegacyTimeSpec:
+    """A schema's ``timeFieldSpec``: the column is named and typed by the outgoing side (``TimeFieldSpec``);
+    when the two sides differ, ingestion converts the incoming column into it (``TimeSpecFunctionEvaluator``)."""
+
+    incoming: TimeGranularity
+    outgoing: TimeGranularity
+
+    @property
+    def converts(self) -> bool:
+        return self.incoming != self.outgoing
+
+
 @dataclass
 class PinotSchema:
     """A Pinot schema: ordered field specs plus the schema-level null-handling switch."""
@@ -259,7 +327,7 @@ class PinotSchema:
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     enable_column_based_null_handling: bool = False
     primary_key_columns: list[str] = field(default_factory=list)
-    time_conversion: str | None = None  # a legacy timeFieldSpec whose outgoing granularity differs
+    time_spec: LegacyTimeSpec | None = None  # a legacy timeFieldSpec (its column is also in ``fields``)
 
     @classmethod
     def from_json(cls, schema: Mapping[str, Any] | str) -> "PinotSchema":
@@ -271,14 +339,7 @@ class PinotSchema:
             for key, field_type in _SPEC_LISTS.items():
                 for spec in as_list(schema.get(key), key):
                     _add(fields, FieldSpec.from_json(spec, field_type))
-            time_spec = as_object(schema.get("timeFieldSpec"), "timeFieldSpec")
-            time_conversion = None
-            if time_spec:
-                incoming = as_object(time_spec.get("incomingGranularitySpec"), "timeFieldSpec.incomingGranularitySpec")
-                outgoing = as_object(time_spec.get("outgoingGranularitySpec"), "timeFieldSpec.outgoingGranularitySpec")
-                _add(fields, FieldSpec.from_json({**time_spec, **incoming}, TIME))
-                if outgoing and dict(outgoing) != dict(incoming):
-                    time_conversion = str(outgoing.get("name") or incoming.get("name"))
+            time_spec = _legacy_time_spec(as_object(schema.get("timeFieldSpec"), "timeFieldSpec"), fields)
             if schema.get("complexFieldSpecs"):
                 names = [s.get("name") for s in schema["complexFieldSpecs"]]
                 raise SchemaError(f"columns {names}: COMPLEX (MAP/LIST) Pinot columns are not supported yet")
@@ -289,7 +350,7 @@ class PinotSchema:
                     schema.get("enableColumnBasedNullHandling"), "enableColumnBasedNullHandling", False),
                 primary_key_columns=[as_str(c, "primaryKeyColumns") for c in as_list(
                     schema.get("primaryKeyColumns"), "primaryKeyColumns")],
-                time_conversion=time_conversion,
+                time_spec=time_spec,
             )
         except SchemaError:
             raise
@@ -304,6 +365,13 @@ class PinotSchema:
             specs = [f.to_json() for f in self.fields.values() if f.field_type == field_type]
             if specs:
                 out[key] = specs
+        if self.time_spec is not None:
+            spec = self.fields[self.time_spec.outgoing.name].to_json()
+            time_json = {k: v for k, v in spec.items() if k not in ("name", "dataType", "format", "granularity")}
+            time_json["incomingGranularitySpec"] = self.time_spec.incoming.to_json()
+            if self.time_spec.converts:
+                time_json["outgoingGranularitySpec"] = self.time_spec.outgoing.to_json()
+            out["timeFieldSpec"] = time_json
         if self.primary_key_columns:
             out["primaryKeyColumns"] = list(self.primary_key_columns)
         return out
@@ -320,6 +388,28 @@ class PinotSchema:
     @property
     def column_names(self) -> list[str]:
         return list(self.fields)
+
+
+def _legacy_time_spec(time_spec: Mapping[str, Any], fields: dict[str, FieldSpec]) -> LegacyTimeSpec | None:
+    if not time_spec:
+        return None
+    key = "timeFieldSpec"
+    incoming = TimeGranularity.from_json(
+        as_object(time_spec.get("incomingGranularitySpec"), f"{key}.incomingGranularitySpec"),
+        f"{key}.incomingGranularitySpec")
+    outgoing_json = as_object(time_spec.get("outgoingGranularitySpec"), f"{key}.outgoingGranularitySpec")
+    outgoing = TimeGranularity.from_json(outgoing_json, f"{key}.outgoingGranularitySpec") if outgoing_json \
+        else incoming
+    legacy = LegacyTimeSpec(incoming, outgoing)
+    if legacy.converts and incoming.name == outgoing.name:  # FunctionEvaluatorFactory refuses it
+        raise SchemaError(f"{key}: the incoming and outgoing granularity specs differ but both name the column "
+                          f"{incoming.name!r}")
+    if legacy.converts and not (incoming.is_epoch and outgoing.is_epoch):  # TimeConverter: EPOCH only
+        raise SchemaError(f"{key}: Pinot converts incoming to outgoing time only between EPOCH formats")
+    rest = {k: v for k, v in time_spec.items() if k not in ("incomingGranularitySpec", "outgoingGranularitySpec")}
+    _add(fields, FieldSpec.from_json({**rest, "name": outgoing.name, "dataType": outgoing.data_type,
+                                      "format": outgoing.datetime_format, "granularity": outgoing.granularity}, TIME))
+    return legacy
 
 
 def _add(fields: dict[str, FieldSpec], spec: FieldSpec) -> None:

@@ -28,6 +28,7 @@ from type_mapping.stored import arrow_type_for
 from .complex_types import MODES, ComplexTypeSpec
 from .evaluate import Expression
 from .expression import ExpressionError, is_groovy
+from .time_spec import TimeSpecConversion
 from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_int, to_long, to_string,
                      with_nulls)
 
@@ -56,7 +57,7 @@ class IngestedBatch:
 @dataclass
 class _Transform:
     column: str
-    expression: Expression
+    expression: Expression | TimeSpecConversion
     spec: FieldSpec | None  # None: not a schema column (computed only because another step reads it)
 
 
@@ -122,6 +123,9 @@ class IngestionPipeline:
                 expressions[column] = Expression(text)
             except ExpressionError as exc:
                 raise ValueError(f"{where}: {exc}") from None
+        time_spec = schema.time_spec
+        if time_spec is not None and time_spec.converts and time_spec.outgoing.name not in expressions:
+            expressions[time_spec.outgoing.name] = TimeSpecConversion(time_spec)  # after any transform of it
         for column in _topological_order(expressions):
             pipeline.transforms.append(_Transform(column, expressions[column], schema.fields.get(column)))
 
@@ -297,7 +301,7 @@ def _complex_type_spec(config: Mapping[str, Any]) -> ComplexTypeSpec:
     )
 
 
-def _topological_order(expressions: dict[str, Expression]) -> list[str]:
+def _topological_order(expressions: dict[str, Expression | TimeSpecConversion]) -> list[str]:
     """Columns ordered so that each is computed after the transform columns it reads; a cycle is an error."""
     order: list[str] = []
     state: dict[str, int] = {}
@@ -434,7 +438,4 @@ def unsupported_settings(schema: PinotSchema, table_config: Mapping[str, Any]) -
         if not spec.transform_function and (spec.name.endswith("__KEYS") or spec.name.endswith("__VALUES")):
             problems.append(f"schema column {spec.name!r}: Pinot fills __KEYS/__VALUES columns from an Avro map "
                             f"with a Groovy script")
-    if schema.time_conversion:
-        problems.append(f"schema timeFieldSpec {schema.time_conversion!r}: the incoming -> outgoing granularity "
-                        f"conversion (use a dateTimeFieldSpec with a transformFunction)")
     return problems

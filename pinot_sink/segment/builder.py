@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from type_mapping.datetime_formats import (SUB_MILLIS_PER_MILLI, UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS,
                                           DateTimeFormatError, parse_format, parse_simple_date)
-from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, TIME, FieldSpec, PinotSchema
+from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
@@ -398,9 +398,9 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
     spec = schema[name]
     stats: ColumnStats = columns[name].stats
     low, high = stats.min_value, stats.max_value
-    if spec.field_type == TIME or not spec.datetime_format:
-        raise SegmentBuildError(
-            f"time column {name!r}: only DATE_TIME columns with a format can be the time column here")
+    if not spec.datetime_format:  # a DATE_TIME spec, or a legacy TIME spec's outgoing granularity, gives one
+        raise SegmentBuildError(f"time column {name!r}: a {spec.field_type} column without a format cannot be the "
+                                f"time column")
     try:
         fmt = parse_format(spec.datetime_format)
         if fmt.is_string:  # Pinot parses the min/max text in the format's zone: millis

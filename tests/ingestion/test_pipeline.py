@@ -113,16 +113,6 @@ def test_unsupported_settings_are_errors_naming_the_key_or_skipped_on_request():
     assert len(pipeline.skipped) == 2 and not pipeline.transforms
 
 
-def test_legacy_time_conversion_is_reported():
-    legacy = PinotSchema.from_json({
-        "schemaName": "t",
-        "timeFieldSpec": {"incomingGranularitySpec": {"name": "secs", "dataType": "LONG", "timeType": "SECONDS"},
-                          "outgoingGranularitySpec": {"name": "days", "dataType": "INT", "timeType": "DAYS"}},
-    })
-    with pytest.raises(UnsupportedIngestionConfig, match="timeFieldSpec"):
-        IngestionPipeline.from_configs(legacy, {}, pa.schema([]))
-
-
 def test_pickles_and_gives_the_same_rows():
     s = schema(("d", "INT"))
     table = pa.table({"ts": pa.array([86_400_000 * 5], pa.int64())})
