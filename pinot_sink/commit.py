@@ -33,7 +33,7 @@ from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
 from .manifest import write_aborted, write_committed
-from .naming import is_segment_of_write
+from .naming import is_segment_of_write, is_table_overwrite, is_table_overwrite_run
 from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .store import local_path, publish_into_directory, remove_tree
@@ -180,6 +180,15 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     replaced = _replaced(job, store.list(), new, tag, segments)
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
+    if _may_replace(job):  # before anything is deleted: withdrawing then leaves the table as it was
+        live = store.list()
+        rivals = _concurrent_rivals(job, tag, live, new, replaced)
+        if rivals and new & live:
+            left = store.delete(new)
+            state = ("this run's files were taken out again and nothing was deleted" if not left else
+                     f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
+            raise CommitError(f"table {job.table}: {_rival_kind(job)} committed at the same time "
+                              f"({', '.join(rivals[:3])}); {state}; rerun the write to be sure of its result")
     left = store.delete(replaced)
     if left:
         raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
@@ -231,7 +240,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                          f"stay hidden); revert it with revertReplaceSegments?forceRevert=true")
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
             if not (job.window is not None and job.window.replaces_by_time):
-                _yield_to_a_concurrent_run(client, job, push, tag, set(new))
+                _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced)
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
@@ -250,13 +259,27 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
             shutil.rmtree(download_dir, ignore_errors=True)
 
 
+def _concurrent_rivals(job: WriteJob, tag: str, live: set[str], new: set[str], replaced: set[str]) -> list[str]:
+    """Live segments, besides this run's and those it replaced, that it would have replaced had it seen them:
+    another run of the same write, or (this run replacing the whole table) another whole-table overwrite.
+    Either one committed at the same time as this run: each replaced only what was live before the other."""
+    overwrite = is_table_overwrite_run(job.run_tag)
+    return sorted(n for n in live - new - replaced
+                  if is_segment_of_write(n, tag) or (overwrite and is_table_overwrite(n)))
+
+
+def _rival_kind(job: WriteJob) -> str:
+    return "another overwrite or another run of this write" if is_table_overwrite_run(job.run_tag) \
+        else "another run of this write"
+
+
 def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
-                               new: set[str]) -> None:
-    """Two runs of one write committing at once must not both stay. When their lineage entries share no
-    segment (both first runs: empty ``segmentsFrom``), ``forceCleanup`` reverts neither, so each run looks
-    after its end: its own segments and another run's of the same write both live -> it reverts itself.
-    Whichever run looks last sees the other, so at most one stays (both may go; a rerun settles it). A run
-    that a later rerun already replaced sees none of its own segments live: not a conflict."""
+                               new: set[str], replaced: set[str]) -> None:
+    """Two runs of one write, or two overwrites, committing at once must not both stay. When their lineage
+    entries share no segment (both first runs, or an empty table: empty ``segmentsFrom``), ``forceCleanup``
+    reverts neither, so each run looks after its end: its own segments and a rival's both live -> it reverts
+    itself. Whichever run looks last sees the other, so at most one stays (both may go; a rerun settles it).
+    A run that a later one already replaced sees none of its own segments live: not a conflict."""
     if not new:
         return
     try:
@@ -265,18 +288,18 @@ def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: Co
         log.warning("pinot_sink: %s: could not look for a concurrent run of this write after the commit: %s",
                     job.table, error)
         return
-    rivals = sorted(n for n in live - new if is_segment_of_write(n, tag))
+    rivals = _concurrent_rivals(job, tag, live, new, replaced)
     if not rivals or not new & live:
         return
     try:
         push.revert()
     except ControllerError as error:
         raise CommitError(
-            f"table {job.table}: another run of this write committed at the same time ({', '.join(rivals[:3])}); "
+            f"table {job.table}: {_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])}); "
             f"REVERT FAILED: both runs' rows are in the table; revert lineage entry {push.lineage_id} "
             f"(revertReplaceSegments) or rerun the write: {error}") from error
     raise CommitError(
-        f"table {job.table}: another run of this write committed at the same time ({', '.join(rivals[:3])}); "
+        f"table {job.table}: {_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])}); "
         f"this run's lineage entry {push.lineage_id} was reverted (the table holds at most the other run's "
         f"rows); rerun the write to be sure of its result")
 

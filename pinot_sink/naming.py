@@ -165,6 +165,9 @@ def push_type_and_frequency(table_config: Mapping[str, Any] | None) -> tuple[str
 
 WRITE_TAG_PREFIX = "w"
 RUN_TAG_PREFIX = "r"
+# A run that replaces the whole table (an overwrite) is marked in its names: two such runs committing at
+# once each replace what was live before the other, and only this mark lets one see the other afterwards.
+TABLE_OVERWRITE_RUN_TAG_PREFIX = "o"
 _WRITE_TAG_HEX = 10  # 40 bits: two write ids of one table colliding is a one-in-a-trillion event
 
 
@@ -175,15 +178,26 @@ def write_tag(write_id: str) -> str:
     return WRITE_TAG_PREFIX + hashlib.sha256(write_id.encode("utf-8")).hexdigest()[:_WRITE_TAG_HEX]
 
 
-def run_tag(now_ms: int) -> str:
-    """``r`` + the run's start in base-36 epoch millis: fresh per run, ordered, 9 characters until 2059."""
+def run_tag(now_ms: int, *, replaces_table: bool = False) -> str:
+    """``r`` (``o`` for a run that replaces the whole table) + the run's start in base-36 epoch millis: fresh
+    per run, ordered, 9 characters until 2059."""
     digits, value = [], int(now_ms)
     while True:
         value, rest = divmod(value, 36)
         digits.append("0123456789abcdefghijklmnopqrstuvwxyz"[rest])
         if not value:
             break
-    return RUN_TAG_PREFIX + "".join(reversed(digits))
+    return (TABLE_OVERWRITE_RUN_TAG_PREFIX if replaces_table else RUN_TAG_PREFIX) + "".join(reversed(digits))
+
+
+def is_table_overwrite_run(run: str) -> bool:
+    return run.startswith(TABLE_OVERWRITE_RUN_TAG_PREFIX)
+
+
+def is_table_overwrite(name: str) -> bool:
+    """Whether ``name`` was written by a run that replaced the whole table (see ``run_tag``)."""
+    tags = name_tags(name)
+    return tags is not None and is_table_overwrite_run(tags[1])
 
 
 def writer_postfix(user_postfix: str | None, *, write: str, run: str, partition_id: int | None) -> str:
@@ -205,7 +219,7 @@ def name_tags(name: str) -> tuple[str, str] | None:
     if not (write.startswith(WRITE_TAG_PREFIX) and len(write) == 1 + _WRITE_TAG_HEX
             and all(c in "0123456789abcdef" for c in write[1:])):
         return None
-    if not (run.startswith(RUN_TAG_PREFIX) and len(run) > 1 and run[1:].isalnum()):
+    if not (run[:1] in (RUN_TAG_PREFIX, TABLE_OVERWRITE_RUN_TAG_PREFIX) and len(run) > 1 and run[1:].isalnum()):
         return None
     return write, run
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import fsspec
 import pytest
 
-from pinot_sink.commit import abort_job, commit_job
+from pinot_sink.commit import CommitError, abort_job, commit_job
 from pinot_sink.naming import is_segment_of_write, name_tags, write_tag
 from pinot_sink.segment import read_segment
 from pinot_sink.store import local_path
@@ -302,23 +302,72 @@ def test_a_trickled_answer_in_the_commit_times_out_and_the_retry_finds_the_work_
     assert result.rows == 600 and ids_in_controller(table, tmp_path) == list(range(600))
 
 
-@pytest.mark.parametrize("existing", [
-    pytest.param(False, marks=pytest.mark.xfail(strict=True, reason=(
-        "two overwrites (different write ids) of an EMPTY table committing at once both stay: both lineage "
-        "entries have an empty segmentsFrom, forceCleanup reverts neither, and nothing in the names tells an "
-        "overwrite from an append, so the post-commit check cannot see the rival"))),
-    True])
+@pytest.mark.parametrize("existing", [False, True])
 def test_two_overwrites_committing_at_once_leave_one_of_them(tmp_path, table, existing):
-    """Any serial order of two overwrites leaves one DataFrame's rows, never both."""
+    """Any serial order of two overwrites leaves one DataFrame's rows, never both. Into an empty table both
+    lineage entries had an empty segmentsFrom, so forceCleanup reverted neither and both stayed; an overwrite's
+    run tag now marks its names, and the one that looks last after its end sees the other and reverts itself."""
     if existing:
         first = job(url=table.url, out=tmp_path / "s0")
         commit_job(first, run_tasks(first, [(9000, 9100)]))
     one = job(url=table.url, out=tmp_path / "s1", overwrite=True)
     two = job(url=table.url, out=tmp_path / "s2", overwrite=True)
     reports_one, reports_two = run_tasks(one, [(0, 500)]), run_tasks(two, [(1000, 1300)])
-    commit_interleaved(table, (one, reports_one), (two, reports_two))
+    outcome = commit_interleaved(table, (one, reports_one), (two, reports_two))
     ids = ids_in_controller(table, tmp_path)
-    assert ids in (list(range(500)), list(range(1000, 1300)), list(range(9000, 9100)))
+    assert ids in (list(range(500)), list(range(1000, 1300)), list(range(9000, 9100)) if existing else [])
+    winners = [k for k, v in outcome.items() if not isinstance(v, Exception)]
+    assert winners and ids == {"one": list(range(500)), "two": list(range(1000, 1300))}[winners[-1]]
+
+
+def test_an_overwrite_and_an_append_committing_at_once_both_stay(tmp_path, table):
+    """An append that commits while an overwrite commits is an append after it (a serial order): the mark of
+    an overwrite must not make either one withdraw."""
+    one = job(url=table.url, out=tmp_path / "s1", overwrite=True)
+    two = job(url=table.url, out=tmp_path / "s2")
+    outcome = commit_interleaved(table, (one, run_tasks(one, [(0, 500)])), (two, run_tasks(two, [(1000, 1300)])))
+    assert not any(isinstance(v, Exception) for v in outcome.values())
+    assert ids_in_controller(table, tmp_path) == list(range(500)) + list(range(1000, 1300))
+
+
+@pytest.mark.parametrize("rival", ["overwrite", "rerun"])
+@pytest.mark.parametrize("when", ["before its files move in", "after its files moved in",
+                                  "before it deletes what it replaced"])
+def test_two_embedded_runs_committing_at_once_leave_one_of_them(tmp_path, monkeypatch, rival, when):
+    """Without a controller, job two commits whole while job one is inside its commit. Two overwrites (or two
+    runs of one write.id) leave one run's rows. Before one's files move in, two sees nothing of one and
+    replaces only the old rows: both stayed; now one sees two's files after moving its own in and withdraws
+    them (it has deleted nothing yet). Later, two sees one's files and replaces them: a serial order."""
+    import pinot_sink.commit as commit_module
+    from pinot_sink.store import SegmentStore
+
+    old = job(out=tmp_path)
+    commit_job(old, run_tasks(old, [(9000, 9100)]))
+    options = {"overwrite": True} if rival == "overwrite" else {"write.id": "daily_2024-03-01"}
+    one = job(out=tmp_path, **options)
+    time.sleep(0.01)  # another run tag
+    two = job(out=tmp_path, **options)
+    reports_one, reports_two = run_tasks(one, [(0, 500)]), run_tasks(two, [(1000, 1300)])
+    real_publish, real_delete = commit_module.publish_into_directory, SegmentStore.delete
+
+    def commit_two():
+        monkeypatch.setattr(commit_module, "publish_into_directory", real_publish)
+        monkeypatch.setattr(SegmentStore, "delete", real_delete)
+        commit_job(two, reports_two)
+
+    if when == "before its files move in":
+        monkeypatch.setattr(commit_module, "publish_into_directory", lambda *a, **k: (commit_two(), real_publish(*a, **k)))
+    elif when == "after its files moved in":
+        monkeypatch.setattr(commit_module, "publish_into_directory", lambda *a, **k: (real_publish(*a, **k), commit_two()))
+    else:
+        monkeypatch.setattr(SegmentStore, "delete", lambda self, names: (commit_two(), real_delete(self, names))[1])
+    if when == "before its files move in":
+        with pytest.raises(CommitError, match="committed at the same time .*taken out again and nothing was deleted"):
+            commit_job(one, reports_one)
+    else:
+        commit_job(one, reports_one)
+    kept_old = [] if rival == "overwrite" else list(range(9000, 9100))  # a rerun replaces its own write only
+    assert ids_in_directory(tmp_path) == list(range(1000, 1300)) + kept_old
 
 
 def test_write_id_with_a_fixed_name_is_refused():
