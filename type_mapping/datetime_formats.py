@@ -32,6 +32,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .java_numbers import java_long_div, saturating_multiply
+
 MILLIS_PER_UNIT: dict[str, int] = {
     "NANOSECONDS": 0,  # finer than a millisecond: see SUB_MILLIS_PER_MILLI
     "MICROSECONDS": 0,
@@ -247,19 +249,27 @@ def millis_to_format(millis: pa.Array, fmt: DateTimeFormat) -> pa.Array:
 
 def _millis_to_epoch(millis: pa.Array, fmt: DateTimeFormat) -> pa.Array:
     values = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    sub = SUB_MILLIS_PER_MILLI.get(fmt.unit)
-    in_unit = values * sub if sub is not None else _java_div(values, MILLIS_PER_UNIT[fmt.unit])
-    out = _java_div(in_unit, fmt.size)
+    out = java_long_div(millis_to_unit(values, fmt.unit), fmt.size)
     mask = millis.is_null().to_numpy(zero_copy_only=False) if millis.null_count else None
     return pa.array(out, type=pa.int64(), mask=mask)
 
 
-def _java_div(values: np.ndarray, divisor: int) -> np.ndarray:
-    """Java's long division: the quotient truncated toward zero."""
-    if divisor == 1:
-        return values
-    quotient = np.abs(values) // divisor
-    return np.where(values < 0, -quotient, quotient)
+def unit_to_millis(values: np.ndarray, unit: str) -> np.ndarray:
+    """``TimeUnit.<unit>.toMillis``: a product that saturates from coarser units, a truncating quotient from
+    finer ones."""
+    if unit in SUB_MILLIS_PER_MILLI:
+        return java_long_div(values, SUB_MILLIS_PER_MILLI[unit])
+    factor = MILLIS_PER_UNIT[unit]
+    return values if factor == 1 else saturating_multiply(values, factor)
+
+
+def millis_to_unit(millis: np.ndarray, unit: str) -> np.ndarray:
+    """``TimeUnit.<unit>.convert(millis, MILLISECONDS)``: a truncating quotient into coarser units, a product
+    that saturates into finer ones."""
+    if unit in SUB_MILLIS_PER_MILLI:
+        return saturating_multiply(millis, SUB_MILLIS_PER_MILLI[unit])
+    divisor = MILLIS_PER_UNIT[unit]
+    return millis if divisor == 1 else java_long_div(millis, divisor)
 
 
 def days_to_format(days: pa.Array, fmt: DateTimeFormat) -> pa.Array:

@@ -20,32 +20,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import VALID_MAX_TIME_MS, VALID_MIN_TIME_MS
+from type_mapping.datetime_formats import VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, millis_to_unit, unit_to_millis
+from type_mapping.java_numbers import java_long_div
 from type_mapping.pinot_schema import LegacyTimeSpec, SchemaError, TimeGranularity
 
-from .values import Context, java_long_div, saturating_multiply, to_long
+from .values import Context, to_long
 
-# TimeUnit in nanoseconds: the ratio of two units is exact in integers.
-_NANOS = {"NANOSECONDS": 1, "MICROSECONDS": 1_000, "MILLISECONDS": 1_000_000, "SECONDS": 10**9,
-          "MINUTES": 60 * 10**9, "HOURS": 3_600 * 10**9, "DAYS": 86_400 * 10**9}
 _OUTPUT_TYPES = {"INT": pa.int32(), "LONG": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
                  "STRING": pa.string()}
-
-
-def _unit_to_millis(values: np.ndarray, unit: str) -> np.ndarray:
-    """``TimeUnit.<unit>.toMillis``: a saturating product towards coarser units, a truncating quotient finer."""
-    ratio = _NANOS[unit] // _NANOS["MILLISECONDS"] if _NANOS[unit] >= _NANOS["MILLISECONDS"] else 0
-    if ratio:
-        return values if ratio == 1 else saturating_multiply(values, ratio)
-    return java_long_div(values, _NANOS["MILLISECONDS"] // _NANOS[unit])
-
-
-def _millis_to_unit(millis: np.ndarray, unit: str) -> np.ndarray:
-    """``TimeUnit.<unit>.convert(millis, MILLISECONDS)``."""
-    if _NANOS[unit] >= _NANOS["MILLISECONDS"]:
-        ratio = _NANOS[unit] // _NANOS["MILLISECONDS"]
-        return millis if ratio == 1 else java_long_div(millis, ratio)
-    return saturating_multiply(millis, _NANOS["MILLISECONDS"] // _NANOS[unit])
 
 
 class TimeSpecConversion:
@@ -73,7 +55,7 @@ class TimeSpecConversion:
         numbers = pc.fill_null(longs, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         with np.errstate(over="ignore"):
             durations = numbers * np.int64(incoming.size)  # wraps, as Java's long product
-        millis = _unit_to_millis(durations, incoming.time_type)
+        millis = unit_to_millis(durations, incoming.time_type)
         candidates = ~null & ~unparsed
         valid = candidates & (millis >= VALID_MIN_TIME_MS) & (millis <= VALID_MAX_TIME_MS)
         before_valid = candidates.copy()
@@ -85,7 +67,7 @@ class TimeSpecConversion:
         # Pinot meets the rows in order: the first failing row is the one reported
         for mask, reason in sorted(failures, key=lambda f: int(np.argmax(f[0])) if f[0].any() else len(f[0])):
             ctx.fail(mask, reason, values)
-        converted = java_long_div(_millis_to_unit(millis, outgoing.time_type), outgoing.size)
+        converted = java_long_div(millis_to_unit(millis, outgoing.time_type), outgoing.size)
         out = pa.array(converted, pa.int64(), mask=null | unparsed if (null | unparsed).any() else None)
         # (int) and (float) / (double) of a long: wrap and round, never an error
         return out.cast(_OUTPUT_TYPES[outgoing.data_type], safe=False)
