@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from ..values import Context, Value, broadcast, const_value, per_distinct, to_int, to_string
 from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
 
 _LINE_END = "\n\r\x85\u2028\u2029"  # Java's line terminators (without UNIX_LINES)
 _DOT = "[^\n\r\x85\u2028\u2029]"
@@ -288,29 +289,6 @@ def _replacement(template: str, pattern: JavaPattern) -> list[str | int] | str:
 
 # --- evaluation ------------------------------------------------------------------------------------
 
-_FAIL = object()
-
-
-def _per_value(ctx: Context, text: pa.Array, fn: Callable[[str], object], out_type: pa.DataType,
-               reason: Callable[[], str]) -> pa.Array:
-    """``fn`` once per distinct value; a value for which it returns ``_FAIL`` fails its rows (Java threw)."""
-    failed: set[str] = set()
-
-    def one(s):
-        if s is None:
-            return None
-        result = fn(s)
-        if result is _FAIL:
-            failed.add(s)
-            return None
-        return result
-
-    out = per_distinct(text, one, out_type)
-    if failed:
-        ctx.fail(pc.is_in(text, value_set=pa.array(sorted(failed), pa.string())), reason(), text)
-    return out
-
-
 def _text(ctx: Context, value: Value) -> pa.Array:
     return broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
 
@@ -438,7 +416,6 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
     pattern = JavaPattern(source, case_insensitive=flag == "i")  # only "i" exactly; others are ignored
     regex = pattern.regex
     template = _replacement(replacement, pattern) if occurrence < 0 else None
-    errors: list[str] = []
 
     def expand(m: re.Match) -> str:
         return "".join(part if isinstance(part, str) else (m.group(part) or "") for part in template)
@@ -446,8 +423,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
     def one(s: str):
         begin = _region_start(s, start)
         if begin is None:
-            errors.append("IndexOutOfBoundsException: start")
-            return _FAIL
+            raise JavaThrows("IndexOutOfBoundsException: start")
         head, tail = s[:begin], s[begin:]
         if occurrence >= 0:
             for index, m in enumerate(regex.finditer(tail)):
@@ -457,11 +433,10 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
         if isinstance(template, str):  # an invalid replacement throws on the first match
             if regex.search(tail) is None:
                 return s
-            errors.append(template)
-            return _FAIL
+            raise JavaThrows(template)
         return head + regex.sub(expand, tail)
 
-    return _per_value(ctx, _text(ctx, args[0]), one, pa.string(), lambda: errors[0])
+    return per_row(ctx, one, pa.string(), _text(ctx, args[0]))
 
 
 @scalar_function("regexpCount", arity=2, literal_args=(1,), check=_check_pattern(1))

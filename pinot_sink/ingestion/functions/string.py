@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from ..values import Const, Context, IngestionError, Value, broadcast, to_int, to_string
 from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
 
 _JAVA_TRIM = "".join(chr(i) for i in range(0x21))
 _REGEX_SPACE = " \t\n\x0b\f\r"  # Java's \s (ltrim / rtrim strip ^\s+ / \s+$)
@@ -251,3 +252,259 @@ def _ends_with(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("contains", arity=2)
 def _contains(ctx: Context, args: list[Value]) -> Value:
     return pc.match_substring(_text(ctx, args[0]), pattern=_literal(ctx, to_string(args[1], ctx), "substring"))
+
+
+# --- more of StringFunctions, run once per distinct argument tuple (rowwise.per_row) ----------------
+
+
+def _units(s: str) -> list[int]:
+    """The UTF-16 code units of ``s`` (Java's chars)."""
+    b = _utf16(s)
+    return [b[i] | (b[i + 1] << 8) for i in range(0, len(b), 2)]
+
+
+def _find(s: str, find: str, start: int) -> int:
+    """``String.indexOf(find, start)`` in UTF-16 units (a match starts on a unit boundary of the encoding)."""
+    hay, needle = _utf16(s), _utf16(find)
+    i = hay.find(needle, 2 * max(start, 0))
+    while i != -1 and i % 2:
+        i = hay.find(needle, i + 1)
+    return -1 if i == -1 else i // 2
+
+
+def _rfind(s: str, find: str, start: int) -> int:
+    """``String.lastIndexOf(find, start)``: the last match starting at or before UTF-16 index ``start``."""
+    if start < 0:
+        return -1
+    hay, needle = _utf16(s), _utf16(find)
+    i = hay.rfind(needle, 0, min(2 * start, len(hay)) + len(needle))
+    while i != -1 and i % 2:
+        i = hay.rfind(needle, 0, i + len(needle) - 1)
+    return -1 if i == -1 else i // 2
+
+
+def _ints(ctx: Context, value: Value) -> Value:
+    return to_int(value, ctx)
+
+
+def _strings(ctx: Context, value: Value) -> Value:
+    return to_string(value, ctx)
+
+
+def _string_function(name: str, *aliases: str, arity: int | tuple[int, ...], kinds: str, out_type: pa.DataType):
+    """Register ``fn(*values)`` whose arguments are converted by ``kinds`` (``s`` String, ``i`` int)."""
+    def register(fn):
+        def impl(ctx: Context, args: list[Value]) -> Value:
+            converted = [_strings(ctx, a) if kind == "s" else _ints(ctx, a) for kind, a in zip(kinds, args)]
+            return per_row(ctx, fn, out_type, *converted)
+
+        scalar_function(name, *aliases, arity=arity)(impl)
+        return fn
+
+    return register
+
+
+def _ordinal_index_of(s: str, find: str, ordinal: int) -> int:
+    """``StringUtils.ordinalIndexOf``: occurrences may overlap; -1 when fewer than ``ordinal``; 0 for ""."""
+    if ordinal <= 0:
+        return -1
+    if find == "":
+        return 0
+    index = -1
+    for _ in range(ordinal):
+        index = _find(s, find, index + 1)
+        if index < 0:
+            return -1
+    return index
+
+
+_string_function("strpos", arity=2, kinds="ss", out_type=pa.int32())(lambda s, find: _find(s, find, 0))
+_string_function("strpos", arity=3, kinds="ssi", out_type=pa.int32())(_ordinal_index_of)
+_string_function("strrpos", arity=2, kinds="ss", out_type=pa.int32())(lambda s, find: _rfind(s, find, 2**31 - 1))
+# StringUtils.lastIndexOf(s, find, startPos): a start position, not an occurrence count
+_string_function("strrpos", arity=3, kinds="ssi", out_type=pa.int32())(_rfind)
+
+
+def _left(s: str, n: int) -> str:
+    """``StringUtils.left``: the first ``n`` UTF-16 units ("" for a negative ``n``)."""
+    return "" if n < 0 else _java_substring(s, 0, n)
+
+
+def _right(s: str, n: int) -> str:
+    if n < 0:
+        return ""
+    total = len(_utf16(s)) // 2
+    return s if n >= total else _java_substring(s, total - n, None)
+
+
+_string_function("leftSubStr", "left", arity=2, kinds="si", out_type=pa.string())(_left)
+_string_function("rightSubStr", "right", arity=2, kinds="si", out_type=pa.string())(_right)
+
+
+@_string_function("substring", arity=(2, 3), kinds="sii", out_type=pa.string())
+def _substring(s: str, begin: int, length: int | None = None) -> str:
+    """1-based ``substring(s, begin[, length])``: ``StringUtils.substring(s, begin - 1, begin - 1 + length)``
+    with Java's int arithmetic (wrapping)."""
+    begin = _wrap_int(begin - 1)
+    return _java_substring(s, begin, None if length is None else _wrap_int(begin + length))
+
+
+def _wrap_int(v: int) -> int:
+    return ((v + 2**31) % 2**32) - 2**31
+
+
+@_string_function("repeat", arity=2, kinds="si", out_type=pa.string())
+def _repeat(s: str, times: int) -> str:
+    """``StringUtils.repeat``: "" for ``times <= 0``."""
+    if times <= 0:
+        return ""
+    if len(_utf16(s)) // 2 * times > _MAX_STRING:
+        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    return s * times
+
+
+@_string_function("repeat", arity=3, kinds="ssi", out_type=pa.string())
+def _repeat_separated(s: str, separator: str, times: int) -> str:
+    if times <= 0:
+        return ""
+    if (len(_utf16(s)) + len(_utf16(separator))) // 2 * times > _MAX_STRING:
+        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    return separator.join([s] * times)
+
+
+_MAX_STRING = 2**31 - 2
+
+
+@_string_function("hammingDistance", arity=2, kinds="ss", out_type=pa.int32())
+def _hamming(a: str, b: str) -> int:
+    """Differing UTF-16 units; -1 when the lengths differ."""
+    x, y = _units(a), _units(b)
+    return -1 if len(x) != len(y) else sum(1 for p, q in zip(x, y) if p != q)
+
+
+@_string_function("levenshteinDistance", arity=2, kinds="ss", out_type=pa.int32())
+def _levenshtein(a: str, b: str) -> int:
+    x, y = _units(a), _units(b)
+    previous = list(range(len(y) + 1))
+    for i, p in enumerate(x, 1):
+        current = [i]
+        for j, q in enumerate(y, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (p != q)))
+        previous = current
+    return previous[-1]
+
+
+@_string_function("strcmp", arity=2, kinds="ss", out_type=pa.int32())
+def _strcmp(a: str, b: str) -> int:
+    """``String.compareTo``: the difference of the first differing UTF-16 units, else of the lengths."""
+    x, y = _units(a), _units(b)
+    for p, q in zip(x, y):
+        if p != q:
+            return p - q
+    return len(x) - len(y)
+
+
+@_string_function("codepoint", arity=1, kinds="s", out_type=pa.int32())
+def _codepoint(s: str) -> int:
+    if s == "":
+        raise JavaThrows("StringIndexOutOfBoundsException: codePointAt(0) of an empty string")
+    return ord(s[0])
+
+
+@_string_function("chr", arity=1, kinds="i", out_type=pa.string())
+def _chr(codepoint: int) -> str:
+    """``Character.toChars``; a lone surrogate is stored as '?' (Java's UTF-8 encoder)."""
+    if not 0 <= codepoint <= 0x10FFFF:
+        raise JavaThrows(f"IllegalArgumentException: Not a valid Unicode code point: {codepoint:#X}")
+    return "?" if 0xD800 <= codepoint <= 0xDFFF else chr(codepoint)
+
+
+@_string_function("ascii", arity=1, kinds="s", out_type=pa.int32())
+def _ascii(s: str) -> int:
+    """The first UTF-16 unit (0 for "")."""
+    return _units(s[:1])[0] if s else 0
+
+
+@_string_function("space", arity=1, kinds="i", out_type=pa.string())
+def _space(n: int) -> str:
+    return " " * n if n > 0 else ""
+
+
+@_string_function("firstLine", arity=1, kinds="s", out_type=pa.string())
+def _first_line(s: str) -> str:
+    """The text before the first '\\n' or '\\r'."""
+    for i, ch in enumerate(s):
+        if ch in "\n\r":
+            return s[:i]
+    return s
+
+
+@_string_function("substringIndex", arity=3, kinds="ssi", out_type=pa.string())
+def _substring_index(s: str, delimiter: str, count: int) -> str:
+    """Before the count-th delimiter (after the count-th from the end when negative); the whole text when there
+    are fewer (occurrences may overlap, as ``StringUtils.ordinalIndexOf``)."""
+    if count == 0 or delimiter == "":
+        return ""
+    if count > 0:
+        index = -1
+        for _ in range(count):
+            index = s.find(delimiter, index + 1)
+            if index < 0:
+                return s
+        return s[:index]
+    index = len(s)
+    for _ in range(-count):  # StringUtils.lastOrdinalIndexOf
+        index = s.rfind(delimiter, 0, index - 1 + len(delimiter)) if index > 0 else -1
+        if index < 0:
+            return s
+    return s[index + len(delimiter):]
+
+
+_NORMALIZATION_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+
+
+def _check_form(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str) and args[1] not in _NORMALIZATION_FORMS:
+        raise ValueError(f"the normalization form must be one of {', '.join(_NORMALIZATION_FORMS)} "
+                         f"(Normalizer.Form.valueOf), got {args[1]!r}")
+
+
+@scalar_function("normalize", arity=(1, 2), literal_args=(1,), check=_check_form)
+def _normalize(ctx: Context, args: list[Value]) -> Value:
+    """``Normalizer.normalize`` (NFC by default), with this Python's Unicode tables."""
+    import unicodedata
+
+    form = _literal(ctx, to_string(args[1], ctx), "normalization form") if len(args) > 1 else "NFC"
+    if form not in _NORMALIZATION_FORMS:
+        raise IngestionError(f"{ctx.where}: IllegalArgumentException: No enum constant Normalizer.Form.{form}")
+    return per_row(ctx, lambda s: unicodedata.normalize(form, s), pa.string(), _text(ctx, args[0]))
+
+
+@scalar_function("remove", arity=2)
+def _remove(ctx: Context, args: list[Value]) -> Value:
+    text = _text(ctx, args[0])
+    search = to_string(args[1], ctx)
+    if isinstance(search, Const):
+        return text if search.value == "" else pc.replace_substring(text, pattern=search.value, replacement="")
+    return per_row(ctx, lambda s, find: s if find == "" else s.replace(find, ""), pa.string(), text, search)
+
+
+@scalar_function("octetLength", arity=1)
+def _octet_length(ctx: Context, args: list[Value]) -> Value:
+    return pc.binary_length(_text(ctx, args[0])).cast(pa.int32())
+
+
+@scalar_function("bitLength", arity=1)
+def _bit_length(ctx: Context, args: list[Value]) -> Value:
+    return pc.multiply(pc.binary_length(_text(ctx, args[0])).cast(pa.int32()), 8)
+
+
+@scalar_function("charLength", "characterLength", arity=1)
+def _char_length(ctx: Context, args: list[Value]) -> Value:
+    """Code points (``codePointCount``), unlike ``length``."""
+    return pc.utf8_length(_text(ctx, args[0])).cast(pa.int32())
+
+
+@scalar_function("isValidASCII", arity=1)
+def _is_valid_ascii(ctx: Context, args: list[Value]) -> Value:
+    return pc.string_is_ascii(_text(ctx, args[0]))
