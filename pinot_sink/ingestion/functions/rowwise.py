@@ -3,7 +3,8 @@
 ``per_row(ctx, fn, out_type, *args)`` calls ``fn`` with the arguments' Python values (a literal is passed as
 it is); a row with a null argument gives null without calling ``fn`` (the functions using this are
 null-intolerant). ``fn`` raises ``JavaThrows`` where Java throws: those rows fail through ``Context.fail``
-(the build fails, or with continueOnError the row is nulled and counted).
+(the build fails, or with continueOnError the row is nulled and counted). A list argument reaches ``fn`` as a
+tuple.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: 
             return None
 
     consts = [a.value if isinstance(a, Const) else None for a in args]
-    if len(columns) == 1:  # one column: dictionary-encode it, call once per distinct value
+    if len(columns) == 1 and not _is_list(args[columns[0]].type):  # dictionary-encode, once per distinct value
         position = columns[0]
         encoded = pc.dictionary_encode(args[position])
         keys = []
@@ -50,7 +51,7 @@ def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: 
             failed = pa.array([k in failures for k in keys], pa.bool_()).take(encoded.indices)
             ctx.fail(failed, next(iter(failures.values())), args[position])
         return out
-    lists = [args[i].to_pylist() for i in columns]
+    lists = [[tuple(v) if isinstance(v, list) else v for v in args[i].to_pylist()] for i in columns]
     cache: dict[tuple, Any] = {}
     rows = []
     for row in zip(*lists):
@@ -61,8 +62,12 @@ def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: 
         if key not in cache:
             cache[key] = call(key)
         rows.append(key)
-    out = pa.array([cache[k] for k in rows], out_type)
+    out = pa.array([cache[k] for k in rows], out_type)  # a list argument reaches fn as a tuple
     if failures:
         failed = np.array([k in failures for k in rows], dtype=np.bool_)
         ctx.fail(failed, next(iter(failures.values())), [k[columns[0]] for k in rows])
     return out
+
+
+def _is_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
