@@ -51,15 +51,18 @@ def to_array(value: Value, kind: str, ctx: Context) -> pa.Array:
     element_ctx.where = ctx.where
     converted = broadcast(convert(flat, element_ctx), len(flat), element_type)
     parents = pc.list_parent_indices(array).to_numpy(zero_copy_only=False)
+    failed = np.zeros(len(array), dtype=np.bool_)
     if element_ctx.errors is not None:
-        failed = np.bincount(parents[element_ctx.errors], minlength=len(array)) > 0
-        ctx.fail(failed, f"an element cannot be converted to {kind.lower()} (NumberFormatException)", array)
+        bad = np.bincount(parents[element_ctx.errors], minlength=len(array)) > 0
+        ctx.fail(bad, f"an element cannot be converted to {kind.lower()} (NumberFormatException)", array)
+        failed |= bad
     if kind != "String" and flat.null_count:
-        failed = np.bincount(parents[flat.is_null().to_numpy(zero_copy_only=False)], minlength=len(array)) > 0
-        ctx.fail(failed, "NullPointerException: a null element in a primitive array", array)
+        bad = np.bincount(parents[flat.is_null().to_numpy(zero_copy_only=False)], minlength=len(array)) > 0
+        ctx.fail(bad, "NullPointerException: a null element in a primitive array", array)
+        failed |= bad
     offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
-    return pa.ListArray.from_arrays(offsets, converted.cast(element_type),
-                                    mask=array.is_null() if array.null_count else None)
+    mask = (array.is_null().to_numpy(zero_copy_only=False) if array.null_count else failed) | failed
+    return pa.ListArray.from_arrays(offsets, converted.cast(element_type), mask=pa.array(mask) if mask.any() else None)
 
 
 def _register(name: str, params: str, out: str, fn: Callable, *, element: str | None = None):
