@@ -4,7 +4,8 @@ and longs (signed), 128-bit hashes as bytes.
 Their parameter is ``byte[]``: a STRING argument is hex-decoded first (``binary.to_bytes``), as Pinot converts
 it, so ``md5(name)`` of a text column fails on text that is not hex; ``murmurHash2UTF8`` and the ``...UTF8``
 FNV functions take the text's UTF-8 bytes instead. ``sha224`` is SHA3-224 (``DigestUtils.sha3_224Hex``), not
-SHA-224. ``murmurHash3X64Bit64`` returns the 32-bit value widened, as Pinot's does.
+SHA-224. ``murmurHash3X64Bit64`` returns the 32-bit value widened, as Pinot's does. Murmur2, Murmur3 x86_32,
+FNV and Pinot's own x64 Murmur3 use the partition functions' implementations (``segment.partition``).
 """
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import zlib
 
 import pyarrow as pa
 
-from ..values import Context, Value, broadcast, to_int, to_long, to_string
+from pinot_sink.segment.partition import hash_bytes, murmur3_x64
+
+from ..values import Const, Context, Value, broadcast, to_int, to_long, to_string
 from .binary import to_bytes
 from .registry import scalar_function
 from .rowwise import per_row
@@ -76,27 +79,6 @@ def crc32c(data: bytes) -> int:
 _register("crc32c", lambda b: _s32(crc32c(b)), pa.int32())
 
 
-def murmur_hash2(data: bytes) -> int:
-    """Pinot's ``MurmurHashFunctions.murmurHash2`` (seed 0x9747b28c), a Java int."""
-    m, length = 0x5BD1E995, len(data)
-    h = (0x9747B28C ^ length) & M32
-    for i in range(0, length - length % 4, 4):
-        k = int.from_bytes(data[i:i + 4], "little")
-        k = (k * m) & M32
-        k ^= k >> 24
-        k = (k * m) & M32
-        h = ((h * m) & M32) ^ k
-    tail = data[length - length % 4:]
-    if tail:
-        for i in range(len(tail) - 1, -1, -1):
-            h ^= tail[i] << (8 * i)
-        h = (h * m) & M32
-    h ^= h >> 13
-    h = (h * m) & M32
-    h ^= h >> 15
-    return _s32(h)
-
-
 def murmur_hash2_64(data: bytes, seed: int = 0xE17A1465) -> int:
     """``MurmurHashFunctions.murmurHash2Bit64`` (MurmurHash64A), a Java long."""
     m, length = 0xC6A4A7935BD1E995, len(data)
@@ -117,8 +99,6 @@ def murmur_hash2_64(data: bytes, seed: int = 0xE17A1465) -> int:
     return _s64(h)
 
 
-_register("murmurHash2", murmur_hash2, pa.int32())
-_register("murmurHash2UTF8", murmur_hash2, pa.int32(), utf8=True)
 _register("murmurHash2Bit64", murmur_hash2_64, pa.int64())
 _register("murmurHash2Bit64", murmur_hash2_64, pa.int64(), seed="int", arity=2)
 
@@ -134,27 +114,6 @@ def _fmix64(k: int) -> int:
     k ^= k >> 33
     k = (k * 0xC4CEB9FE1A85EC53) & M64
     return k ^ (k >> 33)
-
-
-def murmur3_32(data: bytes, seed: int) -> int:
-    """MurmurHash3 x86_32 (Guava's ``murmur3_32_fixed``), a Java int."""
-    c1, c2 = 0xCC9E2D51, 0x1B873593
-    h = seed & M32
-    length = len(data)
-    for i in range(0, length - length % 4, 4):
-        k = int.from_bytes(data[i:i + 4], "little")
-        k = (_rotl((k * c1) & M32, 15, 32) * c2) & M32
-        h = (_rotl(h ^ k, 13, 32) * 5 + 0xE6546B64) & M32
-    tail = data[length - length % 4:]
-    if tail:
-        k = int.from_bytes(tail, "little")
-        h ^= (_rotl((k * c1) & M32, 15, 32) * c2) & M32
-    h ^= length
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & M32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & M32
-    return _s32(h ^ (h >> 16))
 
 
 def murmur3_128(data: bytes, seed: int) -> bytes:
@@ -192,79 +151,43 @@ def murmur3_128(data: bytes, seed: int) -> bytes:
     return h1.to_bytes(8, "little") + h2.to_bytes(8, "little")
 
 
-_register("murmurHash3Bit32", murmur3_32, pa.int32(), seed="int", arity=2)
 _register("murmurHash3Bit64", lambda b, s: _s64(int.from_bytes(murmur3_128(b, s)[:8], "little")), pa.int64(),
           seed="int", arity=2)
 _register("murmurHash3Bit128", murmur3_128, pa.binary(), seed="int", arity=2)
 
 
-def pinot_murmur3_x64(data: bytes, seed: int) -> tuple[int, int]:
-    """``MurmurHashFunctions.murmurHash3X64``: Pinot's own x64 variant (evolving constants; the tail bytes are
-    read as *signed* Java bytes); returns (h1, h2) as unsigned 64-bit values."""
-    state = {"h1": (0x9368E53C2F6AF274 ^ seed) & M64, "h2": (0x586DCD208F7CD3FD ^ seed) & M64,
-             "c1": 0x87C37B91114253D5, "c2": 0x4CF5AD432745937F}
-
-    def bmix(k1: int, k2: int) -> None:
-        s = state
-        k1 = (k1 * s["c1"]) & M64
-        k1 = (_rotl(k1, 23, 64) * s["c2"]) & M64
-        s["h1"] = ((s["h1"] ^ k1) + s["h2"]) & M64
-        s["h2"] = _rotl(s["h2"], 41, 64)
-        k2 = (k2 * s["c2"]) & M64
-        k2 = (_rotl(k2, 23, 64) * s["c1"]) & M64
-        s["h2"] = ((s["h2"] ^ k2) + s["h1"]) & M64
-        s["h1"] = (s["h1"] * 3 + 0x52DCE729) & M64
-        s["h2"] = (s["h2"] * 3 + 0x38495AB5) & M64
-        s["c1"] = (s["c1"] * 5 + 0x7B7D159C) & M64
-        s["c2"] = (s["c2"] * 5 + 0x6BCE6396) & M64
-
-    length = len(data)
-    for i in range(0, length - 15, 16):
-        bmix(int.from_bytes(data[i:i + 8], "little"), int.from_bytes(data[i + 8:i + 16], "little"))
-    tail = data[length & ~15:]
-    if tail:
-        k1 = k2 = 0
-        for i, byte in enumerate(tail):
-            signed = (byte - 256 if byte >= 128 else byte) << (8 * (i % 8))
-            if i < 8:
-                k1 ^= signed & M64
-            else:
-                k2 ^= signed & M64
-        bmix(k1, k2)
-    h1, h2 = state["h1"], state["h2"] ^ length
-    h1 = (h1 + h2) & M64
-    h2 = (h2 + h1) & M64
-    h1, h2 = _fmix64(h1), _fmix64(h2)
-    h1 = (h1 + h2) & M64
-    h2 = (h2 + h1) & M64
-    return h1, h2
-
-
 def _x64_32(data: bytes, seed: int) -> int:
-    return _s32(pinot_murmur3_x64(data, seed)[0] >> 32)
+    return _s32(murmur3_x64(data, seed)[0] >> 32)
 
 
 _register("murmurHash3X64Bit32", _x64_32, pa.int32(), seed="int", arity=2)
 _register("murmurHash3X64Bit64", _x64_32, pa.int64(), seed="int", arity=2)  # Pinot returns the 32-bit hash
-_register("murmurHash3X64Bit128",
-          lambda b, s: b"".join(h.to_bytes(8, "big") for h in pinot_murmur3_x64(b, s)), pa.binary(),
-          seed="int", arity=2)
+_register("murmurHash3X64Bit128", lambda b, s: b"".join(h.to_bytes(8, "big") for h in murmur3_x64(b, s)),
+          pa.binary(), seed="int", arity=2)
 
 
-def _fnv(bits: int, alternate: bool):
-    prime, basis, mask = ((0x01000193, 0x811C9DC5, M32) if bits == 32
-                          else (0x100000001B3, 0xCBF29CE484222325, M64))
+def _vectorised(name: str, function: str, *, utf8: bool = False, seeded: bool = False):
+    """A hash with a numpy kernel shared with the partition functions (``segment.partition.hash_bytes``)."""
+    def impl(ctx: Context, args: list[Value]) -> Value:
+        data = (broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string()).cast(pa.binary()) if utf8
+                else to_bytes(args[0], ctx))
+        seed = 0
+        if seeded:
+            seed = to_int(args[1], ctx)
+            if not isinstance(seed, Const):  # a per-row seed: one row at a time
+                return per_row(ctx, lambda b, s: int(hash_bytes(pa.array([b], pa.binary()), function, s)[0]),
+                               pa.int32(), data, seed)
+            seed = seed.value
+        hashes = hash_bytes(data, function, seed)
+        return pa.array(hashes, mask=data.is_null().to_numpy(zero_copy_only=False) if data.null_count else None)
 
-    def fnv(data: bytes) -> int:
-        h = basis
-        for byte in data:
-            h = (((h ^ byte) * prime) if alternate else ((h * prime) ^ byte)) & mask
-        return _s32(h) if bits == 32 else _s64(h)
-
-    return fnv
+    scalar_function(name, arity=2 if seeded else 1)(impl)
 
 
-for _bits, _type in ((32, pa.int32()), (64, pa.int64())):
-    for _alternate, _variant in ((False, "fnv1"), (True, "fnv1a")):
-        _register(f"{_variant}Hash{_bits}", _fnv(_bits, _alternate), _type)
-        _register(f"{_variant}Hash{_bits}UTF8", _fnv(_bits, _alternate), _type, utf8=True)
+_vectorised("murmurHash2", "murmur2")
+_vectorised("murmurHash2UTF8", "murmur2", utf8=True)
+_vectorised("murmurHash3Bit32", "murmur3_x86_32", seeded=True)
+for _bits in (32, 64):
+    for _variant in ("fnv1", "fnv1a"):
+        _vectorised(f"{_variant}Hash{_bits}", f"{_variant}_{_bits}")
+        _vectorised(f"{_variant}Hash{_bits}UTF8", f"{_variant}_{_bits}", utf8=True)
