@@ -104,6 +104,10 @@ def test_patterns_java_rejects_or_we_cannot_translate_fail_when_read(pattern):
 
 
 def test_bad_match_parameter_fails_when_read():
+    with pytest.raises(ExpressionError, match="inside a class"):
+        Expression("regexpLike(s, '[\\W]', 'i')")  # no ASCII-only negated class in Python's Unicode mode
+    assert evaluate("regexpLike(s, '[\\W]', 'c')", s=["é", "a"])[0] == [True, False]
+    assert evaluate("regexpLike(s, '(?i)é', 'c')", s=["É"])[0] == [False]  # (?i) alone is ASCII-only
     with pytest.raises(ExpressionError, match="match parameter"):
         Expression("regexpLike(s, 'a', 'x')")
 

@@ -37,7 +37,7 @@ class JavaPattern:
 
     def __init__(self, pattern: str, case_insensitive: bool = False, unicode_case: bool = False) -> None:
         self.source = pattern
-        text, leading_i = _translate(pattern)
+        text, leading_i = _translate(pattern, unicode_case)
         flags = 0 if unicode_case else re.ASCII  # Java folds case in ASCII only unless UNICODE_CASE
         if case_insensitive or leading_i:
             flags |= re.IGNORECASE
@@ -53,7 +53,7 @@ def _char(cp: int) -> str:
     return re.escape(chr(cp))
 
 
-def _translate(p: str) -> tuple[str, bool]:
+def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
     """The Python pattern for Java pattern ``p``, and whether it starts with ``(?i)``."""
     out: list[str] = []
     i, n = 0, len(p)
@@ -73,9 +73,11 @@ def _translate(p: str) -> tuple[str, bool]:
         if c in _SHORTHAND:
             return (_SHORTHAND[c] if in_class else f"[{_SHORTHAND[c]}]"), k
         if c in "DWS":
-            if in_class:
-                return f"\\{c}", k  # compiled with re.ASCII, or rejected below for unicode case
-            return f"[^{_SHORTHAND[c.lower()]}]", k
+            if not in_class:
+                return f"[^{_SHORTHAND[c.lower()]}]", k
+            if unicode_case:  # Python's class shorthands follow the compile mode, Unicode here
+                reject(f"\\{c} inside a class with a case-insensitive match parameter")
+            return f"\\{c}", k  # compiled with re.ASCII: Java's ASCII classes
         if c in _SIMPLE_ESCAPES:
             return _char(ord(_SIMPLE_ESCAPES[c])), k
         if c == "0":
@@ -236,7 +238,7 @@ def _translate_class(p: str, i: int, escape, reject) -> tuple[str, int]:
         if c == "-" and len(out) > 1 and out[-1] not in ("[", "^") and j + 1 < n and p[j + 1] != "]":
             out.append("-")  # a range between the previous member and the next one
         else:
-            out.append(_char(ord(c)) if c not in "-" else "\\-")
+            out.append("\\" + c if c in "-&~|" else _char(ord(c)))  # never one of Python's set operators
         j += 1
 
 
@@ -315,7 +317,8 @@ def _match_flags(args: list) -> dict:
         return {}
     if not isinstance(args[2], str) or len(args[2]) != 1 or args[2].lower() not in "ic":
         raise ValueError(f"the match parameter must be 'i' or 'c' (got {args[2]!r})")
-    return {"case_insensitive": args[2].lower() == "i", "unicode_case": True}
+    insensitive = args[2].lower() == "i"
+    return {"case_insensitive": insensitive, "unicode_case": insensitive}  # JavaUtilPattern: both or none
 
 
 @scalar_function("regexpLike", arity=(2, 3), literal_args=(1, 2), check=_check_pattern(1, _match_flags))
