@@ -156,6 +156,44 @@ def test_string_edge_cases():
     assert evaluate("isValidASCII(s)", s=["abc", "é"])[0] == [True, False]
 
 
+def java_split(s: str, sep: str, limit: int) -> list[str]:
+    """``splitByWholeSeparatorWorker`` written from its loop: find the separator from ``begin``; a token only
+    when non-empty; no separator left: the rest (even "") is the last token; the limit-th token is the rest."""
+    out, begin = [], 0
+    if s == "":
+        return out
+    while True:
+        end = s.find(sep, begin)
+        if end == -1:
+            out.append(s[begin:])
+            return out
+        if end > begin:
+            if len(out) + 1 == limit:
+                out.append(s[begin:])
+                return out
+            out.append(s[begin:end])
+        begin = end + len(sep)
+        if begin >= len(s) and end + len(sep) == len(s):
+            out.append("")
+            return out
+
+
+@given(st.lists(st.text(alphabet="ab,", max_size=8), min_size=1, max_size=12), st.sampled_from([",", "ab", ",,"]),
+       st.integers(-1, 3))
+@settings(deadline=None)
+def test_split_is_split_by_whole_separator(values, sep, limit):
+    column = pa.array(values, pa.string())
+    assert evaluate(f"split(s, '{sep}')", s=column)[0] == [java_split(v, sep, -1) for v in values]
+    assert evaluate(f"split(s, '{sep}', {limit})", s=column)[0] == [java_split(v, sep, limit) for v in values]
+
+
+def test_split_on_white_space_is_java_white_space():
+    s = ["a  b\u00a0c\x85d\u2003e", "  "]
+    assert evaluate("split(s, '')", s=s)[0] == [["a", "b\u00a0c\x85d", "e"], []]
+    assert evaluate("split(s, '', 2)", s=s)[0] == [["a", "b\u00a0c\x85d\u2003e"], []]
+    assert evaluate("splitPart(s, '', 1)", s=s)[0] == ["b\u00a0c\x85d", "null"]
+
+
 # --- bytes and encodings -----------------------------------------------------------------------------------
 
 

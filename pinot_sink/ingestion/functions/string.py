@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Const, Context, IngestionError, Value, broadcast, to_int, to_string
+from ..values import Const, Context, IngestionError, Value, as_numpy_mask, broadcast, to_int, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -171,11 +171,63 @@ scalar_function("lpad", arity=3)(_pad(True))
 scalar_function("rpad", arity=3)(_pad(False))
 
 
-def _split_whole(s: str, delimiter: str | None) -> list[str]:
-    """``StringUtils.splitByWholeSeparator``: runs of the separator are one, no empty tokens."""
-    if delimiter is None or delimiter == "":
-        return s.split()
-    return [part for part in s.split(delimiter) if part]
+def _java_whitespace(ch: str) -> bool:
+    """``Character.isWhitespace``: Unicode space separators except the no-break ones, and \t \n \v \f \r
+    \x1c-\x1f (not U+0085, unlike Python's ``str.isspace``)."""
+    import unicodedata
+
+    if ch in "\t\n\x0b\f\r\x1c\x1d\x1e\x1f":
+        return True
+    return unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in "\xa0\u2007\u202f"
+
+
+def split_whole(s: str, separator: str, limit: int = -1) -> list[str]:
+    """``StringUtils.splitByWholeSeparator(s, separator, limit)``: leading and repeated separators are skipped,
+    but a separator that ends the text leaves a final "" token; with ``limit > 0`` the last of at most
+    ``limit`` tokens holds the rest; an empty separator splits on Java white space."""
+    if s == "":
+        return []
+    if separator == "":
+        return _split_whitespace(s, limit)
+    tokens: list[str] = []
+    begin = end = 0
+    while end < len(s):
+        end = s.find(separator, begin)
+        if end < 0:
+            tokens.append(s[begin:])
+            end = len(s)
+        elif end > begin:
+            if len(tokens) + 1 == limit:
+                tokens.append(s[begin:])
+                end = len(s)
+            else:
+                tokens.append(s[begin:end])
+                begin = end + len(separator)
+        else:
+            begin = end + len(separator)
+    return tokens
+
+
+def _split_whitespace(s: str, limit: int) -> list[str]:
+    """``StringUtils.splitWorker(s, null, limit, false)``: tokens between runs of white space."""
+    tokens: list[str] = []
+    start, in_token, i = 0, False, 0
+    while i < len(s):
+        if _java_whitespace(s[i]):
+            if in_token:
+                if len(tokens) + 1 == limit:
+                    tokens.append(s[start:])
+                    return tokens
+                tokens.append(s[start:i])
+                in_token = False
+            i += 1
+            start = i
+        else:
+            in_token = True
+            i += 1
+    if in_token:
+        tokens.append(s[start:])
+    return tokens
 
 
 def _fields(s: str, delimiter: str) -> list[str]:
@@ -200,7 +252,7 @@ def _fields(s: str, delimiter: str) -> list[str]:
 def _split_part(s: str, delimiter: str, index: int) -> str:
     """``StringFunctions.splitPart``: the index-th field, "null" when there is none."""
     if delimiter == "":
-        fields = s.split()
+        fields = split_whole(s, "")
     elif s == "":
         return "null"
     else:
@@ -218,16 +270,20 @@ def _split_part_fn(ctx: Context, args: list[Value]) -> Value:
     return _per_value(text, lambda s: None if s is None else _split_part(s, delimiter, index), pa.string())
 
 
-def drop_empty_strings(lists: pa.Array) -> pa.Array:
-    """Remove empty strings from each list of a list<string> array (vectorised)."""
+def _whole_separator_tokens(lists: pa.Array) -> pa.Array:
+    """``splitByWholeSeparator``'s tokens from Arrow's ``split_pattern`` (same left-to-right matches): the
+    empty tokens dropped, except the last one of a text that ends with the separator (vectorised)."""
     flat = pc.list_flatten(lists)
-    keep = pc.not_equal(pc.utf8_length(flat), 0)
-    parents = pc.list_parent_indices(lists)
-    counts = np.bincount(parents.filter(keep).to_numpy(zero_copy_only=False), minlength=len(lists))
+    parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    position = np.arange(len(flat)) - starts[parents]
+    trailing = (position == lengths[parents] - 1) & (lengths[parents] >= 2)
+    keep = pc.or_(pc.not_equal(pc.utf8_length(flat), 0), pa.array(trailing))
+    counts = np.bincount(parents[as_numpy_mask(keep)], minlength=len(lists))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    values = flat.filter(keep)
     mask = lists.is_null()
-    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask if lists.null_count else None)
+    return pa.ListArray.from_arrays(pa.array(offsets), flat.filter(keep), mask=mask if lists.null_count else None)
 
 
 @scalar_function("split", "stringToArray", arity=2)
@@ -235,8 +291,14 @@ def _split(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
     delimiter = _literal(ctx, to_string(args[1], ctx), "delimiter")
     if not delimiter:
-        return _per_value(text, lambda s: None if s is None else s.split(), pa.list_(pa.string()))
-    return drop_empty_strings(pc.split_pattern(text, pattern=delimiter))
+        return _per_value(text, lambda s: None if s is None else split_whole(s, ""), pa.list_(pa.string()))
+    return _whole_separator_tokens(pc.split_pattern(text, pattern=delimiter))
+
+
+@scalar_function("split", "stringToArray", arity=3)
+def _split_limit(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, split_whole, pa.list_(pa.string()), _text(ctx, args[0]), to_string(args[1], ctx),
+                   to_int(args[2], ctx))
 
 
 @scalar_function("startsWith", arity=2)
