@@ -194,6 +194,25 @@ def test_split_on_white_space_is_java_white_space():
     assert evaluate("splitPart(s, '', 1)", s=s)[0] == ["b\u00a0c\x85d", "null"]
 
 
+def test_case_translate_overlay_trim_and_affixes():
+    assert evaluate("initcap(s)", s=["hello WORLD\tfoo", "ßa İX", "a\u00a0b"])[0] == \
+        ["Hello World\tFoo", "ßa İx", "A\u00a0b"]  # 'ß' has no one-character upper case; U+00A0 is no space
+    assert evaluate("startsWithCaseInsensitive(s, 'HEL')", s=["hello", "he", "Hélo"])[0] == [True, False, False]
+    assert evaluate("endsWithCaseInsensitive(s, 'LO')", s=["hello", "o"])[0] == [True, False]
+    assert evaluate("translate(s, 'abc', 'x')", s=["aabbcc-d", ""])[0] == ["xx-d", ""]  # b, c dropped
+    assert evaluate("overlay(s, 'XY', 2)", s=["abcdef"])[0] == ["aXYdef"]
+    assert evaluate("overlay(s, 'XY', 2, 0)", s=["abcdef"])[0] == ["aXYbcdef"]
+    assert evaluate("overlay(s, 'XY', 10, 3)", s=["abc"])[0] == ["abcXY"]
+    assert evaluate("trim('LEADING', 'xy', s)", s=["xyaxy"])[0] == ["axy"]
+    assert evaluate("trim('BOTH', 'xy', s)", s=["xyaxy", "xx"])[0] == ["a", ""]
+    assert evaluate("trim('both', 'xy', s)", s=["xyaxy"])[0] == ["xyaxy"]  # only the exact words trim
+    assert evaluate("prefixes(s, 3)", s=["abcd", "a😀"])[0] == [["a", "ab", "abc"], ["a", "a?", "a😀"]]
+    assert evaluate("prefixesWithPrefix(s, 2, p)", s=["abcd", "xy"], p=["#", None])[0] == \
+        [["#a", "#ab"], ["x", "xy"]]  # nullable: a null prefix is none
+    out, ctx = evaluate("suffixesWithSuffix(s, 2, '_')", True, s=["abcd", None])
+    assert out == [["d_", "cd_"], None] and ctx.errors.tolist() == [False, True]  # NullPointerException
+
+
 # --- bytes and encodings -----------------------------------------------------------------------------------
 
 

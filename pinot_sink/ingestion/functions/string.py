@@ -570,3 +570,138 @@ def _char_length(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("isValidASCII", arity=1)
 def _is_valid_ascii(ctx: Context, args: list[Value]) -> Value:
     return pc.string_is_ascii(_text(ctx, args[0]))
+
+
+def _upper_char(ch: str) -> str:
+    """``Character.toUpperCase(char)``: the simple mapping (a character whose upper case is several, as 'ß', is
+    kept; a character outside the BMP is two chars Java leaves as they are)."""
+    if ord(ch) > 0xFFFF:
+        return ch
+    upper = ch.upper()
+    return upper if len(upper) == 1 else ch
+
+
+def _lower_char(ch: str) -> str:
+    if ord(ch) > 0xFFFF:
+        return ch
+    if ch == "\u0130":  # the simple lower case of 'İ' is 'i' (the full one adds a combining dot)
+        return "i"
+    lower = ch.lower()
+    return lower if len(lower) == 1 else ch
+
+
+@_string_function("initcap", arity=1, kinds="s", out_type=pa.string())
+def _initcap(s: str) -> str:
+    """Upper-cases the first character after Java white space, lower-cases the others."""
+    out, capitalize = [], True
+    for ch in s:
+        if _java_whitespace(ch):
+            out.append(ch)
+            capitalize = True
+        else:
+            out.append(_upper_char(ch) if capitalize else _lower_char(ch))
+            capitalize = False
+    return "".join(out)
+
+
+def _same_ignoring_case(a: str, b: str) -> bool:
+    """``String.regionMatches(true, ...)`` on one character each."""
+    if a == b:
+        return True
+    ua, ub = _upper_char(a), _upper_char(b)
+    return ua == ub or _lower_char(ua) == _lower_char(ub)
+
+
+def _starts_ci(s: str, prefix: str) -> bool:
+    return len(prefix) <= len(s) and all(_same_ignoring_case(p, q) for p, q in zip(s, prefix))
+
+
+_string_function("startsWithCaseInsensitive", arity=2, kinds="ss", out_type=pa.bool_())(_starts_ci)
+_string_function("endsWithCaseInsensitive", arity=2, kinds="ss", out_type=pa.bool_())(
+    lambda s, suffix: _starts_ci(s[::-1], suffix[::-1]))
+
+
+@_string_function("translate", arity=3, kinds="sss", out_type=pa.string())
+def _translate(s: str, source: str, target: str) -> str:
+    """Each UTF-16 unit found in ``source`` becomes the unit at the same index of ``target``, or is dropped
+    when ``target`` is shorter."""
+    if s == "" or source == "":
+        return s
+    source_units, target_units = _units(source), _units(target)
+    out = []
+    for unit in _units(s):
+        index = source_units.index(unit) if unit in source_units else -1
+        if index < 0:
+            out.append(unit)
+        elif index < len(target_units):
+            out.append(target_units[index])
+    return _from_utf16(b"".join(u.to_bytes(2, "little") for u in out))
+
+
+@_string_function("overlay", arity=(3, 4), kinds="ssii", out_type=pa.string())
+def _overlay(s: str, replacement: str, start: int, length: int | None = None) -> str:
+    """Replaces ``length`` UTF-16 units (the replacement's length by default) from 1-based ``start``."""
+    units = _utf16(s)
+    n = len(units) // 2
+    if length is None:
+        length = len(_utf16(replacement)) // 2
+    begin = max(0, min(_wrap_int(start - 1), n))
+    end = min(_wrap_int(begin + max(0, length)), n)
+    if end < 0:
+        raise JavaThrows(f"StringIndexOutOfBoundsException: begin {end}, end {n}, length {n}")
+    return _from_utf16(units[:2 * begin]) + replacement + _from_utf16(units[2 * end:])
+
+
+@_string_function("trim", arity=3, kinds="sss", out_type=pa.string())
+def _trim_characters(end: str, characters: str, s: str) -> str:
+    """``trim(BOTH|LEADING|TRAILING, characters, s)``: UTF-16 units found in ``characters`` removed from that
+    end (any other first argument trims nothing)."""
+    units, chars = _units(s), set(_units(characters))
+    begin, stop = 0, len(units)
+    if end in ("BOTH", "LEADING"):
+        while begin < stop and units[begin] in chars:
+            begin += 1
+    if end in ("BOTH", "TRAILING"):
+        while begin < stop and units[stop - 1] in chars:
+            stop -= 1
+    return s if (begin, stop) == (0, len(units)) else _from_utf16(_utf16(s)[2 * begin:2 * stop])
+
+
+def _affixes(s: str, max_length: int, prefix: bool, extra: str | None = None) -> list[str]:
+    """``prefixes`` / ``suffixes``: the first / last 1..min(maxlength, length) UTF-16 units, with ``extra``
+    before a prefix / after a suffix."""
+    units = _utf16(s)
+    n = len(units) // 2
+    out = []
+    for size in range(1, min(max_length, n) + 1):
+        part = _from_utf16(units[:2 * size] if prefix else units[2 * (n - size):])
+        out.append(part if extra is None else (extra + part if prefix else part + extra))
+    return out
+
+
+_string_function("prefixes", arity=2, kinds="si", out_type=pa.list_(pa.string()))(
+    lambda s, n: _affixes(s, n, True))
+_string_function("suffixes", arity=2, kinds="si", out_type=pa.list_(pa.string()))(
+    lambda s, n: _affixes(s, n, False))
+
+
+def _affixes_with(prefix: bool):
+    def impl(ctx: Context, args: list[Value]) -> Value:
+        """``nullableParameters``: a null prefix / suffix means none; a null text or length is Java's
+        ``NullPointerException`` (the row fails)."""
+        text = _text(ctx, args[0])
+        size = broadcast(to_int(args[1], ctx), ctx.num_rows, pa.int32())
+        extra = to_string(args[2], ctx)
+        ctx.fail(text.is_null() if text.null_count else np.zeros(len(text), np.bool_), "NullPointerException", text)
+        ctx.fail(size.is_null() if size.null_count else np.zeros(len(size), np.bool_), "NullPointerException", size)
+        if isinstance(extra, Const):
+            return per_row(ctx, lambda s, n: _affixes(s, n, prefix, extra.value), pa.list_(pa.string()), text, size)
+        return pa.array([None if s is None or n is None else _affixes(s, n, prefix, e)
+                         for s, n, e in zip(text.to_pylist(), size.to_pylist(), extra.to_pylist())],
+                        pa.list_(pa.string()))
+
+    return impl
+
+
+scalar_function("prefixesWithPrefix", arity=3, nullable=True)(_affixes_with(True))
+scalar_function("suffixesWithSuffix", arity=3, nullable=True)(_affixes_with(False))
