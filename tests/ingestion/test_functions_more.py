@@ -242,6 +242,8 @@ def test_url_decode_java_errors_and_leniency():
     for bad in ("%", "%4", "abc%zz", "%-1"):
         with pytest.raises(IngestionError, match="URLDecoder"):
             evaluate("decodeUrl(s)", s=[bad])
+        assert evaluate("urlDecode(s)", s=[bad, "a+b"])[0] == [None, "a b"]  # UrlFunctions: null instead
+    assert evaluate("urlEncodeFormComponent(s)", s=["a b~*"])[0] == ["a+b%7E*"]
 
 
 @given(st.lists(st.binary(max_size=12), min_size=1, max_size=10))

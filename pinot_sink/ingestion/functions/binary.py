@@ -188,3 +188,19 @@ def java_url_decode(s: str) -> str:
 @scalar_function("decodeUrl", arity=1)
 def _decode_url(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, java_url_decode, pa.string(), _text(ctx, args[0]))
+
+
+def _url_decode_or_null(s: str) -> str | None:
+    try:
+        return java_url_decode(s)
+    except JavaThrows:
+        return None
+
+
+# UrlFunctions' forms: the same URLEncoder / URLDecoder, but a bad escape gives null instead of failing
+scalar_function("urlEncode", "urlEncodeFormComponent", arity=1)(_encode_url)
+
+
+@scalar_function("urlDecode", "urlDecodeFormComponent", arity=1)
+def _url_decode(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, _url_decode_or_null, pa.string(), _text(ctx, args[0]))
