@@ -236,9 +236,14 @@ def _to_signed(value: int, bits: int) -> int:
 
 
 def murmur3_x64_32(data: bytes, seed: int) -> int:
-    """``MurmurHashFunctions.murmurHash3X64Bit32``: Pinot's (Infinispan's) 32-bit x64 murmur3 variant.
+    """``MurmurHashFunctions.murmurHash3X64Bit32``: Pinot's (Infinispan's) 32-bit x64 murmur3 variant."""
+    return _to_signed(murmur3_x64(data, seed)[0] >> 32, 32)
 
-    Not the standard 128-bit algorithm: c1/c2 evolve per block, tail bytes are sign-extended.
+
+def murmur3_x64(data: bytes, seed: int) -> tuple[int, int]:
+    """``MurmurHashFunctions.murmurHash3X64``'s state (h1, h2) as unsigned 64-bit values, which the 32- and
+    128-bit forms read. Not the standard 128-bit algorithm: c1/c2 evolve per block, tail bytes are
+    sign-extended.
     """
     h1 = (0x9368E53C2F6AF274 ^ seed) & _MASK64
     h2 = (0x586DCD208F7CD3FD ^ seed) & _MASK64
@@ -287,7 +292,20 @@ def murmur3_x64_32(data: bytes, seed: int) -> int:
     h2 = (h2 + h1) & _MASK64
     h1, h2 = fmix(h1), fmix(h2)
     h1 = (h1 + h2) & _MASK64
-    return _to_signed(h1 >> 32, 32)
+    return h1, (h2 + h1) & _MASK64
+
+
+_KERNELS = {"murmur2": (np.int32, lambda seed: _murmur2), "murmur3_x86_32": (np.int32, _murmur3_x86_32),
+            "fnv1_32": (np.int32, lambda seed: _fnv(32, False)), "fnv1a_32": (np.int32, lambda seed: _fnv(32, True)),
+            "fnv1_64": (np.int64, lambda seed: _fnv(64, False)), "fnv1a_64": (np.int64, lambda seed: _fnv(64, True))}
+
+
+def hash_bytes(values: pa.Array, function: str, seed: int = 0) -> np.ndarray:
+    """The Java hash ``function`` (a key of ``_KERNELS``) of each binary value, vectorised over values of one
+    length; the scalar functions (``murmurHash2``, ``fnv1aHash32``...) use the partition functions' kernels."""
+    dtype, kernel = _KERNELS[function]
+    data, offsets = _utf8(values)
+    return _hash_each(data, offsets, dtype, kernel(seed))
 
 
 # --- normalizers -----------------------------------------------------------------------------------

@@ -221,7 +221,8 @@ def test_string_functions_java_semantics():
     assert evaluate("trim(s)", s=["\x01 a \t", "\u00a0a"])[0] == ["a", "\u00a0a"]
     assert evaluate("lpad(s, 6, 'ab')", s=["xy", "toolongvalue"])[0] == ["ababxy", "toolongvalue"]
     assert evaluate("splitPart(s, ',', 1)", s=["a,,b", "a,", ",a,b", "a", ""])[0] == ["b", "", "b", "null", "null"]
-    assert evaluate("split(s, ',')", s=["a,,b,", ",", None])[0] == [["a", "b"], [], None]
+    # splitByWholeSeparator: leading / repeated separators skipped, a trailing one leaves a final ""
+    assert evaluate("split(s, ',')", s=["a,,b,", ",", ",a", "", None])[0] == [["a", "b", ""], [""], ["a"], [], None]
     assert evaluate("replace(s, 'a', '')", s=["banana"])[0] == ["bnn"]
     assert evaluate("concat(a, b)", a=["x", None], b=["y", "z"])[0] == ["xy", None]
 

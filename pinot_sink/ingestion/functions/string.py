@@ -13,8 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Const, Context, IngestionError, Value, broadcast, to_int, to_string
+from ..values import Const, Context, IngestionError, Value, as_numpy_mask, broadcast, to_int, to_string
 from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
 
 _JAVA_TRIM = "".join(chr(i) for i in range(0x21))
 _REGEX_SPACE = " \t\n\x0b\f\r"  # Java's \s (ltrim / rtrim strip ^\s+ / \s+$)
@@ -170,11 +171,63 @@ scalar_function("lpad", arity=3)(_pad(True))
 scalar_function("rpad", arity=3)(_pad(False))
 
 
-def _split_whole(s: str, delimiter: str | None) -> list[str]:
-    """``StringUtils.splitByWholeSeparator``: runs of the separator are one, no empty tokens."""
-    if delimiter is None or delimiter == "":
-        return s.split()
-    return [part for part in s.split(delimiter) if part]
+def _java_whitespace(ch: str) -> bool:
+    """``Character.isWhitespace``: Unicode space separators except the no-break ones, and \t \n \v \f \r
+    \x1c-\x1f (not U+0085, unlike Python's ``str.isspace``)."""
+    import unicodedata
+
+    if ch in "\t\n\x0b\f\r\x1c\x1d\x1e\x1f":
+        return True
+    return unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in "\xa0\u2007\u202f"
+
+
+def split_whole(s: str, separator: str, limit: int = -1) -> list[str]:
+    """``StringUtils.splitByWholeSeparator(s, separator, limit)``: leading and repeated separators are skipped,
+    but a separator that ends the text leaves a final "" token; with ``limit > 0`` the last of at most
+    ``limit`` tokens holds the rest; an empty separator splits on Java white space."""
+    if s == "":
+        return []
+    if separator == "":
+        return _split_whitespace(s, limit)
+    tokens: list[str] = []
+    begin = end = 0
+    while end < len(s):
+        end = s.find(separator, begin)
+        if end < 0:
+            tokens.append(s[begin:])
+            end = len(s)
+        elif end > begin:
+            if len(tokens) + 1 == limit:
+                tokens.append(s[begin:])
+                end = len(s)
+            else:
+                tokens.append(s[begin:end])
+                begin = end + len(separator)
+        else:
+            begin = end + len(separator)
+    return tokens
+
+
+def _split_whitespace(s: str, limit: int) -> list[str]:
+    """``StringUtils.splitWorker(s, null, limit, false)``: tokens between runs of white space."""
+    tokens: list[str] = []
+    start, in_token, i = 0, False, 0
+    while i < len(s):
+        if _java_whitespace(s[i]):
+            if in_token:
+                if len(tokens) + 1 == limit:
+                    tokens.append(s[start:])
+                    return tokens
+                tokens.append(s[start:i])
+                in_token = False
+            i += 1
+            start = i
+        else:
+            in_token = True
+            i += 1
+    if in_token:
+        tokens.append(s[start:])
+    return tokens
 
 
 def _fields(s: str, delimiter: str) -> list[str]:
@@ -199,7 +252,7 @@ def _fields(s: str, delimiter: str) -> list[str]:
 def _split_part(s: str, delimiter: str, index: int) -> str:
     """``StringFunctions.splitPart``: the index-th field, "null" when there is none."""
     if delimiter == "":
-        fields = s.split()
+        fields = split_whole(s, "")
     elif s == "":
         return "null"
     else:
@@ -217,16 +270,20 @@ def _split_part_fn(ctx: Context, args: list[Value]) -> Value:
     return _per_value(text, lambda s: None if s is None else _split_part(s, delimiter, index), pa.string())
 
 
-def drop_empty_strings(lists: pa.Array) -> pa.Array:
-    """Remove empty strings from each list of a list<string> array (vectorised)."""
+def _whole_separator_tokens(lists: pa.Array) -> pa.Array:
+    """``splitByWholeSeparator``'s tokens from Arrow's ``split_pattern`` (same left-to-right matches): the
+    empty tokens dropped, except the last one of a text that ends with the separator (vectorised)."""
     flat = pc.list_flatten(lists)
-    keep = pc.not_equal(pc.utf8_length(flat), 0)
-    parents = pc.list_parent_indices(lists)
-    counts = np.bincount(parents.filter(keep).to_numpy(zero_copy_only=False), minlength=len(lists))
+    parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    position = np.arange(len(flat)) - starts[parents]
+    trailing = (position == lengths[parents] - 1) & (lengths[parents] >= 2)
+    keep = pc.or_(pc.not_equal(pc.utf8_length(flat), 0), pa.array(trailing))
+    counts = np.bincount(parents[as_numpy_mask(keep)], minlength=len(lists))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    values = flat.filter(keep)
     mask = lists.is_null()
-    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask if lists.null_count else None)
+    return pa.ListArray.from_arrays(pa.array(offsets), flat.filter(keep), mask=mask if lists.null_count else None)
 
 
 @scalar_function("split", "stringToArray", arity=2)
@@ -234,8 +291,14 @@ def _split(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
     delimiter = _literal(ctx, to_string(args[1], ctx), "delimiter")
     if not delimiter:
-        return _per_value(text, lambda s: None if s is None else s.split(), pa.list_(pa.string()))
-    return drop_empty_strings(pc.split_pattern(text, pattern=delimiter))
+        return _per_value(text, lambda s: None if s is None else split_whole(s, ""), pa.list_(pa.string()))
+    return _whole_separator_tokens(pc.split_pattern(text, pattern=delimiter))
+
+
+@scalar_function("split", "stringToArray", arity=3)
+def _split_limit(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, split_whole, pa.list_(pa.string()), _text(ctx, args[0]), to_string(args[1], ctx),
+                   to_int(args[2], ctx))
 
 
 @scalar_function("startsWith", arity=2)
@@ -251,3 +314,394 @@ def _ends_with(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("contains", arity=2)
 def _contains(ctx: Context, args: list[Value]) -> Value:
     return pc.match_substring(_text(ctx, args[0]), pattern=_literal(ctx, to_string(args[1], ctx), "substring"))
+
+
+# --- more of StringFunctions, run once per distinct argument tuple (rowwise.per_row) ----------------
+
+
+def _units(s: str) -> list[int]:
+    """The UTF-16 code units of ``s`` (Java's chars)."""
+    b = _utf16(s)
+    return [b[i] | (b[i + 1] << 8) for i in range(0, len(b), 2)]
+
+
+def _find(s: str, find: str, start: int) -> int:
+    """``String.indexOf(find, start)`` in UTF-16 units (a match starts on a unit boundary of the encoding)."""
+    hay, needle = _utf16(s), _utf16(find)
+    i = hay.find(needle, 2 * max(start, 0))
+    while i != -1 and i % 2:
+        i = hay.find(needle, i + 1)
+    return -1 if i == -1 else i // 2
+
+
+def _rfind(s: str, find: str, start: int) -> int:
+    """``String.lastIndexOf(find, start)``: the last match starting at or before UTF-16 index ``start``."""
+    if start < 0:
+        return -1
+    hay, needle = _utf16(s), _utf16(find)
+    i = hay.rfind(needle, 0, min(2 * start, len(hay)) + len(needle))
+    while i != -1 and i % 2:
+        i = hay.rfind(needle, 0, i + len(needle) - 1)
+    return -1 if i == -1 else i // 2
+
+
+def _ints(ctx: Context, value: Value) -> Value:
+    return to_int(value, ctx)
+
+
+def _strings(ctx: Context, value: Value) -> Value:
+    return to_string(value, ctx)
+
+
+def _string_function(name: str, *aliases: str, arity: int | tuple[int, ...], kinds: str, out_type: pa.DataType):
+    """Register ``fn(*values)`` whose arguments are converted by ``kinds`` (``s`` String, ``i`` int)."""
+    def register(fn):
+        def impl(ctx: Context, args: list[Value]) -> Value:
+            converted = [_strings(ctx, a) if kind == "s" else _ints(ctx, a) for kind, a in zip(kinds, args)]
+            return per_row(ctx, fn, out_type, *converted)
+
+        scalar_function(name, *aliases, arity=arity)(impl)
+        return fn
+
+    return register
+
+
+def _ordinal_index_of(s: str, find: str, ordinal: int) -> int:
+    """``StringUtils.ordinalIndexOf``: occurrences may overlap; -1 when fewer than ``ordinal``; 0 for ""."""
+    if ordinal <= 0:
+        return -1
+    if find == "":
+        return 0
+    index = -1
+    for _ in range(ordinal):
+        index = _find(s, find, index + 1)
+        if index < 0:
+            return -1
+    return index
+
+
+_string_function("strpos", arity=2, kinds="ss", out_type=pa.int32())(lambda s, find: _find(s, find, 0))
+_string_function("strpos", arity=3, kinds="ssi", out_type=pa.int32())(_ordinal_index_of)
+_string_function("strrpos", arity=2, kinds="ss", out_type=pa.int32())(lambda s, find: _rfind(s, find, 2**31 - 1))
+# StringUtils.lastIndexOf(s, find, startPos): a start position, not an occurrence count
+_string_function("strrpos", arity=3, kinds="ssi", out_type=pa.int32())(_rfind)
+
+
+def _left(s: str, n: int) -> str:
+    """``StringUtils.left``: the first ``n`` UTF-16 units ("" for a negative ``n``)."""
+    return "" if n < 0 else _java_substring(s, 0, n)
+
+
+def _right(s: str, n: int) -> str:
+    if n < 0:
+        return ""
+    total = len(_utf16(s)) // 2
+    return s if n >= total else _java_substring(s, total - n, None)
+
+
+_string_function("leftSubStr", "left", arity=2, kinds="si", out_type=pa.string())(_left)
+_string_function("rightSubStr", "right", arity=2, kinds="si", out_type=pa.string())(_right)
+
+
+@_string_function("substring", arity=(2, 3), kinds="sii", out_type=pa.string())
+def _substring(s: str, begin: int, length: int | None = None) -> str:
+    """1-based ``substring(s, begin[, length])``: ``StringUtils.substring(s, begin - 1, begin - 1 + length)``
+    with Java's int arithmetic (wrapping)."""
+    begin = _wrap_int(begin - 1)
+    return _java_substring(s, begin, None if length is None else _wrap_int(begin + length))
+
+
+def _wrap_int(v: int) -> int:
+    return ((v + 2**31) % 2**32) - 2**31
+
+
+@_string_function("repeat", arity=2, kinds="si", out_type=pa.string())
+def _repeat(s: str, times: int) -> str:
+    """``StringUtils.repeat``: "" for ``times <= 0``."""
+    if times <= 0:
+        return ""
+    if len(_utf16(s)) // 2 * times > _MAX_STRING:
+        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    return s * times
+
+
+@_string_function("repeat", arity=3, kinds="ssi", out_type=pa.string())
+def _repeat_separated(s: str, separator: str, times: int) -> str:
+    if times <= 0:
+        return ""
+    if (len(_utf16(s)) + len(_utf16(separator))) // 2 * times > _MAX_STRING:
+        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    return separator.join([s] * times)
+
+
+_MAX_STRING = 2**31 - 2
+
+
+@_string_function("hammingDistance", arity=2, kinds="ss", out_type=pa.int32())
+def _hamming(a: str, b: str) -> int:
+    """Differing UTF-16 units; -1 when the lengths differ."""
+    x, y = _units(a), _units(b)
+    return -1 if len(x) != len(y) else sum(1 for p, q in zip(x, y) if p != q)
+
+
+@_string_function("levenshteinDistance", arity=2, kinds="ss", out_type=pa.int32())
+def _levenshtein(a: str, b: str) -> int:
+    x, y = _units(a), _units(b)
+    previous = list(range(len(y) + 1))
+    for i, p in enumerate(x, 1):
+        current = [i]
+        for j, q in enumerate(y, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (p != q)))
+        previous = current
+    return previous[-1]
+
+
+@_string_function("strcmp", arity=2, kinds="ss", out_type=pa.int32())
+def _strcmp(a: str, b: str) -> int:
+    """``String.compareTo``: the difference of the first differing UTF-16 units, else of the lengths."""
+    x, y = _units(a), _units(b)
+    for p, q in zip(x, y):
+        if p != q:
+            return p - q
+    return len(x) - len(y)
+
+
+@_string_function("codepoint", arity=1, kinds="s", out_type=pa.int32())
+def _codepoint(s: str) -> int:
+    if s == "":
+        raise JavaThrows("StringIndexOutOfBoundsException: codePointAt(0) of an empty string")
+    return ord(s[0])
+
+
+@_string_function("chr", arity=1, kinds="i", out_type=pa.string())
+def _chr(codepoint: int) -> str:
+    """``Character.toChars``; a lone surrogate is stored as '?' (Java's UTF-8 encoder)."""
+    if not 0 <= codepoint <= 0x10FFFF:
+        raise JavaThrows(f"IllegalArgumentException: Not a valid Unicode code point: {codepoint:#X}")
+    return "?" if 0xD800 <= codepoint <= 0xDFFF else chr(codepoint)
+
+
+@_string_function("ascii", arity=1, kinds="s", out_type=pa.int32())
+def _ascii(s: str) -> int:
+    """The first UTF-16 unit (0 for "")."""
+    return _units(s[:1])[0] if s else 0
+
+
+@_string_function("space", arity=1, kinds="i", out_type=pa.string())
+def _space(n: int) -> str:
+    return " " * n if n > 0 else ""
+
+
+@_string_function("firstLine", arity=1, kinds="s", out_type=pa.string())
+def _first_line(s: str) -> str:
+    """The text before the first '\\n' or '\\r'."""
+    for i, ch in enumerate(s):
+        if ch in "\n\r":
+            return s[:i]
+    return s
+
+
+@_string_function("substringIndex", arity=3, kinds="ssi", out_type=pa.string())
+def _substring_index(s: str, delimiter: str, count: int) -> str:
+    """Before the count-th delimiter (after the count-th from the end when negative); the whole text when there
+    are fewer (occurrences may overlap, as ``StringUtils.ordinalIndexOf``)."""
+    if count == 0 or delimiter == "":
+        return ""
+    if count > 0:
+        index = -1
+        for _ in range(count):
+            index = s.find(delimiter, index + 1)
+            if index < 0:
+                return s
+        return s[:index]
+    index = len(s)
+    for _ in range(-count):  # StringUtils.lastOrdinalIndexOf
+        index = s.rfind(delimiter, 0, index - 1 + len(delimiter)) if index > 0 else -1
+        if index < 0:
+            return s
+    return s[index + len(delimiter):]
+
+
+_NORMALIZATION_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+
+
+def _check_form(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str) and args[1] not in _NORMALIZATION_FORMS:
+        raise ValueError(f"the normalization form must be one of {', '.join(_NORMALIZATION_FORMS)} "
+                         f"(Normalizer.Form.valueOf), got {args[1]!r}")
+
+
+@scalar_function("normalize", arity=(1, 2), literal_args=(1,), check=_check_form)
+def _normalize(ctx: Context, args: list[Value]) -> Value:
+    """``Normalizer.normalize`` (NFC by default), with this Python's Unicode tables."""
+    import unicodedata
+
+    form = _literal(ctx, to_string(args[1], ctx), "normalization form") if len(args) > 1 else "NFC"
+    if form not in _NORMALIZATION_FORMS:
+        raise IngestionError(f"{ctx.where}: IllegalArgumentException: No enum constant Normalizer.Form.{form}")
+    return per_row(ctx, lambda s: unicodedata.normalize(form, s), pa.string(), _text(ctx, args[0]))
+
+
+@scalar_function("remove", arity=2)
+def _remove(ctx: Context, args: list[Value]) -> Value:
+    text = _text(ctx, args[0])
+    search = to_string(args[1], ctx)
+    if isinstance(search, Const):
+        return text if search.value == "" else pc.replace_substring(text, pattern=search.value, replacement="")
+    return per_row(ctx, lambda s, find: s if find == "" else s.replace(find, ""), pa.string(), text, search)
+
+
+@scalar_function("octetLength", arity=1)
+def _octet_length(ctx: Context, args: list[Value]) -> Value:
+    return pc.binary_length(_text(ctx, args[0])).cast(pa.int32())
+
+
+@scalar_function("bitLength", arity=1)
+def _bit_length(ctx: Context, args: list[Value]) -> Value:
+    return pc.multiply(pc.binary_length(_text(ctx, args[0])).cast(pa.int32()), 8)
+
+
+@scalar_function("charLength", "characterLength", arity=1)
+def _char_length(ctx: Context, args: list[Value]) -> Value:
+    """Code points (``codePointCount``), unlike ``length``."""
+    return pc.utf8_length(_text(ctx, args[0])).cast(pa.int32())
+
+
+@scalar_function("isValidASCII", arity=1)
+def _is_valid_ascii(ctx: Context, args: list[Value]) -> Value:
+    return pc.string_is_ascii(_text(ctx, args[0]))
+
+
+def _upper_char(ch: str) -> str:
+    """``Character.toUpperCase(char)``: the simple mapping (a character whose upper case is several, as 'ß', is
+    kept; a character outside the BMP is two chars Java leaves as they are)."""
+    if ord(ch) > 0xFFFF:
+        return ch
+    upper = ch.upper()
+    return upper if len(upper) == 1 else ch
+
+
+def _lower_char(ch: str) -> str:
+    if ord(ch) > 0xFFFF:
+        return ch
+    if ch == "\u0130":  # the simple lower case of 'İ' is 'i' (the full one adds a combining dot)
+        return "i"
+    lower = ch.lower()
+    return lower if len(lower) == 1 else ch
+
+
+@_string_function("initcap", arity=1, kinds="s", out_type=pa.string())
+def _initcap(s: str) -> str:
+    """Upper-cases the first character after Java white space, lower-cases the others."""
+    out, capitalize = [], True
+    for ch in s:
+        if _java_whitespace(ch):
+            out.append(ch)
+            capitalize = True
+        else:
+            out.append(_upper_char(ch) if capitalize else _lower_char(ch))
+            capitalize = False
+    return "".join(out)
+
+
+def _same_ignoring_case(a: str, b: str) -> bool:
+    """``String.regionMatches(true, ...)`` on one character each."""
+    if a == b:
+        return True
+    ua, ub = _upper_char(a), _upper_char(b)
+    return ua == ub or _lower_char(ua) == _lower_char(ub)
+
+
+def _starts_ci(s: str, prefix: str) -> bool:
+    return len(prefix) <= len(s) and all(_same_ignoring_case(p, q) for p, q in zip(s, prefix))
+
+
+_string_function("startsWithCaseInsensitive", arity=2, kinds="ss", out_type=pa.bool_())(_starts_ci)
+_string_function("endsWithCaseInsensitive", arity=2, kinds="ss", out_type=pa.bool_())(
+    lambda s, suffix: _starts_ci(s[::-1], suffix[::-1]))
+
+
+@_string_function("translate", arity=3, kinds="sss", out_type=pa.string())
+def _translate(s: str, source: str, target: str) -> str:
+    """Each UTF-16 unit found in ``source`` becomes the unit at the same index of ``target``, or is dropped
+    when ``target`` is shorter."""
+    if s == "" or source == "":
+        return s
+    source_units, target_units = _units(source), _units(target)
+    out = []
+    for unit in _units(s):
+        index = source_units.index(unit) if unit in source_units else -1
+        if index < 0:
+            out.append(unit)
+        elif index < len(target_units):
+            out.append(target_units[index])
+    return _from_utf16(b"".join(u.to_bytes(2, "little") for u in out))
+
+
+@_string_function("overlay", arity=(3, 4), kinds="ssii", out_type=pa.string())
+def _overlay(s: str, replacement: str, start: int, length: int | None = None) -> str:
+    """Replaces ``length`` UTF-16 units (the replacement's length by default) from 1-based ``start``."""
+    units = _utf16(s)
+    n = len(units) // 2
+    if length is None:
+        length = len(_utf16(replacement)) // 2
+    begin = max(0, min(_wrap_int(start - 1), n))
+    end = min(_wrap_int(begin + max(0, length)), n)
+    if end < 0:
+        raise JavaThrows(f"StringIndexOutOfBoundsException: begin {end}, end {n}, length {n}")
+    return _from_utf16(units[:2 * begin]) + replacement + _from_utf16(units[2 * end:])
+
+
+@_string_function("trim", arity=3, kinds="sss", out_type=pa.string())
+def _trim_characters(end: str, characters: str, s: str) -> str:
+    """``trim(BOTH|LEADING|TRAILING, characters, s)``: UTF-16 units found in ``characters`` removed from that
+    end (any other first argument trims nothing)."""
+    units, chars = _units(s), set(_units(characters))
+    begin, stop = 0, len(units)
+    if end in ("BOTH", "LEADING"):
+        while begin < stop and units[begin] in chars:
+            begin += 1
+    if end in ("BOTH", "TRAILING"):
+        while begin < stop and units[stop - 1] in chars:
+            stop -= 1
+    return s if (begin, stop) == (0, len(units)) else _from_utf16(_utf16(s)[2 * begin:2 * stop])
+
+
+def _affixes(s: str, max_length: int, prefix: bool, extra: str | None = None) -> list[str]:
+    """``prefixes`` / ``suffixes``: the first / last 1..min(maxlength, length) UTF-16 units, with ``extra``
+    before a prefix / after a suffix."""
+    units = _utf16(s)
+    n = len(units) // 2
+    out = []
+    for size in range(1, min(max_length, n) + 1):
+        part = _from_utf16(units[:2 * size] if prefix else units[2 * (n - size):])
+        out.append(part if extra is None else (extra + part if prefix else part + extra))
+    return out
+
+
+_string_function("prefixes", arity=2, kinds="si", out_type=pa.list_(pa.string()))(
+    lambda s, n: _affixes(s, n, True))
+_string_function("suffixes", arity=2, kinds="si", out_type=pa.list_(pa.string()))(
+    lambda s, n: _affixes(s, n, False))
+
+
+def _affixes_with(prefix: bool):
+    def impl(ctx: Context, args: list[Value]) -> Value:
+        """``nullableParameters``: a null prefix / suffix means none; a null text or length is Java's
+        ``NullPointerException`` (the row fails)."""
+        text = _text(ctx, args[0])
+        size = broadcast(to_int(args[1], ctx), ctx.num_rows, pa.int32())
+        extra = to_string(args[2], ctx)
+        ctx.fail(text.is_null() if text.null_count else np.zeros(len(text), np.bool_), "NullPointerException", text)
+        ctx.fail(size.is_null() if size.null_count else np.zeros(len(size), np.bool_), "NullPointerException", size)
+        if isinstance(extra, Const):
+            return per_row(ctx, lambda s, n: _affixes(s, n, prefix, extra.value), pa.list_(pa.string()), text, size)
+        return pa.array([None if s is None or n is None else _affixes(s, n, prefix, e)
+                         for s, n, e in zip(text.to_pylist(), size.to_pylist(), extra.to_pylist())],
+                        pa.list_(pa.string()))
+
+    return impl
+
+
+scalar_function("prefixesWithPrefix", arity=3, nullable=True)(_affixes_with(True))
+scalar_function("suffixesWithSuffix", arity=3, nullable=True)(_affixes_with(False))

@@ -1,0 +1,181 @@
+"""Array functions on multi-value (Arrow list) values (ArrayFunctions, ArrayLengthScalarFunction,
+ArraysOverlapScalarFunction).
+
+An array parameter is converted as ``PinotDataType.toPrimitiveIntArray`` / ``toStringArray`` ... do: each
+element of a multi-value converted to the element type (a text element of an ``int[]`` parsed, a double
+truncated), a single value as an array of one. A null element of a primitive array is Java's
+``NullPointerException`` (the row fails); a String array keeps it. Looked up by argument count as Pinot does
+at ingestion, ``arrayLength`` / ``cardinality`` and ``arraysOverlap`` take their ``String[]`` overloads.
+Each function runs once per distinct argument tuple (``rowwise.per_row``).
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..values import Const, Context, Value, broadcast, to_double, to_int, to_long, to_string
+from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
+
+
+def _float(value: Value, ctx: Context) -> Value:
+    converted = to_double(value, ctx)
+    if isinstance(converted, Const):
+        v = converted.value
+        return Const(None if v is None else struct.unpack("f", struct.pack("f", v))[0], "FLOAT")
+    return converted.cast(pa.float32())
+
+
+_CONVERT: dict[str, tuple[Callable[[Value, Context], Value], pa.DataType]] = {
+    "Int": (to_int, pa.int32()), "Long": (to_long, pa.int64()), "Float": (_float, pa.float32()),
+    "Double": (to_double, pa.float64()), "String": (to_string, pa.string())}
+_ZERO = {"Int": 0, "Long": 0, "Float": 0.0, "Double": 0.0, "String": None}  # a new Java array's elements
+_PLACEHOLDER = {"Int": 0, "Long": 0, "Float": 0.0, "Double": 0.0, "String": ""}  # NullValuePlaceHolder
+
+
+def to_array(value: Value, kind: str, ctx: Context) -> pa.Array:
+    """A value converted for a Java array parameter of element type ``kind``, as an Arrow list array."""
+    convert, element_type = _CONVERT[kind]
+    array = broadcast(value, ctx.num_rows)
+    if not (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
+        mask = array.is_null() if array.null_count else None
+        array = pa.ListArray.from_arrays(pa.array(np.arange(len(array) + 1, dtype=np.int32)), array, mask=mask)
+    lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False)
+    flat = pc.list_flatten(array)
+    element_ctx = Context(len(flat), 0, continue_on_error=True)  # element failures are mapped to their rows
+    element_ctx.where = ctx.where
+    converted = broadcast(convert(flat, element_ctx), len(flat), element_type)
+    parents = pc.list_parent_indices(array).to_numpy(zero_copy_only=False)
+    failed = np.zeros(len(array), dtype=np.bool_)
+    if element_ctx.errors is not None:
+        bad = np.bincount(parents[element_ctx.errors], minlength=len(array)) > 0
+        ctx.fail(bad, f"an element cannot be converted to {kind.lower()} (NumberFormatException)", array)
+        failed |= bad
+    if kind != "String" and flat.null_count:
+        bad = np.bincount(parents[flat.is_null().to_numpy(zero_copy_only=False)], minlength=len(array)) > 0
+        ctx.fail(bad, "NullPointerException: a null element in a primitive array", array)
+        failed |= bad
+    offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+    mask = (array.is_null().to_numpy(zero_copy_only=False) if array.null_count else failed) | failed
+    return pa.ListArray.from_arrays(offsets, converted.cast(element_type), mask=pa.array(mask) if mask.any() else None)
+
+
+def _register(name: str, params: str, out: str, fn: Callable, *, element: str | None = None):
+    """``name`` taking ``params`` ('A' an array of ``element``, 'i' int, 'v' one ``element`` value, 's' String)
+    and returning ``out`` ('A' an array of ``element``, 'I' int array, 'i' int, 'l' long, 'b' boolean, 'v' one
+    element value, 's' String)."""
+    element_type = _CONVERT[element][1] if element else None
+    out_type = {"A": pa.list_(element_type) if element_type else None, "I": pa.list_(pa.int32()), "i": pa.int32(),
+                "l": pa.int64(), "b": pa.bool_(), "v": element_type, "s": pa.string()}[out]
+
+    def impl(ctx: Context, args: list[Value]) -> Value:
+        converted = []
+        for kind, arg in zip(params, args):
+            if kind == "A":
+                converted.append(to_array(arg, element, ctx))
+            elif kind == "i":
+                converted.append(to_int(arg, ctx))
+            elif kind == "s":
+                converted.append(to_string(arg, ctx))
+            else:
+                converted.append(_CONVERT[element][0](arg, ctx))
+        return per_row(ctx, fn, out_type, *converted)
+
+    scalar_function(name, arity=len(params))(impl)
+
+
+def _same(a, b) -> bool:
+    """Equality as ArrayUtils compares: ``==`` for numbers (0.0 == -0.0), NaN finding NaN; ``equals`` for text."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def _index_of(values: tuple, target) -> int:
+    return next((i for i, v in enumerate(values) if _same(v, target)), -1)
+
+
+def _distinct(values) -> list:
+    """Insertion-ordered distinct values (``LinkedOpenHashSet``)."""
+    seen: dict = {}
+    for v in values:
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+def _utf16_key(s: str) -> bytes:
+    """``String.compareTo`` order: by UTF-16 code units."""
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def _sort(values: tuple, kind: str) -> list:
+    if kind == "String":
+        if any(v is None for v in values):
+            raise JavaThrows("NullPointerException: a null element in Arrays.sort(String[])")
+        return sorted(values, key=_utf16_key)
+    return sorted(values)  # Arrays.sort(int[])
+
+
+def _slice(values: tuple, start: int, end: int, kind: str) -> list:
+    """``Arrays.copyOfRange``: zeros (nulls for String) past the end; a bad range throws."""
+    if start > end:
+        raise JavaThrows(f"IllegalArgumentException: {start} > {end}")
+    if start < 0 or start > len(values):
+        raise JavaThrows(f"ArrayIndexOutOfBoundsException: arraycopy: source index {start} out of bounds")
+    part = list(values[start:end])
+    return part + [_ZERO[kind]] * (end - start - len(part))
+
+
+def _remove_first(values: tuple, target) -> list:
+    """``ArrayUtils.removeElement``: the first occurrence only."""
+    index = _index_of(values, target)
+    return list(values) if index < 0 else list(values[:index] + values[index + 1:])
+
+
+def _wrap(total: int, bits: int) -> int:
+    total %= 2**bits
+    return total - 2**bits if total >= 2**(bits - 1) else total
+
+
+for _kind in ("Int", "String"):
+    _register(f"arrayReverse{_kind}", "A", "A", lambda v: list(reversed(v)), element=_kind)
+    _register(f"arraySort{_kind}", "A", "A", lambda v, _k=_kind: _sort(v, _k), element=_kind)
+    _register(f"arrayIndexOf{_kind}", "Av", "i", _index_of, element=_kind)
+    _register(f"arrayContains{_kind}", "Av", "b", lambda v, t: _index_of(v, t) >= 0, element=_kind)
+    _register(f"arrayDistinct{_kind}", "A", "A", _distinct, element=_kind)
+    _register(f"arrayRemove{_kind}", "Av", "A", _remove_first, element=_kind)
+    _register(f"arrayUnion{_kind}", "AA", "A", lambda a, b: _distinct(a + b), element=_kind)
+
+for _kind in ("Int", "Long", "Float", "Double", "String"):
+    _register(f"arrayIndexesOf{_kind}", "Av", "I", lambda v, t: [i for i, e in enumerate(v) if _same(e, t)],
+              element=_kind)
+    _register(f"arrayConcat{_kind}", "AA", "A", lambda a, b: list(a + b), element=_kind)
+    _register(f"arrayPushBack{_kind}", "Av", "A", lambda v, e: list(v) + [e], element=_kind)
+    _register(f"arrayPushFront{_kind}", "Av", "A", lambda v, e: [e] + list(v), element=_kind)
+    _register(f"arrayElementAt{_kind}", "Ai", "v",
+              lambda v, i, _k=_kind: v[i - 1] if 0 < i <= len(v) else _PLACEHOLDER[_k], element=_kind)
+
+for _kind in ("Int", "Long", "String"):
+    _register(f"arraySlice{_kind}", "Aii", "A", lambda v, s, e, _k=_kind: _slice(v, s, e, _k), element=_kind)
+
+_register("arraySumInt", "A", "i", lambda v: _wrap(sum(v), 32), element="Int")
+_register("arraySumLong", "A", "l", lambda v: _wrap(sum(v), 64), element="Long")
+
+
+@scalar_function("arrayLength", "cardinality", arity=1)
+def _array_length(ctx: Context, args: list[Value]) -> Value:
+    lists = to_array(args[0], "String", ctx)
+    return pc.list_value_length(lists).cast(pa.int32())
+
+
+_register("arraysOverlap", "AA", "b", lambda a, b: not set(a).isdisjoint(b), element="String")
+_register("arrayToString", "As", "s",
+          lambda v, delimiter: delimiter.join("null" if e is None else e for e in v), element="String")
+_register("arrayToString", "Ass", "s",
+          lambda v, delimiter, null: "" if not v else delimiter.join(null if e in (None, "") else e for e in v),
+          element="String")

@@ -1,0 +1,206 @@
+"""Bytes and text encodings: toUtf8 / fromUtf8, toAscii / fromAscii, Base64, hex, URL encoding (StringFunctions,
+DataTypeConversionFunctions).
+
+A ``byte[]`` parameter given a STRING is converted as ``PinotDataType.STRING.toBytes`` does: the trimmed text
+is *hex-decoded* (``BytesUtils.toBytes``), so ``fromUtf8('68656c6c6f')`` is ``hello`` and a text that is not
+hex fails the row. Other non-BYTES values cannot be converted (``UnsupportedOperationException`` in Pinot),
+an error for the whole column here. A ``byte[]`` result is an Arrow binary value (a BYTES column stores it;
+a STRING column stores its hex, as Pinot's ``BYTES.toString`` does).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from urllib.parse import quote_plus
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, to_long, to_string)
+from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
+
+_JAVA_TRIM = "".join(chr(i) for i in range(0x21))  # String.trim
+
+
+def to_bytes(value: Value, ctx: Context) -> pa.Array:
+    """A value converted for a Java ``byte[]`` parameter (``PinotDataType.toBytes``), as an Arrow binary array."""
+    array = broadcast(value, ctx.num_rows)
+    jt = arrow_java_type(array.type)
+    if jt == "BYTES":
+        return array if pa.types.is_binary(array.type) else array.cast(pa.binary())
+    if jt == "STRING":
+        return per_row(ctx, _hex_bytes, pa.binary(), pc.utf8_trim(array.cast(pa.string()), characters=_JAVA_TRIM))
+    if jt == "NULL":
+        return pa.nulls(len(array), pa.binary())
+    raise IngestionError(f"{ctx.where}: a {jt} value cannot be passed where Pinot expects bytes "
+                         f"(UnsupportedOperationException: Cannot convert value from {jt} to BYTES)")
+
+
+def _hex_bytes(text: str) -> bytes:
+    """``BytesUtils.toBytes``: commons-codec ``Hex.decodeHex`` (an even number of hex digits)."""
+    if len(text) % 2 or not _HEX.fullmatch(text):
+        raise JavaThrows(f"IllegalArgumentException: Value: {text} is not Hex encoded")
+    return bytes.fromhex(text)
+
+
+_HEX = re.compile(r"[0-9a-fA-F]*")
+
+
+def _text(ctx: Context, value: Value) -> pa.Array:
+    return broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
+
+
+@scalar_function("toUtf8", arity=1)
+def _to_utf8(ctx: Context, args: list[Value]) -> Value:
+    return _text(ctx, args[0]).cast(pa.binary())
+
+
+@scalar_function("fromUtf8", arity=1)
+def _from_utf8(ctx: Context, args: list[Value]) -> Value:
+    """``new String(bytes, UTF_8)``: malformed input becomes U+FFFD."""
+    data = to_bytes(args[0], ctx)
+
+    return per_row(ctx, lambda b: b.decode("utf-8", "replace"), pa.string(), data)
+
+
+@scalar_function("toAscii", arity=1)
+def _to_ascii(ctx: Context, args: list[Value]) -> Value:
+    """``getBytes(US_ASCII)``: a character outside ASCII (a surrogate pair counting as one) becomes '?'."""
+    text = _text(ctx, args[0])
+    if pc.all(pc.fill_null(pc.string_is_ascii(text), True)).as_py():
+        return text.cast(pa.binary())
+    return per_row(ctx, lambda s: s.encode("ascii", "replace"), pa.binary(), text)
+
+
+@scalar_function("fromAscii", arity=1)
+def _from_ascii(ctx: Context, args: list[Value]) -> Value:
+    """``new String(bytes, US_ASCII)``: a byte above 127 becomes U+FFFD."""
+    return per_row(ctx, lambda b: b.decode("ascii", "replace"), pa.string(), to_bytes(args[0], ctx))
+
+
+def _java_base64_decode(data: bytes) -> bytes:
+    """``Base64.getDecoder().decode``: the basic alphabet, no line breaks; padding optional, but when present
+    it must be complete; a final unit of one character is an error."""
+    body = data.rstrip(b"=")
+    padding = len(data) - len(body)
+    if not re.fullmatch(rb"[A-Za-z0-9+/]*", body) or padding > 2:
+        raise JavaThrows("IllegalArgumentException: Illegal base64 character or ending")
+    rest = len(body) % 4
+    if rest == 1 or (padding and rest + padding != 4):
+        raise JavaThrows("IllegalArgumentException: Input byte array has wrong 4-byte ending unit")
+    return binascii.a2b_base64(body + b"=" * (-len(body) % 4))
+
+
+@scalar_function("toBase64", arity=1)
+def _to_base64(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, lambda b: base64.b64encode(b).decode("ascii"), pa.string(), to_bytes(args[0], ctx))
+
+
+@scalar_function("fromBase64", arity=1)
+def _from_base64(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, lambda s: _java_base64_decode(s.encode("utf-8")), pa.binary(), _text(ctx, args[0]))
+
+
+@scalar_function("base64Encode", arity=1)
+def _base64_encode(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, base64.b64encode, pa.binary(), to_bytes(args[0], ctx))
+
+
+@scalar_function("base64Decode", arity=1)
+def _base64_decode(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, _java_base64_decode, pa.binary(), to_bytes(args[0], ctx))
+
+
+@scalar_function("hexToBytes", arity=1)
+def _hex_to_bytes(ctx: Context, args: list[Value]) -> Value:
+    """``BytesUtils.toBytes`` of the text as it is (no trim)."""
+    return per_row(ctx, _hex_bytes, pa.binary(), _text(ctx, args[0]))
+
+
+@scalar_function("bytesToHex", arity=1)
+def _bytes_to_hex(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, bytes.hex, pa.string(), to_bytes(args[0], ctx))
+
+
+@scalar_function("hexDecimalToLong", arity=1)
+def _hex_decimal_to_long(ctx: Context, args: list[Value]) -> Value:
+    """``Long.parseLong(text, 16)``, after a leading "0x" if any: a sign is allowed, overflow fails."""
+    def parse(s: str) -> int:
+        digits = s[2:] if s.startswith("0x") else s
+        if not re.fullmatch(r"[+-]?[0-9a-fA-F]+", digits):
+            raise JavaThrows(f"NumberFormatException: For input string: \"{s}\" under radix 16")
+        value = int(digits, 16)
+        if not -(2**63) <= value < 2**63:
+            raise JavaThrows(f"NumberFormatException: For input string: \"{s}\" under radix 16")
+        return value
+
+    return per_row(ctx, parse, pa.int64(), _text(ctx, args[0]))
+
+
+@scalar_function("longToHexDecimal", arity=1)
+def _long_to_hex_decimal(ctx: Context, args: list[Value]) -> Value:
+    """``Long.toHexString``: the two's complement digits, lower case, no leading zeros."""
+    values = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+    return per_row(ctx, lambda v: format(v % 2**64, "x"), pa.string(), values)
+
+
+@scalar_function("encodeUrl", arity=1)
+def _encode_url(ctx: Context, args: list[Value]) -> Value:
+    """``URLEncoder.encode(s, UTF_8)``: letters, digits and ``.-*_`` kept, space as '+', the rest as %XX of
+    its UTF-8 bytes (upper-case hex; '~' too)."""
+    return per_row(ctx, lambda s: quote_plus(s, safe="*").replace("~", "%7E"), pa.string(), _text(ctx, args[0]))
+
+
+def java_url_decode(s: str) -> str:
+    """``URLDecoder.decode(s, UTF_8)``: '+' is a space; each run of %XX escapes is decoded as UTF-8 (malformed
+    bytes become U+FFFD); a bad or incomplete escape throws."""
+    out: list[str] = []
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "+":
+            out.append(" ")
+            i += 1
+        elif c == "%":
+            run = bytearray()
+            while i + 2 < n and s[i] == "%":
+                digits = s[i + 1:i + 3]
+                if not re.fullmatch(r"[+-]?[0-9a-fA-F]+", digits):  # Integer.parseInt(digits, 16)
+                    raise JavaThrows("IllegalArgumentException: URLDecoder: Illegal hex characters in escape (%) "
+                                     f"pattern - Error at index 0 in: \"{digits}\"")
+                value = int(digits, 16)
+                if value < 0:
+                    raise JavaThrows("IllegalArgumentException: URLDecoder: Illegal hex characters in escape (%) "
+                                     "pattern - negative value")
+                run.append(value)
+                i += 3
+            if i < n and s[i] == "%":
+                raise JavaThrows("IllegalArgumentException: URLDecoder: Incomplete trailing escape (%) pattern")
+            out.append(run.decode("utf-8", "replace"))
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+@scalar_function("decodeUrl", arity=1)
+def _decode_url(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, java_url_decode, pa.string(), _text(ctx, args[0]))
+
+
+def _url_decode_or_null(s: str) -> str | None:
+    try:
+        return java_url_decode(s)
+    except JavaThrows:
+        return None
+
+
+# UrlFunctions' forms: the same URLEncoder / URLDecoder, but a bad escape gives null instead of failing
+scalar_function("urlEncode", "urlEncodeFormComponent", arity=1)(_encode_url)
+
+
+@scalar_function("urlDecode", "urlDecodeFormComponent", arity=1)
+def _url_decode(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, _url_decode_or_null, pa.string(), _text(ctx, args[0]))

@@ -1,0 +1,462 @@
+"""Regular-expression functions (the regexp/ classes and regexpCount / regexpSubstr of StringFunctions).
+
+Pinot compiles patterns with ``java.util.regex`` (ingestion never initialises ``PatternFactory`` for RE2J).
+Arrow's kernels are RE2, which differs from Java (``.`` and ``$`` around ``\\r``, ``\\u0085``, back
+references, look-around), so each pattern is translated once into a Python pattern that means the same in
+Java, and the function runs once per distinct input value. Java constructs with no faithful translation
+(inline flags other than a leading ``(?i)``, ``\\G``, class intersections ``&&``, nested classes, Unicode
+properties ``\\p{L}``...) are rejected when the config is read, naming the construct.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Callable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..values import Context, Value, broadcast, const_value, per_distinct, to_int, to_string
+from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
+
+_LINE_END = "\n\r\x85\u2028\u2029"  # Java's line terminators (without UNIX_LINES)
+_DOT = "[^\n\r\x85\u2028\u2029]"
+# Java's ``$`` (no MULTILINE): the end, or before a final line terminator (``\r\n`` counting as one).
+_DOLLAR = "(?=(?:\r\n|(?<!\r)\n|[\r\x85\u2028\u2029])?\\Z)"
+_SHORTHAND = {"d": "0-9", "w": "a-zA-Z0-9_", "s": " \\t\\n\\x0b\\f\\r"}  # ASCII, as Java without (?U)
+_POSIX = {"Lower": "a-z", "Upper": "A-Z", "ASCII": "\\x00-\\x7f", "Alpha": "a-zA-Z", "Digit": "0-9",
+          "Alnum": "a-zA-Z0-9", "Punct": "!-/:-@\\[-`{-~", "Graph": "!-~", "Print": " -~", "Blank": " \\t",
+          "Cntrl": "\\x00-\\x1f\\x7f", "XDigit": "0-9a-fA-F", "Space": " \\t\\n\\x0b\\f\\r"}
+_SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "a": "\x07", "e": "\x1b"}
+_POSSESSIVE = sys.version_info >= (3, 11)  # possessive quantifiers and atomic groups
+
+
+class JavaPattern:
+    """A ``java.util.regex.Pattern`` translated to Python's ``re`` (``ValueError`` if it cannot be)."""
+
+    def __init__(self, pattern: str, case_insensitive: bool = False, unicode_case: bool = False) -> None:
+        self.source = pattern
+        text, leading_i = _translate(pattern, unicode_case)
+        flags = 0 if unicode_case else re.ASCII  # Java folds case in ASCII only unless UNICODE_CASE
+        if case_insensitive or leading_i:
+            flags |= re.IGNORECASE
+        try:
+            self.regex = re.compile(text, flags)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+        self.groups = self.regex.groups
+        self.group_names = dict(self.regex.groupindex)
+
+
+def _char(cp: int) -> str:
+    return re.escape(chr(cp))
+
+
+def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
+    """The Python pattern for Java pattern ``p``, and whether it starts with ``(?i)``."""
+    out: list[str] = []
+    i, n = 0, len(p)
+    leading_i = False
+    if p.startswith("(?i)"):
+        leading_i, i = True, 4
+
+    def reject(what: str):
+        raise ValueError(f"the Java regular expression {p!r} uses {what}, which is not supported here")
+
+    def escape(j: int, in_class: bool) -> tuple[str, int]:
+        """The translation of the escape at p[j] == '\\'; returns (text, next index)."""
+        if j + 1 >= n:
+            raise ValueError(f"invalid regular expression {p!r}: a trailing backslash")
+        c = p[j + 1]
+        k = j + 2
+        if c in _SHORTHAND:
+            return (_SHORTHAND[c] if in_class else f"[{_SHORTHAND[c]}]"), k
+        if c in "DWS":
+            if not in_class:
+                return f"[^{_SHORTHAND[c.lower()]}]", k
+            if unicode_case:  # Python's class shorthands follow the compile mode, Unicode here
+                reject(f"\\{c} inside a class with a case-insensitive match parameter")
+            return f"\\{c}", k  # compiled with re.ASCII: Java's ASCII classes
+        if c in _SIMPLE_ESCAPES:
+            return _char(ord(_SIMPLE_ESCAPES[c])), k
+        if c == "0":
+            m = re.match(r"[0-3][0-7]{2}|[0-7]{1,2}", p[k:])
+            if not m:
+                raise ValueError(f"invalid regular expression {p!r}: illegal octal escape")
+            return _char(int(m.group(), 8)), k + m.end()
+        if c == "x":
+            m = re.match(r"\{([0-9a-fA-F]+)\}|[0-9a-fA-F]{2}", p[k:])
+            if not m:
+                raise ValueError(f"invalid regular expression {p!r}: illegal hexadecimal escape")
+            cp = int(m.group(1) or m.group(), 16)
+            if cp > 0x10FFFF:
+                raise ValueError(f"invalid regular expression {p!r}: hexadecimal code point out of range")
+            return _char(cp), k + m.end()
+        if c == "u":
+            m = re.match(r"[0-9a-fA-F]{4}", p[k:])
+            if not m:
+                raise ValueError(f"invalid regular expression {p!r}: illegal Unicode escape")
+            cp = int(m.group(), 16)
+            k += 4
+            low = re.match(r"\\u(d[c-f][0-9a-f]{2})", p[k:], re.IGNORECASE)
+            if 0xD800 <= cp < 0xDC00 and low:  # a surrogate pair written as two escapes is one code point
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (int(low.group(1), 16) - 0xDC00)
+                k += 6
+            return _char(cp), k
+        if c == "c":
+            if k >= n:
+                raise ValueError(f"invalid regular expression {p!r}: illegal control escape")
+            return _char(ord(p[k]) ^ 64), k + 1
+        if c == "Q":
+            end = p.find("\\E", k)
+            literal = p[k:] if end == -1 else p[k:end]
+            return "".join(_char(ord(ch)) for ch in literal), (n if end == -1 else end + 2)
+        if c in "pP":
+            m = re.match(r"\{(?:Is)?(\w+)\}", p[k:])
+            name = m.group(1) if m else None
+            if name not in _POSIX:
+                reject(f"the character property \\{c}{p[k:k + 12]} (only the POSIX classes {sorted(_POSIX)})")
+            if c == "P" and in_class:
+                reject("a negated character property inside a class")
+            body = _POSIX[name]
+            if in_class:
+                return body, k + m.end()
+            return (f"[{body}]" if c == "p" else f"[^{body}]"), k + m.end()
+        if not in_class:
+            if c in "bB":
+                return f"(?a:\\{c})", k  # ASCII word characters, as \\w (Java 19+; older Javas use Unicode letters)
+            if c == "A":
+                return "\\A", k
+            if c == "z":
+                return "\\Z", k
+            if c == "Z":
+                return _DOLLAR, k
+            if c.isdigit():  # a back reference: one digit here (Java reads more while such a group exists)
+                if k < n and p[k].isdigit():
+                    reject("a back reference followed by a digit")
+                return f"(?:\\{c})", k
+            if c == "k":
+                m = re.match(r"<([a-zA-Z][a-zA-Z0-9]*)>", p[k:])
+                if not m:
+                    raise ValueError(f"invalid regular expression {p!r}: \\k is not followed by <name>")
+                return f"(?P={m.group(1)})", k + m.end()
+        if c.isalnum():
+            reject(f"the escape \\{c}")
+        return _char(ord(c)), k
+
+    depth = 0
+    while i < n:
+        c = p[i]
+        if c == "\\":
+            text, i = escape(i, False)
+            out.append(text)
+            continue
+        if c == ".":
+            out.append(_DOT)
+        elif c == "$":
+            out.append(_DOLLAR)
+        elif c == "^":
+            out.append("\\A")
+        elif c == "(":
+            if p.startswith("(?", i):
+                m = re.match(r"\(\?(?::|=|!|<=|<!|>|<([a-zA-Z][a-zA-Z0-9]*)>)", p[i:])
+                if not m:
+                    reject(f"the group construct {p[i:i + 6]!r} (inline flags other than a leading (?i))")
+                if m.group() == "(?>" and not _POSSESSIVE:
+                    reject("an atomic group (Python 3.11 or later needed)")
+                out.append(f"(?P<{m.group(1)}>" if m.group(1) else m.group())
+                i += m.end()
+                depth += 1
+                continue
+            out.append("(")
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            out.append(")")
+        elif c == "[":
+            text, i = _translate_class(p, i, escape, reject)
+            out.append(text)
+            continue
+        elif c == "{":
+            m = re.match(r"\{\d+(,\d*)?\}", p[i:])
+            if not m:
+                raise ValueError(f"invalid regular expression {p!r}: illegal repetition near index {i}")
+            out.append(m.group())
+            i += m.end()
+            i = _quantifier_suffix(p, i, out, reject)
+            continue
+        elif c in "*+?":
+            out.append(c)
+            i = _quantifier_suffix(p, i + 1, out, reject)
+            continue
+        elif c == "|":
+            out.append("|")
+        else:
+            out.append(_char(ord(c)))
+        i += 1
+    return "".join(out), leading_i
+
+
+def _quantifier_suffix(p: str, i: int, out: list[str], reject) -> int:
+    if i < len(p) and p[i] == "?":
+        out.append("?")
+        return i + 1
+    if i < len(p) and p[i] == "+":
+        if not _POSSESSIVE:
+            reject("a possessive quantifier (Python 3.11 or later needed)")
+        out.append("+")
+        return i + 1
+    return i
+
+
+def _translate_class(p: str, i: int, escape, reject) -> tuple[str, int]:
+    """A Java character class ``[...]`` starting at p[i]; returns its Python text and the next index."""
+    n = len(p)
+    j = i + 1
+    out = ["["]
+    if j < n and p[j] == "^":
+        out.append("^")
+        j += 1
+    if j < n and p[j] == "]":
+        reject("a class starting with ']'")
+    while True:
+        if j >= n:
+            raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
+        c = p[j]
+        if c == "]":
+            out.append("]")
+            return "".join(out), j + 1
+        if c == "[":
+            reject("a nested character class")
+        if p.startswith("&&", j):
+            reject("a character class intersection (&&)")
+        if c == "\\":
+            text, j = escape(j, True)
+            out.append(text)
+            continue
+        if c == "-" and len(out) > 1 and out[-1] not in ("[", "^") and j + 1 < n and p[j + 1] != "]":
+            out.append("-")  # a range between the previous member and the next one
+        else:
+            out.append("\\" + c if c in "-&~|" else _char(ord(c)))  # never one of Python's set operators
+        j += 1
+
+
+# --- Java's Matcher.appendReplacement template -----------------------------------------------------
+
+
+def _replacement(template: str, pattern: JavaPattern) -> list[str | int] | str:
+    """The parts of a Java replacement (literal text, group numbers), or the error Java throws for it."""
+    parts: list[str | int] = []
+    i, n = 0, len(template)
+    while i < n:
+        c = template[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return "IllegalArgumentException: character to be escaped is missing"
+            parts.append(template[i + 1])
+            i += 2
+        elif c == "$":
+            i += 1
+            if i >= n:
+                return "IllegalArgumentException: Illegal group reference: group index is missing"
+            if template[i] == "{":
+                end = template.find("}", i)
+                name = template[i + 1:end] if end != -1 else ""
+                if end == -1 or not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9]*", name):
+                    return "IllegalArgumentException: named capturing group is missing trailing '}' or has a bad name"
+                if name not in pattern.group_names:
+                    return f"IllegalArgumentException: No group with name {{{name}}}"
+                parts.append(pattern.group_names[name])
+                i = end + 1
+                continue
+            if not template[i].isdigit() or not template[i].isascii():
+                return "IllegalArgumentException: Illegal group reference"
+            ref = int(template[i])
+            if ref > pattern.groups:
+                return f"IndexOutOfBoundsException: No group {ref}"
+            i += 1
+            while i < n and template[i].isascii() and template[i].isdigit():
+                longer = ref * 10 + int(template[i])
+                if longer > pattern.groups:
+                    break
+                ref = longer
+                i += 1
+            parts.append(ref)
+        else:
+            parts.append(c)
+            i += 1
+    return parts
+
+
+# --- evaluation ------------------------------------------------------------------------------------
+
+def _text(ctx: Context, value: Value) -> pa.Array:
+    return broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
+
+
+def _literal(ctx: Context, value: Value, what: str):
+    return const_value(value, f"{ctx.where}: the {what}")
+
+
+def _int_literal(ctx: Context, value: Value, what: str) -> int:
+    return _literal(ctx, to_int(value, ctx), what)
+
+
+def _check_pattern(position: int, flags: Callable[[list], dict] = lambda args: {}):
+    def check(args: list) -> None:
+        if isinstance(args[position], str):
+            JavaPattern(args[position], **flags(args))
+
+    return check
+
+
+def _match_flags(args: list) -> dict:
+    """regexpLike's match parameter (``RegexpPatternConverterUtils.isCaseInsensitive``)."""
+    if len(args) < 3 or args[2] is None or args[2] == "":
+        return {}
+    if not isinstance(args[2], str) or len(args[2]) != 1 or args[2].lower() not in "ic":
+        raise ValueError(f"the match parameter must be 'i' or 'c' (got {args[2]!r})")
+    insensitive = args[2].lower() == "i"
+    return {"case_insensitive": insensitive, "unicode_case": insensitive}  # JavaUtilPattern: both or none
+
+
+@scalar_function("regexpLike", arity=(2, 3), literal_args=(1, 2), check=_check_pattern(1, _match_flags))
+def _regexp_like(ctx: Context, args: list[Value]) -> Value:
+    literals = [None, _literal(ctx, to_string(args[1], ctx), "pattern")]
+    if len(args) == 3:
+        literals.append(_literal(ctx, to_string(args[2], ctx), "match parameter"))
+    regex = JavaPattern(literals[1], **_match_flags(literals)).regex
+    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else regex.search(s) is not None,
+                        pa.bool_())
+
+
+def like_to_regexp(like: str) -> str:
+    """``RegexpPatternConverterUtils.likeToRegexpLike``: ``%`` any text, ``_`` one character, ``\\`` escapes
+    them; anchored unless the pattern starts / ends with ``%``."""
+    if like == "":
+        return "^$"
+    if like == "%" or set(like) == {"%"}:
+        return ""
+    prefix, suffix = "^", "$"
+    if like[0] == "%" and len(like) > 1:
+        like, prefix = like.lstrip("%"), ""
+    if like.endswith("%") and len(like) > 0:
+        like, suffix = like.rstrip("%"), ""
+    out = [prefix]
+    after_backslash = False
+    for c in like:
+        if c == "_":
+            out.append(c if after_backslash else ".")
+        elif c == "%":
+            out.append(c if after_backslash else ".*")
+        else:
+            if c in "^$.{}[]()*+?|<>-&/" or after_backslash:
+                out.append("\\")
+            out.append(c)
+        after_backslash = c == "\\"
+    if after_backslash:
+        out.append("\\")
+    out.append(suffix)
+    return "".join(out)
+
+
+@scalar_function("like", arity=2, literal_args=(1,),
+                 check=lambda args: JavaPattern(like_to_regexp(args[1]), True, True) if isinstance(args[1], str)
+                 else None)
+def _like(ctx: Context, args: list[Value]) -> Value:
+    regex = JavaPattern(like_to_regexp(_literal(ctx, to_string(args[1], ctx), "LIKE pattern")), True, True).regex
+    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else regex.search(s) is not None,
+                        pa.bool_())
+
+
+@scalar_function("regexpExtract", "regexpExtractVar", arity=(2, 3, 4), literal_args=(1, 2),
+                 check=_check_pattern(1))
+def _regexp_extract(ctx: Context, args: list[Value]) -> Value:
+    """The group of the first match; the default ("" unless given) when there is no match or the group number
+    is beyond the pattern's groups; null when the group did not take part in the match."""
+    pattern = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern"))
+    group = _int_literal(ctx, args[2], "group") if len(args) > 2 else 0
+    text = _text(ctx, args[0])
+    encoded = pc.dictionary_encode(text)
+    found, defaulted, failed = [], [], []
+    for s in encoded.dictionary.to_pylist():
+        m = pattern.regex.search(s)
+        miss = m is None or group > pattern.groups
+        defaulted.append(miss)
+        failed.append(not miss and group < 0)  # Matcher.group(-1)
+        found.append(None if miss or group < 0 else m.group(group))  # null: the group took no part
+    fails = pa.array(failed, pa.bool_()).take(encoded.indices)
+    ctx.fail(fails, f"IndexOutOfBoundsException: No group {group}", text)
+    is_default = pc.fill_null(pa.array(defaulted, pa.bool_()).take(encoded.indices), False)
+    found = pa.array(found, pa.string()).take(encoded.indices)
+    default = _text(ctx, args[3]) if len(args) > 3 else pa.scalar("", pa.string())
+    return pc.if_else(is_default, default, found)
+
+
+def _region_start(s: str, start: int) -> int | None:
+    """The code point index of UTF-16 offset ``start`` (``Matcher.region``), None when out of range."""
+    if start < 0:
+        return None
+    units = 0
+    for index, ch in enumerate(s):
+        if units >= start:
+            return index
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(s) if units >= start else None
+
+
+@scalar_function("regexpReplace", "regexpReplaceVar", arity=(3, 4, 5, 6), literal_args=(1, 2, 3, 4, 5),
+                 check=_check_pattern(1, lambda args: {"case_insensitive": len(args) > 5 and args[5] == "i"}))
+def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
+    """All matches (from ``matchStartPos``), with Java's ``$n`` / ``${name}`` / ``\\`` replacement syntax; or
+    only the ``occurrence``-th match (from 0), then with the replacement text taken literally."""
+    source = _literal(ctx, to_string(args[1], ctx), "pattern")
+    replacement = _literal(ctx, to_string(args[2], ctx), "replacement")
+    start = _int_literal(ctx, args[3], "match start position") if len(args) > 3 else 0
+    occurrence = _int_literal(ctx, args[4], "occurrence") if len(args) > 4 else -1
+    flag = _literal(ctx, to_string(args[5], ctx), "flag") if len(args) > 5 else ""
+    pattern = JavaPattern(source, case_insensitive=flag == "i")  # only "i" exactly; others are ignored
+    regex = pattern.regex
+    template = _replacement(replacement, pattern) if occurrence < 0 else None
+
+    def expand(m: re.Match) -> str:
+        return "".join(part if isinstance(part, str) else (m.group(part) or "") for part in template)
+
+    def one(s: str):
+        begin = _region_start(s, start)
+        if begin is None:
+            raise JavaThrows("IndexOutOfBoundsException: start")
+        head, tail = s[:begin], s[begin:]
+        if occurrence >= 0:
+            for index, m in enumerate(regex.finditer(tail)):
+                if index == occurrence:
+                    return head + tail[:m.start()] + replacement + tail[m.end():]
+            return s
+        if isinstance(template, str):  # an invalid replacement throws on the first match
+            if regex.search(tail) is None:
+                return s
+            raise JavaThrows(template)
+        return head + regex.sub(expand, tail)
+
+    return per_row(ctx, one, pa.string(), _text(ctx, args[0]))
+
+
+@scalar_function("regexpCount", arity=2, literal_args=(1,), check=_check_pattern(1))
+def _regexp_count(ctx: Context, args: list[Value]) -> Value:
+    regex = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern")).regex
+    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in regex.finditer(s)),
+                        pa.int32())
+
+
+@scalar_function("regexpSubstr", arity=2, literal_args=(1,), check=_check_pattern(1))
+def _regexp_substr(ctx: Context, args: list[Value]) -> Value:
+    """The first match, null when there is none."""
+    regex = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern")).regex
+
+    def one(s):
+        m = None if s is None else regex.search(s)
+        return None if m is None else m.group()
+
+    return per_distinct(_text(ctx, args[0]), one, pa.string())
+

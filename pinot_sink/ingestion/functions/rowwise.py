@@ -1,0 +1,73 @@
+"""Functions with no vectorised form: a Python function of Java values, run once per distinct argument tuple.
+
+``per_row(ctx, fn, out_type, *args)`` calls ``fn`` with the arguments' Python values (a literal is passed as
+it is); a row with a null argument gives null without calling ``fn`` (the functions using this are
+null-intolerant). ``fn`` raises ``JavaThrows`` where Java throws: those rows fail through ``Context.fail``
+(the build fails, or with continueOnError the row is nulled and counted). A list argument reaches ``fn`` as a
+tuple.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..values import Const, Context, Value
+
+
+class JavaThrows(Exception):
+    """Raised by a row function where Java throws; the message is Java's exception."""
+
+
+def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: Value) -> pa.Array:
+    columns = [i for i, a in enumerate(args) if not isinstance(a, Const)]
+    if not columns:
+        raise ValueError("per_row needs at least one column argument")
+    failures: dict[Any, str] = {}
+
+    def call(values: tuple) -> Any:
+        if any(v is None for v in values):
+            return None
+        try:
+            return fn(*values)
+        except JavaThrows as exc:
+            failures[values] = str(exc)
+            return None
+
+    consts = [a.value if isinstance(a, Const) else None for a in args]
+    if len(columns) == 1 and not _is_list(args[columns[0]].type):  # dictionary-encode, once per distinct value
+        position = columns[0]
+        encoded = pc.dictionary_encode(args[position])
+        keys = []
+        results = []
+        for v in encoded.dictionary.to_pylist():
+            values = tuple(v if i == position else c for i, c in enumerate(consts))
+            keys.append(values)
+            results.append(call(values))
+        out = pa.array(results, out_type).take(encoded.indices)
+        if failures:
+            failed = pa.array([k in failures for k in keys], pa.bool_()).take(encoded.indices)
+            ctx.fail(failed, next(iter(failures.values())), args[position])
+        return out
+    lists = [[tuple(v) if isinstance(v, list) else v for v in args[i].to_pylist()] for i in columns]
+    cache: dict[tuple, Any] = {}
+    rows = []
+    for row in zip(*lists):
+        values = list(consts)
+        for i, v in zip(columns, row):
+            values[i] = v
+        key = tuple(values)
+        if key not in cache:
+            cache[key] = call(key)
+        rows.append(key)
+    out = pa.array([cache[k] for k in rows], out_type)  # a list argument reaches fn as a tuple
+    if failures:
+        failed = np.array([k in failures for k in rows], dtype=np.bool_)
+        ctx.fail(failed, next(iter(failures.values())), [k[columns[0]] for k in rows])
+    return out
+
+
+def _is_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)

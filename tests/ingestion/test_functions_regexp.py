@@ -1,0 +1,159 @@
+"""The regexp functions against java.util.regex's documented semantics (translation, groups, replacement syntax)."""
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pinot_sink.ingestion.evaluate import Expression
+from pinot_sink.ingestion.expression import ExpressionError
+from pinot_sink.ingestion.values import Context, IngestionError
+
+
+def evaluate(text: str, continue_on_error: bool = False, **columns):
+    table = {name: (values if isinstance(values, pa.Array) else pa.array(values, pa.string()))
+             for name, values in columns.items()}
+    n = len(next(iter(table.values())))
+    ctx = Context(n, 0, continue_on_error)
+    ctx.where = text
+    return Expression(text).evaluate_array(table, ctx).to_pylist(), ctx
+
+
+TEXT = st.text(alphabet="ab1 _-\n\r\x85é", max_size=10)
+
+
+def test_regexp_extract_groups_and_default():
+    s = ["val abe ace", "aa bb", None]
+    assert evaluate("regexpExtract(s, '(a[bcd]e) (a[bcd]e)', 2)", s=s)[0] == ["ace", "", None]
+    assert evaluate("regexpExtract(s, '(a[bcd]e)')", s=s)[0] == ["abe", "", None]  # group 0: the whole match
+    assert evaluate("regexpExtract(s, '(a[bcd]e)', 5, 'wrong')", s=s)[0] == ["wrong", "wrong", None]
+    # a group that takes no part in the match is null (Matcher.group returns null)
+    assert evaluate("regexpExtract(s, 'v(x)?al', 1, 'd')", s=s)[0] == [None, "d", None]
+    # a negative group is Matcher.group(-1): IndexOutOfBoundsException on rows that match
+    with pytest.raises(IngestionError, match="row 0: IndexOutOfBoundsException"):
+        evaluate("regexpExtract(s, 'a', -1)", s=s)
+    out, ctx = evaluate("regexpExtract(s, 'v', -1)", True, s=s)
+    assert out == [None, "", None] and ctx.errors.tolist() == [True, False, False]
+
+
+def test_java_line_terminators_dot_and_dollar():
+    s = ["ab", "a\r", "a\n", "a\r\n", "a\u2028", "a\n\n", "a\x85"]
+    # '.' excludes Java's line terminators, '$' matches before one final terminator (\r\n counts as one)
+    assert evaluate("regexpLike(s, '^a.$')", s=s)[0] == [True, False, False, False, False, False, False]
+    assert evaluate("regexpLike(s, '^a$')", s=s)[0] == [False, True, True, True, True, False, True]
+    assert evaluate("regexpLike(s, 'a\\Z')", s=s)[0] == [False, True, True, True, True, False, True]
+    assert evaluate("regexpLike(s, 'a\\z')", s=s)[0] == [False] * 7
+
+
+def test_ascii_classes_and_case():
+    s = ["é", "٣", "K", "k", "\u212a"]  # Arabic-Indic digit three; the Kelvin sign
+    assert evaluate("regexpLike(s, '\\w')", s=s)[0] == [False, False, True, True, False]
+    assert evaluate("regexpLike(s, '\\d')", s=s)[0] == [False, False, False, False, False]
+    # regexpReplace's 'i' is CASE_INSENSITIVE alone (ASCII); regexpLike's 'i' adds UNICODE_CASE
+    assert evaluate("regexpReplace(s, 'k', 'x', 0, -1, 'i')", s=s)[0] == ["é", "٣", "x", "x", "\u212a"]
+    assert evaluate("regexpLike(s, 'k', 'i')", s=s)[0] == [False, False, True, True, True]
+    assert evaluate("regexpLike(s, 'k', 'I')", s=s)[0] == [False, False, True, True, True]
+    assert evaluate("regexpLike(s, 'k', 'c')", s=s)[0] == [False, False, False, True, False]
+    assert evaluate("regexpLike(s, '(?i)K')", s=s)[0] == [False, False, True, True, False]
+    assert evaluate("regexpLike(s, '\\p{Alpha}')", s=s)[0] == [False, False, True, True, False]
+
+
+def test_replacement_syntax():
+    s = ["xaby a", "none"]
+    assert evaluate("regexpReplace(s, '(a)(b)?', '[$1$2]')", s=s)[0] == ["x[ab]y [a]", "none"]
+    assert evaluate("regexpReplace(s, '(?<first>a)', '${first}\\$')", s=s)[0] == ["xa$by a$", "none"]
+    assert evaluate("regexpReplace(s, '(a)', '$12')", s=s)[0] == ["xa2by a2", "none"]  # $1 then '2': no group 12
+    # an invalid replacement throws on rows with a match only
+    with pytest.raises(IngestionError, match="row 0: IllegalArgumentException"):
+        evaluate("regexpReplace(s, 'a', 'x$')", s=s)
+    out, ctx = evaluate("regexpReplace(s, 'a', '$2')", True, s=s)
+    assert out == [None, "none"] and ctx.errors.tolist() == [True, False]
+    # with an occurrence, the replacement is literal text
+    assert evaluate("regexpReplace(s, 'a', '$1', 0, 1)", s=s)[0] == ["xaby $1", "none"]
+    assert evaluate("regexpReplace(s, 'a', 'Z', 0, 5)", s=s)[0] == ["xaby a", "none"]
+
+
+def test_match_start_position_counts_utf16_and_anchors_at_the_region():
+    s = ["😀aa", "aaa"]
+    assert evaluate("regexpReplace(s, 'a', 'b', 3)", s=s)[0] == ["😀ab", "aaa"]
+    assert evaluate("regexpReplace(s, '^a', 'b', 1)", s=["aa"])[0] == ["ab"]  # ^ at the region's start
+    assert evaluate("regexpReplace(s, '(?<=a)a', 'b', 1)", s=["aa"])[0] == ["aa"]  # opaque bounds
+    with pytest.raises(IngestionError, match="row 1: IndexOutOfBoundsException"):
+        evaluate("regexpReplace(s, 'a', 'b', 3)", s=["aaaa", "aa"])
+
+
+def test_count_substr_and_like():
+    assert evaluate("regexpCount(s, 'x*')", s=["abxd", ""])[0] == [5, 1]
+    assert evaluate("regexpSubstr(s, '\\d+')", s=["a12b3", "x"])[0] == ["12", None]
+    s = ["abc", "ABC", "xabc", "a.c", "a%c", "a_"]
+    assert evaluate("s LIKE 'a%'", s=s)[0] == [True, True, False, True, True, True]  # case-insensitive
+    assert evaluate("s LIKE 'a_c'", s=s)[0] == [True, True, False, True, True, False]
+    assert evaluate("s LIKE '%b%'", s=s)[0] == [True, True, True, False, False, False]
+    assert evaluate("s LIKE 'a\\%c'", s=s)[0] == [False, False, False, False, True, False]
+    assert evaluate("s LIKE 'a.c'", s=s)[0] == [False, False, False, True, False, False]
+
+
+@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&b]", "[a[b]]", "(?s).", "\\p{L}", "\\G", "\\y", "a\\",
+                                     "(", "[a"])
+def test_patterns_java_rejects_or_we_cannot_translate_fail_when_read(pattern):
+    with pytest.raises(ExpressionError):
+        Expression(f"regexpLike(s, '{pattern}')")
+
+
+def test_bad_match_parameter_fails_when_read():
+    with pytest.raises(ExpressionError, match="inside a class"):
+        Expression("regexpLike(s, '[\\W]', 'i')")  # no ASCII-only negated class in Python's Unicode mode
+    assert evaluate("regexpLike(s, '[\\W]', 'c')", s=["é", "a"])[0] == [True, False]
+    assert evaluate("regexpLike(s, '(?i)é', 'c')", s=["É"])[0] == [False]  # (?i) alone is ASCII-only
+    with pytest.raises(ExpressionError, match="match parameter"):
+        Expression("regexpLike(s, 'a', 'x')")
+
+
+# Java-neutral patterns: their meaning in Python (re.ASCII) is Java's, so Python is an independent reference.
+NEUTRAL = st.sampled_from(["a", "a+b?", "(a|b)+", "[ab]{1,2}", "[^a ]", "\\d", "(a)(1)?", "b*", "\\s+", "_|-",
+                           "(?:ab)+"])
+
+
+@given(st.lists(st.one_of(st.none(), TEXT), min_size=1, max_size=20), NEUTRAL, st.integers(0, 2))
+@settings(deadline=None)
+def test_extract_like_and_count_match_java_on_neutral_patterns(values, pattern, group):
+    regex = re.compile(pattern, re.ASCII)
+    column = pa.array(values, pa.string())
+
+    def extract(v):
+        m = regex.search(v)
+        if m is None or group > regex.groups:
+            return ""
+        return m.group(group)
+
+    assert evaluate(f"regexpExtract(s, '{pattern}', {group})", s=column)[0] == \
+        [None if v is None else extract(v) for v in values]
+    assert evaluate(f"regexpLike(s, '{pattern}')", s=column)[0] == \
+        [None if v is None else regex.search(v) is not None for v in values]
+    assert evaluate(f"regexpCount(s, '{pattern}')", s=column)[0] == \
+        [None if v is None else len(list(regex.finditer(v))) for v in values]
+
+
+@given(st.lists(TEXT, min_size=1, max_size=20), NEUTRAL, st.integers(0, 3), st.integers(-1, 2))
+@settings(deadline=None)
+def test_replace_matches_java_on_neutral_patterns(values, pattern, start, occurrence):
+    regex = re.compile(pattern, re.ASCII)
+
+    def java(v):
+        if start > len(v):
+            return None  # IndexOutOfBoundsException, nulled with continueOnError
+        head, tail = v[:start], v[start:]
+        if occurrence < 0:
+            return head + regex.sub("<\\g<0>>", tail)
+        matches = list(regex.finditer(tail))
+        if occurrence >= len(matches):
+            return v
+        m = matches[occurrence]
+        return head + tail[:m.start()] + "<$0>" + tail[m.end():]
+
+    out, ctx = evaluate(f"regexpReplace(s, '{pattern}', '<$0>', {start}, {occurrence})", True, s=values)
+    assert out == [java(v) for v in values]
+    assert ctx.errors is None or ctx.errors.tolist() == [start > len(v) for v in values]
