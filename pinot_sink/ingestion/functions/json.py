@@ -197,14 +197,20 @@ def _check_path(args: list) -> None:
         _compile_path(args[1])
 
 
-def _path(ctx: Context, value: Value) -> tuple[list[tuple], bool]:
-    path = to_string(value, ctx)
-    if not isinstance(path, Const):
-        raise IngestionError(f"{ctx.where}: the JSON path must be a literal here")
+def _path(ctx: Context, value: Const) -> tuple[list[tuple], bool]:
     try:
-        return _compile_path(path.value)
+        return _compile_path(to_string(value, ctx).value)
     except JsonPathError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+def _path_or_none(ctx: Context, value: Const) -> tuple[list[tuple], bool] | None:
+    """The path of a function that catches every exception (and returns its default): a path that does not
+    compile (a column's value; a literal one is rejected when the config is read) gives the default."""
+    try:
+        return _compile_path(to_string(value, ctx).value)
+    except JsonPathError:
+        return None
 
 
 def _inputs(ctx: Context, value: Value) -> tuple[list[Any], np.ndarray | None, pa.Array | None]:
@@ -288,7 +294,7 @@ def _json_format(ctx: Context, args: list[Value]) -> Value:
     return _map_rows(ctx, value, json_text, pa.string())
 
 
-@scalar_function("jsonPathString", arity=2, check=_check_path)
+@scalar_function("jsonPathString", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
 
@@ -299,18 +305,16 @@ def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     return _map_rows(ctx, args[0], one, pa.string())
 
 
-@scalar_function("jsonPathString", arity=3, nullable=True, check=_check_path)
+@scalar_function("jsonPathString", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_string_default(ctx: Context, args: list[Value]) -> Value:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
     default = to_string(args[2], ctx)
-    if not isinstance(default, Const):
-        raise IngestionError(f"{ctx.where}: the default value must be a literal here")
 
     def one(item):
-        if not _can_extract(item):
+        if path is None or not _can_extract(item):
             return default.value
         try:
-            found = read_path(_parse(item), steps, definite)
+            found = read_path(_parse(item), *path)
         except _InvalidJson:
             return default.value
         return default.value if found is None else _text_of(found)
@@ -350,13 +354,13 @@ def _java_double(value: Any) -> float:
 
 def _extract_number(ctx: Context, args: list[Value], convert, default: Any, out_type: pa.DataType,
                     null_input: Any) -> pa.Array:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
 
     def one(item):
-        if not _can_extract(item):
+        if path is None or not _can_extract(item):
             return default
         try:
-            found = read_path(_parse(item), steps, definite)
+            found = read_path(_parse(item), *path)
             return default if found is None else convert(found)
         except (_InvalidJson, ValueError, TypeError):
             return default
@@ -364,32 +368,25 @@ def _extract_number(ctx: Context, args: list[Value], convert, default: Any, out_
     return _map_rows(ctx, args[0], one, out_type, null_input=null_input)
 
 
-def _literal_default(ctx: Context, value: Value, convert) -> Any:
-    converted = convert(value, ctx)
-    if not isinstance(converted, Const):
-        raise IngestionError(f"{ctx.where}: the default value must be a literal here")
-    return converted.value
-
-
-@scalar_function("jsonPathLong", arity=2, check=_check_path)
+@scalar_function("jsonPathLong", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_long(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_long, LONG_MIN, pa.int64(), None)
 
 
-@scalar_function("jsonPathLong", arity=3, nullable=True, check=_check_path)
+@scalar_function("jsonPathLong", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_long_default(ctx: Context, args: list[Value]) -> Value:
-    default = _literal_default(ctx, args[2], to_long)
+    default = to_long(args[2], ctx).value
     return _extract_number(ctx, args, _java_long, default, pa.int64(), default)
 
 
-@scalar_function("jsonPathDouble", arity=2, check=_check_path)
+@scalar_function("jsonPathDouble", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_double(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_double, float("nan"), pa.float64(), None)
 
 
-@scalar_function("jsonPathDouble", arity=3, nullable=True, check=_check_path)
+@scalar_function("jsonPathDouble", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_double_default(ctx: Context, args: list[Value]) -> Value:
-    default = _literal_default(ctx, args[2], to_double)
+    default = to_double(args[2], ctx).value
     return _extract_number(ctx, args, _java_double, default, pa.float64(), default)
 
 
@@ -419,34 +416,36 @@ def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
     return pa.array(results, list_type).take(pa.array(idx))
 
 
-@scalar_function("jsonPathArray", arity=2, check=_check_path)
+@scalar_function("jsonPathArray", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_array(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
     return _array_result(ctx, args[0], lambda item: _as_array(read_path(_document(item), steps, definite)), None)
 
 
-@scalar_function("jsonPathArrayDefaultEmpty", arity=2, nullable=True, check=_check_path)
+@scalar_function("jsonPathArrayDefaultEmpty", arity=2, literal_args=(1,), nullable=True, check=_check_path)
 def _json_path_array_default_empty(ctx: Context, args: list[Value]) -> Value:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
 
     def one(item):
-        if not _can_extract(item):
+        if path is None or not _can_extract(item):
             return []
         try:
-            return _as_array(read_path(_parse(item), steps, definite)) or []
+            return _as_array(read_path(_parse(item), *path)) or []
         except _InvalidJson:
             return []
 
     return _array_result(ctx, args[0], one, [])
 
 
-@scalar_function("jsonPathExists", arity=2, check=_check_path)
+@scalar_function("jsonPathExists", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_exists(ctx: Context, args: list[Value]) -> Value:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
 
     def one(item):
+        if path is None:
+            return False
         try:
-            return read_path(_parse(item), steps, definite) is not None
+            return read_path(_parse(item), *path) is not None
         except _InvalidJson:
             return False
 
