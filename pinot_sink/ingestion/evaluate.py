@@ -241,21 +241,25 @@ def _report(ctx: Context, failures: list[tuple[np.ndarray, str, object]]) -> Non
 
 def _one_type(ctx: Context, arrays: list[pa.Array]) -> list[pa.Array]:
     """The groups' results brought to one Arrow type as CASE branches are (``common_values``; a list's
-    elements likewise); all-null results take that type."""
+    elements likewise). A result without values (all null, or only empty lists) takes the others' type."""
     from .functions.math import common_values
 
-    typed = [a for a in arrays if not pa.types.is_null(a.type)]
+    typed = [a for a in arrays if not _valueless(a)]
     if len({a.type for a in typed}) > 1:
         if all(pa.types.is_list(a.type) for a in typed):
             elements = iter(_one_type(ctx, [pc.list_flatten(a) for a in typed]))
             typed = [_relist(a, next(elements)) for a in typed]
         else:
             typed = common_values(ctx, typed)
-    if not typed:
-        return arrays
-    target = typed[0].type
+    target = typed[0].type if typed else next((a.type for a in arrays if not pa.types.is_null(a.type)), pa.null())
     unified = iter(typed)
-    return [pa.nulls(len(a), target) if pa.types.is_null(a.type) else next(unified) for a in arrays]
+    return [a.cast(target) if _valueless(a) else next(unified) for a in arrays]
+
+
+def _valueless(array: pa.Array) -> bool:
+    if array.null_count == len(array):
+        return True
+    return pa.types.is_list(array.type) and len(pc.list_flatten(array)) == 0
 
 
 def _relist(lists: pa.Array, values: pa.Array) -> pa.Array:
