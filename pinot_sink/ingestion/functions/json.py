@@ -1,9 +1,8 @@
 """JSON functions (JsonFunctions): ``jsonFormat`` and the ``jsonPath*`` family.
 
-JSON paths follow Jayway JsonPath as Pinot configures it (SUPPRESS_EXCEPTIONS): a *definite* path
-(``$.a.b``, ``$.a[0]``) gives the value or null when a key is missing; an *indefinite* one (``[*]``, ``..``,
-slices, unions) gives the list of matches, possibly empty. Filters (``[?(...)]``) are not supported and are
-rejected when the table config is read. Values print as Jackson prints them (``type_mapping.convert``'s
+JSON paths follow Jayway JsonPath as Pinot configures it (SUPPRESS_EXCEPTIONS; ``jsonpath``): a *definite*
+path (``$.a.b``, ``$.a[0]``) gives the value or null when a key is missing; an *indefinite* one (``[*]``,
+``..``, slices, unions, filters ``[?(...)]``) gives the list of matches, possibly empty. Values print as Jackson prints them (``type_mapping.convert``'s
 ``json_text``: doubles as ``Double.toString``, objects in the key order of the input).
 
 There is no vectorised JSON path over Arrow, so these run once per distinct input value (the text is
@@ -24,157 +23,11 @@ from type_mapping.convert import json_text  # Jackson's compact JSON (one home f
 
 from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
                       to_long, to_string)
+from .jsonpath import JsonPathError, compile_path as _compile_path, read_path
 from .registry import scalar_function
-
-_MISSING = object()
-
-
-class JsonPathError(ValueError):
-    pass
-
 
 class _InvalidJson(Exception):
     pass
-
-
-def _compile_path(path: str) -> tuple[list[tuple], bool]:
-    """A JSON path as steps: ("key", name), ("index", i), ("wild",), ("deep", name|None), ("slice", a, b),
-    ("union", [...]); and whether it is definite."""
-    if not isinstance(path, str) or not path.strip():
-        raise JsonPathError(f"JSON path {path!r} is empty")
-    if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
-        path = "$" + path if path.startswith("[") else "$." + path
-    steps: list[tuple] = []
-    i, n = 1, len(path)
-    definite = True
-    name = re.compile(r"[^.\[\]]+")
-    while i < n:
-        if path.startswith("..", i):
-            i += 2
-            definite = False
-            if i < n and path[i] == "*":
-                steps.append(("deep", None))
-                i += 1
-            elif i < n and path[i] == "[":
-                steps.append(("deep", None))
-            else:
-                m = name.match(path, i)
-                if not m:
-                    raise JsonPathError(f"JSON path {path!r}: a name must follow '..'")
-                steps.append(("deep", m.group()))
-                i = m.end()
-        elif path[i] == ".":
-            i += 1
-            if i < n and path[i] == "*":
-                steps.append(("wild",))
-                definite = False
-                i += 1
-                continue
-            m = name.match(path, i)
-            if not m:
-                raise JsonPathError(f"JSON path {path!r}: a name must follow '.'")
-            steps.append(("key", m.group()))
-            i = m.end()
-        elif path[i] == "[":
-            end = _bracket_end(path, i)
-            inner = path[i + 1:end].strip()
-            i = end + 1
-            if inner.startswith("?"):
-                raise JsonPathError(f"JSON path {path!r}: filters [?(...)] are not supported")
-            if inner == "*":
-                steps.append(("wild",))
-                definite = False
-            elif inner[:1] in ("'", '"'):
-                keys = [k.strip()[1:-1] for k in _split_union(inner)]
-                if len(keys) == 1:
-                    steps.append(("key", keys[0]))
-                else:
-                    steps.append(("union", [("key", k) for k in keys]))
-                    definite = False
-            elif ":" in inner:
-                a, _, b = inner.partition(":")
-                steps.append(("slice", int(a) if a.strip() else None, int(b) if b.strip() else None))
-                definite = False
-            elif "," in inner:
-                steps.append(("union", [("index", int(k)) for k in inner.split(",")]))
-                definite = False
-            else:
-                try:
-                    steps.append(("index", int(inner)))
-                except ValueError:
-                    raise JsonPathError(f"JSON path {path!r}: [{inner}] is not supported") from None
-        else:
-            raise JsonPathError(f"JSON path {path!r}: unexpected {path[i]!r} at {i}")
-    return steps, definite
-
-
-def _bracket_end(path: str, start: int) -> int:
-    quote = None
-    for j in range(start + 1, len(path)):
-        c = path[j]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "]":
-            return j
-    raise JsonPathError(f"JSON path {path!r}: unclosed '['")
-
-
-def _split_union(inner: str) -> list[str]:
-    return [part for part in re.findall(r"'(?:[^']*)'|\"(?:[^\"]*)\"", inner)]
-
-
-def _apply(step: tuple, node: Any, out: list) -> None:
-    kind = step[0]
-    if kind == "key":
-        if isinstance(node, dict) and step[1] in node:
-            out.append(node[step[1]])
-    elif kind == "index":
-        if isinstance(node, list) and -len(node) <= step[1] < len(node):
-            out.append(node[step[1]])
-    elif kind == "wild":
-        if isinstance(node, dict):
-            out.extend(node.values())
-        elif isinstance(node, list):
-            out.extend(node)
-    elif kind == "slice":
-        if isinstance(node, list):
-            out.extend(node[step[1]:step[2]])
-    elif kind == "union":
-        for sub in step[1]:
-            _apply(sub, node, out)
-    elif kind == "deep":
-        _deep(node, step[1], out)
-
-
-def _deep(node: Any, key: str | None, out: list) -> None:
-    if isinstance(node, dict):
-        if key is None:
-            out.extend(node.values())
-        elif key in node:
-            out.append(node[key])
-        for v in node.values():
-            _deep(v, key, out)
-    elif isinstance(node, list):
-        if key is None:
-            out.extend(node)
-        for v in node:
-            _deep(v, key, out)
-
-
-def read_path(document: Any, steps: list[tuple], definite: bool) -> Any:
-    """The value at the path: a value or None (definite), a list of matches (indefinite)."""
-    nodes = [document]
-    for step in steps:
-        found: list = []
-        for node in nodes:
-            _apply(step, node, found)
-        nodes = found
-    if definite:
-        return nodes[0] if nodes else None
-    return nodes
 
 
 def _parse(value: Any) -> Any:
