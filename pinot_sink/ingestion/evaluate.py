@@ -176,25 +176,25 @@ def _per_literal(function, args: list[Value], ctx: Context) -> Value:
                 scope &= ~null_mask(a)
     positions = [i for i in function.literal_args if i < len(args) and not isinstance(args[i], Const)]
     rows_in_scope = np.flatnonzero(scope)
+    everywhere = len(rows_in_scope) == n
     code = np.zeros(len(rows_in_scope), np.int64)
     chosen: list[tuple[np.ndarray, list[Const]]] = []
     for i in positions:
         indices, literals = _literal_of(args[i])
-        indices = indices[rows_in_scope]
-        code = np.unique(code * len(literals) + indices, return_inverse=True)[1].astype(np.int64).ravel()
+        indices = indices if everywhere else indices[rows_in_scope]
+        if code.size and int(code.max()) >= 2**62 // len(literals):  # keep the mixed-radix code in int64
+            code = np.unique(code, return_inverse=True)[1].astype(np.int64).ravel()
+        code = code * len(literals) + indices
         chosen.append((indices, literals))
-    groups, inverse = np.unique(code, return_inverse=True)
-    inverse = inverse.ravel()
-    order = np.argsort(inverse, kind="stable")  # each group's rows, ascending
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(inverse, minlength=len(groups)))])
+    groups = _groups(code)
+    whole = everywhere and len(groups) == 1  # one value in every row: no need to take and scatter rows
     results: list[pa.Array] = []
     failures: list[tuple[np.ndarray, str, object]] = []
-    for g in range(len(groups)):
-        members = order[bounds[g]:bounds[g + 1]]
+    for members in groups:
         rows = rows_in_scope[members]
         literals = [choice[int(indices[members[0]])] for indices, choice in chosen]
         sub = _GroupContext(ctx, rows)
-        sub_args = [a if isinstance(a, Const) else a.take(pa.array(rows)) for a in args]
+        sub_args = [a if isinstance(a, Const) or whole else a.take(pa.array(rows)) for a in args]
         for i, literal in zip(positions, literals):
             sub_args[i] = literal
         if all(isinstance(a, Const) for a in sub_args) and not function.nullable:
@@ -213,10 +213,26 @@ def _per_literal(function, args: list[Value], ctx: Context) -> Value:
     if not results:
         return pa.nulls(n)
     parts = _one_type(ctx, results)
+    if whole:
+        return parts[0]
     combined = pa.concat_arrays(parts + [pa.nulls(1, parts[0].type)])
     where = np.full(n, len(combined) - 1, np.int64)  # rows in no group are null
-    where[rows_in_scope[order]] = np.arange(len(rows_in_scope))
+    where[rows_in_scope[np.concatenate(groups)]] = np.arange(len(rows_in_scope))
     return combined.take(pa.array(where))
+
+
+def _groups(code: np.ndarray) -> list[np.ndarray]:
+    """The positions of each distinct code, ascending within a group: a pass per group when there are few
+    (a pattern column holds a handful of patterns), a stable sort otherwise."""
+    if not code.size:
+        return []
+    top = int(code.max())
+    present = np.flatnonzero(np.bincount(code)) if top < 4 * code.size + 1024 else np.unique(code)
+    if len(present) <= 32:
+        return [np.flatnonzero(code == value) for value in present]
+    order = np.argsort(code, kind="stable")
+    bounds = np.flatnonzero(np.diff(code[order])) + 1
+    return np.split(order, bounds)
 
 
 class _Same:
