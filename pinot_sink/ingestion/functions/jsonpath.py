@@ -279,32 +279,33 @@ def _number(value: int | float) -> tuple:
 
 def _document_node(value: Any) -> tuple:
     """``PathNode.evaluate``'s conversion of what a path reads."""
+    if isinstance(value, str):
+        return ("str", value)
+    return _scalar_node(value) or ("json", value, True, None)
+
+
+def _scalar_node(value: Any) -> tuple | None:
     if value is None:
         return _NULL
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, (int, float)):
         return _number(value)
-    if isinstance(value, str):
-        return ("str", value)
-    return ("json", value, True, None)
+    return None
 
 
 def _element_node(value: Any) -> tuple:
     """``ValueNode.toValueNode`` of an element of a list (``ValueListNode``)."""
-    if value is None:
-        return _NULL
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, (int, float)):
-        return _number(value)
+    scalar = _scalar_node(value)
+    if scalar is not None:
+        return scalar
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in ("@", "$"):
             try:
                 compile_path("$" + text[1:])
                 return ("path",)
-            except (JsonPathError, ValueError):
+            except Exception:  # noqa: BLE001  (Jayway's isPath: anything that does not compile is no path)
                 pass
         if len(text) > 1 and (text[0], text[-1]) in (("[", "]"), ("{", "}")):
             try:
