@@ -7,7 +7,9 @@ Pinot's rules, kept here for the whole column at once:
   true if any is true, else null if any is null; and they stop at the first deciding operand, so a later
   operand is not evaluated (cannot fail) on rows already decided;
 * a function that throws on a row fails the build, or with ``continueOnError`` leaves the transform's
-  column null for that row and marks the row incomplete (``Context.fail``).
+  column null for that row and marks the row incomplete (``Context.fail``);
+* a pattern, unit, zone or JSON path may be a column (Pinot reads it row by row): the function runs once
+  per distinct combination of such arguments, on that group's rows, with them as literals (``_per_literal``).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import pyarrow.compute as pc
 
 from .expression import Call, ExpressionError, Identifier, Literal, Node, arguments, parse_expression
 from .functions import lookup
-from .values import Const, Context, IngestionError, Value, broadcast, null_mask, with_nulls
+from .values import (Const, Context, IngestionError, Value, arrow_java_type, as_numpy_mask, broadcast, null_mask,
+                     with_nulls)
 
 _LOGIC = {"and", "or", "not"}
 
@@ -82,6 +85,8 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
     function = lookup(node.name, len(node.args))
     assert function is not None  # checked when built
     args = [_evaluate(a, columns, ctx) for a in node.args]
+    if function.literal_args and any(i < len(args) and not isinstance(args[i], Const) for i in function.literal_args):
+        return _per_literal(function, args, ctx)
     if function.nullable:
         return _call(function, args, ctx, None)
     nulls = np.zeros(ctx.num_rows, dtype=np.bool_)
@@ -116,6 +121,167 @@ def _call(function, args: list[Value], ctx: Context, nulls: np.ndarray | None) -
             new = ctx.errors if errors_before is None else (ctx.errors & ~errors_before)
             result = with_nulls(result, new)
     return result
+
+
+class _GroupContext(Context):
+    """The rows of one group of ``_per_literal``: it records its failures (always as with continueOnError,
+    so that the parent can report the earliest failing row of the whole batch, as Pinot would meet it)."""
+
+    def __init__(self, parent: Context, rows: np.ndarray) -> None:
+        super().__init__(len(rows), parent.row_offset, True)
+        self.where = parent.where
+        self.failures: list[tuple[np.ndarray, str, object]] = []
+
+    def fail(self, mask, reason: str, values=None) -> None:
+        mask = as_numpy_mask(mask)
+        if self.active is not None:
+            mask = mask & self.active
+        if mask.any():
+            self.failures.append((mask, reason, values))
+            self.errors = mask if self.errors is None else (self.errors | mask)
+
+
+class _InParent:
+    """A group's values indexed by the parent's row numbers (for the value a failure message shows)."""
+
+    def __init__(self, values, rows: np.ndarray) -> None:
+        self.values, self.rows = values, rows
+
+    def __getitem__(self, index: int):
+        return self.values[int(np.searchsorted(self.rows, index))]
+
+
+def _literal_of(array: pa.Array) -> tuple[np.ndarray, list[Const]]:
+    """Each row's index into the distinct values of ``array`` (null last), and those values as literals."""
+    jt = arrow_java_type(array.type)
+    if pa.types.is_null(array.type):
+        return np.zeros(len(array), np.int64), [Const(None, "NULL")]
+    encoded = pc.dictionary_encode(array)
+    distinct = encoded.dictionary.to_pylist()
+    indices = pc.fill_null(encoded.indices, len(distinct)).to_numpy(zero_copy_only=False).astype(np.int64)
+    return indices, [Const(v, jt) for v in distinct] + [Const(None, jt)]
+
+
+def _per_literal(function, args: list[Value], ctx: Context) -> Value:
+    """``function`` with a column where it reads a literal: once per distinct combination of those
+    arguments' values, on that group's rows (a ``_GroupContext``), the results put back in row order."""
+    n = ctx.num_rows
+    scope = np.ones(n, np.bool_) if ctx.active is None else ctx.active.copy()
+    if not function.nullable:  # a null argument gives null without a call (so the row cannot fail)
+        for a in args:
+            if isinstance(a, Const):
+                if a.value is None:
+                    return Const(None, "NULL")
+            else:
+                scope &= ~null_mask(a)
+    positions = [i for i in function.literal_args if i < len(args) and not isinstance(args[i], Const)]
+    rows_in_scope = np.flatnonzero(scope)
+    everywhere = len(rows_in_scope) == n
+    code = np.zeros(len(rows_in_scope), np.int64)
+    chosen: list[tuple[np.ndarray, list[Const]]] = []
+    for i in positions:
+        indices, literals = _literal_of(args[i])
+        indices = indices if everywhere else indices[rows_in_scope]
+        if code.size and int(code.max()) >= 2**62 // len(literals):  # keep the mixed-radix code in int64
+            code = np.unique(code, return_inverse=True)[1].astype(np.int64).ravel()
+        code = code * len(literals) + indices
+        chosen.append((indices, literals))
+    groups = _groups(code)
+    whole = everywhere and len(groups) == 1  # one value in every row: no need to take and scatter rows
+    results: list[pa.Array] = []
+    failures: list[tuple[np.ndarray, str, object]] = []
+    for members in groups:
+        rows = rows_in_scope[members]
+        literals = [choice[int(indices[members[0]])] for indices, choice in chosen]
+        sub = _GroupContext(ctx, rows)
+        sub_args = [a if isinstance(a, Const) or whole else a.take(pa.array(rows)) for a in args]
+        for i, literal in zip(positions, literals):
+            sub_args[i] = literal
+        if all(isinstance(a, Const) for a in sub_args) and not function.nullable:
+            sub_args[0] = broadcast(sub_args[0], len(rows))
+        try:
+            result = _call(function, sub_args, sub, None)
+            result = broadcast(result, len(rows)) if isinstance(result, Const) else result
+            failures += [(rows[mask], reason, None if values is None else _InParent(values, rows))
+                         for mask, reason, values in sub.failures]
+        except IngestionError as exc:  # the literal itself is bad (a pattern, a zone): all its rows fail
+            shown = literals[0].value if len(literals) == 1 else tuple(lit.value for lit in literals)
+            failures.append((rows, str(exc).removeprefix(f"{sub.where}: "), _Same(shown)))
+            result = pa.nulls(len(rows))
+        results.append(result)
+    _report(ctx, failures)
+    if not results:
+        return pa.nulls(n)
+    parts = _one_type(ctx, results)
+    if whole:
+        return parts[0]
+    combined = pa.concat_arrays(parts + [pa.nulls(1, parts[0].type)])
+    where = np.full(n, len(combined) - 1, np.int64)  # rows in no group are null
+    where[rows_in_scope[np.concatenate(groups)]] = np.arange(len(rows_in_scope))
+    return combined.take(pa.array(where))
+
+
+def _groups(code: np.ndarray) -> list[np.ndarray]:
+    """The positions of each distinct code, ascending within a group: a pass per group when there are few
+    (a pattern column holds a handful of patterns), a stable sort otherwise."""
+    if not code.size:
+        return []
+    top = int(code.max())
+    present = np.flatnonzero(np.bincount(code)) if top < 4 * code.size + 1024 else np.unique(code)
+    if len(present) <= 32:
+        return [np.flatnonzero(code == value) for value in present]
+    order = np.argsort(code, kind="stable")
+    bounds = np.flatnonzero(np.diff(code[order])) + 1
+    return np.split(order, bounds)
+
+
+class _Same:
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __getitem__(self, index: int):
+        return self.value
+
+
+def _report(ctx: Context, failures: list[tuple[np.ndarray, str, object]]) -> None:
+    """The groups' failures, in the parent: without continueOnError the earliest failing row of all of them
+    is the one reported (the one Pinot meets first)."""
+    if failures and not ctx.continue_on_error:
+        failures = [min(failures, key=lambda f: int(f[0][0]))]
+        failures[0] = (failures[0][0][:1],) + failures[0][1:]
+    for rows, reason, values in failures:
+        mask = np.zeros(ctx.num_rows, np.bool_)
+        mask[rows] = True
+        ctx.fail(mask, reason, values)
+
+
+def _one_type(ctx: Context, arrays: list[pa.Array]) -> list[pa.Array]:
+    """The groups' results brought to one Arrow type as CASE branches are (``common_values``; a list's
+    elements likewise). A result without values (all null, or only empty lists) takes the others' type."""
+    from .functions.math import common_values
+
+    typed = [a for a in arrays if not _valueless(a)]
+    if len({a.type for a in typed}) > 1:
+        if all(pa.types.is_list(a.type) for a in typed):
+            elements = iter(_one_type(ctx, [pc.list_flatten(a) for a in typed]))
+            typed = [_relist(a, next(elements)) for a in typed]
+        else:
+            typed = common_values(ctx, typed)
+    target = typed[0].type if typed else next((a.type for a in arrays if not pa.types.is_null(a.type)), pa.null())
+    unified = iter(typed)
+    return [a.cast(target) if _valueless(a) else next(unified) for a in arrays]
+
+
+def _valueless(array: pa.Array) -> bool:
+    if array.null_count == len(array):
+        return True
+    return pa.types.is_list(array.type) and len(pc.list_flatten(array)) == 0
+
+
+def _relist(lists: pa.Array, values: pa.Array) -> pa.Array:
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+    return pa.ListArray.from_arrays(offsets, values, mask=lists.is_null() if lists.null_count else None)
 
 
 def _as_boolean(value: Value, ctx: Context, text: str) -> Value:

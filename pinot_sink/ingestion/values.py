@@ -123,13 +123,6 @@ def broadcast(value: Value, num_rows: int, arrow_type: pa.DataType | None = None
     return value
 
 
-def const_value(value: Value, what: str) -> Any:
-    """A literal argument (a pattern, a unit, a zone): Pinot allows a column there, we need a literal."""
-    if isinstance(value, Const):
-        return value.value
-    raise IngestionError(f"{what} must be a literal here (a column is not supported for it)")
-
-
 def _numpy(array: pa.Array, fill: Any, dtype: Any) -> np.ndarray:
     if array.null_count:
         array = pc.fill_null(array, fill)

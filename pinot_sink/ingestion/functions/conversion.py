@@ -31,10 +31,10 @@ def _check_cast(args: list) -> None:
         raise ValueError(f"CAST to {args[1]!r} is not supported here (supported: {', '.join(sorted(_TARGETS))})")
 
 
-@scalar_function("cast", arity=2, check=_check_cast)
+@scalar_function("cast", arity=2, literal_args=(1,), check=_check_cast)
 def _cast(ctx: Context, args: list[Value]) -> Value:
     target = args[1]
-    if not isinstance(target, Const) or str(target.value).upper() not in _TARGETS:
+    if str(target.value).upper() not in _TARGETS:
         raise IngestionError(f"{ctx.where}: the CAST type must be one of {sorted(_TARGETS)}")
     kind = _TARGETS[str(target.value).upper()]
     value = broadcast(args[0], ctx.num_rows) if isinstance(args[0], Const) else args[0]

@@ -39,17 +39,10 @@ def _result(ctx: Context, data: np.ndarray, args: list[Value], dtype=pa.int64())
     return pa.array(data, dtype, mask=mask if mask.any() else None)
 
 
-def _literal_long(ctx: Context, value: Value, what: str) -> int:
-    converted = to_long(value, ctx)
-    if not isinstance(converted, Const):
-        raise IngestionError(f"{ctx.where}: the {what} must be a literal here")
-    return converted.value
-
-
 def _divisor(ctx: Context, value: Value, what: str) -> np.ndarray:
     """A bucket / rounding argument; 0 throws ArithmeticException in Java."""
     if isinstance(value, Const):
-        number = _literal_long(ctx, value, what)
+        number = to_long(value, ctx).value
         if number == 0:
             raise IngestionError(f"{ctx.where}: {what} 0 divides by zero (ArithmeticException in Pinot)")
         return np.int64(number)
@@ -103,11 +96,8 @@ def _round(ctx: Context, args: list[Value]) -> Value:
 # --- zones and calendar fields ----------------------------------------------------------------------
 
 
-def zone_id(ctx: Context, value: Value) -> str:
-    zone = to_string(value, ctx)
-    if not isinstance(zone, Const):
-        raise IngestionError(f"{ctx.where}: the time zone must be a literal here")
-    text = zone.value
+def zone_id(ctx: Context, value: Const) -> str:
+    text = to_string(value, ctx).value
     try:
         pa.array([0], pa.timestamp("ms")).cast(pa.timestamp("ms", tz=text))
         pc.local_timestamp(pa.array([0], pa.timestamp("ms", tz=text)))
@@ -211,7 +201,7 @@ def _register_fields() -> None:
     for names, extract in fields.items():
         one, two = _field(extract)
         scalar_function(*names, arity=1)(one)
-        scalar_function(*names, arity=2)(two)
+        scalar_function(*names, arity=2, literal_args=(1,))(two)
 
 
 _register_fields()
@@ -224,10 +214,10 @@ _TIME_UNITS = {"NANOSECONDS": (1, 1_000_000), "MICROSECONDS": (1, 1000), "MILLIS
                "SECONDS": (1000, 1), "MINUTES": (60_000, 1), "HOURS": (3_600_000, 1), "DAYS": (86_400_000, 1)}
 
 
-def _time_unit(ctx: Context, value: Value) -> tuple[int, int]:
+def _time_unit(ctx: Context, value: Const) -> tuple[int, int]:
     unit = to_string(value, ctx)
-    if not isinstance(unit, Const) or str(unit.value).upper() not in _TIME_UNITS:
-        raise IngestionError(f"{ctx.where}: {getattr(unit, 'value', unit)!r} is not a java TimeUnit name")
+    if str(unit.value).upper() not in _TIME_UNITS:
+        raise IngestionError(f"{ctx.where}: {unit.value!r} is not a java TimeUnit name")
     return _TIME_UNITS[str(unit.value).upper()]
 
 
@@ -245,11 +235,11 @@ def _from_millis(values: np.ndarray, unit: tuple[int, int]) -> np.ndarray:
     return saturating_multiply(values, divide) if divide > 1 else values
 
 
-@scalar_function("dateTrunc", arity=(2, 3, 4, 5))
+@scalar_function("dateTrunc", arity=(2, 3, 4, 5), literal_args=(0, 2, 3, 4))
 def _date_trunc(ctx: Context, args: list[Value]) -> Value:
     unit = to_string(args[0], ctx)
-    if not isinstance(unit, Const) or str(unit.value).lower() not in _TRUNC_UNITS:
-        raise IngestionError(f"{ctx.where}: {getattr(unit, 'value', '?')!r} is not a valid Timestamp field")
+    if str(unit.value).lower() not in _TRUNC_UNITS:
+        raise IngestionError(f"{ctx.where}: {unit.value!r} is not a valid Timestamp field")
     input_unit = _time_unit(ctx, args[2]) if len(args) > 2 else _TIME_UNITS["MILLISECONDS"]
     zone = zone_id(ctx, args[3]) if len(args) > 3 else "UTC"
     output_unit = _time_unit(ctx, args[4]) if len(args) > 4 else input_unit
@@ -265,11 +255,8 @@ def _date_trunc(ctx: Context, args: list[Value]) -> Value:
 # --- toDateTime / fromDateTime ------------------------------------------------------------------------
 
 
-def _pattern(ctx: Context, value: Value) -> str:
-    pattern = to_string(value, ctx)
-    if not isinstance(pattern, Const):
-        raise IngestionError(f"{ctx.where}: the date pattern must be a literal here")
-    return pattern.value
+def _pattern(ctx: Context, value: Const) -> str:
+    return to_string(value, ctx).value
 
 
 def _requote(token) -> str:
@@ -297,7 +284,7 @@ def _check_print_pattern(args: list) -> None:
         compile_pattern(args[1])
 
 
-@scalar_function("toDateTime", arity=(2, 3), check=_check_print_pattern)
+@scalar_function("toDateTime", arity=(2, 3), literal_args=(1, 2), check=_check_print_pattern)
 def _to_date_time(ctx: Context, args: list[Value]) -> Value:
     pattern = _pattern(ctx, args[1])
     zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
@@ -534,17 +521,17 @@ def _int_or_zero(raw: pa.Array) -> np.ndarray:
     return pc.cast(cleaned, pa.int64()).to_numpy(zero_copy_only=False)
 
 
-@scalar_function("fromDateTime", arity=(2, 3), check=_check_parse_pattern)
+@scalar_function("fromDateTime", arity=(2, 3), literal_args=(1, 2), check=_check_parse_pattern)
 def _from_date_time(ctx: Context, args: list[Value]) -> Value:
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
     zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
     return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone)
 
 
-@scalar_function("fromDateTime", arity=4, check=_check_parse_pattern)
+@scalar_function("fromDateTime", arity=4, literal_args=(1, 2, 3), check=_check_parse_pattern)
 def _from_date_time_default(ctx: Context, args: list[Value]) -> Value:
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
-    default = _literal_long(ctx, args[3], "default value")
+    default = to_long(args[3], ctx).value
     return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
 
 
@@ -600,14 +587,12 @@ def _truncate_local(local: np.ndarray, size: int, unit: str) -> np.ndarray:
     return local  # coarser units are left as they are (DateTimeConvert's switch has no case for them)
 
 
-@scalar_function("dateTimeConvert", arity=(4, 5), check=_check_date_time_convert)
+@scalar_function("dateTimeConvert", arity=(4, 5), literal_args=(1, 2, 3, 4), check=_check_date_time_convert)
 def _date_time_convert(ctx: Context, args: list[Value]) -> Value:
     from type_mapping.datetime_formats import DateTimeFormatError, MILLIS_PER_UNIT, parse_format, parse_granularity
 
     try:
         texts = [to_string(a, ctx) for a in args[1:]]
-        if not all(isinstance(t, Const) for t in texts):
-            raise IngestionError(f"{ctx.where}: dateTimeConvert's formats and granularity must be literals")
         input_format, output_format = parse_format(texts[0].value), parse_format(texts[1].value)
         size, unit = parse_granularity(texts[2].value)
     except DateTimeFormatError as exc:

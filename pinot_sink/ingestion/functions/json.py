@@ -1,9 +1,8 @@
 """JSON functions (JsonFunctions): ``jsonFormat`` and the ``jsonPath*`` family.
 
-JSON paths follow Jayway JsonPath as Pinot configures it (SUPPRESS_EXCEPTIONS): a *definite* path
-(``$.a.b``, ``$.a[0]``) gives the value or null when a key is missing; an *indefinite* one (``[*]``, ``..``,
-slices, unions) gives the list of matches, possibly empty. Filters (``[?(...)]``) are not supported and are
-rejected when the table config is read. Values print as Jackson prints them (``type_mapping.convert``'s
+JSON paths follow Jayway JsonPath as Pinot configures it (SUPPRESS_EXCEPTIONS; ``jsonpath``): a *definite*
+path (``$.a.b``, ``$.a[0]``) gives the value or null when a key is missing; an *indefinite* one (``[*]``,
+``..``, slices, unions, filters ``[?(...)]``) gives the list of matches, possibly empty. Values print as Jackson prints them (``type_mapping.convert``'s
 ``json_text``: doubles as ``Double.toString``, objects in the key order of the input).
 
 There is no vectorised JSON path over Arrow, so these run once per distinct input value (the text is
@@ -24,157 +23,11 @@ from type_mapping.convert import json_text  # Jackson's compact JSON (one home f
 
 from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
                       to_long, to_string)
+from .jsonpath import JsonPathError, compile_path as _compile_path, read_path
 from .registry import scalar_function
-
-_MISSING = object()
-
-
-class JsonPathError(ValueError):
-    pass
-
 
 class _InvalidJson(Exception):
     pass
-
-
-def _compile_path(path: str) -> tuple[list[tuple], bool]:
-    """A JSON path as steps: ("key", name), ("index", i), ("wild",), ("deep", name|None), ("slice", a, b),
-    ("union", [...]); and whether it is definite."""
-    if not isinstance(path, str) or not path.strip():
-        raise JsonPathError(f"JSON path {path!r} is empty")
-    if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
-        path = "$" + path if path.startswith("[") else "$." + path
-    steps: list[tuple] = []
-    i, n = 1, len(path)
-    definite = True
-    name = re.compile(r"[^.\[\]]+")
-    while i < n:
-        if path.startswith("..", i):
-            i += 2
-            definite = False
-            if i < n and path[i] == "*":
-                steps.append(("deep", None))
-                i += 1
-            elif i < n and path[i] == "[":
-                steps.append(("deep", None))
-            else:
-                m = name.match(path, i)
-                if not m:
-                    raise JsonPathError(f"JSON path {path!r}: a name must follow '..'")
-                steps.append(("deep", m.group()))
-                i = m.end()
-        elif path[i] == ".":
-            i += 1
-            if i < n and path[i] == "*":
-                steps.append(("wild",))
-                definite = False
-                i += 1
-                continue
-            m = name.match(path, i)
-            if not m:
-                raise JsonPathError(f"JSON path {path!r}: a name must follow '.'")
-            steps.append(("key", m.group()))
-            i = m.end()
-        elif path[i] == "[":
-            end = _bracket_end(path, i)
-            inner = path[i + 1:end].strip()
-            i = end + 1
-            if inner.startswith("?"):
-                raise JsonPathError(f"JSON path {path!r}: filters [?(...)] are not supported")
-            if inner == "*":
-                steps.append(("wild",))
-                definite = False
-            elif inner[:1] in ("'", '"'):
-                keys = [k.strip()[1:-1] for k in _split_union(inner)]
-                if len(keys) == 1:
-                    steps.append(("key", keys[0]))
-                else:
-                    steps.append(("union", [("key", k) for k in keys]))
-                    definite = False
-            elif ":" in inner:
-                a, _, b = inner.partition(":")
-                steps.append(("slice", int(a) if a.strip() else None, int(b) if b.strip() else None))
-                definite = False
-            elif "," in inner:
-                steps.append(("union", [("index", int(k)) for k in inner.split(",")]))
-                definite = False
-            else:
-                try:
-                    steps.append(("index", int(inner)))
-                except ValueError:
-                    raise JsonPathError(f"JSON path {path!r}: [{inner}] is not supported") from None
-        else:
-            raise JsonPathError(f"JSON path {path!r}: unexpected {path[i]!r} at {i}")
-    return steps, definite
-
-
-def _bracket_end(path: str, start: int) -> int:
-    quote = None
-    for j in range(start + 1, len(path)):
-        c = path[j]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "]":
-            return j
-    raise JsonPathError(f"JSON path {path!r}: unclosed '['")
-
-
-def _split_union(inner: str) -> list[str]:
-    return [part for part in re.findall(r"'(?:[^']*)'|\"(?:[^\"]*)\"", inner)]
-
-
-def _apply(step: tuple, node: Any, out: list) -> None:
-    kind = step[0]
-    if kind == "key":
-        if isinstance(node, dict) and step[1] in node:
-            out.append(node[step[1]])
-    elif kind == "index":
-        if isinstance(node, list) and -len(node) <= step[1] < len(node):
-            out.append(node[step[1]])
-    elif kind == "wild":
-        if isinstance(node, dict):
-            out.extend(node.values())
-        elif isinstance(node, list):
-            out.extend(node)
-    elif kind == "slice":
-        if isinstance(node, list):
-            out.extend(node[step[1]:step[2]])
-    elif kind == "union":
-        for sub in step[1]:
-            _apply(sub, node, out)
-    elif kind == "deep":
-        _deep(node, step[1], out)
-
-
-def _deep(node: Any, key: str | None, out: list) -> None:
-    if isinstance(node, dict):
-        if key is None:
-            out.extend(node.values())
-        elif key in node:
-            out.append(node[key])
-        for v in node.values():
-            _deep(v, key, out)
-    elif isinstance(node, list):
-        if key is None:
-            out.extend(node)
-        for v in node:
-            _deep(v, key, out)
-
-
-def read_path(document: Any, steps: list[tuple], definite: bool) -> Any:
-    """The value at the path: a value or None (definite), a list of matches (indefinite)."""
-    nodes = [document]
-    for step in steps:
-        found: list = []
-        for node in nodes:
-            _apply(step, node, found)
-        nodes = found
-    if definite:
-        return nodes[0] if nodes else None
-    return nodes
 
 
 def _parse(value: Any) -> Any:
@@ -197,14 +50,20 @@ def _check_path(args: list) -> None:
         _compile_path(args[1])
 
 
-def _path(ctx: Context, value: Value) -> tuple[list[tuple], bool]:
-    path = to_string(value, ctx)
-    if not isinstance(path, Const):
-        raise IngestionError(f"{ctx.where}: the JSON path must be a literal here")
+def _path(ctx: Context, value: Const) -> tuple[list[tuple], bool]:
     try:
-        return _compile_path(path.value)
+        return _compile_path(to_string(value, ctx).value)
     except JsonPathError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+def _path_or_none(ctx: Context, value: Const) -> tuple[list[tuple], bool] | None:
+    """The path of a function that catches every exception (and returns its default): a path that does not
+    compile (a column's value; a literal one is rejected when the config is read) gives the default."""
+    try:
+        return _compile_path(to_string(value, ctx).value)
+    except JsonPathError:
+        return None
 
 
 def _inputs(ctx: Context, value: Value) -> tuple[list[Any], np.ndarray | None, pa.Array | None]:
@@ -288,7 +147,7 @@ def _json_format(ctx: Context, args: list[Value]) -> Value:
     return _map_rows(ctx, value, json_text, pa.string())
 
 
-@scalar_function("jsonPathString", arity=2, check=_check_path)
+@scalar_function("jsonPathString", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
 
@@ -299,18 +158,16 @@ def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     return _map_rows(ctx, args[0], one, pa.string())
 
 
-@scalar_function("jsonPathString", arity=3, nullable=True, check=_check_path)
+@scalar_function("jsonPathString", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_string_default(ctx: Context, args: list[Value]) -> Value:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
     default = to_string(args[2], ctx)
-    if not isinstance(default, Const):
-        raise IngestionError(f"{ctx.where}: the default value must be a literal here")
 
     def one(item):
-        if not _can_extract(item):
+        if path is None or not _can_extract(item):
             return default.value
         try:
-            found = read_path(_parse(item), steps, definite)
+            found = read_path(_parse(item), *path)
         except _InvalidJson:
             return default.value
         return default.value if found is None else _text_of(found)
@@ -350,13 +207,13 @@ def _java_double(value: Any) -> float:
 
 def _extract_number(ctx: Context, args: list[Value], convert, default: Any, out_type: pa.DataType,
                     null_input: Any) -> pa.Array:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
 
     def one(item):
-        if not _can_extract(item):
+        if path is None or not _can_extract(item):
             return default
         try:
-            found = read_path(_parse(item), steps, definite)
+            found = read_path(_parse(item), *path)
             return default if found is None else convert(found)
         except (_InvalidJson, ValueError, TypeError):
             return default
@@ -364,32 +221,25 @@ def _extract_number(ctx: Context, args: list[Value], convert, default: Any, out_
     return _map_rows(ctx, args[0], one, out_type, null_input=null_input)
 
 
-def _literal_default(ctx: Context, value: Value, convert) -> Any:
-    converted = convert(value, ctx)
-    if not isinstance(converted, Const):
-        raise IngestionError(f"{ctx.where}: the default value must be a literal here")
-    return converted.value
-
-
-@scalar_function("jsonPathLong", arity=2, check=_check_path)
+@scalar_function("jsonPathLong", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_long(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_long, LONG_MIN, pa.int64(), None)
 
 
-@scalar_function("jsonPathLong", arity=3, nullable=True, check=_check_path)
+@scalar_function("jsonPathLong", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_long_default(ctx: Context, args: list[Value]) -> Value:
-    default = _literal_default(ctx, args[2], to_long)
+    default = to_long(args[2], ctx).value
     return _extract_number(ctx, args, _java_long, default, pa.int64(), default)
 
 
-@scalar_function("jsonPathDouble", arity=2, check=_check_path)
+@scalar_function("jsonPathDouble", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_double(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_double, float("nan"), pa.float64(), None)
 
 
-@scalar_function("jsonPathDouble", arity=3, nullable=True, check=_check_path)
+@scalar_function("jsonPathDouble", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_double_default(ctx: Context, args: list[Value]) -> Value:
-    default = _literal_default(ctx, args[2], to_double)
+    default = to_double(args[2], ctx).value
     return _extract_number(ctx, args, _java_double, default, pa.float64(), default)
 
 
@@ -419,34 +269,36 @@ def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
     return pa.array(results, list_type).take(pa.array(idx))
 
 
-@scalar_function("jsonPathArray", arity=2, check=_check_path)
+@scalar_function("jsonPathArray", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_array(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
     return _array_result(ctx, args[0], lambda item: _as_array(read_path(_document(item), steps, definite)), None)
 
 
-@scalar_function("jsonPathArrayDefaultEmpty", arity=2, nullable=True, check=_check_path)
+@scalar_function("jsonPathArrayDefaultEmpty", arity=2, literal_args=(1,), nullable=True, check=_check_path)
 def _json_path_array_default_empty(ctx: Context, args: list[Value]) -> Value:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
 
     def one(item):
-        if not _can_extract(item):
+        if path is None or not _can_extract(item):
             return []
         try:
-            return _as_array(read_path(_parse(item), steps, definite)) or []
+            return _as_array(read_path(_parse(item), *path)) or []
         except _InvalidJson:
             return []
 
     return _array_result(ctx, args[0], one, [])
 
 
-@scalar_function("jsonPathExists", arity=2, check=_check_path)
+@scalar_function("jsonPathExists", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_exists(ctx: Context, args: list[Value]) -> Value:
-    steps, definite = _path(ctx, args[1])
+    path = _path_or_none(ctx, args[1])
 
     def one(item):
+        if path is None:
+            return False
         try:
-            return read_path(_parse(item), steps, definite) is not None
+            return read_path(_parse(item), *path) is not None
         except _InvalidJson:
             return False
 

@@ -135,8 +135,6 @@ def _to_scale(rounding: str, name: str):
     def impl(ctx: Context, args: list[Value]) -> Value:
         (a,) = _doubles(ctx, args[:1])
         scale = to_int(args[1], ctx)
-        if not isinstance(scale, Const):
-            raise IngestionError(f"{ctx.where}: {name}'s scale must be a literal")
         encoded = pc.dictionary_encode(a)  # nulls stay in the indices, not in the dictionary
         scaled = [_half_up(v, scale.value, rounding) for v in encoded.dictionary.to_pylist()]
         return pa.array(scaled, pa.float64()).take(encoded.indices)
@@ -144,8 +142,8 @@ def _to_scale(rounding: str, name: str):
     return impl
 
 
-scalar_function("roundDecimal", arity=2)(_to_scale(decimal.ROUND_HALF_UP, "roundDecimal"))
-scalar_function("truncate", arity=2)(_to_scale(decimal.ROUND_DOWN, "truncate"))
+scalar_function("roundDecimal", arity=2, literal_args=(1,))(_to_scale(decimal.ROUND_HALF_UP, "roundDecimal"))
+scalar_function("truncate", arity=2, literal_args=(1,))(_to_scale(decimal.ROUND_DOWN, "truncate"))
 
 
 @scalar_function("roundDecimal", arity=1)

@@ -16,7 +16,7 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Context, Value, broadcast, const_value, per_distinct, to_int, to_string
+from ..values import Const, Context, IngestionError, Value, broadcast, per_distinct, to_int, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -296,7 +296,10 @@ def _text(ctx: Context, value: Value) -> pa.Array:
 
 
 def _literal(ctx: Context, value: Value, what: str):
-    return const_value(value, f"{ctx.where}: the {what}")
+    """A ``literal_args`` position: the evaluator hands it a Const (a column runs once per distinct value)."""
+    if not isinstance(value, Const):
+        raise IngestionError(f"{ctx.where}: the {what} is not at a literal position of this function")
+    return value.value
 
 
 def _int_literal(ctx: Context, value: Value, what: str) -> int:

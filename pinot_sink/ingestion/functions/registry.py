@@ -14,7 +14,9 @@ class Function:
     name: str  # as Pinot documents it
     impl: Callable[[Context, list[Value]], Value]
     nullable: bool = False  # handles null arguments itself
-    literal_args: tuple[int, ...] = ()  # positions that must be literals (patterns, units, zones, paths)
+    # positions the function reads as literals (patterns, units, zones, paths): a column there is evaluated
+    # once per distinct value on that value's rows (evaluate._per_literal), so ``impl`` sees a Const there
+    literal_args: tuple[int, ...] = ()
     check: Callable[[list], None] | None = None  # validates literal arguments when the expression is built
 
 

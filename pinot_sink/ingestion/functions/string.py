@@ -26,12 +26,6 @@ def _text(ctx: Context, value: Value) -> pa.Array:
     return broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
 
 
-def _literal(ctx: Context, value: Value, what: str):
-    if not isinstance(value, Const):
-        raise IngestionError(f"{ctx.where}: the {what} must be a literal here")
-    return value.value
-
-
 def _has_astral(text: pa.Array) -> bool:
     return bool(pc.any(pc.match_substring_regex(text, _ASTRAL)).as_py())
 
@@ -101,11 +95,11 @@ def _java_substring(s: str, begin: int, end: int | None) -> str:
     return _from_utf16(units[2 * begin:2 * end])
 
 
-@scalar_function("substr", arity=(2, 3))
+@scalar_function("substr", arity=(2, 3), literal_args=(1, 2))
 def _substr(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
-    begin = _literal(ctx, to_int(args[1], ctx), "substr begin index")
-    end = _literal(ctx, to_int(args[2], ctx), "substr end index") if len(args) == 3 else None
+    begin = to_int(args[1], ctx).value
+    end = to_int(args[2], ctx).value if len(args) == 3 else None
     if end == -1:
         end = None
     if begin >= 0 and (end is None or end >= 0) and not _has_astral(text):
@@ -130,11 +124,11 @@ def _concat_ws(ctx: Context, args: list[Value]) -> Value:
     return pc.binary_join_element_wise(_text(ctx, args[1]), _text(ctx, args[0]), _text(ctx, args[2]), "")
 
 
-@scalar_function("replace", arity=3)
+@scalar_function("replace", arity=3, literal_args=(1, 2))
 def _replace(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
-    search = _literal(ctx, to_string(args[1], ctx), "search string")
-    replacement = _literal(ctx, to_string(args[2], ctx), "replacement")
+    search = to_string(args[1], ctx).value
+    replacement = to_string(args[2], ctx).value
     if search == "":
         return text
     return pc.replace_substring(text, pattern=search, replacement=replacement)
@@ -148,8 +142,8 @@ def _reverse(ctx: Context, args: list[Value]) -> Value:
 def _pad(left: bool):
     def impl(ctx: Context, args: list[Value]) -> Value:
         text = _text(ctx, args[0])
-        size = _literal(ctx, to_int(args[1], ctx), "pad size")
-        pad = _literal(ctx, to_string(args[2], ctx), "pad string") or " "  # StringUtils: empty pad is a space
+        size = to_int(args[1], ctx).value
+        pad = to_string(args[2], ctx).value or " "  # StringUtils: empty pad is a space
         if len(pad) == 1 and not _has_astral(text) and len(_utf16(pad)) == 2:
             return (pc.utf8_lpad if left else pc.utf8_rpad)(text, width=max(size, 0), padding=pad)
 
@@ -167,8 +161,8 @@ def _pad(left: bool):
     return impl
 
 
-scalar_function("lpad", arity=3)(_pad(True))
-scalar_function("rpad", arity=3)(_pad(False))
+scalar_function("lpad", arity=3, literal_args=(1, 2))(_pad(True))
+scalar_function("rpad", arity=3, literal_args=(1, 2))(_pad(False))
 
 
 def _java_whitespace(ch: str) -> bool:
@@ -262,11 +256,11 @@ def _split_part(s: str, delimiter: str, index: int) -> str:
     return fields[index] if 0 <= index < len(fields) else "null"
 
 
-@scalar_function("splitPart", arity=3)
+@scalar_function("splitPart", arity=3, literal_args=(1, 2))
 def _split_part_fn(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
-    delimiter = _literal(ctx, to_string(args[1], ctx), "delimiter")
-    index = _literal(ctx, to_int(args[2], ctx), "index")
+    delimiter = to_string(args[1], ctx).value
+    index = to_int(args[2], ctx).value
     return _per_value(text, lambda s: None if s is None else _split_part(s, delimiter, index), pa.string())
 
 
@@ -286,10 +280,10 @@ def _whole_separator_tokens(lists: pa.Array) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), flat.filter(keep), mask=mask if lists.null_count else None)
 
 
-@scalar_function("split", "stringToArray", arity=2)
+@scalar_function("split", "stringToArray", arity=2, literal_args=(1,))
 def _split(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
-    delimiter = _literal(ctx, to_string(args[1], ctx), "delimiter")
+    delimiter = to_string(args[1], ctx).value
     if not delimiter:
         return _per_value(text, lambda s: None if s is None else split_whole(s, ""), pa.list_(pa.string()))
     return _whole_separator_tokens(pc.split_pattern(text, pattern=delimiter))
@@ -301,19 +295,19 @@ def _split_limit(ctx: Context, args: list[Value]) -> Value:
                    to_int(args[2], ctx))
 
 
-@scalar_function("startsWith", arity=2)
+@scalar_function("startsWith", arity=2, literal_args=(1,))
 def _starts_with(ctx: Context, args: list[Value]) -> Value:
-    return pc.starts_with(_text(ctx, args[0]), pattern=_literal(ctx, to_string(args[1], ctx), "prefix"))
+    return pc.starts_with(_text(ctx, args[0]), pattern=to_string(args[1], ctx).value)
 
 
-@scalar_function("endsWith", arity=2)
+@scalar_function("endsWith", arity=2, literal_args=(1,))
 def _ends_with(ctx: Context, args: list[Value]) -> Value:
-    return pc.ends_with(_text(ctx, args[0]), pattern=_literal(ctx, to_string(args[1], ctx), "suffix"))
+    return pc.ends_with(_text(ctx, args[0]), pattern=to_string(args[1], ctx).value)
 
 
-@scalar_function("contains", arity=2)
+@scalar_function("contains", arity=2, literal_args=(1,))
 def _contains(ctx: Context, args: list[Value]) -> Value:
-    return pc.match_substring(_text(ctx, args[0]), pattern=_literal(ctx, to_string(args[1], ctx), "substring"))
+    return pc.match_substring(_text(ctx, args[0]), pattern=to_string(args[1], ctx).value)
 
 
 # --- more of StringFunctions, run once per distinct argument tuple (rowwise.per_row) ----------------
@@ -536,7 +530,7 @@ def _normalize(ctx: Context, args: list[Value]) -> Value:
     """``Normalizer.normalize`` (NFC by default), with this Python's Unicode tables."""
     import unicodedata
 
-    form = _literal(ctx, to_string(args[1], ctx), "normalization form") if len(args) > 1 else "NFC"
+    form = to_string(args[1], ctx).value if len(args) > 1 else "NFC"
     if form not in _NORMALIZATION_FORMS:
         raise IngestionError(f"{ctx.where}: IllegalArgumentException: No enum constant Normalizer.Form.{form}")
     return per_row(ctx, lambda s: unicodedata.normalize(form, s), pa.string(), _text(ctx, args[0]))
