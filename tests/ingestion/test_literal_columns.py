@@ -298,3 +298,19 @@ def test_through_the_ingestion_pipeline_with_continue_on_error():
     cfg["ingestionConfig"]["continueOnError"] = False
     with pytest.raises(IngestionError, match=r"toDateTime\(ts, fmt\)\): row 12: .*'q'"):
         IngestionPipeline.from_configs(schema, cfg, table.schema).apply(table, 10)
+
+
+@given(st.lists(st.tuples(st.one_of(st.none(), st.text(alphabet="ab1 2,", max_size=8)),
+                          st.one_of(st.none(), st.sampled_from(["\\d+", "[a-z]", "(a)(b)?", "a{", "", "(?i)A"])),
+                          st.one_of(st.none(), st.integers(-1, 3))), min_size=1, max_size=12))
+@settings(max_examples=40, deadline=None)  # timings vary with the machine's load; never a timed test
+def test_regexp_functions_with_pattern_group_and_flag_columns(rows):
+    """The regexp functions (merged beside this mechanism) read their patterns, groups and flags through it."""
+    data = _columns(s=[r[0] for r in rows], p=[r[1] for r in rows], n=[r[2] for r in rows])
+    text_and_pattern = {k: data[k] for k in ("s", "p")}
+    for template in ("regexpLike(s, {p})", "regexpExtract(s, {p})", "regexpReplace(s, {p}, '#')",
+                     "regexpCount(s, {p})"):
+        check_row_by_row(template, text_and_pattern, ("p",))
+    check_row_by_row("regexpExtract(s, {p}, {n})", data, ("p", "n"))
+    flags = _columns(s=[r[0] for r in rows], f=[["i", "c", "x", None][i % 4] for i in range(len(rows))])
+    check_row_by_row("regexpLike(s, 'A', {f})", flags, ("f",))

@@ -302,6 +302,15 @@ def _literal(ctx: Context, value: Value, what: str):
     return value.value
 
 
+def _compiled(ctx: Context, source: str, *flags, **named) -> "JavaPattern":
+    """A pattern at evaluation time (from a column, when not a literal checked up front): Java's
+    PatternSyntaxException fails the rows that hold it."""
+    try:
+        return JavaPattern(source, *flags, **named)
+    except ValueError as exc:
+        raise IngestionError(f"{ctx.where}: {exc} (PatternSyntaxException)") from None
+
+
 def _int_literal(ctx: Context, value: Value, what: str) -> int:
     return _literal(ctx, to_int(value, ctx), what)
 
@@ -329,7 +338,11 @@ def _regexp_like(ctx: Context, args: list[Value]) -> Value:
     literals = [None, _literal(ctx, to_string(args[1], ctx), "pattern")]
     if len(args) == 3:
         literals.append(_literal(ctx, to_string(args[2], ctx), "match parameter"))
-    regex = JavaPattern(literals[1], **_match_flags(literals)).regex
+    try:
+        flags = _match_flags(literals)
+    except ValueError as exc:  # a match parameter from a column
+        raise IngestionError(f"{ctx.where}: {exc}") from None
+    regex = _compiled(ctx, literals[1], **flags).regex
     return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else regex.search(s) is not None,
                         pa.bool_())
 
@@ -368,7 +381,7 @@ def like_to_regexp(like: str) -> str:
                  check=lambda args: JavaPattern(like_to_regexp(args[1]), True, True) if isinstance(args[1], str)
                  else None)
 def _like(ctx: Context, args: list[Value]) -> Value:
-    regex = JavaPattern(like_to_regexp(_literal(ctx, to_string(args[1], ctx), "LIKE pattern")), True, True).regex
+    regex = _compiled(ctx, like_to_regexp(_literal(ctx, to_string(args[1], ctx), "LIKE pattern")), True, True).regex
     return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else regex.search(s) is not None,
                         pa.bool_())
 
@@ -378,7 +391,7 @@ def _like(ctx: Context, args: list[Value]) -> Value:
 def _regexp_extract(ctx: Context, args: list[Value]) -> Value:
     """The group of the first match; the default ("" unless given) when there is no match or the group number
     is beyond the pattern's groups; null when the group did not take part in the match."""
-    pattern = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern"))
+    pattern = _compiled(ctx, _literal(ctx, to_string(args[1], ctx), "pattern"))
     group = _int_literal(ctx, args[2], "group") if len(args) > 2 else 0
     text = _text(ctx, args[0])
     encoded = pc.dictionary_encode(text)
@@ -419,7 +432,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
     start = _int_literal(ctx, args[3], "match start position") if len(args) > 3 else 0
     occurrence = _int_literal(ctx, args[4], "occurrence") if len(args) > 4 else -1
     flag = _literal(ctx, to_string(args[5], ctx), "flag") if len(args) > 5 else ""
-    pattern = JavaPattern(source, case_insensitive=flag == "i")  # only "i" exactly; others are ignored
+    pattern = _compiled(ctx, source, case_insensitive=flag == "i")  # only "i" exactly; others are ignored
     regex = pattern.regex
     template = _replacement(replacement, pattern) if occurrence < 0 else None
 
@@ -447,7 +460,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
 
 @scalar_function("regexpCount", arity=2, literal_args=(1,), check=_check_pattern(1))
 def _regexp_count(ctx: Context, args: list[Value]) -> Value:
-    regex = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern")).regex
+    regex = _compiled(ctx, _literal(ctx, to_string(args[1], ctx), "pattern")).regex
     return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in regex.finditer(s)),
                         pa.int32())
 
@@ -455,7 +468,7 @@ def _regexp_count(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("regexpSubstr", arity=2, literal_args=(1,), check=_check_pattern(1))
 def _regexp_substr(ctx: Context, args: list[Value]) -> Value:
     """The first match, null when there is none."""
-    regex = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern")).regex
+    regex = _compiled(ctx, _literal(ctx, to_string(args[1], ctx), "pattern")).regex
 
     def one(s):
         m = None if s is None else regex.search(s)
