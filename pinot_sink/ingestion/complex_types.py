@@ -1,19 +1,35 @@
 """``ingestionConfig.complexTypeConfig`` (ComplexTypeTransformer) over Arrow tables.
 
-* Struct columns are flattened recursively into ``parent<delimiter>child`` columns (delimiter ``.`` by
-  default) and the struct column itself is dropped.
-* Each column of ``fieldsToUnnest`` (named after flattening, e.g. ``a.items``) that is a list becomes one row
-  per element, the other columns repeated; an element that is a struct is flattened under the field's name
-  (``items.sku``). A null or empty list keeps its row once, the field null (Pinot keeps the record with the
-  empty collection, which the data type step turns into null).
+Pinot's readers hand a struct and a map alike to the transformer as a ``Map<String, Object>`` (map keys
+stringified by ``BaseRecordExtractor.stringifyMapKey``: ``toString()``, bytes as base64, timestamps as
+``Instant.toString()``; a null key is dropped, a repeated key keeps its last value), so both flatten the same:
+
+* Each entry of a struct or map column ``m`` becomes the column ``m<delimiter>key`` (delimiter ``.`` by
+  default), recursively for structs and maps inside; the column ``m`` itself is kept (Pinot >= 1.2 keeps the
+  map in the record, so a schema column named ``m`` still gets it, e.g. as JSON). A null or empty map gives no
+  entries (the columns are null). A key containing the delimiter can name the same column as a nested entry
+  (``{"a.b": 1, "a": {"b": 2}}``): the nested one is put later and wins where present, as in Pinot.
+* Each column of ``fieldsToUnnest`` (named after flattening, e.g. ``a.items``; parents before children, as
+  Pinot sorts them) that is a list becomes one row per element, the other columns repeated; an element that
+  is a struct or map is flattened under the field's name (``items.sku``) and the field keeps the whole
+  original list (Pinot restores it for the schema and the transforms); a primitive element is the field's
+  value. A null or empty list keeps its row once, the field null.
 * Lists not unnested follow ``collectionNotUnnestedToJson``: ``NON_PRIMITIVE`` (default) turns lists whose
   elements are structs, lists or maps into JSON text, ``ALL`` every list, ``NONE`` none.
+* ``prefixesToRename`` renames column prefixes last (the first matching prefix).
 
-Arrow map columns have data-dependent keys and no fixed flattened schema: they are left as they are (the
-type mapping writes them as JSON); ``prefixesToRename`` renames flattened column prefixes.
+An Arrow schema is fixed per batch while map keys vary per row, so with ``columns`` (the columns read after
+this step: the Pinot schema's and those the transforms and the filter read) a map gives exactly the columns
+named there, found by key vectorised, and struct and map columns themselves are kept only when named there:
+the other keys would give columns the schema lacks, which Pinot drops, so what reaches the segment is the
+same. Without ``columns`` every key present in the batch gives a column (the output schema then depends on
+the data).
 """
 from __future__ import annotations
 
+import base64
+import datetime as _dt
+import decimal
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.convert import json_text  # Jackson's compact JSON
+from type_mapping.java_text import big_decimal_string, java_float_str
 
 MODES = ("NON_PRIMITIVE", "ALL", "NONE")
 
@@ -31,22 +48,40 @@ class ComplexTypeSpec:
     delimiter: str = "."
     collection_to_json: str = "NON_PRIMITIVE"
     prefixes_to_rename: tuple[tuple[str, str], ...] = field(default=())
+    columns: frozenset[str] | None = None  # names after prefixesToRename; None: every key of the batch
 
     def apply(self, table: pa.Table) -> pa.Table:
-        table = _flatten(table, self.delimiter)
-        for name in self.fields_to_unnest:
+        read = self._source_names()
+        flattener = _Flattener(self.delimiter, read, None if read is None else read | set(self.fields_to_unnest))
+        table = flattener.flatten(table, [f.name for f in table.schema if _is_complex(f.type)])
+        for name in sorted(self.fields_to_unnest):  # Pinot sorts them: foo before foo.bar
             if name in table.column_names and _is_list(table.schema.field(name).type):
-                table = _flatten(_unnest(table, name), self.delimiter)
+                table = flattener.unnest(table, name)
         table = self._lists_to_json(table)
         if self.prefixes_to_rename:
-            table = table.rename_columns([self._rename(n) for n in table.column_names])
+            table = table.rename_columns([self._rename(n) or n for n in table.column_names])
         return table
 
-    def _rename(self, name: str) -> str:
+    def _rename(self, name: str) -> str | None:
         for prefix, replacement in self.prefixes_to_rename:
             if name.startswith(prefix):
                 return replacement + name[len(prefix):]
-        return name
+        return None
+
+    def _source_names(self) -> frozenset[str] | None:
+        """``columns`` as named before prefixesToRename."""
+        if self.columns is None:
+            return None
+        names = set()
+        for name in self.columns:
+            if self._rename(name) is None:
+                names.add(name)
+            for prefix, replacement in self.prefixes_to_rename:
+                if name.startswith(replacement):
+                    source = prefix + name[len(replacement):]
+                    if self._rename(source) == name:
+                        names.add(source)
+        return frozenset(names)
 
     def _lists_to_json(self, table: pa.Table) -> pa.Table:
         if self.collection_to_json == "NONE":
@@ -54,23 +89,202 @@ class ComplexTypeSpec:
         for i, f in enumerate(table.schema):
             if not _is_list(f.type):
                 continue
-            element = f.type.value_type
-            non_primitive = pa.types.is_struct(element) or pa.types.is_map(element) or _is_list(element)
-            if self.collection_to_json == "ALL" or non_primitive:
+            if self.collection_to_json == "ALL" or _is_complex(f.type.value_type) or _is_list(f.type.value_type):
                 values = table.column(i).to_pylist()
-                text = pa.array([None if v is None else json_text(_plain(v)) for v in values], pa.string())
+                text = pa.array([None if v is None else json_text(_plain(v, f.type)) for v in values], pa.string())
                 table = table.set_column(i, pa.field(f.name, pa.string()), text)
         return table
 
 
-def _plain(value):
-    """Arrow's Python form of maps (lists of pairs) as dicts, recursively."""
-    if isinstance(value, list):
-        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
-            return {k: _plain(v) for k, v in value}
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+# --- map keys as Pinot's readers stringify them ------------------------------------------------------------
+
+
+def java_map_key(value, arrow_type: pa.DataType) -> str:
+    """``BaseRecordExtractor.stringifyMapKey`` of the Java value Pinot's reader makes of an Arrow key."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return java_float_str(value, pa.types.is_float32(arrow_type) or pa.types.is_float16(arrow_type))
+    if isinstance(value, decimal.Decimal):
+        return big_decimal_string(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, _dt.datetime):  # Instant.toString: seconds always, fraction in groups of three digits
+        utc = value.astimezone(_dt.timezone.utc) if value.tzinfo else value
+        micros = utc.microsecond
+        fraction = "" if not micros else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
+        return utc.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    raise ValueError(f"complexTypeConfig: a map key of type {arrow_type} has no text form")
+
+
+def _key_texts(keys: pa.Array) -> pa.Array:
+    if pa.types.is_string(keys.type) or pa.types.is_large_string(keys.type):
+        return keys.cast(pa.string())
+    if pa.types.is_integer(keys.type) or pa.types.is_boolean(keys.type):
+        return keys.cast(pa.string())  # Integer/Long/Boolean.toString
+    encoded = pc.dictionary_encode(keys)  # one Python call per distinct key
+    texts = [java_map_key(v, keys.type) for v in encoded.dictionary.to_pylist()]
+    return pa.array(texts, pa.string()).take(encoded.indices)
+
+
+class _Entries:
+    """A map column's entries, flattened once: row of each entry, key text, value."""
+
+    def __init__(self, array: pa.Array):
+        t = array.type
+        lists = array.cast(pa.list_(pa.struct([t.key_field, t.item_field])))  # map kernels are few
+        flat = pc.list_flatten(lists)
+        self.length = len(array)
+        self.rows = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
+        self.keys = _key_texts(pc.struct_field(flat, [0]))
+        self.values = pc.struct_field(flat, [1])
+
+    def pick(self, key: str) -> tuple[pa.Array, np.ndarray]:
+        """The value of ``key`` in each row (a repeated key: its last value) and where the key is present."""
+        match = pc.fill_null(pc.equal(self.keys, key), False).to_numpy(zero_copy_only=False)
+        found = np.flatnonzero(match)
+        positions = np.full(self.length, -1, dtype=np.int64)
+        if len(found):
+            rows = self.rows[found]
+            last = np.append(rows[1:] != rows[:-1], True)
+            positions[rows[last]] = found[last]
+        present = positions >= 0
+        return self.values.take(pa.array(positions, mask=~present)), present
+
+    def distinct_keys(self) -> list[str]:
+        return pc.unique(self.keys).to_pylist()  # in order of first appearance
+
+
+class _Flattener:
+    def __init__(self, delimiter: str, read: frozenset[str] | None, wanted: frozenset[str] | None):
+        self.delimiter = delimiter
+        self.read = read  # columns read after this step: struct and map columns kept when named here
+        self.wanted = wanted  # columns taken from maps: those read and the fields to unnest
+        self._entries: dict[int, tuple[pa.Array, _Entries]] = {}
+
+    def keeps(self, name: str) -> bool:
+        return self.read is None or name in self.read
+
+    def flatten(self, table: pa.Table, names: list[str], keep_self: bool = True) -> pa.Table:
+        if not names:
+            return table
+        out: list[tuple[str, pa.Array]] = []
+        for name, column in zip(table.column_names, table.columns):
+            if name in names:
+                out.extend(self.column(name, _array(column), keep_self))
+            else:
+                out.append((name, column))
+        seen = [n for n, _ in out]
+        if len(set(seen)) != len(seen):
+            twice = sorted({n for n in seen if seen.count(n) > 1})
+            raise ValueError(f"complexTypeConfig: flattening gives the column names {twice} twice")
+        return pa.table({n: a for n, a in out}) if out else table.select([])
+
+    def column(self, name: str, array: pa.Array, keep_self: bool = True) -> list[tuple[str, pa.Array]]:
+        out = [(name, array)] if keep_self and self.keeps(name) else []
+        if pa.types.is_struct(array.type):
+            for j in range(array.type.num_fields):
+                child = pc.struct_field(array, [j])  # a null struct gives null children
+                child_name = f"{name}{self.delimiter}{array.type.field(j).name}"
+                if _is_complex(child.type):
+                    out.extend(self.column(child_name, child))
+                else:
+                    out.append((child_name, child))
+        elif pa.types.is_map(array.type):
+            prefix = name + self.delimiter
+            names = (self._names(array, name) if self.wanted is None
+                     else sorted(n for n in self.wanted if n.startswith(prefix)))
+            out.extend((n, self.resolve(array, n, n[len(prefix):])) for n in names)
+        return out
+
+    def unnest(self, table: pa.Table, name: str) -> pa.Table:
+        original = _array(table.column(name))
+        table, rows = _unnest(table, name)
+        if not _is_complex(table.schema.field(name).type):
+            return table
+        index = table.column_names.index(name)
+        table = self.flatten(table, [name], keep_self=False)
+        if self.read is not None and name in self.read:  # Pinot puts the original list back for its readers
+            table = table.add_column(index, name, original.take(pa.array(rows)))
+        return table
+
+    # --- map entries by name -------------------------------------------------------------------------
+
+    def entries(self, array: pa.Array) -> _Entries:
+        cached = self._entries.get(id(array))
+        if cached is None or cached[0] is not array:
+            cached = (array, _Entries(array))
+            self._entries[id(array)] = cached
+        return cached[1]
+
+    def resolve(self, array: pa.Array, name: str, rest: str) -> pa.Array:
+        """The column ``name`` given by the entries under ``array``: where several paths give it (a key
+        holding the delimiter), the deeper one wins where present, as Pinot puts nested entries later."""
+        found = sorted(self._paths(array, rest, 0), key=lambda c: (c[0], c[1]))
+        values, _ = found[0][2], found[0][3]
+        for _, _, other, present in found[1:]:
+            if other.type != values.type:
+                raise ValueError(f"complexTypeConfig: column {name!r} is given by map entries of types "
+                                 f"{values.type} and {other.type}")
+            values = pc.if_else(pa.array(present), other, values)
+        return values
+
+    def _paths(self, array: pa.Array, rest: str, depth: int):
+        """(depth, split, values, present) for each way ``rest`` names an entry under ``array``."""
+        d = self.delimiter
+        if pa.types.is_struct(array.type):
+            valid = array.is_valid().to_numpy(zero_copy_only=False)
+            for j in range(array.type.num_fields):
+                child_name = array.type.field(j).name
+                if rest == child_name:
+                    yield depth, len(rest), pc.struct_field(array, [j]), valid
+                elif rest.startswith(child_name + d) and _is_complex(array.type.field(j).type):
+                    yield from self._paths(pc.struct_field(array, [j]), rest[len(child_name) + len(d):], depth + 1)
+        elif pa.types.is_map(array.type):
+            entries = self.entries(array)
+            yield (depth, len(rest), *entries.pick(rest))
+            if _is_complex(array.type.item_type):
+                at = rest.find(d)
+                while at >= 0:
+                    inner, _ = entries.pick(rest[:at])
+                    yield from ((dep, at, v, p) for dep, _, v, p in self._paths(inner, rest[at + len(d):], depth + 1))
+                    at = rest.find(d, at + 1)
+
+    def _names(self, array: pa.Array, name: str) -> list[str]:
+        """Every column the entries under ``array`` give in this batch (no ``columns``)."""
+        out: list[str] = []
+        if pa.types.is_struct(array.type):
+            children = [(array.type.field(j).name, pc.struct_field(array, [j])) for j in range(array.type.num_fields)]
+        else:
+            entries = self.entries(array)
+            children = [(key, entries.pick(key)[0]) for key in entries.distinct_keys()]
+        for key, values in children:
+            child_name = f"{name}{self.delimiter}{key}"
+            out.append(child_name)
+            if _is_complex(values.type):
+                out.extend(self._names(values, child_name))
+        return list(dict.fromkeys(out))
+
+
+# --- helpers ------------------------------------------------------------------------------------------------
+
+
+def _plain(value, arrow_type: pa.DataType):
+    """Arrow's Python form of a value as Pinot's reader has it: maps as dicts with Java key texts."""
+    if value is None:
+        return None
+    if pa.types.is_map(arrow_type):
+        return {java_map_key(k, arrow_type.key_type): _plain(v, arrow_type.item_type) for k, v in value}
+    if _is_list(arrow_type):
+        return [_plain(v, arrow_type.value_type) for v in value]
+    if pa.types.is_struct(arrow_type):
+        return {f.name: _plain(value.get(f.name), f.type) for f in arrow_type}
     return value
 
 
@@ -78,30 +292,18 @@ def _is_list(t: pa.DataType) -> bool:
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
-def _flatten(table: pa.Table, delimiter: str) -> pa.Table:
-    while any(pa.types.is_struct(f.type) for f in table.schema):
-        names, arrays = [], []
-        for name, column in zip(table.column_names, table.columns):
-            if pa.types.is_struct(column.type):
-                column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-                for j in range(column.type.num_fields):
-                    child = column.type.field(j)
-                    names.append(f"{name}{delimiter}{child.name}")
-                    arrays.append(pc.struct_field(column, [j]))  # a null struct gives null children
-            else:
-                names.append(name)
-                arrays.append(column)
-        table = pa.table(dict(zip(names, arrays))) if len(set(names)) == len(names) else _duplicate(names)
-    return table
+def _is_complex(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) or pa.types.is_map(t)
 
 
-def _duplicate(names: list[str]) -> pa.Table:
-    seen = {n for n in names if names.count(n) > 1}
-    raise ValueError(f"complexTypeConfig: flattening gives the column names {sorted(seen)} twice")
+def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-def _unnest(table: pa.Table, name: str) -> pa.Table:
-    column = table.column(name).combine_chunks()
+def _unnest(table: pa.Table, name: str) -> tuple[pa.Table, np.ndarray]:
+    """One row per element of the list column ``name`` (a null or empty list: its row once, the field null);
+    also returns the source row of each output row."""
+    column = _array(table.column(name))
     lengths = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False)
     repeats = np.maximum(lengths, 1)  # a null or empty list keeps its row once
     rows = np.repeat(np.arange(len(column)), repeats)
@@ -118,4 +320,4 @@ def _unnest(table: pa.Table, name: str) -> pa.Table:
     indices = pa.array(positions, pa.int64(), mask=positions < 0)
     elements = flat.take(indices)
     index = table.column_names.index(name)
-    return others.add_column(min(index, others.num_columns), pa.field(name, elements.type), elements)
+    return others.add_column(min(index, others.num_columns), pa.field(name, elements.type), elements), rows
