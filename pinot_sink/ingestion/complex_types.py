@@ -124,6 +124,11 @@ def java_map_key(value, arrow_type: pa.DataType) -> str:
 
 
 def _key_texts(keys: pa.Array) -> pa.Array:
+    t = keys.type
+    if not (pa.types.is_primitive(t) or pa.types.is_decimal(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t) or pa.types.is_string(t)
+            or pa.types.is_large_string(t)):
+        raise ValueError(f"complexTypeConfig: a map key of type {t} has no text form")
     if pa.types.is_string(keys.type) or pa.types.is_large_string(keys.type):
         return keys.cast(pa.string())
     if pa.types.is_integer(keys.type) or pa.types.is_boolean(keys.type):
@@ -145,17 +150,21 @@ class _Entries:
         self.keys = _key_texts(pc.struct_field(flat, [0]))
         self.values = pc.struct_field(flat, [1])
 
-    def pick(self, key: str) -> tuple[pa.Array, np.ndarray]:
-        """The value of ``key`` in each row (a repeated key: its last value) and where the key is present."""
+    def pick(self, key: str) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+        """The value of ``key`` in each row, where the key is present, and its place among the row's entries
+        (a repeated key: the last value at the first place, as a ``LinkedHashMap`` keeps it)."""
         match = pc.fill_null(pc.equal(self.keys, key), False).to_numpy(zero_copy_only=False)
         found = np.flatnonzero(match)
         positions = np.full(self.length, -1, dtype=np.int64)
+        places = np.full(self.length, -1, dtype=np.int64)
         if len(found):
             rows = self.rows[found]
             last = np.append(rows[1:] != rows[:-1], True)
+            first = np.insert(rows[1:] != rows[:-1], 0, True)
             positions[rows[last]] = found[last]
+            places[rows[first]] = found[first]
         present = positions >= 0
-        return self.values.take(pa.array(positions, mask=~present)), present
+        return self.values.take(pa.array(positions, mask=~present)), present, places
 
     def distinct_keys(self) -> list[str]:
         return pc.unique(self.keys).to_pylist()  # in order of first appearance
@@ -224,36 +233,67 @@ class _Flattener:
         return cached[1]
 
     def resolve(self, array: pa.Array, name: str, rest: str) -> pa.Array:
-        """The column ``name`` given by the entries under ``array``: where several paths give it (a key
-        holding the delimiter), the deeper one wins where present, as Pinot puts nested entries later."""
-        found = sorted(self._paths(array, rest, 0), key=lambda c: (c[0], c[1]))
-        values, _ = found[0][2], found[0][3]
-        for _, _, other, present in found[1:]:
+        """The column ``name`` given by the entries under ``array``. Several entries can give it (keys holding
+        the delimiter: ``a.b`` and ``a`` -> ``b``): Pinot puts them depth first, each map's entries in order,
+        so per row the entry reached last in that order wins."""
+        found = list(self._paths(array, rest, []))
+        depth = max(len(path) for path, _, _ in found)
+        n = len(array)
+        best = np.full((n, depth), -1, dtype=np.int64)
+        winner = np.full(n, -1)
+        for i, (path, _, present) in enumerate(found):
+            place = np.full((n, depth), -1, dtype=np.int64)  # -1 after a path: a map is visited before its entries
+            for level, places in enumerate(path):
+                place[:, level] = places
+            later = np.zeros(n, dtype=np.bool_)
+            same = np.ones(n, dtype=np.bool_)
+            for level in range(depth):
+                later |= same & (place[:, level] > best[:, level])
+                same &= place[:, level] == best[:, level]
+            wins = present & ((winner < 0) | later)
+            best[wins] = place[wins]
+            winner[wins] = i
+        # The column's type when entries of several types give it: a value's over a struct's or map's, then
+        # the deepest's (the planned output schema cannot depend on the rows; without columns it does).
+        winners = {found[i][1].type for i in np.unique(winner[winner >= 0])}
+        order = sorted(range(len(found)), key=lambda i: (not _is_complex(found[i][1].type), len(found[i][0])))
+        main = next((i for i in reversed(order) if found[i][1].type in winners), order[-1]) \
+            if self.wanted is None and len(winners) == 1 else order[-1]
+        values = found[main][1]
+        for i, (_, other, _) in enumerate(found):
+            rows = winner == i
+            if i == main or not rows.any():
+                continue
             if other.type != values.type:
-                raise ValueError(f"complexTypeConfig: column {name!r} is given by map entries of types "
-                                 f"{values.type} and {other.type}")
-            values = pc.if_else(pa.array(present), other, values)
-        return values
+                row = int(np.flatnonzero(rows)[0])
+                raise ValueError(f"complexTypeConfig: column {name!r}, row {row}: Pinot puts a {other.type} entry "
+                                 f"there, the column is {values.type} (map keys holding the delimiter "
+                                 f"{self.delimiter!r})")
+            values = pc.if_else(pa.array(rows), other, values)
+        return values  # null where no entry gives the name
 
-    def _paths(self, array: pa.Array, rest: str, depth: int):
-        """(depth, split, values, present) for each way ``rest`` names an entry under ``array``."""
+    def _paths(self, array: pa.Array, rest: str, path: list[np.ndarray]):
+        """(path, values, present) for each entry under ``array`` that gives the name ``rest``; the path holds
+        the place of each map visited on the way (Pinot's order of puts)."""
         d = self.delimiter
         if pa.types.is_struct(array.type):
             valid = array.is_valid().to_numpy(zero_copy_only=False)
             for j in range(array.type.num_fields):
                 child_name = array.type.field(j).name
                 if rest == child_name:
-                    yield depth, len(rest), pc.struct_field(array, [j]), valid
+                    yield path, pc.struct_field(array, [j]), valid
                 elif rest.startswith(child_name + d) and _is_complex(array.type.field(j).type):
-                    yield from self._paths(pc.struct_field(array, [j]), rest[len(child_name) + len(d):], depth + 1)
+                    place = np.full(len(array), j, dtype=np.int64)
+                    yield from self._paths(pc.struct_field(array, [j]), rest[len(child_name) + len(d):], path + [place])
         elif pa.types.is_map(array.type):
             entries = self.entries(array)
-            yield (depth, len(rest), *entries.pick(rest))
+            values, present, _ = entries.pick(rest)
+            yield path, values, present
             if _is_complex(array.type.item_type):
                 at = rest.find(d)
                 while at >= 0:
-                    inner, _ = entries.pick(rest[:at])
-                    yield from ((dep, at, v, p) for dep, _, v, p in self._paths(inner, rest[at + len(d):], depth + 1))
+                    inner, _, places = entries.pick(rest[:at])
+                    yield from self._paths(inner, rest[at + len(d):], path + [places])
                     at = rest.find(d, at + 1)
 
     def _names(self, array: pa.Array, name: str) -> list[str]:
@@ -319,5 +359,7 @@ def _unnest(table: pa.Table, name: str) -> tuple[pa.Table, np.ndarray]:
         positions = np.where(np.repeat(has, repeats), source, -1)
     indices = pa.array(positions, pa.int64(), mask=positions < 0)
     elements = flat.take(indices)
+    if not others.num_columns:  # a table of no columns has no rows to repeat
+        return pa.table({name: elements}), rows
     index = table.column_names.index(name)
     return others.add_column(min(index, others.num_columns), pa.field(name, elements.type), elements), rows

@@ -98,7 +98,7 @@ class IngestionPipeline:
         pipeline = cls(skipped=tuple(problems))
         pipeline.continue_on_error = as_bool(ingestion.get("continueOnError"), "ingestionConfig.continueOnError")
         complex_config = ingestion.get("complexTypeConfig")
-        if complex_config:
+        if complex_config is not None:  # Pinot flattens with an empty complexTypeConfig too
             pipeline.complex_types = _complex_type_spec(as_object(complex_config, "ingestionConfig.complexTypeConfig"))
 
         definitions: dict[str, tuple[str, str]] = {}
