@@ -8,6 +8,7 @@ their parent's, depth first, so they win over a key that holds the delimiter.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import decimal
 
 import pyarrow as pa
@@ -213,3 +214,47 @@ def test_sliced_and_chunked_map_columns():
     whole = pa.array([[("a", 1)], [("a", 2)], [("a", 3)], [("b", 4)]], STR_INT)
     table = pa.Table.from_batches([pa.record_batch({"m": whole.slice(1, 2)}), pa.record_batch({"m": whole.slice(3)})])
     assert flat(table, "m.a", "m.b") == {"m.a": [2, 3, None], "m.b": [None, None, 4]}
+
+
+@pytest.mark.spark
+def test_spark_map_columns_through_the_data_source(spark, tmp_path):
+    """df.write.format("pinot") with MapType columns (one inside an unnested array) into a segment, read back."""
+    from pathlib import Path
+
+    import pinot_sink
+    from tests.datasource.helpers import read_rows
+
+    assert pinot_sink.register(spark) is True
+    schema = {"schemaName": "events", "dimensionFieldSpecs": [
+        {"name": "id", "dataType": "LONG"}, {"name": "attrs", "dataType": "JSON"},
+        {"name": "attrs.color", "dataType": "STRING"}, {"name": "scores.7", "dataType": "DOUBLE"},
+        {"name": "events.kind", "dataType": "STRING"}, {"name": "events.at.day", "dataType": "STRING"},
+        {"name": "label", "dataType": "STRING"}]}
+    table_config = {"tableName": "events_OFFLINE", "tableType": "OFFLINE",
+                    "tableIndexConfig": {"nullHandlingEnabled": True},
+                    "ingestionConfig": {"complexTypeConfig": {"fieldsToUnnest": ["events"]},
+                                        "transformConfigs": [{"columnName": "label",
+                                                              "transformFunction": "upper(\"attrs.size\")"}]}}
+    rows = [
+        (1, {"color": "red", "size": "xl"}, {7: 0.5, 8: 1.0}, [{"kind": "view", "at.day": "mon"}, {"kind": "buy"}]),
+        (2, {"size": "s"}, None, []),
+        (3, None, {}, None),
+        (4, {}, {7: 2.5}, [{"at.day": "sun"}]),
+    ]
+    df = spark.createDataFrame(rows, "id long, attrs map<string,string>, scores map<int,double>, "
+                                     "events array<map<string,string>>").repartition(2)
+    (df.write.format("pinot").option("table-name", "events").option("schema", json.dumps(schema))
+     .option("table-config", json.dumps(table_config)).option("output-uri", str(tmp_path))
+     .option("creation-time", "1700000000000").mode("append").save())
+    got = sorted(read_rows(Path(tmp_path, "events").glob("*.tar.gz")).to_pylist(),
+                 key=lambda r: (r["id"], r["events.kind"] or ""))
+    columns = ["id", "attrs", "attrs.color", "scores.7", "events.kind", "events.at.day", "label"]
+    for r in got:  # the map's JSON in Spark's entry order
+        r["attrs"] = None if r["attrs"] is None else json.loads(r["attrs"])
+    assert [tuple(r[c] for c in columns) for r in got] == [
+        (1, {"color": "red", "size": "xl"}, "red", 0.5, "buy", None, "XL"),
+        (1, {"color": "red", "size": "xl"}, "red", 0.5, "view", "mon", "XL"),
+        (2, {"size": "s"}, None, None, None, None, "S"),
+        (3, None, None, None, None, None, None),
+        (4, {}, None, 2.5, None, "sun", None),
+    ]
