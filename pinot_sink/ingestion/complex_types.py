@@ -59,8 +59,38 @@ class ComplexTypeSpec:
                 table = flattener.unnest(table, name)
         table = self._lists_to_json(table)
         if self.prefixes_to_rename:
-            table = table.rename_columns([self._rename(n) or n for n in table.column_names])
+            table = self._renamed(table, flattener.from_keys)
         return table
+
+    def _renamed(self, table: pa.Table, from_keys: set[str]) -> pa.Table:
+        """prefixesToRename. Pinot renames per record and fails on a name that is empty or already holds a
+        value; here several columns can get one name (a read name is looked up under every prefix): they are
+        one column, the one not made from map keys giving its type, and two values in a row are that error."""
+        groups: dict[str, list[int]] = {}
+        for i, name in enumerate(table.column_names):
+            renamed = self._rename(name)
+            groups.setdefault(name if renamed is None else renamed, []).append(i)
+        if "" in groups:
+            raise ValueError(f"complexTypeConfig.prefixesToRename: column {table.column_names[groups[''][0]]!r} "
+                             f"would be renamed to an empty name")
+        arrays = []
+        for new, indices in groups.items():
+            main = next((i for i in indices if table.column_names[i] not in from_keys), indices[0])
+            values = _array(table.column(main))
+            for i in indices:
+                other = _array(table.column(i))
+                if i == main or other.null_count == len(other):
+                    continue
+                both = pc.and_(other.is_valid(), values.is_valid()).to_numpy(zero_copy_only=False)
+                if other.type != values.type or both.any():
+                    row = int(np.flatnonzero(both)[0]) if both.any() else int(np.flatnonzero(
+                        other.is_valid().to_numpy(zero_copy_only=False))[0])
+                    raise ValueError(f"complexTypeConfig.prefixesToRename: row {row}: columns "
+                                     f"{table.column_names[main]!r} and {table.column_names[i]!r} are both "
+                                     f"renamed to {new!r} (Pinot: name conflict)")
+                values = pc.if_else(other.is_valid(), other, values)
+            arrays.append(values)
+        return pa.table(dict(zip(groups, arrays))) if arrays else table
 
     def _rename(self, name: str) -> str | None:
         for prefix, replacement in self.prefixes_to_rename:
@@ -176,6 +206,7 @@ class _Flattener:
         self.read = read  # columns read after this step: struct and map columns kept when named here
         self.wanted = wanted  # columns taken from maps: those read and the fields to unnest
         self._entries: dict[int, tuple[pa.Array, _Entries]] = {}
+        self.from_keys: set[str] = set()  # the columns made from map keys
 
     def keeps(self, name: str) -> bool:
         return self.read is None or name in self.read
@@ -210,6 +241,7 @@ class _Flattener:
             names = (self._names(array, name) if self.wanted is None
                      else sorted(n for n in self.wanted if n.startswith(prefix)))
             out.extend((n, self.resolve(array, n, n[len(prefix):])) for n in names)
+            self.from_keys.update(names)
         return out
 
     def unnest(self, table: pa.Table, name: str) -> pa.Table:

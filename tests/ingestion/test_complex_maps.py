@@ -151,6 +151,11 @@ def test_prefixes_to_rename_apply_to_map_columns_and_are_undone_to_find_the_keys
     table = pa.table({"map1": pa.array([[("b", 1), ("c", 2)]], STR_INT), "map2": pa.array([[("c", 3)]], STR_INT)})
     out = flat(table, "b", "test.c", "test", prefixes_to_rename=(("map1.", ""), ("map2", "test")))
     assert out == {"b": [1], "test": [[("c", 3)]], "test.c": [3]}
+    clash = table.append_column("b", pa.array([9]))
+    with pytest.raises(ValueError, match=r"prefixesToRename: row 0: columns 'b' and 'map1.b' are both renamed"):
+        spec("b", prefixes_to_rename=(("map1.", ""),)).apply(clash)
+    fills = table.append_column("b", pa.array([None], pa.int64()))  # Pinot's conflict needs a value there
+    assert flat(fills, "b", prefixes_to_rename=(("map1.", ""),))["b"] == [1]
 
 
 def test_a_schema_column_named_like_the_map_gets_the_whole_map_as_json(tmp_path):
