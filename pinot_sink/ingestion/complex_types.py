@@ -268,6 +268,10 @@ class _Flattener:
         """The column ``name`` given by the entries under ``array``. Several entries can give it (keys holding
         the delimiter: ``a.b`` and ``a`` -> ``b``): Pinot puts them depth first, each map's entries in order,
         so per row the entry reached last in that order wins."""
+        key_type = array.type.key_type
+        if (pa.types.is_string(key_type) or pa.types.is_large_string(key_type)) and \
+                (self.delimiter not in rest or not _is_complex(array.type.item_type)):
+            return pc.map_lookup(array, rest, "last")  # one entry can give it: Arrow's kernel, twice as fast
         found = list(self._paths(array, rest, []))
         depth = max(len(path) for path, _, _ in found)
         n = len(array)
