@@ -11,9 +11,9 @@ stringified by ``BaseRecordExtractor.stringifyMapKey``: ``toString()``, bytes as
   (``{"a.b": 1, "a": {"b": 2}}``): the nested one is put later and wins where present, as in Pinot.
 * Each column of ``fieldsToUnnest`` (named after flattening, e.g. ``a.items``; parents before children, as
   Pinot sorts them) that is a list becomes one row per element, the other columns repeated; an element that
-  is a struct or map is flattened under the field's name (``items.sku``) and the field keeps the whole
-  original list (Pinot restores it for the schema and the transforms); a primitive element is the field's
-  value. A null or empty list keeps its row once, the field null.
+  is a struct or map is flattened under the field's name (``items.sku``) and a field that is an input column
+  keeps the whole original list (Pinot restores those for the schema and the transforms; a field found inside
+  another, ``a.b`` or ``m.list``, is not in its copy); a primitive element is the field's value. A null or empty list keeps its row once, the field null.
 * Lists not unnested follow ``collectionNotUnnestedToJson``: ``NON_PRIMITIVE`` (default) turns lists whose
   elements are structs, lists or maps into JSON text, ``ALL`` every list, ``NONE`` none.
 * ``prefixesToRename`` renames column prefixes last (the first matching prefix).
@@ -52,11 +52,12 @@ class ComplexTypeSpec:
 
     def apply(self, table: pa.Table) -> pa.Table:
         read = self._source_names()
-        flattener = _Flattener(self.delimiter, read, None if read is None else read | set(self.fields_to_unnest))
+        flattener = _Flattener(self.delimiter, read, self.fields_to_unnest)
+        inputs = set(table.column_names)
         table = flattener.flatten(table, [f.name for f in table.schema if _is_complex(f.type)])
         for name in sorted(self.fields_to_unnest):  # Pinot sorts them: foo before foo.bar
             if name in table.column_names and _is_list(table.schema.field(name).type):
-                table = flattener.unnest(table, name)
+                table = flattener.unnest(table, name, restore=name in inputs)
         table = self._lists_to_json(table)
         if self.prefixes_to_rename:
             table = self._renamed(table, flattener.from_keys)
@@ -201,10 +202,11 @@ class _Entries:
 
 
 class _Flattener:
-    def __init__(self, delimiter: str, read: frozenset[str] | None, wanted: frozenset[str] | None):
+    def __init__(self, delimiter: str, read: frozenset[str] | None, unnested: tuple[str, ...]):
         self.delimiter = delimiter
         self.read = read  # columns read after this step: struct and map columns kept when named here
-        self.wanted = wanted  # columns taken from maps: those read and the fields to unnest
+        self.wanted = None if read is None else read | set(unnested)  # columns taken from maps
+        self.unnested = unnested
         self._entries: dict[int, tuple[pa.Array, _Entries]] = {}
         self.from_keys: set[str] = set()  # the columns made from map keys
 
@@ -238,20 +240,22 @@ class _Flattener:
                     out.append((child_name, child))
         elif pa.types.is_map(array.type):
             prefix = name + self.delimiter
-            names = (self._names(array, name) if self.wanted is None
-                     else sorted(n for n in self.wanted if n.startswith(prefix)))
+            # a name under a field to unnest below this map comes from that field's elements, later
+            below = [f + self.delimiter for f in self.unnested if f.startswith(prefix)]
+            names = (self._names(array, name) if self.wanted is None else
+                     sorted(n for n in self.wanted if n.startswith(prefix) and not any(map(n.startswith, below))))
             out.extend((n, self.resolve(array, n, n[len(prefix):])) for n in names)
             self.from_keys.update(names)
         return out
 
-    def unnest(self, table: pa.Table, name: str) -> pa.Table:
+    def unnest(self, table: pa.Table, name: str, restore: bool) -> pa.Table:
         original = _array(table.column(name))
         table, rows = _unnest(table, name)
         if not _is_complex(table.schema.field(name).type):
             return table
         index = table.column_names.index(name)
         table = self.flatten(table, [name], keep_self=False)
-        if self.read is not None and name in self.read:  # Pinot puts the original list back for its readers
+        if restore and self.read is not None and name in self.read:  # Pinot puts the input's list back
             table = table.add_column(index, name, original.take(pa.array(rows)))
         return table
 

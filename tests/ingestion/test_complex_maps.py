@@ -132,6 +132,10 @@ def test_nested_unnest_through_map_entries():
     table = pa.table({"a": pa.array([[[("tags", ["x", "y"])], [("tags", [])]]], pa.list_(element))})
     out = flat(table, "a.tags", fields_to_unnest=("a.tags", "a"))  # sorted: a first, then a.tags
     assert out["a.tags"] == ["x", "y", None]
+    of_maps = pa.table({"m": pa.array([[("l", [[("k", "v1")], [("k", "v2")]])]],
+                                      pa.map_(pa.string(), pa.list_(pa.map_(pa.string(), pa.string()))))})
+    out = flat(of_maps, "m.l", "m.l.k", fields_to_unnest=("m.l",))
+    assert out == {"m.l.k": ["v1", "v2"]}  # m.l is not an input column: Pinot has no copy to put back
 
 
 def test_collection_not_unnested_to_json_with_arrays_of_maps():
