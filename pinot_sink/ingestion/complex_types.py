@@ -8,12 +8,13 @@ stringified by ``BaseRecordExtractor.stringifyMapKey``: ``toString()``, bytes as
   default), recursively for structs and maps inside; the column ``m`` itself is kept (Pinot >= 1.2 keeps the
   map in the record, so a schema column named ``m`` still gets it, e.g. as JSON). A null or empty map gives no
   entries (the columns are null). A key containing the delimiter can name the same column as a nested entry
-  (``{"a.b": 1, "a": {"b": 2}}``): the nested one is put later and wins where present, as in Pinot.
+  (``{"a.b": 1, "a": {"b": 2}}``): the one Pinot puts last wins (``_Flattener.resolve``).
 * Each column of ``fieldsToUnnest`` (named after flattening, e.g. ``a.items``; parents before children, as
   Pinot sorts them) that is a list becomes one row per element, the other columns repeated; an element that
   is a struct or map is flattened under the field's name (``items.sku``) and a field that is an input column
   keeps the whole original list (Pinot restores those for the schema and the transforms; a field found inside
-  another, ``a.b`` or ``m.list``, is not in its copy); a primitive element is the field's value. A null or empty list keeps its row once, the field null.
+  another, ``a.b`` or ``m.list``, is not in its copy); a primitive element is the field's value. A null or
+  empty list keeps its row once, the field null.
 * Lists not unnested follow ``collectionNotUnnestedToJson``: ``NON_PRIMITIVE`` (default) turns lists whose
   elements are structs, lists or maps into JSON text, ``ALL`` every list, ``NONE`` none.
 * ``prefixesToRename`` renames column prefixes last (the first matching prefix).
@@ -270,12 +271,12 @@ class _Flattener:
 
     def resolve(self, array: pa.Array, name: str, rest: str) -> pa.Array:
         """The column ``name`` given by the entries under ``array``. Several entries can give it (keys holding
-        the delimiter: ``a.b`` and ``a`` -> ``b``): Pinot puts them depth first, each map's entries in order,
-        so per row the entry reached last in that order wins."""
+        the delimiter: ``a.b`` and ``a`` -> ``b``): Pinot puts them depth first, each map's entries in order
+        (its Arrow reader's), so per row the entry reached last in that order wins."""
         key_type = array.type.key_type
         if (pa.types.is_string(key_type) or pa.types.is_large_string(key_type)) and \
                 (self.delimiter not in rest or not _is_complex(array.type.item_type)):
-            return pc.map_lookup(array, rest, "last")  # one entry can give it: Arrow's kernel, twice as fast
+            return pc.map_lookup(array, rest, "last")  # one entry can give it: Arrow's kernel
         found = list(self._paths(array, rest, []))
         depth = max(len(path) for path, _, _ in found)
         n = len(array)
