@@ -276,7 +276,7 @@ class _Flattener:
         key_type = array.type.key_type
         if (pa.types.is_string(key_type) or pa.types.is_large_string(key_type)) and \
                 (self.delimiter not in rest or not _is_complex(array.type.item_type)):
-            return pc.map_lookup(array, rest, "last")  # one entry can give it: Arrow's kernel
+            return pc.map_lookup(array, pa.scalar(rest, key_type), "last")  # one entry can give it: Arrow's kernel
         found = list(self._paths(array, rest, []))
         depth = max(len(path) for path, _, _ in found)
         n = len(array)

@@ -45,9 +45,16 @@ def test_without_columns_every_key_of_the_batch_gives_a_column_in_first_seen_ord
     assert out.column("m.b").to_pylist() == [1, 3]
 
 
+def test_large_string_keys():
+    table = pa.table({"m": pa.array([[("a", {"x": 1})], []], pa.map_(pa.large_string(), pa.struct([("x", pa.int64())])))})
+    assert flat(table, "m.a", "m.a.x") == {"m.a": [{"x": 1}, None], "m.a.x": [1, None]}
+
+
 def test_a_repeated_key_keeps_its_last_value():
     table = pa.table({"m": pa.array([[("a", 1), ("a", 2)]], STR_INT)})
     assert flat(table, "m.a")["m.a"] == [2]
+    by_text = pa.table({"m": pa.array([[(1, "x"), (2, "y"), (1, "z")], [(1, "w")]], pa.map_(pa.int8(), pa.string()))})
+    assert flat(by_text, "m.1")["m.1"] == ["z", "w"]
 
 
 def test_nested_maps_are_flattened_recursively():
