@@ -181,22 +181,37 @@ class _Entries:
         self.rows = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
         self.keys = _key_texts(pc.struct_field(flat, [0]))
         self.values = pc.struct_field(flat, [1])
+        self._picked: dict[str, tuple[pa.Array, np.ndarray, np.ndarray]] = {}
 
     def pick(self, key: str) -> tuple[pa.Array, np.ndarray, np.ndarray]:
         """The value of ``key`` in each row, where the key is present, and its place among the row's entries
         (a repeated key: the last value at the first place, as a ``LinkedHashMap`` keeps it)."""
-        match = pc.fill_null(pc.equal(self.keys, key), False).to_numpy(zero_copy_only=False)
-        found = np.flatnonzero(match)
-        positions = np.full(self.length, -1, dtype=np.int64)
-        places = np.full(self.length, -1, dtype=np.int64)
-        if len(found):
-            rows = self.rows[found]
-            last = np.append(rows[1:] != rows[:-1], True)
-            first = np.insert(rows[1:] != rows[:-1], 0, True)
-            positions[rows[last]] = found[last]
-            places[rows[first]] = found[first]
-        present = positions >= 0
-        return self.values.take(pa.array(positions, mask=~present)), present, places
+        if key not in self._picked:
+            self.prefetch([key])
+        return self._picked[key]
+
+    def prefetch(self, keys: list[str]) -> None:
+        """Pick many keys in one pass over the entries (one hash lookup each, not one comparison per key)."""
+        keys = [k for k in dict.fromkeys(keys) if k not in self._picked]
+        if not keys:
+            return
+        which = pc.fill_null(pc.index_in(self.keys, value_set=pa.array(keys, pa.string())), -1)
+        which = which.to_numpy(zero_copy_only=False)
+        found = np.flatnonzero(which >= 0)  # entries of the keys, in entry order
+        key_of = which[found].astype(np.int16 if len(keys) < 2 ** 15 else np.int64)  # int16: a radix sort
+        by_key = np.argsort(key_of, kind="stable")  # grouped by key, entry order kept
+        bounds = np.searchsorted(key_of[by_key], np.arange(len(keys) + 1))
+        for j, key in enumerate(keys):
+            entries = found[by_key[bounds[j]:bounds[j + 1]]]
+            positions = np.full(self.length, -1, dtype=np.int64)
+            places = np.full(self.length, -1, dtype=np.int64)
+            if len(entries):
+                rows = self.rows[entries]
+                change = rows[1:] != rows[:-1]
+                positions[rows[np.append(change, True)]] = entries[np.append(change, True)]
+                places[rows[np.insert(change, 0, True)]] = entries[np.insert(change, 0, True)]
+            present = positions >= 0
+            self._picked[key] = (self.values.take(pa.array(positions, mask=~present)), present, places)
 
     def distinct_keys(self) -> list[str]:
         return pc.unique(self.keys).to_pylist()  # in order of first appearance
@@ -245,6 +260,7 @@ class _Flattener:
             below = [f + self.delimiter for f in self.unnested if f.startswith(prefix)]
             names = (self._names(array, name) if self.wanted is None else
                      sorted(n for n in self.wanted if n.startswith(prefix) and not any(map(n.startswith, below))))
+            self.entries(array).prefetch([n[len(prefix):] for n in names])
             out.extend((n, self.resolve(array, n, n[len(prefix):])) for n in names)
             self.from_keys.update(names)
         return out
@@ -273,11 +289,9 @@ class _Flattener:
         """The column ``name`` given by the entries under ``array``. Several entries can give it (keys holding
         the delimiter: ``a.b`` and ``a`` -> ``b``): Pinot puts them depth first, each map's entries in order
         (its Arrow reader's), so per row the entry reached last in that order wins."""
-        key_type = array.type.key_type
-        if (pa.types.is_string(key_type) or pa.types.is_large_string(key_type)) and \
-                (self.delimiter not in rest or not _is_complex(array.type.item_type)):
-            return pc.map_lookup(array, pa.scalar(rest, key_type), "last")  # one entry can give it: Arrow's kernel
         found = list(self._paths(array, rest, []))
+        if len(found) == 1:
+            return found[0][1]
         depth = max(len(path) for path, _, _ in found)
         n = len(array)
         best = np.full((n, depth), -1, dtype=np.int64)
