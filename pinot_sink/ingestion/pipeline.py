@@ -13,6 +13,7 @@ fails before any task runs) and pickled to the executors.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -98,7 +99,7 @@ class IngestionPipeline:
         pipeline = cls(skipped=tuple(problems))
         pipeline.continue_on_error = as_bool(ingestion.get("continueOnError"), "ingestionConfig.continueOnError")
         complex_config = ingestion.get("complexTypeConfig")
-        if complex_config:
+        if complex_config is not None:  # Pinot flattens with an empty complexTypeConfig too
             pipeline.complex_types = _complex_type_spec(as_object(complex_config, "ingestionConfig.complexTypeConfig"))
 
         definitions: dict[str, tuple[str, str]] = {}
@@ -147,14 +148,17 @@ class IngestionPipeline:
         return pipeline
 
     def _plan_columns(self, schema: PinotSchema, input_schema: pa.Schema) -> None:
-        flattened = input_schema
-        if self.complex_types is not None:
-            flattened = self.complex_types.apply(input_schema.empty_table()).schema
         consumed: set[str] = set()
         for t in self.transforms:
             consumed.update(t.expression.arguments)
         if self.filter is not None:
             consumed.update(self.filter.arguments)
+        flattened = input_schema
+        if self.complex_types is not None:
+            # Map keys vary per row: flatten exactly the columns read after this step (schema, transforms, filter).
+            self.complex_types = dataclasses.replace(self.complex_types,
+                                                     columns=frozenset(schema.column_names) | frozenset(consumed))
+            flattened = self.complex_types.apply(input_schema.empty_table()).schema
         # Transform outputs that are not schema columns are computed only when something reads them.
         self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]
         produced = {t.column for t in self.transforms}
