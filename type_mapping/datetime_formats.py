@@ -334,15 +334,113 @@ def _padded(values: pa.Array, width: int) -> pa.Array:
     return pc.utf8_lpad(text, width=width, padding="0") if width > 1 else text
 
 
+# --- time zones: Arrow's tables, then the zone's rule ----------------------------------------------
+
+# Arrow's time zone conversions know a zone's transitions only up to 2037 (its compiled tzdata tables);
+# Joda keeps applying the zone's DST rule, and so does Python's zoneinfo. Instants from 2037-12-01 on go
+# through zoneinfo, in a year of the same 400-year Gregorian cycle between 2400 and 2800 when they lie
+# beyond Python's year 9999 (the rule and the calendar repeat exactly every 400 years).
+ARROW_ZONE_LIMIT_MS = 2_143_238_400_000
+_FIXED_ZONE = re.compile(r"^(UTC|GMT|Z|[+-]\d{2}:?\d{2})$")
+_CYCLE_MS = 146_097 * MILLIS_PER_DAY  # 400 Gregorian years
+_YEAR_2400_MS = 13_569_465_600_000
+
+
+def _past_arrow_tables(millis: np.ndarray, zone: str) -> np.ndarray | None:
+    if _FIXED_ZONE.match(zone):
+        return None
+    late = millis >= ARROW_ZONE_LIMIT_MS
+    return late if late.any() else None
+
+
+def _rule_offsets_ms(millis: np.ndarray, zone: str, wall_clock: bool) -> np.ndarray:
+    """The zone's UTC offset, by zoneinfo, at each instant (or, ``wall_clock``, at each local time: before a
+    gap the offset before it, in an overlap the earlier one: ``fold=0``). Once per distinct value."""
+    import datetime as _dt
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(zone)
+    distinct, inverse = np.unique(millis, return_inverse=True)
+    cycles = np.maximum((distinct - _YEAR_2400_MS) // _CYCLE_MS, 0)
+    shifted = distinct - cycles * _CYCLE_MS
+    epoch = _dt.datetime(1970, 1, 1)
+    offsets = np.empty(len(distinct), dtype=np.int64)
+    for i, value in enumerate(shifted.tolist()):
+        when = epoch + _dt.timedelta(milliseconds=value)
+        if wall_clock:
+            offset = when.replace(tzinfo=tz, fold=0).utcoffset()
+        else:
+            offset = when.replace(tzinfo=_dt.timezone.utc).astimezone(tz).utcoffset()
+        offsets[i] = int(offset.total_seconds() * 1000)
+    return offsets[inverse]
+
+
+def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
+    """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``)."""
+    if zone == "UTC":
+        return millis
+    instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+    local = pc.local_timestamp(instants).cast(pa.int64()).to_numpy(zero_copy_only=False).copy()
+    late = _past_arrow_tables(millis, zone)
+    if late is not None:
+        local[late] = millis[late] + _rule_offsets_ms(millis[late], zone, wall_clock=False)
+    return local
+
+
+def from_local(local: np.ndarray, zone: str) -> np.ndarray:
+    """UTC instants of wall-clock millis in ``zone``: in a DST gap the time moves forward by the gap (the
+    offset before the transition, Joda's non-strict rule), in an overlap the earlier instant."""
+    if zone == "UTC":
+        return local
+    naive = pa.array(local, pa.timestamp("ms"))
+    earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
+    shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    instant = earliest.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    utc = local - (shown - instant)  # local minus the offset in force just before
+    late = _past_arrow_tables(local, zone)
+    if late is not None:
+        utc[late] = local[late] - _rule_offsets_ms(local[late], zone, wall_clock=True)
+    return utc
+
+
+def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
+    """Joda's ``Z`` (+hhmm) / ``ZZ`` (+hh:mm) of offsets in minutes."""
+    sign = np.where(minutes < 0, "-", "+")
+    hours = pc.utf8_lpad(pa.array(np.abs(minutes) // 60).cast(pa.string()), width=2, padding="0")
+    mins = pc.utf8_lpad(pa.array(np.abs(minutes) % 60).cast(pa.string()), width=2, padding="0")
+    return pc.binary_join_element_wise(pa.array(sign), hours, ":" if count == 2 else "", mins, "")
+
+
 def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> pa.Array:
     """Format timestamps with a Java date pattern in a time zone, as Joda would (English locale)."""
+    tokens = compile_pattern(pattern)
     try:
         local = instants.cast(pa.timestamp("ms", tz=time_zone))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise DateTimeFormatError(f"unknown time zone {time_zone!r} in a date pattern") from exc
+    offsets = None
+    if not _FIXED_ZONE.match(time_zone):
+        millis = pc.fill_null(local.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+        if _past_arrow_tables(millis, time_zone) is not None:
+            if any(t.letter == "z" for t in tokens):
+                raise DateTimeFormatError(
+                    f"printing a zone name ({pattern!r}) for instants after 2037 in {time_zone} is not supported "
+                    f"(Arrow's zone tables end in 2037)")
+            # The fields of the wall-clock time by the zone's rule, read as UTC; the offsets put in apart.
+            local_ms = to_local(millis, time_zone)
+            nulls = local.is_null().to_numpy(zero_copy_only=False) if local.null_count else None
+            local = pa.array(local_ms, pa.timestamp("ms", tz="UTC"), mask=nulls)
+            offsets = (local_ms - millis) // 60_000
     pieces: list[pa.Array | str] = []
-    for token in compile_pattern(pattern):
-        pieces.append(token.text if not token.letter else _piece(local, token))
+    for token in tokens:
+        if not token.letter:
+            pieces.append(token.text)
+        elif token.letter == "Z" and token.count >= 3:  # ZZZ: the zone's id
+            pieces.append(pc.if_else(local.is_valid(), pa.scalar(time_zone), pa.scalar(None, pa.string())))
+        elif token.letter == "Z" and offsets is not None:
+            pieces.append(_offset_text(offsets, token.count))
+        else:
+            pieces.append(_piece(local, token))
     if not pieces:
         return pa.array([""] * len(instants), pa.string(), mask=instants.is_null())
     arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.scalar(p, pa.string()) for p in pieces]

@@ -19,8 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.java_numbers import (  # noqa: F401 (the ingestion functions take them from here)
-    java_double_to_int, java_double_to_long, java_long_div, saturating_multiply)
+from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 from type_mapping.pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 
 

@@ -50,21 +50,6 @@ def test_to_epoch_truncates_toward_zero_and_keeps_nulls(values):
         assert out == [None if v is None else java_div(v, factor) for v in values]
 
 
-@given(st.lists(st.integers(LONG_MIN, LONG_MAX), min_size=1, max_size=30),
-       st.one_of(st.sampled_from([1, -1, 2, -2, 86_400_000, LONG_MIN, LONG_MAX]), st.integers(LONG_MIN, LONG_MAX)))
-@settings(deadline=None)  # timings vary with the machine's load; never a timed test
-def test_java_long_division_truncates_for_literal_and_column_divisors(values, divisor):
-    from pinot_sink.ingestion.values import java_long_div
-
-    if divisor == 0:
-        divisor = 1
-    expected = [saturate(java_div(v, divisor)) if not (v == LONG_MIN and divisor == -1) else LONG_MIN
-                for v in values]
-    a = np.array(values, dtype=np.int64)
-    assert java_long_div(a, divisor).tolist() == expected  # a literal divisor (Arrow's kernel)
-    assert java_long_div(a, np.full(len(values), divisor, dtype=np.int64)).tolist() == expected  # a column
-
-
 @given(st.lists(st.integers(LONG_MIN, LONG_MAX), min_size=1, max_size=30), st.integers(1, 1000))
 @settings(deadline=None)  # timings vary with the machine's load; never a timed test
 def test_from_epoch_saturates_and_bucket_multiplies_with_wrap(values, bucket):

@@ -14,10 +14,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.datetime_formats import print_pattern
+from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 
 from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
-                      java_double_to_int, java_double_to_long, null_mask, to_boolean, to_double, to_long,
-                      to_string, with_nulls)
+                      null_mask, to_boolean, to_double, to_long, to_string, with_nulls)
 from .registry import scalar_function
 
 _TARGETS = {"INT": "INT", "INTEGER": "INT", "UTINYINT": "INT", "USMALLINT": "INT", "LONG": "LONG",

@@ -16,10 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import DateTimeFormatError, compile_pattern, print_pattern
+from type_mapping.datetime_formats import (DateTimeFormatError, compile_pattern, from_local, print_pattern,
+                                           to_local)
+from type_mapping.java_numbers import java_long_div, saturating_multiply
 
-from ..values import (Const, Context, IngestionError, Value, broadcast, java_long_div, null_mask,
-                      saturating_multiply, to_long, to_string, with_nulls)
+from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string, with_nulls
 from .registry import scalar_function
 
 MILLIS = {"SECONDS": 1000, "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000}
@@ -104,61 +105,6 @@ def zone_id(ctx: Context, value: Const) -> str:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
         raise IngestionError(f"{ctx.where}: {text!r} is not a time zone id (Joda DateTimeZone.forID)") from exc
     return text
-
-
-# Arrow's time zone conversions know the zone's transitions only up to 2037 (the compiled tzdata tables);
-# Joda (and Python's zoneinfo) continue with the zone's rule. Instants from 2037-12-01 on go through zoneinfo.
-_ARROW_ZONE_LIMIT_MS = 2_143_238_400_000
-_FIXED = re.compile(r"^(UTC|GMT|Z|[+-]\d{2}:?\d{2})$")
-
-
-def _late(millis: np.ndarray, zone: str) -> np.ndarray | None:
-    if _FIXED.match(zone):
-        return None
-    late = millis >= _ARROW_ZONE_LIMIT_MS
-    return late if late.any() else None
-
-
-def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
-    """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``)."""
-    if zone == "UTC":
-        return millis
-    instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
-    local = pc.local_timestamp(instants).cast(pa.int64()).to_numpy(zero_copy_only=False).copy()
-    late = _late(millis, zone)
-    if late is not None:
-        import datetime as _dt
-        from zoneinfo import ZoneInfo
-
-        tz = ZoneInfo(zone)
-        epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-        for i in np.flatnonzero(late):
-            offset = (epoch + _dt.timedelta(milliseconds=int(millis[i]))).astimezone(tz).utcoffset()
-            local[i] = millis[i] + int(offset.total_seconds() * 1000)
-    return local
-
-
-def from_local(local: np.ndarray, zone: str) -> np.ndarray:
-    """UTC instants of wall-clock millis in ``zone``: in a DST gap the time moves forward by the gap (the
-    offset before the transition, Joda's non-strict rule), in an overlap the earlier instant."""
-    if zone == "UTC":
-        return local
-    naive = pa.array(local, pa.timestamp("ms"))
-    earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
-    shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)
-    instant = earliest.cast(pa.int64()).to_numpy(zero_copy_only=False)
-    utc = local - (shown - instant)  # local minus the offset in force just before
-    late = _late(local, zone)
-    if late is not None:
-        import datetime as _dt
-        from zoneinfo import ZoneInfo
-
-        tz = ZoneInfo(zone)
-        epoch = _dt.datetime(1970, 1, 1)
-        for i in np.flatnonzero(late):  # fold=0: the offset before a gap, the earlier instant of an overlap
-            wall = (epoch + _dt.timedelta(milliseconds=int(local[i]))).replace(tzinfo=tz, fold=0)
-            utc[i] = local[i] - int(wall.utcoffset().total_seconds() * 1000)
-    return utc
 
 
 def _local_timestamps(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
@@ -259,26 +205,6 @@ def _pattern(ctx: Context, value: Const) -> str:
     return to_string(value, ctx).value
 
 
-def _requote(token) -> str:
-    """A compiled pattern token back as pattern text (literals quoted only when they hold letters or quotes,
-    so that two neighbouring literals never merge into one quoted run)."""
-    if token.letter:
-        return token.letter * token.count
-    if token.text == "'":
-        return "''"
-    if any(c.isalpha() or c == "'" for c in token.text):
-        return "'" + token.text.replace("'", "''") + "'"
-    return token.text
-
-
-def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
-    """Joda's ``Z`` (+hhmm) / ``ZZ`` (+hh:mm) of offsets in minutes."""
-    sign = np.where(minutes < 0, "-", "+")
-    hours = pc.utf8_lpad(pa.array(np.abs(minutes) // 60).cast(pa.string()), width=2, padding="0")
-    mins = pc.utf8_lpad(pa.array(np.abs(minutes) % 60).cast(pa.string()), width=2, padding="0")
-    return pc.binary_join_element_wise(pa.array(sign), hours, ":" if count == 2 else "", mins, "")
-
-
 def _check_print_pattern(args: list) -> None:
     if len(args) > 1 and isinstance(args[1], str):
         compile_pattern(args[1])
@@ -333,26 +259,7 @@ def _distinct_instants(data: np.ndarray, tokens, zone: str) -> tuple[np.ndarray,
 
 def _print(ctx: Context, millis: pa.Array, pattern: str, tokens, zone: str) -> pa.Array:
     try:
-        data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-        if _late(data, zone) is None or zone == "UTC":
-            return print_pattern(millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone)), pattern, zone)
-        if any(t.letter == "z" or (t.letter == "Z" and t.count > 2) for t in tokens):
-            raise IngestionError(f"{ctx.where}: printing a zone name ({pattern!r}) for instants after 2037 in "
-                                 f"{zone} is not supported (Arrow's zone tables end in 2037)")
-        # Print the wall-clock time (from the zone's rule) as if it were UTC; offsets are put in afterwards.
-        local_ms = to_local(data, zone)
-        placeholder = "\x00"
-        rewritten = "".join(placeholder if t.letter == "Z" else _requote(t) for t in tokens)
-        local = pa.array(local_ms, pa.timestamp("ms")).cast(pa.timestamp("ms", tz="UTC"))
-        text = print_pattern(local, rewritten, "UTC")
-        offsets = [_offset_text((local_ms - data) // 60_000, t.count) for t in tokens if t.letter == "Z"]
-        if offsets:
-            parts = pc.split_pattern(text, placeholder)
-            pieces = [pc.list_element(parts, 0)]
-            for i, offset in enumerate(offsets):
-                pieces += [offset, pc.list_element(parts, i + 1)]
-            text = pc.binary_join_element_wise(*pieces, "")
-        return with_nulls(text, null_mask(millis))
+        return print_pattern(millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone)), pattern, zone)
     except DateTimeFormatError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
 
