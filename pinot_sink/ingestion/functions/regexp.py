@@ -37,7 +37,8 @@ class JavaPattern:
 
     def __init__(self, pattern: str, case_insensitive: bool = False, unicode_case: bool = False) -> None:
         self.source = pattern
-        text, leading_i = _translate(pattern, unicode_case)
+        leading_i = pattern.startswith("(?i)")
+        text = _translate(pattern, case_insensitive or leading_i, unicode_case)
         flags = 0 if unicode_case else re.ASCII  # Java folds case in ASCII only unless UNICODE_CASE
         if case_insensitive or leading_i:
             flags |= re.IGNORECASE
@@ -53,13 +54,17 @@ def _char(cp: int) -> str:
     return re.escape(chr(cp))
 
 
-def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
-    """The Python pattern for Java pattern ``p``, and whether it starts with ``(?i)``."""
+def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = False) -> str:
+    """The Python pattern for Java pattern ``p`` (a leading ``(?i)`` is dropped: the caller sets the flag).
+
+    Java folds case for literal characters and ranges only: the shorthand and POSIX classes keep their exact
+    members (``\\p{Lower}`` / ``\\p{Upper}`` become ``[a-zA-Z]``), so outside a class they are emitted under
+    ``(?-i:...)``; inside a class that cannot be scoped, which only matters with UNICODE_CASE (Python's ASCII
+    mode folds exactly as Java's CASE_INSENSITIVE does), so there they are rejected."""
     out: list[str] = []
     i, n = 0, len(p)
-    leading_i = False
     if p.startswith("(?i)"):
-        leading_i, i = True, 4
+        i = 4
 
     def reject(what: str):
         raise ValueError(f"the Java regular expression {p!r} uses {what}, which is not supported here")
@@ -70,13 +75,14 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
             raise ValueError(f"invalid regular expression {p!r}: a trailing backslash")
         c = p[j + 1]
         k = j + 2
+        if c in "dwsDWS" or c in "pP":
+            if in_class and unicode_case:  # Python's folding cannot be switched off inside a class
+                reject(f"\\{c} inside a class with a case-insensitive match parameter")
         if c in _SHORTHAND:
-            return (_SHORTHAND[c] if in_class else f"[{_SHORTHAND[c]}]"), k
+            return (_SHORTHAND[c] if in_class else f"(?-i:[{_SHORTHAND[c]}])"), k
         if c in "DWS":
             if not in_class:
-                return f"[^{_SHORTHAND[c.lower()]}]", k
-            if unicode_case:  # Python's class shorthands follow the compile mode, Unicode here
-                reject(f"\\{c} inside a class with a case-insensitive match parameter")
+                return f"(?-i:[^{_SHORTHAND[c.lower()]}])", k
             return f"\\{c}", k  # compiled with re.ASCII: Java's ASCII classes
         if c in _SIMPLE_ESCAPES:
             return _char(ord(_SIMPLE_ESCAPES[c])), k
@@ -113,19 +119,21 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
             literal = p[k:] if end == -1 else p[k:end]
             return "".join(_char(ord(ch)) for ch in literal), (n if end == -1 else end + 2)
         if c in "pP":
-            m = re.match(r"\{(?:Is)?(\w+)\}", p[k:])
+            m = re.match(r"\{(\w+)\}", p[k:])  # \p{IsAlpha} is Unicode's Alphabetic in Java, not POSIX
             name = m.group(1) if m else None
             if name not in _POSIX:
                 reject(f"the character property \\{c}{p[k:k + 12]} (only the POSIX classes {sorted(_POSIX)})")
             if c == "P" and in_class:
                 reject("a negated character property inside a class")
-            body = _POSIX[name]
+            body = _POSIX["Alpha" if case_insensitive and name in ("Lower", "Upper") else name]
             if in_class:
                 return body, k + m.end()
-            return (f"[{body}]" if c == "p" else f"[^{body}]"), k + m.end()
+            return (f"(?-i:[{body}])" if c == "p" else f"(?-i:[^{body}])"), k + m.end()
         if not in_class:
-            if c in "bB":
-                return f"(?a:\\{c})", k  # ASCII word characters, as \\w (Java 19+; older Javas use Unicode letters)
+            if c == "b":
+                return "(?a:\\b)", k  # ASCII word characters, as \\w (Java 19+; older Javas use Unicode letters)
+            if c == "B":  # Python's \\B never matches the empty text; Java's does
+                return "(?a:(?<=\\w)(?=\\w)|(?<!\\w)(?!\\w))", k
             if c == "A":
                 return "\\A", k
             if c == "z":
@@ -195,7 +203,7 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
         else:
             out.append(_char(ord(c)))
         i += 1
-    return "".join(out), leading_i
+    return "".join(out)
 
 
 def _quantifier_suffix(p: str, i: int, out: list[str], reject) -> int:
@@ -290,6 +298,18 @@ def _replacement(template: str, pattern: JavaPattern) -> list[str | int] | str:
 
 
 # --- evaluation ------------------------------------------------------------------------------------
+
+def java_find(regex: re.Pattern, s: str):
+    """The successive matches of ``Matcher.find``: after an empty match the next search starts one character
+    later, so no match starts where an empty one did (``finditer`` would let a non-empty one start there)."""
+    pos = 0
+    while pos <= len(s):
+        m = regex.search(s, pos)
+        if m is None:
+            return
+        yield m
+        pos = m.end() + 1 if m.end() == m.start() else m.end()
+
 
 def _text(ctx: Context, value: Value) -> pa.Array:
     return broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
@@ -429,7 +449,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
             raise JavaThrows("IndexOutOfBoundsException: start")
         head, tail = s[:begin], s[begin:]
         if occurrence >= 0:
-            for index, m in enumerate(regex.finditer(tail)):
+            for index, m in enumerate(java_find(regex, tail)):
                 if index == occurrence:
                     return head + tail[:m.start()] + replacement + tail[m.end():]
             return s
@@ -437,7 +457,12 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
             if regex.search(tail) is None:
                 return s
             raise JavaThrows(template)
-        return head + regex.sub(expand, tail)
+        out, end = [head], 0
+        for m in java_find(regex, tail):
+            out += [tail[end:m.start()], expand(m)]
+            end = m.end()
+        out.append(tail[end:])
+        return "".join(out)
 
     return per_row(ctx, one, pa.string(), _text(ctx, args[0]))
 
@@ -445,7 +470,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("regexpCount", arity=2, literal_args=(1,), check=_check_pattern(1))
 def _regexp_count(ctx: Context, args: list[Value]) -> Value:
     regex = JavaPattern(_literal(ctx, to_string(args[1], ctx), "pattern")).regex
-    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in regex.finditer(s)),
+    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in java_find(regex, s)),
                         pa.int32())
 
 
