@@ -293,6 +293,9 @@ def test_bytes_edge_cases():
         out, ctx = evaluate("fromBase64(s)", True, s=[bad])
         assert out == [None] and ctx.errors.tolist() == [True], bad
     assert evaluate("hexDecimalToLong(s)", s=["0xff", "-ff", "7fffffffffffffff"])[0] == [255, -255, 2**63 - 1]
+    # Long.parseLong reads digits with Character.digit: any BMP decimal digit, fullwidth Latin letters (Java)
+    out, ctx = evaluate("hexDecimalToLong(s)", True, s=["\u0663", "\uff21\uff41", "0x-1", "-", "\U0001d7ce", "0x"])
+    assert out == [3, 170, -1, None, None, None] and ctx.errors.tolist() == [False] * 3 + [True] * 3
     with pytest.raises(IngestionError, match="NumberFormatException"):
         evaluate("hexDecimalToLong(s)", s=["8000000000000000"])
     assert evaluate("longToHexDecimal(v)", v=pa.array([255, -1], pa.int64()))[0] == ["ff", "ffffffffffffffff"]
