@@ -8,12 +8,14 @@ with Java's, and with each other: they live here, on the ground floor, and every
   of a value: ``java_object_string``;
 * ``BigDecimal``: ``new BigDecimal(String)`` parsing, ``toString``, ``toPlainString``,
   ``stripTrailingZeros`` (``parse_big_decimal``, ``big_decimal_string``, ``big_decimal_plain_string``);
-* ``String``: ``compareTo`` order and ``length()`` in UTF-16 code units, ``substring`` on code units.
+* ``String``: ``compareTo`` order and ``length()`` in UTF-16 code units, ``substring`` on code units;
+* ``Long.parseLong(text, radix)`` with ``Character.digit``'s digits: ``java_parse_long``.
 """
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from decimal import Decimal
 from typing import Union
 
@@ -225,3 +227,36 @@ def java_substring(text: str, units: int) -> str:
         out.append(ch)
         used += width
     return "".join(out)
+
+
+# --- Long.parseLong ------------------------------------------------------------------------------------
+
+
+def _java_digit(ch: str, radix: int) -> int:
+    """``Character.digit(char, radix)``: a BMP decimal digit of any script, or an ASCII / fullwidth Latin
+    letter (a = 10); -1 when none or not below ``radix``."""
+    cp = ord(ch)
+    if cp > 0xFFFF:  # parseLong reads chars: half of a surrogate pair is no digit
+        return -1
+    value = unicodedata.decimal(ch, -1)
+    if value < 0:
+        for first_upper, first_lower in ((0x41, 0x61), (0xFF21, 0xFF41)):
+            if first_upper <= cp < first_upper + 26 or first_lower <= cp < first_lower + 26:
+                value = cp - (first_upper if cp < first_upper + 26 else first_lower) + 10
+    return value if 0 <= value < radix else -1
+
+
+def java_parse_long(text: str, radix: int = 10) -> int:
+    """``Long.parseLong(text, radix)``: an optional sign then ``Character.digit`` digits, within the long
+    range; ``ValueError`` where Java throws NumberFormatException."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    digits = [_java_digit(ch, radix) for ch in body]
+    if not digits or min(digits) < 0:
+        raise ValueError(f'For input string: "{text}"' + ("" if radix == 10 else f" under radix {radix}"))
+    value = 0
+    for digit in digits:
+        value = value * radix + digit
+    value = -value if text[:1] == "-" else value
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f'For input string: "{text}"' + ("" if radix == 10 else f" under radix {radix}"))
+    return value

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from type_mapping.pinot_schema import FieldSpec
 
-from type_mapping.java_text import big_decimal_plain_string, java_float_str, java_code_units
+from type_mapping.java_text import big_decimal_plain_string, java_code_units, java_float_str, java_parse_long
 
 from . import bigdecimal
 
@@ -419,14 +419,11 @@ def _java_int(text: str) -> int:
 
 
 def _java_long(text: str) -> int:
-    """``Long.parseLong``: optional sign and ASCII digits only, within the long range."""
-    body = text[1:] if text[:1] in "+-" else text
-    if not body or not body.isascii() or not body.isdigit():
-        raise ValueError(f"{text!r} is not a long")
-    value = int(text)
-    if not -(2**63) <= value < 2**63:
-        raise ValueError(f"{text!r} is out of the long range")
-    return value
+    """``Long.parseLong`` (``type_mapping.java_text.java_parse_long``)."""
+    try:
+        return java_parse_long(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a long") from None
 
 
 def _bounded_column_value(strings: pa.Array, column: str, num_partitions: int, config: Mapping[str, str]):

@@ -213,6 +213,25 @@ def test_case_translate_overlay_trim_and_affixes():
     assert out == [["d_", "cd_"], None] and ctx.errors.tolist() == [False, True]  # NullPointerException
 
 
+def test_upper_and_lower_use_java_full_case_mappings():
+    # String.toUpperCase / toLowerCase map whole strings: 'ß' -> "SS", the ligature 'ﬀ' -> "FF", 'İ' -> 'i' and
+    # a combining dot, a final capital sigma -> 'ς' (values from Java's String).
+    assert evaluate("upper(s)", s=["straße", "ﬀ", "abc", None])[0] == ["STRASSE", "FF", "ABC", None]
+    assert evaluate("lower(s)", s=["İs", "ΟΔΟΣ ΑΣ.Σ", "ABC"])[0] == ["i\u0307s", "οδος ασ.ς", "abc"]
+
+
+def test_overlay_rejoins_a_cut_surrogate_pair_and_affixes_reject_a_negative_length():
+    # Java concatenates UTF-16 substrings: the two halves of a pair cut at the overlay point meet again.
+    assert evaluate("overlay(s, '', 2, -2)", s=["😀x"])[0] == ["😀x"]
+    assert evaluate("overlay(s, '', 2)", s=["😀x"])[0] == ["😀x"]
+    # new String[Math.min(maxlength, length)]: a negative length throws NegativeArraySizeException
+    for text in ("prefixes(s, n)", "suffixes(s, n)", "prefixesWithPrefix(s, n, '#')", "suffixesWithSuffix(s, n, p)"):
+        out, ctx = evaluate(text, True, s=["ab", "ab"], n=pa.array([-1, 1], pa.int32()), p=["#", "#"])
+        assert ctx.errors.tolist() == [True, False] and out[0] is None, text
+    with pytest.raises(IngestionError, match="row 0: NegativeArraySizeException"):
+        evaluate("prefixes(s, -1)", s=["ab"])
+
+
 # --- bytes and encodings -----------------------------------------------------------------------------------
 
 
@@ -274,6 +293,9 @@ def test_bytes_edge_cases():
         out, ctx = evaluate("fromBase64(s)", True, s=[bad])
         assert out == [None] and ctx.errors.tolist() == [True], bad
     assert evaluate("hexDecimalToLong(s)", s=["0xff", "-ff", "7fffffffffffffff"])[0] == [255, -255, 2**63 - 1]
+    # Long.parseLong reads digits with Character.digit: any BMP decimal digit, fullwidth Latin letters (Java)
+    out, ctx = evaluate("hexDecimalToLong(s)", True, s=["\u0663", "\uff21\uff41", "0x-1", "-", "\U0001d7ce", "0x"])
+    assert out == [3, 170, -1, None, None, None] and ctx.errors.tolist() == [False] * 3 + [True] * 3
     with pytest.raises(IngestionError, match="NumberFormatException"):
         evaluate("hexDecimalToLong(s)", s=["8000000000000000"])
     assert evaluate("longToHexDecimal(v)", v=pa.array([255, -1], pa.int64()))[0] == ["ff", "ffffffffffffffff"]

@@ -76,3 +76,12 @@ def test_java_object_string():
     assert [jt.java_object_string(v) for v in (True, np.int64(7), np.float32(0.1), 0.1, Decimal("-0.00"), b"\x01\xff",
                                                 "x")] == ["true", "7", "0.1", "0.1", "0.00", "01ff", "x"]
     assert jt.java_object_string(np.float32(1e10)) == "1.0E10"
+
+
+def test_java_parse_long_reads_digits_as_character_digit():
+    assert jt.java_parse_long("\u0663\u0663") == 33 and jt.java_parse_long("+5") == 5  # Arabic-Indic digits
+    assert jt.java_parse_long("-9223372036854775808") == -(2**63)
+    assert jt.java_parse_long("\uff46f", 16) == 255  # a fullwidth 'f'
+    for bad in ("", "-", "+", "9223372036854775808", "1a", " 1", "\U0001d7ce"):
+        with pytest.raises(ValueError):
+            jt.java_parse_long(bad)

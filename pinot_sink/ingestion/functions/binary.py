@@ -17,6 +17,8 @@ from urllib.parse import quote_plus
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.java_text import java_parse_long
+
 from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, to_long, to_string)
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -128,13 +130,10 @@ def _bytes_to_hex(ctx: Context, args: list[Value]) -> Value:
 def _hex_decimal_to_long(ctx: Context, args: list[Value]) -> Value:
     """``Long.parseLong(text, 16)``, after a leading "0x" if any: a sign is allowed, overflow fails."""
     def parse(s: str) -> int:
-        digits = s[2:] if s.startswith("0x") else s
-        if not re.fullmatch(r"[+-]?[0-9a-fA-F]+", digits):
-            raise JavaThrows(f"NumberFormatException: For input string: \"{s}\" under radix 16")
-        value = int(digits, 16)
-        if not -(2**63) <= value < 2**63:
-            raise JavaThrows(f"NumberFormatException: For input string: \"{s}\" under radix 16")
-        return value
+        try:
+            return java_parse_long(s[2:] if s.startswith("0x") else s, 16)
+        except ValueError as exc:
+            raise JavaThrows(f"NumberFormatException: {exc}") from None
 
     return per_row(ctx, parse, pa.int64(), _text(ctx, args[0]))
 
@@ -167,10 +166,11 @@ def java_url_decode(s: str) -> str:
             run = bytearray()
             while i + 2 < n and s[i] == "%":
                 digits = s[i + 1:i + 3]
-                if not re.fullmatch(r"[+-]?[0-9a-fA-F]+", digits):  # Integer.parseInt(digits, 16)
+                try:
+                    value = java_parse_long(digits, 16)  # Integer.parseInt(digits, 16)
+                except ValueError:
                     raise JavaThrows("IllegalArgumentException: URLDecoder: Illegal hex characters in escape (%) "
-                                     f"pattern - Error at index 0 in: \"{digits}\"")
-                value = int(digits, 16)
+                                     f"pattern - Error at index 0 in: \"{digits}\"") from None
                 if value < 0:
                     raise JavaThrows("IllegalArgumentException: URLDecoder: Illegal hex characters in escape (%) "
                                      "pattern - negative value")

@@ -14,7 +14,7 @@ import zlib
 
 import pyarrow as pa
 
-from pinot_sink.segment.partition import hash_bytes, murmur3_x64
+from pinot_sink.segment.partition import hash_bytes, murmur3_x64, murmur3_x64_32
 
 from ..values import Const, Context, Value, broadcast, to_int, to_long, to_string
 from .binary import to_bytes
@@ -156,12 +156,8 @@ _register("murmurHash3Bit64", lambda b, s: _s64(int.from_bytes(murmur3_128(b, s)
 _register("murmurHash3Bit128", murmur3_128, pa.binary(), seed="int", arity=2)
 
 
-def _x64_32(data: bytes, seed: int) -> int:
-    return _s32(murmur3_x64(data, seed)[0] >> 32)
-
-
-_register("murmurHash3X64Bit32", _x64_32, pa.int32(), seed="int", arity=2)
-_register("murmurHash3X64Bit64", _x64_32, pa.int64(), seed="int", arity=2)  # Pinot returns the 32-bit hash
+_register("murmurHash3X64Bit32", murmur3_x64_32, pa.int32(), seed="int", arity=2)
+_register("murmurHash3X64Bit64", murmur3_x64_32, pa.int64(), seed="int", arity=2)  # Pinot returns the 32-bit hash
 _register("murmurHash3X64Bit128", lambda b, s: b"".join(h.to_bytes(8, "big") for h in murmur3_x64(b, s)),
           pa.binary(), seed="int", arity=2)
 

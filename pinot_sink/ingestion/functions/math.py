@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import (Const, Context, IngestionError, Value, arrow_java_type, broadcast, java_type, null_mask,
+from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_string)
 from .registry import VAR_ARGS, scalar_function
 

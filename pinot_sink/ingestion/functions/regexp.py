@@ -6,9 +6,14 @@ references, look-around), so each pattern is translated once into a Python patte
 Java, and the function runs once per distinct input value. Java constructs with no faithful translation
 (inline flags other than a leading ``(?i)``, ``\\G``, class intersections ``&&``, nested classes, Unicode
 properties ``\\p{L}``...) are rejected when the config is read, naming the construct.
+
+Known differences left: Java works on UTF-16, so after an empty match just before a supplementary character
+its next search starts between the two surrogates (``regexpCount(s, 'x*')`` counts one more per such
+character; Python cannot start there); case mappings follow Python's Unicode version, not the JVM's.
 """
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from typing import Callable
@@ -33,14 +38,19 @@ _POSSESSIVE = sys.version_info >= (3, 11)  # possessive quantifiers and atomic g
 
 
 class JavaPattern:
-    """A ``java.util.regex.Pattern`` translated to Python's ``re`` (``ValueError`` if it cannot be)."""
+    """A ``java.util.regex.Pattern`` translated to Python's ``re`` (``ValueError`` if it cannot be).
+
+    ``case_insensitive`` alone is CASE_INSENSITIVE (ASCII folding, which Python's ``re.ASCII | re.IGNORECASE``
+    matches exactly); with ``unicode_case`` it is CASE_INSENSITIVE | UNICODE_CASE, whose folding differs from
+    Python's (the Kelvin sign is not in ``[A-Z]``, ``ß`` alone does not match ``ẞ``...), so then every literal
+    character and range is expanded into the exact set Java matches and Python does no folding at all."""
 
     def __init__(self, pattern: str, case_insensitive: bool = False, unicode_case: bool = False) -> None:
         self.source = pattern
-        text, leading_i = _translate(pattern, unicode_case)
-        flags = 0 if unicode_case else re.ASCII  # Java folds case in ASCII only unless UNICODE_CASE
-        if case_insensitive or leading_i:
-            flags |= re.IGNORECASE
+        case_insensitive = case_insensitive or pattern.startswith("(?i)")
+        fold = case_insensitive and unicode_case
+        text = _translate(pattern, case_insensitive, fold)
+        flags = re.ASCII | (re.IGNORECASE if case_insensitive and not fold else 0)
         try:
             self.regex = re.compile(text, flags)
         except re.error as exc:
@@ -53,19 +63,103 @@ def _char(cp: int) -> str:
     return re.escape(chr(cp))
 
 
-def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
-    """The Python pattern for Java pattern ``p``, and whether it starts with ``(?i)``."""
+# --- CASE_INSENSITIVE | UNICODE_CASE: Java's per-construct folding rules (Pattern.single, SliceU, CIRangeU) --
+
+# Java's simple case mappings where Python's str.upper / str.lower (full mappings) do not give them.
+_JAVA_UPPER = {**{lower: lower + 8 for block in (0x1F80, 0x1F90, 0x1FA0) for lower in range(block, block + 8)},
+               0x1FB3: 0x1FBC, 0x1FC3: 0x1FCC, 0x1FF3: 0x1FFC}
+_JAVA_LOWER = {0x130: 0x69}
+# Latin-1 characters a class folds through Pattern.single rather than its 256-bit table (bitsOrSingle).
+_NOT_IN_BIT_CLASS = {0xFF, 0xB5, 0x49, 0x69, 0x53, 0x73, 0x4B, 0x6B, 0xC5, 0xE5}
+
+
+def _java_upper(cp: int) -> int:
+    """``Character.toUpperCase(int)``: the simple mapping (Python's Unicode version)."""
+    if cp in _JAVA_UPPER:
+        return _JAVA_UPPER[cp]
+    upper = chr(cp).upper()
+    return ord(upper) if len(upper) == 1 else cp
+
+
+def _java_lower(cp: int) -> int:
+    if cp in _JAVA_LOWER:
+        return _JAVA_LOWER[cp]
+    lower = chr(cp).lower()
+    return ord(lower) if len(lower) == 1 else cp
+
+
+@functools.cache
+def _cased() -> tuple[tuple[int, int, int], ...]:
+    """(code point, upper case, fold key = lower(upper)) of every code point a case mapping changes."""
+    out = []
+    for cp in range(0x1F000):  # no cased characters above (Adlam ends at U+1E95F)
+        upper, lower = _java_upper(cp), _java_lower(cp)
+        if upper != cp or lower != cp:
+            out.append((cp, upper, _java_lower(upper)))
+    return tuple(out)
+
+
+def _same_key(key: int) -> set[int]:
+    """What ``SingleU(key)`` / ``SliceU`` match: ``key`` and every code point whose fold key it is."""
+    return {key} | {cp for cp, _, k in _cased() if k == key}
+
+
+def _fold_single(cp: int) -> set[int]:
+    """``Pattern.single``: a character alone in its atom, or a class member outside the bit table."""
+    upper = _java_upper(cp)
+    lower = _java_lower(upper)
+    return _same_key(lower) if upper != lower else {cp}
+
+
+def _fold_class_member(cp: int) -> set[int]:
+    """``bitsOrSingle``: Latin-1 members fold through a 256-entry table, ASCII ones by ASCII rules."""
+    if cp >= 256 or cp in _NOT_IN_BIT_CLASS:
+        return _fold_single(cp)
+    if cp < 128:
+        return {cp, ord(chr(cp).upper()), ord(chr(cp).lower())}
+    return {cp, _java_lower(cp), _java_upper(cp)}
+
+
+def _fold_range(first: int, last: int) -> set[int]:
+    """``CIRangeU``'s members outside ``first..last``: those whose upper case or fold key is inside."""
+    return {cp for cp, upper, key in _cased()
+            if not first <= cp <= last and (first <= upper <= last or first <= key <= last)}
+
+
+def _members(cps: set[int]) -> str:
+    return "".join(_char(cp) for cp in sorted(cps))
+
+
+def _literal_run(cps: list[int], fold: bool) -> str:
+    """A run of literal characters outside a class: Java's atom (a slice, or one character alone)."""
+    if not fold:
+        return "".join(_char(cp) for cp in cps)
+    out = []
+    for cp in cps:
+        members = _fold_single(cp) if len(cps) == 1 else _same_key(_java_lower(_java_upper(cp)))
+        out.append(_char(cp) if members == {cp} else f"[{_members(members)}]")
+    return "".join(out)
+
+
+# --- the translation ----------------------------------------------------------------------------------
+
+def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> str:
+    """The Python pattern for Java pattern ``p`` (a leading ``(?i)`` is dropped: the caller sets the flag);
+    ``fold``: expand literals for CASE_INSENSITIVE | UNICODE_CASE (compiled without IGNORECASE).
+
+    Java folds literal characters and ranges only: the shorthand and POSIX classes keep their exact members
+    (``\\p{Lower}`` / ``\\p{Upper}`` become ``[a-zA-Z]`` under CASE_INSENSITIVE)."""
     out: list[str] = []
+    pending: list[int] = []  # literal characters of the current atom (Pattern.atom)
     i, n = 0, len(p)
-    leading_i = False
     if p.startswith("(?i)"):
-        leading_i, i = True, 4
+        i = 4
 
     def reject(what: str):
         raise ValueError(f"the Java regular expression {p!r} uses {what}, which is not supported here")
 
-    def escape(j: int, in_class: bool) -> tuple[str, int]:
-        """The translation of the escape at p[j] == '\\'; returns (text, next index)."""
+    def escape(j: int, in_class: bool) -> tuple[str | list[int], int]:
+        """The escape at p[j] == '\\': its literal code points, or its Python text; and the next index."""
         if j + 1 >= n:
             raise ValueError(f"invalid regular expression {p!r}: a trailing backslash")
         c = p[j + 1]
@@ -73,18 +167,14 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
         if c in _SHORTHAND:
             return (_SHORTHAND[c] if in_class else f"[{_SHORTHAND[c]}]"), k
         if c in "DWS":
-            if not in_class:
-                return f"[^{_SHORTHAND[c.lower()]}]", k
-            if unicode_case:  # Python's class shorthands follow the compile mode, Unicode here
-                reject(f"\\{c} inside a class with a case-insensitive match parameter")
-            return f"\\{c}", k  # compiled with re.ASCII: Java's ASCII classes
+            return (f"\\{c}" if in_class else f"[^{_SHORTHAND[c.lower()]}]"), k  # re.ASCII: Java's classes
         if c in _SIMPLE_ESCAPES:
-            return _char(ord(_SIMPLE_ESCAPES[c])), k
+            return [ord(_SIMPLE_ESCAPES[c])], k
         if c == "0":
             m = re.match(r"[0-3][0-7]{2}|[0-7]{1,2}", p[k:])
             if not m:
                 raise ValueError(f"invalid regular expression {p!r}: illegal octal escape")
-            return _char(int(m.group(), 8)), k + m.end()
+            return [int(m.group(), 8)], k + m.end()
         if c == "x":
             m = re.match(r"\{([0-9a-fA-F]+)\}|[0-9a-fA-F]{2}", p[k:])
             if not m:
@@ -92,7 +182,7 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
             cp = int(m.group(1) or m.group(), 16)
             if cp > 0x10FFFF:
                 raise ValueError(f"invalid regular expression {p!r}: hexadecimal code point out of range")
-            return _char(cp), k + m.end()
+            return [cp], k + m.end()
         if c == "u":
             m = re.match(r"[0-9a-fA-F]{4}", p[k:])
             if not m:
@@ -103,35 +193,40 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
             if 0xD800 <= cp < 0xDC00 and low:  # a surrogate pair written as two escapes is one code point
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (int(low.group(1), 16) - 0xDC00)
                 k += 6
-            return _char(cp), k
+            return [cp], k
         if c == "c":
             if k >= n:
                 raise ValueError(f"invalid regular expression {p!r}: illegal control escape")
-            return _char(ord(p[k]) ^ 64), k + 1
+            return [ord(p[k]) ^ 64], k + 1
         if c == "Q":
             end = p.find("\\E", k)
             literal = p[k:] if end == -1 else p[k:end]
-            return "".join(_char(ord(ch)) for ch in literal), (n if end == -1 else end + 2)
+            return [ord(ch) for ch in literal], (n if end == -1 else end + 2)
         if c in "pP":
-            m = re.match(r"\{(?:Is)?(\w+)\}", p[k:])
+            m = re.match(r"\{(\w+)\}", p[k:])  # \p{IsAlpha} is Unicode's Alphabetic in Java, not POSIX
             name = m.group(1) if m else None
             if name not in _POSIX:
                 reject(f"the character property \\{c}{p[k:k + 12]} (only the POSIX classes {sorted(_POSIX)})")
             if c == "P" and in_class:
                 reject("a negated character property inside a class")
-            body = _POSIX[name]
+            body = _POSIX["Alpha" if case_insensitive and name in ("Lower", "Upper") else name]
             if in_class:
                 return body, k + m.end()
             return (f"[{body}]" if c == "p" else f"[^{body}]"), k + m.end()
         if not in_class:
-            if c in "bB":
-                return f"(?a:\\{c})", k  # ASCII word characters, as \\w (Java 19+; older Javas use Unicode letters)
+            if c == "b":
+                return "(?a:\\b)", k  # ASCII word characters, as \\w (Java 19+; older Javas use Unicode letters)
+            if c == "B":  # Python's \\B never matches the empty text; Java's does
+                return "(?a:(?<=\\w)(?=\\w)|(?<!\\w)(?!\\w))", k
             if c == "A":
                 return "\\A", k
             if c == "z":
                 return "\\Z", k
             if c == "Z":
                 return _DOLLAR, k
+            if c.isdigit() or c == "k":
+                if fold:  # CIBackRef compares with UNICODE_CASE folding
+                    reject("a back reference with a case-insensitive match parameter")
             if c.isdigit():  # a back reference: one digit here (Java reads more while such a group exists)
                 if k < n and p[k].isdigit():
                     reject("a back reference followed by a digit")
@@ -143,15 +238,32 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
                 return f"(?P={m.group(1)})", k + m.end()
         if c.isalnum():
             reject(f"the escape \\{c}")
-        return _char(ord(c)), k
+        return [ord(c)], k
 
-    depth = 0
+    def flush(quantified: bool = False) -> None:
+        """Emit the pending literals; before a quantifier the last one is an atom of its own."""
+        if quantified and len(pending) > 1:
+            out.append(_literal_run(pending[:-1], fold))
+            del pending[:-1]
+        if pending:
+            out.append(_literal_run(pending, fold))
+            pending.clear()
+
     while i < n:
         c = p[i]
         if c == "\\":
             text, i = escape(i, False)
+            if isinstance(text, list):
+                pending.extend(text)
+                continue
+            flush()
             out.append(text)
             continue
+        if c not in ".$^()[{*+?|":
+            pending.append(ord(c))
+            i += 1
+            continue
+        flush(quantified=c in "{*+?")
         if c == ".":
             out.append(_DOT)
         elif c == "$":
@@ -167,15 +279,12 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
                     reject("an atomic group (Python 3.11 or later needed)")
                 out.append(f"(?P<{m.group(1)}>" if m.group(1) else m.group())
                 i += m.end()
-                depth += 1
                 continue
             out.append("(")
-            depth += 1
         elif c == ")":
-            depth -= 1
             out.append(")")
         elif c == "[":
-            text, i = _translate_class(p, i, escape, reject)
+            text, i = _translate_class(p, i, escape, reject, fold)
             out.append(text)
             continue
         elif c == "{":
@@ -192,10 +301,9 @@ def _translate(p: str, unicode_case: bool = False) -> tuple[str, bool]:
             continue
         elif c == "|":
             out.append("|")
-        else:
-            out.append(_char(ord(c)))
         i += 1
-    return "".join(out), leading_i
+    flush()
+    return "".join(out)
 
 
 def _quantifier_suffix(p: str, i: int, out: list[str], reject) -> int:
@@ -210,7 +318,7 @@ def _quantifier_suffix(p: str, i: int, out: list[str], reject) -> int:
     return i
 
 
-def _translate_class(p: str, i: int, escape, reject) -> tuple[str, int]:
+def _translate_class(p: str, i: int, escape, reject, fold: bool) -> tuple[str, int]:
     """A Java character class ``[...]`` starting at p[i]; returns its Python text and the next index."""
     n = len(p)
     j = i + 1
@@ -220,25 +328,52 @@ def _translate_class(p: str, i: int, escape, reject) -> tuple[str, int]:
         j += 1
     if j < n and p[j] == "]":
         reject("a class starting with ']'")
+    last: int | None = None  # the previous member, when a single character (a range may start there)
+
+    def member(cp: int | None) -> None:
+        """Emit the previous single-character member, remembering ``cp`` as the new one."""
+        nonlocal last
+        if last is not None:
+            out.append(_members(_fold_class_member(last)) if fold else _char(last))
+        last = cp
+
     while True:
         if j >= n:
             raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
         c = p[j]
         if c == "]":
+            member(None)
             out.append("]")
             return "".join(out), j + 1
         if c == "[":
             reject("a nested character class")
         if p.startswith("&&", j):
             reject("a character class intersection (&&)")
+        if c == "-" and last is not None and j + 1 < n and p[j + 1] != "]":
+            if p[j + 1] == "\\":
+                end, j = escape(j + 1, True)
+                if not isinstance(end, list) or len(end) != 1:
+                    raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+                end = end[0]
+            else:
+                end, j = ord(p[j + 1]), j + 2
+            if end < last:
+                raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+            out.append(f"{_char(last)}-{_char(end)}")
+            if fold:
+                out.append(_members(_fold_range(last, end)))
+            last = None
+            continue
         if c == "\\":
             text, j = escape(j, True)
-            out.append(text)
+            if isinstance(text, list):
+                for cp in text:
+                    member(cp)
+            else:
+                member(None)
+                out.append(text)
             continue
-        if c == "-" and len(out) > 1 and out[-1] not in ("[", "^") and j + 1 < n and p[j + 1] != "]":
-            out.append("-")  # a range between the previous member and the next one
-        else:
-            out.append("\\" + c if c in "-&~|" else _char(ord(c)))  # never one of Python's set operators
+        member(ord(c))
         j += 1
 
 
@@ -290,6 +425,18 @@ def _replacement(template: str, pattern: JavaPattern) -> list[str | int] | str:
 
 
 # --- evaluation ------------------------------------------------------------------------------------
+
+def java_find(regex: re.Pattern, s: str):
+    """The successive matches of ``Matcher.find``: after an empty match the next search starts one character
+    later, so no match starts where an empty one did (``finditer`` would let a non-empty one start there)."""
+    pos = 0
+    while pos <= len(s):
+        m = regex.search(s, pos)
+        if m is None:
+            return
+        yield m
+        pos = m.end() + 1 if m.end() == m.start() else m.end()
+
 
 def _text(ctx: Context, value: Value) -> pa.Array:
     return broadcast(to_string(value, ctx), ctx.num_rows, pa.string())
@@ -445,7 +592,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
             raise JavaThrows("IndexOutOfBoundsException: start")
         head, tail = s[:begin], s[begin:]
         if occurrence >= 0:
-            for index, m in enumerate(regex.finditer(tail)):
+            for index, m in enumerate(java_find(regex, tail)):
                 if index == occurrence:
                     return head + tail[:m.start()] + replacement + tail[m.end():]
             return s
@@ -453,7 +600,12 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
             if regex.search(tail) is None:
                 return s
             raise JavaThrows(template)
-        return head + regex.sub(expand, tail)
+        out, end = [head], 0
+        for m in java_find(regex, tail):
+            out += [tail[end:m.start()], expand(m)]
+            end = m.end()
+        out.append(tail[end:])
+        return "".join(out)
 
     return per_row(ctx, one, pa.string(), _text(ctx, args[0]))
 
@@ -461,7 +613,7 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("regexpCount", arity=2, literal_args=(1,), check=_check_pattern(1))
 def _regexp_count(ctx: Context, args: list[Value]) -> Value:
     regex = _compiled(ctx, _literal(ctx, to_string(args[1], ctx), "pattern")).regex
-    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in regex.finditer(s)),
+    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in java_find(regex, s)),
                         pa.int32())
 
 

@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Const, Context, IngestionError, Value, as_numpy_mask, broadcast, to_int, to_string
+from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, broadcast, per_distinct, to_int,
+                      to_string)
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -44,14 +45,22 @@ def _from_utf16(b: bytes) -> str:
     return b.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
 
 
+def _java_case(text: pa.Array, ascii_kernel, full_mapping) -> pa.Array:
+    """``String.toLowerCase`` / ``toUpperCase``: full mappings ('ß' -> "SS", a final sigma), which Python's
+    str methods apply and Arrow's per-character kernels do not; ASCII text takes the kernel."""
+    if pc.all(pc.string_is_ascii(text)).as_py() is not False:
+        return ascii_kernel(text)
+    return per_distinct(text, full_mapping, pa.string())
+
+
 @scalar_function("lower", arity=1)
 def _lower(ctx: Context, args: list[Value]) -> Value:
-    return pc.utf8_lower(_text(ctx, args[0]))
+    return _java_case(_text(ctx, args[0]), pc.utf8_lower, str.lower)
 
 
 @scalar_function("upper", arity=1)
 def _upper(ctx: Context, args: list[Value]) -> Value:
-    return pc.utf8_upper(_text(ctx, args[0]))
+    return _java_case(_text(ctx, args[0]), pc.utf8_upper, str.upper)
 
 
 @scalar_function("trim", arity=1)
@@ -643,7 +652,7 @@ def _overlay(s: str, replacement: str, start: int, length: int | None = None) ->
     end = min(_wrap_int(begin + max(0, length)), n)
     if end < 0:
         raise JavaThrows(f"StringIndexOutOfBoundsException: begin {end}, end {n}, length {n}")
-    return _from_utf16(units[:2 * begin]) + replacement + _from_utf16(units[2 * end:])
+    return _from_utf16(units[:2 * begin] + _utf16(replacement) + units[2 * end:])  # a cut pair meets again
 
 
 @_string_function("trim", arity=3, kinds="sss", out_type=pa.string())
@@ -666,6 +675,8 @@ def _affixes(s: str, max_length: int, prefix: bool, extra: str | None = None) ->
     before a prefix / after a suffix."""
     units = _utf16(s)
     n = len(units) // 2
+    if min(max_length, n) < 0:
+        raise JavaThrows("NegativeArraySizeException")
     out = []
     for size in range(1, min(max_length, n) + 1):
         part = _from_utf16(units[:2 * size] if prefix else units[2 * (n - size):])
@@ -690,9 +701,16 @@ def _affixes_with(prefix: bool):
         ctx.fail(size.is_null() if size.null_count else np.zeros(len(size), np.bool_), "NullPointerException", size)
         if isinstance(extra, Const):
             return per_row(ctx, lambda s, n: _affixes(s, n, prefix, extra.value), pa.list_(pa.string()), text, size)
-        return pa.array([None if s is None or n is None else _affixes(s, n, prefix, e)
-                         for s, n, e in zip(text.to_pylist(), size.to_pylist(), extra.to_pylist())],
-                        pa.list_(pa.string()))
+        out, failed = [], []
+        for s, n, e in zip(text.to_pylist(), size.to_pylist(), extra.to_pylist()):
+            try:
+                out.append(None if s is None or n is None else _affixes(s, n, prefix, e))
+                failed.append(False)
+            except JavaThrows:
+                out.append(None)
+                failed.append(True)
+        ctx.fail(np.array(failed, np.bool_), "NegativeArraySizeException", size)
+        return pa.array(out, pa.list_(pa.string()))
 
     return impl
 
