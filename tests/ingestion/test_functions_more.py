@@ -220,6 +220,19 @@ def test_upper_and_lower_use_java_full_case_mappings():
     assert evaluate("lower(s)", s=["İs", "ΟΔΟΣ ΑΣ.Σ", "ABC"])[0] == ["i\u0307s", "οδος ασ.ς", "abc"]
 
 
+@given(st.lists(st.one_of(st.none(), st.text(alphabet="aZ .ÄüßİıΣσΟﬀᾳǅ😀𐐀", max_size=8)), min_size=1, max_size=30))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
+def test_case_mappings_take_arrows_kernel_only_where_it_maps_as_java(values):
+    """A batch whose text has none of the characters Java maps otherwise than Arrow's per-character kernel
+    (found on its distinct non-ASCII values) takes the kernel: every batch must read as the full mapping."""
+    for name, mapping in (("lower", str.lower), ("upper", str.upper)):
+        expected = [None if v is None else mapping(v) for v in values]
+        assert evaluate(f"{name}(s)", s=pa.array(values, pa.string()))[0] == expected, name
+        # a slice of a longer array: only its own bytes count
+        sliced = pa.array(["ß ΟΣ"] + values + ["ß ΟΣ"], pa.string()).slice(1, len(values))
+        assert evaluate(f"{name}(s)", s=sliced)[0] == expected, name
+
+
 def test_overlay_rejoins_a_cut_surrogate_pair_and_affixes_reject_a_negative_length():
     # Java concatenates UTF-16 substrings: the two halves of a pair cut at the overlay point meet again.
     assert evaluate("overlay(s, '', 2, -2)", s=["😀x"])[0] == ["😀x"]

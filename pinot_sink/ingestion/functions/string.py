@@ -7,6 +7,7 @@ characters up to U+0020 (``String.trim``), not Unicode white space.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -45,22 +46,42 @@ def _from_utf16(b: bytes) -> str:
     return b.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
 
 
-def _java_case(text: pa.Array, ascii_kernel, full_mapping) -> pa.Array:
+def _java_case(text: pa.Array, kernel, full_mapping, special: np.ndarray) -> pa.Array:
     """``String.toLowerCase`` / ``toUpperCase``: full mappings ('ß' -> "SS", a final sigma), which Python's
-    str methods apply and Arrow's per-character kernels do not; ASCII text takes the kernel."""
-    if pc.all(pc.string_is_ascii(text)).as_py() is not False:
-        return ascii_kernel(text)
+    str methods apply and Arrow's per-character kernels do not. Only a few characters map differently, so
+    text without them takes the kernel; they are looked for in the UTF-8 bytes (the first two bytes of
+    each: a match of those alone just takes the exact path)."""
+    offsets = np.frombuffer(text.buffers()[1], np.int32)[text.offset:text.offset + len(text) + 1]
+    data = np.frombuffer(text.buffers()[2], np.uint8)[offsets[0]:offsets[-1]] if len(text) else np.empty(0, np.uint8)
+    if data.size == 0 or data.max() < 0x80:
+        return kernel(text)
+    leads = np.flatnonzero(data[:-1] >= 0xC0)
+    pairs = (data[leads].astype(np.uint16) << 8) | data[leads + 1]
+    if not np.isin(pairs, special).any():
+        return kernel(text)
     return per_distinct(text, full_mapping, pa.string())
+
+
+@functools.lru_cache(maxsize=None)
+def _special_case(mapping) -> np.ndarray:
+    """The first two UTF-8 bytes (as one number) of the characters String.toLowerCase / toUpperCase map
+    otherwise than Character.toLowerCase / toUpperCase (Arrow's kernels): those whose full mapping is several
+    characters (all in the BMP: 'İ', 'ß', ligatures, Greek with iota subscript...), and for lower case the
+    capital sigma (final form at the end of a word)."""
+    chars = {chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c <= 0xDFFF and len(mapping(chr(c))) > 1}
+    if mapping is str.lower:
+        chars.add("\u03a3")
+    return np.array(sorted({(c.encode()[0] << 8) | c.encode()[1] for c in chars}), dtype=np.uint16)
 
 
 @scalar_function("lower", arity=1)
 def _lower(ctx: Context, args: list[Value]) -> Value:
-    return _java_case(_text(ctx, args[0]), pc.utf8_lower, str.lower)
+    return _java_case(_text(ctx, args[0]), pc.utf8_lower, str.lower, _special_case(str.lower))
 
 
 @scalar_function("upper", arity=1)
 def _upper(ctx: Context, args: list[Value]) -> Value:
-    return _java_case(_text(ctx, args[0]), pc.utf8_upper, str.upper)
+    return _java_case(_text(ctx, args[0]), pc.utf8_upper, str.upper, _special_case(str.upper))
 
 
 @scalar_function("trim", arity=1)
