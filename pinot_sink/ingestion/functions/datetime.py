@@ -222,10 +222,27 @@ def _to_date_time(ctx: Context, args: list[Value]) -> Value:
         if distinct is not None:  # print each distinct text once (e.g. one per day for yyyy-MM-dd)
             representatives, inverse = distinct
             texts = _print(ctx, pa.array(representatives, pa.int64()), pattern, tokens, zone)
-            return with_nulls(texts.take(pa.array(inverse)), null_mask(millis))
+            return with_nulls(_take_texts(texts, inverse), null_mask(millis))
         return _print(ctx, millis, pattern, tokens, zone)
     except DateTimeFormatError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
+
+
+def _take_texts(texts: pa.Array, inverse: np.ndarray) -> pa.Array:
+    """``texts.take(inverse)``; texts of one byte length (numeric patterns) are gathered as fixed-width byte
+    strings, twice as fast as Arrow's variable-length take (bench/transforms.py)."""
+    offsets = np.frombuffer(texts.buffers()[1], np.int32)[texts.offset:texts.offset + len(texts) + 1]
+    widths = np.diff(offsets)
+    if texts.null_count or not len(widths) or (widths != widths[0]).any() or widths[0] == 0:
+        return texts.take(pa.array(inverse))
+    width = int(widths[0])
+    rows = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0]:offsets[-1]].view(f"S{width}")
+    gathered = np.take(rows, inverse).view(np.uint8)  # fixed-width byte strings: one memcpy-sized move each
+    out_offsets = np.arange(0, width * (len(inverse) + 1), width, dtype=np.int32) if width * len(inverse) < 2**31 \
+        else None
+    if out_offsets is None:
+        return texts.take(pa.array(inverse))
+    return pa.StringArray.from_buffers(len(inverse), pa.py_buffer(out_offsets), pa.py_buffer(gathered))
 
 
 # The smallest unit each pattern letter shows: rows in one such bucket (of local time) print the same text.
@@ -246,6 +263,8 @@ def _distinct_instants(data: np.ndarray, tokens, zone: str) -> tuple[np.ndarray,
         # Few buckets between the first and the last: a bucket's number is its offset from the first, found
         # by a (non-negative, hence flooring) division; buckets no row falls in print a text nobody takes.
         inverse = pc.divide(pa.array(local - np.int64(base)), pa.scalar(unit, pa.int64())).to_numpy()
+        if zone == "UTC":  # local time is the instant: a bucket's start represents it, no scatter needed
+            return base + np.arange((high - base) // unit + 1, dtype=np.int64) * unit, inverse
         representatives = np.zeros((high - base) // unit + 1, dtype=np.int64)
     else:
         encoded = pc.dictionary_encode(pa.array(np.floor_divide(local, unit)))  # hashing: cheaper than sorting
