@@ -80,6 +80,18 @@ class Race:
         self.end(name)
         self.look(name)
 
+    def play(self, steps: str):
+        """Steps like ``"start a, commit b, end a, look a"``; a job that already failed skips its later steps.
+        On an error every held job is let go, so no thread outlives the test."""
+        try:
+            for step in steps.split(", "):
+                action, name = step.split()
+                if name not in self.outcome:  # e.g. its entry was reverted by a rival's forceCleanup
+                    getattr(self, action)(name)
+        except BaseException:
+            self.release_all()
+            raise
+
     def winners(self):
         return sorted(k for k, v in self.outcome.items() if not isinstance(v, Exception))
 
@@ -87,6 +99,19 @@ class Race:
         for name in self.jobs:
             self.holds.get(name) and self.holds[name].release()
             self.go[name].set()
+
+
+def commit_during_publish(monkeypatch, inner):
+    """Run ``inner()`` (another job's whole commit) when the next embedded commit is about to move its files in:
+    after it listed the table, before its files appear."""
+    real_publish = commit_module.publish_into_directory
+
+    def publish(*args, **kwargs):
+        monkeypatch.setattr(commit_module, "publish_into_directory", real_publish)
+        inner()
+        return real_publish(*args, **kwargs)
+
+    monkeypatch.setattr(commit_module, "publish_into_directory", publish)
 
 
 def serial_states(before: list[int], writes: dict[str, list[int]], winners: list[str]) -> list[list[int]]:
@@ -120,14 +145,7 @@ def test_three_overwrites_committing_at_once_leave_at_most_one(tmp_path, table, 
     for name, rows in ROWS.items():
         the_job = job(url=table.url, out=tmp_path / f"s_{name}", overwrite=True)
         race.add(name, the_job, run_tasks(the_job, [rows]))
-    try:
-        for step in steps.split(", "):
-            action, name = step.split()
-            if name in race.outcome:  # already failed (its entry was reverted by a rival's forceCleanup)
-                continue
-            getattr(race, action)(name)
-    finally:
-        race.release_all()
+    race.play(steps)
     winners = race.winners()
     ids = ids_in_controller(table, tmp_path)
     assert len(winners) <= 1, f"{winners} all succeeded: {len(ids)} rows"
@@ -146,14 +164,9 @@ def test_when_both_overwrites_list_after_both_ended_neither_stays_and_each_says_
     for name in ("a", "b"):
         the_job = job(url=table.url, out=tmp_path / f"s_{name}", overwrite=True)
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
-    try:
-        for step in ("start a", "start b", "end a", "end b"):
-            getattr(race, step.split()[0])(step.split()[1])
-        race.go["a"].set()
-        race.look("b")
-        race.look("a")
-    finally:
-        race.release_all()
+    race.play("start a, start b, end a, end b")
+    race.go["a"].set()  # a lists, then waits at the barrier for b's listing
+    race.play("look b, look a")
     assert race.winners() == [] and ids_in_controller(table, tmp_path) == []
     for name in ("a", "b"):
         assert "another overwrite or another run of this write committed at the same time" in str(race.outcome[name])
@@ -171,13 +184,9 @@ def test_an_overwrite_and_an_empty_overwrite_racing_leave_one_of_them(tmp_path, 
     full = job(url=table.url, out=tmp_path / "s1", overwrite=True)
     race.add("full", full, run_tasks(full, [(0, 300)]))
     empty = job(url=table.url, out=tmp_path / "s2", overwrite=True)
-    try:
-        race.start("full")
-        result = commit_job(empty, run_tasks(empty, [(0, 0)]))  # whole, while full's entry is open
-        race.end("full")
-        race.look("full")
-    finally:
-        race.release_all()
+    race.play("start full")
+    result = commit_job(empty, run_tasks(empty, [(0, 0)]))  # whole, while full's entry is open
+    race.play("end full, look full")
     assert result.rows == 0 and race.winners() == []
     assert ids_in_controller(table, tmp_path) == []  # empty after full: a serial order
     assert "the table is as it was" in str(race.outcome["full"])
@@ -197,14 +206,7 @@ def test_an_overwrite_racing_a_rerun_of_another_write_id(tmp_path, table, monkey
     race.add("overwrite", over, run_tasks(over, [(0, 300)]))
     race.add("rerun", rerun, run_tasks(rerun, [(9000, 9200)]))
     second = "rerun" if first == "overwrite" else "overwrite"
-    try:
-        race.start(first)
-        race.commit(second)
-        if first not in race.outcome:
-            race.end(first)
-            race.look(first)
-    finally:
-        race.release_all()
+    race.play(f"start {first}, commit {second}, end {first}, look {first}")
     winners = race.winners()
     ids = ids_in_controller(table, tmp_path)
     serial = {("overwrite",): list(range(300)), ("rerun",): list(range(5000, 5050)) + list(range(9000, 9200)),
@@ -225,15 +227,7 @@ def test_two_runs_of_one_write_id_in_different_modes_racing_leave_one(tmp_path, 
         the_job = job(url=table.url, out=tmp_path / f"s{i + 1}", overwrite=mode == "overwrite", **{"write.id": "d"})
         time.sleep(0.002)  # another run tag
         race.add(mode, the_job, run_tasks(the_job, [(1000 * i, 1000 * i + 300)]))
-    try:
-        race.start(modes[0])
-        race.start(modes[1])
-        race.end(modes[0])
-        race.end(modes[1])
-        race.look(modes[0])
-        race.look(modes[1])
-    finally:
-        race.release_all()
+    race.play(f"start {modes[0]}, start {modes[1]}, end {modes[0]}, end {modes[1]}, look {modes[0]}, look {modes[1]}")
     winners = race.winners()
     rows = {mode: list(range(1000 * i, 1000 * i + 300)) for i, mode in enumerate(modes)}
     ids = ids_in_controller(table, tmp_path)
@@ -255,13 +249,7 @@ def test_two_refresh_table_appends_racing_into_an_empty_table_leave_one(tmp_path
         the_job = job(url=fake_controller.url, out=tmp_path / f"s_{name}")
         assert the_job.overwrite and is_table_overwrite(f"x_{the_job.write_tag()}_{the_job.run_tag}_0_0")
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
-    try:
-        race.start("a")
-        race.commit("b")
-        race.end("a")
-        race.look("a")
-    finally:
-        race.release_all()
+    race.play("start a, commit b, end a, look a")
     assert race.winners() == ["b"] and ids_in_controller(fake_controller, tmp_path) == list(range(*ROWS["b"]))
 
 
@@ -291,13 +279,9 @@ def test_an_append_with_a_user_postfix_that_mimics_an_overwrite_tag_never_makes_
     over = job(url=table.url, out=tmp_path / "s1", overwrite=True)
     race.add("over", over, run_tasks(over, [(0, 300)]))
     mimic = job(url=table.url, out=tmp_path / "s2", **{"segment.name.postfix": "w0123456789_oabc"})
-    try:
-        race.start("over")
-        commit_job(mimic, run_tasks(mimic, [(1000, 1100)]))
-        race.end("over")
-        race.look("over")
-    finally:
-        race.release_all()
+    race.play("start over")
+    commit_job(mimic, run_tasks(mimic, [(1000, 1100)]))
+    race.play("end over, look over")
     assert race.winners() == ["over"]
     assert ids_in_controller(table, tmp_path) == list(range(300)) + list(range(1000, 1100))
 
@@ -311,14 +295,9 @@ def test_a_lost_answer_to_the_post_commit_listing_is_retried(tmp_path, table, mo
     for name in ("a", "b"):
         the_job = job(url=table.url, out=tmp_path / f"s_{name}", overwrite=True)
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
-    try:
-        race.start("a")
-        race.commit("b")  # b looked while a's entry was open: it saw nothing
-        race.end("a")
-        table.lose_response_next(1, method="GET", path="/segments/events")
-        race.look("a")
-    finally:
-        race.release_all()
+    race.play("start a, commit b, end a")  # b looked while a's entry was open: it saw nothing
+    table.lose_response_next(1, method="GET", path="/segments/events")
+    race.play("look a")
     assert race.winners() == ["b"] and ids_in_controller(table, tmp_path) == list(range(*ROWS["b"]))
 
 
@@ -331,14 +310,9 @@ def test_an_overwrite_that_cannot_look_for_rivals_after_its_commit_does_not_repo
     for name in ("a", "b"):
         the_job = job(url=table.url, out=tmp_path / f"s_{name}", overwrite=True, **{"retry.max-attempts": 2})
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
-    try:
-        race.start("a")
-        race.commit("b")
-        race.end("a")
-        table.fail_next(10, status=503, method="GET", path="/segments/events")
-        race.look("a")
-    finally:
-        race.release_all()
+    race.play("start a, commit b, end a")
+    table.fail_next(10, status=503, method="GET", path="/segments/events")
+    race.play("look a")
     ids = ids_in_controller(table, tmp_path)
     assert race.winners() == ["b"], f"a reported success with {len(ids)} rows in the table"
     assert ids == list(range(*ROWS["b"])) and "was reverted" in str(race.outcome["a"])
@@ -386,13 +360,7 @@ def test_an_overwrite_and_a_window_overwrite_of_an_empty_window_racing(tmp_path,
     race.add("overwrite", over, [write_partition_days(over, [3, 4], 24, 1000)])
     race.add("window", window, [write_partition_days(window, [3, 4], 24, 2000)])
     second = "window" if first == "overwrite" else "overwrite"
-    try:
-        race.start(first)
-        race.commit(second)
-        race.end(first)
-        race.look(first)
-    finally:
-        race.release_all()
+    race.play(f"start {first}, commit {second}, end {first}, look {first}")
     days = rows_per_day(controller_paths(fake_controller, tmp_path / "read"))
     winners = race.winners()
     serial = {("overwrite",): {3: (24, 1000), 4: (24, 1024)},  # window, then overwrite (or overwrite alone)
@@ -421,13 +389,7 @@ def test_two_window_overwrites_of_an_empty_window_racing_leave_one(tmp_path, fak
     for name, first_id in (("a", 1000), ("b", 2000)):
         the_job = make(name, overwrite=True)
         race.add(name, the_job, [write_partition_days(the_job, [3], 24, first_id)])
-    try:
-        race.start("a")
-        race.commit("b")
-        race.end("a")
-        race.look("a")
-    finally:
-        race.release_all()
+    race.play("start a, commit b, end a, look a")
     days = rows_per_day(controller_paths(fake_controller, tmp_path / "read"))
     assert len(race.winners()) <= 1 and days[3][0] == 24, f"{race.winners()} succeeded: {days}"
 
@@ -455,7 +417,6 @@ def test_embedded_overwrite_and_window_overwrite_racing(tmp_path, monkeypatch, i
     reports = {"overwrite": [write_partition_days(jobs["overwrite"], [3, 4], 24, 1000)],
                "window": [write_partition_days(jobs["window"], [3, 4], 24, 2000)]}
     outer = "overwrite" if inner == "window" else "window"
-    real_publish = commit_module.publish_into_directory
     outcome = {}
 
     def commit(name):
@@ -464,12 +425,7 @@ def test_embedded_overwrite_and_window_overwrite_racing(tmp_path, monkeypatch, i
         except CommitError as error:
             outcome[name] = error
 
-    def inner_first(*args, **kwargs):
-        monkeypatch.setattr(commit_module, "publish_into_directory", real_publish)
-        commit(inner)
-        return real_publish(*args, **kwargs)
-
-    monkeypatch.setattr(commit_module, "publish_into_directory", inner_first)
+    commit_during_publish(monkeypatch, lambda: commit(inner))
     commit(outer)
     days = backfill.rows_per_day((out / "events").glob("*.tar.gz"))
     winners = tuple(sorted(k for k, v in outcome.items() if not isinstance(v, Exception)))
@@ -479,24 +435,22 @@ def test_embedded_overwrite_and_window_overwrite_racing(tmp_path, monkeypatch, i
     assert days == serial.get(winners, {0: (24, 0)}), f"{winners} succeeded: {days}"
 
 
+def two_embedded_overwrites(tmp_path, rows_one: int):
+    """A table of 100 old rows and two overwrites staged for it: one (``rows_one`` rows), two (300 rows)."""
+    old = job(out=tmp_path)
+    commit_job(old, run_tasks(old, [(9000, 9100)]))
+    one = job(out=tmp_path, overwrite=True)
+    time.sleep(0.002)  # another run tag
+    two = job(out=tmp_path, overwrite=True)
+    return one, run_tasks(one, [(0, rows_one)]), two, run_tasks(two, [(1000, 1300)])
+
+
 def test_embedded_withdrawal_leaves_an_aborted_manifest_and_the_rivals_rows(tmp_path, monkeypatch):
     """One overwrite withdraws (its rival's files moved in first); Spark then aborts it. The manifest of the
     withdrawn run says aborted with nothing left behind; the winner's says committed; the table is the
     winner's rows."""
-    old = job(out=tmp_path)
-    commit_job(old, run_tasks(old, [(9000, 9100)]))
-    one = job(out=tmp_path, overwrite=True)
-    time.sleep(0.002)
-    two = job(out=tmp_path, overwrite=True)
-    reports_one, reports_two = run_tasks(one, [(0, 500)]), run_tasks(two, [(1000, 1300)])
-    real_publish = commit_module.publish_into_directory
-
-    def two_first(*args, **kwargs):
-        monkeypatch.setattr(commit_module, "publish_into_directory", real_publish)
-        commit_job(two, reports_two)
-        return real_publish(*args, **kwargs)
-
-    monkeypatch.setattr(commit_module, "publish_into_directory", two_first)
+    one, reports_one, two, reports_two = two_embedded_overwrites(tmp_path, 500)
+    commit_during_publish(monkeypatch, lambda: commit_job(two, reports_two))
     with pytest.raises(CommitError, match="taken out again and nothing was deleted"):
         commit_job(one, reports_one)
     assert abort_job(one, reports_one) == []
@@ -521,20 +475,10 @@ def test_embedded_withdrawal_whose_delete_fails_then_abort_removes_the_files(tmp
     deleted by it, so abort must take its files out: the table must end as the winner left it."""
     from pinot_sink.store import SegmentStore
 
-    old = job(out=tmp_path)
-    commit_job(old, run_tasks(old, [(9000, 9100)]))
-    one = job(out=tmp_path, overwrite=True)
-    time.sleep(0.002)
-    two = job(out=tmp_path, overwrite=True)
-    reports_one, reports_two = run_tasks(one, [(0, 300)]), run_tasks(two, [(1000, 1300)])
-    real_publish, real_delete = commit_module.publish_into_directory, SegmentStore.delete
+    one, reports_one, two, reports_two = two_embedded_overwrites(tmp_path, 300)
+    real_delete = SegmentStore.delete
     new_one = sorted(s.name for r in reports_one for s in r.segments)
     assert len(new_one) == 2
-
-    def two_first(*args, **kwargs):
-        monkeypatch.setattr(commit_module, "publish_into_directory", real_publish)
-        commit_job(two, reports_two)
-        return real_publish(*args, **kwargs)
 
     def delete(self, names):
         names = sorted(set(names))
@@ -545,7 +489,7 @@ def test_embedded_withdrawal_whose_delete_fails_then_abort_removes_the_files(tmp
             return failed
         return real_delete(self, names)
 
-    monkeypatch.setattr(commit_module, "publish_into_directory", two_first)
+    commit_during_publish(monkeypatch, lambda: commit_job(two, reports_two))
     monkeypatch.setattr(SegmentStore, "delete", delete)
     with pytest.raises(CommitError, match="TAKING THIS RUN'S FILES OUT FAILED"):
         commit_job(one, reports_one)
