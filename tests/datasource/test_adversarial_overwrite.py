@@ -495,3 +495,21 @@ def test_embedded_withdrawal_whose_delete_fails_then_abort_removes_the_files(tmp
         commit_job(one, reports_one)
     assert abort_job(one, reports_one) == []
     assert ids_in_directory(tmp_path) == list(range(1000, 1300))
+
+
+def test_a_look_alike_segment_committed_during_an_overwrite_makes_it_withdraw_and_say_so(tmp_path, table,
+                                                                                          monkeypatch):
+    """A segment another tool names like an overwrite's (``..._w<10 hex>_o<run>_<n>_<n>``) and uploads while an
+    overwrite's entry is open looks like a rival: the overwrite withdraws. Not a broken guarantee (a
+    concurrent write may fail, saying so; the table is a serial order's: the look-alike alone), but a
+    spurious failure; this records it, so that a change to it is seen."""
+    race = Race(table, monkeypatch)
+    over = job(url=table.url, out=tmp_path / "s1", overwrite=True)
+    race.add("over", over, run_tasks(over, [(0, 300)]))
+    race.play("start over")
+    manual = job(url=table.url, out=tmp_path / "m",
+                 **{"segment-name.type": "fixed", "segment.name": "events_w0123456789_oabc_3_0"})
+    commit_job(manual, run_tasks(manual, [(9000, 9100)]))
+    race.play("end over, look over")
+    assert race.winners() == [] and "events_w0123456789_oabc_3_0" in str(race.outcome["over"])
+    assert ids_in_controller(table, tmp_path) == list(range(9000, 9100))
