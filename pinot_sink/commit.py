@@ -284,24 +284,31 @@ def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: Co
         return
     try:
         live = set(client.list_segments(job.table, exclude_replaced=True))
-    except ControllerError as error:  # the write did commit: failing it now would only make Spark abort it
-        log.warning("pinot_sink: %s: could not look for a concurrent run of this write after the commit: %s",
-                    job.table, error)
-        return
+    except ControllerError as error:
+        if not _may_replace(job):  # a plain append (a fresh write tag, no overwrite) has no rival to miss
+            log.warning("pinot_sink: %s: could not list the table after the commit: %s", job.table, error)
+            return
+        # A rival that looked before this run ended saw nothing of it; unlooked, both would stay.
+        _withdraw(push, job, f"could not look for {_rival_kind(job)} committing at the same time ({error})",
+                  "another run's rows may be in the table too")
     rivals = _concurrent_rivals(job, tag, live, new, replaced)
     if not rivals or not new & live:
         return
+    _withdraw(push, job, f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",
+              "both runs' rows are in the table")
+
+
+def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) -> None:
+    """Revert this run's completed lineage entry and fail, saying why and what the table holds."""
     try:
         push.revert()
     except ControllerError as error:
         raise CommitError(
-            f"table {job.table}: {_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])}); "
-            f"REVERT FAILED: both runs' rows are in the table; revert lineage entry {push.lineage_id} "
+            f"table {job.table}: {reason}; REVERT FAILED: {if_kept}; revert lineage entry {push.lineage_id} "
             f"(revertReplaceSegments) or rerun the write: {error}") from error
     raise CommitError(
-        f"table {job.table}: {_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])}); "
-        f"this run's lineage entry {push.lineage_id} was reverted (the table holds at most the other run's "
-        f"rows); rerun the write to be sure of its result")
+        f"table {job.table}: {reason}; this run's lineage entry {push.lineage_id} was reverted (the table holds at "
+        f"most the other run's rows); rerun the write to be sure of its result")
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:
