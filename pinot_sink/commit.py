@@ -32,8 +32,8 @@ from pinot_sink.controller.errors import ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
-from .manifest import write_aborted, write_committed
-from .naming import is_segment_of_write, is_table_overwrite, is_table_overwrite_run
+from .manifest import was_withdrawn, write_aborted, write_committed, write_withdrawn
+from .naming import is_segment_of_write, run_replaces, segment_replaces
 from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .store import local_path, publish_into_directory, remove_tree
@@ -65,7 +65,8 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
                     len(reports), wanted)
     try:
         if job.client_config is None:
-            replaced, upload_ms, lineage_id = _publish_embedded(job, segments, tag), {}, None
+            replaced = _publish_embedded(job, segments, tag, job.run_folder(batch_write))
+            upload_ms, lineage_id = {}, None
         else:
             replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag)
     finally:
@@ -106,7 +107,8 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         store = job.store()
         names = _names(reports)
         ours = sorted(n for n in store.list() if n in names)
-        if ours and len(ours) == len(names) and _may_replace(job):
+        withdrawn = was_withdrawn(job, job.run_folder(batch_write))  # it found a rival and deleted nothing
+        if ours and len(ours) == len(names) and _may_replace(job) and not withdrawn:
             # Every new file is in place: the commit reached its last step, deleting the files this write
             # replaces, and may have deleted some before it failed. The new files may now be the only copy
             # of those rows: keep them (rows may stay doubled, never missing) and say so.
@@ -160,10 +162,7 @@ def _replaced_by_time(job: WriteJob, live: set[str], segments: Sequence[SegmentR
             f"{plan.time_column}={format_ms(first.first_outside_ms)} ({first.first_outside_ms}) in partition "
             f"{first.partition_id}. Nothing was published: the table is as it was. Filter the DataFrame to "
             f"the window, or widen the window")
-    if plan.window is not None:
-        windows = [plan.window]
-    else:
-        windows = windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
+    windows = _windows(job, segments)
     try:
         replaced = select_replaced(job.store().time_ranges(live), windows,
                                    include_straddling=plan.include_straddling)
@@ -174,7 +173,15 @@ def _replaced_by_time(job: WriteJob, live: set[str], segments: Sequence[SegmentR
     return replaced
 
 
-def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str) -> set[str]:
+def _windows(job: WriteJob, segments: Sequence[SegmentRecord]) -> list:
+    """The time windows a window overwrite replaces: the given one, or (dynamic) the data's days/hours."""
+    plan = job.window
+    if plan.window is not None:
+        return [plan.window]
+    return windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
+
+
+def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str) -> set[str]:
     store = job.store()
     new = {s.name for s in segments}
     replaced = _replaced(job, store.list(), new, tag, segments)
@@ -182,8 +189,9 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
                            job.storage_options)
     if _may_replace(job):  # before anything is deleted: withdrawing then leaves the table as it was
         live = store.list()
-        rivals = _concurrent_rivals(job, tag, live, new, replaced)
+        rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
         if rivals and new & live:
+            write_withdrawn(job, run_folder, sorted(new))  # an abort after a failed delete must remove them too
             left = store.delete(new)
             state = ("this run's files were taken out again and nothing was deleted" if not left else
                      f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
@@ -239,8 +247,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                          f"REVERT FAILED: lineage entry {push.lineage_id} is left in progress (its new segments "
                          f"stay hidden); revert it with revertReplaceSegments?forceRevert=true")
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
-            if not (job.window is not None and job.window.replaces_by_time):
-                _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced)
+            _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
@@ -259,22 +266,36 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
             shutil.rmtree(download_dir, ignore_errors=True)
 
 
-def _concurrent_rivals(job: WriteJob, tag: str, live: set[str], new: set[str], replaced: set[str]) -> list[str]:
+def _concurrent_rivals(job: WriteJob, tag: str, live: set[str], new: set[str], replaced: set[str],
+                       segments: Sequence[SegmentRecord]) -> list[str]:
     """Live segments, besides this run's and those it replaced, that it would have replaced had it seen them:
-    another run of the same write, or (this run replacing the whole table) another whole-table overwrite.
-    Either one committed at the same time as this run: each replaced only what was live before the other."""
-    overwrite = is_table_overwrite_run(job.run_tag)
-    return sorted(n for n in live - new - replaced
-                  if is_segment_of_write(n, tag) or (overwrite and is_table_overwrite(n)))
+    another run of the same write; for a whole-table overwrite, another overwrite's (of the table or of a
+    window); for a window overwrite, a whole-table overwrite's, or another window overwrite's inside its
+    window. Each such pair committed at the same time: each replaced only what was live before the other."""
+    mine = run_replaces(job.run_tag)
+    candidates = live - new - replaced
+    if mine != "window":
+        rivals = {n for n in candidates if is_segment_of_write(n, tag)}
+        if mine == "table":
+            rivals |= {n for n in candidates if segment_replaces(n) is not None}
+    else:  # a window overwrite replaces by time only, its own write's earlier segments too
+        rivals = {n for n in candidates if segment_replaces(n) == "table"}
+        windowed = [n for n in candidates - rivals if segment_replaces(n) == "window" or is_segment_of_write(n, tag)]
+        if windowed:
+            windows = _windows(job, segments)
+            for name, (start, end) in job.store().time_ranges(windowed).items():
+                if start < 0 or end < 0 or any(start < w.end_ms and end >= w.start_ms for w in windows):
+                    rivals.add(name)  # a range it cannot read counts as inside: withdrawing is the safe side
+    return sorted(rivals)
 
 
 def _rival_kind(job: WriteJob) -> str:
-    return "another overwrite or another run of this write" if is_table_overwrite_run(job.run_tag) \
+    return "another overwrite or another run of this write" if run_replaces(job.run_tag) \
         else "another run of this write"
 
 
 def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
-                               new: set[str], replaced: set[str]) -> None:
+                               new: set[str], replaced: set[str], segments: Sequence[SegmentRecord]) -> None:
     """Two runs of one write, or two overwrites, committing at once must not both stay. When their lineage
     entries share no segment (both first runs, or an empty table: empty ``segmentsFrom``), ``forceCleanup``
     reverts neither, so each run looks after its end: its own segments and a rival's both live -> it reverts
@@ -291,7 +312,7 @@ def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: Co
         # A rival that looked before this run ended saw nothing of it; unlooked, both would stay.
         _withdraw(push, job, f"could not look for {_rival_kind(job)} committing at the same time ({error})",
                   "another run's rows may be in the table too")
-    rivals = _concurrent_rivals(job, tag, live, new, replaced)
+    rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
     if not rivals or not new & live:
         return
     _withdraw(push, job, f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",

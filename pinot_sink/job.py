@@ -207,7 +207,8 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     job = WriteJob(
         options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
         streaming=streaming, write_id=write_id,
-        run_tag=run_tag(now_ms, replaces_table=overwrite and not (window is not None and window.replaces_by_time)),
+        run_tag=run_tag(now_ms, replaces=("window" if window is not None and window.replaces_by_time
+                                          else "table" if overwrite else None)),
         creation_time_ms=options.creation_time_ms if options.creation_time_ms is not None else now_ms,
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(), window=window,

@@ -17,7 +17,7 @@ from pinot_sink.controller import redact_text
 
 from .job import WriteJob
 from .reports import PublishedSegment, WriteResult
-from .store import table_uri, write_text
+from .store import read_text, table_uri, write_text
 
 log = logging.getLogger("pinot_sink")
 
@@ -50,6 +50,25 @@ def write_aborted(job: WriteJob, write_id: str | None, run_folder: str, left: li
     document = {**_common(job), "status": "aborted", "write_id": write_id, "segments": [], "replaced": [],
                 "left_behind": left}
     _write(job, run_folder, document)
+
+
+def write_withdrawn(job: WriteJob, run_folder: str, names: list[str]) -> None:
+    """An embedded run that found a rival is taking its files out again and has deleted nothing: written
+    before it deletes them, so that an abort after a failed delete removes them too (``was_withdrawn``)."""
+    document = {**_common(job), "status": "withdrawn", "segments": [], "replaced": [], "withdrawn": names}
+    _write(job, run_folder, document)
+
+
+def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
+    if not job.output_uri:
+        return False
+    try:
+        text = read_text(f"{table_uri(job.output_uri, job.table)}/{MANIFEST_DIR}/{run_folder}.json",
+                         job.storage_options)
+        return text is not None and json.loads(text).get("status") == "withdrawn"
+    except Exception as exc:  # noqa: BLE001 - unreadable: abort keeps the files (rows doubled, never lost)
+        log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
+        return False
 
 
 def _write(job: WriteJob, run_folder: str, document: dict) -> None:

@@ -165,9 +165,14 @@ def push_type_and_frequency(table_config: Mapping[str, Any] | None) -> tuple[str
 
 WRITE_TAG_PREFIX = "w"
 RUN_TAG_PREFIX = "r"
-# A run that replaces the whole table (an overwrite) is marked in its names: two such runs committing at
-# once each replace what was live before the other, and only this mark lets one see the other afterwards.
+# A run that replaces what is live (an overwrite: "o"; a window overwrite, overwrite.time-range: "t") is
+# marked in its names: two such runs committing at once each replace what was live before the other, and
+# only this mark lets one see the other afterwards.
 TABLE_OVERWRITE_RUN_TAG_PREFIX = "o"
+WINDOW_OVERWRITE_RUN_TAG_PREFIX = "t"
+_REPLACES = {TABLE_OVERWRITE_RUN_TAG_PREFIX: "table", WINDOW_OVERWRITE_RUN_TAG_PREFIX: "window"}
+_RUN_TAG_PREFIXES = {None: RUN_TAG_PREFIX, "table": TABLE_OVERWRITE_RUN_TAG_PREFIX,
+                     "window": WINDOW_OVERWRITE_RUN_TAG_PREFIX}
 _WRITE_TAG_HEX = 10  # 40 bits: two write ids of one table colliding is a one-in-a-trillion event
 
 
@@ -178,26 +183,27 @@ def write_tag(write_id: str) -> str:
     return WRITE_TAG_PREFIX + hashlib.sha256(write_id.encode("utf-8")).hexdigest()[:_WRITE_TAG_HEX]
 
 
-def run_tag(now_ms: int, *, replaces_table: bool = False) -> str:
-    """``r`` (``o`` for a run that replaces the whole table) + the run's start in base-36 epoch millis: fresh
-    per run, ordered, 9 characters until 2059."""
+def run_tag(now_ms: int, *, replaces: str | None = None) -> str:
+    """``r`` (``o`` for a run that replaces the whole table, ``t`` one that replaces a time window) + the run's
+    start in base-36 epoch millis: fresh per run, ordered, 9 characters until 2059."""
     digits, value = [], int(now_ms)
     while True:
         value, rest = divmod(value, 36)
         digits.append("0123456789abcdefghijklmnopqrstuvwxyz"[rest])
         if not value:
             break
-    return (TABLE_OVERWRITE_RUN_TAG_PREFIX if replaces_table else RUN_TAG_PREFIX) + "".join(reversed(digits))
+    return _RUN_TAG_PREFIXES[replaces] + "".join(reversed(digits))
 
 
-def is_table_overwrite_run(run: str) -> bool:
-    return run.startswith(TABLE_OVERWRITE_RUN_TAG_PREFIX)
+def run_replaces(run: str) -> str | None:
+    """What the run tagged ``run`` replaced besides its own write: "table", "window" or None."""
+    return _REPLACES.get(run[:1])
 
 
-def is_table_overwrite(name: str) -> bool:
-    """Whether ``name`` was written by a run that replaced the whole table (see ``run_tag``)."""
+def segment_replaces(name: str) -> str | None:
+    """``run_replaces`` of the run that wrote ``name`` (None for a name this writer did not make)."""
     tags = name_tags(name)
-    return tags is not None and is_table_overwrite_run(tags[1])
+    return run_replaces(tags[1]) if tags is not None else None
 
 
 def writer_postfix(user_postfix: str | None, *, write: str, run: str, partition_id: int | None) -> str:
@@ -219,7 +225,7 @@ def name_tags(name: str) -> tuple[str, str] | None:
     if not (write.startswith(WRITE_TAG_PREFIX) and len(write) == 1 + _WRITE_TAG_HEX
             and all(c in "0123456789abcdef" for c in write[1:])):
         return None
-    if not (run[:1] in (RUN_TAG_PREFIX, TABLE_OVERWRITE_RUN_TAG_PREFIX) and len(run) > 1 and run[1:].isalnum()):
+    if not (run[:1] in _RUN_TAG_PREFIXES.values() and len(run) > 1 and run[1:].isalnum()):
         return None
     return write, run
 

@@ -167,6 +167,16 @@ def write_text(uri: str, text: str, storage_options: Mapping[str, Any] | None = 
             handle.write(text)
 
 
+def read_text(uri: str, storage_options: Mapping[str, Any] | None = None) -> str | None:
+    """A small file's text, or None when there is none."""
+    fs, path = _fs(uri, storage_options)
+    try:
+        with fs.open(path, "r") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
 def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> bool:
     """Delete a staging folder and everything under it; False (logged) when it could not be."""
     try:

@@ -17,7 +17,7 @@ import pytest
 
 import pinot_sink.commit as commit_module
 from pinot_sink.commit import CommitError, abort_job, commit_job
-from pinot_sink.naming import is_table_overwrite
+from pinot_sink.naming import segment_replaces
 
 from .test_commit import ids_in_controller, ids_in_directory, job, run_tasks, table  # noqa: F401 (fixture)
 
@@ -247,7 +247,7 @@ def test_two_refresh_table_appends_racing_into_an_empty_table_leave_one(tmp_path
     race = Race(fake_controller, monkeypatch)
     for name in ("a", "b"):
         the_job = job(url=fake_controller.url, out=tmp_path / f"s_{name}")
-        assert the_job.overwrite and is_table_overwrite(f"x_{the_job.write_tag()}_{the_job.run_tag}_0_0")
+        assert the_job.overwrite and segment_replaces(f"x_{the_job.write_tag()}_{the_job.run_tag}_0_0") == "table"
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
     race.play("start a, commit b, end a, look a")
     assert race.winners() == ["b"] and ids_in_controller(fake_controller, tmp_path) == list(range(*ROWS["b"]))
@@ -328,7 +328,7 @@ def test_a_plain_append_that_cannot_list_the_table_after_its_commit_still_succee
     assert commit_job(the_job, reports).rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
 
 
-# --- window overwrites (run tag r) against whole-table overwrites --------------------------------------------------
+# --- window overwrites (run tag t) against whole-table overwrites --------------------------------------------------
 
 
 def _window_jobs(tmp_path, url, **extra):
@@ -339,14 +339,12 @@ def _window_jobs(tmp_path, url, **extra):
                                                 **{"sink.buffer-flush.max-rows": 1000, **extra, **options})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a whole-table overwrite and a window overwrite (overwrite.time-range) of a window that holds no segment "
-    "yet both stay: their lineage entries share no segment, the window overwrite never looks for rivals after "
-    "its commit, and its run tag is r, so the overwrite cannot tell it from an append. The overwrite's rows "
-    "inside the window stay beside the window's rows (any serial order leaves only one of them there)"))
 @pytest.mark.parametrize("first", ["overwrite", "window"])
 def test_an_overwrite_and_a_window_overwrite_of_an_empty_window_racing(tmp_path, fake_controller, monkeypatch,
                                                                        first):
+    """Their lineage entries share no segment, so forceCleanup settles nothing; both stayed (the window's days
+    held 48 rows) until a window overwrite's run tag became t and both kinds look for each other after their
+    commit."""
     from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, rows_per_day
 
     fake_controller.add_table(SCHEMA, CONFIG)
@@ -356,7 +354,7 @@ def test_an_overwrite_and_a_window_overwrite_of_an_empty_window_racing(tmp_path,
     race = Race(fake_controller, monkeypatch)
     over = make("1", overwrite=True)
     window = make("2", overwrite=True, **{"overwrite.time-range": "2024-02-18/2024-02-21"})
-    assert is_table_overwrite(f"x_{over.write_tag()}_{over.run_tag}_0_0") and window.run_tag.startswith("r")
+    assert segment_replaces(f"x_{over.write_tag()}_{over.run_tag}_0_0") == "table" and window.run_tag.startswith("t")
     race.add("overwrite", over, [write_partition_days(over, [3, 4], 24, 1000)])
     race.add("window", window, [write_partition_days(window, [3, 4], 24, 2000)])
     second = "window" if first == "overwrite" else "overwrite"
@@ -377,10 +375,9 @@ def write_partition_days(the_job, days, per_day, first_id, partition_id=0):
     return write_partition(the_job, day_batches(days, per_day, first_id), partition_id=partition_id)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "two window overwrites of one window that holds no segment yet both stay (each lineage entry has an empty "
-    "segmentsFrom, and window overwrites do not look for rivals): any serial order leaves one of them"))
 def test_two_window_overwrites_of_an_empty_window_racing_leave_one(tmp_path, fake_controller, monkeypatch):
+    """Each lineage entry has an empty segmentsFrom; the one that looks last finds the other's t segments
+    inside its window and withdraws."""
     from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, rows_per_day
 
     fake_controller.add_table(SCHEMA, CONFIG)
@@ -394,12 +391,25 @@ def test_two_window_overwrites_of_an_empty_window_racing_leave_one(tmp_path, fak
     assert len(race.winners()) <= 1 and days[3][0] == 24, f"{race.winners()} succeeded: {days}"
 
 
+def test_two_window_overwrites_of_other_days_racing_both_stay(tmp_path, fake_controller, monkeypatch):
+    """Parallel backfills of different days must not take each other for rivals: a t segment outside the
+    window is no conflict (any order leaves both)."""
+    from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, rows_per_day
+
+    fake_controller.add_table(SCHEMA, CONFIG)
+    make = _window_jobs(tmp_path, fake_controller.url)
+    race = Race(fake_controller, monkeypatch)
+    for name, day, window in (("a", 3, "2024-02-18/2024-02-19"), ("b", 4, "2024-02-19/2024-02-20")):
+        the_job = make(name, overwrite=True, **{"overwrite.time-range": window})
+        race.add(name, the_job, [write_partition_days(the_job, [day], 24, 1000 * day)])
+    race.play("start a, commit b, end a, look a")
+    assert sorted(race.winners()) == ["a", "b"]
+    assert rows_per_day(controller_paths(fake_controller, tmp_path / "read")) == {3: (24, 3000), 4: (24, 4000)}
+
+
 # --- embedded -----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "embedded: a window overwrite (run tag r) whose files move in while a whole-table overwrite commits is "
-    "not the overwrite's rival, and the window overwrite never looks for rivals: both stay"))
 @pytest.mark.parametrize("inner", ["window", "overwrite"])
 def test_embedded_overwrite_and_window_overwrite_racing(tmp_path, monkeypatch, inner):
     """The outer job lists the table, then the inner one commits whole, then the outer one moves its files in."""
@@ -463,16 +473,12 @@ def test_embedded_withdrawal_leaves_an_aborted_manifest_and_the_rivals_rows(tmp_
     assert sum(segment["rows"] for segment in won["segments"]) == 300
 
 
-@pytest.mark.parametrize("failing", [
-    "one of two",
-    pytest.param("every", marks=pytest.mark.xfail(strict=True, reason=(
-        "abort_job keeps a run's files when all of them are in the table folder (it takes that to mean the "
-        "commit reached its deletes); after a withdrawal whose own deletes all failed, nothing was deleted, yet "
-        "abort keeps them: the failed overwrite's rows stay beside the winner's"))),
-])
+@pytest.mark.parametrize("failing", ["one of two", "every"])
 def test_embedded_withdrawal_whose_delete_fails_then_abort_removes_the_files(tmp_path, monkeypatch, failing):
     """The withdrawing run cannot delete its own new files (a transient error); Spark aborts it. Nothing was
-    deleted by it, so abort must take its files out: the table must end as the winner left it."""
+    deleted by it, so abort must take its files out: the table must end as the winner left it. (With every
+    file still in place, abort used to take that for a commit that had reached its deletes and kept them;
+    the withdrawal now says so in the run's manifest first.)"""
     from pinot_sink.store import SegmentStore
 
     one, reports_one, two, reports_two = two_embedded_overwrites(tmp_path, 300)

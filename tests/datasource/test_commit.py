@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.commit import CommitError, abort_job, commit_job, summary_table
-from pinot_sink.naming import is_segment_of_write, is_table_overwrite, name_tags, write_tag
+from pinot_sink.naming import is_segment_of_write, name_tags, segment_replaces, write_tag
 from pinot_sink.reports import SegmentRecord, TaskReport, committed_segments
 from pinot_sink.segment import read_segment
 from pinot_sink.task import write_partition
@@ -74,7 +74,9 @@ def test_name_tags_are_read_from_the_fixed_tail_only():
     tag = write_tag("daily_2024-03-01")
     assert name_tags(f"events_1_2_{tag}_rabc_3_0") == (tag, "rabc")
     assert name_tags(f"events_1_2_{tag}_oabc_3_0") == (tag, "oabc")  # a whole-table overwrite's run
-    assert is_table_overwrite(f"events_{tag}_oabc_3_0") and not is_table_overwrite(f"events_{tag}_rabc_3_0")
+    assert segment_replaces(f"events_{tag}_oabc_3_0") == "table"
+    assert segment_replaces(f"events_{tag}_tabc_3_0") == "window"
+    assert segment_replaces(f"events_{tag}_rabc_3_0") is None and segment_replaces("manual") is None
     assert name_tags(f"events_1_2_{tag}_xabc_3_0") is None
     # A postfix that looks like a tag, or time values, sit before the tail and never shift it.
     assert is_segment_of_write(f"events_{tag}_rx_1_2_{write_tag('other')}_rabc_3_0", write_tag("other"))
