@@ -201,6 +201,68 @@ def test_substr_counts_utf16_units_like_java(values, begin, end):
     assert out == [None if v is None else java(v) for v in values]
 
 
+def java_pad(s: str, size: int, pad: str, left: bool) -> str:
+    """StringUtils.leftPad / rightPad on UTF-16 units, as Pinot stores the result (a lone surrogate is '?')."""
+    units = s.encode("utf-16-le", "surrogatepass")
+    pad_units = (pad or " ").encode("utf-16-le", "surrogatepass")
+    missing = size - len(units) // 2
+    if missing <= 0:
+        return s
+    filler = (pad_units * missing)[:2 * missing]
+    whole = filler + units if left else units + filler
+    return whole.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
+
+
+@given(st.lists(st.one_of(st.none(), st.text(alphabet="ab😀é", max_size=5)), min_size=1, max_size=12),
+       st.integers(-2, 9), st.sampled_from(["x", "ab", "😀", "a😀", "é", ""]))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
+def test_lpad_and_rpad_count_and_cycle_utf16_units_like_java(values, size, pad):
+    for name, left in (("lpad", True), ("rpad", False)):
+        out, _ = evaluate(f"{name}(s, {size}, '{pad}')", s=pa.array(values, pa.string()))
+        assert out == [None if v is None else java_pad(v, size, pad, left) for v in values], name
+
+
+def pinot_split_part(s: str, delimiter: str, limit: int, index: int) -> str:
+    """StringFunctions.splitPart(input, delimiter, limit, index) for a non-empty delimiter, by its own scan:
+    leading delimiters skipped, runs of them one, a trailing run leaves a final "" field, the limit-th field
+    the rest of the text; a negative index counts the fields first."""
+    if s == "":
+        return "null"
+    limit = limit if limit > 0 else 2**31 - 1
+    pos, n, d = 0, len(s), len(delimiter)
+    while pos < n and s.startswith(delimiter, pos):
+        pos += d
+    if pos >= n:
+        fields = [""]
+    else:
+        fields = []
+        while True:
+            if len(fields) + 1 >= limit:
+                fields.append(s[pos:])
+                break
+            end = s.find(delimiter, pos)
+            if end == -1:
+                fields.append(s[pos:])
+                break
+            fields.append(s[pos:end])
+            pos = end + d
+            while pos < n and s.startswith(delimiter, pos):
+                pos += d
+            if pos >= n:
+                fields.append("")
+                break
+    position = index + len(fields) if index < 0 else index
+    return fields[position] if 0 <= position < len(fields) else "null"
+
+
+@given(st.lists(st.one_of(st.none(), st.text(alphabet="a,b", max_size=8)), min_size=1, max_size=12),
+       st.sampled_from([",", ",,", "ab", "b"]), st.integers(-1, 4), st.integers(-4, 4))
+@settings(deadline=None)  # timings vary with the machine's load; never a timed test
+def test_split_part_with_a_limit_follows_pinots_scan(values, delimiter, limit, index):
+    out, _ = evaluate(f"splitPart(s, '{delimiter}', {limit}, {index})", s=pa.array(values, pa.string()))
+    assert out == [None if v is None else pinot_split_part(v, delimiter, limit, index) for v in values]
+
+
 def test_string_functions_java_semantics():
     assert evaluate("length(s)", s=["a😀", "é"])[0] == [3, 1]
     assert evaluate("trim(s)", s=["\x01 a \t", "\u00a0a"])[0] == ["a", "\u00a0a"]

@@ -183,7 +183,9 @@ def _pad(left: bool):
             missing = size - len(_utf16(s)) // 2
             if missing <= 0:
                 return s
-            filler = (pad * (missing // len(pad) + 1))[:missing]
+            # StringUtils cycles the pad's chars (UTF-16 units): an emoji pad can be cut in half
+            units = _utf16(pad)
+            filler = _from_utf16((units * (missing * 2 // len(units) + 1))[:missing * 2])
             return filler + s if left else s + filler
 
         return _per_value(text, one, pa.string())
@@ -292,6 +294,28 @@ def _split_part_fn(ctx: Context, args: list[Value]) -> Value:
     delimiter = to_string(args[1], ctx).value
     index = to_int(args[2], ctx).value
     return _per_value(text, lambda s: None if s is None else _split_part(s, delimiter, index), pa.string())
+
+
+@scalar_function("splitPart", arity=4, literal_args=(1, 2, 3))
+def _split_part_limited(ctx: Context, args: list[Value]) -> Value:
+    """``splitPart(input, delimiter, limit, index)``: the index-th (negative: from the end) of
+    ``splitByWholeSeparator(input, delimiter, limit)``'s tokens, "null" when there is none; a limit of 0 or
+    less is none."""
+    text = _text(ctx, args[0])
+    delimiter = to_string(args[1], ctx).value
+    limit = to_int(args[2], ctx).value
+    index = to_int(args[3], ctx).value
+
+    def one(s: str | None) -> str | None:
+        if s is None:
+            return None
+        if (s == "" and delimiter != "") or index == -(2**31):
+            return "null"
+        tokens = split_whole(s, delimiter, limit if limit > 0 else -1)
+        position = index + len(tokens) if index < 0 else index
+        return tokens[position] if 0 <= position < len(tokens) else "null"
+
+    return _per_value(text, one, pa.string())
 
 
 def _whole_separator_tokens(lists: pa.Array) -> pa.Array:
