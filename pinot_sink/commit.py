@@ -188,15 +188,19 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
     if _may_replace(job):  # before anything is deleted: withdrawing then leaves the table as it was
-        live = store.list()
-        rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
+        try:
+            live = store.list()
+            rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
+            reason = f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})"
+        except Exception as exc:  # noqa: BLE001 - unlooked, a rival's rows and this run's could both stay
+            live, rivals = new, [None]
+            reason = f"could not look for {_rival_kind(job)} committing at the same time ({exc})"
         if rivals and new & live:
             write_withdrawn(job, run_folder, sorted(new))  # an abort after a failed delete must remove them too
             left = store.delete(new)
             state = ("this run's files were taken out again and nothing was deleted" if not left else
                      f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
-            raise CommitError(f"table {job.table}: {_rival_kind(job)} committed at the same time "
-                              f"({', '.join(rivals[:3])}); {state}; rerun the write to be sure of its result")
+            raise CommitError(f"table {job.table}: {reason}; {state}; rerun the write to be sure of its result")
     left = store.delete(replaced)
     if left:
         raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
@@ -305,6 +309,8 @@ def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: Co
         return
     try:
         live = set(client.list_segments(job.table, exclude_replaced=True))
+        # (a window overwrite reads its candidates' time ranges: a failure there is as much "could not look")
+        rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
     except ControllerError as error:
         if not _may_replace(job):  # a plain append (a fresh write tag, no overwrite) has no rival to miss
             log.warning("pinot_sink: %s: could not list the table after the commit: %s", job.table, error)
@@ -312,7 +318,6 @@ def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: Co
         # A rival that looked before this run ended saw nothing of it; unlooked, both would stay.
         _withdraw(push, job, f"could not look for {_rival_kind(job)} committing at the same time ({error})",
                   "another run's rows may be in the table too")
-    rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
     if not rivals or not new & live:
         return
     _withdraw(push, job, f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",

@@ -407,6 +407,40 @@ def test_two_window_overwrites_of_other_days_racing_both_stay(tmp_path, fake_con
     assert rows_per_day(controller_paths(fake_controller, tmp_path / "read")) == {3: (24, 3000), 4: (24, 4000)}
 
 
+def test_a_window_overwrite_that_cannot_read_its_rivals_time_ranges_withdraws(tmp_path, fake_controller,
+                                                                               monkeypatch):
+    """After its entry completed, window overwrite a reads the time ranges of b's t segments to tell a rival
+    from another day's backfill. That read failing escaped as a bare error: the commit failed, Spark aborted,
+    yet a's rows stayed (an abort does not revert a completed entry). Now it is "could not look": a reverts
+    and says so, and the table holds b's rows alone."""
+    from pinot_sink.controller.errors import ControllerError
+    from pinot_sink.store import SegmentStore
+
+    from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, rows_per_day
+
+    fake_controller.add_table(SCHEMA, CONFIG)
+    make = _window_jobs(tmp_path, fake_controller.url)
+    race = Race(fake_controller, monkeypatch)
+    jobs = {}
+    for name, day, window in (("a", 3, "2024-02-18/2024-02-19"), ("b", 4, "2024-02-19/2024-02-20")):
+        jobs[name] = make(name, overwrite=True, **{"overwrite.time-range": window})
+        race.add(name, jobs[name], [write_partition_days(jobs[name], [day], 24, 1000 * day)])
+    real = SegmentStore.time_ranges
+
+    def failing_for_b(self, names):
+        names = set(names)
+        if any(jobs["b"].write_tag() in n for n in names):
+            raise ControllerError("GET /segments/events/zkmetadata: 503 Service Unavailable")
+        return real(self, names)
+
+    monkeypatch.setattr(SegmentStore, "time_ranges", failing_for_b)
+    race.play("start a, commit b, end a, look a")
+    assert race.winners() == ["b"]
+    assert "could not look for another overwrite" in str(race.outcome["a"])
+    assert "was reverted" in str(race.outcome["a"])
+    assert rows_per_day(controller_paths(fake_controller, tmp_path / "read")) == {4: (24, 4000)}
+
+
 # --- embedded -----------------------------------------------------------------------------------------------------
 
 
@@ -453,6 +487,30 @@ def two_embedded_overwrites(tmp_path, rows_one: int):
     time.sleep(0.002)  # another run tag
     two = job(out=tmp_path, overwrite=True)
     return one, run_tasks(one, [(0, rows_one)]), two, run_tasks(two, [(1000, 1300)])
+
+
+def test_an_embedded_overwrite_that_cannot_look_for_rivals_withdraws_and_abort_restores_the_table(
+        tmp_path, monkeypatch):
+    """Its files moved in, the listing that looks for a rival fails. That escaped as a bare error, and the
+    abort kept the files (every new file in place reads as "the commit reached its deletes"): the failed
+    overwrite's rows stayed beside the old ones. Now it withdraws before deleting anything."""
+    from pinot_sink.store import SegmentStore
+
+    one, reports_one, _, _ = two_embedded_overwrites(tmp_path, 500)
+    real_list = SegmentStore.list
+    calls = []
+
+    def list_then_fail(self):
+        calls.append(1)
+        if len(calls) == 2:  # the look after the files moved in
+            raise OSError("the table folder cannot be read (stale NFS handle)")
+        return real_list(self)
+
+    monkeypatch.setattr(SegmentStore, "list", list_then_fail)
+    with pytest.raises(CommitError, match="could not look for .*taken out again and nothing was deleted"):
+        commit_job(one, reports_one)
+    assert abort_job(one, reports_one) == []
+    assert ids_in_directory(tmp_path) == list(range(9000, 9100))
 
 
 def test_embedded_withdrawal_leaves_an_aborted_manifest_and_the_rivals_rows(tmp_path, monkeypatch):
