@@ -25,10 +25,14 @@ MANIFEST_DIR = "_manifests"
 FORMAT_VERSION = 1
 
 
+def _table_manifest_uri(job: WriteJob, run_folder: str) -> str:
+    return f"{table_uri(job.output_uri, job.table)}/{MANIFEST_DIR}/{run_folder}.json"
+
+
 def manifest_uris(job: WriteJob, run_folder: str) -> list[str]:
     uris = []
     if job.output_uri:
-        uris.append(f"{table_uri(job.output_uri, job.table)}/{MANIFEST_DIR}/{run_folder}.json")
+        uris.append(_table_manifest_uri(job, run_folder))
     if job.options.manifest_path:
         uris.append(job.options.manifest_path)
     return uris
@@ -63,8 +67,7 @@ def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
     if not job.output_uri:
         return False
     try:
-        text = read_text(f"{table_uri(job.output_uri, job.table)}/{MANIFEST_DIR}/{run_folder}.json",
-                         job.storage_options)
+        text = read_text(_table_manifest_uri(job, run_folder), job.storage_options)
         return text is not None and json.loads(text).get("status") == "withdrawn"
     except Exception as exc:  # noqa: BLE001 - unreadable: abort keeps the files (rows doubled, never lost)
         log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)

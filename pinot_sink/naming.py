@@ -170,9 +170,9 @@ RUN_TAG_PREFIX = "r"
 # only this mark lets one see the other afterwards.
 TABLE_OVERWRITE_RUN_TAG_PREFIX = "o"
 WINDOW_OVERWRITE_RUN_TAG_PREFIX = "t"
-_REPLACES = {TABLE_OVERWRITE_RUN_TAG_PREFIX: "table", WINDOW_OVERWRITE_RUN_TAG_PREFIX: "window"}
 _RUN_TAG_PREFIXES = {None: RUN_TAG_PREFIX, "table": TABLE_OVERWRITE_RUN_TAG_PREFIX,
                      "window": WINDOW_OVERWRITE_RUN_TAG_PREFIX}
+_REPLACES = {prefix: kind for kind, prefix in _RUN_TAG_PREFIXES.items() if kind}
 _WRITE_TAG_HEX = 10  # 40 bits: two write ids of one table colliding is a one-in-a-trillion event
 
 

@@ -233,15 +233,13 @@ def _take_texts(texts: pa.Array, inverse: np.ndarray) -> pa.Array:
     strings, twice as fast as Arrow's variable-length take (bench/transforms.py)."""
     offsets = np.frombuffer(texts.buffers()[1], np.int32)[texts.offset:texts.offset + len(texts) + 1]
     widths = np.diff(offsets)
-    if texts.null_count or not len(widths) or (widths != widths[0]).any() or widths[0] == 0:
+    if (texts.null_count or not len(widths) or (widths != widths[0]).any() or widths[0] == 0
+            or int(widths[0]) * len(inverse) >= 2**31):  # int32 offsets
         return texts.take(pa.array(inverse))
     width = int(widths[0])
     rows = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0]:offsets[-1]].view(f"S{width}")
     gathered = np.take(rows, inverse).view(np.uint8)  # fixed-width byte strings: one memcpy-sized move each
-    out_offsets = np.arange(0, width * (len(inverse) + 1), width, dtype=np.int32) if width * len(inverse) < 2**31 \
-        else None
-    if out_offsets is None:
-        return texts.take(pa.array(inverse))
+    out_offsets = np.arange(0, width * (len(inverse) + 1), width, dtype=np.int32)
     return pa.StringArray.from_buffers(len(inverse), pa.py_buffer(out_offsets), pa.py_buffer(gathered))
 
 

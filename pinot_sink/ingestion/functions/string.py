@@ -8,7 +8,6 @@ characters up to U+0020 (``String.trim``), not Unicode white space.
 from __future__ import annotations
 
 import functools
-from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -30,11 +29,6 @@ def _text(ctx: Context, value: Value) -> pa.Array:
 
 def _has_astral(text: pa.Array) -> bool:
     return bool(pc.any(pc.match_substring_regex(text, _ASTRAL)).as_py())
-
-
-def _per_value(text: pa.Array, fn: Callable[[str], object], out_type: pa.DataType) -> pa.Array:
-    encoded = pc.dictionary_encode(text)
-    return pa.array([fn(s) for s in encoded.dictionary.to_pylist()], out_type).take(encoded.indices)
 
 
 def _utf16(s: str) -> bytes:
@@ -136,7 +130,7 @@ def _substr(ctx: Context, args: list[Value]) -> Value:
         if end is not None and begin > end:
             return pc.if_else(text.is_valid(), "", pa.scalar(None, pa.string()))
         return pc.utf8_slice_codeunits(text, start=begin, stop=end)
-    return _per_value(text, lambda s: None if s is None else _java_substring(s, begin, end), pa.string())
+    return per_distinct(text, lambda s: None if s is None else _java_substring(s, begin, end), pa.string())
 
 
 @scalar_function("concat", arity=2)
@@ -188,7 +182,7 @@ def _pad(left: bool):
             filler = _from_utf16((units * (missing * 2 // len(units) + 1))[:missing * 2])
             return filler + s if left else s + filler
 
-        return _per_value(text, one, pa.string())
+        return per_distinct(text, one, pa.string())
 
     return impl
 
@@ -293,7 +287,7 @@ def _split_part_fn(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
     delimiter = to_string(args[1], ctx).value
     index = to_int(args[2], ctx).value
-    return _per_value(text, lambda s: None if s is None else _split_part(s, delimiter, index), pa.string())
+    return per_distinct(text, lambda s: None if s is None else _split_part(s, delimiter, index), pa.string())
 
 
 @scalar_function("splitPart", arity=4, literal_args=(1, 2, 3))
@@ -315,7 +309,7 @@ def _split_part_limited(ctx: Context, args: list[Value]) -> Value:
         position = index + len(tokens) if index < 0 else index
         return tokens[position] if 0 <= position < len(tokens) else "null"
 
-    return _per_value(text, one, pa.string())
+    return per_distinct(text, one, pa.string())
 
 
 def _whole_separator_tokens(lists: pa.Array) -> pa.Array:
@@ -339,7 +333,7 @@ def _split(ctx: Context, args: list[Value]) -> Value:
     text = _text(ctx, args[0])
     delimiter = to_string(args[1], ctx).value
     if not delimiter:
-        return _per_value(text, lambda s: None if s is None else split_whole(s, ""), pa.list_(pa.string()))
+        return per_distinct(text, lambda s: None if s is None else split_whole(s, ""), pa.list_(pa.string()))
     return _whole_separator_tokens(pc.split_pattern(text, pattern=delimiter))
 
 
