@@ -14,8 +14,11 @@ tarball would not load on a server (no ``v3/index_map`` / ``columns.psf``, index
 Fault knobs (each matches requests by method and path prefix, and is used up after ``times`` requests):
 ``fail_next`` (answer with a status, optional Retry-After), ``delay_next`` (sleep before answering, to
 exceed a client's read timeout), ``reset_next`` (read part of the body, then reset the connection),
-``require_auth`` (401 unless the Authorization header is one of the accepted values), and
-``hold_upload_lock`` (a parallel-push lock held by "another" upload).
+``require_auth`` (401 unless the Authorization header is one of the accepted values),
+``hold_upload_lock`` (a parallel-push lock held by "another" upload), ``lose_response_next`` (do the work,
+then reset instead of answering; ``then_outage_s``: and be unreachable for that long after), ``outage``
+(every request reset before it is read, for a while) and ``error_body_next`` (answer 200 with an error body
+and do nothing, as a misbehaving proxy or a half-failed controller may).
 
 Every request is recorded in ``received`` (method, path, query, headers, body size, outcome status).
 """
@@ -115,7 +118,7 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset / lose / trickle
+    kind: str  # fail / delay / reset / lose / trickle / error200
     times: int
     method: str | None
     path: str | None
@@ -169,6 +172,7 @@ class FakeController:
         self.lineage_exclusive_delete = True  # Pinot's controller.lineage.exclusive.delete.enabled default
         self._upload_holds: list[UploadHold] = []
         self._uploads_arrived = 0
+        self._down_until = 0.0  # monotonic time until which every request is reset unread (an outage)
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -275,10 +279,24 @@ class FakeController:
             self._upload_holds.append(hold)
         return hold
 
-    def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
-        """Process the request fully, then reset the connection instead of answering (a lost answer)."""
+    def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None,
+                           then_outage_s: float = 0.0) -> None:
+        """Process the request fully, then reset the connection instead of answering (a lost answer);
+        with ``then_outage_s``, the controller is unreachable for that long right after (``outage``)."""
         with self._lock:
-            self._faults.append(Fault("lose", times, method, path))
+            self._faults.append(Fault("lose", times, method, path, seconds=then_outage_s))
+
+    def outage(self, seconds: float) -> None:
+        """For ``seconds`` from now every request is reset before it is read: nothing is done, no answer."""
+        with self._lock:
+            self._down_until = time.monotonic() + seconds
+
+    def error_body_next(self, times: int = 1, *, method: str | None = None, path: str | None = None,
+                        message: str = "injected: request not applied") -> None:
+        """Answer the next ``times`` matching requests 200 with ``{"code": 500, "error": message}`` and do
+        nothing (the call is not applied)."""
+        with self._lock:
+            self._faults.append(Fault("error200", times, method, path, message=message))
 
     def require_auth(self, *accepted: str) -> None:
         """Only these exact Authorization values pass (none given: switch auth off again)."""
@@ -942,6 +960,11 @@ class _Handler(BaseHTTPRequestHandler):
         record = Received(self.command, split.path, query, headers, length)
         with controller._lock:
             controller.received.append(record)
+            down = time.monotonic() < controller._down_until
+        if down:
+            record.status = -1
+            self._reset()
+            return
         fault = controller._take_fault(self.command, split.path)
         if fault is not None and fault.kind == "reset":
             self.rfile.read(fault.after_bytes if fault.after_bytes is not None else length // 2)
@@ -969,8 +992,11 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is not None and fault.kind == "fail":
                 extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
                 raise ApiError(fault.status, fault.message, extra)
-            status, payload = controller.handle(self.command, split.path, query, self.headers, body)
-            extra = None
+            if fault is not None and fault.kind == "error200":  # not applied, yet 200
+                status, payload, extra = 200, {"code": 500, "error": fault.message}, None
+            else:
+                status, payload = controller.handle(self.command, split.path, query, self.headers, body)
+                extra = None
         except ApiError as error:
             status, payload, extra = error.status, {"code": error.status, "error": error.message}, error.headers
         except Exception as exc:  # an internal error answers 500, like Jersey would
@@ -983,6 +1009,8 @@ class _Handler(BaseHTTPRequestHandler):
                 hold.landed.set()  # processed (accepted or refused), before the client hears of it
         if fault is not None and fault.kind == "lose":
             record.status = -status  # done, but the client never hears of it
+            if fault.seconds:
+                controller.outage(fault.seconds)
             self._reset()
             return
         record.status = status  # before answering: the client may look at it as soon as it has the answer

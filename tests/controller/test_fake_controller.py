@@ -6,6 +6,7 @@ import io
 import json
 import struct
 import tarfile
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -269,3 +270,49 @@ def test_force_cleanup_keeps_two_snapshots_of_a_refresh_table(fake_controller, t
         ConsistentPush(client, "snap", segments_to=[name]).run([make_segment(tmp_path, name, table="snap")])
     assert client.list_segments("snap") == ["snap_2"]
     assert sorted(fake_controller.segments("snap")) == ["snap_1", "snap_2"]  # snap_0 proactively deleted
+
+
+def test_lineage_is_kept_as_pinots_controller_keeps_it(fake_controller, tmp_path):
+    """PinotHelixResourceManager's record: segmentsFrom stay (hidden) after COMPLETED, an end on a COMPLETED
+    entry is a no-op, a revert of a COMPLETED entry needs its segmentsFrom, forceCleanup reverts an overlapping
+    IN_PROGRESS entry; the lineage and the ZK metadata (time interval in millis) can be read back."""
+    from pinot_sink.controller import ControllerClient, RetryPolicy
+
+    client = ControllerClient(fake_controller.url, retry=RetryPolicy.none())
+    push_segment(client, "events", make_segment(tmp_path, "old_0"))
+    entry = client.start_replace("events", ["old_0"], ["new_0"])
+    push_segment(client, "events", make_segment(tmp_path, "new_0"))
+    client.end_replace("events", entry)
+    assert sorted(fake_controller.segments()) == ["new_0", "old_0"]  # kept, not deleted
+    assert client.list_segments("events") == ["new_0"]  # but hidden
+    client.end_replace("events", entry)  # a no-op
+    lineage = client.get_lineage("events")
+    assert lineage[entry]["state"] == "COMPLETED" and lineage[entry]["segmentsFrom"] == ["old_0"]
+    zk = client.segment_zk_metadata("events")["new_0"]
+    assert zk["segment.time.unit"] == "MILLISECONDS" and int(zk["segment.start.time"]) > 0
+    fake_controller.segments().pop("old_0")  # (a retention manager deleted it)
+    with pytest.raises(Exception, match="reverting a deleted segment"):
+        client.revert_replace("events", entry)
+    assert client.get_lineage("events")[entry]["state"] == "COMPLETED"
+    stuck = client.start_replace("events", ["new_0"], ["next_0"])
+    again = client.start_replace("events", ["new_0"], ["next_1"], force_cleanup=True)
+    lineage = client.get_lineage("events")
+    assert lineage[stuck]["state"] == "REVERTED" and lineage[again]["state"] == "IN_PROGRESS"
+
+
+def test_a_lost_answer_then_an_outage_and_a_200_with_an_error_body(fake_controller, tmp_path):
+    base = f"{fake_controller.url}/segments/events"
+    fake_controller.lose_response_next(1, path="/segments/events/startReplaceSegments", then_outage_s=0.5)
+    with pytest.raises(requests.ConnectionError):
+        requests.post(f"{base}/startReplaceSegments", params={"type": "OFFLINE"},
+                      json={"segmentsFrom": [], "segmentsTo": ["a"]}, timeout=10)
+    with pytest.raises(requests.ConnectionError):  # unreachable right after
+        requests.get(f"{base}/lineage", timeout=10)
+    time.sleep(0.6)
+    (entry, record), = requests.get(f"{base}/lineage", timeout=10).json()["lineageEntries"].items()
+    assert record["state"] == "IN_PROGRESS"  # the lost call was applied
+    fake_controller.error_body_next(1, path="/segments/events/revertReplaceSegments")
+    answer = requests.post(f"{base}/revertReplaceSegments", params={"type": "OFFLINE", "segmentLineageEntryId": entry,
+                                                                    "forceRevert": "true"}, timeout=10)
+    assert answer.status_code == 200 and "error" in answer.json()
+    assert requests.get(f"{base}/lineage", timeout=10).json()["lineageEntries"][entry]["state"] == "IN_PROGRESS"
