@@ -28,11 +28,11 @@ from typing import Sequence
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
 from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
-from pinot_sink.controller.errors import ConsistentPushError, ControllerError
+from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
-from .manifest import was_withdrawn, write_aborted, write_committed, write_withdrawn
+from .manifest import recorded_status, was_withdrawn, write_aborted, write_committed, write_unknown, write_withdrawn
 from .naming import is_segment_of_write, run_replaces, segment_replaces
 from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
@@ -50,6 +50,15 @@ class CommitError(RuntimeError):
     """The commit failed; the message says what state the table was left in."""
 
 
+class CommitOutcomeUnknown(CommitError):
+    """The commit's outcome could not be learned: the write MAY HAVE BEEN COMMITTED (the message says how
+    to learn it and which rerun makes it exactly once); its manifest records ``unknown``."""
+
+    def __init__(self, message: str, lineage_id: str | None) -> None:
+        super().__init__(message)
+        self.lineage_id = lineage_id
+
+
 def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: str | None = None,
                batch_id: int | None = None) -> WriteResult:
     """Publish the committed attempts' segments and take out what this write replaces; see the module doc."""
@@ -63,12 +72,18 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         log.warning("pinot_sink: sink.parallelism=%d, but the DataFrame had %d partitions: a data source cannot "
                     "repartition its input; use pinot_sink.write(df, ...) or df.repartition(%d)", wanted,
                     len(reports), wanted)
+    write_id = batch_write if job.streaming else job.write_id
     try:
         if job.client_config is None:
             replaced = _publish_embedded(job, segments, tag, job.run_folder(batch_write))
             upload_ms, lineage_id = {}, None
         else:
             replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag)
+    except CommitOutcomeUnknownError as error:
+        message = _may_have_been_committed(job, write_id, error)
+        write_unknown(job, write_id, job.run_folder(batch_write), error.lineage_id, [s.name for s in segments],
+                      message)
+        raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
         remove_tree(job.staging(batch_write), job.storage_options)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
@@ -77,7 +92,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     began = min(starts) if job.streaming and starts else job.started_at
     result = WriteResult(
         table=job.table, mode="overwrite" if job.overwrite else "append",
-        write_id=batch_write if job.streaming else job.write_id, run_tag=job.run_tag, segments=published,
+        write_id=write_id, run_tag=job.run_tag, segments=published,
         replaced=tuple(sorted(replaced)), lineage_id=lineage_id, destination=describe_mode(job),
         elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
         input_rows=sum(r.input_rows for r in reports if r is not None),
@@ -101,6 +116,13 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     ensure_log_handler()
     batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
     left: list[str] = []
+    if recorded_status(job, job.run_folder(batch_write)) == "unknown":
+        # The commit could not learn whether it committed: nothing may be undone, and the record says so.
+        if not remove_tree(job.staging(batch_write), job.storage_options):
+            left.append(job.staging(batch_write))
+        log.error("pinot_sink: abort of %s after a commit whose outcome is unknown: the table is left as it is "
+                  "and the manifest keeps `unknown`", job.table)
+        return left
     if job.client_config is None and job.options.naming.kind != "fixed":
         # Fresh run-tagged names: any of them in the folder is this run's. (A fixed name may be an earlier
         # write's file that this one refreshed in place; that cannot be undone, as with Pinot's refresh.)
@@ -246,10 +268,17 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
             try:
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
+            except CommitOutcomeUnknownError:
+                raise
             except ConsistentPushError as error:
-                state = ("the table is as it was" if error.reverted else
-                         f"REVERT FAILED: lineage entry {push.lineage_id} is left in progress (its new segments "
-                         f"stay hidden); revert it with revertReplaceSegments?forceRevert=true")
+                if error.reverted:
+                    state = "the table is as it was"
+                elif push.lineage_id is None:
+                    state = "nothing was committed"
+                else:
+                    state = (f"REVERT FAILED: lineage entry {push.lineage_id} is left IN_PROGRESS (its new segments "
+                             f"stay hidden: nothing is committed); `pinot-sink recover --table {job.table} --url "
+                             f"{job.client_config.url} --apply` reverts it")
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
             _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
             lineage_id = push.lineage_id
@@ -328,6 +357,8 @@ def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) ->
     """Revert this run's completed lineage entry and fail, saying why and what the table holds."""
     try:
         push.revert()
+    except CommitOutcomeUnknownError:
+        raise
     except ControllerError as error:
         raise CommitError(
             f"table {job.table}: {reason}; REVERT FAILED: {if_kept}; revert lineage entry {push.lineage_id} "
@@ -335,6 +366,15 @@ def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) ->
     raise CommitError(
         f"table {job.table}: {reason}; this run's lineage entry {push.lineage_id} was reverted (the table holds at "
         f"most the other run's rows); rerun the write to be sure of its result")
+
+
+def _may_have_been_committed(job: WriteJob, write_id: str | None, error: CommitOutcomeUnknownError) -> str:
+    where = f" --url {job.client_config.url}" if job.client_config is not None else ""
+    return (f"table {job.table}: the write MAY HAVE BEEN COMMITTED: {error.message}. Its rows are in the table if "
+            f"lineage entry {error.lineage_id} is COMPLETED (GET /segments/{job.table}/lineage), hidden if it is "
+            f"IN_PROGRESS or REVERTED. A rerun with write.id={write_id} makes the write exactly once whatever "
+            f"happened (it replaces this run's segments if they are live); `pinot-sink recover --table "
+            f"{job.table}{where}` shows what is left")
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:

@@ -63,15 +63,31 @@ def write_withdrawn(job: WriteJob, run_folder: str, names: list[str]) -> None:
     _write(job, run_folder, document)
 
 
-def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
+def write_unknown(job: WriteJob, write_id: str | None, run_folder: str, lineage_id: str | None,
+                  names: list[str], message: str) -> None:
+    """The commit's outcome could not be learned: the write may or may not be in the table. ``pending`` are
+    its segments (live if the lineage entry is COMPLETED); ``pinot-sink push`` skips them, and an abort keeps
+    this record instead of writing ``aborted`` over it."""
+    document = {**_common(job), "status": "unknown", "write_id": write_id, "lineage_id": lineage_id,
+                "segments": [], "replaced": [], "pending": sorted(names), "error": message}
+    _write(job, run_folder, document)
+
+
+def recorded_status(job: WriteJob, run_folder: str) -> str | None:
+    """The status the table's manifest of ``run_folder`` records (None: no manifest, or none readable)."""
     if not job.output_uri:
-        return False
+        return None
     try:
         text = read_text(_table_manifest_uri(job, run_folder), job.storage_options)
-        return text is not None and json.loads(text).get("status") == "withdrawn"
-    except Exception as exc:  # noqa: BLE001 - unreadable: abort keeps the files (rows doubled, never lost)
+        return None if text is None else json.loads(text).get("status")
+    except Exception as exc:  # noqa: BLE001 - unreadable: callers take the safe side for their case
         log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
-        return False
+        return None
+
+
+def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
+    # unreadable: abort keeps the files (rows doubled, never lost)
+    return recorded_status(job, run_folder) == "withdrawn"
 
 
 def _write(job: WriteJob, run_folder: str, document: dict) -> None:

@@ -20,6 +20,7 @@ from .deep_store import (
     uri_to_fs,
 )
 from .errors import (
+    CommitOutcomeUnknownError,
     ConsistentPushError,
     ControllerAuthError,
     ControllerConfigError,
@@ -42,7 +43,7 @@ __all__ = [
     "ConsistentPush",
     "child_uri", "copy_to_deep_store", "list_segment_uris", "segment_name_from_path",
     "segment_name_from_uri", "segment_uri", "table_uri", "tarball_uri", "uri_to_fs",
-    "ConsistentPushError", "ControllerAuthError", "ControllerConfigError", "ControllerError",
+    "CommitOutcomeUnknownError", "ConsistentPushError", "ControllerAuthError", "ControllerConfigError", "ControllerError",
     "ControllerNotFoundError", "ControllerRequestError", "ControllerTLSError", "ControllerUnavailableError",
     "DeepStoreError", "RetriesExhaustedError", "SegmentConflictError",
     "PUSH_MODES", "PushResult", "controller_download_uri", "metadata_tarball", "push_segment", "push_segments",

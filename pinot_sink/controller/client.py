@@ -18,7 +18,7 @@ import requests
 
 from ..segment.format import raw_table_name
 from .config import ClientConfig
-from .errors import ControllerError, ControllerNotFoundError, ControllerRequestError
+from .errors import ControllerError, ControllerNotFoundError, ControllerRequestError, ControllerUnavailableError
 from .retry import RetryPolicy
 from .transport import MULTIPART_CHUNK, MultipartFile, Transport
 
@@ -212,16 +212,14 @@ class ControllerClient:
                               operation="select segments", table=raw)
         return sorted(_offline_names(body))
 
-    def get_lineage(self, table: str) -> dict[str, dict]:
-        """Lineage entries by id: ``{"segmentsFrom", "segmentsTo", "state", "timestamp"}``."""
+    def get_lineage(self, table: str, *, retry: RetryPolicy | None = None) -> dict[str, dict]:
+        """Lineage entries by id: ``{"segmentsFrom", "segmentsTo", "state", "timestamp"}`` (none: ``{}``)."""
         raw = offline_raw_name(table)
         response = self.request(
             "GET", f"/segments/{quote(raw, safe='')}/lineage", params={"type": "OFFLINE"},
-            operation="get segment lineage", table=raw,
+            operation="get segment lineage", table=raw, retry=retry,
         )
-        if not response.content:
-            return {}
-        return dict(response.json().get("lineageEntries") or {})
+        return _lineage_entries(response, raw)
 
     def download_segment(self, table: str, segment: str, dest: str | os.PathLike) -> Path:
         """Fetch a stored tarball (``GET /segments/{t}/{segment}``), streamed to ``dest``."""
@@ -401,9 +399,21 @@ class ControllerClient:
             "GET", f"/segments/{quote(raw, safe='')}/lineage", params={"type": "OFFLINE"},
             operation="get segment lineage", table=raw, retry=RetryPolicy.none(),
         )
-        if not response.content:
-            return {}
-        return dict(response.json().get("lineageEntries") or {})
+        return _lineage_entries(response, raw)
+
+
+def _lineage_entries(response, raw: str) -> dict[str, dict]:
+    if not response.content:
+        return {}
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict) or not isinstance(body.get("lineageEntries") or {}, dict):
+        # Unreadable is not "no entries": a caller deciding a commit's outcome must not take it for one.
+        raise ControllerUnavailableError(f"the lineage answer is not Pinot's: {response.text[:200]!r}",
+                                         operation="get segment lineage", table=raw)
+    return dict(body.get("lineageEntries") or {})
 
 
 class _Resolved:

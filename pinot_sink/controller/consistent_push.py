@@ -4,6 +4,12 @@ list (``excludeReplacedSegments``) -> start replacement -> upload every new segm
 on any failure, revert with ``forceRevert`` (the new segments are deleted, routing stays on the old ones).
 Queries see all old segments or all new ones, never a mix.
 
+The outcome of each step is the controller's record, never the answer alone: after a start, end or revert
+whose answer is lost or unclear (a timeout, a reset, a 5xx, a 200 that did nothing), and after every end,
+the entry is read back (``GET /segments/{t}/lineage``, retried until the client's deadline). COMPLETED is
+done; IN_PROGRESS is ended once more, then reverted; if the record cannot be read,
+``CommitOutcomeUnknownError`` says the replacement MAY have completed and names the entry.
+
 Usable in one process::
 
     with ConsistentPush(client, "events", segments_to=names) as push:
@@ -21,12 +27,15 @@ from typing import Any, Iterable, Mapping
 
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig
-from .errors import ConsistentPushError, ControllerError
+from .errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError, ControllerRequestError
 from .push import PushResult, push_segments
+from .retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
 NEW, STARTED, FINISHED, REVERTED = "NEW", "STARTED", "FINISHED", "REVERTED"
+IN_PROGRESS, COMPLETED = "IN_PROGRESS", "COMPLETED"  # Pinot's LineageEntryState (and REVERTED)
+READ_BACK_ATTEMPTS = 10_000  # bounded by the deadline, not by a count
 
 
 class ConsistentPush:
@@ -61,6 +70,7 @@ class ConsistentPush:
         self.state = STARTED if lineage_id else NEW
         self.custom_map = dict(custom_map) if custom_map else None
         self.force_cleanup = force_cleanup
+        self.end_sent = False  # from then on the entry may be COMPLETED whatever the answers said
 
     @classmethod
     def resume(
@@ -112,12 +122,59 @@ class ConsistentPush:
                 force_cleanup=self.force_cleanup,
             )
         except ControllerError as error:
-            raise ConsistentPushError(f"cannot start the replacement (nothing changed): {error}", reverted=False,
-                                      table=self.table) from error
+            if isinstance(error, ControllerRequestError):  # refused before anything was done
+                raise ConsistentPushError(f"cannot start the replacement (nothing changed): {error}",
+                                          reverted=False, table=self.table) from error
+            self.lineage_id = self._started_entry(error)  # the call may have been applied: look
         self.state = STARTED
         log.info("table %s: replacing %d segments by %d (lineage entry %s)", self.table,
                  len(self.segments_from), len(self.segments_to), self.lineage_id)
         return self.lineage_id
+
+    def _started_entry(self, error: ControllerError) -> str:
+        """After an unclear answer to the start: the IN_PROGRESS entry with exactly these segments, if the
+        controller made it; else the start failed and nothing changed."""
+        try:
+            entries = self.read_lineage()
+        except ControllerError as unread:
+            raise ConsistentPushError(
+                f"cannot start the replacement, and could not learn whether the controller opened a lineage entry "
+                f"({unread}); if it did, the entry is IN_PROGRESS and its new segments stay hidden (nothing is "
+                f"committed): `pinot-sink recover` reverts it: {error}", reverted=False, table=self.table) from error
+        for entry_id, entry in entries.items():
+            if (entry.get("state") == IN_PROGRESS
+                    and sorted(entry.get("segmentsFrom") or []) == sorted(self.segments_from)
+                    and sorted(entry.get("segmentsTo") or []) == sorted(self.segments_to)):
+                log.warning("table %s: the start's answer was unclear (%s), but the controller opened lineage "
+                            "entry %s: carrying on with it", self.table, error, entry_id)
+                return entry_id
+        raise ConsistentPushError(f"cannot start the replacement (nothing changed): {error}", reverted=False,
+                                  table=self.table) from error
+
+    def read_lineage(self) -> dict[str, dict]:
+        """The table's lineage entries as the controller records them, retried until the client's deadline
+        (``retry.max-elapsed``) rather than for its usual number of attempts: an outage that outlasted the
+        call itself may end in time to learn what the call did."""
+        policy = self.client_config.retry
+        patient = RetryPolicy(max_attempts=READ_BACK_ATTEMPTS, max_elapsed_s=policy.max_elapsed_s,
+                              initial_backoff_s=policy.initial_backoff_s, max_backoff_s=policy.max_backoff_s,
+                              jitter=policy.jitter)
+        return self.client.get_lineage(self.table, retry=patient)
+
+    def recorded_state(self, after: BaseException | None = None) -> str | None:
+        """This entry's state in the controller's record (IN_PROGRESS, COMPLETED, REVERTED; None: no such
+        entry, as when a forceCleanup deleted it). ``CommitOutcomeUnknownError`` when it cannot be read and
+        an end was sent (the replacement may have completed); else the read's ``ControllerError``."""
+        try:
+            entry = self.read_lineage().get(self.lineage_id)
+        except ControllerError as unread:
+            if not self.end_sent:
+                raise
+            raise CommitOutcomeUnknownError(
+                f"lineage entry {self.lineage_id}: the answer to its last step was "
+                f"{'lost or unclear (' + str(after) + ')' if after is not None else 'unclear'}, and its state "
+                f"could not be read back: {unread}", lineage_id=self.lineage_id, table=self.table) from unread
+        return None if entry is None else str(entry.get("state"))
 
     def upload(self, tar_paths: Iterable[str | os.PathLike], **push_options) -> list[PushResult]:
         """Upload new segments (any of ``push_segments``' options); the first failure raises."""
@@ -126,17 +183,50 @@ class ConsistentPush:
 
     def finish(self, segments_to: Iterable[str] | None = None) -> None:
         """End the replacement: the new segments become visible, the old ones hidden, atomically.
-        ``segments_to`` narrows the declared new segments to those actually uploaded."""
+        ``segments_to`` narrows the declared new segments to those actually uploaded. Done when the
+        controller's record says COMPLETED (see the module doc); raises otherwise."""
         self._require_started("finish")
-        self.client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
-        self.state = FINISHED
-        log.info("table %s: replacement %s completed", self.table, self.lineage_id)
+        self.end_sent = True
+        for attempt in (1, 2):
+            answer: ControllerError | None = None
+            try:
+                self.client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
+            except ControllerError as error:
+                answer = error
+            state = self.recorded_state(answer)
+            if state == COMPLETED:
+                self.state = FINISHED
+                if answer is not None or attempt > 1:
+                    log.warning("table %s: the end of %s got %s, but the controller records it COMPLETED",
+                                self.table, self.lineage_id, answer or "an answer that did nothing at first")
+                log.info("table %s: replacement %s completed", self.table, self.lineage_id)
+                return
+            if state == IN_PROGRESS and (answer is None or answer.retryable) and attempt == 1:
+                log.warning("table %s: the end of %s was answered (%s) but not applied; ending it again",
+                            self.table, self.lineage_id, answer or "200")
+                continue
+            break
+        if state != IN_PROGRESS:  # reverted (or cleaned up) by someone else: the new segments are gone
+            self.state = REVERTED
+        raise ConsistentPushError(
+            f"the controller did not complete lineage entry {self.lineage_id} (it records it "
+            f"{state or 'as gone'})" + (f": {answer}" if answer is not None else ": the end was answered 200 "
+                                        "but not applied"), reverted=state != IN_PROGRESS, table=self.table)
 
     def revert(self) -> None:
-        """Roll back: new segments deleted, routing on the old ones. Safe to call more than once."""
+        """Roll back: new segments deleted, routing on the old ones. Safe to call more than once. Done when
+        the controller's record says REVERTED (or has no such entry); raises otherwise."""
         if self.state in (NEW, REVERTED):
             return
-        self.client.revert_replace(self.table, self.lineage_id, force=True)
+        try:
+            self.client.revert_replace(self.table, self.lineage_id, force=True)
+        except ControllerError as error:
+            state = self.recorded_state(error)
+            if state not in (REVERTED, None):
+                raise ConsistentPushError(f"the revert of lineage entry {self.lineage_id} failed, the controller "
+                                          f"records it {state}: {error}", reverted=False, table=self.table) from error
+            log.warning("table %s: the revert of %s got %s, but the controller records it reverted", self.table,
+                        self.lineage_id, error)
         self.state = REVERTED
         log.warning("table %s: replacement %s reverted", self.table, self.lineage_id)
 
@@ -167,8 +257,13 @@ class ConsistentPush:
             try:
                 self.finish()
                 return False
+            except CommitOutcomeUnknownError:
+                raise  # neither finished nor revertable from here: the caller says what that means
             except ControllerError as error:
                 exc = error
+                if self.state == REVERTED:  # someone else reverted it: nothing of it is visible
+                    raise ConsistentPushError(f"consistent push failed (reverted): {exc}", reverted=True,
+                                              table=self.table) from exc
         reverted = self._revert_quietly()
         segment = getattr(exc, "segment", None)
         outcome = "reverted" if reverted else f"REVERT FAILED, lineage entry {self.lineage_id} left in progress"
@@ -180,6 +275,8 @@ class ConsistentPush:
         try:
             self.revert()
             return True
+        except CommitOutcomeUnknownError:
+            raise
         except ControllerError as error:
             log.error("table %s: revert of lineage entry %s failed: %s", self.table, self.lineage_id, error)
             return False

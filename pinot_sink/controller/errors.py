@@ -139,6 +139,15 @@ class ConsistentPushError(ControllerError):
         super().__init__(message, **kwargs)
 
 
+class CommitOutcomeUnknownError(ConsistentPushError):
+    """A start / end / revert of ``lineage_id`` got no clear answer, and the controller's record of the entry
+    could not be read back within the deadline: the replacement MAY have completed."""
+
+    def __init__(self, message: str, *, lineage_id: str | None, **kwargs) -> None:
+        self.lineage_id = lineage_id
+        super().__init__(message, reverted=False, **kwargs)
+
+
 def error_for_status(
     status: int,
     message: str,

@@ -1,0 +1,82 @@
+"""A write's report is true (issue 18): the commit's outcome is read from the controller's record (the lineage
+entry) or, embedded, from the manifest, never guessed from a missing or unclear answer.
+
+Spark-free, in the style of ``test_commit.py``: task attempts by hand, the loopback controller's fault knobs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pinot_sink.commit import CommitError, abort_job, commit_job
+
+from .test_commit import ids_in_controller, job, run_tasks, table  # noqa: F401 (fixture)
+
+END = "/segments/events/endReplaceSegments"
+START = "/segments/events/startReplaceSegments"
+REVERT = "/segments/events/revertReplaceSegments"
+
+
+def lineage_states(controller) -> list[str]:
+    return sorted(e.state for e in controller.tables["events"].lineage.values())
+
+
+def manifest(out: Path, the_job) -> dict:
+    return json.loads((out / "events" / "_manifests" / f"{the_job.run_folder()}.json").read_text())
+
+
+# --- the outcome is read back after a lost or unclear answer ----------------------------------------------------
+
+
+def test_an_end_applied_whose_answer_is_lost_then_an_outage_is_reported_as_committed(tmp_path, table):
+    """Issue 18, 1.: the end was applied, its answer lost, the controller then unreachable for longer than the
+    end's retries: the job said "REVERT FAILED ... left in progress" while the rows were live."""
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 3, "retry.max-elapsed": "20s"})
+    reports = run_tasks(the_job, [(0, 300), (300, 500)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=1.5)
+    result = commit_job(the_job, reports)
+    assert result.rows == 500 and ids_in_controller(table, tmp_path) == list(range(500))
+    assert lineage_states(table) == ["COMPLETED"] and manifest(tmp_path, the_job)["status"] == "committed"
+
+
+def test_an_outcome_that_cannot_be_learned_says_the_write_may_have_been_committed(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 3, "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=3)
+    with pytest.raises(CommitError) as info:
+        commit_job(the_job, reports)
+    (entry,) = table.tables["events"].lineage
+    message = str(info.value)
+    assert "MAY HAVE BEEN COMMITTED" in message and entry in message and f"write.id={the_job.write_id}" in message
+    assert abort_job(the_job, reports) == []  # Spark aborts after a failed commit: the record stays `unknown`
+    document = manifest(tmp_path, the_job)
+    assert document["status"] == "unknown" and document["lineage_id"] == entry
+    # The rerun the message names makes it exactly once, whatever the first run's outcome was.
+    table.outage(0)
+    rerun = job(url=table.url, out=tmp_path / "again", **{"write.id": the_job.write_id})
+    commit_job(rerun, run_tasks(rerun, [(0, 400)]))
+    assert ids_in_controller(table, tmp_path) == list(range(400))
+
+
+def test_an_end_answered_200_with_an_error_body_and_not_applied_is_finished(tmp_path, table):
+    """Issue 18, 2.: the job reported success while the entry stayed IN_PROGRESS and no query saw the rows."""
+    the_job = job(url=table.url, out=tmp_path)
+    reports = run_tasks(the_job, [(0, 300)])
+    table.error_body_next(1, method="POST", path=END)
+    result = commit_job(the_job, reports)
+    assert result.rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
+    assert lineage_states(table) == ["COMPLETED"]
+
+
+def test_an_end_that_is_never_applied_is_reverted_and_the_write_fails(tmp_path, table):
+    first = job(url=table.url, out=tmp_path / "s0")
+    commit_job(first, run_tasks(first, [(0, 100)]))
+    the_job = job(url=table.url, out=tmp_path, overwrite=True)
+    reports = run_tasks(the_job, [(500, 800)])
+    table.error_body_next(10, method="POST", path=END)
+    with pytest.raises(CommitError, match="the table is as it was"):
+        commit_job(the_job, reports)
+    assert ids_in_controller(table, tmp_path) == list(range(100))
+    assert lineage_states(table) == ["COMPLETED", "REVERTED"]
