@@ -32,11 +32,13 @@ from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPu
 from pinot_sink.segment.format import tarball_name
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
-from .manifest import recorded_status, was_withdrawn, write_aborted, write_committed, write_unknown, write_withdrawn
+from .manifest import (recorded_status, was_withdrawn, write_aborted, write_committed, write_publishing,
+                       write_unknown, write_withdrawn)
 from .naming import is_segment_of_write, run_replaces, segment_replaces
 from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
-from .store import local_path, publish_into_directory, remove_tree
+from .recovery import settle_own_leftovers
+from .store import SegmentStore, local_path, publish_into_directory, remove_tree, table_uri
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
 
@@ -74,11 +76,13 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
                     len(reports), wanted)
     write_id = batch_write if job.streaming else job.write_id
     try:
+        settle_own_leftovers(job, tag, job.run_folder(batch_write))
         if job.client_config is None:
-            replaced = _publish_embedded(job, segments, tag, job.run_folder(batch_write))
+            replaced = _publish_embedded(job, segments, tag, job.run_folder(batch_write), write_id)
             upload_ms, lineage_id = {}, None
         else:
-            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag)
+            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag,
+                                                                     job.run_folder(batch_write), write_id)
     except CommitOutcomeUnknownError as error:
         message = _may_have_been_committed(job, write_id, error)
         write_unknown(job, write_id, job.run_folder(batch_write), error.lineage_id, [s.name for s in segments],
@@ -145,7 +149,9 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
     else:
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
-    write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left)
+    # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
+    pending = sorted(_names(reports)) if job.options.naming.kind != "fixed" else []
+    write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left, pending)
     return left
 
 
@@ -203,10 +209,13 @@ def _windows(job: WriteJob, segments: Sequence[SegmentRecord]) -> list:
     return windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
 
 
-def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str) -> set[str]:
+def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str,
+                      write_id: str | None) -> set[str]:
     store = job.store()
     new = {s.name for s in segments}
     replaced = _replaced(job, store.list(), new, tag, segments)
+    # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
+    write_publishing(job, write_id, run_folder, sorted(new), sorted(replaced))
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
     if _may_replace(job):  # before anything is deleted: withdrawing then leaves the table as it was
@@ -230,8 +239,8 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     return replaced
 
 
-def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
-                           tag: str) -> tuple[set[str], dict[str, float], str | None]:
+def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str,
+                           write_id: str | None) -> tuple[set[str], dict[str, float], str | None]:
     delivery = job.options.delivery
     client = ControllerClient.from_config(job.client_config)
     download_dir = None
@@ -257,6 +266,8 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
         if delivery.push_mode != "tar":
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
+        if delivery.push_mode != "tar":  # tarballs go to output-uri before the commit: say so first
+            write_publishing(job, write_id, run_folder, new, sorted(replaced))
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
@@ -279,6 +290,8 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
                     state = (f"REVERT FAILED: lineage entry {push.lineage_id} is left IN_PROGRESS (its new segments "
                              f"stay hidden: nothing is committed); `pinot-sink recover --table {job.table} --url "
                              f"{job.client_config.url} --apply` reverts it")
+                if error.reverted or push.lineage_id is None:
+                    state += _remove_deep_store_copies(job, new)
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
             _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
             lineage_id = push.lineage_id
@@ -297,6 +310,18 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord],
         client.close()
         if download_dir is not None:
             shutil.rmtree(download_dir, ignore_errors=True)
+
+
+def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:
+    """A failed uri / metadata push copied its tarballs into ``<output-uri>/<table>/`` before the commit;
+    nothing of it is committed, so they go (a later ``pinot-sink push`` of the folder must not publish them).
+    Fresh run-tagged names only: a fixed name may be an earlier write's file."""
+    if job.options.delivery.push_mode == "tar" or not job.output_uri or job.options.naming.kind == "fixed":
+        return ""
+    left = SegmentStore(job.table, directory_uri=table_uri(job.output_uri, job.table),
+                        storage_options=job.storage_options).delete(names)
+    return (f"; COULD NOT REMOVE {len(left)} tarball(s) it copied into {redact_text(job.output_uri)}: "
+            f"{', '.join(left[:5])}" if left else "")
 
 
 def _concurrent_rivals(job: WriteJob, tag: str, live: set[str], new: set[str], replaced: set[str],

@@ -5,6 +5,12 @@
 tarballs are), what was replaced, the lineage entry, the push mode, the options (secrets redacted) and the
 timings; or, for a failed write, that it was aborted and what abort could not remove. ``WriteResult``
 round-trips through it, which is how ``pinot_sink.write`` hands a result back from Spark's commit process.
+
+It is also the write's record of intent. ``status`` goes ``publishing`` (written before any file moves
+into the table folder or the deep store: the names it will publish and replace) -> ``committed``, or
+``aborted`` / ``withdrawn`` / ``unknown`` (the outcome could not be learned). Every status but ``committed``
+lists the run's segments that are not committed as ``pending``: ``pinot-sink push`` skips them, and
+``pinot_sink.recovery`` finishes or rolls back a write that stopped at ``publishing``.
 """
 from __future__ import annotations
 
@@ -17,12 +23,13 @@ from pinot_sink.controller import redact_text
 
 from .job import WriteJob
 from .reports import PublishedSegment, WriteResult
-from .store import read_text, table_uri, write_text
+from .store import list_files, read_text, table_uri, write_text
 
 log = logging.getLogger("pinot_sink")
 
 MANIFEST_DIR = "_manifests"
 FORMAT_VERSION = 1
+COMMITTED, PUBLISHING, ABORTED, WITHDRAWN, UNKNOWN = "committed", "publishing", "aborted", "withdrawn", "unknown"
 
 
 def _table_manifest_uri(job: WriteJob, run_folder: str) -> str:
@@ -46,20 +53,31 @@ def _common(job: WriteJob) -> dict[str, Any]:
 
 
 def write_committed(job: WriteJob, result: WriteResult, run_folder: str) -> None:
-    document = {**_common(job), "status": "committed", **asdict(result)}
+    document = {**_common(job), "status": COMMITTED, **asdict(result)}
     _write(job, run_folder, document)
 
 
-def write_aborted(job: WriteJob, write_id: str | None, run_folder: str, left: list[str]) -> None:
-    document = {**_common(job), "status": "aborted", "write_id": write_id, "segments": [], "replaced": [],
-                "left_behind": left}
+def write_publishing(job: WriteJob, write_id: str | None, run_folder: str, names: list[str],
+                     replaced: list[str]) -> None:
+    """The intent, written before anything moves: what this run will publish and what it will replace."""
+    document = {**_common(job), "status": PUBLISHING, "write_id": write_id, "segments": [],
+                "pending": sorted(names), "replacing": sorted(replaced)}
+    _write(job, run_folder, document)
+
+
+def write_aborted(job: WriteJob, write_id: str | None, run_folder: str, left: list[str],
+                  names: list[str] = ()) -> None:
+    """``left``: what abort could not remove (kept on purpose, or failed); ``names``: the run's segments."""
+    document = {**_common(job), "status": ABORTED, "write_id": write_id, "segments": [], "replaced": [],
+                "left_behind": left, "pending": sorted(set(names) - set(left))}
     _write(job, run_folder, document)
 
 
 def write_withdrawn(job: WriteJob, run_folder: str, names: list[str]) -> None:
     """An embedded run that found a rival is taking its files out again and has deleted nothing: written
     before it deletes them, so that an abort after a failed delete removes them too (``was_withdrawn``)."""
-    document = {**_common(job), "status": "withdrawn", "segments": [], "replaced": [], "withdrawn": names}
+    document = {**_common(job), "status": WITHDRAWN, "segments": [], "replaced": [], "withdrawn": names,
+                "pending": sorted(names)}
     _write(job, run_folder, document)
 
 
@@ -68,7 +86,7 @@ def write_unknown(job: WriteJob, write_id: str | None, run_folder: str, lineage_
     """The commit's outcome could not be learned: the write may or may not be in the table. ``pending`` are
     its segments (live if the lineage entry is COMPLETED); ``pinot-sink push`` skips them, and an abort keeps
     this record instead of writing ``aborted`` over it."""
-    document = {**_common(job), "status": "unknown", "write_id": write_id, "lineage_id": lineage_id,
+    document = {**_common(job), "status": UNKNOWN, "write_id": write_id, "lineage_id": lineage_id,
                 "segments": [], "replaced": [], "pending": sorted(names), "error": message}
     _write(job, run_folder, document)
 
@@ -99,6 +117,33 @@ def _write(job: WriteJob, run_folder: str, document: dict) -> None:
         except Exception as exc:  # noqa: BLE001 - the write is done (or undone); a manifest must not change
             # that: an error raised from the commit would make Spark abort a write that already committed.
             log.error("pinot_sink: could not write the job manifest to %s: %s", uri, exc)
+
+
+def manifests_of_table(table_folder_uri: str, storage_options: dict | None = None) -> dict[str, dict]:
+    """``{manifest uri: document}`` of ``<table folder>/_manifests/`` (unreadable ones are logged, skipped)."""
+    folder = f"{table_folder_uri.rstrip('/')}/{MANIFEST_DIR}"
+    found = {}
+    for uri in list_files(folder, ".json", storage_options):
+        try:
+            found[uri] = json.loads(read_text(uri, storage_options) or "null")
+        except Exception as exc:  # noqa: BLE001 - one broken file must not hide the others
+            log.error("pinot_sink: could not read the job manifest %s: %s", redact_text(uri), exc)
+    return {uri: document for uri, document in found.items() if isinstance(document, dict)}
+
+
+def not_committed(documents) -> set[str]:
+    """Segment names the manifests mark as not committed (``pending``), unless a committed one lists them."""
+    documents = list(documents)
+    committed = {s.get("name") for d in documents if d.get("status") == COMMITTED for s in d.get("segments") or []}
+    return {n for d in documents if d.get("status") != COMMITTED for n in d.get("pending") or []} - committed
+
+
+def rewrite_status(uri: str, document: dict, status: str, storage_options: dict | None = None, **extra) -> None:
+    """Record a recovery's settlement of a manifest (``status`` and what was done) in place."""
+    updated = {**document, "status": status, **extra}
+    if status == COMMITTED:
+        updated.pop("pending", None)
+    write_text(uri, redact_text(json.dumps(updated, indent=2, sort_keys=True)), storage_options)
 
 
 def read_result(text: str) -> WriteResult:

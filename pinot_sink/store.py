@@ -177,6 +177,24 @@ def read_text(uri: str, storage_options: Mapping[str, Any] | None = None) -> str
         return None
 
 
+def list_files(folder_uri: str, suffix: str, storage_options: Mapping[str, Any] | None = None) -> list[str]:
+    """URIs of the files directly in ``folder_uri`` whose names end with ``suffix`` (none: no folder)."""
+    fs, path = _fs(folder_uri, storage_options)
+    if not fs.exists(path):
+        return []
+    return sorted(child_uri(folder_uri, os.path.basename(str(e).rstrip("/"))) for e in fs.ls(path, detail=False)
+                  if str(e).endswith(suffix))
+
+
+def list_folders(folder_uri: str, storage_options: Mapping[str, Any] | None = None) -> list[str]:
+    """Names of the folders directly in ``folder_uri`` (none: no folder)."""
+    fs, path = _fs(folder_uri, storage_options)
+    if not fs.exists(path):
+        return []
+    return sorted(os.path.basename(str(e["name"]).rstrip("/")) for e in fs.ls(path, detail=True)
+                  if e.get("type") == "directory")
+
+
 def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> bool:
     """Delete a staging folder and everything under it; False (logged) when it could not be."""
     try:

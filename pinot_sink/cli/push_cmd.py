@@ -1,6 +1,7 @@
 """``pinot-sink push PATH... --url URL --table T``: upload built segment tarballs, many in parallel."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -8,6 +9,8 @@ from pathlib import Path
 
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, manifests_of_table, not_committed
+from pinot_sink.store import STAGING_DIR
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
                                     parse_time_range, select_replaced, tarball_time_range, zk_time_range)
 
@@ -41,11 +44,14 @@ def register(subparsers) -> None:
 
 
 def find_tarballs(paths: list[str]) -> list[Path]:
+    """The tarballs to push: files given, and the ``*.tar.gz`` under each folder given, except in a write's own
+    folders (``_staging``: tarballs never published; ``_manifests``) and those a write's manifest in that
+    folder marks as not committed (a failed, withdrawn or unknown write's: ``manifest.not_committed``)."""
     found: list[Path] = []
     for item in paths:
         path = Path(item)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.tar.gz") if p.is_file()))
+            found.extend(_committed_tarballs(path))
         elif path.is_file():
             found.append(path)
         else:
@@ -56,6 +62,30 @@ def find_tarballs(paths: list[str]) -> list[Path]:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise SystemExit(f"the same segment name appears twice: {', '.join(duplicates[:5])}")
+    return found
+
+
+def _committed_tarballs(root: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d not in (STAGING_DIR, MANIFEST_DIR) and not d.startswith("."))
+        tarballs = sorted(Path(folder) / f for f in files if f.endswith(".tar.gz") and not f.startswith("."))
+        if not tarballs or not (Path(folder) / MANIFEST_DIR).is_dir():
+            found.extend(tarballs)
+            continue
+        documents = manifests_of_table(Path(folder).resolve().as_uri())
+        running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING)
+        if running:
+            raise SystemExit(
+                f"{folder}: a write into this folder is publishing, or stopped while publishing ({', '.join(running)} "
+                f"in {MANIFEST_DIR}/): wait for it to end, or settle it first with `pinot-sink recover --table "
+                f"<table> --output-uri <the folder above it> --apply`")
+        skipped = not_committed(documents.values())
+        kept = [p for p in tarballs if segment_name_from_path(p) not in skipped]
+        if len(kept) < len(tarballs):
+            print(f"{folder}: skipping {len(tarballs) - len(kept)} tarball(s) its manifests mark as not committed",
+                  file=sys.stderr)
+        found.extend(kept)
     return found
 
 

@@ -80,3 +80,68 @@ def test_an_end_that_is_never_applied_is_reverted_and_the_write_fails(tmp_path, 
         commit_job(the_job, reports)
     assert ids_in_controller(table, tmp_path) == list(range(100))
     assert lineage_states(table) == ["COMPLETED", "REVERTED"]
+
+
+# --- only committed work is ever pushed --------------------------------------------------------------------------
+
+
+def emptied(controller):
+    """The test controller with no segment, lineage or pending fault: a fresh table to push a folder into."""
+    controller.tables["events"].segments.clear()
+    controller.tables["events"].lineage.clear()
+    controller._faults.clear()
+    controller.outage(0)
+    return controller
+
+
+def push_folder(controller, folder: Path) -> int:
+    from pinot_sink.cli import main
+
+    return main(["push", str(folder), "--url", controller.url, "--table", "events", "--retries", "2",
+                 "--retry-time", "10"])
+
+
+@pytest.mark.parametrize("mode", ["embedded", "controller"])
+def test_push_later_never_republishes_a_dead_runs_staging(tmp_path, table, mode):
+    """Issue 18, 3.: `pinot-sink push DIR` walked into `_staging/` and published a killed run's tarballs."""
+    url = table.url if mode == "controller" else None
+    out = tmp_path / "out"
+    done = job(url=url, out=out)
+    commit_job(done, run_tasks(done, [(0, 300)]))
+    dead = job(url=url, out=out)
+    run_tasks(dead, [(300, 700)])  # staged; the driver died before its commit
+    assert list((out / "events" / "_staging").rglob("*.tar.gz"))
+    assert push_folder(emptied(table), out / "events") == 0
+    assert ids_in_controller(table, tmp_path) == list(range(300))
+
+
+def test_a_failed_metadata_mode_write_removes_the_tarballs_it_copied_into_output_uri(tmp_path, table):
+    """Issue 18, 4.: the failed write's tarballs stayed in `<output-uri>/<table>/` and a push published them."""
+    out = tmp_path / "out"
+    done = job(url=table.url, out=out, **{"push-mode": "metadata"})
+    commit_job(done, run_tasks(done, [(0, 300)]))
+    failed = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2, "push-parallelism": 1})
+    reports = run_tasks(failed, [(300, 700), (700, 1000)])
+    table.fail_next(10, status=500, method="POST", path="/v2/segments", after=1)
+    with pytest.raises(CommitError, match="the table is as it was"):
+        commit_job(failed, reports)
+    abort_job(failed, reports)
+    names = {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")}
+    assert not names & {s.name for r in reports for s in r.segments} and len(names) == 2
+    assert push_folder(emptied(table), out / "events") == 0
+    assert ids_in_controller(table, tmp_path) == list(range(300))
+
+
+def test_push_skips_the_tarballs_of_a_write_whose_outcome_is_unknown(tmp_path, table):
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                             "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitError, match="MAY HAVE BEEN COMMITTED"):
+        commit_job(the_job, reports)
+    assert list((out / "events").glob("*.tar.gz"))  # kept: the controller may serve them from there
+    emptied(table)
+    from pinot_sink.cli import main
+    with pytest.raises(SystemExit, match="no segment tarballs"):
+        main(["push", str(out / "events"), "--url", table.url, "--table", "events"])

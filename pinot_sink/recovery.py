@@ -1,0 +1,174 @@
+"""What interrupted writes leave behind, found and settled (``pinot-sink recover``, and each write for its own
+write id).
+
+Three kinds, all recognised as this package's by the names it gives (``naming.name_tags``) and the folders
+it owns (``_staging/``, ``_manifests/``):
+
+* a **lineage entry** left IN_PROGRESS (the driver died between start and end, or a revert failed): its new
+  segments are hidden, so the table reads as before; settling reverts it (``forceRevert``).
+* a **staging folder** ``<output-uri>/<table>/_staging/<write tag>_<run tag>/``: never published from;
+  settling deletes it.
+* an **unfinished publish**: a manifest that stayed ``publishing``, ``withdrawn`` or ``unknown``. Embedded,
+  the manifest is the record: if every new file is in place the write reached its last step (deleting what
+  it replaces), so settling finishes it; otherwise nothing it replaces was deleted yet, so settling takes its
+  files out. With a controller, the lineage entry is the record: COMPLETED -> committed; IN_PROGRESS ->
+  reverted; REVERTED or absent -> its tarballs copied into ``output-uri`` (push modes uri / metadata) go.
+
+Settling assumes no write of that table is running (a running write's entry and staging look the same).
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from pinot_sink.controller import ControllerClient, redact_text
+from pinot_sink.controller.deep_store import child_uri, table_uri
+
+from .job import WriteJob
+from .manifest import (ABORTED, COMMITTED, PUBLISHING, UNKNOWN, WITHDRAWN, manifests_of_table, rewrite_status)
+from .naming import name_tags
+from .store import STAGING_DIR, SegmentStore, list_folders, remove_tree
+
+log = logging.getLogger("pinot_sink")
+
+UNFINISHED = (PUBLISHING, WITHDRAWN, UNKNOWN)
+
+
+@dataclass
+class Leftover:
+    kind: str  # "lineage entry" | "staging folder" | "unfinished publish"
+    ident: str  # the entry id, the folder name, the manifest's URI
+    detail: str
+    run_folder: str | None  # <write tag>_<run tag> of the run that left it, when known
+    settle: Callable[[], str] = field(repr=False, default=lambda: "nothing to do")
+
+    def describe(self) -> str:
+        return f"{self.kind} {redact_text(self.ident)}: {self.detail}"
+
+
+def find_leftovers(table: str, *, client: ControllerClient | None = None, output_uri: str | None = None,
+                   storage_options: Mapping[str, Any] | None = None,
+                   write_tag: str | None = None) -> list[Leftover]:
+    """This package's leftovers in ``table`` (of one write, with ``write_tag``). Nothing is changed: each
+    ``Leftover.settle()`` does its part and says what it did."""
+    found: list[Leftover] = []
+    entries = client.get_lineage(table) if client is not None else {}
+    for entry_id, entry in sorted(entries.items()):
+        runs = _runs(entry.get("segmentsTo") or [])
+        if entry.get("state") != "IN_PROGRESS" or runs is None or not _of_write(runs, write_tag):
+            continue
+        found.append(Leftover(
+            "lineage entry", entry_id,
+            f"IN_PROGRESS: {len(entry.get('segmentsTo') or [])} new segment(s), hidden; would replace "
+            f"{len(entry.get('segmentsFrom') or [])}; revert it", _single(runs),
+            settle=lambda entry_id=entry_id: _revert(client, table, entry_id)))
+    if not output_uri:
+        return found
+    folder = table_uri(output_uri, table)
+    staging = child_uri(folder, STAGING_DIR)
+    for name in list_folders(staging, storage_options):
+        if write_tag is None or name.startswith(f"{write_tag}_"):
+            uri = child_uri(staging, name)
+            found.append(Leftover("staging folder", uri, "staged tarballs never published; delete it", name,
+                                  settle=lambda uri=uri: "deleted" if remove_tree(uri, storage_options)
+                                  else "COULD NOT DELETE IT"))
+    for uri, document in manifests_of_table(folder, storage_options).items():
+        run = os.path.basename(uri)[: -len(".json")]
+        if document.get("status") not in UNFINISHED or (write_tag is not None and not run.startswith(f"{write_tag}_")):
+            continue
+        pending = document.get("pending") or []
+        found.append(Leftover(
+            "unfinished publish", uri,
+            f"{document.get('status')} ({'embedded' if not document.get('controller') else 'controller'}): "
+            f"{len(pending)} segment(s) not known to be committed", run,
+            settle=lambda uri=uri, document=document: _settle_publish(
+                table, uri, document, SegmentStore(table, directory_uri=folder, storage_options=storage_options),
+                client, storage_options)))
+    return found
+
+
+def _runs(names: list[str]) -> set[str] | None:
+    """The run folders (``<write tag>_<run tag>``) of ``names``; None when one of them is not this package's."""
+    tags = [name_tags(n) for n in names]
+    if not tags or any(t is None for t in tags):
+        return None
+    return {f"{w}_{r}" for w, r in tags}
+
+
+def _of_write(runs: set[str], write_tag: str | None) -> bool:
+    return write_tag is None or all(r.startswith(f"{write_tag}_") for r in runs)
+
+
+def _single(runs: set[str]) -> str | None:
+    return next(iter(runs)) if len(runs) == 1 else None
+
+
+def _revert(client: ControllerClient, table: str, entry_id: str) -> str:
+    client.revert_replace(table, entry_id, force=True)
+    return "reverted"
+
+
+def _settle_publish(table: str, uri: str, document: dict, folder: SegmentStore, client: ControllerClient | None,
+                    storage_options) -> str:
+    pending = set(document.get("pending") or [])
+    present = folder.list() & pending
+    if not document.get("controller"):  # embedded: the manifest is the record
+        if document.get("status") == PUBLISHING and present == pending:
+            left = folder.delete(document.get("replacing") or [])
+            if left:
+                return f"COULD NOT FINISH IT: {len(left)} replaced file(s) could not be deleted: {', '.join(left)}"
+            rewrite_status(uri, document, COMMITTED, storage_options, recovered="finished: every new file was in "
+                           "place; the files it replaces were deleted")
+            return f"finished ({len(present)} file(s) in place, {len(document.get('replacing') or [])} replaced)"
+        return _roll_back(uri, document, folder, present, storage_options)
+    if client is None:
+        return "left as it is: give --url to read the controller's record of it"
+    state = _entry_state(client, table, document, pending)
+    if state == "COMPLETED":
+        rewrite_status(uri, document, COMMITTED, storage_options, recovered="its lineage entry is COMPLETED")
+        return "committed (its lineage entry is COMPLETED): nothing to undo"
+    if state == "IN_PROGRESS":
+        return "left as it is: its lineage entry is IN_PROGRESS; revert that entry first"
+    return _roll_back(uri, document, folder, present, storage_options)
+
+
+def _roll_back(uri: str, document: dict, folder: SegmentStore, present: set[str], storage_options) -> str:
+    left = folder.delete(present)
+    rewrite_status(uri, document, ABORTED, storage_options, left_behind=left,
+                   recovered=f"rolled back: {len(present) - len(left)} file(s) of it deleted")
+    return (f"rolled back ({len(present) - len(left)} file(s) deleted)" if not left else
+            f"COULD NOT ROLL BACK: {len(left)} file(s) could not be deleted: {', '.join(left)}")
+
+
+def _entry_state(client: ControllerClient, table: str, document: dict, pending: set[str]) -> str | None:
+    """The state of the publish's lineage entry: by its id when the manifest has one, else the entry whose
+    new segments are the publish's (fresh run-tagged names: no other entry has them)."""
+    entries = client.get_lineage(table)
+    if document.get("lineage_id") in entries:
+        return entries[document["lineage_id"]].get("state")
+    for entry in entries.values():
+        if pending and pending & set(entry.get("segmentsTo") or []):
+            return entry.get("state")
+    return None
+
+
+def settle_own_leftovers(job: WriteJob, write_tag: str, own_run: str) -> None:
+    """A write's clean-up of its own write id (a given ``write.id``, a replayed micro-batch): the staging
+    folders of its earlier runs whose commit or abort ended (their manifest says so). A run without such a
+    manifest may still be running; it, and lineage entries, are left to ``pinot-sink recover``, which is run
+    when nothing is. (Files an earlier run left in the table are live segments of this write: the commit
+    replaces them.)"""
+    if not job.output_uri or not (job.options.write_id or job.streaming):
+        return
+    try:
+        documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
+        ended = {os.path.basename(uri)[: -len(".json")] for uri, d in documents.items()
+                 if d.get("status") in (COMMITTED, ABORTED, UNKNOWN)}
+        for leftover in find_leftovers(job.table, output_uri=job.output_uri, storage_options=job.storage_options,
+                                       write_tag=write_tag):
+            if leftover.kind == "staging folder" and leftover.run_folder != own_run and leftover.run_folder in ended:
+                log.info("pinot_sink: %s: an earlier run of this write: %s", leftover.describe(), leftover.settle())
+    except Exception as exc:  # noqa: BLE001 - clean-up of an earlier run must never fail this one
+        log.warning("pinot_sink: could not clean up earlier runs of this write in %s: %s", job.table, exc)
