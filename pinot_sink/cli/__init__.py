@@ -12,7 +12,7 @@ import importlib
 import logging
 import sys
 
-SUBCOMMANDS = ("schema", "build", "inspect", "push", "segments")
+SUBCOMMANDS = ("schema", "build", "inspect", "push", "segments", "recover")
 
 
 def requested_command(argv: list[str]) -> str | None:

@@ -1,0 +1,58 @@
+"""``pinot-sink recover --table T [--url URL] [--output-uri URI] [--apply]``: what interrupted writes left
+behind (lineage entries left IN_PROGRESS, staging folders, publishes that never finished), and with
+``--apply`` settle them: revert, delete, finish or roll back (``pinot_sink.recovery``). Run it when no write
+of the table is running: a running write's entry and staging look the same as a dead one's."""
+from __future__ import annotations
+
+import os
+import sys
+
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.naming import write_tag
+from pinot_sink.recovery import find_leftovers
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "recover", help="list (and with --apply settle) what interrupted writes left behind",
+        description="List this package's unfinished lineage entries (with --url), staging folders and "
+                    "unfinished publishes (with --output-uri) of a table; --apply reverts / removes / finishes "
+                    "or rolls them back. Run it when no write of the table is running.")
+    parser.add_argument("--output-uri", metavar="URI",
+                        help="the writes' output-uri (the folder holding <table>/_staging and <table>/_manifests)")
+    parser.add_argument("--write-id", metavar="ID", help="only the leftovers of this write.id")
+    parser.add_argument("--apply", action="store_true", help="settle them (default: only list)")
+    add_controller_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if not args.url and not args.output_uri:
+        raise SystemExit("give --url (lineage entries), --output-uri (staging, publishes), or both")
+    output_uri = args.output_uri
+    if output_uri and "://" not in output_uri:
+        output_uri = os.path.abspath(output_uri)
+    client = client_from_args(args) if args.url else None
+    try:
+        leftovers = find_leftovers(args.table, client=client, output_uri=output_uri,
+                                   write_tag=write_tag(args.write_id) if args.write_id else None)
+        if not leftovers:
+            print(f"table {args.table}: nothing left behind")
+            return 0
+        failed = 0
+        for leftover in leftovers:
+            if not args.apply:
+                print(leftover.describe())
+                continue
+            try:
+                outcome = leftover.settle()
+            except Exception as exc:  # noqa: BLE001 - settle the others; report this one
+                outcome = f"FAILED: {exc}"
+            failed += outcome.startswith(("FAILED", "COULD NOT"))
+            print(f"{leftover.describe()} -> {outcome}")
+        if not args.apply:
+            print(f"{len(leftovers)} leftover(s); run again with --apply to settle them", file=sys.stderr)
+        return 1 if failed else 0
+    finally:
+        if client is not None:
+            client.close()
