@@ -9,7 +9,8 @@ round-trips through it, which is how ``pinot_sink.write`` hands a result back fr
 It is also the write's record of intent. ``status`` goes ``publishing`` (written before any file moves
 into the table folder or the deep store: the names it will publish and replace) -> ``committed``, or
 ``aborted`` / ``withdrawn`` / ``unknown`` (the outcome could not be learned). Every status but ``committed``
-lists the run's segments that are not committed as ``pending``: ``pinot-sink push`` skips them, and
+lists the run's segments that are not committed as ``pending``: ``pinot-sink push`` skips them (and the
+ones a committed write ``replaced``), and
 ``pinot_sink.recovery`` finishes or rolls back a write that stopped at ``publishing``.
 """
 from __future__ import annotations
@@ -131,18 +132,25 @@ def manifests_of_table(table_folder_uri: str, storage_options: dict | None = Non
     return {uri: document for uri, document in found.items() if isinstance(document, dict)}
 
 
-def not_committed(documents) -> set[str]:
-    """Segment names the manifests mark as not committed (``pending``), unless a committed one lists them."""
+def not_live(documents) -> set[str]:
+    """Segment names the manifests say are not live: a write's that is not committed (``pending``), or one a
+    committed write replaced (a controller keeps replaced segments, hidden; their tarballs stay in the folder).
+    A name a committed write published and none replaced is live, whatever else says."""
     documents = list(documents)
-    committed = {s.get("name") for d in documents if d.get("status") == COMMITTED for s in d.get("segments") or []}
-    return {n for d in documents if d.get("status") != COMMITTED for n in d.get("pending") or []} - committed
+    committed = [d for d in documents if d.get("status") == COMMITTED]
+    published = {s.get("name") for d in committed for s in d.get("segments") or []}
+    replaced = {n for d in committed for n in d.get("replaced") or []}
+    pending = {n for d in documents if d.get("status") != COMMITTED for n in d.get("pending") or []}
+    return replaced | (pending - published)
 
 
 def rewrite_status(uri: str, document: dict, status: str, storage_options: dict | None = None, **extra) -> None:
     """Record a recovery's settlement of a manifest (``status`` and what was done) in place."""
     updated = {**document, "status": status, **extra}
-    if status == COMMITTED:
-        updated.pop("pending", None)
+    if status == COMMITTED:  # a publish found complete: what it published and replaced, by name
+        names = updated.pop("pending", None) or []
+        updated["segments"] = updated.get("segments") or [{"name": n} for n in names]
+        updated["replaced"] = updated.get("replaced") or updated.get("replacing") or []
     write_text(uri, redact_text(json.dumps(updated, indent=2, sort_keys=True)), storage_options)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
-from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, manifests_of_table, not_committed
+from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, manifests_of_table, not_live
 from pinot_sink.store import STAGING_DIR
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
                                     parse_time_range, select_replaced, tarball_time_range, zk_time_range)
@@ -46,7 +46,7 @@ def register(subparsers) -> None:
 def find_tarballs(paths: list[str]) -> list[Path]:
     """The tarballs to push: files given, and the ``*.tar.gz`` under each folder given, except in a write's own
     folders (``_staging``: tarballs never published; ``_manifests``) and those a write's manifest in that
-    folder marks as not committed (a failed, withdrawn or unknown write's: ``manifest.not_committed``)."""
+    folder marks as not committed (a failed, withdrawn or unknown write's: ``manifest.not_live``)."""
     found: list[Path] = []
     for item in paths:
         path = Path(item)
@@ -80,10 +80,11 @@ def _committed_tarballs(root: Path) -> list[Path]:
                 f"{folder}: a write into this folder is publishing, or stopped while publishing ({', '.join(running)} "
                 f"in {MANIFEST_DIR}/): wait for it to end, or settle it first with `pinot-sink recover --table "
                 f"<table> --output-uri <the folder above it> --apply`")
-        skipped = not_committed(documents.values())
+        skipped = not_live(documents.values())
         kept = [p for p in tarballs if segment_name_from_path(p) not in skipped]
         if len(kept) < len(tarballs):
-            print(f"{folder}: skipping {len(tarballs) - len(kept)} tarball(s) its manifests mark as not committed",
+            print(f"{folder}: skipping {len(tarballs) - len(kept)} tarball(s) its manifests say are not live (not "
+                  "committed, or replaced)",
                   file=sys.stderr)
         found.extend(kept)
     return found
