@@ -171,7 +171,7 @@ class ConsistentPush:
             if not self.end_sent:
                 raise
             raise CommitOutcomeUnknownError(
-                f"lineage entry {self.lineage_id}: the answer to its last step was "
+                f"lineage entry {self.lineage_id} MAY HAVE COMPLETED: the answer to its last step was "
                 f"{'lost or unclear (' + str(after) + ')' if after is not None else 'unclear'}, and its state "
                 f"could not be read back: {unread}", lineage_id=self.lineage_id, table=self.table) from unread
         return None if entry is None else str(entry.get("state"))
