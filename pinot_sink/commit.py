@@ -16,6 +16,11 @@ replaced ones deleted last: a crash in between leaves rows duplicated, never mis
 removes the new ones again, unless all of them were in place (the commit may have deleted replaced files:
 removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted
 either way; an attempt still writing there afterwards publishes nothing.
+
+What the commit reports is what the record says: the lineage entry read back after a lost or unclear answer
+(``ConsistentPush``), and when it cannot be read, ``CommitOutcomeUnknown`` (the write MAY HAVE BEEN
+COMMITTED) with the manifest marked ``unknown``. Embedded, the manifest says ``publishing`` before any file
+moves, so a killed run is finished or rolled back by ``pinot_sink.recovery``.
 """
 from __future__ import annotations
 
@@ -266,7 +271,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
         if delivery.push_mode != "tar":
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
-        if delivery.push_mode != "tar":  # tarballs go to output-uri before the commit: say so first
+            # The tarballs go to output-uri before the commit: the intent first, so push and recover know.
             write_publishing(job, write_id, run_folder, new, sorted(replaced))
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
@@ -395,10 +400,12 @@ def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) ->
 
 def _may_have_been_committed(job: WriteJob, write_id: str | None, error: CommitOutcomeUnknownError) -> str:
     where = f" --url {job.client_config.url}" if job.client_config is not None else ""
+    rerun = (f"The replay of micro-batch {write_id} (restart the query from its checkpoint)" if job.streaming
+             else f"A rerun with write.id={write_id}")
     return (f"table {job.table}: the write MAY HAVE BEEN COMMITTED: {error.message}. Its rows are in the table if "
             f"lineage entry {error.lineage_id} is COMPLETED (GET /segments/{job.table}/lineage), hidden if it is "
-            f"IN_PROGRESS or REVERTED. A rerun with write.id={write_id} makes the write exactly once whatever "
-            f"happened (it replaces this run's segments if they are live); `pinot-sink recover --table "
+            f"IN_PROGRESS or REVERTED. {rerun} makes the write exactly once whatever happened (it replaces this "
+            f"run's segments if they are live); `pinot-sink recover --table "
             f"{job.table}{where}` shows what is left")
 
 
