@@ -145,3 +145,29 @@ def test_push_skips_the_tarballs_of_a_write_whose_outcome_is_unknown(tmp_path, t
     from pinot_sink.cli import main
     with pytest.raises(SystemExit, match="no segment tarballs"):
         main(["push", str(out / "events"), "--url", table.url, "--table", "events"])
+
+
+def test_a_start_applied_whose_answer_is_lost_then_an_outage_carries_on_with_its_entry(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 2, "retry.max-elapsed": "20s"})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.lose_response_next(1, method="POST", path=START, then_outage_s=1.0)
+    result = commit_job(the_job, reports)
+    assert result.rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
+    assert lineage_states(table) == ["COMPLETED"] and result.lineage_id in table.tables["events"].lineage
+
+
+def test_a_rerun_removes_the_staging_left_by_its_write_ids_ended_runs_only(tmp_path, table):
+    staging = tmp_path / "events" / "_staging"
+    ended = job(url=table.url, out=tmp_path, **{"write.id": "day"})
+    reports = run_tasks(ended, [(0, 100)])
+    abort_job(ended, reports)
+    run_tasks(ended, [(0, 100)], attempt=1)  # a straggler of the ended run recreates its staging
+    running = job(url=table.url, out=tmp_path, **{"write.id": "day"})
+    run_tasks(running, [(0, 100)])  # no manifest: it may still be running
+    other = job(url=table.url, out=tmp_path, **{"write.id": "other"})
+    abort_job(other, run_tasks(other, [(0, 100)]))
+    run_tasks(other, [(0, 100)], attempt=1)
+    assert {p.name for p in staging.iterdir()} == {ended.run_folder(), running.run_folder(), other.run_folder()}
+    rerun = job(url=table.url, out=tmp_path, **{"write.id": "day"})
+    commit_job(rerun, run_tasks(rerun, [(0, 100)]))
+    assert {p.name for p in staging.iterdir()} == {running.run_folder(), other.run_folder()}
