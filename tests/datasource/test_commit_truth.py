@@ -171,3 +171,22 @@ def test_a_rerun_removes_the_staging_left_by_its_write_ids_ended_runs_only(tmp_p
     rerun = job(url=table.url, out=tmp_path, **{"write.id": "day"})
     commit_job(rerun, run_tasks(rerun, [(0, 100)]))
     assert {p.name for p in staging.iterdir()} == {running.run_folder(), other.run_folder()}
+
+
+def test_recover_settles_an_unknown_outcome_from_the_lineage_entry(tmp_path, table, capsys):
+    from pinot_sink.cli import main
+
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                             "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitError, match="MAY HAVE BEEN COMMITTED"):
+        commit_job(the_job, reports)
+    table.outage(0)
+    assert main(["recover", "--table", "events", "--url", table.url, "--output-uri", str(out), "--apply"]) == 0
+    assert "committed (its lineage entry is COMPLETED)" in capsys.readouterr().out
+    assert manifest(out, the_job)["status"] == "committed"
+    from pinot_sink.cli.push_cmd import find_tarballs
+
+    assert {p.name[: -len(".tar.gz")] for p in find_tarballs([str(out / "events")])} == set(table.live_segments())
