@@ -223,20 +223,14 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     write_publishing(job, write_id, run_folder, sorted(new), sorted(replaced))
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
-    if _may_replace(job):  # before anything is deleted: withdrawing then leaves the table as it was
-        try:
-            live = store.list()
-            rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
-            reason = f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})"
-        except Exception as exc:  # noqa: BLE001 - unlooked, a rival's rows and this run's could both stay
-            live, rivals = new, [None]
-            reason = f"could not look for {_rival_kind(job)} committing at the same time ({exc})"
-        if rivals and new & live:
-            write_withdrawn(job, run_folder, sorted(new))  # an abort after a failed delete must remove them too
-            left = store.delete(new)
-            state = ("this run's files were taken out again and nothing was deleted" if not left else
-                     f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
-            raise CommitError(f"table {job.table}: {reason}; {state}; rerun the write to be sure of its result")
+    # Before anything is deleted: withdrawing then leaves the table as it was.
+    withdraw = _must_withdraw(job, tag, store.list, new, replaced, segments)
+    if withdraw is not None:
+        write_withdrawn(job, run_folder, sorted(new))  # an abort after a failed delete must remove them too
+        left = store.delete(new)
+        state = ("this run's files were taken out again and nothing was deleted" if not left else
+                 f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
+        raise CommitError(f"table {job.table}: {withdraw[0]}; {state}; rerun the write to be sure of its result")
     left = store.delete(replaced)
     if left:
         raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
@@ -357,30 +351,39 @@ def _rival_kind(job: WriteJob) -> str:
         else "another run of this write"
 
 
-def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
-                               new: set[str], replaced: set[str], segments: Sequence[SegmentRecord]) -> None:
-    """Two runs of one write, or two overwrites, committing at once must not both stay. When their lineage
-    entries share no segment (both first runs, or an empty table: empty ``segmentsFrom``), ``forceCleanup``
-    reverts neither, so each run looks after its end: its own segments and a rival's both live -> it reverts
-    itself. Whichever run looks last sees the other, so at most one stays (both may go; a rerun settles it).
-    A run that a later one already replaced sees none of its own segments live: not a conflict."""
-    if not new:
-        return
+def _must_withdraw(job: WriteJob, tag: str, list_live, new: set[str], replaced: set[str],
+                   segments: Sequence[SegmentRecord]) -> tuple[str, str] | None:
+    """The one rule of both modes, once this run's segments are in place (embedded: moved in; controller: its
+    entry COMPLETED): two runs of one write, or two overwrites, committing at once must not both stay. Their
+    commits share nothing that settles it (lineage entries with no common segment: both first runs, or an
+    empty table; ``forceCleanup`` reverts neither), so each run looks after its own: its segments and a
+    rival's both live -> it withdraws. Whichever looks last sees the other, so at most one stays (both may
+    go; a rerun settles it). A run a later one already replaced sees none of its own live: not a conflict.
+    Returns (why, what the table holds if the withdrawal fails), or None to stay. ``list_live()`` gives the
+    live segment names."""
+    if not new or not _may_replace(job):  # a plain append has a fresh write tag: no run can be its rival
+        return None
     try:
-        live = set(client.list_segments(job.table, exclude_replaced=True))
+        live = set(list_live())
         # (a window overwrite reads its candidates' time ranges: a failure there is as much "could not look")
         rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
-    except ControllerError as error:
-        if not _may_replace(job):  # a plain append (a fresh write tag, no overwrite) has no rival to miss
-            log.warning("pinot_sink: %s: could not list the table after the commit: %s", job.table, error)
-            return
-        # A rival that looked before this run ended saw nothing of it; unlooked, both would stay.
-        _withdraw(push, job, f"could not look for {_rival_kind(job)} committing at the same time ({error})",
-                  "another run's rows may be in the table too")
-    if not rivals or not new & live:
-        return
-    _withdraw(push, job, f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",
-              "both runs' rows are in the table")
+    except Exception as exc:  # noqa: BLE001 - a rival that looked before this run saw nothing of it: unlooked,
+        # both would stay
+        return (f"could not look for {_rival_kind(job)} committing at the same time ({exc})",
+                "another run's rows may be in the table too")
+    if rivals and new & live:
+        return (f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",
+                "both runs' rows are in the table")
+    return None
+
+
+def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
+                               new: set[str], replaced: set[str], segments: Sequence[SegmentRecord]) -> None:
+    """``_must_withdraw`` after the end: withdrawing reverts this run's entry."""
+    withdraw = _must_withdraw(job, tag, lambda: client.list_segments(job.table, exclude_replaced=True), new,
+                              replaced, segments)
+    if withdraw is not None:
+        _withdraw(push, job, *withdraw)
 
 
 def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) -> None:
