@@ -9,7 +9,6 @@ tag) and where tasks stage their segments. Spark-free: the Spark 4 data source a
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import sys
 import tempfile
@@ -31,7 +30,7 @@ from .ingestion import IngestionPipeline
 from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
                      writer_postfix)
 from .options import BufferLimits, OptionError, WriteOptions, redact_options
-from .store import SegmentStore, staging_uri, table_uri
+from .store import SegmentStore, remove_tree, staging_uri, table_uri
 from .time_window import TimeWindowError, WindowPlan, plan_window
 
 log = logging.getLogger("pinot_sink")
@@ -202,7 +201,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     except TimeWindowError as exc:
         raise OptionError(f"table {options.table_name}: {exc}") from None
     stage_is_driver_local = output_uri is None
-    stage_root = output_uri or normalise_uri(os.path.join(tempfile.gettempdir(), "pinot-sink-staging"))
+    stage_root = output_uri or normalise_uri(private_stage_root(options.table_name))
 
     job = WriteJob(
         options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
@@ -230,6 +229,23 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
                  "segments; for backfills set max-rows 5000000 and max-size 512mb (docs/options.md)",
                  options.buffer.max_rows, "5mb")
     return job
+
+
+def private_stage_root(table: str) -> str:
+    """A fresh staging root on the driver's machine when there is no output-uri: ``mkdtemp`` makes it 0700,
+    never at an existing path (a planted directory or symlink makes it pick another name), so no other user
+    can read, replace or redirect the staged tarballs. Made here, on the driver, because only tasks on the
+    driver's machine may stage there (``check_staging_reachable``, ``write_partition``), and they run as the
+    driver's user; removed by ``release_private_stage_root`` after the commit or abort."""
+    return tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table}-")
+
+
+def release_private_stage_root(job: WriteJob) -> None:
+    """Remove a batch write's private staging root (``private_stage_root``) once its run is committed or
+    aborted. A streaming query keeps its root for its micro-batches (each one's run folder goes after its
+    commit); the empty root stays in the temp folder after the query."""
+    if job.stage_is_driver_local and not job.streaming:
+        remove_tree(job.stage_root)
 
 
 def check_staging_reachable(master: str, options: dict) -> None:
