@@ -65,7 +65,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
                         started_at=time.time())
     attempt_id = attempt if task_attempt_id is None else task_attempt_id
     stage_uri = f"{job.staging(batch_write)}/{attempt_folder(partition_id, attempt_id)}"
-    work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table}-p{partition_id}-"))
+    work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table[:64]}-p{partition_id}-"))
     spec = SegmentSpec(schema, job.table_config, options.build, job.creation_time_ms,
                        job.namer(partition_id=partition_id, batch_write_id=batch_write),
                        name_hint=" (time values go into simple names; pick segment-name.type=normalizedDate or fixed)")
