@@ -39,6 +39,7 @@ from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, c
 from .store import local_path, publish_into_directory, remove_tree
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
 
@@ -46,7 +47,7 @@ log = logging.getLogger("pinot_sink")
 SMALL_SEGMENTS_WARNING = 300  # segments one write may make with the seed's defaults before the driver warns
 
 
-class CommitError(RuntimeError):
+class CommitError(PinotSinkError, RuntimeError):
     """The commit failed; the message says what state the table was left in."""
 
 

@@ -34,15 +34,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pinot_sink.segment.format import INVALID_NAME_CHARS as INVALID_CHARS
-from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
-from type_mapping.datetime_formats import DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date
+from type_mapping.datetime_formats import (DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date,
+                                          stored_to_millis)
 from type_mapping.java_text import java_object_string
+from type_mapping.errors import PinotSinkError
 
 _INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-class SegmentNameError(ValueError):
+class SegmentNameError(PinotSinkError, ValueError):
     """A segment name (or part of one) Pinot would reject, or a naming setup that cannot work."""
 
 
@@ -149,7 +150,7 @@ class SegmentNamer:
         fmt = self.time_format
         assert fmt is not None and self.date_pattern is not None
         if fmt.kind in ("EPOCH", "TIMESTAMP"):
-            millis = int(value) * _UNIT_MILLIS[fmt.unit]
+            millis = stored_to_millis(value, fmt.unit)
             moment = _EPOCH + timedelta(milliseconds=millis)
         else:
             if not fmt.pattern:

@@ -29,11 +29,12 @@ from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
+from type_mapping.errors import PinotSinkError
 
 REDACTED = "<redacted>"
 
 
-class OptionError(ValueError):
+class OptionError(PinotSinkError, ValueError):
     """An option that is missing, unknown or malformed; the message names the option."""
 
 

@@ -23,6 +23,8 @@ from typing import Callable, Iterable
 import numpy as np
 import pyarrow as pa
 
+from type_mapping.datetime_formats import stored_to_millis
+
 from pinot_sink.controller import copy_to_deep_store, redact_text
 from pinot_sink.segment.builder import time_values_ms
 
@@ -137,9 +139,7 @@ def _millis(built, value) -> int | None:
     """A segment's start/end time in epoch millis (what Pinot's ZK metadata holds), None without time."""
     if value is None or built.time_unit is None:
         return None
-    from type_mapping.datetime_formats import UNIT_MILLIS
-
-    return int(value) * UNIT_MILLIS[built.time_unit]
+    return stored_to_millis(value, built.time_unit)
 
 
 def _buffer(job: WriteJob, schema) -> Buffer:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .pinot_json import as_bool, as_int, as_list, as_object, as_str
+from .errors import PinotSinkError
 
 # Logical Pinot data types this package writes, and the stored type behind each one.
 STORED_TYPE: dict[str, str] = {
@@ -74,7 +75,7 @@ _METRIC_DEFAULTS: dict[str, Any] = {
 }
 
 
-class SchemaError(ValueError):
+class SchemaError(PinotSinkError, ValueError):
     """A Pinot schema (or a field in it) that this package cannot use; the message names the column."""
 
 

@@ -8,9 +8,10 @@ never contain request headers, and any ``scheme://user:password@`` in them is re
 from __future__ import annotations
 
 from .auth import redact_text
+from type_mapping.errors import PinotSinkError
 
 
-class ControllerError(Exception):
+class ControllerError(PinotSinkError):
     """Base class. ``retryable`` tells the retry policy whether trying again can help."""
 
     retryable = False
