@@ -36,7 +36,7 @@ from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
 from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 
-from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
+from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler, release_private_stage_root
 from .manifest import (recorded_status, was_withdrawn, write_aborted, write_committed, write_publishing,
                        write_unknown, write_withdrawn)
 from .naming import is_segment_of_write, run_replaces, segment_replaces
@@ -46,6 +46,7 @@ from .recovery import settle_own_leftovers
 from .store import SegmentStore, local_path, publish_into_directory, remove_tree, table_uri
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
 
@@ -53,7 +54,7 @@ log = logging.getLogger("pinot_sink")
 SMALL_SEGMENTS_WARNING = 300  # segments one write may make with the seed's defaults before the driver warns
 
 
-class CommitError(RuntimeError):
+class CommitError(PinotSinkError, RuntimeError):
     """The commit failed; the message says what state the table was left in."""
 
 
@@ -95,6 +96,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
         remove_tree(job.staging(batch_write), job.storage_options)
+        release_private_stage_root(job)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
     # Streaming writers are made once per query, so time a micro-batch from its first task.
     starts = [r.started_at for r in reports if r is not None and r.started_at]
@@ -150,6 +152,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
             left += store.delete(ours)
     if not remove_tree(job.staging(batch_write), job.storage_options):
         left.append(job.staging(batch_write))
+    release_private_stage_root(job)
     if left:
         log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
     else:
