@@ -327,10 +327,8 @@ class ControllerClient:
 def _lineage_entries(response, raw: str) -> dict[str, dict]:
     if not response.content:
         return {}
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
+    # A body that is not JSON raises ControllerResponseError (the transport's, naming the URL and status).
+    body = response.json()
     if not isinstance(body, dict) or not isinstance(body.get("lineageEntries") or {}, dict):
         # Unreadable is not "no entries": a caller deciding a commit's outcome must not take it for one.
         raise ControllerUnavailableError(f"the lineage answer is not Pinot's: {response.text[:200]!r}",
