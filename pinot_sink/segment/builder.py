@@ -55,6 +55,10 @@ class BuildOptions:
     # None: default_threads() (usable CPUs, at most 4). The output bytes do not depend on it. Inside a
     # Spark task that already has one core per task, 1 avoids oversubscribing the executor.
     threads: int | None = None
+    # Let go of each column's rows once its indexes are built (the rows handed in are emptied): a segment
+    # being built then holds its indexes in place of its rows instead of both. For callers that are done
+    # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
+    release_input: bool = False
 
 
 @dataclass
@@ -133,11 +137,14 @@ def build_segment(
         raise SegmentBuildError(f"segment version {version!r} is not supported (v1 or v3)")
     skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
 
-    table, masks = columns.table, columns.null_masks
+    source = {spec.name: columns.table.column(spec.name) for spec in schema}
+    masks = dict(columns.null_masks)
+    if options.release_input:
+        columns.table, columns.null_masks = columns.table.schema.empty_table(), {}
     order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
         sorted_column = settings.sorted_columns[0]
-        order, sorted_dictionary = _sorted_order(table, schema, sorted_column)
+        order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
@@ -145,11 +152,17 @@ def build_segment(
     partitions: dict[str, list[int]] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
+        nonlocal sorted_dictionary
+        release = options.release_input
         try:
-            ctx = _column_context(spec, table.column(spec.name), masks.get(spec.name), settings.columns[spec.name],
-                                  settings, total_docs, options.unsupported_indexes, order,
-                                  sorted_dictionary if spec.name == sorted_column else None)
+            ctx = _column_context(spec, source.pop(spec.name) if release else source[spec.name],
+                                  masks.pop(spec.name, None) if release else masks.get(spec.name),
+                                  settings.columns[spec.name], settings, total_docs, options.unsupported_indexes,
+                                  order, sorted_dictionary if spec.name == sorted_column else None)
+            if spec.name == sorted_column and release:
+                sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
+            del ctx
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
@@ -163,7 +176,7 @@ def build_segment(
     else:
         specs = list(schema)
         # Largest columns first, so that no big one starts last while the other threads idle.
-        largest_first = sorted(range(len(specs)), key=lambda i: -table.column(specs[i].name).nbytes)
+        largest_first = sorted(range(len(specs)), key=lambda i: -source[specs[i].name].nbytes)
         with ThreadPoolExecutor(max_workers=threads) as pool:
             futures = [None] * len(specs)
             for i in largest_first:
@@ -281,7 +294,7 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def _sorted_order(table: pa.Table, schema: PinotSchema,
+def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
                   column: str) -> tuple[np.ndarray | None, Dictionary | None]:
     """The stable row order by the sortedColumn's values (None: keep the input's), and that column's
     dictionary (dictIds in input order), which its own build reuses. Columns are not reordered here: each
@@ -293,7 +306,7 @@ def _sorted_order(table: pa.Table, schema: PinotSchema,
     spec = schema[column]
     if not spec.single_value:
         raise SegmentBuildError(f"column {column!r}: a multi-value column cannot be the sortedColumn")
-    values, _ = flatten(table.column(column), True)
+    values, _ = flatten(source[column], True)
     try:
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
@@ -304,11 +317,21 @@ def _sorted_order(table: pa.Table, schema: PinotSchema,
 
 def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order."""
-    starts = np.cumsum(row_lengths) - row_lengths
     lengths = row_lengths[order]
-    # Row order[i]'s values, back to back: each value's source index is its row's start plus its place.
-    shift = np.repeat(starts[order] - (np.cumsum(lengths) - lengths), lengths)
-    return dict_ids[shift + np.arange(len(shift))], lengths
+    firsts = (np.cumsum(row_lengths) - row_lengths)[order]  # where each output row's values start in the input
+    # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
+    # first value the jump from the previous row's last value. One array of the values' size (int32 when
+    # it fits) instead of several int64 ones: this is the build's largest transient on list columns.
+    steps = np.ones(len(dict_ids), dtype=np.int32 if len(dict_ids) < 2**31 else np.int64)
+    filled = lengths > 0
+    row_firsts, row_lengths_out = firsts[filled], lengths[filled]
+    previous_last = np.empty(len(row_firsts), dtype=np.int64)
+    previous_last[:1] = 0  # the running sum starts from 0
+    previous_last[1:] = (row_firsts + row_lengths_out - 1)[:-1]
+    out_starts = np.cumsum(row_lengths_out) - row_lengths_out
+    steps[out_starts] = row_firsts - previous_last
+    np.cumsum(steps, out=steps)
+    return dict_ids[steps], lengths
 
 
 # --- one column --------------------------------------------------------------------------------------
