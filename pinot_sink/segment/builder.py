@@ -25,7 +25,7 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, Pin
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
-from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
 from .format import INVALID_NAME_CHARS, tarball_name
 from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids, range_supported
 from .layout import IndexEntry, segment_file_parts
@@ -368,10 +368,15 @@ def _column_context(
     (the sortedColumn's)."""
     name = spec.name
     ids = has_dict_ids(c)
+    input_values = None  # a raw number column's values in input order, for its distinct values
     if order is not None:
         if mask is not None:
             mask = mask[order]
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
+            if spec.single_value and spec.stored_type in NUMPY_NATIVE:
+                # Its distinct values do not depend on the order, and an input already sorted (ids, times)
+                # gives them without the sort that the reordered values would need.
+                input_values = flatten(column, True)[0]
             column = column.take(pa.array(order))
     values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
@@ -383,6 +388,13 @@ def _column_context(
         )
     if prebuilt is not None and ids:
         dictionary = prebuilt
+    elif input_values is not None:
+        dictionary = build_dictionary(input_values, spec.stored_type, name, ids=False)
+        del input_values
+        numbers = values.to_numpy(zero_copy_only=False)
+        # Only the distinct values come from the input order; sortedness and count are the segment's.
+        dictionary.dict_ids, dictionary.input_count = None, len(numbers)
+        dictionary.input_sorted = bool((numbers[1:] >= numbers[:-1]).all())
     else:
         dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values

@@ -168,6 +168,24 @@ def test_release_input_gives_the_same_bytes_and_lets_go_of_the_rows(tmp_path, th
     assert rows.num_rows == 0 and rows.null_masks == {}  # the builder held the only references left
 
 
+
+def test_raw_number_column_sorted_in_input_but_not_in_the_segment(tmp_path):
+    # amount is raw and ascending in the input; sorting the rows by name unsorts it. Its distinct values
+    # come from the input order (cheap), its isSorted from the segment's: the same segment as from rows
+    # handed over already in the segment's order.
+    config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"], "noDictionaryColumns": ["amount"]}}
+    unsorted_rows = _columns(amounts=(-1.0, 0.0, 1.5, 2.0))
+    in_segment_order = PinotColumns(unsorted_rows.table.take([1, 3, 0, 2]), {})
+    built = build_segment(unsorted_rows, SCHEMA, config, tmp_path / "a", "seg_0", T0,
+                          BuildOptions(segment_version="v1", keep_dir=True))
+    again = build_segment(in_segment_order, SCHEMA, config, tmp_path / "b", "seg_0", T0,
+                          BuildOptions(segment_version="v1", keep_dir=True))
+    props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
+    assert props["column.amount.isSorted"] == "false" and props["column.amount.cardinality"] == "4"
+    assert props["column.amount.minValue"] == "-1.0" and props["column.amount.maxValue"] == "2.0"
+    assert built.tar_path.read_bytes() == again.tar_path.read_bytes()
+
+
 # --- failures leave nothing behind ----------------------------------------------------------------------
 
 
