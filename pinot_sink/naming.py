@@ -130,6 +130,21 @@ class SegmentNamer:
                         self.postfix, sequence)
         return join(self.prefix, self.postfix, sequence)
 
+    def longest_bytes(self) -> int:
+        """An upper bound of this namer's names in UTF-8 bytes, known before any row: the time values as the
+        longest a LONG prints (20 characters) or a date (13), the partition id and sequence up to 6 digits.
+        A STRING time column's values can be longer; those names are checked as they are made."""
+        widest = 999_999
+        if self.kind == "fixed":
+            return len(self.prefix.encode())
+        time_part = 0
+        if self.uses_time:
+            time_part = 2 * (1 + (13 if self.kind == "normalizedDate" else 20))
+        postfix = self.postfix
+        if postfix is not None and postfix.rsplit("_", 1)[-1].isdigit():  # the writer's partition id
+            postfix = f"{postfix.rsplit('_', 1)[0]}_{widest}"
+        return len(join(self.prefix, postfix, widest).encode()) + time_part
+
     def normalized_date(self, value: Any) -> str:
         fmt = self.time_format
         assert fmt is not None and self.date_pattern is not None

@@ -115,7 +115,7 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset / lose / trickle
+    kind: str  # fail / delay / reset / lose / trickle / redirect / html
     times: int
     method: str | None
     path: str | None
@@ -126,6 +126,7 @@ class Fault:
     seconds: float = 0.0
     after_bytes: int | None = None
     phase: str = "headers"  # trickle: "headers" (status line and headers too) or "body"
+    location: str | None = None  # redirect: the base URL the request's path and query are sent on to
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method is None or self.method == method) and (self.path is None or path.startswith(self.path))
@@ -274,6 +275,19 @@ class FakeController:
         with self._lock:
             self._upload_holds.append(hold)
         return hold
+
+    def redirect_next(self, location: str, times: int = 1, status: int = 307, *, method: str | None = None,
+                      path: str | None = None) -> None:
+        """Answer ``status`` with ``Location: <location><the request's path and query>`` (a load balancer or
+        an attacker sending the client elsewhere)."""
+        with self._lock:
+            self._faults.append(Fault("redirect", times, method, path, status=status, location=location))
+
+    def html_next(self, times: int = 1, status: int = 200, *, method: str | None = None,
+                  path: str | None = None) -> None:
+        """Answer with an HTML page instead of doing the work (a proxy's login or error page)."""
+        with self._lock:
+            self._faults.append(Fault("html", times, method, path, status=status))
 
     def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
         """Process the request fully, then reset the connection instead of answering (a lost answer)."""
@@ -953,6 +967,15 @@ class _Handler(BaseHTTPRequestHandler):
             record.body = body
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
+        if fault is not None and fault.kind == "html":
+            record.status = fault.status
+            page = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>proxy login</body></html>"
+            self.send_response(fault.status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments")
         hold = controller._take_upload_hold(headers, body) if is_upload else None
         if hold is not None:
@@ -969,6 +992,8 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is not None and fault.kind == "fail":
                 extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
                 raise ApiError(fault.status, fault.message, extra)
+            if fault is not None and fault.kind == "redirect":
+                raise ApiError(fault.status, "redirected", {"Location": fault.location + self.path})
             status, payload = controller.handle(self.command, split.path, query, self.headers, body)
             extra = None
         except ApiError as error:

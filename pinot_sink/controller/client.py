@@ -119,13 +119,8 @@ class ControllerClient:
         return self._transport.request(method, path, **kwargs)
 
     def _get_json(self, path: str, *, operation: str, table: str | None = None, **kwargs) -> Any:
-        response = self.request("GET", path, operation=operation, table=table, **kwargs)
-        try:
-            return response.json()
-        except ValueError:
-            raise ControllerError(
-                f"the controller answered with non-JSON: {response.text[:200]!r}", operation=operation, table=table
-            ) from None
+        # A body that is not JSON raises ControllerResponseError, naming the URL and status (the transport's).
+        return self.request("GET", path, operation=operation, table=table, **kwargs).json()
 
     # --- table config and schema --------------------------------------------------------------------
 

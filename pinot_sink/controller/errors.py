@@ -83,6 +83,17 @@ class ControllerAuthError(ControllerRequestError):
     outside 1971..2071, a storage quota overrun or a disk-utilisation limit; the message says which)."""
 
 
+class ControllerResponseError(ControllerError, ValueError):
+    """A success status whose body is not the JSON the endpoint answers with (an HTML page of a proxy or a
+    login form in front of the controller): the message names the URL, the status and the start of the body.
+    A ``ValueError`` too, as ``response.json()``'s own error is."""
+
+
+class ControllerRedirectError(ControllerRequestError):
+    """The controller redirected to another origin (scheme, host or port): refused, since the client's
+    credentials (auth and ``header.*`` values) and the request body belong to the origin they were given for."""
+
+
 class ControllerNotFoundError(ControllerRequestError):
     """404: no such table, schema or segment."""
 
