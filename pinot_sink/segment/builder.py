@@ -318,20 +318,36 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
 def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order."""
     lengths = row_lengths[order]
-    firsts = (np.cumsum(row_lengths) - row_lengths)[order]  # where each output row's values start in the input
+    if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
+        filled = row_lengths > 0
+        values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
+        return values, lengths
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
-    # first value the jump from the previous row's last value. One array of the values' size (int32 when
-    # it fits) instead of several int64 ones: this is the build's largest transient on list columns.
-    steps = np.ones(len(dict_ids), dtype=np.int32 if len(dict_ids) < 2**31 else np.int64)
-    filled = lengths > 0
-    row_firsts, row_lengths_out = firsts[filled], lengths[filled]
-    previous_last = np.empty(len(row_firsts), dtype=np.int64)
-    previous_last[:1] = 0  # the running sum starts from 0
-    previous_last[1:] = (row_firsts + row_lengths_out - 1)[:-1]
-    out_starts = np.cumsum(row_lengths_out) - row_lengths_out
-    steps[out_starts] = row_firsts - previous_last
+    # first value the jump from the previous row's last value. Per-value and per-row arrays stay int32 where
+    # they fit and are updated in place: on list columns this is the build's largest working set.
+    index = np.int32 if len(dict_ids) < 2**31 else np.int64
+    firsts = np.cumsum(row_lengths, dtype=index)
+    np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")  # where each input row's values start
+    firsts = firsts[order]
+    jumps = np.empty(len(order), dtype=index)
+    jumps[:1] = firsts[:1]
+    np.subtract(firsts[1:], firsts[:-1], out=jumps[1:])
+    np.subtract(jumps[1:], lengths[:-1], out=jumps[1:], casting="unsafe")
+    jumps[1:] += 1
+    del firsts
+    out_starts = np.cumsum(lengths, dtype=index)
+    np.subtract(out_starts, lengths, out=out_starts, casting="unsafe")
+    steps = np.ones(len(dict_ids), dtype=index)
+    steps[out_starts] = jumps
+    del out_starts, jumps
     np.cumsum(steps, out=steps)
     return dict_ids[steps], lengths
+
+
+def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """``order`` (input row numbers of the filled rows) renumbered among the filled rows only."""
+    renumber = np.cumsum(filled) - 1
+    return renumber[order]
 
 
 # --- one column --------------------------------------------------------------------------------------
