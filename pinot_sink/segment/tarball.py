@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence, Union
 
-from pinot_sink.segment.fast_zlib import HAVE_ISAL, fast_zlib as isal_zlib
+from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
 
 from .format import METADATA_FILE, V3_DIR
 
@@ -89,7 +89,7 @@ def _compress_piece(pieces: list[memoryview], primer: bytes, last: bool) -> byte
     else:
         primed = {"zdict": primer} if primer else {}
         library = isal_zlib if method == ISAL else zlib
-        compressor = library.compressobj(_LEVEL[method], library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
+        compressor = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
                                          library.Z_DEFAULT_STRATEGY, **primed)
     out = [compressor.compress(piece) for piece in pieces]
     out.append(compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH))
@@ -107,10 +107,6 @@ ISAL, ZLIB, STORED = "isal", "zlib", "stored"
 # memLevel 9 (zlib's largest hash table) measured both faster and smaller than 8 for zlib; ISA-L's default
 # 8 is its fastest here (9: +7% time, +0.6% size; 1: 4x the time).
 _MEM_LEVEL = {ISAL: 8, ZLIB: 9}
-# ISA-L's level 2 measured both faster and no larger than its level 1 on both bench segments (orders, 1M
-# rows: 0.097 vs 0.123 CPU-s, 19.04 vs 19.15 MB; bench/segment_build.py's: 0.174 vs 0.197 CPU-s on the
-# pieces it takes, same size); its level 3 took twice the time. zlib stays at its fastest, level 1.
-_LEVEL = {ISAL: 2 if HAVE_ISAL else GZIP_LEVEL, ZLIB: GZIP_LEVEL}  # without ISA-L "isal" is zlib: level 1
 _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 
 
@@ -123,7 +119,7 @@ def _method(pieces: list[memoryview]) -> str:
     sample = b"".join(_read(pieces, start, _SAMPLE_BYTES) for start in starts)
     sizes = {}
     for method, library in ((ISAL, isal_zlib), (ZLIB, zlib)):
-        probe = library.compressobj(_LEVEL[method], library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
+        probe = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
         sizes[method] = len(probe.compress(sample)) + len(probe.flush())
     if min(sizes.values()) >= _STORE_RATIO * len(sample):
         return STORED
