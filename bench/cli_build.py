@@ -60,7 +60,7 @@ def main() -> int:
         (work / "table.json").write_text(json.dumps(example.TABLE_CONFIG))
         cli = [sys.executable, "-m", "pinot_sink.cli", "build", "--schema", str(work / "schema.json"),
                "--table-config", str(work / "table.json"), "--input", str(source), "--out", str(work / "out"),
-               "--creation-time", "0"]
+               "--creation-time", "0", "--max-rows", "5000000", "--max-size", "512mb"]  # one production-sized segment
         baseline = [sys.executable, "-c", PARQUET_ROUND_TRIP, str(source), str(work / "copy.parquet")]
         ours, theirs, loads, inside = [], [], [], []
         for _ in range(args.repeat):
