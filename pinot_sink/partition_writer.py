@@ -112,7 +112,10 @@ class PartitionWriter:
                  progress_every_s: float = PROGRESS_EVERY_S, select_columns: list[str] | None = None) -> None:
         self.spec, self._rules, self._conversion, self.buffer = spec, rules, conversion, buffer
         self._stage, self.where, self._rows_of = stage, where, rows_of
-        self._build_options = replace(spec.build, threads=threads) if threads is not None else spec.build
+        # The writer is done with a cut's rows once they are built: the builder lets go of each column's rows
+        # as it builds it (release_input), so a segment in flight holds its indexes instead of rows and both.
+        self._build_options = replace(spec.build, release_input=True,
+                                      **({"threads": threads} if threads is not None else {}))
         self._segment_facts, self._on_segment = segment_facts, on_segment
         self._progress, self.progress_every_s = progress, progress_every_s
         self._select = select_columns  # columns the plan maps, when the input has others to leave out
@@ -120,6 +123,10 @@ class PartitionWriter:
         # to a quarter of max-size (and to the buffer's max-rows), so memory stays bounded by the cut limits.
         self._group_rows = max(1, min(CONVERT_GROUP_ROWS, getattr(buffer, "max_rows", CONVERT_GROUP_ROWS)))
         self._group_bytes = max(1, max_bytes // 4)
+        # A segment builds on the build thread while the next buffer fills, but only up to half of max-size:
+        # then the writer waits for it, so the buffer and a build's rows, indexes and working arrays never
+        # all peak at once (docs/data-source.md, "Memory"). The overlap only ever pays where a core is idle.
+        self._overlap_bytes = max(1, max_bytes // 2)
         self.rows_in = self.filtered_rows = self.error_rows = 0
         self.segments: list[StagedSegment] = []
         self.bytes_built = 0
@@ -193,6 +200,8 @@ class PartitionWriter:
         with self._lock:
             self.rows_in += rows
         del table
+        if self._in_flight is not None and self.buffer.nbytes + part.nbytes > self._overlap_bytes:
+            self._wait()  # the next buffer fills past half of max-size only once the segment in flight is built
         for cut in self.buffer.add(part):
             self._cut(cut)
         with self._lock:

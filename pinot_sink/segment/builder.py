@@ -25,7 +25,7 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, Pin
 from type_mapping.stored import PinotColumns
 
 from .bitpack import bits_per_value
-from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
 from .format import INVALID_NAME_CHARS, tarball_name
 from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids, range_supported
 from .layout import IndexEntry, segment_file_parts
@@ -56,6 +56,10 @@ class BuildOptions:
     # None: default_threads() (usable CPUs, at most 4). The output bytes do not depend on it. Inside a
     # Spark task that already has one core per task, 1 avoids oversubscribing the executor.
     threads: int | None = None
+    # Let go of each column's rows once its indexes are built (the rows handed in are emptied): a segment
+    # being built then holds its indexes in place of its rows instead of both. For callers that are done
+    # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
+    release_input: bool = False
 
 
 @dataclass
@@ -134,11 +138,14 @@ def build_segment(
         raise SegmentBuildError(f"segment version {version!r} is not supported (v1 or v3)")
     skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
 
-    table, masks = columns.table, columns.null_masks
+    source = {spec.name: columns.table.column(spec.name) for spec in schema}
+    masks = dict(columns.null_masks)
+    if options.release_input:
+        columns.table, columns.null_masks = columns.table.schema.empty_table(), {}
     order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
         sorted_column = settings.sorted_columns[0]
-        order, sorted_dictionary = _sorted_order(table, schema, sorted_column)
+        order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
@@ -146,11 +153,17 @@ def build_segment(
     partitions: dict[str, list[int]] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
+        nonlocal sorted_dictionary
+        release = options.release_input
         try:
-            ctx = _column_context(spec, table.column(spec.name), masks.get(spec.name), settings.columns[spec.name],
-                                  settings, total_docs, options.unsupported_indexes, order,
-                                  sorted_dictionary if spec.name == sorted_column else None)
+            ctx = _column_context(spec, source.pop(spec.name) if release else source[spec.name],
+                                  masks.pop(spec.name, None) if release else masks.get(spec.name),
+                                  settings.columns[spec.name], settings, total_docs, options.unsupported_indexes,
+                                  order, sorted_dictionary if spec.name == sorted_column else None)
+            if spec.name == sorted_column and release:
+                sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
+            del ctx
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
@@ -164,7 +177,7 @@ def build_segment(
     else:
         specs = list(schema)
         # Largest columns first, so that no big one starts last while the other threads idle.
-        largest_first = sorted(range(len(specs)), key=lambda i: -table.column(specs[i].name).nbytes)
+        largest_first = sorted(range(len(specs)), key=lambda i: -source[specs[i].name].nbytes)
         with ThreadPoolExecutor(max_workers=threads) as pool:
             futures = [None] * len(specs)
             for i in largest_first:
@@ -282,7 +295,7 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def _sorted_order(table: pa.Table, schema: PinotSchema,
+def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
                   column: str) -> tuple[np.ndarray | None, Dictionary | None]:
     """The stable row order by the sortedColumn's values (None: keep the input's), and that column's
     dictionary (dictIds in input order), which its own build reuses. Columns are not reordered here: each
@@ -294,7 +307,7 @@ def _sorted_order(table: pa.Table, schema: PinotSchema,
     spec = schema[column]
     if not spec.single_value:
         raise SegmentBuildError(f"column {column!r}: a multi-value column cannot be the sortedColumn")
-    values, _ = flatten(table.column(column), True)
+    values, _ = flatten(source[column], True)
     try:
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
@@ -305,11 +318,37 @@ def _sorted_order(table: pa.Table, schema: PinotSchema,
 
 def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order."""
-    starts = np.cumsum(row_lengths) - row_lengths
     lengths = row_lengths[order]
-    # Row order[i]'s values, back to back: each value's source index is its row's start plus its place.
-    shift = np.repeat(starts[order] - (np.cumsum(lengths) - lengths), lengths)
-    return dict_ids[shift + np.arange(len(shift))], lengths
+    if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
+        filled = row_lengths > 0
+        values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
+        return values, lengths
+    # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
+    # first value the jump from the previous row's last value. Per-value and per-row arrays stay int32 where
+    # they fit and are updated in place: on list columns this is the build's largest working set.
+    index = np.int32 if len(dict_ids) < 2**31 else np.int64
+    firsts = np.cumsum(row_lengths, dtype=index)
+    np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")  # where each input row's values start
+    firsts = firsts[order]
+    jumps = np.empty(len(order), dtype=index)
+    jumps[:1] = firsts[:1]
+    np.subtract(firsts[1:], firsts[:-1], out=jumps[1:])
+    np.subtract(jumps[1:], lengths[:-1], out=jumps[1:], casting="unsafe")
+    jumps[1:] += 1
+    del firsts
+    out_starts = np.cumsum(lengths, dtype=index)
+    np.subtract(out_starts, lengths, out=out_starts, casting="unsafe")
+    steps = np.ones(len(dict_ids), dtype=index)
+    steps[out_starts] = jumps
+    del out_starts, jumps
+    np.cumsum(steps, out=steps)
+    return dict_ids[steps], lengths
+
+
+def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """``order`` (input row numbers of the filled rows) renumbered among the filled rows only."""
+    renumber = np.cumsum(filled) - 1
+    return renumber[order]
 
 
 # --- one column --------------------------------------------------------------------------------------
@@ -346,10 +385,15 @@ def _column_context(
     (the sortedColumn's)."""
     name = spec.name
     ids = has_dict_ids(c)
+    input_values = None  # a raw number column's values in input order, for its distinct values
     if order is not None:
         if mask is not None:
             mask = mask[order]
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
+            if spec.single_value and spec.stored_type in NUMPY_NATIVE:
+                # Its distinct values do not depend on the order, and an input already sorted (ids, times)
+                # gives them without the sort that the reordered values would need.
+                input_values = flatten(column, True)[0]
             column = column.take(pa.array(order))
     values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
@@ -361,6 +405,13 @@ def _column_context(
         )
     if prebuilt is not None and ids:
         dictionary = prebuilt
+    elif input_values is not None:
+        dictionary = build_dictionary(input_values, spec.stored_type, name, ids=False)
+        del input_values
+        numbers = values.to_numpy(zero_copy_only=False)
+        # Only the distinct values come from the input order; sortedness and count are the segment's.
+        dictionary.dict_ids, dictionary.input_count = None, len(numbers)
+        dictionary.input_sorted = bool((numbers[1:] >= numbers[:-1]).all())
     else:
         dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values

@@ -17,7 +17,6 @@ import pyarrow.compute as pc
 
 from type_mapping.java_text import big_decimal_string, java_float_str, java_length
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
-from type_mapping.stored import offsets_and_data
 
 from .dictionary import Dictionary
 from .properties import pinot_escape_string
@@ -81,7 +80,11 @@ def collect_stats(
         if value_lengths is None:
             max_row = max_mv * shortest
         elif flat is not None and stored in ("STRING", "BYTES") and len(row_lengths):
-            offsets = offsets_and_data(flat)[0]  # a row's bytes: its values' data, back to back
+            # A row's bytes: its values' data, back to back. The Arrow offsets as they are (a view, no int64
+            # copy): only differences of them are taken.
+            wide = pa.types.is_large_string(flat.type) or pa.types.is_large_binary(flat.type)
+            offsets = np.frombuffer(flat.buffers()[1], dtype=np.int64 if wide else np.int32)[
+                flat.offset : flat.offset + len(flat) + 1]
             ends = np.cumsum(row_lengths)
             max_row = int((offsets[ends] - offsets[ends - row_lengths]).max())
         else:

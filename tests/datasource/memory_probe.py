@@ -51,7 +51,7 @@ def main() -> None:
                        "sink.buffer-flush.max-size": max_size, "creation-time": "0"},
                       arrow_schema, overwrite=False, streaming=False)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    report = write_partition(job, batches(rows), partition_id=0)
+    report = write_partition(job, batches(rows), partition_id=0, threads=1)  # one core, as a Spark task
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"rss_before": before, "rss_peak": after, "rows": report.rows,
                       "segments": len(report.segments), "arrow_peak": pa.default_memory_pool().max_memory()}))

@@ -148,6 +148,44 @@ def test_null_vectors(tmp_path):
     assert props["column.name.isNonNull"] == "true" and "column.amount.isNonNull" not in props
 
 
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_release_input_gives_the_same_bytes_and_lets_go_of_the_rows(tmp_path, threads):
+    # A sorted, null-masked, multi-value input: each column is taken out of the rows as it is built.
+    config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"], "invertedIndexColumns": ["tags"],
+                                             "nullHandlingEnabled": True}}
+
+    def columns():
+        rows = _columns()
+        rows.null_masks["amount"] = np.array([False, True, False, True])
+        return rows
+
+    kept = build_segment(columns(), SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions(threads=threads))
+    rows = columns()
+    released = build_segment(rows, SCHEMA, config, tmp_path / "released", "seg_0", T0,
+                             BuildOptions(threads=threads, release_input=True))
+    assert released.tar_path.read_bytes() == kept.tar_path.read_bytes()
+    assert rows.num_rows == 0 and rows.null_masks == {}  # the builder held the only references left
+
+
+
+def test_raw_number_column_sorted_in_input_but_not_in_the_segment(tmp_path):
+    # amount is raw and ascending in the input; sorting the rows by name unsorts it. Its distinct values
+    # come from the input order (cheap), its isSorted from the segment's: the same segment as from rows
+    # handed over already in the segment's order.
+    config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"], "noDictionaryColumns": ["amount"]}}
+    unsorted_rows = _columns(amounts=(-1.0, 0.0, 1.5, 2.0))
+    in_segment_order = PinotColumns(unsorted_rows.table.take([1, 3, 0, 2]), {})
+    built = build_segment(unsorted_rows, SCHEMA, config, tmp_path / "a", "seg_0", T0,
+                          BuildOptions(segment_version="v1", keep_dir=True))
+    again = build_segment(in_segment_order, SCHEMA, config, tmp_path / "b", "seg_0", T0,
+                          BuildOptions(segment_version="v1", keep_dir=True))
+    props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
+    assert props["column.amount.isSorted"] == "false" and props["column.amount.cardinality"] == "4"
+    assert props["column.amount.minValue"] == "-1.0" and props["column.amount.maxValue"] == "2.0"
+    assert built.tar_path.read_bytes() == again.tar_path.read_bytes()
+
+
 # --- failures leave nothing behind ----------------------------------------------------------------------
 
 
