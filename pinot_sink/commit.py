@@ -34,16 +34,13 @@ from pinot_sink.segment.format import tarball_name
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
 from .manifest import was_withdrawn, write_aborted, write_committed, write_withdrawn
 from .naming import is_segment_of_write, run_replaces, segment_replaces
-from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
+from .sizing import small_segments_warning
 from .store import local_path, publish_into_directory, remove_tree
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
 
 log = logging.getLogger("pinot_sink")
-
-
-SMALL_SEGMENTS_WARNING = 300  # segments one write may make with the seed's defaults before the driver warns
 
 
 class CommitError(RuntimeError):
@@ -56,6 +53,9 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     ensure_log_handler()
     started = time.monotonic()
     segments = committed_segments(reports)
+    sizing = small_segments_warning(job.options, segments)
+    if sizing:  # before anything becomes visible, so the user can still stop and resize
+        log.warning("%s", sizing)
     batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
     tag = job.write_tag(batch_write)
     wanted = job.options.parallelism
@@ -84,11 +84,6 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         filtered_rows=sum(r.filtered_rows for r in reports if r is not None),
     )
     log.info("%s", summary_table(result))
-    if job.options.buffer == BufferLimits() and len(published) > SMALL_SEGMENTS_WARNING:
-        log.warning("pinot_sink: this write made %d segments of %.0f KB on average with the seed's defaults "
-                    "(sink.buffer-flush.max-rows 1000, max-size 5mb); Pinot serves far better with segments of a "
-                    "few hundred MB: set max-rows 5000000 and max-size 512mb", len(published),
-                    sum(s.tar_bytes for s in published) / len(published) / 1024)
     write_committed(job, result, job.run_folder(batch_write))
     return result
 

@@ -30,7 +30,7 @@ from pinot_sink.controller.deep_store import normalise_uri
 from .ingestion import IngestionPipeline
 from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
                      writer_postfix)
-from .options import BufferLimits, OptionError, WriteOptions, redact_options
+from .options import OptionError, WriteOptions, redact_options
 from .store import SegmentStore, staging_uri, table_uri
 from .time_window import TimeWindowError, WindowPlan, plan_window
 
@@ -225,10 +225,6 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         log.warning("pinot_sink: sink.parallelism=%d is not applied by format('pinot') (a data source cannot "
                     "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",
                     options.parallelism, options.parallelism)
-    if options.buffer == BufferLimits():
-        log.info("pinot_sink: sink.buffer-flush.max-rows=%d / max-size=%s are the seed's defaults and make small "
-                 "segments; for backfills set max-rows 5000000 and max-size 512mb (docs/options.md)",
-                 options.buffer.max_rows, "5mb")
     return job
 
 
