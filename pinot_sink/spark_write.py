@@ -32,6 +32,9 @@ log = logging.getLogger("pinot_sink")
 ENTRY_POINTS = ("data-source", "map-in-arrow")
 ENTRY_POINT_ENV = "PINOT_SINK_ENTRY_POINT"
 MODES = ("append", "overwrite")
+# Spark's save modes, as DataFrameWriter.mode spells them -> what they mean here
+SPARK_MODES = {"append": "append", "overwrite": "overwrite", "error": "error", "errorifexists": "error",
+               "default": "error", "ignore": "ignore"}
 REPORT_COLUMN = "pinot_sink_report"
 MIN_PYSPARK = (3, 3)  # DataFrame.mapInArrow
 INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.4+, with pandas)"
@@ -78,30 +81,76 @@ def choose_entry_point(entry_point: str | None = None) -> str:
 
 def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None,
           **options: Any) -> WriteResult:
-    """Write ``df`` into the Pinot table ``table_name``; ``mode`` is append or overwrite; returns what the
-    write committed. Options as in docs/options.md; dotted names go in as a dict:
-    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
-    mode = (mode or "append").lower()
-    if mode not in MODES:
-        raise ValueError(f"pinot_sink.write: mode must be 'append' or 'overwrite', got {mode!r}")
+    """Write ``df`` into the Pinot table ``table_name``; returns what the write committed. ``mode`` as for
+    Spark's other sources: append, overwrite, error / errorifexists (fail when the table holds segments)
+    or ignore (then do nothing). Options as in docs/options.md; dotted names go in as a dict:
+    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``.
+
+    Options, schema and table config are checked here, on the driver, before Spark runs anything: a mistake
+    is one ``PinotSinkError`` line, not a Spark traceback."""
+    asked, mode = mode, SPARK_MODES.get((mode or "append").lower())
+    if mode is None:
+        raise PinotSinkError(f"pinot_sink.write: mode must be one of {', '.join(SPARK_MODES)}, got {asked!r}")
     chosen = choose_entry_point(entry_point)
     if df.isStreaming:
-        raise ValueError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
-                         "df.writeStream.format('pinot') (pyspark 4.1+)")
+        raise PinotSinkError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
+                             "df.writeStream.format('pinot') (pyspark 4.1+)")
+    checked = _checked_job(df, table_name, mode, options)
+    if mode in ("error", "ignore"):
+        existing = sorted(checked.store().list())
+        if existing and mode == "error":
+            raise PinotSinkError(f"table {table_name} already holds {len(existing)} segment(s) and the save mode "
+                                 f"is 'error' (Spark's default): use mode 'append' to add to them or 'overwrite' to "
+                                 f"replace them")
+        if existing:
+            log.info("pinot_sink: table %s already holds %d segment(s); save mode 'ignore': nothing written",
+                     table_name, len(existing))
+            return _nothing_written(checked)
+        mode = "append"
     if chosen == "data-source":
         from .datasource import PinotSinkDataSource, write as write_data_source
 
         df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
         return write_data_source(df, table_name, mode=mode, **options)
-    return write_map_in_arrow(df, table_name, mode=mode, **options)
+    return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
 
 
-def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: Any) -> WriteResult:
-    """Spark 3.3+: see the module docstring."""
+class PinotSinkError(ValueError):
+    """A mistake found on the driver before Spark ran: the message is the whole story, in one line."""
+
+
+def _checked_job(df, table_name: str, mode: str, options: dict[str, Any]):
+    """``prepare_job`` on the driver, before Spark: options, schema and table config (and the controller
+    they come from) checked, each problem raised as one line naming the option or column."""
+    from type_mapping.compat import ConversionError
+    from type_mapping.reconcile import PlanError
+
+    from .controller.errors import ControllerError
+    from .options import OptionError
+
+    raw = {key: "" if value is None else str(value) for key, value in options.items()}
+    raw.pop("sink.parallelism", None)  # applied by the entry point, so prepare_job has nothing to warn of
+    try:
+        check_staging_reachable(df.sparkSession.sparkContext.master, raw)
+        return prepare_job({**raw, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
+    except (OptionError, PlanError, ConversionError, ControllerError, ValueError) as exc:
+        raise PinotSinkError(f"pinot_sink.write to table {table_name}: {exc}") from None
+
+
+def _nothing_written(job) -> WriteResult:
+    from .job import describe_mode
+
+    return WriteResult(table=job.table, mode="ignore", write_id=None, run_tag=job.run_tag, segments=(),
+                       replaced=(), lineage_id=None, destination=describe_mode(job), elapsed_s=0.0, commit_s=0.0)
+
+
+def write_map_in_arrow(df, table_name: str, *, mode: str = "append", job=None, **options: Any) -> WriteResult:
+    """Spark 3.3+: see the module docstring. ``job``: the one ``write`` already prepared for these options."""
     options = {key: "" if value is None else str(value) for key, value in options.items()}
-    check_staging_reachable(df.sparkSession.sparkContext.master, options)
     parallelism = options.pop("sink.parallelism", None)  # applied here, so prepare_job has nothing to warn of
-    job = prepare_job({**options, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
+    if job is None:
+        check_staging_reachable(df.sparkSession.sparkContext.master, options)
+        job = prepare_job({**options, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
     if parallelism:
         from .options import parse_int
 
