@@ -6,11 +6,14 @@ time. A cut happens at exactly ``max_rows`` rows even when a batch straddles the
 buffered bytes (``PinotColumns.nbytes``, the converted data the builder will read) reach ``max_bytes``; a batch
 that would overshoot the size is split at the row where it reaches the limit (estimated from the batch's
 bytes per row), so one large batch does not blow the bound.
+
+Both buffers (``PartitionBuffer``, and ``BucketBuffer`` for ``sink.time-bucket``) are a ``Buffer``: what
+``pinot_sink.partition_writer`` drives, and all it may ask of one.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,6 +34,28 @@ def take_columns(columns: PinotColumns, indices: np.ndarray) -> PinotColumns:
     """The rows at ``indices`` (a copy), masks included."""
     return PinotColumns(columns.table.take(indices),
                         {name: mask[indices] for name, mask in columns.null_masks.items()})
+
+
+@runtime_checkable
+class Buffer(Protocol):
+    """Converted rows held until a segment is cut."""
+
+    max_rows: int
+    max_bytes: int
+
+    @property
+    def rows(self) -> int:
+        """Rows held now."""
+
+    @property
+    def nbytes(self) -> int:
+        """Converted bytes held now."""
+
+    def add(self, part: PinotColumns) -> Iterator[PinotColumns]:
+        """Hold ``part``; yield the rows of each segment that became full (zero or more)."""
+
+    def drain_all(self) -> Iterator[PinotColumns]:
+        """The rows still held, as the last segment(s); the buffer is empty afterwards."""
 
 
 class PartitionBuffer:
@@ -102,6 +127,10 @@ class BucketBuffer:
     def __init__(self, max_rows: int, max_bytes: int, keys: Callable[[PinotColumns], np.ndarray]) -> None:
         self.max_rows, self.max_bytes, self._keys = max_rows, max_bytes, keys
         self._buffers: dict[int, PartitionBuffer] = {}
+
+    @property
+    def rows(self) -> int:
+        return sum(b.rows for b in self._buffers.values())
 
     @property
     def nbytes(self) -> int:

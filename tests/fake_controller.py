@@ -115,7 +115,7 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset / lose / trickle
+    kind: str  # fail / delay / reset / lose / trickle / redirect
     times: int
     method: str | None
     path: str | None
@@ -126,6 +126,7 @@ class Fault:
     seconds: float = 0.0
     after_bytes: int | None = None
     phase: str = "headers"  # trickle: "headers" (status line and headers too) or "body"
+    location: str | None = None  # redirect: the base URL the request's path and query are sent on to
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method is None or self.method == method) and (self.path is None or path.startswith(self.path))
@@ -274,6 +275,13 @@ class FakeController:
         with self._lock:
             self._upload_holds.append(hold)
         return hold
+
+    def redirect_next(self, location: str, times: int = 1, status: int = 307, *, method: str | None = None,
+                      path: str | None = None) -> None:
+        """Answer ``status`` with ``Location: <location><the request's path and query>`` (a load balancer or
+        an attacker sending the client elsewhere)."""
+        with self._lock:
+            self._faults.append(Fault("redirect", times, method, path, status=status, location=location))
 
     def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
         """Process the request fully, then reset the connection instead of answering (a lost answer)."""
@@ -969,6 +977,8 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is not None and fault.kind == "fail":
                 extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
                 raise ApiError(fault.status, fault.message, extra)
+            if fault is not None and fault.kind == "redirect":
+                raise ApiError(fault.status, "redirected", {"Location": fault.location + self.path})
             status, payload = controller.handle(self.command, split.path, query, self.headers, body)
             extra = None
         except ApiError as error:

@@ -5,23 +5,26 @@
                      [--skip-unsupported-indexes] [--no-sort] [--max-rows N] [--max-size SIZE]
                      [--option convert.on-oversize-string=pinot ...] [--option ingestion.unsupported=skip]
 
-The files are read batch by batch, go through the table config's ingestion steps (complex types,
-transforms, filter: ``pinot_sink.ingestion``), are converted to Pinot's stored form by
-``type_mapping.convert`` with the ``convert.*`` policies (the same conversion the Spark writer uses) and
-are buffered until ``--max-rows`` rows or ``--max-size`` bytes, where a segment is cut and built by
-``pinot_sink.segment.build_segment``; so at most one segment's rows are held. Progress goes to stderr, a
-JSON summary to stdout. Segments are named like Pinot's SimpleSegmentNameGenerator,
-``<table>_<minTime>_<maxTime>_<sequence>`` (``<table>_<sequence>`` without a time column); ``--name`` names a
-single segment, or ``<name>_<sequence>`` when the input makes several.
+The files are read batch by batch and handed to the data source's own loop, ``pinot_sink.partition_writer``
+(ingestion steps, conversion with the ``convert.*`` policies, buffering until ``--max-rows`` rows or
+``--max-size`` bytes, whose defaults are the data source's ``sink.buffer-flush.*``, building); ``--option``
+values are parsed by the data source's parser. Progress goes to stderr, a JSON summary to stdout. Segments
+are named as the data source names them (Pinot's SimpleSegmentNameGenerator,
+``<table>_<minTime>_<maxTime>_<sequence>``, min/max printed as Java prints them, Pinot's name rules) without
+the write tags; ``--name`` names a single segment, or ``<name>_<sequence>`` when the input makes several.
+Tarballs get the umask's file mode, as the data source's published ones do.
 """
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 import pyarrow as pa
+
+from ..options import OPTIONS
 
 _FORMATS = {
     ".parquet": "parquet", ".pq": "parquet",
@@ -31,8 +34,9 @@ _FORMATS = {
 # Options of the data source that apply to a local build (docs/options.md).
 _CLI_OPTIONS = ("convert.on-overflow", "convert.on-fraction", "convert.on-oversize-string",
                 "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported")
-DEFAULT_MAX_ROWS = 5_000_000
-DEFAULT_MAX_SIZE = "512mb"
+# The data source's defaults (sink.buffer-flush.*), one home: pinot_sink.options.OPTIONS.
+DEFAULT_MAX_ROWS = int(OPTIONS["sink.buffer-flush.max-rows"][0])
+DEFAULT_MAX_SIZE = OPTIONS["sink.buffer-flush.max-size"][0]
 _BATCH_ROWS = 65_536
 
 
@@ -115,15 +119,6 @@ def _timestamps_as_text(t: pa.DataType) -> pa.DataType:
     return t
 
 
-def default_segment_name(raw_table: str, columns, time_column: str | None, sequence: int = 0) -> str:
-    import pyarrow.compute as pc
-
-    if time_column and time_column in columns.table.column_names:
-        bounds = pc.min_max(columns.table.column(time_column))
-        return f"{raw_table}_{bounds['min'].as_py()}_{bounds['max'].as_py()}_{sequence}"
-    return f"{raw_table}_{sequence}"
-
-
 def parse_cli_options(pairs: list[str]) -> dict[str, str]:
     from ..options import OptionError, suggest
 
@@ -136,114 +131,96 @@ def parse_cli_options(pairs: list[str]) -> dict[str, str]:
         if key not in _CLI_OPTIONS:
             raise OptionError(f"--option {key!r} does not apply to pinot-sink build{suggest(key)} "
                               f"(these do: {', '.join(_CLI_OPTIONS)})")
-        options[key] = value.strip().lower()
+        options[key] = value.strip()
     return options
 
 
-def _conversion_options(options: dict[str, str]):
-    from type_mapping.convert import ConversionOptions
+class _OutputFolder:
+    """The CLI's stage: segments are built straight into ``--out``, and given the mode the data source's
+    published tarballs get (the umask's, 0644 under 022: Pinot's servers read them as another user)."""
 
-    from ..options import OptionError
+    def __init__(self, out: Path) -> None:
+        self.build_dir = out
 
-    fields = {k[len("convert."):].replace("-", "_"): v for k, v in options.items() if k.startswith("convert.")}
-    try:
-        return ConversionOptions(**fields)
-    except ValueError as exc:
-        raise OptionError(f"--option convert.*: {exc}") from None
+    def stage(self, built) -> str:
+        from ..store import public_file_mode
+
+        Path(built.tar_path).chmod(public_file_mode())
+        return str(built.tar_path)
 
 
-def run(args) -> int:
-    from type_mapping.convert import to_pinot_columns
-    from type_mapping.reconcile import plan_write
+def make_writer(args, *, progress=None, on_segment=None):
+    """The ``PartitionWriter`` for these arguments: the data source's option parsing, naming (Pinot's
+    generators, Java's value formatting, Pinot's name rules), defaults and file modes."""
     from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.reconcile import plan_write
 
     from ..buffer import PartitionBuffer
     from ..ingestion import IngestionPipeline
-    from ..options import OptionError, parse_size
-    from ..segment import BuildOptions, build_segment
+    from ..naming import SegmentNameError, SegmentNamer, make_namer, validate_name_part
+    from ..options import OptionError, WriteOptions, parse_int, parse_size
+    from ..partition_writer import PartitionWriter, SegmentSpec
     from ..segment.table_config import raw_table_name
 
-    options = parse_cli_options(args.option)
-    conversion = _conversion_options(options)
-    unsupported = options.get("ingestion.unsupported", "error")
-    if unsupported not in ("error", "skip"):
-        raise OptionError(f"--option ingestion.unsupported: {unsupported!r} is not error or skip")
-    if args.max_rows < 1:
-        raise OptionError(f"--max-rows must be positive, got {args.max_rows}")
-    max_bytes = parse_size(args.max_size, "--max-size")
     for path in args.input:
         if path.suffix.lower() not in _FORMATS:
             raise ValueError(f"{path}: unknown input format (use .parquet, .csv, .json, .jsonl or .ndjson)")
-
     schema = PinotSchema.from_json(json.loads(args.schema.read_text()))
     table_config = json.loads(args.table_config.read_text())
-    time_column = (table_config.get("segmentsConfig") or {}).get("timeColumnName")
     raw_table = raw_table_name(str(table_config.get("tableName") or schema.name))
-    build_options = BuildOptions(
-        segment_version=args.segment_version,
-        keep_dir=args.keep_dir,
-        sort_by_sorted_column=not args.no_sort,
-        unsupported_indexes="skip" if args.skip_unsupported_indexes else "error",
-    )
-    buffer = PartitionBuffer(args.max_rows, max_bytes)
-    built: list = []
-    pending: list = []  # with --name, the first segment waits until we know whether a second one follows
-    counts = {"read": 0, "filtered": 0, "errors": 0}
-
-    def build(columns, sequence: int, single: bool):
+    # The data source's parser, so every value means (and fails) the same here as in a Spark write.
+    options = WriteOptions.parse({"table-name": raw_table, **parse_cli_options(args.option)})
+    max_rows = parse_int(str(args.max_rows), "--max-rows")
+    max_bytes = parse_size(args.max_size, "--max-size")
+    build_options = replace(options.build, segment_version=args.segment_version, keep_dir=args.keep_dir,
+                            sort_by_sorted_column=not args.no_sort,
+                            unsupported_indexes="skip" if args.skip_unsupported_indexes else "error")
+    try:
         if args.name:
-            name = args.name if single else f"{args.name}_{sequence}"
+            namer = SegmentNamer("simple", validate_name_part(args.name, "segment name"), None, uses_time=False)
         else:
-            name = default_segment_name(raw_table, columns, time_column, sequence)
-        segment = build_segment(columns, schema, table_config, args.out, name, args.creation_time, build_options)
-        built.append(segment)
-        print(f"pinot-sink build: segment {sequence} {segment.name}: {segment.rows} rows, {segment.tar_bytes} bytes "
-              f"(read {counts['read']} rows, filtered {counts['filtered']}, errors {counts['errors']})",
+            namer = make_namer("simple", raw_table, schema, table_config)
+    except SegmentNameError as exc:
+        raise OptionError(f"--name: {exc}" if args.name else f"table {raw_table}: {exc}") from None
+
+    def rules(arrow_schema):
+        pipeline = IngestionPipeline.from_configs(schema, table_config, arrow_schema,
+                                                  unsupported=options.ingestion_unsupported)
+        return (None if pipeline.is_identity else pipeline,
+                plan_write(pipeline.output_schema, schema, table_config=table_config))
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    spec = SegmentSpec(schema, table_config, build_options, args.creation_time, namer, single_name=args.name)
+    return PartitionWriter(spec, rules=rules, conversion=options.conversion,
+                           buffer=PartitionBuffer(max_rows, max_bytes), stage=_OutputFolder(args.out),
+                           where=f"table {raw_table}", rows_of="the input", max_bytes=max_bytes,
+                           on_segment=on_segment, progress=progress)
+
+
+def run(args) -> int:
+    writer = None
+
+    def said(segment) -> None:
+        built = segment.built
+        print(f"pinot-sink build: segment {segment.sequence} {built.name}: {built.rows} rows, {built.tar_bytes} "
+              f"bytes (read {writer.rows_in} rows, filtered {writer.filtered_rows}, errors {writer.error_rows})",
               file=sys.stderr, flush=True)
 
-    def cut(columns) -> None:
-        if args.name and not built and not pending:
-            pending.append(columns)
-            return
-        if pending:
-            build(pending.pop(), 0, single=False)
-        build(columns, len(built), single=False)
-
-    pipelines: dict[pa.Schema, tuple[IngestionPipeline, object]] = {}
-    for path in args.input:
-        for batch in read_batches(path):
-            if batch.schema not in pipelines:
-                pipeline = IngestionPipeline.from_configs(schema, table_config, batch.schema, unsupported=unsupported)
-                pipelines[batch.schema] = (pipeline, plan_write(pipeline.output_schema, schema,
-                                                                table_config=table_config))
-            pipeline, plan = pipelines[batch.schema]
-            result = pipeline.apply(batch, counts["read"])
-            counts["read"] += batch.num_rows
-            counts["filtered"] += result.filtered_rows
-            counts["errors"] += result.error_rows
-            if result.table.num_rows == 0:
-                continue
-            columns = to_pinot_columns(result.table, schema, plan, options=conversion,
-                                       row_offset=counts["read"] - batch.num_rows)
-            for full in buffer.add(columns):
-                cut(full)
-    rest = buffer.drain()
-    if pending:
-        if rest is None:
-            build(pending.pop(), 0, single=True)
-        else:
-            cut(rest)
-    elif rest is not None:
-        build(rest, len(built), single=not built)
-    elif not built:
-        raise ValueError(f"no rows to build a segment from (read {counts['read']}, filtered {counts['filtered']})")
-
+    writer = make_writer(args, on_segment=said)
+    built = [segment.built for segment in writer.write(_all_batches(args.input))]
+    if not built:
+        raise ValueError(f"no rows to build a segment from (read {writer.rows_in}, filtered {writer.filtered_rows})")
     summaries = [_summary(segment) for segment in built]
-    totals = {"rowsRead": counts["read"], "filteredRows": counts["filtered"], "errorRows": counts["errors"]}
+    totals = {"rowsRead": writer.rows_in, "filteredRows": writer.filtered_rows, "errorRows": writer.error_rows}
     out = {**summaries[0], **totals} if len(summaries) == 1 else {
         "segments": summaries, "rows": sum(s["rows"] for s in summaries), **totals}
     print(json.dumps(out, indent=2))
     return 0
+
+
+def _all_batches(paths: list[Path]) -> Iterator[pa.RecordBatch]:
+    for path in paths:
+        yield from read_batches(path)
 
 
 def _summary(built) -> dict:

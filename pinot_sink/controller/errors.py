@@ -83,6 +83,11 @@ class ControllerAuthError(ControllerRequestError):
     outside 1971..2071, a storage quota overrun or a disk-utilisation limit; the message says which)."""
 
 
+class ControllerRedirectError(ControllerRequestError):
+    """The controller redirected to another origin (scheme, host or port): refused, since the client's
+    credentials (auth and ``header.*`` values) and the request body belong to the origin they were given for."""
+
+
 class ControllerNotFoundError(ControllerRequestError):
     """404: no such table, schema or segment."""
 

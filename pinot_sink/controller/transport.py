@@ -26,6 +26,7 @@ import threading
 import time
 import uuid
 from typing import Any, Iterable, Iterator, Mapping
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -35,6 +36,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from .config import ClientConfig
 from .errors import (
     ControllerError,
+    ControllerRedirectError,
     ControllerTLSError,
     ControllerUnavailableError,
     error_for_status,
@@ -287,6 +289,38 @@ class MultipartFile:
 # --- the transport ----------------------------------------------------------------------------------
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) with the scheme's default port filled in: what a credential is bound to."""
+    parts = urlsplit(url)
+    scheme = (parts.scheme or "").lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or {"http": 80, "https": 443}.get(scheme)
+
+
+class _OriginBoundSession(requests.Session):
+    """A session that follows redirects only within the configured controller's origin.
+
+    requests drops ``Authorization`` when a redirect leaves the host, but sends every other session header
+    (``header.X-Api-Key``, ``database``) wherever it is sent, and keeps ``Authorization`` across a port or an
+    http -> https change of one host. A redirect elsewhere is refused before anything is sent to it
+    (docs/controller.md, "Redirects")."""
+
+    def __init__(self, base_url: str) -> None:
+        super().__init__()
+        self._base_url = base_url
+        self._origin = _origin(base_url)
+
+    def rebuild_auth(self, prepared_request, response) -> None:
+        if _origin(prepared_request.url) != self._origin:
+            scheme, host, port = _origin(prepared_request.url)
+            target = f"{scheme}://{host}:{port}"
+            raise ControllerRedirectError(
+                f"the controller at {self._base_url} answered {response.status_code} redirecting to {target}, "
+                f"another origin; credentials and headers are only sent to the origin they were given for, so "
+                f"the redirect is not followed (if {target} is the controller, set 'url' to it)",
+                status=response.status_code)
+        super().rebuild_auth(prepared_request, response)
+
+
 class Transport:
     """One pooled session to the controller of ``config``; ``request`` is one logical, retried call."""
 
@@ -296,7 +330,7 @@ class Transport:
 
     def _new_session(self) -> requests.Session:
         config = self.config
-        session = requests.Session()
+        session = _OriginBoundSession(config.url)
         adapter = _WatchedAdapter(pool_connections=4, pool_maxsize=config.pool_size, max_retries=0)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
@@ -378,6 +412,8 @@ class Transport:
                     verify=config.verify,
                     cert=config.cert,
                 )
+            except ControllerRedirectError as exc:  # raised inside requests' redirect loop: add where it was
+                raise ControllerRedirectError(exc.message, status=exc.status, **where) from None
             except requests.RequestException as exc:
                 if deadline.fired:
                     raise ControllerUnavailableError(f"{deadline.reason} [{type(exc).__name__}]", **where) from None

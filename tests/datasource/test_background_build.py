@@ -1,5 +1,5 @@
 """A task builds each cut segment on one background thread while it converts the next batches
-(``_SegmentPipeline``): names, sequence ids and the report keep cut order, at most one segment is in
+(``PartitionWriter``): names, sequence ids and the report keep cut order, at most one segment is in
 flight, and a build failure surfaces in the task with its usual message and leaves no tarball behind."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pinot_sink import task
+from pinot_sink import partition_writer
 from pinot_sink.job import prepare_job
 from pinot_sink.task import PinotWriteError, write_partition
 
@@ -39,7 +39,7 @@ def job_for(out: Path, max_rows: int):
 
 
 def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
-    real_build = task._SegmentPipeline._emit
+    real_build = partition_writer.PartitionWriter._emit
     in_flight, most, threads = [0], [0], set()
     lock = threading.Lock()
 
@@ -54,7 +54,7 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
             with lock:
                 in_flight[0] -= 1
 
-    monkeypatch.setattr(task._SegmentPipeline, "_emit", counting_emit)
+    monkeypatch.setattr(partition_writer.PartitionWriter, "_emit", counting_emit)
     job = job_for(tmp_path, 2_500)
     report = write_partition(job, batches(11_000), partition_id=3)
     tail = f"{job.write_tag()}_{job.run_tag}_3"
@@ -75,7 +75,7 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
 
 
 def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarball(tmp_path, monkeypatch):
-    real_build = task.build_segment
+    real_build = partition_writer.build_segment
     calls = []
 
     def failing_second(rows, schema, table_config, out_dir, name, **kwargs):
@@ -84,7 +84,7 @@ def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarb
             raise ValueError("column 'amount': disk full (injected)")
         return real_build(rows, schema, table_config, out_dir, name, **kwargs)
 
-    monkeypatch.setattr(task, "build_segment", failing_second)
+    monkeypatch.setattr(partition_writer, "build_segment", failing_second)
     job = job_for(tmp_path, 2_500)
     tail = f"{job.write_tag()}_{job.run_tag}_1"
     with pytest.raises(PinotWriteError) as failure:

@@ -18,7 +18,7 @@ CASE = "ingestion_transforms"
 def _args(folder: Path, out: Path, *extra: str) -> list[str]:
     return ["build", "--schema", str(folder / "schema.json"), "--table-config", str(folder / "table_config.json"),
             "--input", str(folder / "rows.jsonl"), "--out", str(out), "--creation-time", "1700000000000",
-            "--no-sort", *extra]
+            "--no-sort", "--max-rows", "1000000", *extra]
 
 
 def test_raw_rows_through_the_cli_give_pinots_segment(pinot_built, tmp_path, capsys):
