@@ -95,6 +95,9 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     if df.isStreaming:
         raise PinotSinkError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
                              "df.writeStream.format('pinot') (pyspark 4.1+)")
+    from .spark_python import ensure_worker_python
+
+    ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
     checked = _checked_job(df, table_name, mode, options)
     if mode in ("error", "ignore"):
         existing = sorted(checked.store().list())
