@@ -32,6 +32,7 @@ from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_f
                      writer_postfix)
 from .options import OptionError, WriteOptions, redact_options
 from .store import SegmentStore, staging_uri, table_uri
+from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import TimeWindowError, WindowPlan, plan_window
 
 log = logging.getLogger("pinot_sink")
@@ -158,15 +159,24 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if streaming and options.write_id:
         raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
                           "identified by the query id and batch id")
+    create = options.table_create
     if options.client is not None:
         with ControllerClient.from_config(options.client) as client:
+            if create.mode == "if-missing":
+                create_if_missing(client, options.table_name, source_schema, create)
             schema_json = options.schema.schema_json or client.get_schema(options.table_name)
             table_config = options.schema.table_config_json or client.get_table_config(options.table_name)
+    elif create.mode == "if-missing" and options.schema.schema_json is None:
+        # embedded: no controller to create anything on; the derived schema and config build the segments
+        schema_json = derived_schema(options.table_name, source_schema, create)
+        table_config = options.schema.table_config_json or derived_table_config(options.table_name, schema_json,
+                                                                                 create)
     else:
         if options.schema.schema_json is None:
             raise OptionError(
                 "without 'url' (no controller) the Pinot schema must come from the 'schema' option "
-                "(inline JSON or a path), and optionally the table config from 'table-config'"
+                "(inline JSON or a path), and optionally the table config from 'table-config', or from the "
+                "DataFrame with 'table.create'=if-missing"
             )
         schema_json = options.schema.schema_json
         table_config = options.schema.table_config_json or _default_table_config(options.table_name)
