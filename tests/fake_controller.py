@@ -152,7 +152,8 @@ class FakeController:
     """Start with ``start()`` (or the ``fake_controller`` fixture); ``url`` is ``http://127.0.0.1:<port>``."""
 
     def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0,
-                 tls: tuple[str, str] | None = None, client_ca: str | None = None) -> None:
+                 tls: tuple[str, str] | None = None, client_ca: str | None = None, port: int = 0) -> None:
+        self.port = port  # 0: any free port
         self.strict_layout = strict_layout
         self.tls = tls  # (certificate file, key file): serve HTTPS
         self.client_ca = client_ca  # with tls: require a client certificate signed by this CA (mutual TLS)
@@ -176,7 +177,7 @@ class FakeController:
 
     def start(self) -> "FakeController":
         handler = type("Handler", (_Handler,), {"controller": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self._server.daemon_threads = True
         if self.tls is not None:
             import ssl
@@ -1118,12 +1119,21 @@ def _serve_main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--upload-latency-ms", type=float, default=0.0)
+    parser.add_argument("--port", type=int, default=0, help="listen on this port (default: any free one)")
+    parser.add_argument("--serve", action="store_true",
+                        help="serve until interrupted (Ctrl-C), not until stdin closes: the README's quick start")
     args = parser.parse_args()
-    controller = FakeController().start()
+    controller = FakeController(port=args.port).start()
     controller.add_simple_table("events")
     controller.upload_latency_s = args.upload_latency_ms / 1000
     print(controller.url, flush=True)
-    sys.stdin.read()
+    try:
+        if args.serve:
+            threading.Event().wait()
+        else:
+            sys.stdin.read()
+    except KeyboardInterrupt:
+        pass
     controller.stop()
 
 
