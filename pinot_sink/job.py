@@ -33,7 +33,7 @@ from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_f
 from .options import OptionError, WriteOptions, redact_options
 from .store import SegmentStore, staging_uri, table_uri
 from .table_create import create_if_missing, derived_schema, derived_table_config
-from .time_window import TimeWindowError, WindowPlan, plan_window
+from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 
 log = logging.getLogger("pinot_sink")
 
@@ -229,6 +229,8 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
     except SegmentNameError as exc:
         raise OptionError(f"table {options.table_name}: {exc}") from None
+    if window is not None and window.window is not None:
+        _check_straddling(job)
     log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
              write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
     if options.parallelism and not streaming:
@@ -236,6 +238,18 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
                     "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",
                     options.parallelism, options.parallelism)
     return job
+
+
+def _check_straddling(job: WriteJob) -> None:
+    """A window overwrite whose live segments straddle the window's edge is refused here, on the driver,
+    before any task builds anything; the commit checks again against what is live then (a segment may
+    arrive meanwhile)."""
+    store = job.store()
+    try:
+        select_replaced(store.time_ranges(store.list()), [job.window.window],
+                        include_straddling=job.window.include_straddling)
+    except StraddlingSegmentsError as exc:
+        raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
 
 
 def check_staging_reachable(master: str, options: dict) -> None:

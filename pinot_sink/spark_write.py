@@ -110,6 +110,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
                      table_name, len(existing))
             return _nothing_written(checked)
         mode = "append"
+    df, options = clustered_by_bucket(df, checked, options)
     if chosen == "data-source":
         from .datasource import PinotSinkDataSource, write as write_data_source
 
@@ -138,6 +139,53 @@ def _checked_job(df, table_name: str, mode: str, options: dict[str, Any]):
         return prepare_job({**raw, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
     except (OptionError, PlanError, ConversionError, ControllerError, ValueError) as exc:
         raise PinotSinkError(f"pinot_sink.write to table {table_name}: {exc}") from None
+
+
+def bucket_column(df, job):
+    """The Spark expression of each row's UTC day/hour bucket (``sink.time-bucket``), or None when the time
+    column is not a DataFrame column this can read (made by an ingestion transform, or of another type)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    plan = job.window
+    if plan is None or plan.cut_bucket_ms is None or job.pipeline is not None:
+        return None
+    try:
+        source = job.plan.source_for(plan.time_column)
+    except KeyError:
+        return None
+    if source is None or source not in df.columns:
+        return None
+    data_type = df.schema[source].dataType
+    column = F.col(f"`{source}`")
+    if isinstance(data_type, (T.TimestampType, getattr(T, "TimestampNTZType", T.TimestampType))):
+        millis = F.floor(F.unix_micros(column.cast("timestamp")) / 1000)  # UTC instants, whatever the session zone
+    elif isinstance(data_type, T.DateType):
+        millis = F.unix_date(column).cast("long") * 86_400_000
+    elif isinstance(data_type, T.LongType) and str(
+            job.segment_schema().fields[plan.time_column].datetime_format or "").upper() == "1:MILLISECONDS:EPOCH":
+        millis = column  # epoch millis as they are
+    else:
+        return None
+    return F.floor(millis / plan.cut_bucket_ms)
+
+
+def clustered_by_bucket(df, job, options: dict[str, Any]):
+    """``sink.time-bucket``: rows of one day/hour are brought into one Spark partition (and next to each
+    other) before the write, so each bucket makes one segment (up to max-rows) instead of one per input
+    partition. ``sink.parallelism`` sets the partition count (default: the DataFrame's)."""
+    bucket = bucket_column(df, job)
+    if bucket is None:
+        if job.window is not None and job.window.cut_bucket_ms is not None:
+            log.info("pinot_sink: sink.time-bucket: the time column is not a plain DataFrame column; rows are "
+                     "not clustered by bucket (repartition by it first to avoid small segments)")
+        return df, options
+    options = dict(options)
+    parallelism = options.pop("sink.parallelism", None)
+    from .options import parse_int
+
+    count = parse_int(str(parallelism), "sink.parallelism") if parallelism else df.rdd.getNumPartitions()
+    return df.repartition(max(1, count), bucket).sortWithinPartitions(bucket), options
 
 
 def _nothing_written(job) -> WriteResult:
