@@ -1,8 +1,12 @@
 """pinot_sink: write Spark DataFrames into Apache Pinot OFFLINE tables.
 
-Data flow, one module each: DataFrame -> Arrow batches (Spark) -> ``type_mapping`` (stored values)
--> ``pinot_sink.buffer`` (per-partition buffer) -> ``pinot_sink.segment`` (segment builder, tarball)
--> ``pinot_sink.controller`` (uploader) -> ``pinot_sink.datasource`` (driver commit).
+The write, one module each (docs/architecture.md): on the driver ``pinot_sink.job.prepare_job`` (options,
+schema, table config, the write's identity); in each task ``pinot_sink.task.write_partition``, which drives
+``pinot_sink.partition_writer`` (Arrow batches -> ``pinot_sink.ingestion`` -> ``type_mapping`` stored values
+-> a ``pinot_sink.buffer`` -> ``pinot_sink.segment`` builder -> the tarball staged, never published); then
+on the driver ``pinot_sink.commit``, the single committer (one lineage entry through
+``pinot_sink.controller``, or a move into ``output-uri`` without a controller). Every error raised on
+purpose derives from ``PinotSinkError``.
 
 Entry points: ``pinot_sink.write(df, table, ...)`` on Spark 3.3+ (``pinot_sink.spark_write``), and on
 Spark 4 ``df.write.format("pinot")``, found with no import through the top-level ``pyspark_pinot``
@@ -14,7 +18,10 @@ from __future__ import annotations
 
 import logging
 
+from type_mapping.errors import PinotSinkError
+
 __version__ = "0.1.0"
+__all__ = ["PinotSinkError", "register", "write", "jvm_pinot_provider"]
 
 JVM_PINOT_NOTICE = (
     "a JVM data source named 'pinot' is on the classpath ({provider}); Spark resolves format('pinot') to it, "

@@ -31,7 +31,7 @@ from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
 from pinot_sink.controller.errors import ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 
-from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler
+from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler, release_private_stage_root
 from .manifest import was_withdrawn, write_aborted, write_committed, write_withdrawn
 from .naming import is_segment_of_write, run_replaces, segment_replaces
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
@@ -39,11 +39,12 @@ from .sizing import small_segments_warning
 from .store import local_path, publish_into_directory, remove_tree
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
 
 
-class CommitError(RuntimeError):
+class CommitError(PinotSinkError, RuntimeError):
     """The commit failed; the message says what state the table was left in."""
 
 
@@ -71,6 +72,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
             replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag)
     finally:
         remove_tree(job.staging(batch_write), job.storage_options)
+        release_private_stage_root(job)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
     # Streaming writers are made once per query, so time a micro-batch from its first task.
     starts = [r.started_at for r in reports if r is not None and r.started_at]
@@ -114,6 +116,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
             left += store.delete(ours)
     if not remove_tree(job.staging(batch_write), job.storage_options):
         left.append(job.staging(batch_write))
+    release_private_stage_root(job)
     if left:
         log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
     else:

@@ -36,20 +36,17 @@ except ImportError as _missing_stream:
 else:
     _STREAM_WRITER_MISSING = None
 
-from type_mapping.compat import ConversionError
-from type_mapping.reconcile import PlanError
+from type_mapping.errors import PinotSinkError
 
-from .commit import CommitError, abort_job, commit_job, summary_table
-from .controller.errors import ControllerError
+from .commit import abort_job, commit_job, summary_table
 from .manifest import read_result
 from .job import WriteJob, check_staging_reachable, prepare_job
-from .options import OptionError
 from .reports import TaskReport, WriteResult
 from .spark_task import task_kwargs
 from .task import PinotWriteError, write_partition
 
 # Mistakes a user fixes from the message alone: Spark shows them without the Python traceback around them.
-USER_ERRORS = (OptionError, PlanError, ConversionError, ControllerError, CommitError)
+USER_ERRORS = (PinotSinkError,)  # the root of every error this package raises on purpose
 HIDE_TRACEBACK_ENV = "SPARK_HIDE_TRACEBACK"  # read by pyspark's worker when it reports an exception to the JVM
 
 

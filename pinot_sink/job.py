@@ -9,7 +9,6 @@ tag) and where tasks stage their segments. Spark-free: the Spark 4 data source a
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import sys
 import tempfile
@@ -21,17 +20,19 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from type_mapping import PinotSchema
+from type_mapping.pinot_schema import SchemaError, check_writable_column_names
 from type_mapping.reconcile import WritePlan, plan_write
 from type_mapping.spark_types import spark_struct_to_arrow
 
 from pinot_sink.controller import ControllerClient, redact_text
 from pinot_sink.controller.deep_store import normalise_uri
+from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 
 from .ingestion import IngestionPipeline
 from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
                      writer_postfix)
 from .options import OptionError, WriteOptions, redact_options
-from .store import SegmentStore, staging_uri, table_uri
+from .store import SegmentStore, remove_tree, staging_uri, table_uri
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 
@@ -182,6 +183,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         table_config = options.schema.table_config_json or _default_table_config(options.table_name)
 
     pinot_schema = PinotSchema.from_json(schema_json)
+    try:
+        check_writable_column_names(pinot_schema)
+    except SchemaError as exc:
+        raise SchemaError(f"table {options.table_name}: {exc}") from None
     pipeline = _ingestion_pipeline(pinot_schema, table_config, source_schema, options)
     # With ingestion steps, the rows the plan maps are the pipeline's output, not the DataFrame's.
     plan = plan_write(pipeline.output_schema if pipeline else source_schema, pinot_schema,
@@ -212,7 +217,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     except TimeWindowError as exc:
         raise OptionError(f"table {options.table_name}: {exc}") from None
     stage_is_driver_local = output_uri is None
-    stage_root = output_uri or normalise_uri(os.path.join(tempfile.gettempdir(), "pinot-sink-staging"))
+    stage_root = output_uri or normalise_uri(private_stage_root(options.table_name))
 
     job = WriteJob(
         options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
@@ -226,11 +231,20 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         pipeline=pipeline,
     )
     try:  # names are validated before any task runs
-        job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
+        namer = job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
+        _check_name_length(namer, options)
     except SegmentNameError as exc:
+        release_private_stage_root(job)
         raise OptionError(f"table {options.table_name}: {exc}") from None
+    except OptionError:
+        release_private_stage_root(job)
+        raise
     if window is not None and window.window is not None:
-        _check_straddling(job)
+        try:
+            _check_straddling(job)
+        except OptionError:
+            release_private_stage_root(job)
+            raise
     log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
              write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
     if options.parallelism and not streaming:
@@ -250,6 +264,42 @@ def _check_straddling(job: WriteJob) -> None:
                         include_straddling=job.window.include_straddling)
     except StraddlingSegmentsError as exc:
         raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
+
+
+def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
+    """Segment names become file names (tarballs, staging): one too long for a file name fails here, on the
+    driver, naming the options that make it long, instead of in every task."""
+    longest = namer.longest_bytes()
+    if longest <= SEGMENT_NAME_MAX_BYTES:
+        return
+    naming = options.naming
+    given = [name for name, value in (("segment.name", naming.fixed_name if naming.kind == "fixed" else None),
+                                      ("segment.name.prefix", naming.prefix if naming.kind == "normalizedDate" else None),
+                                      ("segment.name.postfix", naming.postfix)) if value]
+    if naming.kind != "fixed" and not (naming.kind == "normalizedDate" and naming.prefix):
+        given.insert(0, "table-name")
+    raise OptionError(
+        f"option {given[0]!r}: segment names of table {options.table_name[:60]}{'...' if len(options.table_name) > 60 else ''} "
+        f"would be up to {longest} bytes (with the write tags, time values, partition and sequence), but a "
+        f"file name holds {FILE_NAME_MAX_BYTES} and a segment name at most {SEGMENT_NAME_MAX_BYTES}: shorten "
+        f"{' or '.join(repr(g) for g in given)}")
+
+
+def private_stage_root(table: str) -> str:
+    """A fresh staging root on the driver's machine when there is no output-uri: ``mkdtemp`` makes it 0700,
+    never at an existing path (a planted directory or symlink makes it pick another name), so no other user
+    can read, replace or redirect the staged tarballs. Made here, on the driver, because only tasks on the
+    driver's machine may stage there (``check_staging_reachable``, ``write_partition``), and they run as the
+    driver's user; removed by ``release_private_stage_root`` after the commit or abort."""
+    return tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
+
+
+def release_private_stage_root(job: WriteJob) -> None:
+    """Remove a batch write's private staging root (``private_stage_root``) once its run is committed or
+    aborted. A streaming query keeps its root for its micro-batches (each one's run folder goes after its
+    commit); the empty root stays in the temp folder after the query."""
+    if job.stage_is_driver_local and not job.streaming:
+        remove_tree(job.stage_root)
 
 
 def check_staging_reachable(master: str, options: dict) -> None:

@@ -34,15 +34,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pinot_sink.segment.format import INVALID_NAME_CHARS as INVALID_CHARS
-from type_mapping.datetime_formats import UNIT_MILLIS as _UNIT_MILLIS
-from type_mapping.datetime_formats import DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date
+from type_mapping.datetime_formats import (DateTimeFormat, DateTimeFormatError, parse_format, parse_simple_date,
+                                          stored_to_millis)
 from type_mapping.java_text import java_object_string
+from type_mapping.errors import PinotSinkError
 
 _INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-class SegmentNameError(ValueError):
+class SegmentNameError(PinotSinkError, ValueError):
     """A segment name (or part of one) Pinot would reject, or a naming setup that cannot work."""
 
 
@@ -130,11 +131,26 @@ class SegmentNamer:
                         self.postfix, sequence)
         return join(self.prefix, self.postfix, sequence)
 
+    def longest_bytes(self) -> int:
+        """An upper bound of this namer's names in UTF-8 bytes, known before any row: the time values as the
+        longest a LONG prints (20 characters) or a date (13), the partition id and sequence up to 6 digits.
+        A STRING time column's values can be longer; those names are checked as they are made."""
+        widest = 999_999
+        if self.kind == "fixed":
+            return len(self.prefix.encode())
+        time_part = 0
+        if self.uses_time:
+            time_part = 2 * (1 + (13 if self.kind == "normalizedDate" else 20))
+        postfix = self.postfix
+        if postfix is not None and postfix.rsplit("_", 1)[-1].isdigit():  # the writer's partition id
+            postfix = f"{postfix.rsplit('_', 1)[0]}_{widest}"
+        return len(join(self.prefix, postfix, widest).encode()) + time_part
+
     def normalized_date(self, value: Any) -> str:
         fmt = self.time_format
         assert fmt is not None and self.date_pattern is not None
         if fmt.kind in ("EPOCH", "TIMESTAMP"):
-            millis = int(value) * _UNIT_MILLIS[fmt.unit]
+            millis = stored_to_millis(value, fmt.unit)
             moment = _EPOCH + timedelta(milliseconds=millis)
         else:
             if not fmt.pattern:

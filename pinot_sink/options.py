@@ -1,9 +1,10 @@
 """The data source's options: parsed once on the driver from Spark's string options into small typed groups.
 
 Spark hands a Python data source its options as a case-insensitive dict of strings. ``WriteOptions.parse``
-turns them into typed groups, each used by one layer (buffer limits by the task's buffer, build options by
-the segment builder, conversion policies by type mapping, the client config by the controller client,
-naming and delivery by the job), rejects unknown or misspelled keys (suggesting the closest valid one),
+turns them into typed groups, each used by one layer (buffer limits by the partition writer's buffer, build
+options by the segment builder, conversion policies by type mapping, the client config by the controller
+client, naming and delivery by the job; ``pinot-sink build`` parses its ``--option`` values with it too),
+rejects unknown or misspelled keys (suggesting the closest valid one),
 and keeps secrets out of ``repr``. Every option is documented in docs/options.md; the ``OPTIONS`` table below
 is the single source of names, defaults and one-line descriptions. Controller timeouts and retries have no
 default here: the client config (``pinot_sink.controller``) is their one home, and only what a user sets
@@ -29,11 +30,12 @@ from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
+from type_mapping.errors import PinotSinkError
 
 REDACTED = "<redacted>"
 
 
-class OptionError(ValueError):
+class OptionError(PinotSinkError, ValueError):
     """An option that is missing, unknown or malformed; the message names the option."""
 
 

@@ -38,6 +38,7 @@ from pinot_sink.segment.builder import BuiltSegment
 
 from .buffer import Buffer
 from .naming import SegmentNameError, SegmentNamer, column_min_max
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
 
@@ -45,7 +46,7 @@ CONVERT_GROUP_ROWS = 65_536  # Arrow rows converted per call
 PROGRESS_EVERY_S = 30.0  # a writer filling a large buffer says how far it got this often
 
 
-class PinotWriteError(RuntimeError):
+class PinotWriteError(PinotSinkError, RuntimeError):
     """A failure while writing one partition; the message names the partition and the segment."""
 
 

@@ -19,6 +19,8 @@ import shutil
 import subprocess
 import sys
 
+from type_mapping.errors import PinotSinkError
+
 PYTHON_CONF = "spark.pyspark.python"
 DRIVER_PYTHON_CONF = "spark.pyspark.driver.python"
 PYTHON_ENV = "PYSPARK_PYTHON"
@@ -40,7 +42,7 @@ def probe(_rows):
 '''
 
 
-class WorkerPythonError(RuntimeError):
+class WorkerPythonError(PinotSinkError, RuntimeError):
     """Spark's Python workers cannot import this package; the message names the host and the fix."""
 
 

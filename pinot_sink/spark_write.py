@@ -21,6 +21,8 @@ import pickle
 from functools import partial
 from typing import Any, Iterable, Iterator
 
+from type_mapping.errors import PinotSinkError
+
 from .commit import abort_job, commit_job
 from .job import check_staging_reachable, prepare_job
 from .reports import WriteResult
@@ -87,13 +89,13 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``.
 
     Options, schema and table config are checked here, on the driver, before Spark runs anything: a mistake
-    is one ``PinotSinkError`` line, not a Spark traceback."""
+    is one ``WriteCheckError`` line, not a Spark traceback."""
     asked, mode = mode, SPARK_MODES.get((mode or "append").lower())
     if mode is None:
-        raise PinotSinkError(f"pinot_sink.write: mode must be one of {', '.join(SPARK_MODES)}, got {asked!r}")
+        raise WriteCheckError(f"pinot_sink.write: mode must be one of {', '.join(SPARK_MODES)}, got {asked!r}")
     chosen = choose_entry_point(entry_point)
     if df.isStreaming:
-        raise PinotSinkError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
+        raise WriteCheckError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
                              "df.writeStream.format('pinot') (pyspark 4.1+)")
     from .spark_python import ensure_worker_python
 
@@ -102,7 +104,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     if mode in ("error", "ignore"):
         existing = sorted(checked.store().list())
         if existing and mode == "error":
-            raise PinotSinkError(f"table {table_name} already holds {len(existing)} segment(s) and the save mode "
+            raise WriteCheckError(f"table {table_name} already holds {len(existing)} segment(s) and the save mode "
                                  f"is 'error' (Spark's default): use mode 'append' to add to them or 'overwrite' to "
                                  f"replace them")
         if existing:
@@ -119,7 +121,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
 
 
-class PinotSinkError(ValueError):
+class WriteCheckError(PinotSinkError, ValueError):
     """A mistake found on the driver before Spark ran: the message is the whole story, in one line."""
 
 
@@ -137,8 +139,8 @@ def _checked_job(df, table_name: str, mode: str, options: dict[str, Any]):
     try:
         check_staging_reachable(df.sparkSession.sparkContext.master, raw)
         return prepare_job({**raw, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
-    except (OptionError, PlanError, ConversionError, ControllerError, ValueError) as exc:
-        raise PinotSinkError(f"pinot_sink.write to table {table_name}: {exc}") from None
+    except (PinotSinkError, OptionError, PlanError, ConversionError, ControllerError, ValueError) as exc:
+        raise WriteCheckError(f"pinot_sink.write to table {table_name}: {exc}") from None
 
 
 def bucket_column(df, job):

@@ -23,6 +23,8 @@ from typing import Callable, Iterable
 import numpy as np
 import pyarrow as pa
 
+from type_mapping.datetime_formats import stored_to_millis
+
 from pinot_sink.controller import copy_to_deep_store, redact_text
 from pinot_sink.segment.builder import time_values_ms
 
@@ -65,7 +67,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
                         started_at=time.time())
     attempt_id = attempt if task_attempt_id is None else task_attempt_id
     stage_uri = f"{job.staging(batch_write)}/{attempt_folder(partition_id, attempt_id)}"
-    work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table}-p{partition_id}-"))
+    work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table[:64]}-p{partition_id}-"))
     spec = SegmentSpec(schema, job.table_config, options.build, job.creation_time_ms,
                        job.namer(partition_id=partition_id, batch_write_id=batch_write),
                        name_hint=" (time values go into simple names; pick segment-name.type=normalizedDate or fixed)")
@@ -137,9 +139,7 @@ def _millis(built, value) -> int | None:
     """A segment's start/end time in epoch millis (what Pinot's ZK metadata holds), None without time."""
     if value is None or built.time_unit is None:
         return None
-    from type_mapping.datetime_formats import UNIT_MILLIS
-
-    return int(value) * UNIT_MILLIS[built.time_unit]
+    return stored_to_millis(value, built.time_unit)
 
 
 def _buffer(job: WriteJob, schema) -> Buffer:

@@ -28,9 +28,10 @@ from typing import IO, Any, Iterable, Mapping
 
 import numpy as np
 
-from type_mapping.datetime_formats import MILLIS_PER_UNIT, SUB_MILLIS_PER_MILLI
+from type_mapping.datetime_formats import UNIT_MILLIS, stored_to_millis
 
 from .naming import push_type_and_frequency, time_column_of
+from type_mapping.errors import PinotSinkError
 
 DYNAMIC = "dynamic"
 BUCKET_MS = {"day": 86_400_000, "hour": 3_600_000}
@@ -42,7 +43,7 @@ _ZONE = re.compile(r"^(.*)\[([^\]]+)\]$")
 _LIST_AT_MOST = 20
 
 
-class TimeWindowError(ValueError):
+class TimeWindowError(PinotSinkError, ValueError):
     """A window that cannot be parsed or applied; the message says why (callers add the option's name)."""
 
 
@@ -200,9 +201,7 @@ def zk_time_range(zk: Mapping[str, Any]) -> tuple[int, int]:
         value = int(zk.get(key) or NO_TIME_MS)
         if value <= 0:
             return NO_TIME_MS
-        if unit in SUB_MILLIS_PER_MILLI:
-            return value // SUB_MILLIS_PER_MILLI[unit]
-        return value * MILLIS_PER_UNIT.get(unit, 1)
+        return stored_to_millis(value, unit if unit in UNIT_MILLIS else "MILLISECONDS")
 
     return millis("segment.start.time"), millis("segment.end.time")
 

@@ -115,7 +115,7 @@ class Table:
 
 @dataclass
 class Fault:
-    kind: str  # fail / delay / reset / lose / trickle / redirect
+    kind: str  # fail / delay / reset / lose / trickle / redirect / html
     times: int
     method: str | None
     path: str | None
@@ -284,6 +284,12 @@ class FakeController:
         an attacker sending the client elsewhere)."""
         with self._lock:
             self._faults.append(Fault("redirect", times, method, path, status=status, location=location))
+
+    def html_next(self, times: int = 1, status: int = 200, *, method: str | None = None,
+                  path: str | None = None) -> None:
+        """Answer with an HTML page instead of doing the work (a proxy's login or error page)."""
+        with self._lock:
+            self._faults.append(Fault("html", times, method, path, status=status))
 
     def lose_response_next(self, times: int = 1, *, method: str | None = None, path: str | None = None) -> None:
         """Process the request fully, then reset the connection instead of answering (a lost answer)."""
@@ -1007,6 +1013,15 @@ class _Handler(BaseHTTPRequestHandler):
             record.body = body
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
+        if fault is not None and fault.kind == "html":
+            record.status = fault.status
+            page = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>proxy login</body></html>"
+            self.send_response(fault.status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments")
         hold = controller._take_upload_hold(headers, body) if is_upload else None
         if hold is not None:

@@ -1,11 +1,13 @@
 """The package import graph: no import cycle between modules, no lower layer importing a higher one.
 
-Layers, low to high (docs/architecture.md):
+Floors, low to high (docs/architecture.md):
 
-    0 type_mapping              the ground floor: Spark/Flink/Arrow types, conversion, Java's text rules
+    0 rules     type_mapping            Spark/Flink/Arrow types, conversion, Java's text, number, hash rules
+                pinot_sink.ingestion    the other half of Pinot's record pipeline: the table config's
+                                        transforms, filter, complex types (the rules a row goes through)
     1 pinot_sink.segment        segment files, written and read
     2 pinot_sink.controller     the controller's REST API, push
-    3 pinot_sink.<module>       the job: buffer, naming, options, store, job, task, commit, ...
+    3 job       pinot_sink.<module>     buffer, naming, options, store, job, task, commit, ...
     4 entry points              pinot_sink (the package: Spark registration), pinot_sink.datasource
     5 pinot_sink.cli            the console script
 
@@ -28,8 +30,11 @@ ALLOWED_UPWARD: set[tuple[str, str]] = set()
 ALLOWED_CYCLES: list[set[str]] = []
 
 
+RULES = ("type_mapping", "pinot_sink.ingestion")  # the rules floor: packages whose modules sit on floor 0
+
+
 def layer(module: str) -> int:
-    if module == "type_mapping" or module.startswith("type_mapping."):
+    if any(module == package or module.startswith(package + ".") for package in RULES):
         return 0
     if module.startswith("pinot_sink.segment"):
         return 1
@@ -154,3 +159,13 @@ def test_the_allow_lists_hold_only_live_violations():
     assert all(allowed in cycles for allowed in ALLOWED_CYCLES), "remove fixed cycles from ALLOWED_CYCLES"
     assert all(imported in graph.get(importer, ()) for importer, imported in ALLOWED_UPWARD), \
         "remove fixed edges from ALLOWED_UPWARD"
+
+
+def test_the_rules_floor_imports_only_rules():
+    """Ingestion and type mapping are rules a row goes through: they import nothing from the segment files,
+    the controller, the job, the entry points or the CLI."""
+    graph = import_graph()
+    above = sorted((importer, imported) for importer, targets in graph.items() if layer(importer) == 0
+                   for imported in targets if layer(imported) != 0)
+    assert not above, f"the rules floor imports from above it: {above}"
+    assert layer("pinot_sink.ingestion.pipeline") == layer("type_mapping.convert") < layer("pinot_sink.job")

@@ -10,9 +10,10 @@ import pyarrow as pa
 
 from . import datetime_formats as dtf
 from .pinot_schema import DATE_TIME, TIME, FieldSpec
+from .errors import PinotSinkError
 
 
-class ConversionError(ValueError):
+class ConversionError(PinotSinkError, ValueError):
     """A value (or a whole column) that cannot become the Pinot column's type; names column and row."""
 
 

@@ -848,9 +848,7 @@ def _time_column_default(spec: FieldSpec) -> Any | None:
         if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
             millis = int(value)
         elif fmt.is_epoch:  # fromFormatToMillis: value * size in the unit, as millis
-            in_unit = int(value) * fmt.size
-            per_milli = dtf.SUB_MILLIS_PER_MILLI.get(fmt.unit)
-            millis = in_unit // per_milli if per_milli else in_unit * dtf.MILLIS_PER_UNIT[fmt.unit]
+            millis = dtf.stored_to_millis(int(value) * fmt.size, fmt.unit)
         else:
             return None  # a pattern default ("null") never parses
     except (TypeError, ValueError):

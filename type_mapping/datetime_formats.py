@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .java_numbers import java_long_div, saturating_multiply
+from .errors import PinotSinkError
 
 MILLIS_PER_UNIT: dict[str, int] = {
     "NANOSECONDS": 0,  # finer than a millisecond: see SUB_MILLIS_PER_MILLI
@@ -54,7 +55,7 @@ VALID_MAX_TIME_MS = 3_187_296_000_000
 log = logging.getLogger(__name__)
 
 
-class DateTimeFormatError(ValueError):
+class DateTimeFormatError(PinotSinkError, ValueError):
     """A dateTime format, granularity or pattern this package cannot handle."""
 
 
@@ -261,6 +262,21 @@ def unit_to_millis(values: np.ndarray, unit: str) -> np.ndarray:
         return java_long_div(values, SUB_MILLIS_PER_MILLI[unit])
     factor = MILLIS_PER_UNIT[unit]
     return values if factor == 1 else saturating_multiply(values, factor)
+
+
+def stored_to_millis(value: int | np.ndarray, unit: str) -> int | np.ndarray:
+    """Epoch value(s) in ``unit`` -> epoch millis, by Java's ``TimeUnit.<unit>.toMillis``: from finer units a
+    quotient truncated toward zero (-1500 microseconds is -1 ms, not -2), from coarser ones a saturating
+    product. How Pinot turns a segment's start/end time (metadata, ZK metadata) into millis, and the one home
+    of that rule here: an int for an int, an int64 array for an array."""
+    if isinstance(value, np.ndarray):
+        return unit_to_millis(value.astype(np.int64, copy=False), unit)
+    return int(unit_to_millis(np.array([int(value)], dtype=np.int64), unit)[0])
+
+
+def range_to_millis(start: int, end: int, unit: str) -> tuple[int, int]:
+    """``stored_to_millis`` of a segment's start and end time."""
+    return stored_to_millis(start, unit), stored_to_millis(end, unit)
 
 
 def millis_to_unit(millis: np.ndarray, unit: str) -> np.ndarray:

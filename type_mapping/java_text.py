@@ -22,6 +22,7 @@ from typing import Union
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from .errors import PinotSinkError
 
 # --- Double.toString / Float.toString ------------------------------------------------------------
 
@@ -82,7 +83,7 @@ BigDecimalLike = Union[str, Decimal, "tuple[int, int]"]
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-class BigDecimalError(ValueError):
+class BigDecimalError(PinotSinkError, ValueError):
     """A value that is not a BigDecimal Java would accept."""
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from typing import Any, Mapping
+from .errors import PinotSinkError
 
 
-class ConfigValueError(ValueError):
+class ConfigValueError(PinotSinkError, ValueError):
     """A config value Pinot's JSON mapper would reject; the message names the key and the value."""
 
 

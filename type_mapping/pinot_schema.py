@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .pinot_json import as_bool, as_int, as_list, as_object, as_str
+from .errors import PinotSinkError
 
 # Logical Pinot data types this package writes, and the stored type behind each one.
 STORED_TYPE: dict[str, str] = {
@@ -74,7 +75,7 @@ _METRIC_DEFAULTS: dict[str, Any] = {
 }
 
 
-class SchemaError(ValueError):
+class SchemaError(PinotSinkError, ValueError):
     """A Pinot schema (or a field in it) that this package cannot use; the message names the column."""
 
 
@@ -121,6 +122,25 @@ def _timestamp_millis(raw: Any) -> int:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=_dt.timezone.utc)
     return int(parsed.timestamp() * 1000)
+
+
+# Pinot's built-in virtual columns (CommonConstants.Segment.BuiltInVirtualColumn): made by the server for every
+# segment, never stored. Pinot's schema validation (SchemaUtils.validate) refuses a column of one of these names.
+BUILT_IN_VIRTUAL_COLUMNS = frozenset({"$docId", "$hostName", "$segmentName", "$partitionId", "$creationTime",
+                                      "$startTime", "$endTime", "$totalDocs", "$crc"})
+
+
+def check_writable_column_names(schema: "PinotSchema") -> None:
+    """A schema this writer writes has no column named like a virtual column: Pinot refuses the built-in names,
+    and any other name starting with ``$`` is Pinot's virtual-column namespace (its multi-stage engine leaves
+    ``$`` columns out of ``SELECT *``)."""
+    for name in schema.column_names:
+        if name in BUILT_IN_VIRTUAL_COLUMNS:
+            raise SchemaError(f"column {name!r} is the name of one of Pinot's built-in virtual columns "
+                              f"({', '.join(sorted(BUILT_IN_VIRTUAL_COLUMNS))}); Pinot refuses such a schema")
+        if name.startswith("$"):
+            raise SchemaError(f"column {name!r}: names starting with '$' are Pinot's virtual columns (its queries "
+                              f"leave them out of SELECT *); rename the column")
 
 
 @dataclass(frozen=True)

@@ -152,7 +152,7 @@ class _OutputFolder:
 def make_writer(args, *, progress=None, on_segment=None):
     """The ``PartitionWriter`` for these arguments: the data source's option parsing, naming (Pinot's
     generators, Java's value formatting, Pinot's name rules), defaults and file modes."""
-    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.pinot_schema import PinotSchema, check_writable_column_names
     from type_mapping.reconcile import plan_write
 
     from ..buffer import PartitionBuffer
@@ -166,6 +166,7 @@ def make_writer(args, *, progress=None, on_segment=None):
         if path.suffix.lower() not in _FORMATS:
             raise ValueError(f"{path}: unknown input format (use .parquet, .csv, .json, .jsonl or .ndjson)")
     schema = PinotSchema.from_json(json.loads(args.schema.read_text()))
+    check_writable_column_names(schema)
     table_config = json.loads(args.table_config.read_text())
     raw_table = raw_table_name(str(table_config.get("tableName") or schema.name))
     # The data source's parser, so every value means (and fails) the same here as in a Spark write.

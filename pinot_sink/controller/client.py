@@ -9,7 +9,7 @@ pickles as its ``ClientConfig`` (Spark ships it to executors) and rebuilds its H
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 from urllib.parse import quote
@@ -24,11 +24,6 @@ from .transport import MULTIPART_CHUNK, MultipartFile, Transport
 
 REALTIME_SUFFIX = "_REALTIME"
 DELETE_BATCH = 100  # segment names per DELETE request (keeps the URL short)
-# ZK metadata keys of a segment's time range (CommonConstants.Segment); Pinot stores them in millis on
-# upload, and leaves them out for a segment without a time column.
-ZK_START_TIME, ZK_END_TIME, ZK_TIME_UNIT = "segment.start.time", "segment.end.time", "segment.time.unit"
-_UNIT_MS = {"NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3, "MILLISECONDS": 1, "SECONDS": 1_000, "MINUTES": 60_000,
-            "HOURS": 3_600_000, "DAYS": 86_400_000}
 
 
 def offline_raw_name(table: str) -> str:
@@ -40,34 +35,6 @@ def offline_raw_name(table: str) -> str:
     if table.endswith(REALTIME_SUFFIX):
         raise ControllerRequestError("only OFFLINE tables can take uploaded segments here", table=table)
     return raw_table_name(table)
-
-
-@dataclass(frozen=True)
-class SegmentTimeRange:
-    """A segment's time range in epoch millis as the controller keeps it (``start_ms``/``end_ms`` both
-    inclusive: the min and max of the time column); ``None`` for a segment without a time range."""
-
-    segment: str
-    start_ms: int | None
-    end_ms: int | None
-
-    @property
-    def has_time(self) -> bool:
-        return self.start_ms is not None and self.end_ms is not None
-
-
-def _millis(zk: Mapping[str, str], key: str) -> int | None:
-    """``SegmentZKMetadata.getStartTimeMs``: absent or non-positive means no time; else value x unit."""
-    text = zk.get(key)
-    if text in (None, ""):
-        return None
-    value = int(text)
-    if value <= 0:
-        return None
-    factor = _UNIT_MS.get(str(zk.get(ZK_TIME_UNIT) or "MILLISECONDS").upper())
-    if factor is None:
-        raise ControllerError(f"unknown {ZK_TIME_UNIT} {zk.get(ZK_TIME_UNIT)!r}", operation="read time range")
-    return int(value * factor)
 
 
 class ControllerClient:
@@ -119,13 +86,8 @@ class ControllerClient:
         return self._transport.request(method, path, **kwargs)
 
     def _get_json(self, path: str, *, operation: str, table: str | None = None, **kwargs) -> Any:
-        response = self.request("GET", path, operation=operation, table=table, **kwargs)
-        try:
-            return response.json()
-        except ValueError:
-            raise ControllerError(
-                f"the controller answered with non-JSON: {response.text[:200]!r}", operation=operation, table=table
-            ) from None
+        # A body that is not JSON raises ControllerResponseError, naming the URL and status (the transport's).
+        return self.request("GET", path, operation=operation, table=table, **kwargs).json()
 
     # --- table config and schema --------------------------------------------------------------------
 
@@ -187,46 +149,6 @@ class ControllerClient:
             operation="get segment ZK metadata",
             table=raw,
         )
-
-    def segment_time_ranges(self, table: str) -> dict[str, SegmentTimeRange]:
-        """Every segment's time range from its ZK metadata (``GET /segments/{t}/zkmetadata``), read as
-        Pinot's ``SegmentZKMetadata.getStartTimeMs/getEndTimeMs`` do. Lists every segment the controller
-        has metadata for, replaced ones included (intersect with ``list_segments`` for the live ones)."""
-        return {
-            name: SegmentTimeRange(name, _millis(zk, ZK_START_TIME), _millis(zk, ZK_END_TIME))
-            for name, zk in self.segment_zk_metadata(table).items()
-        }
-
-    def select_segments(
-        self,
-        table: str,
-        start_ms: int | None = None,
-        end_ms: int | None = None,
-        *,
-        exclude_overlapping: bool = False,
-    ) -> list[str]:
-        """Live segments selected by time window, by the controller
-        (``GET /segments/{t}/select?type=OFFLINE&startTimestamp=..&endTimestamp=..&excludeOverlapping=..``,
-        Pinot's ``PinotHelixResourceManager.getSegmentsFor``; replaced segments are always left out).
-
-        The window is ``[start_ms, end_ms)`` in epoch millis (``None``: unbounded). A segment whose range
-        ``[start, end]`` (both inclusive) lies in the window is selected; one wholly outside is not; one
-        that straddles an edge is selected unless ``exclude_overlapping``. **A segment without a time
-        range is always selected**, whatever the window (Pinot's rule for tables without a time column)."""
-        raw = offline_raw_name(table)
-        if start_ms is not None and end_ms is not None and not int(start_ms) < int(end_ms):
-            # Pinot answers 500 (an IllegalArgumentException), which would be retried: refuse it here.
-            raise ControllerRequestError(
-                f"the window start ({start_ms}) must be before its end ({end_ms})", table=raw,
-                operation="select segments")
-        params = {"type": "OFFLINE", "excludeOverlapping": "true" if exclude_overlapping else "false"}
-        if start_ms is not None:
-            params["startTimestamp"] = str(int(start_ms))
-        if end_ms is not None:
-            params["endTimestamp"] = str(int(end_ms))
-        body = self._get_json(f"/segments/{quote(raw, safe='')}/select", params=params,
-                              operation="select segments", table=raw)
-        return sorted(_offline_names(body))
 
     def get_lineage(self, table: str) -> dict[str, dict]:
         """Lineage entries by id: ``{"segmentsFrom", "segmentsTo", "state", "timestamp"}``."""

@@ -9,9 +9,10 @@ Usable in one process::
     with ConsistentPush(client, "events", segments_to=names) as push:
         push.upload(tar_paths)            # end on success, revert on an exception
 
-or split across processes, as the Spark data source does (start on the driver, uploads in tasks,
-end or revert in the driver's commit / abort): the object pickles as its client config, table, lineage id
-and segment lists, and ``ConsistentPush.resume(config, table, lineage_id)`` rebuilds it anywhere.
+The Spark data source uses the first form in its driver's commit (``pinot_sink.commit``): tasks only stage
+tarballs, and the driver starts, uploads and ends (or reverts) in one place. The object also pickles as its
+client config, table, lineage id and segment lists, and ``ConsistentPush.resume(config, table, lineage_id)``
+rebuilds it in another process from the entry's id (no caller in this package does so today).
 """
 from __future__ import annotations
 

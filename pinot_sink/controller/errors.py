@@ -8,9 +8,10 @@ never contain request headers, and any ``scheme://user:password@`` in them is re
 from __future__ import annotations
 
 from .auth import redact_text
+from type_mapping.errors import PinotSinkError
 
 
-class ControllerError(Exception):
+class ControllerError(PinotSinkError):
     """Base class. ``retryable`` tells the retry policy whether trying again can help."""
 
     retryable = False
@@ -81,6 +82,12 @@ class ControllerConfigError(ControllerRequestError, ValueError):
 class ControllerAuthError(ControllerRequestError):
     """401 or 403: credentials missing or insufficient (403 is also Pinot's answer to a segment time range
     outside 1971..2071, a storage quota overrun or a disk-utilisation limit; the message says which)."""
+
+
+class ControllerResponseError(ControllerError, ValueError):
+    """A success status whose body is not the JSON the endpoint answers with (an HTML page of a proxy or a
+    login form in front of the controller): the message names the URL, the status and the start of the body.
+    A ``ValueError`` too, as ``response.json()``'s own error is."""
 
 
 class ControllerRedirectError(ControllerRequestError):

@@ -33,10 +33,12 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from .auth import redact_url
 from .config import ClientConfig
 from .errors import (
     ControllerError,
     ControllerRedirectError,
+    ControllerResponseError,
     ControllerTLSError,
     ControllerUnavailableError,
     error_for_status,
@@ -444,9 +446,29 @@ class Transport:
                 )
                 response.close()
                 raise error
+            response.json = _json_reader(response, method, where)
             return response
 
         return policy.call(attempt, describe=" ".join(x for x in (operation, table, segment) if x))
+
+
+def _json_reader(response: requests.Response, method: str, where: dict):
+    """``response.json`` that, when the body is not JSON, says so with the URL and status instead of a bare
+    ``JSONDecodeError`` from deep inside a caller."""
+    parse = response.json
+
+    def json(**kwargs):
+        try:
+            return parse(**kwargs)
+        except ValueError:
+            kind = response.headers.get("Content-Type") or "no content type"
+            start = (response.text or "").strip()[:200]
+            raise ControllerResponseError(
+                f"{method} {redact_url(response.url.split('?', 1)[0])} answered HTTP {response.status_code} with "
+                f"{kind}, not JSON (a proxy or a login page in front of the controller?): {start!r}",
+                **where) from None
+
+    return json
 
 
 def _retry_after_seconds(value: str | None) -> float | None:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Union
+from type_mapping.errors import PinotSinkError
 
 
-class ExpressionError(ValueError):
+class ExpressionError(PinotSinkError, ValueError):
     """An expression Pinot would not accept; the message quotes the expression and the position."""
 
 

@@ -32,6 +32,7 @@ from .expression import ExpressionError, is_groovy
 from .time_spec import TimeSpecConversion
 from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_float, to_int, to_long, to_string,
                      with_nulls)
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ _NEUTRAL_INGESTION_KEYS = {
 }
 
 
-class UnsupportedIngestionConfig(ValueError):
+class UnsupportedIngestionConfig(PinotSinkError, ValueError):
     """A table config setting that changes ingested rows and that this package does not apply."""
 
 
@@ -264,11 +265,11 @@ def _time_millis(values: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     fmt = dtf.parse_format(spec.datetime_format) if spec.datetime_format else None
     if fmt is None or fmt.kind == "TIMESTAMP" or spec.data_type == "TIMESTAMP":
         return to_long(values, ctx)
-    if fmt.is_epoch:
+    if fmt.is_epoch:  # DateTimeFormatSpec.fromFormatToMillis: TimeUnit.toMillis(value * size)
         number = to_long(values, ctx)
-        per = dtf.SUB_MILLIS_PER_MILLI.get(fmt.unit)
-        scaled = pc.multiply(number, fmt.size)
-        return pc.divide(scaled, per) if per else pc.multiply(scaled, dtf.MILLIS_PER_UNIT[fmt.unit])
+        scaled = pc.fill_null(number, 0).to_numpy(zero_copy_only=False).astype(np.int64) * fmt.size
+        mask = number.is_null().to_numpy(zero_copy_only=False) if number.null_count else None
+        return pa.array(dtf.stored_to_millis(scaled, fmt.unit), pa.int64(), mask=mask)
     from .functions.datetime import parse_date_time
 
     return parse_date_time(ctx, to_string(values, ctx), fmt.pattern, fmt.time_zone or "UTC")

@@ -21,9 +21,10 @@ import pyarrow.compute as pc
 
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long, java_double_value, java_float_value
 from type_mapping.pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from type_mapping.errors import PinotSinkError
 
 
-class IngestionError(ValueError):
+class IngestionError(PinotSinkError, ValueError):
     """A transform or filter that fails on a row (Pinot fails the build there unless continueOnError)."""
 
 

@@ -25,6 +25,7 @@ from type_mapping.pinot_schema import FieldSpec
 from type_mapping.java_text import big_decimal_string, java_float_str
 
 from . import bigdecimal
+from type_mapping.errors import PinotSinkError
 
 TYPE_VALUE = 1  # OnHeapGuavaBloomFilterCreator.TYPE_VALUE
 VERSION = 1
@@ -35,7 +36,7 @@ _LONG_MAX = (1 << 63) - 1
 _MASK64 = (1 << 64) - 1
 
 
-class BloomFilterError(ValueError):
+class BloomFilterError(PinotSinkError, ValueError):
     pass
 
 

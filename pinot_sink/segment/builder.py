@@ -19,8 +19,8 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from type_mapping.datetime_formats import (SUB_MILLIS_PER_MILLI, UNIT_MILLIS, VALID_MAX_TIME_MS, VALID_MIN_TIME_MS,
-                                          DateTimeFormatError, parse_format, parse_simple_date)
+from type_mapping.datetime_formats import (VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError, parse_format,
+                                          parse_simple_date, range_to_millis, stored_to_millis)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 
@@ -34,12 +34,13 @@ from .partition import canonical_function_name, partition_values
 from .stats import ColumnStats, collect_stats, flatten
 from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
 from .tarball import write_directory, write_tarball
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
 
 
 
-class SegmentBuildError(ValueError):
+class SegmentBuildError(PinotSinkError, ValueError):
     """The segment cannot be built; the message names the column (and row) where it applies."""
 
 
@@ -414,8 +415,7 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
         except (TypeError, ValueError):
             raise SegmentBuildError(f"time column {name!r}: values {low!r}..{high!r} are not epoch numbers") from None
     if check:
-        factor = UNIT_MILLIS[unit]
-        start_ms, end_ms = int(start * factor), int(end * factor)
+        start_ms, end_ms = range_to_millis(start, end, unit)
         if not (start_ms >= VALID_MIN_TIME_MS and end_ms <= VALID_MAX_TIME_MS):
             raise SegmentBuildError(
                 f"time column {name!r}: segment time range {start}..{end} {unit} (millis {start_ms}..{end_ms}) is "
@@ -434,7 +434,4 @@ def time_values_ms(values: pa.Array | pa.ChunkedArray, spec: FieldSpec) -> np.nd
         distinct, inverse = np.unique(np.asarray(values.to_pylist(), dtype=object), return_inverse=True)
         parsed = np.array([parse_simple_date(v, fmt) for v in distinct], dtype=np.int64)
         return parsed[inverse]
-    numbers = values.to_numpy(zero_copy_only=False).astype(np.int64)
-    if fmt.unit in SUB_MILLIS_PER_MILLI:
-        return np.floor_divide(numbers, SUB_MILLIS_PER_MILLI[fmt.unit])
-    return numbers * int(UNIT_MILLIS[fmt.unit])
+    return stored_to_millis(values.to_numpy(zero_copy_only=False).astype(np.int64), fmt.unit)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import zlib
 
 import cramjam
+from type_mapping.errors import PinotSinkError
 
 PASS_THROUGH, SNAPPY, ZSTANDARD, LZ4, LZ4_LENGTH_PREFIXED, GZIP = 0, 1, 2, 3, 4, 5
 CODEC_IDS = {
@@ -23,7 +24,7 @@ CODEC_NAMES = {v: k for k, v in CODEC_IDS.items()}
 ZSTD_LEVEL = 3  # zstd-jni's Zstd.compress default, which Pinot uses
 
 
-class UnsupportedCodec(ValueError):
+class UnsupportedCodec(PinotSinkError, ValueError):
     pass
 
 

@@ -22,13 +22,14 @@ from type_mapping.stored import offsets_and_data
 from . import bigdecimal
 from .bitpack import byte_view
 from .format import VAR_LENGTH_DICTIONARY_MAGIC
+from type_mapping.errors import PinotSinkError
 
 NUMPY_BIG_ENDIAN = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
 NUMPY_NATIVE = {"INT": np.int32, "LONG": np.int64, "FLOAT": np.float32, "DOUBLE": np.float64}
 VAR_LENGTH_VERSION = 1
 
 
-class ColumnValueError(ValueError):
+class ColumnValueError(PinotSinkError, ValueError):
     """A value Pinot cannot store; the message names the column (and the row where known)."""
 
 

@@ -83,3 +83,9 @@ def segment_name_of_tarball(file_name: str) -> str:
     if not file_name.endswith(TARBALL_EXTENSION):
         raise ValueError(f"{file_name!r} is not a segment tarball name (<segment name>{TARBALL_EXTENSION})")
     return file_name[: -len(TARBALL_EXTENSION)]
+
+# A file name holds 255 bytes (ext4, xfs, APFS; HDFS's default max-component-length). The longest file name
+# made from a segment name is the tarball's temporary file ".<name>.tar.gz.XXXXXXXX.tmp" (tarball.py), so a
+# segment name may have this many bytes (UTF-8).
+FILE_NAME_MAX_BYTES = 255
+SEGMENT_NAME_MAX_BYTES = FILE_NAME_MAX_BYTES - len(".") - len(TARBALL_EXTENSION) - len(".XXXXXXXX.tmp")

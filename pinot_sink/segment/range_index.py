@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from type_mapping.pinot_schema import FieldSpec
+from type_mapping.errors import PinotSinkError
 
 VERSION = 2
 COOKIE = 0xF00D
@@ -37,7 +38,7 @@ _FIRST_RUN_SLICE = 5  # Appender.containerForSlice: bitmap containers below, run
 _U64 = (1 << 64) - 1
 
 
-class RangeIndexError(ValueError):
+class RangeIndexError(PinotSinkError, ValueError):
     pass
 
 

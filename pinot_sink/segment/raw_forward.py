@@ -31,6 +31,7 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 
 from . import bigdecimal
 from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, UnsupportedCodec, compress
+from type_mapping.errors import PinotSinkError
 
 DEFAULT_WRITER_VERSION = 4  # ForwardIndexConfig.DEFAULT_RAW_WRITER_VERSION
 DEFAULT_TARGET_MAX_CHUNK_SIZE = 1 << 20  # ForwardIndexConfig.DEFAULT_TARGET_MAX_CHUNK_SIZE (1MB)
@@ -56,7 +57,7 @@ _ARROW_VALUE_TYPE = {
 Values = Union[pa.Array, pa.ChunkedArray]
 
 
-class RawForwardIndexError(ValueError):
+class RawForwardIndexError(PinotSinkError, ValueError):
     """A raw forward index that cannot be written or decoded; the message names the column if known."""
 
 

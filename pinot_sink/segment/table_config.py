@@ -23,6 +23,7 @@ from type_mapping.pinot_schema import METRIC, PinotSchema, null_vector_columns
 
 from .codecs import codec_id
 from .format import raw_table_name
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ DEFAULT_BLOOM_FPP = 0.05
 DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD = 0.85  # IndexingConfig
 
 
-class TableConfigError(ValueError):
+class TableConfigError(PinotSinkError, ValueError):
     """A table config setting this package cannot honour; the message names the column and setting."""
 
 

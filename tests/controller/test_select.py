@@ -1,16 +1,14 @@
-"""Selecting segments by time window (Pinot's ``getSegmentsFor``), time ranges from ZK metadata, the
-lineage rules of CONTROLLER_API.md section 3 in the test controller, and its held-upload knob."""
+"""The test controller: its select endpoint, the lineage rules of CONTROLLER_API.md section 3, and its
+held-upload knob. (Segment time ranges in millis: tests/test_stored_millis.py.)"""
 from __future__ import annotations
 
 import threading
 
 import pytest
 
-from fake_controller import FakeController
 from pinot_sink.controller import (
     ControllerClient,
     ControllerError,
-    ControllerRequestError,
     RetryPolicy,
     push_segment,
 )
@@ -33,77 +31,13 @@ def days(fake_controller, tmp_path):
     return client
 
 
-def test_window_selects_segments_inside_it_start_inclusive_end_exclusive(days):
-    assert days.select_segments("events", D0 + DAY, D0 + 3 * DAY, exclude_overlapping=True) == ["d1", "d1x", "d2"]
-    # the end is exclusive: a segment ending exactly at it is inside only when its max is below it
-    assert days.select_segments("events", D0 + DAY, D0 + 2 * DAY - 1, exclude_overlapping=True) == []
-    assert days.select_segments("events", D0 + DAY, D0 + 2 * DAY, exclude_overlapping=True) == ["d1"]
-    # the start is inclusive
-    assert days.select_segments("events", D0 + DAY + 1, D0 + 2 * DAY, exclude_overlapping=True) == []
-
-
-def test_straddling_segments_are_selected_unless_excluded(days):
-    window = (D0 + 2 * DAY, D0 + 3 * DAY)
-    assert days.select_segments("events", *window) == ["d1x", "d2"]
-    assert days.select_segments("events", *window, exclude_overlapping=True) == ["d2"]
-
-
-def test_open_windows_and_the_listing_endpoint_agree(days, fake_controller):
-    assert days.select_segments("events") == sorted(days.list_segments("events"))
-    assert days.select_segments("events", start_ms=D0 + 3 * DAY) == ["d3", "d4"]
-    assert days.select_segments("events", end_ms=D0 + DAY) == ["d0"]
-    assert fake_controller.received[-1].path == "/segments/events/select"
-    assert fake_controller.received[-1].query["endTimestamp"] == [str(D0 + DAY)]
-    assert "startTimestamp" not in fake_controller.received[-1].query
-
-
-def test_a_bad_window_is_refused_before_any_request(days, fake_controller):
-    sent = len(fake_controller.received)
-    with pytest.raises(ControllerRequestError, match="must be before its end"):
-        days.select_segments("events", D0 + DAY, D0 + DAY)
-    assert len(fake_controller.received) == sent
-    # the controller itself answers as Pinot does: 500 for start >= end, 400 for a non-number
+def test_the_test_controller_answers_a_bad_select_window_as_pinot_does(fake_controller):
     import requests
 
     base = f"{fake_controller.url}/segments/events/select"
     answer = requests.get(base, params={"startTimestamp": 5, "endTimestamp": 5}, timeout=5)
     assert answer.status_code == 500 and "should be smaller" in answer.json()["error"]
     assert requests.get(base, params={"startTimestamp": "x"}, timeout=5).status_code == 400
-
-
-def test_segments_without_a_time_range_are_in_every_window(tmp_path):
-    controller = FakeController().start()
-    try:
-        controller.add_simple_table("snapshots", time_column=None)
-        client = ControllerClient(controller.url, retry=RetryPolicy.none())
-        push_segment(client, "snapshots", make_segment(tmp_path, "snap_0", table="snapshots", time_column=None,
-                                                       start_time=None, end_time=None))
-        zk = client.segment_zk_metadata("snapshots")["snap_0"]
-        assert not {"segment.start.time", "segment.end.time", "segment.time.unit"} & set(zk)  # as Pinot leaves them
-        assert client.segment_time_ranges("snapshots")["snap_0"].has_time is False
-        assert client.select_segments("snapshots", D0, D0 + DAY, exclude_overlapping=True) == ["snap_0"]
-    finally:
-        controller.stop()
-
-
-def test_time_ranges_come_in_millis_whatever_the_segment_unit(fake_controller, tmp_path):
-    client = ControllerClient(fake_controller.url)
-    push_segment(client, "events", make_segment(tmp_path, "days_0", start_time=D0 // DAY,
-                                                end_time=D0 // DAY + 1, time_unit="DAYS"))
-    time_range = client.segment_time_ranges("events")["days_0"]
-    assert (time_range.start_ms, time_range.end_ms) == (D0, D0 + DAY) and time_range.has_time
-    assert client.select_segments("events", D0, D0 + DAY + 1, exclude_overlapping=True) == ["days_0"]
-
-
-def test_replaced_segments_are_never_selected(days):
-    entry = days.start_replace("events", ["d0"], ["d0_new"])
-    push_segment(days, "events", make_segment_in(days, "d0_new", start_time=D0, end_time=D0 + DAY - 1))
-    window = (D0, D0 + DAY)
-    assert days.select_segments("events", *window) == ["d0"]  # IN_PROGRESS hides the new one
-    days.end_replace("events", entry)
-    assert days.select_segments("events", *window) == ["d0_new"]  # COMPLETED hides the old one
-    days.revert_replace("events", entry)
-    assert days.select_segments("events", *window) == ["d0"]  # REVERTED: the new one is gone again
 
 
 def make_segment_in(client, name, **kwargs):

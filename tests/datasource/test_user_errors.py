@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql import functions as F
 
 import pinot_sink
-from pinot_sink.spark_write import PinotSinkError
+from pinot_sink.spark_write import WriteCheckError
 from tests.datasource.helpers import SCHEMA, TABLE_CONFIG, embedded_writer, events_df, tarballs
 
 pytestmark = pytest.mark.spark
@@ -30,7 +30,7 @@ def test_write_checks_schema_before_spark_runs_and_names_the_option(spark, tmp_p
     sc = spark.sparkContext
     sc.setJobGroup("pinot-sink-probe", "checks before Spark")
     try:
-        with pytest.raises(PinotSinkError) as info:
+        with pytest.raises(WriteCheckError) as info:
             pinot_sink.write(df, "events", entry_point=entry_point, **_options(tmp_path))
         assert list(sc.statusTracker().getJobIdsForGroup("pinot-sink-probe")) == []  # no Spark job ran
     finally:
@@ -42,7 +42,7 @@ def test_write_checks_schema_before_spark_runs_and_names_the_option(spark, tmp_p
 
 
 def test_write_names_a_misspelled_option_in_one_line(spark, tmp_path):
-    with pytest.raises(PinotSinkError, match=r"^pinot_sink.write to table events: unknown option "
+    with pytest.raises(WriteCheckError, match=r"^pinot_sink.write to table events: unknown option "
                                              r"'sink.buffer-flush.maxrows' \(did you mean 'sink.buffer-flush.max-rows'"):
         pinot_sink.write(events_df(spark, rows=10, partitions=1), "events",
                          **_options(tmp_path, **{"sink.buffer-flush.maxrows": 10}))
@@ -63,7 +63,7 @@ def test_mode_error_fails_when_the_table_holds_segments(spark, tmp_path, mode):
     df = events_df(spark, rows=100, partitions=1)
     first = pinot_sink.write(df, "events", mode=mode, **_options(tmp_path))  # an empty table: written
     assert first.rows == 100 and len(tarballs(tmp_path)) == 1
-    with pytest.raises(PinotSinkError, match=r"^table events already holds 1 segment\(s\) and the save mode is "
+    with pytest.raises(WriteCheckError, match=r"^table events already holds 1 segment\(s\) and the save mode is "
                                              r"'error'.*'append'.*'overwrite'"):
         pinot_sink.write(df, "events", mode=mode, **_options(tmp_path))
     assert len(tarballs(tmp_path)) == 1

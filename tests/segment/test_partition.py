@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pinot_sink.segment import partition as p
 from pinot_sink.segment.properties import as_list, parse_properties
+from type_mapping import java_hash
 from type_mapping.pinot_schema import FieldSpec
 
 
@@ -44,8 +45,8 @@ def _pinot_test_inputs():
 
 def _hash_bytes(kernel, items, dtype=np.int32):
     array = pa.array(items, pa.binary())
-    data, offsets = p._utf8(array)
-    return p._hash_each(data, offsets, dtype, kernel).tolist()
+    data, offsets = java_hash.utf8_buffers(array)
+    return java_hash.hash_each(data, offsets, dtype, kernel).tolist()
 
 
 def test_murmur2_equals_kafka_reference_values():
@@ -53,9 +54,9 @@ def test_murmur2_equals_kafka_reference_values():
     cases = {b"21": -973932308, b"foobar": -790332482, b"a-little-bit-long-string": -985981536,
              b"a-little-bit-longer-string": -1486304829,
              b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971, b"abc": 479470107}
-    assert _hash_bytes(p._murmur2, list(cases)) == list(cases.values())
+    assert _hash_bytes(java_hash.murmur2, list(cases)) == list(cases.values())
     # Pinot's PartitionFunctionTest.testMurmurEquivalence
-    assert _hash_bytes(p._murmur2, _pinot_test_inputs()) == [
+    assert _hash_bytes(java_hash.murmur2, _pinot_test_inputs()) == [
         -1044832774, -594851693, 1441878663, 1766739604, 1034724141, -296671913, 443511156, 1483601453,
         1819695080, -931669296]
 
@@ -73,7 +74,7 @@ def test_murmur_partitions_equal_pinots_test():
             -1912106487, -19253806]),
 ])
 def test_murmur3_x86_32_reference_values(seed, expected):
-    assert _hash_bytes(p._murmur3_x86_32(seed), _pinot_test_inputs()) == expected
+    assert _hash_bytes(java_hash.murmur3_x86_32(seed), _pinot_test_inputs()) == expected
 
 
 @settings(max_examples=100, deadline=None)
@@ -82,14 +83,14 @@ def test_vectorised_murmur3_x86_32_equals_mmh3(items, seed):
     import mmh3
 
     # a Java int seed is the same 32 bits as mmh3's unsigned seed
-    assert _hash_bytes(p._murmur3_x86_32(seed), items) == [
+    assert _hash_bytes(java_hash.murmur3_x86_32(seed), items) == [
         mmh3.hash(item, seed & 0xFFFFFFFF, signed=True) for item in items]
 
 
 def test_murmur3_partition_function_uses_the_seed_and_mask():
     strings = pa.array([b.decode("utf-8", "replace") for b in _pinot_test_inputs()])
     ids = p.partition_ids(strings, FieldSpec("s", "STRING"), "Murmur3", 7, {"seed": "9001"})
-    hashes = _hash_bytes(p._murmur3_x86_32(9001), [s.encode("utf-8") for s in strings.to_pylist()])
+    hashes = _hash_bytes(java_hash.murmur3_x86_32(9001), [s.encode("utf-8") for s in strings.to_pylist()])
     assert ids.tolist() == [(h & 0x7FFFFFFF) % 7 for h in hashes]
     x64 = p.partition_ids(strings, FieldSpec("s", "STRING"), "murmur3", 7, {"variant": "x64_32"})
     assert x64.tolist() == [(p.murmur3_x64_32(s.encode("utf-8"), 0) & 0x7FFFFFFF) % 7 for s in strings.to_pylist()]
@@ -109,11 +110,11 @@ def test_murmur3_x64_32_reference_values(seed, expected):
 
 def test_fnv_reference_values():
     items = [b"", b"a", b"ab", b"abc"]
-    as_unsigned = [h & 0xFFFFFFFF for h in _hash_bytes(p._fnv(32, False), items)]
+    as_unsigned = [h & 0xFFFFFFFF for h in _hash_bytes(java_hash.fnv(32, False), items)]
     assert as_unsigned == [0x811C9DC5, 0x050C5D7E, 0x70772D38, 0x439C2F4B]
-    as_unsigned = [h & 0xFFFFFFFF for h in _hash_bytes(p._fnv(32, True), items)]
+    as_unsigned = [h & 0xFFFFFFFF for h in _hash_bytes(java_hash.fnv(32, True), items)]
     assert as_unsigned == [0x811C9DC5, 0xE40C292C, 0x4D2505CA, 0x1A47E90B]
-    as_unsigned = [h & (2**64 - 1) for h in _hash_bytes(p._fnv(64, True), items, np.int64)]
+    as_unsigned = [h & (2**64 - 1) for h in _hash_bytes(java_hash.fnv(64, True), items, np.int64)]
     assert as_unsigned == [0xCBF29CE484222325, 0xAF63DC4C8601EC8C, 0x089C4407B545986A, 0xE71FA2190541574B]
     # testFnvPartitionFunctionNegativePartitionHandlingConfig: "" with 16 partitions, MASK vs ABS
     h = 0x811C9DC5 - 2**32
@@ -210,5 +211,5 @@ def test_events_partitioned_single_partition_subsets():
     """The fixture's segment covers every partition; a subset must give exactly its partitions."""
     spec = FieldSpec("user_id", "INT")
     values = pa.array([3, 11, 19], pa.int32())
-    expected = sorted({(h & 0x7FFFFFFF) % 8 for h in _hash_bytes(p._murmur2, [b"3", b"11", b"19"])})
+    expected = sorted({(h & 0x7FFFFFFF) % 8 for h in _hash_bytes(java_hash.murmur2, [b"3", b"11", b"19"])})
     assert p.partition_values(values, spec, "murmur2", 8) == expected

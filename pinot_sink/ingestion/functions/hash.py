@@ -5,7 +5,7 @@ Their parameter is ``byte[]``: a STRING argument is hex-decoded first (``binary.
 it, so ``md5(name)`` of a text column fails on text that is not hex; ``murmurHash2UTF8`` and the ``...UTF8``
 FNV functions take the text's UTF-8 bytes instead. ``sha224`` is SHA3-224 (``DigestUtils.sha3_224Hex``), not
 SHA-224. ``murmurHash3X64Bit64`` returns the 32-bit value widened, as Pinot's does. Murmur2, Murmur3 x86_32,
-FNV and Pinot's own x64 Murmur3 use the partition functions' implementations (``segment.partition``).
+FNV and Pinot's own x64 Murmur3 use the partition functions' implementations (``type_mapping.java_hash``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import zlib
 
 import pyarrow as pa
 
-from pinot_sink.segment.partition import hash_bytes, murmur3_x64, murmur3_x64_32
+from type_mapping.java_hash import hash_bytes, murmur3_x64, murmur3_x64_32
 
 from ..values import Const, Context, Value, broadcast, to_int, to_long, to_string
 from .binary import to_bytes
@@ -163,7 +163,7 @@ _register("murmurHash3X64Bit128", lambda b, s: b"".join(h.to_bytes(8, "big") for
 
 
 def _vectorised(name: str, function: str, *, utf8: bool = False, seeded: bool = False):
-    """A hash with a numpy kernel shared with the partition functions (``segment.partition.hash_bytes``)."""
+    """A hash with a numpy kernel shared with the partition functions (``type_mapping.java_hash.hash_bytes``)."""
     def impl(ctx: Context, args: list[Value]) -> Value:
         data = (broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string()).cast(pa.binary()) if utf8
                 else to_bytes(args[0], ctx))

@@ -33,9 +33,10 @@ from decimal import Decimal
 from typing import Any
 
 from type_mapping.java_text import java_float_str
+from type_mapping.errors import PinotSinkError
 
 
-class JsonPathError(ValueError):
+class JsonPathError(PinotSinkError, ValueError):
     pass
 
 

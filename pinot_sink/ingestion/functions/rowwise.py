@@ -15,9 +15,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..values import Const, Context, Value
+from type_mapping.errors import PinotSinkError
 
 
-class JavaThrows(Exception):
+class JavaThrows(PinotSinkError):
     """Raised by a row function where Java throws; the message is Java's exception."""
 
 

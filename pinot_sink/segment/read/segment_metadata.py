@@ -26,7 +26,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from type_mapping.datetime_formats import UNIT_MILLIS
+from type_mapping.datetime_formats import UNIT_MILLIS, stored_to_millis
 from type_mapping.pinot_schema import (
     DIMENSION,
     FIXED_WIDTH_STORED,
@@ -41,6 +41,7 @@ from type_mapping.pinot_schema import (
 
 from ..format import raw_table_name
 from ..properties import Value, as_list, as_text, parse_properties, pinot_unescape_string
+from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ _TIME_UNIT_ALIASES = {
 }
 
 
-class SegmentFormatError(ValueError):
+class SegmentFormatError(PinotSinkError, ValueError):
     """A segment (or one of its files) that is malformed; the message names the file and column."""
 
 
@@ -245,13 +246,13 @@ class SegmentMetadata:
     def start_time_ms(self) -> int | None:
         if self.start_time is None or self.time_unit is None:
             return None
-        return int(self.start_time * _TIME_UNITS[self.time_unit])
+        return stored_to_millis(self.start_time, self.time_unit)
 
     @property
     def end_time_ms(self) -> int | None:
         if self.end_time is None or self.time_unit is None:
             return None
-        return int(self.end_time * _TIME_UNITS[self.time_unit])
+        return stored_to_millis(self.end_time, self.time_unit)
 
     def schema(self) -> PinotSchema:
         """The segment's columns as a Pinot schema (like ``SegmentMetadataImpl.getSchema``)."""
