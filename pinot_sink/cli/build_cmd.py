@@ -198,17 +198,57 @@ def make_writer(args, *, progress=None, on_segment=None):
                            on_segment=on_segment, progress=progress)
 
 
+class BuildProgress:
+    """The build's progress bar (tqdm, on stderr when it is a terminal): rows read of the input's rows
+    (known for Parquet), segments built, their bytes, the rate; driven by the ``PartitionWriter``'s
+    progress callback."""
+
+    def __init__(self, total_rows: int | None, stream=None) -> None:
+        from tqdm import tqdm
+
+        self.stream = stream or sys.stderr
+        self._bar = tqdm(total=total_rows, unit=" rows", unit_scale=True, desc="build", file=self.stream,
+                         disable=None, dynamic_ncols=True, postfix="0 segments")
+
+    def __call__(self, progress) -> None:
+        self._bar.set_postfix_str(f"{progress.segments_built} segments, {progress.bytes_built / 1024**2:.1f} MB",
+                                  refresh=False)
+        self._bar.update(progress.rows_in - self._bar.n)
+
+    def write(self, line: str) -> None:
+        """A line above the bar (the bar is redrawn below it)."""
+        self._bar.write(line, file=self.stream)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def input_rows(paths: list[Path]) -> int | None:
+    """The rows of the input when the files say so without being read (Parquet footers), else None."""
+    total = 0
+    for path in paths:
+        if _FORMATS.get(path.suffix.lower()) != "parquet":
+            return None
+        import pyarrow.parquet as pq
+
+        total += pq.ParquetFile(path).metadata.num_rows
+    return total
+
+
 def run(args) -> int:
     writer = None
+    bar = BuildProgress(input_rows(args.input))
 
     def said(segment) -> None:
         built = segment.built
-        print(f"pinot-sink build: segment {segment.sequence} {built.name}: {built.rows} rows, {built.tar_bytes} "
-              f"bytes (read {writer.rows_in} rows, filtered {writer.filtered_rows}, errors {writer.error_rows})",
-              file=sys.stderr, flush=True)
+        bar.write(f"pinot-sink build: segment {segment.sequence} {built.name}: {built.rows} rows, {built.tar_bytes} "
+                  f"bytes (read {writer.rows_in} rows, filtered {writer.filtered_rows}, errors {writer.error_rows})")
 
-    writer = make_writer(args, on_segment=said)
-    built = [segment.built for segment in writer.write(_all_batches(args.input))]
+    writer = make_writer(args, on_segment=said, progress=bar)
+    try:
+        built = [segment.built for segment in writer.write(_all_batches(args.input))]
+    finally:
+        bar.close()
     if not built:
         raise ValueError(f"no rows to build a segment from (read {writer.rows_in}, filtered {writer.filtered_rows})")
     summaries = [_summary(segment) for segment in built]
