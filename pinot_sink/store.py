@@ -177,6 +177,15 @@ def read_text(uri: str, storage_options: Mapping[str, Any] | None = None) -> str
         return None
 
 
+def list_files(uri: str, suffix: str, storage_options: Mapping[str, Any] | None = None) -> list[str]:
+    """The URIs of the files directly in folder ``uri`` whose names end with ``suffix`` (none: no folder)."""
+    fs, path = _fs(uri, storage_options)
+    if not fs.exists(path):
+        return []
+    names = sorted(os.path.basename(str(entry).rstrip("/")) for entry in fs.ls(path, detail=False))
+    return [child_uri(uri, name) for name in names if name.endswith(suffix)]
+
+
 def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> bool:
     """Delete a staging folder and everything under it; False (logged) when it could not be."""
     try:
