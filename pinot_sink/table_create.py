@@ -76,7 +76,14 @@ def create_if_missing(client: ControllerClient, table: str, source_schema: Any, 
     except ControllerNotFoundError:
         pass
     schema_json = derived_schema(table, source_schema, create)
-    table_config = derived_table_config(table, schema_json, create)
+    return create_table(client, table, schema_json, derived_table_config(table, schema_json, create),
+                        create.time_column)
+
+
+def create_table(client: ControllerClient, table: str, schema_json: dict, table_config: dict,
+                 time_column: str | None = None) -> bool:
+    """Create the schema (unless one of that name exists) and the OFFLINE table; True when this call created
+    the table, False when another writer did a moment ago."""
     try:
         client.add_schema(schema_json)
         log.info("pinot_sink: table.create=if-missing: created schema %s", table)
@@ -91,5 +98,5 @@ def create_if_missing(client: ControllerClient, table: str, source_schema: Any, 
             raise
         return False  # another writer created it a moment ago
     log.warning("pinot_sink: table.create=if-missing: created table %s_OFFLINE on %s (time column %s)", table,
-                client.url, create.time_column or "none")
+                client.url, time_column or "none")
     return True

@@ -36,6 +36,10 @@ def register(subparsers) -> None:
     parser.add_argument("--include-straddling", action="store_true",
                         help="with --replace-time-range: replace segments straddling the window's edges whole "
                              "(default: they are an error)")
+    parser.add_argument("--create-table", nargs=2, metavar=("SCHEMA", "TABLE_CONFIG"), type=Path,
+                        help="when the controller has no such table, create it first from these files (the "
+                             "schema.json and table_config.json that pinot-sink build --option "
+                             "table.create=if-missing writes)")
     add_controller_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -95,6 +99,26 @@ class Progress:
                 f"{elapsed:.1f}s: {self.done / elapsed:.1f} segments/s, {self.bytes / elapsed / 1e6:.1f} MB/s{failed}")
 
 
+def _create_table(client, table: str, schema_path: Path, config_path: Path) -> None:
+    """--create-table: the schema and OFFLINE table, when the controller has no such table."""
+    import json
+
+    from pinot_sink.controller import ControllerError
+    from pinot_sink.controller.errors import ControllerNotFoundError
+    from pinot_sink.table_create import create_table
+
+    try:
+        client.get_table_config(table)
+        return
+    except ControllerNotFoundError:
+        pass
+    except ControllerError as exc:
+        raise SystemExit(f"cannot reach the controller at {client.url}: {exc}; nothing was pushed") from None
+    schema, config = json.loads(schema_path.read_text()), json.loads(config_path.read_text())
+    if create_table(client, table, schema, config):
+        print(f"created table {table}_OFFLINE on {client.url}", file=sys.stderr)
+
+
 def reach_controller(client, table: str) -> None:
     """Before any upload: the controller answers and has the table, or the push stops in one line (a
     controller that cannot be reached would otherwise fail every segment, one retry cycle each)."""
@@ -121,6 +145,8 @@ def run(args) -> int:
     tarballs = find_tarballs(args.paths)
     window = _window(args, tarballs)
     with client_from_args(args, pool_size=max(args.parallel, 4)) as client:
+        if args.create_table:
+            _create_table(client, args.table, *args.create_table)
         reach_controller(client, args.table)
         progress = Progress(len(tarballs), sum(p.stat().st_size for p in tarballs))
         options = dict(push_mode=args.push_mode, deep_store_uri=args.deep_store,

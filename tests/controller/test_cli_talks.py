@@ -92,3 +92,21 @@ def test_build_shows_rows_segments_and_bytes_as_it_goes(tmp_path, monkeypatch, c
     drawn = terminal.buffer.getvalue()
     assert "build: 100%" in drawn and "25.0k/25.0k" in drawn and "3 segments" in drawn and " MB" in drawn
     assert drawn.count("pinot-sink build: segment") == 3  # each segment's line printed above the bar
+
+
+def test_build_derives_the_table_and_push_creates_it(fake_controller, tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    millis = pa.array([1_700_000_000_000 + i * 1000 for i in range(100)], pa.timestamp("ms"))
+    pq.write_table(pa.table({"id": pa.array(range(100), pa.int64()), "ts": millis}), tmp_path / "rows.parquet")
+    out = tmp_path / "out"
+    assert main(["build", "--table", "clicks", "--input", str(tmp_path / "rows.parquet"), "--out", str(out),
+                 "--option", "table.create=if-missing", "--option", "table.time-column=ts"]) == 0
+    assert (out / "schema.json").exists() and (out / "table_config.json").exists()
+    assert main(["push", str(out), "--url", fake_controller.url, "--table", "clicks", *FAST,
+                 "--create-table", str(out / "schema.json"), str(out / "table_config.json")]) == 0
+    table = fake_controller.tables["clicks"]
+    assert table.config["segmentsConfig"]["timeColumnName"] == "ts"
+    assert sum(int(s.zk["segment.total.docs"]) for s in table.segments.values()) == 100
+    assert "created table clicks_OFFLINE" in capsys.readouterr().err
