@@ -72,7 +72,7 @@ class Progress:
 
         self.total, self.total_bytes = total, total_bytes
         self.stream = stream or sys.stderr
-        self.done = self.failed = self.bytes = 0
+        self.done = self.failed = self.skipped = self.bytes = 0
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._bar = tqdm(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, desc="push",
@@ -86,7 +86,9 @@ class Progress:
             self.done += 1
             self.failed += 0 if result.ok else 1
             self.bytes += result.tar_bytes
-            if not result.ok:
+            if getattr(result, "skipped", False):
+                self.skipped += 1  # summarised once at the end, not a line each
+            elif not result.ok:
                 self._bar.write(f"FAILED {result.segment}: {result.error}", file=self.stream)
             self._bar.set_postfix_str(self._postfix(), refresh=False)
             self._bar.update(result.tar_bytes)
@@ -95,6 +97,9 @@ class Progress:
         self._bar.close()
         elapsed = max(time.monotonic() - self.started, 1e-9)
         failed = f"; {self.failed} FAILED" if self.failed else ""
+        if self.skipped:
+            failed += (f" ({self.skipped} not tried: the controller could not be reached, so the push stopped "
+                       f"early)")
         return (f"pushed {self.done - self.failed} of {self.total} segments ({self.bytes / 1e6:.1f} MB) in "
                 f"{elapsed:.1f}s: {self.done / elapsed:.1f} segments/s, {self.bytes / elapsed / 1e6:.1f} MB/s{failed}")
 
