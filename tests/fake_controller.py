@@ -37,7 +37,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-import pytest
+try:  # the fixture is for the tests; `python tests/fake_controller.py --serve` (the README) runs without pytest
+    import pytest
+except ImportError:  # pragma: no cover
+    pytest = None
 
 from pinot_sink.segment.properties import as_text, parse_properties
 
@@ -1115,8 +1118,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_DELETE = do_PUT = _dispatch
 
 
-@pytest.fixture
-def fake_controller():
+def _fake_controller():
     """A running FakeController with an ``events`` table (time column ``ts``); stopped after the test."""
     controller = FakeController().start()
     controller.add_simple_table("events")
@@ -1124,6 +1126,10 @@ def fake_controller():
         yield controller
     finally:
         controller.stop()
+
+
+if pytest is not None:
+    fake_controller = pytest.fixture(_fake_controller, name="fake_controller")
 
 
 def _serve_main() -> None:
