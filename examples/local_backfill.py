@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import time
 from pathlib import Path
 
-# Spark starts its Python workers with PYSPARK_PYTHON: they must be this interpreter (pyarrow, pinot_sink).
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+# No PYSPARK_PYTHON needed: in local mode pinot_sink makes Spark's Python workers run this interpreter.
 
 TABLE = "orders"
 SCHEMA = {
@@ -121,8 +118,7 @@ def main() -> int:
        .option("schema", json.dumps(SCHEMA))
        .option("table-config", json.dumps(TABLE_CONFIG))
        .option("output-uri", str(out))
-       .option("sink.buffer-flush.max-rows", 200_000)
-       .option("sink.buffer-flush.max-size", "128mb")
+       # no sink.buffer-flush.* options: the defaults cut a segment at 1,000,000 rows or 128mb per partition
        .option("write.id", "orders-demo")  # a rerun replaces this write's segments instead of adding to them
        .mode("append")
        .save())
@@ -155,6 +151,9 @@ def main() -> int:
     total_mb = sum(p.stat().st_size for p in tarballs) / 1024**2
     print(f"\nwrote {len(tarballs)} segments ({total_mb:.1f} MB) to {out / TABLE} in {write_s:.1f}s "
           f"({found['rows'] / write_s:,.0f} rows/s)")
+    print("with the default sizes (a segment per 1,000,000 rows or 128mb of rows, per Spark partition): "
+          + ", ".join(f"{c.table.num_rows:,} rows / {p.stat().st_size / 1024**2:.1f} MB"
+                      for c, p in zip(contents, tarballs)))
     print(f"{'check':<12} {'DataFrame':>22} {'segments':>22}")
     failures = 0
     for key in wanted:

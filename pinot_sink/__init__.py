@@ -68,6 +68,9 @@ def register(spark=None) -> bool:
     spark = spark or SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("pinot_sink.register: no active SparkSession; pass one")
+    from .spark_python import use_driver_python
+
+    use_driver_python(spark)  # local mode: the workers that look format("pinot") up must import this package
     spark.dataSource.register(PinotDataSource)
     spark.dataSource.register(PinotSinkDataSource)
     provider = jvm_pinot_provider(spark)

@@ -40,18 +40,15 @@ from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler, re
 from .manifest import (recorded_status, was_withdrawn, write_aborted, write_committed, write_publishing,
                        write_unknown, write_withdrawn)
 from .naming import is_segment_of_write, run_replaces, segment_replaces
-from .options import BufferLimits
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .recovery import settle_own_leftovers
+from .sizing import small_segments_warning
 from .store import SegmentStore, local_path, publish_into_directory, remove_tree, table_uri
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
-
-
-SMALL_SEGMENTS_WARNING = 300  # segments one write may make with the seed's defaults before the driver warns
 
 
 class CommitError(PinotSinkError, RuntimeError):
@@ -73,6 +70,9 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     ensure_log_handler()
     started = time.monotonic()
     segments = committed_segments(reports)
+    sizing = small_segments_warning(job.options, segments)
+    if sizing:  # before anything becomes visible, so the user can still stop and resize
+        log.warning("%s", sizing)
     batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
     tag = job.write_tag(batch_write)
     wanted = job.options.parallelism
@@ -110,11 +110,6 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         filtered_rows=sum(r.filtered_rows for r in reports if r is not None),
     )
     log.info("%s", summary_table(result))
-    if job.options.buffer == BufferLimits() and len(published) > SMALL_SEGMENTS_WARNING:
-        log.warning("pinot_sink: this write made %d segments of %.0f KB on average with the seed's defaults "
-                    "(sink.buffer-flush.max-rows 1000, max-size 5mb); Pinot serves far better with segments of a "
-                    "few hundred MB: set max-rows 5000000 and max-size 512mb", len(published),
-                    sum(s.tar_bytes for s in published) / len(published) / 1024)
     write_committed(job, result, job.run_folder(batch_write))
     return result
 

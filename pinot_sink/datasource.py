@@ -7,6 +7,8 @@ all state lives in the ``WriteJob`` (made before any task) and in the task repor
 """
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -34,12 +36,31 @@ except ImportError as _missing_stream:
 else:
     _STREAM_WRITER_MISSING = None
 
+from type_mapping.errors import PinotSinkError
+
 from .commit import abort_job, commit_job, summary_table
 from .manifest import read_result
 from .job import WriteJob, check_staging_reachable, prepare_job
 from .reports import TaskReport, WriteResult
 from .spark_task import task_kwargs
 from .task import PinotWriteError, write_partition
+
+# Mistakes a user fixes from the message alone: Spark shows them without the Python traceback around them.
+USER_ERRORS = (PinotSinkError,)  # the root of every error this package raises on purpose
+HIDE_TRACEBACK_ENV = "SPARK_HIDE_TRACEBACK"  # read by pyspark's worker when it reports an exception to the JVM
+
+
+@contextmanager
+def _message_first() -> Iterator[None]:
+    """Spark reports a data source's error as ``[PYTHON_DATA_SOURCE_ERROR] ... Traceback ...`` with the
+    message last; for a user's mistake the message is all that helps, so this Python worker (Spark's
+    short-lived planner or committer process) reports it alone, in the error's first line."""
+    try:
+        yield
+    except USER_ERRORS:
+        os.environ[HIDE_TRACEBACK_ENV] = "1"
+        raise
+
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
 QUERY_ID_PROPERTY = "sql.streaming.queryId"  # stable across restarts from the same checkpoint
@@ -64,7 +85,8 @@ class PinotBatchWriter(DataSourceArrowWriter):
         return PinotCommitMessage(write_partition(self.job, iterator, **task_kwargs()))
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
-        commit_job(self.job, _reports(messages))
+        with _message_first():
+            commit_job(self.job, _reports(messages))
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         abort_job(self.job, _reports(messages))
@@ -112,12 +134,14 @@ class PinotDataSource(DataSource):
     def writer(self, schema, overwrite: bool) -> PinotBatchWriter:
         if _ARROW_WRITER_MISSING:
             raise RuntimeError(_ARROW_WRITER_MISSING)
-        return PinotBatchWriter(prepare_job(self.options, schema, overwrite=overwrite))
+        with _message_first():
+            return PinotBatchWriter(prepare_job(self.options, schema, overwrite=overwrite))
 
     def streamWriter(self, schema, overwrite: bool) -> PinotStreamWriter:
         if _STREAM_WRITER_MISSING or _ARROW_WRITER_MISSING:
             raise RuntimeError(_STREAM_WRITER_MISSING or _ARROW_WRITER_MISSING)
-        return PinotStreamWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=True))
+        with _message_first():
+            return PinotStreamWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=True))
 
 
 class PinotSinkDataSource(PinotDataSource):

@@ -31,9 +31,10 @@ from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTE
 from .ingestion import IngestionPipeline
 from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
                      writer_postfix)
-from .options import BufferLimits, OptionError, WriteOptions, redact_options
+from .options import OptionError, WriteOptions, redact_options
 from .store import SegmentStore, remove_tree, staging_uri, table_uri
-from .time_window import TimeWindowError, WindowPlan, plan_window
+from .table_create import create_if_missing, derived_schema, derived_table_config
+from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 
 log = logging.getLogger("pinot_sink")
 
@@ -159,15 +160,24 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if streaming and options.write_id:
         raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
                           "identified by the query id and batch id")
+    create = options.table_create
     if options.client is not None:
         with ControllerClient.from_config(options.client) as client:
+            if create.mode == "if-missing":
+                create_if_missing(client, options.table_name, source_schema, create)
             schema_json = options.schema.schema_json or client.get_schema(options.table_name)
             table_config = options.schema.table_config_json or client.get_table_config(options.table_name)
+    elif create.mode == "if-missing" and options.schema.schema_json is None:
+        # embedded: no controller to create anything on; the derived schema and config build the segments
+        schema_json = derived_schema(options.table_name, source_schema, create)
+        table_config = options.schema.table_config_json or derived_table_config(options.table_name, schema_json,
+                                                                                 create)
     else:
         if options.schema.schema_json is None:
             raise OptionError(
                 "without 'url' (no controller) the Pinot schema must come from the 'schema' option "
-                "(inline JSON or a path), and optionally the table config from 'table-config'"
+                "(inline JSON or a path), and optionally the table config from 'table-config', or from the "
+                "DataFrame with 'table.create'=if-missing"
             )
         schema_json = options.schema.schema_json
         table_config = options.schema.table_config_json or _default_table_config(options.table_name)
@@ -229,17 +239,31 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     except OptionError:
         release_private_stage_root(job)
         raise
+    if window is not None and window.window is not None:
+        try:
+            _check_straddling(job)
+        except OptionError:
+            release_private_stage_root(job)
+            raise
     log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
              write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
     if options.parallelism and not streaming:
         log.warning("pinot_sink: sink.parallelism=%d is not applied by format('pinot') (a data source cannot "
                     "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",
                     options.parallelism, options.parallelism)
-    if options.buffer == BufferLimits():
-        log.info("pinot_sink: sink.buffer-flush.max-rows=%d / max-size=%s are the seed's defaults and make small "
-                 "segments; for backfills set max-rows 5000000 and max-size 512mb (docs/options.md)",
-                 options.buffer.max_rows, "5mb")
     return job
+
+
+def _check_straddling(job: WriteJob) -> None:
+    """A window overwrite whose live segments straddle the window's edge is refused here, on the driver,
+    before any task builds anything; the commit checks again against what is live then (a segment may
+    arrive meanwhile)."""
+    store = job.store()
+    try:
+        select_replaced(store.time_ranges(store.list()), [job.window.window],
+                        include_straddling=job.window.include_straddling)
+    except StraddlingSegmentsError as exc:
+        raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
 
 
 def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:

@@ -21,6 +21,8 @@ import pickle
 from functools import partial
 from typing import Any, Iterable, Iterator
 
+from type_mapping.errors import PinotSinkError
+
 from .commit import abort_job, commit_job
 from .job import check_staging_reachable, prepare_job
 from .reports import WriteResult
@@ -32,6 +34,9 @@ log = logging.getLogger("pinot_sink")
 ENTRY_POINTS = ("data-source", "map-in-arrow")
 ENTRY_POINT_ENV = "PINOT_SINK_ENTRY_POINT"
 MODES = ("append", "overwrite")
+# Spark's save modes, as DataFrameWriter.mode spells them -> what they mean here
+SPARK_MODES = {"append": "append", "overwrite": "overwrite", "error": "error", "errorifexists": "error",
+               "default": "error", "ignore": "ignore"}
 REPORT_COLUMN = "pinot_sink_report"
 MIN_PYSPARK = (3, 3)  # DataFrame.mapInArrow
 INSTALL_HINT = "pip install 'pinot-sink[spark]' (or use the cluster's own pyspark 3.4+, with pandas)"
@@ -78,30 +83,127 @@ def choose_entry_point(entry_point: str | None = None) -> str:
 
 def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None,
           **options: Any) -> WriteResult:
-    """Write ``df`` into the Pinot table ``table_name``; ``mode`` is append or overwrite; returns what the
-    write committed. Options as in docs/options.md; dotted names go in as a dict:
-    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
-    mode = (mode or "append").lower()
-    if mode not in MODES:
-        raise ValueError(f"pinot_sink.write: mode must be 'append' or 'overwrite', got {mode!r}")
+    """Write ``df`` into the Pinot table ``table_name``; returns what the write committed. ``mode`` as for
+    Spark's other sources: append, overwrite, error / errorifexists (fail when the table holds segments)
+    or ignore (then do nothing). Options as in docs/options.md; dotted names go in as a dict:
+    ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``.
+
+    Options, schema and table config are checked here, on the driver, before Spark runs anything: a mistake
+    is one ``WriteCheckError`` line, not a Spark traceback."""
+    asked, mode = mode, SPARK_MODES.get((mode or "append").lower())
+    if mode is None:
+        raise WriteCheckError(f"pinot_sink.write: mode must be one of {', '.join(SPARK_MODES)}, got {asked!r}")
     chosen = choose_entry_point(entry_point)
     if df.isStreaming:
-        raise ValueError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
-                         "df.writeStream.format('pinot') (pyspark 4.1+)")
+        raise WriteCheckError("pinot_sink.write writes a batch DataFrame; write a streaming one with "
+                             "df.writeStream.format('pinot') (pyspark 4.1+)")
+    from .spark_python import ensure_worker_python
+
+    ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
+    checked = _checked_job(df, table_name, mode, options)
+    if mode in ("error", "ignore"):
+        existing = sorted(checked.store().list())
+        if existing and mode == "error":
+            raise WriteCheckError(f"table {table_name} already holds {len(existing)} segment(s) and the save mode "
+                                 f"is 'error' (Spark's default): use mode 'append' to add to them or 'overwrite' to "
+                                 f"replace them")
+        if existing:
+            log.info("pinot_sink: table %s already holds %d segment(s); save mode 'ignore': nothing written",
+                     table_name, len(existing))
+            return _nothing_written(checked)
+        mode = "append"
+    df, options = clustered_by_bucket(df, checked, options)
     if chosen == "data-source":
         from .datasource import PinotSinkDataSource, write as write_data_source
 
         df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
         return write_data_source(df, table_name, mode=mode, **options)
-    return write_map_in_arrow(df, table_name, mode=mode, **options)
+    return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
 
 
-def write_map_in_arrow(df, table_name: str, *, mode: str = "append", **options: Any) -> WriteResult:
-    """Spark 3.3+: see the module docstring."""
+class WriteCheckError(PinotSinkError, ValueError):
+    """A mistake found on the driver before Spark ran: the message is the whole story, in one line."""
+
+
+def _checked_job(df, table_name: str, mode: str, options: dict[str, Any]):
+    """``prepare_job`` on the driver, before Spark: options, schema and table config (and the controller
+    they come from) checked, each problem raised as one line naming the option or column."""
+    from type_mapping.compat import ConversionError
+    from type_mapping.reconcile import PlanError
+
+    from .controller.errors import ControllerError
+    from .options import OptionError
+
+    raw = {key: "" if value is None else str(value) for key, value in options.items()}
+    raw.pop("sink.parallelism", None)  # applied by the entry point, so prepare_job has nothing to warn of
+    try:
+        check_staging_reachable(df.sparkSession.sparkContext.master, raw)
+        return prepare_job({**raw, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
+    except (PinotSinkError, OptionError, PlanError, ConversionError, ControllerError, ValueError) as exc:
+        raise WriteCheckError(f"pinot_sink.write to table {table_name}: {exc}") from None
+
+
+def bucket_column(df, job):
+    """The Spark expression of each row's UTC day/hour bucket (``sink.time-bucket``), or None when the time
+    column is not a DataFrame column this can read (made by an ingestion transform, or of another type)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    plan = job.window
+    if plan is None or plan.cut_bucket_ms is None or job.pipeline is not None:
+        return None
+    try:
+        source = job.plan.source_for(plan.time_column)
+    except KeyError:
+        return None
+    if source is None or source not in df.columns:
+        return None
+    data_type = df.schema[source].dataType
+    column = F.col(f"`{source}`")
+    if isinstance(data_type, (T.TimestampType, getattr(T, "TimestampNTZType", T.TimestampType))):
+        millis = F.floor(F.unix_micros(column.cast("timestamp")) / 1000)  # UTC instants, whatever the session zone
+    elif isinstance(data_type, T.DateType):
+        millis = F.unix_date(column).cast("long") * 86_400_000
+    elif isinstance(data_type, T.LongType) and str(
+            job.segment_schema().fields[plan.time_column].datetime_format or "").upper() == "1:MILLISECONDS:EPOCH":
+        millis = column  # epoch millis as they are
+    else:
+        return None
+    return F.floor(millis / plan.cut_bucket_ms)
+
+
+def clustered_by_bucket(df, job, options: dict[str, Any]):
+    """``sink.time-bucket``: rows of one day/hour are brought into one Spark partition (and next to each
+    other) before the write, so each bucket makes one segment (up to max-rows) instead of one per input
+    partition. ``sink.parallelism`` sets the partition count (default: the DataFrame's)."""
+    bucket = bucket_column(df, job)
+    if bucket is None:
+        if job.window is not None and job.window.cut_bucket_ms is not None:
+            log.info("pinot_sink: sink.time-bucket: the time column is not a plain DataFrame column; rows are "
+                     "not clustered by bucket (repartition by it first to avoid small segments)")
+        return df, options
+    options = dict(options)
+    parallelism = options.pop("sink.parallelism", None)
+    from .options import parse_int
+
+    count = parse_int(str(parallelism), "sink.parallelism") if parallelism else df.rdd.getNumPartitions()
+    return df.repartition(max(1, count), bucket).sortWithinPartitions(bucket), options
+
+
+def _nothing_written(job) -> WriteResult:
+    from .job import describe_mode
+
+    return WriteResult(table=job.table, mode="ignore", write_id=None, run_tag=job.run_tag, segments=(),
+                       replaced=(), lineage_id=None, destination=describe_mode(job), elapsed_s=0.0, commit_s=0.0)
+
+
+def write_map_in_arrow(df, table_name: str, *, mode: str = "append", job=None, **options: Any) -> WriteResult:
+    """Spark 3.3+: see the module docstring. ``job``: the one ``write`` already prepared for these options."""
     options = {key: "" if value is None else str(value) for key, value in options.items()}
-    check_staging_reachable(df.sparkSession.sparkContext.master, options)
     parallelism = options.pop("sink.parallelism", None)  # applied here, so prepare_job has nothing to warn of
-    job = prepare_job({**options, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
+    if job is None:
+        check_staging_reachable(df.sparkSession.sparkContext.master, options)
+        job = prepare_job({**options, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")
     if parallelism:
         from .options import parse_int
 

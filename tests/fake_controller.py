@@ -40,7 +40,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-import pytest
+try:  # the fixture is for the tests; `python tests/fake_controller.py --serve` (the README) runs without pytest
+    import pytest
+except ImportError:  # pragma: no cover
+    pytest = None
 
 from pinot_sink.segment.properties import as_text, parse_properties
 
@@ -155,12 +158,14 @@ class FakeController:
     """Start with ``start()`` (or the ``fake_controller`` fixture); ``url`` is ``http://127.0.0.1:<port>``."""
 
     def __init__(self, *, strict_layout: bool = True, upload_lock_timeout_s: float = 600.0,
-                 tls: tuple[str, str] | None = None, client_ca: str | None = None) -> None:
+                 tls: tuple[str, str] | None = None, client_ca: str | None = None, port: int = 0) -> None:
+        self.port = port  # 0: any free port
         self.strict_layout = strict_layout
         self.tls = tls  # (certificate file, key file): serve HTTPS
         self.client_ca = client_ca  # with tls: require a client certificate signed by this CA (mutual TLS)
         self.upload_lock_timeout_s = upload_lock_timeout_s
         self.tables: dict[str, Table] = {}
+        self.schemas: dict[str, dict] = {}  # POST /schemas: by schemaName, with or without a table yet
         self.received: list[Received] = []
         self.accepted_auth: set[str] | None = None
         self._faults: list[Fault] = []
@@ -179,7 +184,7 @@ class FakeController:
 
     def start(self) -> "FakeController":
         handler = type("Handler", (_Handler,), {"controller": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self._server.daemon_threads = True
         if self.tls is not None:
             import ssl
@@ -416,6 +421,10 @@ class FakeController:
         with self._lock:
             if method == "POST" and path in ("/v2/segments", "/segments"):
                 return 200, self._upload(q, headers, body)
+            if method == "POST" and parts == ["schemas"]:
+                return 200, self._add_schema(q, _json_body(body))
+            if method == "POST" and parts == ["tables"]:
+                return 200, self._add_table(_json_body(body), table_name)
             if parts[0] == "tables" and len(parts) == 2 and method == "GET":
                 table = self._table(table_name(parts[1]))
                 kind = (q.get("type") or "OFFLINE").upper()
@@ -463,6 +472,46 @@ class FakeController:
                     self._delete(table, [rest[0]])
                     return 200, {"status": f"Segment deleted"}
         raise ApiError(404, f"HTTP 404 Not Found: {method} {path}")
+
+    # --- schema and table creation -------------------------------------------------------------------
+
+    def _add_schema(self, q: dict[str, str], schema: Any) -> dict:
+        """``PinotSchemaRestletResource.addSchema``: ``override`` defaults to true; without it an existing
+        schema is a 409 (``SchemaAlreadyExistsException``); a schema without a name is a 400."""
+        if not isinstance(schema, dict) or not schema.get("schemaName"):
+            raise ApiError(400, "Invalid schema. Reason: 'schemaName' should not be null or empty")
+        name = schema["schemaName"]
+        override = q.get("override", "true").lower() == "true"
+        if name in self.schemas and not override:
+            raise ApiError(409, f"Schema: {name} already exists")
+        self.schemas[name] = schema
+        if name in self.tables:
+            self.tables[name].schema = schema
+        return {"unrecognizedProperties": {}, "status": f"{name} successfully added"}
+
+    def _add_table(self, config: Any, table_name) -> dict:
+        """``PinotTableRestletResource.addTable``: 409 when the table exists, 400 when its schema (named as
+        the raw table) is missing or the config is invalid; only OFFLINE tables here."""
+        if not isinstance(config, dict) or not config.get("tableName"):
+            raise ApiError(400, "Invalid table config: 'tableName' is missing")
+        kind = str(config.get("tableType") or "").upper()
+        if kind != "OFFLINE":
+            raise ApiError(400, f"the test controller creates OFFLINE tables only, got tableType {kind!r}")
+        raw = table_name(config["tableName"])
+        raw = raw[: -len("_OFFLINE")] if raw.endswith("_OFFLINE") else raw
+        if raw in self.tables:
+            raise ApiError(409, f"Table config for {raw}_OFFLINE already exists. If this is unexpected, try deleting "
+                                "the table to remove all metadata associated with it before attempting to recreate.")
+        schema = self.schemas.get(raw)
+        if schema is None:
+            raise ApiError(400, f"Failed to find schema for table: {raw}_OFFLINE")
+        time_column = (config.get("segmentsConfig") or {}).get("timeColumnName")
+        date_times = {spec.get("name") for spec in schema.get("dateTimeFieldSpecs") or []}
+        if time_column and time_column not in date_times:  # TableConfigUtils.validateValidationConfig
+            raise ApiError(400, f"Cannot find valid fieldSpec for timeColumn: {time_column} from the table config: "
+                                f"{raw}_OFFLINE, in the schema: {raw}")
+        self.add_table(schema, config)
+        return {"unrecognizedProperties": {}, "status": f"Table {raw}_OFFLINE successfully added"}
 
     # --- upload ------------------------------------------------------------------------------------------
 
@@ -1097,8 +1146,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_DELETE = do_PUT = _dispatch
 
 
-@pytest.fixture
-def fake_controller():
+def _fake_controller():
     """A running FakeController with an ``events`` table (time column ``ts``); stopped after the test."""
     controller = FakeController().start()
     controller.add_simple_table("events")
@@ -1106,6 +1154,10 @@ def fake_controller():
         yield controller
     finally:
         controller.stop()
+
+
+if pytest is not None:
+    fake_controller = pytest.fixture(_fake_controller, name="fake_controller")
 
 
 def _serve_main() -> None:
@@ -1116,12 +1168,21 @@ def _serve_main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--upload-latency-ms", type=float, default=0.0)
+    parser.add_argument("--port", type=int, default=0, help="listen on this port (default: any free one)")
+    parser.add_argument("--serve", action="store_true",
+                        help="serve until interrupted (Ctrl-C), not until stdin closes: the README's quick start")
     args = parser.parse_args()
-    controller = FakeController().start()
+    controller = FakeController(port=args.port).start()
     controller.add_simple_table("events")
     controller.upload_latency_s = args.upload_latency_ms / 1000
     print(controller.url, flush=True)
-    sys.stdin.read()
+    try:
+        if args.serve:
+            threading.Event().wait()
+        else:
+            sys.stdin.read()
+    except KeyboardInterrupt:
+        pass
     controller.stop()
 
 

@@ -10,9 +10,9 @@ def parse(**extra):
     return WriteOptions.parse({"table-name": "events", **extra})
 
 
-def test_defaults_are_the_seeds():
+def test_defaults_make_production_sized_segments():
     opts = parse()
-    assert opts.buffer.max_rows == 1000 and opts.buffer.max_bytes == 5 * 1024**2
+    assert opts.buffer.max_rows == 1_000_000 and opts.buffer.max_bytes == 128 * 1024**2
     assert opts.naming.kind == "simple" and opts.delivery.push_mode == "tar" and opts.embedded
 
 

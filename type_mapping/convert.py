@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 
 from . import datetime_formats as dtf
 from .compat import ConversionError, check_convertible, datetime_format, type_family
+from .java_numbers import java_double_value, java_float_value
 from .java_text import (big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str,
                         java_substring)
 from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec, PinotSchema
@@ -43,7 +44,6 @@ from .stored import PinotColumns, arrow_type_for, offsets_and_data
 if TYPE_CHECKING:
     from .reconcile import WritePlan
 
-FLOAT32_MAX = float(np.finfo(np.float32).max)
 MILLIS_PER_DAY = dtf.MILLIS_PER_DAY
 _VALID_TIME_MILLIS = (dtf.VALID_MIN_TIME_MS, dtf.VALID_MAX_TIME_MS)
 
@@ -245,7 +245,10 @@ def _float_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> p
 def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
     whole_digits = values.type.precision - values.type.scale
     if whole_digits <= 18:  # the integer part fits int64: vectorised
-        truncated = pc.trunc(values)
+        if whole_digits == 0:  # decimal(p, p): |v| < 1, and Arrow's trunc has no digit left to round into
+            truncated = pc.if_else(values.is_valid(), pa.scalar(0, values.type), pa.scalar(None, values.type))
+        else:
+            truncated = pc.trunc(values)
         fraction = pc.not_equal(truncated, values)
         if pc.any(fraction).as_py():
             if ctx.options.on_fraction == "error":
@@ -344,26 +347,31 @@ def _to_floating(values: pa.Array, ctx: _Context) -> pa.Array:
     family = type_family(values.type)
     if family == "null":
         return pa.nulls(len(values), target)
+    source = values
     if family == "string":
-        text = pc.utf8_trim_whitespace(values.cast(pa.string()))
+        source = pc.utf8_trim_whitespace(values.cast(pa.string()))
         try:
-            values = text.cast(pa.float64())
+            values = source.cast(target)  # parsed straight to the target type: Float.parseFloat rounds once
         except pa.ArrowInvalid:
-            bad = [v is not None and not _parses_float(v) for v in text.to_pylist()]
-            ctx.fail(np.array(bad, dtype=np.bool_), f"is not a number (Pinot {spec.data_type})", text)
+            bad = [v is not None and not _parses_float(v) for v in source.to_pylist()]
+            ctx.fail(np.array(bad, dtype=np.bool_), f"is not a number (Pinot {spec.data_type})", source)
             raise
-    elif family in ("bool", "int", "decimal"):
-        values = values.cast(pa.float64(), safe=False)
-    else:
-        values = values.cast(pa.float64())
+    elif family == "bool":
+        values = values.cast(target)
+    else:  # Number.floatValue() / doubleValue(): the nearest float / double to the exact value, rounded once
+        values = java_float_value(values) if target == pa.float32() else java_double_value(values)
     if target == pa.float32():
-        over = pc.and_(pc.is_finite(values), pc.greater(pc.abs(values), FLOAT32_MAX))
+        # FLOAT's range: a finite value whose nearest float is infinite (Java would store Infinity)
+        over = pc.is_inf(values)
+        if family == "float":
+            over = pc.and_(over, pc.is_finite(source))
+        elif family == "string":
+            over = pc.and_(over, pc.invert(pc.match_substring_regex(source, "(?i)inf")))
         if pc.any(over).as_py():
             if ctx.options.on_overflow == "error":
-                ctx.fail(over, "is out of range for Pinot FLOAT", values,
+                ctx.fail(over, "is out of range for Pinot FLOAT", source,
                          "set option 'convert.on-overflow'=null to store such values as null")
             values = _null_where(values, over)
-    values = values.cast(target)
     # Pinot's special values: NaN is null, -0.0 is 0.0 (equal(-0.0, 0) holds, so this rewrites it).
     values = _null_where(values, pc.is_nan(values))
     return pc.if_else(pc.equal(values, pa.scalar(0.0, target)), pa.scalar(0.0, target), values)

@@ -99,7 +99,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         if key in seen:
             problems.append(
                 f"source columns {seen[key]!r} and {name!r} have the same name"
-                + ("" if case_sensitive else " ignoring case (set case_sensitive to tell them apart)")
+                + ("" if case_sensitive else " ignoring case (set option 'schema.case-sensitive'=true to tell them apart)")
             )
         seen[key] = name
 
@@ -119,7 +119,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         elif not case_sensitive and len(folded.get(name.casefold(), [])) > 1:
             problems.append(
                 f"source column {name!r} matches Pinot columns {folded[name.casefold()]} ignoring case; "
-                f"rename it to one of them exactly or set case_sensitive"
+                f"rename it to one of them exactly or set option 'schema.case-sensitive'=true"
             )
             continue
         else:
@@ -134,7 +134,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
     if unknown and not ignore_unknown_columns:
         problems.append(
             f"source columns {unknown} are not in the Pinot schema {pinot_schema.name!r} "
-            f"(Pinot columns: {pinot_names}); drop them, or set ignore_unknown_columns"
+            f"(Pinot columns: {pinot_names}); drop them, or set option 'schema.unknown-columns'=ignore"
             + ("" if case_sensitive else " (names are matched ignoring case)")
         )
 

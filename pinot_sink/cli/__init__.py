@@ -12,6 +12,8 @@ import importlib
 import logging
 import sys
 
+from pinot_sink import __version__
+
 SUBCOMMANDS = ("schema", "build", "inspect", "push", "segments", "recover")
 
 
@@ -28,6 +30,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="pinot-sink", description="Build, inspect and push Apache Pinot segments from Python."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    parser.add_argument("--version", action="version", version=f"pinot-sink {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in (command,) if command is not None else SUBCOMMANDS:

@@ -33,7 +33,9 @@ _FORMATS = {
 }
 # Options of the data source that apply to a local build (docs/options.md).
 _CLI_OPTIONS = ("convert.on-overflow", "convert.on-fraction", "convert.on-oversize-string",
-                "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported")
+                "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported",
+                "table.create", "table.time-column", "table.metric-columns", "table.sorted-column",
+                "table.inverted-index-columns", "table.range-index-columns", "table.bloom-filter-columns")
 # The data source's defaults (sink.buffer-flush.*), one home: pinot_sink.options.OPTIONS.
 DEFAULT_MAX_ROWS = int(OPTIONS["sink.buffer-flush.max-rows"][0])
 DEFAULT_MAX_SIZE = OPTIONS["sink.buffer-flush.max-size"][0]
@@ -42,8 +44,12 @@ _BATCH_ROWS = 65_536
 
 def register(subparsers):
     parser = subparsers.add_parser("build", help="build Pinot segment tarballs from Parquet/CSV/JSON-lines files")
-    parser.add_argument("--schema", required=True, type=Path, help="Pinot schema JSON file")
-    parser.add_argument("--table-config", required=True, type=Path, help="Pinot table config JSON file")
+    parser.add_argument("--schema", type=Path, help="Pinot schema JSON file (or --option table.create=if-missing)")
+    parser.add_argument("--table-config", type=Path, help="Pinot table config JSON file")
+    parser.add_argument("--table", metavar="NAME",
+                        help="with --option table.create=if-missing and no --schema: the table whose schema and "
+                             "config are derived from the input (written to --out as schema.json and "
+                             "table_config.json, for pinot-sink push --create-table)")
     parser.add_argument("--input", required=True, nargs="+", type=Path, metavar="FILE",
                         help="input files (.parquet, .csv, .json/.jsonl), read in this order")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
@@ -149,6 +155,29 @@ class _OutputFolder:
         return str(built.tar_path)
 
 
+def _schema_and_config(args) -> tuple[dict, dict]:
+    """``--schema`` / ``--table-config``, or (``--option table.create=if-missing`` and ``--table``) the ones
+    the data source would derive from the input's columns, also written to ``--out``."""
+    from ..options import OptionError, WriteOptions
+    from ..table_create import derived_schema, derived_table_config
+
+    if args.schema is not None:
+        if args.table_config is None:
+            raise OptionError("--table-config is needed with --schema")
+        return json.loads(args.schema.read_text()), json.loads(args.table_config.read_text())
+    options = WriteOptions.parse({"table-name": args.table or "?", **parse_cli_options(args.option)})
+    if options.table_create.mode != "if-missing" or not args.table:
+        raise OptionError("give --schema and --table-config, or --table NAME with --option table.create=if-missing "
+                          "to derive them from the input")
+    arrow_schema = next(read_batches(args.input[0])).schema
+    schema_json = derived_schema(args.table, arrow_schema, options.table_create)
+    table_config = derived_table_config(args.table, schema_json, options.table_create)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "schema.json").write_text(json.dumps(schema_json, indent=2))
+    (args.out / "table_config.json").write_text(json.dumps(table_config, indent=2))
+    return schema_json, table_config
+
+
 def make_writer(args, *, progress=None, on_segment=None):
     """The ``PartitionWriter`` for these arguments: the data source's option parsing, naming (Pinot's
     generators, Java's value formatting, Pinot's name rules), defaults and file modes."""
@@ -165,9 +194,9 @@ def make_writer(args, *, progress=None, on_segment=None):
     for path in args.input:
         if path.suffix.lower() not in _FORMATS:
             raise ValueError(f"{path}: unknown input format (use .parquet, .csv, .json, .jsonl or .ndjson)")
-    schema = PinotSchema.from_json(json.loads(args.schema.read_text()))
+    schema_json, table_config = _schema_and_config(args)
+    schema = PinotSchema.from_json(schema_json)
     check_writable_column_names(schema)
-    table_config = json.loads(args.table_config.read_text())
     raw_table = raw_table_name(str(table_config.get("tableName") or schema.name))
     # The data source's parser, so every value means (and fails) the same here as in a Spark write.
     options = WriteOptions.parse({"table-name": raw_table, **parse_cli_options(args.option)})
@@ -198,17 +227,57 @@ def make_writer(args, *, progress=None, on_segment=None):
                            on_segment=on_segment, progress=progress)
 
 
+class BuildProgress:
+    """The build's progress bar (tqdm, on stderr when it is a terminal): rows read of the input's rows
+    (known for Parquet), segments built, their bytes, the rate; driven by the ``PartitionWriter``'s
+    progress callback."""
+
+    def __init__(self, total_rows: int | None, stream=None) -> None:
+        from tqdm import tqdm
+
+        self.stream = stream or sys.stderr
+        self._bar = tqdm(total=total_rows, unit=" rows", unit_scale=True, desc="build", file=self.stream,
+                         disable=None, dynamic_ncols=True, postfix="0 segments")
+
+    def __call__(self, progress) -> None:
+        self._bar.set_postfix_str(f"{progress.segments_built} segments, {progress.bytes_built / 1024**2:.1f} MB",
+                                  refresh=False)
+        self._bar.update(progress.rows_in - self._bar.n)
+
+    def write(self, line: str) -> None:
+        """A line above the bar (the bar is redrawn below it)."""
+        self._bar.write(line, file=self.stream)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def input_rows(paths: list[Path]) -> int | None:
+    """The rows of the input when the files say so without being read (Parquet footers), else None."""
+    total = 0
+    for path in paths:
+        if _FORMATS.get(path.suffix.lower()) != "parquet":
+            return None
+        import pyarrow.parquet as pq
+
+        total += pq.ParquetFile(path).metadata.num_rows
+    return total
+
+
 def run(args) -> int:
     writer = None
+    bar = BuildProgress(input_rows(args.input))
 
     def said(segment) -> None:
         built = segment.built
-        print(f"pinot-sink build: segment {segment.sequence} {built.name}: {built.rows} rows, {built.tar_bytes} "
-              f"bytes (read {writer.rows_in} rows, filtered {writer.filtered_rows}, errors {writer.error_rows})",
-              file=sys.stderr, flush=True)
+        bar.write(f"pinot-sink build: segment {segment.sequence} {built.name}: {built.rows} rows, {built.tar_bytes} "
+                  f"bytes (read {writer.rows_in} rows, filtered {writer.filtered_rows}, errors {writer.error_rows})")
 
-    writer = make_writer(args, on_segment=said)
-    built = [segment.built for segment in writer.write(_all_batches(args.input))]
+    writer = make_writer(args, on_segment=said, progress=bar)
+    try:
+        built = [segment.built for segment in writer.write(_all_batches(args.input))]
+    finally:
+        bar.close()
     if not built:
         raise ValueError(f"no rows to build a segment from (read {writer.rows_in}, filtered {writer.filtered_rows})")
     summaries = [_summary(segment) for segment in built]

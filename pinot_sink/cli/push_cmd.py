@@ -39,6 +39,10 @@ def register(subparsers) -> None:
     parser.add_argument("--include-straddling", action="store_true",
                         help="with --replace-time-range: replace segments straddling the window's edges whole "
                              "(default: they are an error)")
+    parser.add_argument("--create-table", nargs=2, metavar=("SCHEMA", "TABLE_CONFIG"), type=Path,
+                        help="when the controller has no such table, create it first from these files (the "
+                             "schema.json and table_config.json that pinot-sink build --option "
+                             "table.create=if-missing writes)")
     add_controller_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -91,36 +95,82 @@ def _committed_tarballs(root: Path) -> list[Path]:
 
 
 class Progress:
-    """A one-line progress display on stderr (a line per segment when stderr is not a terminal)."""
+    """Upload progress through tqdm (segments, bytes, rate) on stderr; a failed segment is printed as a
+    failure when it fails, and counted as one at the end."""
 
     def __init__(self, total: int, total_bytes: int, stream=None) -> None:
+        from tqdm import tqdm
+
         self.total, self.total_bytes = total, total_bytes
         self.stream = stream or sys.stderr
-        self.live = getattr(self.stream, "isatty", lambda: False)()
-        self.done = self.failed = self.bytes = 0
+        self.done = self.failed = self.skipped = self.bytes = 0
         self.started = time.monotonic()
         self._lock = threading.Lock()
+        self._bar = tqdm(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, desc="push",
+                         file=self.stream, disable=None, dynamic_ncols=True, postfix=self._postfix())
+
+    def _postfix(self) -> str:
+        return f"{self.done}/{self.total} segments" + (f", {self.failed} FAILED" if self.failed else "")
 
     def __call__(self, result) -> None:
         with self._lock:
             self.done += 1
-            self.bytes += result.tar_bytes
             self.failed += 0 if result.ok else 1
-            elapsed = max(time.monotonic() - self.started, 1e-9)
-            line = (f"[{self.done}/{self.total}] {100 * self.bytes / max(self.total_bytes, 1):5.1f}% "
-                    f"{self.bytes / elapsed / 1e6:6.1f} MB/s  {'FAILED ' if not result.ok else ''}{result.segment}")
-            if self.live:
-                self.stream.write("\r\033[K" + line)
-            else:
-                self.stream.write(line + "\n")
-            self.stream.flush()
+            self.bytes += result.tar_bytes
+            if getattr(result, "skipped", False):
+                self.skipped += 1  # summarised once at the end, not a line each
+            elif not result.ok:
+                self._bar.write(f"FAILED {result.segment}: {result.error}", file=self.stream)
+            self._bar.set_postfix_str(self._postfix(), refresh=False)
+            self._bar.update(result.tar_bytes)
 
     def finish(self) -> str:
-        if self.live:
-            self.stream.write("\n")
+        self._bar.close()
         elapsed = max(time.monotonic() - self.started, 1e-9)
+        failed = f"; {self.failed} FAILED" if self.failed else ""
+        if self.skipped:
+            failed += (f" ({self.skipped} not tried: the controller could not be reached, so the push stopped "
+                       f"early)")
         return (f"pushed {self.done - self.failed} of {self.total} segments ({self.bytes / 1e6:.1f} MB) in "
-                f"{elapsed:.1f}s: {self.done / elapsed:.1f} segments/s, {self.bytes / elapsed / 1e6:.1f} MB/s")
+                f"{elapsed:.1f}s: {self.done / elapsed:.1f} segments/s, {self.bytes / elapsed / 1e6:.1f} MB/s{failed}")
+
+
+def _create_table(client, table: str, schema_path: Path, config_path: Path) -> None:
+    """--create-table: the schema and OFFLINE table, when the controller has no such table."""
+    import json
+
+    from pinot_sink.controller import ControllerError
+    from pinot_sink.controller.errors import ControllerNotFoundError
+    from pinot_sink.table_create import create_table
+
+    try:
+        client.get_table_config(table)
+        return
+    except ControllerNotFoundError:
+        pass
+    except ControllerError as exc:
+        raise SystemExit(f"cannot reach the controller at {client.url}: {exc}; nothing was pushed") from None
+    schema, config = json.loads(schema_path.read_text()), json.loads(config_path.read_text())
+    if create_table(client, table, schema, config):
+        print(f"created table {table}_OFFLINE on {client.url}", file=sys.stderr)
+
+
+def reach_controller(client, table: str) -> None:
+    """Before any upload: the controller answers and has the table, or the push stops in one line (a
+    controller that cannot be reached would otherwise fail every segment, one retry cycle each)."""
+    from pinot_sink.controller import ControllerError, RetryPolicy
+    from pinot_sink.controller.client import offline_raw_name
+    from pinot_sink.controller.errors import ControllerNotFoundError
+
+    raw = offline_raw_name(table)
+    try:
+        client.request("GET", f"/tables/{raw}", params={"type": "offline"}, operation="reach the controller",
+                       table=raw, retry=RetryPolicy(max_attempts=2, max_elapsed_s=30.0, initial_backoff_s=0.5))
+        client.get_table_config(table)
+    except ControllerNotFoundError:
+        raise SystemExit(f"table {raw}_OFFLINE does not exist on {client.url}: nothing was pushed") from None
+    except ControllerError as exc:
+        raise SystemExit(f"cannot reach the controller at {client.url}: {exc}; nothing was pushed") from None
 
 
 def run(args) -> int:
@@ -129,11 +179,14 @@ def run(args) -> int:
     if args.parallel < 1:
         raise SystemExit("--parallel must be at least 1")
     tarballs = find_tarballs(args.paths)
-    progress = Progress(len(tarballs), sum(p.stat().st_size for p in tarballs))
-    options = dict(push_mode=args.push_mode, deep_store_uri=args.deep_store,
-                   copy_to_deep_store=args.copy_to_deep_store, parallel=args.parallel, on_result=progress)
     window = _window(args, tarballs)
     with client_from_args(args, pool_size=max(args.parallel, 4)) as client:
+        if args.create_table:
+            _create_table(client, args.table, *args.create_table)
+        reach_controller(client, args.table)
+        progress = Progress(len(tarballs), sum(p.stat().st_size for p in tarballs))
+        options = dict(push_mode=args.push_mode, deep_store_uri=args.deep_store,
+                       copy_to_deep_store=args.copy_to_deep_store, parallel=args.parallel, on_result=progress)
         if window is not None:
             return _replace_window(client, args, window, tarballs, progress, options)
         if args.consistent:
@@ -141,8 +194,9 @@ def run(args) -> int:
         results = push_segments(client, args.table, tarballs, raise_on_error=False, **options)
         print(progress.finish(), file=sys.stderr)
     failures = [r for r in results if not r.ok]
-    for result in failures:
-        print(f"FAILED {result.segment}: {result.error}", file=sys.stderr)
+    if failures:
+        print(f"pinot-sink push: {len(failures)} of {len(results)} segment(s) FAILED (listed above); the others "
+              f"were pushed", file=sys.stderr)
     return 1 if failures else 0
 
 

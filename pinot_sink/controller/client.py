@@ -106,6 +106,22 @@ class ControllerClient:
         raw = offline_raw_name(table)
         return self._get_json(f"/tables/{quote(raw, safe='')}/schema", operation="get schema", table=raw)
 
+    def add_schema(self, schema: Mapping[str, Any]) -> dict:
+        """``POST /schemas?override=false``: create a schema. A schema of that name already there is a 409
+        (``ControllerRequestError``, status 409: "Schema: X already exists"), not retried."""
+        name = str(schema.get("schemaName") or "")
+        response = self.request("POST", "/schemas", params={"override": "false"}, json_body=dict(schema),
+                                operation="add schema", table=name, conflict_retryable=False)
+        return response.json()
+
+    def add_table(self, table_config: Mapping[str, Any]) -> dict:
+        """``POST /tables``: create a table from its config; its schema (named as the raw table) must exist.
+        A table already there is a 409 ("Table config for X_OFFLINE already exists ..."), not retried."""
+        raw = offline_raw_name(str(table_config.get("tableName") or ""))
+        response = self.request("POST", "/tables", json_body=dict(table_config), operation="add table", table=raw,
+                                conflict_retryable=False)
+        return response.json()
+
     # --- segment listing ----------------------------------------------------------------------------
 
     def list_segments(self, table: str, exclude_replaced: bool = True) -> list[str]:

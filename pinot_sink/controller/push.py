@@ -37,7 +37,7 @@ from ..segment.properties import as_text, parse_properties
 from .auth import redact_text
 from .client import ControllerClient, offline_raw_name
 from .deep_store import copy_to_deep_store as copy_tarball, segment_name_from_path, segment_uri
-from .errors import ControllerError, ControllerRequestError
+from .errors import ControllerError, ControllerRequestError, ControllerUnavailableError, RetriesExhaustedError
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ class PushResult:
     message: str = ""
     error: ControllerError | None = None
     stored_uri: str | None = None  # where the tarball was copied (uri / metadata): segment_uri(...)
+    skipped: bool = False  # not tried: an earlier upload found the controller unreachable
 
     @property
     def ok(self) -> bool:
@@ -199,7 +200,8 @@ def push_segments(
     """Push many tarballs with at most ``parallel`` uploads in flight; results in input order.
 
     With ``raise_on_error`` the first failure stops new uploads (those in flight finish) and is raised;
-    otherwise every path is tried and failures come back as results with ``error`` set.
+    otherwise every path is tried and failures come back as results with ``error`` set, unless the
+    controller gave no answer at all: then the rest come back ``skipped`` instead of failing one by one.
     ``on_result`` is called from worker threads as each push ends (progress display)."""
     paths = list(tar_paths)
     if parallel < 1:
@@ -211,9 +213,19 @@ def push_segments(
                     parallel)
     stop = threading.Event()
 
+    unreachable: list[ControllerError] = []
+
     def one(path) -> PushResult:
         if stop.is_set():
-            raise _Skipped()
+            if raise_on_error or not unreachable:
+                raise _Skipped()
+            result = PushResult(segment_name_from_path(path), os.fspath(path), push_mode, _size(path), 0.0,
+                                error=ControllerUnavailableError(
+                                    f"not tried: the controller could not be reached ({unreachable[0]})"),
+                                skipped=True)
+            if on_result is not None:
+                on_result(result)
+            return result
         started = time.monotonic()
         try:
             result = push_segment(
@@ -226,6 +238,9 @@ def push_segments(
             if raise_on_error:
                 stop.set()
                 raise
+            if _controller_unreachable(error):  # every later upload would fail the same way, slowly
+                unreachable.append(error)
+                stop.set()
             result = PushResult(segment_name_from_path(path), os.fspath(path), push_mode,
                                 _size(path), time.monotonic() - started, error=error)
         if on_result is not None:
@@ -245,6 +260,13 @@ def push_segments(
             wait(futures)
             raise first_error
         return [f.result() for f in futures]
+
+
+def _controller_unreachable(error: ControllerError) -> bool:
+    """No HTTP answer at all (refused, unresolvable, timed out) after the retries: the controller, not the
+    segment, is the problem."""
+    last = getattr(error, "last_error", error)
+    return isinstance(error, (ControllerUnavailableError, RetriesExhaustedError)) and last.status is None
 
 
 class _Skipped(Exception):

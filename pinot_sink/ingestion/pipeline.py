@@ -30,7 +30,7 @@ from .complex_types import MODES, ComplexTypeSpec
 from .evaluate import Expression
 from .expression import ExpressionError, is_groovy
 from .time_spec import TimeSpecConversion
-from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_int, to_long, to_string,
+from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_float, to_int, to_long, to_string,
                      with_nulls)
 from type_mapping.errors import PinotSinkError
 
@@ -400,7 +400,7 @@ def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     if data_type in ("TIMESTAMP", "BIG_DECIMAL", "BYTES"):
         return _stored_by_type_mapping(value, source, spec, ctx)
     if data_type == "FLOAT":
-        return to_double(value, ctx).cast(pa.float32())
+        return to_float(value, ctx)
     if data_type == "DOUBLE":
         return to_double(value, ctx)
     if data_type == "BOOLEAN":

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.java_numbers import java_double_to_int, java_double_to_long
+from type_mapping.java_numbers import java_double_to_int, java_double_to_long, java_double_value, java_float_value
 from type_mapping.pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from type_mapping.errors import PinotSinkError
 
@@ -212,7 +212,7 @@ def to_double(value: Value, ctx: Context) -> Value:
         return Const(_const_to_number(value, float, ctx), "DOUBLE") if value.value is not None else value
     jt = arrow_java_type(value.type)
     if jt in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
-        return value.cast(pa.float64(), safe=False)  # a long beyond 2^53 rounds, as (double) l does
+        return java_double_value(_array(value))  # Number.doubleValue(): the nearest double, BigDecimal's included
     if jt == "BOOLEAN":
         return pc.if_else(value, 1.0, 0.0)
     if jt in ("TIMESTAMP", "DATE"):
@@ -226,6 +226,24 @@ def to_double(value: Value, ctx: Context) -> Value:
             ctx.fail(pc.and_(parsed.is_null(), text.is_valid()), "NumberFormatException (not a double)", value)
             return parsed
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java double")
+
+
+def to_float(value: Value, ctx: Context) -> Value:
+    """A value converted for a Java ``float``: numbers round once (``Number.floatValue()``), not through a
+    double; anything else as ``(float)`` of its double."""
+    if isinstance(value, Const):
+        converted = to_double(value, ctx)
+        if converted.value is None:
+            return converted
+        with np.errstate(over="ignore"):  # (float) of a double beyond Float.MAX_VALUE is Infinity
+            return Const(float(np.float32(converted.value)), "FLOAT")
+    if arrow_java_type(value.type) in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
+        return java_float_value(_array(value))
+    return to_double(value, ctx).cast(pa.float32())
+
+
+def _array(value: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return value.combine_chunks() if isinstance(value, pa.ChunkedArray) else value
 
 
 def to_boolean(value: Value, ctx: Context) -> Value:

@@ -262,7 +262,7 @@ def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: 
     if problems and mode == "error":
         raise SegmentBuildError(
             "the table config asks for indexes this builder does not write: " + "; ".join(problems)
-            + " (use unsupported_indexes='skip' to leave them to the server, which builds them at load)"
+            + " (set option 'build.unsupported-indexes'=skip, or pinot-sink build --skip-unsupported-indexes, to leave them to the server, which builds them at load)"
         )
     for problem in problems:
         log.warning("skipping %s; the server builds it when it loads the segment", problem)

@@ -148,7 +148,7 @@ class RangeIndexWriter(_FixedExtension):
         if ctx.unsupported_mode == "error":
             raise ColumnValueError(
                 f"column {ctx.spec.name!r}: optimizeDictionary made the column raw, and a range index on a raw "
-                f"{ctx.spec.data_type} column is not written by this builder (use unsupported_indexes='skip')")
+                f"{ctx.spec.data_type} column is not written by this builder (set option 'build.unsupported-indexes'=skip, or pinot-sink build --skip-unsupported-indexes)")
         log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", ctx.spec.name)
         return None
 

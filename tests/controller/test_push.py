@@ -150,3 +150,22 @@ def test_segment_uri_prefix_and_suffix_rewrite_the_announced_uri(fake_controller
     with pytest.raises(ControllerRequestError, match="file://"):
         push_segment(client, "events", make_segment(tmp_path, "events_2"), push_mode="uri",
                      deep_store_uri=str(tmp_path / "shared"))
+
+
+def test_an_unreachable_controller_stops_the_push_early(tmp_path):
+    """Without raise_on_error, a push that finds no controller at all (no HTTP answer after the retries)
+    does not try the rest: they come back as skipped failures."""
+    import socket
+
+    from pinot_sink.controller import ClientConfig, ControllerClient, RetryPolicy, push_segments
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    paths = [make_segment(tmp_path, f"events_{i}") for i in range(6)]
+    config = ClientConfig(url=f"http://127.0.0.1:{port}", retry=RetryPolicy(max_attempts=2, initial_backoff_s=0.01))
+    with ControllerClient.from_config(config) as client:
+        results = push_segments(client, "events", paths, parallel=1, raise_on_error=False)
+    assert len(results) == 6 and not any(r.ok for r in results)
+    assert not results[0].skipped and all(r.skipped for r in results[1:])
+    assert "not tried: the controller could not be reached" in str(results[1].error)

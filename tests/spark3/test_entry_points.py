@@ -122,8 +122,8 @@ def test_a_streaming_dataframe_is_pointed_to_write_stream(spark):
 
 
 def test_argument_errors_name_the_argument(monkeypatch):
-    with pytest.raises(ValueError, match="mode must be 'append' or 'overwrite'"):
-        pinot_sink.write(None, "events", mode="ignore")
+    with pytest.raises(ValueError, match="mode must be one of append, overwrite, error, errorifexists"):
+        pinot_sink.write(None, "events", mode="upsert")
     with pytest.raises(ValueError, match="entry_point.*map-in-arrow"):
         pinot_sink.write(None, "events", entry_point="jdbc")
     monkeypatch.setenv("PINOT_SINK_ENTRY_POINT", "map-in-arrow")

@@ -50,7 +50,7 @@ def test_unknown_columns_error_or_ignored():
     with pytest.raises(PlanError) as info:
         plan_write(_schema(id=pa.int64(), extra=pa.int32(), more=pa.string()), SCHEMA)
     assert "['extra', 'more'] are not in the Pinot schema 'orders'" in str(info.value)
-    assert "ignore_unknown_columns" in str(info.value)
+    assert "set option 'schema.unknown-columns'=ignore" in str(info.value)  # the option a user types
     plan = plan_write(_schema(id=pa.int64(), extra=pa.int32()), SCHEMA, ignore_unknown_columns=True)
     assert plan.ignored_columns == ("extra",) and plan.source_columns == ["id"]
 

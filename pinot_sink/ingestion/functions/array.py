@@ -11,28 +11,19 @@ Each function runs once per distinct argument tuple (``rowwise.per_row``).
 from __future__ import annotations
 
 import math
-import struct
 from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Const, Context, Value, broadcast, to_double, to_int, to_long, to_string
+from ..values import Const, Context, Value, broadcast, to_double, to_float, to_int, to_long, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
 
-def _float(value: Value, ctx: Context) -> Value:
-    converted = to_double(value, ctx)
-    if isinstance(converted, Const):
-        v = converted.value
-        return Const(None if v is None else struct.unpack("f", struct.pack("f", v))[0], "FLOAT")
-    return converted.cast(pa.float32())
-
-
 _CONVERT: dict[str, tuple[Callable[[Value, Context], Value], pa.DataType]] = {
-    "Int": (to_int, pa.int32()), "Long": (to_long, pa.int64()), "Float": (_float, pa.float32()),
+    "Int": (to_int, pa.int32()), "Long": (to_long, pa.int64()), "Float": (to_float, pa.float32()),
     "Double": (to_double, pa.float64()), "String": (to_string, pa.string())}
 _ZERO = {"Int": 0, "Long": 0, "Float": 0.0, "Double": 0.0, "String": None}  # a new Java array's elements
 _PLACEHOLDER = {"Int": 0, "Long": 0, "Float": 0.0, "Double": 0.0, "String": ""}  # NullValuePlaceHolder

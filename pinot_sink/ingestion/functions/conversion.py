@@ -17,7 +17,7 @@ from type_mapping.datetime_formats import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 
 from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
-                      null_mask, to_boolean, to_double, to_long, to_string, with_nulls)
+                      null_mask, to_boolean, to_double, to_float, to_long, to_string, with_nulls)
 from .registry import scalar_function
 
 _TARGETS = {"INT": "INT", "INTEGER": "INT", "UTINYINT": "INT", "USMALLINT": "INT", "LONG": "LONG",
@@ -45,7 +45,7 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
         converted = to_long(value, ctx)
         return converted.cast(pa.int32(), safe=False) if kind == "INT" else converted
     if kind == "FLOAT":
-        return to_double(value, ctx).cast(pa.float32())
+        return to_float(value, ctx)
     if kind == "DOUBLE":
         return to_double(value, ctx)
     if kind == "BOOLEAN":

@@ -1,0 +1,112 @@
+"""The CLI talks: --version, a push that stops before uploading when the controller cannot be reached or
+lacks the table, and failures reported as failures."""
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+import pinot_sink
+from pinot_sink.cli import main
+from segment_factory import make_segment
+
+FAST = ["--retries", "2", "--retry-time", "10"]
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"pinot-sink {pinot_sink.__version__}"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # closed again on exit: nothing listens there
+
+
+def test_push_to_an_unreachable_controller_stops_before_any_upload(tmp_path, capsys):
+    for i in range(5):
+        make_segment(tmp_path, f"events_{i}")
+    url = f"http://127.0.0.1:{_closed_port()}"
+    started = time.monotonic()
+    with pytest.raises(SystemExit, match=rf"^cannot reach the controller at {url}: .*; nothing was pushed$"):
+        main(["push", str(tmp_path), "--url", url, "--table", "events", *FAST])
+    assert time.monotonic() - started < 30
+    assert "FAILED" not in capsys.readouterr().err  # no segment was tried
+
+
+def test_push_to_a_missing_table_stops_before_any_upload(fake_controller, tmp_path):
+    make_segment(tmp_path, "nope_0")
+    with pytest.raises(SystemExit, match="^table nope_OFFLINE does not exist on .*: nothing was pushed$"):
+        main(["push", str(tmp_path), "--url", fake_controller.url, "--table", "nope", *FAST])
+    assert fake_controller.uploads() == []
+
+
+def test_failures_are_counted_as_failures(fake_controller, tmp_path, capsys):
+    for i in range(3):
+        make_segment(tmp_path, f"events_{i}")
+    make_segment(tmp_path, "events_bad", start_time=0, end_time=1)  # 403: outside 1971..2071
+    assert main(["push", str(tmp_path), "--url", fake_controller.url, "--table", "events", *FAST]) == 1
+    err = capsys.readouterr().err
+    assert "FAILED events_bad: " in err
+    assert "pushed 3 of 4 segments" in err and "; 1 FAILED" in err
+    assert "1 of 4 segment(s) FAILED (listed above)" in err
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, so tqdm draws its bar (it stays quiet in logs and pipes)."""
+
+    def __init__(self) -> None:
+        import io
+
+        self.buffer = io.StringIO()
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return self.buffer.write(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_build_shows_rows_segments_and_bytes_as_it_goes(tmp_path, monkeypatch, capsys):
+    import json as _json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "id", "dataType": "LONG"}]}
+    config = {"tableName": "events_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {}, "tableIndexConfig": {}}
+    (tmp_path / "schema.json").write_text(_json.dumps(schema))
+    (tmp_path / "table.json").write_text(_json.dumps(config))
+    pq.write_table(pa.table({"id": pa.array(range(25_000), pa.int64())}), tmp_path / "rows.parquet")
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(["build", "--schema", str(tmp_path / "schema.json"), "--table-config", str(tmp_path / "table.json"),
+                 "--input", str(tmp_path / "rows.parquet"), "--out", str(tmp_path / "out"),
+                 "--max-rows", "10000", "--name", "events"]) == 0
+    drawn = terminal.buffer.getvalue()
+    assert "build: 100%" in drawn and "25.0k/25.0k" in drawn and "3 segments" in drawn and " MB" in drawn
+    assert drawn.count("pinot-sink build: segment") == 3  # each segment's line printed above the bar
+
+
+def test_build_derives_the_table_and_push_creates_it(fake_controller, tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    millis = pa.array([1_700_000_000_000 + i * 1000 for i in range(100)], pa.timestamp("ms"))
+    pq.write_table(pa.table({"id": pa.array(range(100), pa.int64()), "ts": millis}), tmp_path / "rows.parquet")
+    out = tmp_path / "out"
+    assert main(["build", "--table", "clicks", "--input", str(tmp_path / "rows.parquet"), "--out", str(out),
+                 "--option", "table.create=if-missing", "--option", "table.time-column=ts"]) == 0
+    assert (out / "schema.json").exists() and (out / "table_config.json").exists()
+    assert main(["push", str(out), "--url", fake_controller.url, "--table", "clicks", *FAST,
+                 "--create-table", str(out / "schema.json"), str(out / "table_config.json")]) == 0
+    table = fake_controller.tables["clicks"]
+    assert table.config["segmentsConfig"]["timeColumnName"] == "ts"
+    assert sum(int(s.zk["segment.total.docs"]) for s in table.segments.values()) == 100
+    assert "created table clicks_OFFLINE" in capsys.readouterr().err

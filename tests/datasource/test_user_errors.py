@@ -1,0 +1,78 @@
+"""A user's mistakes surface as one line naming the option, on the driver, before Spark runs; Spark's save
+modes mean what they mean for other sources (real local Spark)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from pyspark.sql import functions as F
+
+import pinot_sink
+from pinot_sink.spark_write import WriteCheckError
+from tests.datasource.helpers import SCHEMA, TABLE_CONFIG, embedded_writer, events_df, tarballs
+
+pytestmark = pytest.mark.spark
+
+
+def _options(tmp_path, **extra):
+    return {"schema": json.dumps(SCHEMA), "table-config": json.dumps(TABLE_CONFIG), "output-uri": str(tmp_path),
+            **extra}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered(spark):
+    pinot_sink.register(spark)
+
+
+@pytest.mark.parametrize("entry_point", ["data-source", "map-in-arrow"])
+def test_write_checks_schema_before_spark_runs_and_names_the_option(spark, tmp_path, entry_point):
+    df = events_df(spark, rows=10, partitions=1).withColumn("extra", F.lit(1))
+    sc = spark.sparkContext
+    sc.setJobGroup("pinot-sink-probe", "checks before Spark")
+    try:
+        with pytest.raises(WriteCheckError) as info:
+            pinot_sink.write(df, "events", entry_point=entry_point, **_options(tmp_path))
+        assert list(sc.statusTracker().getJobIdsForGroup("pinot-sink-probe")) == []  # no Spark job ran
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    message = str(info.value)
+    assert message.startswith("pinot_sink.write to table events: cannot write this DataFrame")
+    assert "set option 'schema.unknown-columns'=ignore" in message and "ignore_unknown_columns" not in message
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_write_names_a_misspelled_option_in_one_line(spark, tmp_path):
+    with pytest.raises(WriteCheckError, match=r"^pinot_sink.write to table events: unknown option "
+                                             r"'sink.buffer-flush.maxrows' \(did you mean 'sink.buffer-flush.max-rows'"):
+        pinot_sink.write(events_df(spark, rows=10, partitions=1), "events",
+                         **_options(tmp_path, **{"sink.buffer-flush.maxrows": 10}))
+
+
+def test_the_data_source_leads_with_the_message(spark, tmp_path):
+    df = events_df(spark, rows=10, partitions=1).withColumn("extra", F.lit(1))
+    with pytest.raises(Exception) as info:
+        embedded_writer(df, tmp_path).mode("append").save()
+    message = str(info.value)
+    first = message.splitlines()[0]
+    assert "PlanError: cannot write this DataFrame to Pinot table schema 'events'" in first
+    assert "Traceback" not in message and "schema.unknown-columns" in message
+
+
+@pytest.mark.parametrize("mode", ["error", "errorifexists"])
+def test_mode_error_fails_when_the_table_holds_segments(spark, tmp_path, mode):
+    df = events_df(spark, rows=100, partitions=1)
+    first = pinot_sink.write(df, "events", mode=mode, **_options(tmp_path))  # an empty table: written
+    assert first.rows == 100 and len(tarballs(tmp_path)) == 1
+    with pytest.raises(WriteCheckError, match=r"^table events already holds 1 segment\(s\) and the save mode is "
+                                             r"'error'.*'append'.*'overwrite'"):
+        pinot_sink.write(df, "events", mode=mode, **_options(tmp_path))
+    assert len(tarballs(tmp_path)) == 1
+
+
+def test_mode_ignore_does_nothing_when_the_table_holds_segments(spark, tmp_path):
+    df = events_df(spark, rows=100, partitions=1)
+    assert pinot_sink.write(df, "events", mode="ignore", **_options(tmp_path)).rows == 100
+    before = tarballs(tmp_path)
+    result = pinot_sink.write(events_df(spark, rows=50, start=500, partitions=1), "events", mode="ignore",
+                              **_options(tmp_path))
+    assert result.mode == "ignore" and result.segments == () and tarballs(tmp_path) == before
