@@ -31,6 +31,10 @@ log = logging.getLogger("pinot_sink")
 MANIFEST_DIR = "_manifests"
 FORMAT_VERSION = 1
 COMMITTED, PUBLISHING, ABORTED, WITHDRAWN, UNKNOWN = "committed", "publishing", "aborted", "withdrawn", "unknown"
+# A committed write whose every segment a later write replaced: still a committed write (what it replaced stays
+# replaced), only no longer live.
+SUPERSEDED = "superseded"
+WAS_COMMITTED = (COMMITTED, SUPERSEDED)
 
 
 def _table_manifest_uri(job: WriteJob, run_folder: str) -> str:
@@ -76,7 +80,7 @@ def mark_superseded(job: WriteJob, result: WriteResult, run_folder: str) -> None
             continue
         try:
             document = json.loads(read_text(uri, job.storage_options) or "{}")
-            if document.get("status") not in ("committed", "superseded"):
+            if document.get("status") not in WAS_COMMITTED:
                 continue
             names = {segment["name"] for segment in document.get("segments") or []}
             gone = sorted(names & replaced)
@@ -87,7 +91,7 @@ def mark_superseded(job: WriteJob, result: WriteResult, run_folder: str) -> None
                             "segments": gone})
             removed = {name for entry in entries for name in entry["segments"]}
             if names <= removed:
-                document["status"] = "superseded"
+                document["status"] = SUPERSEDED
             write_text(uri, redact_text(json.dumps(document, indent=2, sort_keys=True)), job.storage_options)
         except Exception as exc:  # noqa: BLE001 - as above
             log.error("pinot_sink: could not mark the job manifest %s superseded: %s", redact_text(uri), exc)
@@ -172,10 +176,10 @@ def not_live(documents) -> set[str]:
     committed write replaced (a controller keeps replaced segments, hidden; their tarballs stay in the folder).
     A name a committed write published and none replaced is live, whatever else says."""
     documents = list(documents)
-    committed = [d for d in documents if d.get("status") == COMMITTED]
+    committed = [d for d in documents if d.get("status") in WAS_COMMITTED]
     published = {s.get("name") for d in committed for s in d.get("segments") or []}
     replaced = {n for d in committed for n in d.get("replaced") or []}
-    pending = {n for d in documents if d.get("status") != COMMITTED for n in d.get("pending") or []}
+    pending = {n for d in documents if d.get("status") not in WAS_COMMITTED for n in d.get("pending") or []}
     return replaced | (pending - published)
 
 
@@ -192,7 +196,7 @@ def rewrite_status(uri: str, document: dict, status: str, storage_options: dict 
 def read_result(text: str) -> WriteResult:
     """A committed write's ``WriteResult`` from its manifest; raises ValueError for an aborted one."""
     document = json.loads(text)
-    if document.get("status") != "committed":
+    if document.get("status") not in WAS_COMMITTED:
         raise ValueError(f"the write to {document.get('table')} was {document.get('status')}")
     fields = {name: document[name] for name in WriteResult.__dataclass_fields__ if name in document}
     fields["segments"] = tuple(PublishedSegment(**segment) for segment in document["segments"])

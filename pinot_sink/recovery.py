@@ -27,7 +27,8 @@ from pinot_sink.controller import ControllerClient, redact_text
 from pinot_sink.controller.deep_store import child_uri, table_uri
 
 from .job import WriteJob
-from .manifest import (ABORTED, COMMITTED, PUBLISHING, UNKNOWN, WITHDRAWN, manifests_of_table, rewrite_status)
+from .manifest import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WITHDRAWN, manifests_of_table,
+                       rewrite_status)
 from .naming import name_tags
 from .store import STAGING_DIR, SegmentStore, list_folders, remove_tree
 
@@ -165,7 +166,7 @@ def settle_own_leftovers(job: WriteJob, write_tag: str, own_run: str) -> None:
     try:
         documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
         ended = {os.path.basename(uri)[: -len(".json")] for uri, d in documents.items()
-                 if d.get("status") in (COMMITTED, ABORTED, UNKNOWN)}
+                 if d.get("status") in (COMMITTED, SUPERSEDED, ABORTED, UNKNOWN)}
         for leftover in find_leftovers(job.table, output_uri=job.output_uri, storage_options=job.storage_options,
                                        write_tag=write_tag):
             if leftover.kind == "staging folder" and leftover.run_folder != own_run and leftover.run_folder in ended:
