@@ -1,0 +1,69 @@
+"""Pinot scalar functions this package refuses, each with the reason (canonical name -> reason).
+
+With the registry this is the whole of Pinot's list (tests/fixtures/functions/pinot_scalar_functions.json,
+dumped from Pinot's own FunctionRegistry): every canonical name there is either registered or here
+(tests/ingestion/test_function_list.py). A transform or filter naming one of these fails when the config is
+read, with the reason.
+"""
+from __future__ import annotations
+
+_NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh UUID): a Spark task retried or a "
+                      "segment rebuilt would store another value, so the commit would not be exactly once; compute "
+                      "the value in Spark before writing")
+_QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
+_IP = ("IP address functions (the inet.ipaddr library): no Java reference here to check an implementation against "
+       "(pinot-verify runs them on a stand-in); not implemented")
+_FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
+_GRAMMAR = "the SQL keyword form is evaluated (AND, OR, NOT); the function-call form is the grammar work of issue 23"
+_VECTOR = "vector similarity over float[] (vector columns): not implemented yet"
+_NOT_YET = "not implemented yet"
+
+UNSUPPORTED: dict[str, str] = {
+    **{name: _NON_DETERMINISTIC for name in ("now", "ago", "agomv", "sleep", "rand/0", "uuidv4", "uuidv7")},
+    **{name: _QUERY_ONLY for name in ("brokerid", "cid", "endtime", "queryengine", "reqid", "stageid",
+                                      "starttime", "workerid")},
+    **{name: _IP for name in ("bytestoipv6", "ipfamily", "iphostmask", "ipmasklen", "ipnetmask", "ipprefix",
+                              "ipsubnetmax", "ipsubnetmin", "ipv4cidrtorange", "ipv4toipv6", "ipv4tolong",
+                              "ipv6tobytes", "isipv4string", "isipv6string", "isprivateip", "issubnetof",
+                              "longtoipv4")},
+    **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
+    **{name: _GRAMMAR for name in ("and", "or", "not")},
+    **{name: _VECTOR for name in ("cosinedistance", "dotproduct", "euclideandistance", "innerproduct",
+                                  "l1distance", "l2distance", "vectordims", "vectornorm")},
+    **{name: _NOT_YET for name in (
+    "acos", "acosh", "array", "arrayvalueconstructor", "asin", "asinh", "atan", "atan2", "atanh",
+    "bigdecimaltobytes", "bitand", "bitcount", "bitextract", "bitmask", "bitnot", "bitor", "bitshiftleft",
+    "bitshiftright", "bitshiftrightlogical", "bitshiftrightunsigned", "bitxor", "bytestobigdecimal",
+    "byteswapint", "byteswaplong", "cbrt", "cityhash128", "cityhash32", "cityhash64", "cos", "cosh", "cot",
+    "cuturlparameters", "dateaddmv", "datebin", "datediffmv", "datediffmvreverse", "datetruncmv", "daymv",
+    "dayofmonthmv", "dayofweekmv", "dayofyearmv", "decodegeohash", "decodegeohashlat",
+    "decodegeohashlatitude", "decodegeohashlon", "decodegeohashlongitude", "degrees", "difference", "dowmv",
+    "doymv", "e", "encodegeohash", "euler", "exp10", "exp2", "extract", "extractbit", "factorial",
+    "frombytes", "fromdatetimemv", "fromepochdaysbucketmv", "fromepochdaysmv", "fromepochhoursbucketmv",
+    "fromepochhoursmv", "fromepochminutesbucketmv", "fromepochminutesmv", "fromepochsecondsbucketmv",
+    "fromepochsecondsmv", "fromiso8601mv", "fromtimestampmv", "gcd", "generatedoublearray",
+    "generatefloatarray", "generateintarray", "generatelongarray", "generateuniquengrams",
+    "generateuniquengramsmv", "greatest", "hourmv", "hypot", "ifnotfinite", "intdiv", "intdivorzero",
+    "intersectindices", "isdistinctfrom", "isfinite", "isinfinite", "isjson", "isnan", "isnotdistinctfrom",
+    "jsonextractkey", "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast",
+    "jsonpathdoublefirstmatch", "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast",
+    "jsonpathstringfirstmatch", "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap", "lcm",
+    "least", "likevar", "log1p", "md2", "millisecondmv", "minutemv", "moduloorzero", "monthmv",
+    "monthofyearmv", "nullif", "pi", "positivemodulo", "quartermv", "radians", "rand/1", "regexplikevar",
+    "roundmv", "secondmv", "sigmoid", "sin", "sinh", "soundex", "tan", "tanh", "timestampaddmv",
+    "timestampdiffmv", "timestampdiffmvreverse", "timezonehour", "timezonehourmv", "timezoneminute",
+    "timezoneminutemv", "tobytes", "todatetimemv", "toepochdaysbucketmv", "toepochdaysmv",
+    "toepochdaysroundedmv", "toepochhoursbucketmv", "toepochhoursmv", "toepochhoursroundedmv",
+    "toepochminutesbucketmv", "toepochminutesmv", "toepochminutesroundedmv", "toepochsecondsbucketmv",
+    "toepochsecondsmv", "toepochsecondsroundedmv", "toiso8601mv", "tojsonmapstr", "totimestampmv",
+    "uniquengrams", "uniquengramsmv", "weekmv", "weekofyearmv", "widthbucket", "yearmv", "yearofweekmv",
+    "yowmv"
+    )},
+}
+
+
+def reason(canonical_name: str, num_args: int | None = None) -> str | None:
+    """Why ``name`` (with ``num_args`` arguments, when one overload only is refused: ``rand/0``) is refused."""
+    if num_args is not None and f"{canonical_name}/{num_args}" in UNSUPPORTED:
+        return UNSUPPORTED[f"{canonical_name}/{num_args}"]
+    return UNSUPPORTED.get(canonical_name)

@@ -1,0 +1,137 @@
+"""The expectation tables' inputs: per family, the input columns (Arrow types), the output columns (Pinot type,
+single-value?) with the transform that fills each, and a row generator (random and extreme values)."""
+from __future__ import annotations
+
+import random
+import uuid
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+# Joda's range of instants and some calendar corners (month ends, leap days, year 0, the epoch)
+EXTREME_MILLIS = [LONG_MIN, LONG_MIN + 1, LONG_MAX, LONG_MAX - 1, 0, -1, 1, 951_782_400_000, 951_868_799_999,
+                  -62_167_219_200_000, 253_402_300_799_999, 1_706_659_200_000, 1_709_164_800_000,
+                  -9_223_372_036_854_775, 9_223_372_036_854_775]
+
+
+def _millis(rng: random.Random) -> int:
+    kind = rng.random()
+    if kind < 0.15:
+        return rng.choice(EXTREME_MILLIS)
+    if kind < 0.25:
+        return rng.randint(LONG_MIN, LONG_MAX)
+    return rng.randint(-5_000_000_000_000, 5_000_000_000_000)
+
+
+def _interval(rng: random.Random) -> int:
+    kind = rng.random()
+    if kind < 0.1:
+        return rng.choice([LONG_MIN, LONG_MAX, INT_MIN, INT_MAX, INT_MAX + 1, 0, -1, 1, 12, -12, 3 * 2**61])
+    if kind < 0.2:
+        return rng.randint(LONG_MIN, LONG_MAX)
+    return rng.randint(-3000, 3000)
+
+
+UNITS = ["millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year"]
+
+
+def _timestamp_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for i in range(600):
+        unit = rng.choice(UNITS + ["DAY", "Month", "days", "", "YEAR"])
+        rows.append({"unit": unit, "n": _interval(rng), "t1": _millis(rng), "t2": _millis(rng)})
+        if i % 50 == 0:
+            rows[-1]["t1"] = None
+    return rows
+
+
+# TIMESTAMPADD / TIMESTAMPDIFF are SQL keywords in Pinot's grammar: the unit is a keyword there; dateAdd /
+# dateDiff are plain functions taking the unit as text
+_timestamp_transforms = {
+    **{f"add_{u}": f"timestampAdd({u.upper()}, n, t1)" for u in UNITS},
+    **{f"diff_{u}": f"timestampDiff({u.upper()}, t1, t2)" for u in UNITS},
+    **{f"date_add_{u}": f"dateAdd('{u}', n, t1)" for u in UNITS},
+    **{f"date_diff_{u}": f"dateDiff('{u}', t1, t2)" for u in UNITS},
+    "date_add_col": "dateAdd(unit, n, t1)",
+    "date_diff_col": "dateDiff(unit, t1, t2)",
+}
+
+URLS = [
+    "https://www.example.com:8080/a/b/?x=1&y=%20z&x=3#fr%41g", "http://my_host/p?x=1", "mailto:a@b.com",
+    "http://1.2.3/x", "http://1.2.3.4:99/x?x", "bad url", "", "//host/p?q", "http://[::1]:80/a?x=%E2%82%AC",
+    "http://user:pw@sub.example.co.uk/a//b/", "ftp://ftp.test.org", "http://www.a.b.c.d.com/", "https://x.y/",
+    "http://host:99999999999/", "http://host:/p", "http://ho-st.com/p%zz", "http://ho-st-.com/p", "HTTP://Caps.COM/A",
+    "http://例え.jp/パス?キー=値#フラグ", "https://site.com/p?a=1&&b=2&=3&c=#", "http://www.site.net/x?x=a%26b&x",
+    "https://example.com/search?q=caf%C3%A9&lang=fr", "file:///etc/passwd", "http://a.b/%E2%82", "urn:isbn:123",
+    "http://www.www.com", "https://www.bbc.co.uk/news", "http://host?x=1#f", "http://host#f", "?x=1", "#only",
+    "http://h/a b", "http://[zz]/", "http://2001:db8::1/", "http://ex.com/p?x=%2B1&y=+2", "http://ex.com/%7E/",
+    "s3://bucket/key/part?versionId=3", "http://192.168.0.1:8080/ip", "http://256.1.1.1/", "http://a_b.com:80/",
+]
+
+
+def _url_rows(rng: random.Random) -> list[dict]:
+    rows = [{"url": u, "name": rng.choice(["x", "y", "a", "q", "", "versionId", "キー"])} for u in URLS]
+    for _ in range(200):
+        host = ".".join(rng.choice(["www", "a", "b-c", "example", "co", "uk", "com", "x1", "9"])
+                        for _ in range(rng.randint(1, 4)))
+        path = "".join(rng.choice(["/", "a", "/b", "%41", "%", "é", " ", "?", "&k=v", "=", "#f", "+"])
+                       for _ in range(rng.randint(0, 6)))
+        scheme = rng.choice(["http://", "https://", "", "ftp://", "x:"])
+        rows.append({"url": scheme + host + path, "name": rng.choice(["k", "x", ""])})
+    rows.append({"url": None, "name": "x"})
+    return rows
+
+
+_URL_STRING = ["urlProtocol", "urlDomain", "urlDomainWithoutWWW", "urlTopLevelDomain", "urlFirstSignificantSubdomain",
+               "cutToFirstSignificantSubdomain", "cutToFirstSignificantSubdomainWithWWW", "urlPath",
+               "urlPathWithQuery", "urlQueryString", "urlFragment", "urlQueryStringAndFragment", "urlNetloc",
+               "cutWWW", "cutQueryString", "cutFragment", "cutQueryStringAndFragment"]
+_URL_ARRAY = ["extractURLParameters", "extractURLParameterNames", "urlHierarchy", "urlPathHierarchy"]
+
+UUIDS = ["123e4567-e89b-12d3-a456-426614174000", "00000000-0000-0000-0000-000000000000",
+         "ffffffff-ffff-ffff-ffff-ffffffffffff", "017f22e2-79b0-7cc3-98c4-dc0c0c07398f", "not-a-uuid", "",
+         "123E4567-E89B-12D3-A456-426614174000", "1-2-3-4-5", "{123e4567-e89b-12d3-a456-426614174000}",
+         "123e4567e89b12d3a456426614174000", " 123e4567-e89b-12d3-a456-426614174000"]
+
+
+def _uuid_rows(rng: random.Random) -> list[dict]:
+    rows = [{"u": u} for u in UUIDS]
+    for _ in range(60):
+        rows.append({"u": str(uuid.UUID(int=rng.getrandbits(128), version=rng.choice([1, 3, 4, 5])))})
+    rows.append({"u": None})
+    for row in rows:
+        row["b"] = rng.choice(["00112233445566778899aabbccddeeff", "0011", "", None,
+                               uuid.UUID(int=rng.getrandbits(128)).hex])
+    return rows
+
+
+FAMILIES = {
+    "timestamp_arith": {
+        "inputs": {"unit": "string", "n": "int64", "t1": "int64", "t2": "int64"},
+        "outputs": {c: ("LONG", True) for c in _timestamp_transforms},
+        "transforms": _timestamp_transforms,
+        "rows": _timestamp_rows,
+    },
+    "url": {
+        "inputs": {"url": "string", "name": "string"},
+        "outputs": {**{f"{f}_": ("STRING", True) for f in _URL_STRING}, **{f"{f}_": ("STRING", False) for f in _URL_ARRAY},
+                    "urlPort_": ("INT", True), "extractURLParameter_": ("STRING", True),
+                    "cutURLParameter_": ("STRING", True)},
+        "transforms": {**{f"{f}_": f"{f}(url)" for f in _URL_STRING + _URL_ARRAY + ["urlPort"]},
+                       "extractURLParameter_": "extractURLParameter(url, name)",
+                       "cutURLParameter_": "cutURLParameter(url, name)"},
+        "rows": _url_rows,
+    },
+    "uuid": {
+        "inputs": {"u": "string", "b": "string"},
+        "outputs": {"is_uuid": ("BOOLEAN", True), "to_uuid": ("STRING", True), "uuid_to_string": ("STRING", True),
+                    "uuid_version": ("INT", True), "uuid_to_bytes": ("BYTES", True), "uuid_timestamp": ("LONG", True),
+                    "to_uuid_bytes": ("BYTES", True), "from_uuid_bytes": ("STRING", True),
+                    "bytes_to_uuid": ("STRING", True), "is_uuid_bytes": ("BOOLEAN", True)},
+        "transforms": {"is_uuid": "isUuid(u)", "to_uuid": "toUuid(u)", "uuid_to_string": "uuidToString(u)",
+                       "uuid_version": "uuidVersion(u)", "uuid_to_bytes": "uuidToBytes(u)",
+                       "uuid_timestamp": "uuidTimestamp(u)", "to_uuid_bytes": "toUUIDBytes(u)",
+                       "from_uuid_bytes": "fromUUIDBytes(b)", "bytes_to_uuid": "bytesToUuid(b)",
+                       "is_uuid_bytes": "isUuid(b)"},
+        "rows": _uuid_rows,
+    },
+}
