@@ -27,6 +27,11 @@ class IngestionError(ValueError):
     """A transform or filter that fails on a row (Pinot fails the build there unless continueOnError)."""
 
 
+class RowFailure(IngestionError):
+    """Raised by ``Context.fail`` without continueOnError: already names the transform and the row, so the
+    evaluator lets it through as it is (any other exception of a function is turned into row failures)."""
+
+
 @dataclass(frozen=True)
 class Const:
     value: Any
@@ -60,7 +65,7 @@ class Context:
             if values is not None:
                 value = values[index]
                 shown = f" (value {value.as_py() if isinstance(value, pa.Scalar) else value!r})"
-            raise IngestionError(
+            raise RowFailure(
                 f"{self.where}: row {self.row_offset + index}: {reason}{shown}; Pinot fails the build on this row "
                 f"(set ingestionConfig.continueOnError to true to null the value and count the row instead)"
             )
