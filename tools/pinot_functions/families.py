@@ -135,3 +135,30 @@ FAMILIES = {
         "rows": _uuid_rows,
     },
 }
+
+JSON_DOCS = ['{"a": 1, "b": {"c": 2, "d": [1, {"e": 3}]}}', '{"a": [1, 2]}', '[1, {"x": 2}]', '{}', '[]', '"text"', '3',
+             'not json', '', '{"a.b": {"c d": 1}, "q\'": 2}', '{"a": null}', 'null', '{"a": {"a": {"a": {}}}}',
+             '{"k": 1} trailing', '{"ü": {"😀": [[]]}}']
+
+
+_JSON_VALUES = ["1", "[1, 2]", '{"n": true}', "null", '"s"']
+
+
+def _json_rows(rng: random.Random) -> list[dict]:
+    rows = [{"j": d} for d in JSON_DOCS]
+    for _ in range(40):
+        keys = [rng.choice(["a", "b", "c", "x y", "0"]) for _ in range(rng.randint(0, 3))]
+        body = ", ".join('"%s": %s' % (k, rng.choice(_JSON_VALUES)) for k in keys)
+        rows.append({"j": "{" + body + "}"})
+    rows.append({"j": None})
+    return rows
+
+
+_JSON_KEY_PATHS = {"star": "$.*", "all": "$..**", "empty": "", "b_star": "$.b.*", "deep_star": "$..*", "a": "$.a",
+                   "a_items": "$.a[*]"}
+FAMILIES["json_keys"] = {
+    "inputs": {"j": "string"},
+    "outputs": {f"keys_{k}": ("STRING", False) for k in _JSON_KEY_PATHS},
+    "transforms": {f"keys_{k}": f"jsonExtractKey(j, '{p}')" for k, p in _JSON_KEY_PATHS.items()},
+    "rows": _json_rows,
+}

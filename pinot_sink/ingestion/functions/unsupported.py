@@ -45,7 +45,7 @@ UNSUPPORTED: dict[str, str] = {
     "generatefloatarray", "generateintarray", "generatelongarray", "generateuniquengrams",
     "generateuniquengramsmv", "greatest", "hourmv", "hypot", "ifnotfinite", "intdiv", "intdivorzero",
     "intersectindices", "isdistinctfrom", "isfinite", "isinfinite", "isjson", "isnan", "isnotdistinctfrom",
-    "jsonextractkey", "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast",
+    "jsonextractkey/3", "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast",
     "jsonpathdoublefirstmatch", "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast",
     "jsonpathstringfirstmatch", "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap", "lcm",
     "least", "likevar", "log1p", "md2", "millisecondmv", "minutemv", "moduloorzero", "monthmv",
