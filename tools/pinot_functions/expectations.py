@@ -45,6 +45,31 @@ def _configs(family: str, spec: dict) -> tuple[dict, dict]:
     return schema, table_config
 
 
+def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | None = None) -> list[dict]:
+    """Pinot's build of ``rows``; returns the dump's row records by docId (and keeps the segment as
+    ``keep/<name>_0.tar.gz``, packed reproducibly, when asked)."""
+    name = table_config["tableName"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "schema.json").write_text(json.dumps(schema))
+        (tmp / "table_config.json").write_text(json.dumps(table_config))
+        (tmp / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        built = subprocess.run([str(VERIFY / "pinot-segment-build"), "--schema", str(tmp / "schema.json"),
+                                "--table-config", str(tmp / "table_config.json"), "--input", str(tmp / "rows.jsonl"),
+                                "--out", str(tmp / "out"), "--segment-name", f"{name}_0",
+                                "--creation-time", "1700000000000"], capture_output=True, text=True)
+        if built.returncode:
+            shown = [line for line in built.stderr.splitlines() if "WARN" not in line and " at " not in line]
+            raise SystemExit("pinot-segment-build failed:\n" + "\n".join(shown)[:3000])
+        dump = subprocess.run([str(VERIFY / "pinot-segment-dump"), str(tmp / "out" / f"{name}_0")], check=True,
+                              capture_output=True, text=True).stdout
+        if keep is not None:
+            subprocess.run(["tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner",
+                            "-czf", str(keep / f"{name}_0.tar.gz"), "-C", str(tmp / "out"), f"{name}_0"], check=True)
+    docs = [json.loads(line) for line in dump.splitlines() if line.strip()]
+    return sorted((d for d in docs if d.get("kind") == "row"), key=lambda d: d["docId"])
+
+
 def build(family: str) -> Path:
     spec = FAMILIES[family]
     rng = random.Random(f"pinot-functions-{family}")
@@ -52,21 +77,7 @@ def build(family: str) -> Path:
     for i, row in enumerate(rows):
         row["row_id"] = i
     schema, table_config = _configs(family, spec)
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        (tmp / "schema.json").write_text(json.dumps(schema))
-        (tmp / "table_config.json").write_text(json.dumps(table_config))
-        (tmp / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        built = subprocess.run([str(VERIFY / "pinot-segment-build"), "--schema", str(tmp / "schema.json"), "--table-config",
-                        str(tmp / "table_config.json"), "--input", str(tmp / "rows.jsonl"), "--out", str(tmp / "out"),
-                        "--segment-name", "s", "--creation-time", "1700000000000"], capture_output=True, text=True)
-        if built.returncode:
-            shown = [line for line in built.stderr.splitlines() if "WARN" not in line and " at " not in line]
-            raise SystemExit("pinot-segment-build failed:\n" + "\n".join(shown)[:3000])
-        dump = subprocess.run([str(VERIFY / "pinot-segment-dump"), str(tmp / "out" / "s")], check=True,
-                              capture_output=True, text=True).stdout
-    docs = [json.loads(line) for line in dump.splitlines() if line.strip()]
-    docs = sorted((d for d in docs if d.get("kind") == "row"), key=lambda d: d["docId"])
+    docs = run_pinot(schema, table_config, rows)
     assert len(docs) == len(rows), (len(docs), len(rows))
     out = ROOT / "tests" / "fixtures" / "functions" / f"{family}.jsonl"
     header = {"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/expectations.py", "schema": schema,
