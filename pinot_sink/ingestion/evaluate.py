@@ -103,7 +103,7 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
             nulls |= null_mask(a)
     if nulls.all():
         return Const(None, "NULL")
-    if all(isinstance(a, Const) for a in args):
+    if args and all(isinstance(a, Const) for a in args):  # (a function of no arguments makes its own rows)
         args[0] = broadcast(args[0], ctx.num_rows)
     return _call(function, args, ctx, nulls)
 

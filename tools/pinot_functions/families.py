@@ -162,3 +162,58 @@ FAMILIES["json_keys"] = {
     "transforms": {f"keys_{k}": f"jsonExtractKey(j, '{p}')" for k, p in _JSON_KEY_PATHS.items()},
     "rows": _json_rows,
 }
+
+EXTREME_DOUBLES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 1e-300, -1e-300, 4.9e-324, 1.7976931348623157e308,
+                   -1.7976931348623157e308, 9.223372036854775807e18, -9.223372036854775808e18, 3.141592653589793,
+                   1e15 + 0.5, 710.0, -745.5, 0.9999999, -0.9999999]
+EXTREME_LONGS = [0, 1, -1, 2, 63, 64, 65, -64, 20, 21, LONG_MIN, LONG_MAX, INT_MIN, INT_MAX, 12, 18, 1 << 40]
+
+
+def _numeric_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for i in range(400):
+        def double():
+            kind = rng.random()
+            if kind < 0.3:
+                return rng.choice(EXTREME_DOUBLES)
+            if kind < 0.5:
+                return rng.uniform(-10, 10)
+            return rng.uniform(-1e6, 1e6) if kind < 0.8 else rng.choice([1.5, -2.5, 100.0, 7.0])
+
+        def long():
+            kind = rng.random()
+            if kind < 0.3:
+                return rng.choice(EXTREME_LONGS)
+            if kind < 0.5:
+                return rng.randint(LONG_MIN, LONG_MAX)
+            return rng.randint(-100, 100)
+
+        rows.append({"x": double(), "y": double(), "a": long(), "b": long(), "s": rng.randint(-70, 70)})
+        if i % 40 == 0:
+            rows[-1][rng.choice(["x", "a"])] = None
+    return rows
+
+
+_DOUBLE_1 = ["sin", "cos", "tan", "cot", "asin", "acos", "atan", "sinh", "cosh", "tanh", "degrees", "radians",
+             "asinh", "acosh", "atanh", "cbrt", "exp2", "exp10", "log1p", "sigmoid"]
+_numeric_transforms = {
+    **{f"{f}_x": (f"{f}(x)", "DOUBLE") for f in _DOUBLE_1},
+    **{f"{f}_xy": (f"{f}(x, y)", "DOUBLE") for f in ["atan2", "hypot", "ifNotFinite", "greatest", "least",
+                                                      "moduloOrZero", "positiveModulo"]},
+    **{f"{f}_x": (f"{f}(x)", "INT") for f in ["isNaN", "isFinite", "isInfinite"]},
+    "intdiv_xy": ("intDiv(x, y)", "LONG"), "intdivorzero_xy": ("intDivOrZero(x, y)", "LONG"),
+    "intdiv_ab": ("intDiv(a, b)", "LONG"),
+    **{f"{f}_ab": (f"{f}(a, b)", "LONG") for f in ["gcd", "lcm", "bitAnd", "bitOr", "bitXor"]},
+    **{f"{f}_as": (f"{f}(a, s)", "LONG") for f in ["bitShiftLeft", "bitShiftRight", "bitShiftRightUnsigned"]},
+    "bitextract_as": ("bitExtract(a, s)", "INT"), "bitmask_s": ("bitMask(s)", "LONG"), "bitnot_a": ("bitNot(a)", "LONG"),
+    "bitcount_a": ("bitCount(a)", "INT"), "byteswapint_a": ("byteswapInt(a)", "INT"),
+    "byteswaplong_a": ("byteswapLong(a)", "LONG"), "factorial_s": ("factorial(s)", "LONG"),
+    "rand_a": ("rand(a)", "DOUBLE"), "pi_": ("pi()", "DOUBLE"), "e_": ("e()", "DOUBLE"),
+    "widthbucket_x": ("widthBucket(x, -10.0, 10.0, s)", "INT"),
+}
+FAMILIES["numeric"] = {
+    "inputs": {"x": "float64", "y": "float64", "a": "int64", "b": "int64", "s": "int64"},
+    "outputs": {c: (t, True) for c, (_, t) in _numeric_transforms.items()},
+    "transforms": {c: e for c, (e, _) in _numeric_transforms.items()},
+    "rows": _numeric_rows,
+}
