@@ -219,6 +219,101 @@ def java_time_zone(zone: str) -> str:
     return "UTC"
 
 
+class ZoneError(ValueError):
+    """A zone id Joda (or Pinot's TimeZoneKey) rejects: ``IllegalArgumentException`` in Pinot."""
+
+
+# Files of the system's tz database that are no zone of Joda's compiled database.
+_NOT_JODA_ZONES = ("Factory", "localtime", "posixrules", "posix/", "right/", "SystemV/")
+_JODA_OFFSET = re.compile(r"([+-])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:\.?(\d{3}))?)?)?")
+
+
+@functools.lru_cache(maxsize=1)
+def _tz_database_ids() -> frozenset[str]:
+    from zoneinfo import available_timezones
+
+    return frozenset(z for z in available_timezones() if not z.startswith(_NOT_JODA_ZONES))
+
+
+@functools.lru_cache(maxsize=512)
+def joda_zone(zone: str) -> str:
+    """``DateTimeZone.forID(zone)`` (the zone of Pinot's calendar functions, ``toDateTime``, ``fromDateTime``...),
+    as a name Arrow and ``zoneinfo`` take (``UTC``, a region id or ``+hh:mm``); ``ZoneError`` where Joda throws.
+
+    Joda's rules: ``UTC``; an id of the tz database, case-sensitive (``EST``, ``Etc/GMT+1``, ``Z``-less); ``Z``
+    is UTC; ``UTC``/``GMT`` followed by an offset, or an offset alone: a sign, two-digit hours, then optional
+    minutes, seconds and millis, colons optional (``UTC+01:00``, ``+0130``, ``+01``; not ``GMT+1``, ``+1``).
+    So ``'utc'``, ``'PST'`` and ``''`` are rejected."""
+    if not isinstance(zone, str):
+        raise ZoneError(f"The datetime zone id {zone!r} is not recognised")
+    if zone in ("UTC", "Z", "UT"):
+        return "UTC"
+    if zone in _tz_database_ids():
+        return "UTC" if zone in ("Etc/UTC", "Etc/UCT", "UCT", "Universal", "Zulu", "Etc/Universal", "Etc/Zulu") else zone
+    text = zone[3:] if zone[:4] in ("UTC+", "UTC-", "GMT+", "GMT-") else zone
+    match = _JODA_OFFSET.fullmatch(text)
+    if match is None or int(match.group(2)) > 23 or int(match.group(3) or 0) > 59 or int(match.group(4) or 0) > 59:
+        raise ZoneError(f"The datetime zone id {zone!r} is not recognised")
+    sign, hours, minutes = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+    if int(match.group(4) or 0) or int(match.group(5) or 0):
+        raise ZoneError(f"the zone offset {zone!r} has seconds: Joda accepts it, this package does not (Arrow's "
+                        f"fixed offsets are whole minutes)")
+    return "UTC" if hours == minutes == 0 else f"{sign}{hours:02d}:{minutes:02d}"
+
+
+@functools.lru_cache(maxsize=512)
+def pinot_zone_key(zone: str) -> str:
+    """``TimeZoneKey.getTimeZoneKey(zone)`` then Joda (what ``dateTrunc`` with a zone uses): only the ids of
+    Pinot's zone index, case-insensitive, with its normalisations (``utc``/``z``/``gmt0``... are UTC, ``UTC+1``
+    is ``+01:00``, ``Etc/GMT+1`` is ``-01:00``); ``EST``, ``PST`` and ``''`` are rejected (not in the index)."""
+    from .pinot_zone_index import ZONE_INDEX_IDS
+
+    if not isinstance(zone, str) or not zone:
+        raise ZoneError("Zone id is an empty string")
+    by_lower = _zone_index_by_lower(ZONE_INDEX_IDS)
+    found = by_lower.get(zone.lower()) or by_lower.get(_normalize_zone_key(zone))
+    if found is None:
+        raise ZoneError(f"Timezone {zone} not supported")
+    return joda_zone(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _zone_index_by_lower(ids: frozenset[str]) -> dict[str, str]:
+    table = {i.lower(): i for i in ids}
+    table["utc"] = "UTC"
+    return table
+
+
+_UTC_NAMES = {"utc", "z", "ut", "uct", "gmt", "gmt0", "greenwich", "universal", "zulu"}
+
+
+def _normalize_zone_key(original: str) -> str:
+    """``TimeZoneKey.normalizeZoneId``: UTC's names, ``UTC``/``GMT``/``UT`` prefixes, ``+H``/``+HH`` hours."""
+    zone = original.lower()
+    etc = zone.startswith("etc/")
+    if etc:
+        zone = zone[4:]
+    if zone in _UTC_NAMES:
+        return "utc"
+    etc_gmt = False
+    if len(zone) > 3 and zone.startswith(("utc", "gmt")):
+        etc_gmt = etc and zone.startswith("gmt")
+        zone = zone[3:]
+    elif len(zone) > 2 and zone.startswith("ut"):
+        zone = zone[2:]
+    if zone in ("+00:00", "-00:00"):
+        return "utc"
+    if len(zone) == 6 and zone[3] == ":":
+        return zone
+    if len(zone) not in (2, 3) or zone[0] not in "+-":
+        return original
+    sign = ("+" if zone[0] == "-" else "-") if etc_gmt else zone[0]
+    tens, ones = ("0", zone[1]) if len(zone) == 2 else (zone[1], zone[2])
+    if not (tens.isdigit() and ones.isdigit() and tens.isascii() and ones.isascii()):
+        return original
+    return "utc" if tens == ones == "0" else f"{sign}{tens}{ones}:00"
+
+
 def _tzinfo(zone: str) -> _dt.tzinfo:
     if zone == "UTC":
         return _dt.timezone.utc

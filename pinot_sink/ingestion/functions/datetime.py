@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import (DateTimeFormatError, compile_pattern, from_local, print_pattern,
-                                           to_local)
+from type_mapping.datetime_formats import (DateTimeFormatError, ZoneError, compile_pattern, from_local, joda_zone,
+                                           pinot_zone_key, print_pattern, to_local)
 from type_mapping.java_numbers import java_long_div, saturating_multiply
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string, with_nulls
@@ -97,14 +97,14 @@ def _round(ctx: Context, args: list[Value]) -> Value:
 # --- zones and calendar fields ----------------------------------------------------------------------
 
 
-def zone_id(ctx: Context, value: Const) -> str:
+def zone_id(ctx: Context, value: Const, rule=None) -> str:
+    """The zone argument as Pinot resolves it: ``DateTimeZone.forID`` (``joda_zone``), or for ``dateTrunc``
+    Pinot's ``TimeZoneKey`` (``pinot_zone_key``); a rejected id fails every row that reaches it."""
     text = to_string(value, ctx).value
     try:
-        pa.array([0], pa.timestamp("ms")).cast(pa.timestamp("ms", tz=text))
-        pc.local_timestamp(pa.array([0], pa.timestamp("ms", tz=text)))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
-        raise IngestionError(f"{ctx.where}: {text!r} is not a time zone id (Joda DateTimeZone.forID)") from exc
-    return text
+        return (rule or joda_zone)(text)
+    except ZoneError as exc:
+        raise IngestionError(f"{ctx.where}: IllegalArgumentException: {exc}") from None
 
 
 def _local_timestamps(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
@@ -187,7 +187,7 @@ def _date_trunc(ctx: Context, args: list[Value]) -> Value:
     if str(unit.value).lower() not in _TRUNC_UNITS:
         raise IngestionError(f"{ctx.where}: {unit.value!r} is not a valid Timestamp field")
     input_unit = _time_unit(ctx, args[2]) if len(args) > 2 else _TIME_UNITS["MILLISECONDS"]
-    zone = zone_id(ctx, args[3]) if len(args) > 3 else "UTC"
+    zone = zone_id(ctx, args[3], pinot_zone_key) if len(args) > 3 else "UTC"
     output_unit = _time_unit(ctx, args[4]) if len(args) > 4 else input_unit
     millis = _to_millis(_longs(ctx, args[1]), input_unit)
     local = pa.array(to_local(millis, zone), pa.timestamp("ms"))
