@@ -5,7 +5,7 @@
 // and pow <longBits> <longBits> (as Pinot's ArithmeticFunctions write them, result as long bits),
 // zone <id> (Joda DateTimeZone.forID(id).getID(); "\0" stands for the empty id),
 // fields <millis> <zone> (Joda DateTime year month day hour minute second millis in that zone),
-// iso <millis> (java.time.Instant.ofEpochMilli(millis).toString(), Pinot's toIso8601).
+// floor <unit> <millis> (Joda roundFloor in ISO UTC, second..year), iso <millis> (java.time.Instant.ofEpochMilli(millis).toString(), Pinot's toIso8601).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +52,20 @@ public class JavaRules {
         DateTime t = new DateTime(Long.parseLong(p[1]), DateTimeZone.forID(p[2]));
         return t.getYear() + " " + t.getMonthOfYear() + " " + t.getDayOfMonth() + " " + t.getHourOfDay() + " "
             + t.getMinuteOfHour() + " " + t.getSecondOfMinute() + " " + t.getMillisOfSecond();
+      }
+      case "floor": {  // Joda's roundFloor in ISO UTC, as Pinot's dateTrunc field for the unit
+        org.joda.time.Chronology c = org.joda.time.chrono.ISOChronology.getInstanceUTC();
+        long m = Long.parseLong(p[2]);
+        switch (p[1]) {
+          case "second": return Long.toString(c.secondOfMinute().roundFloor(m));
+          case "minute": return Long.toString(c.minuteOfHour().roundFloor(m));
+          case "hour": return Long.toString(c.hourOfDay().roundFloor(m));
+          case "day": return Long.toString(c.dayOfMonth().roundFloor(m));
+          case "week": return Long.toString(c.weekOfWeekyear().roundFloor(m));
+          case "month": return Long.toString(c.monthOfYear().roundFloor(m));
+          case "year": return Long.toString(c.year().roundFloor(m));
+          default: throw new IllegalArgumentException(p[1]);
+        }
       }
       case "iso": return java.time.Instant.ofEpochMilli(Long.parseLong(p[1])).toString();
       default: throw new IllegalArgumentException(p[0]);
