@@ -217,3 +217,40 @@ FAMILIES["numeric"] = {
     "transforms": {c: e for c, (e, _) in _numeric_transforms.items()},
     "rows": _numeric_rows,
 }
+
+
+def _mv_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for i in range(150):
+        n = rng.choice([0, 1, 2, 3])
+        # instants of years 1812..2096: the single-value functions at the long range's ends are issue 23's cause 7
+        rows.append({"tm": [rng.randint(-5_000_000_000_000, 4_000_000_000_000) for _ in range(n)],
+                     "t": rng.randint(0, 4_000_000_000_000)})
+        if i % 30 == 0:
+            rows[-1]["tm"] = None
+    return rows
+
+
+_MV_LONG = {  # primitive array results: read through arrayToString (stored directly they are Pinot's ClassCastException)
+    "year": "yearMV(tm)", "year_zone": "yearMV(tm, 'Asia/Kolkata')", "yow": "yowMV(tm)", "quarter": "quarterMV(tm)",
+    "month": "monthOfYearMV(tm)", "week": "weekMV(tm, 'America/New_York')", "doy": "doyMV(tm)", "day": "dayMV(tm)",
+    "dow": "dowMV(tm)", "hour": "hourMV(tm, 'Asia/Tokyo')", "minute": "minuteMV(tm)", "second": "secondMV(tm)",
+    "milli": "millisecondMV(tm)", "epoch_days": "toEpochDaysMV(tm)", "epoch_hours_rounded": "toEpochHoursRoundedMV(tm, 5)",
+    "epoch_minutes_bucket": "toEpochMinutesBucketMV(tm, 15)", "from_epoch_seconds": "fromEpochSecondsMV(tm)",
+    "from_epoch_days_bucket": "fromEpochDaysBucketMV(tm, 3)", "round": "roundMV(tm, 1000)",
+    "trunc": "dateTruncMV('DAY', tm)", "trunc_zone": "dateTruncMV('MONTH', tm, 'MILLISECONDS', 'Europe/Berlin')",
+    "add": "timestampAddMV('month', 1, tm)", "diff": "dateDiffMV('day', tm, t)", "diff_rev": "dateDiffMVReverse('hour', t, tm)",
+    "tz_hour": "timezoneHourMV('America/Los_Angeles', tm)", "tz_minute": "timezoneMinuteMV('Asia/Kolkata', tm)",
+    "from_iso": "fromIso8601MV(toIso8601MV(tm))", "from_dt": "fromDateTimeMV(toDateTimeMV(tm, 'yyyy-MM-dd'), 'yyyy-MM-dd')",
+}
+FAMILIES["multi_value"] = {
+    "inputs": {"tm": "list<int64>", "t": "int64"},
+    "outputs": {**{f"{k}_text": ("STRING", True) for k in _MV_LONG}, "to_dt_mv": ("STRING", False),
+                "iso_mv": ("STRING", False), "len_mv": ("INT", True), "tz_hour": ("INT", True),
+                "tz_minute": ("INT", True), "tz_hour_now": ("INT", True)},
+    "transforms": {**{f"{k}_text": f"arrayToString({e}, ',')" for k, e in _MV_LONG.items()},
+                   "to_dt_mv": "toDateTimeMV(tm, 'yyyy-MM-dd HH:mm', 'Asia/Kolkata')", "iso_mv": "toIso8601MV(tm)",
+                   "len_mv": "arrayLength(toEpochDaysMV(tm))", "tz_hour": "timezoneHour('America/New_York', t)",
+                   "tz_minute": "timezoneMinute('Asia/Kathmandu', t)", "tz_hour_now": "timezoneHour('Asia/Kolkata')"},
+    "rows": _mv_rows,
+}
