@@ -40,7 +40,7 @@ UNSUPPORTED: dict[str, str] = {
         "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast",
         "jsonpathdoublefirstmatch", "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast",
         "jsonpathstringfirstmatch", "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap",
-        "likevar", "md2", "nullif", "regexplikevar", "soundex", "timezonehourmv", "timezoneminutemv",
+        "likevar", "md2", "nullif", "regexplikevar", "soundex", "timezonehourmv/1", "timezoneminutemv/1",
         "tobytes", "tojsonmapstr", "uniquengrams", "uniquengramsmv"
     )},
 }
