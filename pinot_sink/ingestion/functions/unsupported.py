@@ -36,12 +36,11 @@ UNSUPPORTED: dict[str, str] = {
         "decodegeohashlatitude", "decodegeohashlon", "decodegeohashlongitude", "difference",
         "encodegeohash", "extract", "frombytes", "generatedoublearray", "generatefloatarray",
         "generateintarray", "generatelongarray", "generateuniquengrams", "generateuniquengramsmv",
-        "intersectindices", "isdistinctfrom", "isjson", "isnotdistinctfrom", "jsonextractkey/3",
-        "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast",
-        "jsonpathdoublefirstmatch", "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast",
-        "jsonpathstringfirstmatch", "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap",
-        "likevar", "md2", "nullif", "regexplikevar", "soundex", "timezonehourmv/1", "timezoneminutemv/1",
-        "tobytes", "tojsonmapstr", "uniquengrams", "uniquengramsmv"
+        "intersectindices", "isjson", "jsonextractkey/3", "jsonextractobject", "jsonkeyvaluearraytomap",
+        "jsonpath", "jsonpathdoublefast", "jsonpathdoublefirstmatch", "jsonpathlongfast",
+        "jsonpathlongfirstmatch", "jsonpathstringfast", "jsonpathstringfirstmatch", "jsonstringtoarray",
+        "jsonstringtolistormap", "jsonstringtomap", "md2", "soundex", "timezonehourmv/1",
+        "timezoneminutemv/1", "tobytes", "tojsonmapstr", "uniquengrams", "uniquengramsmv"
     )},
 }
 
