@@ -277,3 +277,54 @@ FAMILIES["objects"] = {
     "transforms": {c: e for c, (e, _) in _OBJECT.items()},
     "rows": _object_rows,
 }
+
+TEXTS = ["", "Robert", "Rupert", "Rubin", "Ashcraft", "Tymczak", "Pfister", "Honeyman", "a", "123", "O'Brien",
+         "Müller", "straße", "Éclair", "  lee  ", "Washington", "Lee", "Gutierrez", "Jackson", "VanDeusen", "😀x",
+         "hello world", "AEIOU", "HWHW", "Schmidt", "Lloyd", "ıi", '{"a": 1}', "[1, 2]", "null", "NaN", "'x'",
+         '{"a": 1} tail', "  42  ", "{", '"s"', "-0", "01", "1e999", "{'a': 1}", "[1,]", "\t", "true", "tru",
+         '{"a":"\\u00e9"}', "/* c */ 1"]
+
+
+def _string_rows(rng: random.Random) -> list[dict]:
+    rows = [{"s": t, "t": rng.choice(TEXTS)} for t in TEXTS]
+    for _ in range(40):
+        rows.append({"s": "".join(rng.choice("abcxyzAEHWhw ÄéŁ-1") for _ in range(rng.randint(0, 8))),
+                     "t": rng.choice(TEXTS)})
+    rows.append({"s": None, "t": "a"})
+    return rows
+
+
+_STRINGS = {"soundex_s": ("soundex(s)", "STRING"), "difference_st": ("difference(s, t)", "INT"),
+            "isjson_s": ("isJson(s)", "BOOLEAN"), "utf16_s": ("toBytes(s, 'UTF-16')", "BYTES"),
+            "ascii_s": ("toBytes(s, 'US-ASCII')", "BYTES"), "latin1_s": ("toBytes(s, 'latin1')", "BYTES"),
+            "utf16le_s": ("toBytes(s, 'UTF-16LE')", "BYTES"),
+            "roundtrip_s": ("fromBytes(toBytes(s, 'UTF-16'), 'UTF-16')", "STRING"),
+            "from_ascii_s": ("fromBytes(toUtf8(s), 'US-ASCII')", "STRING"),
+            "from_latin1_s": ("fromBytes(toUtf8(s), 'ISO-8859-1')", "STRING")}
+FAMILIES["strings_extra"] = {
+    "inputs": {"s": "string", "t": "string"},
+    "outputs": {c: (t, True) for c, (_, t) in _STRINGS.items()},
+    "transforms": {c: e for c, (e, _) in _STRINGS.items()},
+    "rows": _string_rows,
+}
+
+
+def _geohash_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for _ in range(150):
+        rows.append({"lat": rng.choice([rng.uniform(-90, 90), 90.0, -90.0, 0.0, 45.5]),
+                     "lon": rng.choice([rng.uniform(-180, 180), 180.0, -180.0, 0.0, -0.0]),
+                     "p": rng.choice([1, 5, 9, 12, 0, 13, 7]),
+                     "g": rng.choice(["u4pruydqqvj", "ezs42", "", "a", "zzzzzzzzzzzz", "00000", "9q8yy", "s0"])})
+    return rows
+
+
+_GEOHASH = {"enc": ("encodeGeoHash(lat, lon, p)", "STRING"), "lat_": ("decodeGeoHashLatitude(g)", "DOUBLE"),
+            "lon_": ("decodeGeoHashLon(g)", "DOUBLE"), "round": ("decodeGeoHashLat(encodeGeoHash(lat, lon, 12))", "DOUBLE"),
+            "dec_text": ("arrayToString(decodeGeoHash(g), ',')", "STRING")}
+FAMILIES["geohash"] = {
+    "inputs": {"lat": "float64", "lon": "float64", "p": "int64", "g": "string"},
+    "outputs": {c: (t, True) for c, (_, t) in _GEOHASH.items()},
+    "transforms": {c: e for c, (e, _) in _GEOHASH.items()},
+    "rows": _geohash_rows,
+}
