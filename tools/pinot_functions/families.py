@@ -328,3 +328,34 @@ FAMILIES["geohash"] = {
     "transforms": {c: e for c, (e, _) in _GEOHASH.items()},
     "rows": _geohash_rows,
 }
+
+
+def _array_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for _ in range(150):
+        # (no huge counts: Java allocates them, OutOfMemoryError ends Pinot's build whatever continueOnError)
+        rows.append({"a": rng.choice([0, 1, -3, 10, 7, 100]),
+                     "b": rng.choice([0, 5, 10, -10, 20, 3]),
+                     "c": rng.choice([1, 2, -1, -2, 3, 0, 7]),
+                     "x": rng.choice([0.0, 0.5, 1.5, -2.25, 10.0]), "y": rng.choice([3.0, 2.0, -1.0, 0.1, 7.5]),
+                     "z": rng.choice([0.5, 0.25, -0.5, 1.0, 0.3]),  # (texts under 512 characters: no truncation)
+                     "m1": sorted(rng.sample(range(10), rng.randint(0, 5))),
+                     "m2": sorted(rng.sample(range(10), rng.randint(0, 5)))})
+    return rows
+
+
+_ARRAYS = {"gen_int": "arrayToString(generateIntArray(a, b, c), ',')",
+           "gen_long": "arrayToString(generateLongArray(a, b, c), ',')",
+           "gen_double": "arrayToString(generateDoubleArray(x, y, z), ',')",
+           "gen_float": "arrayToString(generateFloatArray(x, y, z), ',')",
+           "gen_len": "arrayLength(generateIntArray(a, b, c))",
+           "intersect": "arrayToString(intersectIndices(m1, m2), ',')",
+           "arr_int": "arrayToString(array(a, b, c), '|')", "arr_str": "arrayToString(array('p', 'q'), '|')",
+           "arr_mixed": "arrayToString(array(a, x), '|')", "arr_double": "arrayToString(array(x, y), '|')"}
+FAMILIES["array_build"] = {
+    "inputs": {"a": "int32", "b": "int32", "c": "int32", "x": "float64", "y": "float64", "z": "float64",
+               "m1": "list<int32>", "m2": "list<int32>"},
+    "outputs": {c: ("INT" if c == "gen_len" else "STRING", True) for c in _ARRAYS},
+    "transforms": _ARRAYS,
+    "rows": _array_rows,
+}

@@ -31,14 +31,12 @@ UNSUPPORTED: dict[str, str] = {
     **{name: _VECTOR for name in ("cosinedistance", "dotproduct", "euclideandistance", "innerproduct",
                                   "l1distance", "l2distance", "vectordims", "vectornorm")},
     **{name: _NOT_YET for name in (
-        "array", "arrayvalueconstructor", "bigdecimaltobytes", "bytestobigdecimal", "cityhash128",
-        "cityhash32", "cityhash64", "cuturlparameters", "datebin", "extract", "generatedoublearray",
-        "generatefloatarray", "generateintarray", "generatelongarray", "generateuniquengrams",
-        "generateuniquengramsmv", "intersectindices", "jsonextractkey/3", "jsonextractobject",
-        "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast", "jsonpathdoublefirstmatch",
-        "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast", "jsonpathstringfirstmatch",
-        "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap", "md2", "timezonehourmv/1",
-        "timezoneminutemv/1", "tojsonmapstr", "uniquengrams", "uniquengramsmv"
+        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64",
+        "cuturlparameters", "datebin", "extract", "generateuniquengrams", "generateuniquengramsmv",
+        "jsonextractkey/3", "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast",
+        "jsonpathdoublefirstmatch", "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast",
+        "jsonpathstringfirstmatch", "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap", "md2",
+        "timezonehourmv/1", "timezoneminutemv/1", "tojsonmapstr", "uniquengrams", "uniquengramsmv"
     )},
 }
 
