@@ -359,3 +359,24 @@ FAMILIES["array_build"] = {
     "transforms": _ARRAYS,
     "rows": _array_rows,
 }
+
+
+def _ngram_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for _ in range(100):
+        # (no emoji: an n-gram cutting a surrogate pair fails Pinot's whole build, issue 23's cause 5)
+        rows.append({"s": rng.choice(["", "a", "abc", "banana", "aaaa", "hello world", "ßx", "çéa"]),
+                     "n": rng.choice([0, 1, 2, 3, 5, -1]), "m": rng.choice([1, 2, 3, 0, 4]),
+                     "ss": rng.sample(["ab", "abc", "b", "", "xyz", "banana"], rng.randint(0, 3))})
+    return rows
+
+
+FAMILIES["ngrams"] = {
+    "inputs": {"s": "string", "n": "int32", "m": "int32", "ss": "list<string>"},
+    "outputs": {"grams": ("STRING", False), "grams_range": ("STRING", False), "grams_mv": ("STRING", False),
+                "grams_mv_range": ("STRING", False), "grams_alias": ("STRING", False)},
+    "transforms": {"grams": "uniqueNgrams(s, n)", "grams_range": "uniqueNgrams(s, m, 3)",
+                   "grams_mv": "uniqueNgramsMV(ss, n)", "grams_mv_range": "generateUniqueNgramsMV(ss, m, 3)",
+                   "grams_alias": "generateUniqueNgrams(s, 2)"},
+    "rows": _ngram_rows,
+}

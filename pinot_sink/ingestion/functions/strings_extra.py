@@ -165,3 +165,72 @@ def _to_bytes(ctx: Context, args: list[Value]) -> Value:
 def _from_bytes(ctx: Context, args: list[Value]) -> Value:
     charset = to_string(args[1], ctx)
     return per_row(ctx, java_decode, pa.string(), to_bytes(args[0], ctx), charset)
+
+
+def _utf16_substrings(text: str, lengths) -> list[str]:
+    """The distinct substrings of the given UTF-16 lengths, in order (``ObjectLinkedOpenHashSet``), as Java's
+    ``substring`` cuts them (a cut surrogate pair stored as ``?``, as the string functions do)."""
+    from .string import _from_utf16, _utf16
+
+    units = _utf16(text)
+    size = len(units) // 2
+    seen: dict[str, None] = {}
+    for n in lengths:
+        if n < 0:
+            raise JavaThrows(f"StringIndexOutOfBoundsException: begin 0, end {n}, length {size}")
+        for i in range(0, size - n + 1):
+            seen.setdefault(_from_utf16(units[2 * i:2 * (i + n)]), None)
+    return list(seen)
+
+
+def unique_ngrams(text: str, length: int) -> list[str]:
+    size = len(text.encode("utf-16-le", "surrogatepass")) // 2
+    if length == 0 or length > size:
+        return []
+    return _utf16_substrings(text, [length])
+
+
+def unique_ngrams_range(text: str, low: int, high: int) -> list[str]:
+    size = len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return _utf16_substrings(text, [n for n in range(low, min(high, size) + 1) if n != 0])
+
+
+def unique_ngrams_mv(texts: tuple, low: int, high: int | None = None) -> list[str]:
+    single = high is None
+    if (single and low <= 0) or not texts:
+        return []
+    out: dict[str, None] = {}
+    for text in texts:
+        if text is None:
+            continue
+        size = len(text.encode("utf-16-le", "surrogatepass")) // 2
+        if low > size:
+            continue
+        lengths = [low] if single else [n for n in range(low, min(high, size) + 1) if n != 0]
+        for gram in _utf16_substrings(text, lengths):
+            out.setdefault(gram, None)
+    return list(out)
+
+
+@scalar_function("uniqueNgrams", "generateUniqueNgrams", arity=2)
+def _unique_ngrams(ctx: Context, args: list[Value]) -> Value:
+    from ..values import to_int
+
+    return per_row(ctx, unique_ngrams, pa.list_(pa.string()), to_string(args[0], ctx), to_int(args[1], ctx))
+
+
+@scalar_function("uniqueNgrams", "generateUniqueNgrams", arity=3)
+def _unique_ngrams_range(ctx: Context, args: list[Value]) -> Value:
+    from ..values import to_int
+
+    return per_row(ctx, unique_ngrams_range, pa.list_(pa.string()), to_string(args[0], ctx), to_int(args[1], ctx),
+                   to_int(args[2], ctx))
+
+
+@scalar_function("uniqueNgramsMV", "generateUniqueNgramsMV", arity=(2, 3))
+def _unique_ngrams_mv(ctx: Context, args: list[Value]) -> Value:
+    from ..values import to_int
+    from .array import to_array
+
+    return per_row(ctx, unique_ngrams_mv, pa.list_(pa.string()), to_array(args[0], "String", ctx),
+                   *(to_int(a, ctx) for a in args[1:]))
