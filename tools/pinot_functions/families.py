@@ -380,3 +380,21 @@ FAMILIES["ngrams"] = {
                    "grams_alias": "generateUniqueNgrams(s, 2)"},
     "rows": _ngram_rows,
 }
+
+
+_JSON_PATH_DOCS = ['{"a": 1, "b": "x", "c": [1, 2, 3], "d": {"e": 2.5}, "f": [{"g": 1}, {"g": 2}], "n": null}',
+                   '{"a": "12", "b": 7, "c": [], "d": {"e": "y"}, "f": [{"g": "s"}]}', '{"a": 9.5}', '[1, 2]', 'x',
+                   '', '{"a": true, "c": [null, "q"]}', '{"a": 99999999999999999999}', '{"f": [{"h": 1}, {"g": 3}]}']
+_JSON_PATHS = {"a": "$.a", "b": "$.b", "c0": "$.c[0]", "call": "$.c[*]", "e": "$.d.e", "g": "$.f[*].g",
+               "deep": "$..g", "n": "$.n", "missing": "$.zz"}
+FAMILIES["json_fast"] = {
+    "inputs": {"j": "string"},
+    "outputs": {f"{k}_{p}": (t, True) for p in _JSON_PATHS
+                for k, t in (("sf", "STRING"), ("sm", "STRING"), ("lf", "LONG"), ("lm", "LONG"), ("df", "DOUBLE"),
+                             ("dm", "DOUBLE"))},
+    "transforms": {f"{k}_{p}": f"{fn}(j, '{path}', {default})" for p, path in _JSON_PATHS.items()
+                   for k, fn, default in (("sf", "jsonPathStringFast", "'dflt'"), ("sm", "jsonPathStringFirstMatch", "'dflt'"),
+                                          ("lf", "jsonPathLongFast", "-7"), ("lm", "jsonPathLongFirstMatch", "-7"),
+                                          ("df", "jsonPathDoubleFast", "-7.5"), ("dm", "jsonPathDoubleFirstMatch", "-7.5"))},
+    "rows": lambda rng: [{"j": d} for d in _JSON_PATH_DOCS] + [{"j": None}],
+}

@@ -33,10 +33,8 @@ UNSUPPORTED: dict[str, str] = {
     **{name: _NOT_YET for name in (
         "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64",
         "cuturlparameters", "datebin", "extract", "jsonextractkey/3", "jsonextractobject",
-        "jsonkeyvaluearraytomap", "jsonpath", "jsonpathdoublefast", "jsonpathdoublefirstmatch",
-        "jsonpathlongfast", "jsonpathlongfirstmatch", "jsonpathstringfast", "jsonpathstringfirstmatch",
-        "jsonstringtoarray", "jsonstringtolistormap", "jsonstringtomap", "md2", "timezonehourmv/1",
-        "timezoneminutemv/1", "tojsonmapstr"
+        "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray", "jsonstringtolistormap",
+        "jsonstringtomap", "md2", "timezonehourmv/1", "timezoneminutemv/1", "tojsonmapstr"
     )},
 }
 
