@@ -14,11 +14,13 @@ Python integers, so Long.MIN/MAX instants work as in Joda.
 """
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 
 from type_mapping.pinot_schema import LONG_MAX, LONG_MIN
 
-from ..values import Const, Context, Value, to_long, to_string
+from ..values import Const, Context, IngestionError, Value, java_type, to_long, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -186,3 +188,36 @@ def _timestamp_diff(ctx: Context, args: list[Value]) -> Value:
 
 def _wrap(value: int) -> int:
     return (value - LONG_MIN) % 2**64 + LONG_MIN
+
+
+_PERIOD = re.compile(r"(?:([+-]?\d+)d)?(?:([+-]?\d+)h)?(?:([+-]?\d+)m)?(?:([+-]?\d+)s)?", re.IGNORECASE)
+
+
+def period_to_millis(text: str) -> int:
+    """``TimeUtils.convertPeriodToMillis``: Joda's ``1d2h3m4s`` form (each part optional, in that order, any case)."""
+    match = _PERIOD.fullmatch(text)
+    if match is None or any(g is not None and not _INT_MIN <= int(g) <= _INT_MAX for g in match.groups()):
+        raise JavaThrows(f"IllegalArgumentException: Invalid time spec '{text}' (Valid examples: '3h', '4h30m')")
+    days, hours, minutes, seconds = (int(g) if g is not None else 0 for g in match.groups())
+    return (((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1000
+
+
+def date_bin(width: str, source: int, origin: int) -> int:
+    """``dateBin``: ``origin + width * ((source - origin) / width)`` in Java longs (truncated toward zero, so a
+    source before the origin lands on the bin boundary above it)."""
+    bin_width = _wrap(period_to_millis(width))
+    if bin_width == 0:
+        raise JavaThrows("ArithmeticException: / by zero")
+    offset = _wrap(source - origin)
+    count = abs(offset) // abs(bin_width) * (1 if (offset >= 0) == (bin_width > 0) else -1)
+    return _wrap(origin + _wrap(bin_width * _wrap(count)))
+
+
+@scalar_function("dateBin", arity=3, literal_args=(0,))
+def _date_bin(ctx: Context, args: list[Value]) -> Value:
+    for value in args[1:]:  # java.sql.Timestamp parameters: PinotDataType converts only LONG and TIMESTAMP
+        if java_type(value) not in ("LONG", "TIMESTAMP"):
+            raise IngestionError(f"{ctx.where}: Cannot convert value from {java_type(value)} to TIMESTAMP "
+                                 f"(UnsupportedOperationException in Pinot; this package does not read text here)")
+    width, source, origin = to_string(args[0], ctx), to_long(args[1], ctx), to_long(args[2], ctx)
+    return per_row(ctx, date_bin, pa.int64(), width, source, origin)

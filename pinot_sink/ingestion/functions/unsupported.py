@@ -31,10 +31,10 @@ UNSUPPORTED: dict[str, str] = {
     **{name: _VECTOR for name in ("cosinedistance", "dotproduct", "euclideandistance", "innerproduct",
                                   "l1distance", "l2distance", "vectordims", "vectornorm")},
     **{name: _NOT_YET for name in (
-        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64",
-        "cuturlparameters", "datebin", "extract", "jsonextractkey/3", "jsonextractobject",
-        "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray", "jsonstringtolistormap",
-        "jsonstringtomap", "md2", "timezonehourmv/1", "timezoneminutemv/1", "tojsonmapstr"
+        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "extract",
+        "jsonextractkey/3", "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
+        "jsonstringtolistormap", "jsonstringtomap", "md2", "timezonehourmv/1", "timezoneminutemv/1",
+        "tojsonmapstr"
     )},
 }
 

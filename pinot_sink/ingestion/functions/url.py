@@ -266,3 +266,17 @@ def _extract_url_parameter(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("cutURLParameter", arity=2)
 def _cut_url_parameter(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, cut_url_parameter, pa.string(), to_string(args[0], ctx), to_string(args[1], ctx))
+
+
+def cut_url_parameters(url, names):
+    """``cutURLParameters``: ``cutURLParameter`` once per name, in order (a null name removes nothing)."""
+    for name in names:
+        url = cut_url_parameter(url, name)
+    return url
+
+
+@scalar_function("cutURLParameters", arity=2)
+def _cut_url_parameters(ctx: Context, args: list[Value]) -> Value:
+    from .array import to_array
+
+    return per_row(ctx, cut_url_parameters, pa.string(), to_string(args[0], ctx), to_array(args[1], "String", ctx))
