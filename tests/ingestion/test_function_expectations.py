@@ -19,7 +19,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "functions"
 FAMILIES = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))
 _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "float64": pa.float64(), "binary": pa.binary(),
           "bool": pa.bool_(), "list<string>": pa.list_(pa.string()), "list<int64>": pa.list_(pa.int64()),
-          "list<int32>": pa.list_(pa.int32())}
+          "list<int32>": pa.list_(pa.int32()), "list<float64>": pa.list_(pa.float64())}
 
 
 def load(family: str):

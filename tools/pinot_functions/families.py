@@ -419,3 +419,26 @@ FAMILIES["date_bin"] = {
     "transforms": {"bin": "dateBin(w, t, o)", "bin15": "dateBin('15m', t, 0)", "bin_origin": "dateBin('1h', t, 1700000000000)", "bin_ts": "dateBin('1d', t, o)"},
     "rows": _date_bin_rows,
 }
+
+
+def _vector_rows(rng: random.Random) -> list[dict]:
+    rows = []
+    for _ in range(120):
+        n = rng.choice([0, 1, 3, 4])
+        v1 = [rng.choice([rng.uniform(-10, 10), 0.1, 0.0, 1e-3, 3.3]) for _ in range(n)]
+        v2 = [rng.choice([rng.uniform(-10, 10), 0.7, 0.0, 2.5]) for _ in range(rng.choice([n, n, n, 2]))]
+        rows.append({"v1": v1, "v2": v2})
+    return rows
+
+
+_VECTOR = {"cos": ("cosineDistance(v1, v2)", "DOUBLE"), "cos_d": ("cosineDistance(v1, v2, -1.0)", "DOUBLE"),
+           "inner": ("innerProduct(v1, v2)", "DOUBLE"), "dot": ("dotProduct(v1, v2)", "DOUBLE"),
+           "l1": ("l1Distance(v1, v2)", "DOUBLE"), "l2": ("l2Distance(v1, v2)", "DOUBLE"),
+           "eu": ("euclideanDistance(v1, v2)", "DOUBLE"), "dims": ("vectorDims(v1)", "INT"),
+           "norm": ("vectorNorm(v1)", "DOUBLE")}
+FAMILIES["vector"] = {
+    "inputs": {"v1": "list<float64>", "v2": "list<float64>"},
+    "outputs": {c: (t, True) for c, (_, t) in _VECTOR.items()},
+    "transforms": {c: e for c, (e, _) in _VECTOR.items()},
+    "rows": _vector_rows,
+}

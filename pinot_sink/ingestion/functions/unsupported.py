@@ -15,7 +15,6 @@ _IP = ("IP address functions (the inet.ipaddr library): no Java reference here t
        "(pinot-verify runs them on a stand-in); not implemented")
 _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
 _GRAMMAR = "the SQL keyword form is evaluated (AND, OR, NOT); the function-call form is the grammar work of issue 23"
-_VECTOR = "vector similarity over float[] (vector columns): not implemented yet"
 _NOT_YET = "not implemented yet"
 
 UNSUPPORTED: dict[str, str] = {
@@ -28,8 +27,6 @@ UNSUPPORTED: dict[str, str] = {
                               "longtoipv4")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
     **{name: _GRAMMAR for name in ("and", "or", "not")},
-    **{name: _VECTOR for name in ("cosinedistance", "dotproduct", "euclideandistance", "innerproduct",
-                                  "l1distance", "l2distance", "vectordims", "vectornorm")},
     **{name: _NOT_YET for name in (
         "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "extract",
         "jsonextractkey/3", "jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
