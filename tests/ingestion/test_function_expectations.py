@@ -91,3 +91,41 @@ def test_every_value_is_what_pinot_stored(family):
         by_column.setdefault(w[1], []).append(w)
     summary = {c: (len(ws), ws[0]) for c, ws in by_column.items()}
     assert not wrong, f"{len(wrong)} values differ in {len(by_column)} columns: {summary}"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_without_continue_on_error_the_rows_pinot_stored_whole_build(family):
+    """With continueOnError off, the rows where Pinot stored a value in every column go through without an error
+    and give the same values (a function failing where Java does not would fail the build here)."""
+    header, rows = load(family)
+    whole = [r for r in rows if not r["nulls"]]
+    if not whole:
+        pytest.skip("no row without a null")
+    config = json.loads(json.dumps(header["table_config"]))
+    config["ingestionConfig"]["continueOnError"] = False
+    table = _input_table(header, whole)
+    pipeline = IngestionPipeline.from_configs(PinotSchema.from_json(header["schema"]), config, table.schema)
+    ours = pipeline.apply(table, 0).table.to_pylist()
+    types = {f["name"]: f["dataType"] for f in header["schema"]["dimensionFieldSpecs"]}
+    ulps = {t["columnName"]: _ulps(t["transformFunction"]) for t in config["ingestionConfig"]["transformConfigs"]}
+    wrong = [(c, p["row"]) for p, mine in zip(whole, ours) for c in ulps
+             if not _same(p["values"][c], _stored(mine[c], types[c]), ulps[c])]
+    assert not wrong, wrong[:3]
+
+
+def test_a_row_pinot_fails_fails_the_build_without_continue_on_error():
+    header, rows = load("timestamp_arith")
+    bad = [r for r in rows if r["row"]["unit"] == "days" and r["row"]["t1"] is not None][:3]
+    config = json.loads(json.dumps(header["table_config"]))
+    config["ingestionConfig"]["continueOnError"] = False
+    config["ingestionConfig"]["transformConfigs"] = [{"columnName": "date_add_col",
+                                                      "transformFunction": "dateAdd(unit, n, t1)"}]
+    table = _input_table(header, bad)
+    schema = PinotSchema.from_json(header["schema"])
+    from pinot_sink.ingestion.values import IngestionError
+
+    with pytest.raises(IngestionError, match=r"row 0.*'days' is not a valid Timestamp field"):
+        IngestionPipeline.from_configs(schema, config, table.schema).apply(table, 0)
+    config["ingestionConfig"]["continueOnError"] = True
+    result = IngestionPipeline.from_configs(schema, config, table.schema).apply(table, 0)
+    assert result.error_rows == len(bad) and result.table.column("date_add_col").null_count == len(bad)
