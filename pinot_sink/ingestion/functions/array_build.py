@@ -17,7 +17,7 @@ import struct
 
 import pyarrow as pa
 
-from ..values import Context, Value, broadcast, java_type, to_double, to_int, to_long
+from ..values import Context, IngestionError, Value, broadcast, java_type, to_double, to_int, to_long
 from .array import to_array
 from .registry import VAR_ARGS, scalar_function
 from .rowwise import JavaThrows, per_row
@@ -133,12 +133,8 @@ def _array(ctx: Context, args: list[Value]) -> Value:
     types = [java_type(a) for a in args]
     element = _ELEMENT.get(types[0])
     if element is None:
-        from ..values import IngestionError
-
         raise IngestionError(f"{ctx.where}: array() of {types[0]} values is not supported here")
     if any(t != types[0] for t in types):
-        from ..values import IngestionError
-
         raise IngestionError(f"{ctx.where}: array() of {', '.join(types)}: ClassCastException in Pinot "
                              f"(every argument must have the first one's type)")
     columns = [broadcast(a, ctx.num_rows, element).cast(element) for a in args]

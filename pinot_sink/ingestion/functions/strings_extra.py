@@ -1,5 +1,5 @@
 """StringFunctions' ``soundex`` / ``difference`` (commons-codec's US English Soundex), ``isJson`` (Jackson's
-reader), ``toBytes`` / ``fromBytes`` with a charset, and NgramFunctions-free helpers; each once per distinct
+reader), ``toBytes`` / ``fromBytes`` with a charset, and NgramFunctions' ``uniqueNgrams``; each once per distinct
 value, checked against Pinot's own build (tests/fixtures/functions/strings_extra.jsonl).
 
 ``soundex`` keeps the letters (``Character.isLetter``), upper-cases them (``ß`` is ``SS``) and maps A..Z; a
@@ -16,10 +16,12 @@ import json
 
 import pyarrow as pa
 
-from ..values import Context, Value, to_string
+from ..values import Context, Value, to_int, to_string
+from .array import to_array
 from .binary import to_bytes
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
+from .string import _from_utf16, _utf16
 
 _MAPPING = "01230120022455012623010202"
 
@@ -170,8 +172,6 @@ def _from_bytes(ctx: Context, args: list[Value]) -> Value:
 def _utf16_substrings(text: str, lengths) -> list[str]:
     """The distinct substrings of the given UTF-16 lengths, in order (``ObjectLinkedOpenHashSet``), as Java's
     ``substring`` cuts them (a cut surrogate pair stored as ``?``, as the string functions do)."""
-    from .string import _from_utf16, _utf16
-
     units = _utf16(text)
     size = len(units) // 2
     seen: dict[str, None] = {}
@@ -214,23 +214,16 @@ def unique_ngrams_mv(texts: tuple, low: int, high: int | None = None) -> list[st
 
 @scalar_function("uniqueNgrams", "generateUniqueNgrams", arity=2)
 def _unique_ngrams(ctx: Context, args: list[Value]) -> Value:
-    from ..values import to_int
-
     return per_row(ctx, unique_ngrams, pa.list_(pa.string()), to_string(args[0], ctx), to_int(args[1], ctx))
 
 
 @scalar_function("uniqueNgrams", "generateUniqueNgrams", arity=3)
 def _unique_ngrams_range(ctx: Context, args: list[Value]) -> Value:
-    from ..values import to_int
-
     return per_row(ctx, unique_ngrams_range, pa.list_(pa.string()), to_string(args[0], ctx), to_int(args[1], ctx),
                    to_int(args[2], ctx))
 
 
 @scalar_function("uniqueNgramsMV", "generateUniqueNgramsMV", arity=(2, 3))
 def _unique_ngrams_mv(ctx: Context, args: list[Value]) -> Value:
-    from ..values import to_int
-    from .array import to_array
-
     return per_row(ctx, unique_ngrams_mv, pa.list_(pa.string()), to_array(args[0], "String", ctx),
                    *(to_int(a, ctx) for a in args[1:]))

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from type_mapping.pinot_schema import LONG_MAX, LONG_MIN
 
-from ..values import Const, Context, IngestionError, Value, java_type, to_long, to_string
+from ..values import Context, IngestionError, Value, java_type, to_long, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

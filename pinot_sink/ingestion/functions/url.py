@@ -9,10 +9,11 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..values import Context, Value, to_string
-from .registry import scalar_function
-from .binary import java_url_decode
-from .rowwise import JavaThrows, per_row
 from . import java_uri
+from .array import to_array
+from .binary import java_url_decode
+from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
 
 _SIGNIFICANT_TLDS = ("com", "net", "org", "co")
 
@@ -277,6 +278,4 @@ def cut_url_parameters(url, names):
 
 @scalar_function("cutURLParameters", arity=2)
 def _cut_url_parameters(ctx: Context, args: list[Value]) -> Value:
-    from .array import to_array
-
     return per_row(ctx, cut_url_parameters, pa.string(), to_string(args[0], ctx), to_array(args[1], "String", ctx))

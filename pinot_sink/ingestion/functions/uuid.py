@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..values import Context, Value, arrow_java_type, to_string
+from ..values import Context, Value, arrow_java_type, broadcast, to_string
 from .binary import to_bytes
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -67,13 +68,9 @@ def java_uuid_from_string(text: str) -> bytes:
 
 def _uuid_arg(ctx: Context, value: Value) -> tuple[pa.Array, bool]:
     """The argument as what the function reads: (text trimmed, True) or (bytes, False)."""
-    from ..values import broadcast
-
     array = broadcast(value, ctx.num_rows)
     if arrow_java_type(array.type) == "BYTES":
         return array, False
-    import pyarrow.compute as pc
-
     return pc.utf8_trim(broadcast(to_string(value, ctx), ctx.num_rows, pa.string()), characters=_JAVA_TRIM), True
 
 
