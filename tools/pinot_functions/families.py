@@ -464,3 +464,15 @@ FAMILIES["json_objects"] = {
     "transforms": {c: e for c, (e, _, _) in _JSON_OBJECT.items()},
     "rows": lambda rng: [{"j": d} for d in _JSON_OBJECT_DOCS] + [{"j": None}],
 }
+
+_KEY_PARAMS = {"all_d2": ("", "maxDepth=2"), "all_dots": ("$..**", "dotNotation=true"),
+               "all_dots_d1": ("$..", "MAXDEPTH = 1 ; dotnotation=TRUE"), "star_d1": ("$.*", "maxDepth=1"),
+               "deep_d2_dots": ("$..*", "maxDepth=2;dotNotation=true"), "b_star_dots": ("$.b.*", "dotNotation=true"),
+               "zero": ("$.*", "maxDepth=0"), "neg": ("", "maxDepth=-1"), "bad": ("$.*", "depth=3"),
+               "empty_params": ("$.a", "")}
+FAMILIES["json_keys_params"] = {
+    "inputs": {"j": "string"},
+    "outputs": {f"keys_{k}": ("STRING", False) for k in _KEY_PARAMS},
+    "transforms": {f"keys_{k}": f"jsonExtractKey(j, '{p}', '{q}')" for k, (p, q) in _KEY_PARAMS.items()},
+    "rows": _json_rows,
+}

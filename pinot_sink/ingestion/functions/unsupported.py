@@ -37,10 +37,8 @@ UNSUPPORTED: dict[str, str] = {
     **{name: _OBJECT_RESULT for name in ("jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
                                          "jsonstringtolistormap", "jsonstringtomap")},
     **{name: _NOT_YET for name in (
-        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64",
-        "jsonextractkey/3",
-        "md2", "timezonehourmv/1", "timezoneminutemv/1",
-        "tojsonmapstr"
+        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "md2",
+        "timezonehourmv/1", "timezoneminutemv/1", "tojsonmapstr"
     )},
 }
 
