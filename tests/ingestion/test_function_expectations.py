@@ -19,7 +19,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "functions"
 FAMILIES = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))
 _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "float64": pa.float64(), "binary": pa.binary(),
           "bool": pa.bool_(), "list<string>": pa.list_(pa.string()), "list<int64>": pa.list_(pa.int64()),
-          "list<int32>": pa.list_(pa.int32()), "list<float64>": pa.list_(pa.float64())}
+          "list<int32>": pa.list_(pa.int32()), "list<float64>": pa.list_(pa.float64()),
+          "map<string,int64>": pa.map_(pa.string(), pa.int64())}
 
 
 def load(family: str):
@@ -31,6 +32,8 @@ def _input_table(header: dict, rows: list[dict]) -> pa.Table:
     columns = {}
     for name, type_name in header["input_types"].items():
         values = [r["row"].get(name) for r in rows]
+        if type_name.startswith("map<"):
+            values = [None if v is None else list(v.items()) for v in values]
         if type_name == "binary":
             values = [None if v is None else bytes.fromhex(v) for v in values]
         columns[name] = pa.array(values, _ARROW[type_name])
@@ -77,6 +80,7 @@ def test_every_value_is_what_pinot_stored(family):
     outputs = [f["name"] for f in header["schema"]["dimensionFieldSpecs"] if f["name"] != "row_id"]
     types = {f["name"]: f["dataType"] for f in header["schema"]["dimensionFieldSpecs"]}
     ulps = {t["columnName"]: _ulps(t["transformFunction"]) for t in header["table_config"]["ingestionConfig"]["transformConfigs"]}
+    as_json = set(header.get("json_columns", []))
     wrong = []
     for i, (pinot, mine) in enumerate(zip(rows, ours)):
         for column in outputs:
@@ -84,6 +88,9 @@ def test_every_value_is_what_pinot_stored(family):
             if column in pinot["nulls"]:
                 if value is not None:
                     wrong.append((i, column, pinot["row"], None, value))
+            elif column in as_json:
+                if value is None or json.loads(pinot["values"][column]) != json.loads(value):
+                    wrong.append((i, column, pinot["row"], pinot["values"][column], value))
             elif not _same(pinot["values"][column], value, ulps[column]):
                 wrong.append((i, column, pinot["row"], pinot["values"][column], value))
     by_column = {}
@@ -108,8 +115,10 @@ def test_without_continue_on_error_the_rows_pinot_stored_whole_build(family):
     ours = pipeline.apply(table, 0).table.to_pylist()
     types = {f["name"]: f["dataType"] for f in header["schema"]["dimensionFieldSpecs"]}
     ulps = {t["columnName"]: _ulps(t["transformFunction"]) for t in config["ingestionConfig"]["transformConfigs"]}
+    as_json = set(header.get("json_columns", []))
     wrong = [(c, p["row"]) for p, mine in zip(whole, ours) for c in ulps
-             if not _same(p["values"][c], _stored(mine[c], types[c]), ulps[c])]
+             if (json.loads(p["values"][c]) != json.loads(mine[c]) if c in as_json
+                 else not _same(p["values"][c], _stored(mine[c], types[c]), ulps[c]))]
     assert not wrong, wrong[:3]
 
 

@@ -476,3 +476,14 @@ FAMILIES["json_keys_params"] = {
     "transforms": {f"keys_{k}": f"jsonExtractKey(j, '{p}', '{q}')" for k, (p, q) in _KEY_PARAMS.items()},
     "rows": _json_rows,
 }
+
+
+FAMILIES["json_map"] = {
+    "inputs": {"m": "map<string,int64>"},
+    "outputs": {"text": ("STRING", True)},
+    "transforms": {"text": "toJsonMapStr(m)"},
+    "json_columns": ["text"],
+    "rows": lambda rng: [{"m": {"a": 1, "b": 2}}, {"m": {}}, {"m": None}, {"m": {"z": 10, "a": -3}},
+                         {"m": {"k é": 2**40}}] + [{"m": {k: rng.randint(-5, 5) for k in rng.sample("abcde", 2)}}
+                                                 for _ in range(10)],
+}

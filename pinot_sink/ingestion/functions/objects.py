@@ -1,4 +1,5 @@
-"""ObjectFunctions' ``nullIf``, ``isDistinctFrom``, ``isNotDistinctFrom``: nullable, and equality is Java's
+"""ObjectFunctions' ``nullIf``, ``isDistinctFrom``, ``isNotDistinctFrom`` and JsonFunctions' ``toJsonMapStr``
+(Jackson's JSON of a map or struct column, in its entry order; ``"null"`` for a null one). The first three are nullable, and equality is Java's
 ``Object.equals`` on the values as Pinot holds them, so the Java types must match: an INT column never equals
 a LONG literal (``Integer.equals(Long)``), a whole-number literal is an INT (a LONG past 2^31), a decimal one
 a DOUBLE; ``Double.equals`` compares bits (NaN equals NaN, 0.0 is not -0.0); BYTES (``byte[]``) equal nothing
@@ -10,7 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Const, Context, Value, broadcast, java_type, null_mask
+from type_mapping.convert import json_text  # Jackson's compact JSON (one home for that rule)
+
+from ..values import Const, Context, IngestionError, Value, broadcast, java_type, null_mask
 from .registry import scalar_function
 
 
@@ -57,3 +60,20 @@ def _null_if(ctx: Context, args: list[Value]) -> Value:
     if not equal.any():
         return first
     return pc.if_else(pa.array(equal), pa.nulls(ctx.num_rows, first.type), first)
+
+
+@scalar_function("toJsonMapStr", arity=1, nullable=True)
+def _to_json_map_str(ctx: Context, args: list[Value]) -> Value:
+    """``JsonUtils.objectToString(map)`` of a map or struct column (``"null"`` for a null map); any other
+    value is no ``Map``: Pinot cannot convert it, the row fails."""
+    value = args[0]
+    if isinstance(value, Const):
+        if value.value is None:
+            return pa.repeat(pa.scalar("null"), ctx.num_rows)
+        raise IngestionError(f"{ctx.where}: toJsonMapStr takes a map, not a {value.java_type} literal")
+    if java_type(value) != "MAP":
+        raise IngestionError(f"{ctx.where}: Cannot convert value from {java_type(value)} to a Map "
+                             f"(toJsonMapStr takes a map or struct column)")
+    is_map = pa.types.is_map(value.type)
+    return pa.array(["null" if v is None else json_text(dict(v) if is_map else v) for v in value.to_pylist()],
+                    pa.string())
