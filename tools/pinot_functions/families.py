@@ -227,6 +227,9 @@ def _mv_rows(rng: random.Random) -> list[dict]:
         # instants of years 1812..2096: the single-value functions at the long range's ends are issue 23's cause 7
         rows.append({"tm": [rng.randint(-5_000_000_000_000, 4_000_000_000_000) for _ in range(n)],
                      "t": rng.randint(0, 4_000_000_000_000)})
+        rows[-1]["zones"] = ",".join(rng.sample(["UTC", "Asia/Kolkata", "America/St_Johns", "Asia/Kathmandu",
+                                                 "Pacific/Chatham", "America/New_York", "-03:30", "Nowhere/Zone"],
+                                                rng.randint(1, 3)))
         if i % 30 == 0:
             rows[-1]["tm"] = None
     return rows
@@ -245,14 +248,17 @@ _MV_LONG = {  # primitive array results: read through arrayToString (stored dire
     "from_iso": "fromIso8601MV(toIso8601MV(tm))", "from_dt": "fromDateTimeMV(toDateTimeMV(tm, 'yyyy-MM-dd'), 'yyyy-MM-dd')",
 }
 FAMILIES["multi_value"] = {
-    "inputs": {"tm": "list<int64>", "t": "int64"},
+    "inputs": {"tm": "list<int64>", "t": "int64", "zones": "string"},
     "outputs": {**{f"{k}_text": ("STRING", True) for k in _MV_LONG}, "to_dt_mv": ("STRING", False),
                 "iso_mv": ("STRING", False), "len_mv": ("INT", True), "tz_hour": ("INT", True),
-                "tz_minute": ("INT", True), "tz_hour_now": ("INT", True)},
+                "tz_minute": ("INT", True), "tz_hour_now": ("INT", True),
+                "zones_hour": ("STRING", True), "zones_minute": ("STRING", True)},
     "transforms": {**{f"{k}_text": f"arrayToString({e}, ',')" for k, e in _MV_LONG.items()},
                    "to_dt_mv": "toDateTimeMV(tm, 'yyyy-MM-dd HH:mm', 'Asia/Kolkata')", "iso_mv": "toIso8601MV(tm)",
                    "len_mv": "arrayLength(toEpochDaysMV(tm))", "tz_hour": "timezoneHour('America/New_York', t)",
-                   "tz_minute": "timezoneMinute('Asia/Kathmandu', t)", "tz_hour_now": "timezoneHour('Asia/Kolkata')"},
+                   "tz_minute": "timezoneMinute('Asia/Kathmandu', t)", "tz_hour_now": "timezoneHour('Asia/Kolkata')",
+                   "zones_hour": "arrayToString(timezoneHourMV(split(zones, ',')), ',')",
+                   "zones_minute": "arrayToString(timezoneMinuteMV(split(zones, ',')), ',')"},
     "rows": _mv_rows,
 }
 

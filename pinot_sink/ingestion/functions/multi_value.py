@@ -21,6 +21,7 @@ from ..expression import canonicalize
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string
 from .array import to_array
 from .registry import REGISTRY, scalar_function
+from .rowwise import JavaThrows, per_row
 
 
 def _zone(ctx: Context, value: Value) -> str:
@@ -142,3 +143,26 @@ def _register() -> None:
 
 
 _register()
+
+
+def _zone_offset_at_epoch(zone: str) -> int:
+    try:
+        resolved = joda_zone(zone)
+    except ZoneError as exc:
+        raise JavaThrows(f"IllegalArgumentException: {exc}") from None
+    return int(to_local(np.zeros(1, np.int64), resolved)[0])
+
+
+def _zones_mv(per_offset):
+    def impl(ctx: Context, args: list[Value]) -> Value:
+        zones = to_array(args[0], "String", ctx)
+        return per_row(ctx, lambda names: [per_offset(_zone_offset_at_epoch(z)) for z in names],
+                       pa.list_(pa.int32()), zones)
+
+    return impl
+
+
+# timezoneHourMV(String[] zones) / timezoneMinuteMV(String[] zones): each zone's offset at the epoch
+scalar_function("timezoneHourMV", arity=1)(_zones_mv(lambda offset: int(offset / 3_600_000)))
+scalar_function("timezoneMinuteMV", arity=1)(_zones_mv(lambda offset: int(int(offset / 60_000) % 60 if offset >= 0
+                                                                          else -(int(-offset / 60_000) % 60))))

@@ -38,7 +38,6 @@ UNSUPPORTED: dict[str, str] = {
                                          "jsonstringtolistormap", "jsonstringtomap")},
     **{name: _NOT_YET for name in (
         "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "md2",
-        "timezonehourmv/1", "timezoneminutemv/1"
     )},
 }
 
