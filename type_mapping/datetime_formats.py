@@ -514,7 +514,9 @@ def calendar_field(local: np.ndarray, name: str) -> np.ndarray:
         return {"hour": in_day // 3_600_000, "minute": in_day // 60_000 % 60, "second": in_day // 1000 % 60,
                 "millisecond": in_day % 1000}[name]
     if name == "day_of_week":
-        return np.mod(days + 3, 7) + 1
+        return _joda_day_of_week(local)
+    if name == "iso_week" and _near_long_ends(local):
+        return np.array([_joda_week_of_weekyear(int(v)) for v in local.tolist()], np.int64)
     if name in ("iso_week", "iso_year"):
         thursday = days - np.mod(days + 3, 7) + 3
         year = civil_from_days(thursday)[0]
@@ -527,6 +529,71 @@ def calendar_field(local: np.ndarray, name: str) -> np.ndarray:
         ones = np.ones_like(year)
         return days - days_from_civil(year, ones, ones) + 1
     return {"year": year, "month": month, "day": day, "quarter": (month - 1) // 3 + 1}[name]
+
+
+def _near_long_ends(local: np.ndarray) -> bool:
+    limit = 9_223_300_000_000_000_000  # within ~2 years of Long.MIN/MAX: Joda's own arithmetic wraps there
+    return bool(local.size) and (int(local.min()) < -limit or int(local.max()) > limit)
+
+
+def _joda_day_of_week(local: np.ndarray) -> np.ndarray:
+    """``BasicChronology.getDayOfWeek``, whose ``instant - (MILLIS_PER_DAY - 1)`` wraps next to Long.MIN_VALUE."""
+    with np.errstate(over="ignore"):
+        shifted = local - np.int64(MILLIS_PER_DAY - 1)
+    negative = local < 0
+    days = np.where(negative, _java_div(shifted, MILLIS_PER_DAY), local // MILLIS_PER_DAY)
+    low = negative & (days < -3)
+    return np.where(low, 7 + _java_rem(days + 4, 7), 1 + _java_rem(days + 3, 7))
+
+
+def _java_div(a: np.ndarray, b: int) -> np.ndarray:
+    q = np.abs(a) // b  # |Long.MIN_VALUE| wraps to itself: only reached by values already far from it here
+    return np.where(a < 0, -q, q)
+
+
+def _java_rem(a: np.ndarray, b: int) -> np.ndarray:
+    r = np.abs(a) % b
+    return np.where(a < 0, -r, r)
+
+
+def _wrap(value: int) -> int:
+    return (value + 2**63) % 2**64 - 2**63
+
+
+def _jdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _joda_year_millis(year: int) -> int:
+    """``GregorianChronology.calculateFirstDayOfYearMillis`` with Java's wrapping long arithmetic."""
+    leap = _jdiv(year, 100)
+    if year < 0:
+        leap = ((year + 3) >> 2) - leap + ((leap + 3) >> 2) - 1
+    else:
+        leap = (year >> 2) - leap + (leap >> 2)
+        if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+            leap -= 1
+    return _wrap(_wrap(year * 365 + (leap - 719_527)) * MILLIS_PER_DAY)
+
+
+def _joda_first_week_millis(year: int) -> int:
+    jan1 = _joda_year_millis(year)
+    dow = int(_joda_day_of_week(np.array([jan1], np.int64))[0])
+    if dow > 4:
+        return _wrap(jan1 + (8 - dow) * MILLIS_PER_DAY)
+    return _wrap(jan1 - (dow - 1) * MILLIS_PER_DAY)
+
+
+def _joda_week_of_weekyear(instant: int) -> int:
+    """``BasicChronology.getWeekOfWeekyear`` as Joda computes it (wrapping) next to the ends of the long range."""
+    year = int(calendar_field(np.array([instant], np.int64), "year")[0])
+    first = _joda_first_week_millis(year)
+    if instant < first:
+        return _jdiv(_wrap(first - _joda_first_week_millis(year - 1)), 7 * MILLIS_PER_DAY)
+    if instant >= _joda_first_week_millis(year + 1):
+        return 1
+    return _jdiv(_wrap(instant - first), 7 * MILLIS_PER_DAY) + 1
 
 
 def floor_local(local: np.ndarray, unit: str) -> np.ndarray:
@@ -561,6 +628,11 @@ def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
     late = _past_arrow_tables(millis, zone)
     if late is not None:
         local[late] = millis[late] + _rule_offsets_ms(millis[late], zone, wall_clock=False)
+    # Joda keeps Long.MIN_VALUE and Long.MAX_VALUE as they are in every zone (seen in Pinot: hour(Long.MAX_VALUE,
+    # 'America/New_York') is the UTC hour); any other instant whose local time leaves the long range throws
+    ends = (millis == np.iinfo(np.int64).min) | (millis == np.iinfo(np.int64).max)
+    if ends.any():
+        local[ends] = millis[ends]
     offset = local - millis
     if ((millis ^ local) < 0).any() and (((millis ^ local) < 0) & ((millis ^ offset) >= 0)).any():
         raise ZoneOverflow("Adding time zone offset caused overflow")

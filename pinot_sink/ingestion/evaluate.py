@@ -39,6 +39,14 @@ class Expression:
     def __reduce__(self):  # ship the text; rebuild (and re-check) on the executor
         return (Expression, (self.text,))
 
+    @property
+    def primitive_array_result(self) -> bool:
+        """The whole expression is a call whose Java method returns a primitive array (``int[]``...)."""
+        if not isinstance(self.root, Call) or self.root.name in _LOGIC:
+            return False
+        function = lookup(self.root.name, len(self.root.args))
+        return function is not None and function.primitive_array
+
     def evaluate(self, columns: Mapping[str, pa.Array], ctx: Context) -> Value:
         return _evaluate(self.root, columns, ctx)
 
