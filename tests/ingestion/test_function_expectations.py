@@ -105,10 +105,14 @@ def test_without_continue_on_error_the_rows_pinot_stored_whole_build(family):
     """With continueOnError off, the rows where Pinot stored a value in every column go through without an error
     and give the same values (a function failing where Java does not would fail the build here)."""
     header, rows = load(family)
-    whole = [r for r in rows if not r["nulls"]]
+    config = json.loads(json.dumps(header["table_config"]))
+    transforms = config["ingestionConfig"]["transformConfigs"]
+    # a column Pinot never stores (every row throws, e.g. a primitive array stored directly) is left out here
+    never = {t["columnName"] for t in transforms if all(t["columnName"] in r["nulls"] for r in rows)}
+    config["ingestionConfig"]["transformConfigs"] = [t for t in transforms if t["columnName"] not in never]
+    whole = [r for r in rows if not set(r["nulls"]) - never]
     if not whole:
         pytest.skip("no row without a null")
-    config = json.loads(json.dumps(header["table_config"]))
     config["ingestionConfig"]["continueOnError"] = False
     table = _input_table(header, whole)
     pipeline = IngestionPipeline.from_configs(PinotSchema.from_json(header["schema"]), config, table.schema)

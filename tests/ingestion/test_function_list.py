@@ -54,3 +54,17 @@ def test_a_refused_function_fails_with_its_reason():
         Expression("now()")
     with pytest.raises(ExpressionError, match="IP address"):
         Expression("ipv4ToLong(ip)")
+
+
+def test_primitive_array_results_are_marked_as_pinots_return_types():
+    """A function whose Java method returns int[] / long[] / float[] / double[] is marked, so that storing its
+    result directly is Pinot's ClassCastException (the list gives each overload's return type)."""
+    wrong = []
+    for f in pinot_functions():
+        function = lookup(f["name"], f["arity"])
+        if function is None:
+            continue
+        primitive = f["returns"] in ("int[]", "long[]", "float[]", "double[]")
+        if function.primitive_array != primitive:
+            wrong.append((f["name"], f["arity"], f["returns"]))
+    assert not wrong, wrong

@@ -252,13 +252,16 @@ FAMILIES["multi_value"] = {
     "outputs": {**{f"{k}_text": ("STRING", True) for k in _MV_LONG}, "to_dt_mv": ("STRING", False),
                 "iso_mv": ("STRING", False), "len_mv": ("INT", True), "tz_hour": ("INT", True),
                 "tz_minute": ("INT", True), "tz_hour_now": ("INT", True),
-                "zones_hour": ("STRING", True), "zones_minute": ("STRING", True)},
+                "zones_hour": ("STRING", True), "zones_minute": ("STRING", True),
+                "year_direct": ("INT", False), "days_direct": ("LONG", False)},
     "transforms": {**{f"{k}_text": f"arrayToString({e}, ',')" for k, e in _MV_LONG.items()},
                    "to_dt_mv": "toDateTimeMV(tm, 'yyyy-MM-dd HH:mm', 'Asia/Kolkata')", "iso_mv": "toIso8601MV(tm)",
                    "len_mv": "arrayLength(toEpochDaysMV(tm))", "tz_hour": "timezoneHour('America/New_York', t)",
                    "tz_minute": "timezoneMinute('Asia/Kathmandu', t)", "tz_hour_now": "timezoneHour('Asia/Kolkata')",
                    "zones_hour": "arrayToString(timezoneHourMV(split(zones, ',')), ',')",
-                   "zones_minute": "arrayToString(timezoneMinuteMV(split(zones, ',')), ',')"},
+                   "zones_minute": "arrayToString(timezoneMinuteMV(split(zones, ',')), ',')",
+                   # stored directly: Pinot's ClassCastException, every row null
+                   "year_direct": "yearMV(tm)", "days_direct": "toEpochDaysMV(tm)"},
     "rows": _mv_rows,
 }
 

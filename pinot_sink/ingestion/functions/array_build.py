@@ -93,22 +93,22 @@ def intersect_indices(a: tuple, b: tuple) -> list[int]:
     return out
 
 
-@scalar_function("generateIntArray", arity=3)
+@scalar_function("generateIntArray", primitive_array=True, arity=3)
 def _generate_int(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, generate_int, pa.list_(pa.int32()), *(to_int(a, ctx) for a in args))
 
 
-@scalar_function("generateLongArray", arity=3)
+@scalar_function("generateLongArray", primitive_array=True, arity=3)
 def _generate_long(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, generate_long, pa.list_(pa.int64()), *(to_long(a, ctx) for a in args))
 
 
-@scalar_function("generateDoubleArray", arity=3)
+@scalar_function("generateDoubleArray", primitive_array=True, arity=3)
 def _generate_double(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, generate_double, pa.list_(pa.float64()), *(to_double(a, ctx) for a in args))
 
 
-@scalar_function("generateFloatArray", arity=3)
+@scalar_function("generateFloatArray", primitive_array=True, arity=3)
 def _generate_float(ctx: Context, args: list[Value]) -> Value:
     floats = [to_double(a, ctx) for a in args]
 
@@ -118,7 +118,7 @@ def _generate_float(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, run, pa.list_(pa.float32()), *floats)
 
 
-@scalar_function("intersectIndices", arity=2)
+@scalar_function("intersectIndices", primitive_array=True, arity=2)
 def _intersect_indices(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, intersect_indices, pa.list_(pa.int32()), to_array(args[0], "Int", ctx),
                    to_array(args[1], "Int", ctx))

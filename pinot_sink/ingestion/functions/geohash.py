@@ -52,7 +52,7 @@ def _encode(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, encode, pa.string(), to_double(args[0], ctx), to_double(args[1], ctx), to_int(args[2], ctx))
 
 
-@scalar_function("decodeGeoHash", arity=1)
+@scalar_function("decodeGeoHash", arity=1, primitive_array=True)
 def _decode(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, lambda g: list(decode(g)), pa.list_(pa.float64()), to_string(args[0], ctx))
 

@@ -106,6 +106,18 @@ def _element_type(sv_name: str) -> pa.DataType:
                                                                           "timestamp", "dateTrunc")) else pa.int64()
 
 
+def _primitive(sv_name: str) -> bool:
+    """Pinot's MV form returns a primitive array (``int[]`` / ``long[]``) unless its elements are text or
+    ``Timestamp`` objects."""
+    return _element_type(sv_name) in (pa.int32(), pa.int64())
+
+
+def _mv(names, sv: str, arity: int, position: int, kind: str, literal_args: tuple[int, ...] = ()) -> None:
+    names = (names,) if isinstance(names, str) else tuple(names)
+    scalar_function(*names, arity=arity, literal_args=literal_args, primitive_array=_primitive(sv))(
+        _per_element(sv, arity, position, kind))
+
+
 def _register() -> None:
     calendar = {"year": ["yearMV"], "yearOfWeek": ["yearOfWeekMV", "yowMV"], "quarter": ["quarterMV"],
                 "month": ["monthMV", "monthOfYearMV"], "week": ["weekMV", "weekOfYearMV"],
@@ -113,34 +125,27 @@ def _register() -> None:
                 "dayOfWeek": ["dayOfWeekMV", "dowMV"], "hour": ["hourMV"], "minute": ["minuteMV"],
                 "second": ["secondMV"], "millisecond": ["millisecondMV"]}
     for sv, names in calendar.items():
-        for arity in (1, 2):
-            scalar_function(*names, arity=arity, literal_args=(1,) if arity == 2 else ())(
-                _per_element(sv, arity, 0, "Long"))
+        _mv(names, sv, 1, 0, "Long")
+        _mv(names, sv, 2, 0, "Long", literal_args=(1,))
     for unit in ("Seconds", "Minutes", "Hours", "Days"):
         for sv, arity in ((f"toEpoch{unit}", 1), (f"toEpoch{unit}Rounded", 2), (f"toEpoch{unit}Bucket", 2),
                           (f"fromEpoch{unit}", 1), (f"fromEpoch{unit}Bucket", 2)):
-            scalar_function(f"{sv}MV", arity=arity)(_per_element(sv, arity, 0, "Long"))
-    scalar_function("roundMV", arity=2)(_per_element("round", 2, 0, "Long"))
+            _mv(f"{sv}MV", sv, arity, 0, "Long")
+    _mv("roundMV", "round", 2, 0, "Long")
     for arity in (2, 3):
-        scalar_function("toDateTimeMV", arity=arity, literal_args=(1, 2))(_per_element("toDateTime", arity, 0, "Long"))
-        scalar_function("fromDateTimeMV", arity=arity, literal_args=(1, 2))(
-            _per_element("fromDateTime", arity, 0, "String"))
-    scalar_function("toIso8601MV", arity=1)(_per_element("toIso8601", 1, 0, "Long"))
-    scalar_function("fromIso8601MV", arity=1)(_per_element("fromIso8601", 1, 0, "String"))
-    scalar_function("toTimestampMV", arity=1)(_per_element("toTimestamp", 1, 0, "Long"))
-    scalar_function("fromTimestampMV", arity=1)(_per_element("fromTimestamp", 1, 0, "Long"))
+        _mv("toDateTimeMV", "toDateTime", arity, 0, "Long", literal_args=(1, 2))
+        _mv("fromDateTimeMV", "fromDateTime", arity, 0, "String", literal_args=(1, 2))
+    _mv("toIso8601MV", "toIso8601", 1, 0, "Long")
+    _mv("fromIso8601MV", "fromIso8601", 1, 0, "String")
+    _mv("toTimestampMV", "toTimestamp", 1, 0, "Long")
+    _mv("fromTimestampMV", "fromTimestamp", 1, 0, "Long")
     for arity in (2, 3, 4, 5):
-        scalar_function("dateTruncMV", arity=arity, literal_args=(0, 2, 3, 4))(
-            _per_element("dateTrunc", arity, 1, "Long"))
-    scalar_function("timestampAddMV", "dateAddMV", arity=3, literal_args=(0,))(
-        _per_element("timestampAdd", 3, 2, "Long"))
-    scalar_function("timestampDiffMV", "dateDiffMV", arity=3, literal_args=(0,))(
-        _per_element("timestampDiff", 3, 1, "Long"))
-    scalar_function("timestampDiffMVReverse", "dateDiffMVReverse", arity=3, literal_args=(0,))(
-        _per_element("timestampDiff", 3, 2, "Long"))
-    scalar_function("timezoneHourMV", arity=2, literal_args=(0,))(_per_element("timezoneHour", 2, 1, "Long"))
-    scalar_function("timezoneMinuteMV", arity=2, literal_args=(0,))(_per_element("timezoneMinute", 2, 1, "Long"))
-
+        _mv("dateTruncMV", "dateTrunc", arity, 1, "Long", literal_args=(0, 2, 3, 4))
+    _mv(("timestampAddMV", "dateAddMV"), "timestampAdd", 3, 2, "Long", literal_args=(0,))
+    _mv(("timestampDiffMV", "dateDiffMV"), "timestampDiff", 3, 1, "Long", literal_args=(0,))
+    _mv(("timestampDiffMVReverse", "dateDiffMVReverse"), "timestampDiff", 3, 2, "Long", literal_args=(0,))
+    _mv("timezoneHourMV", "timezoneHour", 2, 1, "Long", literal_args=(0,))
+    _mv("timezoneMinuteMV", "timezoneMinute", 2, 1, "Long", literal_args=(0,))
 
 _register()
 
@@ -163,6 +168,6 @@ def _zones_mv(per_offset):
 
 
 # timezoneHourMV(String[] zones) / timezoneMinuteMV(String[] zones): each zone's offset at the epoch
-scalar_function("timezoneHourMV", arity=1)(_zones_mv(lambda offset: int(offset / 3_600_000)))
-scalar_function("timezoneMinuteMV", arity=1)(_zones_mv(lambda offset: int(int(offset / 60_000) % 60 if offset >= 0
+scalar_function("timezoneHourMV", arity=1, primitive_array=True)(_zones_mv(lambda offset: int(offset / 3_600_000)))
+scalar_function("timezoneMinuteMV", arity=1, primitive_array=True)(_zones_mv(lambda offset: int(int(offset / 60_000) % 60 if offset >= 0
                                                                           else -(int(-offset / 60_000) % 60))))
