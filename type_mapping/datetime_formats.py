@@ -220,6 +220,101 @@ def java_time_zone(zone: str) -> str:
     return "UTC"
 
 
+class ZoneError(ValueError):
+    """A zone id Joda (or Pinot's TimeZoneKey) rejects: ``IllegalArgumentException`` in Pinot."""
+
+
+# Files of the system's tz database that are no zone of Joda's compiled database.
+_NOT_JODA_ZONES = ("Factory", "localtime", "posixrules", "posix/", "right/", "SystemV/")
+_JODA_OFFSET = re.compile(r"([+-])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:\.?(\d{3}))?)?)?")
+
+
+@functools.lru_cache(maxsize=1)
+def _tz_database_ids() -> frozenset[str]:
+    from zoneinfo import available_timezones
+
+    return frozenset(z for z in available_timezones() if not z.startswith(_NOT_JODA_ZONES))
+
+
+@functools.lru_cache(maxsize=512)
+def joda_zone(zone: str) -> str:
+    """``DateTimeZone.forID(zone)`` (the zone of Pinot's calendar functions, ``toDateTime``, ``fromDateTime``...),
+    as a name Arrow and ``zoneinfo`` take (``UTC``, a region id or ``+hh:mm``); ``ZoneError`` where Joda throws.
+
+    Joda's rules: ``UTC``; an id of the tz database, case-sensitive (``EST``, ``Etc/GMT+1``, ``Z``-less); ``Z``
+    is UTC; ``UTC``/``GMT`` followed by an offset, or an offset alone: a sign, two-digit hours, then optional
+    minutes, seconds and millis, colons optional (``UTC+01:00``, ``+0130``, ``+01``; not ``GMT+1``, ``+1``).
+    So ``'utc'``, ``'PST'`` and ``''`` are rejected."""
+    if not isinstance(zone, str):
+        raise ZoneError(f"The datetime zone id {zone!r} is not recognised")
+    if zone in ("UTC", "Z", "UT"):
+        return "UTC"
+    if zone in _tz_database_ids():
+        return "UTC" if zone in ("Etc/UTC", "Etc/UCT", "UCT", "Universal", "Zulu", "Etc/Universal", "Etc/Zulu") else zone
+    text = zone[3:] if zone[:4] in ("UTC+", "UTC-", "GMT+", "GMT-") else zone
+    match = _JODA_OFFSET.fullmatch(text)
+    if match is None or int(match.group(2)) > 23 or int(match.group(3) or 0) > 59 or int(match.group(4) or 0) > 59:
+        raise ZoneError(f"The datetime zone id {zone!r} is not recognised")
+    sign, hours, minutes = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+    if int(match.group(4) or 0) or int(match.group(5) or 0):
+        raise ZoneError(f"the zone offset {zone!r} has seconds: Joda accepts it, this package does not (Arrow's "
+                        f"fixed offsets are whole minutes)")
+    return "UTC" if hours == minutes == 0 else f"{sign}{hours:02d}:{minutes:02d}"
+
+
+@functools.lru_cache(maxsize=512)
+def pinot_zone_key(zone: str) -> str:
+    """``TimeZoneKey.getTimeZoneKey(zone)`` then Joda (what ``dateTrunc`` with a zone uses): only the ids of
+    Pinot's zone index, case-insensitive, with its normalisations (``utc``/``z``/``gmt0``... are UTC, ``UTC+1``
+    is ``+01:00``, ``Etc/GMT+1`` is ``-01:00``); ``EST``, ``PST`` and ``''`` are rejected (not in the index)."""
+    from .pinot_zone_index import ZONE_INDEX_IDS
+
+    if not isinstance(zone, str) or not zone:
+        raise ZoneError("Zone id is an empty string")
+    by_lower = _zone_index_by_lower(ZONE_INDEX_IDS)
+    found = by_lower.get(zone.lower()) or by_lower.get(_normalize_zone_key(zone))
+    if found is None:
+        raise ZoneError(f"Timezone {zone} not supported")
+    return joda_zone(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _zone_index_by_lower(ids: frozenset[str]) -> dict[str, str]:
+    table = {i.lower(): i for i in ids}
+    table["utc"] = "UTC"
+    return table
+
+
+_UTC_NAMES = {"utc", "z", "ut", "uct", "gmt", "gmt0", "greenwich", "universal", "zulu"}
+
+
+def _normalize_zone_key(original: str) -> str:
+    """``TimeZoneKey.normalizeZoneId``: UTC's names, ``UTC``/``GMT``/``UT`` prefixes, ``+H``/``+HH`` hours."""
+    zone = original.lower()
+    etc = zone.startswith("etc/")
+    if etc:
+        zone = zone[4:]
+    if zone in _UTC_NAMES:
+        return "utc"
+    etc_gmt = False
+    if len(zone) > 3 and zone.startswith(("utc", "gmt")):
+        etc_gmt = etc and zone.startswith("gmt")
+        zone = zone[3:]
+    elif len(zone) > 2 and zone.startswith("ut"):
+        zone = zone[2:]
+    if zone in ("+00:00", "-00:00"):
+        return "utc"
+    if len(zone) == 6 and zone[3] == ":":
+        return zone
+    if len(zone) not in (2, 3) or zone[0] not in "+-":
+        return original
+    sign = ("+" if zone[0] == "-" else "-") if etc_gmt else zone[0]
+    tens, ones = ("0", zone[1]) if len(zone) == 2 else (zone[1], zone[2])
+    if not (tens.isdigit() and ones.isdigit() and tens.isascii() and ones.isascii()):
+        return original
+    return "utc" if tens == ones == "0" else f"{sign}{tens}{ones}:00"
+
+
 def _tzinfo(zone: str) -> _dt.tzinfo:
     if zone == "UTC":
         return _dt.timezone.utc
@@ -391,6 +486,155 @@ def _rule_offsets_ms(millis: np.ndarray, zone: str, wall_clock: bool) -> np.ndar
     return offsets[inverse]
 
 
+# --- the proleptic Gregorian calendar over the whole long range (Joda's ISO chronology) ----------------
+# Arrow's calendar kernels go through nanoseconds and wrap outside ~1677..2262 (year(Long.MIN_VALUE) would be
+# 1535); these do the same in 64-bit integers for any long (year(Long.MIN_VALUE) is -292275055, as in Joda).
+
+ARROW_SAFE_MS = 9_000_000_000_000  # |millis| below this (1684..2255): Arrow's kernels are exact (nanoseconds inside)
+
+
+def outside_arrow_range(local: np.ndarray) -> bool:
+    return bool(local.size) and (int(local.min()) <= -ARROW_SAFE_MS or int(local.max()) >= ARROW_SAFE_MS)
+
+
+def civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(year, month, day) of days since 1970-01-01, proleptic Gregorian with a year 0 (ISO)."""
+    z = days.astype(np.int64) + 719_468
+    era = np.floor_divide(z, 146_097)
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = np.where(mp < 10, mp + 3, mp - 9)
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def days_from_civil(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 of a proleptic Gregorian date (the inverse of ``civil_from_days``)."""
+    year = year.astype(np.int64) - (month <= 2)
+    era = np.floor_divide(year, 400)
+    yoe = year - era * 400
+    mp = np.where(month > 2, month - 3, month + 9)
+    doy = (153 * mp + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146_097 + doe - 719_468
+
+
+def calendar_field(local: np.ndarray, name: str) -> np.ndarray:
+    """A calendar field of wall-clock millis, any long: ``year month day hour minute second millisecond
+    quarter day_of_year day_of_week (1 = Monday) iso_week iso_year``."""
+    days = np.floor_divide(local, MILLIS_PER_DAY)
+    in_day = local - days * MILLIS_PER_DAY
+    if name in ("hour", "minute", "second", "millisecond"):
+        return {"hour": in_day // 3_600_000, "minute": in_day // 60_000 % 60, "second": in_day // 1000 % 60,
+                "millisecond": in_day % 1000}[name]
+    if name == "day_of_week":
+        return _joda_day_of_week(local)
+    if name == "iso_week" and _near_long_ends(local):
+        return np.array([_joda_week_of_weekyear(int(v)) for v in local.tolist()], np.int64)
+    if name in ("iso_week", "iso_year"):
+        thursday = days - np.mod(days + 3, 7) + 3
+        year = civil_from_days(thursday)[0]
+        if name == "iso_year":
+            return year
+        ones = np.ones_like(year)
+        return (thursday - days_from_civil(year, ones, ones)) // 7 + 1
+    year, month, day = civil_from_days(days)
+    if name == "day_of_year":
+        ones = np.ones_like(year)
+        return days - days_from_civil(year, ones, ones) + 1
+    return {"year": year, "month": month, "day": day, "quarter": (month - 1) // 3 + 1}[name]
+
+
+def _near_long_ends(local: np.ndarray) -> bool:
+    limit = 9_223_300_000_000_000_000  # within ~2 years of Long.MIN/MAX: Joda's own arithmetic wraps there
+    return bool(local.size) and (int(local.min()) < -limit or int(local.max()) > limit)
+
+
+def _joda_day_of_week(local: np.ndarray) -> np.ndarray:
+    """``BasicChronology.getDayOfWeek``, whose ``instant - (MILLIS_PER_DAY - 1)`` wraps next to Long.MIN_VALUE."""
+    with np.errstate(over="ignore"):
+        shifted = local - np.int64(MILLIS_PER_DAY - 1)
+    negative = local < 0
+    days = np.where(negative, _java_div(shifted, MILLIS_PER_DAY), local // MILLIS_PER_DAY)
+    low = negative & (days < -3)
+    return np.where(low, 7 + _java_rem(days + 4, 7), 1 + _java_rem(days + 3, 7))
+
+
+def _java_div(a: np.ndarray, b: int) -> np.ndarray:
+    q = np.abs(a) // b  # |Long.MIN_VALUE| wraps to itself: only reached by values already far from it here
+    return np.where(a < 0, -q, q)
+
+
+def _java_rem(a: np.ndarray, b: int) -> np.ndarray:
+    r = np.abs(a) % b
+    return np.where(a < 0, -r, r)
+
+
+def _wrap(value: int) -> int:
+    return (value + 2**63) % 2**64 - 2**63
+
+
+def _jdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _joda_year_millis(year: int) -> int:
+    """``GregorianChronology.calculateFirstDayOfYearMillis`` with Java's wrapping long arithmetic."""
+    leap = _jdiv(year, 100)
+    if year < 0:
+        leap = ((year + 3) >> 2) - leap + ((leap + 3) >> 2) - 1
+    else:
+        leap = (year >> 2) - leap + (leap >> 2)
+        if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+            leap -= 1
+    return _wrap(_wrap(year * 365 + (leap - 719_527)) * MILLIS_PER_DAY)
+
+
+def _joda_first_week_millis(year: int) -> int:
+    jan1 = _joda_year_millis(year)
+    dow = int(_joda_day_of_week(np.array([jan1], np.int64))[0])
+    if dow > 4:
+        return _wrap(jan1 + (8 - dow) * MILLIS_PER_DAY)
+    return _wrap(jan1 - (dow - 1) * MILLIS_PER_DAY)
+
+
+def _joda_week_of_weekyear(instant: int) -> int:
+    """``BasicChronology.getWeekOfWeekyear`` as Joda computes it (wrapping) next to the ends of the long range."""
+    year = int(calendar_field(np.array([instant], np.int64), "year")[0])
+    first = _joda_first_week_millis(year)
+    if instant < first:
+        return _jdiv(_wrap(first - _joda_first_week_millis(year - 1)), 7 * MILLIS_PER_DAY)
+    if instant >= _joda_first_week_millis(year + 1):
+        return 1
+    return _jdiv(_wrap(instant - first), 7 * MILLIS_PER_DAY) + 1
+
+
+def floor_local(local: np.ndarray, unit: str) -> np.ndarray:
+    """Joda's ``roundFloor`` of wall-clock millis to ``unit`` (millisecond ... year, weeks from Monday), any
+    long: the arithmetic wraps where Java's long arithmetic does."""
+    sizes = {"millisecond": 1, "second": 1000, "minute": 60_000, "hour": 3_600_000, "day": MILLIS_PER_DAY}
+    with np.errstate(over="ignore"):
+        if unit in sizes:
+            return np.floor_divide(local, sizes[unit]) * sizes[unit]
+        if unit == "week":  # Joda shifts by 3 days (weeks from Monday), floors to weeks, shifts back: wrapping
+            shift = np.int64(3 * MILLIS_PER_DAY)
+            return np.floor_divide(local + shift, 7 * MILLIS_PER_DAY) * (7 * MILLIS_PER_DAY) - shift
+        days = np.floor_divide(local, MILLIS_PER_DAY)
+        year, month, _ = civil_from_days(days)
+        if unit == "quarter":
+            month = (month - 1) // 3 * 3 + 1
+        elif unit == "year":
+            month = np.ones_like(month)
+        return days_from_civil(year, month, np.ones_like(month)) * MILLIS_PER_DAY
+
+
+class ZoneOverflow(ArithmeticError):
+    """Joda's ``convertUTCToLocal``: an instant whose local time is beyond the long range."""
+
+
 def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
     """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``)."""
     if zone == "UTC":
@@ -400,6 +644,14 @@ def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
     late = _past_arrow_tables(millis, zone)
     if late is not None:
         local[late] = millis[late] + _rule_offsets_ms(millis[late], zone, wall_clock=False)
+    # Joda keeps Long.MIN_VALUE and Long.MAX_VALUE as they are in every zone (seen in Pinot: hour(Long.MAX_VALUE,
+    # 'America/New_York') is the UTC hour); any other instant whose local time leaves the long range throws
+    ends = (millis == np.iinfo(np.int64).min) | (millis == np.iinfo(np.int64).max)
+    if ends.any():
+        local[ends] = millis[ends]
+    offset = local - millis
+    if ((millis ^ local) < 0).any() and (((millis ^ local) < 0) & ((millis ^ offset) >= 0)).any():
+        raise ZoneOverflow("Adding time zone offset caused overflow")
     return local
 
 
@@ -447,6 +699,21 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             nulls = local.is_null().to_numpy(zero_copy_only=False) if local.null_count else None
             local = pa.array(local_ms, pa.timestamp("ms", tz="UTC"), mask=nulls)
             offsets = (local_ms - millis) // 60_000
+    years = None  # 400-year cycles taken off instants beyond Arrow's range, put back into the printed year
+    millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if outside_arrow_range(millis):
+        if any(t.letter == "z" for t in tokens):
+            raise DateTimeFormatError(f"printing a zone name ({pattern!r}) for instants beyond the years 1684..2255 "
+                                      f"is not supported")
+        local_ms = to_local(millis, time_zone)
+        # the calendar (weekdays too) repeats every 400 years: print the same date between 1770 and 2170
+        cycles, rest = np.floor_divide(local_ms, _CYCLE_MS), np.mod(local_ms, _CYCLE_MS)
+        late = rest >= _CYCLE_MS // 2
+        cycles, rest = np.where(late, cycles + 1, cycles), np.where(late, rest - _CYCLE_MS, rest)
+        nulls = instants.is_null().to_numpy(zero_copy_only=False) if instants.null_count else None
+        local = pa.array(rest, pa.timestamp("ms", tz="UTC"), mask=nulls)
+        offsets = (local_ms - millis) // 60_000
+        years = pa.array(cycles * 400, pa.int64())
     pieces: list[pa.Array | str] = []
     for token in tokens:
         if not token.letter:
@@ -456,19 +723,24 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
         elif token.letter == "Z" and offsets is not None:
             pieces.append(_offset_text(offsets, token.count))
         else:
-            pieces.append(_piece(local, token))
+            pieces.append(_piece(local, token, years))
     if not pieces:
         return pa.array([""] * len(instants), pa.string(), mask=instants.is_null())
     arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.scalar(p, pa.string()) for p in pieces]
     return pc.binary_join_element_wise(*arrays, pa.scalar("", pa.string()))
 
 
-def _piece(local: pa.Array, token: _Token) -> pa.Array:
+def _piece(local: pa.Array, token: _Token, years: pa.Array | None = None) -> pa.Array:
     letter, n = token.letter, token.count
-    if letter in "yY":
-        year = pc.year(local)
+    if letter in "yYG":
+        year = pc.year(local) if years is None else pc.add(pc.year(local).cast(pa.int64()), years)
+        if letter == "G":
+            return pc.if_else(pc.greater(year, 0), "AD", "BC")
         if n == 2:
             return _padded(pc.subtract(year, pc.multiply(pc.divide(year, 100), 100)), 2)
+        if years is not None and pc.any(pc.less(year, 0)).as_py():  # Joda: the sign, then the padded digits
+            digits = _padded(pc.abs(year), n)
+            return pc.if_else(pc.less(year, 0), pc.binary_join_element_wise("-", digits, ""), digits)
         return _padded(year, n)
     if letter == "M":
         if n >= 4:

@@ -39,7 +39,21 @@ def java_float_str(value: float, float32: bool = False) -> str:
     shortest = str(np.float32(value)) if float32 else repr(value)
     if 1e-3 <= abs(value) < 1e7 and "e" not in shortest:
         return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
+    if len(Decimal(shortest).normalize().as_tuple().digits) == 1:
+        shortest = _two_digits(value, shortest, float32)
     return java_float_from_shortest(value, shortest)
+
+
+def _two_digits(value: float, shortest: str, float32: bool) -> str:
+    """Java (19+) never prints fewer than two significant digits: when one digit would do, it picks the
+    two-digit decimal closest to the exact value that still reads back as ``value`` (``Double.MIN_VALUE`` is
+    ``4.9E-324``, not ``5.0E-324``); Python's shortest repr stops at one (``5e-324``)."""
+    exact = Decimal(float(np.float32(value)) if float32 else value)
+    lead = exact.adjusted()  # the exponent of the exact value's first digit
+    candidate = exact.scaleb(1 - lead).to_integral_value(rounding="ROUND_HALF_EVEN").scaleb(lead - 1)
+    text = format(candidate, "E")
+    back = np.float32(float(text)) if float32 else float(text)
+    return text if back == (np.float32(value) if float32 else value) else shortest
 
 
 def java_float_from_shortest(value: float, shortest: str) -> str:

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from .expression import Call, ExpressionError, Identifier, Literal, Node, arguments, parse_expression
 from .functions import lookup
-from .values import (Const, Context, IngestionError, Value, arrow_java_type, as_numpy_mask, broadcast, null_mask,
+from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, null_mask,
                      with_nulls)
 
 _LOGIC = {"and", "or", "not"}
@@ -38,6 +38,14 @@ class Expression:
 
     def __reduce__(self):  # ship the text; rebuild (and re-check) on the executor
         return (Expression, (self.text,))
+
+    @property
+    def primitive_array_result(self) -> bool:
+        """The whole expression is a call whose Java method returns a primitive array (``int[]``...)."""
+        if not isinstance(self.root, Call) or self.root.name in _LOGIC:
+            return False
+        function = lookup(self.root.name, len(self.root.args))
+        return function is not None and function.primitive_array
 
     def evaluate(self, columns: Mapping[str, pa.Array], ctx: Context) -> Value:
         return _evaluate(self.root, columns, ctx)
@@ -60,6 +68,11 @@ def _check(node: Node, text: str) -> None:
     if function is None:
         from .functions import REGISTRY
 
+        from .functions.unsupported import reason
+
+        why = reason(node.name, len(node.args))
+        if why is not None:
+            raise ExpressionError(f"Unsupported function: {node.text} in {text!r}: {why}")
         if node.name in REGISTRY:
             raise ExpressionError(f"Unsupported function: {node.text} with {len(node.args)} arguments in {text!r}")
         raise ExpressionError(f"Unsupported function: {node.text} in {text!r} (not a Pinot scalar function this "
@@ -98,7 +111,7 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
             nulls |= null_mask(a)
     if nulls.all():
         return Const(None, "NULL")
-    if all(isinstance(a, Const) for a in args):
+    if args and all(isinstance(a, Const) for a in args):  # (a function of no arguments makes its own rows)
         args[0] = broadcast(args[0], ctx.num_rows)
     return _call(function, args, ctx, nulls)
 
@@ -109,7 +122,7 @@ def _call(function, args: list[Value], ctx: Context, nulls: np.ndarray | None) -
     if nulls is not None and nulls.any():
         ctx.active = ~nulls if outer_active is None else (outer_active & ~nulls)
     try:
-        result = function.impl(ctx, args)
+        result = run_guarded(function, args, ctx)
     finally:
         ctx.active = outer_active
     if isinstance(result, pa.ChunkedArray):
@@ -123,6 +136,86 @@ def _call(function, args: list[Value], ctx: Context, nulls: np.ndarray | None) -
     return result
 
 
+def run_guarded(function, args: list[Value], ctx: Context) -> Value:
+    """The one path every function's failure goes through, so that it becomes Pinot's per-row failure (the
+    build fails naming the transform and the row, or with continueOnError the row's value is null and the row
+    counted), whatever the failure is:
+
+    * ``Context.fail`` from the function: rows Java throws on (already per row);
+    * an ``IngestionError`` raised by the function: its literal arguments or its argument types are bad
+      (``round(x, 0)``, a zone Joda rejects), so every row it runs on throws in Pinot;
+    * any other exception (``AttributeError``, ``decimal.InvalidOperation``, ``ArrowInvalid``...): this
+      package's vectorised code met a value it cannot handle; the rows that cause it are found by running the
+      function on halves of the batch (only on this path), and fail as Pinot's would.
+    """
+    try:
+        return function.impl(ctx, args)
+    except RowFailure:
+        raise
+    except IngestionError as exc:
+        ctx.fail(np.ones(ctx.num_rows, np.bool_), _reason(exc, ctx), getattr(ctx, "literals_shown", None))
+        return pa.nulls(ctx.num_rows)
+    except Exception as exc:  # noqa: BLE001 - every crash becomes a row failure, never a lost build
+        if ctx.num_rows <= 1 or all(isinstance(a, Const) for a in args):
+            ctx.fail(np.ones(ctx.num_rows, np.bool_), _reason(exc, ctx))
+            return pa.nulls(ctx.num_rows)
+        return _isolate(function, args, ctx)
+
+
+def _reason(exc: Exception, ctx: Context) -> str:
+    if isinstance(exc, IngestionError):
+        return str(exc).removeprefix(f"{ctx.where}: ")
+    return f"{type(exc).__name__}: {exc}".rstrip(": ")
+
+
+_ROW_BY_ROW = 16  # below this many rows a failing slice is run row by row rather than halved again
+
+
+def _isolate(function, args: list[Value], ctx: Context) -> pa.Array:
+    """``function`` on slices of the batch, halving the slices that crash down to the rows that do; results
+    in row order, the crashing rows failed through ``ctx``."""
+    results: list[pa.Array] = []
+    failures: list[tuple[np.ndarray, str, object]] = []
+
+    def attempt(start: int, stop: int) -> bool:
+        rows = np.arange(start, stop)
+        sub = _GroupContext(ctx, rows)
+        if ctx.active is not None:
+            sub.active = ctx.active[start:stop].copy()
+        sub_args = [a if isinstance(a, Const) else a.slice(start, stop - start) for a in args]
+        try:
+            result = function.impl(sub, sub_args)
+        except Exception as exc:  # noqa: BLE001
+            if stop - start == 1:
+                failures.append((rows, _reason(exc, sub), None))
+                results.append(pa.nulls(1))
+                return True
+            return False
+        results.append(broadcast(result, stop - start) if isinstance(result, Const) else result)
+        failures.extend((rows[mask], reason, None if values is None else _InParent(values, rows))
+                        for mask, reason, values in sub.failures)
+        return True
+
+    def solve(start: int, stop: int) -> None:
+        if not ctx.continue_on_error and failures:
+            results.append(pa.nulls(stop - start))  # the build fails at the earliest failure anyway
+            return
+        if attempt(start, stop):
+            return
+        if stop - start <= _ROW_BY_ROW:
+            for row in range(start, stop):
+                attempt(row, row + 1)
+            return
+        middle = (start + stop) // 2
+        solve(start, middle)
+        solve(middle, stop)
+
+    solve(0, ctx.num_rows)
+    _report(ctx, failures)
+    parts = [p.combine_chunks() if isinstance(p, pa.ChunkedArray) else p for p in results]
+    return pa.concat_arrays(_one_type(ctx, parts))
+
+
 class _GroupContext(Context):
     """The rows of one group of ``_per_literal``: it records its failures (always as with continueOnError,
     so that the parent can report the earliest failing row of the whole batch, as Pinot would meet it)."""
@@ -131,6 +224,7 @@ class _GroupContext(Context):
         super().__init__(len(rows), parent.row_offset, True)
         self.where = parent.where
         self.failures: list[tuple[np.ndarray, str, object]] = []
+        self.literals_shown = None  # the group's literal(s), shown when the literal itself is bad
 
     def fail(self, mask, reason: str, values=None) -> None:
         mask = as_numpy_mask(mask)
@@ -194,6 +288,7 @@ def _per_literal(function, args: list[Value], ctx: Context) -> Value:
         rows = rows_in_scope[members]
         literals = [choice[int(indices[members[0]])] for indices, choice in chosen]
         sub = _GroupContext(ctx, rows)
+        sub.literals_shown = _Same(literals[0].value if len(literals) == 1 else tuple(lit.value for lit in literals))
         sub_args = [a if isinstance(a, Const) or whole else a.take(pa.array(rows)) for a in args]
         for i, literal in zip(positions, literals):
             sub_args[i] = literal

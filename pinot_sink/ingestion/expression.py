@@ -266,6 +266,8 @@ class _Parser:
             if tok.kind == "word" and self._accept("op", "("):
                 if tok.value.upper() == "CAST":
                     return self._cast()
+                if tok.value.upper() in _UNIT_KEYWORD_CALLS:
+                    return self._unit_keyword_call(tok.value)
                 return self._call(tok.value)
             name = tok.value
             while self._accept("op", "."):  # a dotted column name (a flattened field, e.g. a.b.c)
@@ -285,6 +287,18 @@ class _Parser:
                 args.append(self._or())
             self._expect("op", ")")
         return Call(canonicalize(name), tuple(args), name)
+
+    def _unit_keyword_call(self, name: str) -> Node:
+        """``TIMESTAMPADD(DAY, n, t)`` / ``TIMESTAMPDIFF(DAY, t1, t2)``: SQL keywords in Pinot's grammar whose
+        first argument is a time-unit keyword (passed on as its name); a quoted unit does not parse there."""
+        unit = self.tok
+        if unit.kind != "word" or unit.value.upper() not in _TIME_UNIT_KEYWORDS:
+            raise self._error(f"{name.upper()} takes a time unit keyword first ({', '.join(sorted(_TIME_UNIT_KEYWORDS))}"
+                              f"), not {unit.value or 'nothing'!r}; dateAdd / dateDiff take the unit as text")
+        self.i += 1
+        self._expect("op", ",")
+        node = self._call(name)
+        return Call(node.name, (Literal(unit.value.upper(), "STRING"),) + node.args, node.text)
 
     def _cast(self) -> Node:
         """``CAST(x AS TYPE)`` is ``cast(x, 'TYPE')`` (a length or precision after the type is ignored)."""
@@ -316,6 +330,13 @@ class _Parser:
         operands.append(self._or() if self._accept("keyword", "ELSE") else Literal(None, "NULL"))
         self._expect("keyword", "END")
         return Call("case", tuple(operands), "CASE")
+
+
+_UNIT_KEYWORD_CALLS = {"TIMESTAMPADD", "TIMESTAMPDIFF"}
+# the time-unit keywords Pinot's grammar accepts there (Calcite's TimeUnit); only Pinot's nine
+# (DateTimeUtils.getTimestampField) evaluate, the others throw on every row
+_TIME_UNIT_KEYWORDS = {"NANOSECOND", "MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "DAYOFWEEK",
+                       "DAYOFYEAR", "WEEK", "MONTH", "QUARTER", "YEAR"}
 
 
 def _number_literal(value: int | float) -> Literal:

@@ -201,6 +201,9 @@ class IngestionPipeline:
             ctx.errors = None
             value = t.expression.evaluate_array(columns, ctx)
             if t.spec is not None:
+                if getattr(t.expression, "primitive_array_result", False):  # a mirror of Pinot (docs/ingestion.md)
+                    ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
+                             "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
                 value = to_column_type(value, t.spec, ctx)
             if ctx.errors is not None:
                 value = with_nulls(value, ctx.errors)

@@ -28,6 +28,11 @@ class IngestionError(PinotSinkError, ValueError):
     """A transform or filter that fails on a row (Pinot fails the build there unless continueOnError)."""
 
 
+class RowFailure(IngestionError):
+    """Raised by ``Context.fail`` without continueOnError: already names the transform and the row, so the
+    evaluator lets it through as it is (any other exception of a function is turned into row failures)."""
+
+
 @dataclass(frozen=True)
 class Const:
     value: Any
@@ -61,7 +66,7 @@ class Context:
             if values is not None:
                 value = values[index]
                 shown = f" (value {value.as_py() if isinstance(value, pa.Scalar) else value!r})"
-            raise IngestionError(
+            raise RowFailure(
                 f"{self.where}: row {self.row_offset + index}: {reason}{shown}; Pinot fails the build on this row "
                 f"(set ingestionConfig.continueOnError to true to null the value and count the row instead)"
             )
@@ -273,7 +278,9 @@ def to_string(value: Value, ctx: Context) -> Value:
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, str):
             return value
-        return Const(java_text(value.value), "STRING")
+        if value.java_type in ("TIMESTAMP", "DATE"):
+            return Const(to_string(broadcast(value, 1, _LITERAL_ARROW[value.java_type]), ctx)[0].as_py(), "STRING")
+        return Const(java_text(value.value, value.java_type), "STRING")
     jt = arrow_java_type(value.type)
     if jt == "STRING":
         return value.cast(pa.string())
@@ -301,15 +308,18 @@ def to_string(value: Value, ctx: Context) -> Value:
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be passed where Pinot expects a string")
 
 
-def java_text(value: Any) -> str:
-    """``String.valueOf`` of a literal."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        from type_mapping.java_text import java_float_str
+_LITERAL_ARROW = {"TIMESTAMP": pa.timestamp("ms", tz="UTC"), "DATE": pa.date32()}
 
-        return java_float_str(value)
-    return str(value)
+
+def java_text(value: Any, java_type: str = "") -> str:
+    """``String.valueOf`` of a value (a literal, or one value of a column read where Pinot reads a literal):
+    Java's number printing (``Float.toString`` for a FLOAT), BYTES as their hex text (as Pinot passes BYTES to
+    a String parameter: ``BytesUtils.toHexString``), never Python's ``repr``."""
+    from type_mapping.java_text import java_float_str, java_object_string
+
+    if java_type == "FLOAT" and isinstance(value, float):
+        return java_float_str(value, float32=True)
+    return java_object_string(value)
 
 
 def _const_to_number(value: Const, kind: type, ctx: Context) -> Any:

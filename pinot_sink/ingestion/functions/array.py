@@ -77,7 +77,8 @@ def _register(name: str, params: str, out: str, fn: Callable, *, element: str | 
                 converted.append(_CONVERT[element][0](arg, ctx))
         return per_row(ctx, fn, out_type, *converted)
 
-    scalar_function(name, arity=len(params))(impl)
+    primitive = out == "I" or (out == "A" and element != "String")  # int[] ... double[], not String[]
+    scalar_function(name, arity=len(params), primitive_array=primitive)(impl)
 
 
 def _same(a, b) -> bool:

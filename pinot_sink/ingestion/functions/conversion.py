@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import print_pattern
+from type_mapping.datetime_formats import calendar_field, outside_arrow_range, print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 
 from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
@@ -120,12 +120,25 @@ def _from_timestamp(ctx: Context, args: list[Value]) -> Value:
 def _to_iso8601(ctx: Context, args: list[Value]) -> Value:
     """``Instant.toString``: the fraction only when it is not zero."""
     millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+    data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    if outside_arrow_range(data):  # years beyond 0000..9999 print with a sign ("+292278994-08-17T...")
+        return pa.array([None if v is None else _instant_string(v) for v in millis.to_pylist()], pa.string())
     instants = millis.cast(pa.timestamp("ms", tz="UTC"))
     base = print_pattern(instants, "yyyy-MM-dd'T'HH:mm:ss", "UTC")
     ms = pc.millisecond(instants)
     fraction = pc.if_else(pc.equal(ms, 0), "", pc.binary_join_element_wise(
         ".", pc.utf8_lpad(ms.cast(pa.string()), width=3, padding="0"), ""))
     return pc.binary_join_element_wise(base, fraction, "Z", "")
+
+
+def _instant_string(millis: int) -> str:
+    """``Instant.toString`` of any long of millis (Joda's and java.time's calendar agree: proleptic ISO)."""
+    one = np.array([millis], np.int64)
+    year, month, day, hour, minute, second, ms = (int(calendar_field(one, name)[0]) for name in (
+        "year", "month", "day", "hour", "minute", "second", "millisecond"))
+    year_text = f"{year:04d}" if 0 <= year <= 9999 else (f"+{year}" if year > 9999 else f"-{-year:04d}")
+    fraction = f".{ms:03d}" if ms else ""
+    return f"{year_text}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{fraction}Z"
 
 
 @scalar_function("fromIso8601", arity=1)

@@ -16,8 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import (DateTimeFormatError, compile_pattern, from_local, print_pattern,
-                                           to_local)
+from type_mapping.datetime_formats import (DateTimeFormatError, ZoneError, calendar_field, compile_pattern,
+                                           floor_local, from_local, joda_zone, outside_arrow_range, pinot_zone_key,
+                                           print_pattern, to_local)
 from type_mapping.java_numbers import java_long_div, saturating_multiply
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string, with_nulls
@@ -97,14 +98,14 @@ def _round(ctx: Context, args: list[Value]) -> Value:
 # --- zones and calendar fields ----------------------------------------------------------------------
 
 
-def zone_id(ctx: Context, value: Const) -> str:
+def zone_id(ctx: Context, value: Const, rule=None) -> str:
+    """The zone argument as Pinot resolves it: ``DateTimeZone.forID`` (``joda_zone``), or for ``dateTrunc``
+    Pinot's ``TimeZoneKey`` (``pinot_zone_key``); a rejected id fails every row that reaches it."""
     text = to_string(value, ctx).value
     try:
-        pa.array([0], pa.timestamp("ms")).cast(pa.timestamp("ms", tz=text))
-        pc.local_timestamp(pa.array([0], pa.timestamp("ms", tz=text)))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
-        raise IngestionError(f"{ctx.where}: {text!r} is not a time zone id (Joda DateTimeZone.forID)") from exc
-    return text
+        return (rule or joda_zone)(text)
+    except ZoneError as exc:
+        raise IngestionError(f"{ctx.where}: IllegalArgumentException: {exc}") from None
 
 
 def _local_timestamps(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
@@ -119,33 +120,42 @@ def _instants(ctx: Context, value: Value, zone: str = "UTC") -> pa.Array:
     return millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
 
 
-def _field(extract):
+def _field(extract, name):
+    def run(ctx, value, zone):
+        millis = broadcast(to_long(value, ctx), ctx.num_rows, pa.int64())
+        data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        local = to_local(data, zone)
+        mask = null_mask(millis) if millis.null_count else None
+        if outside_arrow_range(local):  # Joda's calendar over the whole long range
+            return pa.array(calendar_field(local, name).astype(np.int32), pa.int32(), mask=mask)
+        return extract(pa.array(local, pa.timestamp("ms"), mask=mask)).cast(pa.int32())
+
     def one_arg(ctx, args):
-        return extract(_local_timestamps(ctx, args[0])).cast(pa.int32())
+        return run(ctx, args[0], "UTC")
 
     def two_args(ctx, args):
-        return extract(_local_timestamps(ctx, args[0], zone_id(ctx, args[1]))).cast(pa.int32())
+        return run(ctx, args[0], zone_id(ctx, args[1]))
 
     return one_arg, two_args
 
 
 def _register_fields() -> None:
     fields = {
-        ("year",): pc.year,
-        ("yearOfWeek", "yow"): pc.iso_year,
-        ("quarter",): pc.quarter,
-        ("month", "monthOfYear"): pc.month,
-        ("week", "weekOfYear"): pc.iso_week,
-        ("dayOfYear", "doy"): pc.day_of_year,
-        ("dayOfMonth", "day"): pc.day,
-        ("dayOfWeek", "dow"): lambda t: pc.day_of_week(t, count_from_zero=False, week_start=1),
-        ("hour",): pc.hour,
-        ("minute",): pc.minute,
-        ("second",): pc.second,
-        ("millisecond",): pc.millisecond,
+        ("year",): (pc.year, "year"),
+        ("yearOfWeek", "yow"): (pc.iso_year, "iso_year"),
+        ("quarter",): (pc.quarter, "quarter"),
+        ("month", "monthOfYear"): (pc.month, "month"),
+        ("week", "weekOfYear"): (pc.iso_week, "iso_week"),
+        ("dayOfYear", "doy"): (pc.day_of_year, "day_of_year"),
+        ("dayOfMonth", "day"): (pc.day, "day"),
+        ("dayOfWeek", "dow"): (lambda t: pc.day_of_week(t, count_from_zero=False, week_start=1), "day_of_week"),
+        ("hour",): (pc.hour, "hour"),
+        ("minute",): (pc.minute, "minute"),
+        ("second",): (pc.second, "second"),
+        ("millisecond",): (pc.millisecond, "millisecond"),
     }
-    for names, extract in fields.items():
-        one, two = _field(extract)
+    for names, (extract, name) in fields.items():
+        one, two = _field(extract, name)
         scalar_function(*names, arity=1)(one)
         scalar_function(*names, arity=2, literal_args=(1,))(two)
 
@@ -187,13 +197,17 @@ def _date_trunc(ctx: Context, args: list[Value]) -> Value:
     if str(unit.value).lower() not in _TRUNC_UNITS:
         raise IngestionError(f"{ctx.where}: {unit.value!r} is not a valid Timestamp field")
     input_unit = _time_unit(ctx, args[2]) if len(args) > 2 else _TIME_UNITS["MILLISECONDS"]
-    zone = zone_id(ctx, args[3]) if len(args) > 3 else "UTC"
+    zone = zone_id(ctx, args[3], pinot_zone_key) if len(args) > 3 else "UTC"
     output_unit = _time_unit(ctx, args[4]) if len(args) > 4 else input_unit
     millis = _to_millis(_longs(ctx, args[1]), input_unit)
-    local = pa.array(to_local(millis, zone), pa.timestamp("ms"))
+    local = to_local(millis, zone)
     name = str(unit.value).lower()
-    options = {"week_starts_monday": True} if name == "week" else {}
-    floored = pc.floor_temporal(local, unit=name, **options).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    if outside_arrow_range(local):
+        floored = floor_local(local, name)
+    else:
+        options = {"week_starts_monday": True} if name == "week" else {}
+        floored = pc.floor_temporal(pa.array(local, pa.timestamp("ms")), unit=name, **options).cast(
+            pa.int64()).to_numpy(zero_copy_only=False)
     truncated = from_local(floored, zone)  # Joda's roundFloor: floor the local time, back to an instant
     return _result(ctx, _from_millis(truncated, output_unit), args[1:2])
 
@@ -506,7 +520,7 @@ def _truncate_local(local: np.ndarray, size: int, unit: str) -> np.ndarray:
         return day + (np.mod(local, 86_400_000) // 3_600_000) // size * size * 3_600_000
     if unit == "DAYS":
         day = np.floor_divide(local, 86_400_000)
-        dom = pc.day(pa.array(day * 86_400_000, pa.timestamp("ms"))).to_numpy(zero_copy_only=False).astype(np.int64)
+        dom = calendar_field(local, "day")
         return (day - ((dom - 1) - (dom - 1) // size * size)) * 86_400_000
     return local  # coarser units are left as they are (DateTimeConvert's switch has no case for them)
 

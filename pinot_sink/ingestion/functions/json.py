@@ -158,7 +158,8 @@ def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     return _map_rows(ctx, args[0], one, pa.string())
 
 
-@scalar_function("jsonPathString", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
+@scalar_function("jsonPathString", "jsonPathStringFast", "jsonPathStringFirstMatch", arity=3, literal_args=(1, 2),
+                 nullable=True, check=_check_path)
 def _json_path_string_default(ctx: Context, args: list[Value]) -> Value:
     path = _path_or_none(ctx, args[1])
     default = to_string(args[2], ctx)
@@ -226,7 +227,8 @@ def _json_path_long(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_long, LONG_MIN, pa.int64(), None)
 
 
-@scalar_function("jsonPathLong", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
+@scalar_function("jsonPathLong", "jsonPathLongFast", "jsonPathLongFirstMatch", arity=3, literal_args=(1, 2),
+                 nullable=True, check=_check_path)
 def _json_path_long_default(ctx: Context, args: list[Value]) -> Value:
     default = to_long(args[2], ctx).value
     return _extract_number(ctx, args, _java_long, default, pa.int64(), default)
@@ -237,7 +239,8 @@ def _json_path_double(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_double, float("nan"), pa.float64(), None)
 
 
-@scalar_function("jsonPathDouble", arity=3, literal_args=(1, 2), nullable=True, check=_check_path)
+@scalar_function("jsonPathDouble", "jsonPathDoubleFast", "jsonPathDoubleFirstMatch", arity=3, literal_args=(1, 2),
+                 nullable=True, check=_check_path)
 def _json_path_double_default(ctx: Context, args: list[Value]) -> Value:
     default = to_double(args[2], ctx).value
     return _extract_number(ctx, args, _java_double, default, pa.float64(), default)

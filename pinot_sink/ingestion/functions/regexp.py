@@ -480,7 +480,8 @@ def _match_flags(args: list) -> dict:
     return {"case_insensitive": insensitive, "unicode_case": insensitive}  # JavaUtilPattern: both or none
 
 
-@scalar_function("regexpLike", arity=(2, 3), literal_args=(1, 2), check=_check_pattern(1, _match_flags))
+@scalar_function("regexpLike", "regexpLikeVar", arity=(2, 3), literal_args=(1, 2),
+                 check=_check_pattern(1, _match_flags))
 def _regexp_like(ctx: Context, args: list[Value]) -> Value:
     literals = [None, _literal(ctx, to_string(args[1], ctx), "pattern")]
     if len(args) == 3:
@@ -524,7 +525,7 @@ def like_to_regexp(like: str) -> str:
     return "".join(out)
 
 
-@scalar_function("like", arity=2, literal_args=(1,),
+@scalar_function("like", "likeVar", arity=2, literal_args=(1,),
                  check=lambda args: JavaPattern(like_to_regexp(args[1]), True, True) if isinstance(args[1], str)
                  else None)
 def _like(ctx: Context, args: list[Value]) -> Value:

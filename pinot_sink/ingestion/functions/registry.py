@@ -18,20 +18,24 @@ class Function:
     # once per distinct value on that value's rows (evaluate._per_literal), so ``impl`` sees a Const there
     literal_args: tuple[int, ...] = ()
     check: Callable[[list], None] | None = None  # validates literal arguments when the expression is built
+    # the Java method returns a primitive array (int[], long[], float[], double[]): Pinot's DataTypeTransformer
+    # cannot store one into a column (ClassCastException), see IngestionPipeline
+    primitive_array: bool = False
 
 
 REGISTRY: dict[str, dict[int, Function]] = {}
 
 
 def scalar_function(*names: str, arity: int | tuple[int, ...], nullable: bool = False,
-                    literal_args: tuple[int, ...] = (), check: Callable[[list], None] | None = None):
+                    literal_args: tuple[int, ...] = (), check: Callable[[list], None] | None = None,
+                    primitive_array: bool = False):
     """Register ``impl(ctx, args)`` under ``names`` (canonicalised) for each argument count in ``arity``."""
     from ..expression import canonicalize
 
     arities = arity if isinstance(arity, tuple) else (arity,)
 
     def register(impl):
-        function = Function(names[0], impl, nullable, literal_args, check)
+        function = Function(names[0], impl, nullable, literal_args, check, primitive_array)
         for name in names:
             for count in arities:
                 REGISTRY.setdefault(canonicalize(name), {})[count] = function

@@ -1,0 +1,100 @@
+"""Ask Pinot itself what its scalar functions give: build, with Pinot's own builder (pinot-verify), a segment
+whose transforms call the functions of one family on random and extreme inputs, and keep what Pinot's reader
+returns as tests/fixtures/functions/<family>.jsonl (tests/ingestion/test_function_expectations.py compares).
+
+    python tools/pinot_functions/expectations.py FAMILY [FAMILY...]     # needs ~/pinot-verify (not the tests)
+
+Each fixture: a header line (Pinot commit, schema, table config with continueOnError, the input Arrow types),
+then one line per row: the input row, Pinot's stored values and the columns its null vector marks. A transform
+that throws on a row leaves its column null there (continueOnError), as a null input does.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from families import FAMILIES  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+VERIFY = Path(os.environ.get("PINOT_VERIFY_HOME", Path.home() / "pinot-verify"))
+COMMIT = "210c2951e720b72cbcb87224ff5e46237e098acd"
+
+
+def _configs(family: str, spec: dict) -> tuple[dict, dict]:
+    fields = [{"name": "row_id", "dataType": "INT"}]
+    for column, (pinot_type, single) in spec["outputs"].items():
+        field = {"name": column, "dataType": pinot_type}
+        if not single:
+            field["singleValueField"] = False
+        fields.append(field)
+    schema = {"schemaName": f"fn_{family}", "dimensionFieldSpecs": fields}
+    table_config = {
+        "tableName": f"fn_{family}", "tableType": "OFFLINE", "segmentsConfig": {"replication": "1"},
+        "tableIndexConfig": {"loadMode": "MMAP", "nullHandlingEnabled": True}, "tenants": {}, "metadata": {},
+        "ingestionConfig": {
+            "continueOnError": True,
+            "transformConfigs": [{"columnName": c, "transformFunction": e} for c, e in spec["transforms"].items()],
+        },
+    }
+    return schema, table_config
+
+
+def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | None = None) -> list[dict]:
+    """Pinot's build of ``rows``; returns the dump's row records by docId (and keeps the segment as
+    ``keep/<name>_0.tar.gz``, packed reproducibly, when asked)."""
+    name = table_config["tableName"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "schema.json").write_text(json.dumps(schema))
+        (tmp / "table_config.json").write_text(json.dumps(table_config))
+        (tmp / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        built = subprocess.run([str(VERIFY / "pinot-segment-build"), "--schema", str(tmp / "schema.json"),
+                                "--table-config", str(tmp / "table_config.json"), "--input", str(tmp / "rows.jsonl"),
+                                "--out", str(tmp / "out"), "--segment-name", f"{name}_0",
+                                "--creation-time", "1700000000000"], capture_output=True, text=True)
+        if built.returncode:
+            shown = [line for line in built.stderr.splitlines() if "WARN" not in line and " at " not in line]
+            raise SystemExit("pinot-segment-build failed:\n" + "\n".join(shown)[:3000])
+        dump = subprocess.run([str(VERIFY / "pinot-segment-dump"), str(tmp / "out" / f"{name}_0")], check=True,
+                              capture_output=True, text=True).stdout
+        if keep is not None:
+            subprocess.run(["tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner",
+                            "-czf", str(keep / f"{name}_0.tar.gz"), "-C", str(tmp / "out"), f"{name}_0"], check=True)
+    docs = [json.loads(line) for line in dump.splitlines() if line.strip()]
+    return sorted((d for d in docs if d.get("kind") == "row"), key=lambda d: d["docId"])
+
+
+def build(family: str) -> Path:
+    spec = FAMILIES[family]
+    rng = random.Random(f"pinot-functions-{family}")
+    rows = spec["rows"](rng)
+    for i, row in enumerate(rows):
+        row["row_id"] = i
+    schema, table_config = _configs(family, spec)
+    docs = run_pinot(schema, table_config, rows)
+    assert len(docs) == len(rows), (len(docs), len(rows))
+    out = ROOT / "tests" / "fixtures" / "functions" / f"{family}.jsonl"
+    header = {"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/expectations.py", "schema": schema,
+              "table_config": table_config, "input_types": spec["inputs"],
+              # columns compared as JSON values: a map read from JSON rows is a HashMap in Pinot, whose key
+              # order is Java's hash order (docs/ingestion.md, deliberate differences)
+              "json_columns": spec.get("json_columns", [])}
+    lines = [json.dumps(header)]
+    for row, doc in zip(rows, docs):
+        values = {c: doc["values"][c] for c in spec["outputs"]}
+        nulls = sorted(set(doc.get("nulls") or []) & set(spec["outputs"]))
+        lines.append(json.dumps({"row": {k: v for k, v in row.items() if k != "row_id"}, "values": values,
+                                 "nulls": nulls}, ensure_ascii=False))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or sorted(FAMILIES):
+        print(build(name))
