@@ -220,7 +220,7 @@ def java_time_zone(zone: str) -> str:
     return "UTC"
 
 
-class ZoneError(ValueError):
+class ZoneError(PinotSinkError, ValueError):
     """A zone id Joda (or Pinot's TimeZoneKey) rejects: ``IllegalArgumentException`` in Pinot."""
 
 
@@ -631,7 +631,7 @@ def floor_local(local: np.ndarray, unit: str) -> np.ndarray:
         return days_from_civil(year, month, np.ones_like(month)) * MILLIS_PER_DAY
 
 
-class ZoneOverflow(ArithmeticError):
+class ZoneOverflow(PinotSinkError, ArithmeticError):
     """Joda's ``convertUTCToLocal``: an instant whose local time is beyond the long range."""
 
 

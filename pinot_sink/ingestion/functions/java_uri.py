@@ -13,8 +13,10 @@ import ipaddress
 import unicodedata
 from dataclasses import dataclass
 
+from type_mapping.errors import PinotSinkError
 
-class URISyntaxError(Exception):
+
+class URISyntaxError(PinotSinkError):
     pass
 
 
