@@ -32,6 +32,7 @@ from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
 from .stats import ColumnStats, collect_stats, flatten
+from . import startree
 from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
 from .tarball import write_directory, write_tarball
 
@@ -143,6 +144,8 @@ def build_segment(
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
+    star_columns = startree.needed_columns(table_config, schema) if startree.has_star_trees(table_config) else set()
+    star_inputs: dict[str, ColumnContext] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         try:
@@ -156,6 +159,8 @@ def build_segment(
             raise SegmentBuildError(f"column {spec.name!r}: {exc}") from exc
         for entry in column_entries:
             entry.adler  # the CRCs combine these; computing them here spreads them over the threads
+        if spec.name in star_columns:
+            star_inputs[spec.name] = ctx
         return meta, column_entries
 
     if threads <= 1:
@@ -198,7 +203,11 @@ def build_segment(
         custom={f"custom.{k}" if not k.startswith("custom.") else k: str(v)
                 for k, v in options.custom_properties.items()},
     )
-    files = segment_file_parts(entries, metadata_bytes(meta, version), version, creation_time_ms)
+    metadata = metadata_bytes(meta, version)
+    star = _star_trees(table_config, schema, star_inputs, total_docs) if star_columns else None
+    if star is not None:  # MultipleTreesBuilder re-saves metadata.properties with its keys appended
+        metadata = metadata_bytes(meta, version, resaved=True) + star.metadata
+    files = segment_file_parts(entries, metadata, version, creation_time_ms, star.files if star else None)
     tar_path = out_dir / tarball_name(segment_name)
     mtime = creation_time_ms // 1000
     tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime, threads)
@@ -229,6 +238,23 @@ def build_segment(
         partitions=partitions,
         skipped_indexes=skipped,
     )
+
+
+def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):
+    columns = {
+        name: startree.StarTreeColumn(
+            has_dictionary=ctx.has_dictionary, cardinality=ctx.stats.cardinality,
+            dict_ids=ctx.dictionary.dict_ids if ctx.spec.single_value else None,
+            dictionary_values=ctx.dictionary.values, values=ctx.values, row_lengths=ctx.row_lengths,
+            stored_type=ctx.spec.stored_type, single_value=ctx.spec.single_value)
+        for name, ctx in contexts.items()
+    }
+    if not columns:
+        return None
+    try:
+        return startree.build_star_trees(table_config, schema, columns, total_docs)
+    except startree.StarTreeConfigError as exc:
+        raise SegmentBuildError(f"star-tree index: {exc}") from None
 
 
 # --- configuration checks --------------------------------------------------------------------------

@@ -167,11 +167,12 @@ def _default_strategy(spec: FieldSpec) -> str:
     return "TRIM_LENGTH" if spec.data_type == "STRING" else "NO_ACTION"
 
 
-def metadata_bytes(meta: SegmentMetadata, version: str) -> bytes:
-    """The file as Pinot leaves it: v1 as written; v3 re-saved with the version key appended."""
+def metadata_bytes(meta: SegmentMetadata, version: str, resaved: bool = False) -> bytes:
+    """The file as Pinot leaves it: v1 as written; v3 re-saved with the version key appended.
+    ``resaved``: re-saved again after creation (the star-tree builder's keys follow)."""
     writer = render_metadata(meta)
     if version == "v3":
         writer.put("segment.index.version", "v3")
         return writer.render(resaved=True)
-    return writer.render()
+    return writer.render(resaved=resaved)
 

@@ -186,9 +186,7 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
             c.unsupported.append("h3")
 
     unsupported_table: list[str] = []
-    if index_config.get("starTreeIndexConfigs") or _true(index_config.get("enableDefaultStarTree"),
-                                                          "tableIndexConfig.enableDefaultStarTree"):
-        unsupported_table.append("star-tree index")
+    # star-trees (starTreeIndexConfigs, enableDefaultStarTree) are built by segment.startree
     if index_config.get("multiColumnTextIndexConfig"):
         unsupported_table.append("multi-column text index")
 
