@@ -144,7 +144,7 @@ def build_segment(
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
-    star_columns = startree.needed_columns(table_config, schema) if startree.has_star_trees(table_config) else set()
+    star_columns = _star_columns(table_config, schema)
     star_inputs: dict[str, ColumnContext] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
@@ -238,6 +238,15 @@ def build_segment(
         partitions=partitions,
         skipped_indexes=skipped,
     )
+
+
+def _star_columns(table_config, schema: PinotSchema) -> set[str]:
+    if not startree.has_star_trees(table_config):
+        return set()
+    try:
+        return startree.needed_columns(table_config, schema)
+    except startree.StarTreeConfigError as exc:
+        raise SegmentBuildError(f"star-tree index: {exc}") from None
 
 
 def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):

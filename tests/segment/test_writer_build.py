@@ -248,9 +248,9 @@ def test_unsupported_indexes_error_or_skip(tmp_path):
     assert len(built.skipped_indexes) == 2
 
 
-def test_star_tree_is_unsupported(tmp_path):
+def test_star_tree_without_function_pairs_is_an_error(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}]}}
-    with pytest.raises(SegmentBuildError, match="star-tree"):
+    with pytest.raises(SegmentBuildError, match="star-tree index: .*neither functionColumnPairs"):
         build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
 
 
