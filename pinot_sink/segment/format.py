@@ -15,6 +15,8 @@ METADATA_FILE = "metadata.properties"
 CREATION_META_FILE = "creation.meta"
 V3_DIR = "v3"
 INDEX_MAP_FILE = "index_map"
+STAR_TREE_INDEX_FILE = "star_tree_index"  # StarTreeV2Constants.INDEX_FILE_NAME: every tree, back to back
+STAR_TREE_INDEX_MAP_FILE = "star_tree_index_map"  # offsets and sizes of each tree's buffers in it
 COLUMNS_FILE = "columns.psf"
 
 # columns.psf: each index buffer follows this 8-byte marker; a var-length dictionary starts with ".vl;".

@@ -40,10 +40,10 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "startree"
 STAR = -1
 
 
-def _case(pinot_built: Path, name: str):
+def _case(folder: Path):
     """The fixture's rows as Pinot's reader returned them; BIG_DECIMAL text normalised as ingestion does
     (``stripTrailingZeros``: the dump's plain text ``224153292490`` was stored as 2.2415329249E+11)."""
-    case = load_case(pinot_built / name)
+    case = load_case(folder)
     table = case.columns.table
     for spec in case.schema:
         if spec.stored_type == "BIG_DECIMAL":
@@ -55,8 +55,9 @@ def _case(pinot_built: Path, name: str):
 
 
 def _star_buffers(files: dict[str, bytes]) -> dict[str, bytes]:
-    index_map = parse_properties(files["v3/star_tree_index_map"])
-    data = files["v3/star_tree_index"]
+    prefix = "v3/" if "v3/star_tree_index" in files else ""
+    index_map = parse_properties(files[prefix + "star_tree_index_map"])
+    data = files[prefix + "star_tree_index"]
     out = {}
     for key, value in index_map.items():
         if key.endswith(".OFFSET"):
@@ -65,17 +66,35 @@ def _star_buffers(files: dict[str, bytes]) -> dict[str, bytes]:
     return out
 
 
-@pytest.mark.parametrize("name", ["startree", "startree_default"])
-def test_same_bytes_as_pinot(name, pinot_built, tmp_path):
-    case = _case(pinot_built, name)
+# Buffers whose bytes differ on purpose or by codec choice: cramjam's Snappy encoder picks other (equally
+# valid) matches than snappy-java for one chunk; the values decode the same (checked below). The index map's
+# later offsets and the CRC in creation.meta follow.
+KNOWN_DIFFERENCES = {"st_mix": {"1.sumPrecision__big.FORWARD_INDEX"}}
+CASES = [("shared", "startree"), ("shared", "startree_default"), ("local", "st_mix"), ("local", "st_v1")]
+
+
+def _folder(where: str, name: str, pinot_built: Path) -> Path:
+    return (pinot_built if where == "shared" else FIXTURES) / name
+
+
+@pytest.mark.parametrize("where, name", CASES)
+def test_same_bytes_as_pinot(where, name, pinot_built, tmp_path):
+    case = _case(_folder(where, name, pinot_built))
     built = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
                           CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False))
     ours, theirs = read_tarball(built.tar_path), case.pinot_files()
     assert sorted(ours) == sorted(theirs)
     ours_buffers, theirs_buffers = _star_buffers(ours), _star_buffers(theirs)
     assert sorted(ours_buffers) == sorted(theirs_buffers)
-    differing = sorted(k for k in theirs_buffers if ours_buffers[k] != theirs_buffers[k])
-    assert differing == [], f"star-tree buffers whose bytes differ from Pinot's: {differing}"
+    differing = {k for k in theirs_buffers if ours_buffers[k] != theirs_buffers[k]}
+    known = KNOWN_DIFFERENCES.get(name, set())
+    assert differing == known, f"star-tree buffers whose bytes differ from Pinot's: {sorted(differing)}"
+    if known:
+        with open_segment(built.tar_path) as ours_reader, open_segment(case.tarball) as theirs_reader:
+            for ours_tree, theirs_tree in zip(read_star_trees(ours_reader), read_star_trees(theirs_reader)):
+                assert ours_tree.metrics == theirs_tree.metrics
+        theirs = {k: v for k, v in theirs.items() if not k.endswith(("star_tree_index", "star_tree_index_map",
+                                                                     "creation.meta"))}
     for file in sorted(theirs):
         assert ours[file] == theirs[file], f"{file} differs from Pinot's"
 
@@ -131,15 +150,42 @@ def _expected(function: str, column_values: list, stored: str):
     if function == "sumPrecision":
         return sum(Decimal(str(v)) for v in flat)
     if function == "distinctCountBitmap":
-        return {(_java_string_hash(v) if stored == "STRING" else int(v)) & 0xFFFFFFFF for v in flat}
+        return {_java_hash_code(v, stored) for v in flat}
     if function == "distinctCountHLL":
-        assert stored in ("INT", "LONG")
-        return hll.serialize(hll.registers_from_hashes(np.array([hll.hash_long(int(v)) for v in flat],
-                                                                dtype=np.uint32), 8), 8)
+        return flat  # compared register by register in _same
     raise AssertionError(function)
 
 
-def _same(function: str, got, want) -> bool:
+def _java_hash_code(v, stored: str) -> int:
+    """``Object.hashCode()`` of the boxed value, as an unsigned 32-bit int."""
+    if stored == "STRING":
+        return _java_string_hash(v)
+    if stored == "LONG":
+        v &= 0xFFFFFFFFFFFFFFFF
+        return (v ^ (v >> 32)) & 0xFFFFFFFF
+    if stored == "DOUBLE":
+        bits = struct.unpack(">Q", struct.pack(">d", v))[0]
+        return (bits ^ (bits >> 32)) & 0xFFFFFFFF
+    if stored == "FLOAT":
+        return struct.unpack(">I", struct.pack(">f", v))[0]
+    return int(v) & 0xFFFFFFFF
+
+
+def _hll_hash(v, stored: str) -> int:
+    if stored == "STRING":
+        return hll.hash_bytes(v.encode("utf-8"))
+    if stored == "FLOAT":
+        return hll.hash_long(struct.unpack(">i", struct.pack(">f", v))[0])
+    if stored == "DOUBLE":
+        return hll.hash_long(struct.unpack(">q", struct.pack(">d", v))[0])
+    return hll.hash_long(int(v))
+
+
+def _same(function: str, got, want, stored: str = "") -> bool:
+    if function == "distinctCountHLL":  # registers: each the max rank of the values hashed to it
+        registers, log2m = hll.deserialize(got)
+        hashes = np.array([_hll_hash(v, stored) for v in want], dtype=np.uint32)
+        return bool((registers == hll.registers_from_hashes(hashes, log2m)).all())
     if function in ("sum", "sumMV"):
         return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-6)
     if function in ("avg", "avgMV"):
@@ -177,7 +223,7 @@ def check_tree_against_rows(reader, tree) -> int:
             stored = "" if column == "*" else reader.column(column).data_type
             want = _expected(function, values, stored)
             got = tree.metrics[pair][doc]
-            assert _same(function, got, want), f"tree {tree.index} record {doc} {pair}: {got!r} != {want!r}"
+            assert _same(function, got, want, stored), f"tree {tree.index} record {doc} {pair}: {got!r} != {want!r}"
         checked += 1
 
     stack = [(0, {})]
@@ -200,17 +246,17 @@ def check_tree_against_rows(reader, tree) -> int:
     return checked
 
 
-@pytest.mark.parametrize("name", ["startree", "startree_default"])
+@pytest.mark.parametrize("where, name", CASES)
 @pytest.mark.parametrize("whose", ["pinot", "ours"])
-def test_trees_hold_the_aggregates_of_the_raw_rows(name, whose, pinot_built, tmp_path):
-    case = _case(pinot_built, name)
+def test_trees_hold_the_aggregates_of_the_raw_rows(where, name, whose, pinot_built, tmp_path):
+    case = _case(_folder(where, name, pinot_built))
     path = case.tarball
     if whose == "ours":
         path = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
                              CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False)).tar_path
     with open_segment(path) as reader:
         trees = read_star_trees(reader)
-        assert len(trees) == (2 if name == "startree" else 1)
+        assert len(trees) == {"startree": 2, "st_mix": 3}.get(name, 1)
         for tree in trees:
             assert tree.num_nodes > 1
             assert check_tree_against_rows(reader, tree) > tree.num_nodes

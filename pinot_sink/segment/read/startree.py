@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bitpack import bits_per_value
+from ..format import METADATA_FILE, STAR_TREE_INDEX_FILE, STAR_TREE_INDEX_MAP_FILE
 from ..properties import as_list, as_text, parse_properties
 from .decoders import unpack_bits
 from .raw_forward import read_raw_forward
@@ -52,14 +53,14 @@ class StarTreeView:
 
 def read_star_trees(reader, decode: bool = True) -> list[StarTreeView]:
     """The star-trees of an open ``SegmentReader`` (empty when it has none)."""
-    props = parse_properties(reader._read_file("metadata.properties", required=True))
+    props = parse_properties(reader._read_file(METADATA_FILE, required=True))
     count = int(as_text(props.get("startree.v2.count")) or 0)
     if not count:
         return []
-    index_path = os.path.join(reader.files_dir, "star_tree_index")
+    index_path = os.path.join(reader.files_dir, STAR_TREE_INDEX_FILE)
     with open(index_path, "rb") as f:
         data = f.read()
-    index_map = parse_properties(reader._read_file("star_tree_index_map", required=True))
+    index_map = parse_properties(reader._read_file(STAR_TREE_INDEX_MAP_FILE, required=True))
     buffers: dict[tuple[int, str], memoryview] = {}
     view = memoryview(data)
     for key, value in index_map.items():

@@ -20,6 +20,7 @@ from type_mapping.pinot_schema import FieldSpec
 
 from ..bitpack import bits_per_value
 from ..codecs import codec_id
+from ..format import STAR_TREE_INDEX_FILE, STAR_TREE_INDEX_MAP_FILE
 from ..forward_index import unsorted_forward_index
 from ..properties import PropertiesWriter
 from ..raw_forward import RawColumnStats, write_raw_forward
@@ -28,8 +29,8 @@ from .tree import INVALID, Node, StarTreeRecords
 
 MAGIC_MARKER = 0xBADDA55B00DAD00D
 TREE_VERSION = 1
-INDEX_FILE = "star_tree_index"
-INDEX_MAP_FILE = "star_tree_index_map"
+INDEX_FILE = STAR_TREE_INDEX_FILE
+INDEX_MAP_FILE = STAR_TREE_INDEX_MAP_FILE
 
 
 def tree_bytes(records: StarTreeRecords, dimensions: tuple[str, ...]) -> bytes:
