@@ -37,6 +37,16 @@ class StarTreeColumn:
     stored_type: str
     single_value: bool
 
+    def numeric_values(self) -> np.ndarray | None:
+        """Single-value number columns: every doc's value as a double (``Number.doubleValue``)."""
+        if not self.single_value or self.stored_type not in ("INT", "LONG", "FLOAT", "DOUBLE"):
+            return None
+        if self.has_dictionary and self.dict_ids is not None:
+            distinct = self.dictionary_values.to_numpy(zero_copy_only=False).astype(np.float64)
+            return distinct[self.dict_ids]
+        values = self.values.combine_chunks() if hasattr(self.values, "combine_chunks") else self.values
+        return values.to_numpy(zero_copy_only=False).astype(np.float64)
+
     def raw_values(self) -> list:
         """Per doc the value Pinot's column reader returns (MV: a list)."""
         if self.has_dictionary and self.dict_ids is not None:
@@ -100,19 +110,24 @@ def build_star_trees(table_config: Mapping[str, Any] | None, schema: PinotSchema
             dim_ids[:, i] = c.dict_ids
         aggregators, raws = [], []
         for pair, spec in tree.aggregations:
-            if pair.column == "*":
-                aggregators.append(make_aggregator(pair.function, "LONG", True, {}))
-                raws.append(None)
-                continue
-            c = columns[pair.column]
             try:
-                aggregators.append(make_aggregator(pair.function, c.stored_type, c.single_value,
-                                                   dict(spec.function_parameters)))
+                if pair.column == "*":
+                    agg = make_aggregator(pair.function, "LONG", True, {})
+                    aggregators.append(agg)
+                    raws.append(agg.initial_block(None, None, total_docs))
+                    continue
+                c = columns[pair.column]
+                agg = make_aggregator(pair.function, c.stored_type, c.single_value, dict(spec.function_parameters))
+                numeric = c.numeric_values() if agg.kind != "object" else None
+                raw = None
+                if numeric is None:
+                    if pair.column not in raw_cache:
+                        raw_cache[pair.column] = c.raw_values()
+                    raw = raw_cache[pair.column]
+                aggregators.append(agg)
+                raws.append(agg.initial_block(numeric, raw, total_docs))
             except UnsupportedAggregation as exc:
                 raise StarTreeConfigError(f"{tree.label}: function pair {pair.column_name}: {exc}") from None
-            if pair.column not in raw_cache:
-                raw_cache[pair.column] = c.raw_values()
-            raws.append(raw_cache[pair.column])
         skip = {tree.dimensions.index(d) for d in tree.skip_star_node_creation}
         try:
             records = build_tree(dim_ids, raws, skip, tree.max_leaf_records, aggregators)
@@ -122,5 +137,5 @@ def build_star_trees(table_config: Mapping[str, Any] | None, schema: PinotSchema
         cardinalities = {d: columns[d].cardinality for d in tree.dimensions}
         buffers.append(tree_buffers(records, tree, cardinalities))
     parts, index_map = combine(buffers)
-    metadata = metadata_lines([(tree, len(records.dims)) for tree, records in built]).render()
+    metadata = metadata_lines([(tree, records.num_docs) for tree, records in built]).render()
     return StarTreeOutput({INDEX_FILE: parts, INDEX_MAP_FILE: [index_map]}, metadata, built)

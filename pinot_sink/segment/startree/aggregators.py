@@ -65,6 +65,13 @@ def to_double(value: Any, stored: str) -> float:
     raise UnsupportedAggregation(f"a {stored} value cannot be aggregated as a number")
 
 
+def _exact_in_any_order(values: np.ndarray) -> bool:
+    """Whole numbers whose total stays below 2^53 add up to the same double in any order."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.isfinite(values).all() and (values == np.round(values)).all()
+                    and float(np.abs(values).sum()) < 2.0**53)
+
+
 def _decimal_text(unscaled: int, scale: int) -> str:
     return f"{unscaled}e{-scale}"
 
@@ -74,6 +81,7 @@ class ValueAggregator:
 
     name = ""
     value_type = DOUBLE
+    kind = "object"  # how ``tree.MetricColumn`` stores the values: long, double, avg, range or object
     order_sensitive = False  # does merging in another order change the bytes (DOUBLE sums)?
 
     def __init__(self, stored: str = "LONG", single_value: bool = True, params: dict | None = None):
@@ -96,13 +104,36 @@ class ValueAggregator:
     def max_byte_size(self) -> int:
         return 8
 
+    def initial_block(self, numeric: np.ndarray | None, raw: list | None, num_docs: int):
+        """Every doc's initial value as a ``MetricColumn`` block: arrays for the numpy kinds (from the
+        column's float64 values when it is a single-value number column), else the raw values themselves
+        (the tree applies ``initial`` / ``apply_raw`` to them in Pinot's order)."""
+        if self.kind == "object":
+            return raw
+        if numeric is not None and self.single_value:
+            vals = numeric
+            ones = np.ones(num_docs, dtype=np.int64)
+            block = {"long": [ones], "double": [vals], "avg": [vals, ones], "range": [vals, vals]}[self.kind]
+        else:
+            values = [self.initial(r) for r in (raw if raw is not None else [None] * num_docs)]
+            if self.kind == "long":
+                block = [np.array(values, dtype=np.int64)]
+            elif self.kind == "double":
+                block = [np.array(values, dtype=np.float64)]
+            else:
+                pairs = np.array(values, dtype=np.float64).reshape(-1, 2)
+                block = [pairs[:, 0].copy(), pairs[:, 1].astype(np.int64) if self.kind == "avg" else pairs[:, 1].copy()]
+        if self.kind in ("double", "avg") and self.name not in ("min", "max"):
+            self.order_sensitive = not _exact_in_any_order(block[0])
+        return block
+
     def numbers(self, raw) -> list[float]:
         values = raw if isinstance(raw, (list, tuple)) else [raw]
         return [to_double(v, self.stored) for v in values]
 
 
 class Count(ValueAggregator):
-    name, value_type = "count", LONG
+    name, value_type, kind = "count", LONG, "long"
 
     def initial(self, raw):
         return 1
@@ -125,7 +156,7 @@ class CountMV(Count):
 
 
 class Sum(ValueAggregator):
-    name, value_type, order_sensitive = "sum", DOUBLE, True
+    name, value_type, kind = "sum", DOUBLE, "double"
 
     def initial(self, raw):
         if isinstance(raw, (list, tuple)):
@@ -147,7 +178,7 @@ class SumMV(Sum):
 
 
 class Min(ValueAggregator):
-    name, value_type = "min", DOUBLE
+    name, value_type, kind = "min", DOUBLE, "double"
 
     def initial(self, raw):
         out = math.inf
@@ -162,7 +193,7 @@ class Min(ValueAggregator):
 
 
 class Max(ValueAggregator):
-    name, value_type = "max", DOUBLE
+    name, value_type, kind = "max", DOUBLE, "double"
 
     def initial(self, raw):
         out = -math.inf
@@ -179,7 +210,7 @@ class Max(ValueAggregator):
 class Avg(ValueAggregator):
     """``AvgPair`` (sum DOUBLE, count LONG), 16 bytes big-endian."""
 
-    name, value_type, order_sensitive = "avg", BYTES, True
+    name, value_type, kind = "avg", BYTES, "avg"
 
     def initial(self, raw):
         if self.stored == "BYTES" and not isinstance(raw, (list, tuple)):
@@ -208,7 +239,7 @@ class AvgMV(Avg):
 class MinMaxRange(ValueAggregator):
     """``MinMaxRangePair`` (min, max as DOUBLE), 16 bytes big-endian."""
 
-    name, value_type = "minMaxRange", BYTES
+    name, value_type, kind = "minMaxRange", BYTES, "range"
 
     def initial(self, raw):
         if self.stored == "BYTES" and not isinstance(raw, (list, tuple)):

@@ -12,7 +12,10 @@
    with a star child reuses the star child's; otherwise a new record, with the remaining dimensions set to
    the star value 0, is appended).
 
-Aggregated values are immutable here (``aggregators``), so sharing one between records is safe.
+Records are stored by column (``MetricColumn``): numpy arrays for the values numpy can merge with Java's result
+(counts, DOUBLE sums added strictly in Pinot's order, min / max with ``Math.min``'s NaN and signed-zero rules,
+``AvgPair``, ``MinMaxRangePair``), Python objects for the rest (BigDecimal sums, bitmaps, HLL registers).
+Every merge is "reduce these records, in this order, into one per group".
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from .quicksort import fastutil_order
 STAR = -1  # StarTreeNode.ALL: a star node's dimension value
 STAR_IN_FORWARD_INDEX = 0  # a star dimension in the star-tree's own forward index
 INVALID = -1
+_SMALL_GROUP = 64  # groups up to this size are summed together, position by position
 
 
 @dataclass
@@ -39,15 +43,129 @@ class Node:
     children: list["Node"] | None = None  # in Java HashMap iteration order
 
 
+class _Grow:
+    """An append-only numpy array."""
+
+    def __init__(self, dtype, tail: tuple = ()):
+        self.a = np.empty((1024,) + tail, dtype=dtype)
+        self.n = 0
+
+    def extend(self, block: np.ndarray) -> None:
+        need = self.n + len(block)
+        if need > len(self.a):
+            bigger = np.empty((max(need, 2 * len(self.a)),) + self.a.shape[1:], dtype=self.a.dtype)
+            bigger[: self.n] = self.a[: self.n]
+            self.a = bigger
+        self.a[self.n: need] = block
+        self.n = need
+
+    @property
+    def view(self) -> np.ndarray:
+        return self.a[: self.n]
+
+
+# --- grouped reductions with Java's results ---------------------------------------------------------
+
+
+def seq_sum(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Per group, ``((v0 + v1) + v2) + ...`` in the given order (Java's loop; numpy's own sums pair up)."""
+    out = values[starts].astype(values.dtype, copy=True)
+    small = np.flatnonzero((sizes > 1) & (sizes <= _SMALL_GROUP))
+    for g in np.flatnonzero(sizes > _SMALL_GROUP).tolist():
+        s = int(starts[g])
+        out[g] = np.cumsum(values[s: s + int(sizes[g])])[-1]  # cumsum adds strictly left to right
+    k = 1
+    while len(small):
+        out[small] += values[starts[small] + k]
+        k += 1
+        small = small[sizes[small] > k]
+    return out
+
+
+def _java_extreme(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray, lowest: bool) -> np.ndarray:
+    """``Math.min`` / ``Math.max`` over each group: NaN wins; -0.0 is below 0.0."""
+    ufunc = np.minimum if lowest else np.maximum
+    out = ufunc.reduceat(values, starts) if len(values) else values[:0].copy()
+    zeros = out == 0
+    if zeros.any():
+        signed = np.signbit(values) if lowest else ~np.signbit(values)
+        has = np.logical_or.reduceat(signed & (values == 0), starts)
+        want_negative = has if lowest else ~has
+        out[zeros] = np.where(want_negative[zeros], -0.0, 0.0)
+    return out
+
+
+class MetricColumn:
+    """One metric's aggregated values for every record of a tree."""
+
+    def __init__(self, agg: ValueAggregator):
+        self.agg = agg
+        self.kind = agg.kind
+        if self.kind == "long":
+            self.parts = [_Grow(np.int64)]
+        elif self.kind == "double":
+            self.parts = [_Grow(np.float64)]
+        elif self.kind == "avg":
+            self.parts = [_Grow(np.float64), _Grow(np.int64)]
+        elif self.kind == "range":
+            self.parts = [_Grow(np.float64), _Grow(np.float64)]
+        else:
+            self.objects: list = []
+
+    def __len__(self) -> int:
+        return self.parts[0].n if self.kind != "object" else len(self.objects)
+
+    def arrays(self) -> list[np.ndarray] | list:
+        return [p.view for p in self.parts] if self.kind != "object" else self.objects
+
+    def extend(self, block) -> None:
+        if self.kind == "object":
+            self.objects.extend(block)
+        else:
+            for part, values in zip(self.parts, block):
+                part.extend(values)
+
+    def reduce(self, block, starts: np.ndarray, sizes: np.ndarray):
+        """Merge each group (``starts`` / ``sizes`` into ``block``, records in merge order) into one value."""
+        kind, agg = self.kind, self.agg
+        if kind == "long":
+            return [np.add.reduceat(block[0], starts)]
+        if kind == "double":
+            if agg.name in ("min", "max"):
+                return [_java_extreme(block[0], starts, sizes, agg.name == "min")]
+            return [seq_sum(block[0], starts, sizes)]
+        if kind == "avg":
+            return [seq_sum(block[0], starts, sizes), np.add.reduceat(block[1], starts)]
+        if kind == "range":
+            return [_java_extreme(block[0], starts, sizes, True), _java_extreme(block[1], starts, sizes, False)]
+        out = []
+        for s, n in zip(starts.tolist(), sizes.tolist()):
+            value = block[s]
+            for i in range(s + 1, s + n):
+                value = agg.merge(value, block[i])
+            out.append(value)
+        return out
+
+    def take(self, index: np.ndarray):
+        if self.kind == "object":
+            objects = self.objects
+            return [objects[i] for i in index.tolist()]
+        return [p.view[index] for p in self.parts]
+
+
 @dataclass
 class StarTreeRecords:
     """The built tree: its records (dimension dictIds, metric aggregated values) and its nodes."""
 
-    dims: list[tuple]
-    metrics: list[list]
+    dims: np.ndarray  # (records, dimensions) dictIds, 0 where starred
+    metrics: list[MetricColumn]
     root: Node
     num_nodes: int
     aggregators: list[ValueAggregator] = field(default_factory=list)
+
+    @property
+    def num_docs(self) -> int:
+        return len(self.dims)
 
 
 def _java_int_hash(key: int) -> int:
@@ -61,8 +179,8 @@ def _hashmap_order(keys: list[int]) -> list[int]:
     Buckets are ``hash & (capacity - 1)``, entries within a bucket in insertion order (a resize splits a
     bucket keeping that order). Capacity starts at 16 and doubles when the size passes 3/4 of it, or when a
     bucket reaches 9 entries while the table is under 64 (``treeifyBin``). A tree bin (64+ buckets, 9+
-    entries in one) keeps its list order too, except for its root moving first; that case is unreachable for
-    dictIds below 65,536 spread over fewer children than 3/4 of the capacity, and is not modelled."""
+    entries in one) keeps its list order too, except for its root moving first; that case needs 9 children
+    whose dictIds agree modulo the capacity, and is not modelled."""
     hashes = [_java_int_hash(k) for k in keys]
     capacity = 16
     counts: dict[int, int] = {}
@@ -83,6 +201,18 @@ def _hashmap_order(keys: list[int]) -> list[int]:
     return sorted(range(len(keys)), key=lambda i: (hashes[i] & mask, i))
 
 
+def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and sizes of the runs of equal rows of a 2-D (or 1-D) array."""
+    n = len(keys)
+    change = np.ones(n, dtype=bool)
+    if n > 1:
+        diff = keys[1:] != keys[:-1]
+        change[1:] = diff.any(axis=1) if diff.ndim == 2 else diff
+    starts = np.flatnonzero(change)
+    sizes = np.diff(np.append(starts, n))
+    return starts, sizes
+
+
 class TreeBuilder:
     def __init__(self, num_dimensions: int, skip_star: set[int], max_leaf_records: int,
                  aggregators: list[ValueAggregator]):
@@ -90,46 +220,43 @@ class TreeBuilder:
         self.skip = skip_star
         self.max_leaf = max_leaf_records
         self.aggs = aggregators
-        self.order_sensitive = any(a.order_sensitive for a in aggregators)
-        self.dims: list[tuple] = []
-        self.metrics: list[list] = []
+        self.dims = _Grow(np.int64, (num_dimensions,))
+        self.metrics = [MetricColumn(a) for a in aggregators]
         self.num_nodes = 0
+        self.order_sensitive = False
 
     def _new_node(self) -> Node:
         self.num_nodes += 1
         return Node()
 
+    def _append(self, dims: np.ndarray, blocks: list) -> None:
+        self.dims.extend(dims)
+        for column, block in zip(self.metrics, blocks):
+            column.extend(block)
+
     # --- step 1: the segment's records ------------------------------------------------------------
 
-    def add_segment_records(self, dim_ids: np.ndarray, raw_metrics: list[list]) -> None:
-        """``dim_ids``: (docs, dimensions) dictIds; ``raw_metrics[m][doc]``: metric m's raw value (None for
-        COUNT)."""
-        num_docs = len(dim_ids)
+    def add_segment_records(self, dim_ids: np.ndarray, raw_metrics: list) -> None:
+        """``dim_ids``: (docs, dimensions) dictIds; ``raw_metrics[m]``: metric m's initial values per doc as
+        ``MetricColumn`` blocks (``aggregators.ValueAggregator.initial_block``)."""
+        self.order_sensitive = any(a.order_sensitive for a in self.aggs)
         order = self._sorted_doc_ids(dim_ids)
         sorted_dims = dim_ids[order]
-        change = np.ones(num_docs, dtype=bool)
-        if num_docs > 1:
-            change[1:] = (sorted_dims[1:] != sorted_dims[:-1]).any(axis=1)
-        starts = np.flatnonzero(change)
-        ends = np.append(starts[1:], num_docs)
+        starts, sizes = _runs(sorted_dims)
+        blocks = []
         order_list = order.tolist()
-        for m, agg in enumerate(self.aggs):
-            raw = raw_metrics[m]
-            column = []
-            for s, e in zip(starts.tolist(), ends.tolist()):
-                first = order_list[s]
-                value = agg.initial(raw[first] if raw is not None else None)
-                for k in range(s + 1, e):
-                    value = agg.apply_raw(value, raw[order_list[k]] if raw is not None else None)
-                column.append(value)
-            if m == 0:
-                self.metrics = [[v] for v in column]
+        for column, raw in zip(self.metrics, raw_metrics):
+            if column.kind == "object":  # Pinot's getInitialAggregatedValue, then applyRawValue per doc
+                agg, values = column.agg, []
+                for s, n in zip(starts.tolist(), sizes.tolist()):
+                    value = agg.initial(raw[order_list[s]])
+                    for k in range(s + 1, s + n):
+                        value = agg.apply_raw(value, raw[order_list[k]])
+                    values.append(value)
+                blocks.append(values)
             else:
-                for record, v in zip(self.metrics, column):
-                    record.append(v)
-        if not self.aggs:
-            self.metrics = [[] for _ in starts]
-        self.dims = [tuple(row) for row in sorted_dims[starts].tolist()]
+                blocks.append(column.reduce([part[order] for part in raw], starts, sizes))
+        self._append(sorted_dims[starts], blocks)
 
     def _sorted_doc_ids(self, dim_ids: np.ndarray) -> np.ndarray:
         num_docs = len(dim_ids)
@@ -146,9 +273,9 @@ class TreeBuilder:
 
     def build(self) -> StarTreeRecords:
         self.root = self._new_node()
-        self._construct(self.root, 0, len(self.dims))
+        self._construct(self.root, 0, self.dims.n)
         self._aggregate(self.root)
-        return StarTreeRecords(self.dims, self.metrics, self.root, self.num_nodes, self.aggs)
+        return StarTreeRecords(self.dims.view, self.metrics, self.root, self.num_nodes, self.aggs)
 
     def _construct(self, node: Node, start: int, end: int) -> None:
         child_dim = node.dimension_id + 1
@@ -165,96 +292,72 @@ class TreeBuilder:
                 self._construct(child, child.start, child.end)
 
     def _non_star_children(self, start: int, end: int, dim: int) -> list[Node]:
+        values = self.dims.view[start:end, dim]
+        starts, sizes = _runs(values)
         children = []
-        dims = self.dims
-        node_start, value = start, dims[start][dim]
-        for i in range(start + 1, end):
-            v = dims[i][dim]
-            if v != value:
-                children.append(self._leaf(dim, value, node_start, i))
-                node_start, value = i, v
-        children.append(self._leaf(dim, value, node_start, end))
+        for s, n in zip(starts.tolist(), sizes.tolist()):
+            node = self._new_node()
+            node.dimension_id, node.dimension_value = dim, int(values[s])
+            node.start, node.end = start + s, start + s + n
+            children.append(node)
         return children
-
-    def _leaf(self, dim: int, value: int, start: int, end: int) -> Node:
-        node = self._new_node()
-        node.dimension_id, node.dimension_value, node.start, node.end = dim, value, start, end
-        return node
 
     def _star_child(self, start: int, end: int, dim: int) -> Node:
         node = self._new_node()
         node.dimension_id, node.dimension_value = dim, STAR
-        node.start = len(self.dims)
+        node.start = self.dims.n
         tail = dim + 1
-        keys = [d[tail:] for d in self.dims[start:end]]
-        if self.order_sensitive:
-            order = fastutil_order(keys)
+        dims = self.dims.view
+        keys = dims[start:end, tail:]
+        if self.order_sensitive and keys.shape[1]:
+            order = np.array(fastutil_order([tuple(k) for k in keys.tolist()]), dtype=np.int64)
+        elif keys.shape[1]:
+            order = np.lexsort(keys.T[::-1])
         else:
-            order = sorted(range(len(keys)), key=keys.__getitem__)
-        dims, metrics, aggs = self.dims, self.metrics, self.aggs
-        current_key = None
-        record_dims, record_metrics = None, None
-        for i in order:
-            doc = start + i
-            if keys[i] != current_key:
-                if record_dims is not None:
-                    dims.append(record_dims)
-                    metrics.append(record_metrics)
-                current_key = keys[i]
-                source = dims[doc]
-                record_dims = source[:dim] + (STAR_IN_FORWARD_INDEX,) + source[tail:]
-                record_metrics = list(metrics[doc])
-            else:
-                other = metrics[doc]
-                record_metrics = [agg.merge(v, o) for agg, v, o in zip(aggs, record_metrics, other)]
-        dims.append(record_dims)
-        metrics.append(record_metrics)
-        node.end = len(self.dims)
+            order = np.arange(end - start)  # every record merges into one, in record order... as Java's sort
+            if self.order_sensitive:
+                order = np.array(fastutil_order([()] * (end - start)), dtype=np.int64)
+        index = start + order
+        starts, sizes = _runs(keys[order])
+        blocks = [column.reduce(column.take(index), starts, sizes) for column in self.metrics]
+        new_dims = dims[index[starts]].copy()
+        new_dims[:, dim] = STAR_IN_FORWARD_INDEX
+        self._append(new_dims, blocks)
+        node.end = self.dims.n
         return node
 
     # --- step 3: aggregated records ------------------------------------------------------------------
 
-    def _append(self, record_dims: tuple, record_metrics: list) -> int:
-        self.dims.append(record_dims)
-        self.metrics.append(record_metrics)
-        return len(self.dims) - 1
+    def _append_merged(self, index: np.ndarray, dimension_id: int) -> int:
+        """Append the merge of the records ``index`` (in that order) with the dimensions after
+        ``dimension_id`` starred; return its doc id."""
+        one = np.zeros(1, dtype=np.int64)
+        blocks = [column.reduce(column.take(index), one, np.array([len(index)])) for column in self.metrics]
+        dims = self.dims.view[index[:1]].copy()
+        dims[:, dimension_id + 1:] = STAR_IN_FORWARD_INDEX
+        self._append(dims, blocks)
+        return self.dims.n - 1
 
-    def _starred(self, dims: tuple, dimension_id: int) -> tuple:
-        return dims[: dimension_id + 1] + (STAR_IN_FORWARD_INDEX,) * (self.nd - dimension_id - 1)
-
-    def _aggregate(self, node: Node) -> tuple[tuple, list]:
-        aggs = self.aggs
+    def _aggregate(self, node: Node) -> int:
+        """Give ``node`` its aggregated record; return that record's doc id."""
         if node.children is None:
             if node.start == node.end - 1:
                 node.aggregated_doc_id = node.start
-                return self.dims[node.start], self.metrics[node.start]
-            merged = list(self.metrics[node.start])
-            for i in range(node.start + 1, node.end):
-                merged = [agg.merge(v, o) for agg, v, o in zip(aggs, merged, self.metrics[i])]
-            dims = self._starred(self.dims[node.start], node.dimension_id)
-            node.aggregated_doc_id = self._append(dims, merged)
-            return dims, merged
-        if any(child.dimension_value == STAR for child in node.children):
-            result = None
-            for child in node.children:
-                record = self._aggregate(child)
-                if child.dimension_value == STAR:
-                    result = record
-                    node.aggregated_doc_id = child.aggregated_doc_id
-            return result
-        first_dims, merged = None, None
-        for child in node.children:
-            child_dims, child_metrics = self._aggregate(child)
-            if merged is None:
-                first_dims, merged = child_dims, list(child_metrics)
             else:
-                merged = [agg.merge(v, o) for agg, v, o in zip(aggs, merged, child_metrics)]
-        dims = self._starred(first_dims, node.dimension_id)
-        node.aggregated_doc_id = self._append(dims, merged)
-        return dims, merged
+                node.aggregated_doc_id = self._append_merged(np.arange(node.start, node.end), node.dimension_id)
+            return node.aggregated_doc_id
+        if any(child.dimension_value == STAR for child in node.children):
+            for child in node.children:
+                doc = self._aggregate(child)
+                if child.dimension_value == STAR:
+                    node.aggregated_doc_id = doc
+            return node.aggregated_doc_id
+        docs = [self._aggregate(child) for child in node.children]
+        node.aggregated_doc_id = self._append_merged(np.array(docs, dtype=np.int64), node.dimension_id)
+        return node.aggregated_doc_id
 
 
-def build_tree(dim_ids: np.ndarray, raw_metrics: list[list], skip_star: set[int], max_leaf_records: int,
+def build_tree(dim_ids: np.ndarray, raw_metrics: list, skip_star: set[int], max_leaf_records: int,
                aggregators: list[ValueAggregator]) -> StarTreeRecords:
     builder = TreeBuilder(dim_ids.shape[1], skip_star, max_leaf_records, aggregators)
     builder.add_segment_records(dim_ids, raw_metrics)

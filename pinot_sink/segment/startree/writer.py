@@ -59,33 +59,42 @@ def tree_bytes(records: StarTreeRecords, dimensions: tuple[str, ...]) -> bytes:
     return b"".join(head) + body
 
 
+def _fixed_binary(data: bytes, width: int, count: int) -> pa.Array:
+    offsets = np.arange(count + 1, dtype=np.int32) * width
+    return pa.Array.from_buffers(pa.binary(), count, [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data)])
+
+
 def metric_forward_index(records: StarTreeRecords, m: int, spec, column_name: str) -> bytes:
-    agg = records.aggregators[m]
-    values = [r[m] for r in records.metrics]
+    column = records.metrics[m]
+    agg = column.agg
+    arrays = column.arrays()
     codec = codec_id(spec.compression_codec)
     kwargs = dict(writer_version=spec.index_version, target_max_chunk_size=spec.target_max_chunk_size_bytes,
                   target_docs_per_chunk=spec.target_docs_per_chunk,
                   derive_num_docs_per_chunk=spec.derive_num_docs_per_chunk)
-    if agg.value_type == "LONG":
-        field = FieldSpec(column_name, "LONG", "METRIC")
-        return write_raw_forward(pa.array(values, pa.int64()), field, codec, **kwargs)
-    if agg.value_type == "DOUBLE":
-        field = FieldSpec(column_name, "DOUBLE", "METRIC")
-        return write_raw_forward(pa.array(values, pa.float64()), field, codec, **kwargs)
-    serialized = [agg.serialize(v) for v in values]
+    count = len(column)
+    if column.kind == "long":
+        return write_raw_forward(pa.array(arrays[0], pa.int64()), FieldSpec(column_name, "LONG", "METRIC"), codec,
+                                 **kwargs)
+    if column.kind == "double":
+        return write_raw_forward(pa.array(arrays[0], pa.float64()), FieldSpec(column_name, "DOUBLE", "METRIC"),
+                                 codec, **kwargs)
+    if column.kind in ("avg", "range"):  # AvgPair (sum, count) / MinMaxRangePair (min, max), big-endian
+        packed = np.empty(count, dtype=[("a", ">f8"), ("b", ">i8" if column.kind == "avg" else ">f8")])
+        packed["a"], packed["b"] = arrays[0], arrays[1]
+        values = _fixed_binary(packed.tobytes(), 16, count)
+    else:
+        values = pa.array([agg.serialize(v) for v in arrays], pa.binary())
     field = FieldSpec(column_name, "BYTES", "METRIC")
-    stats = RawColumnStats(length_of_longest_element=agg.max_byte_size(), total_number_of_entries=len(values))
-    return write_raw_forward(pa.array(serialized, pa.binary()), field, codec, stats, **kwargs)
+    stats = RawColumnStats(length_of_longest_element=agg.max_byte_size(), total_number_of_entries=count)
+    return write_raw_forward(values, field, codec, stats, **kwargs)
 
 
 def tree_buffers(records: StarTreeRecords, tree: StarTreeConfig, cardinalities: dict[str, int]) -> list[tuple]:
     """``[(index key, bytes)]`` in the combiner's order; the key as in the index map (``null.STAR_TREE``,
     ``<column>.FORWARD_INDEX``)."""
     out = [("null.STAR_TREE", tree_bytes(records, tree.dimensions))]
-    if records.dims:
-        dims = np.array(records.dims, dtype=np.int64)
-    else:
-        dims = np.zeros((0, len(tree.dimensions)), dtype=np.int64)
+    dims = records.dims
     for i, dim in enumerate(tree.dimensions):
         bits = bits_per_value(cardinalities[dim])
         out.append((f"{dim}.FORWARD_INDEX", bytes(unsorted_forward_index(dims[:, i], bits))))
