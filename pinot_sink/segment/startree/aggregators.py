@@ -110,7 +110,7 @@ class ValueAggregator:
         (the tree applies ``initial`` / ``apply_raw`` to them in Pinot's order)."""
         if self.kind == "object":
             return raw
-        if numeric is not None and self.single_value:
+        if self.name == "count" or (numeric is not None and self.single_value):
             vals = numeric
             ones = np.ones(num_docs, dtype=np.int64)
             block = {"long": [ones], "double": [vals], "avg": [vals, ones], "range": [vals, vals]}[self.kind]
