@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from pinot_sink.segment.read.reader import SegmentFormatError, SegmentReader, open_segment
+from pinot_sink.segment.read.startree import read_star_trees
 
 CELL_WIDTH = 32
 
@@ -89,6 +90,7 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
     computed = reader.compute_crcs() if readable else None
     segment["computedCrc"], segment["computedDataCrc"] = computed if computed else (None, None)
     report: dict[str, Any] = {"segment": segment, "columns": [], "rows": None}
+    segment["starTrees"] = _star_trees(reader) if readable and meta.star_tree_count else []
     for name in columns:
         column = reader.column(name)
         entry = {
@@ -125,6 +127,24 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
             {name: _json_value(values[name][i], stored[name]) for name in columns} for i in range(shown)
         ]
     return report
+
+
+def _star_trees(reader: SegmentReader) -> list[dict[str, Any]]:
+    """Per star-tree: its split order, function pairs, leaf size, records and nodes."""
+    try:
+        trees = read_star_trees(reader, decode=False)
+    except (OSError, KeyError, ValueError) as exc:
+        return [{"error": f"star-tree files unreadable: {exc}"}]
+    return [{
+        "index": t.index,
+        "dimensionsSplitOrder": t.dimensions,
+        "skipStarNodeCreationForDimensions": t.skip_star_node_creation,
+        "functionColumnPairs": t.function_column_pairs,
+        "maxLeafRecords": t.max_leaf_records,
+        "numDocs": t.num_docs,
+        "numNodes": t.num_nodes,
+        "numStarNodes": int((t.nodes[1:, 1] == -1).sum()),
+    } for t in trees]
 
 
 def _has_index_data(reader: SegmentReader) -> bool:
@@ -194,6 +214,17 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"custom      {key} = {value}")
     if seg["starTreeCount"]:
         lines.append(f"star-trees  {seg['starTreeCount']}")
+        for tree in seg.get("starTrees") or []:
+            if "error" in tree:
+                lines.append(f"  {tree['error']}")
+                continue
+            skip = tree["skipStarNodeCreationForDimensions"]
+            lines.append(f"  tree {tree['index']}    split {' > '.join(tree['dimensionsSplitOrder'])}"
+                         + (f" (no star node: {', '.join(skip)})" if skip else "")
+                         + f"   {tree['numNodes']} nodes ({tree['numStarNodes']} star)   {tree['numDocs']} records"
+                         + f"   max leaf {tree['maxLeafRecords']}")
+            lines.append(f"            {len(tree['functionColumnPairs'])} function pairs: "
+                         + ", ".join(tree["functionColumnPairs"]))
     if seg["undescribedColumns"]:
         lines.append(f"warning     listed without column metadata: {', '.join(seg['undescribedColumns'])}")
     lines.append("")
