@@ -180,9 +180,14 @@ def from_index_config(cfg: Mapping[str, Any], label: str) -> StarTreeConfig:
     return StarTreeConfig(tuple(dims), tuple(skip), ordered, max_leaf, label)
 
 
+def _raw(table_config: Any) -> Mapping[str, Any]:
+    """The table config's JSON (a parsed table-config object keeps it as ``raw``)."""
+    return getattr(table_config, "raw", table_config) or {}
+
+
 def index_configs(table_config: Mapping[str, Any] | None) -> tuple[list[Mapping[str, Any]], bool]:
     """The ``starTreeIndexConfigs`` list and ``enableDefaultStarTree`` of a table config."""
-    tic = (table_config or {}).get("tableIndexConfig") or {}
+    tic = _raw(table_config).get("tableIndexConfig") or {}
     return list(tic.get("starTreeIndexConfigs") or []), bool(tic.get("enableDefaultStarTree") or False)
 
 
@@ -238,9 +243,10 @@ def validate_star_tree_configs(table_config: Mapping[str, Any] | None, schema: P
     from .aggregators import UnsupportedAggregation, make_aggregator
 
     trees = explicit_configs(table_config)
-    tic = (table_config or {}).get("tableIndexConfig") or {}
+    table_config = _raw(table_config)
+    tic = table_config.get("tableIndexConfig") or {}
     raw = set(tic.get("noDictionaryColumns") or [])
-    for fc in (table_config or {}).get("fieldConfigList") or []:
+    for fc in table_config.get("fieldConfigList") or []:
         if str(fc.get("encodingType", "")).upper() == "RAW":
             raw.add(fc.get("name"))
     for tree in trees:

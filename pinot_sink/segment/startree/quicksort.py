@@ -19,93 +19,88 @@ _MEDIAN_OF_9 = 128  # QUICKSORT_MEDIAN_OF_9
 def fastutil_order(keys: Sequence) -> list[int]:
     """The permutation of ``range(len(keys))`` fastutil's quicksort produces when it sorts an int array
     initialised to 0..n-1 comparing ``keys[x]`` (any mutually comparable values: ints, tuples)."""
-    ids = list(range(len(keys)))
-    if len(ids) > 1:
-        _sort(ids, keys, 0, len(ids))
+    n = len(keys)
+    ids = list(range(n))
+    if n > 1:
+        if not all(type(k) is int for k in keys):
+            ranks = {k: r for r, k in enumerate(sorted(set(keys)))}
+            keys = [ranks[k] for k in keys]
+        _sort(ids, list(keys), 0, n)
     return ids
 
 
-def _cmp(keys, ids, i: int, j: int) -> int:
-    a, b = keys[ids[i]], keys[ids[j]]
-    return -1 if a < b else (1 if a > b else 0)
+def _med3(kv: list, a: int, b: int, c: int) -> int:
+    ka, kb, kc = kv[a], kv[b], kv[c]
+    if ka < kb:
+        return b if kb < kc else (c if ka < kc else a)
+    return b if kb > kc else (c if ka > kc else a)
 
 
-def _med3(keys, ids, a: int, b: int, c: int) -> int:
-    ab = _cmp(keys, ids, a, b)
-    ac = _cmp(keys, ids, a, c)
-    bc = _cmp(keys, ids, b, c)
-    if ab < 0:
-        return b if bc < 0 else (c if ac < 0 else a)
-    return b if bc > 0 else (c if ac > 0 else a)
-
-
-def _sort(ids: list[int], keys, lo: int, hi: int) -> None:
+def _sort(ids: list[int], kv: list[int], lo: int, hi: int) -> None:
+    """Sorts ``kv`` (the keys, position by position) and moves ``ids`` along with it."""
     while True:
         length = hi - lo
         if length < _NO_REC:
             for i in range(lo, hi):
                 j = i
-                while j > lo and keys[ids[j - 1]] > keys[ids[j]]:
+                while j > lo and kv[j - 1] > kv[j]:
+                    kv[j], kv[j - 1] = kv[j - 1], kv[j]
                     ids[j], ids[j - 1] = ids[j - 1], ids[j]
                     j -= 1
+            return
+        window = kv[lo:hi]
+        if min(window) == max(window):  # all equal: fastutil's partition moves nothing (shortcut, same order)
             return
         m = lo + length // 2
         l, n = lo, hi - 1
         if length > _MEDIAN_OF_9:
             s = length // 8
-            l = _med3(keys, ids, l, l + s, l + 2 * s)
-            m = _med3(keys, ids, m - s, m, m + s)
-            n = _med3(keys, ids, n - 2 * s, n - s, n)
-        m = _med3(keys, ids, l, m, n)
+            l = _med3(kv, l, l + s, l + 2 * s)
+            m = _med3(kv, m - s, m, m + s)
+            n = _med3(kv, n - 2 * s, n - s, n)
+        m = _med3(kv, l, m, n)
+        pivot = kv[m]  # the pivot element moves, its value does not: compare with the value
         a = b = lo
         c = d = hi - 1
         while True:
             while b <= c:
-                comparison = _cmp(keys, ids, b, m)
-                if comparison > 0:
+                kb = kv[b]
+                if kb > pivot:
                     break
-                if comparison == 0:
-                    if a == m:
-                        m = b
-                    elif b == m:
-                        m = a
+                if kb == pivot:
+                    kv[a], kv[b] = kv[b], kv[a]
                     ids[a], ids[b] = ids[b], ids[a]
                     a += 1
                 b += 1
             while c >= b:
-                comparison = _cmp(keys, ids, c, m)
-                if comparison < 0:
+                kc = kv[c]
+                if kc < pivot:
                     break
-                if comparison == 0:
-                    if c == m:
-                        m = d
-                    elif d == m:
-                        m = c
+                if kc == pivot:
+                    kv[c], kv[d] = kv[d], kv[c]
                     ids[c], ids[d] = ids[d], ids[c]
                     d -= 1
                 c -= 1
             if b > c:
                 break
-            if b == m:
-                m = d
-            elif c == m:
-                m = c
+            kv[b], kv[c] = kv[c], kv[b]
             ids[b], ids[c] = ids[c], ids[b]
             b += 1
             c -= 1
         s = min(a - lo, b - a)
-        _vec_swap(ids, lo, b - s, s)
+        _vec_swap(ids, kv, lo, b - s, s)
         s = min(d - c, hi - d - 1)
-        _vec_swap(ids, b, hi - s, s)
+        _vec_swap(ids, kv, b, hi - s, s)
         left, right = b - a, d - c
         if left > 1:
-            _sort(ids, keys, lo, lo + left)
+            _sort(ids, kv, lo, lo + left)
         if right > 1:
             lo = hi - right  # the second recursion as a loop
             continue
         return
 
 
-def _vec_swap(ids: list[int], a: int, b: int, n: int) -> None:
-    for k in range(n):
-        ids[a + k], ids[b + k] = ids[b + k], ids[a + k]
+def _vec_swap(ids: list[int], kv: list[int], a: int, b: int, n: int) -> None:
+    if n:
+        ids[a:a + n], ids[b:b + n] = ids[b:b + n], ids[a:a + n]
+        kv[a:a + n], kv[b:b + n] = kv[b:b + n], kv[a:a + n]

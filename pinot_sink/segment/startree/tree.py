@@ -201,21 +201,33 @@ def _hashmap_order(keys: list[int]) -> list[int]:
     return sorted(range(len(keys)), key=lambda i: (hashes[i] & mask, i))
 
 
-def _stable_order(keys: np.ndarray) -> np.ndarray:
-    """Row order of a (rows, columns) array of non-negative ints, ties in row order: one packed key when
-    the columns fit 63 bits together (a single stable argsort beats ``lexsort``'s one pass per column)."""
-    if keys.shape[1] == 0:
-        return np.arange(len(keys))
-    if len(keys) == 0:
-        return np.arange(0)
+def _packed(keys: np.ndarray) -> np.ndarray:
+    """One int64 per row ordering like the rows (columns of non-negative ints): mixed radix when the columns
+    fit 63 bits together, else each row's rank."""
     spans = [int(keys[:, i].max()) + 1 for i in range(keys.shape[1])]
     if float(np.prod([float(s) for s in spans])) < 2.0**62:
         packed = np.zeros(len(keys), dtype=np.int64)
-        for i, span in enumerate(spans):
+        for span, column in zip(spans, keys.T):
             packed *= span
-            packed += keys[:, i]
-        return np.argsort(packed, kind="stable")
-    return np.lexsort(keys.T[::-1])
+            packed += column
+        return packed
+    _, ranks = np.unique(keys, axis=0, return_inverse=True)
+    return ranks.reshape(-1).astype(np.int64)
+
+
+def _order(keys: np.ndarray, pinot_order: bool) -> np.ndarray:
+    """Row order of a (rows, columns) array of non-negative ints. ``pinot_order``: ties exactly where Pinot's
+    fastutil quicksort leaves them (needed when the merge order shows in the bytes), else in row order."""
+    n = len(keys)
+    if keys.shape[1] == 0 or n < 2:
+        return np.array(fastutil_order([0] * n), dtype=np.int64) if pinot_order else np.arange(n)
+    packed = _packed(keys)
+    stable = np.argsort(packed, kind="stable")
+    if pinot_order:
+        ordered = packed[stable]
+        if (ordered[1:] == ordered[:-1]).any():  # with no ties every correct sort agrees
+            return np.array(fastutil_order(packed.tolist()), dtype=np.int64)
+    return stable
 
 
 def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -257,7 +269,7 @@ class TreeBuilder:
         """``dim_ids``: (docs, dimensions) dictIds; ``raw_metrics[m]``: metric m's initial values per doc as
         ``MetricColumn`` blocks (``aggregators.ValueAggregator.initial_block``)."""
         self.order_sensitive = any(a.order_sensitive for a in self.aggs)
-        order = self._sorted_doc_ids(dim_ids)
+        order = _order(dim_ids, self.order_sensitive)
         sorted_dims = dim_ids[order]
         starts, sizes = _runs(sorted_dims)
         blocks = []
@@ -284,17 +296,6 @@ class TreeBuilder:
                     parts.append(gathered[id(part)])
                 blocks.append(column.reduce(parts, starts, sizes))
         self._append(sorted_dims[starts], blocks)
-
-    def _sorted_doc_ids(self, dim_ids: np.ndarray) -> np.ndarray:
-        num_docs = len(dim_ids)
-        stable = _stable_order(dim_ids)
-        if not self.order_sensitive or num_docs < 2:
-            return stable
-        s = dim_ids[stable]
-        if not (s[1:] == s[:-1]).all(axis=1).any():  # no ties: every correct sort agrees
-            return stable
-        keys = [tuple(row) for row in dim_ids.tolist()]
-        return np.array(fastutil_order(keys), dtype=np.int64)
 
     # --- step 2: the tree ------------------------------------------------------------------------
 
@@ -336,14 +337,7 @@ class TreeBuilder:
         tail = dim + 1
         dims = self.dims.view
         keys = dims[start:end, tail:]
-        if self.order_sensitive and keys.shape[1]:
-            order = np.array(fastutil_order([tuple(k) for k in keys.tolist()]), dtype=np.int64)
-        elif keys.shape[1]:
-            order = _stable_order(keys)
-        else:
-            order = np.arange(end - start)  # every record merges into one, in record order... as Java's sort
-            if self.order_sensitive:
-                order = np.array(fastutil_order([()] * (end - start)), dtype=np.int64)
+        order = _order(keys, self.order_sensitive)
         index = start + order
         starts, sizes = _runs(keys[order])
         blocks = [column.reduce(column.take(index), starts, sizes) for column in self.metrics]
