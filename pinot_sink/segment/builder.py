@@ -253,7 +253,7 @@ def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnCon
     columns = {
         name: startree.StarTreeColumn(
             has_dictionary=ctx.has_dictionary, cardinality=ctx.stats.cardinality,
-            dict_ids=ctx.dictionary.dict_ids if ctx.spec.single_value else None,
+            dict_ids=ctx.dictionary.dict_ids,
             dictionary_values=ctx.dictionary.values, values=ctx.values, row_lengths=ctx.row_lengths,
             stored_type=ctx.spec.stored_type, single_value=ctx.spec.single_value)
         for name, ctx in contexts.items()

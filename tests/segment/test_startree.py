@@ -293,14 +293,14 @@ def _tables(draw):
     pairs = draw(st.lists(st.sampled_from(_PAIRS), min_size=1, max_size=6, unique=True))
     tree = {"dimensionsSplitOrder": dims, "skipStarNodeCreationForDimensions": skip,
             "functionColumnPairs": pairs, "maxLeafRecords": draw(st.integers(1, 12))}
-    return rows, tree
+    return rows, tree, draw(st.sampled_from([None, "n", "m", "a"]))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(case=_tables())
 def test_random_trees_hold_the_aggregates_of_the_raw_rows(tmp_path_factory, case):
-    rows, tree = case
+    rows, tree, sorted_column = case
     out = tmp_path_factory.mktemp("st")
     table = pa.table({
         "a": pa.array(rows["a"], pa.string()), "b": pa.array(rows["b"], pa.int32()),
@@ -309,6 +309,8 @@ def test_random_trees_hold_the_aggregates_of_the_raw_rows(tmp_path_factory, case
         "big": big_decimal_text_array(pa.array(rows["big"], pa.string()), True),
     })
     config = {"tableName": "t", "tableIndexConfig": {"starTreeIndexConfigs": [tree]}}
+    if sorted_column:  # the builder reorders the rows: every column must follow
+        config["tableIndexConfig"]["sortedColumn"] = [sorted_column]
     built = build_segment(PinotColumns(table, {}), _SCHEMA, config, out, "t_0", CREATION_TIME_MS)
     with open_segment(built.tar_path) as reader:
         (view,) = read_star_trees(reader)

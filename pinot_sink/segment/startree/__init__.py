@@ -30,7 +30,7 @@ class StarTreeColumn:
 
     has_dictionary: bool
     cardinality: int
-    dict_ids: np.ndarray | None  # SV dictionary column: dictId per doc
+    dict_ids: np.ndarray | None  # dictionary column: dictId per doc (MV: per value), segment order
     dictionary_values: Any  # the distinct values (Arrow array) or None
     values: Any  # the column's values (Arrow), for a raw column
     row_lengths: np.ndarray | None  # MV: values per doc

@@ -215,19 +215,21 @@ def _packed(keys: np.ndarray) -> np.ndarray:
     return ranks.reshape(-1).astype(np.int64)
 
 
-def _order(keys: np.ndarray, pinot_order: bool) -> np.ndarray:
-    """Row order of a (rows, columns) array of non-negative ints. ``pinot_order``: ties exactly where Pinot's
-    fastutil quicksort leaves them (needed when the merge order shows in the bytes), else in row order."""
+def _order(keys: np.ndarray, pinot_order: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row order of a (rows, columns) array of non-negative ints, and the starts and sizes of its runs of
+    equal rows in that order. ``pinot_order``: ties exactly where Pinot's fastutil quicksort leaves them
+    (needed when the merge order shows in the bytes), else in row order."""
     n = len(keys)
     if keys.shape[1] == 0 or n < 2:
-        return np.array(fastutil_order([0] * n), dtype=np.int64) if pinot_order else np.arange(n)
+        order = np.array(fastutil_order([0] * n), dtype=np.int64) if pinot_order else np.arange(n)
+        return order, np.zeros(min(n, 1), dtype=np.int64), np.array([n] if n else [], dtype=np.int64)
     packed = _packed(keys)
-    stable = np.argsort(packed, kind="stable")
-    if pinot_order:
-        ordered = packed[stable]
-        if (ordered[1:] == ordered[:-1]).any():  # with no ties every correct sort agrees
-            return np.array(fastutil_order(packed.tolist()), dtype=np.int64)
-    return stable
+    order = np.argsort(packed, kind="stable")
+    ordered = packed[order]
+    starts, sizes = _runs(ordered)
+    if pinot_order and len(starts) < n:  # with no ties every correct sort agrees
+        order = np.array(fastutil_order(packed.tolist()), dtype=np.int64)
+    return order, starts, sizes
 
 
 def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -269,9 +271,7 @@ class TreeBuilder:
         """``dim_ids``: (docs, dimensions) dictIds; ``raw_metrics[m]``: metric m's initial values per doc as
         ``MetricColumn`` blocks (``aggregators.ValueAggregator.initial_block``)."""
         self.order_sensitive = any(a.order_sensitive for a in self.aggs)
-        order = _order(dim_ids, self.order_sensitive)
-        sorted_dims = dim_ids[order]
-        starts, sizes = _runs(sorted_dims)
+        order, starts, sizes = _order(dim_ids, self.order_sensitive)
         blocks = []
         order_list = None
         gathered: dict[int, np.ndarray] = {}  # metrics on one column share its values: gather them once
@@ -295,7 +295,7 @@ class TreeBuilder:
                         gathered[id(part)] = part[order]
                     parts.append(gathered[id(part)])
                 blocks.append(column.reduce(parts, starts, sizes))
-        self._append(sorted_dims[starts], blocks)
+        self._append(dim_ids[order[starts]], blocks)
 
     # --- step 2: the tree ------------------------------------------------------------------------
 
@@ -337,9 +337,8 @@ class TreeBuilder:
         tail = dim + 1
         dims = self.dims.view
         keys = dims[start:end, tail:]
-        order = _order(keys, self.order_sensitive)
+        order, starts, sizes = _order(keys, self.order_sensitive)
         index = start + order
-        starts, sizes = _runs(keys[order])
         blocks = [column.reduce(column.take(index), starts, sizes) for column in self.metrics]
         new_dims = dims[index[starts]].copy()
         new_dims[:, dim] = STAR_IN_FORWARD_INDEX
