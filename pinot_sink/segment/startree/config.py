@@ -188,7 +188,10 @@ def _raw(table_config: Any) -> Mapping[str, Any]:
 def index_configs(table_config: Mapping[str, Any] | None) -> tuple[list[Mapping[str, Any]], bool]:
     """The ``starTreeIndexConfigs`` list and ``enableDefaultStarTree`` of a table config."""
     tic = _raw(table_config).get("tableIndexConfig") or {}
-    return list(tic.get("starTreeIndexConfigs") or []), bool(tic.get("enableDefaultStarTree") or False)
+    default = tic.get("enableDefaultStarTree") or False
+    if isinstance(default, str):  # Jackson reads "true" / "false" text as a boolean too
+        default = default.strip().lower() == "true"
+    return list(tic.get("starTreeIndexConfigs") or []), bool(default)
 
 
 def has_star_trees(table_config: Mapping[str, Any] | None) -> bool:
