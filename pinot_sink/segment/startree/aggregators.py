@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from type_mapping.java_text import big_decimal_parts, java_float_str
+from type_mapping.java_text import big_decimal_parts, java_code_units, java_float_str
 
 from .. import bigdecimal
 from . import hll
@@ -325,10 +325,7 @@ def _bd_add(a, b):
     return (ua * 10 ** (scale - sa) + ub * 10 ** (scale - sb), scale)
 
 
-def _bd_byte_size(value) -> int:
-    unscaled, _ = value
-    bits = (~unscaled).bit_length() if unscaled < 0 else unscaled.bit_length()
-    return bits // 8 + 3
+_bd_byte_size = bigdecimal.byte_size  # BigDecimalUtils.byteSize of an (unscaled, scale) pair
 
 
 def _byte_size_for_precision(precision: int) -> int:
@@ -367,9 +364,9 @@ class DistinctCountBitmap(ValueAggregator):
             if v != v:
                 bits = 0x7FF8000000000000
             return _i32((bits ^ (bits >> 32)) & 0xFFFFFFFF)
-        if stored == "STRING":
+        if stored == "STRING":  # String.hashCode over its UTF-16 code units
             h = 0
-            for unit in _utf16_units(v):
+            for unit in java_code_units(v).tolist():
                 h = (31 * h + unit) & 0xFFFFFFFF
             return _i32(h)
         raise UnsupportedAggregation(f"DISTINCTCOUNTBITMAP over a {stored} column (Java hashCode not reproduced)")
@@ -400,17 +397,6 @@ class DistinctCountBitmap(ValueAggregator):
 
 def _i32(x: int) -> int:
     return x - (1 << 32) if x & 0x80000000 else x
-
-
-def _utf16_units(text: str):
-    for ch in text:
-        code = ord(ch)
-        if code >= 0x10000:
-            code -= 0x10000
-            yield 0xD800 + (code >> 10)
-            yield 0xDC00 + (code & 0x3FF)
-        else:
-            yield code
 
 
 class DistinctCountHLL(ValueAggregator):
