@@ -30,6 +30,7 @@ from pinot_sink.segment.read.reader import open_segment
 from pinot_sink.segment.read.startree import read_star_trees
 from pinot_sink.segment.startree import StarTreeConfigError, validate_star_tree_configs
 from pinot_sink.segment.startree import hll
+from pinot_sink.segment.startree.aggregators import DistinctCountHLLPlus
 from pinot_sink.segment.startree.quicksort import fastutil_order
 from pinot_sink.segment.startree.tree import _hashmap_order
 from type_mapping.java_text import big_decimal_text_array
@@ -70,7 +71,8 @@ def _star_buffers(files: dict[str, bytes]) -> dict[str, bytes]:
 # valid) matches than snappy-java for one chunk; the values decode the same (checked below). The index map's
 # later offsets and the CRC in creation.meta follow.
 KNOWN_DIFFERENCES = {"st_mix": {"1.sumPrecision__big.FORWARD_INDEX"}}
-CASES = [("shared", "startree"), ("shared", "startree_default"), ("local", "st_mix"), ("local", "st_v1")]
+CASES = [("shared", "startree"), ("shared", "startree_default"), ("local", "st_mix"), ("local", "st_v1"),
+         ("local", "st_hllplus")]
 
 
 def _folder(where: str, name: str, pinot_built: Path) -> Path:
@@ -151,7 +153,7 @@ def _expected(function: str, column_values: list, stored: str):
         return sum(Decimal(str(v)) for v in flat)
     if function == "distinctCountBitmap":
         return {_java_hash_code(v, stored) for v in flat}
-    if function == "distinctCountHLL":
+    if function in ("distinctCountHLL", "distinctCountHLLPlus"):
         return flat  # compared register by register in _same
     raise AssertionError(function)
 
@@ -182,6 +184,10 @@ def _hll_hash(v, stored: str) -> int:
 
 
 def _same(function: str, got, want, stored: str = "") -> bool:
+    if function == "distinctCountHLLPlus":  # registers from each value's Java toString() text
+        registers, p = hll.plus_deserialize(got)
+        text = DistinctCountHLLPlus(stored, True, {"p": p}).text
+        return bool((registers == hll.plus_registers([hll.hash64(text(v).encode()) for v in want], p)).all())
     if function == "distinctCountHLL":  # registers: each the max rank of the values hashed to it
         registers, log2m = hll.deserialize(got)
         hashes = np.array([_hll_hash(v, stored) for v in want], dtype=np.uint32)
@@ -256,7 +262,7 @@ def test_trees_hold_the_aggregates_of_the_raw_rows(where, name, whose, pinot_bui
                              CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False)).tar_path
     with open_segment(path) as reader:
         trees = read_star_trees(reader)
-        assert len(trees) == {"startree": 2, "st_mix": 3}.get(name, 1)
+        assert len(trees) == {"startree": 2, "st_mix": 3, "st_hllplus": 2}.get(name, 1)
         for tree in trees:
             assert tree.num_nodes > 1
             assert check_tree_against_rows(reader, tree) > tree.num_nodes
@@ -331,8 +337,10 @@ def _config(*trees, **index):
     ({"dimensionsSplitOrder": ["a"], "aggregationConfigs": [{"columnName": "c", "aggregationFunction":
                                                             "percentileTDigest"}]},
      "starTreeIndexConfigs[0]: function pair percentileTDigest__c: not built by this writer"),
-    ({"dimensionsSplitOrder": ["a"], "functionColumnPairs": ["DISTINCTCOUNTRAWHLLPLUS__b"]},
-     "function pair distinctCountHLLPlus__b"),
+    ({"dimensionsSplitOrder": ["a"], "aggregationConfigs": [{"columnName": "b", "aggregationFunction":
+                                                            "DISTINCTCOUNTRAWHLLPLUS", "functionParameters":
+                                                            {"p": 14, "sp": 20}}]},
+     "function pair distinctCountHLLPlus__b: sp 20: HyperLogLogPlus's sparse representation is not built"),
     ({"dimensionsSplitOrder": ["a"], "functionColumnPairs": ["SUM__mm"]},
      "function pair sum__mm: column 'mm' is not in the schema (did you mean 'm'?)"),
     ({"dimensionsSplitOrder": ["aa"], "functionColumnPairs": ["COUNT__*"]},

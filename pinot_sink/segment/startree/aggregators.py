@@ -445,6 +445,59 @@ class DistinctCountHLL(ValueAggregator):
         return hll.serialized_size(self.log2m)
 
 
+class DistinctCountHLLPlus(ValueAggregator):
+    """stream-lib ``HyperLogLogPlus(p, sp)`` in its normal representation (sp 0, Pinot's default) as its
+    registers; each value is offered as its Java ``toString()`` text (see ``hll``)."""
+
+    name, value_type = "distinctCountHLLPlus", BYTES
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.p = int(self.params.get("p", hll.DEFAULT_HLLPLUS_P))
+        self.sp = int(self.params.get("sp", 0))
+        if self.sp != 0:
+            raise UnsupportedAggregation(f"sp {self.sp}: HyperLogLogPlus's sparse representation is not built by this "
+                                         f"writer (use sp 0, Pinot's default)")
+        if not 4 <= self.p <= 25:
+            raise UnsupportedAggregation(f"p {self.p} is out of range (4-25)")
+
+    def text(self, v) -> str:
+        stored = self.stored
+        if stored in ("INT", "LONG"):
+            return str(int(v))
+        if stored == "FLOAT":
+            return java_float_str(v, float32=True)
+        if stored == "DOUBLE":
+            return java_float_str(v)
+        if stored == "STRING":
+            return v
+        if stored == "BIG_DECIMAL":
+            from type_mapping.java_text import big_decimal_string
+
+            return big_decimal_string(v)
+        raise UnsupportedAggregation(f"DISTINCTCOUNTHLLPLUS over a {stored} column")
+
+    def initial(self, raw):
+        if self.stored == "BYTES" and not isinstance(raw, (list, tuple)):
+            registers, p = hll.plus_deserialize(bytes.fromhex(raw) if isinstance(raw, str) else raw)
+            if p != self.p:
+                raise UnsupportedAggregation("serialised HyperLogLogPlus with another p")
+            return registers
+        values = raw if isinstance(raw, (list, tuple)) else [raw]
+        return hll.plus_registers([hll.hash64(self.text(v).encode("utf-8")) for v in values], self.p)
+
+    def merge(self, value, other):
+        return np.maximum(value, other)
+
+    def serialize(self, value) -> bytes:
+        return hll.plus_serialize(value, self.p, self.sp)
+
+    def max_byte_size(self) -> int:
+        # HyperLogLogPlusUtils.byteSize: sizeof() (the register words' bytes) + 12, an estimate Pinot sizes
+        # the var-byte chunks with (not the serialised length)
+        return 4 * hll.register_words(self.p) + 12
+
+
 AGGREGATORS: dict[str, type[ValueAggregator]] = {
     "COUNT": Count,
     "COUNTMV": CountMV,
@@ -458,6 +511,7 @@ AGGREGATORS: dict[str, type[ValueAggregator]] = {
     "SUMPRECISION": SumPrecision,
     "DISTINCTCOUNTBITMAP": DistinctCountBitmap,
     "DISTINCTCOUNTHLL": DistinctCountHLL,
+    "DISTINCTCOUNTHLLPLUS": DistinctCountHLLPlus,
 }
 
 
@@ -474,6 +528,11 @@ def _parameters(function_type: str, params: dict) -> dict:
     out = {}
     if function_type == "DISTINCTCOUNTHLL" and "log2m" in params:
         out["log2m"] = int(str(params["log2m"]))
+    if function_type == "DISTINCTCOUNTHLLPLUS":
+        if "p" in params:
+            out["p"] = int(str(params["p"]))
+        if "sp" in params:
+            out["sp"] = int(str(params["sp"]))
     if function_type == "SUMPRECISION" and "precision" in params:
         out["precision"] = int(str(params["precision"]))
     return out

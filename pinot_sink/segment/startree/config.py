@@ -47,7 +47,6 @@ _STORED_TYPE = {  # AggregationFunctionColumnPair.getStoredType
 }
 # Functions Pinot can put in a star-tree (ValueAggregatorFactory) that need a sketch library this builder lacks.
 SKETCH_FUNCTIONS = {
-    "DISTINCTCOUNTHLLPLUS": "HyperLogLogPlus (stream-lib), no Java-compatible Python implementation here",
     "DISTINCTCOUNTULL": "UltraLogLog (hash4j), no Python implementation with Java's bytes",
     "DISTINCTCOUNTTHETASKETCH": "theta sketch (DataSketches): the datasketches PyPI package is not installed here",
     "DISTINCTCOUNTTUPLESKETCH": "integer tuple sketch (DataSketches), not in the datasketches Python API",

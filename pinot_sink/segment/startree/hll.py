@@ -120,3 +120,88 @@ def deserialize(data: bytes) -> tuple[np.ndarray, int]:
     for slot in range(6):
         registers[:, slot] = (packed >> np.uint32(5 * slot)) & np.uint32(0x1F)
     return registers.reshape(-1)[: 1 << log2m].copy(), log2m
+
+
+# --- HyperLogLogPlus (DISTINCTCOUNTHLLPLUS), normal representation only (sp = 0) ----------------------
+#
+# stream-lib 2.9.8's ``HyperLogLogPlus(p, 0)`` (checked against the jar): ``offer(o)`` hashes
+# ``o.toString()``'s bytes (for a String, the string) with ``MurmurHash.hash64`` (MurmurHash64A, seed
+# 0xe17a1465); register = the hash's top p bits, rank = leading zeros of ``(hash << p) | (1 << (p - 1))`` plus
+# 1 (64-bit); registers packed as ``HyperLogLog``'s. ``getBytes()``: int -2 (the version), unsigned varints p,
+# sp, 0 (NORMAL) and the register bytes' length, then the words big-endian.
+
+DEFAULT_HLLPLUS_P = 14  # CommonConstants.Helix.DEFAULT_HYPERLOGLOG_PLUS_P
+_M64 = 0xC6A4A7935BD1E995
+_MASK64 = (1 << 64) - 1
+
+
+def hash64(data: bytes, seed: int = 0xE17A1465) -> int:
+    """``MurmurHash.hash64(byte[], length)``: MurmurHash64A, as an unsigned 64-bit int."""
+    length = len(data)
+    h = (seed & 0xFFFFFFFF) ^ ((length * _M64) & _MASK64)
+    whole = length // 8
+    for i in range(whole):
+        k = int.from_bytes(data[8 * i: 8 * i + 8], "little")
+        k = (k * _M64) & _MASK64
+        k ^= k >> 47
+        k = (k * _M64) & _MASK64
+        h ^= k
+        h = (h * _M64) & _MASK64
+    rest = length & 7
+    if rest:
+        tail = data[length - rest:]
+        for j in range(rest - 1, -1, -1):
+            h ^= tail[j] << (8 * j)
+        h = (h * _M64) & _MASK64
+    h ^= h >> 47
+    h = (h * _M64) & _MASK64
+    h ^= h >> 47
+    return h
+
+
+def plus_registers(hashes: list[int], p: int) -> np.ndarray:
+    registers = np.zeros(1 << p, dtype=np.uint8)
+    for x in hashes:
+        index = x >> (64 - p)
+        w = ((x << p) & _MASK64) | (1 << (p - 1))
+        rank = 64 - w.bit_length() + 1
+        if rank > registers[index]:
+            registers[index] = rank
+    return registers
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    value &= 0xFFFFFFFF
+    while value & ~0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def plus_serialize(registers: np.ndarray, p: int, sp: int = 0) -> bytes:
+    words = register_words(p)
+    body = serialize(registers, p)[8:]  # the packed words, as HyperLogLog packs them
+    return struct.pack(">i", -2) + _varint(p) + _varint(sp) + _varint(0) + _varint(4 * words) + body
+
+
+def plus_deserialize(data: bytes) -> tuple[np.ndarray, int]:
+    """Registers and p of a normal-representation ``HyperLogLogPlus``."""
+    pos = 4
+    fields = []
+    for _ in range(4):
+        value, shift = 0, 0
+        while True:
+            byte = data[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        fields.append(value)
+    p, sp, fmt, size = fields
+    if struct.unpack_from(">i", data, 0)[0] != -2 or fmt != 0:
+        raise ValueError("not a normal-representation HyperLogLogPlus")
+    registers, _ = deserialize(struct.pack(">ii", p, size) + data[pos: pos + size])
+    return registers, p
