@@ -278,7 +278,7 @@ _SCHEMA = PinotSchema.from_json({
 })
 _PAIRS = ["COUNT__*", "SUM__m", "SUM__n", "MIN__m", "MAX__n", "AVG__m", "MINMAXRANGE__n", "SUMPRECISION__big",
           "DISTINCTCOUNTBITMAP__a", "DISTINCTCOUNTBITMAP__b", "DISTINCTCOUNTHLL__c", "SUMMV__tags", "COUNTMV__tags",
-          "AVGMV__tags"]
+          "AVGMV__tags", "DISTINCTCOUNTHLLPLUS__a", "DISTINCTCOUNTHLLPLUS__m"]
 
 
 @st.composite
