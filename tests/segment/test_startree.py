@@ -379,3 +379,19 @@ def test_raw_dimension_is_an_error_at_build(tmp_path):
     with pytest.raises(SegmentBuildError, match="star-tree index: starTreeIndexConfigs\\[0\\]: dimension 'b'"):
         build_segment(PinotColumns(table, {}), _SCHEMA, config, tmp_path, "t_0", CREATION_TIME_MS)
 
+
+
+@pytest.mark.parametrize("name", ["startree", "startree_default"])
+def test_cli_build_from_the_raw_rows_is_pinots_segment(name, pinot_built, tmp_path, capsys):
+    """`pinot-sink build` from the rows Pinot was given (rows.jsonl, through the real type mapping): every
+    file of the segment, star-trees included, equals Pinot's."""
+    from pinot_sink.cli import main
+
+    folder = pinot_built / name
+    assert main(["build", "--schema", str(folder / "schema.json"), "--table-config",
+                 str(folder / "table_config.json"), "--input", str(folder / "rows.jsonl"), "--out",
+                 str(tmp_path), "--name", f"{name}_0", "--creation-time", str(CREATION_TIME_MS)]) == 0
+    capsys.readouterr()
+    ours, theirs = read_tarball(tmp_path / f"{name}_0.tar.gz"), load_case(folder).pinot_files()
+    assert sorted(ours) == sorted(theirs)
+    assert [f for f in sorted(theirs) if ours[f] != theirs[f]] == []
