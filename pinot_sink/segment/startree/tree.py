@@ -19,12 +19,15 @@ Every merge is "reduce these records, in this order, into one per group".
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .aggregators import ValueAggregator
 from .quicksort import fastutil_order
+
+log = logging.getLogger(__name__)
 
 STAR = -1  # StarTreeNode.ALL: a star node's dimension value
 STAR_IN_FORWARD_INDEX = 0  # a star dimension in the star-tree's own forward index
@@ -184,11 +187,13 @@ def _hashmap_order(keys: list[int]) -> list[int]:
     hashes = [_java_int_hash(k) for k in keys]
     capacity = 16
     counts: dict[int, int] = {}
+    tree_bin = False
     for size, h in enumerate(hashes, start=1):
         bucket = h & (capacity - 1)
         existing = counts.get(bucket, 0)
         counts[bucket] = existing + 1
         grow = existing >= 8 and capacity < 64
+        tree_bin = tree_bin or (existing >= 8 and capacity >= 64)
         if grow or size > capacity * 3 // 4:
             while grow or size > capacity * 3 // 4:
                 capacity *= 2
@@ -198,6 +203,10 @@ def _hashmap_order(keys: list[int]) -> list[int]:
                 b = g & (capacity - 1)
                 counts[b] = counts.get(b, 0) + 1
     mask = capacity - 1
+    if tree_bin:
+        log.warning("star-tree: 9 or more children share a HashMap bucket of %d (a Java tree bin); their order, "
+                    "and so the star-tree's record order, may differ from Pinot's (the tree is still correct)",
+                    capacity)
     return sorted(range(len(keys)), key=lambda i: (hashes[i] & mask, i))
 
 
