@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from type_mapping.pinot_json import as_bool, as_list, as_object, as_str
 from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.stored import arrow_type_for
+from type_mapping.table_config import TableConfig, time_column_name
 
 from .complex_types import MODES, ComplexTypeSpec
 from .evaluate import Expression
@@ -84,7 +85,7 @@ class IngestionPipeline:
                      *, unsupported: str = "error") -> "IngestionPipeline":
         if unsupported not in UNSUPPORTED_MODES:
             raise ValueError(f"ingestion.unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}")
-        table_config = table_config or {}
+        table_config = table_config.raw if isinstance(table_config, TableConfig) else (table_config or {})
         ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
         problems = unsupported_settings(schema, table_config)
         if problems and unsupported == "error":
@@ -138,8 +139,7 @@ class IngestionPipeline:
             except ExpressionError as exc:
                 raise ValueError(f"ingestionConfig.filterConfig.filterFunction: {exc}") from None
 
-        time_column = as_str(as_object(table_config.get("segmentsConfig"), "segmentsConfig").get("timeColumnName"),
-                             "segmentsConfig.timeColumnName")
+        time_column = time_column_name(table_config)
         if as_bool(ingestion.get("rowTimeValueCheck"), "ingestionConfig.rowTimeValueCheck") and time_column \
                 and time_column in schema:
             pipeline.time_check = (time_column, schema[time_column])

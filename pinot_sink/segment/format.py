@@ -11,6 +11,8 @@ part of a URI path.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import raw_table_name  # noqa: F401  (the segment names use it; its home is the model)
+
 METADATA_FILE = "metadata.properties"
 CREATION_META_FILE = "creation.meta"
 V3_DIR = "v3"
@@ -64,13 +66,6 @@ def forward_index_extension(dictionary_encoded: bool, single_value: bool, is_sor
     return RAW_SV_FORWARD_EXTENSION if single_value else RAW_MV_FORWARD_EXTENSION
 
 
-def raw_table_name(table_name: str) -> str:
-    """``TableNameBuilder.extractRawTableName``: ``events_OFFLINE`` / ``events_REALTIME`` -> ``events`` (the
-    name segments carry in ``segment.table.name`` and deep-store paths use)."""
-    for suffix in ("_OFFLINE", "_REALTIME"):
-        if table_name.endswith(suffix):
-            return table_name[: -len(suffix)]
-    return table_name
 
 
 def tarball_name(segment_name: str) -> str:
