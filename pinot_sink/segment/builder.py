@@ -35,6 +35,7 @@ from .partition import canonical_function_name, partition_values
 from .stats import ColumnStats, collect_stats, flatten
 from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
 from .tarball import write_directory, write_tarball
+from .timestamp_index import with_timestamp_columns
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ def build_segment(
     except TableConfigError as exc:
         raise SegmentBuildError(str(exc)) from None
     settings = config.indexes
+    columns, schema, settings = with_timestamp_columns(columns, schema, settings)
     version = (options.segment_version or settings.segment_version).lower()
     version = "v1" if version == "v2" else version  # v2 has the v1 layout
     if version not in ("v1", "v3"):

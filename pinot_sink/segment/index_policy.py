@@ -26,7 +26,7 @@ MODES = ("defer", "error")
 MODE_ALIASES = {"skip": "defer"}  # the option's former name for deferring
 
 # The kinds beyond the basic indexes that this package writes.
-BUILT_KINDS: frozenset[str] = frozenset()
+BUILT_KINDS: frozenset[str] = frozenset({"timestamp"})
 # Built by the star-tree module (pinot_sink/segment/startree/) once it is merged; until then a star-tree is
 # deferred when the table lets servers build it, else an error.
 STAR_TREE_BUILT = False
@@ -172,7 +172,7 @@ def plan_indexes(table_config: TableConfig, schema: PinotSchema, mode: str = "de
             else:
                 server(name, "timestamp", key, _SERVER_BUILDS["timestamp"])
         if c.json is not None:
-            key = "json index (jsonIndexColumns / jsonIndexConfigs / indexes.json)"
+            key = "jsonIndexColumns / jsonIndexConfigs / fieldConfigList indexes.json"
             if "json" in BUILT_KINDS:
                 decisions.append(IndexDecision(name, "json", key, "built"))
             else:

@@ -112,3 +112,14 @@ def _check_sorted_by_country(case, built, open_segment):
         city_ids = segment.dict_ids("city").to_numpy()
         for dict_id, docs in enumerate(segment.inverted_index("city")):
             assert np.array_equal(np.flatnonzero(city_ids == dict_id), docs)
+
+
+def test_timestamp_index_same_bytes_as_pinot(pinot_built, tmp_path):
+    """The derived $ts$HOUR / DAY / WEEK / MONTH columns: dictionary, forward and range index, metadata."""
+    case = load_case(pinot_built / "timestamp_json")
+    built = _build(case, tmp_path)
+    ours, theirs = psf_payloads(read_tarball(built.tar_path)), psf_payloads(case.pinot_files())
+    derived = {key for key in theirs if key[0].startswith("$ts$")}
+    assert len(derived) == 12 and {key: ours.get(key) for key in derived} == {key: theirs[key] for key in derived}
+    assert {key for key in theirs if ours.get(key) != theirs[key]} <= {("payload", "json_index"), ("attrs", "json_index")}
+    _assert_same_metadata(read_tarball(built.tar_path), case.pinot_files())
