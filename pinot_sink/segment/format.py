@@ -31,6 +31,7 @@ INVALID_NAME_CHARS = '\\/:*?"<>|'
 DICTIONARY_EXTENSION = ".dict"
 INVERTED_INDEX_EXTENSION = ".bitmap.inv"
 RANGE_INDEX_EXTENSION = ".bitmap.range"
+JSON_INDEX_EXTENSION = ".json.idx"
 BLOOM_FILTER_EXTENSION = ".bloom"
 NULLVALUE_VECTOR_EXTENSION = ".bitmap.nullvalue"
 # Forward indexes: dictionary-encoded sorted / unsorted single-value, multi-value; raw single / multi-value.
@@ -51,7 +52,7 @@ V1_EXTENSIONS: dict[str, tuple[str, ...]] = {
     "h3_index": (".h3.idx",),
     "ifst_index": (".lucene.v912.ifst", ".lucene.v99.ifst", ".lucene.v9.ifst", ".lucene.ifst"),
     "inverted_index": (INVERTED_INDEX_EXTENSION,),
-    "json_index": (".json.idx",),
+    "json_index": (JSON_INDEX_EXTENSION,),
     "nullvalue_vector": (NULLVALUE_VECTOR_EXTENSION,),
     "range_index": (RANGE_INDEX_EXTENSION,),
 }

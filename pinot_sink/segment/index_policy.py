@@ -26,7 +26,7 @@ MODES = ("defer", "error")
 MODE_ALIASES = {"skip": "defer"}  # the option's former name for deferring
 
 # The kinds beyond the basic indexes that this package writes.
-BUILT_KINDS: frozenset[str] = frozenset({"timestamp"})
+BUILT_KINDS: frozenset[str] = frozenset({"timestamp", "json"})
 # Built by the star-tree module (pinot_sink/segment/startree/) once it is merged; until then a star-tree is
 # deferred when the table lets servers build it, else an error.
 STAR_TREE_BUILT = False
@@ -173,7 +173,11 @@ def plan_indexes(table_config: TableConfig, schema: PinotSchema, mode: str = "de
                 server(name, "timestamp", key, _SERVER_BUILDS["timestamp"])
         if c.json is not None:
             key = "jsonIndexColumns / jsonIndexConfigs / fieldConfigList indexes.json"
-            if "json" in BUILT_KINDS:
+            if not spec.single_value or spec.stored_type != "STRING":
+                decisions.append(IndexDecision(name, "json", key, "error", f"Pinot builds a JSON index on a "
+                                               f"single-value STRING or JSON column only, not {spec.data_type}"
+                                               + ("" if spec.single_value else " multi-value")))
+            elif "json" in BUILT_KINDS:
                 decisions.append(IndexDecision(name, "json", key, "built"))
             else:
                 server(name, "json", key, _SERVER_BUILDS["json"])

@@ -24,11 +24,13 @@ from .bitpack import bits_per_value
 from .bloom_filter import build_bloom_filter
 from .codecs import codec_id
 from .dictionary import ColumnValueError, Dictionary, serialize_dictionary, uses_var_length
-from .format import (BLOOM_FILTER_EXTENSION, DICTIONARY_EXTENSION, INVERTED_INDEX_EXTENSION, NULLVALUE_VECTOR_EXTENSION,
+from .format import (BLOOM_FILTER_EXTENSION, DICTIONARY_EXTENSION, INVERTED_INDEX_EXTENSION, JSON_INDEX_EXTENSION,
+                     NULLVALUE_VECTOR_EXTENSION,
                      RANGE_INDEX_EXTENSION, forward_index_extension)
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
 from .index_policy import has_dict_ids, range_supported
 from .inverted_index import inverted_index
+from .json_index import build_json_index
 from .null_vector import null_vector
 from .range_index import build_range_index, build_raw_range_index
 from .raw_forward import RawColumnStats, write_raw_forward
@@ -165,6 +167,22 @@ class BloomFilterWriter(_FixedExtension):
         return build_bloom_filter(ctx.dictionary.values, ctx.spec, bloom.fpp, bloom.max_size_in_bytes)
 
 
+class JsonIndexWriter(_FixedExtension):
+    index_id, extension = "json_index", JSON_INDEX_EXTENSION
+
+    def applies_to(self, ctx: ColumnContext) -> bool:
+        return ctx.settings.json is not None
+
+    def write(self, ctx: ColumnContext) -> Payload:
+        if ctx.dictionary.dict_ids is not None:  # each distinct value flattened once
+            distinct, doc_values = ctx.dictionary.values.to_pylist(), ctx.dictionary.dict_ids
+        else:  # a raw column: its values are in segment order
+            values = np.asarray(ctx.values.to_pylist(), dtype=object)
+            distinct, doc_values = np.unique(values, return_inverse=True)
+            distinct = distinct.tolist()
+        return build_json_index(distinct, np.asarray(doc_values, dtype=np.int64), ctx.settings.json, ctx.spec.name)
+
+
 class NullValueVectorWriter(_FixedExtension):
     index_id, extension = "nullvalue_vector", NULLVALUE_VECTOR_EXTENSION
 
@@ -178,5 +196,5 @@ class NullValueVectorWriter(_FixedExtension):
 # In the order the builder writes them (the bytes do not depend on it: layouts sort by name and id).
 INDEX_WRITERS: tuple[IndexWriter, ...] = (
     DictionaryWriter(), ForwardIndexWriter(), InvertedIndexWriter(), RangeIndexWriter(), BloomFilterWriter(),
-    NullValueVectorWriter(),
+    JsonIndexWriter(), NullValueVectorWriter(),
 )

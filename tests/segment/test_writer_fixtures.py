@@ -114,12 +114,18 @@ def _check_sorted_by_country(case, built, open_segment):
             assert np.array_equal(np.flatnonzero(city_ids == dict_id), docs)
 
 
-def test_timestamp_index_same_bytes_as_pinot(pinot_built, tmp_path):
-    """The derived $ts$HOUR / DAY / WEEK / MONTH columns: dictionary, forward and range index, metadata."""
+def test_timestamp_and_json_indexes_same_bytes_as_pinot(pinot_built, tmp_path):
+    """The derived $ts$HOUR / DAY / WEEK / MONTH columns (dictionary, forward, range index) and the JSON
+    indexes of both config forms (fieldConfigList indexes.json on a JSON column, jsonIndexColumns on a STRING
+    column): every payload, the index_map, metadata.properties and creation.meta."""
     case = load_case(pinot_built / "timestamp_json")
     built = _build(case, tmp_path)
-    ours, theirs = psf_payloads(read_tarball(built.tar_path)), psf_payloads(case.pinot_files())
-    derived = {key for key in theirs if key[0].startswith("$ts$")}
-    assert len(derived) == 12 and {key: ours.get(key) for key in derived} == {key: theirs[key] for key in derived}
-    assert {key for key in theirs if ours.get(key) != theirs[key]} <= {("payload", "json_index"), ("attrs", "json_index")}
-    _assert_same_metadata(read_tarball(built.tar_path), case.pinot_files())
+    ours, theirs = read_tarball(built.tar_path), case.pinot_files()
+    ours_payloads, theirs_payloads = psf_payloads(ours), psf_payloads(theirs)
+    assert len([key for key in theirs_payloads if key[0].startswith("$ts$")]) == 12
+    assert {("payload", "json_index"), ("attrs", "json_index")} <= set(theirs_payloads)
+    assert sorted(ours_payloads) == sorted(theirs_payloads)
+    assert {key for key in theirs_payloads if ours_payloads[key] != theirs_payloads[key]} == set()
+    _assert_same_metadata(ours, theirs)
+    assert ours["v3/index_map"] == theirs["v3/index_map"] and ours["v3/creation.meta"] == theirs["v3/creation.meta"]
+    assert built.skipped_indexes == []
