@@ -51,7 +51,8 @@ class BuildOptions:
     keep_dir: bool = False  # also leave the untarred directory out_dir/<name>/
     sort_by_sorted_column: bool = True  # sort rows (stably) by the table's sortedColumn
     unsupported_indexes: str = "defer"  # "defer" | "error": indexes only the server builds (index_policy)
-    index_plan: IndexPlan | None = None  # decided on the driver (prepare_job); None: decided here
+    # decided on the driver (prepare_job, which logs it); None: decided here
+    index_plan: IndexPlan | None = field(default=None, repr=False)
     time_check: bool | None = None  # None: on unless ingestionConfig.segmentTimeValueCheck is false
     custom_properties: dict[str, str] = field(default_factory=dict)  # custom.* metadata keys
     # Threads building columns and compressing the tarball (numpy, pyarrow and zlib release the GIL);
