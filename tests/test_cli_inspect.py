@@ -88,3 +88,17 @@ def test_console_script_runs(pinot_built):
     assert report["segment"]["totalDocs"] == 20000 and len(report["rows"]) == 1
     ts = next(c for c in report["columns"] if c["name"] == "ts")
     assert ts["sorted"] and ts["indexes"]["forward_index"] == 160008
+
+
+def test_json_index_paths(pinot_built, capsys):
+    """The JSON index Pinot built (timestamp_json: fieldConfigList indexes.json with excludeFields 'secret')."""
+    report = _json_report(capsys, pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", "--columns", "payload,attrs")
+    payload = {c["name"]: c for c in report["columns"]}["payload"]["jsonIndex"]
+    paths = {p["path"]: p for p in payload["paths"]}
+    assert {".user.id", ".user.name", ".user.roles.$index", ".items..sku", ".note"} <= set(paths)
+    assert ".secret" not in paths  # excludeFields
+    assert paths[".user.id"]["docs"] == 1500 and payload["flattenedDocs"] >= 1500
+    assert main(["inspect", str(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"), "--rows", "0",
+                 "--columns", "attrs"]) == 0
+    text = capsys.readouterr().out
+    assert "json index  attrs: 2 paths" in text and ".k " in text

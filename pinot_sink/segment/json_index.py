@@ -251,6 +251,22 @@ def build_json_index(distinct: list[str], doc_values: np.ndarray, config: JsonIn
 # --- reading (inspect, tests) ------------------------------------------------------------------------------
 
 
+def json_index_paths(payload: bytes) -> dict:
+    """What ``pinot-sink inspect`` shows of a JSON index: each flattened path (``.a.b``, ``.arr.$index``, ...)
+    with its segment docs and distinct values, in the index's order."""
+    keys, postings, mapping = read_json_index(payload)
+    _, max_value_length = struct.unpack_from(">ii", payload, 0)
+    values: dict[str, int] = {}
+    for key in keys:
+        path, separator, _ = key.partition(KEY_VALUE_SEPARATOR)
+        if separator:
+            values[path] = values.get(path, 0) + 1
+    paths = [{"path": key, "docs": int(len(np.unique(mapping[docs]))) if len(docs) else 0,
+              "values": values.get(key, 0)}
+             for key, docs in zip(keys, postings) if KEY_VALUE_SEPARATOR not in key]
+    return {"paths": paths, "flattenedDocs": int(len(mapping)), "maxValueLength": max_value_length}
+
+
 def read_json_index(payload: bytes) -> tuple[list[str], list[np.ndarray], np.ndarray]:
     """(posting keys, each key's flattened doc ids, each flattened doc's doc id)."""
     from pyroaring import BitMap
