@@ -109,3 +109,17 @@ def test_star_trees_match_pinot_dump(pinot_built, capsys):
     text = capsys.readouterr().out
     assert "star-trees  2" in text and "tree 1    split device > country" in text
     assert "5 function pairs: max__clicks, sum__revenue, countMV__tags, sumMV__tags, avgMV__tags" in text
+
+
+def test_json_index_paths(pinot_built, capsys):
+    """The JSON index Pinot built (timestamp_json: fieldConfigList indexes.json with excludeFields 'secret')."""
+    report = _json_report(capsys, pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", "--columns", "payload,attrs")
+    payload = {c["name"]: c for c in report["columns"]}["payload"]["jsonIndex"]
+    paths = {p["path"]: p for p in payload["paths"]}
+    assert {".user.id", ".user.name", ".user.roles.$index", ".items..sku", ".note"} <= set(paths)
+    assert ".secret" not in paths  # excludeFields
+    assert paths[".user.id"]["docs"] == 1500 and payload["flattenedDocs"] >= 1500
+    assert main(["inspect", str(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"), "--rows", "0",
+                 "--columns", "attrs"]) == 0
+    text = capsys.readouterr().out
+    assert "json index  attrs: 2 paths" in text and ".k " in text

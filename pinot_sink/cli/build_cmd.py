@@ -2,8 +2,9 @@
 
     pinot-sink build --schema S.json --table-config T.json --input FILE [FILE...] --out DIR
                      [--name NAME] [--creation-time MILLIS] [--keep-dir] [--segment-version v1|v3]
-                     [--skip-unsupported-indexes] [--no-sort] [--max-rows N] [--max-size SIZE]
+                     [--no-sort] [--max-rows N] [--max-size SIZE]
                      [--option convert.on-oversize-string=pinot ...] [--option ingestion.unsupported=skip]
+                     [--option build.unsupported-indexes=defer|error]
 
 The files are read batch by batch, go through the table config's ingestion steps (complex types,
 transforms, filter: ``pinot_sink.ingestion``), are converted to Pinot's stored form by
@@ -30,7 +31,8 @@ _FORMATS = {
 }
 # Options of the data source that apply to a local build (docs/options.md).
 _CLI_OPTIONS = ("convert.on-overflow", "convert.on-fraction", "convert.on-oversize-string",
-                "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported")
+                "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported",
+                "build.unsupported-indexes")
 DEFAULT_MAX_ROWS = 5_000_000
 DEFAULT_MAX_SIZE = "512mb"
 _BATCH_ROWS = 65_536
@@ -48,7 +50,7 @@ def register(subparsers):
     parser.add_argument("--keep-dir", action="store_true", help="also leave the untarred segment directories")
     parser.add_argument("--segment-version", choices=("v1", "v3"), help="override the table's segment version")
     parser.add_argument("--skip-unsupported-indexes", action="store_true",
-                        help="leave indexes this builder does not write to the server instead of failing")
+                        help="the former name of --option build.unsupported-indexes=defer (now the default)")
     parser.add_argument("--no-sort", action="store_true", help="keep the input row order (no sortedColumn sort)")
     parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS, metavar="N",
                         help=f"cut a segment at this many rows (default {DEFAULT_MAX_ROWS})")
@@ -161,7 +163,8 @@ def run(args) -> int:
     from ..ingestion import IngestionPipeline
     from ..options import OptionError, parse_size
     from ..segment import BuildOptions, build_segment
-    from ..segment.table_config import raw_table_name
+    from ..segment.index_policy import normalise_mode, plan_indexes
+    from ..segment.table_config import TableConfig
 
     options = parse_cli_options(args.option)
     conversion = _conversion_options(options)
@@ -176,14 +179,21 @@ def run(args) -> int:
             raise ValueError(f"{path}: unknown input format (use .parquet, .csv, .json, .jsonl or .ndjson)")
 
     schema = PinotSchema.from_json(json.loads(args.schema.read_text()))
-    table_config = json.loads(args.table_config.read_text())
-    time_column = (table_config.get("segmentsConfig") or {}).get("timeColumnName")
-    raw_table = raw_table_name(str(table_config.get("tableName") or schema.name))
+    table_config = TableConfig.from_json(json.loads(args.table_config.read_text()), schema)
+    time_column, raw_table = table_config.time_column, table_config.raw_table_name
+    try:
+        index_mode = normalise_mode(options.get("build.unsupported-indexes", "defer"))
+    except ValueError as exc:
+        raise OptionError(f"--option {exc}") from None
+    index_plan = plan_indexes(table_config, schema, index_mode)
+    for line in index_plan.deferred_lines():
+        print(f"pinot-sink build: {line}", file=sys.stderr, flush=True)
     build_options = BuildOptions(
         segment_version=args.segment_version,
         keep_dir=args.keep_dir,
         sort_by_sorted_column=not args.no_sort,
-        unsupported_indexes="skip" if args.skip_unsupported_indexes else "error",
+        unsupported_indexes=index_mode,
+        index_plan=index_plan,
     )
     buffer = PartitionBuffer(args.max_rows, max_bytes)
     built: list = []
@@ -258,5 +268,5 @@ def _summary(built) -> dict:
         "startTime": built.start_time,
         "endTime": built.end_time,
         "timeUnit": built.time_unit,
-        "skippedIndexes": built.skipped_indexes,
+        "deferredIndexes": built.skipped_indexes,
     }

@@ -2,7 +2,8 @@
 
 PATH is a segment directory, a ``.tar.gz``, a ``v3`` directory's contents, or a bare ``metadata.properties``.
 Prints the segment metadata, one line per column (types, cardinality, encoding, sortedness, nulls, min/max)
-with its indexes and their sizes, then the first N rows decoded natively (no Java needed).
+with its indexes and their sizes, each JSON index's flattened paths (docs and distinct values per path), then
+the first N rows decoded natively (no Java needed).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from pinot_sink.segment.json_index import json_index_paths
 from pinot_sink.segment.read.reader import SegmentFormatError, SegmentReader, open_segment
 from pinot_sink.segment.read.startree import read_star_trees
 
@@ -118,6 +120,9 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
         if readable:
             mask = reader.null_mask(name)
             entry["nullCount"] = int(mask.sum()) if mask is not None else None
+            payload = reader.index_buffer(name, "json_index") if "json_index" in entry["indexes"] else None
+            if payload is not None:
+                entry["jsonIndex"] = json_index_paths(payload)
         report["columns"].append(entry)
     if rows and readable:
         shown = min(rows, meta.total_docs)
@@ -242,6 +247,15 @@ def render_text(report: dict[str, Any]) -> str:
         ])
     lines.extend(_aligned(header, table))
     lines.append("")
+    for c in report["columns"]:
+        if c.get("jsonIndex"):
+            summary = c["jsonIndex"]
+            lines.append(f"json index  {c['name']}: {len(summary['paths'])} paths, {summary['flattenedDocs']} flattened "
+                         f"docs (max posting key {summary['maxValueLength']} bytes)")
+            lines.extend(_aligned(["path", "docs", "values"],
+                                  [[p["path"] or "(top-level value)", str(p["docs"]), str(p["values"])]
+                                   for p in summary["paths"]]))
+            lines.append("")
 
     rows = report["rows"]
     if rows is None:

@@ -27,14 +27,16 @@ from type_mapping.stored import PinotColumns
 from .bitpack import bits_per_value
 from .dictionary import ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
 from .format import INVALID_NAME_CHARS, tarball_name
-from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids, range_supported
+from .index_policy import IndexPlan, normalise_mode, plan_indexes
+from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
 from .stats import ColumnStats, collect_stats, flatten
 from . import startree
-from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
+from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
 from .tarball import write_directory, write_tarball
+from .timestamp_index import with_timestamp_columns
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,9 @@ class BuildOptions:
     segment_version: str | None = None  # None: the table config's segmentFormatVersion, else v3
     keep_dir: bool = False  # also leave the untarred directory out_dir/<name>/
     sort_by_sorted_column: bool = True  # sort rows (stably) by the table's sortedColumn
-    unsupported_indexes: str = "error"  # "error" | "skip" (the server builds skipped indexes at load)
+    unsupported_indexes: str = "defer"  # "defer" | "error": indexes only the server builds (index_policy)
+    # decided on the driver (prepare_job, which logs it); None: decided here
+    index_plan: IndexPlan | None = field(default=None, repr=False)
     time_check: bool | None = None  # None: on unless ingestionConfig.segmentTimeValueCheck is false
     custom_properties: dict[str, str] = field(default_factory=dict)  # custom.* metadata keys
     # Threads building columns and compressing the tarball (numpy, pyarrow and zlib release the GIL);
@@ -102,15 +106,14 @@ def validate_segment_name(name: str) -> None:
 def build_segment(
     columns: PinotColumns,
     schema: PinotSchema,
-    table_config: Mapping[str, Any] | None,
+    table_config: TableConfig | Mapping[str, Any] | None,
     out_dir,
     segment_name: str,
     creation_time_ms: int | None = None,
     options: BuildOptions | None = None,
 ) -> BuiltSegment:
     options = options or BuildOptions()
-    if options.unsupported_indexes not in ("error", "skip"):
-        raise ValueError("unsupported_indexes must be 'error' or 'skip'")
+    normalise_mode(options.unsupported_indexes)
     validate_segment_name(segment_name)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -127,12 +130,18 @@ def build_segment(
     if total_docs == 0:
         raise SegmentBuildError(f"segment {segment_name!r}: no rows (empty segments are never written)")
 
-    settings = parse_table_config(table_config, schema)
+    try:
+        config = TableConfig.of(table_config, schema)
+        plan = options.index_plan or plan_indexes(config, schema, options.unsupported_indexes)
+    except TableConfigError as exc:
+        raise SegmentBuildError(str(exc)) from None
+    settings = config.indexes
+    columns, schema, settings = with_timestamp_columns(columns, schema, settings)
     version = (options.segment_version or settings.segment_version).lower()
     version = "v1" if version == "v2" else version  # v2 has the v1 layout
     if version not in ("v1", "v3"):
         raise SegmentBuildError(f"segment version {version!r} is not supported (v1 or v3)")
-    skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
+    skipped = list(plan.deferred_lines())
 
     table, masks = columns.table, columns.null_masks
     order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
@@ -144,13 +153,13 @@ def build_segment(
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
-    star_columns = _star_columns(table_config, schema)
+    star_columns = _star_columns(config, schema)
     star_inputs: dict[str, ColumnContext] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         try:
             ctx = _column_context(spec, table.column(spec.name), masks.get(spec.name), settings.columns[spec.name],
-                                  settings, total_docs, options.unsupported_indexes, order,
+                                  settings, total_docs, plan.mode, order,
                                   sorted_dictionary if spec.name == sorted_column else None)
             meta, column_entries = _build_column(ctx)
         except ColumnValueError as exc:
@@ -204,7 +213,7 @@ def build_segment(
                 for k, v in options.custom_properties.items()},
     )
     metadata = metadata_bytes(meta, version)
-    star = _star_trees(table_config, schema, star_inputs, total_docs) if star_columns else None
+    star = _star_trees(config, schema, star_inputs, total_docs) if star_columns else None
     if star is not None:  # MultipleTreesBuilder re-saves metadata.properties with its keys appended
         metadata = metadata_bytes(meta, version, resaved=True) + star.metadata
     files = segment_file_parts(entries, metadata, version, creation_time_ms, star.files if star else None)
@@ -266,28 +275,7 @@ def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnCon
         raise SegmentBuildError(f"star-tree index: {exc}") from None
 
 
-# --- configuration checks --------------------------------------------------------------------------
-
-
-def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: str) -> list[str]:
-    problems: list[str] = list(settings.unsupported)
-    for name, c in settings.columns.items():
-        spec = schema[name]
-        problems += [f"column {name!r}: {index} index" for index in c.unsupported]
-        if c.forward_disabled:
-            problems.append(f"column {name!r}: disabled forward index")
-        if c.range and not range_supported(c, spec):
-            reason = ("version 1" if c.range_version != 2 else "multi-value" if not spec.single_value
-                      else f"raw {spec.data_type}")
-            problems.append(f"column {name!r}: range index ({reason})")
-    if problems and mode == "error":
-        raise SegmentBuildError(
-            "the table config asks for indexes this builder does not write: " + "; ".join(problems)
-            + " (use unsupported_indexes='skip' to leave them to the server, which builds them at load)"
-        )
-    for problem in problems:
-        log.warning("skipping %s; the server builds it when it loads the segment", problem)
-    return problems
+# --- dictionary or raw ------------------------------------------------------------------------------
 
 
 def _keeps_dictionary(c: ColumnIndexSettings, spec: FieldSpec, stats: ColumnStats,

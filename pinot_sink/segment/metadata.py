@@ -128,7 +128,8 @@ def _column(out: PropertiesWriter, col: ColumnMetadata, total_docs: int) -> None
         if spec.max_length_exceed_strategy and spec.max_length_exceed_strategy != _default_strategy(spec):
             out.put(key + "schemaMaxLengthExceedStrategy", spec.max_length_exceed_strategy)
     if spec.field_type == DATE_TIME:
-        out.put(key + "datetimeFormat", spec.datetime_format)
+        # DateTimeFieldSpec: a TIMESTAMP column's format is implicit, whatever the schema says
+        out.put(key + "datetimeFormat", "TIMESTAMP" if spec.data_type == "TIMESTAMP" else spec.datetime_format)
         out.put(key + "datetimeGranularity", spec.datetime_granularity)
     out.put(key + "totalDocs", total_docs)
     out.put(key + "cardinality", stats.cardinality)
