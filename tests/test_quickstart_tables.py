@@ -9,8 +9,9 @@ import pytest
 
 from pinot_sink.cli import main
 from pinot_sink.segment import open_segment
-from pinot_sink.segment.index_policy import STAR_TREE_BUILT
 from pinot_sink.segment.json_index import read_json_index
+from pinot_sink.segment.read.startree import read_star_trees
+from tests.segment.startree_check import check_tree_against_rows
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quickstart"
 # table -> (input sample, the indexes the servers are left to build, per "<column or table>: <kind>")
@@ -19,7 +20,7 @@ TABLES = {
     "githubEvents": ("rows.jsonl", set()),
     "fineFoodReviews": ("rows.parquet", {"table: multi-column text", "column 'Text': text",
                                          "column 'embedding': vector"}),
-    "airlineStats": ("rows.jsonl", set() if STAR_TREE_BUILT else {"table: star-tree"}),
+    "airlineStats": ("rows.jsonl", set()),  # its two star-trees are built (not deferred)
 }
 
 
@@ -45,14 +46,25 @@ def test_quickstart_table_through_the_cli(name, tmp_path, capsys):
     for line in summary["deferredIndexes"]:
         assert f"pinot-sink build: {line}" in out.err  # the log names each one, with its cost
     with open_segment(tmp_path / f"{name}_0.tar.gz") as segment:
-        if name == "airlineStats":  # the TIMESTAMP index's derived columns
+        if name == "airlineStats":  # the TIMESTAMP index's derived columns, and the star-trees
             assert {"$ts$DAY", "$ts$WEEK", "$ts$MONTH"} <= set(segment.column_names)
+            _check_airline_star_trees(segment)
         if name == "githubEvents":  # JSON indexes on the three raw JSON columns
             keys, _, mapping = read_json_index(segment.index_buffer("payload", "json_index"))
             assert ".push_id" in keys and len(mapping) >= 40
         if name == "starbucksStores":  # toSphericalGeography(stPoint(lon, lat)): geography points
             points = segment.stored_values("location_st_point").to_pylist()
             assert len(points) == 200 and all(len(p) == 17 and p[0] == 0x80 for p in points)
+
+
+def _check_airline_star_trees(segment) -> None:
+    """airlineStats' two starTreeIndexConfigs (the hotTier's tierOverwrites tree is the servers' business)."""
+    trees = read_star_trees(segment)
+    assert [(t.dimensions, t.function_column_pairs, t.max_leaf_records) for t in trees] == [
+        (["AirlineID", "Origin", "Dest"], ["count__*", "max__ArrDelay"], 10),
+        (["AirlineID"], ["countMV__DivLongestGTimes", "sumMV__DivLongestGTimes", "avgMV__DivLongestGTimes"], 10)]
+    for tree in trees:
+        assert tree.num_nodes > 1 and check_tree_against_rows(segment, tree) > tree.num_nodes
 
 
 def test_test_unnest_names_the_function_this_package_lacks(tmp_path, capsys):
@@ -83,3 +95,27 @@ def test_quickstart_table_through_spark(name, spark, tmp_path):
     assert result.rows == df.count()
     assert _deferred(result.deferred_indexes) == deferred
     assert all("deferred to the server: " in line for line in result.deferred_indexes)
+    if name == "airlineStats":
+        tarballs = sorted(tmp_path.rglob("*.tar.gz"))
+        assert tarballs
+        for tarball in tarballs:
+            with open_segment(tarball) as segment:
+                _check_airline_star_trees(segment)
+
+
+@pytest.mark.spark
+def test_a_star_tree_this_writer_cannot_build_fails_before_any_task(spark, tmp_path):
+    import pinot_sink
+
+    schema, config = _config("airlineStats")
+    table_config = json.loads(config.read_text())
+    table_config["tableIndexConfig"]["starTreeIndexConfigs"][1]["functionColumnPairs"].append(
+        "PERCENTILETDIGEST__ArrDelay")
+    df = spark.read.json(str(FIXTURES / "airlineStats" / "rows.jsonl"))
+    with pytest.raises(Exception, match=r"starTreeIndexConfigs\[1\]: function pair percentileTDigest__ArrDelay: "
+                                        r"not built by this writer") as failure:
+        pinot_sink.write(df, "airlineStats", mode="append", schema=schema.read_text(),
+                         **{"table-config": json.dumps(table_config), "output-uri": str(tmp_path),
+                            "schema.unknown-columns": "ignore"})
+    assert "partition" not in str(failure.value)  # the driver's plan refused it, not a task building a segment
+    assert list(tmp_path.rglob("*.tar.gz")) == []

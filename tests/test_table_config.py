@@ -63,9 +63,30 @@ def test_the_index_policy_is_decided_once_on_the_driver(tmp_path, caplog):
         prepared_job(SCHEMA, config, ARROW, out=tmp_path, **{"build.unsupported-indexes": "error"})
 
 
-def test_a_star_tree_the_servers_do_not_build_fails_on_the_driver(tmp_path):
-    config = {**TABLE_CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["country"]}]}}
-    with pytest.raises(OptionError, match="star-tree.*enableDynamicStarTreeCreation"):
+STAR_TREE = {"dimensionsSplitOrder": ["country"], "functionColumnPairs": ["COUNT__*", "SUM__value"]}
+
+
+def test_a_star_tree_is_built_without_enable_dynamic_star_tree_creation(tmp_path):
+    config = {**TABLE_CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [STAR_TREE]}}
+    job = prepared_job(SCHEMA, config, ARROW, out=tmp_path, **{"build.unsupported-indexes": "error"})
+    assert [(d.kind, d.action) for d in job.index_plan.decisions] == [("star-tree", "built")]
+    assert job.index_plan.deferred == []
+
+
+@pytest.mark.parametrize("tree, message", [
+    ({**STAR_TREE, "functionColumnPairs": ["COUNT__*", "DISTINCTCOUNTTHETASKETCH__country"]},
+     r"starTreeIndexConfigs\[1\]: function pair distinctCountThetaSketch__country: not built by this writer"),
+    ({**STAR_TREE, "functionColumnPairs": ["SUM__valeu"]},
+     r"starTreeIndexConfigs\[1\]: function pair sum__valeu: column 'valeu' is not in the schema.*'value'"),
+    ({"dimensionsSplitOrder": ["country"]}, r"starTreeIndexConfigs\[1\]: neither functionColumnPairs"),
+])
+def test_a_star_tree_this_writer_cannot_build_fails_on_the_driver_naming_tree_and_pair(tmp_path, tree, message):
+    # the second tree is the bad one, so that the message must say which; enableDynamicStarTreeCreation does
+    # not turn it into a deferral (Pinot's servers would rebuild the whole tree at every load)
+    config = {**TABLE_CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [STAR_TREE, tree],
+                                                   "enableDynamicStarTreeCreation": True}}
+    with pytest.raises(OptionError, match=r"table config: .*star-tree index \(tableIndexConfig."
+                                          r"starTreeIndexConfigs\): " + message):
         prepared_job(SCHEMA, config, ARROW, out=tmp_path)
 
 

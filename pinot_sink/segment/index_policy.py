@@ -3,13 +3,15 @@
 Every index the table config names is either **built** here, **deferred** to the server, or an **error**:
 
 * built: what this package writes (dictionary, forward, inverted, sorted, range v2, bloom filter, null value
-  vector, TIMESTAMP's derived columns, JSON);
+  vector, TIMESTAMP's derived columns, JSON, star-trees); a star-tree this writer cannot build (an unknown
+  column, a sketch aggregation without Java-compatible bytes, ...) is an error naming the tree and the
+  function pair (``startree.validate_star_tree_configs``), never deferred;
 * deferred (``build.unsupported-indexes=defer``, the default): only what Pinot's ``SegmentPreProcessor``
   builds when a server loads a segment without it, through the handler named here (``TextIndexHandler``,
   ``FSTIndexHandler``, ``VectorIndexHandler``, ``H3IndexHandler``, ...). The log and the write result say
   which, per column, and what it costs the servers;
 * error: ``build.unsupported-indexes=error`` turns every deferral into one; an index no server handler builds
-  (a star-tree without ``enableDynamicStarTreeCreation``, the MAP index) is always one.
+  (the MAP index) is always one.
 
 The builder asks this plan what to write; it never decides again per segment.
 """
@@ -21,15 +23,15 @@ from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.table_config import ColumnIndexSettings, TableConfig, TableConfigError
 
 from .codecs import codec_id
+from .startree import StarTreeConfigError, validate_star_tree_configs
 
 MODES = ("defer", "error")
 MODE_ALIASES = {"skip": "defer"}  # the option's former name for deferring
 
 # The kinds beyond the basic indexes that this package writes.
 BUILT_KINDS: frozenset[str] = frozenset({"timestamp", "json"})
-# Built by the star-tree module (pinot_sink/segment/startree/) once it is merged; until then a star-tree is
-# deferred when the table lets servers build it, else an error.
-STAR_TREE_BUILT = False
+# Star-trees are built by pinot_sink/segment/startree/ (byte-identical to MultipleTreesBuilder).
+STAR_TREE_BUILT = True
 
 # Index kind -> (Pinot's load-time handler, what it costs each server that loads the segment).
 _SERVER_BUILDS = {
@@ -49,8 +51,6 @@ _SERVER_BUILDS = {
                                "in deep store keeps it: more bytes to download)"),
     "multi-column text": ("MultiColumnTextIndexHandler", "reads every value of the columns and writes one "
                           "Lucene index at each load"),
-    "star-tree": ("StarTreeBuilderUtils (enableDynamicStarTreeCreation)", "sorts and pre-aggregates every row "
-                  "of the segment at each load"),
 }
 # Forward codecs are rewritten by ForwardIndexHandler when a raw column's codec differs from the config.
 _CODEC_HANDLER = ("ForwardIndexHandler", "rewrites the column's raw forward index with the codec at each load")
@@ -134,15 +134,13 @@ def plan_indexes(table_config: TableConfig, schema: PinotSchema, mode: str = "de
 
     for kind, key in settings.others.items():
         if kind == "star-tree":
-            if STAR_TREE_BUILT:
-                decisions.append(IndexDecision(None, kind, key, "built"))
-            elif settings.enable_dynamic_star_tree:
-                server(None, kind, key, _SERVER_BUILDS[kind])
+            # Built here whatever enableDynamicStarTreeCreation says: a server-built tree costs every load.
+            try:
+                validate_star_tree_configs(table_config, schema)
+            except StarTreeConfigError as exc:
+                decisions.append(IndexDecision(None, kind, key, "error", str(exc)))
             else:
-                decisions.append(IndexDecision(
-                    None, kind, key, "error",
-                    "this writer does not build star-trees yet, and the servers build them only with "
-                    "tableIndexConfig.enableDynamicStarTreeCreation=true; without a star-tree queries scan"))
+                decisions.append(IndexDecision(None, kind, key, "built"))
         else:
             server(None, kind, key, _SERVER_BUILDS.get(kind))
 

@@ -254,7 +254,8 @@ def test_server_built_indexes_deferred_by_default_or_an_error(tmp_path):
 
 def test_star_tree_without_function_pairs_is_an_error(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}]}}
-    with pytest.raises(SegmentBuildError, match="star-tree index: .*neither functionColumnPairs"):
+    with pytest.raises(SegmentBuildError, match=r"star-tree index \(tableIndexConfig.starTreeIndexConfigs\): "
+                                                r"starTreeIndexConfigs\[0\]: neither functionColumnPairs"):
         build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
 
 
@@ -264,13 +265,16 @@ def test_index_no_server_builds_is_an_error_even_deferred(tmp_path):
         build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
 
 
-def test_star_tree_deferred_only_where_servers_build_it(tmp_path):
-    index = {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}]}
-    with pytest.raises(SegmentBuildError, match="star-tree.*enableDynamicStarTreeCreation"):
+def test_star_tree_built_never_deferred(tmp_path):
+    # enableDynamicStarTreeCreation lets servers build a missing tree; this writer builds it, or fails
+    index = {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}], "enableDynamicStarTreeCreation": "true"}
+    with pytest.raises(SegmentBuildError, match=r"starTreeIndexConfigs\[0\]: neither functionColumnPairs"):
         build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": index}, tmp_path, "seg_0", T0)
-    built = build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": {
-        **index, "enableDynamicStarTreeCreation": "true"}}, tmp_path, "seg_0", T0)
-    assert len(built.skipped_indexes) == 1 and "table: star-tree index" in built.skipped_indexes[0]
+    index["starTreeIndexConfigs"][0]["functionColumnPairs"] = ["COUNT__*"]
+    built = build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": index}, tmp_path, "seg_0", T0,
+                          BuildOptions(keep_dir=True))
+    assert built.skipped_indexes == []
+    assert (built.dir_path / "v3" / "star_tree_index").stat().st_size > 0
 
 
 @pytest.mark.parametrize("index_config, key, closest", [

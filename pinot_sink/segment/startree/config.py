@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 from ..codecs import UnsupportedCodec, codec_id
 from .aggregators import AGGREGATORS
@@ -179,14 +180,13 @@ def from_index_config(cfg: Mapping[str, Any], label: str) -> StarTreeConfig:
     return StarTreeConfig(tuple(dims), tuple(skip), ordered, max_leaf, label)
 
 
-def _raw(table_config: Any) -> Mapping[str, Any]:
-    """The table config's JSON (a parsed table-config object keeps it as ``raw``)."""
-    return getattr(table_config, "raw", table_config) or {}
-
-
-def index_configs(table_config: Mapping[str, Any] | None) -> tuple[list[Mapping[str, Any]], bool]:
-    """The ``starTreeIndexConfigs`` list and ``enableDefaultStarTree`` of a table config."""
-    tic = _raw(table_config).get("tableIndexConfig") or {}
+def index_configs(table_config: Any) -> tuple[list[Mapping[str, Any]], bool]:
+    """The ``starTreeIndexConfigs`` list and ``enableDefaultStarTree`` of a table config: the driver's parsed
+    ``TableConfig`` model (read once, with Jackson's coercions), or its JSON."""
+    settings = getattr(table_config, "indexes", None)
+    if settings is not None:
+        return list(settings.star_tree_configs), settings.enable_default_star_tree
+    tic = (table_config or {}).get("tableIndexConfig") or {}
     default = tic.get("enableDefaultStarTree") or False
     if isinstance(default, str):  # Jackson reads "true" / "false" text as a boolean too
         default = default.strip().lower() == "true"
@@ -245,12 +245,9 @@ def validate_star_tree_configs(table_config: Mapping[str, Any] | None, schema: P
     from .aggregators import UnsupportedAggregation, make_aggregator
 
     trees = explicit_configs(table_config)
-    table_config = _raw(table_config)
-    tic = table_config.get("tableIndexConfig") or {}
-    raw = set(tic.get("noDictionaryColumns") or [])
-    for fc in table_config.get("fieldConfigList") or []:
-        if str(fc.get("encodingType", "")).upper() == "RAW":
-            raw.add(fc.get("name"))
+    columns = TableConfig.of(table_config, schema).indexes.columns
+    # an inverted index makes Pinot create the dictionary anyway
+    raw = {name for name, c in columns.items() if not (c.dictionary or c.inverted)}
     for tree in trees:
         for dim in tree.dimensions:
             if dim not in schema:
