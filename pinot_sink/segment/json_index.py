@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,14 +49,10 @@ def _reject_constant(name: str):
 
 
 def _parse(text: str) -> Any:
-    return json.loads(text, parse_float=_JavaDouble, parse_constant=_reject_constant)
+    return _DECODER.decode(text)
 
 
-class _JavaDouble(float):
-    """A JSON number with a fraction or exponent: Jackson's DoubleNode, printed by ``Double.toString``."""
-
-    def __new__(cls, text: str):
-        return super().__new__(cls, text)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # made once: json.loads makes one per call
 
 
 def _text(value: Any) -> str:
@@ -121,9 +116,11 @@ def _path_tree(index_paths: frozenset[str] | None) -> _PathNode:
 _MATCH, _POTENTIAL, _NO = (True, True), (True, False), (False, False)  # (include, include path matched)
 
 
-@dataclass(frozen=True)
 class Flattener:
-    config: JsonIndexSettings
+    def __init__(self, config: JsonIndexSettings):
+        self.config = config
+        self.tree = _path_tree(config.index_paths)  # once per column, not per value
+        self.filters_paths = config.include_paths is not None or config.exclude_paths is not None
 
     def flatten_text(self, text: str) -> list[Record]:
         """Raises ValueError for text that is not JSON (unless ``skipInvalidJson``)."""
@@ -133,9 +130,11 @@ class Flattener:
             if self.config.skip_invalid_json:
                 return [{VALUE_KEY: SKIPPED_VALUE}]
             raise
-        return self._flatten(node, 0, "$", False, _path_tree(self.config.index_paths))
+        return self._flatten(node, 0, "$", False, self.tree)
 
     def _include(self, path: str) -> tuple[bool, bool]:
+        if not self.filters_paths:
+            return _POTENTIAL
         include = self.config.include_paths
         if include is not None:
             if path in include:
@@ -183,7 +182,8 @@ class Flattener:
             records = self._flatten(child, level + 1, child_path, child_matched, tree.child(field))
             prefix = KEY_SEPARATOR + field
             if len(records) == 1:
-                single.update((prefix + k, v) for k, v in records[0].items())
+                for k, v in records[0].items():
+                    single[prefix + k] = v
             elif records:
                 nested.append([{prefix + k: v for k, v in r.items()} for r in records])
         if not nested:
@@ -226,17 +226,25 @@ def build_json_index(distinct: list[str], doc_values: np.ndarray, config: JsonIn
                 f"skipInvalidJson in the column's json index config to index it as $SKIPPED$)") from None
         per_value.append([[key for k, v in record.items() for key in (k, k + KEY_VALUE_SEPARATOR + v)]
                           for record in records])
-    keys = sorted({key for records in per_value for record in records for key in record}, key=java_sort_key)
+    distinct_keys = {key for records in per_value for record in records for key in record}
+    # Java orders Strings by UTF-16 units: the code point order unless a key holds a character above U+E000
+    # (after the surrogates) or beyond the BMP
+    java_order = any(max(key, default="\0") >= "\ue000" for key in distinct_keys)
+    keys = sorted(distinct_keys, key=java_sort_key if java_order else None)
     rank = {key: i for i, key in enumerate(keys)}
-    ranked = [[np.array([rank[key] for key in record], dtype=np.int64) for record in records]
-              for records in per_value]
+    ranked = [[[rank[key] for key in record] for record in records] for records in per_value]
     counts = np.array([len(records) for records in ranked], dtype=np.int64)[doc_values]
     flat_docs = np.repeat(np.arange(len(doc_values), dtype=np.int32), counts)
-    rows = [record for value in doc_values.tolist() for record in ranked[value]]
-    if len(rows) >= 2**31:
+    if len(flat_docs) >= 2**31:
         raise ColumnValueError(f"column {column!r}: more than {2**31 - 1} flattened JSON records")
-    key_ids = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    row_lengths = np.array([len(r) for r in rows], dtype=np.int64)
+    ids: list[int] = []
+    lengths_per_row: list[int] = []
+    for value in doc_values.tolist():
+        for record in ranked[value]:
+            ids.extend(record)
+            lengths_per_row.append(len(record))
+    key_ids = np.array(ids, dtype=np.int64)
+    row_lengths = np.array(lengths_per_row, dtype=np.int64)
     encoded = [key.encode("utf-8") for key in keys]
     lengths = np.array([len(b) for b in encoded], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
