@@ -67,6 +67,20 @@ def _check_airline_star_trees(segment) -> None:
         assert tree.num_nodes > 1 and check_tree_against_rows(segment, tree) > tree.num_nodes
 
 
+def test_a_star_tree_this_writer_cannot_build_fails_the_cli_before_reading_rows(tmp_path, capsys):
+    schema, config = _config("airlineStats")
+    table_config = json.loads(config.read_text())
+    table_config["tableIndexConfig"]["starTreeIndexConfigs"][0]["functionColumnPairs"].append("SUM__ArrDelayy")
+    (tmp_path / "config.json").write_text(json.dumps(table_config))
+    rc = main(["build", "--schema", str(schema), "--table-config", str(tmp_path / "config.json"), "--input",
+               str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "out")])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert ("starTreeIndexConfigs[0]: function pair sum__ArrDelayy: column 'ArrDelayy' is not in the schema "
+            "(did you mean 'ArrDelay'?)") in err
+    assert "absent.jsonl" not in err and not (tmp_path / "out").exists()
+
+
 def test_test_unnest_names_the_function_this_package_lacks(tmp_path, capsys):
     # generateColumn is applied; jsonStringToListOrMap (a JSON-family function) is not registered yet, and a
     # function that would be silently skipped is an error naming it.
