@@ -108,6 +108,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
         input_rows=sum(r.input_rows for r in reports if r is not None),
         filtered_rows=sum(r.filtered_rows for r in reports if r is not None),
+        deferred_indexes=job.index_plan.deferred_lines() if job.index_plan is not None else (),
     )
     log.info("%s", summary_table(result))
     write_committed(job, result, job.run_folder(batch_write))

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import pyarrow as pa
@@ -23,14 +23,15 @@ from type_mapping import PinotSchema
 from type_mapping.pinot_schema import SchemaError, check_writable_column_names
 from type_mapping.reconcile import WritePlan, plan_write
 from type_mapping.spark_types import spark_struct_to_arrow
+from type_mapping.table_config import TableConfig, TableConfigError
 
 from pinot_sink.controller import ControllerClient, redact_text
 from pinot_sink.controller.deep_store import normalise_uri
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
+from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 
 from .ingestion import IngestionPipeline
-from .naming import (SegmentNameError, SegmentNamer, make_namer, push_type_and_frequency, run_tag, write_tag,
-                     writer_postfix)
+from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
 from .options import OptionError, WriteOptions, redact_options
 from .store import SegmentStore, remove_tree, staging_uri, table_uri
 from .table_create import create_if_missing, derived_schema, derived_table_config
@@ -57,7 +58,7 @@ class WriteJob:
 
     options: WriteOptions
     schema_json: dict
-    table_config: dict
+    table_config: TableConfig  # parsed once, here on the driver
     plan: WritePlan
     overwrite: bool
     streaming: bool
@@ -72,6 +73,7 @@ class WriteJob:
     logged_options: dict  # the user's options as given, secrets redacted (manifest, logs)
     pipeline: IngestionPipeline | None = None  # the table config's transforms, filter, complex types; None: none
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
+    index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
 
     @property
     def table(self) -> str:
@@ -119,14 +121,7 @@ def batch_write_id(query_id: str | None, batch_id: int) -> str:
     return f"stream:{query_id or '-'}:{batch_id}"
 
 
-def refreshes_whole_table(table_config: Mapping[str, Any]) -> bool:
-    """``segmentIngestionType: REFRESH`` with ``consistentDataPush``: every push replaces the table's segments."""
-    batch = ((table_config.get("ingestionConfig") or {}).get("batchIngestionConfig")) or {}
-    push_type, _ = push_type_and_frequency(table_config)
-    return push_type.upper() == "REFRESH" and str(batch.get("consistentDataPush", "false")).lower() == "true"
-
-
-def _ingestion_pipeline(schema: PinotSchema, table_config: dict, source_schema: Any,
+def _ingestion_pipeline(schema: PinotSchema, table_config: TableConfig, source_schema: Any,
                         options: WriteOptions) -> IngestionPipeline | None:
     """What Pinot's ingestion would do to the rows (``ingestionConfig``), checked on the driver: a setting this
     writer cannot apply is an error naming it, unless ``ingestion.unsupported=skip``."""
@@ -140,6 +135,19 @@ def _ingestion_pipeline(schema: PinotSchema, table_config: dict, source_schema: 
     for skipped in getattr(pipeline, "skipped", ()) or ():
         log.warning("pinot_sink: ingestion.unsupported=skip: not applied: %s", skipped)
     return None if pipeline.is_identity else pipeline
+
+
+def _table_config(table_config: dict, schema: PinotSchema, options: WriteOptions) -> tuple[TableConfig, IndexPlan]:
+    """The table config as a model, and what becomes of every index it names: decided here, before any task
+    runs (an index on a column the schema lacks, or one neither built nor deferred, fails the write now)."""
+    try:
+        config = TableConfig.from_json(table_config, schema)
+        plan = plan_indexes(config, schema, options.build.unsupported_indexes)
+    except (TableConfigError, ValueError) as exc:
+        raise OptionError(f"table {options.table_name}: table config: {exc}") from None
+    for decision in plan.deferred:
+        log.warning("pinot_sink: table %s: %s", options.table_name, decision.describe())
+    return config, plan
 
 
 def _default_table_config(table: str) -> dict:
@@ -187,6 +195,8 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         check_writable_column_names(pinot_schema)
     except SchemaError as exc:
         raise SchemaError(f"table {options.table_name}: {exc}") from None
+    table_config, index_plan = _table_config(table_config, pinot_schema, options)
+    options = replace(options, build=replace(options.build, index_plan=index_plan))
     pipeline = _ingestion_pipeline(pinot_schema, table_config, source_schema, options)
     # With ingestion steps, the rows the plan maps are the pipeline's output, not the DataFrame's.
     plan = plan_write(pipeline.output_schema if pipeline else source_schema, pinot_schema,
@@ -194,7 +204,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
                       case_sensitive=options.schema.case_sensitive, table_config=table_config)
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    if not overwrite and not streaming and refreshes_whole_table(table_config):
+    if not overwrite and not streaming and table_config.refreshes_whole_table:
         # Pinot's own batch jobs replace a REFRESH table's segments with every consistent push: follow the table.
         log.warning("pinot_sink: table %s is a REFRESH table with consistentDataPush: this append replaces all "
                     "of its segments atomically, as Pinot's batch jobs do (the table's setting)", options.table_name)
@@ -228,7 +238,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(), window=window,
         logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
-        pipeline=pipeline,
+        pipeline=pipeline, index_plan=index_plan,
     )
     try:  # names are validated before any task runs
         namer = job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)

@@ -201,4 +201,5 @@ def read_result(text: str) -> WriteResult:
     fields = {name: document[name] for name in WriteResult.__dataclass_fields__ if name in document}
     fields["segments"] = tuple(PublishedSegment(**segment) for segment in document["segments"])
     fields["replaced"] = tuple(document["replaced"])
+    fields["deferred_indexes"] = tuple(document.get("deferred_indexes", ()))
     return WriteResult(**fields)

@@ -38,6 +38,7 @@ from type_mapping.datetime_formats import (DateTimeFormat, DateTimeFormatError, 
                                           stored_to_millis)
 from type_mapping.java_text import java_object_string
 from type_mapping.errors import PinotSinkError
+from type_mapping.table_config import TableConfig, push_type_and_frequency, time_column_name  # noqa: F401
 
 _INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -164,21 +165,6 @@ class SegmentNamer:
         return moment.astimezone(timezone.utc).strftime(self.date_pattern)
 
 
-def time_column_of(table_config: Mapping[str, Any] | None) -> str | None:
-    return ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName") or None
-
-
-def push_type_and_frequency(table_config: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """Pinot's ``IngestionConfigUtils``: batchIngestionConfig first, then the deprecated segmentsConfig keys;
-    the push type defaults to APPEND."""
-    config = table_config or {}
-    batch = ((config.get("ingestionConfig") or {}).get("batchIngestionConfig")) or {}
-    segments = config.get("segmentsConfig") or {}
-    push_type = batch.get("segmentIngestionType") or segments.get("segmentPushType") or "APPEND"
-    frequency = batch.get("segmentIngestionFrequency") or segments.get("segmentPushFrequency")
-    return str(push_type), (str(frequency) if frequency else None)
-
-
 WRITE_TAG_PREFIX = "w"
 RUN_TAG_PREFIX = "r"
 # A run that replaces what is live (an overwrite: "o"; a window overwrite, overwrite.time-range: "t") is
@@ -256,7 +242,7 @@ def make_namer(
     kind: str,
     table_name: str,
     schema: Any,
-    table_config: Mapping[str, Any] | None,
+    table_config: TableConfig | Mapping[str, Any] | None,
     *,
     postfix: str | None = None,
     prefix: str | None = None,
@@ -269,7 +255,7 @@ def make_namer(
         return SegmentNamer("fixed", validate_name_part(fixed_name, "segment name"), None, False)
     if postfix is not None:
         validate_name_part(postfix, "segment name postfix")
-    time_column = time_column_of(table_config)
+    time_column = time_column_name(table_config)
     if time_column is not None and schema is not None and time_column not in schema:
         raise SegmentNameError(f"the table's time column {time_column!r} is not in the Pinot schema")
     if kind == "simple":

@@ -29,6 +29,7 @@ from pinot_sink.controller.errors import ControllerConfigError
 from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
+from pinot_sink.segment.index_policy import normalise_mode
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from type_mapping.errors import PinotSinkError
 
@@ -75,7 +76,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "convert.on-null-time": ("error", "null in the time column with an out-of-range default: error | pinot"),
     "ingestion.unsupported": ("error", "table-config ingestion settings this writer cannot apply: error | skip "
                                        "(named in the error; skip writes the rows without them)"),
-    "build.unsupported-indexes": ("error", "indexes this builder cannot write: error | skip (server builds them)"),
+    "build.unsupported-indexes": ("defer", "indexes this writer does not build: defer (to the server's load-time "
+                                  "handler, where Pinot has one) | error"),
     "build.sort": ("true", "sort each segment by the table's sortedColumn"),
     "auth.username": (None, "basic auth user (with auth.password)"),
     "auth.password": (None, "basic auth password"),
@@ -562,8 +564,8 @@ def _build_options(chosen) -> BuildOptions:
     return BuildOptions(
         segment_version=version,
         sort_by_sorted_column=parse_bool(chosen("build.sort"), "build.sort"),
-        unsupported_indexes=_one_of(chosen("build.unsupported-indexes"), "build.unsupported-indexes",
-                                    ("error", "skip")),
+        unsupported_indexes=normalise_mode(_one_of(chosen("build.unsupported-indexes"), "build.unsupported-indexes",
+                                                   ("defer", "error", "skip"))),
     )
 
 

@@ -81,6 +81,7 @@ class WriteResult:
     commit_s: float
     input_rows: int = 0  # rows the DataFrame gave the committed attempts
     filtered_rows: int = 0  # of which the table config's filter dropped
+    deferred_indexes: tuple[str, ...] = ()  # indexes left to the servers, per column, with their cost
 
     @property
     def rows(self) -> int:

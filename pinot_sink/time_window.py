@@ -29,9 +29,10 @@ from typing import IO, Any, Iterable, Mapping
 import numpy as np
 
 from type_mapping.datetime_formats import UNIT_MILLIS, stored_to_millis
-
-from .naming import push_type_and_frequency, time_column_of
 from type_mapping.errors import PinotSinkError
+from type_mapping.table_config import TableConfig
+
+from .naming import push_type_and_frequency, time_column_name
 
 DYNAMIC = "dynamic"
 BUCKET_MS = {"day": 86_400_000, "hour": 3_600_000}
@@ -265,7 +266,7 @@ def plan_window(time_range: TimeWindow | str | None, time_bucket: str | None, in
     Raises ``TimeWindowError`` whose message starts with the option at fault."""
     if time_range is None and time_bucket is None:
         return None
-    table = (table_config or {}).get("tableName", "?")
+    table = table_config.table_name if isinstance(table_config, TableConfig) else (table_config or {}).get("tableName", "?")
     if time_range is not None:
         push_type, _ = push_type_and_frequency(table_config)
         if push_type.upper() == "REFRESH":
@@ -280,7 +281,7 @@ def plan_window(time_range: TimeWindow | str | None, time_bucket: str | None, in
             raise TimeWindowError("option 'overwrite.time-range' cannot be used with segment-name.type=fixed "
                                   "(a fixed name is replaced by a refresh of that one segment)")
     option = "overwrite.time-range" if time_range is not None else "sink.time-bucket"
-    time_column = time_column_of(table_config)
+    time_column = time_column_name(table_config)
     if time_column is None:
         raise TimeWindowError(f"option {option!r}: table {table} has no time column (segmentsConfig."
                               f"timeColumnName), so its segments have no time range")

@@ -88,3 +88,38 @@ def test_console_script_runs(pinot_built):
     assert report["segment"]["totalDocs"] == 20000 and len(report["rows"]) == 1
     ts = next(c for c in report["columns"] if c["name"] == "ts")
     assert ts["sorted"] and ts["indexes"]["forward_index"] == 160008
+
+
+def test_star_trees_match_pinot_dump(pinot_built, capsys):
+    for name in ("startree", "startree_default"):
+        folder = pinot_built / name
+        report = _json_report(capsys, folder / f"{name}_0.tar.gz", "--rows", "0")
+        expected = [json.loads(line) for line in (folder / "dump-columns.jsonl").read_text().splitlines()
+                    if '"kind":"startree"' in line]
+        got = report["segment"]["starTrees"]
+        assert report["segment"]["starTreeCount"] == len(expected) == len(got)
+        for tree, dump in zip(got, expected):
+            assert tree["dimensionsSplitOrder"] == dump["dimensionsSplitOrder"]
+            assert tree["functionColumnPairs"] == dump["functionColumnPairs"]
+            assert tree["skipStarNodeCreationForDimensions"] == dump["skipStarNodeCreationForDimensions"]
+            assert (tree["numDocs"], tree["numNodes"], tree["maxLeafRecords"]) == (
+                dump["numDocs"], dump["numNodes"], dump["maxLeafRecords"])
+            assert tree["numStarNodes"] == sum(1 for node in dump["nodes"][1:] if node[1] == -1)
+    assert main(["inspect", str(pinot_built / "startree" / "startree_0.tar.gz"), "--rows", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "star-trees  2" in text and "tree 1    split device > country" in text
+    assert "5 function pairs: max__clicks, sum__revenue, countMV__tags, sumMV__tags, avgMV__tags" in text
+
+
+def test_json_index_paths(pinot_built, capsys):
+    """The JSON index Pinot built (timestamp_json: fieldConfigList indexes.json with excludeFields 'secret')."""
+    report = _json_report(capsys, pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", "--columns", "payload,attrs")
+    payload = {c["name"]: c for c in report["columns"]}["payload"]["jsonIndex"]
+    paths = {p["path"]: p for p in payload["paths"]}
+    assert {".user.id", ".user.name", ".user.roles.$index", ".items..sku", ".note"} <= set(paths)
+    assert ".secret" not in paths  # excludeFields
+    assert paths[".user.id"]["docs"] == 1500 and payload["flattenedDocs"] >= 1500
+    assert main(["inspect", str(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"), "--rows", "0",
+                 "--columns", "attrs"]) == 0
+    text = capsys.readouterr().out
+    assert "json index  attrs: 2 paths" in text and ".k " in text

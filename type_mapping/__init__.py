@@ -7,9 +7,10 @@ from .convert import ConversionOptions, to_pinot_columns
 from .pinot_schema import FieldSpec, PinotSchema, SchemaError, null_vector_columns
 from .reconcile import ColumnFeed, PlanError, WritePlan, plan_write
 from .stored import PinotColumns, arrow_type_for
+from .table_config import TableConfig, TableConfigError
 
 __all__ = [
     "FieldSpec", "PinotSchema", "SchemaError", "PinotColumns", "arrow_type_for", "null_vector_columns",
     "ConversionError", "ConversionOptions", "to_pinot_columns", "ColumnFeed", "PlanError", "WritePlan",
-    "plan_write",
+    "plan_write", "TableConfig", "TableConfigError",
 ]

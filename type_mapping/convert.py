@@ -40,6 +40,7 @@ from .java_text import (big_decimal_plain_string, big_decimal_string, big_decima
                         java_substring)
 from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec, PinotSchema
 from .stored import PinotColumns, arrow_type_for, offsets_and_data
+from .table_config import time_column_name
 
 if TYPE_CHECKING:
     from .reconcile import WritePlan
@@ -793,7 +794,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
     options = options or ConversionOptions()
     if isinstance(batch, pa.RecordBatch):
         batch = pa.Table.from_batches([batch])
-    time_column = ((plan.table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
+    time_column = time_column_name(plan.table_config)
     num_rows = batch.num_rows
     arrays: list[pa.Array] = []
     masks: dict[str, np.ndarray] = {}

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from .compat import ConversionError, check_convertible
 from .pinot_schema import PinotSchema, SchemaError
+from .table_config import TableConfig, time_column_name
 
 
 class PlanError(SchemaError):
@@ -154,7 +155,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
             continue
         feeds.append(ColumnFeed(spec.name, source, str(source_type[spec.name]), conversion))
 
-    time_column = ((table_config or {}).get("segmentsConfig") or {}).get("timeColumnName")
+    time_column = time_column_name(table_config)
     if time_column and time_column not in pinot_schema:
         problems.append(f"the table's time column {time_column!r} is not in the Pinot schema")
 
@@ -162,4 +163,6 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         raise PlanError("cannot write this DataFrame to Pinot table schema "
                         f"{pinot_schema.name!r}:\n  - " + "\n  - ".join(problems))
     ignored = tuple(unknown) if ignore_unknown_columns else ()
+    if isinstance(table_config, TableConfig):
+        table_config = table_config.raw
     return WritePlan(tuple(feeds), ignored, case_sensitive, dict(table_config) if table_config else None)

@@ -2,8 +2,9 @@
 
     pinot-sink build --schema S.json --table-config T.json --input FILE [FILE...] --out DIR
                      [--name NAME] [--creation-time MILLIS] [--keep-dir] [--segment-version v1|v3]
-                     [--skip-unsupported-indexes] [--no-sort] [--max-rows N] [--max-size SIZE]
+                     [--no-sort] [--max-rows N] [--max-size SIZE]
                      [--option convert.on-oversize-string=pinot ...] [--option ingestion.unsupported=skip]
+                     [--option build.unsupported-indexes=defer|error]
 
 The files are read batch by batch and handed to the data source's own loop, ``pinot_sink.partition_writer``
 (ingestion steps, conversion with the ``convert.*`` policies, buffering until ``--max-rows`` rows or
@@ -34,6 +35,7 @@ _FORMATS = {
 # Options of the data source that apply to a local build (docs/options.md).
 _CLI_OPTIONS = ("convert.on-overflow", "convert.on-fraction", "convert.on-oversize-string",
                 "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported",
+                "build.unsupported-indexes",
                 "table.create", "table.time-column", "table.metric-columns", "table.sorted-column",
                 "table.inverted-index-columns", "table.range-index-columns", "table.bloom-filter-columns")
 # The data source's defaults (sink.buffer-flush.*), one home: pinot_sink.options.OPTIONS.
@@ -58,7 +60,7 @@ def register(subparsers):
     parser.add_argument("--keep-dir", action="store_true", help="also leave the untarred segment directories")
     parser.add_argument("--segment-version", choices=("v1", "v3"), help="override the table's segment version")
     parser.add_argument("--skip-unsupported-indexes", action="store_true",
-                        help="leave indexes this builder does not write to the server instead of failing")
+                        help="the former name of --option build.unsupported-indexes=defer (now the default)")
     parser.add_argument("--no-sort", action="store_true", help="keep the input row order (no sortedColumn sort)")
     parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS, metavar="N",
                         help=f"cut a segment at this many rows (default {DEFAULT_MAX_ROWS})")
@@ -189,22 +191,29 @@ def make_writer(args, *, progress=None, on_segment=None):
     from ..naming import SegmentNameError, SegmentNamer, make_namer, validate_name_part
     from ..options import OptionError, WriteOptions, parse_int, parse_size
     from ..partition_writer import PartitionWriter, SegmentSpec
-    from ..segment.table_config import raw_table_name
+    from ..segment.index_policy import plan_indexes
+    from ..segment.table_config import TableConfig
 
     for path in args.input:
         if path.suffix.lower() not in _FORMATS:
             raise ValueError(f"{path}: unknown input format (use .parquet, .csv, .json, .jsonl or .ndjson)")
-    schema_json, table_config = _schema_and_config(args)
+    schema_json, table_config_json = _schema_and_config(args)
     schema = PinotSchema.from_json(schema_json)
     check_writable_column_names(schema)
-    raw_table = raw_table_name(str(table_config.get("tableName") or schema.name))
+    table_config = TableConfig.from_json(table_config_json, schema)
+    raw_table = table_config.raw_table_name
     # The data source's parser, so every value means (and fails) the same here as in a Spark write.
     options = WriteOptions.parse({"table-name": raw_table, **parse_cli_options(args.option)})
     max_rows = parse_int(str(args.max_rows), "--max-rows")
     max_bytes = parse_size(args.max_size, "--max-size")
+    index_mode = "defer" if args.skip_unsupported_indexes else options.build.unsupported_indexes
+    # What becomes of every index the config names, decided once before any row is read.
+    index_plan = plan_indexes(table_config, schema, index_mode)
+    for line in index_plan.deferred_lines():
+        print(f"pinot-sink build: {line}", file=sys.stderr, flush=True)
     build_options = replace(options.build, segment_version=args.segment_version, keep_dir=args.keep_dir,
-                            sort_by_sorted_column=not args.no_sort,
-                            unsupported_indexes="skip" if args.skip_unsupported_indexes else "error")
+                            sort_by_sorted_column=not args.no_sort, unsupported_indexes=index_mode,
+                            index_plan=index_plan)
     try:
         if args.name:
             namer = SegmentNamer("simple", validate_name_part(args.name, "segment name"), None, uses_time=False)
@@ -305,5 +314,5 @@ def _summary(built) -> dict:
         "startTime": built.start_time,
         "endTime": built.end_time,
         "timeUnit": built.time_unit,
-        "skippedIndexes": built.skipped_indexes,
+        "deferredIndexes": built.skipped_indexes,
     }

@@ -2,7 +2,8 @@
 
 PATH is a segment directory, a ``.tar.gz``, a ``v3`` directory's contents, or a bare ``metadata.properties``.
 Prints the segment metadata, one line per column (types, cardinality, encoding, sortedness, nulls, min/max)
-with its indexes and their sizes, then the first N rows decoded natively (no Java needed).
+with its indexes and their sizes, each JSON index's flattened paths (docs and distinct values per path), then
+the first N rows decoded natively (no Java needed).
 """
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from pinot_sink.segment.json_index import json_index_paths
 from pinot_sink.segment.read.reader import SegmentFormatError, SegmentReader, open_segment
+from pinot_sink.segment.read.startree import read_star_trees
 
 CELL_WIDTH = 32
 
@@ -89,6 +92,7 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
     computed = reader.compute_crcs() if readable else None
     segment["computedCrc"], segment["computedDataCrc"] = computed if computed else (None, None)
     report: dict[str, Any] = {"segment": segment, "columns": [], "rows": None}
+    segment["starTrees"] = _star_trees(reader) if readable and meta.star_tree_count else []
     for name in columns:
         column = reader.column(name)
         entry = {
@@ -116,6 +120,9 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
         if readable:
             mask = reader.null_mask(name)
             entry["nullCount"] = int(mask.sum()) if mask is not None else None
+            payload = reader.index_buffer(name, "json_index") if "json_index" in entry["indexes"] else None
+            if payload is not None:
+                entry["jsonIndex"] = json_index_paths(payload)
         report["columns"].append(entry)
     if rows and readable:
         shown = min(rows, meta.total_docs)
@@ -125,6 +132,24 @@ def inspect_segment(reader: SegmentReader, columns: list[str], rows: int) -> dic
             {name: _json_value(values[name][i], stored[name]) for name in columns} for i in range(shown)
         ]
     return report
+
+
+def _star_trees(reader: SegmentReader) -> list[dict[str, Any]]:
+    """Per star-tree: its split order, function pairs, leaf size, records and nodes."""
+    try:
+        trees = read_star_trees(reader, decode=False)
+    except (OSError, KeyError, ValueError) as exc:
+        return [{"error": f"star-tree files unreadable: {exc}"}]
+    return [{
+        "index": t.index,
+        "dimensionsSplitOrder": t.dimensions,
+        "skipStarNodeCreationForDimensions": t.skip_star_node_creation,
+        "functionColumnPairs": t.function_column_pairs,
+        "maxLeafRecords": t.max_leaf_records,
+        "numDocs": t.num_docs,
+        "numNodes": t.num_nodes,
+        "numStarNodes": int((t.nodes[1:, 1] == -1).sum()),
+    } for t in trees]
 
 
 def _has_index_data(reader: SegmentReader) -> bool:
@@ -194,6 +219,17 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"custom      {key} = {value}")
     if seg["starTreeCount"]:
         lines.append(f"star-trees  {seg['starTreeCount']}")
+        for tree in seg.get("starTrees") or []:
+            if "error" in tree:
+                lines.append(f"  {tree['error']}")
+                continue
+            skip = tree["skipStarNodeCreationForDimensions"]
+            lines.append(f"  tree {tree['index']}    split {' > '.join(tree['dimensionsSplitOrder'])}"
+                         + (f" (no star node: {', '.join(skip)})" if skip else "")
+                         + f"   {tree['numNodes']} nodes ({tree['numStarNodes']} star)   {tree['numDocs']} records"
+                         + f"   max leaf {tree['maxLeafRecords']}")
+            lines.append(f"            {len(tree['functionColumnPairs'])} function pairs: "
+                         + ", ".join(tree["functionColumnPairs"]))
     if seg["undescribedColumns"]:
         lines.append(f"warning     listed without column metadata: {', '.join(seg['undescribedColumns'])}")
     lines.append("")
@@ -211,6 +247,15 @@ def render_text(report: dict[str, Any]) -> str:
         ])
     lines.extend(_aligned(header, table))
     lines.append("")
+    for c in report["columns"]:
+        if c.get("jsonIndex"):
+            summary = c["jsonIndex"]
+            lines.append(f"json index  {c['name']}: {len(summary['paths'])} paths, {summary['flattenedDocs']} flattened "
+                         f"docs (max posting key {summary['maxValueLength']} bytes)")
+            lines.extend(_aligned(["path", "docs", "values"],
+                                  [[p["path"] or "(top-level value)", str(p["docs"]), str(p["values"])]
+                                   for p in summary["paths"]]))
+            lines.append("")
 
     rows = report["rows"]
     if rows is None:

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from type_mapping.pinot_json import as_bool, as_list, as_object, as_str
 from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.stored import arrow_type_for
+from type_mapping.table_config import TableConfig, time_column_name
 
 from .complex_types import MODES, ComplexTypeSpec
 from .evaluate import Expression
@@ -42,7 +43,12 @@ _NEUTRAL_INGESTION_KEYS = {
     "transformConfigs", "filterConfig", "complexTypeConfig", "continueOnError", "rowTimeValueCheck",
     "segmentTimeValueCheck", "batchIngestionConfig", "streamIngestionConfig", "aggregationConfigs",
     "retryOnSegmentBuildPrecheckFailure", "segmentIngestionType", "segmentIngestionFrequency",
+    "enrichmentConfigs",  # generateColumn is applied; other enricher types are reported by unsupported_settings
 }
+# RecordEnricherRegistry's types: generateColumn (CustomFunctionEnricher) is applied; clpEnricher needs CLP's
+# log encoder, which this package does not have.
+GENERATE_COLUMN = "generateColumn"
+_ENRICHER_TYPES = (GENERATE_COLUMN, "clpEnricher")
 
 
 class UnsupportedIngestionConfig(PinotSinkError, ValueError):
@@ -64,7 +70,18 @@ class _Transform:
 
 
 @dataclass
+class _Enricher:
+    """One ``generateColumn`` entry: ``putValue(column, evaluate(expression))``, overwriting the field."""
+
+    column: str
+    expression: Expression
+    spec: FieldSpec | None
+    pre_complex: bool  # preComplexTypeTransform: before the complex type transform, else right after it
+
+
+@dataclass
 class IngestionPipeline:
+    enrichers: list[_Enricher] = field(default_factory=list)
     transforms: list[_Transform] = field(default_factory=list)
     filter: Expression | None = None
     complex_types: ComplexTypeSpec | None = None
@@ -76,7 +93,7 @@ class IngestionPipeline:
 
     @property
     def is_identity(self) -> bool:
-        return not (self.transforms or self.filter or self.complex_types or self.time_check)
+        return not (self.enrichers or self.transforms or self.filter or self.complex_types or self.time_check)
 
     # --- building (driver) -------------------------------------------------------------------------------
 
@@ -85,7 +102,7 @@ class IngestionPipeline:
                      *, unsupported: str = "error") -> "IngestionPipeline":
         if unsupported not in UNSUPPORTED_MODES:
             raise ValueError(f"ingestion.unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}")
-        table_config = table_config or {}
+        table_config = table_config.raw if isinstance(table_config, TableConfig) else (table_config or {})
         ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
         problems = unsupported_settings(schema, table_config)
         if problems and unsupported == "error":
@@ -103,6 +120,7 @@ class IngestionPipeline:
         if complex_config is not None:  # Pinot flattens with an empty complexTypeConfig too
             pipeline.complex_types = _complex_type_spec(as_object(complex_config, "ingestionConfig.complexTypeConfig"))
 
+        pipeline.enrichers = _enrichers(ingestion, schema)
         definitions: dict[str, tuple[str, str]] = {}
         for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), "ingestionConfig.transformConfigs")):
             key = f"ingestionConfig.transformConfigs[{i}]"
@@ -139,8 +157,7 @@ class IngestionPipeline:
             except ExpressionError as exc:
                 raise ValueError(f"ingestionConfig.filterConfig.filterFunction: {exc}") from None
 
-        time_column = as_str(as_object(table_config.get("segmentsConfig"), "segmentsConfig").get("timeColumnName"),
-                             "segmentsConfig.timeColumnName")
+        time_column = time_column_name(table_config)
         if as_bool(ingestion.get("rowTimeValueCheck"), "ingestionConfig.rowTimeValueCheck") and time_column \
                 and time_column in schema:
             pipeline.time_check = (time_column, schema[time_column])
@@ -150,8 +167,14 @@ class IngestionPipeline:
 
     def _plan_columns(self, schema: PinotSchema, input_schema: pa.Schema) -> None:
         consumed: set[str] = set()
-        for t in self.transforms:
+        for t in [*self.enrichers, *self.transforms]:
             consumed.update(t.expression.arguments)
+        pre = [e for e in self.enrichers if e.pre_complex]
+        pre_columns = {e.column for e in pre}
+        if pre:  # what the complex type step sees: the input plus the enriched fields (types from a dry run)
+            empty = self._enrich({n: _array(c) for n, c in zip(input_schema.names, input_schema.empty_table()
+                                                                .columns)}, pre, Context(0))
+            input_schema = pa.table(empty).schema
         if self.filter is not None:
             consumed.update(self.filter.arguments)
         flattened = input_schema
@@ -162,7 +185,7 @@ class IngestionPipeline:
             flattened = self.complex_types.apply(input_schema.empty_table()).schema
         # Transform outputs that are not schema columns are computed only when something reads them.
         self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]
-        produced = {t.column for t in self.transforms}
+        produced = {t.column for t in self.transforms} | {e.column for e in self.enrichers if not e.pre_complex}
         unknown = sorted(consumed - set(flattened.names) - produced)
         if unknown:  # Pinot reads a missing field as null; say so once, on the driver
             log.warning("ingestion: transforms/filter read columns the input does not have (null in every row): %s",
@@ -173,14 +196,15 @@ class IngestionPipeline:
         for f in flattened:
             if f.name in dropped:
                 continue
-            if f.name in produced and f.name in schema:
+            if (f.name in produced or f.name in pre_columns) and f.name in schema:  # converted to the column's type
                 fields.append(pa.field(f.name, arrow_type_for(schema[f.name])))
             elif f.name not in produced:
                 fields.append(f)
         present = {f.name for f in fields}
-        for t in self.transforms:
+        for t in [*self.enrichers, *self.transforms]:
             if t.spec is not None and t.column not in present:
                 fields.append(pa.field(t.column, arrow_type_for(t.spec)))
+                present.add(t.column)
         self.output_schema = pa.schema(fields)
 
     # --- applying (tasks) ------------------------------------------------------------------------------
@@ -190,12 +214,20 @@ class IngestionPipeline:
             table = pa.Table.from_batches([table])
         if self.is_identity:
             return IngestedBatch(table, 0, 0)
+        pre = [e for e in self.enrichers if e.pre_complex]
+        if pre:
+            ctx = Context(table.num_rows, row_offset, self.continue_on_error)
+            table = pa.table(self._enrich({n: _array(table.column(n)) for n in table.column_names}, pre, ctx))
         if self.complex_types is not None:
             table = self.complex_types.apply(table)
         n = table.num_rows
         ctx = Context(n, row_offset, self.continue_on_error)
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
+        for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
+            if e.spec is not None and e.column in columns:
+                columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
+        columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
         for t in self.transforms:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
             ctx.errors = None
@@ -244,6 +276,23 @@ class IngestionPipeline:
                                    schema=self.output_schema)
         return IngestedBatch(out, filtered, int(incomplete.sum()))
 
+    @staticmethod
+    def _enrich(columns: dict[str, pa.Array], enrichers: list[_Enricher], ctx: Context,
+                incomplete: np.ndarray | None = None) -> dict[str, pa.Array]:
+        """``CustomFunctionEnricher.enrich``: each field evaluated in order, replacing what the record held."""
+        for e in enrichers:
+            ctx.where = f"ingestionConfig.enrichmentConfigs generateColumn {e.column!r} ({e.expression.text})"
+            ctx.errors = None
+            value = e.expression.evaluate_array(columns, ctx)
+            if e.spec is not None and not e.pre_complex:  # DataTypeTransformer, later in Pinot's chain
+                value = to_column_type(value, e.spec, ctx)
+            if ctx.errors is not None:
+                value = with_nulls(value, ctx.errors)
+                if incomplete is not None:
+                    incomplete |= ctx.errors
+            columns[e.column] = value
+        return columns
+
     def _check_time(self, columns: dict[str, pa.Array], ctx: Context, incomplete: np.ndarray) -> None:
         """rowTimeValueCheck: a time value outside 1971..2071 fails the build, or with continueOnError is null."""
         from type_mapping import datetime_formats as dtf
@@ -291,6 +340,28 @@ def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n:
     if value.type != arrow_type:
         value = value.cast(arrow_type)
     return value
+
+
+def _enrichers(ingestion: Mapping[str, Any], schema: PinotSchema) -> list[_Enricher]:
+    """The ``generateColumn`` entries of ``ingestionConfig.enrichmentConfigs``, in order (other types are
+    reported by ``unsupported_settings``)."""
+    enrichers = []
+    for i, config in enumerate(as_list(ingestion.get("enrichmentConfigs"), "ingestionConfig.enrichmentConfigs")):
+        key = f"ingestionConfig.enrichmentConfigs[{i}]"
+        config = as_object(config, key)
+        if as_str(config.get("enricherType"), f"{key}.enricherType") != GENERATE_COLUMN:
+            continue
+        pre = as_bool(config.get("preComplexTypeTransform"), f"{key}.preComplexTypeTransform")
+        functions = as_object(as_object(config.get("properties"), f"{key}.properties").get("fieldToFunctionMap"),
+                              f"{key}.properties.fieldToFunctionMap")
+        for column, text in functions.items():
+            where = f"{key}.properties.fieldToFunctionMap.{column}"
+            try:
+                expression = Expression(as_str(text, where))
+            except ExpressionError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+            enrichers.append(_Enricher(column, expression, schema.fields.get(column), pre))
+    return enrichers
 
 
 def _complex_type_spec(config: Mapping[str, Any]) -> ComplexTypeSpec:
@@ -430,6 +501,13 @@ def unsupported_settings(schema: PinotSchema, table_config: Mapping[str, Any]) -
     for key, value in ingestion.items():
         if key not in _NEUTRAL_INGESTION_KEYS and value not in (None, [], {}, False, ""):
             problems.append(f"ingestionConfig.{key}")
+    for i, config in enumerate(as_list(ingestion.get("enrichmentConfigs"), "ingestionConfig.enrichmentConfigs")):
+        kind = as_str(as_object(config, f"ingestionConfig.enrichmentConfigs[{i}]").get("enricherType"),
+                      f"ingestionConfig.enrichmentConfigs[{i}].enricherType")
+        if kind != GENERATE_COLUMN:
+            known = "CLP's log encoder is not in this package" if kind in _ENRICHER_TYPES else \
+                f"Pinot registers no such enricher ({', '.join(_ENRICHER_TYPES)})"
+            problems.append(f"ingestionConfig.enrichmentConfigs[{i}] enricherType {kind!r}: {known}")
     for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), "ingestionConfig.transformConfigs")):
         text = as_str(as_object(tc, f"ingestionConfig.transformConfigs[{i}]").get("transformFunction"),
                       f"ingestionConfig.transformConfigs[{i}].transformFunction") or ""

@@ -27,14 +27,17 @@ from type_mapping.stored import PinotColumns
 from .bitpack import bits_per_value
 from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
 from .format import INVALID_NAME_CHARS, tarball_name
-from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids, range_supported
+from .index_policy import IndexPlan, normalise_mode, plan_indexes
+from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
 from .stats import ColumnStats, collect_stats, flatten
-from .table_config import ColumnIndexSettings, TableIndexSettings, parse_table_config
+from . import startree
+from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
 from .tarball import write_directory, write_tarball
 from type_mapping.errors import PinotSinkError
+from .timestamp_index import with_timestamp_columns
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +52,9 @@ class BuildOptions:
     segment_version: str | None = None  # None: the table config's segmentFormatVersion, else v3
     keep_dir: bool = False  # also leave the untarred directory out_dir/<name>/
     sort_by_sorted_column: bool = True  # sort rows (stably) by the table's sortedColumn
-    unsupported_indexes: str = "error"  # "error" | "skip" (the server builds skipped indexes at load)
+    unsupported_indexes: str = "defer"  # "defer" | "error": indexes only the server builds (index_policy)
+    # decided on the driver (prepare_job, which logs it); None: decided here
+    index_plan: IndexPlan | None = field(default=None, repr=False)
     time_check: bool | None = None  # None: on unless ingestionConfig.segmentTimeValueCheck is false
     custom_properties: dict[str, str] = field(default_factory=dict)  # custom.* metadata keys
     # Threads building columns and compressing the tarball (numpy, pyarrow and zlib release the GIL);
@@ -106,15 +111,14 @@ def validate_segment_name(name: str) -> None:
 def build_segment(
     columns: PinotColumns,
     schema: PinotSchema,
-    table_config: Mapping[str, Any] | None,
+    table_config: TableConfig | Mapping[str, Any] | None,
     out_dir,
     segment_name: str,
     creation_time_ms: int | None = None,
     options: BuildOptions | None = None,
 ) -> BuiltSegment:
     options = options or BuildOptions()
-    if options.unsupported_indexes not in ("error", "skip"):
-        raise ValueError("unsupported_indexes must be 'error' or 'skip'")
+    normalise_mode(options.unsupported_indexes)
     validate_segment_name(segment_name)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -131,12 +135,18 @@ def build_segment(
     if total_docs == 0:
         raise SegmentBuildError(f"segment {segment_name!r}: no rows (empty segments are never written)")
 
-    settings = parse_table_config(table_config, schema)
+    try:
+        config = TableConfig.of(table_config, schema)
+        plan = options.index_plan or plan_indexes(config, schema, options.unsupported_indexes)
+    except TableConfigError as exc:
+        raise SegmentBuildError(str(exc)) from None
+    settings = config.indexes
+    columns, schema, settings = with_timestamp_columns(columns, schema, settings)
     version = (options.segment_version or settings.segment_version).lower()
     version = "v1" if version == "v2" else version  # v2 has the v1 layout
     if version not in ("v1", "v3"):
         raise SegmentBuildError(f"segment version {version!r} is not supported (v1 or v3)")
-    skipped = _check_unsupported(settings, schema, options.unsupported_indexes)
+    skipped = list(plan.deferred_lines())
 
     source = {spec.name: columns.table.column(spec.name) for spec in schema}
     masks = dict(columns.null_masks)
@@ -151,6 +161,8 @@ def build_segment(
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
+    star_columns = _star_columns(config, schema)
+    star_inputs: dict[str, ColumnContext] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         nonlocal sorted_dictionary
@@ -158,11 +170,13 @@ def build_segment(
         try:
             ctx = _column_context(spec, source.pop(spec.name) if release else source[spec.name],
                                   masks.pop(spec.name, None) if release else masks.get(spec.name),
-                                  settings.columns[spec.name], settings, total_docs, options.unsupported_indexes,
+                                  settings.columns[spec.name], settings, total_docs, plan.mode,
                                   order, sorted_dictionary if spec.name == sorted_column else None)
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
+            if spec.name in star_columns:  # the star-trees are built from these columns' dictIds afterwards
+                star_inputs[spec.name] = ctx
             del ctx
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
@@ -212,7 +226,11 @@ def build_segment(
         custom={f"custom.{k}" if not k.startswith("custom.") else k: str(v)
                 for k, v in options.custom_properties.items()},
     )
-    files = segment_file_parts(entries, metadata_bytes(meta, version), version, creation_time_ms)
+    metadata = metadata_bytes(meta, version)
+    star = _star_trees(config, schema, star_inputs, total_docs) if star_columns else None
+    if star is not None:  # MultipleTreesBuilder re-saves metadata.properties with its keys appended
+        metadata = metadata_bytes(meta, version, resaved=True) + star.metadata
+    files = segment_file_parts(entries, metadata, version, creation_time_ms, star.files if star else None)
     tar_path = out_dir / tarball_name(segment_name)
     mtime = creation_time_ms // 1000
     tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime, threads)
@@ -245,28 +263,33 @@ def build_segment(
     )
 
 
-# --- configuration checks --------------------------------------------------------------------------
+def _star_columns(table_config, schema: PinotSchema) -> set[str]:
+    if not startree.has_star_trees(table_config):
+        return set()
+    try:
+        return startree.needed_columns(table_config, schema)
+    except startree.StarTreeConfigError as exc:
+        raise SegmentBuildError(f"star-tree index: {exc}") from None
 
 
-def _check_unsupported(settings: TableIndexSettings, schema: PinotSchema, mode: str) -> list[str]:
-    problems: list[str] = list(settings.unsupported)
-    for name, c in settings.columns.items():
-        spec = schema[name]
-        problems += [f"column {name!r}: {index} index" for index in c.unsupported]
-        if c.forward_disabled:
-            problems.append(f"column {name!r}: disabled forward index")
-        if c.range and not range_supported(c, spec):
-            reason = ("version 1" if c.range_version != 2 else "multi-value" if not spec.single_value
-                      else f"raw {spec.data_type}")
-            problems.append(f"column {name!r}: range index ({reason})")
-    if problems and mode == "error":
-        raise SegmentBuildError(
-            "the table config asks for indexes this builder does not write: " + "; ".join(problems)
-            + " (set option 'build.unsupported-indexes'=skip, or pinot-sink build --skip-unsupported-indexes, to leave them to the server, which builds them at load)"
-        )
-    for problem in problems:
-        log.warning("skipping %s; the server builds it when it loads the segment", problem)
-    return problems
+def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):
+    columns = {
+        name: startree.StarTreeColumn(
+            has_dictionary=ctx.has_dictionary, cardinality=ctx.stats.cardinality,
+            dict_ids=ctx.dictionary.dict_ids,
+            dictionary_values=ctx.dictionary.values, values=ctx.values, row_lengths=ctx.row_lengths,
+            stored_type=ctx.spec.stored_type, single_value=ctx.spec.single_value)
+        for name, ctx in contexts.items()
+    }
+    if not columns:
+        return None
+    try:
+        return startree.build_star_trees(table_config, schema, columns, total_docs)
+    except startree.StarTreeConfigError as exc:
+        raise SegmentBuildError(f"star-tree index: {exc}") from None
+
+
+# --- dictionary or raw ------------------------------------------------------------------------------
 
 
 def _keeps_dictionary(c: ColumnIndexSettings, spec: FieldSpec, stats: ColumnStats,

@@ -11,10 +11,14 @@ part of a URI path.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import raw_table_name  # noqa: F401  (the segment names use it; its home is the model)
+
 METADATA_FILE = "metadata.properties"
 CREATION_META_FILE = "creation.meta"
 V3_DIR = "v3"
 INDEX_MAP_FILE = "index_map"
+STAR_TREE_INDEX_FILE = "star_tree_index"  # StarTreeV2Constants.INDEX_FILE_NAME: every tree, back to back
+STAR_TREE_INDEX_MAP_FILE = "star_tree_index_map"  # offsets and sizes of each tree's buffers in it
 COLUMNS_FILE = "columns.psf"
 
 # columns.psf: each index buffer follows this 8-byte marker; a var-length dictionary starts with ".vl;".
@@ -29,6 +33,7 @@ INVALID_NAME_CHARS = '\\/:*?"<>|'
 DICTIONARY_EXTENSION = ".dict"
 INVERTED_INDEX_EXTENSION = ".bitmap.inv"
 RANGE_INDEX_EXTENSION = ".bitmap.range"
+JSON_INDEX_EXTENSION = ".json.idx"
 BLOOM_FILTER_EXTENSION = ".bloom"
 NULLVALUE_VECTOR_EXTENSION = ".bitmap.nullvalue"
 # Forward indexes: dictionary-encoded sorted / unsorted single-value, multi-value; raw single / multi-value.
@@ -49,7 +54,7 @@ V1_EXTENSIONS: dict[str, tuple[str, ...]] = {
     "h3_index": (".h3.idx",),
     "ifst_index": (".lucene.v912.ifst", ".lucene.v99.ifst", ".lucene.v9.ifst", ".lucene.ifst"),
     "inverted_index": (INVERTED_INDEX_EXTENSION,),
-    "json_index": (".json.idx",),
+    "json_index": (JSON_INDEX_EXTENSION,),
     "nullvalue_vector": (NULLVALUE_VECTOR_EXTENSION,),
     "range_index": (RANGE_INDEX_EXTENSION,),
 }
@@ -64,13 +69,6 @@ def forward_index_extension(dictionary_encoded: bool, single_value: bool, is_sor
     return RAW_SV_FORWARD_EXTENSION if single_value else RAW_MV_FORWARD_EXTENSION
 
 
-def raw_table_name(table_name: str) -> str:
-    """``TableNameBuilder.extractRawTableName``: ``events_OFFLINE`` / ``events_REALTIME`` -> ``events`` (the
-    name segments carry in ``segment.table.name`` and deep-store paths use)."""
-    for suffix in ("_OFFLINE", "_REALTIME"):
-        if table_name.endswith(suffix):
-            return table_name[: -len(suffix)]
-    return table_name
 
 
 def tarball_name(segment_name: str) -> str:

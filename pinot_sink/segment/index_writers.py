@@ -22,11 +22,15 @@ from type_mapping.pinot_schema import METRIC, FieldSpec
 
 from .bitpack import bits_per_value
 from .bloom_filter import build_bloom_filter
+from .codecs import codec_id
 from .dictionary import ColumnValueError, Dictionary, serialize_dictionary, uses_var_length
-from .format import (BLOOM_FILTER_EXTENSION, DICTIONARY_EXTENSION, INVERTED_INDEX_EXTENSION, NULLVALUE_VECTOR_EXTENSION,
+from .format import (BLOOM_FILTER_EXTENSION, DICTIONARY_EXTENSION, INVERTED_INDEX_EXTENSION, JSON_INDEX_EXTENSION,
+                     NULLVALUE_VECTOR_EXTENSION,
                      RANGE_INDEX_EXTENSION, forward_index_extension)
 from .forward_index import multi_value_forward_index, sorted_forward_index, unsorted_forward_index
+from .index_policy import has_dict_ids, range_supported
 from .inverted_index import inverted_index
+from .json_index import build_json_index
 from .null_vector import null_vector
 from .range_index import build_range_index, build_raw_range_index
 from .raw_forward import RawColumnStats, write_raw_forward
@@ -51,7 +55,7 @@ class ColumnContext:
     row_lengths: np.ndarray | None  # multi-value: values per row, in segment order
     stats: ColumnStats
     has_dictionary: bool  # the column is dictionary-encoded (after the optimizeDictionary heuristics)
-    unsupported_mode: str = "error"  # BuildOptions.unsupported_indexes
+    unsupported_mode: str = "defer"  # the index plan's mode: defer | error
 
     @property
     def is_sorted_single_value(self) -> bool:
@@ -103,7 +107,7 @@ class ForwardIndexWriter:
         if not ctx.has_dictionary:
             raw_stats = RawColumnStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
                                        stats.max_row_length_in_bytes, stats.total_number_of_entries)
-            codec = ctx.settings.raw_codec_id(ctx.spec.field_type == METRIC)
+            codec = raw_codec_id(ctx.settings, ctx.spec.field_type == METRIC)
             return write_raw_forward(ctx.values, ctx.spec, codec, raw_stats)
         bits = bits_per_value(stats.cardinality)
         if not ctx.spec.single_value:
@@ -111,6 +115,13 @@ class ForwardIndexWriter:
         if stats.is_sorted:
             return sorted_forward_index(dict_ids, stats.cardinality)
         return unsorted_forward_index(dict_ids, bits)
+
+
+def raw_codec_id(c: ColumnIndexSettings, is_metric: bool) -> int:
+    """The raw forward index's codec; Pinot's default: PASS_THROUGH for metrics, LZ4 for every other field."""
+    if c.compression_codec is None:
+        return codec_id("PASS_THROUGH" if is_metric else "LZ4")
+    return codec_id(c.compression_codec)  # validated by the index plan on the driver
 
 
 class InvertedIndexWriter(_FixedExtension):
@@ -122,15 +133,6 @@ class InvertedIndexWriter(_FixedExtension):
 
     def write(self, ctx: ColumnContext) -> Payload:
         return inverted_index(ctx.dictionary.dict_ids, ctx.stats.cardinality, ctx.row_lengths)
-
-
-def range_supported(c: ColumnIndexSettings, spec: FieldSpec) -> bool:
-    """Version 2 (bit-sliced), single-value, over dictIds or raw numbers."""
-    return c.range_version == 2 and spec.single_value and (has_dict_ids(c) or spec.is_fixed_width)
-
-
-def has_dict_ids(c: ColumnIndexSettings) -> bool:
-    return c.dictionary or c.inverted  # an inverted index needs dictIds (Pinot creates the dictionary anyway)
 
 
 class RangeIndexWriter(_FixedExtension):
@@ -148,8 +150,9 @@ class RangeIndexWriter(_FixedExtension):
         if ctx.unsupported_mode == "error":
             raise ColumnValueError(
                 f"column {ctx.spec.name!r}: optimizeDictionary made the column raw, and a range index on a raw "
-                f"{ctx.spec.data_type} column is not written by this builder (set option 'build.unsupported-indexes'=skip, or pinot-sink build --skip-unsupported-indexes)")
-        log.warning("column %r: skipping the range index of a column optimizeDictionary made raw", ctx.spec.name)
+                f"{ctx.spec.data_type} column is not written by this builder (build.unsupported-indexes=defer leaves it to the server's RangeIndexHandler)")
+        log.warning("column %r: the range index of a column optimizeDictionary made raw is deferred to the server "
+                    "(RangeIndexHandler builds it at each load)", ctx.spec.name)
         return None
 
 
@@ -162,6 +165,22 @@ class BloomFilterWriter(_FixedExtension):
     def write(self, ctx: ColumnContext) -> Payload:
         bloom = ctx.settings.bloom
         return build_bloom_filter(ctx.dictionary.values, ctx.spec, bloom.fpp, bloom.max_size_in_bytes)
+
+
+class JsonIndexWriter(_FixedExtension):
+    index_id, extension = "json_index", JSON_INDEX_EXTENSION
+
+    def applies_to(self, ctx: ColumnContext) -> bool:
+        return ctx.settings.json is not None
+
+    def write(self, ctx: ColumnContext) -> Payload:
+        if ctx.dictionary.dict_ids is not None:  # each distinct value flattened once
+            distinct, doc_values = ctx.dictionary.values.to_pylist(), ctx.dictionary.dict_ids
+        else:  # a raw column: its values are in segment order
+            values = np.asarray(ctx.values.to_pylist(), dtype=object)
+            distinct, doc_values = np.unique(values, return_inverse=True)
+            distinct = distinct.tolist()
+        return build_json_index(distinct, np.asarray(doc_values, dtype=np.int64), ctx.settings.json, ctx.spec.name)
 
 
 class NullValueVectorWriter(_FixedExtension):
@@ -177,5 +196,5 @@ class NullValueVectorWriter(_FixedExtension):
 # In the order the builder writes them (the bytes do not depend on it: layouts sort by name and id).
 INDEX_WRITERS: tuple[IndexWriter, ...] = (
     DictionaryWriter(), ForwardIndexWriter(), InvertedIndexWriter(), RangeIndexWriter(), BloomFilterWriter(),
-    NullValueVectorWriter(),
+    JsonIndexWriter(), NullValueVectorWriter(),
 )

@@ -126,10 +126,12 @@ def v3_columns(entries: list[IndexEntry]) -> tuple[bytes, bytes]:
 
 
 def segment_file_parts(
-    entries: list[IndexEntry], metadata: bytes, version: str, creation_time_ms: int
+    entries: list[IndexEntry], metadata: bytes, version: str, creation_time_ms: int,
+    extra_files: dict[str, list[bytes]] | None = None,
 ) -> SegmentFiles:
     """The segment's files as lists of buffers, without copying index payloads; CRCs combined from
-    each payload's own Adler-32."""
+    each payload's own Adler-32. ``extra_files``: files beside the indexes in the segment directory
+    (the star-tree's), by name."""
     names = [e.file_name for e in entries]
     if len(set(names)) != len(names):
         raise ValueError("two indexes map to the same file name")
@@ -145,6 +147,8 @@ def segment_file_parts(
         files[METADATA_FILE] = [metadata]
         pieces = {e.file_name: [(e.adler, len(e.payload))] for e in entries}
         prefix, directories = "", []
+    for name, parts in (extra_files or {}).items():
+        files[prefix + name] = list(parts)
     for name, parts in files.items():  # the small files: index_map, metadata.properties
         if name not in pieces:
             pieces[name] = [(adler32(parts), sum(map(len, parts)))]

@@ -128,7 +128,8 @@ def _column(out: PropertiesWriter, col: ColumnMetadata, total_docs: int) -> None
         if spec.max_length_exceed_strategy and spec.max_length_exceed_strategy != _default_strategy(spec):
             out.put(key + "schemaMaxLengthExceedStrategy", spec.max_length_exceed_strategy)
     if spec.field_type == DATE_TIME:
-        out.put(key + "datetimeFormat", spec.datetime_format)
+        # DateTimeFieldSpec: a TIMESTAMP column's format is implicit, whatever the schema says
+        out.put(key + "datetimeFormat", "TIMESTAMP" if spec.data_type == "TIMESTAMP" else spec.datetime_format)
         out.put(key + "datetimeGranularity", spec.datetime_granularity)
     out.put(key + "totalDocs", total_docs)
     out.put(key + "cardinality", stats.cardinality)
@@ -167,11 +168,12 @@ def _default_strategy(spec: FieldSpec) -> str:
     return "TRIM_LENGTH" if spec.data_type == "STRING" else "NO_ACTION"
 
 
-def metadata_bytes(meta: SegmentMetadata, version: str) -> bytes:
-    """The file as Pinot leaves it: v1 as written; v3 re-saved with the version key appended."""
+def metadata_bytes(meta: SegmentMetadata, version: str, resaved: bool = False) -> bytes:
+    """The file as Pinot leaves it: v1 as written; v3 re-saved with the version key appended.
+    ``resaved``: re-saved again after creation (the star-tree builder's keys follow)."""
     writer = render_metadata(meta)
     if version == "v3":
         writer.put("segment.index.version", "v3")
         return writer.render(resaved=True)
-    return writer.render()
+    return writer.render(resaved=resaved)
 

@@ -13,7 +13,9 @@ from fixture_loader import read_tarball
 from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.builder import SegmentBuildError, validate_segment_name
 from pinot_sink.segment.properties import parse_properties
-from pinot_sink.segment.table_config import TableConfigError, parse_table_config
+from pinot_sink.segment.index_policy import plan_indexes
+from pinot_sink.segment.index_writers import raw_codec_id
+from pinot_sink.segment.table_config import TableConfig, TableConfigError, parse_table_config
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 
@@ -275,21 +277,61 @@ def test_simple_date_time_column_in_a_zone(tmp_path, fmt):
     assert (built.start_time, built.end_time) == (1704085200000 + 86_400_000, 1719806400000)  # -05:00, -04:00
 
 
-def test_unsupported_indexes_error_or_skip(tmp_path):
+def test_server_built_indexes_deferred_by_default_or_an_error(tmp_path):
     config = {**CONFIG, "fieldConfigList": [{"name": "name", "indexTypes": ["TEXT"]}],
-              "tableIndexConfig": {"jsonIndexColumns": ["tags"]}}
-    with pytest.raises(SegmentBuildError, match="column 'name': text index.*column 'tags': json index"):
-        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+              "tableIndexConfig": {"fstIndexColumns": ["tags"]}}
+    with pytest.raises(SegmentBuildError, match="column 'name': text index.*column 'tags': fst index"):
+        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0, BuildOptions(unsupported_indexes="error"))
     assert _entries(tmp_path) == []
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
-                          BuildOptions(unsupported_indexes="skip"))
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
     assert len(built.skipped_indexes) == 2
+    assert "TextIndexHandler" in built.skipped_indexes[0] and "FSTIndexHandler" in built.skipped_indexes[1]
+    assert built.skipped_indexes == build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0, BuildOptions(
+        unsupported_indexes="skip")).skipped_indexes  # the option's former name for defer
 
 
-def test_star_tree_is_unsupported(tmp_path):
+def test_star_tree_without_function_pairs_is_an_error(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}]}}
-    with pytest.raises(SegmentBuildError, match="star-tree"):
+    with pytest.raises(SegmentBuildError, match=r"star-tree index \(tableIndexConfig.starTreeIndexConfigs\): "
+                                                r"starTreeIndexConfigs\[0\]: neither functionColumnPairs"):
         build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+
+
+def test_index_no_server_builds_is_an_error_even_deferred(tmp_path):
+    config = {**CONFIG, "fieldConfigList": [{"name": "name", "indexes": {"map": {}}}]}
+    with pytest.raises(SegmentBuildError, match="column 'name': map index.*no Pinot"):
+        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+
+
+def test_star_tree_built_never_deferred(tmp_path):
+    # enableDynamicStarTreeCreation lets servers build a missing tree; this writer builds it, or fails
+    index = {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}], "enableDynamicStarTreeCreation": "true"}
+    with pytest.raises(SegmentBuildError, match=r"starTreeIndexConfigs\[0\]: neither functionColumnPairs"):
+        build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": index}, tmp_path, "seg_0", T0)
+    index["starTreeIndexConfigs"][0]["functionColumnPairs"] = ["COUNT__*"]
+    built = build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": index}, tmp_path, "seg_0", T0,
+                          BuildOptions(keep_dir=True))
+    assert built.skipped_indexes == []
+    assert (built.dir_path / "v3" / "star_tree_index").stat().st_size > 0
+
+
+@pytest.mark.parametrize("index_config, key, closest", [
+    ({"tableIndexConfig": {"invertedIndexColumns": ["nmae"]}}, "tableIndexConfig.invertedIndexColumns", "name"),
+    ({"tableIndexConfig": {"bloomFilterConfigs": {"Tags": {}}}}, "tableIndexConfig.bloomFilterConfigs", "tags"),
+    ({"tableIndexConfig": {"sortedColumn": ["amount_"]}}, "tableIndexConfig.sortedColumn", "amount"),
+    ({"fieldConfigList": [{"name": "dya", "encodingType": "RAW"}]}, r"fieldConfigList\[0\].name", "day"),
+])
+def test_index_on_a_column_the_schema_lacks_names_key_and_closest_column(tmp_path, index_config, key, closest):
+    with pytest.raises(SegmentBuildError, match=f"{key} names column .*did you mean '{closest}'"):
+        build_segment(_columns(), SCHEMA, {**CONFIG, **index_config}, tmp_path, "seg_0", T0)
+
+
+def test_tier_overwrites_are_read_and_ignored(tmp_path):
+    config = {**CONFIG, "tableIndexConfig": {"tierOverwrites": {"cold": {"invertedIndexColumns": ["name"]}}},
+              "fieldConfigList": [{"name": "name", "tierOverwrites": {"cold": {"encodingType": "RAW"}}}]}
+    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+    plain = build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": {}}, tmp_path / "plain", "seg_0", T0)
+    assert built.crc == plain.crc and built.skipped_indexes == []
 
 
 # --- table config parsing ---------------------------------------------------------------------------
@@ -322,19 +364,20 @@ def test_table_config_both_syntaxes():
     assert s.columns["tags"].inverted and not s.columns["tags"].range
     assert (s.columns["tags"].bloom.fpp, s.columns["tags"].bloom.max_size_in_bytes) == (0.01, 1000)
     assert s.columns["day"].range and s.columns["day"].bloom.fpp == 0.2
-    assert not s.columns["name"].inverted and s.columns["name"].unsupported == ["fst"]
+    assert not s.columns["name"].inverted and list(s.columns["name"].others) == ["fst"]
     assert s.columns["name"].var_length_dictionary
     assert s.partitions["day"].num_partitions == 4
-    assert s.columns["amount"].raw_codec_id(True) == 2
+    assert raw_codec_id(s.columns["amount"], True) == 2
 
 
 def test_default_raw_codec_and_bad_codec():
-    s = parse_table_config({"tableIndexConfig": {"noDictionaryColumns": ["name", "amount"]},
-                            "fieldConfigList": [{"name": "tags", "compressionCodec": "BROTLI"}]}, SCHEMA)
-    assert s.columns["name"].raw_codec_id(False) == 3  # LZ4 for dimensions
-    assert s.columns["amount"].raw_codec_id(True) == 0  # PASS_THROUGH for metrics
-    with pytest.raises(TableConfigError, match="column 'tags'"):
-        s.columns["tags"].raw_codec_id(False)
+    config = {"tableIndexConfig": {"noDictionaryColumns": ["name", "amount"]},
+              "fieldConfigList": [{"name": "tags", "compressionCodec": "BROTLI"}]}
+    s = parse_table_config(config, SCHEMA)
+    assert raw_codec_id(s.columns["name"], False) == 3  # LZ4 for dimensions
+    assert raw_codec_id(s.columns["amount"], True) == 0  # PASS_THROUGH for metrics
+    with pytest.raises(TableConfigError, match="column 'tags'.*BROTLI"):
+        plan_indexes(TableConfig.from_json(config, SCHEMA), SCHEMA)
 
 
 def test_optimize_dictionary_turns_high_cardinality_metric_raw(tmp_path):
@@ -383,7 +426,10 @@ def test_range_index_on_raw_number_and_unsupported_on_raw_string(tmp_path):
     assert minimum == 18000 and values.tolist() == [0, 2, 1, 0]  # value - min, per doc
     config["tableIndexConfig"]["rangeIndexColumns"] = ["name"]
     with pytest.raises(SegmentBuildError, match="column 'name': range index \\(raw STRING\\)"):
-        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0)
+        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0, BuildOptions(unsupported_indexes="error"))
+    deferred = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0).skipped_indexes
+    assert deferred == [f"column 'name': range index (raw STRING) deferred to the server: RangeIndexHandler "
+                        f"reads the column and writes the range index at each load"]
 
 
 @pytest.mark.parametrize("configured, written", [("murmur2", "Murmur"), ("MURMUR", "Murmur"), ("fnv", "FNV"),

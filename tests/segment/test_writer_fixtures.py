@@ -112,3 +112,48 @@ def _check_sorted_by_country(case, built, open_segment):
         city_ids = segment.dict_ids("city").to_numpy()
         for dict_id, docs in enumerate(segment.inverted_index("city")):
             assert np.array_equal(np.flatnonzero(city_ids == dict_id), docs)
+
+
+def test_timestamp_and_json_indexes_same_bytes_as_pinot(pinot_built, tmp_path):
+    """The derived $ts$HOUR / DAY / WEEK / MONTH columns (dictionary, forward, range index) and the JSON
+    indexes of both config forms (fieldConfigList indexes.json on a JSON column, jsonIndexColumns on a STRING
+    column): every payload, the index_map, metadata.properties and creation.meta."""
+    case = load_case(pinot_built / "timestamp_json")
+    built = _build(case, tmp_path)
+    ours, theirs = read_tarball(built.tar_path), case.pinot_files()
+    ours_payloads, theirs_payloads = psf_payloads(ours), psf_payloads(theirs)
+    assert len([key for key in theirs_payloads if key[0].startswith("$ts$")]) == 12
+    assert {("payload", "json_index"), ("attrs", "json_index")} <= set(theirs_payloads)
+    assert sorted(ours_payloads) == sorted(theirs_payloads)
+    assert {key for key in theirs_payloads if ours_payloads[key] != theirs_payloads[key]} == set()
+    _assert_same_metadata(ours, theirs)
+    assert ours["v3/index_map"] == theirs["v3/index_map"] and ours["v3/creation.meta"] == theirs["v3/creation.meta"]
+    assert built.skipped_indexes == []
+
+
+def test_json_index_flattening_options_same_bytes_as_pinot(tmp_path):
+    """Every JsonIndexConfig option, in the three config forms, against the segment Pinot built
+    (tests/fixtures/json_index/README.md)."""
+    import json
+    from pathlib import Path
+
+    from pinot_sink.segment.json_index import read_json_index
+    from type_mapping import PinotColumns, PinotSchema
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "json_index"
+    schema = PinotSchema.from_json(json.loads((folder / "schema.json").read_text()))
+    rows = [json.loads(line) for line in (folder / "rows.jsonl").read_text().splitlines()]
+    table = pa.table({"id": pa.array([r["id"] for r in rows], pa.int32()),
+                      **{f"j{i}": pa.array([r[f"j{i}"] for r in rows]) for i in range(1, 7)}})
+    built = build_segment(PinotColumns(table, {}), schema, json.loads((folder / "table_config.json").read_text()),
+                          tmp_path, "json_flatten_0", CREATION_TIME_MS)
+    ours, theirs = read_tarball(built.tar_path), read_tarball(folder / "json_flatten_0.tar.gz")
+    ours_payloads, theirs_payloads = psf_payloads(ours), psf_payloads(theirs)
+    assert sorted(ours_payloads) == sorted(theirs_payloads)
+    for column in (f"j{i}" for i in range(1, 7)):
+        keys, postings, mapping = read_json_index(theirs_payloads[(column, "json_index")])
+        assert len(keys) > 10 and len(mapping) >= 30, column  # each config indexes something
+        assert ours_payloads[(column, "json_index")] == theirs_payloads[(column, "json_index")], column
+    assert {key for key in theirs_payloads if ours_payloads[key] != theirs_payloads[key]} == set()
+    _assert_same_metadata(ours, theirs)
+    assert ours["v3/index_map"] == theirs["v3/index_map"]

@@ -9,7 +9,7 @@ overload. A function is null-intolerant unless registered ``nullable`` (``@Scala
 from __future__ import annotations
 
 from .registry import REGISTRY, VAR_ARGS, Function, lookup, scalar_function
-from . import array, binary, conversion, datetime, hash, json, math, regexp, string  # noqa: E402,F401  (each family registers its functions)
+from . import array, binary, conversion, datetime, geo, hash, json, math, regexp, string  # noqa: E402,F401  (each family registers its functions)
 
 __all__ = ["REGISTRY", "VAR_ARGS", "Function", "lookup", "scalar_function"]
 from . import array_build, geohash, json_keys, numeric, objects, strings_extra, timestamp_arith, url, uuid, vector  # noqa: E402,F401

@@ -1,0 +1,112 @@
+"""Star-tree cost: ``build_segment`` with a star-tree vs the same segment without it, in one run.
+
+The rows are ``bench/segment_build.py``'s table (default 1 000 000 rows). The tree splits ``country`` (20
+values), ``event_type`` (8), ``city`` (1 000) with Pinot's default ``maxLeafRecords`` (10 000) and five function
+pairs: ``COUNT__*``, ``SUM__qty``, ``AVG__qty``, ``MIN__price``, ``MAX__price``. ``--double-sums`` swaps in
+``SUM__price`` / ``AVG__price``: DOUBLE sums, whose bytes depend on the order Pinot's (unstable) quicksort
+leaves equal records in, which this builder reproduces with a Python port of that sort (slow on big inputs).
+
+Each build runs in a fresh subprocess (wall and CPU seconds of the build alone); the figure of merit is the
+ratio with / without the tree, best of ``--repeat``, the 1-minute load average printed beside it.
+
+    .venv/bin/python bench/startree.py [--rows 1000000] [--repeat 3] [--double-sums] [--threads N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO))
+
+from segment_build import SCHEMA, TABLE_CONFIG, make_table  # noqa: E402
+
+PAIRS = ["COUNT__*", "SUM__qty", "AVG__qty", "MIN__price", "MAX__price"]
+DOUBLE_PAIRS = ["COUNT__*", "SUM__price", "AVG__price", "MIN__price", "MAX__qty"]
+
+
+def table_config(with_tree: bool, double_sums: bool) -> dict:
+    config = json.loads(json.dumps(TABLE_CONFIG))
+    if with_tree:
+        config["tableIndexConfig"]["starTreeIndexConfigs"] = [{
+            "dimensionsSplitOrder": ["country", "event_type", "city"],
+            "functionColumnPairs": DOUBLE_PAIRS if double_sums else PAIRS,
+        }]
+    return config
+
+
+def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | None) -> None:
+    from pinot_sink.segment.builder import BuildOptions, build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    with pa.memory_map(table_path) as source:
+        table = pa.ipc.open_file(source).read_all()
+    schema = PinotSchema.from_json(SCHEMA)
+    with tempfile.TemporaryDirectory() as out:
+        wall, cpu = time.perf_counter(), time.process_time()
+        built = build_segment(PinotColumns(table, {}), schema, table_config(with_tree, double_sums), out,
+                              "bench_0", 1_700_000_000_000, BuildOptions(threads=threads))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(json.dumps({"wall": wall, "cpu": cpu, "tar_bytes": built.tar_bytes}))
+
+
+def run(table_path: Path, with_tree: bool, double_sums: bool, threads: int | None) -> dict:
+    args = [sys.executable, __file__, "--child", str(table_path)]
+    if with_tree:
+        args.append("--with-tree")
+    if double_sums:
+        args.append("--double-sums")
+    if threads is not None:
+        args += ["--threads", str(threads)]
+    out = subprocess.run(args, check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--double-sums", action="store_true")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--child", default=None)
+    parser.add_argument("--with-tree", action="store_true")
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child, args.with_tree, args.double_sums, args.threads)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        table_path = Path(tmp) / "rows.arrow"
+        table = make_table(args.rows)
+        with pa.OSFile(str(table_path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        results = {False: [], True: []}
+        for _ in range(args.repeat):
+            for with_tree in (False, True):  # interleaved, so load changes hit both alike
+                results[with_tree].append(run(table_path, with_tree, args.double_sums, args.threads))
+    best = {k: min(v, key=lambda r: r["wall"]) for k, v in results.items()}
+    best_cpu = {k: min(r["cpu"] for r in v) for k, v in results.items()}
+    load = os.getloadavg()[0]
+    pairs = DOUBLE_PAIRS if args.double_sums else PAIRS
+    print(f"rows {args.rows:,}; tree country/event_type/city; pairs {', '.join(pairs)}; best of {args.repeat}; "
+          f"load {load:.1f}")
+    print(f"without tree: wall {best[False]['wall']:.2f} s  cpu {best_cpu[False]:.2f} s  "
+          f"tar {best[False]['tar_bytes']:,} B")
+    print(f"with tree:    wall {best[True]['wall']:.2f} s  cpu {best_cpu[True]:.2f} s  "
+          f"tar {best[True]['tar_bytes']:,} B")
+    print(f"ratio: wall {best[True]['wall'] / best[False]['wall']:.2f}x  cpu {best_cpu[True] / best_cpu[False]:.2f}x "
+          f"(the tree adds {100 * (best[True]['wall'] / best[False]['wall'] - 1):.0f}% wall, "
+          f"{100 * (best_cpu[True] / best_cpu[False] - 1):.0f}% CPU)")
+
+
+if __name__ == "__main__":
+    main()

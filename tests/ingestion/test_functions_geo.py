@@ -1,0 +1,51 @@
+"""Geospatial ingestion functions: GeometrySerializer's bytes (a type byte, the geography bit 0x80, big-endian
+doubles), as the starbucksStores quickstart table uses them (``toSphericalGeography(stPoint(lon, lat))``)."""
+from __future__ import annotations
+
+import struct
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pinot_sink.ingestion.evaluate import Expression
+from pinot_sink.ingestion.values import Context, IngestionError
+
+
+def evaluate(text: str, **columns):
+    ctx = Context(len(next(iter(columns.values()))))
+    ctx.where = text
+    return Expression(text).evaluate_array(columns, ctx).to_pylist()
+
+
+def point(x: float, y: float, geography: bool = False) -> bytes:
+    return bytes([0x80 if geography else 0]) + struct.pack(">dd", x, y)
+
+
+def test_st_point_and_spherical_geography():
+    lon, lat = pa.array([-149.8935557, 2.5, None]), pa.array([61.21759217, -0.0, 1.0])
+    assert evaluate("stPoint(lon, lat)", lon=lon, lat=lat) == [point(-149.8935557, 61.21759217), point(2.5, -0.0),
+                                                               None]
+    assert evaluate("toSphericalGeography(stPoint(lon,lat))", lon=lon, lat=lat) == [
+        point(-149.8935557, 61.21759217, True), point(2.5, -0.0, True), None]
+    assert evaluate("ST_Point(lon, lat, 1)", lon=lon, lat=lat)[0] == point(-149.8935557, 61.21759217, True)
+    assert evaluate("stPoint(lon, lat, 'false')", lon=lon, lat=lat)[0] == point(-149.8935557, 61.21759217)
+    assert evaluate("toGeometry(toSphericalGeography(stPoint(lon, lat)))", lon=lon, lat=lat)[:2] == [
+        point(-149.8935557, 61.21759217), point(2.5, -0.0)]
+
+
+def test_point_wkt():
+    wkt = pa.array(["POINT (1 2)", "point(-1.5e2 .25)", "POINT EMPTY"])
+    assert evaluate("ST_GeomFromText(w)", w=wkt)[:2] == [point(1, 2), point(-150, 0.25)]
+    assert evaluate("ST_GeogFromText(w)", w=wkt)[0] == point(1, 2, True)
+    assert evaluate("ST_GeomFromText(w)", w=wkt)[2][9:] == struct.pack(">d", float("nan"))  # the empty point
+    with pytest.raises(IngestionError, match="only POINT WKT"):
+        evaluate("ST_GeomFromText(w)", w=pa.array(["LINESTRING (0 0, 1 1)"]))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.floats(allow_nan=False), st.floats(allow_nan=False)), min_size=1, max_size=20))
+def test_st_point_bytes_are_the_coordinates(points):
+    xs, ys = pa.array([p[0] for p in points], pa.float64()), pa.array([p[1] for p in points], pa.float64())
+    assert evaluate("stPoint(x, y)", x=xs, y=ys) == [point(x, y) for x, y in points]

@@ -1,0 +1,500 @@
+"""A Pinot table config as a model: ``TableConfig.from_json(config, schema)``.
+
+Parsed once, on the driver, while the job is prepared; the builder, the job, the commit and the CLI read this
+model, never the dict. It holds the time column and its spec, the push type and frequency (refresh), the
+ingestion settings, and the index settings, which a table config states in two generations of syntax, often
+mixed in one table:
+
+* the older ``tableIndexConfig`` lists (``noDictionaryColumns``, ``invertedIndexColumns``,
+  ``rangeIndexColumns``, ``bloomFilterColumns`` / ``bloomFilterConfigs``, ``varLengthDictionaryColumns``,
+  ``jsonIndexColumns`` / ``jsonIndexConfigs``, ``sortedColumn``, ``segmentPartitionConfig``,
+  ``starTreeIndexConfigs``, ...);
+* ``fieldConfigList`` entries with ``encodingType``, ``indexType(s)``, ``compressionCodec``,
+  ``properties``, ``timestampConfig`` and the ``indexes`` map (``{"forward": {...}, "json": {...}, ...}``).
+
+Both merge into one ``ColumnIndexSettings`` per schema column plus the table-level ``TableIndexSettings``.
+An index named on a column the schema lacks is an error naming the key and the closest column (Pinot's
+``TableConfigUtils`` rejects such configs too). ``tierOverwrites`` apply on the servers, not at build:
+they are read and ignored, as Pinot's segment builder ignores them. Which of the named indexes this package
+builds, which it leaves to the server and which it refuses is decided from this model by
+``pinot_sink.segment.index_policy``.
+"""
+from __future__ import annotations
+
+import difflib
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .pinot_json import as_bool, as_float, as_int, as_list, as_object, as_str
+from .pinot_schema import METRIC, FieldSpec, PinotSchema, null_vector_columns
+
+log = logging.getLogger(__name__)
+
+# fieldConfig ``indexTypes`` / ``indexType`` names and ``indexes`` keys -> our index kind names.
+_INDEX_ALIASES = {
+    "INVERTED": "inverted",
+    "SORTED": "sorted",
+    "RANGE": "range",
+    "BLOOM": "bloom",
+    "BLOOM_FILTER": "bloom",
+    "TEXT": "text",
+    "FST": "fst",
+    "IFST": "ifst",
+    "JSON": "json",
+    "H3": "h3",
+    "VECTOR": "vector",
+    "TIMESTAMP": "timestamp",
+    "MAP": "map",
+}
+DEFAULT_BLOOM_FPP = 0.05
+DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD = 0.85  # IndexingConfig
+# TimestampIndexUtils: the granularities a TIMESTAMP index derives a column for.
+TIMESTAMP_GRANULARITIES = ("MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+
+
+class TableConfigError(PinotSinkError, ValueError):
+    """A table config setting this package cannot honour; the message names the column and setting."""
+
+
+def raw_table_name(table_name: str) -> str:
+    """``TableNameBuilder.extractRawTableName``: ``events_OFFLINE`` / ``events_REALTIME`` -> ``events`` (the
+    name segments carry in ``segment.table.name`` and deep-store paths use)."""
+    for suffix in ("_OFFLINE", "_REALTIME"):
+        if table_name.endswith(suffix):
+            return table_name[: -len(suffix)]
+    return table_name
+
+
+@dataclass
+class BloomSettings:
+    fpp: float = DEFAULT_BLOOM_FPP
+    max_size_in_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class JsonIndexSettings:
+    """``JsonIndexConfig``: what ``JsonUtils.flatten`` keeps of each value (defaults as Pinot's)."""
+
+    max_levels: int = -1
+    exclude_array: bool = False
+    disable_cross_array_unnest: bool = False
+    include_paths: frozenset[str] | None = None
+    exclude_paths: frozenset[str] | None = None
+    exclude_fields: frozenset[str] | None = None
+    index_paths: frozenset[str] | None = None
+    max_value_length: int = 0
+    skip_invalid_json: bool = False
+
+
+@dataclass
+class ColumnIndexSettings:
+    """What to build for one column."""
+
+    name: str
+    dictionary: bool = True
+    var_length_dictionary: bool = False
+    compression_codec: str | None = None  # raw forward index codec name as configured (None = Pinot default)
+    inverted: bool = False
+    range: bool = False
+    range_version: int = 2
+    bloom: BloomSettings | None = None
+    null_vector: bool = False
+    forward_disabled: bool = False
+    json: JsonIndexSettings | None = None
+    timestamp_granularities: tuple[str, ...] = ()  # a TIMESTAMP index: the derived $col$GRAN columns
+    # Other index kinds the config names (text, fst, h3, vector, a forward codec this builder does not
+    # write, ...) -> the config key that names them; index_policy decides what becomes of each.
+    others: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class PartitionSettings:
+    function_name: str
+    num_partitions: int
+    function_config: dict[str, str] | None = None
+
+
+@dataclass
+class TableIndexSettings:
+    raw_table_name: str
+    columns: dict[str, ColumnIndexSettings]
+    segment_version: str = "v3"
+    time_column: str | None = None
+    sorted_columns: list[str] = field(default_factory=list)
+    partitions: dict[str, PartitionSettings] = field(default_factory=dict)
+    segment_time_check: bool = True
+    optimize_dictionary_type: bool = False
+    optimize_dictionary: bool = False
+    optimize_dictionary_for_metrics: bool = False
+    no_dictionary_size_ratio_threshold: float = DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD
+    no_dictionary_cardinality_ratio_threshold: float | None = None
+    # Table-level index kinds (star-tree, multi-column text) -> the config key that names them.
+    others: dict[str, str] = field(default_factory=dict)
+    star_tree_configs: tuple[Any, ...] = ()  # tableIndexConfig.starTreeIndexConfigs as given
+    enable_default_star_tree: bool = False
+    enable_dynamic_star_tree: bool = False
+
+
+# --- the keys read by more than one room: here once ------------------------------------------------------
+
+
+def time_column_name(config: "TableConfig | Mapping[str, Any] | None") -> str | None:
+    """``segmentsConfig.timeColumnName`` (None when absent or empty)."""
+    if isinstance(config, TableConfig):
+        return config.time_column
+    segments = as_object((config or {}).get("segmentsConfig"), "segmentsConfig")
+    return as_str(segments.get("timeColumnName"), "segmentsConfig.timeColumnName") or None
+
+
+def push_type_and_frequency(config: "TableConfig | Mapping[str, Any] | None") -> tuple[str, str | None]:
+    """Pinot's ``IngestionConfigUtils``: batchIngestionConfig first, then the deprecated segmentsConfig keys;
+    the push type defaults to APPEND."""
+    if isinstance(config, TableConfig):
+        return config.push_type, config.push_frequency
+    config = config or {}
+    batch = as_object(as_object(config.get("ingestionConfig"), "ingestionConfig").get("batchIngestionConfig"),
+                      "ingestionConfig.batchIngestionConfig")
+    segments = as_object(config.get("segmentsConfig"), "segmentsConfig")
+    push_type = batch.get("segmentIngestionType") or segments.get("segmentPushType") or "APPEND"
+    frequency = batch.get("segmentIngestionFrequency") or segments.get("segmentPushFrequency")
+    return str(push_type), (str(frequency) if frequency else None)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """The table config the write follows; picklable, made once on the driver."""
+
+    raw: Mapping[str, Any]  # the JSON as given (for the ingestion pipeline and the manifest)
+    table_name: str
+    table_type: str
+    time_column: str | None
+    time_spec: FieldSpec | None  # the time column's spec in the schema
+    push_type: str  # APPEND | REFRESH
+    push_frequency: str | None  # HOURLY | DAILY | ...
+    consistent_data_push: bool
+    ingestion: Mapping[str, Any]  # ingestionConfig as given
+    continue_on_error: bool
+    row_time_check: bool
+    indexes: TableIndexSettings
+
+    @property
+    def raw_table_name(self) -> str:
+        return raw_table_name(self.table_name)
+
+    @property
+    def refreshes_whole_table(self) -> bool:
+        """``segmentIngestionType: REFRESH`` with ``consistentDataPush``: every push replaces the table."""
+        return self.push_type.upper() == "REFRESH" and self.consistent_data_push
+
+    @classmethod
+    def of(cls, config: "TableConfig | Mapping[str, Any] | None", schema: PinotSchema) -> "TableConfig":
+        """The model of ``config``; a model is returned as it is (a caller given either parses once)."""
+        return config if isinstance(config, TableConfig) else cls.from_json(config, schema)
+
+    @classmethod
+    def from_json(cls, config: Mapping[str, Any] | None, schema: PinotSchema) -> "TableConfig":
+        config = dict(config or {})
+        ingestion = as_object(config.get("ingestionConfig"), "ingestionConfig")
+        batch = as_object(ingestion.get("batchIngestionConfig"), "ingestionConfig.batchIngestionConfig")
+        push_type, frequency = push_type_and_frequency(config)
+        time_column = time_column_name(config)
+        indexes = parse_table_config(config, schema)
+        return cls(
+            raw=config,
+            table_name=str(config.get("tableName") or schema.name),
+            table_type=str(config.get("tableType") or "OFFLINE"),
+            time_column=time_column,
+            time_spec=schema.fields.get(time_column) if time_column else None,
+            push_type=push_type,
+            push_frequency=frequency,
+            consistent_data_push=as_bool(batch.get("consistentDataPush"),
+                                         "ingestionConfig.batchIngestionConfig.consistentDataPush"),
+            ingestion=ingestion,
+            continue_on_error=as_bool(ingestion.get("continueOnError"), "ingestionConfig.continueOnError"),
+            row_time_check=as_bool(ingestion.get("rowTimeValueCheck"), "ingestionConfig.rowTimeValueCheck"),
+            indexes=indexes,
+        )
+
+
+# --- index settings --------------------------------------------------------------------------------------
+
+
+def _names(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _enabled(config: Any, key: str = "indexes") -> bool:
+    """An ``indexes`` entry: present and neither ``disabled: true`` nor ``enabled: false``."""
+    if config is None:
+        return False
+    if isinstance(config, Mapping):
+        if as_bool(config.get("disabled"), f"{key}.disabled", False):
+            return False
+        if not as_bool(config.get("enabled"), f"{key}.enabled", True):
+            return False
+    return True
+
+
+def _true(value: Any, key: str = "table config") -> bool:
+    """A boolean key read with Pinot's (Jackson's) coercions: "true"/"false" text, 0/1."""
+    return as_bool(value, key, False)
+
+
+class _Columns:
+    """The schema's columns; naming one the schema lacks is an error naming the key and the closest column."""
+
+    def __init__(self, schema: PinotSchema):
+        self.settings = {name: ColumnIndexSettings(name) for name in schema.column_names}
+
+    def __call__(self, name: Any, key: str) -> ColumnIndexSettings:
+        found = self.settings.get(name)
+        if found is None:
+            raise TableConfigError(f"{key} names column {name!r}, which is not in the schema"
+                                   + _closest(str(name), self.settings))
+        return found
+
+
+def _closest(name: str, columns) -> str:
+    close = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.5)
+    if not close:
+        lowered = {c.lower(): c for c in columns}
+        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSchema) -> TableIndexSettings:
+    table_config = table_config or {}
+    index_config = as_object(table_config.get("tableIndexConfig"), "tableIndexConfig")
+    column = _Columns(schema)
+    columns = column.settings
+
+    version = str(index_config.get("segmentFormatVersion") or "v3").lower()
+    if version == "v2":
+        version = "v1"  # same layout
+    if version not in ("v1", "v3"):
+        raise TableConfigError(f"segmentFormatVersion {version!r} is not supported (v1, v2 or v3)")
+
+    key = "tableIndexConfig.{}".format
+    for name in _names(index_config.get("noDictionaryColumns")):
+        column(name, key("noDictionaryColumns")).dictionary = False
+    for name, codec in as_object(index_config.get("noDictionaryConfig"), key("noDictionaryConfig")).items():
+        c = column(name, key("noDictionaryConfig"))
+        c.dictionary = False
+        _set_codec(c, codec, key(f"noDictionaryConfig.{name}"))
+    for name in _names(index_config.get("invertedIndexColumns")):
+        column(name, key("invertedIndexColumns")).inverted = True
+    for name in _names(index_config.get("rangeIndexColumns")):
+        column(name, key("rangeIndexColumns")).range = True
+    range_version = as_int(index_config.get("rangeIndexVersion"), key("rangeIndexVersion"), 2) or 2
+    for c in columns.values():
+        c.range_version = range_version
+    for name in _names(index_config.get("bloomFilterColumns")):
+        c = column(name, key("bloomFilterColumns"))
+        c.bloom = c.bloom or BloomSettings()
+    for name, cfg in as_object(index_config.get("bloomFilterConfigs"), key("bloomFilterConfigs")).items():
+        column(name, key("bloomFilterConfigs")).bloom = _bloom(cfg)
+    for name in _names(index_config.get("varLengthDictionaryColumns")):
+        column(name, key("varLengthDictionaryColumns")).var_length_dictionary = True
+    json_configs = as_object(index_config.get("jsonIndexConfigs"), key("jsonIndexConfigs"))
+    for name in _names(index_config.get("jsonIndexColumns")):
+        column(name, key("jsonIndexColumns")).json = JsonIndexSettings()
+    for name, cfg in json_configs.items():
+        column(name, key("jsonIndexConfigs")).json = json_index_settings(cfg, key(f"jsonIndexConfigs.{name}"))
+    for name in _names(index_config.get("fstIndexColumns")):
+        column(name, key("fstIndexColumns")).others.setdefault("fst", key("fstIndexColumns"))
+    for name in as_object(index_config.get("h3IndexConfigs"), key("h3IndexConfigs")):
+        column(name, key("h3IndexConfigs")).others.setdefault("h3", key("h3IndexConfigs"))
+    sorted_columns = _names(index_config.get("sortedColumn"))
+    for name in sorted_columns:
+        column(name, key("sortedColumn"))
+
+    others: dict[str, str] = {}
+    star_trees = tuple(as_list(index_config.get("starTreeIndexConfigs"), key("starTreeIndexConfigs")))
+    enable_default = _true(index_config.get("enableDefaultStarTree"), key("enableDefaultStarTree"))
+    if star_trees or enable_default:
+        others["star-tree"] = key("starTreeIndexConfigs" if star_trees else "enableDefaultStarTree")
+    if index_config.get("multiColumnTextIndexConfig"):
+        others["multi-column text"] = key("multiColumnTextIndexConfig")
+    if index_config.get("tierOverwrites"):
+        log.debug("tableIndexConfig.tierOverwrites apply on the servers' tiers, not at build: ignored")
+
+    for i, fc in enumerate(as_list(table_config.get("fieldConfigList"), "fieldConfigList")):
+        fc = as_object(fc, f"fieldConfigList[{i}]")
+        _apply_field_config(fc, column(fc.get("name"), f"fieldConfigList[{i}].name"))
+
+    for name in null_vector_columns(schema, table_config):
+        columns[name].null_vector = True
+
+    partitions: dict[str, PartitionSettings] = {}
+    partition_key = key("segmentPartitionConfig.columnPartitionMap")
+    partition_map = as_object(as_object(index_config.get("segmentPartitionConfig"), key("segmentPartitionConfig"))
+                              .get("columnPartitionMap"), partition_key)
+    for name, cfg in partition_map.items():
+        column(name, partition_key)
+        function_config = cfg.get("functionConfig")
+        partitions[name] = PartitionSettings(
+            function_name=str(cfg["functionName"]),
+            num_partitions=as_int(cfg.get("numPartitions"), f"{partition_key}.{name}.numPartitions"),
+            function_config={str(k): str(v) for k, v in function_config.items()} if function_config else None,
+        )
+
+    ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
+    return TableIndexSettings(
+        raw_table_name=raw_table_name(str(table_config.get("tableName") or schema.name)),
+        columns=columns,
+        segment_version=version,
+        time_column=time_column_name(table_config),
+        sorted_columns=sorted_columns,
+        partitions=partitions,
+        segment_time_check=as_bool(ingestion.get("segmentTimeValueCheck"), "ingestionConfig.segmentTimeValueCheck",
+                                   True),
+        optimize_dictionary_type=_true(index_config.get("optimizeDictionaryType"), key("optimizeDictionaryType")),
+        optimize_dictionary=_true(index_config.get("optimizeDictionary"), key("optimizeDictionary")),
+        optimize_dictionary_for_metrics=_true(index_config.get("optimizeDictionaryForMetrics"),
+                                              key("optimizeDictionaryForMetrics")),
+        no_dictionary_size_ratio_threshold=as_float(
+            index_config.get("noDictionarySizeRatioThreshold"), key("noDictionarySizeRatioThreshold"),
+            None) or DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD,
+        no_dictionary_cardinality_ratio_threshold=as_float(
+            index_config.get("noDictionaryCardinalityRatioThreshold"), key("noDictionaryCardinalityRatioThreshold")),
+        others=others,
+        star_tree_configs=star_trees,
+        enable_default_star_tree=enable_default,
+        enable_dynamic_star_tree=_true(index_config.get("enableDynamicStarTreeCreation"),
+                                       key("enableDynamicStarTreeCreation")),
+    )
+
+
+def _bloom(cfg: Mapping[str, Any] | None) -> BloomSettings:
+    cfg = cfg if isinstance(cfg, Mapping) else {}
+    return BloomSettings(
+        fpp=as_float(cfg.get("fpp"), "bloom filter fpp", None) or DEFAULT_BLOOM_FPP,
+        max_size_in_bytes=as_int(cfg.get("maxSizeInBytes"), "bloom filter maxSizeInBytes", 0) or 0,
+    )
+
+
+def _paths(cfg: Mapping[str, Any], name: str, where: str) -> frozenset[str] | None:
+    value = cfg.get(name)
+    return None if value is None else frozenset(str(v) for v in as_list(value, f"{where}.{name}"))
+
+
+def json_index_settings(cfg: Any, where: str) -> JsonIndexSettings:
+    """A ``JsonIndexConfig`` (``jsonIndexConfigs.<col>`` or ``fieldConfigList`` ``indexes.json``)."""
+    cfg = as_object(cfg if isinstance(cfg, Mapping) else None, where)
+    return JsonIndexSettings(
+        max_levels=as_int(cfg.get("maxLevels"), f"{where}.maxLevels", -1),
+        exclude_array=as_bool(cfg.get("excludeArray"), f"{where}.excludeArray"),
+        disable_cross_array_unnest=as_bool(cfg.get("disableCrossArrayUnnest"), f"{where}.disableCrossArrayUnnest"),
+        include_paths=_paths(cfg, "includePaths", where),
+        exclude_paths=_paths(cfg, "excludePaths", where),
+        exclude_fields=_paths(cfg, "excludeFields", where),
+        index_paths=_paths(cfg, "indexPaths", where),
+        max_value_length=as_int(cfg.get("maxValueLength"), f"{where}.maxValueLength", 0),
+        skip_invalid_json=as_bool(cfg.get("skipInvalidJson"), f"{where}.skipInvalidJson"),
+    )
+
+
+def _timestamp_granularities(fc: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    config = as_object(fc.get("timestampConfig"), f"{where}.timestampConfig")
+    granularities = []
+    for g in as_list(config.get("granularities"), f"{where}.timestampConfig.granularities"):
+        g = str(g).upper()
+        if g not in TIMESTAMP_GRANULARITIES:
+            raise TableConfigError(f"{where}.timestampConfig.granularities: {g!r} is not one of "
+                                   f"{', '.join(TIMESTAMP_GRANULARITIES)}")
+        if g not in granularities:
+            granularities.append(g)
+    return tuple(granularities)
+
+
+def _apply_field_config(fc: Mapping[str, Any], c: ColumnIndexSettings) -> None:
+    where = f"fieldConfigList {c.name!r}"
+    encoding = str(fc.get("encodingType") or "").upper()
+    if encoding == "RAW":
+        c.dictionary = False
+    elif encoding == "DICTIONARY":
+        c.dictionary = True
+    if fc.get("compressionCodec"):
+        _set_codec(c, fc["compressionCodec"], f"{where} compressionCodec")
+    index_types = _names(fc.get("indexTypes")) + _names(fc.get("indexType"))
+    for index_type in index_types:
+        _enable(c, _INDEX_ALIASES.get(index_type.upper(), index_type.lower()), None, f"{where} indexTypes")
+    properties = as_object(fc.get("properties"), f"{where} properties")
+    if _true(properties.get("forwardIndexDisabled"), f"{where} properties.forwardIndexDisabled"):
+        c.forward_disabled = True
+    if fc.get("timestampConfig"):
+        c.timestamp_granularities = _timestamp_granularities(fc, where)
+    for key, cfg in as_object(fc.get("indexes"), f"{where} indexes").items():
+        name = _INDEX_ALIASES.get(key.upper(), key)
+        if name == "null":
+            continue  # Pinot decides null vectors from the schema / nullHandlingEnabled, not from this entry
+        entry = f"{where} indexes.{key}"
+        if name == "forward":
+            if not _enabled(cfg, entry):
+                c.forward_disabled = True
+            elif isinstance(cfg, Mapping):
+                if cfg.get("compressionCodec"):
+                    _set_codec(c, cfg["compressionCodec"], f"{entry}.compressionCodec")
+                if cfg.get("chunkCompressionType"):
+                    c.compression_codec = str(cfg["chunkCompressionType"]).upper()
+        elif name == "dictionary":
+            if not _enabled(cfg, entry):
+                c.dictionary = False
+            elif isinstance(cfg, Mapping) and _true(cfg.get("useVarLengthDictionary"), f"{entry}.useVarLengthDictionary"):
+                c.var_length_dictionary = True
+        elif _enabled(cfg, entry):
+            _enable(c, name, cfg, entry)
+        elif name == "inverted":
+            c.inverted = False
+        elif name == "range":
+            c.range = False
+        elif name == "bloom":
+            c.bloom = None
+        elif name == "json":
+            c.json = None
+        else:
+            c.others.pop(name, None)
+    if fc.get("tierOverwrites"):
+        log.debug("%s tierOverwrites apply on the servers' tiers, not at build: ignored", where)
+
+
+# Forward index codecs this builder does not write (dictionary-per-entry MV and the CLP log codecs).
+UNWRITTEN_CODECS = ("MV_ENTRY_DICT", "CLP", "CLPV2", "CLPV2_ZSTD", "CLPV2_LZ4")
+
+
+def _set_codec(c: ColumnIndexSettings, codec: Any, where: str) -> None:
+    """A ``compressionCodec`` (noDictionaryConfig, a field config's old top-level key or ``indexes.forward``)."""
+    codec = str(codec).upper()
+    if codec in UNWRITTEN_CODECS:
+        c.others[f"forward index codec {codec}"] = where
+    else:
+        c.compression_codec = codec
+
+
+def _enable(c: ColumnIndexSettings, name: str, cfg: Any, where: str) -> None:
+    if name == "inverted":
+        c.inverted = True
+    elif name == "sorted":
+        pass  # a sorted index is the sorted forward index, chosen from the data
+    elif name == "range":
+        c.range = True
+        if isinstance(cfg, Mapping) and cfg.get("version"):
+            c.range_version = as_int(cfg["version"], f"{where}.version")
+    elif name == "bloom":
+        c.bloom = _bloom(cfg if isinstance(cfg, Mapping) else None)
+    elif name == "json":
+        c.json = json_index_settings(cfg, where) if isinstance(cfg, Mapping) else (c.json or JsonIndexSettings())
+    elif name == "timestamp":
+        if isinstance(cfg, Mapping) and cfg.get("granularities"):
+            c.timestamp_granularities = _timestamp_granularities({"timestampConfig": cfg}, where)
+    else:
+        c.others.setdefault(name, where)
+
+
+def is_metric(schema: PinotSchema, column: str) -> bool:
+    return schema[column].field_type == METRIC
