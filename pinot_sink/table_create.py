@@ -15,6 +15,7 @@ from typing import Any
 
 from type_mapping.pinot_schema import SchemaError  # UnsupportedTypeError is one too
 from type_mapping.spark_types import spark_schema_to_pinot
+from type_mapping.table_config import TIME_COLUMN_KEY
 
 from pinot_sink.controller import ControllerClient
 from pinot_sink.controller.errors import ControllerNotFoundError, ControllerRequestError
@@ -54,7 +55,7 @@ def derived_table_config(table: str, schema_json: dict, create: TableCreateOptio
                               f"(columns: {sorted(columns)})")
     segments_config: dict[str, Any] = {"replication": "1", "segmentPushType": "APPEND"}
     if create.time_column:
-        segments_config["timeColumnName"] = create.time_column
+        segments_config[TIME_COLUMN_KEY] = create.time_column
     index_config: dict[str, Any] = {"loadMode": "MMAP"}
     if create.sorted_column:
         index_config["sortedColumn"] = [create.sorted_column]

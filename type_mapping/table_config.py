@@ -26,6 +26,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .errors import PinotSinkError
 from .pinot_json import as_bool, as_float, as_int, as_list, as_object, as_str
 from .pinot_schema import METRIC, FieldSpec, PinotSchema, null_vector_columns
 
@@ -51,6 +52,10 @@ DEFAULT_BLOOM_FPP = 0.05
 DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD = 0.85  # IndexingConfig
 # TimestampIndexUtils: the granularities a TIMESTAMP index derives a column for.
 TIMESTAMP_GRANULARITIES = ("MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+
+
+# segmentsConfig's key naming the table's time column: read here alone (and written by table.create).
+TIME_COLUMN_KEY = "timeColumnName"
 
 
 class TableConfigError(PinotSinkError, ValueError):
@@ -144,7 +149,7 @@ def time_column_name(config: "TableConfig | Mapping[str, Any] | None") -> str | 
     if isinstance(config, TableConfig):
         return config.time_column
     segments = as_object((config or {}).get("segmentsConfig"), "segmentsConfig")
-    return as_str(segments.get("timeColumnName"), "segmentsConfig.timeColumnName") or None
+    return as_str(segments.get(TIME_COLUMN_KEY), "segmentsConfig.timeColumnName") or None
 
 
 def push_type_and_frequency(config: "TableConfig | Mapping[str, Any] | None") -> tuple[str, str | None]:

@@ -48,7 +48,7 @@ def test_if_missing_creates_schema_and_table_from_the_dataframe(fake_controller)
     assert table.config["segmentsConfig"]["timeColumnName"] == "ts"
     assert table.config["tableIndexConfig"]["invertedIndexColumns"] == ["country"]
     assert table.config["tableIndexConfig"]["sortedColumn"] == ["country"]
-    assert job.schema_json == table.schema and job.table_config["tableName"] == "clicks_OFFLINE"
+    assert job.schema_json == table.schema and job.table_config.raw["tableName"] == "clicks_OFFLINE"
     # a second write finds it and leaves it alone
     prepare_job(options, SOURCE, overwrite=False)
     assert len([r for r in fake_controller.received if r.method == "POST" and r.path == "/tables"]) == 1
@@ -73,5 +73,5 @@ def test_options_name_columns_the_dataframe_has(fake_controller):
 def test_embedded_writes_derive_the_schema_from_the_dataframe():
     job = prepare_job({"table-name": "clicks", "table.create": "if-missing", "table.time-column": "ts"}, SOURCE,
                       overwrite=False)
-    assert job.table_config["segmentsConfig"]["timeColumnName"] == "ts"
+    assert job.table_config.raw["segmentsConfig"]["timeColumnName"] == "ts"
     assert {s["name"] for s in job.schema_json["dimensionFieldSpecs"]} == {"country", "value"}

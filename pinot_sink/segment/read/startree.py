@@ -20,13 +20,14 @@ from ..format import METADATA_FILE, STAR_TREE_INDEX_FILE, STAR_TREE_INDEX_MAP_FI
 from ..properties import as_list, as_text, parse_properties
 from .decoders import unpack_bits
 from .raw_forward import read_raw_forward
+from type_mapping.errors import PinotSinkError
 
 MAGIC_MARKER = 0xBADDA55B00DAD00D
 _LONG_FUNCTIONS = {"count", "countMV"}
 _DOUBLE_FUNCTIONS = {"sum", "sumMV", "min", "max"}
 
 
-class StarTreeFormatError(ValueError):
+class StarTreeFormatError(PinotSinkError, ValueError):
     pass
 
 

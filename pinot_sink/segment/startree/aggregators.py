@@ -21,11 +21,12 @@ from type_mapping.java_text import big_decimal_parts, java_code_units, java_floa
 
 from .. import bigdecimal
 from . import hll
+from type_mapping.errors import PinotSinkError
 
 LONG, DOUBLE, BYTES = "LONG", "DOUBLE", "BYTES"
 
 
-class UnsupportedAggregation(ValueError):
+class UnsupportedAggregation(PinotSinkError, ValueError):
     """A function this builder cannot compute with Pinot's bytes; the message says why."""
 
 

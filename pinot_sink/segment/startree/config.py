@@ -19,6 +19,7 @@ from type_mapping.table_config import TableConfig
 
 from ..codecs import UnsupportedCodec, codec_id
 from .aggregators import AGGREGATORS
+from type_mapping.errors import PinotSinkError
 
 DEFAULT_MAX_LEAF_RECORDS = 10_000  # StarTreeV2BuilderConfig.DEFAULT_MAX_LEAF_RECORDS
 DEFAULT_DIMENSION_CARDINALITY_THRESHOLD = 10_000  # for the default tree's dimensions
@@ -57,7 +58,7 @@ SKETCH_FUNCTIONS = {
 }
 
 
-class StarTreeConfigError(ValueError):
+class StarTreeConfigError(PinotSinkError, ValueError):
     """A star-tree config this builder cannot write; the message names the tree and the function pair."""
 
 
