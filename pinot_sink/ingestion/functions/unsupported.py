@@ -19,6 +19,8 @@ _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (p
 _GRAMMAR = ("the SQL keyword forms are evaluated (AND, OR, NOT); the function-call forms and EXTRACT(unit FROM t) are "
             "the grammar work of issue 23")
 _NOT_YET = "not implemented yet"
+_GEO = ("a geospatial function beyond points (JTS shapes, GeoJSON, WKB, H3 cells): not implemented yet; points are "
+        "(stPoint, ST_GeomFromText of a POINT, toSphericalGeography, toGeometry)")
 _OBJECT_RESULT = ("returns a Java Map / List, which Pinot's DataTypeTransformer stores in its own ways (a one-entry map "
                   "becomes its value, a longer one fails the row, a JSON column sorts the keys: see "
                   "tools/pinot_functions/families.py, json_objects); not reproduced yet")
@@ -36,6 +38,10 @@ UNSUPPORTED: dict[str, str] = {
     **{name: _GRAMMAR for name in ("and", "or", "not", "extract") if name not in REGISTRY},
     **{name: _OBJECT_RESULT for name in ("jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
                                          "jsonstringtolistormap", "jsonstringtomap")},
+    **{name: _GEO for name in ("griddisk", "griddistance", "geotoh3", "stasbinary", "stasgeojson", "stastext",
+                               "stcontains", "stdistance", "stequals", "stgeogfromgeojson", "stgeogfromwkb",
+                               "stgeometrytype", "stgeomfromgeojson", "stgeomfromwkb", "stwithin")
+       if name not in REGISTRY},
     **{name: _NOT_YET for name in (
         "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "md2",
     )},
