@@ -63,12 +63,7 @@ KNOWN_DIFFERENCES = {  # (continueOnError on / off, case)
     ('on', 'numbers_text:lpad(s, 12, d)'),
     ('on', 'numbers_text:repeat(d, 2)'),
     ('on', 'numbers_text:reverse(d)'),
-    ('on', "zones:dateTrunc('DAY', l, 'MILLISECONDS', z)"),
-    ('on', "zones:fromDateTime('2024-03-10 02:30', 'yyyy-MM-dd HH:mm', z, 7)"),
-    ('off', "zones:fromDateTime('2024-03-10 02:30', 'yyyy-MM-dd HH:mm', z, 7)"),
     ('on', "zones:fromDateTime(s, z, 'UTC', 5)"),
-    ('off', "zones:fromDateTime(s, z, 'UTC', 5)"),
-    ('on', 'zones:hour(l, z)'),
     ('on', "zones:toDateTime(l, 'yyyy-MM-dd HH:mm ZZ', z)"),
 }
 CASES = [case for family in FAMILIES for case in _cases(family)]

@@ -470,7 +470,11 @@ def _from_date_time(ctx: Context, args: list[Value]) -> Value:
 def _from_date_time_default(ctx: Context, args: list[Value]) -> Value:
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
     default = to_long(args[3], ctx).value
-    return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
+    try:
+        return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
+    except (IngestionError, DateTimeFormatError):  # Pinot's 4-argument form catches everything: a pattern or
+        # a zone (from a column) it cannot use gives the default on those rows
+        return pa.array(np.full(ctx.num_rows, default, np.int64), pa.int64())
 
 
 # --- dateTimeConvert (DateTimeConvert) ------------------------------------------------------------------
