@@ -229,6 +229,13 @@ _NOT_JODA_ZONES = ("Factory", "localtime", "posixrules", "posix/", "right/", "Sy
 _JODA_OFFSET = re.compile(r"([+-])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:\.?(\d{3}))?)?)?")
 
 
+# Ids that Joda's own tz database (2.14, tzdata 2024b+) makes links to a region, where an older system tz
+# database still has the fixed-rule zone (EST: -05:00 always; America/Panama: its local mean time before 1908).
+_JODA_LINKS = {"EST": "America/Panama", "MST": "America/Phoenix", "HST": "Pacific/Honolulu",
+               "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago", "MST7MDT": "America/Denver",
+               "PST8PDT": "America/Los_Angeles"}
+
+
 @functools.lru_cache(maxsize=1)
 def _tz_database_ids() -> frozenset[str]:
     from zoneinfo import available_timezones
@@ -249,6 +256,8 @@ def joda_zone(zone: str) -> str:
         raise ZoneError(f"The datetime zone id {zone!r} is not recognised")
     if zone in ("UTC", "Z", "UT"):
         return "UTC"
+    if zone in _JODA_LINKS:
+        return _JODA_LINKS[zone]
     if zone in _tz_database_ids():
         return "UTC" if zone in ("Etc/UTC", "Etc/UCT", "UCT", "Universal", "Zulu", "Etc/Universal", "Etc/Zulu") else zone
     text = zone[3:] if zone[:4] in ("UTC+", "UTC-", "GMT+", "GMT-") else zone

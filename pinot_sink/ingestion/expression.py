@@ -86,6 +86,10 @@ _RESERVED = {
     "AND", "OR", "NOT", "CASE", "WHEN", "THEN", "ELSE", "END", "IS", "NULL", "TRUE", "FALSE", "IN",
     "BETWEEN", "LIKE", "MINUS", "SELECT", "FROM", "WHERE", "AS",
 }
+# Reserved words Pinot's parser also accepts as a function name before "(" (Calcite's function forms).
+_KEYWORD_FUNCTIONS = {"AND", "OR", "BETWEEN", "LIKE"}
+# Functions with SQL syntax of their own (keywords inside the parentheses), as Calcite parses them.
+_SQL_SYNTAX_FUNCTIONS = {"EXTRACT", "TRIM", "OVERLAY", "SUBSTRING", "TRANSLATE"}
 _COMPARISONS = {
     "=": "equals", "<>": "notequals", "!=": "notequals", ">": "greaterthan", ">=": "greaterthanorequal",
     "<": "lessthan", "<=": "lessthanorequal",
@@ -218,9 +222,11 @@ class _Parser:
     def _additive(self) -> Node:
         left = self._multiplicative()
         while self.tok.kind == "op" and self.tok.value in (*_ADDITIVE, "||"):
+            if self.tok.value == "||":
+                raise self._error("the || operator is not accepted by Pinot's ingestion expressions (use concat(a, b))")
             op = self._expect("op").value
             right = self._multiplicative()
-            left = Call("concat" if op == "||" else _ADDITIVE[op], (left, right), op)
+            left = Call(_ADDITIVE[op], (left, right), op)
         return left
 
     def _multiplicative(self) -> Node:
@@ -247,6 +253,10 @@ class _Parser:
         if self._accept("string"):
             return Literal(tok.value, "STRING")
         if tok.kind == "keyword":
+            if tok.value in _KEYWORD_FUNCTIONS and self.tokens[self.i + 1].kind == "op" and \
+                    self.tokens[self.i + 1].value == "(":  # and(a, b), or(a, b), between(x, lo, hi), like(s, p)
+                self.i += 2
+                return self._call(tok.value)
             if self._accept("keyword", "TRUE"):
                 return Literal(True, "BOOLEAN")
             if self._accept("keyword", "FALSE"):
@@ -264,10 +274,13 @@ class _Parser:
         if tok.kind in ("word", "ident"):
             self.i += 1
             if tok.kind == "word" and self._accept("op", "("):
-                if tok.value.upper() == "CAST":
+                special = tok.value.upper()
+                if special == "CAST":
                     return self._cast()
-                if tok.value.upper() in _UNIT_KEYWORD_CALLS:
+                if special in _UNIT_KEYWORD_CALLS:
                     return self._unit_keyword_call(tok.value)
+                if special in _SQL_SYNTAX_FUNCTIONS:
+                    return getattr(self, "_" + special.lower())(tok.value)
                 return self._call(tok.value)
             name = tok.value
             while self._accept("op", "."):  # a dotted column name (a flattened field, e.g. a.b.c)
@@ -299,6 +312,76 @@ class _Parser:
         self._expect("op", ",")
         node = self._call(name)
         return Call(node.name, (Literal(unit.value.upper(), "STRING"),) + node.args, node.text)
+
+    def _refuse(self, name: str, form: str) -> ExpressionError:
+        return self._error(f"{name}(...) with commas is not accepted by Pinot's SQL parser; write {form}")
+
+    def _extract(self, name: str) -> Node:
+        """``EXTRACT(unit FROM t)`` is ``extract('UNIT', t)``."""
+        unit = self.tok
+        if unit.kind not in ("word", "keyword"):
+            raise self._error("EXTRACT needs a time unit (EXTRACT(YEAR FROM t))")
+        self.i += 1
+        self._expect("keyword", "FROM")
+        value = self._or()
+        self._expect("op", ")")
+        return Call("extract", (Literal(unit.value.upper(), "STRING"), value), name)
+
+    def _trim(self, name: str) -> Node:
+        """``TRIM(s)``, ``TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)`` (``trim('BOTH', chars, s)``; the
+        characters default to a space); ``trim(a, b, c)`` with commas does not parse in Pinot."""
+        side = None
+        if self.tok.kind == "word" and self.tok.value.upper() in ("BOTH", "LEADING", "TRAILING"):
+            side = self.tok.value.upper()
+            self.i += 1
+        chars: Node | None = None
+        if not (self.tok.kind == "keyword" and self.tok.value == "FROM"):
+            chars = self._or()
+        if self._accept("keyword", "FROM"):
+            value = self._or()
+            self._expect("op", ")")
+            return Call("trim", (Literal(side or "BOTH", "STRING"), chars or Literal(" ", "STRING"), value), name)
+        if side is not None or chars is None:
+            raise self._error("expected FROM in TRIM(... FROM s)")
+        if self.tok.kind == "op" and self.tok.value == ",":
+            raise self._refuse(name, "TRIM(BOTH chars FROM s)")
+        self._expect("op", ")")
+        return Call("trim", (chars,), name)
+
+    def _overlay(self, name: str) -> Node:
+        """``OVERLAY(s PLACING r FROM n [FOR len])`` is ``overlay(s, r, n[, len])``."""
+        value = self._or()
+        if not (self.tok.kind == "word" and self.tok.value.upper() == "PLACING"):
+            raise self._refuse(name, "OVERLAY(s PLACING r FROM n [FOR len])")
+        self.i += 1
+        replacement = self._or()
+        self._expect("keyword", "FROM")
+        args = [value, replacement, self._or()]
+        if self.tok.kind == "word" and self.tok.value.upper() == "FOR":
+            self.i += 1
+            args.append(self._or())
+        self._expect("op", ")")
+        return Call("overlay", tuple(args), name)
+
+    def _substring(self, name: str) -> Node:
+        """``SUBSTRING(s FROM a [FOR len])`` and ``substring(s, a[, len])``."""
+        value = self._or()
+        if self._accept("keyword", "FROM"):
+            args = [value, self._or()]
+            if self.tok.kind == "word" and self.tok.value.upper() == "FOR":
+                self.i += 1
+                args.append(self._or())
+            self._expect("op", ")")
+            return Call("substring", tuple(args), name)
+        args = [value]
+        while self._accept("op", ","):
+            args.append(self._or())
+        self._expect("op", ")")
+        return Call("substring", tuple(args), name)
+
+    def _translate(self, name: str) -> Node:
+        raise self._error("translate(...) is not accepted by Pinot's SQL parser (TRANSLATE is a SQL keyword "
+                          "taking TRANSLATE(s USING name))")
 
     def _cast(self) -> Node:
         """``CAST(x AS TYPE)`` is ``cast(x, 'TYPE')`` (a length or precision after the type is ignored)."""

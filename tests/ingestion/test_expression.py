@@ -70,3 +70,47 @@ def test_unknown_functions_and_wrong_argument_counts_fail_when_built():
         Expression("jsonPathString(p, '$.a[?(@.b all [1])]')")
     with pytest.raises(ExpressionError, match="letter"):
         Expression("fromDateTime(t, 'yyyy-MM-dd QQ')")
+
+
+# --- the grammar Pinot's parser accepts, and only that (issue 23) ------------------------------------------
+
+
+@pytest.mark.parametrize("text,call", [
+    ("and(a, b)", "and"), ("or(a, b)", "or"), ("between(x, 1, 2)", "between"), ("like(s, 'a%')", "like"),
+    ("EXTRACT(YEAR FROM t)", "extract"), ("TRIM(BOTH 'x' FROM s)", "trim"), ("TRIM(LEADING FROM s)", "trim"),
+    ("OVERLAY(s PLACING 'r' FROM 2)", "overlay"), ("OVERLAY(s PLACING 'r' FROM 2 FOR 1)", "overlay"),
+    ("SUBSTRING(s FROM 2)", "substring"), ("SUBSTRING(s FROM 2 FOR 3)", "substring"),
+])
+def test_sql_forms_pinot_accepts_parse(text, call):
+    from pinot_sink.ingestion.expression import Call, parse_expression
+
+    node = parse_expression(text)
+    assert isinstance(node, Call) and node.name == call
+
+
+@pytest.mark.parametrize("text,hint", [
+    ("overlay(s, 'r', 2)", "PLACING"), ("trim('BOTH', 'x', s)", "TRIM\\(BOTH"), ("translate(a, b, c)", "TRANSLATE"),
+    ("a || b", "concat"),
+])
+def test_forms_pinot_refuses_are_refused_on_the_driver(text, hint):
+    from pinot_sink.ingestion.expression import ExpressionError, parse_expression
+
+    with pytest.raises(ExpressionError, match=hint):
+        parse_expression(text)
+
+
+def test_sql_forms_evaluate_as_their_functions():
+    import pyarrow as pa
+
+    from pinot_sink.ingestion.evaluate import Expression
+    from pinot_sink.ingestion.values import Context
+
+    columns = {"s": pa.array(["xxabxx", "hello"]), "a": pa.array([True, False]), "b": pa.array([True, True])}
+    ctx = Context(2)
+    assert Expression("TRIM(BOTH 'x' FROM s)").evaluate_array(columns, ctx).to_pylist() == ["ab", "hello"]
+    assert Expression("TRIM(LEADING 'x' FROM s)").evaluate_array(columns, ctx).to_pylist() == ["abxx", "hello"]
+    assert Expression("SUBSTRING(s FROM 2 FOR 3)").evaluate_array(columns, ctx).to_pylist() == ["xab", "ell"]
+    assert Expression("OVERLAY(s PLACING 'ZZ' FROM 1)").evaluate_array(columns, ctx).to_pylist() == \
+        ["ZZabxx", "ZZllo"]
+    assert Expression("and(a, b)").evaluate_array(columns, ctx).to_pylist() == [True, False]
+    assert Expression("or(a, b)").evaluate_array(columns, ctx).to_pylist() == [True, True]

@@ -199,13 +199,12 @@ def test_case_translate_overlay_trim_and_affixes():
         ["Hello World\tFoo", "ßa İx", "A\u00a0b"]  # 'ß' has no one-character upper case; U+00A0 is no space
     assert evaluate("startsWithCaseInsensitive(s, 'HEL')", s=["hello", "he", "Hélo"])[0] == [True, False, False]
     assert evaluate("endsWithCaseInsensitive(s, 'LO')", s=["hello", "o"])[0] == [True, False]
-    assert evaluate("translate(s, 'abc', 'x')", s=["aabbcc-d", ""])[0] == ["xx-d", ""]  # b, c dropped
-    assert evaluate("overlay(s, 'XY', 2)", s=["abcdef"])[0] == ["aXYdef"]
-    assert evaluate("overlay(s, 'XY', 2, 0)", s=["abcdef"])[0] == ["aXYbcdef"]
-    assert evaluate("overlay(s, 'XY', 10, 3)", s=["abc"])[0] == ["abcXY"]
-    assert evaluate("trim('LEADING', 'xy', s)", s=["xyaxy"])[0] == ["axy"]
-    assert evaluate("trim('BOTH', 'xy', s)", s=["xyaxy", "xx"])[0] == ["a", ""]
-    assert evaluate("trim('both', 'xy', s)", s=["xyaxy"])[0] == ["xyaxy"]  # only the exact words trim
+    # translate(a, b, c), overlay(s, r, n) and trim('BOTH', c, s) do not parse in Pinot: the SQL forms do
+    assert evaluate("OVERLAY(s PLACING 'XY' FROM 2)", s=["abcdef"])[0] == ["aXYdef"]
+    assert evaluate("OVERLAY(s PLACING 'XY' FROM 2 FOR 0)", s=["abcdef"])[0] == ["aXYbcdef"]
+    assert evaluate("OVERLAY(s PLACING 'XY' FROM 10 FOR 3)", s=["abc"])[0] == ["abcXY"]
+    assert evaluate("TRIM(LEADING 'xy' FROM s)", s=["xyaxy"])[0] == ["axy"]
+    assert evaluate("TRIM(BOTH 'xy' FROM s)", s=["xyaxy", "xx"])[0] == ["a", ""]
     assert evaluate("prefixes(s, 3)", s=["abcd", "a😀"])[0] == [["a", "ab", "abc"], ["a", "a?", "a😀"]]
     assert evaluate("prefixesWithPrefix(s, 2, p)", s=["abcd", "xy"], p=["#", None])[0] == \
         [["#a", "#ab"], ["x", "xy"]]  # nullable: a null prefix is none
@@ -235,8 +234,8 @@ def test_case_mappings_take_arrows_kernel_only_where_it_maps_as_java(values):
 
 def test_overlay_rejoins_a_cut_surrogate_pair_and_affixes_reject_a_negative_length():
     # Java concatenates UTF-16 substrings: the two halves of a pair cut at the overlay point meet again.
-    assert evaluate("overlay(s, '', 2, -2)", s=["😀x"])[0] == ["😀x"]
-    assert evaluate("overlay(s, '', 2)", s=["😀x"])[0] == ["😀x"]
+    assert evaluate("OVERLAY(s PLACING '' FROM 2 FOR -2)", s=["😀x"])[0] == ["😀x"]
+    assert evaluate("OVERLAY(s PLACING '' FROM 2)", s=["😀x"])[0] == ["😀x"]
     # new String[Math.min(maxlength, length)]: a negative length throws NegativeArraySizeException
     for text in ("prefixes(s, n)", "suffixes(s, n)", "prefixesWithPrefix(s, n, '#')", "suffixesWithSuffix(s, n, p)"):
         out, ctx = evaluate(text, True, s=["ab", "ab"], n=pa.array([-1, 1], pa.int32()), p=["#", "#"])

@@ -154,10 +154,25 @@ def _register_fields() -> None:
         ("second",): (pc.second, "second"),
         ("millisecond",): (pc.millisecond, "millisecond"),
     }
+    runners = {}
     for names, (extract, name) in fields.items():
         one, two = _field(extract, name)
         scalar_function(*names, arity=1)(one)
         scalar_function(*names, arity=2, literal_args=(1,))(two)
+        runners[names[0]] = one
+
+    # EXTRACT(unit FROM t) (the parser's form of extract('UNIT', t)): DateTimeUtils.extract, in UTC, with the
+    # unit looked up by ExtractFieldType.valueOf (exact upper-case names: 'year' fails as in Pinot).
+    extract_fields = {"YEAR": "year", "QUARTER": "quarter", "MONTH": "month", "WEEK": "week", "DAY": "dayOfMonth",
+                      "DOY": "dayOfYear", "DOW": "dayOfWeek", "HOUR": "hour", "MINUTE": "minute", "SECOND": "second"}
+
+    @scalar_function("extract", arity=2, literal_args=(0,))
+    def _extract(ctx: Context, args: list[Value]) -> Value:
+        unit = str(to_string(args[0], ctx).value)
+        if unit not in extract_fields:
+            raise IngestionError(f"{ctx.where}: No enum constant ExtractFieldType.{unit} (EXTRACT takes "
+                                 f"{', '.join(extract_fields)})")
+        return runners[extract_fields[unit]](ctx, args[1:])
 
 
 _register_fields()
@@ -470,7 +485,11 @@ def _from_date_time(ctx: Context, args: list[Value]) -> Value:
 def _from_date_time_default(ctx: Context, args: list[Value]) -> Value:
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
     default = to_long(args[3], ctx).value
-    return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
+    try:
+        return parse_date_time(ctx, text, _pattern(ctx, args[1]), zone_id(ctx, args[2]), default)
+    except (IngestionError, DateTimeFormatError):  # Pinot's 4-argument form catches everything: a pattern or
+        # a zone (from a column) it cannot use gives the default on those rows
+        return pa.array(np.full(ctx.num_rows, default, np.int64), pa.int64())
 
 
 # --- dateTimeConvert (DateTimeConvert) ------------------------------------------------------------------

@@ -152,7 +152,10 @@ def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
 
     def one(item):
-        found = read_path(_document(item), steps, definite)
+        document = _document(item)
+        if document is None:  # the text `null`: Jayway refuses a null document (the row fails in Pinot)
+            raise _Failure("json can not be null (IllegalArgumentException)")
+        found = read_path(document, steps, definite)
         return None if found is None else _text_of(found)
 
     return _map_rows(ctx, args[0], one, pa.string())

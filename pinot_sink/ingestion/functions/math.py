@@ -15,6 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.java_numbers import java_double_to_long
+
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_string)
 from .registry import VAR_ARGS, scalar_function
@@ -105,7 +107,8 @@ scalar_function("ceil", "ceiling", arity=1)(_unary(pc.ceil))
 scalar_function("floor", arity=1)(_unary(pc.floor))
 scalar_function("exp", arity=1)(_unary(_numpy_unary(np.exp)))
 scalar_function("ln", "log", arity=1)(_unary(_numpy_unary(np.log)))
-scalar_function("log2", arity=1)(_unary(_numpy_unary(np.log2)))
+# Math.log(a) / Math.log(2) as ArithmeticFunctions writes it (np.log2 is one unit in the last place off at times)
+scalar_function("log2", arity=1)(_unary(_numpy_unary(lambda x: np.log(x) / np.log(2.0))))
 scalar_function("log10", arity=1)(_unary(_numpy_unary(np.log10)))
 scalar_function("sqrt", arity=1)(_unary(_numpy_unary(np.sqrt)))
 scalar_function("sign", arity=1)(_unary(_numpy_unary(np.sign)))
@@ -126,7 +129,11 @@ def _half_up(value: float, scale: int, rounding: str) -> float:
         return value
     from type_mapping.java_text import java_float_str
 
-    return float(decimal.Decimal(java_float_str(value)).quantize(decimal.Decimal(1).scaleb(-scale), rounding))
+    digits = decimal.Decimal(java_float_str(value))
+    with decimal.localcontext() as exact:  # BigDecimal has no precision limit: 1.79E308 at scale 2 is 311 digits
+        exact.prec = max(28, digits.adjusted() + max(scale, 0) + 2)
+        exact.Emax, exact.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
+        return float(digits.quantize(decimal.Decimal(1).scaleb(-scale), rounding))
 
 
 def _to_scale(rounding: str, name: str):
@@ -152,7 +159,10 @@ def _round_decimal_whole(ctx: Context, args: list[Value]) -> Value:
     # Math.round: floor(x + 0.5); NaN and infinities are returned as they are
     x = a.to_numpy(zero_copy_only=False)
     with np.errstate(invalid="ignore"):
-        out = np.where(np.isfinite(x), np.floor(x + 0.5), x)
+        floor = np.floor(x)
+        rounded = floor + (x - floor >= 0.5)  # exact: floor(x + 0.5) would round 0.49999999999999994 up
+        # Math.round returns a long (saturating at Long.MIN/MAX), which the double result then holds
+        out = np.where(np.isfinite(x), java_double_to_long(rounded).astype(np.float64), x)
     return pa.array(out, pa.float64(), mask=null_mask(a) if a.null_count else None)
 
 
@@ -178,7 +188,9 @@ def _equals_with_tolerance(a: pa.Array, b: pa.Array) -> pa.Array:
 
 
 scalar_function("equals", arity=2)(_comparison(_equals_with_tolerance))
-scalar_function("notEquals", arity=2)(_comparison(lambda a, b: pc.invert(_equals_with_tolerance(a, b))))
+# Math.abs(a - b) >= tolerance: false when either is NaN (so `x <> 'NaN'` is false), not the negation of equals
+scalar_function("notEquals", arity=2)(_comparison(lambda a, b: pc.greater_equal(pc.abs(pc.subtract(a, b)),
+                                                                                _TOLERANCE)))
 scalar_function("greaterThan", arity=2)(_comparison(pc.greater))
 scalar_function("greaterThanOrEqual", arity=2)(_comparison(pc.greater_equal))
 scalar_function("lessThan", arity=2)(_comparison(pc.less))

@@ -16,8 +16,6 @@ _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value 
 _IP = ("IP address functions (the inet.ipaddr library): no Java reference here to check an implementation against "
        "(pinot-verify runs them on a stand-in); not implemented")
 _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
-_GRAMMAR = ("the SQL keyword forms are evaluated (AND, OR, NOT); the function-call forms and EXTRACT(unit FROM t) are "
-            "the grammar work of issue 23")
 _NOT_YET = "not implemented yet"
 _GEO = ("a geospatial function beyond points (JTS shapes, GeoJSON, WKB, H3 cells): not implemented yet; points are "
         "(stPoint, ST_GeomFromText of a POINT, toSphericalGeography, toGeometry)")
@@ -34,8 +32,6 @@ UNSUPPORTED: dict[str, str] = {
                               "ipv6tobytes", "isipv4string", "isipv6string", "isprivateip", "issubnetof",
                               "longtoipv4")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
-    # (issue 23's grammar work registers these; until it lands they are refused with this reason)
-    **{name: _GRAMMAR for name in ("and", "or", "not", "extract") if name not in REGISTRY},
     **{name: _OBJECT_RESULT for name in ("jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
                                          "jsonstringtolistormap", "jsonstringtomap")},
     **{name: _GEO for name in ("griddisk", "griddistance", "geotoh3", "stasbinary", "stasgeojson", "stastext",

@@ -1,0 +1,133 @@
+"""Java's own answers, from tests/java/JavaRules.java compiled and run here, against this package's homes of
+those rules: ``java_float_str`` (Double/Float.toString), ``joda_zone`` (DateTimeZone.forID),
+``calendar_field`` / ``floor_local`` (Joda's ISO chronology over the whole long range), ``toIso8601``
+(Instant.toString). Needs a JDK 19+ (the shortest-digit Double.toString this package prints; Java 17's prints
+more digits for some values, JDK-4511638) and Joda-Time (pyspark's jars); skipped with the reason otherwise.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import random
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from type_mapping.datetime_formats import ZoneError, calendar_field, floor_local, joda_zone
+from type_mapping.java_text import java_float_str
+
+SOURCE = Path(__file__).resolve().parents[1] / "java" / "JavaRules.java"
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _jdk() -> Path | None:
+    for home in [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True):
+        javac = Path(home) / "bin" / "javac"
+        if home and javac.exists():
+            out = subprocess.run([str(javac), "-version"], capture_output=True, text=True)
+            version = (out.stdout + out.stderr).split()[-1].split(".")[0]
+            if version.isdigit() and int(version) >= 19:
+                return Path(home)
+    return None
+
+
+def _joda_jar() -> str | None:
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    jars = glob.glob(str(Path(pyspark.__file__).parent / "jars" / "joda-time-*.jar"))
+    return jars[0] if jars else None
+
+
+@pytest.fixture(scope="module")
+def java(tmp_path_factory):
+    jdk, jar = _jdk(), _joda_jar()
+    if jdk is None:
+        pytest.skip("no JDK 19+ with javac found (JAVA_HOME or /usr/lib/jvm): Java's answers cannot be computed")
+    if jar is None:
+        pytest.skip("no Joda-Time jar (pyspark's jars): Java's answers cannot be computed")
+    out = tmp_path_factory.mktemp("java")
+    subprocess.run([str(jdk / "bin" / "javac"), "-d", str(out), "-cp", jar, str(SOURCE)], check=True)
+
+    def ask(requests: list[str]) -> list[str]:
+        done = subprocess.run([str(jdk / "bin" / "java"), "-cp", f"{out}{os.pathsep}{jar}", "JavaRules"],
+                              input="".join(r + "\n" for r in requests), capture_output=True, text=True, check=True)
+        return done.stdout.split("\n")[:len(requests)]
+
+    yield ask
+    shutil.rmtree(out, ignore_errors=True)
+
+
+def _double_bits(rng: random.Random, n: int) -> list[int]:
+    special = [0x0000000000000001, 0x7FEFFFFFFFFFFFFF, 0x0010000000000000, 0x44B52D02C7E14AF6,  # MIN, MAX, 1e23
+               0x3FB999999999999A, 0x4415AF1D78B58C40, 0x3EE4F8B588E368F1, 0x8000000000000000]
+    return [b - 2**64 if b >= 2**63 else b for b in special] + [rng.getrandbits(64) - 2**63 for _ in range(n)]
+
+
+def test_double_and_float_to_string(java):
+    rng = random.Random(23)
+    bits = [b for b in _double_bits(rng, 20000)
+            if not np.isnan(struct.unpack("<d", struct.pack("<q", b))[0])]
+    low = [(b & 0xFFFFFFFF) - (2**32 if b & 0x80000000 else 0) for b in bits]  # an int's bits, signed
+    answers = java([f"dstr {b}" for b in bits] + [f"fstr {b}" for b in low])
+    wrong = []
+    for b, expected in zip(bits, answers[:len(bits)]):
+        value = struct.unpack("<d", struct.pack("<q", b))[0]
+        if java_float_str(value) != expected:
+            wrong.append((value, expected, java_float_str(value)))
+    for b, expected in zip(bits, answers[len(bits):]):
+        raw = b & 0xFFFFFFFF
+        value = np.frombuffer(struct.pack("<I", raw), dtype=np.float32)[0]
+        if not np.isnan(value) and java_float_str(float(value), float32=True) != expected:
+            wrong.append((float(value), expected, java_float_str(float(value), float32=True)))
+    assert not wrong, f"{len(wrong)} differ from Java, first: {wrong[:5]}"
+    assert java_float_str(5e-324) == "4.9E-324"
+
+
+ZONES = ["UTC", "Z", "UTC+01:00", "EST", "utc", "PST", "\0", "+0100", "+01:00", "GMT+1", "GMT", "Etc/GMT+1",
+         "America/New_York", "Asia/Kolkata", "UT", "+01", "UTC+1", "EST5EDT", "-00:00", "+1", "+24:00", "+23:59",
+         "GMT-05:30", "Asia/Calcutta", "+013", "UTC+01", "Europe/Paris", "europe/paris", "+01:30"]
+
+
+def test_zone_ids_as_joda_reads_them(java):
+    answers = java([f"zone {z}" for z in ZONES])
+    for zone, expected in zip(ZONES, answers):
+        zone = "" if zone == "\0" else zone
+        if expected.startswith("!"):
+            with pytest.raises(ZoneError):
+                joda_zone(zone)
+        else:  # the same offsets: Joda's id, or the zone it links to
+            ours = joda_zone(zone)
+            for millis in (0, 1_700_000_000_000, -2_000_000_000_000):
+                assert java([f"fields {millis} {expected}"]) == java([f"fields {millis} {ours}"]), (zone, ours)
+
+
+def test_calendar_fields_and_floors_over_the_whole_long_range(java):
+    rng = random.Random(7)
+    values = [LONG_MIN, LONG_MAX, LONG_MIN + 1, LONG_MAX - 1, 0, -1, -62_135_596_800_001, 253_402_300_800_000] + \
+        [rng.randint(LONG_MIN, LONG_MAX) for _ in range(2000)] + [rng.randint(-10**14, 10**14) for _ in range(500)]
+    fields = java([f"fields {v} UTC" for v in values])
+    units = ["second", "minute", "hour", "day", "week", "month", "year"]
+    floors = java([f"floor {u} {v}" for u in units for v in values])
+    array = np.array(values, np.int64)
+    names = ["year", "month", "day", "hour", "minute", "second", "millisecond"]
+    ours = np.stack([calendar_field(array, n) for n in names], 1)
+    assert [" ".join(map(str, row)) for row in ours] == fields
+    ours_floors = [str(v) for u in units for v in floor_local(array, u)]
+    assert ours_floors == floors
+
+
+def test_instant_to_string(java):
+    import pyarrow as pa
+
+    from pinot_sink.ingestion.evaluate import Expression
+    from pinot_sink.ingestion.values import Context
+
+    values = [LONG_MIN, LONG_MAX, 0, 1, -1, -62_135_596_800_001, 253_402_300_800_000, 1_700_000_000_123]
+    ours = Expression("toIso8601(t)").evaluate_array({"t": pa.array(values, pa.int64())}, Context(len(values)))
+    assert ours.to_pylist() == java([f"iso {v}" for v in values])
