@@ -409,8 +409,12 @@ def _lineage_entries(response, raw: str) -> dict[str, dict]:
         body = response.json()
     except ValueError:
         body = None
-    if not isinstance(body, dict) or not isinstance(body.get("lineageEntries") or {}, dict):
-        # Unreadable is not "no entries": a caller deciding a commit's outcome must not take it for one.
+    if body is None and response.text.strip() == "null":  # a table that never had a lineage entry
+        return {}
+    if not isinstance(body, dict) or not isinstance(body.get("lineageEntries"), dict):
+        # Unreadable is not "no entries": a caller deciding a commit's outcome must not take it for one. Pinot's
+        # record (SegmentLineage.toJsonObject) always has "lineageEntries"; a 200 carrying an error body
+        # ({"code": 500, "error": ...}, from a proxy or a half-failed controller) has not.
         raise ControllerUnavailableError(f"the lineage answer is not Pinot's: {response.text[:200]!r}",
                                          operation="get segment lineage", table=raw)
     return dict(body.get("lineageEntries") or {})

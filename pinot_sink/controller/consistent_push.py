@@ -27,7 +27,8 @@ from typing import Any, Iterable, Mapping
 
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig
-from .errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError, ControllerRequestError
+from .errors import (CommitOutcomeUnknownError, ConsistentPushError, ControllerError, ControllerRequestError,
+                     RetriesExhaustedError)
 from .push import PushResult, push_segments
 from .retry import RetryPolicy
 
@@ -159,7 +160,14 @@ class ConsistentPush:
         patient = RetryPolicy(max_attempts=READ_BACK_ATTEMPTS, max_elapsed_s=policy.max_elapsed_s,
                               initial_backoff_s=policy.initial_backoff_s, max_backoff_s=policy.max_backoff_s,
                               jitter=policy.jitter)
-        return self.client.get_lineage(self.table, retry=patient)
+        # One attempt per try, so that an unreadable answer (a 200 with an error body) is retried like an outage.
+        def once(_remaining: float) -> dict[str, dict]:
+            try:
+                return self.client.get_lineage(self.table, retry=RetryPolicy.none())
+            except RetriesExhaustedError as error:  # one attempt made: the retrying is ours
+                raise error.last_error from None
+
+        return patient.call(once, describe=f"get segment lineage {self.table}")
 
     def recorded_state(self, after: BaseException | None = None) -> str | None:
         """This entry's state in the controller's record (IN_PROGRESS, COMPLETED, REVERTED; None: no such

@@ -1,0 +1,135 @@
+"""The adversary of issue 18's guarantee: a write's report is true, push publishes only committed work, recover
+never damages a committed write. Each test is a scenario a hostile network or a careful user can make; Spark-free
+(task attempts by hand, the loopback controller's fault knobs), in the style of ``test_commit_truth.py``.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from pinot_sink.commit import CommitError, CommitOutcomeUnknown, abort_job, commit_job
+
+from .test_commit import ids_in_controller, job, run_tasks, table  # noqa: F401 (fixture)
+from .test_commit_truth import END, REVERT, emptied, lineage_states, manifest, push_folder
+
+LINEAGE = "/segments/events/lineage"
+
+
+def names_of(reports) -> list[str]:
+    return sorted(s.name for r in reports for s in r.segments)
+
+
+def recover(*args) -> int:
+    from pinot_sink.cli import main
+
+    return main(["recover", "--table", "events", *args])
+
+
+# --- the read-back itself answered 200 with an error body ---------------------------------------------------------
+
+
+def test_a_lost_end_whose_read_back_answers_200_with_an_error_body_is_not_reported_as_undone(tmp_path, table):
+    """The end is applied and its answer lost; the lineage GET then answers 200 ``{"code": 500, "error": ..}``.
+    Read as "no such entry", the commit said "the table is as it was" while the rows were live (a rerun without
+    write.id then doubles them)."""
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 2, "retry.max-elapsed": "5s"})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.lose_response_next(1, method="POST", path=END)
+    table.error_body_next(1, method="GET", path=LINEAGE)
+    try:
+        commit_job(the_job, reports)
+    except CommitOutcomeUnknown:
+        pass  # saying so is true too
+    assert lineage_states(table) == ["COMPLETED"] and ids_in_controller(table, tmp_path) == list(range(300))
+    assert manifest(tmp_path, the_job)["status"] in ("committed", "unknown")
+
+
+def test_recover_does_not_roll_back_an_unknown_write_when_the_lineage_answer_is_an_error_body(tmp_path, table):
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                             "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(the_job, reports)
+    table.outage(0)
+    table.error_body_next(5, method="GET", path=LINEAGE)
+    recover("--url", table.url, "--output-uri", str(out), "--apply", "--retries", "1")
+    # The entry is COMPLETED and the controller serves these segments from output-uri (metadata push).
+    assert {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")} == set(names_of(reports))
+    assert manifest(out, the_job)["status"] in ("unknown", "committed")
+
+
+# --- a withdrawal's revert answered 200 with an error body ------------------------------------------------------
+
+
+def test_a_withdrawal_whose_revert_is_answered_200_but_not_applied_does_not_claim_it_reverted(tmp_path, table):
+    """Two runs of one write.id commit at once; the later one finds the other's rows and withdraws, but its revert
+    is answered 200 with an error body and not applied: it said "reverted (the table holds at most the other run's
+    rows)" while both runs' rows were live, doubled, and the other run had reported success."""
+    first = job(url=table.url, out=tmp_path / "a", **{"write.id": "day"})
+    second = job(url=table.url, out=tmp_path / "b", **{"write.id": "day"})
+    first_reports, second_reports = run_tasks(first, [(0, 200)]), run_tasks(second, [(0, 200)])
+    hold = table.delay_upload(30, segment=names_of(second_reports)[0])
+    outcome: dict = {}
+
+    def commit_second():
+        try:
+            outcome["result"] = commit_job(second, second_reports)
+        except CommitError as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=commit_second)
+    thread.start()
+    assert hold.arrived.wait(20)  # the second run's entry is open, its upload held
+    commit_job(first, first_reports)  # reports success: sees none of the second run's (hidden) rows
+    table.error_body_next(1, method="POST", path=REVERT)
+    hold.release()
+    thread.join(60)
+    assert "error" in outcome, outcome
+    assert ids_in_controller(table, tmp_path) == list(range(200))  # the first run's success is true: once
+
+
+# --- recover long after an unknown outcome: the entry is gone, the rows are live ----------------------------------
+
+
+def test_recover_keeps_an_unknown_write_whose_entry_the_controller_has_since_cleaned_up(tmp_path, table):
+    """Pinot's retention manager removes a COMPLETED entry once its segmentsFrom are gone (for an append: at once,
+    after the retention). Recover found no entry and rolled back: deleted the tarballs the controller serves."""
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                             "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(the_job, reports)
+    table.outage(0)
+    table.tables["events"].lineage.clear()  # the retention manager's clean-up of a completed entry
+    assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
+    assert {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")} == set(names_of(reports))
+    assert manifest(out, the_job)["status"] == "committed"
+    assert ids_in_controller(table, tmp_path) == list(range(400))
+
+
+# --- a manifest corrupted or truncated ----------------------------------------------------------------------------
+
+
+def test_push_refuses_a_folder_whose_manifest_cannot_be_read(tmp_path, table):
+    """A truncated manifest was skipped: the tarballs it marked as not committed were published."""
+    out = tmp_path / "out"
+    done = job(url=table.url, out=out, **{"push-mode": "metadata"})
+    commit_job(done, run_tasks(done, [(0, 300)]))
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                             "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(300, 700)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(the_job, reports)
+    record = out / "events" / "_manifests" / f"{the_job.run_folder()}.json"
+    record.write_text(record.read_text()[:40])  # truncated (a full disk, a killed copy)
+    with pytest.raises(SystemExit, match=the_job.run_folder()):
+        push_folder(emptied(table), out / "events")
+    assert table.live_segments() == []
