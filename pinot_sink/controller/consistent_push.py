@@ -226,15 +226,34 @@ class ConsistentPush:
         the controller's record says REVERTED (or has no such entry); raises otherwise."""
         if self.state in (NEW, REVERTED):
             return
-        try:
-            self.client.revert_replace(self.table, self.lineage_id, force=True)
-        except ControllerError as error:
-            state = self.recorded_state(error)
-            if state not in (REVERTED, None):
-                raise ConsistentPushError(f"the revert of lineage entry {self.lineage_id} failed, the controller "
-                                          f"records it {state}: {error}", reverted=False, table=self.table) from error
-            log.warning("table %s: the revert of %s got %s, but the controller records it reverted", self.table,
-                        self.lineage_id, error)
+        for attempt in (1, 2):
+            answer: ControllerError | None = None
+            try:
+                self.client.revert_replace(self.table, self.lineage_id, force=True)
+            except ControllerError as error:
+                answer = error
+            # Read back after a 200 too: a 200 with an error body did nothing, and a withdrawal that says
+            # "reverted" while its entry stays COMPLETED leaves two runs' rows live.
+            try:
+                state = self.recorded_state(answer)
+            except ControllerError as unread:
+                if answer is not None:
+                    raise
+                log.warning("table %s: the revert of %s was answered 200; its state could not be read back (%s)",
+                            self.table, self.lineage_id, unread)
+                break
+            if state in (REVERTED, None):
+                if answer is not None:
+                    log.warning("table %s: the revert of %s got %s, but the controller records it reverted",
+                                self.table, self.lineage_id, answer)
+                break
+            if attempt == 1 and (answer is None or answer.retryable):
+                log.warning("table %s: the revert of %s was answered (%s) but not applied; reverting it again",
+                            self.table, self.lineage_id, answer or "200")
+                continue
+            raise ConsistentPushError(f"the revert of lineage entry {self.lineage_id} failed, the controller records "
+                                      f"it {state}: {answer or 'the revert was answered 200 but not applied'}",
+                                      reverted=False, table=self.table) from answer
         self.state = REVERTED
         log.warning("table %s: replacement %s reverted", self.table, self.lineage_id)
 
