@@ -12,7 +12,8 @@ it owns (``_staging/``, ``_manifests/``):
   the manifest is the record: if every new file is in place the write reached its last step (deleting what
   it replaces), so settling finishes it; otherwise nothing it replaces was deleted yet, so settling takes its
   files out. With a controller, the lineage entry is the record: COMPLETED -> committed; IN_PROGRESS ->
-  reverted; REVERTED or absent -> its tarballs copied into ``output-uri`` (push modes uri / metadata) go.
+  reverted; absent with its segments live (the retention removed a COMPLETED entry) -> committed; REVERTED or
+  absent otherwise -> its tarballs copied into ``output-uri`` (push modes uri / metadata) go.
 
 Settling assumes no write of that table is running (a running write's entry and staging look the same).
 """
@@ -131,6 +132,12 @@ def _settle_publish(table: str, uri: str, document: dict, folder: SegmentStore, 
         return "committed (its lineage entry is COMPLETED): nothing to undo"
     if state == "IN_PROGRESS":
         return "left as it is: its lineage entry is IN_PROGRESS; revert that entry first"
+    if state is None and pending & set(client.list_segments(table, exclude_replaced=True)):
+        # No entry: the controller's retention removes a COMPLETED one once its segmentsFrom are gone (an
+        # append's, at once); its segments live on, served from these tarballs in uri / metadata push.
+        rewrite_status(uri, document, COMMITTED, storage_options,
+                       recovered="its lineage entry is gone and its segments are live")
+        return "committed (no lineage entry left, its segments are live): nothing to undo"
     return _roll_back(uri, document, folder, present, storage_options)
 
 

@@ -110,8 +110,7 @@ def test_recover_keeps_an_unknown_write_whose_entry_the_controller_has_since_cle
     table.tables["events"].lineage.clear()  # the retention manager's clean-up of a completed entry
     assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
     assert {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")} == set(names_of(reports))
-    assert manifest(out, the_job)["status"] == "committed"
-    assert ids_in_controller(table, tmp_path) == list(range(400))
+    assert manifest(out, the_job)["status"] == "committed" and table.live_segments() == names_of(reports)
 
 
 # --- a manifest corrupted or truncated ----------------------------------------------------------------------------
