@@ -120,8 +120,11 @@ def _write(job: WriteJob, run_folder: str, document: dict) -> None:
             log.error("pinot_sink: could not write the job manifest to %s: %s", uri, exc)
 
 
-def manifests_of_table(table_folder_uri: str, storage_options: dict | None = None) -> dict[str, dict]:
-    """``{manifest uri: document}`` of ``<table folder>/_manifests/`` (unreadable ones are logged, skipped)."""
+def manifests_of_table(table_folder_uri: str, storage_options: dict | None = None,
+                       unreadable: list[str] | None = None) -> dict[str, dict]:
+    """``{manifest uri: document}`` of ``<table folder>/_manifests/``. Unreadable ones (truncated, corrupted)
+    are logged and left out, their URIs appended to ``unreadable``: a caller deciding what is committed must
+    not take a record it cannot read for no record."""
     folder = f"{table_folder_uri.rstrip('/')}/{MANIFEST_DIR}"
     found = {}
     for uri in list_files(folder, ".json", storage_options):
@@ -129,6 +132,9 @@ def manifests_of_table(table_folder_uri: str, storage_options: dict | None = Non
             found[uri] = json.loads(read_text(uri, storage_options) or "null")
         except Exception as exc:  # noqa: BLE001 - one broken file must not hide the others
             log.error("pinot_sink: could not read the job manifest %s: %s", redact_text(uri), exc)
+            found[uri] = None
+    if unreadable is not None:
+        unreadable.extend(uri for uri, document in found.items() if not isinstance(document, dict))
     return {uri: document for uri, document in found.items() if isinstance(document, dict)}
 
 

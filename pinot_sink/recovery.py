@@ -75,7 +75,15 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
             found.append(Leftover("staging folder", uri, "staged tarballs never published; delete it", name,
                                   settle=lambda uri=uri: "deleted" if remove_tree(uri, storage_options)
                                   else "COULD NOT DELETE IT"))
-    for uri, document in manifests_of_table(folder, storage_options).items():
+    unreadable: list[str] = []
+    documents = manifests_of_table(folder, storage_options, unreadable=unreadable)
+    for uri in unreadable:
+        run = os.path.basename(uri)[: -len(".json")]
+        if write_tag is None or run.startswith(f"{write_tag}_"):
+            found.append(Leftover("unreadable write record", uri, "truncated or corrupted: what its write published "
+                                  "is unknown; restore it, or remove it once you have checked the table", run,
+                                  settle=lambda: "COULD NOT SETTLE IT: left as it is, for a person to check"))
+    for uri, document in documents.items():
         run = os.path.basename(uri)[: -len(".json")]
         if document.get("status") not in UNFINISHED or (write_tag is not None and not run.startswith(f"{write_tag}_")):
             continue

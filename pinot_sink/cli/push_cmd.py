@@ -73,7 +73,13 @@ def _committed_tarballs(root: Path) -> list[Path]:
         if not tarballs or not (Path(folder) / MANIFEST_DIR).is_dir():
             found.extend(tarballs)
             continue
-        documents = manifests_of_table(Path(folder).resolve().as_uri())
+        unreadable: list[str] = []
+        documents = manifests_of_table(Path(folder).resolve().as_uri(), unreadable=unreadable)
+        if unreadable:  # it may mark some of these tarballs as not committed: never guess
+            raise SystemExit(
+                f"{folder}: cannot read the write record(s) {', '.join(Path(u).name for u in unreadable)} in "
+                f"{MANIFEST_DIR}/ (truncated or corrupted), so which tarballs are committed is unknown; nothing was "
+                "pushed. Restore or remove the file (`pinot-sink recover` lists it), or give the tarballs by name")
         running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING)
         if running:
             raise SystemExit(

@@ -132,3 +132,19 @@ def test_push_refuses_a_folder_whose_manifest_cannot_be_read(tmp_path, table):
     with pytest.raises(SystemExit, match=the_job.run_folder()):
         push_folder(emptied(table), out / "events")
     assert table.live_segments() == []
+
+
+def test_recover_names_a_manifest_it_cannot_read_and_does_not_claim_it_settled(tmp_path, table, capsys):
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                             "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(the_job, reports)
+    table.outage(0)
+    record = out / "events" / "_manifests" / f"{the_job.run_folder()}.json"
+    record.write_bytes(b"\x00" * 64)  # corrupted
+    assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 1
+    assert "unreadable write record" in capsys.readouterr().out
+    assert {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")} == set(names_of(reports))
