@@ -93,15 +93,19 @@ def write_unknown(job: WriteJob, write_id: str | None, run_folder: str, lineage_
 
 
 def recorded_status(job: WriteJob, run_folder: str) -> str | None:
-    """The status the table's manifest of ``run_folder`` records (None: no manifest, or none readable)."""
-    if not job.output_uri:
-        return None
-    try:
-        text = read_text(_table_manifest_uri(job, run_folder), job.storage_options)
-        return None if text is None else json.loads(text).get("status")
-    except Exception as exc:  # noqa: BLE001 - unreadable: callers take the safe side for their case
-        log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
-        return None
+    """The status this run's manifest records (None: no manifest, or none readable): the table's, else the
+    ``manifest.path`` file (the only record without an output-uri), if it is this run's and not an earlier
+    write's kept at the same path."""
+    for uri in manifest_uris(job, run_folder):
+        try:
+            text = read_text(uri, job.storage_options)
+            document = None if text is None else json.loads(text)
+        except Exception as exc:  # noqa: BLE001 - unreadable: callers take the safe side for their case
+            log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
+            continue
+        if isinstance(document, dict) and document.get("run_folder", run_folder) == run_folder:
+            return document.get("status")
+    return None
 
 
 def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
@@ -111,6 +115,7 @@ def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
 
 def _write(job: WriteJob, run_folder: str, document: dict) -> None:
     # Credentials in output-uri (scheme://user:secret@host) must not reach a file others read.
+    document = {**document, "run_folder": run_folder}  # which run a manifest.path file is the record of
     text = redact_text(json.dumps(document, indent=2, sort_keys=True))
     for uri in manifest_uris(job, run_folder):
         try:

@@ -148,3 +148,34 @@ def test_recover_names_a_manifest_it_cannot_read_and_does_not_claim_it_settled(t
     assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 1
     assert "unreadable write record" in capsys.readouterr().out
     assert {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")} == set(names_of(reports))
+
+
+# --- the record an orchestrator reads (manifest.path) after an unknown outcome ------------------------------------
+
+
+def test_an_unknown_outcome_stays_unknown_in_manifest_path_after_sparks_abort(tmp_path, table):
+    """Without output-uri the only record is manifest.path: Spark's abort after the failed commit found no table
+    manifest to read and wrote `aborted` over `unknown`; an orchestrator then reruns without write.id: doubled."""
+    path = tmp_path / "record.json"
+    the_job = job(url=table.url, **{"manifest.path": str(path), "retry.max-attempts": 2, "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(the_job, reports)
+    assert json.loads(path.read_text())["status"] == "unknown"
+    abort_job(the_job, reports)
+    document = json.loads(path.read_text())
+    assert document["status"] == "unknown" and document["write_id"] == the_job.write_id
+
+
+def test_a_manifest_path_kept_from_another_write_does_not_stop_this_ones_abort(tmp_path, table):
+    path = tmp_path / "record.json"
+    earlier = job(url=table.url, **{"manifest.path": str(path), "retry.max-attempts": 2, "retry.max-elapsed": "1s"})
+    reports = run_tasks(earlier, [(0, 300)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(earlier, reports)
+    table.outage(0)
+    the_job = job(url=table.url, **{"manifest.path": str(path)})
+    abort_job(the_job, run_tasks(the_job, [(300, 400)]))
+    assert json.loads(path.read_text())["status"] == "aborted"  # this write's record, not the earlier one's
