@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from pinot_sink.controller import ControllerClient, redact_text
+from pinot_sink.controller import ConsistentPush, ControllerClient, redact_text
 from pinot_sink.controller.deep_store import child_uri, table_uri
 
 from .job import WriteJob
@@ -115,7 +115,7 @@ def _single(runs: set[str]) -> str | None:
 
 
 def _revert(client: ControllerClient, table: str, entry_id: str) -> str:
-    client.revert_replace(table, entry_id, force=True)
+    ConsistentPush.resume(client, table, entry_id).revert()  # done when the record says so, not on a 200
     return "reverted"
 
 

@@ -179,3 +179,66 @@ def test_a_manifest_path_kept_from_another_write_does_not_stop_this_ones_abort(t
     the_job = job(url=table.url, **{"manifest.path": str(path)})
     abort_job(the_job, run_tasks(the_job, [(300, 400)]))
     assert json.loads(path.read_text())["status"] == "aborted"  # this write's record, not the earlier one's
+
+
+# --- recover's revert answered 200 with an error body ----------------------------------------------------------
+
+
+class Crash(Exception):
+    pass
+
+
+def test_recover_reads_back_its_revert_of_an_unfinished_entry(tmp_path, table, monkeypatch, capsys):
+    """Recover reverted an IN_PROGRESS entry and said "reverted" from a 200 alone: answered with an error body,
+    the entry stayed IN_PROGRESS (its publish then left "as it is")."""
+    from pinot_sink.controller import ControllerClient
+
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata"})
+    reports = run_tasks(the_job, [(0, 300)])
+
+    def crash(*args, **kwargs):
+        raise Crash()
+
+    monkeypatch.setattr(ControllerClient, "end_replace", crash)
+    with pytest.raises(Crash):
+        commit_job(the_job, reports)
+    monkeypatch.undo()
+    table.error_body_next(1, method="POST", path=REVERT)
+    assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
+    assert lineage_states(table) == ["REVERTED"]
+    assert "rolled back" in capsys.readouterr().out and not list((out / "events").glob("*.tar.gz"))
+
+
+# --- push of a folder with manifests in every status --------------------------------------------------------------
+
+
+def test_push_of_a_folder_with_every_status_publishes_exactly_the_live_write(tmp_path, table):
+    """committed then replaced by an overwrite (its tarballs kept in output-uri), the overwrite, a write whose end
+    was never applied (reverted), one whose upload failed, a dead run's staging: a push into an empty table gives exactly what the table showed."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    over = job(url=table.url, out=out, overwrite=True)
+    commit_job(over, run_tasks(over, [(1000, 1400)]))
+    never = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                           "retry.max-elapsed": "1s"})
+    never_reports = run_tasks(never, [(5000, 5100)])
+    table.fail_next(20, status=503, method="POST", path=END)  # never applied: the entry stays IN_PROGRESS
+    table.outage(0)
+    with pytest.raises(CommitError):
+        commit_job(never, never_reports)
+    abort_job(never, never_reports)
+    aborted = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 1})
+    aborted_reports = run_tasks(aborted, [(6000, 6100)])
+    table._faults.clear()
+    table.fail_next(5, status=500, method="POST", path="/v2/segments")
+    with pytest.raises(CommitError):
+        commit_job(aborted, aborted_reports)
+    abort_job(aborted, aborted_reports)
+    dead = job(url=table.url, out=out)
+    run_tasks(dead, [(7000, 7100)])
+    table._faults.clear()
+    live = table.live_segments()
+    assert push_folder(emptied(table), out / "events") == 0
+    assert table.live_segments() == live and ids_in_controller(table, tmp_path) == list(range(1000, 1400))
