@@ -297,7 +297,10 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
             # copy only: the table has changed, and raising now would make Spark report (and abort) a write
-            # that no abort can undo.
+            # that no abort can undo. The intent first: killed mid-copy, the folder would hold these and the
+            # tarballs they replaced with no record of which is live (push would publish both); recover
+            # settles it from the lineage entry.
+            write_publishing(job, write_id, run_folder, new, sorted(replaced), lineage_id=lineage_id)
             try:
                 publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                                        job.storage_options)

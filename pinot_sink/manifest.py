@@ -59,10 +59,10 @@ def write_committed(job: WriteJob, result: WriteResult, run_folder: str) -> None
 
 
 def write_publishing(job: WriteJob, write_id: str | None, run_folder: str, names: list[str],
-                     replaced: list[str]) -> None:
+                     replaced: list[str], *, lineage_id: str | None = None) -> None:
     """The intent, written before anything moves: what this run will publish and what it will replace."""
     document = {**_common(job), "status": PUBLISHING, "write_id": write_id, "segments": [],
-                "pending": sorted(names), "replacing": sorted(replaced)}
+                "pending": sorted(names), "replacing": sorted(replaced), "lineage_id": lineage_id}
     _write(job, run_folder, document)
 
 

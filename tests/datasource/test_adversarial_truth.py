@@ -242,3 +242,39 @@ def test_push_of_a_folder_with_every_status_publishes_exactly_the_live_write(tmp
     live = table.live_segments()
     assert push_folder(emptied(table), out / "events") == 0
     assert table.live_segments() == live and ids_in_controller(table, tmp_path) == list(range(1000, 1400))
+
+
+# --- a driver killed after a tar-mode commit, while its tarballs are copied into output-uri --------------------------
+
+
+def test_a_kill_after_an_overwrites_commit_leaves_no_folder_that_push_republishes_replaced_work(tmp_path, table,
+                                                                                             monkeypatch):
+    """Push mode tar keeps the tarballs in output-uri after the commit. Killed before the manifest said
+    `committed`, the folder held the overwrite's tarballs and the ones it replaced with no record of it: push
+    published both (the replaced rows came back)."""
+    import pinot_sink.commit as commit_module
+
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    over = job(url=table.url, out=out, overwrite=True)
+    reports = run_tasks(over, [(1000, 1400)])
+
+    def killed(*args, **kwargs):
+        raise Crash()
+
+    monkeypatch.setattr(commit_module, "write_committed", killed)
+    with pytest.raises(Crash):
+        commit_job(over, reports)
+    monkeypatch.undo()
+    assert ids_in_controller(table, tmp_path) == list(range(1000, 1400))
+    from pinot_sink.cli.push_cmd import find_tarballs
+
+    try:  # before recover: refusing is true, publishing the replaced rows is not
+        names = {p.name[: -len(".tar.gz")] for p in find_tarballs([str(out / "events")])}
+        assert names == set(table.live_segments())
+    except SystemExit as refused:
+        assert "recover" in str(refused)
+    assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
+    assert push_folder(emptied(table), out / "events") == 0
+    assert ids_in_controller(table, tmp_path) == list(range(1000, 1400))
