@@ -278,3 +278,68 @@ def test_a_kill_after_an_overwrites_commit_leaves_no_folder_that_push_republishe
     assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
     assert push_folder(emptied(table), out / "events") == 0
     assert ids_in_controller(table, tmp_path) == list(range(1000, 1400))
+
+
+# --- scenarios that held (kept: each pins a row of the failure matrix) ---------------------------------------------
+
+
+def test_an_end_answered_503_twice_then_applied_is_committed_once(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 4})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.fail_next(2, status=503, method="POST", path=END)
+    assert commit_job(the_job, reports).rows == 300
+    assert ids_in_controller(table, tmp_path) == list(range(300)) and lineage_states(table) == ["COMPLETED"]
+
+
+def test_a_start_answered_200_with_an_error_body_changes_nothing_and_says_so(tmp_path, table):
+    from .test_commit_truth import START
+
+    the_job = job(url=table.url, out=tmp_path)
+    reports = run_tasks(the_job, [(0, 300)])
+    table.error_body_next(1, method="POST", path=START)
+    with pytest.raises(CommitError, match="nothing was committed|the table is as it was") as info:
+        commit_job(the_job, reports)
+    assert "MAY HAVE" not in str(info.value) and table.live_segments() == [] and lineage_states(table) == []
+    abort_job(the_job, reports)
+    assert manifest(tmp_path, the_job)["status"] == "aborted"
+
+
+def test_a_read_back_slower_than_the_deadline_after_a_lost_end_is_unknown_and_names_the_rerun(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 2, "retry.max-elapsed": "2s",
+                                                  "timeout.read": "500ms"})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.lose_response_next(1, method="POST", path=END)
+    table.delay_next(50, seconds=1.0, method="GET", path=LINEAGE)
+    with pytest.raises(CommitOutcomeUnknown, match=f"write.id={the_job.write_id}"):
+        commit_job(the_job, reports)
+    assert manifest(tmp_path, the_job)["status"] == "unknown"
+
+
+def test_an_upload_answered_200_with_an_error_body_is_caught_by_the_end_and_reverted(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 2})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.error_body_next(1, method="POST", path="/v2/segments")
+    with pytest.raises(CommitError, match="the table is as it was"):
+        commit_job(the_job, reports)
+    assert table.live_segments() == [] and lineage_states(table) == ["REVERTED"]
+
+
+def test_an_overwrite_racing_an_append_keeps_the_appends_rows(tmp_path, table):
+    """The append commits while the overwrite's entry is open: the overwrite replaces what it listed (the rows
+    before it), the append's rows stay; both reports are true."""
+    first = job(url=table.url, out=tmp_path / "a")
+    commit_job(first, run_tasks(first, [(0, 100)]))
+    over = job(url=table.url, out=tmp_path / "o", overwrite=True)
+    over_reports = run_tasks(over, [(1000, 1200)])
+    append = job(url=table.url, out=tmp_path / "p")
+    append_reports = run_tasks(append, [(5000, 5050)])
+    hold = table.delay_upload(30, segment=names_of(over_reports)[0])
+    outcome: dict = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("result", commit_job(over, over_reports)))
+    thread.start()
+    assert hold.arrived.wait(20)
+    assert commit_job(append, append_reports).rows == 50
+    hold.release()
+    thread.join(60)
+    assert outcome["result"].rows == 200
+    assert ids_in_controller(table, tmp_path) == list(range(1000, 1200)) + list(range(5000, 5050))
