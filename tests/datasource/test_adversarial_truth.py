@@ -343,3 +343,37 @@ def test_an_overwrite_racing_an_append_keeps_the_appends_rows(tmp_path, table):
     thread.join(60)
     assert outcome["result"].rows == 200
     assert ids_in_controller(table, tmp_path) == list(range(1000, 1200)) + list(range(5000, 5050))
+
+
+# --- push of files named one by one (a shell glob) ---------------------------------------------------------------
+
+
+def test_push_of_a_folders_files_by_name_is_held_to_its_write_records(tmp_path, table):
+    """`pinot-sink push out/events/*.tar.gz`: the files came in by name and no record was read; push mode tar keeps
+    an overwrite's replaced tarballs in the folder, and they were published again."""
+    from pinot_sink.cli import main
+
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    over = job(url=table.url, out=out, overwrite=True)
+    commit_job(over, run_tasks(over, [(1000, 1400)]))
+    dead = job(url=table.url, out=out)
+    run_tasks(dead, [(7000, 7100)])
+    emptied(table)
+    every = sorted(str(p) for p in (out / "events").glob("*.tar.gz"))
+    with pytest.raises(SystemExit, match="not live"):
+        main(["push", *every, "--url", table.url, "--table", "events"])
+    staged = sorted(str(p) for p in (out / "events" / "_staging").rglob("*.tar.gz"))
+    with pytest.raises(SystemExit, match="staged"):
+        main(["push", *staged, "--url", table.url, "--table", "events"])
+    assert table.live_segments() == []
+    live = [p for p in every if Path(p).name[: -len(".tar.gz")] in {s.name for s in over_segments(out, over)}]
+    assert main(["push", *live, "--url", table.url, "--table", "events"]) == 0
+    assert ids_in_controller(table, tmp_path) == list(range(1000, 1400))
+
+
+def over_segments(out: Path, the_job):
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(name=s["name"]) for s in manifest(out, the_job)["segments"]]
