@@ -377,3 +377,34 @@ def over_segments(out: Path, the_job):
     from types import SimpleNamespace
 
     return [SimpleNamespace(name=s["name"]) for s in manifest(out, the_job)["segments"]]
+
+
+# --- a rerun after an unknown outcome, then recover, then push ------------------------------------------------------
+
+
+@pytest.mark.parametrize("applied", [True, False])
+def test_a_rerun_after_an_unknown_outcome_then_recover_and_push_is_exactly_once(tmp_path, table, applied):
+    """The rerun the message names, whether the first run's end was applied (lost answer) or never (an outage),
+    then `recover --apply` and a push of the folder into an empty table: every row once, everywhere."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                           "retry.max-elapsed": "1s"})
+    reports = run_tasks(first, [(0, 400)])
+    if applied:
+        table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    else:
+        table.fail_next(2, status=503, method="POST", path=END)  # every attempt: never applied
+        table.lose_response_next(1, method="GET", path=LINEAGE, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(first, reports)
+    abort_job(first, reports)
+    table.outage(0)
+    rerun = job(url=table.url, out=out, **{"write.id": first.write_id, "push-mode": "metadata"})
+    commit_job(rerun, run_tasks(rerun, [(0, 400)]))
+    assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
+    live = table.live_segments()
+    assert live == sorted(s["name"] for s in manifest(out, rerun)["segments"])  # the rerun's rows, once
+    assert manifest(out, first)["status"] == ("committed" if applied else "aborted")
+    from pinot_sink.cli.push_cmd import find_tarballs
+
+    assert {p.name[: -len(".tar.gz")] for p in find_tarballs([str(out / "events")])} == set(live)
