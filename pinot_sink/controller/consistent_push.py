@@ -72,6 +72,7 @@ class ConsistentPush:
         self.custom_map = dict(custom_map) if custom_map else None
         self.force_cleanup = force_cleanup
         self.end_sent = False  # from then on the entry may be COMPLETED whatever the answers said
+        self.end_unclear = False  # an end got no clear answer: it may still be applied, late
 
     @classmethod
     def resume(
@@ -201,6 +202,7 @@ class ConsistentPush:
                 self.client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
             except ControllerError as error:
                 answer = error
+                self.end_unclear |= error.retryable or isinstance(error, RetriesExhaustedError)
             state = self.recorded_state(answer)
             if state == COMPLETED:
                 self.state = FINISHED
@@ -292,6 +294,12 @@ class ConsistentPush:
                     raise ConsistentPushError(f"consistent push failed (reverted): {exc}", reverted=True,
                                               table=self.table) from exc
         reverted = self._revert_quietly()
+        if not reverted and self.end_unclear:
+            # A REVERTED entry cannot be ended; one left IN_PROGRESS can, by an end still in flight (a timed-out
+            # request the controller applies late): "nothing is committed" would be a guess.
+            raise CommitOutcomeUnknownError(
+                f"lineage entry {self.lineage_id} MAY STILL COMPLETE: an end got no clear answer ({exc}) and may be "
+                f"applied late, and the revert failed", lineage_id=self.lineage_id, table=self.table) from exc
         segment = getattr(exc, "segment", None)
         outcome = "reverted" if reverted else f"REVERT FAILED, lineage entry {self.lineage_id} left in progress"
         raise ConsistentPushError(

@@ -408,3 +408,24 @@ def test_a_rerun_after_an_unknown_outcome_then_recover_and_push_is_exactly_once(
     from pinot_sink.cli.push_cmd import find_tarballs
 
     assert {p.name[: -len(".tar.gz")] for p in find_tarballs([str(out / "events")])} == set(live)
+
+
+# --- an end still in flight when the revert fails -------------------------------------------------------------------
+
+
+def test_a_slow_end_that_lands_after_a_failed_revert_is_not_reported_as_nothing_committed(tmp_path, table):
+    """Every end is slower than the read timeout (the controller applies it late: a ZK lock, a GC pause); the
+    read-back says IN_PROGRESS, the revert fails: the job said "REVERT FAILED ... nothing is committed", and the
+    late end then completed the entry: the rows were live (a rerun without write.id doubles them)."""
+    import time
+
+    the_job = job(url=table.url, out=tmp_path, **{"retry.max-attempts": 1, "timeout.read": "300ms"})
+    reports = run_tasks(the_job, [(0, 300)])
+    table.delay_next(2, seconds=2.0, method="POST", path=END)
+    table.fail_next(5, status=500, method="POST", path=REVERT)
+    with pytest.raises(CommitOutcomeUnknown, match=f"MAY HAVE BEEN COMMITTED.*write.id={the_job.write_id}"):
+        commit_job(the_job, reports)
+    abort_job(the_job, reports)
+    assert manifest(tmp_path, the_job)["status"] == "unknown"
+    time.sleep(2.5)  # the late ends land
+    assert lineage_states(table) == ["COMPLETED"]  # the scenario is real: the rows are live
