@@ -435,8 +435,13 @@ class _Resolved:
 
 def _offline_names(body: Any) -> list[str]:
     """``[{"OFFLINE": [names]}]``, the listing shape of ``/segments/{t}`` and ``/segments/{t}/select``."""
+    if not isinstance(body, list):
+        # Not "no segments": a 200 with an error body ({"code": 500, ...}) taken for an empty table made an
+        # overwrite replace nothing and keep the old rows.
+        raise ControllerUnavailableError(f"the segment listing is not Pinot's: {str(body)[:200]!r}",
+                                         operation="list segments")
     names: list[str] = []
-    for element in body if isinstance(body, list) else []:
+    for element in body:
         if isinstance(element, dict):
             names.extend(element.get("OFFLINE", []))
     return names

@@ -429,3 +429,25 @@ def test_a_slow_end_that_lands_after_a_failed_revert_is_not_reported_as_nothing_
     assert manifest(tmp_path, the_job)["status"] == "unknown"
     time.sleep(2.5)  # the late ends land
     assert lineage_states(table) == ["COMPLETED"]  # the scenario is real: the rows are live
+
+
+# --- the listing answered 200 with an error body --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["rerun", "overwrite"])
+def test_a_listing_answered_200_with_an_error_body_is_not_an_empty_table(tmp_path, table, mode):
+    """`GET /segments/{t}` answered 200 `{"code": 500, ...}` read as "no segments": a rerun of a write.id replaced
+    nothing and an overwrite kept the old rows, each reporting success: every row twice."""
+    options = {"write.id": "day"} if mode == "rerun" else {}
+    first = job(url=table.url, out=tmp_path / "a", **options)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    again = job(url=table.url, out=tmp_path / "b", overwrite=mode == "overwrite", **options)
+    reports = run_tasks(again, [(0, 300)])
+    table.error_body_next(1, method="GET", path="/segments/events")
+    from pinot_sink.controller import ControllerError
+
+    with pytest.raises((CommitError, ControllerError), match="listing is not Pinot's|another run") as info:
+        commit_job(again, reports)  # fails before anything changed (a rerun's rival check caught it after its end)
+    assert "MAY HAVE" not in str(info.value)
+    abort_job(again, reports)
+    assert ids_in_controller(table, tmp_path) == list(range(300))
