@@ -451,3 +451,34 @@ def test_a_listing_answered_200_with_an_error_body_is_not_an_empty_table(tmp_pat
     assert "MAY HAVE" not in str(info.value)
     abort_job(again, reports)
     assert ids_in_controller(table, tmp_path) == list(range(300))
+
+
+# --- a window overwrite whose ZK metadata read answers 200 with an error body --------------------------------------
+
+
+def test_a_window_overwrite_whose_time_ranges_answer_is_an_error_body_touches_no_other_day(tmp_path,
+                                                                                          fake_controller):
+    """`GET /segments/{t}/zkmetadata` answered 200 `{"code": 500, ...}`: every segment read as one without a time
+    range, which Pinot's rule always selects: the overwrite of days 2..6 replaced all ten days."""
+    from pinot_sink.task import write_partition
+
+    from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, day_batches, rows_per_day
+    from .test_backfill_commit import job as day_job
+
+    fake_controller.add_table(SCHEMA, CONFIG)
+    first = day_job(url=fake_controller.url, out=tmp_path / "s1", **{"sink.time-bucket": "day"})
+    commit_job(first, [write_partition(first, day_batches(range(10), 24), partition_id=0)])
+    before = rows_per_day(controller_paths(fake_controller, tmp_path / "before"))
+    window = day_job(url=fake_controller.url, out=tmp_path / "s2", overwrite=True,
+                     **{"overwrite.time-range": "2024-02-17/2024-02-22", "sink.buffer-flush.max-rows": 20})
+    reports = [write_partition(window, day_batches(range(2, 7), 24, 5000), partition_id=0)]
+    fake_controller.error_body_next(1, method="GET", path="/segments/events/zkmetadata")
+    try:
+        commit_job(window, reports)
+    except Exception as error:  # noqa: BLE001 - failing before anything changed is true too
+        assert "MAY HAVE" not in str(error)
+        abort_job(window, reports)
+        assert rows_per_day(controller_paths(fake_controller, tmp_path / "after")) == before
+        return
+    after = rows_per_day(controller_paths(fake_controller, tmp_path / "after"))
+    assert {d: after[d] for d in (0, 1, 7, 8, 9)} == {d: before[d] for d in (0, 1, 7, 8, 9)}
