@@ -270,8 +270,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
-            if replaced:
-                client.delete_segments(job.table, sorted(replaced))
+            _delete_replaced(client, job, replaced, new)
             lineage_id = None
         else:
             push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
@@ -312,6 +311,22 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
         client.close()
         if download_dir is not None:
             shutil.rmtree(download_dir, ignore_errors=True)
+
+
+def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str], new: Sequence[str]) -> None:
+    """A fixed-name overwrite's last step: the segments it replaces go. Done when the listing no longer shows
+    them, not on a 200 (one with an error body deletes nothing: success would be reported over the old rows)."""
+    left = sorted(replaced)
+    for _ in (1, 2):
+        if not left:
+            return
+        client.delete_segments(job.table, left)
+        left = sorted(replaced & set(client.list_segments(job.table, exclude_replaced=True)))
+    if not left:
+        return
+    raise CommitError(f"table {job.table}: the new segment(s) {', '.join(new)} are live (refreshed in place), but "
+                      f"{len(left)} segment(s) this overwrite replaces are still in the table: delete them "
+                      f"(DELETE /segments/{job.table}): {', '.join(left[:10])}")
 
 
 def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:

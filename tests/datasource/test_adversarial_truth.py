@@ -482,3 +482,26 @@ def test_a_window_overwrite_whose_time_ranges_answer_is_an_error_body_touches_no
         return
     after = rows_per_day(controller_paths(fake_controller, tmp_path / "after"))
     assert {d: after[d] for d in (0, 1, 7, 8, 9)} == {d: before[d] for d in (0, 1, 7, 8, 9)}
+
+
+# --- a fixed-name overwrite whose delete of the replaced segments answers 200 with an error body --------------------
+
+
+def test_a_fixed_name_overwrite_whose_delete_is_not_applied_does_not_report_success(tmp_path, table):
+    """segment-name.type=fixed refreshes its one segment, then deletes the others the overwrite replaces; a DELETE
+    answered 200 with an error body deleted nothing, and the job reported success with the old rows still live."""
+    first = job(url=table.url, out=tmp_path / "a")
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    over = job(url=table.url, out=tmp_path / "b", overwrite=True,
+               **{"segment-name.type": "fixed", "segment.name": "events_all", "sink.buffer-flush.max-rows": 1000})
+    reports = run_tasks(over, [(1000, 1400)])
+    table.error_body_next(1, method="DELETE", path="/segments/events")
+    result = commit_job(over, reports)  # deleted again, and the listing shows it done
+    assert result.rows == 400 and ids_in_controller(table, tmp_path) == list(range(1000, 1400))
+    again = job(url=table.url, out=tmp_path / "c")
+    commit_job(again, run_tasks(again, [(0, 100)]))
+    over = job(url=table.url, out=tmp_path / "d", overwrite=True,
+               **{"segment-name.type": "fixed", "segment.name": "events_all", "sink.buffer-flush.max-rows": 1000})
+    table.error_body_next(2, method="DELETE", path="/segments/events")
+    with pytest.raises(CommitError, match="events_all are live .* still in the table"):
+        commit_job(over, run_tasks(over, [(2000, 2100)]))  # never applied: it says so
