@@ -91,7 +91,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     except CommitOutcomeUnknownError as error:
         message = _may_have_been_committed(job, write_id, error)
         write_unknown(job, write_id, job.run_folder(batch_write), error.lineage_id, [s.name for s in segments],
-                      message)
+                      message, replacing=getattr(error, "replacing", []))
         raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
         remove_tree(job.staging(batch_write), job.storage_options)
@@ -277,7 +277,8 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
             try:
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
-            except CommitOutcomeUnknownError:
+            except CommitOutcomeUnknownError as error:
+                error.replacing = sorted(replaced)  # live again, or replaced: the record must say which may be
                 raise
             except ConsistentPushError as error:
                 if error.reverted:
@@ -291,7 +292,11 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
                 if error.reverted or push.lineage_id is None:
                     state += _remove_deep_store_copies(job, new)
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
-            _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
+            try:
+                _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
+            except CommitOutcomeUnknownError as error:  # its withdrawal's revert: as above
+                error.replacing = sorted(replaced)
+                raise
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A

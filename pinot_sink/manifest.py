@@ -83,12 +83,13 @@ def write_withdrawn(job: WriteJob, run_folder: str, names: list[str]) -> None:
 
 
 def write_unknown(job: WriteJob, write_id: str | None, run_folder: str, lineage_id: str | None,
-                  names: list[str], message: str) -> None:
+                  names: list[str], message: str, *, replacing: list[str] = ()) -> None:
     """The commit's outcome could not be learned: the write may or may not be in the table. ``pending`` are
     its segments (live if the lineage entry is COMPLETED); ``pinot-sink push`` skips them, and an abort keeps
     this record instead of writing ``aborted`` over it."""
     document = {**_common(job), "status": UNKNOWN, "write_id": write_id, "lineage_id": lineage_id,
-                "segments": [], "replaced": [], "pending": sorted(names), "error": message}
+                "segments": [], "replaced": [], "pending": sorted(names), "replacing": sorted(replacing),
+                "error": message}
     _write(job, run_folder, document)
 
 

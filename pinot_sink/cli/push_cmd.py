@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
-from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, manifests_of_table, not_live
+from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, UNKNOWN, manifests_of_table, not_live
 from pinot_sink.store import STAGING_DIR
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
                                     parse_time_range, select_replaced, tarball_time_range, zk_time_range)
@@ -80,11 +80,13 @@ def _not_live_in(folder: Path) -> set[str]:
             f"{folder}: cannot read the write record(s) {', '.join(Path(u).name for u in unreadable)} in "
             f"{MANIFEST_DIR}/ (truncated or corrupted), so which tarballs are committed is unknown; nothing was "
             "pushed. Restore or remove the file once you have checked the table (`pinot-sink recover` lists it)")
-    running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING)
-    if running:
+    running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING
+                     or (d.get("status") == UNKNOWN and d.get("replacing")))
+    if running:  # an unknown write that replaces others: whether those are live is the controller's to say
         raise SystemExit(
-            f"{folder}: a write into this folder is publishing, or stopped while publishing ({', '.join(running)} "
-            f"in {MANIFEST_DIR}/): wait for it to end, or settle it first with `pinot-sink recover --table "
+            f"{folder}: a write into this folder is publishing, stopped while publishing, or replaced segments with "
+            f"an unknown outcome ({', '.join(running)} in {MANIFEST_DIR}/): wait for it to end, or settle it first "
+            f"with `pinot-sink recover --table "
             f"<table> --output-uri <the folder above it> --apply`")
     return not_live(documents.values())
 

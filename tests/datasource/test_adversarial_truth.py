@@ -505,3 +505,29 @@ def test_a_fixed_name_overwrite_whose_delete_is_not_applied_does_not_report_succ
     table.error_body_next(2, method="DELETE", path="/segments/events")
     with pytest.raises(CommitError, match="events_all are live .* still in the table"):
         commit_job(over, run_tasks(over, [(2000, 2100)]))  # never applied: it says so
+
+
+# --- push of a folder after an overwrite whose outcome is unknown ----------------------------------------------------
+
+
+def test_push_after_an_overwrite_with_an_unknown_outcome_waits_for_recover(tmp_path, table):
+    """The overwrite's own tarballs were skipped, but the ones it replaced were pushed: live again if it had
+    committed. Push refuses until `recover` reads the entry; then the record says what it replaced."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    over = job(url=table.url, out=out, overwrite=True, **{"push-mode": "metadata", "retry.max-attempts": 2,
+                                                          "retry.max-elapsed": "1s"})
+    reports = run_tasks(over, [(1000, 1400)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(over, reports)
+    abort_job(over, reports)
+    table.outage(0)
+    from pinot_sink.cli.push_cmd import find_tarballs
+
+    with pytest.raises(SystemExit, match="recover"):
+        find_tarballs([str(out / "events")])
+    assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
+    assert {p.name[: -len(".tar.gz")] for p in find_tarballs([str(out / "events")])} == set(table.live_segments())
+    assert set(table.live_segments()) == set(names_of(reports))
