@@ -165,12 +165,18 @@ class ControllerClient:
 
     def segment_zk_metadata(self, table: str) -> dict[str, dict]:
         raw = offline_raw_name(table)
-        return self._get_json(
+        body = self._get_json(
             f"/segments/{quote(raw, safe='')}/zkmetadata",
             params={"type": "OFFLINE"},
             operation="get segment ZK metadata",
             table=raw,
         )
+        if not isinstance(body, dict) or not all(isinstance(v, dict) for v in body.values()):
+            # Not "no time range anywhere": a 200 with an error body ({"code": 500, ...}) read that way made a
+            # window overwrite that includes straddling segments replace every day of the table.
+            raise ControllerUnavailableError(f"the ZK metadata answer is not Pinot's: {str(body)[:200]!r}",
+                                             operation="get segment ZK metadata", table=raw)
+        return body
 
     def segment_time_ranges(self, table: str) -> dict[str, SegmentTimeRange]:
         """Every segment's time range from its ZK metadata (``GET /segments/{t}/zkmetadata``), read as

@@ -456,8 +456,9 @@ def test_a_listing_answered_200_with_an_error_body_is_not_an_empty_table(tmp_pat
 # --- a window overwrite whose ZK metadata read answers 200 with an error body --------------------------------------
 
 
+@pytest.mark.parametrize("straddling", ["error", "include"])
 def test_a_window_overwrite_whose_time_ranges_answer_is_an_error_body_touches_no_other_day(tmp_path,
-                                                                                          fake_controller):
+                                                                                          fake_controller, straddling):
     """`GET /segments/{t}/zkmetadata` answered 200 `{"code": 500, ...}`: every segment read as one without a time
     range, which Pinot's rule always selects: the overwrite of days 2..6 replaced all ten days."""
     from pinot_sink.task import write_partition
@@ -470,7 +471,8 @@ def test_a_window_overwrite_whose_time_ranges_answer_is_an_error_body_touches_no
     commit_job(first, [write_partition(first, day_batches(range(10), 24), partition_id=0)])
     before = rows_per_day(controller_paths(fake_controller, tmp_path / "before"))
     window = day_job(url=fake_controller.url, out=tmp_path / "s2", overwrite=True,
-                     **{"overwrite.time-range": "2024-02-17/2024-02-22", "sink.buffer-flush.max-rows": 20})
+                     **{"overwrite.time-range": "2024-02-17/2024-02-22", "sink.buffer-flush.max-rows": 20,
+                        "overwrite.straddling": straddling})
     reports = [write_partition(window, day_batches(range(2, 7), 24, 5000), partition_id=0)]
     fake_controller.error_body_next(1, method="GET", path="/segments/events/zkmetadata")
     try:
