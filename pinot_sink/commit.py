@@ -92,7 +92,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     except CommitOutcomeUnknownError as error:
         message = _may_have_been_committed(job, write_id, error)
         write_unknown(job, write_id, job.run_folder(batch_write), error.lineage_id, [s.name for s in segments],
-                      message)
+                      message, replacing=getattr(error, "replacing", []))
         raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
         remove_tree(job.staging(batch_write), job.storage_options)
@@ -269,15 +269,15 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
-            if replaced:
-                client.delete_segments(job.table, sorted(replaced))
+            _delete_replaced(client, job, replaced, new)
             lineage_id = None
         else:
             push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
             try:
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
-            except CommitOutcomeUnknownError:
+            except CommitOutcomeUnknownError as error:
+                error.replacing = sorted(replaced)  # live again, or replaced: the record must say which may be
                 raise
             except ConsistentPushError as error:
                 if error.reverted:
@@ -291,12 +291,19 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
                 if error.reverted or push.lineage_id is None:
                     state += _remove_deep_store_copies(job, new)
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
-            _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
+            try:
+                _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
+            except CommitOutcomeUnknownError as error:  # its withdrawal's revert: as above
+                error.replacing = sorted(replaced)
+                raise
             lineage_id = push.lineage_id
         if job.output_uri and delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
             # copy only: the table has changed, and raising now would make Spark report (and abort) a write
-            # that no abort can undo.
+            # that no abort can undo. The intent first: killed mid-copy, the folder would hold these and the
+            # tarballs they replaced with no record of which is live (push would publish both); recover
+            # settles it from the lineage entry.
+            write_publishing(job, write_id, run_folder, new, sorted(replaced), lineage_id=lineage_id)
             try:
                 publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                                        job.storage_options)
@@ -308,6 +315,22 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
         client.close()
         if download_dir is not None:
             shutil.rmtree(download_dir, ignore_errors=True)
+
+
+def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str], new: Sequence[str]) -> None:
+    """A fixed-name overwrite's last step: the segments it replaces go. Done when the listing no longer shows
+    them, not on a 200 (one with an error body deletes nothing: success would be reported over the old rows)."""
+    left = sorted(replaced)
+    for _ in (1, 2):
+        if not left:
+            return
+        client.delete_segments(job.table, left)
+        left = sorted(replaced & set(client.list_segments(job.table, exclude_replaced=True)))
+    if not left:
+        return
+    raise CommitError(f"table {job.table}: the new segment(s) {', '.join(new)} are live (refreshed in place), but "
+                      f"{len(left)} segment(s) this overwrite replaces are still in the table: delete them "
+                      f"(DELETE /segments/{job.table}): {', '.join(left[:10])}")
 
 
 def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:

@@ -98,10 +98,10 @@ def mark_superseded(job: WriteJob, result: WriteResult, run_folder: str) -> None
 
 
 def write_publishing(job: WriteJob, write_id: str | None, run_folder: str, names: list[str],
-                     replaced: list[str]) -> None:
+                     replaced: list[str], *, lineage_id: str | None = None) -> None:
     """The intent, written before anything moves: what this run will publish and what it will replace."""
     document = {**_common(job), "status": PUBLISHING, "write_id": write_id, "segments": [],
-                "pending": sorted(names), "replacing": sorted(replaced)}
+                "pending": sorted(names), "replacing": sorted(replaced), "lineage_id": lineage_id}
     _write(job, run_folder, document)
 
 
@@ -122,25 +122,30 @@ def write_withdrawn(job: WriteJob, run_folder: str, names: list[str]) -> None:
 
 
 def write_unknown(job: WriteJob, write_id: str | None, run_folder: str, lineage_id: str | None,
-                  names: list[str], message: str) -> None:
+                  names: list[str], message: str, *, replacing: list[str] = ()) -> None:
     """The commit's outcome could not be learned: the write may or may not be in the table. ``pending`` are
     its segments (live if the lineage entry is COMPLETED); ``pinot-sink push`` skips them, and an abort keeps
     this record instead of writing ``aborted`` over it."""
     document = {**_common(job), "status": UNKNOWN, "write_id": write_id, "lineage_id": lineage_id,
-                "segments": [], "replaced": [], "pending": sorted(names), "error": message}
+                "segments": [], "replaced": [], "pending": sorted(names), "replacing": sorted(replacing),
+                "error": message}
     _write(job, run_folder, document)
 
 
 def recorded_status(job: WriteJob, run_folder: str) -> str | None:
-    """The status the table's manifest of ``run_folder`` records (None: no manifest, or none readable)."""
-    if not job.output_uri:
-        return None
-    try:
-        text = read_text(_table_manifest_uri(job, run_folder), job.storage_options)
-        return None if text is None else json.loads(text).get("status")
-    except Exception as exc:  # noqa: BLE001 - unreadable: callers take the safe side for their case
-        log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
-        return None
+    """The status this run's manifest records (None: no manifest, or none readable): the table's, else the
+    ``manifest.path`` file (the only record without an output-uri), if it is this run's and not an earlier
+    write's kept at the same path."""
+    for uri in manifest_uris(job, run_folder):
+        try:
+            text = read_text(uri, job.storage_options)
+            document = None if text is None else json.loads(text)
+        except Exception as exc:  # noqa: BLE001 - unreadable: callers take the safe side for their case
+            log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
+            continue
+        if isinstance(document, dict) and document.get("run_folder", run_folder) == run_folder:
+            return document.get("status")
+    return None
 
 
 def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
@@ -150,6 +155,7 @@ def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
 
 def _write(job: WriteJob, run_folder: str, document: dict) -> None:
     # Credentials in output-uri (scheme://user:secret@host) must not reach a file others read.
+    document = {**document, "run_folder": run_folder}  # which run a manifest.path file is the record of
     text = redact_text(json.dumps(document, indent=2, sort_keys=True))
     for uri in manifest_uris(job, run_folder):
         try:
@@ -159,8 +165,11 @@ def _write(job: WriteJob, run_folder: str, document: dict) -> None:
             log.error("pinot_sink: could not write the job manifest to %s: %s", uri, exc)
 
 
-def manifests_of_table(table_folder_uri: str, storage_options: dict | None = None) -> dict[str, dict]:
-    """``{manifest uri: document}`` of ``<table folder>/_manifests/`` (unreadable ones are logged, skipped)."""
+def manifests_of_table(table_folder_uri: str, storage_options: dict | None = None,
+                       unreadable: list[str] | None = None) -> dict[str, dict]:
+    """``{manifest uri: document}`` of ``<table folder>/_manifests/``. Unreadable ones (truncated, corrupted)
+    are logged and left out, their URIs appended to ``unreadable``: a caller deciding what is committed must
+    not take a record it cannot read for no record."""
     folder = f"{table_folder_uri.rstrip('/')}/{MANIFEST_DIR}"
     found = {}
     for uri in list_files(folder, ".json", storage_options):
@@ -168,6 +177,9 @@ def manifests_of_table(table_folder_uri: str, storage_options: dict | None = Non
             found[uri] = json.loads(read_text(uri, storage_options) or "null")
         except Exception as exc:  # noqa: BLE001 - one broken file must not hide the others
             log.error("pinot_sink: could not read the job manifest %s: %s", redact_text(uri), exc)
+            found[uri] = None
+    if unreadable is not None:
+        unreadable.extend(uri for uri, document in found.items() if not isinstance(document, dict))
     return {uri: document for uri, document in found.items() if isinstance(document, dict)}
 
 

@@ -12,7 +12,8 @@ it owns (``_staging/``, ``_manifests/``):
   the manifest is the record: if every new file is in place the write reached its last step (deleting what
   it replaces), so settling finishes it; otherwise nothing it replaces was deleted yet, so settling takes its
   files out. With a controller, the lineage entry is the record: COMPLETED -> committed; IN_PROGRESS ->
-  reverted; REVERTED or absent -> its tarballs copied into ``output-uri`` (push modes uri / metadata) go.
+  reverted; absent with its segments live (the retention removed a COMPLETED entry) -> committed; REVERTED or
+  absent otherwise -> its tarballs copied into ``output-uri`` (push modes uri / metadata) go.
 
 Settling assumes no write of that table is running (a running write's entry and staging look the same).
 """
@@ -23,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from pinot_sink.controller import ControllerClient, redact_text
+from pinot_sink.controller import ConsistentPush, ControllerClient, redact_text
 from pinot_sink.controller.deep_store import child_uri, table_uri
 
 from .job import WriteJob
@@ -75,7 +76,15 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
             found.append(Leftover("staging folder", uri, "staged tarballs never published; delete it", name,
                                   settle=lambda uri=uri: "deleted" if remove_tree(uri, storage_options)
                                   else "COULD NOT DELETE IT"))
-    for uri, document in manifests_of_table(folder, storage_options).items():
+    unreadable: list[str] = []
+    documents = manifests_of_table(folder, storage_options, unreadable=unreadable)
+    for uri in unreadable:
+        run = os.path.basename(uri)[: -len(".json")]
+        if write_tag is None or run.startswith(f"{write_tag}_"):
+            found.append(Leftover("unreadable write record", uri, "truncated or corrupted: what its write published "
+                                  "is unknown; restore it, or remove it once you have checked the table", run,
+                                  settle=lambda: "COULD NOT SETTLE IT: left as it is, for a person to check"))
+    for uri, document in documents.items():
         run = os.path.basename(uri)[: -len(".json")]
         if document.get("status") not in UNFINISHED or (write_tag is not None and not run.startswith(f"{write_tag}_")):
             continue
@@ -107,7 +116,7 @@ def _single(runs: set[str]) -> str | None:
 
 
 def _revert(client: ControllerClient, table: str, entry_id: str) -> str:
-    client.revert_replace(table, entry_id, force=True)
+    ConsistentPush.resume(client, table, entry_id).revert()  # done when the record says so, not on a 200
     return "reverted"
 
 
@@ -132,6 +141,12 @@ def _settle_publish(table: str, uri: str, document: dict, folder: SegmentStore, 
         return "committed (its lineage entry is COMPLETED): nothing to undo"
     if state == "IN_PROGRESS":
         return "left as it is: its lineage entry is IN_PROGRESS; revert that entry first"
+    if state is None and pending & set(client.list_segments(table, exclude_replaced=True)):
+        # No entry: the controller's retention removes a COMPLETED one once its segmentsFrom are gone (an
+        # append's, at once); its segments live on, served from these tarballs in uri / metadata push.
+        rewrite_status(uri, document, COMMITTED, storage_options,
+                       recovered="its lineage entry is gone and its segments are live")
+        return "committed (no lineage entry left, its segments are live): nothing to undo"
     return _roll_back(uri, document, folder, present, storage_options)
 
 

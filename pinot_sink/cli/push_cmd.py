@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
-from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, manifests_of_table, not_live
+from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, UNKNOWN, manifests_of_table, not_live
 from pinot_sink.store import STAGING_DIR
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
                                     parse_time_range, select_replaced, tarball_time_range, zk_time_range)
@@ -50,14 +50,17 @@ def register(subparsers) -> None:
 def find_tarballs(paths: list[str]) -> list[Path]:
     """The tarballs to push: files given, and the ``*.tar.gz`` under each folder given, except in a write's own
     folders (``_staging``: tarballs never published; ``_manifests``) and those a write's manifest in that
-    folder marks as not committed (a failed, withdrawn or unknown write's: ``manifest.not_live``)."""
+    folder marks as not committed (a failed, withdrawn or unknown write's: ``manifest.not_live``). A file given
+    by name (a shell glob: ``out/events/*.tar.gz``) is held to the same records: one they mark as not live is
+    refused, not pushed."""
     found: list[Path] = []
+    records: dict[Path, set[str]] = {}  # a glob names many files of one folder: read its records once
     for item in paths:
         path = Path(item)
         if path.is_dir():
             found.extend(_committed_tarballs(path))
         elif path.is_file():
-            found.append(path)
+            found.append(_committed_file(path, records))
         else:
             raise SystemExit(f"no such file or directory: {item}")
     if not found:
@@ -69,22 +72,48 @@ def find_tarballs(paths: list[str]) -> list[Path]:
     return found
 
 
+def _not_live_in(folder: Path) -> set[str]:
+    """The names the write records in ``folder/_manifests/`` say are not live (none: no records). Refuses a
+    folder whose records cannot all be read, or one of which says a write is publishing there."""
+    if not (folder / MANIFEST_DIR).is_dir():
+        return set()
+    unreadable: list[str] = []
+    documents = manifests_of_table(folder.resolve().as_uri(), unreadable=unreadable)
+    if unreadable:  # it may mark some of these tarballs as not committed: never guess
+        raise SystemExit(
+            f"{folder}: cannot read the write record(s) {', '.join(Path(u).name for u in unreadable)} in "
+            f"{MANIFEST_DIR}/ (truncated or corrupted), so which tarballs are committed is unknown; nothing was "
+            "pushed. Restore or remove the file once you have checked the table (`pinot-sink recover` lists it)")
+    running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING
+                     or (d.get("status") == UNKNOWN and d.get("replacing")))
+    if running:  # an unknown write that replaces others: whether those are live is the controller's to say
+        raise SystemExit(
+            f"{folder}: a write into this folder is publishing, stopped while publishing, or replaced segments with "
+            f"an unknown outcome ({', '.join(running)} in {MANIFEST_DIR}/): wait for it to end, or settle it first "
+            f"with `pinot-sink recover --table "
+            f"<table> --output-uri <the folder above it> --apply`")
+    return not_live(documents.values())
+
+
+def _committed_file(path: Path, records: dict[Path, set[str]]) -> Path:
+    if STAGING_DIR in path.resolve().parts:
+        raise SystemExit(f"{path}: a write's staged tarball (under {STAGING_DIR}/), never published by it: not pushed")
+    if path.parent not in records:
+        records[path.parent] = _not_live_in(path.parent)
+    if segment_name_from_path(path) in records[path.parent]:
+        raise SystemExit(f"{path}: the write records in {path.parent / MANIFEST_DIR} say this segment is not live "
+                         "(not committed, or replaced by a committed write); nothing was pushed")
+    return path
+
+
 def _committed_tarballs(root: Path) -> list[Path]:
     found: list[Path] = []
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d not in (STAGING_DIR, MANIFEST_DIR) and not d.startswith("."))
         tarballs = sorted(Path(folder) / f for f in files if f.endswith(".tar.gz") and not f.startswith("."))
-        if not tarballs or not (Path(folder) / MANIFEST_DIR).is_dir():
-            found.extend(tarballs)
+        if not tarballs:
             continue
-        documents = manifests_of_table(Path(folder).resolve().as_uri())
-        running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING)
-        if running:
-            raise SystemExit(
-                f"{folder}: a write into this folder is publishing, or stopped while publishing ({', '.join(running)} "
-                f"in {MANIFEST_DIR}/): wait for it to end, or settle it first with `pinot-sink recover --table "
-                f"<table> --output-uri <the folder above it> --apply`")
-        skipped = not_live(documents.values())
+        skipped = _not_live_in(Path(folder))
         kept = [p for p in tarballs if segment_name_from_path(p) not in skipped]
         if len(kept) < len(tarballs):
             print(f"{folder}: skipping {len(tarballs) - len(kept)} tarball(s) its manifests say are not live (not "

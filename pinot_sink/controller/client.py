@@ -143,12 +143,18 @@ class ControllerClient:
 
     def segment_zk_metadata(self, table: str) -> dict[str, dict]:
         raw = offline_raw_name(table)
-        return self._get_json(
+        body = self._get_json(
             f"/segments/{quote(raw, safe='')}/zkmetadata",
             params={"type": "OFFLINE"},
             operation="get segment ZK metadata",
             table=raw,
         )
+        if not isinstance(body, dict) or not all(isinstance(v, dict) for v in body.values()):
+            # Not "no time range anywhere": a 200 with an error body ({"code": 500, ...}) read that way made a
+            # window overwrite that includes straddling segments replace every day of the table.
+            raise ControllerUnavailableError(f"the ZK metadata answer is not Pinot's: {str(body)[:200]!r}",
+                                             operation="get segment ZK metadata", table=raw)
+        return body
 
     def get_lineage(self, table: str, *, retry: RetryPolicy | None = None) -> dict[str, dict]:
         """Lineage entries by id: ``{"segmentsFrom", "segmentsTo", "state", "timestamp"}`` (none: ``{}``)."""
@@ -345,8 +351,12 @@ def _lineage_entries(response, raw: str) -> dict[str, dict]:
         return {}
     # A body that is not JSON raises ControllerResponseError (the transport's, naming the URL and status).
     body = response.json()
-    if not isinstance(body, dict) or not isinstance(body.get("lineageEntries") or {}, dict):
-        # Unreadable is not "no entries": a caller deciding a commit's outcome must not take it for one.
+    if body is None:  # JSON null: a table that never had a lineage entry
+        return {}
+    if not isinstance(body, dict) or not isinstance(body.get("lineageEntries"), dict):
+        # Unreadable is not "no entries": a caller deciding a commit's outcome must not take it for one. Pinot's
+        # record (SegmentLineage.toJsonObject) always has "lineageEntries"; a 200 carrying an error body
+        # ({"code": 500, "error": ...}, from a proxy or a half-failed controller) has not.
         raise ControllerUnavailableError(f"the lineage answer is not Pinot's: {response.text[:200]!r}",
                                          operation="get segment lineage", table=raw)
     return dict(body.get("lineageEntries") or {})
@@ -367,8 +377,13 @@ class _Resolved:
 
 def _offline_names(body: Any) -> list[str]:
     """``[{"OFFLINE": [names]}]``, the listing shape of ``/segments/{t}`` and ``/segments/{t}/select``."""
+    if not isinstance(body, list):
+        # Not "no segments": a 200 with an error body ({"code": 500, ...}) taken for an empty table made an
+        # overwrite replace nothing and keep the old rows.
+        raise ControllerUnavailableError(f"the segment listing is not Pinot's: {str(body)[:200]!r}",
+                                         operation="list segments")
     names: list[str] = []
-    for element in body if isinstance(body, list) else []:
+    for element in body:
         if isinstance(element, dict):
             names.extend(element.get("OFFLINE", []))
     return names

@@ -28,7 +28,8 @@ from typing import Any, Iterable, Mapping
 
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig
-from .errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError, ControllerRequestError
+from .errors import (CommitOutcomeUnknownError, ConsistentPushError, ControllerError, ControllerRequestError,
+                     RetriesExhaustedError)
 from .push import PushResult, push_segments
 from .retry import RetryPolicy
 
@@ -72,6 +73,7 @@ class ConsistentPush:
         self.custom_map = dict(custom_map) if custom_map else None
         self.force_cleanup = force_cleanup
         self.end_sent = False  # from then on the entry may be COMPLETED whatever the answers said
+        self.end_unclear = False  # an end got no clear answer: it may still be applied, late
 
     @classmethod
     def resume(
@@ -160,7 +162,14 @@ class ConsistentPush:
         patient = RetryPolicy(max_attempts=READ_BACK_ATTEMPTS, max_elapsed_s=policy.max_elapsed_s,
                               initial_backoff_s=policy.initial_backoff_s, max_backoff_s=policy.max_backoff_s,
                               jitter=policy.jitter)
-        return self.client.get_lineage(self.table, retry=patient)
+        # One attempt per try, so that an unreadable answer (a 200 with an error body) is retried like an outage.
+        def once(_remaining: float) -> dict[str, dict]:
+            try:
+                return self.client.get_lineage(self.table, retry=RetryPolicy.none())
+            except RetriesExhaustedError as error:  # one attempt made: the retrying is ours
+                raise error.last_error from None
+
+        return patient.call(once, describe=f"get segment lineage {self.table}")
 
     def recorded_state(self, after: BaseException | None = None) -> str | None:
         """This entry's state in the controller's record (IN_PROGRESS, COMPLETED, REVERTED; None: no such
@@ -194,6 +203,7 @@ class ConsistentPush:
                 self.client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
             except ControllerError as error:
                 answer = error
+                self.end_unclear |= error.retryable or isinstance(error, RetriesExhaustedError)
             state = self.recorded_state(answer)
             if state == COMPLETED:
                 self.state = FINISHED
@@ -219,15 +229,34 @@ class ConsistentPush:
         the controller's record says REVERTED (or has no such entry); raises otherwise."""
         if self.state in (NEW, REVERTED):
             return
-        try:
-            self.client.revert_replace(self.table, self.lineage_id, force=True)
-        except ControllerError as error:
-            state = self.recorded_state(error)
-            if state not in (REVERTED, None):
-                raise ConsistentPushError(f"the revert of lineage entry {self.lineage_id} failed, the controller "
-                                          f"records it {state}: {error}", reverted=False, table=self.table) from error
-            log.warning("table %s: the revert of %s got %s, but the controller records it reverted", self.table,
-                        self.lineage_id, error)
+        for attempt in (1, 2):
+            answer: ControllerError | None = None
+            try:
+                self.client.revert_replace(self.table, self.lineage_id, force=True)
+            except ControllerError as error:
+                answer = error
+            # Read back after a 200 too: a 200 with an error body did nothing, and a withdrawal that says
+            # "reverted" while its entry stays COMPLETED leaves two runs' rows live.
+            try:
+                state = self.recorded_state(answer)
+            except ControllerError as unread:
+                if answer is not None:
+                    raise
+                log.warning("table %s: the revert of %s was answered 200; its state could not be read back (%s)",
+                            self.table, self.lineage_id, unread)
+                break
+            if state in (REVERTED, None):
+                if answer is not None:
+                    log.warning("table %s: the revert of %s got %s, but the controller records it reverted",
+                                self.table, self.lineage_id, answer)
+                break
+            if attempt == 1 and (answer is None or answer.retryable):
+                log.warning("table %s: the revert of %s was answered (%s) but not applied; reverting it again",
+                            self.table, self.lineage_id, answer or "200")
+                continue
+            raise ConsistentPushError(f"the revert of lineage entry {self.lineage_id} failed, the controller records "
+                                      f"it {state}: {answer or 'the revert was answered 200 but not applied'}",
+                                      reverted=False, table=self.table) from answer
         self.state = REVERTED
         log.warning("table %s: replacement %s reverted", self.table, self.lineage_id)
 
@@ -266,6 +295,12 @@ class ConsistentPush:
                     raise ConsistentPushError(f"consistent push failed (reverted): {exc}", reverted=True,
                                               table=self.table) from exc
         reverted = self._revert_quietly()
+        if not reverted and self.end_unclear:
+            # A REVERTED entry cannot be ended; one left IN_PROGRESS can, by an end still in flight (a timed-out
+            # request the controller applies late): "nothing is committed" would be a guess.
+            raise CommitOutcomeUnknownError(
+                f"lineage entry {self.lineage_id} MAY STILL COMPLETE: an end got no clear answer ({exc}) and may be "
+                f"applied late, and the revert failed", lineage_id=self.lineage_id, table=self.table) from exc
         segment = getattr(exc, "segment", None)
         outcome = "reverted" if reverted else f"REVERT FAILED, lineage entry {self.lineage_id} left in progress"
         raise ConsistentPushError(
