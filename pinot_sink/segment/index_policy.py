@@ -30,8 +30,8 @@ MODE_ALIASES = {"skip": "defer"}  # the option's former name for deferring
 
 # The kinds beyond the basic indexes that this package writes.
 BUILT_KINDS: frozenset[str] = frozenset({"timestamp", "json"})
-# Star-trees are built by pinot_sink/segment/startree/ (byte-identical to MultipleTreesBuilder).
-STAR_TREE_BUILT = True
+# Star-trees are always built (pinot_sink/segment/startree/, byte-identical to MultipleTreesBuilder), never
+# deferred: plan_indexes checks them with validate_star_tree_configs.
 
 # Index kind -> (Pinot's load-time handler, what it costs each server that loads the segment).
 _SERVER_BUILDS = {
