@@ -69,29 +69,27 @@ def mark_superseded(job: WriteJob, result: WriteResult, run_folder: str) -> None
     each later run and the segments it took out, and ``status`` becomes ``superseded`` once none of the
     write's segments is left in the table (an orchestrator reading an old manifest is not misled)."""
     replaced = set(result.replaced)
-    folder = f"{table_uri(job.output_uri, job.table)}/{MANIFEST_DIR}"
     try:
-        uris = list_files(folder, ".json", job.storage_options)
+        documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
     except Exception as exc:  # noqa: BLE001 - bookkeeping after a committed write must not fail it
-        log.error("pinot_sink: could not list the job manifests in %s: %s", redact_text(folder), exc)
+        log.error("pinot_sink: could not read the job manifests of table %s: %s", job.table, redact_text(str(exc)))
         return
-    for uri in uris:
+    for uri, document in documents.items():
         if uri.rsplit("/", 1)[-1] == f"{run_folder}.json":  # this write's own
             continue
+        if not isinstance(document, dict) or document.get("status") not in WAS_COMMITTED:
+            continue  # (an unreadable one is logged by manifests_of_table)
+        names = {segment["name"] for segment in document.get("segments") or []}
+        gone = sorted(names & replaced)
+        if not gone:
+            continue
+        entries = document.setdefault("superseded_by", [])
+        entries.append({"run_tag": result.run_tag, "write_id": result.write_id, "mode": result.mode,
+                        "segments": gone})
+        removed = {name for entry in entries for name in entry["segments"]}
+        if names <= removed:
+            document["status"] = SUPERSEDED
         try:
-            document = json.loads(read_text(uri, job.storage_options) or "{}")
-            if document.get("status") not in WAS_COMMITTED:
-                continue
-            names = {segment["name"] for segment in document.get("segments") or []}
-            gone = sorted(names & replaced)
-            if not gone:
-                continue
-            entries = document.setdefault("superseded_by", [])
-            entries.append({"run_tag": result.run_tag, "write_id": result.write_id, "mode": result.mode,
-                            "segments": gone})
-            removed = {name for entry in entries for name in entry["segments"]}
-            if names <= removed:
-                document["status"] = SUPERSEDED
             write_text(uri, redact_text(json.dumps(document, indent=2, sort_keys=True)), job.storage_options)
         except Exception as exc:  # noqa: BLE001 - as above
             log.error("pinot_sink: could not mark the job manifest %s superseded: %s", redact_text(uri), exc)
