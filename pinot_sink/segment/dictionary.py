@@ -83,10 +83,17 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
         values = values + values.dtype.type(0.0)  # -0.0 -> 0.0, as Pinot's ingestion does
     if bool((values[1:] >= values[:-1]).all()):  # also empty and single-value arrays
         distinct, dict_ids = _distinct_of_sorted(values)
+    elif (counted := _distinct_by_counting(values, ids)) is not None:
+        distinct, dict_ids = counted
+        if dict_ids is None:
+            return Dictionary(stored_type, pa.array(distinct), None, input_sorted=False, input_count=len(values))
     elif not ids:
-        ordered = np.sort(values)
-        return Dictionary(stored_type, pa.array(ordered[_change_flags(ordered)]), None, input_sorted=False,
-                          input_count=len(values))
+        if _looks_low_cardinality(values):  # hash out the distinct values, then sort only those
+            distinct = np.sort(pc.unique(pa.array(values)).to_numpy(zero_copy_only=False))
+        else:
+            ordered = np.sort(values)
+            distinct = ordered[_change_flags(ordered)]
+        return Dictionary(stored_type, pa.array(distinct), None, input_sorted=False, input_count=len(values))
     elif _looks_low_cardinality(values):
         distinct, dict_ids = _distinct_by_hash(values)
     else:
@@ -147,6 +154,34 @@ def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(distinct, kind="stable")
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     return distinct[order], _ranks(order)[indices]
+
+
+# Integers spanning at most this many values per value counted (or _COUNTING_MIN_SPAN) take the counting
+# path: a presence table over min..max, whose running sum is the dictId of every value. No sort and no hash:
+# on 1M ids over 0..200k, 14 ms instead of 40 ms for the packed sort.
+_COUNTING_SPAN_PER_VALUE = 1
+_COUNTING_MIN_SPAN = 1 << 16
+
+
+def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """Distinct values (ascending) and, with ``ids``, dictIds of integers whose range is small next to their
+    count; None for floats, empty arrays and wide ranges."""
+    if values.dtype.kind != "i" or not len(values):
+        return None
+    low, high = int(values.min()), int(values.max())
+    span = high - low + 1
+    if span > max(_COUNTING_SPAN_PER_VALUE * len(values), _COUNTING_MIN_SPAN):
+        return None
+    offsets = values - values.dtype.type(low)  # within 0..span-1: no overflow (any wrap-around cancels out)
+    present = np.zeros(span, dtype=bool)
+    present[offsets] = True
+    distinct = np.flatnonzero(present)
+    distinct = (distinct + low).astype(values.dtype) if low else distinct.astype(values.dtype)
+    if not ids:
+        return distinct, None
+    rank = np.cumsum(present, dtype=np.int32)
+    rank -= 1
+    return distinct, rank[offsets]
 
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:

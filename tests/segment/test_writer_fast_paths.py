@@ -129,13 +129,22 @@ NUMERIC_CASES = [
     ("DOUBLE", pa.float64(), lambda rng: [0.0, -0.0, float("inf"), -1.5, 2.25, float("-inf"), -0.0, 2.25]),
     ("DOUBLE", pa.float64(), lambda rng: sorted([-0.0, 0.0, 1.0, 1.0, 3.5])),
     ("FLOAT", pa.float32(), lambda rng: np.round(rng.normal(0, 3, 400), 1).astype(np.float32).tolist()),
+    # small ranges at the ends of the types: the counting path's offsets must not overflow
+    ("INT", pa.int32(), lambda rng: rng.integers(2**31 - 40, 2**31, 300).tolist()),
+    ("INT", pa.int32(), lambda rng: rng.integers(-2**31, -2**31 + 40, 300).tolist()),
+    ("LONG", pa.int64(), lambda rng: rng.integers(-2**63, -2**63 + 900, 300, dtype=np.int64).tolist()),
+    ("LONG", pa.int64(), lambda rng: rng.integers(2**63 - 900, 2**63 - 1, 300, dtype=np.int64).tolist()),
 ]
+COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
 
+@pytest.mark.parametrize("counting", COUNTING)
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("stored, arrow_type, make", NUMERIC_CASES)
-def test_numeric_dictionary_paths(monkeypatch, path, stored, arrow_type, make):
+def test_numeric_dictionary_paths(monkeypatch, path, counting, stored, arrow_type, make):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    monkeypatch.setattr(dictionary, "_COUNTING_SPAN_PER_VALUE", COUNTING[counting][0])
+    monkeypatch.setattr(dictionary, "_COUNTING_MIN_SPAN", COUNTING[counting][1])
     values = make(np.random.default_rng(3))
     d = build_dictionary(pa.array(values, arrow_type), stored, "c")
     normalised = [v + 0.0 if stored in ("FLOAT", "DOUBLE") else v for v in values]  # -0.0 -> 0.0
@@ -143,6 +152,10 @@ def test_numeric_dictionary_paths(monkeypatch, path, stored, arrow_type, make):
     assert distinct == sorted(set(normalised))
     assert [distinct[i] for i in d.dict_ids] == normalised
     assert d.dict_ids.dtype == np.int32
+    stats_only = build_dictionary(pa.array(values, arrow_type), stored, "c", ids=False)  # a raw column's
+    assert stats_only.values.to_pylist() == distinct
+    if stats_only.dict_ids is None:  # sorted input keeps its dictIds (they come free)
+        assert (stats_only.input_count, stats_only.input_sorted) == (len(values), False)
 
 
 def _reference_pack(values, bits):
