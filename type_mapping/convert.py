@@ -102,11 +102,11 @@ class _Context:
     options: ConversionOptions
     row_offset: int
     source_name: str
-    element_rows: np.ndarray | None = None  # for MV: the row of each element
+    element_offsets: np.ndarray | None = None  # for MV: where each row's elements start (num_rows + 1)
 
     def row(self, index: int) -> int:
-        if self.element_rows is not None:
-            index = int(self.element_rows[index])
+        if self.element_offsets is not None:  # the last row starting at or before the element
+            index = int(np.searchsorted(self.element_offsets, index, side="right")) - 1
         return self.row_offset + index
 
     def fail(self, bad: np.ndarray | pa.Array, problem: str, values: pa.Array | None = None,
@@ -733,10 +733,10 @@ def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
     if not spec.single_value:
         return _convert_multi_value(array, ctx, time_default)
     values = _convert_values(array, ctx)
+    if not values.null_count:  # the common case: no Arrow bool -> numpy conversion, value by value
+        return values, np.zeros(len(values), dtype=np.bool_)
     null_mask = values.is_null().to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-    if null_mask.any():
-        values = pc.fill_null(values, _default_scalar(spec, time_default))
-    return values, null_mask
+    return pc.fill_null(values, _default_scalar(spec, time_default)), null_mask
 
 
 def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | None) -> tuple[pa.Array, np.ndarray]:
@@ -745,7 +745,6 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
     if type_family(array.type) != "list":  # a scalar feeds a one-element array (Pinot's standardize)
         offsets = np.arange(num_rows + 1, dtype=np.int64)
         flat = array
-        row_of = np.arange(num_rows, dtype=np.int64)
     else:
         if pa.types.is_fixed_size_list(array.type) or pa.types.is_list_view(array.type) \
                 or pa.types.is_large_list_view(array.type):
@@ -754,28 +753,31 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
         offsets = np.zeros(num_rows + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         flat = _as_array(pc.list_flatten(array))
-        row_of = np.repeat(np.arange(num_rows, dtype=np.int64), lengths)
-    ctx.element_rows = row_of
+    ctx.element_offsets = offsets
     values = _convert_values(flat, ctx)
-    keep = values.is_valid().to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-    if not keep.all():  # null and NaN elements are dropped
+    if values.null_count:  # null and NaN elements are dropped
+        keep = values.is_valid().to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
         values = values.filter(pa.array(keep))
+        row_of = np.repeat(np.arange(num_rows, dtype=np.int64), np.diff(offsets))
         kept_per_row = np.bincount(row_of[keep], minlength=num_rows).astype(np.int64)
+        del row_of
+        offsets = np.zeros(num_rows + 1, dtype=np.int64)
+        np.cumsum(kept_per_row, out=offsets[1:])
     else:
         kept_per_row = np.diff(offsets)
     null_mask = kept_per_row == 0
     if null_mask.any():  # null, empty or emptied arrays -> [default]
         filler = _default_scalar(spec, time_default)
-        counts = np.where(null_mask, 1, kept_per_row)
-        new_offsets = np.zeros(num_rows + 1, dtype=np.int64)
-        np.cumsum(counts, out=new_offsets[1:])
-        # take from [values..., default]: kept values in order, the default in each null row's slot
-        source_index = np.full(int(new_offsets[-1]), len(values), dtype=np.int64)
-        source_index[np.repeat(~null_mask, counts)] = np.arange(len(values), dtype=np.int64)
+        # take from [values..., default]: kept values in order, the default in each null row's slot (the
+        # slot where that row's values would start; each slot before it shifts the values by one)
+        slots = offsets[:-1][null_mask] + np.arange(int(null_mask.sum()), dtype=np.int64)
+        is_filler = np.zeros(len(values) + len(slots), dtype=np.bool_)
+        is_filler[slots] = True
+        source_index = np.cumsum(~is_filler, dtype=np.int64 if len(values) >= 2**31 else np.int32)
+        source_index -= 1
+        source_index[is_filler] = len(values)
         values = pa.concat_arrays([values, pa.array([filler], values.type)]).take(pa.array(source_index))
-        offsets = new_offsets
-    else:
-        offsets = np.concatenate([[0], np.cumsum(kept_per_row)]).astype(np.int64)
+        offsets = offsets + np.cumsum(np.concatenate([[0], null_mask]), dtype=np.int64)
     if offsets[-1] <= INT_MAX:
         out = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
     else:
