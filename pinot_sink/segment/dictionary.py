@@ -397,8 +397,67 @@ def _strings_from_padded(padded: np.ndarray, lengths: np.ndarray, binary: bool =
         np.int64 if large else np.int32)), pa.py_buffer(np.ascontiguousarray(data))])
 
 
+# Values of one length up to this many bytes are read as big-endian unsigned integers (their bytes' order):
+# country or currency codes, hashes' prefixes. Up to 2 bytes the ids come by counting over all 65 536 keys.
+_FIXED_KEY_MAX_BYTES = 8
+
+
+def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dictionary | None:
+    """Values that all have one length of at most 8 bytes: the distinct values and dictIds of their bytes
+    read as big-endian integers, whose unsigned order is the bytes' order (Java's for strings without a
+    supplementary character, checked; BYTES compare unsigned). Hashing (or counting) integers is several
+    times cheaper than hashing strings. None when the values do not fit."""
+    count = len(flat)
+    if count < 2:
+        return None
+    offsets, data = offsets_and_data(flat)
+    width = int(offsets[1] - offsets[0])
+    if not 0 < width <= _FIXED_KEY_MAX_BYTES or int(offsets[-1] - offsets[0]) != width * count:
+        return None
+    data = data[offsets[0] : offsets[-1]]
+    top = int(data.max())
+    if stored_type == "STRING":
+        if top >= 0xF0:  # a supplementary character: Java orders by UTF-16
+            return None
+        if int(data.min()) == 0:
+            _reject_nul(flat, column)
+    lengths = np.diff(offsets)
+    if not (lengths == width).all():  # one length in total is not one length each
+        return None
+    rows = data.reshape(count, width)
+    key_width = 1 if width == 1 else 2 if width == 2 else 4 if width <= 4 else 8
+    if key_width == width:
+        keys = rows.view(f">u{width}").reshape(count)
+    else:
+        padded_rows = np.zeros((count, key_width), dtype=np.uint8)
+        padded_rows[:, :width] = rows
+        keys = padded_rows.view(f">u{key_width}").reshape(count)
+    keys = keys.astype(f"u{key_width}")  # native order for numpy and Arrow
+    if key_width <= 2:
+        present = np.zeros(1 << (8 * key_width), dtype=bool)
+        present[keys] = True
+        distinct_keys = np.flatnonzero(present).astype(keys.dtype)
+        rank = np.cumsum(present, dtype=np.int32)
+        rank -= 1
+        dict_ids = rank[keys]
+    else:
+        encoded = pc.dictionary_encode(pa.array(keys))
+        first_seen = encoded.dictionary.to_numpy(zero_copy_only=False)
+        order = np.argsort(first_seen)
+        distinct_keys = first_seen[order]
+        dict_ids = _ranks(order)[encoded.indices.to_numpy(zero_copy_only=False)]
+    padded = distinct_keys.astype(f">u{key_width}").view(np.uint8).reshape(len(distinct_keys), key_width)
+    padded = np.ascontiguousarray(padded[:, :width])
+    distinct_lengths = np.full(len(distinct_keys), width, dtype=np.int64)
+    values = _strings_from_padded(padded, distinct_lengths, binary=stored_type == "BYTES")
+    is_ascii = top < 0x80 if stored_type == "STRING" else None
+    return Dictionary(stored_type, values, dict_ids, distinct_lengths, padded=padded, is_ascii=is_ascii)
+
+
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
-    fast = _sort_by_keys(flat, stored_type, column)
+    fast = _by_fixed_width_keys(flat, stored_type, column)
+    if fast is None:
+        fast = _sort_by_keys(flat, stored_type, column)
     if fast is not None:
         return fast
     encoded = pc.dictionary_encode(flat)

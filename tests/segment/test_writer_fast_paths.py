@@ -56,6 +56,12 @@ STRING_CASES = {
     "shared prefix longer than a key word": lambda rng: _strings(rng, 300, list("xyz"), 6, "https://example.com/i/"),
     "values up to 64 bytes": lambda rng: _strings(rng, 300, list("0123456789abcdef-"), 64),
     "supplementary characters (Java's UTF-16 order)": lambda rng: _strings(rng, 100, ["\U0001F600", "\uffff", "a"], 3),
+    # one length of at most 8 bytes: read as big-endian integer keys (counted up to 2 bytes)
+    "one byte each": lambda rng: list(rng.choice(list("zaQ~ "), 300)),
+    "two-byte codes": lambda rng: list(rng.choice(["US", "DE", "é", "ß", "zz", "A~"], 300)),
+    "three-byte codes and a BMP character": lambda rng: list(rng.choice(["USD", "EUR", "中", "\uffff", "aé"], 300)),
+    "five bytes": lambda rng: [f"{v:05d}" for v in rng.integers(0, 99_999, 300)],
+    "eight bytes": lambda rng: [f"{v:08x}" for v in rng.integers(0, 2**32 - 1, 300)],
 }
 
 
@@ -67,6 +73,7 @@ def test_string_dictionary_paths(monkeypatch, path, case, arrow_type):
     values = STRING_CASES[case](np.random.default_rng(len(case)))
     d = _check_dictionary(values, arrow_type, "STRING", _java_key)
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["hash"])
+    monkeypatch.setattr(dictionary, "_FIXED_KEY_MAX_BYTES", 0)  # Arrow's hash of the strings
     plain = build_dictionary(pa.array(values, arrow_type), "STRING", "c")
     for var_length in (False, True):
         assert serialize_dictionary(d, var_length) == serialize_dictionary(plain, var_length)
@@ -77,8 +84,15 @@ def test_sort_key_path_is_taken_for_distinct_short_strings(monkeypatch):
     taken = []
     original = dictionary._sort_by_keys
     monkeypatch.setattr(dictionary, "_sort_by_keys", lambda *a: taken.append(original(*a)) or taken[-1])
-    build_dictionary(pa.array([f"id-{i:05d}" for i in range(1000)][::-1]), "STRING", "c")
+    build_dictionary(pa.array([f"id-{i:06d}" for i in range(1000)][::-1]), "STRING", "c")
     assert taken and taken[0] is not None and taken[0].padded is not None
+
+
+@pytest.mark.parametrize("values", [["US", "DE", "US"], ["USD", "EUR"], [f"{i:08d}" for i in range(1000)][::-1]])
+def test_fixed_width_key_path_is_taken_for_short_values_of_one_length(values):
+    d = dictionary._by_fixed_width_keys(pa.array(values), "STRING", "c")
+    assert d is not None and d.values.to_pylist() == sorted(set(values)) and d.is_ascii
+    assert dictionary._by_fixed_width_keys(pa.array(values + ["x"]), "STRING", "c") is None
 
 
 def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
@@ -92,7 +106,7 @@ def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("width", [0, 3, 8, 16, 20])
+@pytest.mark.parametrize("width", [0, 1, 2, 3, 8, 16, 20])
 def test_bytes_of_one_length_dictionary_paths(monkeypatch, path, width):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
     rng = np.random.default_rng(width)
