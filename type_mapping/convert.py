@@ -373,9 +373,12 @@ def _to_floating(values: pa.Array, ctx: _Context) -> pa.Array:
                 ctx.fail(over, "is out of range for Pinot FLOAT", source,
                          "set option 'convert.on-overflow'=null to store such values as null")
             values = _null_where(values, over)
-    # Pinot's special values: NaN is null, -0.0 is 0.0 (equal(-0.0, 0) holds, so this rewrites it).
-    values = _null_where(values, pc.is_nan(values))
-    return pc.if_else(pc.equal(values, pa.scalar(0.0, target)), pa.scalar(0.0, target), values)
+    # Pinot's special values: NaN is null, -0.0 is 0.0 (IEEE addition: -0.0 + 0.0 is 0.0, every other
+    # value plus 0.0 is itself, so one pass rewrites it).
+    nan = pc.is_nan(values)
+    if pc.any(nan).as_py():
+        values = _null_where(values, nan)
+    return pc.add(values, pa.scalar(0.0, target))
 
 
 def _parses_float(text: str) -> bool:
