@@ -116,18 +116,26 @@ def _vec_swap(ids: list[int], kv: list[int], a: int, b: int, n: int) -> None:
 
 # --- the same permutation for big inputs -------------------------------------------------------------
 
-_PYTHON_BELOW = 2048  # the Python port beats numpy's per-call overhead below this (and numba's warm-up)
+_PYTHON_BELOW = 2048  # the Python port beats numpy's per-call overhead below this
+# Loading numba and its cached code costs ~0.4-0.6 CPU-s once per process: worth it from about the size where
+# the numpy version takes as long (~0.35 s); once loaded it serves every size from _PYTHON_BELOW on.
+_NUMBA_FROM = 150_000
 
 
 def fastutil_order_array(ranks: np.ndarray, how: str = "auto") -> np.ndarray:
     """``fastutil_order`` of non-negative int keys (e.g. each key's rank), as an int64 array.
 
-    ``how``: ``auto`` (the Python port for small inputs, numba if installed, else numpy), or one of
-    ``python``, ``numba``, ``numpy`` (tests compare them)."""
+    ``how``: ``auto`` (the Python port for small inputs, numba for big ones if installed, else numpy), or
+    one of ``python``, ``numba``, ``numpy`` (tests compare them)."""
     keys = np.asarray(ranks, dtype=np.int64)
     n = len(keys)
     if how == "auto":
-        how = "python" if n < _PYTHON_BELOW else ("numba" if _jit() is not None else "numpy")
+        if n < _PYTHON_BELOW:
+            how = "python"
+        elif (_KERNEL and _KERNEL[0] is not None) or (n >= _NUMBA_FROM and _jit() is not None):
+            how = "numba"
+        else:
+            how = "numpy"
     if how == "python":
         return np.array(fastutil_order(keys.tolist()), dtype=np.int64)
     if how == "numba":
