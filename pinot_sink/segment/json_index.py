@@ -220,10 +220,11 @@ def flatten(text: str, config: JsonIndexSettings) -> list[Record]:
 # text does not parse falls back to the flattener value by value (an error naming the row, or
 # skipInvalidJson's $SKIPPED$).
 
-_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
+_STRING = r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
 _TOKENS = re.compile(rf'({_STRING}[ \t\n\r]*:)|({_STRING}|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
                      r'|true|false)')
 _MARK = "\x01"
+_AFTER_SURROGATES = re.compile("[\ue000-\U0010ffff]")
 
 
 class _Shape:
@@ -245,7 +246,7 @@ class _Flattened:
         self.max_value_length = config.max_value_length
         self.paths: dict[str, int] = {}
         self.texts: dict[str, int] = {}
-        self.literal_texts: dict[str, int] = {}  # a scalar literal -> its text's id
+        self.literal_texts: dict[str | None, int] = {None: -1}  # a scalar literal -> its text's id (a key: -1)
 
     def path_id(self, path: str) -> int:
         return self.paths.setdefault(path, len(self.paths))
@@ -253,17 +254,23 @@ class _Flattened:
     def text_id(self, text: str) -> int:
         return self.texts.setdefault(text, len(self.texts))
 
-    def literal_id(self, literal: str) -> int:
-        tid = self.literal_texts.get(literal)
-        if tid is None:
-            if literal[0] == '"' and "\\" not in literal:
-                text = literal[1:-1]
+    def literal_ids(self, literals: list) -> np.ndarray:
+        """Each scalar literal's text id (-1 for None, a key's place)."""
+        known = self.literal_texts
+        for literal in set(literals).difference(known):
+            first = literal[0]
+            if first == '"':
+                text = literal[1:-1] if "\\" not in literal else _parse(literal)
+            elif first == "t" or first == "f":
+                text = literal
+            elif "." in literal or "e" in literal or "E" in literal:
+                text = _text(float(literal))  # what json.loads makes of it
             else:
-                text = _text(_parse(literal))
+                text = literal if literal != "-0" else "0"  # an int's digits, as str(int(literal))
             if 0 < self.max_value_length < java_length(text):
                 text = SKIPPED_VALUE
-            tid = self.literal_texts[literal] = self.text_id(text)
-        return tid
+            known[literal] = self.text_id(text)
+        return np.array(list(map(known.__getitem__, literals)), dtype=np.int64)
 
     def shape(self, parts: list) -> _Shape | None:
         """The records of the text ``parts`` (a ``_TOKENS`` split) with markers for its scalars, or None
@@ -297,26 +304,21 @@ def _flatten_distinct(distinct: list[str], doc_values: np.ndarray, config: JsonI
     """(posting keys, per distinct value: its posting key ids and its records' key counts, as flat arrays with
     per-value starts and counts). The posting keys are in Java String order."""
     flat = _Flattened(config)
-    shapes: dict[tuple, _Shape | None] = {}
-    by_shape: dict[int, tuple[_Shape, list[int], list[list[int]]]] = {}  # id(shape) -> values, their literals
+    by_shape: dict[tuple, tuple[_Shape, list[int], list[list[int]]]] = {}  # shape -> its values, their literals
     slow: list[int] = []
     split = _TOKENS.split
-    literal_id = flat.literal_id
     for v, text in enumerate(distinct):
         parts = split(text)
         key = (tuple(parts[0::3]), tuple(parts[1::3]))
-        if key in shapes:
-            shape = shapes[key]
-        else:
-            shape = shapes[key] = flat.shape(parts)
-        if shape is None:
-            slow.append(v)
-            continue
-        entry = by_shape.get(id(shape))
+        entry = by_shape.get(key)
         if entry is None:
-            entry = by_shape[id(shape)] = (shape, [], [])
+            shape = flat.shape(parts)
+            if shape is None:
+                slow.append(v)
+                continue
+            entry = by_shape[key] = (shape, [], [])
         entry[1].append(v)
-        entry[2].append([literal_id(x) if x is not None else -1 for x in parts[2::3]])
+        entry[2].extend(parts[2::3])  # its scalar literals, None in its keys' places
     slow_records = {}
     for v in slow:
         try:
@@ -328,15 +330,16 @@ def _flatten_distinct(distinct: list[str], doc_values: np.ndarray, config: JsonI
                 f"skipInvalidJson in the column's json index config to index it as $SKIPPED$)") from None
         slow_records[v] = [[(flat.path_id(k), flat.text_id(t)) for k, t in record.items()] for record in records]
 
+    shaped = [(shape, values, flat.literal_ids(literals).reshape(len(values), -1))
+              for shape, values, literals in by_shape.values()]
     n_paths, n_texts = len(flat.paths), len(flat.texts)
     pair_base = np.int64(n_paths)  # codes: a path key is its path id; path\0text is n_paths + path * texts + text
     n = len(distinct)
     key_counts = np.zeros(n, dtype=np.int64)
     record_counts = np.zeros(n, dtype=np.int64)
     pieces = []  # (values, their codes (values x width), record widths)
-    for shape, values, literals in by_shape.values():
+    for shape, values, lit in shaped:
         values_arr = np.array(values, dtype=np.int64)
-        lit = np.array(literals, dtype=np.int64).reshape(len(values), -1)
         columns = []
         for record in shape.records:
             for path, token, const in record:
@@ -376,7 +379,7 @@ def _flatten_distinct(distinct: list[str], doc_values: np.ndarray, config: JsonI
             keys.append(paths[path] + KEY_VALUE_SEPARATOR + texts[text])
     # Java orders Strings by UTF-16 units: the code point order unless a key holds a character above U+E000
     # (after the surrogates) or beyond the BMP
-    java_order = any(max(key, default="\0") >= "\ue000" for key in keys)
+    java_order = _AFTER_SURROGATES.search("".join(keys)) is not None
     order = sorted(range(len(keys)), key=(lambda i: java_sort_key(keys[i])) if java_order else keys.__getitem__)
     rank = np.empty(len(keys), dtype=np.int64)
     rank[np.array(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int64)
