@@ -12,7 +12,9 @@ installed (the ``fast`` extra) the DOUBLE-sum sort is compiled code, and loading
 once per process: ``--warm`` builds the same segment once before the timed build in each subprocess, as a
 long-lived Spark Python worker (``spark.python.worker.reuse``) builds its later segments.
 
-    .venv/bin/python bench/startree.py [--rows 1000000] [--repeat 3] [--double-sums] [--warm] [--threads N]
+``--no-numba`` hides numba from the builds (the numpy fallback of a plain install).
+
+    .venv/bin/python bench/startree.py [--rows 1000000] [--repeat 3] [--double-sums] [--warm] [--no-numba] [--threads N]
 """
 from __future__ import annotations
 
@@ -67,10 +69,13 @@ def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | N
     print(json.dumps({"wall": wall, "cpu": cpu, "tar_bytes": built.tar_bytes}))
 
 
-def run(table_path: Path, with_tree: bool, double_sums: bool, threads: int | None, warm: bool) -> dict:
+def run(table_path: Path, with_tree: bool, double_sums: bool, threads: int | None, warm: bool,
+        no_numba: bool = False) -> dict:
     args = [sys.executable, __file__, "--child", str(table_path)]
     if warm:
         args.append("--warm")
+    if no_numba:
+        args.append("--no-numba")
     if with_tree:
         args.append("--with-tree")
     if double_sums:
@@ -88,10 +93,13 @@ def main() -> None:
     parser.add_argument("--double-sums", action="store_true")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--warm", action="store_true", help="time a second build in each subprocess")
+    parser.add_argument("--no-numba", action="store_true", help="hide numba: the sort's numpy fallback")
     parser.add_argument("--child", default=None)
     parser.add_argument("--with-tree", action="store_true")
     args = parser.parse_args()
     if args.child:
+        if args.no_numba:
+            sys.modules["numba"] = None  # an import of it fails, as where it is not installed
         _child(args.child, args.with_tree, args.double_sums, args.threads, args.warm)
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -102,16 +110,19 @@ def main() -> None:
         results = {False: [], True: []}
         for _ in range(args.repeat):
             for with_tree in (False, True):  # interleaved, so load changes hit both alike
-                results[with_tree].append(run(table_path, with_tree, args.double_sums, args.threads, args.warm))
+                results[with_tree].append(run(table_path, with_tree, args.double_sums, args.threads, args.warm,
+                                              args.no_numba))
     best = {k: min(v, key=lambda r: r["wall"]) for k, v in results.items()}
     best_cpu = {k: min(r["cpu"] for r in v) for k, v in results.items()}
     load = os.getloadavg()[0]
     pairs = DOUBLE_PAIRS if args.double_sums else PAIRS
     try:
+        if args.no_numba:
+            raise ImportError
         import numba
         sort = f"numba {numba.__version__}"
     except ImportError:
-        sort = "numpy (numba not installed)"
+        sort = "numpy (no numba)"
     print(f"rows {args.rows:,}; tree country/event_type/city; pairs {', '.join(pairs)}; best of {args.repeat}; "
           f"{'warm' if args.warm else 'cold'} processes; big sorts: {sort}; load {load:.1f}")
     print(f"without tree: wall {best[False]['wall']:.2f} s  cpu {best_cpu[False]:.2f} s  "
