@@ -12,7 +12,6 @@
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from decimal import Decimal
@@ -32,7 +31,6 @@ from pinot_sink.segment.read.reader import open_segment
 from pinot_sink.segment.read.startree import read_star_trees
 from pinot_sink.segment.startree import StarTreeConfigError, validate_star_tree_configs
 from pinot_sink.segment.startree import quicksort
-from pinot_sink.segment.startree import tree as tree_module
 from pinot_sink.segment.startree.quicksort import fastutil_order, fastutil_order_array
 from pinot_sink.segment.startree.tree import _hashmap_order
 from type_mapping.java_text import big_decimal_text_array
@@ -143,10 +141,7 @@ def test_fastutil_order_array_is_the_port(keys, modulo):
 @pytest.mark.parametrize("how", SORTS)
 def test_same_bytes_as_pinot_through_the_fast_sorts(how, pinot_built, tmp_path, monkeypatch):
     """The fixtures' sorts are small (the Python port's): run them through numba's and numpy's sorts too."""
-    monkeypatch.setattr(quicksort, "_PYTHON_BELOW", 0)
-    monkeypatch.setattr(quicksort, "fastutil_order_array",
-                        functools.partial(quicksort.fastutil_order_array, how=how))
-    monkeypatch.setattr(tree_module, "fastutil_order_array", quicksort.fastutil_order_array)
+    monkeypatch.setattr(quicksort, "_choose", lambda n: how)
     for where, name in CASES:
         case = _case(_folder(where, name, pinot_built))
         out = tmp_path / name

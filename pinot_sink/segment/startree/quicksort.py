@@ -122,20 +122,23 @@ _PYTHON_BELOW = 2048  # the Python port beats numpy's per-call overhead below th
 _NUMBA_FROM = 150_000
 
 
+def _choose(n: int) -> str:
+    """Which implementation sorts ``n`` keys: the Python port for small inputs, numba for big ones if it is
+    installed, else numpy."""
+    if n < _PYTHON_BELOW:
+        return "python"
+    if (_KERNEL and _KERNEL[0] is not None) or (n >= _NUMBA_FROM and _jit() is not None):
+        return "numba"
+    return "numpy"
+
+
 def fastutil_order_array(ranks: np.ndarray, how: str = "auto") -> np.ndarray:
     """``fastutil_order`` of non-negative int keys (e.g. each key's rank), as an int64 array.
 
-    ``how``: ``auto`` (the Python port for small inputs, numba for big ones if installed, else numpy), or
-    one of ``python``, ``numba``, ``numpy`` (tests compare them)."""
+    ``how``: ``auto`` (``_choose``), or one of ``python``, ``numba``, ``numpy`` (tests compare them)."""
     keys = np.asarray(ranks, dtype=np.int64)
-    n = len(keys)
     if how == "auto":
-        if n < _PYTHON_BELOW:
-            how = "python"
-        elif (_KERNEL and _KERNEL[0] is not None) or (n >= _NUMBA_FROM and _jit() is not None):
-            how = "numba"
-        else:
-            how = "numpy"
+        how = _choose(len(keys))
     if how == "python":
         return np.array(fastutil_order(keys.tolist()), dtype=np.int64)
     if how == "numba":
@@ -144,6 +147,16 @@ def fastutil_order_array(ranks: np.ndarray, how: str = "auto") -> np.ndarray:
             raise RuntimeError("numba is not installed (pip install 'pinot-sink[fast]')")
         return kernel(keys.copy())
     return _numpy_order(keys)
+
+
+def compiled_sort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(fastutil's order, the keys sorted) of non-negative int64 keys when ``_choose`` picks numba, else None.
+    The compiled sort is fast enough to be the only sort: no stable sort first to find the ties."""
+    if _choose(len(keys)) != "numba":
+        return None
+    ordered = np.array(keys, dtype=np.int64)
+    order = _jit()(ordered)  # sorts ``ordered`` in place
+    return order, ordered
 
 
 _KERNEL: list = []

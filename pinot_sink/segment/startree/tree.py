@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .aggregators import ValueAggregator
-from .quicksort import fastutil_order_array
+from .quicksort import compiled_sort, fastutil_order_array
 
 log = logging.getLogger(__name__)
 
@@ -232,10 +232,14 @@ def _order(keys: np.ndarray, pinot_order: bool) -> tuple[np.ndarray, np.ndarray,
     if keys.shape[1] == 0 or n < 2:  # all keys equal: fastutil moves nothing either
         return np.arange(n), np.zeros(min(n, 1), dtype=np.int64), np.array([n] if n else [], dtype=np.int64)
     packed = _packed(keys)
-    order = np.argsort(packed, kind="stable")
-    ordered = packed[order]
+    compiled = compiled_sort(packed) if pinot_order else None
+    if compiled is not None:
+        order, ordered = compiled
+    else:
+        order = np.argsort(packed, kind="stable")
+        ordered = packed[order]
     starts, sizes = _runs(ordered)
-    if pinot_order and len(starts) < n:  # with no ties every correct sort agrees
+    if pinot_order and compiled is None and len(starts) < n:  # with no ties every correct sort agrees
         ranks = np.empty(n, dtype=np.int64)
         ranks[order] = np.repeat(np.arange(len(starts), dtype=np.int64), sizes)
         order = fastutil_order_array(ranks)
