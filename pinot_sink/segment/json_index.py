@@ -228,7 +228,7 @@ _AFTER_SURROGATES = re.compile("[\ue000-\U0010ffff]")
 
 
 class _Shape:
-    """One shape's flattened records: each field (path id, the token whose text is its value or -1, the text
+    """One shape's flattened records: each field (path id, the scalar whose text is its value or -1, the text
     id of a constant value such as an array index)."""
 
     def __init__(self, records: list[list[tuple[int, int, int]]]):
@@ -246,7 +246,7 @@ class _Flattened:
         self.max_value_length = config.max_value_length
         self.paths: dict[str, int] = {}
         self.texts: dict[str, int] = {}
-        self.literal_texts: dict[str | None, int] = {None: -1}  # a scalar literal -> its text's id (a key: -1)
+        self.literal_texts: dict[str, int] = {}  # a scalar literal -> its text's id
 
     def path_id(self, path: str) -> int:
         return self.paths.setdefault(path, len(self.paths))
@@ -255,7 +255,7 @@ class _Flattened:
         return self.texts.setdefault(text, len(self.texts))
 
     def literal_ids(self, literals: list) -> np.ndarray:
-        """Each scalar literal's text id (-1 for None, a key's place)."""
+        """Each scalar literal's text id."""
         known = self.literal_texts
         for literal in set(literals).difference(known):
             first = literal[0]
@@ -276,9 +276,11 @@ class _Flattened:
         """The records of the text ``parts`` (a ``_TOKENS`` split) with markers for its scalars, or None
         when that text is not JSON."""
         marked = list(parts)
+        scalar = 0  # markers number the scalars, in text order
         for token in range(len(parts) // 3):
             if parts[3 * token + 2] is not None:
-                marked[3 * token + 2] = f'"\\u0001{token}"'
+                marked[3 * token + 2] = f'"\\u0001{scalar}"'
+                scalar += 1
             marked[3 * token + 1] = marked[3 * token + 1] or ""
             marked[3 * token + 2] = marked[3 * token + 2] or ""
         try:
@@ -318,7 +320,7 @@ def _flatten_distinct(distinct: list[str], doc_values: np.ndarray, config: JsonI
                 continue
             entry = by_shape[key] = (shape, [], [])
         entry[1].append(v)
-        entry[2].extend(parts[2::3])  # its scalar literals, None in its keys' places
+        entry[2].extend(filter(None, parts[2::3]))  # its scalar literals (the keys' places hold None)
     slow_records = {}
     for v in slow:
         try:
@@ -342,8 +344,8 @@ def _flatten_distinct(distinct: list[str], doc_values: np.ndarray, config: JsonI
         values_arr = np.array(values, dtype=np.int64)
         columns = []
         for record in shape.records:
-            for path, token, const in record:
-                tid = lit[:, token] if token >= 0 else np.full(len(values), const, dtype=np.int64)
+            for path, scalar, const in record:
+                tid = lit[:, scalar] if scalar >= 0 else np.full(len(values), const, dtype=np.int64)
                 columns.append(np.full(len(values), path, dtype=np.int64))
                 columns.append(pair_base + path * n_texts + tid)
         codes = np.stack(columns, axis=1) if columns else np.zeros((len(values), 0), dtype=np.int64)
