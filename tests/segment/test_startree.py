@@ -138,6 +138,18 @@ def test_fastutil_order_array_is_the_port(keys, modulo):
         assert fastutil_order_array(np.array(keys, dtype=np.int64), how).tolist() == fastutil_order(keys), how
 
 
+def test_which_sort(monkeypatch):
+    quicksort._jit()  # numba loaded (the test extra installs it)
+    assert [quicksort._choose(n) for n in (100, 10_000, 1_000_000)] == ["python", "numba", "numba"]
+    assert quicksort.compiled_sort(np.array([3, 1, 3, 0] * 1000))[1].tolist() == [0] * 1000 + [1] * 1000 + [3] * 2000
+    monkeypatch.setattr(quicksort, "_KERNEL", [None])  # as where numba is not installed
+    assert [quicksort._choose(n) for n in (100, 10_000, 1_000_000)] == ["python", "numpy", "numpy"]
+    assert quicksort.compiled_sort(np.arange(1_000_000)) is None
+    monkeypatch.setattr(quicksort, "_KERNEL", [])  # numba not loaded yet: small sorts do not load it
+    monkeypatch.setattr(quicksort, "_jit", lambda: pytest.fail("numba loaded for a small sort"))
+    assert quicksort._choose(10_000) == "numpy"
+
+
 @pytest.mark.parametrize("how", SORTS)
 def test_same_bytes_as_pinot_through_the_fast_sorts(how, pinot_built, tmp_path, monkeypatch):
     """The fixtures' sorts are small (the Python port's): run them through numba's and numpy's sorts too."""

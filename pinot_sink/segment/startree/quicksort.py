@@ -167,6 +167,7 @@ def _jit():
     if not _KERNEL:
         try:
             from . import quicksort_jit
+            quicksort_jit.fastutil_sort(np.zeros(1, dtype=np.int64))  # compiles (or loads) it here, in the try
             _KERNEL.append(quicksort_jit.fastutil_sort)
         except Exception as exc:  # ImportError, or numba failing to compile / cache on this host
             if not isinstance(exc, ImportError):

@@ -1,7 +1,8 @@
 """``quicksort.fastutil_order`` compiled with numba (the ``fast`` extra): the same moves, ~50x faster.
 
 Imported only when a big order-sensitive sort needs it (importing numba costs ~0.3 s); compiled code is
-cached beside this file, or in numba's user cache where that is read-only.
+cached beside this file, or in numba's user cache where that is read-only, or not at all where neither can be
+written (then each process compiles it, ~2 CPU-s).
 """
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ _NO_REC = 16
 _MEDIAN_OF_9 = 128
 
 
-@njit(cache=True, nogil=True)
+def _compiled(function):
+    try:
+        return njit(cache=True, nogil=True)(function)
+    except RuntimeError:  # "cannot cache function ...: no locator available": no writable cache directory
+        return njit(nogil=True)(function)
+
+
+@_compiled
 def _med3(kv, a, b, c):
     ka, kb, kc = kv[a], kv[b], kv[c]
     if ka < kb:
@@ -24,7 +32,7 @@ def _med3(kv, a, b, c):
     return c if ka > kc else a
 
 
-@njit(cache=True, nogil=True)
+@_compiled
 def _swap(kv, ids, x, y):
     t = kv[x]
     kv[x] = kv[y]
@@ -34,7 +42,7 @@ def _swap(kv, ids, x, y):
     ids[y] = t
 
 
-@njit(cache=True, nogil=True)
+@_compiled
 def fastutil_sort(kv):
     """Sorts ``kv`` (int64) in place as fastutil does; returns the ids in their sorted order."""
     n = kv.shape[0]
