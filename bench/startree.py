@@ -7,9 +7,14 @@ pairs: ``COUNT__*``, ``SUM__qty``, ``AVG__qty``, ``MIN__price``, ``MAX__price``.
 leaves equal records in, which this builder reproduces with a Python port of that sort (slow on big inputs).
 
 Each build runs in a fresh subprocess (wall and CPU seconds of the build alone); the figure of merit is the
-ratio with / without the tree, best of ``--repeat``, the 1-minute load average printed beside it.
+ratio with / without the tree, best of ``--repeat``, the 1-minute load average printed beside it. With numba
+installed (the ``fast`` extra) the DOUBLE-sum sort is compiled code, and loading numba costs ~0.4-0.6 CPU-s
+once per process: ``--warm`` builds the same segment once before the timed build in each subprocess, as a
+long-lived Spark Python worker (``spark.python.worker.reuse``) builds its later segments.
 
-    .venv/bin/python bench/startree.py [--rows 1000000] [--repeat 3] [--double-sums] [--threads N]
+``--no-numba`` hides numba from the builds (the numpy fallback of a plain install).
+
+    .venv/bin/python bench/startree.py [--rows 1000000] [--repeat 3] [--double-sums] [--warm] [--no-numba] [--threads N]
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ def table_config(with_tree: bool, double_sums: bool) -> dict:
     return config
 
 
-def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | None) -> None:
+def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | None, warm: bool) -> None:
     from pinot_sink.segment.builder import BuildOptions, build_segment
     from type_mapping.pinot_schema import PinotSchema
     from type_mapping.stored import PinotColumns
@@ -52,6 +57,10 @@ def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | N
     with pa.memory_map(table_path) as source:
         table = pa.ipc.open_file(source).read_all()
     schema = PinotSchema.from_json(SCHEMA)
+    if warm:
+        with tempfile.TemporaryDirectory() as out:
+            build_segment(PinotColumns(table, {}), schema, table_config(with_tree, double_sums), out, "bench_0",
+                          1_700_000_000_000, BuildOptions(threads=threads))
     with tempfile.TemporaryDirectory() as out:
         wall, cpu = time.perf_counter(), time.process_time()
         built = build_segment(PinotColumns(table, {}), schema, table_config(with_tree, double_sums), out,
@@ -60,8 +69,13 @@ def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | N
     print(json.dumps({"wall": wall, "cpu": cpu, "tar_bytes": built.tar_bytes}))
 
 
-def run(table_path: Path, with_tree: bool, double_sums: bool, threads: int | None) -> dict:
+def run(table_path: Path, with_tree: bool, double_sums: bool, threads: int | None, warm: bool,
+        no_numba: bool = False) -> dict:
     args = [sys.executable, __file__, "--child", str(table_path)]
+    if warm:
+        args.append("--warm")
+    if no_numba:
+        args.append("--no-numba")
     if with_tree:
         args.append("--with-tree")
     if double_sums:
@@ -78,11 +92,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--double-sums", action="store_true")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--warm", action="store_true", help="time a second build in each subprocess")
+    parser.add_argument("--no-numba", action="store_true", help="hide numba: the sort's numpy fallback")
     parser.add_argument("--child", default=None)
     parser.add_argument("--with-tree", action="store_true")
     args = parser.parse_args()
     if args.child:
-        _child(args.child, args.with_tree, args.double_sums, args.threads)
+        if args.no_numba:
+            sys.modules["numba"] = None  # an import of it fails, as where it is not installed
+        _child(args.child, args.with_tree, args.double_sums, args.threads, args.warm)
         return
     with tempfile.TemporaryDirectory() as tmp:
         table_path = Path(tmp) / "rows.arrow"
@@ -92,13 +110,21 @@ def main() -> None:
         results = {False: [], True: []}
         for _ in range(args.repeat):
             for with_tree in (False, True):  # interleaved, so load changes hit both alike
-                results[with_tree].append(run(table_path, with_tree, args.double_sums, args.threads))
+                results[with_tree].append(run(table_path, with_tree, args.double_sums, args.threads, args.warm,
+                                              args.no_numba))
     best = {k: min(v, key=lambda r: r["wall"]) for k, v in results.items()}
     best_cpu = {k: min(r["cpu"] for r in v) for k, v in results.items()}
     load = os.getloadavg()[0]
     pairs = DOUBLE_PAIRS if args.double_sums else PAIRS
+    try:
+        if args.no_numba:
+            raise ImportError
+        import numba
+        sort = f"numba {numba.__version__}"
+    except ImportError:
+        sort = "numpy (no numba)"
     print(f"rows {args.rows:,}; tree country/event_type/city; pairs {', '.join(pairs)}; best of {args.repeat}; "
-          f"load {load:.1f}")
+          f"{'warm' if args.warm else 'cold'} processes; big sorts: {sort}; load {load:.1f}")
     print(f"without tree: wall {best[False]['wall']:.2f} s  cpu {best_cpu[False]:.2f} s  "
           f"tar {best[False]['tar_bytes']:,} B")
     print(f"with tree:    wall {best[True]['wall']:.2f} s  cpu {best_cpu[True]:.2f} s  "

@@ -18,7 +18,9 @@ bitmap: byte identity is shown for segments under 100,000 documents (the same do
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import struct
 from typing import Any
 
@@ -207,6 +209,187 @@ def flatten(text: str, config: JsonIndexSettings) -> list[Record]:
     return Flattener(config).flatten_text(text)
 
 
+# --- flattening every distinct value, by shape ---------------------------------------------------------
+#
+# Most JSON columns hold values of a few shapes (the same keys, nesting and array lengths; other scalars).
+# A value's shape is its text with the scalar literals taken out: the text between tokens and which tokens
+# are object keys (one C regex split). Each shape is flattened once, by the flattener above, with every scalar
+# replaced by a marker naming its token; every value of that shape then gives the same records with its own
+# scalars' texts in the markers' places. Two texts of one shape differ only in literals that are each valid
+# JSON scalars in the same places, so if one parses, every one does, to the same structure. A shape whose
+# text does not parse falls back to the flattener value by value (an error naming the row, or
+# skipInvalidJson's $SKIPPED$).
+
+_STRING = r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
+_TOKENS = re.compile(rf'({_STRING}[ \t\n\r]*:)|({_STRING}|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
+                     r'|true|false)')
+_MARK = "\x01"
+_AFTER_SURROGATES = re.compile("[\ue000-\U0010ffff]")
+
+
+class _Shape:
+    """One shape's flattened records: each field (path id, the scalar whose text is its value or -1, the text
+    id of a constant value such as an array index)."""
+
+    def __init__(self, records: list[list[tuple[int, int, int]]]):
+        self.records = records
+        self.width = sum(2 * len(r) for r in records)  # posting keys per value: path, path\0value per field
+
+
+class _Flattened:
+    """Every distinct value's flattened records as ids: paths, value texts, and per value its posting keys
+    (``path`` and ``path\0text`` codes) and the number of keys in each of its records."""
+
+    def __init__(self, config: JsonIndexSettings):
+        self.flattener = Flattener(config)
+        self.marker_flattener = Flattener(dataclasses.replace(config, max_value_length=0))
+        self.max_value_length = config.max_value_length
+        self.paths: dict[str, int] = {}
+        self.texts: dict[str, int] = {}
+        self.literal_texts: dict[str, int] = {}  # a scalar literal -> its text's id
+
+    def path_id(self, path: str) -> int:
+        return self.paths.setdefault(path, len(self.paths))
+
+    def text_id(self, text: str) -> int:
+        return self.texts.setdefault(text, len(self.texts))
+
+    def literal_ids(self, literals: list) -> np.ndarray:
+        """Each scalar literal's text id."""
+        known = self.literal_texts
+        for literal in set(literals).difference(known):
+            first = literal[0]
+            if first == '"':
+                text = literal[1:-1] if "\\" not in literal else _parse(literal)
+            elif first == "t" or first == "f":
+                text = literal
+            elif "." in literal or "e" in literal or "E" in literal:
+                text = _text(float(literal))  # what json.loads makes of it
+            else:
+                text = literal if literal != "-0" else "0"  # an int's digits, as str(int(literal))
+            if 0 < self.max_value_length < java_length(text):
+                text = SKIPPED_VALUE
+            known[literal] = self.text_id(text)
+        return np.array(list(map(known.__getitem__, literals)), dtype=np.int64)
+
+    def shape(self, parts: list) -> _Shape | None:
+        """The records of the text ``parts`` (a ``_TOKENS`` split) with markers for its scalars, or None
+        when that text is not JSON."""
+        marked = list(parts)
+        scalar = 0  # markers number the scalars, in text order
+        for token in range(len(parts) // 3):
+            if parts[3 * token + 2] is not None:
+                marked[3 * token + 2] = f'"\\u0001{scalar}"'
+                scalar += 1
+            marked[3 * token + 1] = marked[3 * token + 1] or ""
+            marked[3 * token + 2] = marked[3 * token + 2] or ""
+        try:
+            node = _parse("".join(marked))
+        except ValueError:
+            return None
+        flattener = self.marker_flattener
+        records = flattener._flatten(node, 0, "$", False, flattener.tree)
+        return _Shape([[(self.path_id(k), int(v[1:]) if v.startswith(_MARK) else -1,
+                         -1 if v.startswith(_MARK) else self.text_id(v)) for k, v in record.items()]
+                       for record in records])
+
+
+def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(s, s + c)`` over the pairs."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - (np.cumsum(counts) - counts), counts)
+
+
+def _flatten_distinct(distinct: list[str], doc_values: np.ndarray, config: JsonIndexSettings, column: str):
+    """(posting keys, per distinct value: its posting key ids and its records' key counts, as flat arrays with
+    per-value starts and counts). The posting keys are in Java String order."""
+    flat = _Flattened(config)
+    by_shape: dict[tuple, tuple[_Shape, list[int], list[list[int]]]] = {}  # shape -> its values, their literals
+    slow: list[int] = []
+    split = _TOKENS.split
+    for v, text in enumerate(distinct):
+        parts = split(text)
+        key = (tuple(parts[0::3]), tuple(parts[1::3]))
+        entry = by_shape.get(key)
+        if entry is None:
+            shape = flat.shape(parts)
+            if shape is None:
+                slow.append(v)
+                continue
+            entry = by_shape[key] = (shape, [], [])
+        entry[1].append(v)
+        entry[2].extend(filter(None, parts[2::3]))  # its scalar literals (the keys' places hold None)
+    slow_records = {}
+    for v in slow:
+        try:
+            records = flat.flattener.flatten_text(distinct[v])
+        except ValueError as exc:
+            row = int(np.argmax(doc_values == v))
+            raise ColumnValueError(
+                f"column {column!r}: row {row}: the JSON index cannot flatten {distinct[v][:80]!r}: {exc} (set "
+                f"skipInvalidJson in the column's json index config to index it as $SKIPPED$)") from None
+        slow_records[v] = [[(flat.path_id(k), flat.text_id(t)) for k, t in record.items()] for record in records]
+
+    shaped = [(shape, values, flat.literal_ids(literals).reshape(len(values), -1))
+              for shape, values, literals in by_shape.values()]
+    n_paths, n_texts = len(flat.paths), len(flat.texts)
+    pair_base = np.int64(n_paths)  # codes: a path key is its path id; path\0text is n_paths + path * texts + text
+    n = len(distinct)
+    key_counts = np.zeros(n, dtype=np.int64)
+    record_counts = np.zeros(n, dtype=np.int64)
+    pieces = []  # (values, their codes (values x width), record widths)
+    for shape, values, lit in shaped:
+        values_arr = np.array(values, dtype=np.int64)
+        columns = []
+        for record in shape.records:
+            for path, scalar, const in record:
+                tid = lit[:, scalar] if scalar >= 0 else np.full(len(values), const, dtype=np.int64)
+                columns.append(np.full(len(values), path, dtype=np.int64))
+                columns.append(pair_base + path * n_texts + tid)
+        codes = np.stack(columns, axis=1) if columns else np.zeros((len(values), 0), dtype=np.int64)
+        key_counts[values_arr] = shape.width
+        record_counts[values_arr] = len(shape.records)
+        pieces.append((values_arr, codes, np.array([2 * len(r) for r in shape.records], dtype=np.int64)))
+    for v, records in slow_records.items():
+        codes = [c for record in records for p, t in record for c in (p, pair_base + p * n_texts + t)]
+        key_counts[v] = len(codes)
+        record_counts[v] = len(records)
+        pieces.append((np.array([v], dtype=np.int64), np.array([codes], dtype=np.int64).reshape(1, -1),
+                       np.array([2 * len(r) for r in records], dtype=np.int64)))
+    key_starts = np.cumsum(key_counts) - key_counts
+    record_starts = np.cumsum(record_counts) - record_counts
+    all_codes = np.empty(int(key_counts.sum()), dtype=np.int64)
+    all_widths = np.empty(int(record_counts.sum()), dtype=np.int64)
+    for values_arr, codes, widths in pieces:
+        if codes.shape[1]:
+            all_codes[(key_starts[values_arr][:, None] + np.arange(codes.shape[1])).reshape(-1)] = codes.reshape(-1)
+        if len(widths):
+            all_widths[(record_starts[values_arr][:, None] + np.arange(len(widths))).reshape(-1)] = \
+                np.tile(widths, len(values_arr))
+    # the posting keys: strings for the distinct codes only, in Java String order
+    used, inverse = np.unique(all_codes, return_inverse=True)
+    paths = list(flat.paths)
+    texts = list(flat.texts)
+    keys = []
+    for code in used.tolist():
+        if code < n_paths:
+            keys.append(paths[code])
+        else:
+            path, text = divmod(code - n_paths, n_texts)
+            keys.append(paths[path] + KEY_VALUE_SEPARATOR + texts[text])
+    # Java orders Strings by UTF-16 units: the code point order unless a key holds a character above U+E000
+    # (after the surrogates) or beyond the BMP
+    java_order = _AFTER_SURROGATES.search("".join(keys)) is not None
+    order = sorted(range(len(keys)), key=(lambda i: java_sort_key(keys[i])) if java_order else keys.__getitem__)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int64)
+    sorted_keys = [keys[i] for i in order]
+    return (sorted_keys, rank[inverse.reshape(-1)], all_widths, key_starts, key_counts, record_starts,
+            record_counts)
+
+
 # --- the index file --------------------------------------------------------------------------------------
 
 
@@ -214,42 +397,21 @@ def build_json_index(distinct: list[str], doc_values: np.ndarray, config: JsonIn
                      column: str) -> bytes:
     """The ``.json.idx`` payload; ``distinct``: the column's distinct values, ``doc_values``: each doc's index
     into them (segment order). Each distinct value is flattened once."""
-    flattener = Flattener(config)
-    per_value: list[list[list[str]]] = []  # distinct value -> its records -> their posting keys
-    for i, text in enumerate(distinct):
-        try:
-            records = flattener.flatten_text(text)
-        except ValueError as exc:
-            row = int(np.argmax(doc_values == i))
-            raise ColumnValueError(
-                f"column {column!r}: row {row}: the JSON index cannot flatten {text[:80]!r}: {exc} (set "
-                f"skipInvalidJson in the column's json index config to index it as $SKIPPED$)") from None
-        per_value.append([[key for k, v in record.items() for key in (k, k + KEY_VALUE_SEPARATOR + v)]
-                          for record in records])
-    distinct_keys = {key for records in per_value for record in records for key in record}
-    # Java orders Strings by UTF-16 units: the code point order unless a key holds a character above U+E000
-    # (after the surrogates) or beyond the BMP
-    java_order = any(max(key, default="\0") >= "\ue000" for key in distinct_keys)
-    keys = sorted(distinct_keys, key=java_sort_key if java_order else None)
-    rank = {key: i for i, key in enumerate(keys)}
-    ranked = [[[rank[key] for key in record] for record in records] for records in per_value]
-    counts = np.array([len(records) for records in ranked], dtype=np.int64)[doc_values]
+    keys, key_ids, widths, key_starts, key_counts, record_starts, record_counts = _flatten_distinct(
+        list(distinct), doc_values, config, column)
+    doc_values = np.asarray(doc_values, dtype=np.int64)
+    counts = record_counts[doc_values]
     flat_docs = np.repeat(np.arange(len(doc_values), dtype=np.int32), counts)
     if len(flat_docs) >= 2**31:
         raise ColumnValueError(f"column {column!r}: more than {2**31 - 1} flattened JSON records")
-    ids: list[int] = []
-    lengths_per_row: list[int] = []
-    for value in doc_values.tolist():
-        for record in ranked[value]:
-            ids.extend(record)
-            lengths_per_row.append(len(record))
-    key_ids = np.array(ids, dtype=np.int64)
-    row_lengths = np.array(lengths_per_row, dtype=np.int64)
+    doc_key_ids = key_ids[_ragged(key_starts[doc_values], key_counts[doc_values])]
+    row_lengths = widths[_ragged(record_starts[doc_values], counts)]
     encoded = [key.encode("utf-8") for key in keys]
     lengths = np.array([len(b) for b in encoded], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     dictionary = var_length_bytes(np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
-    inverted = bytes(inverted_index(key_ids, len(keys), row_lengths)) if keys else struct.pack(">i", 4)
+    inverted = (bytes(inverted_index(doc_key_ids, len(keys), row_lengths)) if keys
+                else struct.pack(">i", 4))
     mapping = flat_docs.astype("<i4").tobytes()
     header = struct.pack(">iiqqq", VERSION, int(lengths.max()) if len(keys) else 0, len(dictionary), len(inverted),
                          len(mapping))

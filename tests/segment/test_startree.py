@@ -6,11 +6,13 @@
 * the trees read back (ours, and Pinot's own) hold, under every node, the aggregation of exactly the raw rows
   the node's path selects: checked on the fixtures and on random rows with random tree configs (hypothesis);
 * the record order within equal dimensions is fastutil's (the orders fastutil 8.5.11 produced are kept in
-  tests/fixtures/startree/fastutil_orders.json);
+  tests/fixtures/startree/fastutil_orders.json, up to 1M keys), through each of the three sorts (the Python
+  port, numba's, numpy's), and the fixtures' bytes through each;
 * ``validate_star_tree_configs`` names the tree and the function pair it cannot build.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -28,13 +30,15 @@ from pinot_sink.segment.properties import parse_properties
 from pinot_sink.segment.read.reader import open_segment
 from pinot_sink.segment.read.startree import read_star_trees
 from pinot_sink.segment.startree import StarTreeConfigError, validate_star_tree_configs
-from pinot_sink.segment.startree.quicksort import fastutil_order
+from pinot_sink.segment.startree import quicksort
+from pinot_sink.segment.startree.quicksort import fastutil_order, fastutil_order_array
 from pinot_sink.segment.startree.tree import _hashmap_order
 from type_mapping.java_text import big_decimal_text_array
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "startree"
+SORTS = ["numba", "numpy"]  # fastutil_order_array's fast paths (numba: the test extra installs it)
 
 
 def _case(folder: Path):
@@ -101,8 +105,63 @@ def test_fastutil_order_matches_java():
     cases = json.loads((FIXTURES / "fastutil_orders.json").read_text())["cases"]
     for case in cases:
         assert fastutil_order(case["keys"]) == case["order"]
+        for how in SORTS:
+            assert fastutil_order_array(np.array(case["keys"]), how).tolist() == case["order"], how
     # ties are what the port is for: a stable sort would give another order on these
     assert any(sorted(range(len(c["keys"])), key=c["keys"].__getitem__) != c["order"] for c in cases)
+
+
+def _hash_keys(n: int, distinct: int, seed: int) -> np.ndarray:
+    """Keys of tests/fixtures/startree/fastutil_orders.json's "large" cases (a splitmix64-style hash)."""
+    x = (np.arange(n, dtype=np.uint64) + np.uint64(seed)) * np.uint64(0x9E3779B97F4A7C15)
+    x ^= x >> np.uint64(31)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(29)
+    return (x % np.uint64(distinct)).astype(np.int64)
+
+
+@pytest.mark.parametrize("how", ["python", *SORTS])
+def test_fastutil_order_of_big_inputs_matches_java(how):
+    """Up to 1M keys, 1 to 144k distinct (fastutil's orders by their SHA-256; a stable sort differs on each)."""
+    for case in json.loads((FIXTURES / "fastutil_orders.json").read_text())["large"]:
+        if how == "python" and case["n"] > 300_000:
+            continue  # ~5 s
+        order = fastutil_order_array(_hash_keys(case["n"], case["distinct"], case["seed"]), how)
+        assert hashlib.sha256(order.astype("<i8").tobytes()).hexdigest() == case["order_sha256"], case
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=700), st.integers(1, 40))
+def test_fastutil_order_array_is_the_port(keys, modulo):
+    keys = [k % modulo for k in keys]  # few distinct values: many ties, many equal-pivot partitions
+    for how in SORTS:
+        assert fastutil_order_array(np.array(keys, dtype=np.int64), how).tolist() == fastutil_order(keys), how
+
+
+def test_which_sort(monkeypatch):
+    quicksort._jit()  # numba loaded (the test extra installs it)
+    assert [quicksort._choose(n) for n in (100, 10_000, 1_000_000)] == ["python", "numba", "numba"]
+    assert quicksort.compiled_sort(np.array([3, 1, 3, 0] * 1000))[1].tolist() == [0] * 1000 + [1] * 1000 + [3] * 2000
+    monkeypatch.setattr(quicksort, "_KERNEL", [None])  # as where numba is not installed
+    assert [quicksort._choose(n) for n in (100, 10_000, 1_000_000)] == ["python", "numpy", "numpy"]
+    assert quicksort.compiled_sort(np.arange(1_000_000)) is None
+    monkeypatch.setattr(quicksort, "_KERNEL", [])  # numba not loaded yet: small sorts do not load it
+    monkeypatch.setattr(quicksort, "_jit", lambda: pytest.fail("numba loaded for a small sort"))
+    assert quicksort._choose(10_000) == "numpy"
+
+
+@pytest.mark.parametrize("how", SORTS)
+def test_same_bytes_as_pinot_through_the_fast_sorts(how, pinot_built, tmp_path, monkeypatch):
+    """The fixtures' sorts are small (the Python port's): run them through numba's and numpy's sorts too."""
+    monkeypatch.setattr(quicksort, "_choose", lambda n: how)
+    for where, name in CASES:
+        case = _case(_folder(where, name, pinot_built))
+        out = tmp_path / name
+        built = build_segment(case.columns, case.schema, case.table_config, out, case.segment_name,
+                              CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False))
+        ours, theirs = _star_buffers(read_tarball(built.tar_path)), _star_buffers(case.pinot_files())
+        differing = {k for k in theirs if ours[k] != theirs[k]}
+        assert differing == KNOWN_DIFFERENCES.get(name, set()), (name, sorted(differing))
 
 
 def test_hashmap_order():

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .aggregators import ValueAggregator
-from .quicksort import fastutil_order
+from .quicksort import compiled_sort, fastutil_order_array
 
 log = logging.getLogger(__name__)
 
@@ -229,15 +229,20 @@ def _order(keys: np.ndarray, pinot_order: bool) -> tuple[np.ndarray, np.ndarray,
     equal rows in that order. ``pinot_order``: ties exactly where Pinot's fastutil quicksort leaves them
     (needed when the merge order shows in the bytes), else in row order."""
     n = len(keys)
-    if keys.shape[1] == 0 or n < 2:
-        order = np.array(fastutil_order([0] * n), dtype=np.int64) if pinot_order else np.arange(n)
-        return order, np.zeros(min(n, 1), dtype=np.int64), np.array([n] if n else [], dtype=np.int64)
+    if keys.shape[1] == 0 or n < 2:  # all keys equal: fastutil moves nothing either
+        return np.arange(n), np.zeros(min(n, 1), dtype=np.int64), np.array([n] if n else [], dtype=np.int64)
     packed = _packed(keys)
-    order = np.argsort(packed, kind="stable")
-    ordered = packed[order]
+    compiled = compiled_sort(packed) if pinot_order else None
+    if compiled is not None:
+        order, ordered = compiled
+    else:
+        order = np.argsort(packed, kind="stable")
+        ordered = packed[order]
     starts, sizes = _runs(ordered)
-    if pinot_order and len(starts) < n:  # with no ties every correct sort agrees
-        order = np.array(fastutil_order(packed.tolist()), dtype=np.int64)
+    if pinot_order and compiled is None and len(starts) < n:  # with no ties every correct sort agrees
+        ranks = np.empty(n, dtype=np.int64)
+        ranks[order] = np.repeat(np.arange(len(starts), dtype=np.int64), sizes)
+        order = fastutil_order_array(ranks)
     return order, starts, sizes
 
 
