@@ -28,22 +28,24 @@ import logging
 import shutil
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
-from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
 from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
+from pinot_sink.storage.files import publish_into_directory, remove_tree
+from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
+from pinot_sink.storage.manifests import (WriteRecord, recorded_status, was_withdrawn, write_aborted,
+                                          write_committed, write_publishing, write_unknown, write_withdrawn)
+from pinot_sink.storage.stores import DirectoryStore
 
 from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler, release_private_stage_root
-from .manifest import (recorded_status, was_withdrawn, write_aborted, write_committed, write_publishing,
-                       write_unknown, write_withdrawn)
 from .naming import is_segment_of_write, run_replaces, segment_replaces
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
-from .store import SegmentStore, local_path, publish_into_directory, remove_tree, table_uri
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
 from type_mapping.errors import PinotSinkError
@@ -81,20 +83,21 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
                     "repartition its input; use pinot_sink.write(df, ...) or df.repartition(%d)", wanted,
                     len(reports), wanted)
     write_id = batch_write if job.streaming else job.write_id
+    record = job.record(batch_write)
     try:
         settle_own_leftovers(job, tag, job.run_folder(batch_write))
         if job.client_config is None:
-            replaced = _publish_embedded(job, segments, tag, job.run_folder(batch_write), write_id)
+            replaced = _publish_embedded(job, segments, tag, record, write_id)
             upload_ms, lineage_id = {}, None
         else:
-            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag,
-                                                                     job.run_folder(batch_write), write_id)
+            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag, record, write_id)
     except CommitOutcomeUnknownError as error:
         message = _may_have_been_committed(job, write_id, error)
-        write_unknown(job, write_id, job.run_folder(batch_write), error.lineage_id, [s.name for s in segments],
+        write_unknown(record, write_id, error.lineage_id, [s.name for s in segments],
                       message, replacing=getattr(error, "replacing", []))
         raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
+        job.store().close()
         remove_tree(job.staging(batch_write), job.storage_options)
         release_private_stage_root(job)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
@@ -111,7 +114,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         deferred_indexes=job.index_plan.deferred_lines() if job.index_plan is not None else (),
     )
     log.info("%s", summary_table(result))
-    write_committed(job, result, job.run_folder(batch_write))
+    write_committed(record, asdict(result))
     return result
 
 
@@ -123,7 +126,8 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     ensure_log_handler()
     batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
     left: list[str] = []
-    if recorded_status(job, job.run_folder(batch_write)) == "unknown":
+    record = job.record(batch_write)
+    if recorded_status(record) == "unknown":
         # The commit could not learn whether it committed: nothing may be undone, and the record says so.
         if not remove_tree(job.staging(batch_write), job.storage_options):
             left.append(job.staging(batch_write))
@@ -136,7 +140,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         store = job.store()
         names = _names(reports)
         ours = sorted(n for n in store.list() if n in names)
-        withdrawn = was_withdrawn(job, job.run_folder(batch_write))  # it found a rival and deleted nothing
+        withdrawn = was_withdrawn(record)  # it found a rival and deleted nothing
         if ours and len(ours) == len(names) and _may_replace(job) and not withdrawn:
             # Every new file is in place: the commit reached its last step, deleting the files this write
             # replaces, and may have deleted some before it failed. The new files may now be the only copy
@@ -155,7 +159,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
     # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
     pending = sorted(_names(reports)) if job.options.naming.kind != "fixed" else []
-    write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left, pending)
+    write_aborted(record, batch_write if job.streaming else job.write_id, left, pending)
     return left
 
 
@@ -213,19 +217,19 @@ def _windows(job: WriteJob, segments: Sequence[SegmentRecord]) -> list:
     return windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
 
 
-def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str,
+def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, record: WriteRecord,
                       write_id: str | None) -> set[str]:
     store = job.store()
     new = {s.name for s in segments}
     replaced = _replaced(job, store.list(), new, tag, segments)
     # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
-    write_publishing(job, write_id, run_folder, sorted(new), sorted(replaced))
+    write_publishing(record, write_id, sorted(new), sorted(replaced))
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
     # Before anything is deleted: withdrawing then leaves the table as it was.
     withdraw = _must_withdraw(job, tag, store.list, new, replaced, segments)
     if withdraw is not None:
-        write_withdrawn(job, run_folder, sorted(new))  # an abort after a failed delete must remove them too
+        write_withdrawn(record, sorted(new))  # an abort after a failed delete must remove them too
         left = store.delete(new)
         state = ("this run's files were taken out again and nothing was deleted" if not left else
                  f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
@@ -237,10 +241,10 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     return replaced
 
 
-def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str,
+def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, record: WriteRecord,
                            write_id: str | None) -> tuple[set[str], dict[str, float], str | None]:
     delivery = job.options.delivery
-    client = ControllerClient.from_config(job.client_config)
+    client = job.store().client  # closed with the store, at the end of the commit
     download_dir = None
     try:
         new = [s.name for s in segments]
@@ -265,7 +269,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
             # The tarballs go to output-uri before the commit: the intent first, so push and recover know.
-            write_publishing(job, write_id, run_folder, new, sorted(replaced))
+            write_publishing(record, write_id, new, sorted(replaced))
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
@@ -303,7 +307,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
             # that no abort can undo. The intent first: killed mid-copy, the folder would hold these and the
             # tarballs they replaced with no record of which is live (push would publish both); recover
             # settles it from the lineage entry.
-            write_publishing(job, write_id, run_folder, new, sorted(replaced), lineage_id=lineage_id)
+            write_publishing(record, write_id, new, sorted(replaced), lineage_id=lineage_id)
             try:
                 publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                                        job.storage_options)
@@ -312,7 +316,6 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
                           redact_text(job.output_uri), exc)
         return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
     finally:
-        client.close()
         if download_dir is not None:
             shutil.rmtree(download_dir, ignore_errors=True)
 
@@ -339,8 +342,7 @@ def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:
     Fresh run-tagged names only: a fixed name may be an earlier write's file."""
     if job.options.delivery.push_mode == "tar" or not job.output_uri or job.options.naming.kind == "fixed":
         return ""
-    left = SegmentStore(job.table, directory_uri=table_uri(job.output_uri, job.table),
-                        storage_options=job.storage_options).delete(names)
+    left = DirectoryStore(job.table, job.output_uri, job.storage_options).delete(names)
     return (f"; COULD NOT REMOVE {len(left)} tarball(s) it copied into {redact_text(job.output_uri)}: "
             f"{', '.join(left[:5])}" if left else "")
 

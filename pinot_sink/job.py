@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import socket
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -26,14 +25,17 @@ from type_mapping.spark_types import spark_struct_to_arrow
 from type_mapping.table_config import TableConfig, TableConfigError
 
 from pinot_sink.controller import ControllerClient, redact_text
-from pinot_sink.controller.deep_store import normalise_uri
+from pinot_sink.storage.files import remove_tree
+from pinot_sink.storage.layout import manifest_uri, normalise_uri, staging_uri, table_uri
+from pinot_sink.storage.manifests import WriteRecord, common_fields
+from pinot_sink.storage.staging import private_stage_root
+from pinot_sink.storage.stores import SegmentStore, open_store
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 
 from .ingestion import IngestionPipeline
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
 from .options import OptionError, WriteOptions, redact_options
-from .store import SegmentStore, remove_tree, staging_uri, table_uri
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 
@@ -74,6 +76,7 @@ class WriteJob:
     pipeline: IngestionPipeline | None = None  # the table config's transforms, filter, complex types; None: none
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
+    segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
 
     @property
     def table(self) -> str:
@@ -94,11 +97,24 @@ class WriteJob:
         return staging_uri(self.stage_root, self.table, self.run_folder(batch_write_id))
 
     def store(self) -> SegmentStore:
-        """Where the table's live segments are: the controller, or the output directory."""
-        if self.client_config is not None:
-            return SegmentStore(self.table, client_config=self.client_config)
-        return SegmentStore(self.table, directory_uri=table_uri(self.output_uri, self.table),
-                            storage_options=self.storage_options)
+        """Where the table's live segments are: the controller, or the output directory (chosen once, in
+        ``prepare_job``)."""
+        return self.segment_store
+
+    def record(self, batch_write_id: str | None = None) -> WriteRecord:
+        """Where this run's manifests go (``pinot_sink.storage.manifests``) and what they all say."""
+        run_folder = self.run_folder(batch_write_id)
+        uris = (manifest_uri(self.output_uri, self.table, run_folder),) if self.output_uri else ()
+        if self.options.manifest_path:
+            uris += (self.options.manifest_path,)
+        client = self.client_config
+        common = common_fields(table=self.table, overwrite=self.overwrite, run_tag=self.run_tag,
+                               push_mode=self.options.delivery.push_mode if client else None,
+                               controller=client.url if client else None, output_uri=self.output_uri,
+                               options=self.logged_options, started_at=self.started_at)
+        return WriteRecord(self.table, run_folder, uris,
+                           table_uri(self.output_uri, self.table) if self.output_uri else None, common,
+                           self.storage_options)
 
     @property
     def storage_options(self) -> dict:
@@ -239,6 +255,8 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         driver_host=socket.gethostname(), started_at=time.time(), window=window,
         logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
         pipeline=pipeline, index_plan=index_plan,
+        segment_store=open_store(options.table_name, client_config=options.client, root_uri=output_uri,
+                                 storage_options=delivery.storage_options),
     )
     try:  # names are validated before any task runs
         namer = job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
@@ -274,6 +292,8 @@ def _check_straddling(job: WriteJob) -> None:
                         include_straddling=job.window.include_straddling)
     except StraddlingSegmentsError as exc:
         raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
+    finally:
+        store.close()
 
 
 def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
@@ -293,15 +313,6 @@ def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
         f"would be up to {longest} bytes (with the write tags, time values, partition and sequence), but a "
         f"file name holds {FILE_NAME_MAX_BYTES} and a segment name at most {SEGMENT_NAME_MAX_BYTES}: shorten "
         f"{' or '.join(repr(g) for g in given)}")
-
-
-def private_stage_root(table: str) -> str:
-    """A fresh staging root on the driver's machine when there is no output-uri: ``mkdtemp`` makes it 0700,
-    never at an existing path (a planted directory or symlink makes it pick another name), so no other user
-    can read, replace or redirect the staged tarballs. Made here, on the driver, because only tasks on the
-    driver's machine may stage there (``check_staging_reachable``, ``write_partition``), and they run as the
-    driver's user; removed by ``release_private_stage_root`` after the commit or abort."""
-    return tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
 
 
 def release_private_stage_root(job: WriteJob) -> None:

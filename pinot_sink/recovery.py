@@ -20,18 +20,18 @@ Settling assumes no write of that table is running (a running write's entry and 
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, redact_text
-from pinot_sink.controller.deep_store import child_uri, table_uri
+from pinot_sink.storage.files import list_folders, remove_tree
+from pinot_sink.storage.layout import STAGING_DIR, child_uri, run_folder_of_manifest, table_uri
+from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WITHDRAWN,
+                                          manifests_of_table, rewrite_status)
+from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 
 from .job import WriteJob
-from .manifest import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WITHDRAWN, manifests_of_table,
-                       rewrite_status)
 from .naming import name_tags
-from .store import STAGING_DIR, SegmentStore, list_folders, remove_tree
 
 log = logging.getLogger("pinot_sink")
 
@@ -79,13 +79,13 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
     unreadable: list[str] = []
     documents = manifests_of_table(folder, storage_options, unreadable=unreadable)
     for uri in unreadable:
-        run = os.path.basename(uri)[: -len(".json")]
+        run = run_folder_of_manifest(uri)
         if write_tag is None or run.startswith(f"{write_tag}_"):
             found.append(Leftover("unreadable write record", uri, "truncated or corrupted: what its write published "
                                   "is unknown; restore it, or remove it once you have checked the table", run,
                                   settle=lambda: "COULD NOT SETTLE IT: left as it is, for a person to check"))
     for uri, document in documents.items():
-        run = os.path.basename(uri)[: -len(".json")]
+        run = run_folder_of_manifest(uri)
         if document.get("status") not in UNFINISHED or (write_tag is not None and not run.startswith(f"{write_tag}_")):
             continue
         pending = document.get("pending") or []
@@ -94,7 +94,7 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
             f"{document.get('status')} ({'embedded' if not document.get('controller') else 'controller'}): "
             f"{len(pending)} segment(s) not known to be committed", run,
             settle=lambda uri=uri, document=document: _settle_publish(
-                table, uri, document, SegmentStore(table, directory_uri=folder, storage_options=storage_options),
+                table, uri, document, DirectoryStore(table, output_uri, storage_options),
                 client, storage_options)))
     return found
 
@@ -180,7 +180,7 @@ def settle_own_leftovers(job: WriteJob, write_tag: str, own_run: str) -> None:
         return
     try:
         documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
-        ended = {os.path.basename(uri)[: -len(".json")] for uri, d in documents.items()
+        ended = {run_folder_of_manifest(uri) for uri, d in documents.items()
                  if d.get("status") in (COMMITTED, SUPERSEDED, ABORTED, UNKNOWN)}
         for leftover in find_leftovers(job.table, output_uri=job.output_uri, storage_options=job.storage_options,
                                        write_tag=write_tag):

@@ -544,7 +544,7 @@ def test_push_after_an_overwrite_with_an_unknown_outcome_waits_for_recover(tmp_p
                    "The commit's own error still says MAY HAVE BEEN COMMITTED and names the write.id")
 def test_an_unknown_outcome_whose_record_could_not_be_written_is_not_recorded_as_aborted(tmp_path, table,
                                                                                          monkeypatch):
-    import pinot_sink.manifest as manifest_module
+    import pinot_sink.storage.manifests as manifest_module
 
     out = tmp_path / "out"
     the_job = job(url=table.url, out=out, **{"retry.max-attempts": 2, "retry.max-elapsed": "1s"})

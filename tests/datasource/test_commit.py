@@ -180,7 +180,7 @@ def test_abort_removes_a_partly_published_embedded_write(tmp_path):
     commit_job(first, run_tasks(first, [(0, 300)]))
     the_job = job(out=tmp_path)
     reports = run_tasks(the_job, [(300, 900)])
-    from pinot_sink.store import publish_into_directory
+    from pinot_sink.storage.files import publish_into_directory
 
     # The commit moved one tarball and then died.
     one = reports[0].segments[0]
