@@ -41,13 +41,14 @@ from pinot_sink.storage.manifests import (WriteRecord, recorded_status, was_with
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
 from pinot_sink.storage.stores import DirectoryStore
 
-from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler, release_private_stage_root
-from .naming import is_segment_of_write, run_replaces, segment_replaces
+from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
+from .naming import segment_replaces
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
+from .write_run import APPEND, TABLE, WINDOW, WriteRun
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
@@ -75,30 +76,29 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     sizing = small_segments_warning(job.options, segments)
     if sizing:  # before anything becomes visible, so the user can still stop and resize
         log.warning("%s", sizing)
-    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
-    tag = job.write_tag(batch_write)
+    run = job.run_of(query_id, batch_id)
     wanted = job.options.parallelism
     if wanted and len(reports) != wanted:
         log.warning("pinot_sink: sink.parallelism=%d, but the DataFrame had %d partitions: a data source cannot "
                     "repartition its input; use pinot_sink.write(df, ...) or df.repartition(%d)", wanted,
                     len(reports), wanted)
-    write_id = batch_write if job.streaming else job.write_id
-    record = job.record(batch_write)
+    record = job.record(run)
+    replacement = _REPLACEMENTS[run.replaces](job, run, segments)
     try:
-        settle_own_leftovers(job, tag, job.run_folder(batch_write))
+        settle_own_leftovers(job, run)
         if job.client_config is None:
-            replaced = _publish_embedded(job, segments, tag, record, write_id)
+            replaced = _publish_embedded(job, segments, replacement, record)
             upload_ms, lineage_id = {}, None
         else:
-            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag, record, write_id)
+            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, replacement, record)
     except CommitOutcomeUnknownError as error:
-        message = _may_have_been_committed(job, write_id, error)
-        write_unknown(record, write_id, error.lineage_id, [s.name for s in segments],
+        message = _may_have_been_committed(job, run, error)
+        write_unknown(record, run.write_id, error.lineage_id, [s.name for s in segments],
                       message, replacing=getattr(error, "replacing", []))
         raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
         job.store().close()
-        remove_tree(job.staging(batch_write), job.storage_options)
+        remove_tree(run.staging, job.storage_options)
         release_private_stage_root(job)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
     # Streaming writers are made once per query, so time a micro-batch from its first task.
@@ -106,7 +106,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     began = min(starts) if job.streaming and starts else job.started_at
     result = WriteResult(
         table=job.table, mode="overwrite" if job.overwrite else "append",
-        write_id=write_id, run_tag=job.run_tag, segments=published,
+        write_id=run.write_id, run_tag=run.run_tag, segments=published,
         replaced=tuple(sorted(replaced)), lineage_id=lineage_id, destination=describe_mode(job),
         elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
         input_rows=sum(r.input_rows for r in reports if r is not None),
@@ -124,13 +124,13 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     and (embedded mode) any of this run's tarballs a failed commit had already moved into the table folder.
     Returns what could not be removed (segment names and folders), which is also logged."""
     ensure_log_handler()
-    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
+    run = job.run_of(query_id, batch_id)
     left: list[str] = []
-    record = job.record(batch_write)
+    record = job.record(run)
     if recorded_status(record) == "unknown":
         # The commit could not learn whether it committed: nothing may be undone, and the record says so.
-        if not remove_tree(job.staging(batch_write), job.storage_options):
-            left.append(job.staging(batch_write))
+        if not remove_tree(run.staging, job.storage_options):
+            left.append(run.staging)
         log.error("pinot_sink: abort of %s after a commit whose outcome is unknown: the table is left as it is "
                   "and the manifest keeps `unknown`", job.table)
         return left
@@ -141,7 +141,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         names = _names(reports)
         ours = sorted(n for n in store.list() if n in names)
         withdrawn = was_withdrawn(record)  # it found a rival and deleted nothing
-        if ours and len(ours) == len(names) and _may_replace(job) and not withdrawn:
+        if ours and len(ours) == len(names) and run.may_replace and not withdrawn:
             # Every new file is in place: the commit reached its last step, deleting the files this write
             # replaces, and may have deleted some before it failed. The new files may now be the only copy
             # of those rows: keep them (rows may stay doubled, never missing) and say so.
@@ -150,8 +150,8 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
             left += ours
         else:
             left += store.delete(ours)
-    if not remove_tree(job.staging(batch_write), job.storage_options):
-        left.append(job.staging(batch_write))
+    if not remove_tree(run.staging, job.storage_options):
+        left.append(run.staging)
     release_private_stage_root(job)
     if left:
         log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
@@ -159,29 +159,69 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
     # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
     pending = sorted(_names(reports)) if job.options.naming.kind != "fixed" else []
-    write_aborted(record, batch_write if job.streaming else job.write_id, left, pending)
+    write_aborted(record, run.write_id, left, pending)
     return left
-
-
-def _may_replace(job: WriteJob) -> bool:
-    """Whether the embedded commit of ``job`` can delete existing files (``_replaced`` can be non-empty): an
-    overwrite, a window overwrite, or a rerun (a given write.id, a replayed micro-batch). A plain append has
-    a fresh write tag that no existing file carries."""
-    return (job.overwrite or (job.window is not None and job.window.replaces_by_time) or job.streaming
-            or bool(job.options.write_id))
 
 
 def _names(reports: Sequence[TaskReport | None]) -> set[str]:
     return {s.name for r in reports if r is not None for s in r.segments}
 
 
-def _replaced(job: WriteJob, live: set[str], new: set[str], tag: str,
-              segments: Sequence[SegmentRecord] = ()) -> set[str]:
-    if job.window is not None and job.window.replaces_by_time:
-        return _replaced_by_time(job, live, segments) - new
-    if job.overwrite:
+class _Replacement:
+    """What a run's commit takes out of the table besides publishing its segments, and which runs committing
+    at the same time are its rivals (``_must_withdraw``); chosen once per commit from ``WriteRun.replaces``.
+    This one is an append's: the segments of its write's earlier runs (a rerun's; a plain append's fresh write
+    tag finds none)."""
+
+    rival_kind = "another run of this write"
+
+    def __init__(self, job: WriteJob, run: WriteRun, segments: Sequence[SegmentRecord]) -> None:
+        self.job, self.run, self.segments = job, run, segments
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
+        return {name for name in live if self.run.owns(name)} - new
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        """Of the live segments besides this run's and those it replaced, the ones it would have replaced had
+        it seen them: each such pair committed at the same time, each replacing only what was live before the
+        other."""
+        return {name for name in candidates if self.run.owns(name)}
+
+
+class _TableReplacement(_Replacement):
+    """An overwrite: every live segment; its rivals are also any other overwrite's (of the table or a window)."""
+
+    rival_kind = "another overwrite or another run of this write"
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
         return live - new
-    return {name for name in live if is_segment_of_write(name, tag)} - new
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        return super().rivals(candidates) | {n for n in candidates if segment_replaces(n) is not None}
+
+
+class _WindowReplacement(_Replacement):
+    """A window overwrite (``overwrite.time-range``): the live segments in its window, its own write's earlier
+    ones too (by time only); its rivals are a whole-table overwrite's, or another window overwrite's (or
+    another run's of its write) inside its window."""
+
+    rival_kind = "another overwrite or another run of this write"
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
+        return _replaced_by_time(self.job, live, self.segments) - new
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        rivals = {n for n in candidates if segment_replaces(n) == "table"}
+        windowed = [n for n in candidates - rivals if segment_replaces(n) == "window" or self.run.owns(n)]
+        if windowed:
+            windows = _windows(self.job, self.segments)
+            for name, (start, end) in self.job.store().time_ranges(windowed).items():
+                if start < 0 or end < 0 or any(start < w.end_ms and end >= w.start_ms for w in windows):
+                    rivals.add(name)  # a range it cannot read counts as inside: withdrawing is the safe side
+        return rivals
+
+
+_REPLACEMENTS = {APPEND: _Replacement, TABLE: _TableReplacement, WINDOW: _WindowReplacement}
 
 
 def _replaced_by_time(job: WriteJob, live: set[str], segments: Sequence[SegmentRecord]) -> set[str]:
@@ -217,17 +257,17 @@ def _windows(job: WriteJob, segments: Sequence[SegmentRecord]) -> list:
     return windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
 
 
-def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, record: WriteRecord,
-                      write_id: str | None) -> set[str]:
+def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+                      record: WriteRecord) -> set[str]:
     store = job.store()
     new = {s.name for s in segments}
-    replaced = _replaced(job, store.list(), new, tag, segments)
+    replaced = replacement.replaced(store.list(), new)
     # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
-    write_publishing(record, write_id, sorted(new), sorted(replaced))
+    write_publishing(record, replacement.run.write_id, sorted(new), sorted(replaced))
     publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
                            job.storage_options)
     # Before anything is deleted: withdrawing then leaves the table as it was.
-    withdraw = _must_withdraw(job, tag, store.list, new, replaced, segments)
+    withdraw = _must_withdraw(replacement, store.list, new, replaced)
     if withdraw is not None:
         write_withdrawn(record, sorted(new))  # an abort after a failed delete must remove them too
         left = store.delete(new)
@@ -241,15 +281,15 @@ def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str
     return replaced
 
 
-def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, record: WriteRecord,
-                           write_id: str | None) -> tuple[set[str], dict[str, float], str | None]:
+def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+                           record: WriteRecord) -> tuple[set[str], dict[str, float], str | None]:
     delivery = job.options.delivery
+    write_id = replacement.run.write_id
     client = job.store().client  # closed with the store, at the end of the commit
     download_dir = None
     try:
         new = [s.name for s in segments]
-        replaced = _replaced(job, set(client.list_segments(job.table, exclude_replaced=True)), set(new), tag,
-                             segments)
+        replaced = replacement.replaced(set(client.list_segments(job.table, exclude_replaced=True)), set(new))
         if not new and not replaced:
             return set(), {}, None
         paths = []
@@ -296,7 +336,7 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
                     state += _remove_deep_store_copies(job, new)
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
             try:
-                _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
+                _yield_to_a_concurrent_run(client, job, push, replacement, set(new), replaced)
             except CommitOutcomeUnknownError as error:  # its withdrawal's revert: as above
                 error.replacing = sorted(replaced)
                 raise
@@ -347,36 +387,13 @@ def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:
             f"{', '.join(left[:5])}" if left else "")
 
 
-def _concurrent_rivals(job: WriteJob, tag: str, live: set[str], new: set[str], replaced: set[str],
-                       segments: Sequence[SegmentRecord]) -> list[str]:
-    """Live segments, besides this run's and those it replaced, that it would have replaced had it seen them:
-    another run of the same write; for a whole-table overwrite, another overwrite's (of the table or of a
-    window); for a window overwrite, a whole-table overwrite's, or another window overwrite's inside its
-    window. Each such pair committed at the same time: each replaced only what was live before the other."""
-    mine = run_replaces(job.run_tag)
-    candidates = live - new - replaced
-    if mine != "window":
-        rivals = {n for n in candidates if is_segment_of_write(n, tag)}
-        if mine == "table":
-            rivals |= {n for n in candidates if segment_replaces(n) is not None}
-    else:  # a window overwrite replaces by time only, its own write's earlier segments too
-        rivals = {n for n in candidates if segment_replaces(n) == "table"}
-        windowed = [n for n in candidates - rivals if segment_replaces(n) == "window" or is_segment_of_write(n, tag)]
-        if windowed:
-            windows = _windows(job, segments)
-            for name, (start, end) in job.store().time_ranges(windowed).items():
-                if start < 0 or end < 0 or any(start < w.end_ms and end >= w.start_ms for w in windows):
-                    rivals.add(name)  # a range it cannot read counts as inside: withdrawing is the safe side
-    return sorted(rivals)
+def _concurrent_rivals(replacement: _Replacement, live: set[str], new: set[str], replaced: set[str]) -> list[str]:
+    """Live segments, besides this run's and those it replaced, that it would have replaced had it seen them."""
+    return sorted(replacement.rivals(live - new - replaced))
 
 
-def _rival_kind(job: WriteJob) -> str:
-    return "another overwrite or another run of this write" if run_replaces(job.run_tag) \
-        else "another run of this write"
-
-
-def _must_withdraw(job: WriteJob, tag: str, list_live, new: set[str], replaced: set[str],
-                   segments: Sequence[SegmentRecord]) -> tuple[str, str] | None:
+def _must_withdraw(replacement: _Replacement, list_live, new: set[str],
+                   replaced: set[str]) -> tuple[str, str] | None:
     """The one rule of both modes, once this run's segments are in place (embedded: moved in; controller: its
     entry COMPLETED): two runs of one write, or two overwrites, committing at once must not both stay. Their
     commits share nothing that settles it (lineage entries with no common segment: both first runs, or an
@@ -385,27 +402,27 @@ def _must_withdraw(job: WriteJob, tag: str, list_live, new: set[str], replaced: 
     go; a rerun settles it). A run a later one already replaced sees none of its own live: not a conflict.
     Returns (why, what the table holds if the withdrawal fails), or None to stay. ``list_live()`` gives the
     live segment names."""
-    if not new or not _may_replace(job):  # a plain append has a fresh write tag: no run can be its rival
+    if not new or not replacement.run.may_replace:  # a plain append's fresh write tag: no run can be its rival
         return None
     try:
         live = set(list_live())
         # (a window overwrite reads its candidates' time ranges: a failure there is as much "could not look")
-        rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
+        rivals = _concurrent_rivals(replacement, live, new, replaced)
     except Exception as exc:  # noqa: BLE001 - a rival that looked before this run saw nothing of it: unlooked,
         # both would stay
-        return (f"could not look for {_rival_kind(job)} committing at the same time ({exc})",
+        return (f"could not look for {replacement.rival_kind} committing at the same time ({exc})",
                 "another run's rows may be in the table too")
     if rivals and new & live:
-        return (f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",
+        return (f"{replacement.rival_kind} committed at the same time ({', '.join(rivals[:3])})",
                 "both runs' rows are in the table")
     return None
 
 
-def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
-                               new: set[str], replaced: set[str], segments: Sequence[SegmentRecord]) -> None:
+def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush,
+                               replacement: _Replacement, new: set[str], replaced: set[str]) -> None:
     """``_must_withdraw`` after the end: withdrawing reverts this run's entry."""
-    withdraw = _must_withdraw(job, tag, lambda: client.list_segments(job.table, exclude_replaced=True), new,
-                              replaced, segments)
+    withdraw = _must_withdraw(replacement, lambda: client.list_segments(job.table, exclude_replaced=True), new,
+                              replaced)
     if withdraw is not None:
         _withdraw(push, job, *withdraw)
 
@@ -425,7 +442,8 @@ def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) ->
         f"most the other run's rows); rerun the write to be sure of its result")
 
 
-def _may_have_been_committed(job: WriteJob, write_id: str | None, error: CommitOutcomeUnknownError) -> str:
+def _may_have_been_committed(job: WriteJob, run: WriteRun, error: CommitOutcomeUnknownError) -> str:
+    write_id = run.write_id
     where = f" --url {job.client_config.url}" if job.client_config is not None else ""
     rerun = (f"The replay of micro-batch {write_id} (restart the query from its checkpoint)" if job.streaming
              else f"A rerun with write.id={write_id}")

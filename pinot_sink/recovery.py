@@ -31,6 +31,7 @@ from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERS
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 
 from .job import WriteJob
+from .write_run import WriteRun
 from .naming import name_tags
 
 log = logging.getLogger("pinot_sink")
@@ -170,21 +171,21 @@ def _entry_state(client: ControllerClient, table: str, document: dict, pending: 
     return None
 
 
-def settle_own_leftovers(job: WriteJob, write_tag: str, own_run: str) -> None:
+def settle_own_leftovers(job: WriteJob, run: WriteRun) -> None:
     """A write's clean-up of its own write id (a given ``write.id``, a replayed micro-batch): the staging
     folders of its earlier runs whose commit or abort ended (their manifest says so). A run without such a
     manifest may still be running; it, and lineage entries, are left to ``pinot-sink recover``, which is run
     when nothing is. (Files an earlier run left in the table are live segments of this write: the commit
     replaces them.)"""
-    if not job.output_uri or not (job.options.write_id or job.streaming):
+    if not job.output_uri or not run.rerun:
         return
     try:
         documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
         ended = {run_folder_of_manifest(uri) for uri, d in documents.items()
                  if d.get("status") in (COMMITTED, SUPERSEDED, ABORTED, UNKNOWN)}
         for leftover in find_leftovers(job.table, output_uri=job.output_uri, storage_options=job.storage_options,
-                                       write_tag=write_tag):
-            if leftover.kind == "staging folder" and leftover.run_folder != own_run and leftover.run_folder in ended:
+                                       write_tag=run.write_tag):
+            if leftover.kind == "staging folder" and leftover.run_folder != run.folder and leftover.run_folder in ended:
                 log.info("pinot_sink: %s: an earlier run of this write: %s", leftover.describe(), leftover.settle())
     except Exception as exc:  # noqa: BLE001 - clean-up of an earlier run must never fail this one
         log.warning("pinot_sink: could not clean up earlier runs of this write in %s: %s", job.table, exc)

@@ -26,11 +26,10 @@ from type_mapping.datetime_formats import stored_to_millis
 
 from pinot_sink.controller.auth import redact_text
 from pinot_sink.segment.builder import time_values_ms
-from pinot_sink.storage.layout import attempt_uri
 from pinot_sink.storage.staging import AttemptStage
 
 from .buffer import BucketBuffer, Buffer, PartitionBuffer
-from .job import WriteJob, batch_write_id, ensure_log_handler
+from .job import WriteJob, ensure_log_handler
 from .partition_writer import (PROGRESS_EVERY_S, PartitionWriter, PinotWriteError, Progress, SegmentSpec,
                                StagedSegment)
 from .reports import SegmentRecord, TaskReport
@@ -60,15 +59,15 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
             f"shared mount)"
         )
     options = job.options
-    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
+    run = job.run_of(query_id, batch_id)
     schema = job.segment_schema()
     report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, query_id=query_id,
                         started_at=time.time())
     attempt_id = attempt if task_attempt_id is None else task_attempt_id
-    stage_uri = attempt_uri(job.staging(batch_write), partition_id, attempt_id)
+    stage_uri = run.attempt_staging(partition_id, attempt_id)
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table[:64]}-p{partition_id}-"))
     spec = SegmentSpec(schema, job.table_config, options.build, job.creation_time_ms,
-                       job.namer(partition_id=partition_id, batch_write_id=batch_write),
+                       job.namer(run, partition_id=partition_id),
                        name_hint=" (time values go into simple names; pick segment-name.type=normalizedDate or fixed)")
 
     def record(segment: StagedSegment) -> None:

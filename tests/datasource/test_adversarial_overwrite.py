@@ -247,7 +247,7 @@ def test_two_refresh_table_appends_racing_into_an_empty_table_leave_one(tmp_path
     race = Race(fake_controller, monkeypatch)
     for name in ("a", "b"):
         the_job = job(url=fake_controller.url, out=tmp_path / f"s_{name}")
-        assert the_job.overwrite and segment_replaces(f"x_{the_job.write_tag()}_{the_job.run_tag}_0_0") == "table"
+        assert the_job.overwrite and segment_replaces(f"x_{the_job.run.write_tag}_{the_job.run_tag}_0_0") == "table"
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
     race.play("start a, commit b, end a, look a")
     assert race.winners() == ["b"] and ids_in_controller(fake_controller, tmp_path) == list(range(*ROWS["b"]))
@@ -354,7 +354,7 @@ def test_an_overwrite_and_a_window_overwrite_of_an_empty_window_racing(tmp_path,
     race = Race(fake_controller, monkeypatch)
     over = make("1", overwrite=True)
     window = make("2", overwrite=True, **{"overwrite.time-range": "2024-02-18/2024-02-21"})
-    assert segment_replaces(f"x_{over.write_tag()}_{over.run_tag}_0_0") == "table" and window.run_tag.startswith("t")
+    assert segment_replaces(f"x_{over.run.write_tag}_{over.run_tag}_0_0") == "table" and window.run_tag.startswith("t")
     race.add("overwrite", over, [write_partition_days(over, [3, 4], 24, 1000)])
     race.add("window", window, [write_partition_days(window, [3, 4], 24, 2000)])
     second = "window" if first == "overwrite" else "overwrite"
@@ -429,7 +429,7 @@ def test_a_window_overwrite_that_cannot_read_its_rivals_time_ranges_withdraws(tm
 
     def failing_for_b(self, names):
         names = set(names)
-        if any(jobs["b"].write_tag() in n for n in names):
+        if any(jobs["b"].run.write_tag in n for n in names):
             raise ControllerError("GET /segments/events/zkmetadata: 503 Service Unavailable")
         return real(self, names)
 
@@ -524,8 +524,8 @@ def test_embedded_withdrawal_leaves_an_aborted_manifest_and_the_rivals_rows(tmp_
     assert abort_job(one, reports_one) == []
     assert ids_in_directory(tmp_path) == list(range(1000, 1300))
     manifests = tmp_path / "events" / "_manifests"
-    lost = json.loads((manifests / f"{one.run_folder()}.json").read_text())
-    won = json.loads((manifests / f"{two.run_folder()}.json").read_text())
+    lost = json.loads((manifests / f"{one.run.folder}.json").read_text())
+    won = json.loads((manifests / f"{two.run.folder}.json").read_text())
     assert lost["status"] == "aborted" and lost["segments"] == [] and lost["left_behind"] == []
     assert won["status"] == "committed" and len(won["replaced"]) == 1
     assert sum(segment["rows"] for segment in won["segments"]) == 300

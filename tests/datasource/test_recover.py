@@ -28,7 +28,7 @@ def recover(capsys, *args) -> str:
 
 
 def manifest_status(out, the_job) -> str:
-    return json.loads((out / "events" / "_manifests" / f"{the_job.run_folder()}.json").read_text())["status"]
+    return json.loads((out / "events" / "_manifests" / f"{the_job.run.folder}.json").read_text())["status"]
 
 
 def test_an_embedded_crash_mid_publish_is_rolled_back_and_a_rerun_is_exact(tmp_path, monkeypatch, capsys):
