@@ -17,6 +17,12 @@ removes the new ones again, unless all of them were in place (the commit may hav
 removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted
 either way; an attempt still writing there afterwards publishes nothing.
 
+One function does it for both stores (``_publish``): the replacement strategy the run's ``WriteRun``
+chooses (``_Replacement``: a rerun's own earlier segments, ``_TableReplacement``, ``_WindowReplacement``)
+says what goes and who a rival is; the table's publication (``_DirectoryPublication``,
+``_ControllerPublication``, chosen with the store) publishes, withdraws and finishes; the rival rule between
+them (``_must_withdraw``) is written once.
+
 What the commit reports is what the record says: the lineage entry read back after a lost or unclear answer
 (``ConsistentPush``), and when it cannot be read, ``CommitOutcomeUnknown`` (the write MAY HAVE BEEN
 COMMITTED) with the manifest marked ``unknown``. Embedded, the manifest says ``publishing`` before any file
@@ -86,11 +92,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     replacement = _REPLACEMENTS[run.replaces](job, run, segments)
     try:
         settle_own_leftovers(job, run)
-        if job.client_config is None:
-            replaced = _publish_embedded(job, segments, replacement, record)
-            upload_ms, lineage_id = {}, None
-        else:
-            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, replacement, record)
+        replaced, upload_ms, lineage_id = _publish(job, segments, replacement, record)
     except CommitOutcomeUnknownError as error:
         message = _may_have_been_committed(job, run, error)
         write_unknown(record, run.write_id, error.lineage_id, [s.name for s in segments],
@@ -257,51 +259,102 @@ def _windows(job: WriteJob, segments: Sequence[SegmentRecord]) -> list:
     return windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
 
 
-def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
-                      record: WriteRecord) -> set[str]:
-    store = job.store()
-    new = {s.name for s in segments}
-    replaced = replacement.replaced(store.list(), new)
-    # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
-    write_publishing(record, replacement.run.write_id, sorted(new), sorted(replaced))
-    publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
-                           job.storage_options)
-    # Before anything is deleted: withdrawing then leaves the table as it was.
-    withdraw = _must_withdraw(replacement, store.list, new, replaced)
-    if withdraw is not None:
-        write_withdrawn(record, sorted(new))  # an abort after a failed delete must remove them too
-        left = store.delete(new)
+def _publish(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+             record: WriteRecord) -> tuple[set[str], dict[str, float], str | None]:
+    """The commit, whichever store holds the table: what the run replaces (``replacement``), the store's
+    publish, then the rival rule (``_must_withdraw``: withdraw, or stay), then the publication's last step.
+    Returns what was replaced, each segment's upload time, and the lineage entry."""
+    publication = (_DirectoryPublication if job.client_config is None else _ControllerPublication)(
+        job, segments, replacement, record)
+    try:
+        new = {s.name for s in segments}
+        replaced = replacement.replaced(job.store().list(), new)
+        if not publication.publish(replaced):
+            return set(), {}, None
+        if publication.looks_for_rivals:
+            _yield_to_a_concurrent_run(publication, job, replacement, new, replaced)
+        publication.finish(replaced)
+        return replaced, publication.upload_ms, publication.lineage_id
+    finally:
+        publication.close()
+
+
+class _DirectoryPublication:
+    """Embedded: the staged tarballs move into the table's folder, then the replaced ones are deleted. A crash
+    in between leaves rows doubled, never missing; the manifest says ``publishing`` before anything moves."""
+
+    looks_for_rivals = True
+
+    def __init__(self, job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+                 record: WriteRecord) -> None:
+        self.job, self.segments, self.record, self.write_id = job, segments, record, replacement.run.write_id
+        self.new = sorted({s.name for s in segments})
+        self.upload_ms: dict[str, float] = {}
+        self.lineage_id = None
+
+    def publish(self, replaced: set[str]) -> bool:
+        job = self.job
+        # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
+        write_publishing(self.record, self.write_id, self.new, sorted(replaced))
+        publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in self.segments},
+                               job.storage_options)
+        return True
+
+    def withdraw(self, reason: str, if_kept: str) -> None:
+        """Before anything is deleted: taking this run's files out again leaves the table as it was."""
+        write_withdrawn(self.record, self.new)  # an abort after a failed delete must remove them too
+        left = self.job.store().delete(self.new)
         state = ("this run's files were taken out again and nothing was deleted" if not left else
                  f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
-        raise CommitError(f"table {job.table}: {withdraw[0]}; {state}; rerun the write to be sure of its result")
-    left = store.delete(replaced)
-    if left:
-        raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
-                          f"file(s) could not be deleted from {store.describe()}: {', '.join(left)}")
-    return replaced
+        raise CommitError(f"table {self.job.table}: {reason}; {state}; rerun the write to be sure of its result")
+
+    def finish(self, replaced: set[str]) -> None:
+        store = self.job.store()
+        left = store.delete(replaced)
+        if left:
+            raise CommitError(f"table {self.job.table}: the new segments are in place, but {len(left)} replaced "
+                              f"segment file(s) could not be deleted from {store.describe()}: {', '.join(left)}")
+
+    def close(self) -> None:
+        pass
 
 
-def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
-                           record: WriteRecord) -> tuple[set[str], dict[str, float], str | None]:
-    delivery = job.options.delivery
-    write_id = replacement.run.write_id
-    client = job.store().client  # closed with the store, at the end of the commit
-    download_dir = None
-    try:
-        new = [s.name for s in segments]
-        replaced = replacement.replaced(set(client.list_segments(job.table, exclude_replaced=True)), set(new))
-        if not new and not replaced:
-            return set(), {}, None
+class _ControllerPublication:
+    """With a controller: one lineage entry takes the new segments in and the replaced ones out at once (a
+    fixed name: Pinot's refresh of that one segment, then the delete of what it replaces); with push-mode tar
+    and an output-uri, the tarballs are kept there too once the table has changed."""
+
+    def __init__(self, job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+                 record: WriteRecord) -> None:
+        self.job, self.segments, self.record, self.write_id = job, segments, record, replacement.run.write_id
+        self.new = [s.name for s in segments]
+        self.client = job.store().client  # closed with the store, at the end of the commit
+        self.looks_for_rivals = job.options.naming.kind != "fixed"  # a refresh in place has no entry to revert
+        self.upload_ms: dict[str, float] = {}
+        self.lineage_id: str | None = None
+        self.push: ConsistentPush | None = None
+        self.replacing: list[str] = []
+        self._download_dir: Path | None = None
+
+    def _local_paths(self) -> list[str]:
         paths = []
-        for segment in segments:
+        for segment in self.segments:
             local = local_path(segment.staged_uri)
             if local is None:  # remote staging: the driver's push reads the tarball
-
-                download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
-                local = str(download_dir / tarball_name(segment.name))
-                fs, remote = uri_to_fs(segment.staged_uri, job.storage_options)
+                self._download_dir = self._download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
+                local = str(self._download_dir / tarball_name(segment.name))
+                fs, remote = uri_to_fs(segment.staged_uri, self.job.storage_options)
                 fs.get_file(remote, local)
             paths.append(local)
+        return paths
+
+    def publish(self, replaced: set[str]) -> bool:
+        job, client, new = self.job, self.client, self.new
+        delivery = job.options.delivery
+        if not new and not replaced:
+            return False
+        self.replacing = sorted(replaced)
+        paths = self._local_paths()
         push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
                             deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None,
                             deep_store_options=job.storage_options or None)
@@ -309,19 +362,18 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], rep
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
             # The tarballs go to output-uri before the commit: the intent first, so push and recover know.
-            write_publishing(record, write_id, new, sorted(replaced))
+            write_publishing(self.record, self.write_id, new, sorted(replaced))
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
             _delete_replaced(client, job, replaced, new)
-            lineage_id = None
         else:
-            push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
+            push = self.push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
             try:
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
             except CommitOutcomeUnknownError as error:
-                error.replacing = sorted(replaced)  # live again, or replaced: the record must say which may be
+                error.replacing = self.replacing  # live again, or replaced: the record must say which may be
                 raise
             except ConsistentPushError as error:
                 if error.reverted:
@@ -335,29 +387,46 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], rep
                 if error.reverted or push.lineage_id is None:
                     state += _remove_deep_store_copies(job, new)
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
-            try:
-                _yield_to_a_concurrent_run(client, job, push, replacement, set(new), replaced)
-            except CommitOutcomeUnknownError as error:  # its withdrawal's revert: as above
-                error.replacing = sorted(replaced)
-                raise
-            lineage_id = push.lineage_id
-        if job.output_uri and delivery.push_mode == "tar":
+        self.upload_ms = {r.segment: r.seconds * 1000 for r in results}
+        return True
+
+    def withdraw(self, reason: str, if_kept: str) -> None:
+        """After the end: revert this run's completed lineage entry and fail, saying why and what the table
+        holds."""
+        push, job = self.push, self.job
+        try:
+            push.revert()
+        except CommitOutcomeUnknownError as error:  # its revert's outcome is unknown: as for the commit itself
+            error.replacing = self.replacing
+            raise
+        except ControllerError as error:
+            raise CommitError(
+                f"table {job.table}: {reason}; REVERT FAILED: {if_kept}; revert lineage entry {push.lineage_id} "
+                f"(revertReplaceSegments) or rerun the write: {error}") from error
+        raise CommitError(
+            f"table {job.table}: {reason}; this run's lineage entry {push.lineage_id} was reverted (the table holds "
+            f"at most the other run's rows); rerun the write to be sure of its result")
+
+    def finish(self, replaced: set[str]) -> None:
+        job = self.job
+        self.lineage_id = self.push.lineage_id if self.push is not None else None
+        if job.output_uri and job.options.delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
             # copy only: the table has changed, and raising now would make Spark report (and abort) a write
             # that no abort can undo. The intent first: killed mid-copy, the folder would hold these and the
             # tarballs they replaced with no record of which is live (push would publish both); recover
             # settles it from the lineage entry.
-            write_publishing(record, write_id, new, sorted(replaced), lineage_id=lineage_id)
+            write_publishing(self.record, self.write_id, self.new, sorted(replaced), lineage_id=self.lineage_id)
             try:
-                publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
+                publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in self.segments},
                                        job.storage_options)
             except Exception as exc:  # noqa: BLE001
                 log.error("pinot_sink: %s is committed, but its tarballs could not be kept in %s: %s", job.table,
                           redact_text(job.output_uri), exc)
-        return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
-    finally:
-        if download_dir is not None:
-            shutil.rmtree(download_dir, ignore_errors=True)
+
+    def close(self) -> None:
+        if self._download_dir is not None:
+            shutil.rmtree(self._download_dir, ignore_errors=True)
 
 
 def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str], new: Sequence[str]) -> None:
@@ -418,28 +487,13 @@ def _must_withdraw(replacement: _Replacement, list_live, new: set[str],
     return None
 
 
-def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush,
-                               replacement: _Replacement, new: set[str], replaced: set[str]) -> None:
-    """``_must_withdraw`` after the end: withdrawing reverts this run's entry."""
-    withdraw = _must_withdraw(replacement, lambda: client.list_segments(job.table, exclude_replaced=True), new,
-                              replaced)
+def _yield_to_a_concurrent_run(publication, job: WriteJob, replacement: _Replacement, new: set[str],
+                               replaced: set[str]) -> None:
+    """``_must_withdraw``, once this run's segments are in place (embedded: moved in; controller: its entry
+    COMPLETED): withdrawing takes them out again (the files; the entry reverted) and fails."""
+    withdraw = _must_withdraw(replacement, job.store().list, new, replaced)
     if withdraw is not None:
-        _withdraw(push, job, *withdraw)
-
-
-def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) -> None:
-    """Revert this run's completed lineage entry and fail, saying why and what the table holds."""
-    try:
-        push.revert()
-    except CommitOutcomeUnknownError:
-        raise
-    except ControllerError as error:
-        raise CommitError(
-            f"table {job.table}: {reason}; REVERT FAILED: {if_kept}; revert lineage entry {push.lineage_id} "
-            f"(revertReplaceSegments) or rerun the write: {error}") from error
-    raise CommitError(
-        f"table {job.table}: {reason}; this run's lineage entry {push.lineage_id} was reverted (the table holds at "
-        f"most the other run's rows); rerun the write to be sure of its result")
+        publication.withdraw(*withdraw)
 
 
 def _may_have_been_committed(job: WriteJob, run: WriteRun, error: CommitOutcomeUnknownError) -> str:
