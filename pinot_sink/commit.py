@@ -19,8 +19,8 @@ either way; an attempt still writing there afterwards publishes nothing.
 
 One function does it for both stores (``_publish``): the replacement strategy the run's ``WriteRun``
 chooses (``_Replacement``: a rerun's own earlier segments, ``_TableReplacement``, ``_WindowReplacement``)
-says what goes and who a rival is; the table's publication (``_DirectoryPublication``,
-``_ControllerPublication``, chosen with the store) publishes, withdraws and finishes; the rival rule between
+says what goes and who a rival is; the publication of the table's store (``_DirectoryPublication``,
+``_ControllerPublication``, by the store ``prepare_job`` chose) publishes, withdraws and finishes; the rival rule between
 them (``_must_withdraw``) is written once.
 
 What the commit reports is what the record says: the lineage entry read back after a lost or unclear answer
@@ -45,7 +45,7 @@ from pinot_sink.storage.files import publish_into_directory, remove_tree
 from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
 from pinot_sink.storage.manifests import (WriteRecord, recorded_status, was_withdrawn, write_aborted,
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
-from pinot_sink.storage.stores import DirectoryStore
+from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
 from .naming import segment_replaces
@@ -264,8 +264,7 @@ def _publish(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Rep
     """The commit, whichever store holds the table: what the run replaces (``replacement``), the store's
     publish, then the rival rule (``_must_withdraw``: withdraw, or stay), then the publication's last step.
     Returns what was replaced, each segment's upload time, and the lineage entry."""
-    publication = (_DirectoryPublication if job.client_config is None else _ControllerPublication)(
-        job, segments, replacement, record)
+    publication = _PUBLICATIONS[type(job.store())](job, segments, replacement, record)
     try:
         new = {s.name for s in segments}
         replaced = replacement.replaced(job.store().list(), new)
@@ -427,6 +426,9 @@ class _ControllerPublication:
     def close(self) -> None:
         if self._download_dir is not None:
             shutil.rmtree(self._download_dir, ignore_errors=True)
+
+
+_PUBLICATIONS = {DirectoryStore: _DirectoryPublication, ControllerStore: _ControllerPublication}  # by the store
 
 
 def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str], new: Sequence[str]) -> None:

@@ -10,6 +10,9 @@
 
 Below the job floor (it knows nothing of a write's options, tasks or commit) and beside the controller:
 the controller's push copies tarballs into a deep store through ``files``, and ``stores`` talks to the
-controller. Import the modules themselves: this package imports none of them, so that the controller can
-import ``layout`` and ``files`` without loading ``stores``.
+controller. Import the modules themselves; this package re-exports nothing.
 """
+# Loaded first, whichever module of the two rooms is imported first: the controller package's push imports
+# ``files`` and ``layout``, which raise the controller's DeepStoreError (a retryable ControllerError), so the
+# controller package must be complete before they are.
+import pinot_sink.controller  # noqa: F401
