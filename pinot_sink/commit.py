@@ -17,6 +17,12 @@ removes the new ones again, unless all of them were in place (the commit may hav
 removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted
 either way; an attempt still writing there afterwards publishes nothing.
 
+One function does it for both stores (``_publish``): the replacement strategy the run's ``WriteRun``
+chooses (``_Replacement``: a rerun's own earlier segments, ``_TableReplacement``, ``_WindowReplacement``)
+says what goes and who a rival is; the publication of the table's store (``_DirectoryPublication``,
+``_ControllerPublication``, by the store ``prepare_job`` chose) publishes, withdraws and finishes; the rival rule between
+them (``_must_withdraw``) is written once.
+
 What the commit reports is what the record says: the lineage entry read back after a lost or unclear answer
 (``ConsistentPush``), and when it cannot be read, ``CommitOutcomeUnknown`` (the write MAY HAVE BEEN
 COMMITTED) with the manifest marked ``unknown``. Embedded, the manifest says ``publishing`` before any file
@@ -28,24 +34,27 @@ import logging
 import shutil
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
-from pinot_sink.controller.deep_store import segment_uri, uri_to_fs
 from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
+from pinot_sink.storage.files import publish_into_directory, remove_tree
+from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
+from pinot_sink.storage.manifests import (WriteRecord, recorded_status, was_withdrawn, write_aborted,
+                                          write_committed, write_publishing, write_unknown, write_withdrawn)
+from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 
-from .job import WriteJob, batch_write_id, describe_mode, ensure_log_handler, release_private_stage_root
-from .manifest import (recorded_status, was_withdrawn, write_aborted, write_committed, write_publishing,
-                       write_unknown, write_withdrawn)
-from .naming import is_segment_of_write, run_replaces, segment_replaces
+from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
+from .naming import segment_replaces
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
-from .store import SegmentStore, local_path, publish_into_directory, remove_tree, table_uri
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
+from .write_run import APPEND, TABLE, WINDOW, WriteRun
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
@@ -73,29 +82,25 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     sizing = small_segments_warning(job.options, segments)
     if sizing:  # before anything becomes visible, so the user can still stop and resize
         log.warning("%s", sizing)
-    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
-    tag = job.write_tag(batch_write)
+    run = job.run_of(query_id, batch_id)
     wanted = job.options.parallelism
     if wanted and len(reports) != wanted:
         log.warning("pinot_sink: sink.parallelism=%d, but the DataFrame had %d partitions: a data source cannot "
                     "repartition its input; use pinot_sink.write(df, ...) or df.repartition(%d)", wanted,
                     len(reports), wanted)
-    write_id = batch_write if job.streaming else job.write_id
+    record = job.record(run)
+    replacement = _REPLACEMENTS[run.replaces](job, run, segments)
     try:
-        settle_own_leftovers(job, tag, job.run_folder(batch_write))
-        if job.client_config is None:
-            replaced = _publish_embedded(job, segments, tag, job.run_folder(batch_write), write_id)
-            upload_ms, lineage_id = {}, None
-        else:
-            replaced, upload_ms, lineage_id = _publish_to_controller(job, segments, tag,
-                                                                     job.run_folder(batch_write), write_id)
+        settle_own_leftovers(job, run)
+        replaced, upload_ms, lineage_id = _publish(job, segments, replacement, record)
     except CommitOutcomeUnknownError as error:
-        message = _may_have_been_committed(job, write_id, error)
-        write_unknown(job, write_id, job.run_folder(batch_write), error.lineage_id, [s.name for s in segments],
+        message = _may_have_been_committed(job, run, error)
+        write_unknown(record, run.write_id, error.lineage_id, [s.name for s in segments],
                       message, replacing=getattr(error, "replacing", []))
         raise CommitOutcomeUnknown(message, error.lineage_id) from error
     finally:
-        remove_tree(job.staging(batch_write), job.storage_options)
+        job.store().close()
+        remove_tree(run.staging, job.storage_options)
         release_private_stage_root(job)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
     # Streaming writers are made once per query, so time a micro-batch from its first task.
@@ -103,7 +108,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     began = min(starts) if job.streaming and starts else job.started_at
     result = WriteResult(
         table=job.table, mode="overwrite" if job.overwrite else "append",
-        write_id=write_id, run_tag=job.run_tag, segments=published,
+        write_id=run.write_id, run_tag=run.run_tag, segments=published,
         replaced=tuple(sorted(replaced)), lineage_id=lineage_id, destination=describe_mode(job),
         elapsed_s=time.time() - began, commit_s=time.monotonic() - started,
         input_rows=sum(r.input_rows for r in reports if r is not None),
@@ -111,7 +116,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         deferred_indexes=job.index_plan.deferred_lines() if job.index_plan is not None else (),
     )
     log.info("%s", summary_table(result))
-    write_committed(job, result, job.run_folder(batch_write))
+    write_committed(record, asdict(result))
     return result
 
 
@@ -121,12 +126,13 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     and (embedded mode) any of this run's tarballs a failed commit had already moved into the table folder.
     Returns what could not be removed (segment names and folders), which is also logged."""
     ensure_log_handler()
-    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
+    run = job.run_of(query_id, batch_id)
     left: list[str] = []
-    if recorded_status(job, job.run_folder(batch_write)) == "unknown":
+    record = job.record(run)
+    if recorded_status(record) == "unknown":
         # The commit could not learn whether it committed: nothing may be undone, and the record says so.
-        if not remove_tree(job.staging(batch_write), job.storage_options):
-            left.append(job.staging(batch_write))
+        if not remove_tree(run.staging, job.storage_options):
+            left.append(run.staging)
         log.error("pinot_sink: abort of %s after a commit whose outcome is unknown: the table is left as it is "
                   "and the manifest keeps `unknown`", job.table)
         return left
@@ -136,8 +142,8 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         store = job.store()
         names = _names(reports)
         ours = sorted(n for n in store.list() if n in names)
-        withdrawn = was_withdrawn(job, job.run_folder(batch_write))  # it found a rival and deleted nothing
-        if ours and len(ours) == len(names) and _may_replace(job) and not withdrawn:
+        withdrawn = was_withdrawn(record)  # it found a rival and deleted nothing
+        if ours and len(ours) == len(names) and run.may_replace and not withdrawn:
             # Every new file is in place: the commit reached its last step, deleting the files this write
             # replaces, and may have deleted some before it failed. The new files may now be the only copy
             # of those rows: keep them (rows may stay doubled, never missing) and say so.
@@ -146,8 +152,8 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
             left += ours
         else:
             left += store.delete(ours)
-    if not remove_tree(job.staging(batch_write), job.storage_options):
-        left.append(job.staging(batch_write))
+    if not remove_tree(run.staging, job.storage_options):
+        left.append(run.staging)
     release_private_stage_root(job)
     if left:
         log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
@@ -155,29 +161,69 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
     # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
     pending = sorted(_names(reports)) if job.options.naming.kind != "fixed" else []
-    write_aborted(job, batch_write if job.streaming else job.write_id, job.run_folder(batch_write), left, pending)
+    write_aborted(record, run.write_id, left, pending)
     return left
-
-
-def _may_replace(job: WriteJob) -> bool:
-    """Whether the embedded commit of ``job`` can delete existing files (``_replaced`` can be non-empty): an
-    overwrite, a window overwrite, or a rerun (a given write.id, a replayed micro-batch). A plain append has
-    a fresh write tag that no existing file carries."""
-    return (job.overwrite or (job.window is not None and job.window.replaces_by_time) or job.streaming
-            or bool(job.options.write_id))
 
 
 def _names(reports: Sequence[TaskReport | None]) -> set[str]:
     return {s.name for r in reports if r is not None for s in r.segments}
 
 
-def _replaced(job: WriteJob, live: set[str], new: set[str], tag: str,
-              segments: Sequence[SegmentRecord] = ()) -> set[str]:
-    if job.window is not None and job.window.replaces_by_time:
-        return _replaced_by_time(job, live, segments) - new
-    if job.overwrite:
+class _Replacement:
+    """What a run's commit takes out of the table besides publishing its segments, and which runs committing
+    at the same time are its rivals (``_must_withdraw``); chosen once per commit from ``WriteRun.replaces``.
+    This one is an append's: the segments of its write's earlier runs (a rerun's; a plain append's fresh write
+    tag finds none)."""
+
+    rival_kind = "another run of this write"
+
+    def __init__(self, job: WriteJob, run: WriteRun, segments: Sequence[SegmentRecord]) -> None:
+        self.job, self.run, self.segments = job, run, segments
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
+        return {name for name in live if self.run.owns(name)} - new
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        """Of the live segments besides this run's and those it replaced, the ones it would have replaced had
+        it seen them: each such pair committed at the same time, each replacing only what was live before the
+        other."""
+        return {name for name in candidates if self.run.owns(name)}
+
+
+class _TableReplacement(_Replacement):
+    """An overwrite: every live segment; its rivals are also any other overwrite's (of the table or a window)."""
+
+    rival_kind = "another overwrite or another run of this write"
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
         return live - new
-    return {name for name in live if is_segment_of_write(name, tag)} - new
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        return super().rivals(candidates) | {n for n in candidates if segment_replaces(n) is not None}
+
+
+class _WindowReplacement(_Replacement):
+    """A window overwrite (``overwrite.time-range``): the live segments in its window, its own write's earlier
+    ones too (by time only); its rivals are a whole-table overwrite's, or another window overwrite's (or
+    another run's of its write) inside its window."""
+
+    rival_kind = "another overwrite or another run of this write"
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
+        return _replaced_by_time(self.job, live, self.segments) - new
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        rivals = {n for n in candidates if segment_replaces(n) == "table"}
+        windowed = [n for n in candidates - rivals if segment_replaces(n) == "window" or self.run.owns(n)]
+        if windowed:
+            windows = _windows(self.job, self.segments)
+            for name, (start, end) in self.job.store().time_ranges(windowed).items():
+                if start < 0 or end < 0 or any(start < w.end_ms and end >= w.start_ms for w in windows):
+                    rivals.add(name)  # a range it cannot read counts as inside: withdrawing is the safe side
+        return rivals
+
+
+_REPLACEMENTS = {APPEND: _Replacement, TABLE: _TableReplacement, WINDOW: _WindowReplacement}
 
 
 def _replaced_by_time(job: WriteJob, live: set[str], segments: Sequence[SegmentRecord]) -> set[str]:
@@ -213,51 +259,101 @@ def _windows(job: WriteJob, segments: Sequence[SegmentRecord]) -> list:
     return windows_of_buckets({k for s in segments for k in s.time_buckets}, plan.dynamic_bucket_ms)
 
 
-def _publish_embedded(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str,
-                      write_id: str | None) -> set[str]:
-    store = job.store()
-    new = {s.name for s in segments}
-    replaced = _replaced(job, store.list(), new, tag, segments)
-    # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
-    write_publishing(job, write_id, run_folder, sorted(new), sorted(replaced))
-    publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
-                           job.storage_options)
-    # Before anything is deleted: withdrawing then leaves the table as it was.
-    withdraw = _must_withdraw(job, tag, store.list, new, replaced, segments)
-    if withdraw is not None:
-        write_withdrawn(job, run_folder, sorted(new))  # an abort after a failed delete must remove them too
-        left = store.delete(new)
+def _publish(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+             record: WriteRecord) -> tuple[set[str], dict[str, float], str | None]:
+    """The commit, whichever store holds the table: what the run replaces (``replacement``), the store's
+    publish, then the rival rule (``_must_withdraw``: withdraw, or stay), then the publication's last step.
+    Returns what was replaced, each segment's upload time, and the lineage entry."""
+    publication = _PUBLICATIONS[type(job.store())](job, segments, replacement, record)
+    try:
+        new = {s.name for s in segments}
+        replaced = replacement.replaced(job.store().list(), new)
+        if not publication.publish(replaced):
+            return set(), {}, None
+        if publication.looks_for_rivals:
+            _yield_to_a_concurrent_run(publication, job, replacement, new, replaced)
+        publication.finish(replaced)
+        return replaced, publication.upload_ms, publication.lineage_id
+    finally:
+        publication.close()
+
+
+class _DirectoryPublication:
+    """Embedded: the staged tarballs move into the table's folder, then the replaced ones are deleted. A crash
+    in between leaves rows doubled, never missing; the manifest says ``publishing`` before anything moves."""
+
+    looks_for_rivals = True
+
+    def __init__(self, job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+                 record: WriteRecord) -> None:
+        self.job, self.segments, self.record, self.write_id = job, segments, record, replacement.run.write_id
+        self.new = sorted({s.name for s in segments})
+        self.upload_ms: dict[str, float] = {}
+        self.lineage_id = None
+
+    def publish(self, replaced: set[str]) -> bool:
+        job = self.job
+        # The intent first: a crash while files move leaves a record that recovery finishes or rolls back.
+        write_publishing(self.record, self.write_id, self.new, sorted(replaced))
+        publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in self.segments},
+                               job.storage_options)
+        return True
+
+    def withdraw(self, reason: str, if_kept: str) -> None:
+        """Before anything is deleted: taking this run's files out again leaves the table as it was."""
+        write_withdrawn(self.record, self.new)  # an abort after a failed delete must remove them too
+        left = self.job.store().delete(self.new)
         state = ("this run's files were taken out again and nothing was deleted" if not left else
                  f"TAKING THIS RUN'S FILES OUT FAILED, remove them by hand: {', '.join(left)}")
-        raise CommitError(f"table {job.table}: {withdraw[0]}; {state}; rerun the write to be sure of its result")
-    left = store.delete(replaced)
-    if left:
-        raise CommitError(f"table {job.table}: the new segments are in place, but {len(left)} replaced segment "
-                          f"file(s) could not be deleted from {store.describe()}: {', '.join(left)}")
-    return replaced
+        raise CommitError(f"table {self.job.table}: {reason}; {state}; rerun the write to be sure of its result")
+
+    def finish(self, replaced: set[str]) -> None:
+        store = self.job.store()
+        left = store.delete(replaced)
+        if left:
+            raise CommitError(f"table {self.job.table}: the new segments are in place, but {len(left)} replaced "
+                              f"segment file(s) could not be deleted from {store.describe()}: {', '.join(left)}")
+
+    def close(self) -> None:
+        pass
 
 
-def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag: str, run_folder: str,
-                           write_id: str | None) -> tuple[set[str], dict[str, float], str | None]:
-    delivery = job.options.delivery
-    client = ControllerClient.from_config(job.client_config)
-    download_dir = None
-    try:
-        new = [s.name for s in segments]
-        replaced = _replaced(job, set(client.list_segments(job.table, exclude_replaced=True)), set(new), tag,
-                             segments)
-        if not new and not replaced:
-            return set(), {}, None
+class _ControllerPublication:
+    """With a controller: one lineage entry takes the new segments in and the replaced ones out at once (a
+    fixed name: Pinot's refresh of that one segment, then the delete of what it replaces); with push-mode tar
+    and an output-uri, the tarballs are kept there too once the table has changed."""
+
+    def __init__(self, job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
+                 record: WriteRecord) -> None:
+        self.job, self.segments, self.record, self.write_id = job, segments, record, replacement.run.write_id
+        self.new = [s.name for s in segments]
+        self.client = job.store().client  # closed with the store, at the end of the commit
+        self.looks_for_rivals = job.options.naming.kind != "fixed"  # a refresh in place has no entry to revert
+        self.upload_ms: dict[str, float] = {}
+        self.lineage_id: str | None = None
+        self.push: ConsistentPush | None = None
+        self.replacing: list[str] = []
+        self._download_dir: Path | None = None
+
+    def _local_paths(self) -> list[str]:
         paths = []
-        for segment in segments:
+        for segment in self.segments:
             local = local_path(segment.staged_uri)
             if local is None:  # remote staging: the driver's push reads the tarball
-
-                download_dir = download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
-                local = str(download_dir / tarball_name(segment.name))
-                fs, remote = uri_to_fs(segment.staged_uri, job.storage_options)
+                self._download_dir = self._download_dir or Path(tempfile.mkdtemp(prefix="pinot-sink-push-"))
+                local = str(self._download_dir / tarball_name(segment.name))
+                fs, remote = uri_to_fs(segment.staged_uri, self.job.storage_options)
                 fs.get_file(remote, local)
             paths.append(local)
+        return paths
+
+    def publish(self, replaced: set[str]) -> bool:
+        job, client, new = self.job, self.client, self.new
+        delivery = job.options.delivery
+        if not new and not replaced:
+            return False
+        self.replacing = sorted(replaced)
+        paths = self._local_paths()
         push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
                             deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None,
                             deep_store_options=job.storage_options or None)
@@ -265,19 +361,18 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
             # The tarballs go to output-uri before the commit: the intent first, so push and recover know.
-            write_publishing(job, write_id, run_folder, new, sorted(replaced))
+            write_publishing(self.record, self.write_id, new, sorted(replaced))
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
             _delete_replaced(client, job, replaced, new)
-            lineage_id = None
         else:
-            push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
+            push = self.push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
             try:
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
             except CommitOutcomeUnknownError as error:
-                error.replacing = sorted(replaced)  # live again, or replaced: the record must say which may be
+                error.replacing = self.replacing  # live again, or replaced: the record must say which may be
                 raise
             except ConsistentPushError as error:
                 if error.reverted:
@@ -291,30 +386,49 @@ def _publish_to_controller(job: WriteJob, segments: Sequence[SegmentRecord], tag
                 if error.reverted or push.lineage_id is None:
                     state += _remove_deep_store_copies(job, new)
                 raise CommitError(f"table {job.table}: commit failed, {state}: {error}") from error
-            try:
-                _yield_to_a_concurrent_run(client, job, push, tag, set(new), replaced, segments)
-            except CommitOutcomeUnknownError as error:  # its withdrawal's revert: as above
-                error.replacing = sorted(replaced)
-                raise
-            lineage_id = push.lineage_id
-        if job.output_uri and delivery.push_mode == "tar":
+        self.upload_ms = {r.segment: r.seconds * 1000 for r in results}
+        return True
+
+    def withdraw(self, reason: str, if_kept: str) -> None:
+        """After the end: revert this run's completed lineage entry and fail, saying why and what the table
+        holds."""
+        push, job = self.push, self.job
+        try:
+            push.revert()
+        except CommitOutcomeUnknownError as error:  # its revert's outcome is unknown: as for the commit itself
+            error.replacing = self.replacing
+            raise
+        except ControllerError as error:
+            raise CommitError(
+                f"table {job.table}: {reason}; REVERT FAILED: {if_kept}; revert lineage entry {push.lineage_id} "
+                f"(revertReplaceSegments) or rerun the write: {error}") from error
+        raise CommitError(
+            f"table {job.table}: {reason}; this run's lineage entry {push.lineage_id} was reverted (the table holds "
+            f"at most the other run's rows); rerun the write to be sure of its result")
+
+    def finish(self, replaced: set[str]) -> None:
+        job = self.job
+        self.lineage_id = self.push.lineage_id if self.push is not None else None
+        if job.output_uri and job.options.delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
             # copy only: the table has changed, and raising now would make Spark report (and abort) a write
             # that no abort can undo. The intent first: killed mid-copy, the folder would hold these and the
             # tarballs they replaced with no record of which is live (push would publish both); recover
             # settles it from the lineage entry.
-            write_publishing(job, write_id, run_folder, new, sorted(replaced), lineage_id=lineage_id)
+            write_publishing(self.record, self.write_id, self.new, sorted(replaced), lineage_id=self.lineage_id)
             try:
-                publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in segments},
+                publish_into_directory(job.output_uri, job.table, {s.name: s.staged_uri for s in self.segments},
                                        job.storage_options)
             except Exception as exc:  # noqa: BLE001
                 log.error("pinot_sink: %s is committed, but its tarballs could not be kept in %s: %s", job.table,
                           redact_text(job.output_uri), exc)
-        return replaced, {r.segment: r.seconds * 1000 for r in results}, lineage_id
-    finally:
-        client.close()
-        if download_dir is not None:
-            shutil.rmtree(download_dir, ignore_errors=True)
+
+    def close(self) -> None:
+        if self._download_dir is not None:
+            shutil.rmtree(self._download_dir, ignore_errors=True)
+
+
+_PUBLICATIONS = {DirectoryStore: _DirectoryPublication, ControllerStore: _ControllerPublication}  # by the store
 
 
 def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str], new: Sequence[str]) -> None:
@@ -339,42 +453,18 @@ def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:
     Fresh run-tagged names only: a fixed name may be an earlier write's file."""
     if job.options.delivery.push_mode == "tar" or not job.output_uri or job.options.naming.kind == "fixed":
         return ""
-    left = SegmentStore(job.table, directory_uri=table_uri(job.output_uri, job.table),
-                        storage_options=job.storage_options).delete(names)
+    left = DirectoryStore(job.table, job.output_uri, job.storage_options).delete(names)
     return (f"; COULD NOT REMOVE {len(left)} tarball(s) it copied into {redact_text(job.output_uri)}: "
             f"{', '.join(left[:5])}" if left else "")
 
 
-def _concurrent_rivals(job: WriteJob, tag: str, live: set[str], new: set[str], replaced: set[str],
-                       segments: Sequence[SegmentRecord]) -> list[str]:
-    """Live segments, besides this run's and those it replaced, that it would have replaced had it seen them:
-    another run of the same write; for a whole-table overwrite, another overwrite's (of the table or of a
-    window); for a window overwrite, a whole-table overwrite's, or another window overwrite's inside its
-    window. Each such pair committed at the same time: each replaced only what was live before the other."""
-    mine = run_replaces(job.run_tag)
-    candidates = live - new - replaced
-    if mine != "window":
-        rivals = {n for n in candidates if is_segment_of_write(n, tag)}
-        if mine == "table":
-            rivals |= {n for n in candidates if segment_replaces(n) is not None}
-    else:  # a window overwrite replaces by time only, its own write's earlier segments too
-        rivals = {n for n in candidates if segment_replaces(n) == "table"}
-        windowed = [n for n in candidates - rivals if segment_replaces(n) == "window" or is_segment_of_write(n, tag)]
-        if windowed:
-            windows = _windows(job, segments)
-            for name, (start, end) in job.store().time_ranges(windowed).items():
-                if start < 0 or end < 0 or any(start < w.end_ms and end >= w.start_ms for w in windows):
-                    rivals.add(name)  # a range it cannot read counts as inside: withdrawing is the safe side
-    return sorted(rivals)
+def _concurrent_rivals(replacement: _Replacement, live: set[str], new: set[str], replaced: set[str]) -> list[str]:
+    """Live segments, besides this run's and those it replaced, that it would have replaced had it seen them."""
+    return sorted(replacement.rivals(live - new - replaced))
 
 
-def _rival_kind(job: WriteJob) -> str:
-    return "another overwrite or another run of this write" if run_replaces(job.run_tag) \
-        else "another run of this write"
-
-
-def _must_withdraw(job: WriteJob, tag: str, list_live, new: set[str], replaced: set[str],
-                   segments: Sequence[SegmentRecord]) -> tuple[str, str] | None:
+def _must_withdraw(replacement: _Replacement, list_live, new: set[str],
+                   replaced: set[str]) -> tuple[str, str] | None:
     """The one rule of both modes, once this run's segments are in place (embedded: moved in; controller: its
     entry COMPLETED): two runs of one write, or two overwrites, committing at once must not both stay. Their
     commits share nothing that settles it (lineage entries with no common segment: both first runs, or an
@@ -383,47 +473,33 @@ def _must_withdraw(job: WriteJob, tag: str, list_live, new: set[str], replaced: 
     go; a rerun settles it). A run a later one already replaced sees none of its own live: not a conflict.
     Returns (why, what the table holds if the withdrawal fails), or None to stay. ``list_live()`` gives the
     live segment names."""
-    if not new or not _may_replace(job):  # a plain append has a fresh write tag: no run can be its rival
+    if not new or not replacement.run.may_replace:  # a plain append's fresh write tag: no run can be its rival
         return None
     try:
         live = set(list_live())
         # (a window overwrite reads its candidates' time ranges: a failure there is as much "could not look")
-        rivals = _concurrent_rivals(job, tag, live, new, replaced, segments)
+        rivals = _concurrent_rivals(replacement, live, new, replaced)
     except Exception as exc:  # noqa: BLE001 - a rival that looked before this run saw nothing of it: unlooked,
         # both would stay
-        return (f"could not look for {_rival_kind(job)} committing at the same time ({exc})",
+        return (f"could not look for {replacement.rival_kind} committing at the same time ({exc})",
                 "another run's rows may be in the table too")
     if rivals and new & live:
-        return (f"{_rival_kind(job)} committed at the same time ({', '.join(rivals[:3])})",
+        return (f"{replacement.rival_kind} committed at the same time ({', '.join(rivals[:3])})",
                 "both runs' rows are in the table")
     return None
 
 
-def _yield_to_a_concurrent_run(client: ControllerClient, job: WriteJob, push: ConsistentPush, tag: str,
-                               new: set[str], replaced: set[str], segments: Sequence[SegmentRecord]) -> None:
-    """``_must_withdraw`` after the end: withdrawing reverts this run's entry."""
-    withdraw = _must_withdraw(job, tag, lambda: client.list_segments(job.table, exclude_replaced=True), new,
-                              replaced, segments)
+def _yield_to_a_concurrent_run(publication, job: WriteJob, replacement: _Replacement, new: set[str],
+                               replaced: set[str]) -> None:
+    """``_must_withdraw``, once this run's segments are in place (embedded: moved in; controller: its entry
+    COMPLETED): withdrawing takes them out again (the files; the entry reverted) and fails."""
+    withdraw = _must_withdraw(replacement, job.store().list, new, replaced)
     if withdraw is not None:
-        _withdraw(push, job, *withdraw)
+        publication.withdraw(*withdraw)
 
 
-def _withdraw(push: ConsistentPush, job: WriteJob, reason: str, if_kept: str) -> None:
-    """Revert this run's completed lineage entry and fail, saying why and what the table holds."""
-    try:
-        push.revert()
-    except CommitOutcomeUnknownError:
-        raise
-    except ControllerError as error:
-        raise CommitError(
-            f"table {job.table}: {reason}; REVERT FAILED: {if_kept}; revert lineage entry {push.lineage_id} "
-            f"(revertReplaceSegments) or rerun the write: {error}") from error
-    raise CommitError(
-        f"table {job.table}: {reason}; this run's lineage entry {push.lineage_id} was reverted (the table holds at "
-        f"most the other run's rows); rerun the write to be sure of its result")
-
-
-def _may_have_been_committed(job: WriteJob, write_id: str | None, error: CommitOutcomeUnknownError) -> str:
+def _may_have_been_committed(job: WriteJob, run: WriteRun, error: CommitOutcomeUnknownError) -> str:
+    write_id = run.write_id
     where = f" --url {job.client_config.url}" if job.client_config is not None else ""
     rerun = (f"The replay of micro-batch {write_id} (restart the query from its checkpoint)" if job.streaming
              else f"A rerun with write.id={write_id}")

@@ -39,9 +39,8 @@ else:
 from type_mapping.errors import PinotSinkError
 
 from .commit import abort_job, commit_job, summary_table
-from .manifest import read_result
 from .job import WriteJob, check_staging_reachable, prepare_job
-from .reports import TaskReport, WriteResult
+from .reports import TaskReport, WriteResult, read_result
 from .spark_task import task_kwargs
 from .task import PinotWriteError, write_partition
 

@@ -1,9 +1,9 @@
 """A write, prepared on the driver before any task runs: ``prepare_job`` -> ``WriteJob``.
 
 options -> Pinot schema and table config (controller, or the ``schema`` / ``table-config`` options) ->
-reconcile with the DataFrame schema (fails fast, naming the column) -> the write's identity (write tag, run
-tag) and where tasks stage their segments. Spark-free: the Spark 4 data source and the Spark 3
-``mapInArrow`` entry point both call it, then ship the picklable ``WriteJob`` to the tasks
+reconcile with the DataFrame schema (fails fast, naming the column) -> the write's identity and where tasks
+stage (its ``WriteRun``) and the table's store, chosen once. Spark-free: the Spark 4 data source and the
+Spark 3 ``mapInArrow`` entry point both call it, then ship the picklable ``WriteJob`` to the tasks
 (``pinot_sink.task``) and hand it with the task reports to the single committer (``pinot_sink.commit``).
 """
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import socket
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -26,16 +25,20 @@ from type_mapping.spark_types import spark_struct_to_arrow
 from type_mapping.table_config import TableConfig, TableConfigError
 
 from pinot_sink.controller import ControllerClient, redact_text
-from pinot_sink.controller.deep_store import normalise_uri
+from pinot_sink.storage.files import remove_tree
+from pinot_sink.storage.layout import manifest_uri, normalise_uri, table_uri
+from pinot_sink.storage.manifests import WriteRecord, common_fields
+from pinot_sink.storage.staging import private_stage_root
+from pinot_sink.storage.stores import SegmentStore, open_store
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 
 from .ingestion import IngestionPipeline
-from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, write_tag, writer_postfix
+from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag
 from .options import OptionError, WriteOptions, redact_options
-from .store import SegmentStore, remove_tree, staging_uri, table_uri
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
+from .write_run import APPEND, TABLE, WINDOW, WriteRun
 
 log = logging.getLogger("pinot_sink")
 
@@ -62,8 +65,7 @@ class WriteJob:
     plan: WritePlan
     overwrite: bool
     streaming: bool
-    write_id: str | None  # None for streaming: each micro-batch is its own write (see batch_write_id)
-    run_tag: str  # fresh per run: names of this run never collide with the ones it replaces
+    run: WriteRun  # which write this is (streaming: the query's template; see run_of)
     creation_time_ms: int
     output_uri: str | None  # normalised root; tarballs at <output_uri>/<table>/<name>.tar.gz
     stage_root: str  # normalised root under which tasks stage (<stage_root>/<table>/_staging/...)
@@ -74,6 +76,7 @@ class WriteJob:
     pipeline: IngestionPipeline | None = None  # the table config's transforms, filter, complex types; None: none
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
+    segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
 
     @property
     def table(self) -> str:
@@ -83,22 +86,34 @@ class WriteJob:
     def client_config(self):
         return self.options.client
 
-    def write_tag(self, batch_write_id: str | None = None) -> str:
-        return write_tag(batch_write_id if batch_write_id is not None else self.write_id)
+    @property
+    def run_tag(self) -> str:
+        """The run tag of this write (of every micro-batch of a streaming query)."""
+        return self.run.run_tag
 
-    def run_folder(self, batch_write_id: str | None = None) -> str:
-        """The staging folder of this run (of one micro-batch, in streaming)."""
-        return f"{self.write_tag(batch_write_id)}_{self.run_tag}"
-
-    def staging(self, batch_write_id: str | None = None) -> str:
-        return staging_uri(self.stage_root, self.table, self.run_folder(batch_write_id))
+    def run_of(self, query_id: str | None = None, batch_id: int | None = None) -> WriteRun:
+        """The run a task or the commit belongs to: the write's, or in streaming its micro-batch's."""
+        return self.run.for_batch(query_id, batch_id) if self.streaming else self.run
 
     def store(self) -> SegmentStore:
-        """Where the table's live segments are: the controller, or the output directory."""
-        if self.client_config is not None:
-            return SegmentStore(self.table, client_config=self.client_config)
-        return SegmentStore(self.table, directory_uri=table_uri(self.output_uri, self.table),
-                            storage_options=self.storage_options)
+        """Where the table's live segments are: the controller, or the output directory (chosen once, in
+        ``prepare_job``)."""
+        return self.segment_store
+
+    def record(self, run: WriteRun) -> WriteRecord:
+        """Where ``run``'s manifests go (``pinot_sink.storage.manifests``) and what they all say."""
+        run_folder = run.folder
+        uris = (manifest_uri(self.output_uri, self.table, run_folder),) if self.output_uri else ()
+        if self.options.manifest_path:
+            uris += (self.options.manifest_path,)
+        client = self.client_config
+        common = common_fields(table=self.table, overwrite=self.overwrite, run_tag=self.run_tag,
+                               push_mode=self.options.delivery.push_mode if client else None,
+                               controller=client.url if client else None, output_uri=self.output_uri,
+                               options=self.logged_options, started_at=self.started_at)
+        return WriteRecord(self.table, run_folder, uris,
+                           table_uri(self.output_uri, self.table) if self.output_uri else None, common,
+                           self.storage_options)
 
     @property
     def storage_options(self) -> dict:
@@ -107,18 +122,11 @@ class WriteJob:
     def segment_schema(self) -> PinotSchema:
         return PinotSchema.from_json(self.schema_json)
 
-    def namer(self, *, partition_id: int, batch_write_id: str | None = None) -> SegmentNamer:
+    def namer(self, run: WriteRun, *, partition_id: int) -> SegmentNamer:
         naming = self.options.naming
-        postfix = writer_postfix(naming.postfix, write=self.write_tag(batch_write_id), run=self.run_tag,
-                                 partition_id=partition_id)
-        return make_namer(naming.kind, self.table, self.segment_schema(), self.table_config, postfix=postfix,
-                          prefix=naming.prefix, fixed_name=naming.fixed_name)
-
-
-def batch_write_id(query_id: str | None, batch_id: int) -> str:
-    """The write id of one streaming micro-batch: equal when a restarted query (same checkpoint, so same
-    query id) reruns the batch, so the rerun replaces what the first attempt may have committed."""
-    return f"stream:{query_id or '-'}:{batch_id}"
+        return make_namer(naming.kind, self.table, self.segment_schema(), self.table_config,
+                          postfix=run.postfix(naming.postfix, partition_id), prefix=naming.prefix,
+                          fixed_name=naming.fixed_name)
 
 
 def _ingestion_pipeline(schema: PinotSchema, table_config: TableConfig, source_schema: Any,
@@ -226,22 +234,25 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
                              overwrite=overwrite, streaming=streaming, naming_kind=options.naming.kind)
     except TimeWindowError as exc:
         raise OptionError(f"table {options.table_name}: {exc}") from None
+    replaces = WINDOW if window is not None and window.replaces_by_time else TABLE if overwrite else APPEND
     stage_is_driver_local = output_uri is None
     stage_root = output_uri or normalise_uri(private_stage_root(options.table_name))
 
     job = WriteJob(
         options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
-        streaming=streaming, write_id=write_id,
-        run_tag=run_tag(now_ms, replaces=("window" if window is not None and window.replaces_by_time
-                                          else "table" if overwrite else None)),
+        streaming=streaming,
+        run=WriteRun(options.table_name, write_id, run_tag(now_ms, replaces=replaces), replaces,
+                     rerun=streaming or bool(options.write_id), stage_root=stage_root),
         creation_time_ms=options.creation_time_ms if options.creation_time_ms is not None else now_ms,
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(), window=window,
         logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
         pipeline=pipeline, index_plan=index_plan,
+        segment_store=open_store(options.table_name, client_config=options.client, root_uri=output_uri,
+                                 storage_options=delivery.storage_options),
     )
     try:  # names are validated before any task runs
-        namer = job.namer(partition_id=0, batch_write_id=batch_write_id(None, 0) if streaming else None)
+        namer = job.namer(job.run_of(None, 0), partition_id=0)
         _check_name_length(namer, options)
     except SegmentNameError as exc:
         release_private_stage_root(job)
@@ -274,6 +285,8 @@ def _check_straddling(job: WriteJob) -> None:
                         include_straddling=job.window.include_straddling)
     except StraddlingSegmentsError as exc:
         raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
+    finally:
+        store.close()
 
 
 def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
@@ -293,15 +306,6 @@ def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
         f"would be up to {longest} bytes (with the write tags, time values, partition and sequence), but a "
         f"file name holds {FILE_NAME_MAX_BYTES} and a segment name at most {SEGMENT_NAME_MAX_BYTES}: shorten "
         f"{' or '.join(repr(g) for g in given)}")
-
-
-def private_stage_root(table: str) -> str:
-    """A fresh staging root on the driver's machine when there is no output-uri: ``mkdtemp`` makes it 0700,
-    never at an existing path (a planted directory or symlink makes it pick another name), so no other user
-    can read, replace or redirect the staged tarballs. Made here, on the driver, because only tasks on the
-    driver's machine may stage there (``check_staging_reachable``, ``write_partition``), and they run as the
-    driver's user; removed by ``release_private_stage_root`` after the commit or abort."""
-    return tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
 
 
 def release_private_stage_root(job: WriteJob) -> None:

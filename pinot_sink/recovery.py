@@ -20,18 +20,19 @@ Settling assumes no write of that table is running (a running write's entry and 
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, redact_text
-from pinot_sink.controller.deep_store import child_uri, table_uri
+from pinot_sink.storage.files import list_folders, remove_tree
+from pinot_sink.storage.layout import STAGING_DIR, child_uri, run_folder_of_manifest, table_uri
+from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WITHDRAWN,
+                                          manifests_of_table, rewrite_status)
+from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 
 from .job import WriteJob
-from .manifest import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WITHDRAWN, manifests_of_table,
-                       rewrite_status)
+from .write_run import WriteRun
 from .naming import name_tags
-from .store import STAGING_DIR, SegmentStore, list_folders, remove_tree
 
 log = logging.getLogger("pinot_sink")
 
@@ -79,13 +80,13 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
     unreadable: list[str] = []
     documents = manifests_of_table(folder, storage_options, unreadable=unreadable)
     for uri in unreadable:
-        run = os.path.basename(uri)[: -len(".json")]
+        run = run_folder_of_manifest(uri)
         if write_tag is None or run.startswith(f"{write_tag}_"):
             found.append(Leftover("unreadable write record", uri, "truncated or corrupted: what its write published "
                                   "is unknown; restore it, or remove it once you have checked the table", run,
                                   settle=lambda: "COULD NOT SETTLE IT: left as it is, for a person to check"))
     for uri, document in documents.items():
-        run = os.path.basename(uri)[: -len(".json")]
+        run = run_folder_of_manifest(uri)
         if document.get("status") not in UNFINISHED or (write_tag is not None and not run.startswith(f"{write_tag}_")):
             continue
         pending = document.get("pending") or []
@@ -94,7 +95,7 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
             f"{document.get('status')} ({'embedded' if not document.get('controller') else 'controller'}): "
             f"{len(pending)} segment(s) not known to be committed", run,
             settle=lambda uri=uri, document=document: _settle_publish(
-                table, uri, document, SegmentStore(table, directory_uri=folder, storage_options=storage_options),
+                table, uri, document, DirectoryStore(table, output_uri, storage_options),
                 client, storage_options)))
     return found
 
@@ -170,21 +171,21 @@ def _entry_state(client: ControllerClient, table: str, document: dict, pending: 
     return None
 
 
-def settle_own_leftovers(job: WriteJob, write_tag: str, own_run: str) -> None:
+def settle_own_leftovers(job: WriteJob, run: WriteRun) -> None:
     """A write's clean-up of its own write id (a given ``write.id``, a replayed micro-batch): the staging
     folders of its earlier runs whose commit or abort ended (their manifest says so). A run without such a
     manifest may still be running; it, and lineage entries, are left to ``pinot-sink recover``, which is run
     when nothing is. (Files an earlier run left in the table are live segments of this write: the commit
     replaces them.)"""
-    if not job.output_uri or not (job.options.write_id or job.streaming):
+    if not job.output_uri or not run.rerun:
         return
     try:
         documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
-        ended = {os.path.basename(uri)[: -len(".json")] for uri, d in documents.items()
+        ended = {run_folder_of_manifest(uri) for uri, d in documents.items()
                  if d.get("status") in (COMMITTED, SUPERSEDED, ABORTED, UNKNOWN)}
         for leftover in find_leftovers(job.table, output_uri=job.output_uri, storage_options=job.storage_options,
-                                       write_tag=write_tag):
-            if leftover.kind == "staging folder" and leftover.run_folder != own_run and leftover.run_folder in ended:
+                                       write_tag=run.write_tag):
+            if leftover.kind == "staging folder" and leftover.run_folder != run.folder and leftover.run_folder in ended:
                 log.info("pinot_sink: %s: an earlier run of this write: %s", leftover.describe(), leftover.settle())
     except Exception as exc:  # noqa: BLE001 - clean-up of an earlier run must never fail this one
         log.warning("pinot_sink: could not clean up earlier runs of this write in %s: %s", job.table, exc)

@@ -3,12 +3,16 @@
 Spark runs the commit on the driver against the pickled writer, so everything a task did must travel in
 its report: ``TaskReport`` lists the segments one task attempt staged (``SegmentRecord``). Plain dataclasses,
 no Spark types: the Spark 4 data source wraps a report in its commit message class, the ``mapInArrow``
-entry point pickles it into a result row.
+entry point pickles it into a result row. A committed write's manifest holds its ``WriteResult``
+(``read_result``): that is how ``pinot_sink.write`` hands a result back from Spark's commit process.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Sequence
+
+from pinot_sink.storage.manifests import WAS_COMMITTED
 
 
 @dataclass(frozen=True)
@@ -102,3 +106,15 @@ def committed_segments(reports: Sequence[TaskReport | None]) -> list[SegmentReco
             )
         seen[segment.name] = segment.partition_id
     return segments
+
+
+def read_result(text: str) -> WriteResult:
+    """A committed write's ``WriteResult`` from its manifest; raises ValueError for an aborted one."""
+    document = json.loads(text)
+    if document.get("status") not in WAS_COMMITTED:
+        raise ValueError(f"the write to {document.get('table')} was {document.get('status')}")
+    fields = {name: document[name] for name in WriteResult.__dataclass_fields__ if name in document}
+    fields["segments"] = tuple(PublishedSegment(**segment) for segment in document["segments"])
+    fields["replaced"] = tuple(document["replaced"])
+    fields["deferred_indexes"] = tuple(document.get("deferred_indexes", ()))
+    return WriteResult(**fields)

@@ -2,8 +2,8 @@
 
 Arrow batches -> ``PartitionWriter`` (ingest, convert, buffer, build: ``pinot_sink.partition_writer``, the
 loop ``pinot-sink build`` drives too) -> each tarball is *staged* in this task attempt's own folder
-(``pinot_sink.store``) -> a ``TaskReport`` naming every staged segment. A task never makes anything visible in the table: the driver, the single committer, publishes
-exactly the segments of the attempts Spark committed (``pinot_sink.commit``). So a failed attempt, a
+(``pinot_sink.storage.staging``) -> a ``TaskReport`` naming every staged segment. A task never makes anything
+visible in the table: the driver, the single committer, publishes exactly the segments of the attempts Spark committed (``pinot_sink.commit``). So a failed attempt, a
 speculative copy that lost, or a straggler still writing after the job ended can never add to or replace
 committed data; at worst it leaves files in a staging folder that nobody publishes.
 
@@ -12,7 +12,6 @@ Spark-free: the data source's writer and the ``mapInArrow`` entry point call it 
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import socket
 import tempfile
@@ -25,16 +24,15 @@ import pyarrow as pa
 
 from type_mapping.datetime_formats import stored_to_millis
 
-from pinot_sink.controller import copy_to_deep_store, redact_text
+from pinot_sink.controller.auth import redact_text
 from pinot_sink.segment.builder import time_values_ms
+from pinot_sink.storage.staging import AttemptStage
 
 from .buffer import BucketBuffer, Buffer, PartitionBuffer
-from .job import WriteJob, batch_write_id, ensure_log_handler
+from .job import WriteJob, ensure_log_handler
 from .partition_writer import (PROGRESS_EVERY_S, PartitionWriter, PinotWriteError, Progress, SegmentSpec,
                                StagedSegment)
 from .reports import SegmentRecord, TaskReport
-from pinot_sink.controller.deep_store import tarball_uri
-from .store import attempt_folder, local_path
 from .time_window import bucket_keys, rows_outside
 
 log = logging.getLogger("pinot_sink")
@@ -61,15 +59,15 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
             f"shared mount)"
         )
     options = job.options
-    batch_write = batch_write_id(query_id, batch_id) if job.streaming else None
+    run = job.run_of(query_id, batch_id)
     schema = job.segment_schema()
     report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, query_id=query_id,
                         started_at=time.time())
     attempt_id = attempt if task_attempt_id is None else task_attempt_id
-    stage_uri = f"{job.staging(batch_write)}/{attempt_folder(partition_id, attempt_id)}"
+    stage_uri = run.attempt_staging(partition_id, attempt_id)
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table[:64]}-p{partition_id}-"))
     spec = SegmentSpec(schema, job.table_config, options.build, job.creation_time_ms,
-                       job.namer(partition_id=partition_id, batch_write_id=batch_write),
+                       job.namer(run, partition_id=partition_id),
                        name_hint=" (time values go into simple names; pick segment-name.type=normalizedDate or fixed)")
 
     def record(segment: StagedSegment) -> None:
@@ -111,28 +109,19 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     return report
 
 
-class _TaskStage:
-    """A task attempt's staging folder: built in it when it is local, else built in the task's temporary
-    folder and copied (``copy_to_deep_store``)."""
+class _TaskStage(AttemptStage):
+    """The task attempt's staging folder; a failed copy names the partition and the segment."""
 
     def __init__(self, job: WriteJob, stage_uri: str, work_dir: Path, where: str) -> None:
-        self._job, self._stage_uri, self._where = job, stage_uri, where
-        self._local = local_path(stage_uri)
-        self.build_dir = Path(self._local) if self._local is not None else work_dir
+        super().__init__(stage_uri, work_dir, table=job.table, storage_options=job.storage_options)
+        self._where = where
 
     def stage(self, built) -> str:
-        if self._local is not None:
-            return Path(built.tar_path).resolve().as_uri()
-        staged = tarball_uri(self._stage_uri, built.name)
         try:
-            copy_to_deep_store(built.tar_path, staged, options=self._job.storage_options, segment=built.name,
-                               table=self._job.table)
+            return super().stage(built)
         except Exception as exc:
             raise PinotWriteError(f"{self._where}, segment {built.name}: staging to "
-                                  f"{redact_text(self._stage_uri)} failed: {exc}") from exc
-        finally:
-            os.unlink(built.tar_path)
-        return staged
+                                  f"{redact_text(self.stage_uri)} failed: {exc}") from exc
 
 
 def _millis(built, value) -> int | None:

@@ -20,23 +20,22 @@ One home for the window rules:
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import IO, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from type_mapping.datetime_formats import UNIT_MILLIS, stored_to_millis
 from type_mapping.errors import PinotSinkError
 from type_mapping.table_config import TableConfig
+
+from pinot_sink.storage.tarballs import NO_TIME_MS
 
 from .naming import push_type_and_frequency, time_column_name
 
 DYNAMIC = "dynamic"
 BUCKET_MS = {"day": 86_400_000, "hour": 3_600_000}
-NO_TIME_MS = -1  # Pinot's ZK value for a segment without a time range
 
 INSIDE, OUTSIDE, STRADDLING, NO_TIME, INVALID = "inside", "outside", "straddling", "no time range", "invalid"
 
@@ -190,34 +189,6 @@ def _describe_range(start: int | None, end: int | None) -> str:
 def describe_windows(windows: list[TimeWindow]) -> str:
     shown = ", ".join(str(w) for w in windows[:5])
     return f"window {shown}" if len(windows) == 1 else f"windows {shown}{' ...' if len(windows) > 5 else ''}"
-
-
-def zk_time_range(zk: Mapping[str, Any]) -> tuple[int, int]:
-    """A segment's range in millis from its ZK metadata, as ``SegmentZKMetadata.getStartTimeMs`` reads it:
-    ``segment.start.time`` / ``end.time`` in ``segment.time.unit`` (uploads store MILLISECONDS; old entries
-    other units), -1 when missing or not positive."""
-    unit = str(zk.get("segment.time.unit") or "MILLISECONDS").upper()
-
-    def millis(key: str) -> int:
-        value = int(zk.get(key) or NO_TIME_MS)
-        if value <= 0:
-            return NO_TIME_MS
-        return stored_to_millis(value, unit if unit in UNIT_MILLIS else "MILLISECONDS")
-
-    return millis("segment.start.time"), millis("segment.end.time")
-
-
-def tarball_time_range(tarball: str | os.PathLike | IO[bytes], where: str | None = None) -> tuple[int, int]:
-    """A segment tarball's range from its ``metadata.properties`` (streamed, nothing extracted)."""
-    from pinot_sink.controller.push import metadata_files
-    from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
-
-    properties = metadata_files(tarball).get("metadata.properties")
-    if properties is None:
-        raise TimeWindowError(f"{where or os.fspath(tarball)} is not a segment tarball: no metadata.properties")
-    meta = parse_segment_metadata(properties)
-    return (NO_TIME_MS if meta.start_time_ms is None else meta.start_time_ms,
-            NO_TIME_MS if meta.end_time_ms is None else meta.end_time_ms)
 
 
 # --- buckets ---------------------------------------------------------------------------------------------

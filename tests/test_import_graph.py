@@ -7,7 +7,11 @@ Floors, low to high (docs/architecture.md):
                                         transforms, filter, complex types (the rules a row goes through)
     1 pinot_sink.segment        segment files, written and read
     2 pinot_sink.controller     the controller's REST API, push
-    3 job       pinot_sink.<module>     buffer, naming, options, store, job, task, commit, ...
+      pinot_sink.storage        where segment files live and move: layout, staging, copying, manifests, the
+                                segment stores (a directory, a controller); beside the controller: push
+                                copies into a deep store through storage's files, and the controller store
+                                talks to the controller
+    3 job       pinot_sink.<module>     buffer, naming, options, job, task, commit, recovery, ...
     4 entry points              pinot_sink (the package: Spark registration), pinot_sink.datasource
     5 pinot_sink.cli            the console script
 
@@ -38,7 +42,7 @@ def layer(module: str) -> int:
         return 0
     if module.startswith("pinot_sink.segment"):
         return 1
-    if module.startswith("pinot_sink.controller"):
+    if module.startswith(("pinot_sink.controller", "pinot_sink.storage")):
         return 2
     if module.startswith("pinot_sink.cli"):
         return 5
@@ -169,3 +173,28 @@ def test_the_rules_floor_imports_only_rules():
                    for imported in targets if layer(imported) != 0)
     assert not above, f"the rules floor imports from above it: {above}"
     assert layer("pinot_sink.ingestion.pipeline") == layer("type_mapping.convert") < layer("pinot_sink.job")
+
+
+STORAGE_FILES = {"pinot_sink.storage.layout", "pinot_sink.storage.files", "pinot_sink.storage.tarballs"}
+
+
+def test_the_storage_room_sits_below_the_job():
+    """Storage knows nothing of a write's options, tasks or commit: those hand it paths and records."""
+    graph = import_graph()
+    storage = [m for m in graph if m == "pinot_sink.storage" or m.startswith("pinot_sink.storage.")]
+    assert {"pinot_sink.storage.stores", "pinot_sink.storage.manifests", "pinot_sink.storage.staging"} <= set(storage)
+    assert all(layer(m) < layer("pinot_sink.job") for m in storage)
+    above = sorted((m, t) for m in storage for t in graph[m] if layer(t) >= layer("pinot_sink.job"))
+    assert not above, f"the storage room imports from the job floor or above: {above}"
+
+
+def test_the_controller_uses_only_storages_files():
+    """The controller copies tarballs into a deep store (layout, files, tarballs); the stores, one of which talks
+    to the controller, stay out of it, so the two rooms of one floor never import each other in a loop."""
+    graph = import_graph()
+    used = {t for m, targets in graph.items() if m.startswith("pinot_sink.controller") for t in targets
+            if t.startswith("pinot_sink.storage")}
+    assert used and used <= STORAGE_FILES, used
+    assert not {t for m in STORAGE_FILES for t in graph[m]
+                if t.startswith("pinot_sink.controller") and t not in ("pinot_sink.controller.auth",
+                                                                       "pinot_sink.controller.errors")}

@@ -10,8 +10,8 @@ import pytest
 from pinot_sink.controller import ControllerClient, RetryPolicy, push_segment
 from pinot_sink.naming import make_namer
 from pinot_sink.segment.builder import time_values_ms
-from pinot_sink.store import SegmentStore
-from pinot_sink.time_window import NO_TIME_MS, zk_time_range
+from pinot_sink.storage.stores import ControllerStore, zk_time_range
+from pinot_sink.storage.tarballs import NO_TIME_MS
 from segment_factory import make_segment
 from type_mapping import PinotSchema
 from type_mapping.datetime_formats import range_to_millis, stored_to_millis
@@ -52,8 +52,8 @@ def test_a_controllers_time_ranges_come_in_millis_whatever_the_segment_unit(fake
                                                    start_time=None, end_time=None))
     zk = client.segment_zk_metadata("snapshots")["snap_0"]
     assert not {"segment.start.time", "segment.end.time", "segment.time.unit"} & set(zk)  # as Pinot leaves them
-    assert SegmentStore("events", client_config=client.config).time_ranges(["days_0"]) == {"days_0": (D0, D0 + DAY)}
-    assert SegmentStore("snapshots", client_config=client.config).time_ranges(["snap_0"]) == {
+    assert ControllerStore("events", client.config).time_ranges(["days_0"]) == {"days_0": (D0, D0 + DAY)}
+    assert ControllerStore("snapshots", client.config).time_ranges(["snap_0"]) == {
         "snap_0": (NO_TIME_MS, NO_TIME_MS)}
 
 

@@ -151,7 +151,7 @@ class _OutputFolder:
         self.build_dir = out
 
     def stage(self, built) -> str:
-        from ..store import public_file_mode
+        from ..storage.files import public_file_mode
 
         Path(built.tar_path).chmod(public_file_mode())
         return str(built.tar_path)

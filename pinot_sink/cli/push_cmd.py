@@ -7,12 +7,14 @@ import threading
 import time
 from pathlib import Path
 
-from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments, segment_name_from_path
+from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
-from pinot_sink.manifest import MANIFEST_DIR, PUBLISHING, UNKNOWN, manifests_of_table, not_live
-from pinot_sink.store import STAGING_DIR
+from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, segment_name_from_path
+from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
+from pinot_sink.storage.stores import ControllerStore
+from pinot_sink.storage.tarballs import SegmentTarballError, tarball_time_range
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
-                                    parse_time_range, select_replaced, tarball_time_range, zk_time_range)
+                                    parse_time_range, select_replaced)
 
 
 def register(subparsers) -> None:
@@ -247,7 +249,7 @@ def _window(args, tarballs: list[Path]) -> TimeWindow | None:
             if classify(start, end, window) != INSIDE:
                 span = "no time range" if start == end == -1 else f"{format_ms(start)} .. {format_ms(end)}"
                 outside.append(f"{path.name} ({span})")
-    except TimeWindowError as exc:
+    except (TimeWindowError, SegmentTarballError) as exc:
         raise SystemExit(f"--replace-time-range: {exc}") from None
     if outside:
         raise SystemExit(f"--replace-time-range {window}: {len(outside)} segment(s) hold rows outside the window "
@@ -258,10 +260,9 @@ def _window(args, tarballs: list[Path]) -> TimeWindow | None:
 def _replace_window(client, args, window: TimeWindow, tarballs: list[Path], progress: Progress, options) -> int:
     """--replace-time-range: the live segments inside the window (Pinot's rule, from their ZK time ranges)."""
     names = [segment_name_from_path(p) for p in tarballs]
-    live = set(client.list_segments(args.table, exclude_replaced=True))
-    zk = client.segment_zk_metadata(args.table)
+    store = ControllerStore.over(client, args.table)
     try:
-        replaced = select_replaced({n: zk_time_range(zk.get(n) or {}) for n in live}, [window],
+        replaced = select_replaced(store.time_ranges(store.list()), [window],
                                    include_straddling=args.include_straddling,
                                    straddling_hint="--include-straddling")
     except TimeWindowError as exc:

@@ -2,23 +2,13 @@
 three push modes, deletion, consistent push (segment lineage), retries, deadlines, auth and TLS.
 
 Layers, low to high: ``config`` / ``auth`` / ``errors`` / ``retry`` < ``transport`` (HTTP) < ``client``
-(REST endpoints) < ``push`` / ``consistent_push`` (policy); ``deep_store`` owns the tarball layout.
+(REST endpoints) < ``push`` / ``consistent_push`` (policy). The tarball layout and copying into a deep store
+are ``pinot_sink.storage``'s (``layout``, ``files``), which ``push`` uses.
 See ``docs/controller.md``."""
 from .auth import Auth, redact_headers, redact_options, redact_text, redact_url
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig, validate_controller_url
 from .consistent_push import ConsistentPush
-from .deep_store import (
-    child_uri,
-    copy_to_deep_store,
-    list_segment_uris,
-    segment_name_from_path,
-    segment_name_from_uri,
-    segment_uri,
-    table_uri,
-    tarball_uri,
-    uri_to_fs,
-)
 from .errors import (
     CommitOutcomeUnknownError,
     ConsistentPushError,
@@ -43,8 +33,6 @@ __all__ = [
     "ControllerClient", "offline_raw_name",
     "ClientConfig", "validate_controller_url",
     "ConsistentPush",
-    "child_uri", "copy_to_deep_store", "list_segment_uris", "segment_name_from_path",
-    "segment_name_from_uri", "segment_uri", "table_uri", "tarball_uri", "uri_to_fs",
     "CommitOutcomeUnknownError", "ConsistentPushError", "ControllerAuthError", "ControllerConfigError",
     "ControllerError", "ControllerNotFoundError", "ControllerRedirectError", "ControllerRequestError",
     "ControllerResponseError", "ControllerTLSError", "ControllerUnavailableError",

@@ -1,7 +1,7 @@
 """Push modes and parallel pushing.
 
 * ``tar``: the tarball goes to the controller as the multipart body, streamed from disk.
-* ``uri``: the tarball is copied to ``<deep_store_uri>/<rawTable>/<segment>.tar.gz`` first (``deep_store.py``
+* ``uri``: the tarball is copied to ``<deep_store_uri>/<rawTable>/<segment>.tar.gz`` first (``pinot_sink.storage``
   owns that layout and its quoting), then the controller is told that URI (``UPLOAD_TYPE: URI``) and
   downloads it itself. Pinot refuses ``file:`` URIs in this mode (a controller cannot read an executor's
   disk).
@@ -29,15 +29,17 @@ import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from urllib.parse import urlsplit
 
 from ..segment.properties import as_text, parse_properties
 from .auth import redact_text
 from .client import ControllerClient, offline_raw_name
-from .deep_store import copy_to_deep_store as copy_tarball, segment_name_from_path, segment_uri
 from .errors import ControllerError, ControllerRequestError, ControllerUnavailableError, RetriesExhaustedError
+from ..storage.files import copy_to_deep_store as copy_tarball
+from ..storage.layout import segment_name_from_path, segment_uri
+from ..storage.tarballs import metadata_files
 
 log = logging.getLogger(__name__)
 
@@ -66,28 +68,6 @@ class PushResult:
             f"PushResult(segment={self.segment!r}, push_mode={self.push_mode!r}, tar_bytes={self.tar_bytes}, "
             f"seconds={self.seconds:.3f}, download_uri={self.download_uri!r}, stored_uri={self.stored_uri!r}, "
             f"message={self.message!r}, error={self.error!r})")
-
-
-def metadata_files(tar_path: str | os.PathLike | IO[bytes]) -> dict[str, bytes]:
-    """``metadata.properties`` and ``creation.meta`` of a segment tarball (a path or a binary file object).
-
-    Reads the tarball as a stream (one pass, never whole in memory); the ``v3/`` copies win over v1 ones, as
-    Pinot's reader prefers ``v3/``."""
-    found: dict[str, tuple[int, bytes]] = {}
-    source = {"fileobj": tar_path} if hasattr(tar_path, "read") else {"name": tar_path}
-    with tarfile.open(mode="r|*", **source) as archive:
-        for member in archive:
-            if not member.isfile():
-                continue
-            parts = member.name.strip("/").split("/")
-            base = parts[-1]
-            if base not in ("metadata.properties", "creation.meta"):
-                continue
-            rank = 1 if len(parts) >= 2 and parts[-2] == "v3" else 0
-            if base not in found or rank > found[base][0]:
-                handle = archive.extractfile(member)
-                found[base] = (rank, handle.read() if handle else b"")
-    return {base: data for base, (_, data) in found.items()}
 
 
 def metadata_tarball(tar_path: str | os.PathLike) -> tuple[str, bytes]:

@@ -17,8 +17,8 @@ from pinot_sink.controller import (
     RetriesExhaustedError,
     RetryPolicy,
     push_segments,
-    segment_uri,
 )
+from pinot_sink.storage.layout import segment_uri
 from segment_factory import make_segment
 
 
@@ -126,7 +126,8 @@ class _S3aLike(MemoryFileSystem):
 
 
 def test_segment_uri_prefix_and_suffix_rewrite_the_announced_uri(fake_controller, tmp_path):
-    from pinot_sink.controller import controller_download_uri, push_segment, segment_uri
+    from pinot_sink.controller import controller_download_uri, push_segment
+    from pinot_sink.storage.layout import segment_uri
 
     fsspec.register_implementation("s3alike", _S3aLike, clobber=True)
     client = ControllerClient(fake_controller.url, retry=RetryPolicy.none())

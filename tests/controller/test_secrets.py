@@ -96,7 +96,8 @@ def test_url_credentials_never_reach_logs_errors_or_reprs(fake_controller, tmp_p
     retries, a trickled answer cut by the deadline, a refused URL, a deep-store URI with credentials."""
     import socket
 
-    from pinot_sink.controller import ControllerConfigError, copy_to_deep_store, validate_controller_url
+    from pinot_sink.controller import ControllerConfigError, validate_controller_url
+    from pinot_sink.storage.files import copy_to_deep_store
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -1,4 +1,4 @@
-"""Segment names with spaces, ``%`` and non-ASCII through the one deep-store layout (``deep_store.py``):
+"""Segment names with spaces, ``%`` and non-ASCII through the one deep-store layout (``pinot_sink.storage.layout``):
 local directories, fsspec memory://, URI push, metadata push and tar push, against the test controller."""
 from __future__ import annotations
 
@@ -8,19 +8,10 @@ from pathlib import Path
 import fsspec
 import pytest
 
-from pinot_sink.controller import (
-    ControllerClient,
-    DeepStoreError,
-    copy_to_deep_store,
-    list_segment_uris,
-    push_segment,
-    segment_name_from_path,
-    segment_name_from_uri,
-    segment_uri,
-    table_uri,
-    uri_to_fs,
-)
-from pinot_sink.controller.deep_store import normalise_uri
+from pinot_sink.controller import ControllerClient, DeepStoreError, push_segment
+from pinot_sink.storage.files import copy_to_deep_store, list_segment_uris
+from pinot_sink.storage.layout import (normalise_uri, segment_name_from_path, segment_name_from_uri, segment_uri,
+                                       table_uri, uri_to_fs)
 from segment_factory import make_segment
 
 NAMES = ["events 2024-03-01 0", "events_100%_done", "événements_日本_0", "a%20b", "a+b c"]
@@ -110,7 +101,7 @@ def test_names_that_cannot_be_a_file_are_refused(bad):
 
 
 def test_staging_folders_use_the_same_rule(tmp_path):
-    from pinot_sink.controller import child_uri, tarball_uri
+    from pinot_sink.storage.layout import child_uri, tarball_uri
 
     staging = child_uri(child_uri(table_uri(str(tmp_path), "events"), "_staging"), "run 1%")
     uri = tarball_uri(child_uri(staging, "p0_a0"), "a b%é")

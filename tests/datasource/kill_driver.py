@@ -25,7 +25,7 @@ def arm(phase: str) -> None:
     import pinot_sink.commit as commit
     import pinot_sink.spark_write as spark_write
     from pinot_sink.controller import ConsistentPush, ControllerClient
-    from pinot_sink.store import SegmentStore
+    from pinot_sink.storage.stores import DirectoryStore
 
     if phase == "staged":  # every task staged its segments; the commit never starts
         spark_write.commit_job = die
@@ -45,7 +45,7 @@ def arm(phase: str) -> None:
 
         commit.publish_into_directory = one_then_die
     elif phase == "moved":  # embedded: every tarball moved, none of the replaced ones deleted
-        SegmentStore.delete = die
+        DirectoryStore.delete = die
     elif phase == "deleted":  # embedded: the replaced ones deleted; the manifest never says committed
         commit.write_committed = die
     else:

@@ -19,7 +19,7 @@ import pytest
 from pinot_sink.commit import CommitError, abort_job, commit_job
 from pinot_sink.naming import is_segment_of_write, name_tags, write_tag
 from pinot_sink.segment import read_segment
-from pinot_sink.store import local_path
+from pinot_sink.storage.layout import local_path
 
 from .test_commit import ids_in_controller, ids_in_directory, job, run_tasks, table  # noqa: F401 (fixture)
 
@@ -280,7 +280,7 @@ def test_abort_after_an_overwrite_died_mid_publish_restores_the_table(tmp_path):
     commit_job(first, run_tasks(first, [(0, 500)]))
     the_job = job(out=tmp_path, overwrite=True)
     reports = run_tasks(the_job, [(1000, 1600)])
-    from pinot_sink.store import publish_into_directory
+    from pinot_sink.storage.files import publish_into_directory
 
     one = reports[0].segments[0]
     publish_into_directory(the_job.output_uri, "events", {one.name: one.staged_uri})
@@ -339,7 +339,7 @@ def test_two_embedded_runs_committing_at_once_leave_one_of_them(tmp_path, monkey
     replaces only the old rows: both stayed; now one sees two's files after moving its own in and withdraws
     them (it has deleted nothing yet). Later, two sees one's files and replaces them: a serial order."""
     import pinot_sink.commit as commit_module
-    from pinot_sink.store import SegmentStore
+    from pinot_sink.storage.stores import DirectoryStore
 
     old = job(out=tmp_path)
     commit_job(old, run_tasks(old, [(9000, 9100)]))
@@ -348,11 +348,11 @@ def test_two_embedded_runs_committing_at_once_leave_one_of_them(tmp_path, monkey
     time.sleep(0.01)  # another run tag
     two = job(out=tmp_path, **options)
     reports_one, reports_two = run_tasks(one, [(0, 500)]), run_tasks(two, [(1000, 1300)])
-    real_publish, real_delete = commit_module.publish_into_directory, SegmentStore.delete
+    real_publish, real_delete = commit_module.publish_into_directory, DirectoryStore.delete
 
     def commit_two():
         monkeypatch.setattr(commit_module, "publish_into_directory", real_publish)
-        monkeypatch.setattr(SegmentStore, "delete", real_delete)
+        monkeypatch.setattr(DirectoryStore, "delete", real_delete)
         commit_job(two, reports_two)
 
     if when == "before its files move in":
@@ -360,7 +360,7 @@ def test_two_embedded_runs_committing_at_once_leave_one_of_them(tmp_path, monkey
     elif when == "after its files moved in":
         monkeypatch.setattr(commit_module, "publish_into_directory", lambda *a, **k: (real_publish(*a, **k), commit_two()))
     else:
-        monkeypatch.setattr(SegmentStore, "delete", lambda self, names: (commit_two(), real_delete(self, names))[1])
+        monkeypatch.setattr(DirectoryStore, "delete", lambda self, names: (commit_two(), real_delete(self, names))[1])
     if when == "before its files move in":
         with pytest.raises(CommitError, match="committed at the same time .*taken out again and nothing was deleted"):
             commit_job(one, reports_one)

@@ -247,7 +247,7 @@ def test_two_refresh_table_appends_racing_into_an_empty_table_leave_one(tmp_path
     race = Race(fake_controller, monkeypatch)
     for name in ("a", "b"):
         the_job = job(url=fake_controller.url, out=tmp_path / f"s_{name}")
-        assert the_job.overwrite and segment_replaces(f"x_{the_job.write_tag()}_{the_job.run_tag}_0_0") == "table"
+        assert the_job.overwrite and segment_replaces(f"x_{the_job.run.write_tag}_{the_job.run_tag}_0_0") == "table"
         race.add(name, the_job, run_tasks(the_job, [ROWS[name]]))
     race.play("start a, commit b, end a, look a")
     assert race.winners() == ["b"] and ids_in_controller(fake_controller, tmp_path) == list(range(*ROWS["b"]))
@@ -354,7 +354,7 @@ def test_an_overwrite_and_a_window_overwrite_of_an_empty_window_racing(tmp_path,
     race = Race(fake_controller, monkeypatch)
     over = make("1", overwrite=True)
     window = make("2", overwrite=True, **{"overwrite.time-range": "2024-02-18/2024-02-21"})
-    assert segment_replaces(f"x_{over.write_tag()}_{over.run_tag}_0_0") == "table" and window.run_tag.startswith("t")
+    assert segment_replaces(f"x_{over.run.write_tag}_{over.run_tag}_0_0") == "table" and window.run_tag.startswith("t")
     race.add("overwrite", over, [write_partition_days(over, [3, 4], 24, 1000)])
     race.add("window", window, [write_partition_days(window, [3, 4], 24, 2000)])
     second = "window" if first == "overwrite" else "overwrite"
@@ -414,7 +414,7 @@ def test_a_window_overwrite_that_cannot_read_its_rivals_time_ranges_withdraws(tm
     yet a's rows stayed (an abort does not revert a completed entry). Now it is "could not look": a reverts
     and says so, and the table holds b's rows alone."""
     from pinot_sink.controller.errors import ControllerError
-    from pinot_sink.store import SegmentStore
+    from pinot_sink.storage.stores import ControllerStore
 
     from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, rows_per_day
 
@@ -425,15 +425,15 @@ def test_a_window_overwrite_that_cannot_read_its_rivals_time_ranges_withdraws(tm
     for name, day, window in (("a", 3, "2024-02-18/2024-02-19"), ("b", 4, "2024-02-19/2024-02-20")):
         jobs[name] = make(name, overwrite=True, **{"overwrite.time-range": window})
         race.add(name, jobs[name], [write_partition_days(jobs[name], [day], 24, 1000 * day)])
-    real = SegmentStore.time_ranges
+    real = ControllerStore.time_ranges
 
     def failing_for_b(self, names):
         names = set(names)
-        if any(jobs["b"].write_tag() in n for n in names):
+        if any(jobs["b"].run.write_tag in n for n in names):
             raise ControllerError("GET /segments/events/zkmetadata: 503 Service Unavailable")
         return real(self, names)
 
-    monkeypatch.setattr(SegmentStore, "time_ranges", failing_for_b)
+    monkeypatch.setattr(ControllerStore, "time_ranges", failing_for_b)
     race.play("start a, commit b, end a, look a")
     assert race.winners() == ["b"]
     assert "could not look for another overwrite" in str(race.outcome["a"])
@@ -494,10 +494,10 @@ def test_an_embedded_overwrite_that_cannot_look_for_rivals_withdraws_and_abort_r
     """Its files moved in, the listing that looks for a rival fails. That escaped as a bare error, and the
     abort kept the files (every new file in place reads as "the commit reached its deletes"): the failed
     overwrite's rows stayed beside the old ones. Now it withdraws before deleting anything."""
-    from pinot_sink.store import SegmentStore
+    from pinot_sink.storage.stores import DirectoryStore
 
     one, reports_one, _, _ = two_embedded_overwrites(tmp_path, 500)
-    real_list = SegmentStore.list
+    real_list = DirectoryStore.list
     calls = []
 
     def list_then_fail(self):
@@ -506,7 +506,7 @@ def test_an_embedded_overwrite_that_cannot_look_for_rivals_withdraws_and_abort_r
             raise OSError("the table folder cannot be read (stale NFS handle)")
         return real_list(self)
 
-    monkeypatch.setattr(SegmentStore, "list", list_then_fail)
+    monkeypatch.setattr(DirectoryStore, "list", list_then_fail)
     with pytest.raises(CommitError, match="could not look for .*taken out again and nothing was deleted"):
         commit_job(one, reports_one)
     assert abort_job(one, reports_one) == []
@@ -524,8 +524,8 @@ def test_embedded_withdrawal_leaves_an_aborted_manifest_and_the_rivals_rows(tmp_
     assert abort_job(one, reports_one) == []
     assert ids_in_directory(tmp_path) == list(range(1000, 1300))
     manifests = tmp_path / "events" / "_manifests"
-    lost = json.loads((manifests / f"{one.run_folder()}.json").read_text())
-    won = json.loads((manifests / f"{two.run_folder()}.json").read_text())
+    lost = json.loads((manifests / f"{one.run.folder}.json").read_text())
+    won = json.loads((manifests / f"{two.run.folder}.json").read_text())
     assert lost["status"] == "aborted" and lost["segments"] == [] and lost["left_behind"] == []
     assert won["status"] == "committed" and len(won["replaced"]) == 1
     assert sum(segment["rows"] for segment in won["segments"]) == 300
@@ -537,24 +537,24 @@ def test_embedded_withdrawal_whose_delete_fails_then_abort_removes_the_files(tmp
     deleted by it, so abort must take its files out: the table must end as the winner left it. (With every
     file still in place, abort used to take that for a commit that had reached its deletes and kept them;
     the withdrawal now says so in the run's manifest first.)"""
-    from pinot_sink.store import SegmentStore
+    from pinot_sink.storage.stores import DirectoryStore
 
     one, reports_one, two, reports_two = two_embedded_overwrites(tmp_path, 300)
-    real_delete = SegmentStore.delete
+    real_delete = DirectoryStore.delete
     new_one = sorted(s.name for r in reports_one for s in r.segments)
     assert len(new_one) == 2
 
     def delete(self, names):
         names = sorted(set(names))
         if names == new_one:  # the withdrawal: its deletes fail, once
-            monkeypatch.setattr(SegmentStore, "delete", real_delete)
+            monkeypatch.setattr(DirectoryStore, "delete", real_delete)
             failed = names if failing == "every" else names[:1]
             real_delete(self, [n for n in names if n not in failed])
             return failed
         return real_delete(self, names)
 
     commit_during_publish(monkeypatch, lambda: commit_job(two, reports_two))
-    monkeypatch.setattr(SegmentStore, "delete", delete)
+    monkeypatch.setattr(DirectoryStore, "delete", delete)
     with pytest.raises(CommitError, match="TAKING THIS RUN'S FILES OUT FAILED"):
         commit_job(one, reports_one)
     assert abort_job(one, reports_one) == []

@@ -127,9 +127,9 @@ def test_push_refuses_a_folder_whose_manifest_cannot_be_read(tmp_path, table):
     table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
     with pytest.raises(CommitOutcomeUnknown):
         commit_job(the_job, reports)
-    record = out / "events" / "_manifests" / f"{the_job.run_folder()}.json"
+    record = out / "events" / "_manifests" / f"{the_job.run.folder}.json"
     record.write_text(record.read_text()[:40])  # truncated (a full disk, a killed copy)
-    with pytest.raises(SystemExit, match=the_job.run_folder()):
+    with pytest.raises(SystemExit, match=the_job.run.folder):
         push_folder(emptied(table), out / "events")
     assert table.live_segments() == []
 
@@ -143,7 +143,7 @@ def test_recover_names_a_manifest_it_cannot_read_and_does_not_claim_it_settled(t
     with pytest.raises(CommitOutcomeUnknown):
         commit_job(the_job, reports)
     table.outage(0)
-    record = out / "events" / "_manifests" / f"{the_job.run_folder()}.json"
+    record = out / "events" / "_manifests" / f"{the_job.run.folder}.json"
     record.write_bytes(b"\x00" * 64)  # corrupted
     assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 1
     assert "unreadable write record" in capsys.readouterr().out
@@ -165,7 +165,7 @@ def test_an_unknown_outcome_stays_unknown_in_manifest_path_after_sparks_abort(tm
     assert json.loads(path.read_text())["status"] == "unknown"
     abort_job(the_job, reports)
     document = json.loads(path.read_text())
-    assert document["status"] == "unknown" and document["write_id"] == the_job.write_id
+    assert document["status"] == "unknown" and document["write_id"] == the_job.run.write_id
 
 
 def test_a_manifest_path_kept_from_another_write_does_not_stop_this_ones_abort(tmp_path, table):
@@ -310,7 +310,7 @@ def test_a_read_back_slower_than_the_deadline_after_a_lost_end_is_unknown_and_na
     reports = run_tasks(the_job, [(0, 300)])
     table.lose_response_next(1, method="POST", path=END)
     table.delay_next(50, seconds=1.0, method="GET", path=LINEAGE)
-    with pytest.raises(CommitOutcomeUnknown, match=f"write.id={the_job.write_id}"):
+    with pytest.raises(CommitOutcomeUnknown, match=f"write.id={the_job.run.write_id}"):
         commit_job(the_job, reports)
     assert manifest(tmp_path, the_job)["status"] == "unknown"
 
@@ -399,7 +399,7 @@ def test_a_rerun_after_an_unknown_outcome_then_recover_and_push_is_exactly_once(
         commit_job(first, reports)
     abort_job(first, reports)
     table.outage(0)
-    rerun = job(url=table.url, out=out, **{"write.id": first.write_id, "push-mode": "metadata"})
+    rerun = job(url=table.url, out=out, **{"write.id": first.run.write_id, "push-mode": "metadata"})
     commit_job(rerun, run_tasks(rerun, [(0, 400)]))
     assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
     live = table.live_segments()
@@ -423,7 +423,7 @@ def test_a_slow_end_that_lands_after_a_failed_revert_is_not_reported_as_nothing_
     reports = run_tasks(the_job, [(0, 300)])
     table.delay_next(2, seconds=2.0, method="POST", path=END)
     table.fail_next(5, status=500, method="POST", path=REVERT)
-    with pytest.raises(CommitOutcomeUnknown, match=f"MAY HAVE BEEN COMMITTED.*write.id={the_job.write_id}"):
+    with pytest.raises(CommitOutcomeUnknown, match=f"MAY HAVE BEEN COMMITTED.*write.id={the_job.run.write_id}"):
         commit_job(the_job, reports)
     abort_job(the_job, reports)
     assert manifest(tmp_path, the_job)["status"] == "unknown"
@@ -544,7 +544,7 @@ def test_push_after_an_overwrite_with_an_unknown_outcome_waits_for_recover(tmp_p
                    "The commit's own error still says MAY HAVE BEEN COMMITTED and names the write.id")
 def test_an_unknown_outcome_whose_record_could_not_be_written_is_not_recorded_as_aborted(tmp_path, table,
                                                                                          monkeypatch):
-    import pinot_sink.manifest as manifest_module
+    import pinot_sink.storage.manifests as manifest_module
 
     out = tmp_path / "out"
     the_job = job(url=table.url, out=out, **{"retry.max-attempts": 2, "retry.max-elapsed": "1s"})

@@ -82,7 +82,7 @@ def test_embedded_window_replace_reads_each_segments_metadata(tmp_path):
     assert len(result.replaced) == 3 and set(f"{n}.tar.gz" for n in result.replaced) < old
     after = rows_per_day(folder.glob("*.tar.gz"))
     assert after == {**{d: (24, 24 * d) for d in range(10)}, 3: (12, 1000), 4: (12, 1012), 5: (12, 2000)}
-    assert not (folder / "_staging" / window.run_folder()).exists()
+    assert not (folder / "_staging" / window.run.folder).exists()
 
 
 def test_a_failed_window_commit_reverts_and_the_table_reads_as_before(tmp_path, table):

@@ -57,7 +57,7 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
     monkeypatch.setattr(partition_writer.PartitionWriter, "_emit", counting_emit)
     job = job_for(tmp_path, 2_500)
     report = write_partition(job, batches(11_000), partition_id=3)
-    tail = f"{job.write_tag()}_{job.run_tag}_3"
+    tail = f"{job.run.write_tag}_{job.run_tag}_3"
 
     assert [s.sequence_id for s in report.segments] == [0, 1, 2, 3, 4]
     assert [s.rows for s in report.segments] == [2_500, 2_500, 2_500, 2_500, 1_000]
@@ -67,7 +67,7 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
     # Each tarball holds the rows of its place in the partition: the first id of segment k is 2500 * k.
     for k, segment in enumerate(report.segments):
         path = Path(segment.staged_uri[len("file://"):])
-        assert path.parent.name == "p3_a0" and path.parent.parent.name == job.run_folder()
+        assert path.parent.name == "p3_a0" and path.parent.parent.name == job.run.folder
         with tarfile.open(path) as tar:
             assert f"{segment.name}/v3/metadata.properties" in tar.getnames()
             metadata = tar.extractfile(f"{segment.name}/v3/metadata.properties").read().decode()
@@ -86,12 +86,12 @@ def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarb
 
     monkeypatch.setattr(partition_writer, "build_segment", failing_second)
     job = job_for(tmp_path, 2_500)
-    tail = f"{job.write_tag()}_{job.run_tag}_1"
+    tail = f"{job.run.write_tag}_{job.run_tag}_1"
     with pytest.raises(PinotWriteError) as failure:
         write_partition(job, batches(11_000), partition_id=1)
     assert str(failure.value) == (f"table events, partition 1, segment events_{tail}_1: build failed: "
                                   "column 'amount': disk full (injected)")
     assert calls == [f"events_{tail}_0", f"events_{tail}_1"]  # the task stopped at the failure
-    left = sorted(p.name for p in (tmp_path / "events" / "_staging" / job.run_folder() / "p1_a0").iterdir())
+    left = sorted(p.name for p in (tmp_path / "events" / "_staging" / job.run.folder / "p1_a0").iterdir())
     assert left == [f"events_{tail}_0.tar.gz"]  # no tarball (or temp file) of the failed segment
     assert not any(p.suffix == ".gz" for p in (tmp_path / "events").iterdir())  # nothing published

@@ -116,7 +116,7 @@ def test_a_failed_attempts_partial_output_is_never_published(tmp_path):
                write_partition(the_job, batches(1000, 2000), partition_id=1, attempt=1, task_attempt_id=8)]
     commit_job(the_job, reports)
     assert ids_in_directory(tmp_path) == list(range(2000))
-    assert not (tmp_path / "events" / "_staging" / the_job.run_folder()).exists()
+    assert not (tmp_path / "events" / "_staging" / the_job.run.folder).exists()
 
 
 def test_a_straggler_finishing_after_the_commit_changes_nothing(tmp_path, table):
@@ -180,7 +180,7 @@ def test_abort_removes_a_partly_published_embedded_write(tmp_path):
     commit_job(first, run_tasks(first, [(0, 300)]))
     the_job = job(out=tmp_path)
     reports = run_tasks(the_job, [(300, 900)])
-    from pinot_sink.store import publish_into_directory
+    from pinot_sink.storage.files import publish_into_directory
 
     # The commit moved one tarball and then died.
     one = reports[0].segments[0]
@@ -188,7 +188,7 @@ def test_abort_removes_a_partly_published_embedded_write(tmp_path):
     assert len(ids_in_directory(tmp_path)) == 550
     assert abort_job(the_job, reports) == []
     assert ids_in_directory(tmp_path) == list(range(300))
-    assert not (tmp_path / "events" / "_staging" / the_job.run_folder()).exists()
+    assert not (tmp_path / "events" / "_staging" / the_job.run.folder).exists()
 
 
 # --- writes never touch each other; a rerun replaces only itself ----------------------------------------------
@@ -239,7 +239,7 @@ def test_manifests_of_append_overwrite_and_a_failed_write(tmp_path, table):
 
     first = job(url=table.url, out=tmp_path, **{"auth.token": "t0ken", "write.id": "day_1"})
     result = commit_job(first, run_tasks(first, [(0, 300), (300, 400)]))
-    manifest = tmp_path / "events" / "_manifests" / f"{first.run_folder()}.json"
+    manifest = tmp_path / "events" / "_manifests" / f"{first.run.folder}.json"
     document = _json.loads(manifest.read_text())
     assert document["status"] == "committed" and document["mode"] == "append" and document["write_id"] == "day_1"
     assert sum(s["rows"] for s in document["segments"]) == 400 and len(document["segments"]) == 3
@@ -250,14 +250,14 @@ def test_manifests_of_append_overwrite_and_a_failed_write(tmp_path, table):
 
     again = job(url=table.url, out=tmp_path, overwrite=True)
     result = commit_job(again, run_tasks(again, [(0, 100)]))
-    document = _json.loads((tmp_path / "events" / "_manifests" / f"{again.run_folder()}.json").read_text())
+    document = _json.loads((tmp_path / "events" / "_manifests" / f"{again.run.folder}.json").read_text())
     assert document["mode"] == "overwrite" and sorted(document["replaced"]) == sorted(result.replaced)
     assert len(document["replaced"]) == 3
 
     failed = job(url=table.url, out=tmp_path)
     reports = run_tasks(failed, [(0, 50)])
     assert abort_job(failed, reports) == []
-    document = _json.loads((tmp_path / "events" / "_manifests" / f"{failed.run_folder()}.json").read_text())
+    document = _json.loads((tmp_path / "events" / "_manifests" / f"{failed.run.folder}.json").read_text())
     assert document["status"] == "aborted" and document["segments"] == [] and document["left_behind"] == []
 
 
@@ -308,7 +308,7 @@ def test_storage_options_reach_the_filesystem(tmp_path):
         local.write_bytes(fs.cat_file(name))
         ids += read_segment(str(local)).table.column("id").to_pylist()
     assert sorted(ids) == list(range(400))
-    assert len(names) == 2 and not fs.exists(f"{folder}/_staging/{the_job.run_folder()}")
+    assert len(names) == 2 and not fs.exists(f"{folder}/_staging/{the_job.run.folder}")
 
 
 def test_an_append_into_a_refresh_table_with_consistent_push_replaces_it_as_pinot_does(tmp_path, fake_controller):

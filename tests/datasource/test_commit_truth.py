@@ -24,7 +24,7 @@ def lineage_states(controller) -> list[str]:
 
 
 def manifest(out: Path, the_job) -> dict:
-    return json.loads((out / "events" / "_manifests" / f"{the_job.run_folder()}.json").read_text())
+    return json.loads((out / "events" / "_manifests" / f"{the_job.run.folder}.json").read_text())
 
 
 # --- the outcome is read back after a lost or unclear answer ----------------------------------------------------
@@ -49,13 +49,13 @@ def test_an_outcome_that_cannot_be_learned_says_the_write_may_have_been_committe
         commit_job(the_job, reports)
     (entry,) = table.tables["events"].lineage
     message = str(info.value)
-    assert "MAY HAVE BEEN COMMITTED" in message and entry in message and f"write.id={the_job.write_id}" in message
+    assert "MAY HAVE BEEN COMMITTED" in message and entry in message and f"write.id={the_job.run.write_id}" in message
     assert abort_job(the_job, reports) == []  # Spark aborts after a failed commit: the record stays `unknown`
     document = manifest(tmp_path, the_job)
     assert document["status"] == "unknown" and document["lineage_id"] == entry
     # The rerun the message names makes it exactly once, whatever the first run's outcome was.
     table.outage(0)
-    rerun = job(url=table.url, out=tmp_path / "again", **{"write.id": the_job.write_id})
+    rerun = job(url=table.url, out=tmp_path / "again", **{"write.id": the_job.run.write_id})
     commit_job(rerun, run_tasks(rerun, [(0, 400)]))
     assert ids_in_controller(table, tmp_path) == list(range(400))
 
@@ -167,10 +167,10 @@ def test_a_rerun_removes_the_staging_left_by_its_write_ids_ended_runs_only(tmp_p
     other = job(url=table.url, out=tmp_path, **{"write.id": "other"})
     abort_job(other, run_tasks(other, [(0, 100)]))
     run_tasks(other, [(0, 100)], attempt=1)
-    assert {p.name for p in staging.iterdir()} == {ended.run_folder(), running.run_folder(), other.run_folder()}
+    assert {p.name for p in staging.iterdir()} == {ended.run.folder, running.run.folder, other.run.folder}
     rerun = job(url=table.url, out=tmp_path, **{"write.id": "day"})
     commit_job(rerun, run_tasks(rerun, [(0, 100)]))
-    assert {p.name for p in staging.iterdir()} == {running.run_folder(), other.run_folder()}
+    assert {p.name for p in staging.iterdir()} == {running.run.folder, other.run.folder}
 
 
 def test_recover_settles_an_unknown_outcome_from_the_lineage_entry(tmp_path, table, capsys):

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.commit import abort_job, commit_job
-from pinot_sink.store import local_path
+from pinot_sink.storage.layout import local_path
 from pinot_sink.task import write_partition
 from tests.datasource.helpers import prepared_job
 

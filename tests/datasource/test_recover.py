@@ -12,7 +12,7 @@ from pinot_sink.cli import main
 from pinot_sink.commit import commit_job
 from pinot_sink.controller import ControllerClient
 from pinot_sink.segment import read_segment
-from pinot_sink.store import SegmentStore
+from pinot_sink.storage.stores import DirectoryStore
 
 from .test_commit import ids_in_controller, ids_in_directory, job, run_tasks, table  # noqa: F401 (fixture)
 
@@ -28,7 +28,7 @@ def recover(capsys, *args) -> str:
 
 
 def manifest_status(out, the_job) -> str:
-    return json.loads((out / "events" / "_manifests" / f"{the_job.run_folder()}.json").read_text())["status"]
+    return json.loads((out / "events" / "_manifests" / f"{the_job.run.folder}.json").read_text())["status"]
 
 
 def test_an_embedded_crash_mid_publish_is_rolled_back_and_a_rerun_is_exact(tmp_path, monkeypatch, capsys):
@@ -71,7 +71,7 @@ def test_an_embedded_crash_after_every_file_moved_is_finished(tmp_path, monkeypa
     def crash(self, names):
         raise Crash()
 
-    monkeypatch.setattr(SegmentStore, "delete", crash)
+    monkeypatch.setattr(DirectoryStore, "delete", crash)
     with pytest.raises(Crash):
         commit_job(overwrite, reports)
     monkeypatch.undo()
@@ -124,7 +124,7 @@ def crash_at(monkeypatch, phase: str) -> None:
     target = {"started": (ConsistentPush, "upload", crash), "uploaded": (ControllerClient, "end_replace", crash),
               "ended": (commit, "_yield_to_a_concurrent_run", crash),
               "publishing": (commit, "publish_into_directory", one_then_crash),
-              "moved": (SegmentStore, "delete", crash), "deleted": (commit, "write_committed", crash)}[phase]
+              "moved": (DirectoryStore, "delete", crash), "deleted": (commit, "write_committed", crash)}[phase]
     monkeypatch.setattr(*target)
 
 

@@ -12,23 +12,24 @@ into the table folder or the deep store: the names it will publish and replace) 
 lists the run's segments that are not committed as ``pending``: ``pinot-sink push`` skips them (and the
 ones a committed write ``replaced``), and
 ``pinot_sink.recovery`` finishes or rolls back a write that stopped at ``publishing``.
+
+A run's records are written through its ``WriteRecord`` (where they go, what each version says in common),
+which the job floor makes from the write; the on-disk format is ``FORMAT_VERSION`` 1.
 """
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
-from pinot_sink.controller import redact_text
+from pinot_sink.controller.auth import redact_text
 
-from .job import WriteJob
-from .reports import PublishedSegment, WriteResult
-from .store import list_files, read_text, table_uri, write_text
+from .files import list_files, read_text, write_text
+from .layout import manifests_uri
 
 log = logging.getLogger("pinot_sink")
 
-MANIFEST_DIR = "_manifests"
 FORMAT_VERSION = 1
 COMMITTED, PUBLISHING, ABORTED, WITHDRAWN, UNKNOWN = "committed", "publishing", "aborted", "withdrawn", "unknown"
 # A committed write whose every segment a later write replaced: still a committed write (what it replaced stays
@@ -37,45 +38,47 @@ SUPERSEDED = "superseded"
 WAS_COMMITTED = (COMMITTED, SUPERSEDED)
 
 
-def _table_manifest_uri(job: WriteJob, run_folder: str) -> str:
-    return f"{table_uri(job.output_uri, job.table)}/{MANIFEST_DIR}/{run_folder}.json"
+@dataclass(frozen=True)
+class WriteRecord:
+    """One run's manifests: where they go and what every version of them says in common."""
+
+    table: str
+    run_folder: str  # <write tag>_<run tag>
+    uris: tuple[str, ...]  # the table's <output-uri>/<table>/_manifests/<run folder>.json, the manifest.path file
+    table_folder: str | None  # <output-uri>/<table>, whose _manifests/ holds the table's other records
+    common: Mapping[str, Any]  # format_version, table, mode, run_tag, push_mode, controller, options, ...
+    storage_options: Mapping[str, Any] | None = field(default=None, repr=False)
 
 
-def manifest_uris(job: WriteJob, run_folder: str) -> list[str]:
-    uris = []
-    if job.output_uri:
-        uris.append(_table_manifest_uri(job, run_folder))
-    if job.options.manifest_path:
-        uris.append(job.options.manifest_path)
-    return uris
+def common_fields(*, table: str, overwrite: bool, run_tag: str, push_mode: str | None, controller: str | None,
+                  output_uri: str | None, options: Mapping[str, str], started_at: float) -> dict[str, Any]:
+    """What every version of a run's manifest says, whatever its status."""
+    return {"format_version": FORMAT_VERSION, "table": table, "mode": "overwrite" if overwrite else "append",
+            "run_tag": run_tag, "push_mode": push_mode, "controller": controller, "output_uri": output_uri,
+            "options": options, "started_at": started_at}
 
 
-def _common(job: WriteJob) -> dict[str, Any]:
-    return {"format_version": FORMAT_VERSION, "table": job.table, "mode": "overwrite" if job.overwrite else "append",
-            "run_tag": job.run_tag, "push_mode": job.options.delivery.push_mode if job.client_config else None,
-            "controller": job.client_config.url if job.client_config else None, "output_uri": job.output_uri,
-            "options": job.logged_options, "started_at": job.started_at}
+def write_committed(record: WriteRecord, result: Mapping[str, Any]) -> None:
+    """``result``: the ``WriteResult``'s fields (``dataclasses.asdict``)."""
+    document = {**record.common, "status": COMMITTED, **result}
+    _write(record, document)
+    if result["replaced"] and record.table_folder:
+        mark_superseded(record, result)
 
 
-def write_committed(job: WriteJob, result: WriteResult, run_folder: str) -> None:
-    document = {**_common(job), "status": COMMITTED, **asdict(result)}
-    _write(job, run_folder, document)
-    if result.replaced and job.output_uri:
-        mark_superseded(job, result, run_folder)
-
-
-def mark_superseded(job: WriteJob, result: WriteResult, run_folder: str) -> None:
+def mark_superseded(record: WriteRecord, result: Mapping[str, Any]) -> None:
     """The table's earlier manifests whose segments this write replaced say so: ``superseded_by`` lists
     each later run and the segments it took out, and ``status`` becomes ``superseded`` once none of the
     write's segments is left in the table (an orchestrator reading an old manifest is not misled)."""
-    replaced = set(result.replaced)
+    replaced = set(result["replaced"])
     try:
-        documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
+        documents = manifests_of_table(record.table_folder, record.storage_options)
     except Exception as exc:  # noqa: BLE001 - bookkeeping after a committed write must not fail it
-        log.error("pinot_sink: could not read the job manifests of table %s: %s", job.table, redact_text(str(exc)))
+        log.error("pinot_sink: could not read the job manifests of table %s: %s", record.table,
+                  redact_text(str(exc)))
         return
     for uri, document in documents.items():
-        if uri.rsplit("/", 1)[-1] == f"{run_folder}.json":  # this write's own
+        if uri.rsplit("/", 1)[-1] == f"{record.run_folder}.json":  # this write's own
             continue
         if not isinstance(document, dict) or document.get("status") not in WAS_COMMITTED:
             continue  # (an unreadable one is logged by manifests_of_table)
@@ -84,59 +87,59 @@ def mark_superseded(job: WriteJob, result: WriteResult, run_folder: str) -> None
         if not gone:
             continue
         entries = document.setdefault("superseded_by", [])
-        entries.append({"run_tag": result.run_tag, "write_id": result.write_id, "mode": result.mode,
+        entries.append({"run_tag": result["run_tag"], "write_id": result["write_id"], "mode": result["mode"],
                         "segments": gone})
         removed = {name for entry in entries for name in entry["segments"]}
         if names <= removed:
             document["status"] = SUPERSEDED
         try:
-            write_text(uri, redact_text(json.dumps(document, indent=2, sort_keys=True)), job.storage_options)
+            write_text(uri, redact_text(json.dumps(document, indent=2, sort_keys=True)), record.storage_options)
         except Exception as exc:  # noqa: BLE001 - as above
             log.error("pinot_sink: could not mark the job manifest %s superseded: %s", redact_text(uri), exc)
 
 
-def write_publishing(job: WriteJob, write_id: str | None, run_folder: str, names: list[str],
-                     replaced: list[str], *, lineage_id: str | None = None) -> None:
+def write_publishing(record: WriteRecord, write_id: str | None, names: list[str], replaced: list[str], *,
+                     lineage_id: str | None = None) -> None:
     """The intent, written before anything moves: what this run will publish and what it will replace."""
-    document = {**_common(job), "status": PUBLISHING, "write_id": write_id, "segments": [],
+    document = {**record.common, "status": PUBLISHING, "write_id": write_id, "segments": [],
                 "pending": sorted(names), "replacing": sorted(replaced), "lineage_id": lineage_id}
-    _write(job, run_folder, document)
+    _write(record, document)
 
 
-def write_aborted(job: WriteJob, write_id: str | None, run_folder: str, left: list[str],
-                  names: list[str] = ()) -> None:
+def write_aborted(record: WriteRecord, write_id: str | None, left: list[str], names: list[str] = ()) -> None:
     """``left``: what abort could not remove (kept on purpose, or failed); ``names``: the run's segments."""
-    document = {**_common(job), "status": ABORTED, "write_id": write_id, "segments": [], "replaced": [],
+    document = {**record.common, "status": ABORTED, "write_id": write_id, "segments": [], "replaced": [],
                 "left_behind": left, "pending": sorted(set(names) - set(left))}
-    _write(job, run_folder, document)
+    _write(record, document)
 
 
-def write_withdrawn(job: WriteJob, run_folder: str, names: list[str]) -> None:
+def write_withdrawn(record: WriteRecord, names: list[str]) -> None:
     """An embedded run that found a rival is taking its files out again and has deleted nothing: written
     before it deletes them, so that an abort after a failed delete removes them too (``was_withdrawn``)."""
-    document = {**_common(job), "status": WITHDRAWN, "segments": [], "replaced": [], "withdrawn": names,
+    document = {**record.common, "status": WITHDRAWN, "segments": [], "replaced": [], "withdrawn": names,
                 "pending": sorted(names)}
-    _write(job, run_folder, document)
+    _write(record, document)
 
 
-def write_unknown(job: WriteJob, write_id: str | None, run_folder: str, lineage_id: str | None,
-                  names: list[str], message: str, *, replacing: list[str] = ()) -> None:
+def write_unknown(record: WriteRecord, write_id: str | None, lineage_id: str | None, names: list[str],
+                  message: str, *, replacing: list[str] = ()) -> None:
     """The commit's outcome could not be learned: the write may or may not be in the table. ``pending`` are
     its segments (live if the lineage entry is COMPLETED); ``pinot-sink push`` skips them, and an abort keeps
     this record instead of writing ``aborted`` over it."""
-    document = {**_common(job), "status": UNKNOWN, "write_id": write_id, "lineage_id": lineage_id,
+    document = {**record.common, "status": UNKNOWN, "write_id": write_id, "lineage_id": lineage_id,
                 "segments": [], "replaced": [], "pending": sorted(names), "replacing": sorted(replacing),
                 "error": message}
-    _write(job, run_folder, document)
+    _write(record, document)
 
 
-def recorded_status(job: WriteJob, run_folder: str) -> str | None:
+def recorded_status(record: WriteRecord) -> str | None:
     """The status this run's manifest records (None: no manifest, or none readable): the table's, else the
     ``manifest.path`` file (the only record without an output-uri), if it is this run's and not an earlier
     write's kept at the same path."""
-    for uri in manifest_uris(job, run_folder):
+    run_folder = record.run_folder
+    for uri in record.uris:
         try:
-            text = read_text(uri, job.storage_options)
+            text = read_text(uri, record.storage_options)
             document = None if text is None else json.loads(text)
         except Exception as exc:  # noqa: BLE001 - unreadable: callers take the safe side for their case
             log.error("pinot_sink: could not read the job manifest of %s: %s", run_folder, exc)
@@ -146,18 +149,18 @@ def recorded_status(job: WriteJob, run_folder: str) -> str | None:
     return None
 
 
-def was_withdrawn(job: WriteJob, run_folder: str) -> bool:
+def was_withdrawn(record: WriteRecord) -> bool:
     # unreadable: abort keeps the files (rows doubled, never lost)
-    return recorded_status(job, run_folder) == "withdrawn"
+    return recorded_status(record) == WITHDRAWN
 
 
-def _write(job: WriteJob, run_folder: str, document: dict) -> None:
+def _write(record: WriteRecord, document: dict) -> None:
     # Credentials in output-uri (scheme://user:secret@host) must not reach a file others read.
-    document = {**document, "run_folder": run_folder}  # which run a manifest.path file is the record of
+    document = {**document, "run_folder": record.run_folder}  # which run a manifest.path file is the record of
     text = redact_text(json.dumps(document, indent=2, sort_keys=True))
-    for uri in manifest_uris(job, run_folder):
+    for uri in record.uris:
         try:
-            write_text(uri, text, job.storage_options)
+            write_text(uri, text, record.storage_options)
         except Exception as exc:  # noqa: BLE001 - the write is done (or undone); a manifest must not change
             # that: an error raised from the commit would make Spark abort a write that already committed.
             log.error("pinot_sink: could not write the job manifest to %s: %s", uri, exc)
@@ -168,7 +171,7 @@ def manifests_of_table(table_folder_uri: str, storage_options: dict | None = Non
     """``{manifest uri: document}`` of ``<table folder>/_manifests/``. Unreadable ones (truncated, corrupted)
     are logged and left out, their URIs appended to ``unreadable``: a caller deciding what is committed must
     not take a record it cannot read for no record."""
-    folder = f"{table_folder_uri.rstrip('/')}/{MANIFEST_DIR}"
+    folder = manifests_uri(table_folder_uri)
     found = {}
     for uri in list_files(folder, ".json", storage_options):
         try:
@@ -201,15 +204,3 @@ def rewrite_status(uri: str, document: dict, status: str, storage_options: dict 
         updated["segments"] = updated.get("segments") or [{"name": n} for n in names]
         updated["replaced"] = updated.get("replaced") or updated.get("replacing") or []
     write_text(uri, redact_text(json.dumps(updated, indent=2, sort_keys=True)), storage_options)
-
-
-def read_result(text: str) -> WriteResult:
-    """A committed write's ``WriteResult`` from its manifest; raises ValueError for an aborted one."""
-    document = json.loads(text)
-    if document.get("status") not in WAS_COMMITTED:
-        raise ValueError(f"the write to {document.get('table')} was {document.get('status')}")
-    fields = {name: document[name] for name in WriteResult.__dataclass_fields__ if name in document}
-    fields["segments"] = tuple(PublishedSegment(**segment) for segment in document["segments"])
-    fields["replaced"] = tuple(document["replaced"])
-    fields["deferred_indexes"] = tuple(document.get("deferred_indexes", ()))
-    return WriteResult(**fields)

@@ -1,6 +1,17 @@
-"""The deep-store layout and copying segment tarballs there through ``fsspec``: the one owner of both.
+"""Where every file of a table lives, and the one rule for turning names into URIs and URIs into paths.
 
-Layout: ``<root>/<rawTable>/<segmentName>.tar.gz``, e.g. ``s3://bucket/pinot/events/events_2024_0.tar.gz``.
+A root (``output-uri``, a deep store, a private staging root) holds, per table:
+
+    <root>/<rawTable>/<segmentName>.tar.gz                          the table's tarballs (Pinot's deep-store
+                                                                    layout: s3://bucket/pinot/events/events_0.tar.gz)
+    <root>/<rawTable>/_staging/<write tag>_<run tag>/p<partition>_a<task attempt>/<segmentName>.tar.gz
+                                                                    one run's staged tarballs, a folder per
+                                                                    task attempt (``staging_uri``, ``attempt_uri``)
+    <root>/<rawTable>/_manifests/<write tag>_<run tag>.json         one run's record (``manifest_uri``)
+
+One folder per task attempt, so two attempts of one partition (a retry, a speculative copy, a straggler still
+running after the job) never write the same file. Listings of the table see tarballs only (so not
+``_staging`` or ``_manifests``), as Pinot's batch jobs skip non-tarballs, and skip hidden files (``.``).
 
 One quoting rule, the one Java's ``java.net.URI`` and so Pinot's ``PinotFS`` implementations follow:
 
@@ -15,22 +26,21 @@ One quoting rule, the one Java's ``java.net.URI`` and so Pinot's ``PinotFS`` imp
 lets ``a b`` and ``a+b`` collide; we do not copy that.) The root is a URI: a bare local path becomes a
 ``file://`` URI with its characters escaped; in a URI given as such, ``%XX`` escapes are meaningful and
 characters a URI cannot hold are escaped. ``file://`` always works; ``s3://``, ``gs://``, ``hdfs://`` need
-the matching fsspec package (``s3fs``, ``gcsfs``, ``pyarrow``'s HDFS) on every executor. The copy streams
-from the local file; on local paths it writes a temporary name and renames, on object stores the object
-only appears once its upload completes, so a reader never sees half a tarball.
+the matching fsspec package (``s3fs``, ``gcsfs``, ``pyarrow``'s HDFS) on every executor.
 """
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import uuid
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote, unquote, urlsplit
 
-from ..segment.format import TARBALL_EXTENSION as TARBALL_SUFFIX
-from .errors import DeepStoreError
+from pinot_sink.controller.errors import DeepStoreError
+from pinot_sink.segment.format import TARBALL_EXTENSION as TARBALL_SUFFIX
+
+STAGING_DIR = "_staging"
+MANIFEST_DIR = "_manifests"
 
 _TARBALL_SUFFIXES = (TARBALL_SUFFIX, ".tgz", ".tar")  # accepted when reading a name back from a path
 FILESYSTEM_PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "hdfs": "pyarrow",
@@ -80,6 +90,41 @@ def segment_uri(root: str, raw_table: str, segment_name: str) -> str:
     return tarball_uri(table_uri(root, raw_table), segment_name)
 
 
+def staging_uri(root: str, raw_table: str, run_folder: str) -> str:
+    """``<root>/<rawTable>/_staging/<run folder>``: one run's staged tarballs."""
+    return child_uri(child_uri(table_uri(root, raw_table), STAGING_DIR), run_folder)
+
+
+def attempt_folder(partition_id: int, task_attempt: int) -> str:
+    return f"p{partition_id}_a{task_attempt}"
+
+
+def attempt_uri(staging: str, partition_id: int, task_attempt: int) -> str:
+    """One task attempt's folder in a run's staging folder."""
+    return f"{staging}/{attempt_folder(partition_id, task_attempt)}"
+
+
+def manifests_uri(table_folder: str) -> str:
+    """``<table folder>/_manifests``."""
+    return f"{table_folder.rstrip('/')}/{MANIFEST_DIR}"
+
+
+def manifest_uri(root: str, raw_table: str, run_folder: str) -> str:
+    """``<root>/<rawTable>/_manifests/<run folder>.json`` (the run folder as it is: it is always a plain
+    ``<write tag>_<run tag>``)."""
+    return f"{manifests_uri(table_uri(root, raw_table))}/{run_folder}.json"
+
+
+def run_folder_of_manifest(uri: str) -> str:
+    """``.../_manifests/<run folder>.json`` -> ``<run folder>``."""
+    return os.path.basename(uri)[: -len(".json")]
+
+
+def local_path(uri: str) -> str | None:
+    """The local path behind a ``file://`` URI (None for remote stores)."""
+    if uri.startswith("file://"):
+        return unquote(urlsplit(uri).path)
+    return None
 
 
 def segment_name_from_uri(uri: str) -> str:
@@ -117,69 +162,3 @@ def uri_to_fs(uri: str, options: Mapping[str, Any] | None = None):
         raise DeepStoreError(f"unsupported deep store URI {uri!r}: {exc}") from None
 
 
-def list_segment_uris(root: str, raw_table: str, options: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """``{segment name: segment_uri}`` of the tarballs under ``<root>/<rawTable>/`` (none if it is missing);
-    hidden files and unfinished copies (temporary names) are skipped."""
-    fs, path = uri_to_fs(table_uri(root, raw_table), options)
-    try:
-        if not fs.exists(path):
-            return {}
-        entries = fs.ls(path, detail=False)
-    except (OSError, IOError) as exc:
-        raise DeepStoreError(f"cannot list {table_uri(root, raw_table)}: {type(exc).__name__}: {exc}",
-                             table=raw_table, retryable=True, operation="deep store listing") from None
-    found = {}
-    for entry in entries:
-        base = os.path.basename(str(entry).rstrip("/"))
-        if base.endswith(TARBALL_SUFFIX) and not base.startswith("."):
-            name = base[: -len(TARBALL_SUFFIX)]
-            found[name] = tarball_uri(table_uri(root, raw_table), name)
-    return found
-
-
-def copy_to_deep_store(
-    tar_path: str | os.PathLike,
-    dest_uri: str,
-    *,
-    options: Mapping[str, Any] | None = None,
-    segment: str | None = None,
-    table: str | None = None,
-) -> int:
-    """Copy the local tarball to ``dest_uri``; returns the bytes written. I/O errors are retryable."""
-    fs, path = uri_to_fs(dest_uri, options)
-    size = os.path.getsize(tar_path)
-    try:
-        parent = path.rsplit("/", 1)[0] if "/" in path else ""
-        if parent:
-            fs.makedirs(parent, exist_ok=True)
-        if _is_local(fs):
-            temp = f"{path}.{uuid.uuid4().hex}.tmp"
-            try:
-                shutil.copyfile(tar_path, temp)
-                os.replace(temp, path)
-            finally:
-                if os.path.exists(temp):
-                    os.unlink(temp)
-        else:
-            fs.put_file(os.fspath(tar_path), path)
-    except (OSError, IOError) as exc:
-        raise DeepStoreError(
-            f"copy to {dest_uri} failed: {type(exc).__name__}: {exc}", segment=segment, table=table,
-            retryable=True, operation="deep store copy",
-        ) from None
-    return size
-
-
-def _is_local(fs) -> bool:
-    protocol = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
-    return "file" in protocol or "local" in protocol
-
-
-def delete_from_deep_store(uri: str, *, options: Mapping[str, Any] | None = None) -> None:
-    """Best-effort removal (used to clean up after a failed METADATA or URI push)."""
-    fs, path = uri_to_fs(uri, options)
-    try:
-        if fs.exists(path):
-            fs.rm(path)
-    except (OSError, IOError):
-        pass

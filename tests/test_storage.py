@@ -1,0 +1,57 @@
+"""The storage room's store interface: chosen once, and safe to ship to executors."""
+from __future__ import annotations
+
+import pickle
+
+from pinot_sink.controller import ClientConfig
+from pinot_sink.storage.layout import manifest_uri, staging_uri
+from pinot_sink.storage.stores import ControllerStore, DirectoryStore, open_store
+
+
+def test_open_store_chooses_the_controller_when_there_is_one(tmp_path):
+    directory = open_store("events", root_uri=tmp_path.as_uri())
+    assert isinstance(directory, DirectoryStore) and directory.list() == set()
+    assert directory.describe() == f"{tmp_path.as_uri()}/events"
+    controller = open_store("events", client_config=ClientConfig(url="http://localhost:9"),
+                            root_uri=tmp_path.as_uri())
+    assert isinstance(controller, ControllerStore) and controller.describe() == "controller http://localhost:9"
+
+
+def test_a_controller_store_keeps_its_client_on_the_driver(fake_controller):
+    store = ControllerStore("events", ClientConfig(url=fake_controller.url))
+    assert store.client is store.client  # one client until close
+    shipped = pickle.loads(pickle.dumps(store))
+    assert shipped._client is None and shipped.table == "events"
+    store.close()
+    assert store._client is None
+
+
+def test_a_borrowed_client_is_left_open(fake_controller):
+    from pinot_sink.controller import ControllerClient
+
+    with ControllerClient(fake_controller.url) as client:
+        store = ControllerStore.over(client, "events")
+        assert store.client is client
+        store.close()
+        assert client.list_segments("events") == []  # still usable
+
+
+def test_the_layout_of_a_runs_files():
+    root = "file:///out"
+    assert staging_uri(root, "a b", "w1_r2") == "file:///out/a%20b/_staging/w1_r2"
+    assert manifest_uri(root, "a b", "w1_r2") == "file:///out/a%20b/_manifests/w1_r2.json"
+
+
+def test_each_module_of_the_two_rooms_imports_first():
+    """The controller's push imports storage's files; storage raises the controller's errors. Whichever is
+    imported first in a fresh process (a Spark worker, a script), the other must load whole."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for module in ("pinot_sink.storage.layout", "pinot_sink.storage.files", "pinot_sink.storage.stores",
+                   "pinot_sink.storage.manifests", "pinot_sink.controller.errors", "pinot_sink.controller.push"):
+        done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=root, capture_output=True, text=True,
+                              env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
+        assert done.returncode == 0, f"import {module}: {done.stderr[-800:]}"
