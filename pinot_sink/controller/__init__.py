@@ -5,7 +5,7 @@ Layers, low to high: ``config`` / ``auth`` / ``errors`` / ``retry`` < ``transpor
 (REST endpoints) < ``push`` / ``consistent_push`` (policy). The tarball layout and copying into a deep store
 are ``pinot_sink.storage``'s (``layout``, ``files``), which ``push`` uses.
 See ``docs/controller.md``."""
-from .auth import Auth, redact_headers, redact_options, redact_text, redact_url
+from .auth import Auth, redact_headers, redact_text, redact_url
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig, validate_controller_url
 from .consistent_push import ConsistentPush
@@ -29,7 +29,7 @@ from .push import PUSH_MODES, PushResult, controller_download_uri, metadata_tarb
 from .retry import RetryPolicy
 
 __all__ = [
-    "Auth", "redact_headers", "redact_options", "redact_text", "redact_url",
+    "Auth", "redact_headers", "redact_text", "redact_url",
     "ControllerClient", "offline_raw_name",
     "ClientConfig", "validate_controller_url",
     "ConsistentPush",

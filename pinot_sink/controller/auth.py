@@ -91,19 +91,6 @@ def redact_headers(headers: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: (REDACTED if SECRET_NAME.search(str(k)) else v) for k, v in (headers or {}).items()}
 
 
-def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of user options safe to log: secret-looking keys redacted, credentials stripped from URLs."""
-    safe: dict[str, Any] = {}
-    for key, value in options.items():
-        if SECRET_NAME.search(str(key)):
-            safe[key] = REDACTED
-        elif isinstance(value, str) and "://" in value and "@" in value:
-            safe[key] = redact_url(value)
-        else:
-            safe[key] = value
-    return safe
-
-
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]*@")
 
 
