@@ -40,6 +40,8 @@ import pyarrow.compute as pc
 from type_mapping.convert import json_text  # Jackson's compact JSON
 from type_mapping.java_text import big_decimal_string, java_float_str
 
+from .java_objects import JAVA_OBJECT, is_object, materialize, objects
+
 MODES = ("NON_PRIMITIVE", "ALL", "NONE")
 
 
@@ -55,6 +57,10 @@ class ComplexTypeSpec:
         read = self._source_names()
         flattener = _Flattener(self.delimiter, read, self.fields_to_unnest)
         inputs = set(table.column_names)
+        from_objects = [f.name for f in table.schema if is_object(f.type)]
+        for name in from_objects:  # Java Maps / Lists of a function (an enricher's): their Arrow form for this row set
+            index = table.column_names.index(name)
+            table = table.set_column(index, name, materialize(_array(table.column(name))))
         table = flattener.flatten(table, [f.name for f in table.schema if _is_complex(f.type)])
         for name in sorted(self.fields_to_unnest):  # Pinot sorts them: foo before foo.bar
             if name in table.column_names and _is_list(table.schema.field(name).type):
@@ -62,6 +68,19 @@ class ComplexTypeSpec:
         table = self._lists_to_json(table)
         if self.prefixes_to_rename:
             table = self._renamed(table, flattener.from_keys)
+        return self._object_columns(table, from_objects)
+
+    def _object_columns(self, table: pa.Table, from_objects: list[str]) -> pa.Table:
+        """The columns read later that Java objects can give (their names start with an object column's name and
+        the delimiter): present in every batch, null where these rows gave none, ``JAVA_OBJECT`` when planned
+        on no rows, so that the planned schema does not depend on the data (the pipeline converts them to
+        their schema columns' types, as Pinot's DataTypeTransformer does)."""
+        if self.columns is None or not from_objects:
+            return table
+        prefixes = tuple(name + self.delimiter for name in from_objects)
+        for name in sorted(self.columns):
+            if name.startswith(prefixes) and name not in table.column_names:
+                table = table.append_column(pa.field(name, JAVA_OBJECT), pa.nulls(table.num_rows, JAVA_OBJECT))
         return table
 
     def _renamed(self, table: pa.Table, from_keys: set[str]) -> pa.Table:
@@ -374,6 +393,8 @@ def _plain(value, arrow_type: pa.DataType):
     """Arrow's Python form of a value as Pinot's reader has it: maps as dicts with Java key texts."""
     if value is None:
         return None
+    if is_object(arrow_type):  # a Java object left as it is (its JSON text here)
+        return objects(pa.array([value], pa.string()))[0]
     if pa.types.is_map(arrow_type):
         return {java_map_key(k, arrow_type.key_type): _plain(v, arrow_type.item_type) for k, v in value}
     if _is_list(arrow_type):

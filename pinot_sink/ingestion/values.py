@@ -91,6 +91,8 @@ def with_nulls(array: pa.Array, mask: np.ndarray | None) -> pa.Array:
     """``array`` with the rows of ``mask`` set to null."""
     if mask is None or not mask.any():
         return array
+    if isinstance(array, pa.ExtensionArray):  # Java objects (java_objects): their storage, rewrapped
+        return pa.ExtensionArray.from_storage(array.type, with_nulls(array.storage, mask))
     return pc.if_else(pa.array(mask, pa.bool_()), pa.nulls(len(array), array.type), array)
 
 

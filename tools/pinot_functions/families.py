@@ -453,10 +453,10 @@ FAMILIES["vector"] = {
 }
 
 
-# Not kept as a fixture yet (the functions are refused): what Pinot stores for a Map / List result. Found with it:
-# into a single-value STRING column a one-entry map or one-element list becomes that value, a longer one fails
-# the row; into a JSON column a map is printed with its keys sorted; into a multi-value column a list's
-# elements are converted one by one (a one-entry map element becomes its value, a null element is dropped).
+# What Pinot stores for a Map / List result (pinot_sink/ingestion/java_objects.py): into a single-value STRING
+# column a one-entry map or one-element list becomes that value, a longer one fails the row; into a JSON column
+# a map is printed with its keys sorted; into a multi-value column a list's elements are converted one by one
+# (a one-entry map element becomes its value, a null element is dropped).
 _JSON_OBJECT_DOCS = ['{"a": 1, "b": [1, 2.5, "x"], "c": {"d": null}}', '[1, "two", {"k": 3}]', '  [ ]  ', '{}',
                      'not json', '', '"text"', '12', '{"a": 1} trailing', '[1, 2', '{"z": 1, "a": 2}',
                      '{"u": "é😀", "f": 1.0E10, "big": 123456789012345678901234567890}', '[true, false, null]']
@@ -472,6 +472,48 @@ FAMILIES["json_objects"] = {
     "outputs": {c: (t, sv) for c, (_, t, sv) in _JSON_OBJECT.items()},
     "transforms": {c: e for c, (e, _, _) in _JSON_OBJECT.items()},
     "rows": lambda rng: [{"j": d} for d in _JSON_OBJECT_DOCS] + [{"j": None}],
+}
+
+# The Java objects chained into other functions, the complex-type's neighbours (a HashMap's order, Maps in an
+# Object[], scalars a path finds) and stored into typed columns.
+_KV_DOCS = ['[{"key": "k1", "value": "v1"}, {"key": "k2", "value": 2}]', '[{"key": "a"}]', '{"key": "x", "value": "y"}',
+            'not json', '[]', '[{"key": 1, "value": {"x": 1}}, {"key": "n", "value": null}]', '[{"k": "a", "v": "b"}]',
+            "[" + ", ".join(f'{{"key": "key{i}", "value": "{i}", "k": "c{i}", "v": {i}.5}}' for i in range(20)) + "]",
+            '[{"key": "Aa", "value": "1"}, {"key": "BB", "value": "2"}, {"key": "z", "value": "3"}, '
+            '{"key": "Aa", "value": "4"}]', '[[1, 2], {"key": "p", "value": "q"}]', '  [ {"key": "é😀", "value": "x"} ]']
+_JSON_MORE_DOCS = _JSON_OBJECT_DOCS + ['{"a": 7, "b": ["x", "y"], "c": {"e": 1, "f": 2.5}, "f": 1.5}',
+                                       '[{"a": 1, "b": 2}, {"a": 3}]', '{"a": "12", "c": {"only": "one"}}',
+                                       '{"a": 2147483648, "b": [], "c": {}}', '{"b": [[1], [2, 3]], "f": "NaN"}',
+                                       '{"a": true, "b": [null, "z"]}', '{"b": [{"k": 1}, {"k": 2}]}']
+_JSON_MORE = {
+    "kv_fmt": ("jsonFormat(jsonKeyValueArrayToMap(kv))", "STRING", True),
+    "kv_json": ("jsonKeyValueArrayToMap(kv)", "JSON", True),
+    "kv_custom": ("jsonFormat(jsonKeyValueArrayToMap(kv, 'k', 'v'))", "STRING", True),
+    "kv_mv": ("jsonKeyValueArrayToMap(kv)", "STRING", False),
+    "obj_path": ("jsonPathString(jsonExtractObject(j), '$.a', 'none')", "STRING", True),
+    "obj_path_long": ("jsonPathLong(jsonExtractObject(j), '$.a', -1)", "LONG", True),
+    "obj_fmt": ("jsonFormat(jsonExtractObject(j))", "STRING", True),
+    "obj_keys": ("jsonExtractKey(jsonExtractObject(j), '$.*')", "STRING", False),
+    "path_fmt": ("jsonFormat(jsonPath(j, '$.c'))", "STRING", True),
+    "path_mv": ("jsonPath(j, '$.b')", "STRING", False),
+    "path_long": ("jsonPath(j, '$.a')", "LONG", True),
+    "path_double": ("jsonPath(j, '$.f')", "DOUBLE", True),
+    "path_int_mv": ("jsonPath(j, '$.b')", "INT", False),
+    "path_in_path": ("jsonPathString(jsonPath(j, '$.c'), '$.e', 'none')", "STRING", True),
+    "arr_objs_mv": ("jsonPathArray(j, '$[*]')", "STRING", False),
+    "arr_objs_sv": ("jsonPathArray(j, '$.c')", "STRING", True),
+    "list_fmt": ("jsonFormat(jsonStringToArray(j))", "STRING", True),
+    "map_int": ("jsonStringToMap(j)", "INT", True),
+    "map_mv": ("jsonStringToMap(j)", "STRING", False),
+    "any_json": ("jsonStringToListOrMap(j)", "JSON", True),
+    "path_json": ("jsonPath(j, '$.b')", "JSON", True),
+}
+FAMILIES["json_objects_more"] = {
+    "inputs": {"j": "string", "kv": "string"},
+    "outputs": {c: (t, sv) for c, (_, t, sv) in _JSON_MORE.items()},
+    "transforms": {c: e for c, (e, _, _) in _JSON_MORE.items()},
+    "rows": lambda rng: [{"j": d, "kv": _KV_DOCS[i % len(_KV_DOCS)]} for i, d in enumerate(_JSON_MORE_DOCS)]
+    + [{"j": None, "kv": None}],
 }
 
 _KEY_PARAMS = {"all_d2": ("", "maxDepth=2"), "all_dots": ("$..**", "dotNotation=true"),
