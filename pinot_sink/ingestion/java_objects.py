@@ -302,11 +302,18 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
 # --- the complex-type step ---------------------------------------------------------------------------------
 
 
-def materialize(array: pa.Array) -> pa.Array:
+def materialize(array: pa.Array, maps_as_lists: bool = False, maps_only: bool = False) -> pa.Array:
     """A ``JAVA_OBJECT`` column as ordinary Arrow, for the complex-type step: Maps as ``map<string, ...>``
     (a null key dropped, as Pinot's flattening drops it), Lists as ``list<...>``, leaves of one Java type as
-    that type; leaves whose types differ between rows (or that are null everywhere) stay ``JAVA_OBJECT``."""
-    return _build(objects(array))
+    that type; leaves whose types differ between rows (or that are null everywhere) stay ``JAVA_OBJECT``.
+    ``maps_as_lists`` (a field to unnest): a Map among Lists becomes a one-element List (Pinot flattens a Map
+    there as it is, which is what unnesting one element gives)."""
+    values = objects(array)
+    if maps_only:  # (flattening a name below this one: only the rows holding a Map have it)
+        values = [v if isinstance(v, dict) else None for v in values]
+    if maps_as_lists and any(isinstance(v, list) for v in values):
+        values = [[v] if isinstance(v, dict) else v for v in values]
+    return _build(values)
 
 
 def _build(values: list[Any]) -> pa.Array:

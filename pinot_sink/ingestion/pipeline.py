@@ -28,7 +28,7 @@ from type_mapping.stored import arrow_type_for
 from type_mapping.table_config import TableConfig, time_column_name
 
 from . import java_objects
-from .complex_types import MODES, ComplexTypeSpec
+from .complex_types import MODES, ComplexTypeSpec, as_java_objects
 from .evaluate import Expression
 from .expression import ExpressionError, is_groovy
 from .java_objects import is_object
@@ -241,13 +241,6 @@ class IngestionPipeline:
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
             if e.spec is not None and e.column in columns:
                 columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
-        for name in (n for n in self.object_columns if n in columns):  # and on the columns Java objects gave
-            ctx.where = f"ingestionConfig.complexTypeConfig column {name!r} (from a function's Map / List)"
-            ctx.errors = None
-            columns[name] = to_column_type(columns[name], self._schema_specs[name], ctx)
-            if ctx.errors is not None:
-                columns[name] = with_nulls(columns[name], ctx.errors)
-                incomplete |= ctx.errors
         columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
         for t in self.transforms:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
@@ -267,6 +260,18 @@ class IngestionPipeline:
                     existing = to_column_type(existing, t.spec, ctx)
                 value = pc.if_else(existing.is_valid(), existing, value.cast(existing.type))
             columns[t.column] = value
+        for name in (n for n in self.object_columns if n in columns):
+            # DataTypeTransformer on the columns Java objects gave (after the transforms, which read them raw)
+            ctx.where = f"ingestionConfig.complexTypeConfig column {name!r} (from a function's Map / List)"
+            ctx.errors = None
+            value = columns[name]
+            if isinstance(value.type, (pa.ListType, pa.LargeListType, pa.MapType, pa.StructType)):
+                value = as_java_objects(value)  # standardised as the Java Map / List it is
+            value = to_column_type(value, self._schema_specs[name], ctx)
+            if ctx.errors is not None:
+                value = with_nulls(value, ctx.errors)
+                incomplete |= ctx.errors
+            columns[name] = value
         keep = None
         filtered = 0
         if self.filter is not None:

@@ -516,6 +516,36 @@ FAMILIES["json_objects_more"] = {
     + [{"j": None, "kv": None}],
 }
 
+def _hash_rows(rng: random.Random) -> list[dict]:
+    fixed = ["", "00", "61", "616263", "ff" * 4, "00" * 12, "31" * 13, "41" * 16, "7f" * 17, "80" * 24, "a5" * 25,
+             "5a" * 32, "c3" * 33, "e9" * 40, "01" * 64, "fe" * 65, "123456789abcdef0" * 16]
+    decimals = ["1.50", "-0", "0.000", "1e3", "1E-3", "-123456789012345678901234567890.123", "abc", " 2.5 ", "+7",
+                "1.", ".5", "9" * 40, "-1e-40", "NaN", "1_000", "0x10"]
+    rows = []
+    for i in range(120):
+        data = fixed[i] if i < len(fixed) else bytes(rng.randrange(256) for _ in range(rng.randint(0, 90))).hex()
+        rows.append({"b": data, "s0": rng.choice([0, 1, -1, LONG_MIN, LONG_MAX, rng.randint(LONG_MIN, LONG_MAX)]),
+                     "s1": rng.randint(LONG_MIN, LONG_MAX), "x": decimals[i % len(decimals)],
+                     "d": rng.choice([0.1, -2.5, 1e21, 1e-7, 123.456, rng.uniform(-1e6, 1e6)]),
+                     "v": rng.choice([LONG_MIN, LONG_MAX, 0, rng.randint(LONG_MIN, LONG_MAX)])})
+    rows.append({"b": None, "s0": None, "s1": None, "x": None, "d": None, "v": None})
+    return rows
+
+
+_HASHES = {"city32": ("cityHash32(b)", "LONG"), "city64": ("cityHash64(b)", "LONG"),
+           "city64_seed": ("cityHash64(b, s0)", "LONG"), "city64_seeds": ("cityHash64(b, s0, s1)", "LONG"),
+           "city128": ("cityHash128(b)", "BYTES"), "md2": ("md2(b)", "STRING"),
+           "bd_bytes": ("bigDecimalToBytes(x)", "BYTES"), "bd_bytes_double": ("bigDecimalToBytes(d)", "BYTES"),
+           "bd_bytes_long": ("bigDecimalToBytes(v)", "BYTES"),
+           "bd_round_trip": ("bytesToBigDecimal(bigDecimalToBytes(v))", "BIG_DECIMAL"),
+           "bd_text": ("bytesToBigDecimal(bigDecimalToBytes(v))", "STRING")}
+FAMILIES["hashes_big_decimal"] = {
+    "inputs": {"b": "binary", "s0": "int64", "s1": "int64", "x": "string", "d": "float64", "v": "int64"},
+    "outputs": {c: (t, True) for c, (_, t) in _HASHES.items()},
+    "transforms": {c: e for c, (e, _) in _HASHES.items()},
+    "rows": _hash_rows,
+}
+
 _KEY_PARAMS = {"all_d2": ("", "maxDepth=2"), "all_dots": ("$..**", "dotNotation=true"),
                "all_dots_d1": ("$..", "MAXDEPTH = 1 ; dotnotation=TRUE"), "star_d1": ("$.*", "maxDepth=1"),
                "deep_d2_dots": ("$..*", "maxDepth=2;dotNotation=true"), "b_star_dots": ("$.b.*", "dotNotation=true"),

@@ -33,9 +33,6 @@ UNSUPPORTED: dict[str, str] = {
                                "stcontains", "stdistance", "stequals", "stgeogfromgeojson", "stgeogfromwkb",
                                "stgeometrytype", "stgeomfromgeojson", "stgeomfromwkb", "stwithin")
        if name not in REGISTRY},
-    **{name: _NOT_YET for name in (
-        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "md2",
-    )},
 }
 
 
