@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from type_mapping.convert import json_text
+from type_mapping.java_hash import hash_map_order, string_hash
 from type_mapping.java_text import java_sort_key
 
 
@@ -97,28 +98,15 @@ def rewrap(array: pa.Array, storage: pa.Array) -> pa.Array:
 # --- Java's HashMap iteration order (jsonKeyValueArrayToMap returns a HashMap<String, String>) ------------
 
 
-def _string_hash(text: str | None) -> int:
-    if text is None:
-        return 0
-    h = 0
-    units = np.frombuffer(java_sort_key(text), dtype=">u2")
-    for unit in units.tolist():
-        h = (31 * h + unit) & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def hash_map(entries: list[tuple[Any, Any]]) -> dict:
-    """``new HashMap<String, ...>()`` after ``put`` of each entry in order, in its iteration order: by bucket
-    (the spread ``String.hashCode`` masked by the capacity: 16, doubled past 3/4 full), within a bucket in
-    insertion order (a key put again keeps its place and takes the new value)."""
+    """``new HashMap<String, ...>()`` after ``put`` of each entry in order, in its iteration order
+    (``type_mapping.java_hash.hash_map_order``; a key put again keeps its place and takes the new value, the
+    null key hashes to 0)."""
     merged: dict = {}
     for key, value in entries:
         merged[key] = value
     keys = list(merged)
-    capacity = 16
-    while len(keys) > capacity * 3 // 4:
-        capacity *= 2
-    order = sorted(range(len(keys)), key=lambda i: (_string_hash(keys[i]) & (capacity - 1), i))
+    order, _ = hash_map_order([0 if k is None else string_hash(k) for k in keys])
     return {keys[i]: merged[keys[i]] for i in order}
 
 
