@@ -250,8 +250,6 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
                      ) -> tuple[list[Any], np.ndarray, str, pa.DataType | None]:
     """Each value converted from its own Java type (rows grouped by type, each group converted column-wise);
     also the rows that fail, why, and the Arrow type of the converted values."""
-    from .values import Context
-
     out: list[Any] = [None] * len(values)
     failed = np.zeros(len(values), np.bool_)
     reason = ""
@@ -265,8 +263,7 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
             failed[index] = True
             reason = reason or f"cannot convert a {kind} value to {spec.data_type}"
             continue
-        sub = Context(len(index), ctx.row_offset, True)
-        sub.where = ctx.where
+        sub = ctx.detached(len(index))
         group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], _ARROW[kind])
         try:
             converted = convert(group, spec, sub)
@@ -285,6 +282,53 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
         if bad.any():
             reason = reason or f"cannot convert {values[index[int(np.argmax(bad))]]!r} to {spec.data_type}"
     return out, failed, reason, out_type
+
+
+# --- FunctionInvoker.convertTypes: an object passed to another function's parameter ------------------------
+
+
+def java_to_string(value: Any) -> str:
+    """``Object.toString`` of a Java value: a Map ``{k=v, ...}``, a List ``[a, b]`` (AbstractMap / AbstractCollection)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(java_to_string(v) for v in value) + "]"
+    return "null" if value is None else json_text(value) if not isinstance(value, str) else value
+
+
+class _Parameter:
+    data_type = "the function's parameter type"
+
+
+def as_argument(array: pa.Array, ctx, convert: Callable[..., pa.Array], text: bool) -> pa.Array:
+    """A ``JAVA_OBJECT`` column passed to a parameter of another function, converted as ``FunctionInvoker``
+    converts it (``PinotDataType.convert`` from the argument's type): a String, a number, a Boolean as
+    themselves; a Map into a String parameter as ``MapUtils.toString`` (JSON, keys sorted), into any other a
+    failure; a List as its first element (``toString()`` of it, or a Number for a number parameter; an empty
+    List, a null or non-number first element fails the row). ``convert`` is the values' conversion
+    (``to_long``...), ``text`` whether the parameter is a String."""
+    values: list[Any] = []
+    failed = []
+    for value in objects(array):
+        bad = False
+        if isinstance(value, list):
+            first = value[0] if value else None
+            if text and value and first is not None:
+                value = java_to_string(first)
+            elif not text and isinstance(first, (int, float)) and not isinstance(first, bool):
+                value = first
+            else:
+                value, bad = None, True
+        elif isinstance(value, dict):
+            value, bad = (sorted_json(value), False) if text else (None, True)
+        values.append(value)
+        failed.append(bad)
+    out, wrong, why, out_type = _convert_scalars(values, _Parameter, ctx, lambda a, _spec, sub: convert(a, sub))
+    failures = np.array(failed, np.bool_) | wrong
+    if failures.any():
+        ctx.fail(failures, why or "a Map or List that Pinot cannot convert to the function's parameter "
+                 "(ClassCastException / IndexOutOfBoundsException)", array)
+    return pa.array([None if failures[i] else v for i, v in enumerate(out)], out_type or pa.null())
 
 
 # --- the complex-type step ---------------------------------------------------------------------------------

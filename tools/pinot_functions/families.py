@@ -546,6 +546,19 @@ FAMILIES["hashes_big_decimal"] = {
     "rows": _hash_rows,
 }
 
+# A Java object passed to a String parameter of another function (FunctionInvoker.convertTypes)
+_OBJECT_ARGS = {"upper_path": ("upper(jsonPath(j, '$.x'))", "STRING"), "concat_path": ("concat(jsonPath(j, '$.x'), '|')", "STRING"),
+                "length_map": ("length(jsonStringToMap(j))", "INT"), "concat_list": ("concat(jsonStringToArray(j), '|')", "STRING"),
+                "long_path": ("plus(jsonPath(j, '$.x'), 1)", "DOUBLE")}
+FAMILIES["json_object_args"] = {
+    "inputs": {"j": "string"},
+    "outputs": {c: (t, True) for c, (_, t) in _OBJECT_ARGS.items()},
+    "transforms": {c: e for c, (e, _) in _OBJECT_ARGS.items()},
+    "rows": lambda rng: [{"j": d} for d in ['{"x": "abc"}', '{"x": 12}', '{"x": 2.5}', '{"x": {"b": 1, "a": "q"}}',
+                                            '{"x": [1, "y", {"k": 2}]}', '{"x": true}', '{"x": null}', '[1, "two"]',
+                                            '{"z": 1, "a": [1]}', '[]', '{}', '{"x": "1e3"}']] + [{"j": None}],
+}
+
 _KEY_PARAMS = {"all_d2": ("", "maxDepth=2"), "all_dots": ("$..**", "dotNotation=true"),
                "all_dots_d1": ("$..", "MAXDEPTH = 1 ; dotnotation=TRUE"), "star_d1": ("$.*", "maxDepth=1"),
                "deep_d2_dots": ("$..*", "maxDepth=2;dotNotation=true"), "b_star_dots": ("$.b.*", "dotNotation=true"),
