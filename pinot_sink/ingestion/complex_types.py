@@ -73,8 +73,9 @@ class ComplexTypeSpec:
         return self._object_columns(table, from_objects)
 
     def _object_columns(self, table: pa.Table, from_objects: list[str]) -> pa.Table:
-        """The columns read later that Java objects can give (their names start with an object column's name and
-        the delimiter): present in every batch, null where these rows gave none, ``JAVA_OBJECT`` when planned
+        """The Java object columns kept whole as Java objects again (their column converts them); and the columns
+        read later that Java objects can give (their names start with an object column's name and the
+        delimiter): present in every batch, null where these rows gave none, ``JAVA_OBJECT`` when planned
         on no rows, so that the planned schema does not depend on the data (the pipeline converts them to
         their schema columns' types, as Pinot's DataTypeTransformer does)."""
         for name in from_objects:  # a Map or List kept whole stays the Java object (its column converts it)

@@ -239,7 +239,7 @@ class IngestionPipeline:
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
-            if e.spec is not None and e.column in columns:
+            if e.spec is not None and e.column in columns and e.column not in self.object_columns:
                 columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
         columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
         for t in self.transforms:
