@@ -18,25 +18,16 @@ from type_mapping.java_text import java_float_str
 
 from ..java_objects import hash_map, object_array
 from ..values import Context, Value, to_string
+from .binary import _JAVA_TRIM
 from .json import _Failure, _InvalidJson, _check_path, _document, _path, _run_per_distinct, read_first_value
 from .jsonpath import read_path
 from .registry import scalar_function
 
 
-def java_trim(text: str) -> str:
-    """``String.trim``: every character up to U+0020 off both ends."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
-
-
 def read_json(text: str, openers: str) -> Any:
     """``jsonStringTo*``: the trimmed text, when it starts with one of ``openers``, read as Jackson reads the
     first value; None when it does not start so or is not JSON (Pinot catches the exception)."""
-    trimmed = java_trim(text)
+    trimmed = text.strip(_JAVA_TRIM)  # String.trim
     if not trimmed or trimmed[0] not in openers:
         return None
     try:
