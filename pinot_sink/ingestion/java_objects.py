@@ -8,9 +8,11 @@ function (``jsonPath*``, ``jsonFormat``, ``toJsonMapStr``... read the object its
 schema column, whose type decides what is stored (``DataTypeTransformer``). No Arrow type fits every row, so
 here such a result is a column of the extension type ``JAVA_OBJECT``: each value the object as a Python value
 (dict = Map in its iteration order, list = List / Object[], str, int = Integer / Long / BigInteger, float =
-Double, bool), stored as JSON text, kept until the stage that consumes it:
+Double, bool, ``decimal.Decimal`` = BigDecimal with its scale), stored as JSON text, kept until the stage that
+consumes it:
 
 * functions read it back with ``objects`` (a Java ``String`` inside is a String again: ``jsonPath`` parses it);
+  other functions' parameters get it through ``as_argument`` (``FunctionInvoker.convertTypes``);
 * ``materialize`` turns it into ordinary Arrow types for the complex-type step (maps, lists, and leaves of
   one type; leaves whose Java types differ between rows stay ``JAVA_OBJECT``);
 * ``to_column`` stores it into a schema column as ``DataTypeTransformerUtils.transformValue`` does:
@@ -22,6 +24,7 @@ Double, bool), stored as JSON text, kept until the stage that consumes it:
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import json
 from typing import Any, Callable
 
@@ -30,7 +33,7 @@ import pyarrow as pa
 
 from type_mapping.convert import json_text
 from type_mapping.java_hash import hash_map_order, string_hash
-from type_mapping.java_text import java_sort_key
+from type_mapping.java_text import big_decimal_plain_string, java_sort_key
 
 
 class JavaObjectType(pa.ExtensionType):
@@ -70,7 +73,8 @@ def is_object(t: pa.DataType) -> bool:
 
 def object_array(values: list[Any]) -> pa.Array:
     """A ``JAVA_OBJECT`` column of Python values (None: null)."""
-    storage = pa.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in values], pa.string())
+    storage = pa.array([None if v is None else json.dumps(v, ensure_ascii=False, default=_encode) for v in values],
+                       pa.string())
     return pa.ExtensionArray.from_storage(JAVA_OBJECT, storage)
 
 
@@ -83,7 +87,22 @@ def as_objects(array: pa.Array) -> pa.Array:
 def objects(array: pa.Array) -> list[Any]:
     """The Python values of a ``JAVA_OBJECT`` column."""
     storage = array.storage if isinstance(array, pa.ExtensionArray) else array
-    return [None if text is None else json.loads(text) for text in storage.to_pylist()]
+    return [None if text is None else json.loads(text, object_hook=_decode) for text in storage.to_pylist()]
+
+
+_BIG_DECIMAL = "\u0000BigDecimal"  # a BigDecimal (decimal.Decimal, its scale kept) in the JSON text
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, decimal.Decimal):
+        return {_BIG_DECIMAL: str(value)}
+    raise TypeError(f"a {type(value).__name__} is no Java value here")
+
+
+def _decode(mapping: dict) -> Any:
+    if len(mapping) == 1 and _BIG_DECIMAL in mapping:
+        return decimal.Decimal(mapping[_BIG_DECIMAL])
+    return mapping
 
 
 def storage_of(array: pa.Array) -> pa.Array:
@@ -193,6 +212,8 @@ def _kind(value: Any) -> str:
         return "map"
     if isinstance(value, (list, tuple)):
         return "list"
+    if isinstance(value, decimal.Decimal):  # by scale: an Arrow decimal column holds one
+        return f"decimal:{-value.as_tuple().exponent}"
     return "none" if value is None else "other"
 
 
@@ -259,12 +280,27 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
         if kind == "none":
             continue
         index = [i for i, k in enumerate(kinds) if k == kind]
-        if kind not in _ARROW:
+        if kind.startswith("decimal:"):
+            if spec.data_type == "STRING":  # BigDecimal.toPlainString
+                for i in index:
+                    out[i] = big_decimal_plain_string(values[i])
+                out_type = out_type or pa.string()
+                continue
+            scale = int(kind.split(":")[1])
+            width = max([scale] + [len(values[i].as_tuple().digits) for i in index])
+            if width > 76:
+                failed[index] = True
+                reason = reason or f"a BigDecimal of scale {scale} is beyond Arrow's decimals"
+                continue
+            arrow_type = pa.decimal128(38, scale) if width <= 38 else pa.decimal256(76, scale)
+        elif kind not in _ARROW:
             failed[index] = True
             reason = reason or f"cannot convert a {kind} value to {spec.data_type}"
             continue
+        else:
+            arrow_type = _ARROW[kind]
         sub = ctx.detached(len(index))
-        group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], _ARROW[kind])
+        group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], arrow_type)
         try:
             converted = convert(group, spec, sub)
             out_type = out_type or converted.type
@@ -321,6 +357,8 @@ def as_argument(array: pa.Array, ctx, convert: Callable[..., pa.Array], text: bo
                 value, bad = None, True
         elif isinstance(value, dict):
             value, bad = (sorted_json(value), False) if text else (None, True)
+        elif text and isinstance(value, decimal.Decimal):
+            value = big_decimal_plain_string(value)  # BIG_DECIMAL.toString
         values.append(value)
         failed.append(bad)
     out, wrong, why, out_type = _convert_scalars(values, _Parameter, ctx, lambda a, _spec, sub: convert(a, sub))

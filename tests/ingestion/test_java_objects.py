@@ -69,11 +69,10 @@ def _evaluate(expression: str, column: pa.Array, continue_on_error: bool = True)
     return result.table.column("out").to_pylist(), result.error_rows
 
 
-def test_bytes_to_big_decimal_keeps_the_scale_and_refuses_several_scales_in_one_batch():
+def test_bytes_to_big_decimal_keeps_each_value_s_scale():
     one_scale = pa.array([bytes.fromhex("000200" + "96"), bytes.fromhex("0002ff38"), None])  # 1.50, -2.00
     assert _evaluate("bytesToBigDecimal(b)", one_scale) == (["1.50", "-2.00", None], 0)
-    two_scales = pa.array([bytes.fromhex("000200" + "96"), bytes.fromhex("000196")])  # 1.50 and 15.0
-    values, errors = _evaluate("bytesToBigDecimal(b)", two_scales)
-    assert (values, errors) == ([None, None], 2)
-    with pytest.raises(IngestionError, match=r"scales \[1, 2\] in one batch"):
-        _evaluate("bytesToBigDecimal(b)", two_scales, continue_on_error=False)
+    # several scales in one batch: each BigDecimal kept as the Java object it is (toPlainString into STRING)
+    several = pa.array([bytes.fromhex("000200" + "96"), bytes.fromhex("00010096"), bytes.fromhex("fffd01")])
+    assert _evaluate("bytesToBigDecimal(b)", several) == (["1.50", "15.0", "1000"], 0)
+    assert _evaluate("upper(bytesToBigDecimal(b))", several) == (["1.50", "15.0", "1000"], 0)

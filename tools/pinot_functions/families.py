@@ -538,7 +538,11 @@ _HASHES = {"city32": ("cityHash32(b)", "LONG"), "city64": ("cityHash64(b)", "LON
            "bd_bytes": ("bigDecimalToBytes(x)", "BYTES"), "bd_bytes_double": ("bigDecimalToBytes(d)", "BYTES"),
            "bd_bytes_long": ("bigDecimalToBytes(v)", "BYTES"),
            "bd_round_trip": ("bytesToBigDecimal(bigDecimalToBytes(v))", "BIG_DECIMAL"),
-           "bd_text": ("bytesToBigDecimal(bigDecimalToBytes(v))", "STRING")}
+           "bd_text": ("bytesToBigDecimal(bigDecimalToBytes(v))", "STRING"),
+           "bd_scales": ("bytesToBigDecimal(bigDecimalToBytes(x))", "BIG_DECIMAL"),
+           "bd_scales_text": ("bytesToBigDecimal(bigDecimalToBytes(x))", "STRING"),
+           "bd_scales_double": ("bytesToBigDecimal(bigDecimalToBytes(x))", "DOUBLE"),
+           "bd_scales_upper": ("upper(bytesToBigDecimal(bigDecimalToBytes(x)))", "STRING")}
 FAMILIES["hashes_big_decimal"] = {
     "inputs": {"b": "binary", "s0": "int64", "s1": "int64", "x": "string", "d": "float64", "v": "int64"},
     "outputs": {c: (t, True) for c, (_, t) in _HASHES.items()},

@@ -3,9 +3,9 @@
 
 The ``BigDecimal`` parameter is the argument's Java text read by ``new BigDecimal(text.trim())`` (a number's
 ``toString``: ``BigDecimal.valueOf`` of an integer, ``new BigDecimal(Double.toString(d))``), so text that Java's
-grammar rejects fails the row. ``bytesToBigDecimal`` keeps each value's scale: one Arrow decimal column holds one
-scale, so a batch whose values have different scales fails its rows with an error saying so (the stored bytes
-and the text of a BigDecimal depend on its scale; none is silently changed).
+grammar rejects fails the row. ``bytesToBigDecimal`` keeps each value's scale: a batch of one scale is an Arrow decimal
+column; one of several scales a ``JAVA_OBJECT`` column of ``BigDecimal``s (``java_objects``), each converted with
+its own scale where it is stored (the bytes and ``toPlainString`` depend on it).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pyarrow as pa
 from type_mapping.big_decimal_bytes import BigDecimalError, deserialize, serialize
 from type_mapping.java_text import parse_big_decimal, to_decimal
 
+from ..java_objects import object_array
 from ..values import Context, IngestionError, Value, to_string
 from .binary import to_bytes
 from .registry import scalar_function
@@ -44,9 +45,8 @@ def _bytes_to_big_decimal(ctx: Context, args: list[Value]) -> Value:
     texts = per_row(ctx, lambda b: "%d:%d" % _parts(b), pa.string(), to_bytes(args[0], ctx))
     pairs = [None if t is None else tuple(int(x) for x in t.split(":")) for t in texts.to_pylist()]
     scales = sorted({p[1] for p in pairs if p is not None})
-    if len(scales) > 1:
-        raise IngestionError(f"{ctx.where}: bytesToBigDecimal gives values of the scales {scales} in one batch; an "
-                             f"Arrow decimal column holds one scale, and the scale is part of a BigDecimal")
+    if len(scales) > 1:  # one Arrow decimal column holds one scale: each BigDecimal as the Java object it is
+        return object_array([None if p is None else to_decimal(*p) for p in pairs])
     scale = scales[0] if scales else 0
     digits = max((len(str(abs(p[0]))) for p in pairs if p is not None), default=1)
     if max(digits, scale) <= 38:
