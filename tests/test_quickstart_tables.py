@@ -3,6 +3,7 @@ through the CLI and through a real Spark job: no error by default, and every def
 from __future__ import annotations
 
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -81,14 +82,45 @@ def test_a_star_tree_this_writer_cannot_build_fails_the_cli_before_reading_rows(
     assert "absent.jsonl" not in err and not (tmp_path / "out").exists()
 
 
-def test_test_unnest_names_the_function_this_package_lacks(tmp_path, capsys):
-    # generateColumn is applied; jsonStringToListOrMap (a JSON-family function) is not registered yet, and a
-    # function that would be silently skipped is an error naming it.
+def _tarball_files(path: Path) -> dict[str, bytes]:
+    with tarfile.open(path) as tar:
+        return {m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def _assert_same_as_pinots_test_unnest(tarball: Path) -> None:
+    """Pinot's own build of the same row (pinot-verify, kept in testUnnest/pinot/): every file the same bytes."""
+    ours, pinot = _tarball_files(tarball), _tarball_files(FIXTURES / "testUnnest" / "pinot" / "testUnnest_0.tar.gz")
+    assert sorted(ours) == sorted(pinot)
+    assert [name for name in pinot if ours[name] != pinot[name]] == []
+
+
+def test_test_unnest_through_the_cli_is_pinots_segment(tmp_path, capsys):
+    # generateColumn (before the complex types) makes a Java List of Maps with jsonStringToListOrMap; the
+    # complex-type step unnests it (delimiter '||') into three rows whose 'recordArray||name' is each map's name
     schema, config = _config("testUnnest")
     rc = main(["build", "--schema", str(schema), "--table-config", str(config), "--input",
-               str(FIXTURES / "testUnnest" / "output.parquet"), "--out", str(tmp_path)])
-    assert rc == 1
-    assert "jsonStringToListOrMap" in capsys.readouterr().err
+               str(FIXTURES / "testUnnest" / "output.parquet"), "--out", str(tmp_path), "--name", "testUnnest_0",
+               "--creation-time", "1700000000000"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert json.loads(out.out)["rows"] == 3
+    _assert_same_as_pinots_test_unnest(tmp_path / "testUnnest_0.tar.gz")
+
+
+@pytest.mark.spark
+def test_test_unnest_through_spark_is_pinots_segment(spark, tmp_path):
+    import pinot_sink
+
+    schema, config = _config("testUnnest")
+    df = spark.read.parquet(str(FIXTURES / "testUnnest" / "output.parquet"))
+    result = pinot_sink.write(df, "testUnnest", mode="append", schema=schema.read_text(),
+                              **{"table-config": config.read_text(), "output-uri": str(tmp_path),
+                                 "segment-name.type": "fixed", "segment.name": "testUnnest_0",
+                                 "creation-time": "1700000000000"})
+    assert result.rows == 3
+    tarballs = sorted(tmp_path.rglob("*.tar.gz"))
+    assert len(tarballs) == 1
+    _assert_same_as_pinots_test_unnest(tarballs[0])
 
 
 @pytest.mark.spark

@@ -246,3 +246,44 @@ def hash_bytes(values: pa.Array, function: str, seed: int = 0) -> np.ndarray:
     dtype, kernel = HASH_KERNELS[function]
     data, offsets = utf8_buffers(values)
     return hash_each(data, offsets, dtype, kernel(seed))
+
+
+# --- java.util.HashMap iteration order ------------------------------------------------------------------
+
+
+def string_hash(text: str) -> int:
+    """``String.hashCode`` (over UTF-16 code units) as an unsigned 32-bit value."""
+    h = 0
+    for unit in java_code_units(text).tolist():
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h
+
+
+def hash_map_order(hash_codes: list[int]) -> tuple[list[int], bool]:
+    """Indices of keys put in this order (distinct, by their ``hashCode``s) into a ``java.util.HashMap``, in its
+    iteration order, and whether a tree bin formed (whose order is not modelled).
+
+    Buckets are ``(h ^ h >>> 16) & (capacity - 1)``, entries within a bucket in insertion order (a resize
+    splits a bucket keeping that order). Capacity starts at 16 and doubles when the size passes 3/4 of it, or
+    when a bucket reaches 9 entries while the table is under 64 (``treeifyBin``); at 64 and over such a
+    bucket becomes a tree bin."""
+    hashes = [(h & 0xFFFFFFFF) ^ ((h & 0xFFFFFFFF) >> 16) for h in hash_codes]
+    capacity = 16
+    counts: dict[int, int] = {}
+    tree_bin = False
+    for size, h in enumerate(hashes, start=1):
+        bucket = h & (capacity - 1)
+        existing = counts.get(bucket, 0)
+        counts[bucket] = existing + 1
+        grow = existing >= 8 and capacity < 64
+        tree_bin = tree_bin or (existing >= 8 and capacity >= 64)
+        if grow or size > capacity * 3 // 4:
+            while grow or size > capacity * 3 // 4:
+                capacity *= 2
+                grow = False
+            counts = {}
+            for g in hashes[:size]:
+                b = g & (capacity - 1)
+                counts[b] = counts.get(b, 0) + 1
+    mask = capacity - 1
+    return sorted(range(len(hashes)), key=lambda i: (hashes[i] & mask, i)), tree_bin

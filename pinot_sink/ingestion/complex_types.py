@@ -40,6 +40,8 @@ import pyarrow.compute as pc
 from type_mapping.convert import json_text  # Jackson's compact JSON
 from type_mapping.java_text import big_decimal_string, java_float_str
 
+from .java_objects import JAVA_OBJECT, is_object, materialize, object_array, objects
+
 MODES = ("NON_PRIMITIVE", "ALL", "NONE")
 
 
@@ -55,6 +57,12 @@ class ComplexTypeSpec:
         read = self._source_names()
         flattener = _Flattener(self.delimiter, read, self.fields_to_unnest)
         inputs = set(table.column_names)
+        from_objects = [f.name for f in table.schema if is_object(f.type)]
+        for name in from_objects:  # Java Maps / Lists of a function (an enricher's): their Arrow form for this row set
+            index = table.column_names.index(name)
+            # a Map where a field to unnest holds Lists in other rows is flattened as it is, as one element would be
+            materialized = materialize(_array(table.column(name)), maps_as_lists=name in self.fields_to_unnest)
+            table = table.set_column(index, name, materialized)
         table = flattener.flatten(table, [f.name for f in table.schema if _is_complex(f.type)])
         for name in sorted(self.fields_to_unnest):  # Pinot sorts them: foo before foo.bar
             if name in table.column_names and _is_list(table.schema.field(name).type):
@@ -62,6 +70,24 @@ class ComplexTypeSpec:
         table = self._lists_to_json(table)
         if self.prefixes_to_rename:
             table = self._renamed(table, flattener.from_keys)
+        return self._object_columns(table, from_objects)
+
+    def _object_columns(self, table: pa.Table, from_objects: list[str]) -> pa.Table:
+        """The Java object columns kept whole as Java objects again (their column converts them); and the columns
+        read later that Java objects can give (their names start with an object column's name and the
+        delimiter): present in every batch, null where these rows gave none, ``JAVA_OBJECT`` when planned
+        on no rows, so that the planned schema does not depend on the data (the pipeline converts them to
+        their schema columns' types, as Pinot's DataTypeTransformer does)."""
+        for name in from_objects:  # a Map or List kept whole stays the Java object (its column converts it)
+            if name in table.column_names:
+                index = table.column_names.index(name)
+                table = table.set_column(index, name, as_java_objects(_array(table.column(name))))
+        if self.columns is None or not from_objects:
+            return table
+        prefixes = tuple(name + self.delimiter for name in from_objects)
+        for name in sorted(self.columns):
+            if name.startswith(prefixes) and name not in table.column_names:
+                table = table.append_column(pa.field(name, JAVA_OBJECT), pa.nulls(table.num_rows, JAVA_OBJECT))
         return table
 
     def _renamed(self, table: pa.Table, from_keys: set[str]) -> pa.Table:
@@ -344,11 +370,14 @@ class _Flattener:
             entries = self.entries(array)
             values, present, _ = entries.pick(rest)
             yield path, values, present
-            if _is_complex(array.type.item_type):
+            if _is_complex(array.type.item_type) or is_object(array.type.item_type):
                 at = rest.find(d)
                 while at >= 0:
                     inner, _, places = entries.pick(rest[:at])
-                    yield from self._paths(inner, rest[at + len(d):], path + [places])
+                    if is_object(inner.type):  # Java objects of several types: the rows holding a Map go deeper
+                        inner = materialize(inner, maps_only=True)
+                    if _is_complex(inner.type):
+                        yield from self._paths(inner, rest[at + len(d):], path + [places])
                     at = rest.find(d, at + 1)
 
     def _names(self, array: pa.Array, name: str) -> list[str]:
@@ -370,10 +399,19 @@ class _Flattener:
 # --- helpers ------------------------------------------------------------------------------------------------
 
 
+def as_java_objects(array: pa.Array) -> pa.Array:
+    """Any column as the Java objects Pinot's record holds for it (maps as Maps with their key texts)."""
+    if is_object(array.type):
+        return array
+    return object_array([_plain(v, array.type) for v in array.to_pylist()])
+
+
 def _plain(value, arrow_type: pa.DataType):
     """Arrow's Python form of a value as Pinot's reader has it: maps as dicts with Java key texts."""
     if value is None:
         return None
+    if is_object(arrow_type):  # a Java object left as it is (its JSON text here)
+        return objects(pa.array([value], pa.string()))[0]
     if pa.types.is_map(arrow_type):
         return {java_map_key(k, arrow_type.key_type): _plain(v, arrow_type.item_type) for k, v in value}
     if _is_list(arrow_type):

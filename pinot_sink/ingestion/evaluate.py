@@ -354,15 +354,20 @@ def _one_type(ctx: Context, arrays: list[pa.Array]) -> list[pa.Array]:
     """The groups' results brought to one Arrow type as CASE branches are (``common_values``; a list's
     elements likewise). A result without values (all null, or only empty lists) takes the others' type."""
     from .functions.math import common_values
+    from .java_objects import as_objects, is_object
 
     typed = [a for a in arrays if not _valueless(a)]
     if len({a.type for a in typed}) > 1:
-        if all(pa.types.is_list(a.type) for a in typed):
+        if any(is_object(a.type) for a in typed):  # Java objects in some groups: every group's values as objects
+            typed = [as_objects(a) for a in typed]
+        elif all(pa.types.is_list(a.type) for a in typed):
             elements = iter(_one_type(ctx, [pc.list_flatten(a) for a in typed]))
             typed = [_relist(a, next(elements)) for a in typed]
         else:
             typed = common_values(ctx, typed)
     target = typed[0].type if typed else next((a.type for a in arrays if not pa.types.is_null(a.type)), pa.null())
+    if is_object(target):
+        return [as_objects(a) for a in arrays]
     unified = iter(typed)
     return [a.cast(target) if _valueless(a) else next(unified) for a in arrays]
 

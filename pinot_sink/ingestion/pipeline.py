@@ -27,9 +27,11 @@ from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.stored import arrow_type_for
 from type_mapping.table_config import TableConfig, time_column_name
 
-from .complex_types import MODES, ComplexTypeSpec
+from . import java_objects
+from .complex_types import MODES, ComplexTypeSpec, as_java_objects
 from .evaluate import Expression
 from .expression import ExpressionError, is_groovy
+from .java_objects import is_object
 from .time_spec import TimeSpecConversion
 from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_float, to_int, to_long, to_string,
                      with_nulls)
@@ -90,6 +92,9 @@ class IngestionPipeline:
     dropped_inputs: tuple[str, ...] = ()
     output_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))
     skipped: tuple[str, ...] = ()  # unsupported settings accepted with unsupported="skip"
+    # schema columns that Java objects (a function's Map / List) give through the complex-type step
+    object_columns: tuple[str, ...] = ()
+    _schema_specs: dict[str, FieldSpec] = field(default_factory=dict)
 
     @property
     def is_identity(self) -> bool:
@@ -174,6 +179,9 @@ class IngestionPipeline:
         if pre:  # what the complex type step sees: the input plus the enriched fields (types from a dry run)
             empty = self._enrich({n: _array(c) for n, c in zip(input_schema.names, input_schema.empty_table()
                                                                 .columns)}, pre, Context(0))
+            for e in pre:  # a type no row tells (a function's Java object): planned as one
+                if pa.types.is_null(empty[e.column].type):
+                    empty[e.column] = java_objects.object_array([])
             input_schema = pa.table(empty).schema
         if self.filter is not None:
             consumed.update(self.filter.arguments)
@@ -190,13 +198,19 @@ class IngestionPipeline:
         if unknown:  # Pinot reads a missing field as null; say so once, on the driver
             log.warning("ingestion: transforms/filter read columns the input does not have (null in every row): %s",
                         unknown)
-        dropped = [n for n in flattened.names if n in consumed and n not in schema and n not in produced]
+        # an enricher's field the schema lacks is dropped as a transform's is (Pinot's record just holds it)
+        dropped = [n for n in flattened.names if (n in consumed or n in pre_columns) and n not in schema
+                   and n not in produced]
         self.dropped_inputs = tuple(dropped)
         fields = []
+        self.object_columns = tuple(f.name for f in flattened if is_object(f.type) and f.name in schema
+                                    and f.name not in produced)
+        self._schema_specs = {name: schema[name] for name in self.object_columns}
         for f in flattened:
             if f.name in dropped:
                 continue
-            if (f.name in produced or f.name in pre_columns) and f.name in schema:  # converted to the column's type
+            if (f.name in produced or f.name in pre_columns or f.name in self.object_columns) and f.name in schema:
+                # converted to the column's type
                 fields.append(pa.field(f.name, arrow_type_for(schema[f.name])))
             elif f.name not in produced:
                 fields.append(f)
@@ -225,7 +239,7 @@ class IngestionPipeline:
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
-            if e.spec is not None and e.column in columns:
+            if e.spec is not None and e.column in columns and e.column not in self.object_columns:
                 columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
         columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
         for t in self.transforms:
@@ -246,6 +260,18 @@ class IngestionPipeline:
                     existing = to_column_type(existing, t.spec, ctx)
                 value = pc.if_else(existing.is_valid(), existing, value.cast(existing.type))
             columns[t.column] = value
+        for name in (n for n in self.object_columns if n in columns):
+            # DataTypeTransformer on the columns Java objects gave (after the transforms, which read them raw)
+            ctx.where = f"ingestionConfig.complexTypeConfig column {name!r} (from a function's Map / List)"
+            ctx.errors = None
+            value = columns[name]
+            if isinstance(value.type, (pa.ListType, pa.LargeListType, pa.MapType, pa.StructType)):
+                value = as_java_objects(value)  # standardised as the Java Map / List it is
+            value = to_column_type(value, self._schema_specs[name], ctx)
+            if ctx.errors is not None:
+                value = with_nulls(value, ctx.errors)
+                incomplete |= ctx.errors
+            columns[name] = value
         keep = None
         filtered = 0
         if self.filter is not None:
@@ -408,6 +434,8 @@ def _topological_order(expressions: dict[str, Expression | TimeSpecConversion]) 
 
 def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     """Convert a transform's result to the column's type as ``DataTypeTransformer`` does (Java rules)."""
+    if is_object(value.type):  # Java Maps / Lists / objects: converted value by value
+        return java_objects.to_column(value, spec, ctx, _convert_values)
     is_list = pa.types.is_list(value.type) or pa.types.is_large_list(value.type)
     if spec.single_value:
         if is_list:

@@ -23,6 +23,8 @@ from type_mapping.java_numbers import java_double_to_int, java_double_to_long, j
 from type_mapping.pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from type_mapping.errors import PinotSinkError
 
+from .java_objects import as_argument, is_object
+
 
 class IngestionError(PinotSinkError, ValueError):
     """A transform or filter that fails on a row (Pinot fails the build there unless continueOnError)."""
@@ -52,6 +54,13 @@ class Context:
         self.where = ""  # e.g. "transform of column 'x' (toEpochDays(ts))"
         self.errors: np.ndarray | None = None  # rows that failed in the expression being evaluated
         self.active: np.ndarray | None = None  # rows a null-intolerant function actually runs on
+
+    def detached(self, num_rows: int) -> "Context":
+        """A context for ``num_rows`` values taken out of this batch (grouped by their Java type, say) that
+        records their failures for the caller to report in this batch's rows."""
+        sub = Context(num_rows, self.row_offset, True)
+        sub.where = self.where
+        return sub
 
     def fail(self, mask: np.ndarray | pa.Array, reason: str, values: Any = None) -> None:
         """Rows in ``mask`` (among the active ones) threw in Pinot; ``reason`` is Java's complaint."""
@@ -91,6 +100,8 @@ def with_nulls(array: pa.Array, mask: np.ndarray | None) -> pa.Array:
     """``array`` with the rows of ``mask`` set to null."""
     if mask is None or not mask.any():
         return array
+    if isinstance(array, pa.ExtensionArray):  # Java objects (java_objects): their storage, rewrapped
+        return pa.ExtensionArray.from_storage(array.type, with_nulls(array.storage, mask))
     return pc.if_else(pa.array(mask, pa.bool_()), pa.nulls(len(array), array.type), array)
 
 
@@ -161,6 +172,8 @@ def to_long(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``long`` parameter (int64 array, or a Const)."""
     if isinstance(value, Const):
         return Const(_const_to_number(value, int, ctx), "LONG") if value.value is not None else value
+    if is_object(value.type):  # a Java Map / List / object from another function
+        return as_argument(value, ctx, to_long, text=False)
     jt = arrow_java_type(value.type)
     if jt in ("INT", "LONG"):
         return value.cast(pa.int64())
@@ -200,6 +213,8 @@ def to_int(value: Value, ctx: Context) -> Value:
         if value.java_type == "STRING" and not INT_MIN <= number <= INT_MAX:
             raise IngestionError(f"{ctx.where}: {value.value!r} is not an int")
         return Const(((number - INT_MIN) % 2**32) + INT_MIN, "INT")
+    if is_object(value.type):  # a Java Map / List / object from another function
+        return as_argument(value, ctx, to_int, text=False)
     jt = arrow_java_type(value.type)
     if jt in ("FLOAT", "DOUBLE"):
         data = java_double_to_int(_numpy(value, 0.0, np.float64))
@@ -215,6 +230,8 @@ def to_double(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``double`` parameter."""
     if isinstance(value, Const):
         return Const(_const_to_number(value, float, ctx), "DOUBLE") if value.value is not None else value
+    if is_object(value.type):  # a Java Map / List / object from another function
+        return as_argument(value, ctx, to_double, text=False)
     jt = arrow_java_type(value.type)
     if jt in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
         return java_double_value(_array(value))  # Number.doubleValue(): the nearest double, BigDecimal's included
@@ -242,6 +259,8 @@ def to_float(value: Value, ctx: Context) -> Value:
             return converted
         with np.errstate(over="ignore"):  # (float) of a double beyond Float.MAX_VALUE is Infinity
             return Const(float(np.float32(converted.value)), "FLOAT")
+    if is_object(value.type):  # a Java Map / List / object from another function
+        return as_argument(value, ctx, to_float, text=False)
     if arrow_java_type(value.type) in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
         return java_float_value(_array(value))
     return to_double(value, ctx).cast(pa.float32())
@@ -259,6 +278,8 @@ def to_boolean(value: Value, ctx: Context) -> Value:
         if isinstance(value.value, str):
             return Const(value.value.strip().lower() in _TRUE_WORDS, "BOOLEAN")
         return Const(value.value != 0, "BOOLEAN")
+    if is_object(value.type):  # a Java Map / List / object from another function
+        return as_argument(value, ctx, to_boolean, text=False)
     jt = arrow_java_type(value.type)
     if jt == "BOOLEAN":
         return value
@@ -281,6 +302,8 @@ def to_string(value: Value, ctx: Context) -> Value:
         if value.java_type in ("TIMESTAMP", "DATE"):
             return Const(to_string(broadcast(value, 1, _LITERAL_ARROW[value.java_type]), ctx)[0].as_py(), "STRING")
         return Const(java_text(value.value, value.java_type), "STRING")
+    if is_object(value.type):  # a Java Map / List / object from another function
+        return as_argument(value, ctx, to_string, text=True)
     jt = arrow_java_type(value.type)
     if jt == "STRING":
         return value.cast(pa.string())

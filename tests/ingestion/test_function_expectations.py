@@ -4,6 +4,7 @@ same schema, table config and rows through this package's pipeline must give eve
 included (a row where Pinot's function threw is null here too)."""
 from __future__ import annotations
 
+import decimal
 import json
 import math
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.functions.numeric import LIBM_FUNCTIONS
+from type_mapping.java_text import big_decimal_plain_string
 from type_mapping.pinot_schema import PinotSchema
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "functions"
@@ -50,6 +52,8 @@ def _stored(value, pinot_type: str):
         return value.hex()
     if isinstance(value, list):
         return [_stored(v, pinot_type) for v in value]
+    if pinot_type == "BIG_DECIMAL" and isinstance(value, (str, decimal.Decimal)):
+        return big_decimal_plain_string(decimal.Decimal(value))  # the reader prints toPlainString
     return value
 
 

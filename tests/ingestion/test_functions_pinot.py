@@ -45,13 +45,6 @@ def _cases(family: str):
 # Cases where this package still differs from Pinot (issue 23), each to be fixed and removed from here:
 # strict xfail, so a fix that makes one pass is noticed.
 KNOWN_DIFFERENCES = {  # (continueOnError on / off, case)
-    ('on', "json:jsonPathArray(j, '$.*')"),
-    ('off', "json:jsonPathArray(j, '$.*')"),
-    ('on', "json:jsonPathArray(j, '$.a[*]')"),
-    ('off', "json:jsonPathArray(j, '$.a[*]')"),
-    ('on', "json:jsonPathArrayDefaultEmpty(j, '$.a')"),
-    ('on', "json:jsonPathLong(j, '$.a', l)"),
-    ('off', "json:jsonPathLong(j, '$.a', l)"),
     ('on', 'math:exp(d)'),
     ('on', 'math:log10(d)'),
     ('on', "math:lpad('a', d, 'b')"),

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.evaluate import Expression
 from pinot_sink.ingestion.expression import ExpressionError, parse_expression
+from pinot_sink.ingestion.java_objects import is_object, objects
 from pinot_sink.ingestion.values import Context, IngestionError
 from type_mapping.convert import json_text
 from type_mapping.pinot_schema import PinotSchema
@@ -56,7 +57,8 @@ def _run(text: str, columns: dict[str, pa.Array], continue_on_error: bool, check
     ctx = Context(n, ROW_OFFSET, continue_on_error)
     ctx.where = text
     try:
-        out = (Expression(text) if checked else _unchecked(text)).evaluate_array(columns, ctx).to_pylist()
+        out = (Expression(text) if checked else _unchecked(text)).evaluate_array(columns, ctx)
+        out = objects(out) if is_object(out.type) else out.to_pylist()  # Java objects (an Object[] of Maps)
     except (IngestionError, ExpressionError) as exc:
         return exc
     failed = [] if ctx.errors is None else [i for i in range(n) if ctx.errors[i]]

@@ -453,10 +453,10 @@ FAMILIES["vector"] = {
 }
 
 
-# Not kept as a fixture yet (the functions are refused): what Pinot stores for a Map / List result. Found with it:
-# into a single-value STRING column a one-entry map or one-element list becomes that value, a longer one fails
-# the row; into a JSON column a map is printed with its keys sorted; into a multi-value column a list's
-# elements are converted one by one (a one-entry map element becomes its value, a null element is dropped).
+# What Pinot stores for a Map / List result (pinot_sink/ingestion/java_objects.py): into a single-value STRING
+# column a one-entry map or one-element list becomes that value, a longer one fails the row; into a JSON column
+# a map is printed with its keys sorted; into a multi-value column a list's elements are converted one by one
+# (a one-entry map element becomes its value, a null element is dropped).
 _JSON_OBJECT_DOCS = ['{"a": 1, "b": [1, 2.5, "x"], "c": {"d": null}}', '[1, "two", {"k": 3}]', '  [ ]  ', '{}',
                      'not json', '', '"text"', '12', '{"a": 1} trailing', '[1, 2', '{"z": 1, "a": 2}',
                      '{"u": "é😀", "f": 1.0E10, "big": 123456789012345678901234567890}', '[true, false, null]']
@@ -472,6 +472,95 @@ FAMILIES["json_objects"] = {
     "outputs": {c: (t, sv) for c, (_, t, sv) in _JSON_OBJECT.items()},
     "transforms": {c: e for c, (e, _, _) in _JSON_OBJECT.items()},
     "rows": lambda rng: [{"j": d} for d in _JSON_OBJECT_DOCS] + [{"j": None}],
+}
+
+# The Java objects chained into other functions, the complex-type's neighbours (a HashMap's order, Maps in an
+# Object[], scalars a path finds) and stored into typed columns.
+_KV_DOCS = ['[{"key": "k1", "value": "v1"}, {"key": "k2", "value": 2}]', '[{"key": "a"}]', '{"key": "x", "value": "y"}',
+            'not json', '[]', '[{"key": 1, "value": {"x": 1}}, {"key": "n", "value": null}]', '[{"k": "a", "v": "b"}]',
+            "[" + ", ".join(f'{{"key": "key{i}", "value": "{i}", "k": "c{i}", "v": {i}.5}}' for i in range(20)) + "]",
+            '[{"key": "Aa", "value": "1"}, {"key": "BB", "value": "2"}, {"key": "z", "value": "3"}, '
+            '{"key": "Aa", "value": "4"}]', '[[1, 2], {"key": "p", "value": "q"}]', '  [ {"key": "é😀", "value": "x"} ]']
+_JSON_MORE_DOCS = _JSON_OBJECT_DOCS + ['{"a": 7, "b": ["x", "y"], "c": {"e": 1, "f": 2.5}, "f": 1.5}',
+                                       '[{"a": 1, "b": 2}, {"a": 3}]', '{"a": "12", "c": {"only": "one"}}',
+                                       '{"a": 2147483648, "b": [], "c": {}}', '{"b": [[1], [2, 3]], "f": "NaN"}',
+                                       '{"a": true, "b": [null, "z"]}', '{"b": [{"k": 1}, {"k": 2}]}']
+_JSON_MORE = {
+    "kv_fmt": ("jsonFormat(jsonKeyValueArrayToMap(kv))", "STRING", True),
+    "kv_json": ("jsonKeyValueArrayToMap(kv)", "JSON", True),
+    "kv_custom": ("jsonFormat(jsonKeyValueArrayToMap(kv, 'k', 'v'))", "STRING", True),
+    "kv_mv": ("jsonKeyValueArrayToMap(kv)", "STRING", False),
+    "obj_path": ("jsonPathString(jsonExtractObject(j), '$.a', 'none')", "STRING", True),
+    "obj_path_long": ("jsonPathLong(jsonExtractObject(j), '$.a', -1)", "LONG", True),
+    "obj_fmt": ("jsonFormat(jsonExtractObject(j))", "STRING", True),
+    "obj_keys": ("jsonExtractKey(jsonExtractObject(j), '$.*')", "STRING", False),
+    "path_fmt": ("jsonFormat(jsonPath(j, '$.c'))", "STRING", True),
+    "path_mv": ("jsonPath(j, '$.b')", "STRING", False),
+    "path_long": ("jsonPath(j, '$.a')", "LONG", True),
+    "path_double": ("jsonPath(j, '$.f')", "DOUBLE", True),
+    "path_int_mv": ("jsonPath(j, '$.b')", "INT", False),
+    "path_in_path": ("jsonPathString(jsonPath(j, '$.c'), '$.e', 'none')", "STRING", True),
+    "arr_objs_mv": ("jsonPathArray(j, '$[*]')", "STRING", False),
+    "arr_objs_sv": ("jsonPathArray(j, '$.c')", "STRING", True),
+    "list_fmt": ("jsonFormat(jsonStringToArray(j))", "STRING", True),
+    "map_int": ("jsonStringToMap(j)", "INT", True),
+    "map_mv": ("jsonStringToMap(j)", "STRING", False),
+    "any_json": ("jsonStringToListOrMap(j)", "JSON", True),
+    "path_json": ("jsonPath(j, '$.b')", "JSON", True),
+}
+FAMILIES["json_objects_more"] = {
+    "inputs": {"j": "string", "kv": "string"},
+    "outputs": {c: (t, sv) for c, (_, t, sv) in _JSON_MORE.items()},
+    "transforms": {c: e for c, (e, _, _) in _JSON_MORE.items()},
+    "rows": lambda rng: [{"j": d, "kv": _KV_DOCS[i % len(_KV_DOCS)]} for i, d in enumerate(_JSON_MORE_DOCS)]
+    + [{"j": None, "kv": None}],
+}
+
+def _hash_rows(rng: random.Random) -> list[dict]:
+    fixed = ["", "00", "61", "616263", "ff" * 4, "00" * 12, "31" * 13, "41" * 16, "7f" * 17, "80" * 24, "a5" * 25,
+             "5a" * 32, "c3" * 33, "e9" * 40, "01" * 64, "fe" * 65, "123456789abcdef0" * 16]
+    decimals = ["1.50", "-0", "0.000", "1e3", "1E-3", "-123456789012345678901234567890.123", "abc", " 2.5 ", "+7",
+                "1.", ".5", "9" * 40, "-1e-40", "NaN", "1_000", "0x10"]
+    rows = []
+    for i in range(120):
+        data = fixed[i] if i < len(fixed) else bytes(rng.randrange(256) for _ in range(rng.randint(0, 90))).hex()
+        rows.append({"b": data, "s0": rng.choice([0, 1, -1, LONG_MIN, LONG_MAX, rng.randint(LONG_MIN, LONG_MAX)]),
+                     "s1": rng.randint(LONG_MIN, LONG_MAX), "x": decimals[i % len(decimals)],
+                     "d": rng.choice([0.1, -2.5, 1e21, 1e-7, 123.456, rng.uniform(-1e6, 1e6)]),
+                     "v": rng.choice([LONG_MIN, LONG_MAX, 0, rng.randint(LONG_MIN, LONG_MAX)])})
+    rows.append({"b": None, "s0": None, "s1": None, "x": None, "d": None, "v": None})
+    return rows
+
+
+_HASHES = {"city32": ("cityHash32(b)", "LONG"), "city64": ("cityHash64(b)", "LONG"),
+           "city64_seed": ("cityHash64(b, s0)", "LONG"), "city64_seeds": ("cityHash64(b, s0, s1)", "LONG"),
+           "city128": ("cityHash128(b)", "BYTES"), "md2": ("md2(b)", "STRING"),
+           "bd_bytes": ("bigDecimalToBytes(x)", "BYTES"), "bd_bytes_double": ("bigDecimalToBytes(d)", "BYTES"),
+           "bd_bytes_long": ("bigDecimalToBytes(v)", "BYTES"),
+           "bd_round_trip": ("bytesToBigDecimal(bigDecimalToBytes(v))", "BIG_DECIMAL"),
+           "bd_text": ("bytesToBigDecimal(bigDecimalToBytes(v))", "STRING"),
+           "bd_scales": ("bytesToBigDecimal(bigDecimalToBytes(x))", "BIG_DECIMAL"),
+           "bd_scales_text": ("bytesToBigDecimal(bigDecimalToBytes(x))", "STRING"),
+           "bd_scales_double": ("bytesToBigDecimal(bigDecimalToBytes(x))", "DOUBLE"),
+           "bd_scales_upper": ("upper(bytesToBigDecimal(bigDecimalToBytes(x)))", "STRING")}
+FAMILIES["hashes_big_decimal"] = {
+    "inputs": {"b": "binary", "s0": "int64", "s1": "int64", "x": "string", "d": "float64", "v": "int64"},
+    "outputs": {c: (t, True) for c, (_, t) in _HASHES.items()},
+    "transforms": {c: e for c, (e, _) in _HASHES.items()},
+    "rows": _hash_rows,
+}
+
+# A Java object passed to a String parameter of another function (FunctionInvoker.convertTypes)
+_OBJECT_ARGS = {"upper_path": ("upper(jsonPath(j, '$.x'))", "STRING"), "concat_path": ("concat(jsonPath(j, '$.x'), '|')", "STRING"),
+                "length_map": ("length(jsonStringToMap(j))", "INT"), "concat_list": ("concat(jsonStringToArray(j), '|')", "STRING"),
+                "long_path": ("plus(jsonPath(j, '$.x'), 1)", "DOUBLE")}
+FAMILIES["json_object_args"] = {
+    "inputs": {"j": "string"},
+    "outputs": {c: (t, True) for c, (_, t) in _OBJECT_ARGS.items()},
+    "transforms": {c: e for c, (e, _) in _OBJECT_ARGS.items()},
+    "rows": lambda rng: [{"j": d} for d in ['{"x": "abc"}', '{"x": 12}', '{"x": 2.5}', '{"x": {"b": 1, "a": "q"}}',
+                                            '{"x": [1, "y", {"k": 2}]}', '{"x": true}', '{"x": null}', '[1, "two"]',
+                                            '{"z": 1, "a": [1]}', '[]', '{}', '{"x": "1e3"}']] + [{"j": None}],
 }
 
 _KEY_PARAMS = {"all_d2": ("", "maxDepth=2"), "all_dots": ("$..**", "dotNotation=true"),

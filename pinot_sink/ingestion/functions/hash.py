@@ -13,6 +13,8 @@ import hashlib
 import zlib
 
 import pyarrow as pa
+from cityhash import CityHash32, CityHash64, CityHash64WithSeed, CityHash64WithSeeds, CityHash128
+from Crypto.Hash import MD2
 
 from type_mapping.java_hash import hash_bytes, murmur3_x64, murmur3_x64_32
 
@@ -187,3 +189,19 @@ for _bits in (32, 64):
     for _variant in ("fnv1", "fnv1a"):
         _vectorised(f"{_variant}Hash{_bits}", f"{_variant}_{_bits}")
         _vectorised(f"{_variant}Hash{_bits}UTF8", f"{_variant}_{_bits}", utf8=True)
+
+
+# CityHash v1.1 (Pinot's CityHashFunctions: Google's C++ algorithm ported) through the ``cityhash`` package's
+# binding of Google's C++ code; MD2 (commons-codec's md2Hex) through pycryptodome.
+def _city_hash_128(data: bytes) -> bytes:
+    value = CityHash128(data)  # (first 64 bits << 64) | second; Pinot writes first, then second, big-endian
+    return value.to_bytes(16, "big")
+
+
+_register("cityHash32", lambda b: _s32(CityHash32(b)), pa.int64())
+_register("cityHash64", lambda b: _s64(CityHash64(b)), pa.int64())
+_register("cityHash64", lambda b, seed: _s64(CityHash64WithSeed(b, seed & M64)), pa.int64(), seed="long", arity=2)
+_register("cityHash64", lambda b, s0, s1: _s64(CityHash64WithSeeds(b, s0 & M64, s1 & M64)), pa.int64(), seed="long",
+          arity=3)
+_register("cityHash128", _city_hash_128, pa.binary())
+_register("md2", lambda b: MD2.new(b).hexdigest(), pa.string())

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from type_mapping.convert import json_text  # Jackson's compact JSON (one home for that rule)
 
+from ..java_objects import is_object, object_array, objects
 from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
                       to_long, to_string)
 from .jsonpath import JsonPathError, compile_path as _compile_path, read_path
@@ -32,10 +33,7 @@ class _InvalidJson(Exception):
 
 def _parse(value: Any) -> Any:
     if isinstance(value, str):
-        try:
-            return json.loads(value, parse_constant=_reject)
-        except (ValueError, _InvalidJson):
-            raise _InvalidJson(value) from None
+        return read_first_value(value)
     if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
         return dict(value)  # an Arrow map
     return value
@@ -43,6 +41,27 @@ def _parse(value: Any) -> Any:
 
 def _reject(name: str) -> Any:
     raise _InvalidJson(name)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject)
+_WHITESPACE = " \t\n\r"
+
+
+def read_first_value(text: str) -> Any:
+    """Jackson's ``readValue`` of a text (Jayway's and ``JsonUtils``' parse): the first JSON value, what follows
+    it ignored; a number at the root must be followed by whitespace (``_verifyRootSpace``) and ``true`` /
+    ``false`` / ``null`` by no letter or digit. Raises ``_InvalidJson``."""
+    body = text.lstrip(_WHITESPACE)
+    try:
+        value, end = _DECODER.raw_decode(body)
+    except (ValueError, _InvalidJson):
+        raise _InvalidJson(text) from None
+    if end < len(body) and not isinstance(value, (dict, list, str)):
+        after = body[end]
+        if (after not in _WHITESPACE if isinstance(value, (int, float)) and not isinstance(value, bool)
+                else (after.isalnum() or after in "_$")):
+            raise _InvalidJson(text)
+    return value
 
 
 def _check_path(args: list) -> None:
@@ -70,6 +89,9 @@ def _inputs(ctx: Context, value: Value) -> tuple[list[Any], np.ndarray | None, p
     """Distinct Python values of the input and, for arrays, the row -> distinct index map."""
     if isinstance(value, Const):
         return [value.value], np.zeros(ctx.num_rows, np.int64), None
+    if is_object(value.type):  # Java objects from another function: a String inside is parsed, as in Java
+        values = objects(value)
+        return values, np.arange(len(values)), value
     jt = arrow_java_type(value.type)
     if jt == "STRING":
         encoded = pc.dictionary_encode(value.cast(pa.string()))
@@ -225,6 +247,15 @@ def _extract_number(ctx: Context, args: list[Value], convert, default: Any, out_
     return _map_rows(ctx, args[0], one, out_type, null_input=null_input)
 
 
+def _primitive_default(value: Const, ctx: Context, java_type: str) -> Any:
+    """The default of ``jsonPathLong`` / ``jsonPathDouble``: a null there cannot be passed to the Java ``long`` /
+    ``double`` parameter, so the rows where it is null fail (the function is ``nullableParameters``)."""
+    if value.value is None:
+        raise IngestionError(f"{ctx.where}: IllegalArgumentException: a null default for the {java_type} "
+                             f"parameter of the function")
+    return value.value
+
+
 @scalar_function("jsonPathLong", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_long(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_long, LONG_MIN, pa.int64(), None)
@@ -233,7 +264,7 @@ def _json_path_long(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("jsonPathLong", "jsonPathLongFast", "jsonPathLongFirstMatch", arity=3, literal_args=(1, 2),
                  nullable=True, check=_check_path)
 def _json_path_long_default(ctx: Context, args: list[Value]) -> Value:
-    default = to_long(args[2], ctx).value
+    default = _primitive_default(to_long(args[2], ctx), ctx, "long")
     return _extract_number(ctx, args, _java_long, default, pa.int64(), default)
 
 
@@ -245,7 +276,7 @@ def _json_path_double(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("jsonPathDouble", "jsonPathDoubleFast", "jsonPathDoubleFirstMatch", arity=3, literal_args=(1, 2),
                  nullable=True, check=_check_path)
 def _json_path_double_default(ctx: Context, args: list[Value]) -> Value:
-    default = to_double(args[2], ctx).value
+    default = _primitive_default(to_double(args[2], ctx), ctx, "double")
     return _extract_number(ctx, args, _java_double, default, pa.float64(), default)
 
 
@@ -268,6 +299,9 @@ def _list_type(results: list) -> pa.DataType:
 
 def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
     results, idx = _run_per_distinct(ctx, value, one, null_input)
+    if any(isinstance(v, (dict, list)) for r in results if r for v in r):
+        # an Object[] holding Maps / Lists: what is stored is decided by the column (DataTypeTransformer)
+        return object_array(results).take(pa.array(idx))
     list_type = _list_type(results)
     if list_type == pa.list_(pa.string()):
         results = [None if r is None else [v if isinstance(v, str) or v is None else json_text(v) for v in r]
@@ -278,7 +312,14 @@ def _array_result(ctx: Context, value: Value, one, null_input) -> pa.Array:
 @scalar_function("jsonPathArray", arity=2, literal_args=(1,), check=_check_path)
 def _json_path_array(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
-    return _array_result(ctx, args[0], lambda item: _as_array(read_path(_document(item), steps, definite)), None)
+
+    def one(item):
+        document = _document(item)
+        if document is None:  # the text `null`: Jayway refuses a null document (the row fails in Pinot)
+            raise _Failure("json can not be null (IllegalArgumentException)")
+        return _as_array(read_path(document, steps, definite))
+
+    return _array_result(ctx, args[0], one, None)
 
 
 @scalar_function("jsonPathArrayDefaultEmpty", arity=2, literal_args=(1,), nullable=True, check=_check_path)

@@ -20,6 +20,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from type_mapping.convert import json_text
+
+from ..java_objects import is_object, objects
 from ..values import Const, Context, Value, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -114,8 +117,15 @@ def _json_extract_key(ctx: Context, args: list[Value]) -> Value:
     path = args[1]
     assert isinstance(path, Const)
     steps, deep = compile_key_path(to_string(path, ctx).value)
-    return per_row(ctx, lambda text: extract_keys(text, steps, deep), pa.list_(pa.string()),
-                   to_string(args[0], ctx))
+    return per_row(ctx, lambda text: extract_keys(text, steps, deep), pa.list_(pa.string()), _document(args[0], ctx))
+
+
+def _document(value: Value, ctx: Context) -> Value:
+    """The JSON text of the document: a Java Map / List from another function as its JSON (what Jayway reads of
+    it is the same), a String inside as it is (Jayway parses it)."""
+    if not isinstance(value, Const) and is_object(value.type):
+        return pa.array([v if v is None or isinstance(v, str) else json_text(v) for v in objects(value)], pa.string())
+    return to_string(value, ctx)
 
 
 _INT_MAX = 2**31 - 1
@@ -237,4 +247,4 @@ def _check_3(args: list) -> None:
 def _json_extract_key_with(ctx: Context, args: list[Value]) -> Value:
     path, parameters = to_string(args[1], ctx).value, to_string(args[2], ctx).value
     return per_row(ctx, lambda text: extract_keys_with(text, path, parameters), pa.list_(pa.string()),
-                   to_string(args[0], ctx))
+                   _document(args[0], ctx))

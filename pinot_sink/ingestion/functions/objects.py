@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 
 from type_mapping.convert import json_text  # Jackson's compact JSON (one home for that rule)
 
+from ..java_objects import is_object, objects
 from ..values import Const, Context, IngestionError, Value, broadcast, java_type, null_mask
 from .registry import scalar_function
 
@@ -71,6 +72,12 @@ def _to_json_map_str(ctx: Context, args: list[Value]) -> Value:
         if value.value is None:
             return pa.repeat(pa.scalar("null"), ctx.num_rows)
         raise IngestionError(f"{ctx.where}: toJsonMapStr takes a map, not a {value.java_type} literal")
+    if is_object(value.type):  # a Java object from another function: a Map, else ClassCastException
+        items = objects(value)
+        bad = np.array([v is not None and not isinstance(v, dict) for v in items], np.bool_)
+        ctx.fail(bad, "ClassCastException: not a java.util.Map (toJsonMapStr)", items)
+        return pa.array(["null" if v is None else json_text(v) if isinstance(v, dict) else None for v in items],
+                        pa.string())
     if java_type(value) != "MAP":
         raise IngestionError(f"{ctx.where}: Cannot convert value from {java_type(value)} to a Map "
                              f"(toJsonMapStr takes a map or struct column)")

@@ -19,9 +19,6 @@ _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (p
 _NOT_YET = "not implemented yet"
 _GEO = ("a geospatial function beyond points (JTS shapes, GeoJSON, WKB, H3 cells): not implemented yet; points are "
         "(stPoint, ST_GeomFromText of a POINT, toSphericalGeography, toGeometry)")
-_OBJECT_RESULT = ("returns a Java Map / List, which Pinot's DataTypeTransformer stores in its own ways (a one-entry map "
-                  "becomes its value, a longer one fails the row, a JSON column sorts the keys: see "
-                  "tools/pinot_functions/families.py, json_objects); not reproduced yet")
 
 UNSUPPORTED: dict[str, str] = {
     **{name: _NON_DETERMINISTIC for name in ("now", "ago", "agomv", "sleep", "rand/0", "uuidv4", "uuidv7")},
@@ -32,15 +29,10 @@ UNSUPPORTED: dict[str, str] = {
                               "ipv6tobytes", "isipv4string", "isipv6string", "isprivateip", "issubnetof",
                               "longtoipv4")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
-    **{name: _OBJECT_RESULT for name in ("jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
-                                         "jsonstringtolistormap", "jsonstringtomap")},
     **{name: _GEO for name in ("griddisk", "griddistance", "geotoh3", "stasbinary", "stasgeojson", "stastext",
                                "stcontains", "stdistance", "stequals", "stgeogfromgeojson", "stgeogfromwkb",
                                "stgeometrytype", "stgeomfromgeojson", "stgeomfromwkb", "stwithin")
        if name not in REGISTRY},
-    **{name: _NOT_YET for name in (
-        "bigdecimaltobytes", "bytestobigdecimal", "cityhash128", "cityhash32", "cityhash64", "md2",
-    )},
 }
 
 
