@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from type_mapping.java_hash import hash_map_order
+
 from .aggregators import ValueAggregator
 from .quicksort import compiled_sort, fastutil_order_array
 
@@ -171,43 +173,16 @@ class StarTreeRecords:
         return len(self.dims)
 
 
-def _java_int_hash(key: int) -> int:
-    h = key & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def _hashmap_order(keys: list[int]) -> list[int]:
-    """Indices of ``keys`` (inserted in this order into a ``HashMap<Integer, ...>``) in its iteration order.
-
-    Buckets are ``hash & (capacity - 1)``, entries within a bucket in insertion order (a resize splits a
-    bucket keeping that order). Capacity starts at 16 and doubles when the size passes 3/4 of it, or when a
-    bucket reaches 9 entries while the table is under 64 (``treeifyBin``). A tree bin (64+ buckets, 9+
-    entries in one) keeps its list order too, except for its root moving first; that case needs 9 children
-    whose dictIds agree modulo the capacity, and is not modelled."""
-    hashes = [_java_int_hash(k) for k in keys]
-    capacity = 16
-    counts: dict[int, int] = {}
-    tree_bin = False
-    for size, h in enumerate(hashes, start=1):
-        bucket = h & (capacity - 1)
-        existing = counts.get(bucket, 0)
-        counts[bucket] = existing + 1
-        grow = existing >= 8 and capacity < 64
-        tree_bin = tree_bin or (existing >= 8 and capacity >= 64)
-        if grow or size > capacity * 3 // 4:
-            while grow or size > capacity * 3 // 4:
-                capacity *= 2
-                grow = False
-            counts = {}
-            for g in hashes[:size]:
-                b = g & (capacity - 1)
-                counts[b] = counts.get(b, 0) + 1
-    mask = capacity - 1
+    """Indices of ``keys`` (inserted in this order into a ``HashMap<Integer, ...>``: an Integer's hashCode is
+    itself) in its iteration order. A tree bin (64+ buckets, 9+ entries in one) keeps its list order too,
+    except for its root moving first; that case needs 9 children whose dictIds agree modulo the capacity, and
+    is not modelled: it is logged."""
+    order, tree_bin = hash_map_order(keys)
     if tree_bin:
-        log.warning("star-tree: 9 or more children share a HashMap bucket of %d (a Java tree bin); their order, "
-                    "and so the star-tree's record order, may differ from Pinot's (the tree is still correct)",
-                    capacity)
-    return sorted(range(len(keys)), key=lambda i: (hashes[i] & mask, i))
+        log.warning("star-tree: 9 or more children share a HashMap bucket (a Java tree bin); their order, and so "
+                    "the star-tree's record order, may differ from Pinot's (the tree is still correct)")
+    return order
 
 
 def _packed(keys: np.ndarray) -> np.ndarray:
