@@ -45,8 +45,6 @@ KNOWN_DIFFERENCES = {
     ("off", "json:c6=jsonPathLong(j, '$.a', l)"),
     ("on", "math:c4=exp(d)"),
     ("on", "math:c6=log10(d)"),
-    ("on", "math:c14=lpad('a', d, 'b')"),
-    ("off", "math:c14=lpad('a', d, 'b')"),
     ("on", "numbers_text:c4=concat(d, s)"),
     ("on", "numbers_text:c10=concat(f, s)"),
     ("on", "numbers_text:c5=fnv1Hash32UTF8(d)"),
@@ -138,6 +136,12 @@ def _stored(value):
     return value
 
 
+def _held_to_max_length(value):
+    """A text beyond a STRING column's default maxLength (512) is cut there by Pinot's SanitizationTransformer;
+    here the writer does it (type_mapping/convert.py, on_oversize_string), after the transforms."""
+    return value[:512] if isinstance(value, str) and len(value) > 512 else value
+
+
 def _same(expected, ours, ulps: int = 0, as_json: bool = False) -> bool:
     if as_json:
         return ours is not None and json.loads(expected) == json.loads(ours)
@@ -205,7 +209,7 @@ def test_continue_on_error_gives_pinots_values_and_failures(family, column, expr
     for name in columns:
         ours = result.table.column(name).to_pylist()
         for i, row in enumerate(rows):
-            expected, mine = _pinot(row, name), _stored(ours[i])
+            expected, mine = _pinot(row, name), _held_to_max_length(_stored(ours[i]))
             if (expected is None) != (mine is None) or (expected is not None and not _same(
                     expected, mine, ulps if name == column else 0, as_json and name == column)):
                 wrong.append((i, name, row["row"], expected, mine))
