@@ -647,8 +647,9 @@ for _name, _cases in _CASES.items():
 
 
 # IP addresses (IpAddressFunctions, over the inet.ipaddr library): Pinot's forms and its parser's corners (not the
-# wildcard and range forms, "1.2.*.*", "1.2.3.0-255", which functions/ip.py refuses; pinot-verify runs these with
-# the real library, 5.6.2, ahead of its stand-in on the class path)
+# wildcard and range forms, "1.2.*.*", "1.2.3.0-255", which functions/ip.py refuses). pinot-verify has only a
+# stand-in for the library: the table was made with the real one, Pinot's pinned 5.6.2 compiled from its source
+# with javac, first on the class path of a copy of pinot-segment-build (PINOT_VERIFY_HOME names that copy's folder)
 IP_ADDRESSES = [
     "192.168.1.1", "10.0.0.1", "172.16.5.4", "172.31.255.255", "172.32.0.1", "127.0.0.1", "169.254.1.1", "8.8.8.8",
     "0.0.0.0", "255.255.255.255", "256.1.1.1", "999.0.0.1", "1.2.3", "1.2", "1", "127.1", "01.02.03.04",

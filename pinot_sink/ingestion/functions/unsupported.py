@@ -13,8 +13,6 @@ _NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh 
                       "segment rebuilt would store another value, so the commit would not be exactly once; compute "
                       "the value in Spark before writing")
 _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
-_IP = ("IP address functions (the inet.ipaddr library): no Java reference here to check an implementation against "
-       "(pinot-verify runs them on a stand-in); not implemented")
 _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
 _NOT_YET = "not implemented yet"
 _GEO = ("a geospatial function beyond points (JTS shapes, GeoJSON, WKB, H3 cells): not implemented yet; points are "
@@ -27,10 +25,6 @@ UNSUPPORTED: dict[str, str] = {
     **{name: _NON_DETERMINISTIC for name in ("now", "ago", "agomv", "sleep", "rand/0", "uuidv4", "uuidv7")},
     **{name: _QUERY_ONLY for name in ("brokerid", "cid", "endtime", "queryengine", "reqid", "stageid",
                                       "starttime", "workerid")},
-    **{name: _IP for name in ("bytestoipv6", "ipfamily", "iphostmask", "ipmasklen", "ipnetmask", "ipprefix",
-                              "ipsubnetmax", "ipsubnetmin", "ipv4cidrtorange", "ipv4toipv6", "ipv4tolong",
-                              "ipv6tobytes", "isipv4string", "isipv6string", "isprivateip", "issubnetof",
-                              "longtoipv4")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
     **{name: _OBJECT_RESULT for name in ("jsonextractobject", "jsonkeyvaluearraytomap", "jsonpath", "jsonstringtoarray",
                                          "jsonstringtolistormap", "jsonstringtomap")},
