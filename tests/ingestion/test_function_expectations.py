@@ -53,7 +53,6 @@ KNOWN_DIFFERENCES = {
     ("on", "numbers_text:c1=repeat(d, 2)"),
     ("on", "numbers_text:c0=reverse(d)"),
     ("on", "zones:c6=fromDateTime(s, z, 'UTC', 5)"),
-    ("on", "zones:c1=toDateTime(l, 'yyyy-MM-dd HH:mm ZZ', z)"),
 }
 
 
