@@ -412,6 +412,8 @@ class _Token:
 
 def compile_pattern(pattern: str) -> list[_Token]:
     """Split a Java date pattern into letter runs and literals; raise on letters not supported."""
+    if not pattern:  # DateTimeFormat.forPattern("")
+        raise DateTimeFormatError("Invalid pattern specification (an empty date pattern)")
     tokens: list[_Token] = []
     i = 0
     while i < len(pattern):

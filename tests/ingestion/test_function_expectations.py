@@ -52,7 +52,6 @@ KNOWN_DIFFERENCES = {
     ("on", "numbers_text:c2=lpad(s, 12, d)"),
     ("on", "numbers_text:c1=repeat(d, 2)"),
     ("on", "numbers_text:c0=reverse(d)"),
-    ("on", "zones:c6=fromDateTime(s, z, 'UTC', 5)"),
 }
 
 
