@@ -412,6 +412,8 @@ class _Token:
 
 def compile_pattern(pattern: str) -> list[_Token]:
     """Split a Java date pattern into letter runs and literals; raise on letters not supported."""
+    if not pattern:  # DateTimeFormat.forPattern("")
+        raise DateTimeFormatError("Invalid pattern specification (an empty date pattern)")
     tokens: list[_Token] = []
     i = 0
     while i < len(pattern):
@@ -680,6 +682,12 @@ def from_local(local: np.ndarray, zone: str) -> np.ndarray:
     return utc
 
 
+def _offset_minutes(offset_ms: np.ndarray) -> np.ndarray:
+    """An offset in whole minutes as Joda prints it: its seconds dropped toward zero (New York's local mean time,
+    -4:56:02, prints -04:56)."""
+    return np.sign(offset_ms) * (np.abs(offset_ms) // 60_000)
+
+
 def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
     """Joda's ``Z`` (+hhmm) / ``ZZ`` (+hh:mm) of offsets in minutes."""
     sign = np.where(minutes < 0, "-", "+")
@@ -707,7 +715,7 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             local_ms = to_local(millis, time_zone)
             nulls = local.is_null().to_numpy(zero_copy_only=False) if local.null_count else None
             local = pa.array(local_ms, pa.timestamp("ms", tz="UTC"), mask=nulls)
-            offsets = (local_ms - millis) // 60_000
+            offsets = _offset_minutes(local_ms - millis)
     years = None  # 400-year cycles taken off instants beyond Arrow's range, put back into the printed year
     millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
     if outside_arrow_range(millis):
@@ -721,7 +729,7 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
         cycles, rest = np.where(late, cycles + 1, cycles), np.where(late, rest - _CYCLE_MS, rest)
         nulls = instants.is_null().to_numpy(zero_copy_only=False) if instants.null_count else None
         local = pa.array(rest, pa.timestamp("ms", tz="UTC"), mask=nulls)
-        offsets = (local_ms - millis) // 60_000
+        offsets = _offset_minutes(local_ms - millis)
         years = pa.array(cycles * 400, pa.int64())
     pieces: list[pa.Array | str] = []
     for token in tokens:

@@ -97,7 +97,11 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
         return _logic(node, columns, ctx)
     function = lookup(node.name, len(node.args))
     assert function is not None  # checked when built
-    args = [_evaluate(a, columns, ctx) for a in node.args]
+    destination, ctx.destination = ctx.destination, None  # an argument goes into a parameter, not the column
+    try:
+        args = [_evaluate(a, columns, ctx) for a in node.args]
+    finally:
+        ctx.destination = destination
     if function.literal_args and any(i < len(args) and not isinstance(args[i], Const) for i in function.literal_args):
         return _per_literal(function, args, ctx)
     if function.nullable:

@@ -245,7 +245,11 @@ class IngestionPipeline:
         for t in self.transforms:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
             ctx.errors = None
-            value = t.expression.evaluate_array(columns, ctx)
+            ctx.destination = None if t.spec is None else t.spec.data_type
+            try:
+                value = t.expression.evaluate_array(columns, ctx)
+            finally:
+                ctx.destination = None
             if t.spec is not None:
                 if getattr(t.expression, "primitive_array_result", False):  # a mirror of Pinot (docs/ingestion.md)
                     ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "

@@ -54,6 +54,9 @@ class Context:
         self.where = ""  # e.g. "transform of column 'x' (toEpochDays(ts))"
         self.errors: np.ndarray | None = None  # rows that failed in the expression being evaluated
         self.active: np.ndarray | None = None  # rows a null-intolerant function actually runs on
+        # the Pinot type of the column the root call's result goes into (None inside an argument): COALESCE and
+        # CASE return a Java object per row, which that column converts (evaluate._evaluate keeps it current)
+        self.destination: str | None = None
 
     def detached(self, num_rows: int) -> "Context":
         """A context for ``num_rows`` values taken out of this batch (grouped by their Java type, say) that
@@ -212,6 +215,8 @@ def to_int(value: Value, ctx: Context) -> Value:
         number = _const_to_number(value, int, ctx)
         if value.java_type == "STRING" and not INT_MIN <= number <= INT_MAX:
             raise IngestionError(f"{ctx.where}: {value.value!r} is not an int")
+        if isinstance(value.value, float):  # (int) of a double saturates; of a long (intValue) it wraps
+            return Const(max(min(number, INT_MAX), INT_MIN), "INT")
         return Const(((number - INT_MIN) % 2**32) + INT_MIN, "INT")
     if is_object(value.type):  # a Java Map / List / object from another function
         return as_argument(value, ctx, to_int, text=False)

@@ -390,3 +390,20 @@ def test_hash_of_text_is_of_its_hex_bytes_and_md5_through_a_pipeline():
                                                 for e in kept]
     assert out.column("domain").to_pylist() == ["example.com", "none", None]
     assert out.column("code").to_pylist() == ["A%40EXAMPLE.COM+x", "B%40SHOUT.COM+x", None]
+
+
+def test_ip_forms_not_reproduced_fail_the_row_with_the_reason():
+    """A wildcard or range address (a multi-valued address in Pinot's IPAddress library) is not guessed: the
+    row fails naming the form, under continueOnError it is null and counted (tests/fixtures/functions/ip.jsonl
+    holds Pinot's answers for the forms that are reproduced)."""
+    import pyarrow as pa
+
+    from pinot_sink.ingestion.evaluate import Expression
+    from pinot_sink.ingestion.values import Context, IngestionError
+
+    column = pa.array(["1.2.3.4", "1.2.*.*", "10.0.0.0-255"])
+    ctx = Context(3, 0, True)
+    out = Expression("ipv4ToLong(a)").evaluate_array({"a": column}, ctx)
+    assert out.to_pylist() == [16909060, None, None] and ctx.errors.tolist() == [False, True, True]
+    with pytest.raises(IngestionError, match="row 1: .*a wildcard or a range"):
+        Expression("isIPv4String(a)").evaluate_array({"a": column}, Context(3, 0, False))

@@ -149,7 +149,10 @@ def test_java_float_str_plain_range_shortcut_agrees_with_the_general_layout():
     rng = np.random.default_rng(3)
     doubles = np.concatenate([10.0 ** rng.uniform(-6, 10, 30_000), np.round(rng.uniform(0, 1e4, 5_000), 2),
                               [1e-3, 0.000999999, 0.001000001, 9999999.999999998, 1e7, 1.0, 100.0, 1234567.0]])
+    java17_whole = (lambda v: 1e7 <= abs(v) < 2.0**63 and v == int(v))  # Java 17's own digits (test_java_rules)
     for value in np.concatenate([doubles, -doubles]):
-        assert java_float_str(value) == java_float_from_shortest(value, repr(float(value))), value
+        if not java17_whole(float(value)):
+            assert java_float_str(value) == java_float_from_shortest(value, repr(float(value))), value
         single = float(np.float32(value))
-        assert java_float_str(single, float32=True) == java_float_from_shortest(single, str(np.float32(single)))
+        if not java17_whole(single):
+            assert java_float_str(single, float32=True) == java_float_from_shortest(single, str(np.float32(single)))

@@ -1,12 +1,20 @@
 """Ask Pinot itself what its scalar functions give: build, with Pinot's own builder (pinot-verify), a segment
-whose transforms call the functions of one family on random and extreme inputs, and keep what Pinot's reader
-returns as tests/fixtures/functions/<family>.jsonl (tests/ingestion/test_function_expectations.py compares).
+whose transforms call the functions of one family (tools/pinot_functions/families.py) on random and extreme
+inputs, and keep what Pinot's reader returns as tests/fixtures/functions/<family>.jsonl, the one table format that
+tests/ingestion/test_function_expectations.py replays.
 
     python tools/pinot_functions/expectations.py FAMILY [FAMILY...]     # needs ~/pinot-verify (not the tests)
 
-Each fixture: a header line (Pinot commit, schema, table config with continueOnError, the input Arrow types),
-then one line per row: the input row, Pinot's stored values and the columns its null vector marks. A transform
-that throws on a row leaves its column null there (continueOnError), as a null input does.
+Each table: a header line (Pinot commit, schema, table config with continueOnError, the input Arrow types, the
+columns compared as JSON), then one line per row: the input row, Pinot's stored values of the output columns
+(those a transform fills) and the ones its null vector marks. A transform that throws on a row leaves its
+column null there (continueOnError), as a null input does; a family of cases (``_cases_family``) has
+``isNotNull(<expression>)`` beside each case to tell the two apart.
+
+A family spec: ``inputs`` (column -> Arrow type name), ``outputs`` (column -> (Pinot type, single value)),
+``transforms`` (column -> expression; one whose column is not an output nor a schema input is a helper the
+others read), ``rows`` (rng -> rows); optional ``schema_inputs`` (inputs that are schema columns too),
+``json_columns``, ``row_id`` (False: no row_id column), ``seed``.
 """
 from __future__ import annotations
 
@@ -27,8 +35,8 @@ COMMIT = "210c2951e720b72cbcb87224ff5e46237e098acd"
 
 
 def _configs(family: str, spec: dict) -> tuple[dict, dict]:
-    fields = [{"name": "row_id", "dataType": "INT"}]
-    for column, (pinot_type, single) in spec["outputs"].items():
+    fields = [{"name": "row_id", "dataType": "INT"}] if spec.get("row_id", True) else []
+    for column, (pinot_type, single) in {**spec.get("schema_inputs", {}), **spec["outputs"]}.items():
         field = {"name": column, "dataType": pinot_type}
         if not single:
             field["singleValueField"] = False
@@ -72,10 +80,11 @@ def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | N
 
 def build(family: str) -> Path:
     spec = FAMILIES[family]
-    rng = random.Random(f"pinot-functions-{family}")
+    rng = random.Random(spec.get("seed", f"pinot-functions-{family}"))
     rows = spec["rows"](rng)
-    for i, row in enumerate(rows):
-        row["row_id"] = i
+    if spec.get("row_id", True):
+        for i, row in enumerate(rows):
+            row["row_id"] = i
     schema, table_config = _configs(family, spec)
     docs = run_pinot(schema, table_config, rows)
     assert len(docs) == len(rows), (len(docs), len(rows))

@@ -238,6 +238,15 @@ def common_values(ctx: Context, values: list[Value]) -> list[pa.Array | pa.Scala
         target = pa.float64()
     elif kinds == {"BOOLEAN"}:
         target = pa.bool_()
+    elif "BOOLEAN" in kinds and kinds <= {"BOOLEAN", "INT", "LONG", "FLOAT", "DOUBLE"} and ctx.destination in _NUMERIC:
+        # a Boolean and numbers, into a number column: Pinot's BOOLEAN.toInt / toDouble is 1 or 0
+        values = [_boolean_as_number(v) for v in values]
+        numbers = kinds - {"BOOLEAN"}
+        target = pa.int64() if numbers <= {"INT", "LONG"} else pa.float64()
+    elif "BOOLEAN" in kinds and kinds <= {"BOOLEAN", "INT", "LONG", "FLOAT", "DOUBLE"} and ctx.destination == "BOOLEAN":
+        # ... into a BOOLEAN column: a number is true when it is not 0 (PinotDataType's toBoolean)
+        values = [v if java_type(v) in ("BOOLEAN", "NULL") else _number_as_boolean(v) for v in values]
+        target = pa.bool_()
     elif len(kinds) == 1 and not all(isinstance(v, Const) for v in values):
         target = next(v.type for v in values if not isinstance(v, Const) and arrow_java_type(v.type) != "NULL")
     else:
@@ -250,6 +259,23 @@ def common_values(ctx: Context, values: list[Value]) -> list[pa.Array | pa.Scala
         else:
             out.append(v.cast(target))
     return out
+
+
+_NUMERIC = ("INT", "LONG", "FLOAT", "DOUBLE")
+
+
+def _boolean_as_number(value: Value) -> Value:
+    if java_type(value) != "BOOLEAN":
+        return value
+    if isinstance(value, Const):
+        return value if value.value is None else Const(int(value.value), "INT")
+    return value.cast(pa.int32())
+
+
+def _number_as_boolean(value: Value) -> Value:
+    if isinstance(value, Const):
+        return value if value.value is None else Const(value.value != 0, "BOOLEAN")
+    return pc.not_equal(value, 0)
 
 
 @scalar_function("coalesce", arity=VAR_ARGS, nullable=True)

@@ -163,26 +163,33 @@ def _reverse(ctx: Context, args: list[Value]) -> Value:
     return pc.utf8_reverse(_text(ctx, args[0]))
 
 
+_JAVA_ARRAY_LIMIT = 2**31 - 2  # HotSpot's largest array length (Integer.MAX_VALUE - 2)
+
+
 def _pad(left: bool):
     def impl(ctx: Context, args: list[Value]) -> Value:
         text = _text(ctx, args[0])
         size = to_int(args[1], ctx).value
         pad = to_string(args[2], ctx).value or " "  # StringUtils: empty pad is a space
-        if len(pad) == 1 and not _has_astral(text) and len(_utf16(pad)) == 2:
+        if len(pad) == 1 and not _has_astral(text) and len(_utf16(pad)) == 2 and -2**30 < size < _JAVA_ARRAY_LIMIT:
             return (pc.utf8_lpad if left else pc.utf8_rpad)(text, width=max(size, 0), padding=pad)
 
         def one(s: str | None) -> str | None:
             if s is None:
                 return None
-            missing = size - len(_utf16(s)) // 2
+            missing = (size - len(_utf16(s)) // 2 + 2**31) % 2**32 - 2**31  # Java's int: near Integer.MIN_VALUE it wraps
             if missing <= 0:
                 return s
+            if missing >= _JAVA_ARRAY_LIMIT:  # StringUtils allocates the padding as one char[]
+                raise JavaThrows("OutOfMemoryError: Requested array size exceeds VM limit")
             # StringUtils cycles the pad's chars (UTF-16 units): an emoji pad can be cut in half
             units = _utf16(pad)
             filler = _from_utf16((units * (missing * 2 // len(units) + 1))[:missing * 2])
             return filler + s if left else s + filler
 
-        return per_distinct(text, one, pa.string())
+        if -2**30 < size < _JAVA_ARRAY_LIMIT:
+            return per_distinct(text, one, pa.string())
+        return per_row(ctx, one, pa.string(), text)  # (rows past Java's array limit throw)
 
     return impl
 
