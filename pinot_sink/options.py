@@ -24,7 +24,7 @@ from type_mapping.convert import ConversionOptions
 
 from pinot_sink.controller import Auth, ClientConfig, ControllerClient, RetryPolicy
 from pinot_sink.controller import validate_controller_url as controller_url_rule
-from pinot_sink.controller.auth import redact_url, split_url_credentials
+from pinot_sink.controller.auth import REDACTED, SECRET_NAME, redact_url, split_url_credentials
 from pinot_sink.controller.errors import ControllerConfigError
 from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
@@ -33,7 +33,6 @@ from pinot_sink.segment.index_policy import normalise_mode
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from type_mapping.errors import PinotSinkError
 
-REDACTED = "<redacted>"
 
 
 class OptionError(PinotSinkError, ValueError):
@@ -651,11 +650,13 @@ def _client_config(get, raw: Mapping[str, str], url: str) -> ClientConfig:
 
 
 def redact_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """Spark options with secret values replaced, for log lines and error messages."""
+    """Spark options with secret values replaced, for log lines and error messages: the secret options, every
+    ``header.`` / ``storage.`` option, and any key whose name looks secret (a typo of a secret option included)."""
     out = {}
     for key, value in options.items():
         lowered = str(key).lower()
-        secret = lowered in SECRET_OPTIONS or lowered.startswith(("header.", "storage."))
+        secret = (lowered in SECRET_OPTIONS or lowered.startswith(("header.", "storage."))
+                  or SECRET_NAME.search(lowered) is not None)
         if secret:
             out[key] = REDACTED
         elif isinstance(value, str) and "://" in value and "@" in value:

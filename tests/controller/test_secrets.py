@@ -14,8 +14,8 @@ from pinot_sink.controller import (
     ControllerClient,
     ControllerError,
     RetryPolicy,
-    redact_options,
 )
+from pinot_sink.options import redact_options
 from segment_factory import make_segment
 
 SECRET = "S3cr3t-p4ss"
