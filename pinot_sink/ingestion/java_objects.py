@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from type_mapping.convert import json_text
+from type_mapping.errors import PinotSinkError
 from type_mapping.java_hash import hash_map_order, string_hash
 from type_mapping.java_text import big_decimal_plain_string, java_sort_key
 
@@ -132,8 +133,8 @@ def hash_map(entries: list[tuple[Any, Any]]) -> dict:
 # --- DataTypeTransformer -------------------------------------------------------------------------------------
 
 
-class CannotStandardize(ValueError):
-    pass
+class CannotStandardize(PinotSinkError, ValueError):
+    """Several values where a single-value column takes one (Pinot's message, kept): the row fails."""
 
 
 def standardize(value: Any, single_value: bool) -> Any:
