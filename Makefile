@@ -67,6 +67,7 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m slow $(PYTEST_ARGS)
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
+# All of tests/spark3, the slow-marked included: the Spark 3 lines have no other run.
 test-spark35: $(STAMP35)
 	PYSPARK_PYTHON=$(abspath $(PY35)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY35)) \
 		$(PY35) -m pytest -q -p no:cacheprovider tests/spark3
