@@ -86,3 +86,13 @@ def test_partition_by_on_a_table_without_partitions_is_refused(spark, tmp_path):
     with pytest.raises(pinot_sink.spark_write.WriteCheckError, match=r"has no tableIndexConfig\.segmentPartitionConfig"):
         pinot_sink.write(_scattered(spark, 10), "events", partition_by="country", schema=json.dumps(SCHEMA),
                          **{"table-config": json.dumps(TABLE_CONFIG), "output-uri": str(tmp_path)})
+
+
+def test_format_pinot_partition_by_is_refused_by_spark_before_our_code(spark, tmp_path):
+    # A Python data source cannot declare a partitioning (Spark's PythonTable has none), so Spark's
+    # DataFrameWriter refuses partitionBy for it: what docs/data-source.md says, pinned so a Spark that lets
+    # it through is noticed.
+    with pytest.raises(Exception, match=r"partitioning or clustering columns do not match") as failure:
+        embedded_writer(_scattered(spark, 10), tmp_path).option("table-config", json.dumps(PARTITIONED)) \
+            .partitionBy("country").mode("append").save()
+    assert "identity(country)" in str(failure.value) and not Path(tmp_path, "events").exists()
