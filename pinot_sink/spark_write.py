@@ -198,6 +198,7 @@ def partition_column(df, job, column: str):
     data_type = df.schema[source].dataType
     if not isinstance(data_type, _plain_types(T)):  # timestamps reach a pandas UDF in the session's zone
         return None
+    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -209,10 +210,14 @@ def partition_column(df, job, column: str):
     def ids(values):
         found = source_partition_ids(pa.Array.from_pandas(values, type=arrow_type), column, config, schema,
                                      source=source, conversion=conversion)
-        return pd.Series(found) if found is not None else pd.Series([None] * len(values), dtype="Int64")
+        # a batch with a value that does not convert goes to one key: the task then names the row
+        return pd.Series(found if found is not None else np.full(len(values), UNCONVERTED_KEY, np.int64))
 
     ids.__annotations__ = {"values": pd.Series, "return": pd.Series}  # pyspark reads the UDF's kind off them
     return F.pandas_udf(ids, "long")(F.col(f"`{source}`"))
+
+
+UNCONVERTED_KEY = -(2**63)
 
 
 def _plain_types(T):

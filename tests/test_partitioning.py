@@ -73,3 +73,14 @@ def test_partition_by_other_columns_names_both(asked):
         check_partition_by(asked, config, schema, "events")
     message = str(failure.value)
     assert "\n" not in message and "['country', 'shop', 'tags']" in message
+
+
+def test_a_source_columns_ids_are_the_stored_values_ids_and_none_when_a_value_does_not_convert():
+    from pinot_sink.partitioning import source_partition_ids
+    from pinot_sink.segment.partition import partition_ids
+
+    config, schema = _models()
+    longs = pa.array([0, 1, 7, -1, 2**31 - 1], pa.int64())  # a Spark long column into the INT column 'shop'
+    expected = partition_ids(pa.array([0, 1, 7, -1, 2**31 - 1], pa.int32()), schema["shop"], "Modulo", 3)
+    assert source_partition_ids(longs, "shop", config, schema, source="shop").tolist() == expected.tolist()
+    assert source_partition_ids(pa.array([1, 2**40], pa.int64()), "shop", config, schema, source="shop") is None
