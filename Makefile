@@ -23,7 +23,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 export PYSPARK_PYTHON        := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: demo test test-spark35 test-spark33 bench install clean
+.PHONY: demo test test-slow test-spark35 test-spark33 bench install clean
 
 install: $(STAMP)
 
@@ -53,13 +53,21 @@ demo: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
 	$(PY) examples/local_backfill.py
 
+# The developer's loop (under 15 minutes on a fresh 2-core machine): every test but those marked slow, then
+# the Spark 3 lines. The slow ones (a Spark driver or cluster of its own, a memory bound over hundreds of MB,
+# a 2 GB function case) run in `make test-slow`; CI (.ci/run) runs both.
 test: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory test-spark33
 	$(MAKE) --no-print-directory test-spark35
 
+test-slow: $(STAMP)
+	@$(PY) -m pinot_sink.java_check
+	$(PY) -m pytest -q -p no:cacheprovider -m slow $(PYTEST_ARGS)
+
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
+# All of tests/spark3, the slow-marked included: the Spark 3 lines have no other run.
 test-spark35: $(STAMP35)
 	PYSPARK_PYTHON=$(abspath $(PY35)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY35)) \
 		$(PY35) -m pytest -q -p no:cacheprovider tests/spark3

@@ -80,13 +80,16 @@ def register(spark=None) -> bool:
     return True
 
 
-def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, **options):
-    """Write ``df`` into the Pinot table ``table_name`` (``mode``: append | overwrite) on Spark 3.3+, with
-    ``sink.parallelism`` honoured; returns the ``WriteResult``. The data source on Spark 4, ``mapInArrow``
-    on Spark 3 (``entry_point`` data-source | map-in-arrow picks one); see ``pinot_sink.spark_write``."""
+def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, partition_by=None,
+          **options):
+    """Write ``df`` into the Pinot table ``table_name`` (``mode``: append | overwrite | error | ignore) on
+    Spark 3.3+, with ``sink.parallelism`` honoured and rows clustered by the table config's partitions
+    (``partition_by``, if given, must name its columns); returns the ``WriteResult``. The data source on
+    Spark 4, ``mapInArrow`` on Spark 3 (``entry_point`` data-source | map-in-arrow picks one); see
+    ``pinot_sink.spark_write``."""
     from .spark_write import write as _write
 
-    return _write(df, table_name, mode=mode, entry_point=entry_point, **options)
+    return _write(df, table_name, mode=mode, entry_point=entry_point, partition_by=partition_by, **options)
 
 
 def _register_on_import() -> None:

@@ -25,6 +25,7 @@ from type_mapping.errors import PinotSinkError
 
 from .commit import abort_job, commit_job
 from .job import check_staging_reachable, prepare_job
+from .partitioning import PartitionByError, check_partition_by, source_partition_ids
 from .reports import WriteResult
 from .spark_task import task_kwargs
 from .task import write_partition
@@ -82,10 +83,13 @@ def choose_entry_point(entry_point: str | None = None) -> str:
 
 
 def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None,
-          **options: Any) -> WriteResult:
+          partition_by: str | Iterable[str] | None = None, **options: Any) -> WriteResult:
     """Write ``df`` into the Pinot table ``table_name``; returns what the write committed. ``mode`` as for
     Spark's other sources: append, overwrite, error / errorifexists (fail when the table holds segments)
-    or ignore (then do nothing). Options as in docs/options.md; dotted names go in as a dict:
+    or ignore (then do nothing). ``partition_by`` (Spark's ``partitionBy``): the columns of the table
+    config's ``segmentPartitionConfig``, else an error; rows are clustered so each segment holds one
+    partition id per column whether it is given or not (pinot_sink.partitioning). Options as in
+    docs/options.md; dotted names go in as a dict:
     ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``.
 
     Options, schema and table config are checked here, on the driver, before Spark runs anything: a mistake
@@ -101,6 +105,10 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
 
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
     checked = _checked_job(df, table_name, mode, options)
+    try:
+        partitioned = check_partition_by(partition_by, checked.table_config, checked.segment_schema(), table_name)
+    except PartitionByError as exc:
+        raise WriteCheckError(f"pinot_sink.write to table {table_name}: {exc}") from None
     if mode in ("error", "ignore"):
         existing = sorted(checked.store().list())
         if existing and mode == "error":
@@ -112,7 +120,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
                      table_name, len(existing))
             return _nothing_written(checked)
         mode = "append"
-    df, options = clustered_by_bucket(df, checked, options)
+    df, options = clustered(df, checked, options, partitioned)
     if chosen == "data-source":
         from .datasource import PinotSinkDataSource, write as write_data_source
 
@@ -172,22 +180,82 @@ def bucket_column(df, job):
     return F.floor(millis / plan.cut_bucket_ms)
 
 
-def clustered_by_bucket(df, job, options: dict[str, Any]):
-    """``sink.time-bucket``: rows of one day/hour are brought into one Spark partition (and next to each
-    other) before the write, so each bucket makes one segment (up to max-rows) instead of one per input
-    partition. ``sink.parallelism`` sets the partition count (default: the DataFrame's)."""
+def partition_column(df, job, column: str):
+    """The Spark expression of each row's Pinot partition id of ``column`` (a pandas UDF running
+    pinot_sink.partitioning's conversion and Pinot's function), or None when ``column`` is not fed as it
+    is by a DataFrame column of a plain type (then each task still cuts one segment per id)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if job.pipeline is not None:
+        return None
+    try:
+        source = job.plan.source_for(column)
+    except KeyError:
+        return None
+    if source is None or source not in df.columns:
+        return None
+    data_type = df.schema[source].dataType
+    if not isinstance(data_type, _plain_types(T)):  # timestamps reach a pandas UDF in the session's zone
+        return None
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from type_mapping.spark_types import spark_type_to_arrow
+
+    arrow_type, schema, config = spark_type_to_arrow(data_type), job.segment_schema(), job.table_config
+    conversion = job.options.conversion
+
+    def ids(values):
+        found = source_partition_ids(pa.Array.from_pandas(values, type=arrow_type), column, config, schema,
+                                     source=source, conversion=conversion)
+        # a batch with a value that does not convert goes to one key: the task then names the row
+        return pd.Series(found if found is not None else np.full(len(values), UNCONVERTED_KEY, np.int64))
+
+    ids.__annotations__ = {"values": pd.Series, "return": pd.Series}  # pyspark reads the UDF's kind off them
+    return F.pandas_udf(ids, "long")(F.col(f"`{source}`"))
+
+
+UNCONVERTED_KEY = -(2**63)
+
+
+def _plain_types(T):
+    return (T.StringType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.BooleanType, T.BinaryType,
+            T.DecimalType, T.DateType, T.FloatType, T.DoubleType)
+
+
+def clustered(df, job, options: dict[str, Any], partitioned: list[str]):
+    """Rows that belong in one segment brought into one Spark partition (and next to each other) before the
+    write: ``sink.time-bucket``'s day/hour and the table config's partition ids, so each makes one segment
+    (up to max-rows) instead of one per input partition. ``sink.parallelism`` sets the partition count
+    (default: the DataFrame's)."""
+    keys = []
     bucket = bucket_column(df, job)
-    if bucket is None:
-        if job.window is not None and job.window.cut_bucket_ms is not None:
-            log.info("pinot_sink: sink.time-bucket: the time column is not a plain DataFrame column; rows are "
-                     "not clustered by bucket (repartition by it first to avoid small segments)")
+    if bucket is not None:
+        keys.append(bucket)
+    elif job.window is not None and job.window.cut_bucket_ms is not None:
+        log.info("pinot_sink: sink.time-bucket: the time column is not a plain DataFrame column; rows are "
+                 "not clustered by bucket (repartition by it first to avoid small segments)")
+    for column in partitioned:
+        key = partition_column(df, job, column)
+        if key is None:
+            log.info("pinot_sink: segmentPartitionConfig column %s is not a plain DataFrame column; rows are not "
+                     "clustered by its partition id (each task cuts one segment per id)", column)
+        else:
+            keys.append(key)
+    if not keys:
         return df, options
     options = dict(options)
     parallelism = options.pop("sink.parallelism", None)
     from .options import parse_int
 
     count = parse_int(str(parallelism), "sink.parallelism") if parallelism else df.rdd.getNumPartitions()
-    return df.repartition(max(1, count), bucket).sortWithinPartitions(bucket), options
+    # as columns, so a UDF key is computed once (before the shuffle), not again by the sort
+    names = [f"__pinot_sink_key_{i}" for i in range(len(keys))]
+    for name, key in zip(names, keys):
+        df = df.withColumn(name, key)
+    return df.repartition(max(1, count), *names).sortWithinPartitions(*names).drop(*names), options
 
 
 def _nothing_written(job) -> WriteResult:

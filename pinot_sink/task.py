@@ -33,6 +33,7 @@ from .job import WriteJob, ensure_log_handler
 from .partition_writer import (PROGRESS_EVERY_S, PartitionWriter, PinotWriteError, Progress, SegmentSpec,
                                StagedSegment)
 from .reports import SegmentRecord, TaskReport
+from .partitioning import SegmentKeys, partitioned_columns
 from .time_window import bucket_keys, rows_outside
 
 log = logging.getLogger("pinot_sink")
@@ -132,14 +133,21 @@ def _millis(built, value) -> int | None:
 
 
 def _buffer(job: WriteJob, schema) -> Buffer:
-    """The task's buffer: one per time bucket with sink.time-bucket, else one for the partition."""
+    """The task's buffer: one per time bucket with sink.time-bucket and per partition id when the table
+    config partitions segments (pinot_sink.partitioning), else one for the partition."""
     limits, plan = job.options.buffer, job.window
-    if plan is None or plan.cut_bucket_ms is None:
-        return PartitionBuffer(limits.max_rows, limits.max_bytes)
-    spec = schema[plan.time_column]
-    return BucketBuffer(limits.max_rows, limits.max_bytes,
-                        lambda part: bucket_keys(time_values_ms(part.table.column(spec.name), spec),
-                                                 plan.cut_bucket_ms))
+    partitioned = partitioned_columns(job.table_config, schema)
+    bucket = None
+    if plan is not None and plan.cut_bucket_ms is not None:
+        spec = schema[plan.time_column]
+        bucket = lambda part: bucket_keys(time_values_ms(part.table.column(spec.name), spec),  # noqa: E731
+                                          plan.cut_bucket_ms)
+    if partitioned:
+        return BucketBuffer(limits.max_rows, limits.max_bytes,
+                            SegmentKeys(job.table_config, schema, partitioned, bucket))
+    if bucket is not None:
+        return BucketBuffer(limits.max_rows, limits.max_bytes, bucket)
+    return PartitionBuffer(limits.max_rows, limits.max_bytes)
 
 
 def _window_facts(job: WriteJob, schema, rows) -> dict:

@@ -21,6 +21,7 @@ not remove it); only imports under ``if TYPE_CHECKING:`` are left out, as they n
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,9 +96,10 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return resolved
 
 
-def import_graph() -> dict[str, set[str]]:
+@functools.lru_cache(maxsize=1)  # the sources do not change during a run: parse them once, not per test
+def import_graph() -> dict[str, frozenset[str]]:
     modules = _modules()
-    return {module: _imports(module, path, modules) for module, path in modules.items()}
+    return {module: frozenset(_imports(module, path, modules)) for module, path in modules.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:

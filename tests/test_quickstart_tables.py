@@ -6,12 +6,14 @@ import json
 import tarfile
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pinot_sink.cli import main
 from pinot_sink.segment import open_segment
 from pinot_sink.segment.json_index import read_json_index
 from pinot_sink.segment.read.startree import read_star_trees
+from tests.datasource.helpers import read_rows
 from tests.segment.startree_check import check_tree_against_rows
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "quickstart"
@@ -124,7 +126,7 @@ def test_test_unnest_through_spark_is_pinots_segment(spark, tmp_path):
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["starbucksStores", "githubEvents", "airlineStats"])
+@pytest.mark.parametrize("name", sorted(TABLES))
 def test_quickstart_table_through_spark(name, spark, tmp_path):
     import pinot_sink
 
@@ -132,7 +134,7 @@ def test_quickstart_table_through_spark(name, spark, tmp_path):
     schema, config = _config(name)
     path = str(FIXTURES / name / data)
     df = (spark.read.option("header", "true").option("inferSchema", "true").csv(path) if data.endswith(".csv")
-          else spark.read.json(path))
+          else spark.read.parquet(path) if data.endswith(".parquet") else spark.read.json(path))
     # prepare_job logs each deferred index (tests/test_table_config.py); on Spark 4 it runs in the data
     # source's Python worker, whose log is the executor's, so here the write result is what is checked.
     result = pinot_sink.write(df, name, mode="append", schema=schema.read_text(),
@@ -147,6 +149,11 @@ def test_quickstart_table_through_spark(name, spark, tmp_path):
         for tarball in tarballs:
             with open_segment(tarball) as segment:
                 _check_airline_star_trees(segment)
+    if name == "fineFoodReviews":  # the 1536-float embeddings arrive whole, as the CLI stores them
+        rows = read_rows(sorted(tmp_path.rglob("*.tar.gz")))
+        expected = pq.read_table(path)
+        assert sorted(rows.column("embedding").to_pylist()) == sorted(expected.column("embedding").to_pylist())
+        assert sorted(rows.column("Text").to_pylist()) == sorted(expected.column("Text").to_pylist())
 
 
 @pytest.mark.spark

@@ -21,6 +21,7 @@ def test_readme_shows_the_quickstart_call():
     assert "tests/fake_controller.py --port 9000 --serve" in readme and "pip install '.[spark]'" in readme
 
 
+@pytest.mark.slow  # a Spark driver of its own (a JVM start and a cold Python worker): `make test-slow`
 def test_quickstart_creates_the_table_and_writes(fake_controller, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
     env["PYTHONPATH"] = str(REPO)

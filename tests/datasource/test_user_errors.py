@@ -76,3 +76,25 @@ def test_mode_ignore_does_nothing_when_the_table_holds_segments(spark, tmp_path)
     result = pinot_sink.write(events_df(spark, rows=50, start=500, partitions=1), "events", mode="ignore",
                               **_options(tmp_path))
     assert result.mode == "ignore" and result.segments == () and tarballs(tmp_path) == before
+
+
+def _last_python_line(message: str) -> str:
+    """The last line of the Python traceback inside Spark's error (the line Spark's PythonException shows
+    as its cause): the first unindented line after the last stack frame."""
+    lines = message.splitlines()
+    last_frame = max(i for i, line in enumerate(lines) if line.startswith("  File "))
+    return next(line for line in lines[last_frame + 1:] if line and not line.startswith(" "))
+
+
+@pytest.mark.parametrize("entry_point", ["data-source", "map-in-arrow"])
+def test_an_error_inside_a_task_ends_sparks_python_traceback_in_one_line(spark, tmp_path, entry_point):
+    schema = json.loads(json.dumps(SCHEMA))
+    schema["metricFieldSpecs"][0]["dataType"] = "INT"
+    df = events_df(spark, rows=100, partitions=1).withColumn(
+        "value", F.when(F.col("value") == 42, F.lit(2**40)).otherwise(F.col("value")))
+    with pytest.raises(Exception) as info:
+        pinot_sink.write(df, "events", entry_point=entry_point, **_options(tmp_path, schema=json.dumps(schema)))
+    line = _last_python_line(str(info.value))
+    assert line.startswith("pinot_sink.partition_writer.PinotWriteError: table events, partition 0: "), line
+    assert "'value'" in line and "row 42" in line and "set option 'convert.on-overflow'=null" in line, line
+    assert str(2**40) in line, line  # the value itself

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.spark
+# Two Spark drivers of their own: `make test` runs them on the Spark 3 lines (test-spark33/35 run all of
+# tests/spark3), `make test-slow` on Spark 4.
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 JOB = textwrap.dedent('''
     import json, sys, tempfile
