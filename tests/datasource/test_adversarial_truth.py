@@ -14,6 +14,7 @@ from pinot_sink.commit import CommitError, CommitOutcomeUnknown, abort_job, comm
 
 from .test_commit import ids_in_controller, job, run_tasks, table  # noqa: F401 (fixture)
 from .test_commit_truth import END, REVERT, emptied, lineage_states, manifest, push_folder
+from .test_recover import Crash, crash_at
 
 LINEAGE = "/segments/events/lineage"
 
@@ -184,23 +185,13 @@ def test_a_manifest_path_kept_from_another_write_does_not_stop_this_ones_abort(t
 # --- recover's revert answered 200 with an error body ----------------------------------------------------------
 
 
-class Crash(Exception):
-    pass
-
-
 def test_recover_reads_back_its_revert_of_an_unfinished_entry(tmp_path, table, monkeypatch, capsys):
     """Recover reverted an IN_PROGRESS entry and said "reverted" from a 200 alone: answered with an error body,
     the entry stayed IN_PROGRESS (its publish then left "as it is")."""
-    from pinot_sink.controller import ControllerClient
-
     out = tmp_path / "out"
     the_job = job(url=table.url, out=out, **{"push-mode": "metadata"})
     reports = run_tasks(the_job, [(0, 300)])
-
-    def crash(*args, **kwargs):
-        raise Crash()
-
-    monkeypatch.setattr(ControllerClient, "end_replace", crash)
+    crash_at(monkeypatch, "uploaded")
     with pytest.raises(Crash):
         commit_job(the_job, reports)
     monkeypatch.undo()
@@ -252,18 +243,12 @@ def test_a_kill_after_an_overwrites_commit_leaves_no_folder_that_push_republishe
     """Push mode tar keeps the tarballs in output-uri after the commit. Killed before the manifest said
     `committed`, the folder held the overwrite's tarballs and the ones it replaced with no record of it: push
     published both (the replaced rows came back)."""
-    import pinot_sink.commit as commit_module
-
     out = tmp_path / "out"
     first = job(url=table.url, out=out)
     commit_job(first, run_tasks(first, [(0, 300)]))
     over = job(url=table.url, out=out, overwrite=True)
     reports = run_tasks(over, [(1000, 1400)])
-
-    def killed(*args, **kwargs):
-        raise Crash()
-
-    monkeypatch.setattr(commit_module, "write_committed", killed)
+    crash_at(monkeypatch, "deleted")
     with pytest.raises(Crash):
         commit_job(over, reports)
     monkeypatch.undo()
