@@ -132,14 +132,21 @@ def test_a_failed_metadata_mode_write_removes_the_tarballs_it_copied_into_output
     assert ids_in_controller(table, tmp_path) == list(range(300))
 
 
-def test_push_skips_the_tarballs_of_a_write_whose_outcome_is_unknown(tmp_path, table):
-    out = tmp_path / "out"
+def commit_with_an_unknown_outcome(table, out):
+    """A metadata-mode write of rows 0..399 whose end is lost and then meets an outage: its commit says so.
+    Returns the write's job."""
     the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
                                              "retry.max-elapsed": "1s"})
     reports = run_tasks(the_job, [(0, 400)])
     table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
     with pytest.raises(CommitError, match="MAY HAVE BEEN COMMITTED"):
         commit_job(the_job, reports)
+    return the_job
+
+
+def test_push_skips_the_tarballs_of_a_write_whose_outcome_is_unknown(tmp_path, table):
+    out = tmp_path / "out"
+    commit_with_an_unknown_outcome(table, out)
     assert list((out / "events").glob("*.tar.gz"))  # kept: the controller may serve them from there
     emptied(table)
     from pinot_sink.cli import main
@@ -177,12 +184,7 @@ def test_recover_settles_an_unknown_outcome_from_the_lineage_entry(tmp_path, tab
     from pinot_sink.cli import main
 
     out = tmp_path / "out"
-    the_job = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2,
-                                             "retry.max-elapsed": "1s"})
-    reports = run_tasks(the_job, [(0, 400)])
-    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
-    with pytest.raises(CommitError, match="MAY HAVE BEEN COMMITTED"):
-        commit_job(the_job, reports)
+    the_job = commit_with_an_unknown_outcome(table, out)
     table.outage(0)
     assert main(["recover", "--table", "events", "--url", table.url, "--output-uri", str(out), "--apply"]) == 0
     assert "committed (its lineage entry is COMPLETED)" in capsys.readouterr().out
