@@ -43,7 +43,7 @@ from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPu
 from pinot_sink.segment.format import tarball_name
 from pinot_sink.storage.files import publish_into_directory, remove_tree
 from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
-from pinot_sink.storage.manifests import (WriteRecord, recorded_status, was_withdrawn, write_aborted,
+from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was_withdrawn, write_aborted,
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
 from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 
@@ -129,7 +129,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     run = job.run_of(query_id, batch_id)
     left: list[str] = []
     record = job.record(run)
-    if recorded_status(record) == "unknown":
+    if took_unknown_outcome(record):
         # The commit could not learn whether it committed: nothing may be undone, and the record says so.
         if not remove_tree(run.staging, job.storage_options):
             left.append(run.staging)

@@ -18,9 +18,13 @@ which the job floor makes from the write; the on-disk format is ``FORMAT_VERSION
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 from pinot_sink.controller.auth import redact_text
@@ -129,7 +133,46 @@ def write_unknown(record: WriteRecord, write_id: str | None, lineage_id: str | N
     document = {**record.common, "status": UNKNOWN, "write_id": write_id, "lineage_id": lineage_id,
                 "segments": [], "replaced": [], "pending": sorted(names), "replacing": sorted(replacing),
                 "error": message}
+    _keep_driver_note(record, document)
     _write(record, document)
+
+
+def took_unknown_outcome(record: WriteRecord) -> bool:
+    """For the abort that follows a commit: did that commit end with an unknown outcome? The manifest says so,
+    or, when the manifest could not be written (the storage was down with the controller), the note the commit
+    left on this machine does: Spark runs commit and abort in separate Python processes of the driver, and
+    without it the abort would record ``aborted`` for a write that may be in the table. The note is taken
+    here (read and removed); a manifest that still lacks ``unknown`` is written again from it."""
+    path = _driver_note_path(record)
+    try:
+        note = json.loads(path.read_text())
+    except FileNotFoundError:
+        note = None
+    except Exception as exc:  # noqa: BLE001 - an unreadable note still says the commit's outcome is unknown
+        log.error("pinot_sink: could not read the commit's note %s: %s", path, exc)
+        note = {}
+    if note is None:
+        return recorded_status(record) == UNKNOWN
+    if recorded_status(record) != UNKNOWN and note:
+        _write(record, note)
+    path.unlink(missing_ok=True)
+    return True
+
+
+def _driver_note_path(record: WriteRecord) -> Path:
+    key = hashlib.sha256(json.dumps([record.table, record.run_folder, list(record.uris)]).encode()).hexdigest()[:32]
+    return Path(tempfile.gettempdir()) / "pinot_sink-outcomes" / f"{key}.json"
+
+
+def _keep_driver_note(record: WriteRecord, document: dict) -> None:
+    path = _driver_note_path(record)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(redact_text(json.dumps({**document, "run_folder": record.run_folder})))
+        temporary.replace(path)
+    except Exception as exc:  # noqa: BLE001 - the manifest is the main record; this note backs it up
+        log.error("pinot_sink: could not keep the commit's note %s: %s", path, exc)
 
 
 def recorded_status(record: WriteRecord) -> str | None:

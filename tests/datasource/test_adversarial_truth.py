@@ -520,15 +520,15 @@ def test_push_after_an_overwrite_with_an_unknown_outcome_waits_for_recover(tmp_p
     assert set(table.live_segments()) == set(names_of(reports))
 
 
-# --- left open ------------------------------------------------------------------------------------------------------
+# --- an unknown outcome the storage could not record ---------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="abort cannot learn an unknown outcome the commit could not record: Spark runs "
-                   "commit and abort in separate Python processes, the manifest is their only shared record, and "
-                   "here writing it failed (the same outage as the controller's); abort then writes `aborted`. "
-                   "The commit's own error still says MAY HAVE BEEN COMMITTED and names the write.id")
 def test_an_unknown_outcome_whose_record_could_not_be_written_is_not_recorded_as_aborted(tmp_path, table,
                                                                                          monkeypatch):
+    """The storage is down with the controller when the commit learns nothing: its manifest cannot say
+    `unknown`. Spark's abort (another Python process of the driver) must not then record `aborted` for a write
+    that may be in the table: the note the commit kept on the driver's machine tells it, and it writes the
+    `unknown` record once the storage is back."""
     import pinot_sink.storage.manifests as manifest_module
 
     out = tmp_path / "out"
@@ -546,5 +546,27 @@ def test_an_unknown_outcome_whose_record_could_not_be_written_is_not_recorded_as
     with pytest.raises(CommitOutcomeUnknown):
         commit_job(the_job, reports)
     monkeypatch.undo()
+    manifests = out / "events" / "_manifests"
+    assert not any("unknown" in p.read_text() for p in manifests.glob("*.json"))  # the storage has no record of it
     abort_job(the_job, reports)
-    assert manifest(out, the_job)["status"] != "aborted"
+    record = manifest(out, the_job)
+    assert record["status"] == "unknown" and record["pending"] == sorted(names_of(reports))
+    assert "MAY HAVE BEEN COMMITTED" in record["error"]
+    abort_job(the_job, reports)  # Spark may call abort again: the note was taken, the manifest still rules
+    assert manifest(out, the_job)["status"] == "unknown"
+
+
+def test_an_abort_without_a_commit_is_not_taken_for_an_unknown_outcome(tmp_path, table):
+    """The note is the commit's: a task failure's abort (no commit ran) still records `aborted`, and an
+    earlier unknown outcome of another run of the same write.id does not leak into it."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out, **{"write.id": "w1", "retry.max-attempts": 2, "retry.max-elapsed": "1s"})
+    reports = run_tasks(first, [(0, 300)])
+    table.lose_response_next(1, method="POST", path=END, then_outage_s=2.5)
+    with pytest.raises(CommitOutcomeUnknown):
+        commit_job(first, reports)
+    table.outage(0)
+    second = job(url=table.url, out=out, **{"write.id": "w1"})
+    abort_job(second, run_tasks(second, [(0, 300)]))
+    assert manifest(out, second)["status"] == "aborted"
+    assert manifest(out, first)["status"] == "unknown"
