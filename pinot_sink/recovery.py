@@ -15,16 +15,20 @@ it owns (``_staging/``, ``_manifests/``):
   reverted; absent with its segments live (the retention removed a COMPLETED entry) -> committed; REVERTED or
   absent otherwise -> its tarballs copied into ``output-uri`` (push modes uri / metadata) go.
 
-Settling assumes no write of that table is running (a running write's entry and staging look the same).
+A running write's entry, staging and ``publishing`` manifest look the same as a dead one's. What tells them
+apart is time and the record: a leftover whose run has a manifest saying it ended (committed, aborted,
+unknown) is dead; any other is taken for a running write's while it changed less than ``min_age`` ago
+(``pinot-sink recover --min-age``), and left.
 """
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from pinot_sink.controller import ConsistentPush, ControllerClient, redact_text
-from pinot_sink.storage.files import list_folders, remove_tree
+from pinot_sink.storage.files import last_changed, list_folders, remove_tree
 from pinot_sink.storage.layout import STAGING_DIR, child_uri, run_folder_of_manifest, table_uri
 from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WITHDRAWN,
                                           manifests_of_table, rewrite_status)
@@ -37,6 +41,9 @@ from .naming import name_tags
 log = logging.getLogger("pinot_sink")
 
 UNFINISHED = (PUBLISHING, WITHDRAWN, UNKNOWN)
+# A run whose manifest says one of these has ended: nothing of it belongs to a running write. (``withdrawn`` is
+# written before a run deletes its files again, ``publishing`` before it moves any: both may still be running.)
+ENDED = (COMMITTED, SUPERSEDED, ABORTED, UNKNOWN)
 
 
 @dataclass
@@ -46,9 +53,27 @@ class Leftover:
     detail: str
     run_folder: str | None  # <write tag>_<run tag> of the run that left it, when known
     settle: Callable[[], str] = field(repr=False, default=lambda: "nothing to do")
+    changed_at: float | None = None  # when it last changed (epoch seconds), when the store or entry says
+    ended: bool = False  # its run's manifest says the run ended: it cannot belong to a running write
 
     def describe(self) -> str:
         return f"{self.kind} {redact_text(self.ident)}: {self.detail}"
+
+    def may_be_running(self, min_age_s: float, now: float | None = None) -> str | None:
+        """Why this may be a running write's (None: it is not): it changed less than ``min_age_s`` ago, or
+        its age is unknown, and no record says its run ended."""
+        if self.ended or min_age_s <= 0:
+            return None
+        if self.changed_at is None:
+            return "its age is unknown"
+        age = (time.time() if now is None else now) - self.changed_at
+        return f"it changed {_age(age)} ago" if age < min_age_s else None
+
+
+def _age(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
+        f"{seconds / 3600:.1f} h"
 
 
 def find_leftovers(table: str, *, client: ControllerClient | None = None, output_uri: str | None = None,
@@ -57,34 +82,40 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
     """This package's leftovers in ``table`` (of one write, with ``write_tag``). Nothing is changed: each
     ``Leftover.settle()`` does its part and says what it did."""
     found: list[Leftover] = []
+    folder = table_uri(output_uri, table) if output_uri else None
+    unreadable: list[str] = []
+    documents = manifests_of_table(folder, storage_options, unreadable=unreadable) if folder else {}
+    ended = {run_folder_of_manifest(uri) for uri, d in documents.items() if d.get("status") in ENDED}
     entries = client.get_lineage(table) if client is not None else {}
     for entry_id, entry in sorted(entries.items()):
         runs = _runs(entry.get("segmentsTo") or [])
         if entry.get("state") != "IN_PROGRESS" or runs is None or not _of_write(runs, write_tag):
             continue
+        stamp = entry.get("timestamp")
         found.append(Leftover(
             "lineage entry", entry_id,
             f"IN_PROGRESS: {len(entry.get('segmentsTo') or [])} new segment(s), hidden; would replace "
             f"{len(entry.get('segmentsFrom') or [])}; revert it", _single(runs),
-            settle=lambda entry_id=entry_id: _revert(client, table, entry_id)))
-    if not output_uri:
+            settle=lambda entry_id=entry_id: _revert(client, table, entry_id),
+            changed_at=stamp / 1000 if isinstance(stamp, (int, float)) and stamp > 0 else None,
+            ended=runs <= ended))
+    if not folder:
         return found
-    folder = table_uri(output_uri, table)
     staging = child_uri(folder, STAGING_DIR)
     for name in list_folders(staging, storage_options):
         if write_tag is None or name.startswith(f"{write_tag}_"):
             uri = child_uri(staging, name)
             found.append(Leftover("staging folder", uri, "staged tarballs never published; delete it", name,
                                   settle=lambda uri=uri: "deleted" if remove_tree(uri, storage_options)
-                                  else "COULD NOT DELETE IT"))
-    unreadable: list[str] = []
-    documents = manifests_of_table(folder, storage_options, unreadable=unreadable)
+                                  else "COULD NOT DELETE IT",
+                                  changed_at=last_changed(uri, storage_options), ended=name in ended))
     for uri in unreadable:
         run = run_folder_of_manifest(uri)
         if write_tag is None or run.startswith(f"{write_tag}_"):
             found.append(Leftover("unreadable write record", uri, "truncated or corrupted: what its write published "
                                   "is unknown; restore it, or remove it once you have checked the table", run,
-                                  settle=lambda: "COULD NOT SETTLE IT: left as it is, for a person to check"))
+                                  settle=lambda: "COULD NOT SETTLE IT: left as it is, for a person to check",
+                                  ended=True))
     for uri, document in documents.items():
         run = run_folder_of_manifest(uri)
         if document.get("status") not in UNFINISHED or (write_tag is not None and not run.startswith(f"{write_tag}_")):
@@ -96,7 +127,8 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
             f"{len(pending)} segment(s) not known to be committed", run,
             settle=lambda uri=uri, document=document: _settle_publish(
                 table, uri, document, DirectoryStore(table, output_uri, storage_options),
-                client, storage_options)))
+                client, storage_options),
+            changed_at=last_changed(uri, storage_options), ended=run in ended))
     return found
 
 
@@ -180,12 +212,9 @@ def settle_own_leftovers(job: WriteJob, run: WriteRun) -> None:
     if not job.output_uri or not run.rerun:
         return
     try:
-        documents = manifests_of_table(table_uri(job.output_uri, job.table), job.storage_options)
-        ended = {run_folder_of_manifest(uri) for uri, d in documents.items()
-                 if d.get("status") in (COMMITTED, SUPERSEDED, ABORTED, UNKNOWN)}
         for leftover in find_leftovers(job.table, output_uri=job.output_uri, storage_options=job.storage_options,
                                        write_tag=run.write_tag):
-            if leftover.kind == "staging folder" and leftover.run_folder != run.folder and leftover.run_folder in ended:
+            if leftover.kind == "staging folder" and leftover.run_folder != run.folder and leftover.ended:
                 log.info("pinot_sink: %s: an earlier run of this write: %s", leftover.describe(), leftover.settle())
     except Exception as exc:  # noqa: BLE001 - clean-up of an earlier run must never fail this one
         log.warning("pinot_sink: could not clean up earlier runs of this write in %s: %s", job.table, exc)

@@ -14,6 +14,7 @@ import os
 import shutil
 import threading
 import uuid
+from datetime import datetime
 from typing import Any, Mapping
 
 from pinot_sink.controller.auth import redact_text
@@ -153,6 +154,35 @@ def list_folders(folder_uri: str, storage_options: Mapping[str, Any] | None = No
         return []
     return sorted(os.path.basename(str(e["name"]).rstrip("/")) for e in fs.ls(path, detail=True)
                   if e.get("type") == "directory")
+
+
+def last_changed(uri: str, storage_options: Mapping[str, Any] | None = None) -> float | None:
+    """When a file, or anything under a folder, last changed (epoch seconds); None when the store does not say
+    (or there is nothing). Stores name the time differently: ``mtime`` (local, HDFS), ``LastModified`` (S3),
+    ``updated`` (GCS), ``last_modified`` (Azure)."""
+    fs, path = uri_to_fs(uri, storage_options)
+    try:
+        infos = [fs.info(path)] if fs.isfile(path) else list(fs.find(path, detail=True, withdirs=True).values())
+    except FileNotFoundError:
+        return None
+    times = [t for t in (_changed_at(info) for info in infos) if t is not None]
+    return max(times) if times else None
+
+
+def _changed_at(info: Mapping[str, Any]) -> float | None:
+    for key in ("mtime", "LastModified", "updated", "last_modified", "modified"):
+        value = info.get(key)
+        if value is None:
+            continue
+        if isinstance(value, (int, float)):
+            return float(value)
+        if hasattr(value, "timestamp"):  # datetime
+            return value.timestamp()
+        try:
+            return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            continue
+    return None
 
 
 def remove_tree(uri: str, storage_options: Mapping[str, Any] | None = None) -> bool:

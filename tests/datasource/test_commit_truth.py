@@ -186,7 +186,8 @@ def test_recover_settles_an_unknown_outcome_from_the_lineage_entry(tmp_path, tab
     out = tmp_path / "out"
     the_job = commit_with_an_unknown_outcome(table, out)
     table.outage(0)
-    assert main(["recover", "--table", "events", "--url", table.url, "--output-uri", str(out), "--apply"]) == 0
+    assert main(["recover", "--table", "events", "--url", table.url, "--output-uri", str(out), "--apply",
+                 "--min-age", "0"]) == 0
     assert "committed (its lineage entry is COMPLETED)" in capsys.readouterr().out
     assert manifest(out, the_job)["status"] == "committed"
     from pinot_sink.cli.push_cmd import find_tarballs

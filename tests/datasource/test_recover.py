@@ -22,8 +22,10 @@ class Crash(BaseException):
 
 
 def recover(capsys, *args) -> str:
+    """``pinot-sink recover`` as after a crash, when no write of the table runs (``--min-age 0``: the crash's
+    leftovers are seconds old; the default leaves them, see test_a_young_leftover_...)."""
     capsys.readouterr()
-    assert main(["recover", "--table", "events", *args]) == 0
+    assert main(["recover", "--table", "events", "--min-age", "0", *args]) == 0
     return capsys.readouterr().out
 
 
@@ -165,3 +167,88 @@ def test_a_crash_at_every_phase_then_recover_and_a_rerun_is_exactly_once(tmp_pat
 
         pushed = {p.name[: -len(".tar.gz")] for p in find_tarballs([str(out / "events")])}
         assert pushed == set(table.live_segments("events"))
+
+
+# --- a running write's leftovers look like a dead one's: recover tells them apart by age and record ---------------
+
+
+def test_a_young_leftover_is_left_by_default_and_settled_with_min_age_0(tmp_path, table, monkeypatch, capsys):
+    """A commit that died between start and end a moment ago looks exactly like one that is uploading now:
+    by default recover lists it as possibly running and --apply leaves it (exit 1, saying how to settle it)."""
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata"})
+    reports = run_tasks(the_job, [(0, 300)])
+    crash_at(monkeypatch, "uploaded")
+    with pytest.raises(Crash):
+        commit_job(the_job, reports)
+    monkeypatch.undo()
+    args = ["recover", "--table", "events", "--url", table.url, "--output-uri", str(out)]
+    capsys.readouterr()
+    assert main(args) == 0
+    assert capsys.readouterr().out.count("may be a running write's: it changed") == 2  # the entry, the manifest
+    assert main([*args, "--apply"]) == 1
+    printed = capsys.readouterr().out
+    assert printed.count("left as it is") == 2 and "--min-age 0" in printed
+    assert [e.state for e in table.tables["events"].lineage.values()] == ["IN_PROGRESS"]
+    assert main([*args, "--apply", "--min-age", "0"]) == 0
+    assert [e.state for e in table.tables["events"].lineage.values()] == ["REVERTED"]
+
+
+def test_a_leftover_older_than_min_age_or_of_an_ended_run_is_settled(tmp_path, monkeypatch, capsys):
+    """Age: a staging folder whose files last changed an hour ago is settled under the default --min-age.
+    Record: a fresh staging folder of a run whose manifest says `aborted` cannot be a running write's."""
+    import os
+    import time
+
+    from pinot_sink.commit import abort_job
+
+    out = tmp_path / "out"
+    old = job(out=out)
+    run_tasks(old, [(0, 100)])  # staged, never committed: the driver died
+    hour_ago = time.time() - 3600
+    for path in [*(out / "events" / "_staging").rglob("*"), *(out / "events" / "_staging").glob("*")]:
+        os.utime(path, (hour_ago, hour_ago))
+    ended = job(out=out)
+    reports = run_tasks(ended, [(100, 200)])
+    abort_job(ended, reports)
+    (out / "events" / "_staging" / ended.run.folder).mkdir(parents=True)  # a straggler recreated it after the abort
+    young = job(out=out)
+    run_tasks(young, [(200, 300)])  # still running, for all recover can tell
+    capsys.readouterr()
+    assert main(["recover", "--table", "events", "--output-uri", str(out), "--apply"]) == 1
+    printed = capsys.readouterr().out
+    settled = {line.split("_staging/")[1].split(":")[0]: line.split(" -> ", 1)[1]
+               for line in printed.splitlines() if "staging folder" in line}
+    assert settled[old.run.folder] == "deleted" and settled[ended.run.folder] == "deleted"
+    assert settled[young.run.folder].startswith("left as it is")
+    assert sorted(p.name for p in (out / "events" / "_staging").iterdir()) == [young.run.folder]
+
+
+def test_recover_during_a_running_commit_leaves_it_to_finish(tmp_path, table, monkeypatch, capsys):
+    """The guarantee the age guard is for: `pinot-sink recover --apply` run while a write is between start and
+    end (uploading) reverts nothing of it, and the write commits every row."""
+    import threading
+
+    from pinot_sink.controller import ConsistentPush
+
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out)
+    reports = run_tasks(the_job, [(0, 300)])
+    uploading, go_on = threading.Event(), threading.Event()
+    real = ConsistentPush.upload
+
+    def slow_upload(self, *args, **kwargs):
+        uploading.set()
+        assert go_on.wait(30)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ConsistentPush, "upload", slow_upload)
+    results = []
+    commit = threading.Thread(target=lambda: results.append(commit_job(the_job, reports)))
+    commit.start()
+    assert uploading.wait(30)
+    assert main(["recover", "--table", "events", "--url", table.url, "--output-uri", str(out), "--apply"]) == 1
+    assert "left as it is" in capsys.readouterr().out
+    go_on.set()
+    commit.join(60)
+    assert results and results[0].rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
