@@ -28,7 +28,7 @@ from .job import check_staging_reachable, prepare_job
 from .partitioning import PartitionByError, check_partition_by, source_partition_ids
 from .reports import WriteResult
 from .spark_task import task_kwargs
-from .task import write_partition
+from .task import segment_keys_of_input, write_partition
 
 log = logging.getLogger("pinot_sink")
 
@@ -230,32 +230,65 @@ def clustered(df, job, options: dict[str, Any], partitioned: list[str]):
     write: ``sink.time-bucket``'s day/hour and the table config's partition ids, so each makes one segment
     (up to max-rows) instead of one per input partition. ``sink.parallelism`` sets the partition count
     (default: the DataFrame's)."""
-    keys = []
-    bucket = bucket_column(df, job)
-    if bucket is not None:
-        keys.append(bucket)
-    elif job.window is not None and job.window.cut_bucket_ms is not None:
-        log.info("pinot_sink: sink.time-bucket: the time column is not a plain DataFrame column; rows are "
-                 "not clustered by bucket (repartition by it first to avoid small segments)")
-    for column in partitioned:
-        key = partition_column(df, job, column)
-        if key is None:
-            log.info("pinot_sink: segmentPartitionConfig column %s is not a plain DataFrame column; rows are not "
-                     "clustered by its partition id (each task cuts one segment per id)", column)
-        else:
-            keys.append(key)
-    if not keys:
+    if not partitioned and (job.window is None or job.window.cut_bucket_ms is None):
         return df, options
+    keys = None if job.pipeline is not None else _plain_keys(df, job, partitioned)
+    if keys is not None:
+        # as columns, so a UDF key is computed once (before the shuffle), not again by the sort
+        names = [f"__pinot_sink_key_{i}" for i in range(len(keys))]
+        for name, key in zip(names, keys):
+            df = df.withColumn(name, key)
+    else:  # the keys are of values the table config's transforms make, or of a type a pandas UDF alters
+        keyed = _keyed_by_ingestion(df, job)
+        if keyed is None:
+            log.info("pinot_sink: the table config's complex-type step unnests rows: rows are not clustered by "
+                     "time bucket or partition id before the write (each task cuts one segment per key)")
+            return df, options
+        df, names = keyed
     options = dict(options)
-    parallelism = options.pop("sink.parallelism", None)
+    parallelism = options.pop("sink.parallelism", None)  # the repartition below applies it
     from .options import parse_int
 
     count = parse_int(str(parallelism), "sink.parallelism") if parallelism else df.rdd.getNumPartitions()
-    # as columns, so a UDF key is computed once (before the shuffle), not again by the sort
-    names = [f"__pinot_sink_key_{i}" for i in range(len(keys))]
-    for name, key in zip(names, keys):
-        df = df.withColumn(name, key)
     return df.repartition(max(1, count), *names).sortWithinPartitions(*names).drop(*names), options
+
+
+def _plain_keys(df, job, partitioned: list[str]) -> list | None:
+    """The keys as Spark expressions of DataFrame columns that feed the bucket and partition columns as they
+    are; None when one of them is not such a column."""
+    keys = []
+    if job.window is not None and job.window.cut_bucket_ms is not None:
+        keys.append(bucket_column(df, job))
+    keys += [partition_column(df, job, column) for column in partitioned]
+    return None if any(key is None for key in keys) else keys
+
+
+def _keyed_by_ingestion(df, job):
+    """``(df with one key column per bucket / partition column, their names)``, the keys computed from the
+    stored values the table config's ingestion steps make (``task.segment_keys_of_input``, in a
+    ``mapInArrow`` pass); None when they cannot be had per input row."""
+    from pyspark.sql import types as T
+
+    found = segment_keys_of_input(job)
+    if found is None:
+        return None
+    width, keys_of = found
+    names = [f"__pinot_sink_key_{i}" for i in range(width)]
+
+    def with_keys(batches):
+        import numpy as np
+        import pyarrow as pa
+
+        for batch in batches:
+            try:
+                keys = keys_of(batch)
+            except Exception:  # noqa: BLE001 (only clustering is lost; the task names the row in its words)
+                keys = [np.full(batch.num_rows, UNCONVERTED_KEY, np.int64)] * width
+            yield pa.RecordBatch.from_arrays([*batch.columns, *(pa.array(k, pa.int64()) for k in keys)],
+                                             names=[*batch.schema.names, *names])
+
+    schema = T.StructType([*df.schema.fields, *(T.StructField(n, T.LongType(), False) for n in names)])
+    return df.mapInArrow(with_keys, schema), names
 
 
 def _nothing_written(job) -> WriteResult:

@@ -16,13 +16,16 @@ import shutil
 import socket
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
 
+from type_mapping.convert import to_pinot_columns
 from type_mapping.datetime_formats import stored_to_millis
+from type_mapping.stored import PinotColumns
 
 from pinot_sink.controller.auth import redact_text
 from pinot_sink.segment.builder import time_values_ms
@@ -33,7 +36,7 @@ from .job import WriteJob, ensure_log_handler
 from .partition_writer import (PROGRESS_EVERY_S, PartitionWriter, PinotWriteError, Progress, SegmentSpec,
                                StagedSegment)
 from .reports import SegmentRecord, TaskReport
-from .partitioning import SegmentKeys, partitioned_columns
+from .partitioning import SegmentKeys, partition_id_arrays, partitioned_columns
 from .time_window import bucket_keys, rows_outside
 
 log = logging.getLogger("pinot_sink")
@@ -132,16 +135,47 @@ def _millis(built, value) -> int | None:
     return stored_to_millis(value, built.time_unit)
 
 
+def _bucket(job: WriteJob, schema) -> Callable[[PinotColumns], np.ndarray] | None:
+    """Each stored row's ``sink.time-bucket`` key (None without the option)."""
+    plan = job.window
+    if plan is None or plan.cut_bucket_ms is None:
+        return None
+    spec = schema[plan.time_column]
+    return lambda part: bucket_keys(time_values_ms(part.table.column(spec.name), spec), plan.cut_bucket_ms)
+
+
+def segment_keys_of_input(job: WriteJob) -> tuple[int, Callable[[pa.RecordBatch], list[np.ndarray]]] | None:
+    """For clustering before the write, when the table config's ingestion steps make the values the keys are
+    of: (how many keys, input batch -> each row's time bucket (with ``sink.time-bucket``) and partition id of every
+    ``segmentPartitionConfig`` column, from the stored values as a task computes them). The filter is left out
+    and failing rows give nulls (``continueOnError``), so there is one key per input row; the task then drops,
+    or names, those rows in its own words. None when there is nothing to cluster by, or when the complex-type
+    step unnests (one input row may become rows of several segments)."""
+    schema = job.segment_schema()
+    bucket, partitioned = _bucket(job, schema), partitioned_columns(job.table_config, schema)
+    pipeline = job.pipeline
+    if (bucket is None and not partitioned) or (pipeline is not None and pipeline.complex_types is not None):
+        return None
+    if pipeline is not None:
+        pipeline = replace(pipeline, filter=None, continue_on_error=True)
+    select = list(dict.fromkeys(job.plan.source_columns)) if job.plan.ignored_columns else None
+
+    def keys(batch: pa.RecordBatch) -> list[np.ndarray]:
+        table = pipeline.apply(batch).table if pipeline is not None else pa.Table.from_batches([batch])
+        rows = to_pinot_columns(table.select(select) if select else table, schema, job.plan,
+                                options=job.options.conversion)
+        parts = [np.asarray(bucket(rows), dtype=np.int64)] if bucket is not None else []
+        return parts + partition_id_arrays(rows, job.table_config, schema, partitioned)
+
+    return (bucket is not None) + len(partitioned), keys
+
+
 def _buffer(job: WriteJob, schema) -> Buffer:
     """The task's buffer: one per time bucket with sink.time-bucket and per partition id when the table
     config partitions segments (pinot_sink.partitioning), else one for the partition."""
-    limits, plan = job.options.buffer, job.window
+    limits = job.options.buffer
     partitioned = partitioned_columns(job.table_config, schema)
-    bucket = None
-    if plan is not None and plan.cut_bucket_ms is not None:
-        spec = schema[plan.time_column]
-        bucket = lambda part: bucket_keys(time_values_ms(part.table.column(spec.name), spec),  # noqa: E731
-                                          plan.cut_bucket_ms)
+    bucket = _bucket(job, schema)
     if partitioned:
         return BucketBuffer(limits.max_rows, limits.max_bytes,
                             SegmentKeys(job.table_config, schema, partitioned, bucket))

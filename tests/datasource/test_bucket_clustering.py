@@ -43,3 +43,17 @@ def test_the_data_source_alone_cuts_per_partition_and_bucket(spark, tmp_path):
     # what the docs say to do with format("pinot"): repartition by the bucket first; without it, 28 segments
     embedded_writer(_scattered(spark), tmp_path, **{"sink.time-bucket": "day"}).mode("append").save()
     assert len(list(Path(tmp_path, "events").glob("*.tar.gz"))) == 28
+
+
+def test_a_time_column_made_by_a_transform_is_clustered_by_bucket_too(spark, tmp_path):
+    """`ts` is the table config's `times(epoch_s, 1000)`: the buckets come from the stored times (the
+    transform runs in a pass before the shuffle), so each day still makes one segment."""
+    config = {**TABLE_CONFIG, "ingestionConfig": {
+        "transformConfigs": [{"columnName": "ts", "transformFunction": "times(epoch_s, 1000)"}]}}
+    df = _scattered(spark).select("country", "value", F.unix_timestamp("ts").alias("epoch_s"))
+    result = pinot_sink.write(df, "events", schema=json.dumps(SCHEMA),
+                              **{"table-config": json.dumps(config), "output-uri": str(tmp_path / "w"),
+                                 "sink.time-bucket": "day"})
+    paths = sorted(Path(tmp_path, "w", "events").glob("*.tar.gz"))
+    assert len(result.segments) == len(paths) == 7 and {s.rows for s in result.segments} == {500}
+    assert _days(paths) == Counter({1: 7})

@@ -96,3 +96,21 @@ def test_format_pinot_partition_by_is_refused_by_spark_before_our_code(spark, tm
         embedded_writer(_scattered(spark, 10), tmp_path).option("table-config", json.dumps(PARTITIONED)) \
             .partitionBy("country").mode("append").save()
     assert "identity(country)" in str(failure.value) and not Path(tmp_path, "events").exists()
+
+
+def test_a_partition_column_made_by_a_transform_is_clustered_too(spark, tmp_path):
+    """`country` is the table config's `upper(src)`, and a filter drops every tenth row: the keys come from the
+    stored values (the transforms run in a pass before the shuffle), still one segment per partition id."""
+    config = {**PARTITIONED, "ingestionConfig": {
+        "transformConfigs": [{"columnName": "country", "transformFunction": "upper(src)"}],
+        "filterConfig": {"filterFunction": "value % 10 = 0"}}}
+    df = _scattered(spark).select(F.lower("country").alias("src"), "value", "ts")
+    result = pinot_sink.write(df, "events", schema=json.dumps(SCHEMA), **{"table-config": json.dumps(config),
+                                                                           "output-uri": str(tmp_path)})
+    paths = sorted(Path(tmp_path, "events").glob("*.tar.gz"))
+    values = _partition_values(paths)
+    assert all(len(v) == 1 for v in values), values
+    assert sorted(v[0] for v in values) == sorted(_expected_ids())  # clustered: one segment per id
+    assert sorted(read_rows(paths).column("value").to_pylist()) == [v for v in range(2400) if v % 10]
+    assert set(read_rows(paths).column("country").to_pylist()) == set(COUNTRIES)
+    assert sum(s.rows for s in result.segments) == 2160
