@@ -14,7 +14,7 @@ from pinot_sink.commit import CommitError, CommitOutcomeUnknown, abort_job, comm
 
 from .test_commit import ids_in_controller, job, run_tasks, table  # noqa: F401 (fixture)
 from .test_commit_truth import END, REVERT, emptied, lineage_states, manifest, push_folder
-from .test_recover import Crash, crash_at
+from .test_recover import Crash, crash_at, died_between_start_and_end
 
 LINEAGE = "/segments/events/lineage"
 
@@ -188,13 +188,7 @@ def test_a_manifest_path_kept_from_another_write_does_not_stop_this_ones_abort(t
 def test_recover_reads_back_its_revert_of_an_unfinished_entry(tmp_path, table, monkeypatch, capsys):
     """Recover reverted an IN_PROGRESS entry and said "reverted" from a 200 alone: answered with an error body,
     the entry stayed IN_PROGRESS (its publish then left "as it is")."""
-    out = tmp_path / "out"
-    the_job = job(url=table.url, out=out, **{"push-mode": "metadata"})
-    reports = run_tasks(the_job, [(0, 300)])
-    crash_at(monkeypatch, "uploaded")
-    with pytest.raises(Crash):
-        commit_job(the_job, reports)
-    monkeypatch.undo()
+    out, _, _ = died_between_start_and_end(tmp_path, table, monkeypatch)
     table.error_body_next(1, method="POST", path=REVERT)
     assert recover("--url", table.url, "--output-uri", str(out), "--apply") == 0
     assert lineage_states(table) == ["REVERTED"]

@@ -130,6 +130,19 @@ def crash_at(monkeypatch, phase: str) -> None:
     monkeypatch.setattr(*target)
 
 
+def died_between_start_and_end(tmp_path, table, monkeypatch):
+    """A metadata-push write whose driver died once every segment was uploaded: its lineage entry stays
+    IN_PROGRESS, its manifest ``publishing``. Returns (output folder, job, task reports)."""
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, **{"push-mode": "metadata"})
+    reports = run_tasks(the_job, [(0, 300)])
+    crash_at(monkeypatch, "uploaded")
+    with pytest.raises(Crash):
+        commit_job(the_job, reports)
+    monkeypatch.undo()
+    return out, the_job, reports
+
+
 @pytest.mark.parametrize("mode,phase", [("controller", p) for p in ("staged", "started", "uploaded", "ended")]
                          + [("embedded", p) for p in ("staged", "publishing", "moved", "deleted")])
 @pytest.mark.parametrize("push_mode", ["tar", "metadata"])
@@ -175,13 +188,7 @@ def test_a_crash_at_every_phase_then_recover_and_a_rerun_is_exactly_once(tmp_pat
 def test_a_young_leftover_is_left_by_default_and_settled_with_min_age_0(tmp_path, table, monkeypatch, capsys):
     """A commit that died between start and end a moment ago looks exactly like one that is uploading now:
     by default recover lists it as possibly running and --apply leaves it (exit 1, saying how to settle it)."""
-    out = tmp_path / "out"
-    the_job = job(url=table.url, out=out, **{"push-mode": "metadata"})
-    reports = run_tasks(the_job, [(0, 300)])
-    crash_at(monkeypatch, "uploaded")
-    with pytest.raises(Crash):
-        commit_job(the_job, reports)
-    monkeypatch.undo()
+    out, _, _ = died_between_start_and_end(tmp_path, table, monkeypatch)
     args = ["recover", "--table", "events", "--url", table.url, "--output-uri", str(out)]
     capsys.readouterr()
     assert main(args) == 0
