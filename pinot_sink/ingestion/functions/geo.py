@@ -1,27 +1,21 @@
 """Geospatial scalar functions used at ingestion (pinot-core ``geospatial.transform.function.ScalarFunctions``).
 
-Values are Pinot's ``GeometrySerializer`` bytes: a type byte (``GeometryType`` id: POINT 0, MULTI_POINT 1,
-LINE_STRING 2, MULTI_LINE_STRING 3, POLYGON 4, MULTI_POLYGON 5, GEOMETRY_COLLECTION 6), its high bit set for a
-geography (SRID 4326), then the shape; a point is two big-endian doubles x, y (NaN, NaN: the empty point).
-``toSphericalGeography`` / ``toGeometry`` set or clear that bit on the outer geometry only, as
-``GeometryUtils.setGeography`` changes the outer geometry's SRID only. ``ST_GeomFromText`` /
-``ST_GeogFromText`` read POINT WKT; other shapes are an error naming the function (no JTS here).
+Values are Pinot's ``GeometrySerializer`` bytes (geometry.py, the one home of that format); the text forms
+are JTS's (geometry_text.py). ``toSphericalGeography`` / ``toGeometry`` deserialize, set the outer geometry's
+SRID only (``GeometryUtils.setGeography``) and serialize again, as Pinot does.
 """
 from __future__ import annotations
-
-import re
-import struct
 
 import numpy as np
 import pyarrow as pa
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
+from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, deserialize, serialize
+from .geometry_text import read_wkt, write_geojson, write_wkb, write_wkt
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
-POINT = 0
-GEOGRAPHY_MASK = 0x80
 _POINT_BYTES = 17
 
 
@@ -69,42 +63,58 @@ def _st_point(ctx: Context, args: list[Value]) -> Value:
     return with_nulls(serialize_points(x, y, geography), x_null | y_null)
 
 
-def _set_geography(data: bytes, geography: bool) -> bytes:
-    if not data:
-        raise JavaThrows("BufferUnderflowException: no geometry bytes")
-    first = (data[0] | GEOGRAPHY_MASK) if geography else (data[0] & ~GEOGRAPHY_MASK & 0xFF)
-    return bytes([first]) + data[1:]
+def _set_srid(data: bytes, geography: bool) -> bytes:
+    """``GeometryUtils.setGeography`` / ``setGeometry`` between a deserialize and a serialize: the outer geometry's
+    SRID only (a collection's members keep theirs)."""
+    geom = deserialize(data)
+    geom.srid = GEOGRAPHY_SRID if geography else 0
+    return serialize(geom)
 
 
 @scalar_function("toSphericalGeography", arity=1)
 def _to_spherical_geography(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, lambda b: _set_geography(b, True), pa.binary(), to_bytes(args[0], ctx))
+    return per_row(ctx, lambda b: _set_srid(b, True), pa.binary(), to_bytes(args[0], ctx))
 
 
 @scalar_function("toGeometry", arity=1)
 def _to_geometry(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, lambda b: _set_geography(b, False), pa.binary(), to_bytes(args[0], ctx))
+    return per_row(ctx, lambda b: _set_srid(b, False), pa.binary(), to_bytes(args[0], ctx))
 
 
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_POINT_WKT = re.compile(rf"\s*POINT\s*(?:\(\s*({_NUMBER})\s+({_NUMBER})\s*\)|(EMPTY))\s*", re.IGNORECASE)
-
-
-def _point_from_text(text: str, geography: bool, name: str) -> bytes:
-    match = _POINT_WKT.fullmatch(text)
-    if match is None:
-        raise JavaThrows(f"{name}: only POINT WKT is read by this writer, got {text[:40]!r}")
-    x, y = (float("nan"), float("nan")) if match.group(3) else (float(match.group(1)), float(match.group(2)))
-    return bytes([POINT | (GEOGRAPHY_MASK if geography else 0)]) + struct.pack(">dd", x, y)
+def _from_text(ctx: Context, args: list[Value], geography: bool) -> pa.Array:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    return per_row(ctx, lambda t: serialize(read_wkt(t, geography)), pa.binary(), text)
 
 
 @scalar_function("stGeomFromText", "ST_GeomFromText", arity=1)
 def _st_geom_from_text(ctx: Context, args: list[Value]) -> Value:
-    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
-    return per_row(ctx, lambda t: _point_from_text(t, False, "ST_GeomFromText"), pa.binary(), text)
+    return _from_text(ctx, args, False)
 
 
 @scalar_function("stGeogFromText", "ST_GeogFromText", arity=1)
 def _st_geog_from_text(ctx: Context, args: list[Value]) -> Value:
-    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
-    return per_row(ctx, lambda t: _point_from_text(t, True, "ST_GeogFromText"), pa.binary(), text)
+    return _from_text(ctx, args, True)
+
+
+def _of_bytes(ctx: Context, args: list[Value], write, out_type: pa.DataType) -> pa.Array:
+    return per_row(ctx, lambda b: write(deserialize(b)), out_type, to_bytes(args[0], ctx))
+
+
+@scalar_function("stAsText", "ST_AsText", arity=1)
+def _st_as_text(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, write_wkt, pa.string())
+
+
+@scalar_function("stAsBinary", "ST_AsBinary", arity=1)
+def _st_as_binary(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, write_wkb, pa.binary())
+
+
+@scalar_function("stAsGeoJson", "ST_AsGeoJSON", arity=1)
+def _st_as_geojson(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, write_geojson, pa.string())
+
+
+@scalar_function("stGeometryType", "ST_GeometryType", arity=1)
+def _st_geometry_type(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, lambda g: g.kind, pa.string())
