@@ -6,22 +6,23 @@ pinot-verify's builder has no pinot-core, so these tables are not made by Pinot'
 GeoFunctionReference.java (this folder), which calls Pinot's own ScalarFunctions by reflection as Pinot's
 ExpressionTransformer would (null argument: null; an exception: the row's value null, continueOnError), on the
 classes Pinot runs: Pinot's ScalarFunctions / GeometryUtils (pinot-segment-local) compiled from the mirror's
-source, GeometrySerializer from pinot-verify's build, JTS core 1.20.0 (Pinot's pin, in pinot-verify's lib) and
-jts-io-common 1.19.0 (Debian's libjts-java; its GeoJSON reader and writer are the same source as 1.20.0's).
-This script then turns the values into what Pinot's column conversion stores (a double NaN: null; text and bytes
-or bytes past 512 characters (hex) or the
-default maxLength 512: rows past it are left out, so every value is whole).
+source, GeometrySerializer from pinot-verify's build, JTS core 1.20.0 (Pinot's pin, in pinot-verify's lib),
+jts-io-common 1.19.0 and json-simple 1.1.1 (the versions Pinot's binary ships, LICENSE-binary), both compiled from
+their own sources (JTS's tag 1.19.0, json-simple's tag_release_1_1_1): Debian's libjts-java 1.19.0 is patched
+to json-simple 2.x, whose writer orders GeoJSON fields differently. JTS's GeoJSON reader and writer have the
+same source at 1.19.0 and 1.20.0.
+This script then turns the values into what Pinot's column conversion stores (a double NaN: null); rows with a
+text or a bytes value past 512 characters (hex) are left out, so no value is cut.
 
-    apt-get install -y libjts-java
     GEO_REFERENCE_CP=<class path holding the classes above> python tools/pinot_functions/geo_reference.py
 
-To make that class path (outside the repository; nothing of it is committed): copy from the mirror
+To make that class path (outside the repository; nothing of it is committed): copy from the Pinot mirror
 pinot-core's .../geospatial/transform/function/ScalarFunctions.java (its gridDistance body replaced by a throw:
-pinot-verify's H3 stand-in lacks it; the H3 functions are not in these tables), pinot-segment-local's
+pinot-verify's H3 stand-in lacks it; no H3 function is in these tables), pinot-segment-local's
 .../utils/GeometryUtils.java, and StDistanceFunction's static sphericalDistance with the checks it calls into a
-class of that name, and compile them with GeoFunctionReference.java against
-``<dir>:jts-core-1.20.0.jar:/usr/share/java/jts-io-common-1.19.0.jar:/usr/share/java/json-simple.jar:
-~/pinot-verify/classes:~/pinot-verify/lib/*``.
+class of that name; compile json-simple 1.1.1, then JTS's modules/io/common .../io/geojson against it and
+jts-core-1.20.0.jar, then those and GeoFunctionReference.java against
+``<dir>:jts-core-1.20.0.jar:<geojson classes>:<json-simple classes>:~/pinot-verify/classes:~/pinot-verify/lib/*``.
 """
 from __future__ import annotations
 
