@@ -47,6 +47,12 @@ KNOWN_DIFFERENCES = {
     ("on", "numbers_text:c2=lpad(s, 12, d)"),
     ("on", "numbers_text:c1=repeat(d, 2)"),
     ("on", "numbers_text:c0=reverse(d)"),
+    # Without continueOnError the build fails here as Pinot's does, but names another row: the inner call runs
+    # over every row before the outer one (Pinot goes row by row), so a later row's GeoJSON parse error is met
+    # before an earlier row's failure to read back a collection holding an empty polygon
+    ("off", "geo_geojson:c2=ST_AsText(ST_GeomFromGeoJSON(j))"),
+    ("off", "geo_geojson:c3=ST_AsGeoJSON(ST_GeogFromGeoJSON(j))"),
+    ("off", "geo_geojson:c4=ST_AsGeoJSON(ST_GeomFromGeoJSON(j))"),
 }
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where

@@ -258,8 +258,8 @@ def _wkb_rows(rng: random.Random) -> list[dict]:
             data = data + b"\x00\x01"
         elif r < 0.1:
             data = bytes([data[0]]) + struct.pack(">I", rng.choice([0, 8, 15, 17, 1001, 3003, 2002])) + data[5:]
-        elif r < 0.12:
-            data = bytes([rng.choice([2, 255])]) + data[1:]
+        # (no byte-order byte other than 0 / 1: JTS then keeps the order its shared reader last read, another
+        # row's in Pinot, which this package does not mirror: docs/ingestion.md)
         rows.append({"b": data.hex() if i % 97 else None})
     rows += [{"b": h} for h in ["", "00", "0000000001", "01010000000000000000000000000000000000f03f",
                                 "0101000020e6100000000000000000f03f0000000000000040",
@@ -304,9 +304,18 @@ GEO_FAMILIES = {
         "type": (f"ST_GeometryType({_Y1})", "STRING"),
         "spherical": (f"ST_AsText(toGeometry(toSphericalGeography({_G1})))", "STRING"),
     }),
+    "geo_wkb": ({"b": "binary"}, _wkb_rows, {
+        "geom": ("ST_GeomFromWKB(b)", "BYTES"), "geog": ("ST_GeogFromWKB(b)", "BYTES"),
+        "text": ("ST_AsText(ST_GeomFromWKB(b))", "STRING"), "wkb": ("ST_AsBinary(ST_GeogFromWKB(b))", "BYTES"),
+        "type": ("ST_GeometryType(ST_GeomFromWKB(b))", "STRING"),
+    }),
+    "geo_geojson": ({"j": "string"}, _geojson_rows, {
+        "geom": ("ST_GeomFromGeoJSON(j)", "BYTES"), "geog": ("ST_GeogFromGeoJSON(j)", "BYTES"),
+        "text": ("ST_AsText(ST_GeomFromGeoJSON(j))", "STRING"),
+        "geojson": ("ST_AsGeoJSON(ST_GeogFromGeoJSON(j))", "STRING"),
+        "geom_geojson": ("ST_AsGeoJSON(ST_GeomFromGeoJSON(j))", "STRING"),
+    }),
 }
-# Not yet here (refused, functions/unsupported.py): the predicates and ST_Distance, ST_GeomFromWKB /
-# ST_GeogFromWKB, ST_GeomFromGeoJSON / ST_GeogFromGeoJSON. _wkb_rows / _geojson_rows make their inputs.
 
 
 def _stored(value, pinot_type: str):

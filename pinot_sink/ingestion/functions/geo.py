@@ -12,7 +12,7 @@ import pyarrow as pa
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, deserialize, serialize
-from .geometry_text import read_wkt, write_geojson, write_wkb, write_wkt
+from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -94,6 +94,31 @@ def _st_geom_from_text(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("stGeogFromText", "ST_GeogFromText", arity=1)
 def _st_geog_from_text(ctx: Context, args: list[Value]) -> Value:
     return _from_text(ctx, args, True)
+
+
+def _from_geojson(ctx: Context, args: list[Value], geography: bool) -> pa.Array:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    return per_row(ctx, lambda t: serialize(read_geojson(t, geography)), pa.binary(), text)
+
+
+@scalar_function("stGeomFromGeoJson", "ST_GeomFromGeoJSON", arity=1)
+def _st_geom_from_geojson(ctx: Context, args: list[Value]) -> Value:
+    return _from_geojson(ctx, args, False)
+
+
+@scalar_function("stGeogFromGeoJson", "ST_GeogFromGeoJSON", arity=1)
+def _st_geog_from_geojson(ctx: Context, args: list[Value]) -> Value:
+    return _from_geojson(ctx, args, True)
+
+
+@scalar_function("stGeomFromWKB", "ST_GeomFromWKB", arity=1)
+def _st_geom_from_wkb(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, lambda b: serialize(read_wkb(b, False)), pa.binary(), to_bytes(args[0], ctx))
+
+
+@scalar_function("stGeogFromWKB", "ST_GeogFromWKB", arity=1)
+def _st_geog_from_wkb(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, lambda b: serialize(read_wkb(b, True)), pa.binary(), to_bytes(args[0], ctx))
 
 
 def _of_bytes(ctx: Context, args: list[Value], write, out_type: pa.DataType) -> pa.Array:

@@ -15,6 +15,7 @@ GEOS / shapely, whose text differs (number digits, MULTIPOINT parentheses, GeoJS
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
@@ -332,3 +333,209 @@ def read_wkt(text: str, geography: bool) -> Geom:
     return _tagged(_Tokens(text), GEOGRAPHY_SRID if geography else 0)
 
 
+
+
+# --- WKB reading ------------------------------------------------------------------------------------
+
+
+class _WkbStream:
+    """JTS's ``ByteOrderDataInStream`` over the value's bytes (big-endian until a byte-order byte says 1)."""
+
+    def __init__(self, data: bytes):
+        self.data, self.pos, self.order = data, 0, ">"
+        self.max_count = len(data) // 8  # WKBReader.read(byte[]): no count field may exceed this
+
+    def take(self, fmt: str):
+        size = struct.calcsize(fmt)
+        if self.pos + size > len(self.data):
+            raise JavaThrows("ParseException: Attempt to read past end of input")
+        values = struct.unpack_from(self.order + fmt, self.data, self.pos)
+        self.pos += size
+        return values
+
+    def count(self, field: str) -> int:
+        (n,) = self.take("i")
+        if n < 0 or n > self.max_count:
+            raise JavaThrows(f"ParseException: {field} value is too large")
+        return n
+
+
+def _wkb_coords(stream: _WkbStream, n: int, dims: int) -> list:
+    values = stream.take(f"{n * dims}d")
+    return [(values[i * dims], values[i * dims + 1]) for i in range(n)]
+
+
+def _wkb_read_ring(stream: _WkbStream, dims: int) -> list:
+    """``readLinearRing`` (not strict): an open or short ring is closed with copies of its first point."""
+    coords = _wkb_coords(stream, stream.count("numCoords"), dims)
+    n = len(coords)
+    if n and not (n > 3 and coords[0][0] == coords[-1][0] and coords[0][1] == coords[-1][1]):
+        coords = coords + [coords[0]] * ((4 if n <= 3 else n + 1) - n)
+    return linear_ring(coords).parts
+
+
+def _wkb_geometry(stream: _WkbStream, srid: int, factory_srid: int) -> Geom:
+    (order,) = stream.take("b")
+    if order == 1:
+        stream.order = "<"
+    elif order == 0:
+        stream.order = ">"
+    else:
+        # JTS keeps the byte order its shared reader last read (another value's, in Pinot): not mirrored
+        raise JavaThrows(f"ParseException: Unknown geometry byte order (not NDR or XDR): {order}")
+    (type_int,) = stream.take("I")
+    low = type_int & 0xFFFF
+    kind = low % 1000
+    has_z = bool(type_int & 0x80000000) or low // 1000 in (1, 3)
+    has_m = bool(type_int & 0x40000000) or low // 1000 in (2, 3)
+    dims = 2 + has_z + has_m
+    if type_int & 0x20000000:
+        (srid,) = stream.take("i")
+    if kind == 1:
+        (x, y) = _wkb_coords(stream, 1, dims)[0]
+        geom = Geom("Point", None if math.isnan(x) or math.isnan(y) else (x, y), factory_srid)
+    elif kind == 2:
+        coords = _wkb_coords(stream, stream.count("numCoords"), dims)
+        geom = line_string(coords * 2 if len(coords) == 1 else coords, factory_srid)  # a 1-point line: doubled
+    elif kind == 3:
+        rings = [_wkb_read_ring(stream, dims) for _ in range(stream.count("numRings"))]
+        geom = Geom("Polygon", polygon(rings[0], rings[1:]).parts if rings else [], factory_srid)
+    elif kind in (4, 5, 6, 7):
+        name, member = {4: ("MultiPoint", "Point"), 5: ("MultiLineString", "LineString"),
+                        6: ("MultiPolygon", "Polygon"), 7: ("GeometryCollection", None)}[kind]
+        members = []
+        for _ in range(stream.count("numElems")):
+            m = _wkb_geometry(stream, srid, factory_srid)
+            if member is not None and m.kind != member:
+                raise JavaThrows(f"ParseException: Invalid geometry type encountered in {name}")
+            members.append(m)
+        geom = Geom(name, members, factory_srid)
+    else:
+        raise JavaThrows(f"ParseException: Unknown WKB type {kind}")
+    if srid != 0:
+        geom.srid = srid
+    return geom
+
+
+def read_wkb(data: bytes, geography: bool) -> Geom:
+    """``WKBReader.read`` (JTS 1.20, not strict) with Pinot's geometry or geography factory: EWKB's SRID is
+    kept (so an SRID of 4326 makes a geography even through ST_GeomFromWKB), Z and M read and dropped, bytes
+    after the geometry ignored."""
+    return _wkb_geometry(_WkbStream(bytes(data)), 0, GEOGRAPHY_SRID if geography else 0)
+
+
+# --- GeoJSON reading --------------------------------------------------------------------------------
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _json_long(text: str) -> int:
+    value = int(text)
+    if not _LONG_MIN <= value <= _LONG_MAX:
+        raise JavaThrows(f"NumberFormatException: For input string: \"{text}\"")
+    return value
+
+
+def _json_constant(name: str):
+    raise JavaThrows(f"ParseException: Unexpected character ({name[0]})")
+
+
+def _parse_json(text: str):
+    """json-simple 1.1.1's ``JSONParser.parse``: integers as Long (out of range: NumberFormatException), other
+    numbers as Double, no NaN / Infinity. (json-simple also takes leading zeros, ``01``, which this refuses.)"""
+    try:
+        return json.loads(text, parse_int=_json_long, parse_constant=_json_constant, strict=False)
+    except (ValueError, RecursionError) as exc:
+        raise JavaThrows(f"ParseException: {exc}") from None
+
+
+def _gj_double(value) -> float:
+    """``Number.doubleValue()`` of a list element: anything but a number is a ClassCastException / NPE."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise JavaThrows("ClassCastException: not a Number")
+    return float(value)
+
+
+def _gj_list(value) -> list:
+    if not isinstance(value, list):
+        raise JavaThrows("ClassCastException: not a List")
+    return value
+
+
+def _gj_sequence_of(coordinates) -> list:
+    """``createCoordinateSequence``: a missing list is empty; a coordinate's missing ordinates are 0 (a Z, the
+    third, must still be a number; more are not looked at)."""
+    out = []
+    for ordinates in _gj_list(coordinates if coordinates is not None else []):
+        ordinates = _gj_list(ordinates)
+        xyz = [_gj_double(v) for v in ordinates[:3]]
+        out.append((xyz[0] if xyz else 0.0, xyz[1] if len(xyz) > 1 else 0.0))
+    return out
+
+
+def _gj_create(obj, srid: int) -> Geom:
+    if not isinstance(obj, dict):
+        raise JavaThrows("NullPointerException" if obj is None else "ClassCastException: not a Map")
+    kind = obj.get("type")
+    if kind is None:
+        raise JavaThrows("ParseException: Could not parse Geometry from Json string.  No 'type' property found.")
+    if not isinstance(kind, str):
+        raise JavaThrows("ClassCastException: 'type' is not a String")
+    coordinates = obj.get("coordinates")
+    if kind == "Point":
+        if coordinates is None or not _gj_list(coordinates):
+            return Geom("Point", None, srid)
+        xyz = [_gj_double(v) for v in coordinates[:3]]
+        return Geom("Point", (xyz[0], xyz[1] if len(xyz) > 1 else 0.0), srid)
+    if kind == "LineString":
+        return line_string(_gj_sequence_of(coordinates), srid)
+    if kind == "Polygon":
+        if coordinates is None or not _gj_list(coordinates):
+            return Geom("Polygon", [], srid)
+        rings = [linear_ring(_gj_sequence_of(r)).parts for r in coordinates]
+        return Geom("Polygon", polygon(rings[0], rings[1:]).parts, srid)
+    if kind == "MultiPoint":
+        return Geom("MultiPoint", [Geom("Point", c, srid) for c in _gj_sequence_of(coordinates)], srid)
+    if kind == "MultiLineString":
+        if coordinates is None:
+            raise JavaThrows("NullPointerException")
+        return Geom("MultiLineString", [line_string(_gj_sequence_of(c), srid) for c in _gj_list(coordinates)], srid)
+    if kind == "MultiPolygon":
+        if coordinates is None:
+            raise JavaThrows("NullPointerException")
+        polygons = []
+        for rings_list in _gj_list(coordinates):
+            rings = [linear_ring(_gj_sequence_of(r)).parts for r in _gj_list(rings_list)]
+            if not rings:
+                # skipped, leaving a null at the array's end: the MultiPolygon then refuses null elements
+                raise JavaThrows("IllegalArgumentException: geometries must not contain null elements")
+            polygons.append(Geom("Polygon", polygon(rings[0], rings[1:]).parts, srid))
+        return Geom("MultiPolygon", polygons, srid)
+    if kind == "GeometryCollection":
+        members = obj.get("geometries")
+        if members is None:
+            raise JavaThrows("NullPointerException")
+        return Geom("GeometryCollection", [_gj_create(m, srid) for m in _gj_list(members)], srid)
+    if kind == "Feature":
+        return _gj_create(obj.get("geometry"), srid)
+    if kind == "FeatureCollection":
+        features = obj.get("features")
+        if features is None:
+            raise JavaThrows("NullPointerException")
+        return Geom("GeometryCollection", [_gj_feature(f, srid) for f in _gj_list(features)], srid)
+    raise JavaThrows(f"ParseException: Could not parse Geometry from GeoJson string.  Unsupported 'type':{kind}")
+
+
+def _gj_feature(obj, srid: int) -> Geom:
+    if not isinstance(obj, dict):
+        raise JavaThrows("NullPointerException" if obj is None else "ClassCastException: not a Map")
+    return _gj_create(obj.get("geometry"), srid)
+
+
+def read_geojson(text: str, geography: bool) -> Geom:
+    """``GeoJsonReader.read`` (jts-io-common 1.19.0 over json-simple 1.1.1) with Pinot's factory, whose SRID wins
+    over any ``crs`` member (it is not read)."""
+    obj = _parse_json(text)
+    if obj is not None and not isinstance(obj, dict):
+        raise JavaThrows("ParseException: Could not parse Geometry from Json string.")
+    return _gj_create(obj, GEOGRAPHY_SRID if geography else 0)
