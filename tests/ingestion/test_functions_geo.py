@@ -2,6 +2,7 @@
 doubles), as the starbucksStores quickstart table uses them (``toSphericalGeography(stPoint(lon, lat))``)."""
 from __future__ import annotations
 
+import math
 import struct
 
 import pyarrow as pa
@@ -60,3 +61,28 @@ def test_shapes_round_trip_through_pinots_bytes():
 def test_st_point_bytes_are_the_coordinates(points):
     xs, ys = pa.array([p[0] for p in points], pa.float64()), pa.array([p[1] for p in points], pa.float64())
     assert evaluate("stPoint(x, y)", x=xs, y=ys) == [point(x, y) for x, y in points]
+
+
+def test_predicates_follow_jts_short_cuts():
+    """JTS's rectangle short cut (a point on the rectangle's boundary is not contained), empties (never equal),
+    and the geography / geometry mix (Pinot throws); the full tables are geo_wkt.jsonl."""
+    square, w = "POLYGON ((0 0, 4 0, 4 4, 0 4, 0 0))", pa.array
+    assert evaluate("ST_Contains(ST_GeomFromText(a), ST_GeomFromText(b))", a=w([square] * 3),
+                    b=w(["POINT (4 2)", "POINT (2 2)", "POINT EMPTY"])) == [0, 1, 0]
+    assert evaluate("ST_Within(ST_GeomFromText(b), ST_GeomFromText(a))", a=w([square]), b=w(["POINT (2 2)"])) == [1]
+    assert evaluate("ST_Equals(ST_GeomFromText(a), ST_GeomFromText(b))", a=w(["POINT EMPTY", square]),
+                    b=w(["POINT EMPTY", "POLYGON ((0 0, 0 4, 4 4, 4 0, 0 0))"])) == [0, 1]
+    with pytest.raises(IngestionError, match="both be geometry or both be geography"):
+        evaluate("ST_Contains(ST_GeogFromText(a), ST_GeomFromText(b))", a=w([square]), b=w(["POINT (2 2)"]))
+
+
+def test_distance_is_jts_arithmetic():
+    """Two points: Math.hypot (1e300 away is 1e300, no overflow); an empty geometry: NaN; a geography: the
+    great-circle metres."""
+    w = pa.array
+    assert evaluate("ST_Distance(ST_GeomFromText(a), ST_GeomFromText(b))", a=w(["POINT (181 0)", "POINT (0 0)"]),
+                    b=w(["POINT (6 1e300)", "POINT (3 4)"])) == [1e300, 5.0]
+    assert math.isnan(evaluate("ST_Distance(ST_GeomFromText(a), ST_GeomFromText(b))", a=w(["POINT EMPTY"]),
+                               b=w(["POINT (1 1)"]))[0])
+    assert evaluate("ST_Distance(ST_GeogFromText(a), ST_GeogFromText(b))", a=w(["POINT (0 0)"]),
+                    b=w(["POINT (0 90)"])) == [math.pi / 2 * 6371010.0]

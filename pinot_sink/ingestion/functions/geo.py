@@ -6,12 +6,14 @@ SRID only (``GeometryUtils.setGeography``) and serialize again, as Pinot does.
 """
 from __future__ import annotations
 
+import math
 import numpy as np
 import pyarrow as pa
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
-from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, deserialize, serialize
+from . import geometry_relate as relate
+from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
 from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -143,3 +145,78 @@ def _st_as_geojson(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("stGeometryType", "ST_GeometryType", arity=1)
 def _st_geometry_type(ctx: Context, args: list[Value]) -> Value:
     return _of_bytes(ctx, args, lambda g: g.kind, pa.string())
+
+
+_EARTH_RADIUS_M = 6371.01 * 1000.0  # GeometryUtils.EARTH_RADIUS_M
+
+
+def _spherical_distance(a: Geom, b: Geom) -> float:
+    """``StDistanceFunction.sphericalDistance``: points only, degrees checked, Vincenty's great-circle formula on
+    a sphere of ``GeometryUtils.EARTH_RADIUS_M`` metres, computed in Pinot's order."""
+    for g, side in ((a, "left"), (b, "right")):
+        if g.kind != "Point":
+            raise JavaThrows(f"IllegalArgumentException: The {side} argument must be a point")
+    for g in (a, b):
+        if g.parts is None:
+            raise JavaThrows("IllegalStateException: getX called on empty Point")
+    (lon1, lat1), (lon2, lat2) = a.parts, b.parts
+    for lat in (lat1, lat2):
+        if not -90.0 <= lat <= 90.0:
+            raise JavaThrows("IllegalArgumentException: Latitude must be between -90 and 90")
+    for lon in (lon1, lon2):
+        if not -180.0 <= lon <= 180.0:
+            raise JavaThrows("IllegalArgumentException: Longitude must be between -180 and 180")
+    rad1, rad2 = math.radians(lat1), math.radians(lat2)
+    sin1, cos1, sin2, cos2 = math.sin(rad1), math.cos(rad1), math.sin(rad2), math.cos(rad2)
+    delta = math.radians(lon1) - math.radians(lon2)
+    cos_delta = math.cos(delta)
+    t1 = cos2 * math.sin(delta)
+    t2 = cos1 * sin2 - sin1 * cos2 * cos_delta
+    t3 = sin1 * sin2 + cos1 * cos2 * cos_delta
+    return math.atan2(math.sqrt(t1 * t1 + t2 * t2), t3) * _EARTH_RADIUS_M
+
+
+def _same_kind(a: Geom, b: Geom, message: str) -> None:
+    if a.geography != b.geography:
+        raise JavaThrows(f"RuntimeException: {message}")
+
+
+def _distance(first: bytes, second: bytes) -> float:
+    a, b = deserialize(first), deserialize(second)
+    _same_kind(a, b, "The first and second arguments shall either all be geometry or all geography")
+    if a.geography:
+        return _spherical_distance(a, b)
+    return math.nan if a.is_empty() or b.is_empty() else relate.distance(a, b)
+
+
+def _predicate(test, check: bool):
+    def run(first: bytes, second: bytes) -> int:
+        a, b = deserialize(first), deserialize(second)
+        if check:
+            _same_kind(a, b, "The first and second arguments should either both be geometry or both be geography")
+        return int(test(a, b))
+    return run
+
+
+def _binary(ctx: Context, args: list[Value], fn, out_type: pa.DataType) -> pa.Array:
+    return per_row(ctx, fn, out_type, to_bytes(args[0], ctx), to_bytes(args[1], ctx))
+
+
+@scalar_function("stDistance", "ST_Distance", arity=2)
+def _st_distance(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _distance, pa.float64())
+
+
+@scalar_function("stContains", "ST_Contains", arity=2)
+def _st_contains(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _predicate(relate.contains, True), pa.int32())
+
+
+@scalar_function("stWithin", "ST_Within", arity=2)
+def _st_within(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _predicate(relate.within, True), pa.int32())
+
+
+@scalar_function("stEquals", "ST_Equals", arity=2)
+def _st_equals(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _predicate(relate.equals, False), pa.int32())

@@ -7,7 +7,6 @@ read, with the reason.
 """
 from __future__ import annotations
 
-from .registry import REGISTRY
 
 _NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh UUID): a Spark task retried or a "
                       "segment rebuilt would store another value, so the commit would not be exactly once; compute "
@@ -15,11 +14,6 @@ _NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh 
 _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
 _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
 _NOT_YET = "not implemented yet"
-_GEO = ("a geospatial predicate or distance not yet checked against Pinot: JTS's RelateOp and DistanceOp answer it "
-        "there, whose corners (collections, invalid shapes, boundaries) GEOS under shapely does not share; not "
-        "implemented. The WKT, WKB and GeoJSON readers, ST_AsText, ST_AsBinary, ST_AsGeoJSON, ST_GeometryType, "
-        "stPoint, toSphericalGeography and toGeometry are, checked against Pinot's own classes "
-        "(tests/fixtures/functions/geo_*.jsonl)")
 _H3 = ("an H3 cell function (Uber's H3 library, native code): pinot-verify has only a stand-in for it, so there are "
        "no Pinot answers to check an implementation against; not implemented")
 
@@ -29,8 +23,6 @@ UNSUPPORTED: dict[str, str] = {
                                       "starttime", "workerid")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
     **{name: _H3 for name in ("griddisk", "griddistance", "geotoh3")},
-    **{name: _GEO for name in ("stcontains", "stdistance", "stequals", "stwithin")
-       if name not in REGISTRY},
 }
 
 
