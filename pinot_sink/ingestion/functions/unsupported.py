@@ -14,15 +14,11 @@ _NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh 
 _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
 _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
 _NOT_YET = "not implemented yet"
-_H3 = ("an H3 cell function (Uber's H3 library, native code): pinot-verify has only a stand-in for it, so there are "
-       "no Pinot answers to check an implementation against; not implemented")
-
 UNSUPPORTED: dict[str, str] = {
     **{name: _NON_DETERMINISTIC for name in ("now", "ago", "agomv", "sleep", "rand/0", "uuidv4", "uuidv7")},
     **{name: _QUERY_ONLY for name in ("brokerid", "cid", "endtime", "queryengine", "reqid", "stageid",
                                       "starttime", "workerid")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
-    **{name: _H3 for name in ("griddisk", "griddistance", "geotoh3")},
 }
 
 
