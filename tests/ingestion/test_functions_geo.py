@@ -86,3 +86,13 @@ def test_distance_is_jts_arithmetic():
                                b=w(["POINT (1 1)"]))[0])
     assert evaluate("ST_Distance(ST_GeogFromText(a), ST_GeogFromText(b))", a=w(["POINT (0 0)"]),
                     b=w(["POINT (0 90)"])) == [math.pi / 2 * 6371010.0]
+
+
+def test_spherical_round_trip_of_a_nan_point_is_pinots():
+    """toSphericalGeography deserializes and serializes as Pinot does: a point with one NaN coordinate reads
+    back as the empty point, written NaN, NaN (only a non-empty point keeps its bytes, its type bit flipped)."""
+    nan_x = bytes([0]) + struct.pack(">dd", float("nan"), 1.0)
+    out = evaluate("toSphericalGeography(b)", b=pa.array([nan_x, point(1, 2)]))
+    assert out[0][0] == 0x80 and struct.unpack(">dd", out[0][1:]) != struct.unpack(">dd", nan_x[1:])
+    assert all(v != v for v in struct.unpack(">dd", out[0][1:]))
+    assert out[1] == point(1, 2, True)

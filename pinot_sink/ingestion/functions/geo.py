@@ -7,6 +7,7 @@ SRID only (``GeometryUtils.setGeography``) and serialize again, as Pinot does.
 from __future__ import annotations
 
 import math
+import struct
 import numpy as np
 import pyarrow as pa
 
@@ -68,6 +69,10 @@ def _st_point(ctx: Context, args: list[Value]) -> Value:
 def _set_srid(data: bytes, geography: bool) -> bytes:
     """``GeometryUtils.setGeography`` / ``setGeometry`` between a deserialize and a serialize: the outer geometry's
     SRID only (a collection's members keep theirs)."""
+    if len(data) == _POINT_BYTES and data[0] & 0x7F == POINT:
+        x, y = struct.unpack(">dd", data[1:])
+        if x == x and y == y:  # a non-empty point: the round trip only changes the type byte
+            return bytes([(POINT | GEOGRAPHY_MASK) if geography else POINT]) + data[1:]
     geom = deserialize(data)
     geom.srid = GEOGRAPHY_SRID if geography else 0
     return serialize(geom)
