@@ -15,7 +15,6 @@ GEOS / shapely, whose text differs (number digits, MULTIPOINT parentheses, GeoJS
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 import struct
@@ -72,7 +71,9 @@ def _wkt_coords(coords) -> str:
 
 
 def _wkt_body(geom: Geom) -> str:
-    if geom.is_empty():
+    """A point, line or polygon with no coordinates is EMPTY; a multi-geometry or collection only when it has no
+    members (``GEOMETRYCOLLECTION (POINT EMPTY)`` stays so)."""
+    if not geom.parts:
         return "EMPTY"
     kind = geom.kind
     if kind == "Point":
@@ -120,7 +121,8 @@ def write_wkb(geom: Geom) -> bytes:
 def geojson_number(x: float) -> str:
     """``GeoJsonWriter.formatOrdinate`` (8 decimals)."""
     if abs(x) >= 1e-3 and x < 1e7:
-        x = math.floor(x * 1e8 + 0.5) / 1e8
+        scaled = x * 1e8 + 0.5
+        x = (math.floor(scaled) if math.isfinite(scaled) else scaled) / 1e8  # Math.floor keeps an infinity
         if math.isfinite(x):
             as_long = max(min(int(x), 2**63 - 1), -(2**63))
         else:
@@ -179,7 +181,21 @@ def write_geojson(geom: Geom) -> str:
 # StreamTokenizer as JTS sets it up: words of letters, digits, '-', '+', '.' (and chars 160..255); whitespace
 # is every char up to ' '; '#' starts a comment to the end of the line; any other char is a token of its own
 _TOKEN = re.compile(r"[\x00- ]+|#[^\n\r]*|([A-Za-z0-9+\-.\u00a0-\u00ff]+)|(.)", re.DOTALL)
-_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?)")
+# Double.parseDouble's forms (a word has no blanks to trim): decimal, hexadecimal with a binary exponent,
+# NaN / Infinity, each with an optional sign and a float / double suffix
+_JAVA_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
+_JAVA_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)[fFdD]?")
+
+
+def java_parse_double(token: str) -> float | None:
+    """``Double.parseDouble`` of a word, or None where it throws NumberFormatException."""
+    if _JAVA_DECIMAL.fullmatch(token):
+        return float(token.rstrip("fFdD").replace("Infinity", "inf"))
+    hexadecimal = _JAVA_HEX.fullmatch(token)
+    if hexadecimal:
+        value = float.fromhex("0x" + hexadecimal.group(2))
+        return -value if hexadecimal.group(1) == "-" else value
+    return None
 
 
 class _Tokens:
@@ -190,80 +206,87 @@ class _Tokens:
     def peek(self) -> str | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def next(self) -> str | None:
-        token = self.peek()
-        self.pos += 1
-        return token
-
     def fail(self, expected: str, token: str | None):
         found = "End-of-Stream" if token is None else f"'{token}'"
         raise JavaThrows(f"ParseException: Expected {expected} but found {found}")
 
     def word(self) -> str:
-        token = self.next()
-        if token is None or not _is_word(token):
+        """``getNextWord``: a word (EMPTY in any case as EMPTY), '(', ')' or ','; anything else fails."""
+        token = self.peek()
+        if token is None or not (_is_word(token) or token in "(),"):
             self.fail("word", token)
-        return token
+        self.pos += 1
+        return "EMPTY" if token.upper() == "EMPTY" else token
 
     def number(self) -> float:
-        token = self.next()
+        token = self.peek()
+        self.pos += 1
         if token is None or not _is_word(token):
             self.fail("number", token)
         if token.lower() == "nan":
             return math.nan
-        if token.lower() == "inf":
-            return math.inf
-        if token.lower() == "-inf":
-            return -math.inf
-        if _JAVA_DOUBLE.fullmatch(token) is None:
+        value = java_parse_double(token)
+        if value is None:
             raise JavaThrows(f"ParseException: Invalid number: {token}")
-        return float(token.rstrip("fFdD"))
+        return value
 
-    def number_next(self) -> bool:
+    def word_next(self) -> bool:
+        """``isNumberNext``: the next token is a word (any word: it is then read as a number)."""
         token = self.peek()
-        return token is not None and _is_word(token) and not token[0].isalpha()
+        return token is not None and _is_word(token)
 
     def empty_or_opener(self) -> bool:
-        """True for EMPTY; consumes '(' (after an optional Z / M / ZM)."""
-        token = self.next()
-        if token is not None and token.upper() in ("Z", "M", "ZM"):
-            token = self.next()
-        if token is not None and token.upper() == "EMPTY":
+        """``getNextEmptyOrOpener``: True for EMPTY, False for '(' (after an optional Z / M / ZM)."""
+        token = self.word()
+        if token.upper() in ("Z", "M", "ZM"):
+            token = self.word()
+        if token == "EMPTY":
             return True
         if token == "(":
             return False
         self.fail("EMPTY or (", token)
 
     def closer_or_comma(self) -> str:
-        token = self.next()
+        token = self.word()
         if token in (",", ")"):
             return token
         self.fail(", or )", token)
 
     def closer(self):
-        token = self.next()
+        token = self.word()
         if token != ")":
             self.fail(")", token)
 
 
 def _is_word(token: str) -> bool:
-    return token[0].isalnum() or token[0] in "+-." or "\u00a0" <= token[0] <= "\u00ff"
+    return token[0].isascii() and token[0].isalnum() or token[0] in "+-." or "\u00a0" <= token[0] <= "\u00ff"
 
 
-def _coordinate(tokens: _Tokens) -> tuple[float, float]:
+def _coordinate(tokens: _Tokens, dims: tuple[bool, bool], try_paren: bool = False) -> tuple[float, float]:
+    """``getCoordinate``: x, y, then a Z and an M as declared; undeclared, one more number is read as a Z
+    (JTS's old coordinate syntax). Only x and y are kept (Pinot's bytes are 2-D)."""
+    opened = try_paren and tokens.peek() == "("
+    if opened:
+        tokens.pos += 1
     x, y = tokens.number(), tokens.number()
-    for _ in range(2):  # a Z and an M, read and dropped (Pinot's bytes are 2-D)
-        if tokens.number_next():
-            tokens.number()
+    has_z, has_m = dims
+    if has_z:
+        tokens.number()
+    if has_m:
+        tokens.number()
+    if not has_z and not has_m and tokens.word_next():
+        tokens.number()
+    if opened:
+        tokens.closer()
     return (x, y)
 
 
-def _coordinates(tokens: _Tokens) -> list:
+def _coordinates(tokens: _Tokens, dims) -> list:
     if tokens.empty_or_opener():
         return []
-    coords = [_coordinate(tokens)]
+    coords = [_coordinate(tokens, dims)]
     while tokens.closer_or_comma() == ",":
-        coords.append(_coordinate(tokens))
+        coords.append(_coordinate(tokens, dims))
     return coords
 
 
@@ -276,54 +299,73 @@ def _list(tokens: _Tokens, read) -> list:
     return items
 
 
-def _point_text(tokens: _Tokens, srid: int) -> Geom:
+def _point_text(tokens: _Tokens, dims, srid: int) -> Geom:
     if tokens.empty_or_opener():
         return Geom("Point", None, srid)
-    point = _coordinate(tokens)
+    point = _coordinate(tokens, dims)
     tokens.closer()
     return Geom("Point", point, srid)
 
 
-def _polygon_parts(tokens: _Tokens) -> list:
-    rings = _list(tokens, lambda t: linear_ring(_coordinates(t)).parts)
+def _polygon_parts(tokens: _Tokens, dims) -> list:
+    rings = _list(tokens, lambda t: linear_ring(_coordinates(t, dims)).parts)
     return polygon(rings[0], rings[1:]).parts if rings else []
 
 
-def _multi_point(tokens: _Tokens, srid: int) -> Geom:
+def _multi_point(tokens: _Tokens, dims, srid: int) -> Geom:
     if tokens.empty_or_opener():
         return Geom("MultiPoint", [], srid)
-    points = []
-    while True:
-        if tokens.number_next():  # the old syntax: MULTIPOINT (1 2, 3 4)
-            points.append(Geom("Point", _coordinate(tokens), srid))
-        else:
-            points.append(_point_text(tokens, srid))
-        if tokens.closer_or_comma() == ")":
-            return Geom("MultiPoint", points, srid)
+    ahead = tokens.peek()
+    if ahead is not None and ahead != "(" and ahead.upper() != "EMPTY":  # the old syntax: MULTIPOINT (1 2, 3 4)
+        tokens.word()  # (lookAheadWord: what getNextWord refuses fails here)
+        tokens.pos -= 1
+        points = [Geom("Point", _coordinate(tokens, dims, True), srid)]
+        while tokens.closer_or_comma() == ",":
+            points.append(Geom("Point", _coordinate(tokens, dims, True), srid))
+        return Geom("MultiPoint", points, srid)
+    points = [_point_text(tokens, dims, srid)]
+    while tokens.closer_or_comma() == ",":
+        points.append(_point_text(tokens, dims, srid))
+    return Geom("MultiPoint", points, srid)
+
+
+_TYPE_NAMES = ("POINT", "LINESTRING", "LINEARRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+               "GEOMETRYCOLLECTION")  # JTS's order of tests
 
 
 def _tagged(tokens: _Tokens, srid: int) -> Geom:
+    """``readGeometryTaggedText``: the type word (a Z / M / ZM suffix declares the dimensions, else a Z / M /
+    ZM word after it may), then its text."""
     word = tokens.word().upper()
-    for name in ("MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION", "LINESTRING", "LINEARRING",
-                 "POLYGON", "POINT"):  # a type name, then an optional Z / M / ZM suffix
-        if word.startswith(name) and word[len(name):] in ("", "Z", "M", "ZM"):
+    has_z, has_m = word.endswith("ZM") or word.endswith("Z"), word.endswith("ZM") or word.endswith("M")
+    if not has_z and not has_m:
+        ahead = tokens.word().upper()
+        tokens.pos -= 1
+        if ahead in ("Z", "M", "ZM"):
+            tokens.pos += 1
+            has_z, has_m = ahead in ("Z", "ZM"), ahead in ("M", "ZM")
+    dims = (has_z, has_m)
+    for name in _TYPE_NAMES:
+        if word.startswith(name):
+            if word[len(name):] not in ("", "Z", "M", "ZM"):
+                raise JavaThrows(f"ParseException: Invalid dimension modifiers: {word}")
             break
     else:
         raise JavaThrows(f"ParseException: Unknown geometry type: {word}")
     if name == "POINT":
-        return _point_text(tokens, srid)
+        return _point_text(tokens, dims, srid)
     if name == "LINESTRING":
-        return line_string(_coordinates(tokens), srid)
+        return line_string(_coordinates(tokens, dims), srid)
     if name == "LINEARRING":
-        return Geom("LinearRing", linear_ring(_coordinates(tokens)).parts, srid)
+        return Geom("LinearRing", linear_ring(_coordinates(tokens, dims)).parts, srid)
     if name == "POLYGON":
-        return Geom("Polygon", _polygon_parts(tokens), srid)
+        return Geom("Polygon", _polygon_parts(tokens, dims), srid)
     if name == "MULTIPOINT":
-        return _multi_point(tokens, srid)
+        return _multi_point(tokens, dims, srid)
     if name == "MULTILINESTRING":
-        return Geom("MultiLineString", _list(tokens, lambda t: line_string(_coordinates(t), srid)), srid)
+        return Geom("MultiLineString", _list(tokens, lambda t: line_string(_coordinates(t, dims), srid)), srid)
     if name == "MULTIPOLYGON":
-        return Geom("MultiPolygon", _list(tokens, lambda t: Geom("Polygon", _polygon_parts(t), srid)), srid)
+        return Geom("MultiPolygon", _list(tokens, lambda t: Geom("Polygon", _polygon_parts(t, dims), srid)), srid)
     return Geom("GeometryCollection", _list(tokens, lambda t: _tagged(t, srid)), srid)
 
 
@@ -331,8 +373,6 @@ def read_wkt(text: str, geography: bool) -> Geom:
     """``WKTReader.read`` (JTS 1.20) with Pinot's geometry (SRID 0) or geography (4326) factory. Text after the
     geometry is not looked at, as JTS does not."""
     return _tagged(_Tokens(text), GEOGRAPHY_SRID if geography else 0)
-
-
 
 
 # --- WKB reading ------------------------------------------------------------------------------------
@@ -380,8 +420,9 @@ def _wkb_geometry(stream: _WkbStream, srid: int, factory_srid: int) -> Geom:
         stream.order = "<"
     elif order == 0:
         stream.order = ">"
-    else:
-        # JTS keeps the byte order its shared reader last read (another value's, in Pinot): not mirrored
+    elif stream.pos == 1:
+        # JTS keeps the byte order its reader last read: inside a value, the enclosing geometry's (kept here);
+        # for the value's first byte, the previous value's read by Pinot's one shared reader: not mirrored
         raise JavaThrows(f"ParseException: Unknown geometry byte order (not NDR or XDR): {order}")
     (type_int,) = stream.take("I")
     low = type_int & 0xFFFF
@@ -427,26 +468,153 @@ def read_wkb(data: bytes, geography: bool) -> Geom:
 # --- GeoJSON reading --------------------------------------------------------------------------------
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_JSON_NUMBER = re.compile(r"-?[0-9]+((?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)")
+_JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_VALUE, _LEFT_BRACE, _RIGHT_BRACE, _LEFT_SQUARE, _RIGHT_SQUARE, _COMMA, _COLON, _EOF = range(8)
+_PUNCTUATION = {"{": _LEFT_BRACE, "}": _RIGHT_BRACE, "[": _LEFT_SQUARE, "]": _RIGHT_SQUARE, ",": _COMMA, ":": _COLON}
 
 
-def _json_long(text: str) -> int:
-    value = int(text)
-    if not _LONG_MIN <= value <= _LONG_MAX:
-        raise JavaThrows(f"NumberFormatException: For input string: \"{text}\"")
-    return value
+def _json_tokens(text: str):
+    """json-simple 1.1.1's lexer (its JFlex grammar): strings with its escapes (a backslash before anything
+    else is kept as a backslash; an unterminated string ends the input), integers as Long (leading zeros taken,
+    out of range: NumberFormatException), other numbers as Double, lowercase true / false / null, blanks of
+    space, tab, CR and LF only; any other character fails."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in " \t\r\n":
+            i += 1
+        elif c in _PUNCTUATION:
+            yield _PUNCTUATION[c], None
+            i += 1
+        elif c == '"':
+            out, i = [], i + 1
+            while True:
+                if i >= n:  # the end of input inside a string: the lexer returns no token, the parser sees EOF
+                    yield _EOF, None
+                    return
+                c = text[i]
+                if c == '"':
+                    i += 1
+                    break
+                if c == "\\" and i + 1 < n and text[i + 1] in _JSON_ESCAPES:
+                    out.append(_JSON_ESCAPES[text[i + 1]])
+                    i += 2
+                elif c == "\\" and text[i + 1:i + 2] == "u" and _HEX4.fullmatch(text[i + 2:i + 6]):
+                    out.append(chr(int(text[i + 2:i + 6], 16)))
+                    i += 6
+                else:
+                    out.append(c)
+                    i += 1
+            yield _VALUE, "".join(out)
+        else:
+            number = _JSON_NUMBER.match(text, i)
+            if number:
+                if number.group(1):
+                    yield _VALUE, float(number.group(0))
+                else:
+                    value = int(number.group(0))
+                    if not _LONG_MIN <= value <= _LONG_MAX:
+                        raise JavaThrows(f'NumberFormatException: For input string: "{number.group(0)}"')
+                    yield _VALUE, value
+                i = number.end()
+                continue
+            for word, value in (("true", True), ("false", False), ("null", None)):
+                if text.startswith(word, i):
+                    yield _VALUE, value
+                    i += len(word)
+                    break
+            else:
+                raise JavaThrows(f"ParseException: Unexpected character ({c}) at position {i}.")
+    yield _EOF, None
 
 
-def _json_constant(name: str):
-    raise JavaThrows(f"ParseException: Unexpected character ({name[0]})")
+_INIT, _FINISHED, _IN_OBJECT, _PASSED_KEY, _IN_ARRAY = range(5)
 
 
 def _parse_json(text: str):
-    """json-simple 1.1.1's ``JSONParser.parse``: integers as Long (out of range: NumberFormatException), other
-    numbers as Double, no NaN / Infinity. (json-simple also takes leading zeros, ``01``, which this refuses.)"""
-    try:
-        return json.loads(text, parse_int=_json_long, parse_constant=_json_constant, strict=False)
-    except (ValueError, RecursionError) as exc:
-        raise JavaThrows(f"ParseException: {exc}") from None
+    """json-simple 1.1.1's ``JSONParser.parse``, lenient as it is: commas are skipped wherever they are
+    (missing, doubled, trailing), a key's colon may be left out, a value must be followed by the end."""
+    status, statuses, values = _INIT, [], []
+
+    def error():
+        raise JavaThrows("ParseException: Unexpected token")
+
+    def open_container(container, new_status):
+        nonlocal status
+        status = new_status
+        statuses.append(status)
+        values.append(container)
+
+    for kind, value in _json_tokens(text):
+        if status == _INIT:
+            if kind == _VALUE:
+                status = _FINISHED
+                statuses.append(status)
+                values.append(value)
+            elif kind == _LEFT_BRACE:
+                open_container({}, _IN_OBJECT)
+            elif kind == _LEFT_SQUARE:
+                open_container([], _IN_ARRAY)
+            else:
+                error()
+        elif status == _FINISHED:
+            if kind == _EOF:
+                return values.pop()
+            error()
+        elif status == _IN_OBJECT:
+            if kind == _COMMA:
+                pass
+            elif kind == _VALUE and isinstance(value, str):
+                values.append(value)
+                status = _PASSED_KEY
+                statuses.append(status)
+            elif kind == _RIGHT_BRACE:
+                if len(values) > 1:
+                    statuses.pop()
+                    values.pop()
+                    status = statuses[-1] if statuses else -1
+                else:
+                    status = _FINISHED
+            else:
+                error()
+        elif status == _PASSED_KEY:
+            if kind == _COLON:
+                pass
+            elif kind in (_VALUE, _LEFT_SQUARE, _LEFT_BRACE):
+                statuses.pop()
+                key = values.pop()
+                if kind == _VALUE:
+                    values[-1][key] = value
+                    status = statuses[-1] if statuses else -1
+                else:
+                    container = [] if kind == _LEFT_SQUARE else {}
+                    values[-1][key] = container
+                    open_container(container, _IN_ARRAY if kind == _LEFT_SQUARE else _IN_OBJECT)
+            else:
+                error()
+        elif status == _IN_ARRAY:
+            if kind == _COMMA:
+                pass
+            elif kind == _VALUE:
+                values[-1].append(value)
+            elif kind == _RIGHT_SQUARE:
+                if len(values) > 1:
+                    statuses.pop()
+                    values.pop()
+                    status = statuses[-1] if statuses else -1
+                else:
+                    status = _FINISHED
+            elif kind in (_LEFT_BRACE, _LEFT_SQUARE):
+                container = {} if kind == _LEFT_BRACE else []
+                values[-1].append(container)
+                open_container(container, _IN_OBJECT if kind == _LEFT_BRACE else _IN_ARRAY)
+            else:
+                error()
+        else:
+            error()
+    error()
 
 
 def _gj_double(value) -> float:
