@@ -1,12 +1,15 @@
 """Pinot's answers for the geospatial scalar functions (pinot-core's geospatial ScalarFunctions), kept as
 tests/fixtures/functions/geo_*.jsonl in the format tools/pinot_functions/expectations.py writes (so
-tests/ingestion/test_function_expectations.py replays them like every other family).
+tests/ingestion/test_function_expectations.py replays them like every other family): geo_wkt (WKT in, every
+writer, distances), geo_wkb, geo_geojson (the readers), geo_relate (predicates over valid, non-collection
+inputs) and geo_relate_corners (predicates over the rest, where JTS's old RelateOp and GEOS part: a known
+difference).
 
 pinot-verify's builder has no pinot-core, so these tables are not made by Pinot's builder but by
 GeoFunctionReference.java (this folder), which calls Pinot's own ScalarFunctions by reflection as Pinot's
 ExpressionTransformer would (null argument: null; an exception: the row's value null, continueOnError), on the
-classes Pinot runs: Pinot's ScalarFunctions / GeometryUtils (pinot-segment-local) compiled from the mirror's
-source, GeometrySerializer from pinot-verify's build, JTS core 1.20.0 (Pinot's pin, in pinot-verify's lib),
+classes Pinot runs: Pinot's ScalarFunctions (pinot-core) and GeometryUtils (pinot-segment-local) compiled from
+the mirror's source, GeometrySerializer from pinot-verify's build, JTS core 1.20.0 (Pinot's pin, in pinot-verify's lib),
 jts-io-common 1.19.0 and json-simple 1.1.1 (the versions Pinot's binary ships, LICENSE-binary), both compiled from
 their own sources (JTS's tag 1.19.0, json-simple's tag_release_1_1_1): Debian's libjts-java 1.19.0 is patched
 to json-simple 2.x, whose writer orders GeoJSON fields differently. JTS's GeoJSON reader and writer have the
