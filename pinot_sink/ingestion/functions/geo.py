@@ -1,27 +1,24 @@
 """Geospatial scalar functions used at ingestion (pinot-core ``geospatial.transform.function.ScalarFunctions``).
 
-Values are Pinot's ``GeometrySerializer`` bytes: a type byte (``GeometryType`` id: POINT 0, MULTI_POINT 1,
-LINE_STRING 2, MULTI_LINE_STRING 3, POLYGON 4, MULTI_POLYGON 5, GEOMETRY_COLLECTION 6), its high bit set for a
-geography (SRID 4326), then the shape; a point is two big-endian doubles x, y (NaN, NaN: the empty point).
-``toSphericalGeography`` / ``toGeometry`` set or clear that bit on the outer geometry only, as
-``GeometryUtils.setGeography`` changes the outer geometry's SRID only. ``ST_GeomFromText`` /
-``ST_GeogFromText`` read POINT WKT; other shapes are an error naming the function (no JTS here).
+Values are Pinot's ``GeometrySerializer`` bytes (geometry.py, the one home of that format); the text forms
+are JTS's (geometry_text.py). ``toSphericalGeography`` / ``toGeometry`` deserialize, set the outer geometry's
+SRID only (``GeometryUtils.setGeography``) and serialize again, as Pinot does.
 """
 from __future__ import annotations
 
-import re
+import math
 import struct
-
 import numpy as np
 import pyarrow as pa
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
+from . import geometry_relate as relate
+from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
+from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
-POINT = 0
-GEOGRAPHY_MASK = 0x80
 _POINT_BYTES = 17
 
 
@@ -69,42 +66,162 @@ def _st_point(ctx: Context, args: list[Value]) -> Value:
     return with_nulls(serialize_points(x, y, geography), x_null | y_null)
 
 
-def _set_geography(data: bytes, geography: bool) -> bytes:
-    if not data:
-        raise JavaThrows("BufferUnderflowException: no geometry bytes")
-    first = (data[0] | GEOGRAPHY_MASK) if geography else (data[0] & ~GEOGRAPHY_MASK & 0xFF)
-    return bytes([first]) + data[1:]
+def _set_srid(data: bytes, geography: bool) -> bytes:
+    """``GeometryUtils.setGeography`` / ``setGeometry`` between a deserialize and a serialize: the outer geometry's
+    SRID only (a collection's members keep theirs)."""
+    if len(data) == _POINT_BYTES and data[0] & 0x7F == POINT:
+        x, y = struct.unpack(">dd", data[1:])
+        if x == x and y == y:  # a non-empty point: the round trip only changes the type byte
+            return bytes([(POINT | GEOGRAPHY_MASK) if geography else POINT]) + data[1:]
+    geom = deserialize(data)
+    geom.srid = GEOGRAPHY_SRID if geography else 0
+    return serialize(geom)
 
 
 @scalar_function("toSphericalGeography", arity=1)
 def _to_spherical_geography(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, lambda b: _set_geography(b, True), pa.binary(), to_bytes(args[0], ctx))
+    return per_row(ctx, lambda b: _set_srid(b, True), pa.binary(), to_bytes(args[0], ctx))
 
 
 @scalar_function("toGeometry", arity=1)
 def _to_geometry(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, lambda b: _set_geography(b, False), pa.binary(), to_bytes(args[0], ctx))
+    return per_row(ctx, lambda b: _set_srid(b, False), pa.binary(), to_bytes(args[0], ctx))
 
 
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_POINT_WKT = re.compile(rf"\s*POINT\s*(?:\(\s*({_NUMBER})\s+({_NUMBER})\s*\)|(EMPTY))\s*", re.IGNORECASE)
-
-
-def _point_from_text(text: str, geography: bool, name: str) -> bytes:
-    match = _POINT_WKT.fullmatch(text)
-    if match is None:
-        raise JavaThrows(f"{name}: only POINT WKT is read by this writer, got {text[:40]!r}")
-    x, y = (float("nan"), float("nan")) if match.group(3) else (float(match.group(1)), float(match.group(2)))
-    return bytes([POINT | (GEOGRAPHY_MASK if geography else 0)]) + struct.pack(">dd", x, y)
+def _from_text(ctx: Context, args: list[Value], geography: bool) -> pa.Array:
+    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
+    return per_row(ctx, lambda t: serialize(read_wkt(t, geography)), pa.binary(), text)
 
 
 @scalar_function("stGeomFromText", "ST_GeomFromText", arity=1)
 def _st_geom_from_text(ctx: Context, args: list[Value]) -> Value:
-    text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
-    return per_row(ctx, lambda t: _point_from_text(t, False, "ST_GeomFromText"), pa.binary(), text)
+    return _from_text(ctx, args, False)
 
 
 @scalar_function("stGeogFromText", "ST_GeogFromText", arity=1)
 def _st_geog_from_text(ctx: Context, args: list[Value]) -> Value:
+    return _from_text(ctx, args, True)
+
+
+def _from_geojson(ctx: Context, args: list[Value], geography: bool) -> pa.Array:
     text = broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())
-    return per_row(ctx, lambda t: _point_from_text(t, True, "ST_GeogFromText"), pa.binary(), text)
+    return per_row(ctx, lambda t: serialize(read_geojson(t, geography)), pa.binary(), text)
+
+
+@scalar_function("stGeomFromGeoJson", "ST_GeomFromGeoJSON", arity=1)
+def _st_geom_from_geojson(ctx: Context, args: list[Value]) -> Value:
+    return _from_geojson(ctx, args, False)
+
+
+@scalar_function("stGeogFromGeoJson", "ST_GeogFromGeoJSON", arity=1)
+def _st_geog_from_geojson(ctx: Context, args: list[Value]) -> Value:
+    return _from_geojson(ctx, args, True)
+
+
+@scalar_function("stGeomFromWKB", "ST_GeomFromWKB", arity=1)
+def _st_geom_from_wkb(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, lambda b: serialize(read_wkb(b, False)), pa.binary(), to_bytes(args[0], ctx))
+
+
+@scalar_function("stGeogFromWKB", "ST_GeogFromWKB", arity=1)
+def _st_geog_from_wkb(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, lambda b: serialize(read_wkb(b, True)), pa.binary(), to_bytes(args[0], ctx))
+
+
+def _of_bytes(ctx: Context, args: list[Value], write, out_type: pa.DataType) -> pa.Array:
+    return per_row(ctx, lambda b: write(deserialize(b)), out_type, to_bytes(args[0], ctx))
+
+
+@scalar_function("stAsText", "ST_AsText", arity=1)
+def _st_as_text(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, write_wkt, pa.string())
+
+
+@scalar_function("stAsBinary", "ST_AsBinary", arity=1)
+def _st_as_binary(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, write_wkb, pa.binary())
+
+
+@scalar_function("stAsGeoJson", "ST_AsGeoJSON", arity=1)
+def _st_as_geojson(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, write_geojson, pa.string())
+
+
+@scalar_function("stGeometryType", "ST_GeometryType", arity=1)
+def _st_geometry_type(ctx: Context, args: list[Value]) -> Value:
+    return _of_bytes(ctx, args, lambda g: g.kind, pa.string())
+
+
+_EARTH_RADIUS_M = 6371.01 * 1000.0  # GeometryUtils.EARTH_RADIUS_M
+
+
+def _spherical_distance(a: Geom, b: Geom) -> float:
+    """``StDistanceFunction.sphericalDistance``: points only, degrees checked, Vincenty's great-circle formula on
+    a sphere of ``GeometryUtils.EARTH_RADIUS_M`` metres, computed in Pinot's order."""
+    for g, side in ((a, "left"), (b, "right")):
+        if g.kind != "Point":
+            raise JavaThrows(f"IllegalArgumentException: The {side} argument must be a point")
+    for g in (a, b):
+        if g.parts is None:
+            raise JavaThrows("IllegalStateException: getX called on empty Point")
+    (lon1, lat1), (lon2, lat2) = a.parts, b.parts
+    for lat in (lat1, lat2):
+        if not -90.0 <= lat <= 90.0:
+            raise JavaThrows("IllegalArgumentException: Latitude must be between -90 and 90")
+    for lon in (lon1, lon2):
+        if not -180.0 <= lon <= 180.0:
+            raise JavaThrows("IllegalArgumentException: Longitude must be between -180 and 180")
+    rad1, rad2 = math.radians(lat1), math.radians(lat2)
+    sin1, cos1, sin2, cos2 = math.sin(rad1), math.cos(rad1), math.sin(rad2), math.cos(rad2)
+    delta = math.radians(lon1) - math.radians(lon2)
+    cos_delta = math.cos(delta)
+    t1 = cos2 * math.sin(delta)
+    t2 = cos1 * sin2 - sin1 * cos2 * cos_delta
+    t3 = sin1 * sin2 + cos1 * cos2 * cos_delta
+    return math.atan2(math.sqrt(t1 * t1 + t2 * t2), t3) * _EARTH_RADIUS_M
+
+
+def _same_kind(a: Geom, b: Geom, message: str) -> None:
+    if a.geography != b.geography:
+        raise JavaThrows(f"RuntimeException: {message}")
+
+
+def _distance(first: bytes, second: bytes) -> float:
+    a, b = deserialize(first), deserialize(second)
+    _same_kind(a, b, "The first and second arguments shall either all be geometry or all geography")
+    if a.geography:
+        return _spherical_distance(a, b)
+    return math.nan if a.is_empty() or b.is_empty() else relate.distance(a, b)
+
+
+def _predicate(test, check: bool):
+    def run(first: bytes, second: bytes) -> int:
+        a, b = deserialize(first), deserialize(second)
+        if check:
+            _same_kind(a, b, "The first and second arguments should either both be geometry or both be geography")
+        return int(test(a, b))
+    return run
+
+
+def _binary(ctx: Context, args: list[Value], fn, out_type: pa.DataType) -> pa.Array:
+    return per_row(ctx, fn, out_type, to_bytes(args[0], ctx), to_bytes(args[1], ctx))
+
+
+@scalar_function("stDistance", "ST_Distance", arity=2)
+def _st_distance(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _distance, pa.float64())
+
+
+@scalar_function("stContains", "ST_Contains", arity=2)
+def _st_contains(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _predicate(relate.contains, True), pa.int32())
+
+
+@scalar_function("stWithin", "ST_Within", arity=2)
+def _st_within(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _predicate(relate.within, True), pa.int32())
+
+
+@scalar_function("stEquals", "ST_Equals", arity=2)
+def _st_equals(ctx: Context, args: list[Value]) -> Value:
+    return _binary(ctx, args, _predicate(relate.equals, False), pa.int32())

@@ -7,7 +7,6 @@ read, with the reason.
 """
 from __future__ import annotations
 
-from .registry import REGISTRY
 
 _NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh UUID): a Spark task retried or a "
                       "segment rebuilt would store another value, so the commit would not be exactly once; compute "
@@ -15,25 +14,11 @@ _NON_DETERMINISTIC = ("non-deterministic (the clock, a random source or a fresh 
 _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
 _FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
 _NOT_YET = "not implemented yet"
-_GEO = ("a geospatial function beyond points (JTS shapes: WKB, WKT and GeoJSON of lines and polygons, spatial "
-        "predicates, distances): Pinot's geospatial classes are in pinot-core, which pinot-verify does not build, so "
-        "there are no Pinot answers to check an implementation against (GEOS, under shapely, is not JTS: its text, "
-        "validity and predicate corners differ); not implemented. Points are (stPoint, ST_GeomFromText / "
-        "ST_GeogFromText of a POINT, toSphericalGeography, toGeometry); ST_Polygon, ST_Area and the other ST_ "
-        "transform functions are query-time only in Pinot")
-_H3 = ("an H3 cell function (Uber's H3 library, native code): pinot-verify has only a stand-in for it, so there are "
-       "no Pinot answers to check an implementation against; not implemented")
-
 UNSUPPORTED: dict[str, str] = {
     **{name: _NON_DETERMINISTIC for name in ("now", "ago", "agomv", "sleep", "rand/0", "uuidv4", "uuidv7")},
     **{name: _QUERY_ONLY for name in ("brokerid", "cid", "endtime", "queryengine", "reqid", "stageid",
                                       "starttime", "workerid")},
     **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
-    **{name: _H3 for name in ("griddisk", "griddistance", "geotoh3")},
-    **{name: _GEO for name in ("stasbinary", "stasgeojson", "stastext",
-                               "stcontains", "stdistance", "stequals", "stgeogfromgeojson", "stgeogfromwkb",
-                               "stgeometrytype", "stgeomfromgeojson", "stgeomfromwkb", "stwithin")
-       if name not in REGISTRY},
 }
 
 
