@@ -4,7 +4,7 @@ Pinot writes values as Java prints them (metadata min/max, bloom filter and part
 JSON) and orders strings as Java compares them, so every copy of these rules in this package must agree
 with Java's, and with each other: they live here, on the ground floor, and everything else calls them.
 
-* ``Double.toString`` / ``Float.toString`` (JDK 19+ shortest digits): ``java_float_str``; ``Object.toString``
+* ``Double.toString`` / ``Float.toString`` (Java 17's digits): ``java_float_str``; ``Object.toString``
   of a value: ``java_object_string``;
 * ``BigDecimal``: ``new BigDecimal(String)`` parsing, ``toString``, ``toPlainString``,
   ``stripTrailingZeros`` (``parse_big_decimal``, ``big_decimal_string``, ``big_decimal_plain_string``);
@@ -23,57 +23,60 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from .errors import PinotSinkError
+from .floating_decimal import java17_double_string, java17_float_string
 
 # --- Double.toString / Float.toString ------------------------------------------------------------
 
 
 def java_float_str(value: float, float32: bool = False) -> str:
-    """``Double.toString`` (or ``Float.toString`` with ``float32``): Java 17's digits for a whole number from 1e7
-    up to 2**63 (``_java17_whole_number``), elsewhere the shortest digits (JDK 19+; Java 17 gives more for about 1 in
-    100,000 other doubles, e.g. 1.0E23 is ``9.999999999999999E22`` there: docs/ingestion.md)."""
+    """``Double.toString`` (or ``Float.toString`` with ``float32``) as Java 17, Pinot's JVM, prints it: its
+    ``FloatingDecimal`` digits (``type_mapping.floating_decimal``), which are not always the shortest that read
+    back (``1.0E23`` is ``9.999999999999999E22``; JDK-4511638, changed in Java 19). Python's shortest repr is
+    taken where it provably gives the same digits (``_shortest_is_java17``), the port elsewhere."""
     value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0.0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    if 1e7 <= abs(value) < 2.0**63 and value == int(value):
-        return java_float_from_shortest(value, _java17_whole_number(value, 24 if float32 else 53))
+    shortest = _shortest_is_java17(value, float32)
+    if shortest is not None:
+        return shortest
+    return java17_float_string(value) if float32 else java17_double_string(value)
+
+
+_MIN_NORMAL = {False: 2.2250738585072014e-308, True: 1.1754943508222875e-38}
+_SIGNIFICANT_BITS = {False: 53, True: 24}
+# the most digits the shortest repr may have for Java 17 to print the same (see _shortest_is_java17)
+_MAX_SAFE_DIGITS = {False: 17, True: 7}
+
+
+def _shortest_is_java17(value: float, float32: bool) -> str | None:
+    """Java's text for ``value`` from Python's shortest repr, or None where Java 17 may print other digits.
+
+    Java 17 generates the exact value's digits until the number so far, or it plus one in the last place, is
+    within M, half an ulp, and takes the nearer of the two (a tie: an odd last digit rounds up, as David Gay's
+    dtoa behind repr and numpy's Dragon4 do): the shortest digits that read back, unless (a) a candidate lies
+    at exactly M, where Java's tests (``<``; ``<=`` or ``<``) and reading back (round half even) disagree;
+    (b) M differs below and above (a power of two; Java takes the narrower on both sides); (c) one digit would
+    do in E notation (Java wants two), or the value is a whole number from 2**53 up (``developLongDigits``
+    rounds digits off). For a normal value below 2**53 (2**24 for a float) a candidate at exactly M,
+    (2m +- 1) * 2**(e-1), is no whole number and its digits are 5**q * (2m +- 1), 17 or more (8 or more); at
+    17 digits a double always has a candidate strictly within M (an ulp is above a unit of the 17th digit),
+    so the boundary cannot change where Java stops nor which it takes. A float may need 9 digits: at most 7.
+    So: normal, below 2**53 (2**24), not a power of two, at most 17 (7) digits, and two or more unless plain
+    (1e-3 <= |value| < 1e7). Checked against the port and Java 17 (tests/type_mapping/test_floating_decimal.py)."""
+    magnitude = abs(value)
+    bits = _SIGNIFICANT_BITS[float32]
+    if not _MIN_NORMAL[float32] <= magnitude < 2.0**bits:
+        return None
+    mantissa, _ = math.frexp(magnitude)
+    if mantissa == 0.5:  # a power of two
+        return None
     shortest = str(np.float32(value)) if float32 else repr(value)
-    if 1e-3 <= abs(value) < 1e7 and "e" not in shortest:
+    body, _, _ = shortest.partition("e")
+    digits = body.lstrip("-").replace(".", "").strip("0")
+    plain = 1e-3 <= magnitude < 1e7
+    if len(digits) > _MAX_SAFE_DIGITS[float32] or (len(digits) == 1 and not plain):
+        return None
+    if plain and "e" not in shortest:
         return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
-    if len(Decimal(shortest).normalize().as_tuple().digits) == 1:
-        shortest = _two_digits(value, shortest, float32)
     return java_float_from_shortest(value, shortest)
-
-
-def _java17_whole_number(value: float, significand_bits: int) -> str:
-    """The digits Java 17's ``Double.toString`` (FloatingDecimal; Pinot's JVM, Java 11 prints the same) gives a
-    whole number below 2**63: the number's own digits, less the low "insignificant" ones its binary precision
-    cannot tell (as many as 2**p has digits beyond its first, for p = binary exponent - significand bits - 1,
-    when p > 1), those rounded half up. Java 19+ prints the shortest digits instead (JDK-4511638):
-    ``8.9970867155857632E16`` there is ``8.997086715585763E16``. (As a Decimal text for the layout.)"""
-    whole = int(abs(value))
-    binary_exponent = whole.bit_length() - 1
-    p = binary_exponent - significand_bits - 1  # (53 for a double, 24 for a float: trailing zeros or not)
-    insignificant = len(str(2**p)) - 1 if 1 < p < 64 else 0
-    if insignificant:
-        whole, residue = divmod(whole, 10**insignificant)
-        whole += residue >= 10**insignificant // 2
-    return f"{'-' if value < 0 else ''}{whole}E{insignificant}"
-
-
-def _two_digits(value: float, shortest: str, float32: bool) -> str:
-    """Java (19+) never prints fewer than two significant digits: when one digit would do, it picks the
-    two-digit decimal closest to the exact value that still reads back as ``value`` (``Double.MIN_VALUE`` is
-    ``4.9E-324``, not ``5.0E-324``); Python's shortest repr stops at one (``5e-324``)."""
-    exact = Decimal(float(np.float32(value)) if float32 else value)
-    lead = exact.adjusted()  # the exponent of the exact value's first digit
-    candidate = exact.scaleb(1 - lead).to_integral_value(rounding="ROUND_HALF_EVEN").scaleb(lead - 1)
-    text = format(candidate, "E")
-    back = np.float32(float(text)) if float32 else float(text)
-    return text if back == (np.float32(value) if float32 else value) else shortest
 
 
 def java_float_from_shortest(value: float, shortest: str) -> str:
