@@ -133,7 +133,8 @@ def _half_up(value: float, scale: int, rounding: str) -> float:
     with decimal.localcontext() as exact:  # BigDecimal has no precision limit: 1.79E308 at scale 2 is 311 digits
         exact.prec = max(28, digits.adjusted() + max(scale, 0) + 2)
         exact.Emax, exact.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
-        return float(digits.quantize(decimal.Decimal(1).scaleb(-scale), rounding))
+        # a BigDecimal zero has no sign: -0.0, or -0.001 cut to 2 places, gives 0.0
+        return float(digits.quantize(decimal.Decimal(1).scaleb(-scale), rounding)) or 0.0
 
 
 def _to_scale(rounding: str, name: str):
