@@ -37,10 +37,7 @@ _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "floa
 
 # Cases where this package still differs from Pinot (issue 23), each to be fixed and removed from here: strict
 # xfail, so a fix that makes one pass is noticed. (continueOnError on / off, case id)
-KNOWN_DIFFERENCES = {
-    ("on", "math:c4=exp(d)"),  # HotSpot's Math intrinsics, not fdlibm (docs/ingestion.md)
-    ("on", "math:c6=log10(d)"),
-}
+KNOWN_DIFFERENCES: set[tuple[str, str]] = set()
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where
 # Java's does): `make test-slow` runs them, `make test` leaves them out.

@@ -101,6 +101,39 @@ def test_double_and_float_to_string(java):
     assert java_float_str(8.9970867155857632e16) == "8.9970867155857632E16"  # 8.997086715585763E16 in Java 19+
 
 
+def _amd_cpu() -> bool:
+    try:
+        return "AuthenticAMD" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+def test_math_exp_and_log10_bits(java):
+    """``Math.exp`` / ``Math.log10`` (HotSpot's x86_64 intrinsics, ported in functions.hotspot_math) on fresh
+    random inputs. log10's stub takes a reciprocal estimate from the CPU's ``rcpps``, whose table the port holds
+    as measured on AMD (Zen): compared on such a CPU only."""
+    import platform
+
+    from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log10
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    exp_in = [rng.uniform(-746, 710) for _ in range(20000)] + [rng.uniform(-2, 2) for _ in range(5000)]
+    log_in = [abs(struct.unpack("<d", struct.pack("<q", rng.getrandbits(64) - 2**63))[0]) for _ in range(15000)]
+    log_in += [rng.uniform(0, 1e4) for _ in range(10000)]
+    log_in = [v for v in log_in if v == v]
+    functions = [("exp", exp_in, hotspot_exp)] + ([("log10", log_in, hotspot_log10)] if _amd_cpu() else [])
+    for name, values, ours in functions:
+        bits = [struct.unpack("<q", struct.pack("<d", v))[0] for v in values]
+        answers = java([f"{name} {b}" for b in bits])
+        want = np.array([int(a) for a in answers], dtype=np.int64)
+        got = ours(np.array(values)).view(np.int64)
+        wrong = [(values[i], want[i], got[i]) for i in np.flatnonzero(want != got)]
+        assert not wrong, f"seed {seed}, {name}: {len(wrong)} of {len(values)} differ from Java, first: {wrong[:3]}"
+
+
 ZONES = ["UTC", "Z", "UTC+01:00", "EST", "utc", "PST", "\0", "+0100", "+01:00", "GMT+1", "GMT", "Etc/GMT+1",
          "America/New_York", "Asia/Kolkata", "UT", "+01", "UTC+1", "EST5EDT", "-00:00", "+1", "+24:00", "+23:59",
          "GMT-05:30", "Asia/Calcutta", "+013", "UTC+01", "Europe/Paris", "europe/paris", "+01:30"]

@@ -19,6 +19,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_string)
+from .hotspot_math import hotspot_exp, hotspot_log10
 from .registry import VAR_ARGS, scalar_function
 
 _TOLERANCE = 1e-7  # PolymorphicComparisonScalarFunction.DOUBLE_COMPARISON_TOLERANCE
@@ -105,11 +106,12 @@ scalar_function("abs", arity=1)(_unary(pc.abs))
 scalar_function("negate", arity=1)(_unary(pc.negate))
 scalar_function("ceil", "ceiling", arity=1)(_unary(pc.ceil))
 scalar_function("floor", arity=1)(_unary(pc.floor))
-scalar_function("exp", arity=1)(_unary(_numpy_unary(np.exp)))
+# Math.exp / Math.log10 as x86_64 HotSpot's intrinsic stubs compute them (hotspot_math), not libm / fdlibm
+scalar_function("exp", arity=1)(_unary(_numpy_unary(hotspot_exp)))
 scalar_function("ln", "log", arity=1)(_unary(_numpy_unary(np.log)))
 # Math.log(a) / Math.log(2) as ArithmeticFunctions writes it (np.log2 is one unit in the last place off at times)
 scalar_function("log2", arity=1)(_unary(_numpy_unary(lambda x: np.log(x) / np.log(2.0))))
-scalar_function("log10", arity=1)(_unary(_numpy_unary(np.log10)))
+scalar_function("log10", arity=1)(_unary(_numpy_unary(hotspot_log10)))
 scalar_function("sqrt", arity=1)(_unary(_numpy_unary(np.sqrt)))
 scalar_function("sign", arity=1)(_unary(_numpy_unary(np.sign)))
 
