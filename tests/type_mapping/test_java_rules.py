@@ -108,13 +108,13 @@ def _amd_cpu() -> bool:
         return False
 
 
-def test_math_exp_and_log10_bits(java):
-    """``Math.exp`` / ``Math.log10`` (HotSpot's x86_64 intrinsics, ported in functions.hotspot_math) on fresh
-    random inputs. log10's stub takes a reciprocal estimate from the CPU's ``rcpps``, whose table the port holds
-    as measured on AMD (Zen): compared on such a CPU only."""
+def test_math_exp_log_and_log10_bits(java):
+    """``Math.exp`` / ``Math.log`` / ``Math.log10`` (HotSpot's x86_64 intrinsics, ported in
+    functions.hotspot_math) on fresh random inputs. The log stubs start from the CPU's ``rcpps`` estimate,
+    whose table the port holds as measured on AMD (Zen): those are compared on such a CPU only."""
     import platform
 
-    from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log10
+    from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
 
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
@@ -124,7 +124,8 @@ def test_math_exp_and_log10_bits(java):
     log_in = [abs(struct.unpack("<d", struct.pack("<q", rng.getrandbits(64) - 2**63))[0]) for _ in range(15000)]
     log_in += [rng.uniform(0, 1e4) for _ in range(10000)]
     log_in = [v for v in log_in if v == v]
-    functions = [("exp", exp_in, hotspot_exp)] + ([("log10", log_in, hotspot_log10)] if _amd_cpu() else [])
+    functions = [("exp", exp_in, hotspot_exp)] + ([("log", log_in, hotspot_log), ("log10", log_in, hotspot_log10)]
+                                                   if _amd_cpu() else [])
     for name, values, ours in functions:
         bits = [struct.unpack("<q", struct.pack("<d", v))[0] for v in values]
         answers = java([f"{name} {b}" for b in bits])

@@ -1,4 +1,4 @@
-"""Write tests/fixtures/java17_math.txt: ``Math.exp`` and ``Math.log10`` as Java 17 on this x86_64 machine
+"""Write tests/fixtures/java17_math.txt: ``Math.exp``, ``Math.log`` and ``Math.log10`` as Java 17 on this x86_64 machine
 computes them (HotSpot's intrinsic stubs), for the inputs where numpy's libm gives other bits, the special and
 border values, and a sample of the others, found among ~400,000 inputs a function (random bit patterns, the
 whole range, subnormal results and arguments, overflow / underflow borders and their ulp neighbours). Prints
@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from java_runner import java_answers  # noqa: E402
 
-from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log10  # noqa: E402
+from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_math.txt"
-OURS = {"exp": (hotspot_exp, np.exp), "log10": (hotspot_log10, np.log10)}
+OURS = {"exp": (hotspot_exp, np.exp), "log": (hotspot_log, np.log), "log10": (hotspot_log10, np.log10)}
 
 
 def _bits(x: float) -> int:
@@ -85,7 +85,7 @@ def main() -> None:
     if args.check_only or wrong:
         sys.exit(1 if wrong else 0)
     with FIXTURE.open("w") as out:
-        out.write("# Math.exp / Math.log10 of Java 17 on x86_64 HotSpot (AMD EPYC), written by\n"
+        out.write("# Math.exp / Math.log / Math.log10 of Java 17 on x86_64 HotSpot (AMD EPYC), written by\n"
                   "# tools/java_math/math_fixture.py: where numpy's libm differs, special values, a sample. function x-bits result-bits (hex)\n")
         for function, x_bits, result_bits in rows:
             out.write(f"{function} {x_bits:x} {result_bits:x}\n")

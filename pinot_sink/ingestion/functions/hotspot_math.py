@@ -1,19 +1,22 @@
-"""``Math.exp`` and ``Math.log10`` as HotSpot computes them on x86_64: the stubs it generates for these
-intrinsics (hotspot/cpu/x86/macroAssembler_x86_exp.cpp, macroAssembler_x86_log10.cpp, Intel's LIBM
-algorithms), replayed in numpy: the same table and constants (as bits), the same float64 operations in the
-same order (SSE2 arithmetic rounds each to nearest, as numpy does; no fused multiply-add), the same integer
-tricks on bit patterns. So each rounding falls where the stub's does, and the result is Java's to the bit,
-which neither numpy's libm nor fdlibm (StrictMath) gives on every input.
+"""``Math.exp``, ``Math.log`` and ``Math.log10`` as HotSpot computes them on x86_64: the stubs it generates
+for these intrinsics (hotspot/cpu/x86/macroAssembler_x86_exp.cpp, _log.cpp, _log10.cpp: Intel's LIBM
+algorithms), replayed in numpy: the same tables and constants (as bits), the same float64 operations in the
+same order (SSE2 rounds each to nearest, as numpy does; no fused multiply-add), the same integer tricks on bit
+patterns. So each rounding falls where the stub's does, and the result is Java's to the bit, which neither
+numpy's libm nor fdlibm (StrictMath) gives on every input.
 
-Pinot on another CPU (aarch64 HotSpot has its own stubs; an interpreter without intrinsics uses StrictMath)
-may give other last bits: this module follows x86_64 HotSpot, the JVM of Pinot's usual deployment and of the
-tables the tests compare with (tests/fixtures/java_math_*.txt, written by tools/java_math/math_fixture.py).
+What this follows, precisely: Java 17's HotSpot on x86_64. The log stubs start from the CPU's ``rcpps``
+reciprocal estimate, whose table is the vendor's own; the steps it gives are held here as measured on AMD EPYC
+(Zen), so on an Intel CPU a Pinot may print another last bit for some inputs of ``ln`` / ``log2`` / ``log10``
+(``exp`` uses no such instruction). aarch64 HotSpot has other stubs, and a JVM without these intrinsics uses
+StrictMath (fdlibm): there the last bit may differ too. Checked against Java on this machine
+(tests/fixtures/java17_math.txt, written by tools/java_math/math_fixture.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["hotspot_exp", "hotspot_log10"]
+__all__ = ["hotspot_exp", "hotspot_log", "hotspot_log10"]
 
 
 def _d(bits) -> np.ndarray:
@@ -180,7 +183,7 @@ def hotspot_exp(x: np.ndarray) -> np.ndarray:
     return out
 
 
-# --- log10 -----------------------------------------------------------------------------------------------
+# --- log10 ----------------------------------------------------------------------------------------------
 # -log10(B) for the stub's B (high part with trailing zeros, low part), indexed by B's float bits
 _LOG10_TABLE = np.array(_pairs([
     0x509F7800, 0x3FD34413, 0x1F12B358, 0x3D1FEF31, 0x80333400, 0x3FD32418, 0xC671D9D0, 0xBCF542BF, 0x51195000, 0x3FD30442,
@@ -289,20 +292,129 @@ def _log10_core(x: np.ndarray, k16: np.ndarray) -> np.ndarray:
 
 def hotspot_log10(x: np.ndarray) -> np.ndarray:
     """``Math.log10`` on x86_64 HotSpot (StubRoutines::dlog10)."""
+    return _log_like(x, _log10_core)
+
+
+# --- log -------------------------------------------------------------------------------------------------
+# -log(B) (high part with trailing zeros, low part), indexed by B's float bits (macroAssembler_x86_log.cpp)
+_LOG_TABLE = np.array(_pairs([
+    0xFEFA3800, 0x3FE62E42, 0x93C76730, 0x3D2EF357, 0xAA241800, 0x3FE5EE82, 0x0CDA46BE, 0x3D220238, 0x5C364800, 0x3FE5AF40,
+    0xAC10C9FB, 0x3D2DFA63, 0x26BB8C00, 0x3FE5707A, 0xFF3303DD, 0x3D09980B, 0x26867800, 0x3FE5322E, 0x5D257531, 0x3D05CCC4,
+    0x835A5000, 0x3FE4F45A, 0x6D93B8FB, 0xBD2E6C51, 0x6F970C00, 0x3FE4B6FD, 0xED4C541C, 0x3CEF7115, 0x27E8A400, 0x3FE47A15,
+    0xF94D60AA, 0xBD22CB6A, 0xF2F92400, 0x3FE43D9F, 0x481051F7, 0xBCFD984F, 0x2125CC00, 0x3FE4019C, 0x30F0C74C, 0xBD26CE79,
+    0x0C36C000, 0x3FE3C608, 0x7CFE13C2, 0xBD02B736, 0x17197800, 0x3FE38AE2, 0xBB5569A4, 0xBD218B7A, 0xAD9D8C00, 0x3FE35028,
+    0x9527E6AC, 0x3D10B83F, 0x44340800, 0x3FE315DA, 0xC5A0ED9C, 0xBD274E93, 0x57B0E000, 0x3FE2DBF5, 0x07B9DC11, 0xBD17A6E5,
+    0x6D0EC000, 0x3FE2A278, 0xE797882D, 0x3D206D2B, 0x1134DC00, 0x3FE26962, 0x05226250, 0xBD0B61F1, 0xD8BEBC00, 0x3FE230B0,
+    0x6E48667B, 0x3D12FC06, 0x5FC61800, 0x3FE1F863, 0xC9FE81D3, 0xBD2A7242, 0x49AE6000, 0x3FE1C078, 0xED70E667, 0x3CCCACDE,
+    0x40F23C00, 0x3FE188EE, 0xF8AB4650, 0x3D14CC4E, 0xF6F29800, 0x3FE151C3, 0xA293AE49, 0xBD2EDD97, 0x23C75C00, 0x3FE11AF8,
+    0xBB9DDCB2, 0xBD258647, 0x8611CC00, 0x3FE0E489, 0x07801742, 0x3D1C2998, 0xE2D05400, 0x3FE0AE76, 0x887E7E27, 0x3D1F486B,
+    0x0533C400, 0x3FE078BF, 0x41EDF5FD, 0x3D268122, 0xBE760400, 0x3FE04360, 0xE79539E0, 0xBD04C45F, 0xE5B20800, 0x3FE00E5A,
+    0xB1727B1C, 0xBD053BA3, 0xAF7A4800, 0x3FDFB358, 0x3C164935, 0x3D0085FA, 0xEE031800, 0x3FDF4AA7, 0x6F014A8B, 0x3D12CDE5,
+    0x56B41000, 0x3FDEE2A1, 0x5A470251, 0x3D2F27F4, 0xC3DDB000, 0x3FDE7B42, 0x5372BD08, 0xBD246550, 0x1A272800, 0x3FDE148A,
+    0x07322938, 0xBD1326B2, 0x484C9800, 0x3FDDAE75, 0x60DC616A, 0xBD1EA42D, 0x46DEF800, 0x3FDD4902, 0xE9A767A8, 0x3D235BAF,
+    0x18064800, 0x3FDCE42F, 0x3EC7A6B0, 0xBD0797C3, 0xC7455800, 0x3FDC7FF9, 0xC15249AE, 0xBD29B6DD, 0x693FA000, 0x3FDC1C60,
+    0x7FE8E180, 0x3D2CEC80, 0x1B80E000, 0x3FDBB961, 0xF40A666D, 0x3D27D85B, 0x04462800, 0x3FDB56FA, 0x2D841995, 0x3D109525,
+    0x5248D000, 0x3FDAF529, 0x52774458, 0xBD217CC5, 0x3C8AD800, 0x3FDA93ED, 0xBEA77A5D, 0x3D1E36F2, 0x0224F800, 0x3FDA3344,
+    0x7F9D79F5, 0x3D23C645, 0xEA15F000, 0x3FD9D32B, 0x10D0C0B0, 0xBD26279E, 0x43135800, 0x3FD973A3, 0xA502D9F0, 0xBD152313,
+    0x635BF800, 0x3FD914A8, 0x2EE6307D, 0xBD1766B5, 0xA88B3000, 0x3FD8B639, 0xE5E70470, 0xBD205AE1, 0x776DC800, 0x3FD85855,
+    0x3333778A, 0x3D2FD56F, 0x3BD81800, 0x3FD7FAFA, 0xC812566A, 0xBD272090, 0x687CF800, 0x3FD79E26, 0x2EFD1778, 0x3D29EC7D,
+    0x76C67800, 0x3FD741D8, 0x49DC60B3, 0x3D2D8B09, 0xE6AF1800, 0x3FD6E60E, 0x7C222D87, 0x3D172165, 0x3E9C6800, 0x3FD68AC8,
+    0x2756EBA0, 0x3D20A0D3, 0x0B3AB000, 0x3FD63003, 0xE731AE00, 0xBD2DB623, 0xDF596000, 0x3FD5D5BD, 0x08A465DC, 0xBD0A0B2A,
+    0x53C8D000, 0x3FD57BF7, 0xEE5D40EF, 0x3D1FADED, 0x0738A000, 0x3FD522AE, 0x8164C759, 0x3D2EBE70, 0x9E173000, 0x3FD4C9E0,
+    0x1B0AD8A4, 0xBD2E2089, 0xC271C800, 0x3FD4718D, 0x0967D675, 0xBD2F27CE, 0x23D5E800, 0x3FD419B4, 0xEC90E09D, 0x3D08E436,
+    0x77333000, 0x3FD3C252, 0xB606BD5C, 0x3D183B54, 0x76BE1000, 0x3FD36B67, 0xB0F177C8, 0x3D116ECD, 0xE1D36000, 0x3FD314F1,
+    0xD3213CB8, 0xBD28E27A, 0x7CDC9000, 0x3FD2BEF0, 0x4A5004F4, 0x3D2A9CFA, 0x1134D800, 0x3FD26962, 0xDF5BB3B6, 0x3D2C93C1,
+    0x6D0EB800, 0x3FD21445, 0xBA46BAEA, 0x3D0A87DE, 0x635A6800, 0x3FD1BF99, 0x5147BDB7, 0x3D2CA6ED, 0xCBACF800, 0x3FD16B5C,
+    0xF7A51681, 0x3D2B9ACD, 0x8227E800, 0x3FD1178E, 0x63A5F01C, 0xBD2C210E, 0x67616000, 0x3FD0C42D, 0x163CEAE9, 0x3D27188B,
+    0x604D5800, 0x3FD07138, 0x16ED4E91, 0x3CF89CDB, 0x5626C800, 0x3FD01EAE, 0x1485E94A, 0xBD16F08C, 0x6CB3B000, 0x3FCF991C,
+    0xCA0CDF30, 0x3D1BCBEC, 0xE4DD0000, 0x3FCEF5AD, 0x65BB8E11, 0xBCCA2115, 0xFFE71000, 0x3FCE530E, 0x6041F430, 0x3CC21227,
+    0xB0D49000, 0x3FCDB13D, 0xF715B035, 0xBD2AFF2A, 0xF2656000, 0x3FCD1037, 0x75B6F6E4, 0xBD084A7E, 0xC6F01000, 0x3FCC6FFB,
+    0xC5962BD2, 0xBCF1EC72, 0x383BE000, 0x3FCBD087, 0x595412B6, 0xBD2D4BC4, 0x575BD000, 0x3FCB31D8, 0x4EACE1AA, 0xBD0C358D,
+    0x3C8AE000, 0x3FCA93ED, 0x50562169, 0xBD287243, 0x07089000, 0x3FC9F6C4, 0x6865817A, 0x3D29904D, 0xDCF70000, 0x3FC95A5A,
+    0x58A0FF6F, 0x3D07F228, 0xEB390000, 0x3FC8BEAF, 0xAAE92CD1, 0xBD073D54, 0x6551A000, 0x3FC823C1, 0x9A631E83, 0x3D1E0DDB,
+    0x85445000, 0x3FC7898D, 0x70914305, 0xBD1C6610, 0x8B757000, 0x3FC6F012, 0xE59C21E1, 0xBD25118D, 0xBE8C1000, 0x3FC6574E,
+    0x2C3C2E78, 0x3D19CF8B, 0x6B544000, 0x3FC5BF40, 0xEB68981C, 0xBD127023, 0xE4A1B000, 0x3FC527E5, 0xE5697DC7, 0x3D2633E8,
+    0x8333B000, 0x3FC4913D, 0x54FDB678, 0x3D258379, 0xA5993000, 0x3FC3FB45, 0x7E6A354D, 0xBD2CD1D8, 0xB0159000, 0x3FC365FC,
+    0x234B7289, 0x3CC62FA8, 0x0C868000, 0x3FC2D161, 0xCB81B4A1, 0x3D039D6C, 0x2A49C000, 0x3FC23D71, 0x8FD3DF5C, 0x3D100D23,
+    0x7E23F000, 0x3FC1AA2B, 0x44389934, 0x3D2CA78E, 0x8227E000, 0x3FC1178E, 0xCE2D07F2, 0x3D21EF78, 0xB59E4000, 0x3FC08598,
+    0x7009902C, 0xBD27E5DD, 0x39DBE000, 0x3FBFE891, 0x4FA10AFD, 0xBD2534D6, 0x830A2000, 0x3FBEC739, 0xAFE645E0, 0xBD2DC068,
+    0x63844000, 0x3FBDA727, 0x1FA71733, 0x3D1A8940, 0x01BC4000, 0x3FBC8858, 0xC65AACD3, 0x3D2646D1, 0x8DAD6000, 0x3FBB6AC8,
+    0x2BF768E5, 0xBD139080, 0x40B1C000, 0x3FBA4E76, 0xB94407C8, 0xBD0E42B6, 0x5D594000, 0x3FB9335E, 0x3ABD47DA, 0x3D23115C,
+    0x2F40E000, 0x3FB8197E, 0xF96FFDF7, 0x3D0F80DC, 0x0AEAC000, 0x3FB700D3, 0xA99DED32, 0x3CEC1E8D, 0x4D97A000, 0x3FB5E95A,
+    0x3C5D1D1E, 0xBD2C6906, 0x5D208000, 0x3FB4D311, 0x82F4E1EF, 0xBCF53A25, 0xA7D1E000, 0x3FB3BDF5, 0xA5DB4ED7, 0x3D2CC85E,
+    0xA4472000, 0x3FB2AA04, 0xAE9C697D, 0xBD20B6E8, 0xD1466000, 0x3FB1973B, 0x560D9E9B, 0xBD25325D, 0xB59E4000, 0x3FB08598,
+    0x7009902C, 0xBD17E5DD, 0xC006C000, 0x3FAEEA31, 0x4FC93B7B, 0xBD0E113E, 0xCDDDC000, 0x3FACCB73, 0x47D82807, 0xBD1A68F2,
+    0xD0FB0000, 0x3FAAAEF2, 0x353BB42E, 0x3D20FC1A, 0x149FC000, 0x3FA894AA, 0xD05A267D, 0xBD197995, 0xF2D4C000, 0x3FA67C94,
+    0xEC19AFA2, 0xBD029EFB, 0xD42E0000, 0x3FA466AE, 0x75BDFD28, 0xBD2C1673, 0x2F8D0000, 0x3FA252F3, 0xE021B67B, 0x3D283E9A,
+    0x89E74000, 0x3FA0415D, 0x5CF1D753, 0x3D0111C0, 0xEC148000, 0x3F9C63D2, 0x3F9EB2F3, 0x3D2578C6, 0x28C90000, 0x3F984925,
+    0x325A0C34, 0xBD2AA0BA, 0x25980000, 0x3F9432A9, 0x928637FE, 0x3D098139, 0x58938000, 0x3F902056, 0x06E2F7D2, 0xBD23DC5B,
+    0xA3890000, 0x3F882448, 0xDA74F640, 0xBD275577, 0x75890000, 0x3F801015, 0x999D2BE8, 0xBD10C76B, 0x59580000, 0x3F700805,
+    0xCB31C67B, 0x3D2166AF, 0x00000000, 0x00000000, 0x00000000, 0x80000000,
+]), dtype=np.uint64).reshape(-1, 2)
+_LOG_2_HI = _d(0x3FA62E42FEFA3800)  # ln(2) / 16, high and low
+_LOG_2_LO = _d(0x3CEEF35793C76730)
+_LOG_C = tuple(_d(b) for b in (0x3FC2492492492492, 0xBFD0000000000000, 0xBFC5555E3D6FB175, 0x3FD5555555555555,
+                                0x3FC999999999999A, 0xBFE0000000000000))
+# log's B is rcpps of the mantissa itself rounded to 7 bits (no scaling): its steps, measured as above
+_LOG_B_STEPS = np.array([
+    0, 8, 24, 41, 57, 74, 91, 107, 124, 141, 158, 175, 193, 211, 229, 246, 264, 283, 301, 320, 338, 357, 376, 395,
+    414, 434, 454, 473, 493, 513, 534, 555, 575, 596, 617, 639, 660, 682, 703, 726, 748, 770, 793, 816, 839, 863,
+    886, 910, 934, 958, 982, 1007, 1032, 1057, 1083, 1109, 1134, 1161, 1187, 1214, 1241, 1269, 1296, 1324, 1352,
+    1380, 1409, 1438, 1468, 1497, 1527, 1557, 1588, 1619, 1650, 1682, 1714, 1747, 1779, 1812, 1845, 1880, 1914,
+    1948, 1983, 2019, 2055, 2091, 2128, 2165, 2203, 2241, 2279, 2318, 2357, 2398, 2438, 2479, 2521, 2562, 2605,
+    2648, 2692, 2736, 2780, 2826, 2873, 2919, 2966, 3014, 3062, 3112, 3162, 3211, 3263, 3315, 3368, 3421, 3475,
+    3532, 3586, 3643, 3702, 3759, 3819, 3879, 3940, 4002, 4066,
+], dtype=np.int64)
+
+
+def _log_core(x: np.ndarray, k16: np.ndarray) -> np.ndarray:
+    """The log stub's main path for positive normal ``x``."""
+    mantissa = _bits(x) & _U64(0x000FFFFFFFFFFFFF)
+    steps = np.searchsorted(_LOG_B_STEPS, (mantissa >> _U64(40)).astype(np.int64), side="right") - 1
+    b_float_bits = _U64(0x3F800000) - (steps.astype(np.uint64) << _U64(16))
+    b = ((b_float_bits << _U64(29)) & _U64(0xFFFFE00000000000)).view(np.float64)
+    entry = ((b_float_bits >> _U64(16)) & _U64(0xFF)).astype(np.int64)
+    t_hi = _LOG_TABLE[entry, 0].view(np.float64)
+    t_lo = _LOG_TABLE[entry, 1].view(np.float64)
+    m = (mantissa | _U64(0x77F0000000000000)).view(np.float64)
+    m_hi = (_bits(m) & _U64(0xFFFFE00000000000)).view(np.float64)
+    m_lo = m - m_hi
+    k = k16.astype(np.float64)
+    r = m_lo * b + (m_hi * b - _ONE)
+    c0, c1, c2, c3, c4, c5 = _LOG_C
+    a = t_hi + _LOG_2_HI * k
+    r2 = r * r
+    lane0 = (c2 * r + c4) * r + (c0 * r) * r2
+    lane1 = (c3 * r + c5) + c1 * r2
+    head = a + r
+    tail = r + (a - head)
+    tail = tail + (k * _LOG_2_LO + t_lo)
+    tail = tail + lane0 * (r2 * r2)
+    tail = tail + lane1 * r2
+    return head + tail
+
+
+def hotspot_log(x: np.ndarray) -> np.ndarray:
+    """``Math.log`` on x86_64 HotSpot (StubRoutines::dlog)."""
+    return _log_like(x, _log_core)
+
+
+def _log_like(x: np.ndarray, core) -> np.ndarray:
+    """The special cases log and log10's stubs share: subnormals scaled by 2**128 first, +-0 to -Infinity,
+    negatives and -Infinity to NaN, +Infinity and NaN as they are."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     out = np.empty_like(x)
-    xb = _bits(x)
-    word = (xb >> _U64(48)).astype(np.int64)
+    word = (_bits(x) >> _U64(48)).astype(np.int64)
     with np.errstate(all="ignore"):
         normal = (word >= 16) & (word < 0x7FF0)
         if normal.any():
-            out[normal] = _log10_core(x[normal], (((word[normal] - 16) & 0x7FF0) - 0x3FE0))
+            out[normal] = core(x[normal], (((word[normal] - 16) & 0x7FF0) - 0x3FE0))
         subnormal = (word < 16) & (x != 0)
-        if subnormal.any():  # scaled by 2**128 first
+        if subnormal.any():
             scaled = x[subnormal] * _d(0x47F0000000000000)
-            out[subnormal] = _log10_core(scaled, ((_bits(scaled) >> _U64(48)).astype(np.int64) & 0x7FF0) - 0x47F0)
-        out[x == 0] = -np.inf  # +0.0 and -0.0
-        out[(word >= 0x7FF0) & ~(x == 0)] = np.nan  # negative (NaN: 0 * inf), and NaN, as NaN
+            out[subnormal] = core(scaled, ((_bits(scaled) >> _U64(48)).astype(np.int64) & 0x7FF0) - 0x47F0)
+        out[x == 0] = -np.inf
+        out[(word >= 0x7FF0) & ~(x == 0)] = np.nan
         out[x == np.inf] = np.inf
         nan = np.isnan(x)
         out[nan] = x[nan] + x[nan]
