@@ -43,7 +43,7 @@ def java_float_str(value: float, float32: bool = False) -> str:
 _MIN_NORMAL = {False: 2.2250738585072014e-308, True: 1.1754943508222875e-38}
 _SIGNIFICANT_BITS = {False: 53, True: 24}
 # the most digits the shortest repr may have for Java 17 to print the same (see _shortest_is_java17)
-_MAX_SAFE_DIGITS = {False: 17, True: 7}
+_MAX_SAFE_DIGITS = {False: 17, True: 7}  # a float of 8 or 9 digits: _float_clear_of_ties
 
 
 def _shortest_is_java17(value: float, float32: bool) -> str | None:
@@ -58,9 +58,10 @@ def _shortest_is_java17(value: float, float32: bool) -> str | None:
     rounds digits off). For a normal value below 2**53 (2**24 for a float) a candidate at exactly M,
     (2m +- 1) * 2**(e-1), is no whole number and its digits are 5**q * (2m +- 1), 17 or more (8 or more); at
     17 digits a double always has a candidate strictly within M (an ulp is above a unit of the 17th digit),
-    so the boundary cannot change where Java stops nor which it takes. A float may need 9 digits: at most 7.
-    So: normal, below 2**53 (2**24), not a power of two, at most 17 (7) digits, and two or more unless plain
-    (1e-3 <= |value| < 1e7). Checked against the port and Java 17 (tests/type_mapping/test_floating_decimal.py)."""
+    so the boundary cannot change where Java stops nor which it takes. A float may need 9 digits: up to 7 it
+    is clear, at 8 or 9 ``_float_clear_of_ties`` checks exactly. So: normal, below 2**53 (2**24), not a power
+    of two, and two or more digits unless plain (1e-3 <= |value| < 1e7). Checked against the port and Java 17
+    (tests/type_mapping/test_floating_decimal.py)."""
     magnitude = abs(value)
     bits = _SIGNIFICANT_BITS[float32]
     if not _MIN_NORMAL[float32] <= magnitude < 2.0**bits:
@@ -72,11 +73,31 @@ def _shortest_is_java17(value: float, float32: bool) -> str | None:
     body, _, _ = shortest.partition("e")
     digits = body.lstrip("-").replace(".", "").strip("0")
     plain = 1e-3 <= magnitude < 1e7
-    if len(digits) > _MAX_SAFE_DIGITS[float32] or (len(digits) == 1 and not plain):
+    if len(digits) == 1 and not plain:
+        return None
+    if len(digits) > _MAX_SAFE_DIGITS[float32] and not (float32 and _float_clear_of_ties(value, len(digits))):
         return None
     if plain and "e" not in shortest:
         return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
     return java_float_from_shortest(value, shortest)
+
+
+def _float_clear_of_ties(value: float, digits: int) -> bool:
+    """For a float whose shortest digits number 8 or 9: True when no 8-digit number lies at exactly half an ulp
+    from it (where Java's tests and reading back disagree) and its exact value is not a (digits + 1)-digit
+    decimal (a tie between the two candidates). Then Java 17 prints numpy's shortest digits: at 9 digits a float
+    always has a candidate strictly within half an ulp (an ulp is above a unit of the 9th digit). Exact, in
+    integers: the value is m * 2**e, the candidates at half an ulp (2m -+ 1) * 2**(e-1)."""
+    fraction, exponent = math.frexp(abs(value))
+    m, e = int(fraction * (1 << 24)), exponent - 24
+    if _dyadic_digits(m, e) <= digits + 1:
+        return False
+    return _dyadic_digits(2 * m - 1, e - 1) > 8 and _dyadic_digits(2 * m + 1, e - 1) > 8
+
+
+def _dyadic_digits(n: int, e: int) -> int:
+    """The significant decimal digits of n * 2**e, exactly (2**-q is 5**q / 10**q)."""
+    return len(str(n << e if e >= 0 else n * 5**-e).strip("0"))
 
 
 def java_float_from_shortest(value: float, shortest: str) -> str:

@@ -87,6 +87,18 @@ def test_the_shortcut_agrees_with_the_port():
     wrong = [(v, java_float_str(v), java17_double_string(v)) for v in doubles if java_float_str(v) != java17_double_string(v)]
     floats = [float(np.float32(v)) for v in doubles if abs(v) < 3e38]
     floats += [float(np.uint32(rng.getrandbits(32)).view(np.float32)) for _ in range(3000)]
+    floats += [float(np.float32(rng.randrange(1, 2**24) / 2 ** rng.randint(1, 40))) for _ in range(3000)]
+    floats += [float(np.float32(rng.uniform(-1e6, 1e6))) for _ in range(3000)]  # 8 and 9 digits
     wrong += [(v, java_float_str(v, True), java17_float_string(v)) for v in floats
               if v == v and java_float_str(v, True) != java17_float_string(v)]
     assert not wrong, wrong[:5]
+
+
+def test_floats_at_a_tie_take_the_port():
+    """2097152.25 is exactly halfway between the 8-digit 2097152.2 and 2097152.3 (both within half an ulp,
+    0.125): the shortcut leaves such ties to the port rather than trust numpy's rounding of the tie."""
+    from type_mapping.java_text import _float_clear_of_ties
+
+    assert not _float_clear_of_ties(2097152.25, 8)
+    assert _float_clear_of_ties(float(np.float32(123.45678)), 8)
+    assert java_float_str(2097152.25, True) == java17_float_string(2097152.25) == "2097152.2"
