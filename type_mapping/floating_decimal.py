@@ -24,7 +24,7 @@ import struct
 
 import numpy as np
 
-__all__ = ["java17_double_string", "java17_float_string"]
+__all__ = ["java17_double_string", "java17_float_string", "java17_whole_number_string"]
 
 # approximately ceil(log2(5**i)), i < 27 (FloatingDecimal.N_5_BITS); its length bounds the fast path too
 _N_5_BITS = (0, 3, 5, 7, 10, 12, 14, 17, 19, 21, 24, 26, 28, 31, 33, 35, 38, 40, 42, 45, 47, 49, 52, 54, 56, 59, 61)
@@ -137,13 +137,23 @@ def _dtoa(bin_exp: int, fract_bits: int, n_significant_bits: int) -> tuple[list[
             digits.append(chr(48 + q))
         if dec_exp < -3 or dec_exp >= 8:  # E notation needs a digit after the point
             high = low = False
+        top = 1 << (31 if wrap is _wrap32 else 63)
         while not low and not high:
-            q = _java_div(b, s)
-            b = wrap(10 * (b - q * s))
-            m = wrap(m * 10)
+            if b >= 0 and s > 0:  # (always, in practice: Python's divmod is Java's / and % then)
+                q, b = divmod(b, s)
+            else:
+                q = _java_div(b, s)
+                b -= q * s
+            b *= 10
+            m *= 10
+            if not -top <= b < top:  # wrap only where Java's arithmetic would overflow
+                b = wrap(b)
+            if not -top <= m < top:
+                m = wrap(m)
             if m > 0:
                 low = b < m
-                high = wrap(b + m) > tens
+                total = b + m
+                high = (total if -top <= total < top else wrap(total)) > tens
             else:  # m overflowed: Java takes both as true
                 low = high = True
             digits.append(chr(48 + q))
@@ -254,3 +264,18 @@ def java17_float_string(value: float) -> str:
         n_significant_bits = 24
     digits, dec_exponent = _dtoa(bin_exp - 127, fract_bits << (_EXP_SHIFT - 23), n_significant_bits)
     return _java_layout(negative, digits, dec_exponent)
+
+
+def java17_whole_number_string(value: float, float32: bool = False) -> str:
+    """``Double.toString`` (``Float.toString``) of a whole number with 1 <= |value| < 2**63: the path ``dtoa``
+    takes for every value with no fraction bits and a binary exponent up to 62 (``developLongDigits``),
+    without unpacking the bits (the same digits as ``java17_double_string`` / ``java17_float_string``)."""
+    whole = int(abs(value))
+    bin_exp = whole.bit_length() - 1
+    n_significant_bits = 24 if float32 else 53
+    insignificant = 0
+    if bin_exp > n_significant_bits:
+        p2 = bin_exp - n_significant_bits - 1
+        insignificant = _INSIGNIFICANT_DIGITS_POW2[p2] if 1 < p2 < len(_INSIGNIFICANT_DIGITS_POW2) else 0
+    digits, dec_exponent = _develop_long_digits(whole, insignificant)
+    return _java_layout(value < 0, digits, dec_exponent)

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from .errors import PinotSinkError
-from .floating_decimal import java17_double_string, java17_float_string
+from .floating_decimal import java17_double_string, java17_float_string, java17_whole_number_string
 
 # --- Double.toString / Float.toString ------------------------------------------------------------
 
@@ -33,7 +33,21 @@ def java_float_str(value: float, float32: bool = False) -> str:
     ``FloatingDecimal`` digits (``type_mapping.floating_decimal``), which are not always the shortest that read
     back (``1.0E23`` is ``9.999999999999999E22``; JDK-4511638, changed in Java 19). Python's shortest repr is
     taken where it provably gives the same digits (``_shortest_is_java17``), the port elsewhere."""
-    value = float(value)
+    value = float(np.float32(value)) if float32 else float(value)
+    magnitude = abs(value)
+    if 1e-3 <= magnitude < 1e7 and math.frexp(magnitude)[0] != 0.5:
+        # Java's plain form, and Python's shortest repr: the same digits (see _shortest_is_java17: a double
+        # there is normal, below 2**53, and may have one digit)
+        if not float32:
+            return repr(value)
+        shortest = str(np.float32(value))  # numpy may print E notation here ("1e+06")
+        if "e" not in shortest:
+            digits = len(shortest.lstrip("-").replace(".", "").strip("0"))
+            if digits <= 7 or _clear_of_ties(*math.frexp(magnitude), digits, True):
+                return shortest
+            return java17_float_string(value)
+    elif 1e7 <= magnitude < 2.0**63 and value.is_integer():
+        return java17_whole_number_string(value, float32)
     shortest = _shortest_is_java17(value, float32)
     if shortest is not None:
         return shortest
@@ -43,7 +57,7 @@ def java_float_str(value: float, float32: bool = False) -> str:
 _MIN_NORMAL = {False: 2.2250738585072014e-308, True: 1.1754943508222875e-38}
 _SIGNIFICANT_BITS = {False: 53, True: 24}
 # the most digits the shortest repr may have for Java 17 to print the same (see _shortest_is_java17)
-_MAX_SAFE_DIGITS = {False: 17, True: 7}  # a float of 8 or 9 digits: _float_clear_of_ties
+_MAX_SAFE_DIGITS = {False: 17, True: 7}  # beyond (or large): _clear_of_ties
 
 
 def _shortest_is_java17(value: float, float32: bool) -> str | None:
@@ -59,40 +73,40 @@ def _shortest_is_java17(value: float, float32: bool) -> str | None:
     (2m +- 1) * 2**(e-1), is no whole number and its digits are 5**q * (2m +- 1), 17 or more (8 or more); at
     17 digits a double always has a candidate strictly within M (an ulp is above a unit of the 17th digit),
     so the boundary cannot change where Java stops nor which it takes. A float may need 9 digits: up to 7 it
-    is clear, at 8 or 9 ``_float_clear_of_ties`` checks exactly. So: normal, below 2**53 (2**24), not a power
-    of two, and two or more digits unless plain (1e-3 <= |value| < 1e7). Checked against the port and Java 17
-    (tests/type_mapping/test_floating_decimal.py)."""
+    is clear, at 8 or 9 ``_clear_of_ties`` checks exactly. So: normal, below 2**53 (2**24), not a power of
+    two, two or more digits unless plain (1e-3 <= |value| < 1e7), and for a float of 8 or 9 digits clear of
+    ties. Checked against the port and Java 17 (tests/type_mapping/test_floating_decimal.py)."""
     magnitude = abs(value)
-    bits = _SIGNIFICANT_BITS[float32]
-    if not _MIN_NORMAL[float32] <= magnitude < 2.0**bits:
-        return None
-    mantissa, _ = math.frexp(magnitude)
-    if mantissa == 0.5:  # a power of two
+    if not _MIN_NORMAL[float32] <= magnitude < 2.0 ** _SIGNIFICANT_BITS[float32]:
+        return None  # (above, Java 17 may take the farther of two 17-digit candidates: 2.4996964836998022E25)
+    fraction, exponent = math.frexp(magnitude)
+    if fraction == 0.5:  # a power of two
         return None
     shortest = str(np.float32(value)) if float32 else repr(value)
     body, _, _ = shortest.partition("e")
-    digits = body.lstrip("-").replace(".", "").strip("0")
+    digits = len(body.lstrip("-").replace(".", "").strip("0"))
     plain = 1e-3 <= magnitude < 1e7
-    if len(digits) == 1 and not plain:
+    if digits == 1 and not plain:
         return None
-    if len(digits) > _MAX_SAFE_DIGITS[float32] and not (float32 and _float_clear_of_ties(value, len(digits))):
+    if digits > _MAX_SAFE_DIGITS[float32] and not _clear_of_ties(fraction, exponent, digits, float32):
         return None
     if plain and "e" not in shortest:
         return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
     return java_float_from_shortest(value, shortest)
 
 
-def _float_clear_of_ties(value: float, digits: int) -> bool:
-    """For a float whose shortest digits number 8 or 9: True when no 8-digit number lies at exactly half an ulp
-    from it (where Java's tests and reading back disagree) and its exact value is not a (digits + 1)-digit
-    decimal (a tie between the two candidates). Then Java 17 prints numpy's shortest digits: at 9 digits a float
-    always has a candidate strictly within half an ulp (an ulp is above a unit of the 9th digit). Exact, in
-    integers: the value is m * 2**e, the candidates at half an ulp (2m -+ 1) * 2**(e-1)."""
-    fraction, exponent = math.frexp(abs(value))
-    m, e = int(fraction * (1 << 24)), exponent - 24
+def _clear_of_ties(fraction: float, exponent: int, digits: int, float32: bool) -> bool:
+    """For a float of 8 or 9 shortest digits (``math.frexp``'s parts; and a double, where a candidate at exactly
+    half an ulp may be a short whole number, 1.0E23): True when no number of up to 8 digits (16 for a double)
+    lies at exactly half an ulp, (2m -+ 1) * 2**(e-1), and the exact value m * 2**e is no decimal of
+    ``digits`` + 1 digits (a tie between the two candidates). At 17 digits (9) a candidate always lies
+    strictly within half an ulp, so a boundary there changes nothing. Exact, in integers."""
+    bits = _SIGNIFICANT_BITS[float32]
+    m, e = int(fraction * (1 << bits)), exponent - bits
     if _dyadic_digits(m, e) <= digits + 1:
         return False
-    return _dyadic_digits(2 * m - 1, e - 1) > 8 and _dyadic_digits(2 * m + 1, e - 1) > 8
+    limit = 8 if float32 else 16
+    return _dyadic_digits(2 * m - 1, e - 1) > limit and _dyadic_digits(2 * m + 1, e - 1) > limit
 
 
 def _dyadic_digits(n: int, e: int) -> int:

@@ -5,6 +5,7 @@ tools/java_math/number_text_fixture.py, whose run of 874,363 values had no diffe
 against the port. tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh random values too."""
 from __future__ import annotations
 
+import math
 import random
 import struct
 from functools import lru_cache
@@ -97,8 +98,11 @@ def test_the_shortcut_agrees_with_the_port():
 def test_floats_at_a_tie_take_the_port():
     """2097152.25 is exactly halfway between the 8-digit 2097152.2 and 2097152.3 (both within half an ulp,
     0.125): the shortcut leaves such ties to the port rather than trust numpy's rounding of the tie."""
-    from type_mapping.java_text import _float_clear_of_ties
+    from type_mapping.java_text import _clear_of_ties
 
-    assert not _float_clear_of_ties(2097152.25, 8)
-    assert _float_clear_of_ties(float(np.float32(123.45678)), 8)
+    assert not _clear_of_ties(*math.frexp(2097152.25), 8, True)
+    assert _clear_of_ties(*math.frexp(float(np.float32(123.45678))), 8, True)
+    # 1.0E23: the double below is exactly half an ulp from 10**23, a one-digit number: Java's own choice
+    assert not _clear_of_ties(*math.frexp(1e23), 1, False)
+    assert _clear_of_ties(*math.frexp(1.2345678901234567e23), 17, False)
     assert java_float_str(2097152.25, True) == java17_float_string(2097152.25) == "2097152.2"
