@@ -248,7 +248,8 @@ _LOG10_C = tuple(_d(b) for b in (0x40358874C1A5F12E, 0xC008930964D4EF0D, 0xC025C
 # B comes from rcpps (a 12-bit reciprocal approximation, its table the CPU's own) of the mantissa, times
 # 0.43359375 in single precision, rounded to 7 bits: it steps down by one (float bits 0x3EDE0000 - i * 2**16)
 # at these values of the mantissa's top 12 bits, as measured (every one of the 2**23 float mantissas) on this
-# machine's AMD EPYC (Zen). Intel's rcpps approximates differently: there a few B, hence last bits, may differ.
+# machine's AMD EPYC (Zen) by tools/java_math/rcpps_steps.c. Intel's rcpps approximates differently: there a
+# few B, hence last bits, may differ.
 _LOG10_B_STEPS = np.array([
     0, 9, 28, 47, 66, 85, 104, 124, 143, 163, 183, 204, 224, 245, 265, 287, 307, 329, 351, 373, 395, 417, 440, 462,
     485, 508, 531, 555, 579, 603, 628, 653, 678, 703, 729, 754, 780, 806, 832, 860, 886, 914, 942, 970, 998, 1027,
