@@ -4,7 +4,7 @@ Pinot writes values as Java prints them (metadata min/max, bloom filter and part
 JSON) and orders strings as Java compares them, so every copy of these rules in this package must agree
 with Java's, and with each other: they live here, on the ground floor, and everything else calls them.
 
-* ``Double.toString`` / ``Float.toString`` (JDK 19+ shortest digits): ``java_float_str``; ``Object.toString``
+* ``Double.toString`` / ``Float.toString`` (Java 17's digits): ``java_float_str``; ``Object.toString``
   of a value: ``java_object_string``;
 * ``BigDecimal``: ``new BigDecimal(String)`` parsing, ``toString``, ``toPlainString``,
   ``stripTrailingZeros`` (``parse_big_decimal``, ``big_decimal_string``, ``big_decimal_plain_string``);
@@ -23,57 +23,95 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from .errors import PinotSinkError
+from .floating_decimal import java17_double_string, java17_float_string, java17_whole_number_string
 
 # --- Double.toString / Float.toString ------------------------------------------------------------
 
 
 def java_float_str(value: float, float32: bool = False) -> str:
-    """``Double.toString`` (or ``Float.toString`` with ``float32``): Java 17's digits for a whole number from 1e7
-    up to 2**63 (``_java17_whole_number``), elsewhere the shortest digits (JDK 19+; Java 17 gives more for about 1 in
-    100,000 other doubles, e.g. 1.0E23 is ``9.999999999999999E22`` there: docs/ingestion.md)."""
-    value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0.0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    if 1e7 <= abs(value) < 2.0**63 and value == int(value):
-        return java_float_from_shortest(value, _java17_whole_number(value, 24 if float32 else 53))
+    """``Double.toString`` (or ``Float.toString`` with ``float32``) as Java 17, Pinot's JVM, prints it: its
+    ``FloatingDecimal`` digits (``type_mapping.floating_decimal``), which are not always the shortest that read
+    back (``1.0E23`` is ``9.999999999999999E22``; JDK-4511638, changed in Java 19). Python's shortest repr is
+    taken where it provably gives the same digits (``_shortest_is_java17``), the port elsewhere."""
+    value = float(np.float32(value)) if float32 else float(value)
+    magnitude = abs(value)
+    if 1e-3 <= magnitude < 1e7 and math.frexp(magnitude)[0] != 0.5:
+        # Java's plain form, and Python's shortest repr: the same digits (see _shortest_is_java17: a double
+        # there is normal, below 2**53, and may have one digit)
+        if not float32:
+            return repr(value)
+        shortest = str(np.float32(value))  # numpy may print E notation here ("1e+06")
+        if "e" not in shortest:
+            digits = len(shortest.lstrip("-").replace(".", "").strip("0"))
+            if digits <= 7 or _clear_of_ties(*math.frexp(magnitude), digits, True):
+                return shortest
+            return java17_float_string(value)
+    elif 1e7 <= magnitude < 2.0**63 and value.is_integer():
+        return java17_whole_number_string(value, float32)
+    shortest = _shortest_is_java17(value, float32)
+    if shortest is not None:
+        return shortest
+    return java17_float_string(value) if float32 else java17_double_string(value)
+
+
+_MIN_NORMAL = {False: 2.2250738585072014e-308, True: 1.1754943508222875e-38}
+_SIGNIFICANT_BITS = {False: 53, True: 24}
+# the most digits the shortest repr may have for Java 17 to print the same (see _shortest_is_java17)
+_MAX_SAFE_DIGITS = {False: 17, True: 7}  # beyond (or large): _clear_of_ties
+
+
+def _shortest_is_java17(value: float, float32: bool) -> str | None:
+    """Java's text for ``value`` from Python's shortest repr, or None where Java 17 may print other digits.
+
+    Java 17 generates the exact value's digits until the number so far, or it plus one in the last place, is
+    within M, half an ulp, and takes the nearer of the two (a tie: an odd last digit rounds up, as David Gay's
+    dtoa behind repr and numpy's Dragon4 do): the shortest digits that read back, unless (a) a candidate lies
+    at exactly M, where Java's tests (``<``; ``<=`` or ``<``) and reading back (round half even) disagree;
+    (b) M differs below and above (a power of two; Java takes the narrower on both sides); (c) one digit would
+    do in E notation (Java wants two), or the value is a whole number from 2**53 up (``developLongDigits``
+    rounds digits off). For a normal value below 2**53 (2**24 for a float) a candidate at exactly M,
+    (2m +- 1) * 2**(e-1), is no whole number and its digits are 5**q * (2m +- 1), 17 or more (8 or more); at
+    17 digits a double always has a candidate strictly within M (an ulp is above a unit of the 17th digit),
+    so the boundary cannot change where Java stops nor which it takes. A float may need 9 digits: up to 7 it
+    is clear, at 8 or 9 ``_clear_of_ties`` checks exactly. So: normal, below 2**53 (2**24), not a power of
+    two, two or more digits unless plain (1e-3 <= |value| < 1e7), and for a float of 8 or 9 digits clear of
+    ties. Checked against the port and Java 17 (tests/type_mapping/test_floating_decimal.py)."""
+    magnitude = abs(value)
+    if not _MIN_NORMAL[float32] <= magnitude < 2.0 ** _SIGNIFICANT_BITS[float32]:
+        return None  # (above, Java 17 may take the farther of two 17-digit candidates: 2.4996964836998022E25)
+    fraction, exponent = math.frexp(magnitude)
+    if fraction == 0.5:  # a power of two
+        return None
     shortest = str(np.float32(value)) if float32 else repr(value)
-    if 1e-3 <= abs(value) < 1e7 and "e" not in shortest:
+    body, _, _ = shortest.partition("e")
+    digits = len(body.lstrip("-").replace(".", "").strip("0"))
+    plain = 1e-3 <= magnitude < 1e7
+    if digits == 1 and not plain:
+        return None
+    if digits > _MAX_SAFE_DIGITS[float32] and not _clear_of_ties(fraction, exponent, digits, float32):
+        return None
+    if plain and "e" not in shortest:
         return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
-    if len(Decimal(shortest).normalize().as_tuple().digits) == 1:
-        shortest = _two_digits(value, shortest, float32)
     return java_float_from_shortest(value, shortest)
 
 
-def _java17_whole_number(value: float, significand_bits: int) -> str:
-    """The digits Java 17's ``Double.toString`` (FloatingDecimal; Pinot's JVM, Java 11 prints the same) gives a
-    whole number below 2**63: the number's own digits, less the low "insignificant" ones its binary precision
-    cannot tell (as many as 2**p has digits beyond its first, for p = binary exponent - significand bits - 1,
-    when p > 1), those rounded half up. Java 19+ prints the shortest digits instead (JDK-4511638):
-    ``8.9970867155857632E16`` there is ``8.997086715585763E16``. (As a Decimal text for the layout.)"""
-    whole = int(abs(value))
-    binary_exponent = whole.bit_length() - 1
-    p = binary_exponent - significand_bits - 1  # (53 for a double, 24 for a float: trailing zeros or not)
-    insignificant = len(str(2**p)) - 1 if 1 < p < 64 else 0
-    if insignificant:
-        whole, residue = divmod(whole, 10**insignificant)
-        whole += residue >= 10**insignificant // 2
-    return f"{'-' if value < 0 else ''}{whole}E{insignificant}"
+def _clear_of_ties(fraction: float, exponent: int, digits: int, float32: bool) -> bool:
+    """For a float of 8 or 9 shortest digits (``math.frexp``'s parts; and a double, where a candidate at exactly
+    half an ulp may be a short whole number, 1.0E23): True when no number of up to 8 digits (16 for a double)
+    lies at exactly half an ulp, (2m -+ 1) * 2**(e-1), and the exact value m * 2**e is no decimal of
+    ``digits`` + 1 digits (a tie between the two candidates). At 17 digits (9) a candidate always lies
+    strictly within half an ulp, so a boundary there changes nothing. Exact, in integers."""
+    bits = _SIGNIFICANT_BITS[float32]
+    m, e = int(fraction * (1 << bits)), exponent - bits
+    if _dyadic_digits(m, e) <= digits + 1:
+        return False
+    limit = 8 if float32 else 16
+    return _dyadic_digits(2 * m - 1, e - 1) > limit and _dyadic_digits(2 * m + 1, e - 1) > limit
 
 
-def _two_digits(value: float, shortest: str, float32: bool) -> str:
-    """Java (19+) never prints fewer than two significant digits: when one digit would do, it picks the
-    two-digit decimal closest to the exact value that still reads back as ``value`` (``Double.MIN_VALUE`` is
-    ``4.9E-324``, not ``5.0E-324``); Python's shortest repr stops at one (``5e-324``)."""
-    exact = Decimal(float(np.float32(value)) if float32 else value)
-    lead = exact.adjusted()  # the exponent of the exact value's first digit
-    candidate = exact.scaleb(1 - lead).to_integral_value(rounding="ROUND_HALF_EVEN").scaleb(lead - 1)
-    text = format(candidate, "E")
-    back = np.float32(float(text)) if float32 else float(text)
-    return text if back == (np.float32(value) if float32 else value) else shortest
+def _dyadic_digits(n: int, e: int) -> int:
+    """The significant decimal digits of n * 2**e, exactly (2**-q is 5**q / 10**q)."""
+    return len(str(n << e if e >= 0 else n * 5**-e).strip("0"))
 
 
 def java_float_from_shortest(value: float, shortest: str) -> str:

@@ -38,15 +38,6 @@ _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "floa
 # Cases where this package still differs from Pinot (issue 23), each to be fixed and removed from here: strict
 # xfail, so a fix that makes one pass is noticed. (continueOnError on / off, case id)
 KNOWN_DIFFERENCES = {
-    ("on", "math:c4=exp(d)"),  # HotSpot's Math intrinsics, not fdlibm (docs/ingestion.md)
-    ("on", "math:c6=log10(d)"),
-    ("on", "numbers_text:c4=concat(d, s)"),  # the numbers_text ones: 1.0E23 (Java 17 prints 9.999999999999999E22)
-    ("on", "numbers_text:c10=concat(f, s)"),
-    ("on", "numbers_text:c5=fnv1Hash32UTF8(d)"),
-    ("on", "numbers_text:c6=fnv1aHash64UTF8(d)"),
-    ("on", "numbers_text:c2=lpad(s, 12, d)"),
-    ("on", "numbers_text:c1=repeat(d, 2)"),
-    ("on", "numbers_text:c0=reverse(d)"),
     # JTS's old RelateOp on invalid areas and collections (it throws a TopologyException, or labels them its own
     # way) against GEOS's answer: geo_relate_corners keeps such inputs (docs/ingestion.md)
     ("on", "geo_relate_corners:c0=ST_Contains(ST_GeomFromText(w), ST_GeomFromText(w2))"),
@@ -181,18 +172,7 @@ def _same(expected, ours, ulps: int = 0, as_json: bool = False) -> bool:
         if float(expected) == float(ours):
             return True
         return ulps > 0 and math.isfinite(expected) and abs(float(ours) - expected) <= ulps * math.ulp(expected)
-    if isinstance(expected, str) and isinstance(ours, str) and expected != ours:
-        return _same_java_double_text(expected, ours)
-    return expected == ours
-
-
-def _same_java_double_text(expected: str, ours: str) -> bool:
-    """Pinot's tables were printed by Java 17, whose Double.toString sometimes gives more digits than the
-    shortest (fixed in Java 19, JDK-4511638): the same double is accepted when the two texts read back equal."""
-    try:
-        return float(expected) == float(ours) and ("E" in expected or "." in expected)
-    except ValueError:
-        return False
+    return expected == ours  # texts exactly: numbers as Java 17 prints them (type_mapping/floating_decimal.py)
 
 
 def _ulps(expression: str) -> int:

@@ -19,6 +19,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_string)
+from .hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
 from .registry import VAR_ARGS, scalar_function
 
 _TOLERANCE = 1e-7  # PolymorphicComparisonScalarFunction.DOUBLE_COMPARISON_TOLERANCE
@@ -105,11 +106,13 @@ scalar_function("abs", arity=1)(_unary(pc.abs))
 scalar_function("negate", arity=1)(_unary(pc.negate))
 scalar_function("ceil", "ceiling", arity=1)(_unary(pc.ceil))
 scalar_function("floor", arity=1)(_unary(pc.floor))
-scalar_function("exp", arity=1)(_unary(_numpy_unary(np.exp)))
-scalar_function("ln", "log", arity=1)(_unary(_numpy_unary(np.log)))
+# Math.exp / log / log10 as x86_64 HotSpot's intrinsic stubs compute them (hotspot_math), not libm / fdlibm
+scalar_function("exp", arity=1)(_unary(_numpy_unary(hotspot_exp)))
+scalar_function("ln", "log", arity=1)(_unary(_numpy_unary(hotspot_log)))
 # Math.log(a) / Math.log(2) as ArithmeticFunctions writes it (np.log2 is one unit in the last place off at times)
-scalar_function("log2", arity=1)(_unary(_numpy_unary(lambda x: np.log(x) / np.log(2.0))))
-scalar_function("log10", arity=1)(_unary(_numpy_unary(np.log10)))
+_LOG_2 = float(hotspot_log(np.array([2.0]))[0])
+scalar_function("log2", arity=1)(_unary(_numpy_unary(lambda x: hotspot_log(x) / _LOG_2)))
+scalar_function("log10", arity=1)(_unary(_numpy_unary(hotspot_log10)))
 scalar_function("sqrt", arity=1)(_unary(_numpy_unary(np.sqrt)))
 scalar_function("sign", arity=1)(_unary(_numpy_unary(np.sign)))
 
@@ -133,7 +136,8 @@ def _half_up(value: float, scale: int, rounding: str) -> float:
     with decimal.localcontext() as exact:  # BigDecimal has no precision limit: 1.79E308 at scale 2 is 311 digits
         exact.prec = max(28, digits.adjusted() + max(scale, 0) + 2)
         exact.Emax, exact.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
-        return float(digits.quantize(decimal.Decimal(1).scaleb(-scale), rounding))
+        # a BigDecimal zero has no sign: -0.0, or -0.001 cut to 2 places, gives 0.0
+        return float(digits.quantize(decimal.Decimal(1).scaleb(-scale), rounding)) or 0.0
 
 
 def _to_scale(rounding: str, name: str):

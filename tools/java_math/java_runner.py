@@ -1,0 +1,45 @@
+"""Run tests/java/JavaRules.java (Java's own answers, one request a line) with a JDK 17: shared by the tools
+that write the expectation tables Java 17 computes (the tests run the same program through their fixture).
+
+    from tools.java_math.java_runner import java_answers
+    java_answers(["dstr 4636737291354636288", "exp 4607182418800017408"])
+"""
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "tests" / "java" / "JavaRules.java"
+
+
+def jdk17() -> Path:
+    for home in [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True):
+        javac = Path(home) / "bin" / "javac"
+        if home and javac.exists():
+            out = subprocess.run([str(javac), "-version"], capture_output=True, text=True)
+            if (out.stdout + out.stderr).split()[-1].split(".")[0] == "17":
+                return Path(home)
+    raise SystemExit("no JDK 17 (JAVA_HOME or /usr/lib/jvm): the tables are Java 17's answers")
+
+
+def joda_jar() -> str:
+    import pyspark
+
+    jars = glob.glob(str(Path(pyspark.__file__).parent / "jars" / "joda-time-*.jar"))
+    if not jars:
+        raise SystemExit("no Joda-Time jar among pyspark's jars (JavaRules.java needs it to compile)")
+    return jars[0]
+
+
+def java_answers(requests: list[str]) -> list[str]:
+    """One answer per request, from one JVM."""
+    jdk, jar = jdk17(), joda_jar()
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([str(jdk / "bin" / "javac"), "-d", out, "-cp", jar, str(SOURCE)], check=True)
+        done = subprocess.run([str(jdk / "bin" / "java"), "-cp", f"{out}{os.pathsep}{jar}", "JavaRules"],
+                              input="".join(r + "\n" for r in requests), capture_output=True, text=True, check=True)
+    return done.stdout.split("\n")[:len(requests)]
