@@ -36,6 +36,7 @@ from type_mapping.stored import PinotColumns
 from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.builder import BuiltSegment
 
+from . import allocator
 from .buffer import Buffer
 from .naming import SegmentNameError, SegmentNamer, column_min_max
 from type_mapping.errors import PinotSinkError
@@ -278,6 +279,7 @@ class PartitionWriter:
             raise PinotWriteError(f"{where}: build failed: {exc}") from exc
         build_ms = (time.monotonic() - started) * 1000
         del rows  # the buffered rows are no longer needed; free them before staging
+        allocator.release()  # the build's working memory back to the OS, not kept as the task's high-water
         started = time.monotonic()
         try:
             staged = self._stage.stage(built)
