@@ -1,42 +1,45 @@
-"""Hand a finished build's free heap pages back to the OS, so a task between segments holds its rows only.
+"""The process's allocator for Arrow, set for a task's peak: one heap for Arrow buffers and numpy arrays.
 
-glibc keeps freed memory inside its heap (and Arrow's pool keeps its own pages) for reuse: after a segment
-is built, its working arrays' pages would stay resident as the task's high-water until the process ends.
-``release`` returns them (glibc's ``malloc_trim``, Arrow's ``release_unused``); the partition writer calls it
-after each segment. It costs a few milliseconds per segment. Calling it more often (after every column)
-cost ~0.2 CPU-s per million rows in page faults for little lower a peak, so the writer does not.
+A task's peak RSS is set by the allocators as much as by the rows it holds (docs/performance.md, "Task
+memory"). Measured on ``tests/datasource/memory_probe.py`` (ten segments, one builder thread), the bytes in
+use peak at ~2.3-2.8x max-size, and glibc's heap holds another 20-55 MB free inside it at that moment:
+frees of one size that the next, larger request cannot use. Arrow's own pool (mimalloc) makes it worse,
+as it keeps the pages Arrow freed where numpy cannot reuse them, and glibc's per-thread arenas too (the
+build thread's arena cannot reuse what the writer's thread freed). So once per process (``settle``, from
+the partition writer), Arrow allocates from glibc (``pa.system_memory_pool()``): Arrow buffers and numpy
+arrays share one heap, and a column the builder gives up is memory the next column reuses.
 
-What does not help the peak (measured on ``tests/datasource/memory_probe.py``, docs/performance.md, "Task
-memory"): Arrow on the system allocator, jemalloc with immediate decay, or glibc capped to one arena. Each
-changed the peak by less than the run-to-run spread on a loaded machine, so the process's allocators are
-left as the user (or Spark) set them.
+At max-size 64mb (alternated runs, load ~9, no more CPU) the peak above the baseline was 223-235 MB with
+mimalloc, 213 MB with the system pool, and 198-202 MB with the system pool and ``MALLOC_ARENA_MAX=1`` in
+the environment. The arena limit is not set here: glibc fixes it when a second arena is made, and
+importing pyarrow and numpy already makes one, so only the environment of the worker can set it
+(``spark.executorEnv.MALLOC_ARENA_MAX``, docs/data-source.md "Memory"). jemalloc with immediate decay did
+about as well but cost ~0.06 CPU-s per million rows in page faults; a fixed ``M_MMAP_THRESHOLD`` (large
+arrays mapped and unmapped) removed the free space but cost 0.3-0.5 CPU-s per million rows.
+
+Not done: handing free pages back to the OS after each segment (glibc's ``malloc_trim``). It does not lower
+the peak, which is inside a build, and the next build faults the pages in again: +0.05-0.18 CPU-s per
+million rows on ``bench/task_cpu.py`` (three runs, load 6-7).
+
+The user's setting wins: with ``ARROW_DEFAULT_MEMORY_POOL`` in the environment the pool is left alone.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import os
+import threading
 
 import pyarrow as pa
 
-_libc = None
+_lock = threading.Lock()
+_settled = False
 
 
-def _glibc():
-    """glibc through ctypes, or None off glibc (macOS, musl)."""
-    global _libc
-    if _libc is None:
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            libc.malloc_trim  # glibc only
-            _libc = libc
-        except (OSError, AttributeError):
-            _libc = False
-    return _libc or None
-
-
-def release() -> None:
-    """Hand free heap pages back to the OS (after a segment is built)."""
-    pa.default_memory_pool().release_unused()
-    libc = _glibc()
-    if libc is not None:
-        libc.malloc_trim(0)
+def settle() -> None:
+    """Once per process: Arrow on the system allocator (unless ARROW_DEFAULT_MEMORY_POOL says otherwise)."""
+    global _settled
+    with _lock:
+        if _settled:
+            return
+        _settled = True
+        if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+            pa.set_memory_pool(pa.system_memory_pool())

@@ -135,6 +135,7 @@ class PartitionWriter:
         self._held: PinotColumns | None = None  # single_name: the first cut, until we know if it is alone
         self._cuts = 0
         self._lock = threading.Lock()
+        allocator.settle()  # Arrow and numpy on one heap (pinot_sink.allocator)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pinot-sink-build")
         self._in_flight = None
         self._last_log = time.monotonic()
@@ -279,7 +280,6 @@ class PartitionWriter:
             raise PinotWriteError(f"{where}: build failed: {exc}") from exc
         build_ms = (time.monotonic() - started) * 1000
         del rows  # the buffered rows are no longer needed; free them before staging
-        allocator.release()  # the build's working memory back to the OS, not kept as the task's high-water
         started = time.monotonic()
         try:
             staged = self._stage.stage(built)

@@ -6,6 +6,7 @@ process's RSS before the measured task and its peak RSS after it (Linux: /proc/s
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import resource
@@ -15,7 +16,6 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 
-from pinot_sink import allocator
 from pinot_sink.job import prepare_job
 from pinot_sink.task import write_partition
 
@@ -66,12 +66,16 @@ def main() -> None:
     rows, max_size = int(sys.argv[1]), sys.argv[2]
     # The baseline is a worker that has run a task before (Spark reuses its Python workers): the modules,
     # compiled kernels and allocator set-up every task needs are in place, and what the small warm-up task
-    # held is handed back to the OS (gc, then ``allocator.release`` as after every segment), so nothing of a
+    # held is handed back to the OS (gc, Arrow's release_unused, glibc's malloc_trim), so nothing of a
     # buffer's size is counted in the baseline. Peak RSS (VmHWM) cannot be reset, so the peak above the
     # baseline is read only if the warm-up's own high-water was lower than the measured task's.
     write_partition(job_of(max_size, max_rows=WARM_ROWS // 2), batches(WARM_ROWS), partition_id=0, threads=1)
     gc.collect()
-    allocator.release()
+    pa.default_memory_pool().release_unused()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
     job = job_of(max_size)
     before = rss()
     warm_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

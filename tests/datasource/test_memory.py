@@ -25,7 +25,7 @@ MB = 1024**2
 # The probe's rows take ~57.5 bytes each once converted: 10x max-size is ten segments cut by size.
 BYTES_PER_ROW = 57.5
 # Not proportional to max-size: the conversion group and a batch in flight, glibc's heap slack. Measured with
-# the warm baseline: 16mb 69-71 MB, 32mb 116-126 MB, 64mb ~209 MB above it (about 3.2x max-size + 20 MB).
+# the warm baseline (load 5-9): 16mb 63-65 MB, 32mb 113-117 MB, 64mb 209-213 MB (docs/performance.md).
 FIXED_ALLOWANCE = 48 * MB
 
 
