@@ -36,6 +36,7 @@ from type_mapping.stored import PinotColumns
 from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.builder import BuiltSegment
 
+from . import allocator
 from .buffer import Buffer
 from .naming import SegmentNameError, SegmentNamer, column_min_max
 from type_mapping.errors import PinotSinkError
@@ -134,6 +135,7 @@ class PartitionWriter:
         self._held: PinotColumns | None = None  # single_name: the first cut, until we know if it is alone
         self._cuts = 0
         self._lock = threading.Lock()
+        allocator.settle()  # Arrow and numpy on one heap (pinot_sink.allocator)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pinot-sink-build")
         self._in_flight = None
         self._last_log = time.monotonic()

@@ -408,6 +408,11 @@ def _column_context(
     (the sortedColumn's)."""
     name = spec.name
     ids = has_dict_ids(c)
+    if column.num_chunks > 1:
+        # One copy now, in place of the buffered chunks (the caller holds no other reference with
+        # release_input): later steps would combine them anyway, and the chunks would stay alive beside
+        # the copy until the column is done, the whole column twice at the build's peak.
+        column = pa.chunked_array([column.combine_chunks()], column.type)
     input_values = None  # a raw number column's values in input order, for its distinct values
     if order is not None:
         if mask is not None:
