@@ -24,7 +24,18 @@ from .functions import lookup
 from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, null_mask,
                      with_nulls)
 
-_LOGIC = {"and", "or", "not"}
+# AND / OR / NOT (operators, or the function-call forms Pinot's registry lists from LogicalFunctions): its
+# evaluator plans them itself (InbuiltFunctionEvaluator's And/Or/NotExecutionNode), any number of operands for
+# AND / OR, so they are evaluated here (`_logic`), not through the function registry
+LOGICAL_OPERATORS = {"and", "or", "not"}
+
+
+_CLOCK = {"now", "ago", "agomv"}  # the functions that read the write's instant (functions/datetime.py)
+
+
+def reads_the_clock(node: Node | None) -> bool:
+    """Whether ``node`` calls ``now()``, ``ago()`` or ``agoMV()`` anywhere."""
+    return isinstance(node, Call) and (node.name in _CLOCK or any(reads_the_clock(a) for a in node.args))
 
 
 class Expression:
@@ -42,7 +53,7 @@ class Expression:
     @property
     def primitive_array_result(self) -> bool:
         """The whole expression is a call whose Java method returns a primitive array (``int[]``...)."""
-        if not isinstance(self.root, Call) or self.root.name in _LOGIC:
+        if not isinstance(self.root, Call) or self.root.name in LOGICAL_OPERATORS:
             return False
         function = lookup(self.root.name, len(self.root.args))
         return function is not None and function.primitive_array
@@ -60,7 +71,7 @@ def _check(node: Node, text: str) -> None:
         return
     for arg in node.args:
         _check(arg, text)
-    if node.name in _LOGIC:
+    if node.name in LOGICAL_OPERATORS:
         if node.name == "not" and len(node.args) != 1:
             raise ExpressionError(f"NOT expects 1 argument in {text!r}")
         return
@@ -93,7 +104,7 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
         if column is None:
             return Const(None, "NULL")  # a missing field reads as null in a GenericRow
         return column
-    if node.name in _LOGIC:
+    if node.name in LOGICAL_OPERATORS:
         return _logic(node, columns, ctx)
     function = lookup(node.name, len(node.args))
     assert function is not None  # checked when built
@@ -225,7 +236,7 @@ class _GroupContext(Context):
     so that the parent can report the earliest failing row of the whole batch, as Pinot would meet it)."""
 
     def __init__(self, parent: Context, rows: np.ndarray) -> None:
-        super().__init__(len(rows), parent.row_offset, True)
+        super().__init__(len(rows), parent.row_offset, True, parent.instant_ms)
         self.where = parent.where
         self.failures: list[tuple[np.ndarray, str, object]] = []
         self.literals_shown = None  # the group's literal(s), shown when the literal itself is bad

@@ -29,7 +29,7 @@ from type_mapping.table_config import TableConfig, time_column_name
 
 from . import java_objects
 from .complex_types import MODES, ComplexTypeSpec, as_java_objects
-from .evaluate import Expression
+from .evaluate import Expression, reads_the_clock
 from .expression import ExpressionError, is_groovy
 from .java_objects import is_object
 from .time_spec import TimeSpecConversion
@@ -223,19 +223,32 @@ class IngestionPipeline:
 
     # --- applying (tasks) ------------------------------------------------------------------------------
 
-    def apply(self, table: pa.Table | pa.RecordBatch, row_offset: int = 0) -> IngestedBatch:
+    @property
+    def reads_the_clock(self) -> bool:
+        """Whether a transform or the filter calls ``now()`` / ``ago()`` / ``agoMV()``: then ``apply`` needs the
+        write's instant."""
+        expressions = [t.expression for t in [*self.enrichers, *self.transforms]] + [self.filter]
+        return any(reads_the_clock(getattr(e, "root", None)) for e in expressions if e is not None)
+
+    def apply(self, table: pa.Table | pa.RecordBatch, row_offset: int = 0, *,
+              instant_ms: int | None = None) -> IngestedBatch:
+        """``instant_ms``: the write's own instant (epoch millis), what ``now()`` and ``ago()`` give; chosen once
+        per write on the driver, so every task and every retry of the write stores the same value."""
         if isinstance(table, pa.RecordBatch):
             table = pa.Table.from_batches([table])
+        if instant_ms is None and self.reads_the_clock:
+            raise IngestionError("now() / ago() read the write's instant, and none was given (pass instant_ms to "
+                                 "IngestionPipeline.apply: the data source's WriteRun or the CLI's build start)")
         if self.is_identity:
             return IngestedBatch(table, 0, 0)
         pre = [e for e in self.enrichers if e.pre_complex]
         if pre:
-            ctx = Context(table.num_rows, row_offset, self.continue_on_error)
+            ctx = Context(table.num_rows, row_offset, self.continue_on_error, instant_ms)
             table = pa.table(self._enrich({n: _array(table.column(n)) for n in table.column_names}, pre, ctx))
         if self.complex_types is not None:
             table = self.complex_types.apply(table)
         n = table.num_rows
-        ctx = Context(n, row_offset, self.continue_on_error)
+        ctx = Context(n, row_offset, self.continue_on_error, instant_ms)
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns

@@ -47,10 +47,14 @@ Value = Union[Const, pa.Array]
 class Context:
     """Per-batch evaluation state: where we are (for messages) and which rows failed."""
 
-    def __init__(self, num_rows: int, row_offset: int = 0, continue_on_error: bool = False) -> None:
+    def __init__(self, num_rows: int, row_offset: int = 0, continue_on_error: bool = False,
+                 instant_ms: int | None = None) -> None:
         self.num_rows = num_rows
         self.row_offset = row_offset
         self.continue_on_error = continue_on_error
+        # the write's own instant (epoch millis), what now() / ago() read: chosen once per write on the driver
+        # and passed in as a value (docs/ingestion.md), None where no write gave one
+        self.instant_ms = instant_ms
         self.where = ""  # e.g. "transform of column 'x' (toEpochDays(ts))"
         self.errors: np.ndarray | None = None  # rows that failed in the expression being evaluated
         self.active: np.ndarray | None = None  # rows a null-intolerant function actually runs on
@@ -61,7 +65,7 @@ class Context:
     def detached(self, num_rows: int) -> "Context":
         """A context for ``num_rows`` values taken out of this batch (grouped by their Java type, say) that
         records their failures for the caller to report in this batch's rows."""
-        sub = Context(num_rows, self.row_offset, True)
+        sub = Context(num_rows, self.row_offset, True, self.instant_ms)
         sub.where = self.where
         return sub
 
