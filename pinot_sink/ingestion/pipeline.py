@@ -33,8 +33,8 @@ from .evaluate import Expression, reads_the_clock
 from .expression import ExpressionError, is_groovy
 from .java_objects import is_object
 from .time_spec import TimeSpecConversion
-from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_float, to_int, to_long, to_string,
-                     with_nulls)
+from .values import (LONE_SURROGATE, Context, IngestionError, RowFailure, arrow_java_type, lone_surrogates_made, to_boolean,
+                     to_double, to_float, to_int, to_long, to_string, unpaired_surrogates, with_nulls)
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
@@ -255,6 +255,7 @@ class IngestionPipeline:
             if e.spec is not None and e.column in columns and e.column not in self.object_columns:
                 columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
         columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
+        made = lone_surrogates_made()  # (a helper transform may make the cut text another one stores)
         for t in self.transforms:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
             ctx.errors = None
@@ -268,6 +269,8 @@ class IngestionPipeline:
                     ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
                              "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
                 value = to_column_type(value, t.spec, ctx)
+                if lone_surrogates_made() != made:
+                    _check_unpaired_surrogates(value, ctx)
             if ctx.errors is not None:
                 value = with_nulls(value, ctx.errors)
                 incomplete |= ctx.errors
@@ -374,6 +377,25 @@ def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     if isinstance(column, pa.ChunkedArray):
         return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     return column
+
+
+def _check_unpaired_surrogates(value: pa.Array, ctx: Context) -> None:
+    """A mirror of Pinot (docs/ingestion.md): a text stored with half of a surrogate pair makes Pinot's statistics
+    pass throw (``Utf8.encodedLength``: "Unpaired surrogate at index N"), and the build fails. With
+    continueOnError that pass skips the row but the index pass does not: the build then fails there (a value of
+    the row missing from a dictionary) or writes a segment whose row count leaves the row out while its forward
+    index holds it. No segment Pinot writes is right, so this writer fails the build in both modes."""
+    rows = unpaired_surrogates(value)
+    if rows is None:
+        return
+    first = int(np.argmax(rows))
+    shown = value[first].as_py()
+    text = next(t for t in (shown if isinstance(shown, list) else [shown]) if t is not None and LONE_SURROGATE in t)
+    index = len(text[:text.index(LONE_SURROGATE)].encode("utf-16-le", "surrogatepass")) // 2
+    raise RowFailure(f"{ctx.where}: row {ctx.row_offset + first}: IllegalArgumentException: Unpaired surrogate at "
+                     f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's "
+                     f"builder fails on such a text (with ingestionConfig.continueOnError too, or it writes a "
+                     f"corrupt segment); cut the text where a character begins")
 
 
 def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n: int) -> pa.Array:
