@@ -223,7 +223,13 @@ def _date_trunc(ctx: Context, args: list[Value]) -> Value:
         options = {"week_starts_monday": True} if name == "week" else {}
         floored = pc.floor_temporal(pa.array(local, pa.timestamp("ms")), unit=name, **options).cast(
             pa.int64()).to_numpy(zero_copy_only=False)
-    truncated = from_local(floored, zone)  # Joda's roundFloor: floor the local time, back to an instant
+    # Joda's ZonedDateTimeField.roundFloor: a time field (unit under 12 hours) floors instant + offset and takes
+    # the same offset off again (the original's, even where the floored local time had another); a date field
+    # converts the floored local time back, keeping the original's offset when it is valid there
+    if name in ("millisecond", "second", "minute", "hour"):
+        truncated = floored - (local - millis)
+    else:
+        truncated = from_local(floored, zone, millis)
     return _result(ctx, _from_millis(truncated, output_unit), args[1:2])
 
 
