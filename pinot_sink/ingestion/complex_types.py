@@ -149,7 +149,11 @@ class ComplexTypeSpec:
                 continue
             if self.collection_to_json == "ALL" or _is_complex(f.type.value_type) or _is_list(f.type.value_type):
                 values = table.column(i).to_pylist()
-                text = pa.array([None if v is None else json_text(_plain(v, f.type)) for v in values], pa.string())
+                # NON_PRIMITIVE asks the first element (containPrimitives): an empty list has none, so it stays an
+                # empty array, which a column then reads as null (seen in Pinot's build); ALL prints it "[]"
+                keep_empty = self.collection_to_json != "ALL"
+                text = pa.array([None if v is None or (keep_empty and not v) else json_text(_plain(v, f.type))
+                                 for v in values], pa.string())
                 table = table.set_column(i, pa.field(f.name, pa.string()), text)
         return table
 
