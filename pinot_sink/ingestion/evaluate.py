@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 
 from .expression import Call, ExpressionError, Identifier, Literal, Node, arguments, parse_expression
 from .functions import lookup
-from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, null_mask,
+from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, java_type,
+                     null_mask,
                      with_nulls)
 
 # AND / OR / NOT (operators, or the function-call forms Pinot's registry lists from LogicalFunctions): its
@@ -400,12 +401,20 @@ def _relist(lists: pa.Array, values: pa.Array) -> pa.Array:
 
 
 def _as_boolean(value: Value, ctx: Context, text: str) -> Value:
+    """An operand as Pinot's And/Or/NotExecutionNode reads it, ``(Boolean) value``: a non-boolean throws
+    ClassCastException on each row where the operand is evaluated and not null (that row fails; the rows an
+    earlier operand decided never read it), a null is null."""
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, bool):
             return value
+        failing = np.ones(ctx.num_rows, dtype=np.bool_)
     elif pa.types.is_boolean(value.type) or pa.types.is_null(value.type):
         return value.cast(pa.bool_())
-    raise IngestionError(f"{ctx.where}: an operand of {text} is not a boolean (ClassCastException in Pinot)")
+    else:
+        failing = ~null_mask(value)
+    ctx.fail(failing, f"ClassCastException: an operand of {text} is a {java_type(value).lower()}, not a "
+                      f"java.lang.Boolean")
+    return Const(None, "NULL")
 
 
 def _logic(node: Call, columns: Mapping[str, pa.Array], ctx: Context) -> Value:

@@ -33,8 +33,9 @@ from .evaluate import Expression, reads_the_clock
 from .expression import ExpressionError, is_groovy
 from .java_objects import is_object
 from .time_spec import TimeSpecConversion
-from .values import (LONE_SURROGATE, Context, IngestionError, RowFailure, arrow_java_type, lone_surrogates_made, to_boolean,
-                     to_double, to_float, to_int, to_long, to_string, unpaired_surrogates, with_nulls)
+from .values import (LONE_SURROGATE, Context, IngestionError, RowFailure, arrow_java_type, deeper_recursion,
+                     lone_surrogates_made, to_boolean, to_double, to_float, to_int, to_long, to_string,
+                     unpaired_surrogates, with_nulls)
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
@@ -234,6 +235,10 @@ class IngestionPipeline:
               instant_ms: int | None = None) -> IngestedBatch:
         """``instant_ms``: the write's own instant (epoch millis), what ``now()`` and ``ago()`` give; chosen once
         per write on the driver, so every task and every retry of the write stores the same value."""
+        with deeper_recursion():  # JSON as deep as Jackson reads it (functions/json.py, JACKSON_MAX_DEPTH)
+            return self._apply(table, row_offset, instant_ms)
+
+    def _apply(self, table: pa.Table | pa.RecordBatch, row_offset: int, instant_ms: int | None) -> IngestedBatch:
         if isinstance(table, pa.RecordBatch):
             table = pa.Table.from_batches([table])
         if instant_ms is None and self.reads_the_clock:

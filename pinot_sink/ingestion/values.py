@@ -10,8 +10,10 @@ to the ``Context``, which raises naming the row, or (``continueOnError``) nulls 
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
@@ -139,6 +141,21 @@ def unpaired_surrogates(array: pa.Array) -> np.ndarray | None:
         return None
     hits = pc.fill_null(pc.match_substring(array, LONE_SURROGATE), False).to_numpy(zero_copy_only=False)
     return hits if hits.any() else None
+
+
+@contextlib.contextmanager
+def deeper_recursion(limit: int = 8000):
+    """Room for the recursive JSON readers, writers and walkers on a document as deep as Jackson reads (1000
+    levels, a few Python frames each, beyond Python's default limit of 1000); restored after."""
+    before = sys.getrecursionlimit()
+    if before >= limit:
+        yield
+        return
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def null_mask(array: pa.Array) -> np.ndarray:

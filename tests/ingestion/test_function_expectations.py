@@ -49,6 +49,9 @@ KNOWN_DIFFERENCES = {
     ("on", "numbers_text:c2=lpad(s, 12, d)"),
     ("on", "numbers_text:c1=repeat(d, 2)"),
     ("on", "numbers_text:c0=reverse(d)"),
+    # a lone surrogate inside the pipeline is U+FDD0 (values.LONE_SURROGATE), which does not remember which half
+    # of the pair it was: its code point is not Java's (docs/ingestion.md, mirrors)
+    ("on", "unicode:c4=codepoint(substr(s, 1))"),
 }
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where
@@ -143,9 +146,14 @@ def _pinot_type(header: dict, column: str) -> str | None:
     return next((f["dataType"] for f in header["schema"]["dimensionFieldSpecs"] if f["name"] == column), None)
 
 
-def _held_to_max_length(value):
-    """A text beyond a STRING column's default maxLength (512) is cut there by Pinot's SanitizationTransformer;
-    here the writer does it (type_mapping/convert.py, on_oversize_string), after the transforms."""
+def _held_to_max_length(value, pinot_type: str | None = "STRING"):
+    """A text beyond a STRING column's default maxLength (512) is cut there by Pinot's SanitizationTransformer,
+    each element of a multi-value one too (a JSON column is not cut by default); here the writer does it
+    (type_mapping/convert.py, on_oversize_string), after the transforms."""
+    if pinot_type != "STRING":
+        return value
+    if isinstance(value, list):
+        return [_held_to_max_length(v) for v in value]
     return value[:512] if isinstance(value, str) and len(value) > 512 else value
 
 
@@ -216,7 +224,8 @@ def test_continue_on_error_gives_pinots_values_and_failures(family, column, expr
     for name in columns:
         ours = result.table.column(name).to_pylist()
         for i, row in enumerate(rows):
-            expected, mine = _pinot(row, name), _held_to_max_length(_stored(ours[i], _pinot_type(header, name)))
+            pinot_type = _pinot_type(header, name)
+            expected, mine = _pinot(row, name), _held_to_max_length(_stored(ours[i], pinot_type), pinot_type)
             if (expected is None) != (mine is None) or (expected is not None and not _same(
                     expected, mine, ulps if name == column else 0, as_json and name == column)):
                 wrong.append((i, name, row["row"], expected, mine))
@@ -263,7 +272,8 @@ def _rows_pinot_stored_go_through(header: dict, rows: list[dict], column: str, e
     ours = _pipeline(header, [column], False, table).apply(table, 0).table.column(column).to_pylist()
     as_json = column in header.get("json_columns", [])
     wrong = [(r["row"], r["values"][column], mine) for r, mine in zip(whole, ours)
-             if not _same(r["values"][column], _held_to_max_length(_stored(mine, _pinot_type(header, column))),
+             if not _same(r["values"][column], _held_to_max_length(_stored(mine, _pinot_type(header, column)),
+                                                                   _pinot_type(header, column)),
                           _ulps(expression), as_json)]
     assert not wrong, f"{expression}: {wrong[:3]}"
 
