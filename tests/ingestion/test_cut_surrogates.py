@@ -78,3 +78,16 @@ def test_a_cut_text_read_by_another_function_is_javas():
         "c").to_pylist() == ["1"]
     assert _apply({**case, "expression": "toBase64(toUtf8(substr(s, 0, 1)))"}, False, ["\U0001F600x"]).table.column(
         "c").to_pylist() == ["Pw=="]  # '?'
+
+
+def test_a_string_columns_max_length_cutting_an_emoji_fails_as_pinots_build_does():
+    """Pinot's SanitizationTransformer cuts at maxLength with substring, which can leave half a pair (the same
+    failure as a function's cut); with convert.on-oversize-string=pinot the writer's truncation says so."""
+    from type_mapping.convert import ConversionError, ConversionOptions, convert_column
+    from type_mapping.pinot_schema import FieldSpec
+
+    case = FIXTURE["truncation"]
+    assert case["fails"]
+    with pytest.raises(ConversionError, match=case["message"]):
+        convert_column(pa.array(case["rows"]), FieldSpec("s", "STRING"),
+                       options=ConversionOptions(on_oversize_string="pinot"))

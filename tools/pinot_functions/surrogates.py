@@ -64,6 +64,26 @@ def _build(expression: str, single: bool, continue_on_error: bool) -> dict:
                 "reader_errors": errors}
 
 
+def _truncation() -> dict:
+    """A STRING column's default maxLength (512) cutting an emoji: Pinot's SanitizationTransformer takes
+    ``substring(0, 512)``, which leaves half of the pair."""
+    schema = {"schemaName": "t", "dimensionFieldSpecs": [{"name": "s", "dataType": "STRING"}]}
+    config = {"tableName": "t", "tableType": "OFFLINE", "segmentsConfig": {"replication": "1"},
+              "tableIndexConfig": {"loadMode": "MMAP"}, "tenants": {}, "metadata": {}}
+    rows = ["x", "a" * 511 + EMOJI + "b"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "schema.json").write_text(json.dumps(schema))
+        (tmp / "config.json").write_text(json.dumps(config))
+        (tmp / "rows.jsonl").write_text("".join(json.dumps({"s": s}) + "\n" for s in rows))
+        built = subprocess.run([str(VERIFY / "pinot-segment-build"), "--schema", str(tmp / "schema.json"),
+                                "--table-config", str(tmp / "config.json"), "--input", str(tmp / "rows.jsonl"),
+                                "--out", str(tmp / "out"), "--segment-name", "t_0", "--creation-time", "0"],
+                               capture_output=True, text=True)
+    found = re.search(r"IllegalArgumentException: (Unpaired surrogate at index \d+)", built.stderr)
+    return {"rows": rows, "fails": bool(built.returncode), "message": found.group(1) if found else None}
+
+
 def main() -> Path:
     cases = []
     for expression, single in CASES:
@@ -72,9 +92,17 @@ def main() -> Path:
         print(cases[-1], flush=True)
     out = ROOT / "tests" / "fixtures" / "functions" / "surrogates.json"
     out.write_text(json.dumps({"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/surrogates.py",
-                               "rows": ROWS, "cases": cases}, ensure_ascii=False, indent=1) + "\n")
+                               "rows": ROWS, "cases": cases, "truncation": _truncation()}, ensure_ascii=False,
+                              indent=1) + "\n")
     return out
 
 
 if __name__ == "__main__":
-    print(main())
+    if sys.argv[1:] == ["--truncation"]:  # only that part, into the existing table
+        path = ROOT / "tests" / "fixtures" / "functions" / "surrogates.json"
+        table = json.loads(path.read_text())
+        table["truncation"] = _truncation()
+        path.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n")
+        print(path)
+    else:
+        print(main())
