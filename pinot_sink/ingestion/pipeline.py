@@ -14,6 +14,7 @@ fails before any task runs) and pickled to the executors.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -224,10 +225,10 @@ class IngestionPipeline:
 
     # --- applying (tasks) ------------------------------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def reads_the_clock(self) -> bool:
         """Whether a transform or the filter calls ``now()`` / ``ago()`` / ``agoMV()``: then ``apply`` needs the
-        write's instant."""
+        write's instant (worked out once, on first use)."""
         expressions = [t.expression for t in [*self.enrichers, *self.transforms]] + [self.filter]
         return any(reads_the_clock(getattr(e, "root", None)) for e in expressions if e is not None)
 
