@@ -190,8 +190,9 @@ class IngestionPipeline:
         flattened = input_schema
         if self.complex_types is not None:
             # Map keys vary per row: flatten exactly the columns read after this step (schema, transforms, filter).
-            self.complex_types = dataclasses.replace(self.complex_types,
-                                                     columns=frozenset(schema.column_names) | frozenset(consumed))
+            self.complex_types = dataclasses.replace(
+                self.complex_types, columns=frozenset(schema.column_names) | frozenset(consumed),
+                json_columns=frozenset(s.name for s in schema if s.data_type == "JSON"))
             flattened = self.complex_types.apply(input_schema.empty_table()).schema
         # Transform outputs that are not schema columns are computed only when something reads them.
         self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]

@@ -28,17 +28,27 @@ ROWS = [
     {"id": 6, "a": [{"x": None, "b": [{"c": None, "d": {"e": None}}], "m": {"k": None}, "l": [{"z": None}]}]},
 ]
 CONFIGS = {"two_levels": ["a", "a.b"], "top_only": ["a"], "three_fields": ["a", "a.b", "a.l"]}
+# lists not unnested into JSON and multi-value STRING columns: an empty one stays an array (NON_PRIMITIVE), which a
+# JSON column prints "[]"
+JSON_SCHEMA = {"schemaName": "t", "dimensionFieldSpecs": [
+    {"name": "id", "dataType": "INT"}, {"name": "a.b", "dataType": "JSON"}, {"name": "l", "dataType": "JSON"},
+    {"name": "m", "dataType": "STRING", "singleValueField": False}, {"name": "a.s", "dataType": "STRING"}]}
+JSON_ROWS = [{"id": 1, "a": [{"b": [], "s": []}], "l": [], "m": []},
+             {"id": 2, "a": [{"b": [{"c": 1}], "s": [{"c": 2}]}], "l": [{"x": 1}], "m": [{"x": 1}]},
+             {"id": 3, "a": [{"b": None, "s": None}], "l": None, "m": None}]
 
 
 def main() -> Path:
     out = {"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/complex_cases.py", "schema": SCHEMA, "rows": ROWS,
            "cases": {}}
-    for name, fields in CONFIGS.items():
+    runs = [(name, fields, SCHEMA, ROWS) for name, fields in CONFIGS.items()] + [("json_columns", ["a"], JSON_SCHEMA,
+                                                                                  JSON_ROWS)]
+    for name, fields, schema, rows in runs:
         config = {"tableName": "t", "tableType": "OFFLINE", "segmentsConfig": {"replication": "1"},
                   "tableIndexConfig": {"loadMode": "MMAP", "nullHandlingEnabled": True}, "tenants": {}, "metadata": {},
                   "ingestionConfig": {"continueOnError": True, "complexTypeConfig": {"fieldsToUnnest": fields}}}
-        docs = run_pinot(SCHEMA, config, ROWS)
-        out["cases"][name] = {"table_config": config,
+        docs = run_pinot(schema, config, rows)
+        out["cases"][name] = {"table_config": config, **({} if schema is SCHEMA else {"schema": schema, "rows": rows}),
                               "pinot_rows": [{k: (None if k in (d.get("nulls") or []) else v)
                                               for k, v in d["values"].items()} for d in docs]}
     path = ROOT / "tests" / "fixtures" / "complex_types" / "unnest_nested.json"
