@@ -66,6 +66,9 @@ URLS = [
     "http://www.www.com", "https://www.bbc.co.uk/news", "http://host?x=1#f", "http://host#f", "?x=1", "#only",
     "http://h/a b", "http://[zz]/", "http://2001:db8::1/", "http://ex.com/p?x=%2B1&y=+2", "http://ex.com/%7E/",
     "s3://bucket/key/part?versionId=3", "http://192.168.0.1:8080/ip", "http://256.1.1.1/", "http://a_b.com:80/",
+    # empty parameters (a sweep found them): cutURLParameter's '&' goes in only once its text is not empty
+    "https://9.a.x1/?&k=v&k=v+", "a.9.uk/b+?&k=v+", "http://h/?&&x=1&k=2&", "http://h/?k=1&&y=2&", "http://h/?&",
+    "http://h/?=&k&x=#f",
 ]
 
 
