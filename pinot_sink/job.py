@@ -212,6 +212,11 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
                       case_sensitive=options.schema.case_sensitive, table_config=table_config)
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    if streaming and pipeline is not None and pipeline.reads_the_clock:
+        # a micro-batch's run is rebuilt in each task (run_of), so no driver-side instant reaches it per batch
+        raise OptionError(f"table {options.table_name}: now() / ago() in the table config's transforms are the "
+                          f"write's own instant, which a streaming query's micro-batches do not have; stamp "
+                          f"rows with Spark's current_timestamp() (one value per micro-batch) instead")
     if not overwrite and not streaming and table_config.refreshes_whole_table:
         # Pinot's own batch jobs replace a REFRESH table's segments with every consistent push: follow the table.
         log.warning("pinot_sink: table %s is a REFRESH table with consistentDataPush: this append replaces all "
@@ -242,7 +247,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
         streaming=streaming,
         run=WriteRun(options.table_name, write_id, run_tag(now_ms, replaces=replaces), replaces,
-                     rerun=streaming or bool(options.write_id), stage_root=stage_root),
+                     rerun=streaming or bool(options.write_id), stage_root=stage_root, instant_ms=now_ms),
         creation_time_ms=options.creation_time_ms if options.creation_time_ms is not None else now_ms,
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(), window=window,

@@ -110,8 +110,10 @@ class PartitionWriter:
                  threads: int | None = None, segment_facts: Callable[[PinotColumns], dict] | None = None,
                  on_segment: Callable[[StagedSegment], None] | None = None,
                  progress: Callable[[Progress], None] | None = None,
-                 progress_every_s: float = PROGRESS_EVERY_S, select_columns: list[str] | None = None) -> None:
+                 progress_every_s: float = PROGRESS_EVERY_S, select_columns: list[str] | None = None,
+                 instant_ms: int | None = None) -> None:
         self.spec, self._rules, self._conversion, self.buffer = spec, rules, conversion, buffer
+        self._instant_ms = instant_ms  # the write's own instant: what now() / ago() give in every row
         self._stage, self.where, self._rows_of = stage, where, rows_of
         # The writer is done with a cut's rows once they are built: the builder lets go of each column's rows
         # as it builds it (release_input), so a segment in flight holds its indexes instead of rows and both.
@@ -187,7 +189,7 @@ class PartitionWriter:
         pipeline, plan = self._plan(table.schema)
         if pipeline is not None:
             try:
-                ingested = pipeline.apply(table, first)
+                ingested = pipeline.apply(table, first, instant_ms=self._instant_ms)
             except Exception as exc:
                 raise PinotWriteError(f"{self.where}: ingestion of rows {span} of {self._rows_of}: {exc}") from exc
             self.filtered_rows += ingested.filtered_rows

@@ -96,6 +96,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
         max_bytes=options.buffer.max_bytes, threads=threads, segment_facts=lambda rows: _window_facts(job, schema, rows),
         on_segment=record, progress=progress, progress_every_s=progress_every_s,
         select_columns=list(dict.fromkeys(job.plan.source_columns)) if job.plan.ignored_columns else None,
+        instant_ms=run.instant_ms,
     )
     log.info("pinot_sink: partition %d (attempt %d): buffering, segments cut at %d rows / %.1f MB, staged in %s",
              partition_id, attempt, options.buffer.max_rows, options.buffer.max_bytes / 1024**2,

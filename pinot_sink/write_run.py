@@ -39,6 +39,9 @@ class WriteRun:
     replaces: str | None  # APPEND (None), TABLE or WINDOW
     rerun: bool  # the id was given (write.id, a micro-batch): earlier runs of this write may be in the table
     stage_root: str  # normalised root of the staging folders
+    # The write's own instant (epoch millis), chosen once on the driver: what now() / ago() give in every row of
+    # every task, so a retried task or a rebuilt segment stores the same value (docs/ingestion.md)
+    instant_ms: int | None = None
     write_tag: str | None = field(init=False)
 
     def __post_init__(self) -> None:

@@ -675,8 +675,17 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
             return trimmed
         # rows with characters beyond U+FFFF: Java's substring, per value (rare)
         texts = trimmed.to_pylist()
+        cut = np.zeros(len(values), dtype=np.bool_)
         for index in np.flatnonzero(_np_mask(tricky)):
-            texts[index] = java_substring(values[int(index)].as_py(), spec.max_length)
+            text = values[int(index)].as_py()
+            cut[index] = _cuts_a_pair(text, spec.max_length)
+            texts[index] = java_substring(text, spec.max_length)
+        # Pinot's substring then leaves half a surrogate pair, on which its builder's statistics pass fails (a
+        # mirror, docs/ingestion.md: with continueOnError too, or a corrupt segment)
+        ctx.fail(cut, f"is cut at maxLength {spec.max_length} inside a surrogate pair (an emoji cut in half), "
+                      f"on which Pinot's build fails (IllegalArgumentException: Unpaired surrogate at index "
+                      f"{spec.max_length - 1})", values,
+                 "raise maxLength in the Pinot schema, or cut the text where a character begins")
         return pa.array(texts, pa.string())
     if strategy == "SUBSTITUTE_DEFAULT_VALUE":
         return pc.if_else(too_long, pa.scalar(str(spec.default_null_value), pa.string()), values)
@@ -684,6 +693,17 @@ def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
 
 
 _ASTRAL = r"[\x{10000}-\x{10FFFF}]"
+
+
+def _cuts_a_pair(text: str, units: int) -> bool:
+    """Whether Java's ``text.substring(0, units)`` ends between the two halves of a surrogate pair."""
+    used = 0
+    for ch in text:
+        width = 2 if ord(ch) > 0xFFFF else 1
+        if used + width > units:
+            return used < units
+        used += width
+    return False
 
 
 def _sanitise_bytes(values: pa.Array, ctx: _Context) -> pa.Array:

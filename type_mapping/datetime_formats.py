@@ -666,11 +666,20 @@ def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
     return local
 
 
-def from_local(local: np.ndarray, zone: str) -> np.ndarray:
+def from_local(local: np.ndarray, zone: str, original: np.ndarray | None = None) -> np.ndarray:
     """UTC instants of wall-clock millis in ``zone``: in a DST gap the time moves forward by the gap (the
-    offset before the transition, Joda's non-strict rule), in an overlap the earlier instant."""
+    offset before the transition, Joda's non-strict rule), in an overlap the earlier instant. With
+    ``original`` (the instants a rounding started from: Joda's ``convertLocalToUTC(local, false, original)``,
+    which ``roundFloor`` in a zone calls), an overlap keeps the original's offset when it is one of the two."""
     if zone == "UTC":
         return local
+    if original is not None:
+        offset = to_local(original, zone) - original
+        kept = local - offset
+        same = (to_local(kept, zone) - kept) == offset
+        if same.all():
+            return kept
+        return np.where(same, kept, from_local(local, zone))
     naive = pa.array(local, pa.timestamp("ms"))
     earliest = pc.assume_timezone(naive, timezone=zone, ambiguous="earliest", nonexistent="earliest")
     shown = pc.local_timestamp(earliest).cast(pa.int64()).to_numpy(zero_copy_only=False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -229,11 +230,13 @@ def make_writer(args, *, progress=None, on_segment=None):
                 plan_write(pipeline.output_schema, schema, table_config=table_config))
 
     args.out.mkdir(parents=True, exist_ok=True)
+    # now() / ago() give the build's start, one instant for every row and segment of this run
+    instant_ms = int(time.time() * 1000)
     spec = SegmentSpec(schema, table_config, build_options, args.creation_time, namer, single_name=args.name)
     return PartitionWriter(spec, rules=rules, conversion=options.conversion,
                            buffer=PartitionBuffer(max_rows, max_bytes), stage=_OutputFolder(args.out),
                            where=f"table {raw_table}", rows_of="the input", max_bytes=max_bytes,
-                           on_segment=on_segment, progress=progress)
+                           on_segment=on_segment, progress=progress, instant_ms=instant_ms)
 
 
 class BuildProgress:

@@ -52,6 +52,7 @@ class ComplexTypeSpec:
     collection_to_json: str = "NON_PRIMITIVE"
     prefixes_to_rename: tuple[tuple[str, str], ...] = field(default=())
     columns: frozenset[str] | None = None  # names after prefixesToRename; None: every key of the batch
+    json_columns: frozenset[str] = frozenset()  # the schema's JSON columns (names after prefixesToRename)
 
     def apply(self, table: pa.Table) -> pa.Table:
         read = self._source_names()
@@ -149,7 +150,14 @@ class ComplexTypeSpec:
                 continue
             if self.collection_to_json == "ALL" or _is_complex(f.type.value_type) or _is_list(f.type.value_type):
                 values = table.column(i).to_pylist()
-                text = pa.array([None if v is None else json_text(_plain(v, f.type)) for v in values], pa.string())
+                # NON_PRIMITIVE asks the first element (containPrimitives): an empty list has none, so it stays an
+                # empty array, which a STRING column reads as null and a JSON column prints "[]" (seen in Pinot's
+                # build); ALL prints it "[]"
+                renamed = self._rename(f.name)
+                keep_empty = self.collection_to_json != "ALL" and (
+                    renamed if renamed is not None else f.name) not in self.json_columns
+                text = pa.array([None if v is None or (keep_empty and not v) else json_text(_plain(v, f.type))
+                                 for v in values], pa.string())
                 table = table.set_column(i, pa.field(f.name, pa.string()), text)
         return table
 

@@ -21,10 +21,22 @@ import pyarrow.compute as pc
 
 from .expression import Call, ExpressionError, Identifier, Literal, Node, arguments, parse_expression
 from .functions import lookup
-from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, null_mask,
+from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, java_type,
+                     null_mask,
                      with_nulls)
 
-_LOGIC = {"and", "or", "not"}
+# AND / OR / NOT (operators, or the function-call forms Pinot's registry lists from LogicalFunctions): its
+# evaluator plans them itself (InbuiltFunctionEvaluator's And/Or/NotExecutionNode), any number of operands for
+# AND / OR, so they are evaluated here (`_logic`), not through the function registry
+LOGICAL_OPERATORS = {"and", "or", "not"}
+
+
+_CLOCK = {"now", "ago", "agomv"}  # the functions that read the write's instant (functions/datetime.py)
+
+
+def reads_the_clock(node: Node | None) -> bool:
+    """Whether ``node`` calls ``now()``, ``ago()`` or ``agoMV()`` anywhere."""
+    return isinstance(node, Call) and (node.name in _CLOCK or any(reads_the_clock(a) for a in node.args))
 
 
 class Expression:
@@ -42,7 +54,7 @@ class Expression:
     @property
     def primitive_array_result(self) -> bool:
         """The whole expression is a call whose Java method returns a primitive array (``int[]``...)."""
-        if not isinstance(self.root, Call) or self.root.name in _LOGIC:
+        if not isinstance(self.root, Call) or self.root.name in LOGICAL_OPERATORS:
             return False
         function = lookup(self.root.name, len(self.root.args))
         return function is not None and function.primitive_array
@@ -60,7 +72,7 @@ def _check(node: Node, text: str) -> None:
         return
     for arg in node.args:
         _check(arg, text)
-    if node.name in _LOGIC:
+    if node.name in LOGICAL_OPERATORS:
         if node.name == "not" and len(node.args) != 1:
             raise ExpressionError(f"NOT expects 1 argument in {text!r}")
         return
@@ -93,7 +105,7 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
         if column is None:
             return Const(None, "NULL")  # a missing field reads as null in a GenericRow
         return column
-    if node.name in _LOGIC:
+    if node.name in LOGICAL_OPERATORS:
         return _logic(node, columns, ctx)
     function = lookup(node.name, len(node.args))
     assert function is not None  # checked when built
@@ -225,7 +237,7 @@ class _GroupContext(Context):
     so that the parent can report the earliest failing row of the whole batch, as Pinot would meet it)."""
 
     def __init__(self, parent: Context, rows: np.ndarray) -> None:
-        super().__init__(len(rows), parent.row_offset, True)
+        super().__init__(len(rows), parent.row_offset, True, parent.instant_ms)
         self.where = parent.where
         self.failures: list[tuple[np.ndarray, str, object]] = []
         self.literals_shown = None  # the group's literal(s), shown when the literal itself is bad
@@ -389,12 +401,20 @@ def _relist(lists: pa.Array, values: pa.Array) -> pa.Array:
 
 
 def _as_boolean(value: Value, ctx: Context, text: str) -> Value:
+    """An operand as Pinot's And/Or/NotExecutionNode reads it, ``(Boolean) value``: a non-boolean throws
+    ClassCastException on each row where the operand is evaluated and not null (that row fails; the rows an
+    earlier operand decided never read it), a null is null."""
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, bool):
             return value
+        failing = np.ones(ctx.num_rows, dtype=np.bool_)
     elif pa.types.is_boolean(value.type) or pa.types.is_null(value.type):
         return value.cast(pa.bool_())
-    raise IngestionError(f"{ctx.where}: an operand of {text} is not a boolean (ClassCastException in Pinot)")
+    else:
+        failing = ~null_mask(value)
+    ctx.fail(failing, f"ClassCastException: an operand of {text} is a {java_type(value).lower()}, not a "
+                      f"java.lang.Boolean")
+    return Const(None, "NULL")
 
 
 def _logic(node: Call, columns: Mapping[str, pa.Array], ctx: Context) -> Value:

@@ -14,6 +14,7 @@ fails before any task runs) and pickled to the executors.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -29,12 +30,13 @@ from type_mapping.table_config import TableConfig, time_column_name
 
 from . import java_objects
 from .complex_types import MODES, ComplexTypeSpec, as_java_objects
-from .evaluate import Expression
+from .evaluate import Expression, reads_the_clock
 from .expression import ExpressionError, is_groovy
 from .java_objects import is_object
 from .time_spec import TimeSpecConversion
-from .values import (Context, IngestionError, arrow_java_type, to_boolean, to_double, to_float, to_int, to_long, to_string,
-                     with_nulls)
+from .values import (LONE_SURROGATE, Context, IngestionError, RowFailure, arrow_java_type, deeper_recursion,
+                     lone_surrogates_made, to_boolean, to_double, to_float, to_int, to_long, to_string,
+                     unpaired_surrogates, with_nulls)
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
@@ -188,8 +190,9 @@ class IngestionPipeline:
         flattened = input_schema
         if self.complex_types is not None:
             # Map keys vary per row: flatten exactly the columns read after this step (schema, transforms, filter).
-            self.complex_types = dataclasses.replace(self.complex_types,
-                                                     columns=frozenset(schema.column_names) | frozenset(consumed))
+            self.complex_types = dataclasses.replace(
+                self.complex_types, columns=frozenset(schema.column_names) | frozenset(consumed),
+                json_columns=frozenset(s.name for s in schema if s.data_type == "JSON"))
             flattened = self.complex_types.apply(input_schema.empty_table()).schema
         # Transform outputs that are not schema columns are computed only when something reads them.
         self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]
@@ -223,25 +226,43 @@ class IngestionPipeline:
 
     # --- applying (tasks) ------------------------------------------------------------------------------
 
-    def apply(self, table: pa.Table | pa.RecordBatch, row_offset: int = 0) -> IngestedBatch:
+    @functools.cached_property
+    def reads_the_clock(self) -> bool:
+        """Whether a transform or the filter calls ``now()`` / ``ago()`` / ``agoMV()``: then ``apply`` needs the
+        write's instant (worked out once, on first use)."""
+        expressions = [t.expression for t in [*self.enrichers, *self.transforms]] + [self.filter]
+        return any(reads_the_clock(getattr(e, "root", None)) for e in expressions if e is not None)
+
+    def apply(self, table: pa.Table | pa.RecordBatch, row_offset: int = 0, *,
+              instant_ms: int | None = None) -> IngestedBatch:
+        """``instant_ms``: the write's own instant (epoch millis), what ``now()`` and ``ago()`` give; chosen once
+        per write on the driver, so every task and every retry of the write stores the same value."""
+        with deeper_recursion():  # JSON as deep as Jackson reads it (functions/json.py, JACKSON_MAX_DEPTH)
+            return self._apply(table, row_offset, instant_ms)
+
+    def _apply(self, table: pa.Table | pa.RecordBatch, row_offset: int, instant_ms: int | None) -> IngestedBatch:
         if isinstance(table, pa.RecordBatch):
             table = pa.Table.from_batches([table])
+        if instant_ms is None and self.reads_the_clock:
+            raise IngestionError("now() / ago() read the write's instant, and none was given (pass instant_ms to "
+                                 "IngestionPipeline.apply: the data source's WriteRun or the CLI's build start)")
         if self.is_identity:
             return IngestedBatch(table, 0, 0)
         pre = [e for e in self.enrichers if e.pre_complex]
         if pre:
-            ctx = Context(table.num_rows, row_offset, self.continue_on_error)
+            ctx = Context(table.num_rows, row_offset, self.continue_on_error, instant_ms)
             table = pa.table(self._enrich({n: _array(table.column(n)) for n in table.column_names}, pre, ctx))
         if self.complex_types is not None:
             table = self.complex_types.apply(table)
         n = table.num_rows
-        ctx = Context(n, row_offset, self.continue_on_error)
+        ctx = Context(n, row_offset, self.continue_on_error, instant_ms)
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
             if e.spec is not None and e.column in columns and e.column not in self.object_columns:
                 columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
         columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
+        made = lone_surrogates_made()  # (a helper transform may make the cut text another one stores)
         for t in self.transforms:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
             ctx.errors = None
@@ -255,6 +276,8 @@ class IngestionPipeline:
                     ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
                              "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
                 value = to_column_type(value, t.spec, ctx)
+                if lone_surrogates_made() != made:
+                    _check_unpaired_surrogates(value, ctx)
             if ctx.errors is not None:
                 value = with_nulls(value, ctx.errors)
                 incomplete |= ctx.errors
@@ -361,6 +384,25 @@ def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     if isinstance(column, pa.ChunkedArray):
         return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     return column
+
+
+def _check_unpaired_surrogates(value: pa.Array, ctx: Context) -> None:
+    """A mirror of Pinot (docs/ingestion.md): a text stored with half of a surrogate pair makes Pinot's statistics
+    pass throw (``Utf8.encodedLength``: "Unpaired surrogate at index N"), and the build fails. With
+    continueOnError that pass skips the row but the index pass does not: the build then fails there (a value of
+    the row missing from a dictionary) or writes a segment whose row count leaves the row out while its forward
+    index holds it. No segment Pinot writes is right, so this writer fails the build in both modes."""
+    rows = unpaired_surrogates(value)
+    if rows is None:
+        return
+    first = int(np.argmax(rows))
+    shown = value[first].as_py()
+    text = next(t for t in (shown if isinstance(shown, list) else [shown]) if t is not None and LONE_SURROGATE in t)
+    index = len(text[:text.index(LONE_SURROGATE)].encode("utf-16-le", "surrogatepass")) // 2
+    raise RowFailure(f"{ctx.where}: row {ctx.row_offset + first}: IllegalArgumentException: Unpaired surrogate at "
+                     f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's "
+                     f"builder fails on such a text (with ingestionConfig.continueOnError too, or it writes a "
+                     f"corrupt segment); cut the text where a character begins")
 
 
 def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n: int) -> pa.Array:

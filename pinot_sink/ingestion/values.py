@@ -10,8 +10,10 @@ to the ``Context``, which raises naming the row, or (``continueOnError``) nulls 
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
@@ -47,10 +49,14 @@ Value = Union[Const, pa.Array]
 class Context:
     """Per-batch evaluation state: where we are (for messages) and which rows failed."""
 
-    def __init__(self, num_rows: int, row_offset: int = 0, continue_on_error: bool = False) -> None:
+    def __init__(self, num_rows: int, row_offset: int = 0, continue_on_error: bool = False,
+                 instant_ms: int | None = None) -> None:
         self.num_rows = num_rows
         self.row_offset = row_offset
         self.continue_on_error = continue_on_error
+        # the write's own instant (epoch millis), what now() / ago() read: chosen once per write on the driver
+        # and passed in as a value (docs/ingestion.md), None where no write gave one
+        self.instant_ms = instant_ms
         self.where = ""  # e.g. "transform of column 'x' (toEpochDays(ts))"
         self.errors: np.ndarray | None = None  # rows that failed in the expression being evaluated
         self.active: np.ndarray | None = None  # rows a null-intolerant function actually runs on
@@ -61,7 +67,7 @@ class Context:
     def detached(self, num_rows: int) -> "Context":
         """A context for ``num_rows`` values taken out of this batch (grouped by their Java type, say) that
         records their failures for the caller to report in this batch's rows."""
-        sub = Context(num_rows, self.row_offset, True)
+        sub = Context(num_rows, self.row_offset, True, self.instant_ms)
         sub.where = self.where
         return sub
 
@@ -91,6 +97,65 @@ def as_numpy_mask(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(mask, pa.ChunkedArray):
         mask = mask.combine_chunks()
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
+
+
+# A Java String may hold half of a surrogate pair (``substr``, ``lpad`` / ``rpad``, ``prefixes``, ``chr`` cutting
+# or making one); Arrow's UTF-8 text cannot. Inside the pipeline such a lone surrogate is the noncharacter U+FDD0
+# (Unicode keeps noncharacters for a program's internal use): one UTF-16 unit, as the surrogate is, so lengths
+# and positions stay Java's. Where Java encodes it to UTF-8 (``getBytes``: ``toUtf8``, the UTF-8 hashes) it is
+# '?', as Java's encoder writes; stored into a text column it is Pinot's failure (``pipeline.py``,
+# docs/ingestion.md "Mirrors").
+LONE_SURROGATE = "\ufdd0"
+_LONE_SURROGATES_MADE = [0]  # how many texts got one: the pipeline looks for them only after one was made
+
+
+def lone_surrogate_made() -> None:
+    _LONE_SURROGATES_MADE[0] += 1
+
+
+def lone_surrogates_made() -> int:
+    return _LONE_SURROGATES_MADE[0]
+
+
+def java_utf8(text: pa.Array) -> pa.Array:
+    """``String.getBytes(UTF_8)`` of a text column, as binary: a lone surrogate becomes '?'."""
+    if _LONE_SURROGATES_MADE[0]:
+        text = pc.replace_substring(text, LONE_SURROGATE, "?")
+    return text.cast(pa.binary())
+
+
+def unpaired_surrogates(array: pa.Array) -> np.ndarray | None:
+    """Rows of a text (or multi-value text) column holding a lone surrogate, or None when none does."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
+        flat = pc.list_flatten(array)
+        if not (pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)):
+            return None
+        hits = pc.fill_null(pc.match_substring(flat, LONE_SURROGATE), False).to_numpy(zero_copy_only=False)
+        if not hits.any():
+            return None
+        parents = pc.list_parent_indices(array).to_numpy(zero_copy_only=False)
+        return np.bincount(parents[hits], minlength=len(array)) > 0
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return None
+    hits = pc.fill_null(pc.match_substring(array, LONE_SURROGATE), False).to_numpy(zero_copy_only=False)
+    return hits if hits.any() else None
+
+
+@contextlib.contextmanager
+def deeper_recursion(limit: int = 8000):
+    """Room for the recursive JSON readers, writers and walkers on a document as deep as Jackson reads (1000
+    levels, a few Python frames each, beyond Python's default limit of 1000); restored after."""
+    before = sys.getrecursionlimit()
+    if before >= limit:
+        yield
+        return
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def null_mask(array: pa.Array) -> np.ndarray:

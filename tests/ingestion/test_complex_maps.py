@@ -150,7 +150,9 @@ def test_collection_not_unnested_to_json_with_arrays_of_maps():
     table = pa.table({"l": pa.array([[[(1, 1e10)], []], [], None], items),
                       "p": pa.array([[1, 2], [], None], pa.list_(pa.int32()))})
     out = flat(table, "l", "p")
-    assert out["l"] == ['[{"1":1.0E10},{}]', "[]", None]  # Java key text, Jackson's doubles, an empty map {}
+    # Java key text, Jackson's doubles, an empty map {}; an empty list has no first element to call non-primitive,
+    # so it stays an empty array, null in a column (tests/fixtures/complex_types/unnest_nested.json, Pinot's build)
+    assert out["l"] == ['[{"1":1.0E10},{}]', None, None]
     assert out["p"] == [[1, 2], [], None]
     assert flat(table, "l", "p", collection_to_json="ALL")["p"] == ["[1,2]", "[]", None]
     assert flat(table, "l", "p", collection_to_json="NONE")["l"] == table.column("l").to_pylist()

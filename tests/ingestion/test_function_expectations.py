@@ -17,6 +17,7 @@ from __future__ import annotations
 import decimal
 import json
 import math
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,7 +29,8 @@ from pinot_sink.ingestion.functions.numeric import LIBM_FUNCTIONS
 from type_mapping.java_text import big_decimal_plain_string
 from type_mapping.pinot_schema import PinotSchema
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "functions"
+# (a sweep's tables elsewhere, tools/pinot_functions/expectations.py --out, are replayed by naming their folder)
+FIXTURES = Path(os.environ.get("PINOT_SINK_FUNCTION_FIXTURES") or Path(__file__).resolve().parents[1] / "fixtures" / "functions")
 FAMILIES = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))
 _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "float64": pa.float64(), "binary": pa.binary(),
           "bool": pa.bool_(), "list<string>": pa.list_(pa.string()), "list<int64>": pa.list_(pa.int64()),
@@ -60,6 +62,9 @@ KNOWN_DIFFERENCES = {
     ("off", "geo_relate:c4=ST_Within(ST_GeogFromText(w), ST_GeomFromText(w2))"),
     ("off", "geo_wkt:c9=ST_Distance(ST_GeomFromText(w), ST_GeomFromText(w2))"),
     ("off", "geo_wkt:c10=ST_Distance(ST_GeogFromText(w), ST_GeogFromText(w2))"),
+    # a lone surrogate inside the pipeline is U+FDD0 (values.LONE_SURROGATE), which does not remember which half
+    # of the pair it was: its code point is not Java's (docs/ingestion.md, mirrors)
+    ("on", "unicode:c4=codepoint(substr(s, 1))"),
 }
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where
@@ -154,9 +159,14 @@ def _pinot_type(header: dict, column: str) -> str | None:
     return next((f["dataType"] for f in header["schema"]["dimensionFieldSpecs"] if f["name"] == column), None)
 
 
-def _held_to_max_length(value):
-    """A text beyond a STRING column's default maxLength (512) is cut there by Pinot's SanitizationTransformer;
-    here the writer does it (type_mapping/convert.py, on_oversize_string), after the transforms."""
+def _held_to_max_length(value, pinot_type: str | None = "STRING"):
+    """A text beyond a STRING column's default maxLength (512) is cut there by Pinot's SanitizationTransformer,
+    each element of a multi-value one too (a JSON column is not cut by default); here the writer does it
+    (type_mapping/convert.py, on_oversize_string), after the transforms."""
+    if pinot_type != "STRING":
+        return value
+    if isinstance(value, list):
+        return [_held_to_max_length(v) for v in value]
     return value[:512] if isinstance(value, str) and len(value) > 512 else value
 
 
@@ -218,7 +228,8 @@ def test_continue_on_error_gives_pinots_values_and_failures(family, column, expr
     for name in columns:
         ours = result.table.column(name).to_pylist()
         for i, row in enumerate(rows):
-            expected, mine = _pinot(row, name), _held_to_max_length(_stored(ours[i], _pinot_type(header, name)))
+            pinot_type = _pinot_type(header, name)
+            expected, mine = _pinot(row, name), _held_to_max_length(_stored(ours[i], pinot_type), pinot_type)
             if (expected is None) != (mine is None) or (expected is not None and not _same(
                     expected, mine, ulps if name == column else 0, as_json and name == column)):
                 wrong.append((i, name, row["row"], expected, mine))
@@ -265,7 +276,9 @@ def _rows_pinot_stored_go_through(header: dict, rows: list[dict], column: str, e
     ours = _pipeline(header, [column], False, table).apply(table, 0).table.column(column).to_pylist()
     as_json = column in header.get("json_columns", [])
     wrong = [(r["row"], r["values"][column], mine) for r, mine in zip(whole, ours)
-             if not _same(r["values"][column], _stored(mine, _pinot_type(header, column)), _ulps(expression), as_json)]
+             if not _same(r["values"][column], _held_to_max_length(_stored(mine, _pinot_type(header, column)),
+                                                                   _pinot_type(header, column)),
+                          _ulps(expression), as_json)]
     assert not wrong, f"{expression}: {wrong[:3]}"
 
 

@@ -161,7 +161,9 @@ def test_flatten_structs_and_unnest_arrays():
     assert out.column("items.qty").to_pylist() == [1, 2, None, None]
     assert out.column("customer.address.city").to_pylist() == ["x", "x", None, None]
     assert out.column("tags").to_pylist() == [["p", "q"], ["p", "q"], [], None]  # primitive lists stay lists
-    assert out.column("nested").to_pylist() == ["[[1,2]]", "[[1,2]]", "[]", None]  # NON_PRIMITIVE -> JSON
+    # NON_PRIMITIVE -> JSON; an empty list has no first element to call non-primitive: it stays an empty array,
+    # null in a column (tests/fixtures/complex_types/unnest_nested.json, Pinot's build)
+    assert out.column("nested").to_pylist() == ["[[1,2]]", "[[1,2]]", None, None]
 
 
 def test_collection_not_unnested_to_json_all_and_delimiter():

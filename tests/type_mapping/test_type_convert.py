@@ -277,7 +277,13 @@ def test_string_nul_and_max_length():
     # maxLength counts UTF-16 code units, as Java's String.length(): an emoji counts 2
     assert "row 0" in error(["ab😀"], "STRING", max_length=3)
     assert conv(["a😀"], "STRING", max_length=3)[0] == ["a😀"]
-    assert conv(["ab😀c", "a😀bc", "😀😀"], "STRING", options=pinot, max_length=3)[0] == ["ab?", "a😀", "😀?"]
+    assert conv(["a😀bc", "abc😀"], "STRING", options=pinot, max_length=3)[0] == ["a😀", "abc"]
+    # a cut inside a surrogate pair leaves half of it, on which Pinot's build fails (checked with pinot-verify:
+    # 'a' * 511 + an emoji into a STRING column of the default 512 fails with "Unpaired surrogate at index 511")
+    for texts, row in ((["a😀bc", "ab😀c"], 1), (["😀😀"], 0)):
+        message = error(texts, "STRING", options=pinot, max_length=3)
+        assert f"row {row}" in message and "Unpaired surrogate at index 2" in message, message
+    assert "Unpaired surrogate at index 511" in error(["a" * 511 + "😀"], "STRING", options=pinot)
     # a strategy in the schema wins over the option
     assert conv(["abcde", "ab"], "STRING", max_length=4, max_length_exceed_strategy="SUBSTITUTE_DEFAULT_VALUE")[0] == [
         "null", "ab"]

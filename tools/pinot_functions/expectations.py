@@ -5,6 +5,10 @@ tests/ingestion/test_function_expectations.py replays.
 
     python tools/pinot_functions/expectations.py FAMILY [FAMILY...]     # needs ~/pinot-verify (not the tests)
 
+A differential sweep (new random rows, outside the committed tables): ``--seed S`` draws the rows from another
+seed, ``--repeat N`` draws N batches of rows, ``--out DIR`` writes the tables there; replay them with
+``PINOT_SINK_FUNCTION_FIXTURES=DIR pytest tests/ingestion/test_function_expectations.py``.
+
 Each table: a header line (Pinot commit, schema, table config with continueOnError, the input Arrow types, the
 columns compared as JSON), then one line per row: the input row, Pinot's stored values of the output columns
 (those a transform fills) and the ones its null vector marks. A transform that throws on a row leaves its
@@ -78,17 +82,18 @@ def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | N
     return sorted((d for d in docs if d.get("kind") == "row"), key=lambda d: d["docId"])
 
 
-def build(family: str) -> Path:
+def build(family: str, seed: str | None = None, repeat: int = 1, out_dir: Path | None = None) -> Path:
     spec = FAMILIES[family]
-    rng = random.Random(spec.get("seed", f"pinot-functions-{family}"))
-    rows = spec["rows"](rng)
+    base = spec.get("seed", f"pinot-functions-{family}")
+    rng = random.Random(base if seed is None else f"{base}-{seed}")
+    rows = [row for _ in range(repeat) for row in spec["rows"](rng)]
     if spec.get("row_id", True):
         for i, row in enumerate(rows):
             row["row_id"] = i
     schema, table_config = _configs(family, spec)
     docs = run_pinot(schema, table_config, rows)
     assert len(docs) == len(rows), (len(docs), len(rows))
-    out = ROOT / "tests" / "fixtures" / "functions" / f"{family}.jsonl"
+    out = (out_dir or ROOT / "tests" / "fixtures" / "functions") / f"{family}.jsonl"
     header = {"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/expectations.py", "schema": schema,
               "table_config": table_config, "input_types": spec["inputs"],
               # columns compared as JSON values: a map read from JSON rows is a HashMap in Pinot, whose key
@@ -105,5 +110,14 @@ def build(family: str) -> Path:
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or sorted(FAMILIES):
-        print(build(name))
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("families", nargs="*")
+    parser.add_argument("--seed", help="draw the rows from this seed (a sweep), not the committed one")
+    parser.add_argument("--repeat", type=int, default=1, help="batches of rows to draw")
+    parser.add_argument("--out", type=Path, help="folder for the tables (default: the committed fixtures)")
+    args = parser.parse_args()
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.families or sorted(FAMILIES):
+        print(build(name, args.seed, args.repeat, args.out), flush=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from pinot_sink.ingestion.evaluate import LOGICAL_OPERATORS  # noqa: E402
 from pinot_sink.ingestion.expression import canonicalize  # noqa: E402
 from pinot_sink.ingestion.functions import lookup  # noqa: E402
 from pinot_sink.ingestion.functions.unsupported import reason  # noqa: E402
@@ -36,18 +37,22 @@ def generate() -> str:
     for entry in pinot["functions"]:
         cls = entry["class"].rsplit(".", 1)[-1]
         function = lookup(entry["name"], entry["arity"])
-        if function is None:
+        # AND / OR / NOT are planned by the evaluator itself, as Pinot's are (any number of operands for AND / OR)
+        name = entry["name"] if entry["name"] in LOGICAL_OPERATORS else function and function.name
+        if name is None:
             why = reason(entry["name"], entry["arity"]) or "(missing)"
             partly = any(lookup(e["name"], e["arity"]) for e in pinot["functions"] if e["name"] == entry["name"])
             label = f"{entry['name']}/{entry['arity']}" if partly else entry["name"]
             if label not in refused[why]:
                 refused[why].append(label)
             continue
-        key = (cls, function.name)
+        key = (cls, name)
         row = supported.setdefault(key, {"names": set(), "signatures": {}, "spelled": {}})
         row["names"].add(entry["name"])
         row["spelled"].update({canonicalize(n): n for n in entry["declared_names"]})
         row["signatures"][entry["arity"]] = _arguments(entry)
+        if entry["name"] in LOGICAL_OPERATORS and entry["name"] != "not":
+            row["signatures"][entry["arity"]] = "(Boolean, Boolean, ...)"
     lines = [BEGIN, "",
              f"{len({n for r in supported.values() for n in r['names']})} of Pinot's "
              f"{len({e['name'] for e in pinot['functions']})} scalar function names (at commit "

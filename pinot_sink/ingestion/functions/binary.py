@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from type_mapping.java_text import java_parse_long
 
-from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, to_long, to_string)
+from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, java_utf8, to_long, to_string)
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -56,7 +56,7 @@ def _text(ctx: Context, value: Value) -> pa.Array:
 
 @scalar_function("toUtf8", arity=1)
 def _to_utf8(ctx: Context, args: list[Value]) -> Value:
-    return _text(ctx, args[0]).cast(pa.binary())
+    return java_utf8(_text(ctx, args[0]))
 
 
 @scalar_function("fromUtf8", arity=1)

@@ -21,7 +21,7 @@ from type_mapping.datetime_formats import (DateTimeFormatError, ZoneError, calen
                                            print_pattern, to_local)
 from type_mapping.java_numbers import java_long_div, saturating_multiply
 
-from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string, with_nulls
+from ..values import Const, Context, IngestionError, RowFailure, Value, broadcast, null_mask, to_long, to_string, with_nulls
 from .registry import scalar_function
 
 MILLIS = {"SECONDS": 1000, "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000}
@@ -223,7 +223,13 @@ def _date_trunc(ctx: Context, args: list[Value]) -> Value:
         options = {"week_starts_monday": True} if name == "week" else {}
         floored = pc.floor_temporal(pa.array(local, pa.timestamp("ms")), unit=name, **options).cast(
             pa.int64()).to_numpy(zero_copy_only=False)
-    truncated = from_local(floored, zone)  # Joda's roundFloor: floor the local time, back to an instant
+    # Joda's ZonedDateTimeField.roundFloor: a time field (unit under 12 hours) floors instant + offset and takes
+    # the same offset off again (the original's, even where the floored local time had another); a date field
+    # converts the floored local time back, keeping the original's offset when it is valid there
+    if name in ("millisecond", "second", "minute", "hour"):
+        truncated = floored - (local - millis)
+    else:
+        truncated = from_local(floored, zone, millis)
     return _result(ctx, _from_millis(truncated, output_unit), args[1:2])
 
 
@@ -579,3 +585,104 @@ def _date_time_convert(ctx: Context, args: list[Value]) -> Value:
         return pa.array(rounded, pa.int64(), mask=nulls if nulls.any() else None).cast(pa.timestamp("ms", tz="UTC"))
     converted = java_long_div(_from_millis(rounded, output_unit), output_size)
     return pa.array(converted, pa.int64(), mask=nulls if nulls.any() else None)
+
+
+# --- now() / ago(period): the write's own instant -------------------------------------------------------------
+# Pinot reads System.currentTimeMillis() per row, so a Spark task retried or a segment rebuilt would store
+# another value; here both read the instant the write chose once on the driver (Context.instant_ms, passed in
+# as a value by the data source's WriteRun and by the CLI's build start), so every task and every retry of one
+# write stores the same value (docs/ingestion.md).
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+# java.time.Duration.parse's grammar (JDK 17), case-insensitive, ASCII digits only
+_DURATION = re.compile(r"([-+]?)P(?:([-+]?[0-9]+)D)?"
+                       r"(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?",
+                       re.IGNORECASE | re.ASCII)
+
+
+def _exact(value: int, what: str = "overflow") -> int:
+    """Math.addExact / multiplyExact: an ArithmeticException beyond a long."""
+    if not _LONG_MIN <= value <= _LONG_MAX:
+        from .rowwise import JavaThrows
+        raise JavaThrows(f"DateTimeParseException: Text cannot be parsed to a Duration: {what}")
+    return value
+
+
+def duration_millis(text: str) -> int:
+    """``Duration.parse(text).toMillis()`` as JDK 17 computes it: each field times its seconds with
+    ``multiplyExact``, summed with ``addExact`` (minutes + seconds, hours + that, days + that), the fraction's
+    nanoseconds signed like the seconds, a leading ``-`` negating the whole; ``toMillis`` rounds the nanoseconds
+    toward zero after borrowing a second from a negative duration. Anything else throws, as Java does."""
+    from .rowwise import JavaThrows
+
+    match = _DURATION.fullmatch(text)
+    # (a "T" with no time after it is refused, but Java compares it case-sensitively: a lone "t" passes)
+    if match is None or match.group(3) == "T" \
+            or not any(match.group(i) is not None for i in (2, 4, 5, 6)):
+        raise JavaThrows(f"DateTimeParseException: Text cannot be parsed to a Duration: {text!r}")
+
+    def number(group: int, seconds: int, what: str) -> int:
+        digits = match.group(group)
+        if digits is None:
+            return 0
+        value = int(digits)  # Long.parseLong: a sign, then digits
+        if not _LONG_MIN <= value <= _LONG_MAX or not _LONG_MIN <= value * seconds <= _LONG_MAX:
+            raise JavaThrows(f"DateTimeParseException: Text cannot be parsed to a Duration: {what}")
+        return value * seconds
+
+    days, hours, minutes = number(2, 86_400, "days"), number(4, 3_600, "hours"), number(5, 60, "minutes")
+    seconds = number(6, 1, "seconds")
+    fraction = match.group(7) or ""
+    nanos = int(fraction.ljust(9, "0")) if fraction else 0
+    if match.group(6) is not None and match.group(6).startswith("-"):
+        nanos = -nanos
+    total = _exact(days + _exact(hours + _exact(minutes + seconds)))
+    # Duration.ofSeconds(total, nanos): the nanoseconds folded into [0, 1e9)
+    secs, nos = _exact(total + nanos // 1_000_000_000), nanos % 1_000_000_000
+    if match.group(1) == "-":  # negated(): the exact value times -1, which must fit a Duration again
+        exact = -(secs * 1_000_000_000 + nos)
+        secs, nos = exact // 1_000_000_000, exact % 1_000_000_000
+        if not _LONG_MIN <= secs <= _LONG_MAX:
+            raise JavaThrows("ArithmeticException: Exceeds capacity of Duration")
+    if secs < 0:  # toMillis: borrow a second so that Long.MIN_VALUE seconds still multiplies
+        secs, nos = secs + 1, nos - 1_000_000_000
+    millis = secs * 1000
+    if not _LONG_MIN <= millis <= _LONG_MAX:
+        raise JavaThrows("ArithmeticException: long overflow")
+    millis += int(nos / 1_000_000) if nos >= 0 else -((-nos) // 1_000_000)
+    if not _LONG_MIN <= millis <= _LONG_MAX:
+        raise JavaThrows("ArithmeticException: long overflow")
+    return millis
+
+
+def _write_instant(ctx: Context, name: str) -> int:
+    if ctx.instant_ms is None:  # (a wiring fault, not a row's: raised through the failure path)
+        raise RowFailure(f"{ctx.where}: {name} reads the write's instant, and none was given (an ingestion "
+                             f"pipeline applied outside a write: pass instant_ms to IngestionPipeline.apply)")
+    return int(ctx.instant_ms)
+
+
+@scalar_function("now", arity=0)
+def _now(ctx: Context, args: list[Value]) -> Value:
+    return Const(_write_instant(ctx, "now()"), "LONG")
+
+
+@scalar_function("ago", arity=1)
+def _ago(ctx: Context, args: list[Value]) -> Value:
+    from .rowwise import JavaThrows, per_row
+
+    instant = _write_instant(ctx, "ago()")
+
+    def one(text: str) -> int:  # a long subtraction in Java: it wraps
+        return (instant - duration_millis(text) + 2**63) % 2**64 - 2**63
+
+    period = to_string(args[0], ctx)
+    if isinstance(period, Const):
+        if period.value is None:
+            return Const(None, "LONG")
+        try:
+            return Const(one(period.value), "LONG")
+        except JavaThrows as exc:
+            ctx.fail(np.ones(ctx.num_rows, dtype=np.bool_), str(exc), [period.value] * ctx.num_rows)
+            return pa.nulls(ctx.num_rows, pa.int64())
+    return per_row(ctx, one, pa.int64(), period)

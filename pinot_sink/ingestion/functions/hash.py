@@ -18,7 +18,7 @@ from Crypto.Hash import MD2
 
 from type_mapping.java_hash import hash_bytes, murmur3_x64, murmur3_x64_32
 
-from ..values import Const, Context, Value, broadcast, to_int, to_long, to_string
+from ..values import Const, Context, Value, broadcast, java_utf8, to_int, to_long, to_string
 from .binary import to_bytes
 from .registry import scalar_function
 from .rowwise import per_row
@@ -41,7 +41,7 @@ def _register(name: str, fn, out_type: pa.DataType, *, utf8: bool = False, seed:
               arity: int = 1):
     """``name(input[, seed])`` -> ``fn(bytes[, seed])``; ``seed`` is ``int`` or ``long``."""
     def impl(ctx: Context, args: list[Value]) -> Value:
-        data = (broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string()).cast(pa.binary()) if utf8
+        data = (java_utf8(broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())) if utf8
                 else to_bytes(args[0], ctx))
         rest = [(to_int if seed == "int" else to_long)(a, ctx) for a in args[1:]]
         return per_row(ctx, fn, out_type, data, *rest)
@@ -167,7 +167,7 @@ _register("murmurHash3X64Bit128", lambda b, s: b"".join(h.to_bytes(8, "big") for
 def _vectorised(name: str, function: str, *, utf8: bool = False, seeded: bool = False):
     """A hash with a numpy kernel shared with the partition functions (``type_mapping.java_hash.hash_bytes``)."""
     def impl(ctx: Context, args: list[Value]) -> Value:
-        data = (broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string()).cast(pa.binary()) if utf8
+        data = (java_utf8(broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string())) if utf8
                 else to_bytes(args[0], ctx))
         seed = 0
         if seeded:

@@ -47,11 +47,37 @@ _DECODER = json.JSONDecoder(parse_constant=_reject)
 _WHITESPACE = " \t\n\r"
 
 
+# Jackson's StreamReadConstraints (2.15+ defaults, the Jackson Pinot runs): a document nested deeper than 1000
+# arrays / objects, or holding a number of more than 1000 characters, is not read (StreamConstraintsException)
+JACKSON_MAX_DEPTH = 1000
+JACKSON_MAX_NUMBER_LENGTH = 1000
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_LONG_NUMBER = re.compile(r"[0-9][0-9.eE+-]{%d,}" % JACKSON_MAX_NUMBER_LENGTH)
+
+
+def within_jackson_limits(text: str) -> bool:
+    """Whether Jackson's read constraints let ``text`` be read (only a text longer than the limits can break
+    them, so short documents cost nothing here)."""
+    if len(text) <= JACKSON_MAX_NUMBER_LENGTH:
+        return True
+    bare = _STRING.sub('""', text)
+    if _LONG_NUMBER.search(bare):
+        return False
+    depth = deepest = 0
+    for bracket in re.findall(r"[\[\]{}]", bare):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest <= JACKSON_MAX_DEPTH
+
+
 def read_first_value(text: str) -> Any:
     """Jackson's ``readValue`` of a text (Jayway's and ``JsonUtils``' parse): the first JSON value, what follows
     it ignored; a number at the root must be followed by whitespace (``_verifyRootSpace``) and ``true`` /
-    ``false`` / ``null`` by no letter or digit. Raises ``_InvalidJson``."""
+    ``false`` / ``null`` by no letter or digit; nesting and number length within Jackson's read constraints.
+    Raises ``_InvalidJson``."""
     body = text.lstrip(_WHITESPACE)
+    if not within_jackson_limits(body):
+        raise _InvalidJson(text)
     try:
         value, end = _DECODER.raw_decode(body)
     except (ValueError, _InvalidJson):
@@ -221,8 +247,13 @@ def _java_long(value: Any) -> int:
 def _java_double(value: Any) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
-        return float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:  # BigInteger.doubleValue beyond the double range: an infinity
+            return math.inf if value > 0 else -math.inf
     from ..values import java_parse_double
 
     parsed = java_parse_double(value if isinstance(value, str) else json_text(value))

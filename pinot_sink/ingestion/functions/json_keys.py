@@ -14,7 +14,6 @@ not JSON or not a container, gives an empty list (stored as null).
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -24,6 +23,7 @@ from type_mapping.convert import json_text
 
 from ..java_objects import is_object, objects
 from ..values import Const, Context, Value, to_string
+from .json import _InvalidJson, read_first_value
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -89,10 +89,11 @@ def _deep(node: Any, prefix: str, out: list[str]) -> None:
 
 
 def extract_keys(text: str, steps: list[tuple[str, Any]], deep: bool) -> list[str]:
+    """(Jayway's ``parse`` of the text, as Jackson reads it: a text that is not JSON throws, the row fails)"""
     try:
-        document, _ = json.JSONDecoder().raw_decode(text.lstrip(" \t\r\n"))
-    except ValueError:
-        return []
+        document = read_first_value(text)
+    except _InvalidJson:
+        raise JavaThrows(f"InvalidJsonException: not JSON: {text[:100]!r}") from None
     nodes = [("$", document)]
     for kind, arg in steps:
         found = []
@@ -226,9 +227,9 @@ def extract_keys_with(text: str, path: str, parameters: str) -> list[str]:
     if depth == 0:
         return []
     if path in ("", "$..**", "$.."):
-        try:
-            document, _ = json.JSONDecoder().raw_decode(text.lstrip(" \t\r\n"))
-        except ValueError:
+        try:  # (JsonUtils.stringToJsonNode; any failure gives no keys)
+            document = read_first_value(text)
+        except _InvalidJson:
             return []
         out: list[str] = []
         _all_keys(document, "" if dots else "$", out, depth, 1, dots)

@@ -69,7 +69,7 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
         lists = to_array(args[position], kind, ctx)
         flat = pc.list_flatten(lists)
         parents = pc.list_parent_indices(lists)
-        element_ctx = Context(len(flat), 0, continue_on_error=True)
+        element_ctx = Context(len(flat), 0, continue_on_error=True, instant_ms=ctx.instant_ms)
         element_ctx.where = ctx.where
         element_args: list[Value] = []
         for i, a in enumerate(args):
@@ -146,6 +146,7 @@ def _register() -> None:
     _mv(("timestampDiffMVReverse", "dateDiffMVReverse"), "timestampDiff", 3, 2, "Long", literal_args=(0,))
     _mv("timezoneHourMV", "timezoneHour", 2, 1, "Long", literal_args=(0,))
     _mv("timezoneMinuteMV", "timezoneMinute", 2, 1, "Long", literal_args=(0,))
+    _mv("agoMV", "ago", 1, 0, "String")
 
 _register()
 

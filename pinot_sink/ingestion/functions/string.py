@@ -8,13 +8,14 @@ characters up to U+0020 (``String.trim``), not Unicode white space.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, broadcast, per_distinct, to_int,
-                      to_string)
+from ..values import (LONE_SURROGATE, Const, Context, IngestionError, Value, as_numpy_mask, broadcast,
+                      lone_surrogate_made, per_distinct, to_int, to_string)
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -36,8 +37,16 @@ def _utf16(s: str) -> bytes:
 
 
 def _from_utf16(b: bytes) -> str:
-    """A Java substring may cut a surrogate pair; Pinot stores such a lone surrogate as '?' (UTF-8 encoder)."""
-    return b.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
+    """UTF-16 units as a Java String: a surrogate pair cut in half leaves a lone surrogate, kept as
+    ``values.LONE_SURROGATE`` (what Pinot's builder then fails on when it is stored)."""
+    try:
+        return b.decode("utf-16-le")
+    except UnicodeDecodeError:
+        lone_surrogate_made()
+        return _SURROGATE.sub(LONE_SURROGATE, b.decode("utf-16-le", "surrogatepass"))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # (after decoding, only the unpaired ones are left as such)
 
 
 def _java_case(text: pa.Array, kernel, full_mapping, special: np.ndarray) -> pa.Array:
@@ -524,10 +533,13 @@ def _codepoint(s: str) -> int:
 
 @_string_function("chr", arity=1, kinds="i", out_type=pa.string())
 def _chr(codepoint: int) -> str:
-    """``Character.toChars``; a lone surrogate is stored as '?' (Java's UTF-8 encoder)."""
+    """``Character.toChars``; a surrogate code point is a lone surrogate (``values.LONE_SURROGATE``)."""
     if not 0 <= codepoint <= 0x10FFFF:
         raise JavaThrows(f"IllegalArgumentException: Not a valid Unicode code point: {codepoint:#X}")
-    return "?" if 0xD800 <= codepoint <= 0xDFFF else chr(codepoint)
+    if 0xD800 <= codepoint <= 0xDFFF:
+        lone_surrogate_made()
+        return LONE_SURROGATE
+    return chr(codepoint)
 
 
 @_string_function("ascii", arity=1, kinds="s", out_type=pa.int32())

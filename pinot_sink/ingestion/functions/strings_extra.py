@@ -16,9 +16,10 @@ import json
 
 import pyarrow as pa
 
-from ..values import Context, Value, to_int, to_string
+from ..values import LONE_SURROGATE, Context, Value, to_int, to_string
 from .array import to_array
 from .binary import to_bytes
+from .json import within_jackson_limits
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 from .string import _from_utf16, _utf16
@@ -71,6 +72,8 @@ def is_json(text: str) -> bool:
     stripped = text.lstrip(" \t\r\n")
     if not stripped:
         return True  # Jackson reads no value (a missing node), no exception
+    if not within_jackson_limits(stripped):
+        return False
     try:
         value, end = _DECODER.raw_decode(stripped)
     except ValueError:
@@ -124,6 +127,9 @@ def java_encode(text: str, charset: str) -> bytes | None:
         return b"\xfe\xff" + java_encode(text, "UTF-16BE") if text else b""
     out = []
     for c in text:
+        if c == LONE_SURROGATE:  # half a surrogate pair: the encoder's replacement (U+FFFD for UTF-16, else '?')
+            out.append(("\ufffd" if codec.startswith("utf-16") else "?").encode(codec))
+            continue
         try:
             out.append(c.encode(codec))
         except UnicodeEncodeError:

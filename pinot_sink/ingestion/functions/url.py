@@ -204,13 +204,14 @@ def cut_url_parameter(url, name):
     if uri is None or not uri.query:
         return url
     try:
-        kept = []
+        # Pinot's StringBuilder: '&' goes before a kept parameter only once the text is not empty, so empty
+        # parameters before the first non-empty one vanish, and a query left empty is no query at all
+        query = ""
         for param in java_split(uri.query, "&"):
             pair = java_split(param, "=", 2)
             if java_url_decode(pair[0]) != name:
-                kept.append(pair[0] + ("=" + pair[1] if len(pair) > 1 else ""))
-        return java_uri.build(uri.scheme, uri.user_info, uri.host, uri.port, uri.path,
-                              "&".join(kept) if kept else None, uri.fragment)
+                query += ("&" if query else "") + pair[0] + ("=" + pair[1] if len(pair) > 1 else "")
+        return java_uri.build(uri.scheme, uri.user_info, uri.host, uri.port, uri.path, query or None, uri.fragment)
     except (JavaThrows, java_uri.URISyntaxError):
         return url
 
