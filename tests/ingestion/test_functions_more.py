@@ -408,3 +408,22 @@ def test_ip_forms_not_reproduced_fail_the_row_with_the_reason():
     assert out.to_pylist() == [16909060, None, None] and ctx.errors.tolist() == [False, True, True]
     with pytest.raises(IngestionError, match="row 1: .*a wildcard or a range"):
         Expression("isIPv4String(a)").evaluate_array({"a": column}, Context(3, 0, False))
+
+
+@pytest.mark.parametrize("kind,default", [("String", "'dflt'"), ("Long", "-7"), ("Double", "-7.5")])
+def test_the_fory_json_path_variants_give_the_plain_functions_values(kind, default):
+    """jsonPath{String,Long,Double}Fory take Jayway's path in Pinot's default build (no fory-json on the class
+    path: JsonFunctions.foryJsonPath falls back), so they store what the plain three-argument form stores, on
+    the documents and paths Pinot's own build gave the plain form's values for (json_fast.jsonl)."""
+    import json
+    from pathlib import Path
+
+    lines = (Path(__file__).resolve().parents[1] / "fixtures" / "functions" / "json_fast.jsonl").read_text().splitlines()
+    docs = [json.loads(line)["row"]["j"] for line in lines[1:] if line.strip()]
+    paths = {t["transformFunction"].split("'")[1] for t in json.loads(lines[0])["table_config"]["ingestionConfig"]
+             ["transformConfigs"]}
+    assert len(paths) > 3 and len(docs) >= 10
+    for path in paths:
+        fory, _ = evaluate(f"jsonPath{kind}Fory(j, '{path}', {default})", True, j=docs)
+        plain, _ = evaluate(f"jsonPath{kind}(j, '{path}', {default})", True, j=docs)
+        assert fory == plain, path

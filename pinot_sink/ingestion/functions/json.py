@@ -209,8 +209,11 @@ def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     return _map_rows(ctx, args[0], one, pa.string())
 
 
-@scalar_function("jsonPathString", "jsonPathStringFast", "jsonPathStringFirstMatch", arity=3, literal_args=(1, 2),
-                 nullable=True, check=_check_path)
+# The *Fory variants use Apache Fory's streaming reader only when fory-json is added to Pinot's class path, and
+# otherwise (Pinot's default build) fall back to Jayway, the very jsonPath call of the plain function; they are
+# meant to give the same values either way (JsonFunctions.foryJsonPath), so they are the plain function here.
+@scalar_function("jsonPathString", "jsonPathStringFast", "jsonPathStringFirstMatch", "jsonPathStringFory", arity=3,
+                 literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_string_default(ctx: Context, args: list[Value]) -> Value:
     path = _path_or_none(ctx, args[1])
     default = to_string(args[2], ctx)
@@ -292,8 +295,8 @@ def _json_path_long(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_long, LONG_MIN, pa.int64(), None)
 
 
-@scalar_function("jsonPathLong", "jsonPathLongFast", "jsonPathLongFirstMatch", arity=3, literal_args=(1, 2),
-                 nullable=True, check=_check_path)
+@scalar_function("jsonPathLong", "jsonPathLongFast", "jsonPathLongFirstMatch", "jsonPathLongFory", arity=3,
+                 literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_long_default(ctx: Context, args: list[Value]) -> Value:
     default = _primitive_default(to_long(args[2], ctx), ctx, "long")
     return _extract_number(ctx, args, _java_long, default, pa.int64(), default)
@@ -304,8 +307,8 @@ def _json_path_double(ctx: Context, args: list[Value]) -> Value:
     return _extract_number(ctx, args, _java_double, float("nan"), pa.float64(), None)
 
 
-@scalar_function("jsonPathDouble", "jsonPathDoubleFast", "jsonPathDoubleFirstMatch", arity=3, literal_args=(1, 2),
-                 nullable=True, check=_check_path)
+@scalar_function("jsonPathDouble", "jsonPathDoubleFast", "jsonPathDoubleFirstMatch", "jsonPathDoubleFory", arity=3,
+                 literal_args=(1, 2), nullable=True, check=_check_path)
 def _json_path_double_default(ctx: Context, args: list[Value]) -> Value:
     default = _primitive_default(to_double(args[2], ctx), ctx, "double")
     return _extract_number(ctx, args, _java_double, default, pa.float64(), default)

@@ -12,13 +12,11 @@ _NON_DETERMINISTIC = ("non-deterministic (a random source, a fresh UUID, or a pa
                       "segment rebuilt would store another value, so the commit would not be exactly once; compute "
                       "the value in Spark before writing (now() and ago() are evaluated: the write's own instant)")
 _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
-_FORY = "Apache Fory's JSON path extractor: not in Pinot's default build here (pinot-verify lacks it); not implemented"
 _NOT_YET = "not implemented yet"
 UNSUPPORTED: dict[str, str] = {
     **{name: _NON_DETERMINISTIC for name in ("sleep", "rand/0", "uuidv4", "uuidv7")},
     **{name: _QUERY_ONLY for name in ("brokerid", "cid", "endtime", "queryengine", "reqid", "stageid",
                                       "starttime", "workerid")},
-    **{name: _FORY for name in ("jsonpathdoublefory", "jsonpathlongfory", "jsonpathstringfory")},
 }
 
 
