@@ -255,7 +255,8 @@ class IngestionPipeline:
         if self.complex_types is not None:
             table = self.complex_types.apply(table)
         n = table.num_rows
-        ctx = Context(n, row_offset, self.continue_on_error, instant_ms)
+        ctx = Context(n, row_offset, self.continue_on_error, instant_ms, defer_failures=True)
+        cut: str | None = None  # the first stored text with half a surrogate pair (Pinot's statistics pass)
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
@@ -276,8 +277,8 @@ class IngestionPipeline:
                     ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
                              "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
                 value = to_column_type(value, t.spec, ctx)
-                if lone_surrogates_made() != made:
-                    _check_unpaired_surrogates(value, ctx)
+                if lone_surrogates_made() != made and cut is None:
+                    cut = _unpaired_surrogate(value, ctx)
             if ctx.errors is not None:
                 value = with_nulls(value, ctx.errors)
                 incomplete |= ctx.errors
@@ -325,6 +326,9 @@ class IngestionPipeline:
                 # column by column: a third faster than Table.filter (pyarrow 26, bench/transforms.py)
                 columns = {name: columns[name].filter(keep_mask) for name in self.output_schema.names
                            if name in columns}
+        ctx.raise_first_failure()  # every step has run on every row: the row Pinot stops at, if one fails
+        if cut is not None:  # after every row's record transformers: the segment's statistics pass
+            raise RowFailure(cut)
         out = pa.Table.from_arrays([_column(columns, f.name, f.type, kept) for f in self.output_schema],
                                    schema=self.output_schema)
         return IngestedBatch(out, filtered, int(incomplete.sum()))
@@ -386,23 +390,24 @@ def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     return column
 
 
-def _check_unpaired_surrogates(value: pa.Array, ctx: Context) -> None:
+def _unpaired_surrogate(value: pa.Array, ctx: Context) -> str | None:
     """A mirror of Pinot (docs/ingestion.md): a text stored with half of a surrogate pair makes Pinot's statistics
     pass throw (``Utf8.encodedLength``: "Unpaired surrogate at index N"), and the build fails. With
     continueOnError that pass skips the row but the index pass does not: the build then fails there (a value of
     the row missing from a dictionary) or writes a segment whose row count leaves the row out while its forward
-    index holds it. No segment Pinot writes is right, so this writer fails the build in both modes."""
+    index holds it. No segment Pinot writes is right, so this writer fails the build in both modes: this is the
+    failure of the first such row of ``value`` (None: there is none), raised once every row is transformed."""
     rows = unpaired_surrogates(value)
     if rows is None:
-        return
+        return None
     first = int(np.argmax(rows))
     shown = value[first].as_py()
     text = next(t for t in (shown if isinstance(shown, list) else [shown]) if t is not None and LONE_SURROGATE in t)
     index = len(text[:text.index(LONE_SURROGATE)].encode("utf-16-le", "surrogatepass")) // 2
-    raise RowFailure(f"{ctx.where}: row {ctx.row_offset + first}: IllegalArgumentException: Unpaired surrogate at "
-                     f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's "
-                     f"builder fails on such a text (with ingestionConfig.continueOnError too, or it writes a "
-                     f"corrupt segment); cut the text where a character begins")
+    return (f"{ctx.where}: row {ctx.row_offset + first}: IllegalArgumentException: Unpaired surrogate at "
+            f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's builder fails "
+            f"on such a text (with ingestionConfig.continueOnError too, or it writes a corrupt segment); cut the "
+            f"text where a character begins")
 
 
 def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n: int) -> pa.Array:

@@ -50,10 +50,17 @@ class Context:
     """Per-batch evaluation state: where we are (for messages) and which rows failed."""
 
     def __init__(self, num_rows: int, row_offset: int = 0, continue_on_error: bool = False,
-                 instant_ms: int | None = None) -> None:
+                 instant_ms: int | None = None, *, defer_failures: bool = False) -> None:
         self.num_rows = num_rows
         self.row_offset = row_offset
         self.continue_on_error = continue_on_error
+        # Without continueOnError Pinot stops at the first row on which any step throws: it runs every step on
+        # row 0, then on row 1, ... Evaluated a column at a time, an inner call meets its failing rows before
+        # the outer call meets an earlier row's, and one transform before the next. With defer_failures the
+        # failures are kept as on continueOnError and the earliest row's first one (in evaluation order) is
+        # raised by raise_first_failure once every step has run: the row and the complaint Pinot gives.
+        self.defer_failures = defer_failures
+        self.first_failure: tuple[int, str] | None = None
         # the write's own instant (epoch millis), what now() / ago() read: chosen once per write on the driver
         # and passed in as a value (docs/ingestion.md), None where no write gave one
         self.instant_ms = instant_ms
@@ -80,15 +87,23 @@ class Context:
             return
         if not self.continue_on_error:
             index = int(np.argmax(mask))
-            shown = ""
-            if values is not None:
-                value = values[index]
-                shown = f" (value {value.as_py() if isinstance(value, pa.Scalar) else value!r})"
-            raise RowFailure(
-                f"{self.where}: row {self.row_offset + index}: {reason}{shown}; Pinot fails the build on this row "
-                f"(set ingestionConfig.continueOnError to true to null the value and count the row instead)"
-            )
+            if self.first_failure is None or index < self.first_failure[0]:
+                shown = ""
+                if values is not None:
+                    value = values[index]
+                    shown = f" (value {value.as_py() if isinstance(value, pa.Scalar) else value!r})"
+                self.first_failure = (index, (
+                    f"{self.where}: row {self.row_offset + index}: {reason}{shown}; Pinot fails the build on this "
+                    f"row (set ingestionConfig.continueOnError to true to null the value and count the row "
+                    f"instead)"))
+            if not self.defer_failures:
+                self.raise_first_failure()
         self.errors = mask if self.errors is None else (self.errors | mask)
+
+    def raise_first_failure(self) -> None:
+        """Without continueOnError: the failure of the earliest failing row, if any row failed."""
+        if self.first_failure is not None:
+            raise RowFailure(self.first_failure[1])
 
 
 def as_numpy_mask(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> np.ndarray:

@@ -47,21 +47,6 @@ KNOWN_DIFFERENCES = {
     ("on", "geo_relate_corners:c2=ST_Equals(ST_GeomFromText(w), ST_GeomFromText(w2))"),
     ("on", "geo_relate_corners:c3=ST_Contains(ST_GeogFromText(w), ST_GeogFromText(w2))"),
     ("on", "geo_relate_corners:c5=ST_Equals(ST_GeogFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_relate_corners:c0=ST_Contains(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_relate_corners:c1=ST_Within(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_relate_corners:c2=ST_Equals(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_relate_corners:c3=ST_Contains(ST_GeogFromText(w), ST_GeogFromText(w2))"),
-    ("off", "geo_relate_corners:c4=ST_Within(ST_GeogFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_relate_corners:c5=ST_Equals(ST_GeogFromText(w), ST_GeomFromText(w2))"),
-    # Without continueOnError the build fails as Pinot's does, but names another row: an inner call runs over
-    # every row before the next argument's or the outer one (Pinot goes row by row), so a later row's failure in
-    # the first argument is met before an earlier row's in the second argument or the outer call
-    ("off", "geo_geojson:c2=ST_AsText(ST_GeomFromGeoJSON(j))"),
-    ("off", "geo_geojson:c3=ST_AsGeoJSON(ST_GeogFromGeoJSON(j))"),
-    ("off", "geo_geojson:c4=ST_AsGeoJSON(ST_GeomFromGeoJSON(j))"),
-    ("off", "geo_relate:c4=ST_Within(ST_GeogFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_wkt:c9=ST_Distance(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("off", "geo_wkt:c10=ST_Distance(ST_GeogFromText(w), ST_GeogFromText(w2))"),
     # a lone surrogate inside the pipeline is U+FDD0 (values.LONE_SURROGATE), which does not remember which half
     # of the pair it was: its code point is not Java's (docs/ingestion.md, mirrors)
     ("on", "unicode:c4=codepoint(substr(s, 1))"),
