@@ -165,6 +165,9 @@ NUMERIC_CASES = [
     ("INT", pa.int32(), lambda rng: rng.integers(-2**31, -2**31 + 40, 300).tolist()),
     ("LONG", pa.int64(), lambda rng: rng.integers(-2**63, -2**63 + 900, 300, dtype=np.int64).tolist()),
     ("LONG", pa.int64(), lambda rng: rng.integers(2**63 - 900, 2**63 - 1, 300, dtype=np.int64).tolist()),
+    # counting: gaps in a small range (ranks), and a range wider than the counted table (the scatter)
+    ("INT", pa.int32(), lambda rng: rng.choice([-3, 1, 5, 9], 300).tolist()),
+    ("LONG", pa.int64(), lambda rng: rng.integers(10**12, 10**12 + 90_000, 100_000).tolist()),
 ]
 COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
