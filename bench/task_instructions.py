@@ -5,11 +5,11 @@ machine where CPU-seconds do not. CPU-seconds (best of --repeat, outside valgrin
 printed beside: instructions are not time (cache misses, page faults and the kernel are not counted).
 
 Only the task is counted (every thread: the build thread and Arrow's pools), not start-up, imports or making
-the batches. With a C compiler and valgrind's headers, a 4-line helper compiled into a temporary folder issues
-callgrind's client requests around ``write_partition`` (instrumentation off until then: start-up runs ~10x
-faster under valgrind); without them, the process calls the C API's ``Py_GetCopyright`` (ctypes) just before
-and ``Py_GetCompiler`` just after, and callgrind runs with ``--zero-before=Py_GetCopyright
---dump-before=Py_GetCompiler``. Either way the last numbered dump holds the task alone.
+the batches: a 4-line helper compiled into a temporary folder (``cc`` and valgrind's headers,
+``valgrind/callgrind.h``, are needed) issues callgrind's client requests around ``write_partition``
+(instrumentation off until then: start-up runs ~10x faster under valgrind), so the dump holds the task alone.
+(libc's symbols called through ctypes are invisible to callgrind's ``--zero-before``, and C-API markers
+like ``Py_GetCompiler`` gave wrong counts: the client requests are the reliable way.)
 A first ``write_partition`` on the same batches runs before the count (a reused Spark Python worker; lazy imports
 and first-call caches are paid once per process; ``--cold`` counts the first call instead).
 
@@ -17,7 +17,7 @@ and first-call caches are paid once per process; ``--cold`` counts the first cal
 
 The first checkout is this one; each ``--repo`` (e.g. ``git archive b13022b | tar -x -C /tmp/base``) is run on
 the same batches (made by this checkout's bench/partition_build.py) and printed as a ratio to this one.
-``--annotate N`` prints callgrind_annotate's top N functions (inclusive of nothing: self cost) per checkout.
+``--annotate N`` prints callgrind_annotate's top N functions by self cost per checkout.
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def compile_helper(workdir: str) -> str | None:
     return library if done.returncode == 0 else None
 
 
-def run_task(repo: str, rows: int, cold: bool, helper: str | None) -> None:
+def run_task(repo: str, rows: int, cold: bool, helper: str) -> None:
     """Inside valgrind: set up, then one counted write_partition between the two libc markers."""
     sys.path.insert(0, repo)
     sys.path.insert(0, str(HERE))
@@ -69,11 +69,8 @@ def run_task(repo: str, rows: int, cold: bool, helper: str | None) -> None:
 
     table = make_orders(rows)
     batches = table.to_batches(max_chunksize=10_000)
-    if helper:
-        markers = ctypes.CDLL(helper)
-        start, stop = markers.task_start, markers.task_stop
-    else:  # libc's own symbols are invisible to callgrind behind libffi; Python's are not
-        start, stop = ctypes.pythonapi.Py_GetCopyright, ctypes.pythonapi.Py_GetCompiler
+    markers = ctypes.CDLL(helper)
+    start, stop = markers.task_start, markers.task_stop
 
     def one(counted: bool):
         out = tempfile.mkdtemp(prefix="bench-task-instr-")
@@ -94,19 +91,14 @@ def run_task(repo: str, rows: int, cold: bool, helper: str | None) -> None:
     one(True)
 
 
-def count(repo: str, rows: int, cold: bool, annotate: int, workdir: str, helper: str | None) -> int:
+def count(repo: str, rows: int, cold: bool, annotate: int, workdir: str, helper: str) -> int:
     out = os.path.join(workdir, f"cg.{Path(repo).name}.{time.time_ns()}")
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p"]
-    if helper:
-        command += ["--instr-atstart=no"]
-    else:
-        command += ["--zero-before=Py_GetCopyright", "--dump-before=Py_GetCompiler"]
-    command += [sys.executable, __file__, "--one", repo, "--rows", str(rows)]
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", "--instr-atstart=no",
+               sys.executable, __file__, "--one", repo, "--rows", str(rows), "--helper", helper]
     command += ["--cold"] if cold else []
-    command += ["--helper", helper] if helper else []
     subprocess.run(command, check=True, capture_output=True, text=True,
                    env={**os.environ, "PYTHONPATH": repo, "PYTHONHASHSEED": "0"})
-    # out.<pid>.<n>: one per Py_GetCompiler call (start-up may call it too); the last is after the task
+    # out.<pid>.<n>: the task's dump (the last numbered one)
     dumps = [p for p in os.listdir(workdir) if re.fullmatch(re.escape(os.path.basename(out)) + r"\.\d+\.\d+", p)]
     assert dumps, os.listdir(workdir)
     path = os.path.join(workdir, max(dumps, key=lambda p: int(p.rsplit(".", 1)[1])))
@@ -152,6 +144,8 @@ def main() -> int:
             os.makedirs(args.keep, exist_ok=True)
             workdir = args.keep
         helper = compile_helper(workdir)
+        if helper is None:
+            parser.error("needs a C compiler (cc) and valgrind's headers (valgrind/callgrind.h)")
         for repo in repos:
             instructions[repo] = count(repo, args.rows, args.cold, args.annotate, workdir, helper)
     if not args.no_cpu:
