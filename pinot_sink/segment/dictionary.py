@@ -462,7 +462,6 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
 # 64-bit integer each instead of as strings: Arrow's hash of integers takes about a third of the instructions of
 # its hash of short strings, and building the integers is a few vector passes.
 _SHORT_KEY_MAX_BYTES = 8
-_BYTE_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 
 
 def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
