@@ -799,7 +799,9 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
         source_index = np.cumsum(~is_filler, dtype=np.int64 if len(values) >= 2**31 else np.int32)
         source_index -= 1
         source_index[is_filler] = len(values)
-        values = pa.concat_arrays([values, pa.array([filler], values.type)]).take(pa.array(source_index))
+        # built in range just above: no bounds check (a third of the take's instructions on short strings)
+        values = pc.take(pa.concat_arrays([values, pa.array([filler], values.type)]), pa.array(source_index),
+                         boundscheck=False)
         offsets = offsets + np.cumsum(np.concatenate([[0], null_mask]), dtype=np.int64)
     if offsets[-1] <= INT_MAX:
         out = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)

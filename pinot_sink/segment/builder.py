@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from type_mapping.datetime_formats import (VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError, parse_format,
                                           parse_simple_date, range_to_millis, stored_to_millis)
@@ -422,7 +423,7 @@ def _column_context(
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
                 # gives them without the sort that the reordered values would need.
                 input_values = flatten(column, True)[0]
-            column = column.take(pa.array(order))
+            column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
     values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
         row = int(np.argmax(row_lengths == 0))

@@ -173,15 +173,20 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
     if span > max(_COUNTING_SPAN_PER_VALUE * len(values), _COUNTING_MIN_SPAN):
         return None
     offsets = values - values.dtype.type(low)  # within 0..span-1: no overflow (any wrap-around cancels out)
-    present = np.zeros(span, dtype=bool)
-    present[offsets] = True
+    if span <= _COUNTING_MIN_SPAN:  # a small table: counting is about half the instructions of a scatter
+        present = np.bincount(offsets, minlength=span) > 0
+    else:
+        present = np.zeros(span, dtype=bool)
+        present[offsets] = True
     distinct = np.flatnonzero(present)
-    distinct = (distinct + low).astype(values.dtype) if low else distinct.astype(values.dtype)
     if not ids:
-        return distinct, None
+        return (distinct + low).astype(values.dtype), None
+    if len(distinct) == span:  # every value of min..max present (codes, flags, small counts): dictId = offset
+        return (distinct + low).astype(values.dtype), offsets.astype(np.int32, copy=False)
+    distinct = (distinct + low).astype(values.dtype)
     rank = np.cumsum(present, dtype=np.int32)
     rank -= 1
-    return distinct, rank[offsets]
+    return distinct, np.take(rank, offsets)
 
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:
@@ -434,12 +439,11 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
         keys = padded_rows.view(f">u{key_width}").reshape(count)
     keys = keys.astype(f"u{key_width}")  # native order for numpy and Arrow
     if key_width <= 2:
-        present = np.zeros(1 << (8 * key_width), dtype=bool)
-        present[keys] = True
+        present = np.bincount(keys, minlength=1 << (8 * key_width)) > 0  # about half a scatter's instructions
         distinct_keys = np.flatnonzero(present).astype(keys.dtype)
         rank = np.cumsum(present, dtype=np.int32)
         rank -= 1
-        dict_ids = rank[keys]
+        dict_ids = np.take(rank, keys)
     else:
         encoded = pc.dictionary_encode(pa.array(keys))
         first_seen = encoded.dictionary.to_numpy(zero_copy_only=False)
@@ -454,8 +458,72 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
     return Dictionary(stored_type, values, dict_ids, distinct_lengths, padded=padded, is_ascii=is_ascii)
 
 
+# Strings of several lengths, none over this many bytes (device names, tags, codes, "null"), are hashed as one
+# 64-bit integer each instead of as strings: Arrow's hash of integers takes about a third of the instructions of
+# its hash of short strings, and building the integers is a few vector passes.
+_SHORT_KEY_MAX_BYTES = 8
+
+
+def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
+    """STRING values of at most 8 UTF-8 bytes (of any lengths): each value's bytes as one little-endian uint64,
+    shifted to the top (a string holds no NUL, checked, so the integer is unique to the string; the empty
+    string is 0), hashed by Arrow; only the distinct ones are decoded and sorted by their bytes, which is
+    Java's order when no value has a supplementary character (checked). None when the values do not fit."""
+    count = len(flat)
+    if count < 2 or _SHORT_KEY_MAX_BYTES < 1:
+        return None
+    offsets, data = offsets_and_data(flat)
+    lengths = np.diff(offsets)
+    if int(lengths.max()) > min(8, _SHORT_KEY_MAX_BYTES):
+        return None
+    if data.size:
+        if int(data.max()) >= 0xF0:  # a supplementary character: Java orders by UTF-16
+            return None
+        if int(data.min()) == 0:
+            _reject_nul(flat, column)
+    # Eight bytes from any byte offset: two aligned words of the zero-padded data, shifted together.
+    padded = np.zeros(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)
+    padded[: data.size] = data
+    words = padded.view("<u8")
+    starts = offsets[:-1]
+    index = starts >> 3
+    shift = (starts & 7).astype(np.uint64)
+    shift <<= np.uint64(3)
+    keys = np.take(words, index)
+    keys >>= shift
+    index += 1
+    high = np.take(words, index)
+    del index
+    high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
+    high <<= np.uint64(63) - shift
+    keys |= high
+    del high, shift
+    # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
+    keys <<= (np.uint64(64) - (lengths.astype(np.uint64) << np.uint64(3)))
+    encoded = pc.dictionary_encode(pa.array(keys))
+    del keys
+    first_seen = encoded.dictionary.to_numpy(zero_copy_only=False)
+    # Decode the distinct keys: the value's length is 8 less its leading zero bytes (low bytes, little-endian);
+    # shifted back down, the key's bytes are the value left-aligned and NUL-padded.
+    as_bytes = first_seen.view(np.uint8).reshape(-1, 8)
+    nonzero = as_bytes != 0
+    distinct_lengths = np.where(nonzero.any(axis=1), 8 - np.argmax(nonzero, axis=1), 0).astype(np.int64)
+    left_aligned = first_seen >> ((np.uint64(64) - (distinct_lengths.astype(np.uint64) << np.uint64(3))))
+    left_aligned[distinct_lengths == 0] = 0  # a shift by 64 gives 0 on numpy, but say so
+    order = np.argsort(left_aligned.byteswap(), kind="stable")  # big-endian: numeric order is the bytes' order
+    width = int(distinct_lengths.max())
+    rows = np.ascontiguousarray(left_aligned[order].view(np.uint8).reshape(-1, 8)[:, :width])
+    distinct_lengths = distinct_lengths[order]
+    values = _strings_from_padded(rows, distinct_lengths)
+    dict_ids = _ranks(order)[encoded.indices.to_numpy(zero_copy_only=False)]
+    is_ascii = not data.size or int(data.max()) < 0x80
+    return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=rows, is_ascii=is_ascii)
+
+
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
     fast = _by_fixed_width_keys(flat, stored_type, column)
+    if fast is None and stored_type == "STRING":
+        fast = _by_short_keys(flat, column)
     if fast is None:
         fast = _sort_by_keys(flat, stored_type, column)
     if fast is not None:

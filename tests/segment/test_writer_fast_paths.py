@@ -62,6 +62,10 @@ STRING_CASES = {
     "three-byte codes and a BMP character": lambda rng: list(rng.choice(["USD", "EUR", "中", "\uffff", "aé"], 300)),
     "five bytes": lambda rng: [f"{v:05d}" for v in rng.integers(0, 99_999, 300)],
     "eight bytes": lambda rng: [f"{v:08x}" for v in rng.integers(0, 2**32 - 1, 300)],
+    # several lengths of at most 8 bytes: one 64-bit integer key each, hashed
+    "short, several lengths, empty included": lambda rng: _strings(rng, 300, list("abzAZ09_ ~"), 8),
+    "short BMP non-ASCII, several lengths": lambda rng: _strings(rng, 300, ["é", "ß", "中", "\uffff", "a"], 2),
+    "short, few distinct": lambda rng: list(rng.choice(["ios", "android", "web", "", "null", "WINTER10"], 300)),
 }
 
 
@@ -74,6 +78,7 @@ def test_string_dictionary_paths(monkeypatch, path, case, arrow_type):
     d = _check_dictionary(values, arrow_type, "STRING", _java_key)
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["hash"])
     monkeypatch.setattr(dictionary, "_FIXED_KEY_MAX_BYTES", 0)  # Arrow's hash of the strings
+    monkeypatch.setattr(dictionary, "_SHORT_KEY_MAX_BYTES", 0)
     plain = build_dictionary(pa.array(values, arrow_type), "STRING", "c")
     for var_length in (False, True):
         assert serialize_dictionary(d, var_length) == serialize_dictionary(plain, var_length)
@@ -93,6 +98,16 @@ def test_fixed_width_key_path_is_taken_for_short_values_of_one_length(values):
     d = dictionary._by_fixed_width_keys(pa.array(values), "STRING", "c")
     assert d is not None and d.values.to_pylist() == sorted(set(values)) and d.is_ascii
     assert dictionary._by_fixed_width_keys(pa.array(values + ["x"]), "STRING", "c") is None
+
+
+@pytest.mark.parametrize("values", [["ios", "android", "web", "web"], ["", "a", ""], ["a", "ab", "b", "é", "\uffff"],
+                                    [f"{i}" for i in range(2000)][::-1]])
+def test_short_key_path_is_taken_for_values_up_to_8_bytes(values):
+    d = dictionary._by_short_keys(pa.array(values), "c")
+    assert d is not None and d.values.to_pylist() == sorted(set(values), key=_java_key)
+    assert [d.values.to_pylist()[i] for i in d.dict_ids] == values
+    assert dictionary._by_short_keys(pa.array(values + ["123456789"]), "c") is None  # 9 bytes
+    assert dictionary._by_short_keys(pa.array(values + ["\U0001F600"]), "c") is None  # Java's UTF-16 order differs
 
 
 def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
@@ -131,7 +146,8 @@ def test_sliced_string_array(monkeypatch):
 @pytest.mark.parametrize("path", PATHS)
 def test_nul_is_rejected_on_every_path(monkeypatch, path):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
-    for values in (["ok", "a\0b", "zz"], ["ok", "a\0", "zz"]):  # the second: one length (integer keys)
+    # the second: one length (integer keys); the third: short, several lengths (one integer key each)
+    for values in (["ok", "a\0b", "zz", "long enough string"], ["ok", "a\0", "zz"], ["ok", "a\0b", "zz"]):
         with pytest.raises(ColumnValueError, match="column 'c'.*NUL"):
             build_dictionary(pa.array(values), "STRING", "c")
 
@@ -149,6 +165,9 @@ NUMERIC_CASES = [
     ("INT", pa.int32(), lambda rng: rng.integers(-2**31, -2**31 + 40, 300).tolist()),
     ("LONG", pa.int64(), lambda rng: rng.integers(-2**63, -2**63 + 900, 300, dtype=np.int64).tolist()),
     ("LONG", pa.int64(), lambda rng: rng.integers(2**63 - 900, 2**63 - 1, 300, dtype=np.int64).tolist()),
+    # counting: gaps in a small range (ranks), and a range wider than the counted table (the scatter)
+    ("INT", pa.int32(), lambda rng: rng.choice([-3, 1, 5, 9], 300).tolist()),
+    ("LONG", pa.int64(), lambda rng: rng.integers(10**12, 10**12 + 90_000, 100_000).tolist()),
 ]
 COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
