@@ -248,6 +248,7 @@ class IngestionPipeline:
                                  "IngestionPipeline.apply: the data source's WriteRun or the CLI's build start)")
         if self.is_identity:
             return IngestedBatch(table, 0, 0)
+        made = lone_surrogates_made()  # texts cut in half so far (a cut made in this batch is looked for)
         pre = [e for e in self.enrichers if e.pre_complex]
         if pre:
             ctx = Context(table.num_rows, row_offset, self.continue_on_error, instant_ms)
@@ -256,14 +257,12 @@ class IngestionPipeline:
             table = self.complex_types.apply(table)
         n = table.num_rows
         ctx = Context(n, row_offset, self.continue_on_error, instant_ms, defer_failures=True)
-        cut: str | None = None  # the first stored text with half a surrogate pair (Pinot's statistics pass)
         columns: dict[str, pa.Array] = {name: _array(table.column(name)) for name in table.column_names}
         incomplete = np.zeros(n, dtype=np.bool_)
         for e in pre:  # DataTypeTransformer, later in Pinot's chain, on the enriched schema columns
             if e.spec is not None and e.column in columns and e.column not in self.object_columns:
                 columns[e.column] = to_column_type(columns[e.column], e.spec, ctx)
         columns = self._enrich(columns, [e for e in self.enrichers if not e.pre_complex], ctx, incomplete)
-        made = lone_surrogates_made()  # (a helper transform may make the cut text another one stores)
         for t in self.transforms:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
             ctx.errors = None
@@ -277,8 +276,6 @@ class IngestionPipeline:
                     ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
                              "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
                 value = to_column_type(value, t.spec, ctx)
-                if lone_surrogates_made() != made and cut is None:
-                    cut = _unpaired_surrogate(value, ctx)
             if ctx.errors is not None:
                 value = with_nulls(value, ctx.errors)
                 incomplete |= ctx.errors
@@ -327,11 +324,34 @@ class IngestionPipeline:
                 columns = {name: columns[name].filter(keep_mask) for name in self.output_schema.names
                            if name in columns}
         ctx.raise_first_failure()  # every step has run on every row: the row Pinot stops at, if one fails
-        if cut is not None:  # after every row's record transformers: the segment's statistics pass
-            raise RowFailure(cut)
+        if lone_surrogates_made() != made:  # after every row's record transformers: the statistics pass
+            self._fail_on_unpaired_surrogates(columns, ctx)
         out = pa.Table.from_arrays([_column(columns, f.name, f.type, kept) for f in self.output_schema],
                                    schema=self.output_schema)
         return IngestedBatch(out, filtered, int(incomplete.sum()))
+
+    def _fail_on_unpaired_surrogates(self, columns: dict[str, pa.Array], ctx: Context) -> None:
+        """A mirror of Pinot (docs/ingestion.md): a text stored with half of a surrogate pair makes Pinot's
+        statistics pass throw (``Utf8.encodedLength``: "Unpaired surrogate at index N"), and the build fails.
+        With continueOnError that pass skips the row but the index pass does not: the build then fails there (a
+        value of the row missing from a dictionary) or writes a segment whose row count leaves the row out while
+        its forward index holds it. No segment Pinot writes is right, so this writer fails the build in both
+        modes, at the first such row of any stored column (the pass goes row by row; two columns of one row
+        are taken in the schema's order here, in its statistics map's hash order there), whichever step made
+        it: a transform, an enricher or a function's Map / List."""
+        found = [(cut, name) for name in self.output_schema.names if name in columns
+                 for cut in [_first_unpaired_surrogate(columns[name])] if cut is not None]
+        if not found:
+            return
+        (row, index), name = min(found, key=lambda f: f[0][0])
+        made_by = {t.column: f"transform of column {t.column!r} ({t.expression.text})" for t in self.transforms}
+        made_by = {**{e.column: f"ingestionConfig.enrichmentConfigs generateColumn {e.column!r} "
+                                f"({e.expression.text})" for e in self.enrichers}, **made_by}
+        where = made_by.get(name, f"column {name!r}")
+        raise RowFailure(f"{where}: row {ctx.row_offset + row}: IllegalArgumentException: Unpaired surrogate at "
+                         f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's "
+                         f"builder fails on such a text (with ingestionConfig.continueOnError too, or it writes a "
+                         f"corrupt segment); cut the text where a character begins")
 
     @staticmethod
     def _enrich(columns: dict[str, pa.Array], enrichers: list[_Enricher], ctx: Context,
@@ -390,24 +410,15 @@ def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     return column
 
 
-def _unpaired_surrogate(value: pa.Array, ctx: Context) -> str | None:
-    """A mirror of Pinot (docs/ingestion.md): a text stored with half of a surrogate pair makes Pinot's statistics
-    pass throw (``Utf8.encodedLength``: "Unpaired surrogate at index N"), and the build fails. With
-    continueOnError that pass skips the row but the index pass does not: the build then fails there (a value of
-    the row missing from a dictionary) or writes a segment whose row count leaves the row out while its forward
-    index holds it. No segment Pinot writes is right, so this writer fails the build in both modes: this is the
-    failure of the first such row of ``value`` (None: there is none), raised once every row is transformed."""
+def _first_unpaired_surrogate(value: pa.Array) -> tuple[int, int] | None:
+    """(row, UTF-16 index) of the first text of ``value`` holding half of a surrogate pair, or None."""
     rows = unpaired_surrogates(value)
     if rows is None:
         return None
     first = int(np.argmax(rows))
     shown = value[first].as_py()
     text = next(t for t in (shown if isinstance(shown, list) else [shown]) if t is not None and LONE_SURROGATE in t)
-    index = len(text[:text.index(LONE_SURROGATE)].encode("utf-16-le", "surrogatepass")) // 2
-    return (f"{ctx.where}: row {ctx.row_offset + first}: IllegalArgumentException: Unpaired surrogate at "
-            f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's builder fails "
-            f"on such a text (with ingestionConfig.continueOnError too, or it writes a corrupt segment); cut the "
-            f"text where a character begins")
+    return first, len(text[:text.index(LONE_SURROGATE)].encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n: int) -> pa.Array:

@@ -91,3 +91,22 @@ def test_a_string_columns_max_length_cutting_an_emoji_fails_as_pinots_build_does
     with pytest.raises(ConversionError, match=case["message"]):
         convert_column(pa.array(case["rows"]), FieldSpec("s", "STRING"),
                        options=ConversionOptions(on_oversize_string="pinot"))
+
+
+def test_a_cut_text_an_enricher_stores_fails_too_at_the_earliest_row_of_any_column():
+    """The statistics pass goes row by row over every stored column: a text an enricher (generateColumn) cut
+    fails the build as a transform's does, and the earliest row wins over the step that ran first."""
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "s", "dataType": "STRING"}, {"name": "e", "dataType": "STRING"}, {"name": "c", "dataType": "STRING"}]})
+    config = {"tableName": "t", "ingestionConfig": {
+        "enrichmentConfigs": [{"enricherType": "generateColumn",
+                               "properties": {"fieldToFunctionMap": {"e": "substr(s, 0, 1)"}}}],
+        "transformConfigs": [{"columnName": "c", "transformFunction": "substr(s, 2, 3)"}]}}
+    table = pa.table({"s": ["ab\U0001F600", "\U0001F600xy", "abc"]})
+    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    with pytest.raises(IngestionError, match=r"transform of column 'c' \(substr\(s, 2, 3\)\): row 0: .*Unpaired "
+                                             r"surrogate at index 0"):
+        pipeline.apply(table, 0)
+    with pytest.raises(IngestionError, match=r"generateColumn 'e' \(substr\(s, 0, 1\)\): row 6: .*Unpaired"):
+        pipeline.apply(table.slice(1), 6)
+    assert pipeline.apply(table.slice(2), 0).table.column("e").to_pylist() == ["a"]
