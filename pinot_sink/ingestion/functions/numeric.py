@@ -24,6 +24,7 @@ import pyarrow as pa
 from type_mapping.java_numbers import java_double_to_long
 
 from ..values import Context, Value, broadcast, null_mask, to_double, to_int, to_long
+from .hotspot_math import hotspot_pow
 from .registry import scalar_function
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -184,8 +185,9 @@ scalar_function("isInfinite", arity=1)(_doubles(lambda a: np.isinf(a).astype(np.
 scalar_function("ifNotFinite", arity=2)(_doubles(lambda a, d: np.where(np.isfinite(a), a, d)))
 scalar_function("hypot", arity=2)(_doubles(np.hypot))
 scalar_function("cbrt", arity=1)(_doubles(lambda a: fdlibm_cbrt(a)))
-scalar_function("exp2", arity=1)(_doubles(lambda a: np.power(2.0, a)))
-scalar_function("exp10", arity=1)(_doubles(lambda a: np.power(10.0, a)))
+# Math.pow(2, a) / Math.pow(10, a) as ArithmeticFunctions writes them, HotSpot's pow stub (hotspot_math)
+scalar_function("exp2", arity=1)(_doubles(lambda a: hotspot_pow(2.0, a)))
+scalar_function("exp10", arity=1)(_doubles(lambda a: hotspot_pow(10.0, a)))
 scalar_function("log1p", arity=1)(_doubles(np.log1p))
 scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + np.exp(-a))))
 scalar_function("rand", arity=1)(_longs(_mix64, pa.float64()))
