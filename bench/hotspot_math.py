@@ -37,7 +37,10 @@ def cases(n: int) -> list[tuple[str, object, object, tuple]]:
         ("pow, (-100, 100) ** int", hm.hotspot_pow, np.power,
          (rng.uniform(-100, 100, n), rng.integers(-400, 400, n).astype(np.float64))),
         ("pow, random bits", hm.hotspot_pow, np.power, (bits[0], bits[1])),
-    ]
+    ] + [(f"{name}, {label}", getattr(hm, "hotspot_" + name), getattr(np, name), (values,))
+         for name in ("sin", "cos", "tan")
+         for label, values in (("(-10, 10)", rng.uniform(-10, 10, n)), ("(-1e5, 1e5)", rng.uniform(-1e5, 1e5, n)),
+                               ("random bits", bits[0]))]
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
-"""``Math.exp`` / ``Math.log`` / ``Math.log10`` / ``Math.pow`` as x86_64 HotSpot's intrinsics compute them
-(``functions.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt, by
-tools/java_math/math_fixture.py; its run of ~1,290,000 inputs of exp / log / log10 had no difference, numpy's libm
-11,990; of 360,484 (x, y) of pow none, numpy's 336), and through the functions Pinot's transforms call.
+"""``Math.exp`` / ``log`` / ``log10`` / ``sin`` / ``cos`` / ``tan`` / ``pow`` as x86_64 HotSpot's intrinsics compute
+them (``functions.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt,
+by tools/java_math/math_fixture.py: its runs had no difference, numpy's libm many, see docs/ingestion.md), and
+through the functions Pinot's transforms call.
 tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh random inputs."""
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
+from pinot_sink.ingestion.functions.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,
+                                                        hotspot_pow, hotspot_sin, hotspot_tan)
 from pinot_sink.ingestion.values import Context
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_math.txt"
-FUNCTIONS = {"exp": hotspot_exp, "log": hotspot_log, "log10": hotspot_log10}
+FUNCTIONS = {"exp": hotspot_exp, "log": hotspot_log, "log10": hotspot_log10, "sin": hotspot_sin, "cos": hotspot_cos,
+             "tan": hotspot_tan}
+LIBM = {"exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan}
 
 
 def _table(function: str) -> tuple[np.ndarray, np.ndarray]:
@@ -25,7 +28,7 @@ def _table(function: str) -> tuple[np.ndarray, np.ndarray]:
     return x, np.array([int(r[2], 16) for r in rows], dtype=np.uint64)
 
 
-@pytest.mark.parametrize("function", ["exp", "log", "log10"])
+@pytest.mark.parametrize("function", ["exp", "log", "log10", "sin", "cos", "tan"])
 def test_bits_match_java17_on_the_table(function):
     x, want = _table(function)
     assert len(x) > 1500
@@ -35,7 +38,7 @@ def test_bits_match_java17_on_the_table(function):
     assert not len(wrong), [(x[i], hex(int(want[i])), hex(int(got[i]))) for i in wrong[:5]]
     # the table holds the inputs where the platform's libm rounds the other way: the port is what passes
     with np.errstate(all="ignore"):
-        libm = {"exp": np.exp, "log": np.log, "log10": np.log10}[function](x).view(np.uint64)
+        libm = LIBM[function](x).view(np.uint64)
     assert int(((libm != want) & ~(np.isnan(want.view(np.float64)))).sum()) > 40
 
 
@@ -113,3 +116,33 @@ def test_pow_exp2_and_exp10_through_the_transforms():
     for name, base in (("exp2", 2.0), ("exp10", 10.0)):
         ours = Expression(f"{name}(d)").evaluate_array({"d": pa.array(e, pa.float64())}, Context(len(e)))
         assert np.array(ours.to_pylist()).view(np.uint64).tolist() == hotspot_pow(base, e).view(np.uint64).tolist()
+
+
+def test_sin_cos_tan_paths_and_special_values():
+    x, _ = _table("sin")
+    # the table holds each path of the stubs: tiny and subnormal arguments, the main range, the large arguments
+    # of their own reduction (|x| >= 90112, up to the largest double)
+    assert (np.abs(x) < 2.0**-252).sum() > 20 and (np.abs(x) > 1e100).sum() > 20 and (np.abs(x) > 90112).sum() > 300
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324])
+    sin, cos, tan = hotspot_sin(special), hotspot_cos(special), hotspot_tan(special)
+    assert sin[0] == 0.0 and not np.signbit(sin[0]) and sin[1] == 0.0 and np.signbit(sin[1])
+    assert np.isnan(sin[2:5]).all() and np.isnan(cos[2:5]).all() and np.isnan(tan[2:5]).all()
+    assert cos[0] == cos[1] == cos[5] == 1.0 and tan[5] == 5e-324 and tan[6] == -5e-324 and sin[5] == 5e-324
+    assert np.signbit(tan[1]) and tan[0] == 0.0
+    # Math.sin(1e22) and Math.cos(1e22) as Java 17 gives them (the stubs' own reduction of a large argument)
+    assert hotspot_sin(np.array([1e22]))[0] == -0.8522008497671888
+    assert hotspot_cos(np.array([1e22]))[0] == 0.523214785395139
+
+
+def test_trigonometry_through_the_transforms():
+    for name, ours in (("sin", hotspot_sin), ("cos", hotspot_cos), ("tan", hotspot_tan)):
+        x, _ = _table(name)
+        x = x[np.isfinite(x)][:300]
+        got = Expression(f"{name}(d)").evaluate_array({"d": pa.array(x, pa.float64())}, Context(len(x)))
+        assert np.array(got.to_pylist()).view(np.uint64).tolist() == ours(x).view(np.uint64).tolist()
+    x, _ = _table("tan")
+    x = x[np.isfinite(x)][:300]
+    got = Expression("cot(d)").evaluate_array({"d": pa.array(x, pa.float64())}, Context(len(x)))
+    with np.errstate(all="ignore"):
+        want = 1.0 / hotspot_tan(x)
+    assert np.array(got.to_pylist()).view(np.uint64).tolist() == want.view(np.uint64).tolist()

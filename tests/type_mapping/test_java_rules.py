@@ -161,6 +161,29 @@ def test_math_pow_bits(java):
     assert not wrong, f"seed {seed}: {len(wrong)} of {len(pairs)} differ from Java, first: {wrong[:3]}"
 
 
+def test_math_sin_cos_tan_bits(java):
+    """``Math.sin`` / ``Math.cos`` / ``Math.tan`` (HotSpot's x86_64 stubs, ported in functions.hotspot_math, their
+    large-argument reduction included) on fresh random inputs; they use no ``rcpps``: any x86_64."""
+    import platform
+
+    from pinot_sink.ingestion.functions.hotspot_math import hotspot_cos, hotspot_sin, hotspot_tan
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    values = [struct.unpack("<d", struct.pack("<q", rng.getrandbits(64) - 2**63))[0] for _ in range(4000)]
+    values += [rng.uniform(-10, 10) for _ in range(6000)] + [rng.uniform(-2e5, 2e5) for _ in range(4000)]
+    values += [10 ** rng.uniform(-10, 300) * rng.choice((-1, 1)) for _ in range(2000)]
+    bits = [struct.unpack("<q", struct.pack("<d", v))[0] for v in values]
+    for name, ours in (("sin", hotspot_sin), ("cos", hotspot_cos), ("tan", hotspot_tan)):
+        want = np.array([int(a) for a in java([f"{name} {b}" for b in bits])], dtype=np.int64)
+        got = ours(np.array(values)).view(np.int64)
+        nan = np.isnan(want.view(np.float64)) & np.isnan(got.view(np.float64))
+        wrong = [(values[i], want[i], got[i]) for i in np.flatnonzero((want != got) & ~nan)]
+        assert not wrong, f"seed {seed}, {name}: {len(wrong)} of {len(values)} differ from Java, first: {wrong[:3]}"
+
+
 ZONES = ["UTC", "Z", "UTC+01:00", "EST", "utc", "PST", "\0", "+0100", "+01:00", "GMT+1", "GMT", "Etc/GMT+1",
          "America/New_York", "Asia/Kolkata", "UT", "+01", "UTC+1", "EST5EDT", "-00:00", "+1", "+24:00", "+23:59",
          "GMT-05:30", "Asia/Calcutta", "+013", "UTC+01", "Europe/Paris", "europe/paris", "+01:30"]

@@ -1,9 +1,10 @@
-"""Write tests/fixtures/java17_math.txt: ``Math.exp``, ``Math.log``, ``Math.log10`` and ``Math.pow`` as Java 17 on this
-x86_64 machine computes them (HotSpot's intrinsic stubs), for the inputs where numpy's libm gives other bits, the
-special and border values, and a sample of the others, found among ~400,000 inputs a function (random bit
-patterns, the whole range, subnormal results and arguments, overflow / underflow borders and their ulp
-neighbours; for pow also integer exponents and negative bases, x near 1 with a large y, y = 2 and 0.5, the
-special values of both). Prints how many of the run's values ``pinot_sink.ingestion.functions.hotspot_math``
+"""Write tests/fixtures/java17_math.txt: ``Math.exp``, ``Math.log``, ``Math.log10``, ``Math.sin``, ``Math.cos``,
+``Math.tan`` and ``Math.pow`` as Java 17 on this x86_64 machine computes them (HotSpot's intrinsic stubs), for
+the inputs where numpy's libm gives other bits, the special and border values, and a sample of the others,
+found among ~400,000 inputs a function (random bit patterns, the whole range, subnormal results and arguments,
+overflow / underflow borders and their ulp neighbours; for sin / cos / tan the large arguments of the stubs'
+own reduction and multiples of pi/4; for pow also integer exponents and negative bases, x near 1 with a large
+y, y = 2 and 0.5, the special values of both). Prints how many of the run's values ``pinot_sink.ingestion.functions.hotspot_math``
 gets wrong.
 
     python tools/java_math/math_fixture.py [--seed 1] [--check-only]
@@ -11,6 +12,7 @@ gets wrong.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import struct
 import sys
@@ -24,10 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from java_runner import java_answers  # noqa: E402
 
-from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow  # noqa: E402
+from pinot_sink.ingestion.functions.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,  # noqa: E402
+                                                        hotspot_pow, hotspot_sin, hotspot_tan)
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_math.txt"
-OURS = {"exp": (hotspot_exp, np.exp), "log": (hotspot_log, np.log), "log10": (hotspot_log10, np.log10)}
+OURS = {"exp": (hotspot_exp, np.exp), "log": (hotspot_log, np.log), "log10": (hotspot_log10, np.log10),
+        "sin": (hotspot_sin, np.sin), "cos": (hotspot_cos, np.cos), "tan": (hotspot_tan, np.tan)}
 
 
 def _bits(x: float) -> int:
@@ -44,6 +48,15 @@ def inputs(function: str, rng: random.Random) -> list[int]:
         values.update(_bits(rng.uniform(-1e-15, 1e-15)) for _ in range(20_000))
         borders = (709.782712893383973096, -745.133219101941108420, -708.3964185322641, 0.0, -0.0, 1024.0, -1024.0,
                    2.0**-54, -(2.0**-54), 1e-300, 5e-324, float("inf"), float("-inf"))
+    elif function in ("sin", "cos", "tan"):
+        values.update(_bits(rng.uniform(-10, 10)) for _ in range(100_000))
+        values.update(_bits(rng.uniform(-1e5, 1e5)) for _ in range(50_000))  # across the large-argument border
+        values.update(_bits(10 ** rng.uniform(-20, 308) * rng.choice((-1, 1))) for _ in range(50_000))
+        values.update(_bits(rng.uniform(-1e-5, 1e-5)) for _ in range(20_000))
+        values.update(rng.randrange(1, 1 << 52) for _ in range(5_000))  # subnormal arguments
+        borders = tuple(k * math.pi / 4 for k in range(-64, 65)) + tuple(k * math.pi / 2 for k in range(1, 4000, 97)) + (
+            0.0, -0.0, 2.0**-252, 2.0**-29, 0.1015625, 12288.0, 86016.0, 90112.0, 1e22, 1.7976931348623157e308,
+            float("inf"), float("-inf"), 5e-324)
     else:
         values.update(_bits(rng.uniform(0, 1e6)) for _ in range(150_000))
         values.update(_bits(10.0 ** rng.uniform(-310, 308)) for _ in range(30_000))
@@ -131,7 +144,7 @@ def main() -> None:
     if args.check_only or wrong:
         sys.exit(1 if wrong else 0)
     with FIXTURE.open("w") as out:
-        out.write("# Math.exp / Math.log / Math.log10 / Math.pow of Java 17 on x86_64 HotSpot (AMD EPYC), written by\n"
+        out.write("# Math.exp / log / log10 / sin / cos / tan / pow of Java 17 on x86_64 HotSpot (AMD EPYC), written by\n"
                   "# tools/java_math/math_fixture.py: where numpy's libm differs, special values, a sample. function x-bits [y-bits] result-bits (hex)\n")
         for function, x_bits, result_bits in rows:
             out.write(f"{function} {x_bits:x} {result_bits:x}\n")
