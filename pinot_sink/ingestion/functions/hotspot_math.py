@@ -1146,8 +1146,8 @@ def hotspot_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # pi/32 in three parts (P_1, P_2 of 32 bits, P_3), then sin(B + r) from a 64-row table of B = (N mod 64) *
 # pi/32 (sigma, C_hl, S_hi, S_lo as the stub keeps them) and two short polynomials. For |x| from 2**16 * 1.375 on
 # the stub first reduces x modulo pi/4 itself (Payne-Hanek: x's 53 bits times 2/pi's bits from PI_INV_TABLE,
-# in 32 x 32-bit products and 64-bit sums); that part is replayed here with Python integers, value by value, the
-# same products, carries, shifts and conversions, so the reduced argument is the stub's to the bit.
+# in 32 x 32-bit products and 64-bit sums); that part is replayed here in numpy's uint64, the same products,
+# carries, shifts and conversions, so the reduced argument is the stub's to the bit.
 _SC_ONEHALF = _d(0x3FE0000000000000)
 _SC_PI32INV = _d(0x40245F306DC9C883)
 _SC_P1 = _d(0x3FB921FB54400000)
@@ -1293,164 +1293,127 @@ def _sc_main(x, row_offset, cos_order):
     return _sc_poly(r1, _SC_P2 * nd, nd * _SC_P3, t, cos_order=cos_order)
 
 
-_PI_INV_BYTES = b"".join(w.to_bytes(4, "little") for w in _PI_INV_WORDS)
-_M64 = (1 << 64) - 1
+_PI_INV_TABLE = np.array(_PI_INV_WORDS + [0] * 8, dtype=np.uint64)
+_V32 = _U64(0xFFFFFFFF)
 
 
-def _pi_inv_word(offset: int) -> int:
-    return int.from_bytes(_PI_INV_BYTES[offset:offset + 4], "little") if 0 <= offset <= len(_PI_INV_BYTES) - 4 else 0
+def _bit_length(v: np.ndarray) -> np.ndarray:
+    """bsr + 1 of 64-bit values (0 for 0), exactly: each 32-bit half through a float64."""
+    hi, lo = v >> _U64(32), v & _V32
+    length = lambda w: np.frexp(w.astype(np.float64))[1].astype(np.int64)  # noqa: E731
+    return np.where(hi > 0, 32 + length(hi), length(lo))
 
 
-def _sc_reduce_big(bits: int, tan: bool = False) -> tuple[float, float, int]:
-    """The stub's reduction of a large |x| (its L_1 path), in 64-bit integers as it computes them: returns
-    (y high, y low, the count of pi/4 (of pi/2 for tan) to add to N). tan's stub keeps one integer bit less."""
-    M32 = 0xFFFFFFFF
-    top = 0x40000000 if tan else 0x20000000  # the integer part's unit after the shift
-    drop = 2 if tan else 3
-    hiword = bits >> 48
+def _negate_192(top: np.ndarray, r9, r10, r8):
+    """(top : 0 : 0) - (r9 : r10 : r8), as the stub's sub / sbb / sbb chain does it."""
+    borrow1 = (r8 != 0).astype(np.uint64)
+    new_r8 = _U64(0) - r8
+    new_r10 = _U64(0) - r10 - borrow1
+    borrow2 = ((r10 != 0) | (borrow1 != 0)).astype(np.uint64)
+    return top - r9 - borrow2, new_r10, new_r8
+
+
+def _reduce_big(x: np.ndarray, tan: bool = False):
+    """The stubs' reduction of a large |x| (their L_1 path), in 64-bit integer arithmetic as they compute it
+    (x's 53 bits times 2/pi's bits from PI_INV_TABLE in 32 x 32-bit products, carries, shifts, a 192-bit
+    complement): returns y high, y low and the count of pi/4 (tan: pi/2) to add to N. tan's stub keeps one
+    integer bit less."""
+    top = 0x40000000 if tan else 0x20000000
+    drop = _U64(2 if tan else 3)
+    bits = _bits(x)
+    hiword = (bits >> _U64(48)).astype(np.int64)
     offset = (((hiword & 0x7FF0) - 16224) >> 7) & 65532
-    w = [_pi_inv_word(offset + 4 * i) for i in range(7)]
-    rdx = bits & M32
-    rax = ((((bits >> 21) & M32) | 0x80000000) >> 11)
+    w = [_PI_INV_TABLE[offset // 4 + i] for i in range(7)]
+    rdx = bits & _V32
+    rax = (((bits >> _U64(21)) & _V32) | _U64(0x80000000)) >> _U64(11)
+    s32 = _U64(32)
     r10 = w[5] * rdx
     r9 = w[5] * rax
     r8 = w[6] * rax
-    r11 = r10 & M32
-    r10 >>= 32
-    r9 = (r9 + r10) & _M64
-    r11 = (r11 + r8) & _M64
-    r8 = r11 & M32
-    r11 >>= 32
-    r9 = (r9 + r11) & _M64
+    r11 = (r10 & _V32) + r8
+    r9 = r9 + (r10 >> s32) + (r11 >> s32)
+    r8 = r11 & _V32
     rsi = w[4] * rdx
     r10 = w[4] * rax
     rdi = w[3] * rdx
-    rbx = rsi & M32
-    rsi >>= 32
-    r9 = (r9 + rbx) & _M64
-    rbx = r9 & M32
-    r9 >>= 32
-    r10 = (r10 + rsi + r9) & _M64
-    r8 |= (rbx << 32)
+    r9 = r9 + (rsi & _V32)
+    rbx = r9 & _V32
+    r10 = r10 + (rsi >> s32) + (r9 >> s32)
+    r8 = r8 | (rbx << s32)
     r11 = w[3] * rax
-    rbx = rdi & M32
-    rdi >>= 32
-    r10 = (r10 + rbx) & _M64
-    rbx = r10 & M32
-    r10 >>= 32
-    r11 = (r11 + rdi + r10) & _M64
+    r10 = r10 + (rdi & _V32)
+    rbx = r10 & _V32
+    r11 = r11 + (rdi >> s32) + (r10 >> s32)
     r9 = w[2] * rdx
     rdi = w[2] * rax
-    r10 = r9 & M32
-    r9 >>= 32
-    r11 = (r11 + r10) & _M64
-    r10 = r11 & M32
-    r11 >>= 32
-    rdi = (rdi + r9 + r11) & _M64
+    r11 = r11 + (r9 & _V32)
+    r10 = ((r11 & _V32) << s32) | rbx
+    rdi = rdi + (r9 >> s32) + (r11 >> s32)
     rsi = w[1] * rdx
     r9 = w[1] * rax
-    r10 = ((r10 << 32) | rbx) & _M64
-    r11 = rsi & M32
-    rsi >>= 32
-    rdi = (rdi + r11) & _M64
-    r11 = rdi & M32
-    rdi >>= 32
-    r9 = (r9 + rsi + rdi) & _M64
-    rdx = rdx * w[0]
-    ecx = ((offset * 8) + 19) & M32
-    rsi = 0x8000 & hiword
-    ebx = ((hiword >> 4) & 2047) - 1023
-    ecx = ecx - ebx
-    r9 = (r9 + rdx) & _M64
+    rdi = rdi + (rsi & _V32)
+    r11 = rdi & _V32
+    r9 = r9 + (rsi >> s32) + (rdi >> s32) + rdx * w[0]
+    ecx = offset * 8 + 19 - (((hiword >> 4) & 2047) - 1023)
+    negative = (hiword & 0x8000) != 0
     edx = ecx + 32
-    eax_bits = w[0]
-    if ecx < (0 if tan else 1):  # L_4
-        cl = (~ecx if tan else -ecx) & 63
-        r9 = ((((r9 << 32) | r11) & _M64) << cl) & _M64
-        rdi = r9
-        if r9 & 0x80000000:  # L_13
-            r9 = (r9 & M32) >> (cl & 31)
-            rbx = (0x100000000 >> cl)
-            low = (r9 << 128) | (r10 << 64) | r8
-            whole = ((rbx << 128) - low) & ((1 << 192) - 1)
-            r9, r10, r8 = whole >> 128, (whole >> 64) & _M64, whole & _M64
-            ebx = 0x8000
-            rdi = ((rdi >> drop) + top) & M32
-        else:
-            r9 = (r9 & M32) >> (cl & 31)
-            ebx = 0
-            rdi >>= drop
-    else:
-        cl = (29 - ecx) & 31
-        r9 = ((r9 & M32) << cl) & M32
-        rdi = r9
-        r9 &= top - 1
-        if r9 & (top >> 1):  # L_5
-            r9 >>= cl
-            rbx = (top >> cl)
-            r9 = ((r9 << 32) | r11) & _M64
-            rbx = (rbx << 32) & _M64
-            rdi = (rdi + top) & M32
-            low = (r9 << 128) | (r10 << 64) | r8
-            whole = ((rbx << 128) - low) & ((1 << 192) - 1)
-            r9, r10, r8 = whole >> 128, (whole >> 64) & _M64, whole & _M64
-            ebx = 0x8000
-        else:
-            r9 >>= cl
-            ebx = 0
-            r9 = ((r9 << 32) | r11) & _M64
-    # L_7
-    if r9 == 0:  # L_8
-        edx += 64
-        r9, r10, r8 = r10, r8, 0
-        if r9 == 0:
-            edx += 64
-            r9, r10 = r10, r8
-            if r9 == 0:
-                return 0.0, 0.0, eax_bits & M32
-    c = 29 - (r9.bit_length() - 1)  # normalised to 30 bits
-    if c > 0:
-        r9 = (r9 << c) & _M64
-        rax_ = r10
-        r10 = (r10 << c) & _M64
-        edx += c
-        r9 |= rax_ >> (64 - c)
-        r10 |= r8 >> (64 - c)
-    elif c < 0:  # L_10
-        c = -c
-        r10 >>= c
-        rax_ = r9
-        r9 >>= c
-        edx -= c
-        r10 = (r10 | (rax_ << (64 - c))) & _M64
-    # L_11
-    hi = float(np.float64(np.int64(r9 - (1 << 64) if r9 >= 1 << 63 else r9)))
-    lo = float(np.int64(r10 >> 1).astype(np.float64))
-    word = ((-(edx << 4) + 16368) | rsi) ^ ebx
-    scale1 = float(_f(np.uint64((word & 0xFFFF) << 48)))
-    scale2 = float(_f(np.uint64(((word - 1008) & 0xFFFF) << 48)))
-    sign = -1 if rsi else 0
-    h = hi * scale1
-    lo = lo * scale2
-    s = h + lo
+    ebx = np.zeros(len(x), dtype=np.int64)
+    small = ecx < (0 if tan else 1)
+    # ecx small (the stub's L_4 / L_13): the integer part sits in the low word after a left shift
+    cl = ((~ecx if tan else -ecx) & 63).astype(np.uint64)
+    shifted = ((r9 << s32) | r11) << cl
+    rdi_a = shifted
+    low_a = (shifted & _V32) >> (cl & _U64(31))
+    flip_a = small & ((shifted & _U64(0x80000000)) != 0)
+    # otherwise (the main case / L_5): the integer bits at the top of the low word of r9
+    cl_b = ((29 - ecx) & 31).astype(np.uint64)
+    rdi_b = ((r9 & _V32) << cl_b) & _V32
+    kept = rdi_b & _U64(top - 1)
+    flip_b = ~small & ((kept & _U64(top >> 1)) != 0)
+    r9_new = np.where(small, low_a, ((kept >> cl_b) << s32) | r11)
+    rdi = np.where(small, np.where(flip_a, ((rdi_a >> drop) + _U64(top)) & _V32, rdi_a >> drop),
+                   np.where(flip_b, (rdi_b + _U64(top)) & _V32, rdi_b))
+    flip = flip_a | flip_b
+    if flip.any():
+        complement_top = np.where(small, _U64(1 << 32) >> cl, (_U64(top) >> cl_b) << s32)
+        n9, n10, n8 = _negate_192(complement_top[flip], r9_new[flip], r10[flip], r8[flip])
+        r9_new[flip], r10[flip], r8[flip] = n9, n10, n8
+        ebx[flip] = 0x8000
+    r9 = r9_new
+    for _ in range(2):  # a zero high word: the next 64 bits move up (the stub's L_8)
+        empty = r9 == 0
+        if empty.any():
+            edx = np.where(empty, edx + 64, edx)
+            r9, r10, r8 = np.where(empty, r10, r9), np.where(empty, r8, r10), np.where(empty, _U64(0), r8)
+    c = 30 - _bit_length(r9)
+    up = np.clip(c, 1, 63).astype(np.uint64)
+    down = np.clip(-c, 1, 63).astype(np.uint64)
+    r9_up = (r9 << up) | (r10 >> (_U64(64) - up))
+    r10_up = (r10 << up) | (r8 >> (_U64(64) - up))
+    r9_down = r9 >> down
+    r10_down = (r10 >> down) | (r9 << (_U64(64) - down))
+    r9 = np.where(c > 0, r9_up, np.where(c < 0, r9_down, r9))
+    r10 = np.where(c > 0, r10_up, np.where(c < 0, r10_down, r10))
+    edx = edx + c
+    hi = r9.astype(np.int64).astype(np.float64)
+    lo = (r10 >> _U64(1)).astype(np.int64).astype(np.float64)
+    word = ((-(edx << 4) + 16368) | (hiword & 0x8000)) ^ ebx
+    h = hi * _f((word & 0xFFFF).astype(np.uint64) << _U64(48))
+    lo = lo * _f(((word - 1008) & 0xFFFF).astype(np.uint64) << _U64(48))
     pi4 = _TAN_PI4 if tan else _SC_PI4
-    h = h * float(pi4[0])
-    lo = lo * float(pi4[0])
-    quarter = (rdi & M32) >> (30 if tan else 29)
-    quarter = ((quarter + sign) ^ sign) & M32
-    t6 = float(pi4[1]) * s
-    t6 = t6 + lo
+    s = h + lo
+    h = h * pi4[0]
+    lo = lo * pi4[0]
+    sign = np.where(negative, -1, 0)
+    quarter = ((((rdi & _V32) >> _U64(30 if tan else 29)).astype(np.int64) + sign) ^ sign) & 0xFFFFFFFF
+    t6 = pi4[1] * s + lo
     y_hi = h + t6
-    t6 = t6 + (h - y_hi)
-    return y_hi, t6, quarter
+    return y_hi, t6 + (h - y_hi), quarter
 
 
 def _sc_big(x, row_offset):
     """|x| from about 90112 on (finite): the stub's own reduction, then its evaluation of the reduced y."""
-    reduced = [_sc_reduce_big(int(b)) for b in _bits(x)]
-    y_hi = np.array([r[0] for r in reduced], dtype=np.float64)
-    y_lo = np.array([r[1] for r in reduced], dtype=np.float64)
-    quarter = np.array([r[2] for r in reduced], dtype=np.int64)
+    y_hi, y_lo, quarter = _reduce_big(x)
     with np.errstate(all="ignore"):
         y = _SC_PI32INV * y_hi
         half = np.where(np.signbit(y_hi), -_SC_ONEHALF, _SC_ONEHALF)
@@ -1715,10 +1678,7 @@ def _tan_eval(x, y_lo=None, quarter=None):
 
 
 def _tan_big(x):
-    reduced = [_sc_reduce_big(int(b), tan=True) for b in _bits(x)]
-    y_hi = np.array([r[0] for r in reduced], dtype=np.float64)
-    y_lo = np.array([r[1] for r in reduced], dtype=np.float64)
-    quarter = np.array([r[2] for r in reduced], dtype=np.int64)
+    y_hi, y_lo, quarter = _reduce_big(x, tan=True)
     return _tan_eval(y_hi, y_lo, quarter)
 
 
