@@ -5,6 +5,7 @@ through the functions Pinot's transforms call.
 tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh random inputs."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -97,7 +98,8 @@ def test_pow_special_values():
              (1.0, nan, nan), (1.0, inf, nan), (-1.0, inf, nan), (0.5, inf, 0.0), (0.5, -inf, inf),
              (-inf, -3.0, -0.0), (-inf, 3.0, -inf), (-inf, 4.0, inf), (inf, -2.0, 0.0), (10.0, 309.0, inf),
              (10.0, -324.0, 1e-324), (-10.0, 309.0, -inf), (-10.0, -400.0, 0.0), (-10.0, -401.0, -0.0),
-             (2.0, -1074.0, 5e-324), (2.0, 1023.0, 8.98846567431158e307), (2.0, 1024.0, inf), (1e-310, 0.5, np.sqrt(1e-310))]
+             (2.0, -1074.0, 5e-324), (2.0, 1023.0, 8.98846567431158e307), (2.0, 1024.0, inf),
+             (1e-310, 0.5, np.sqrt(1e-310))]
     x, y, want = (np.array(c) for c in zip(*cases))
     got = hotspot_pow(x, y)
     for xi, yi, w, g in zip(x, y, want, got):
@@ -146,3 +148,33 @@ def test_trigonometry_through_the_transforms():
     with np.errstate(all="ignore"):
         want = 1.0 / hotspot_tan(x)
     assert np.array(got.to_pylist()).view(np.uint64).tolist() == want.view(np.uint64).tolist()
+
+
+def test_functions_built_on_the_stubs_use_them():
+    """sigmoid is 1 / (1 + Math.exp(-a)), asinh / acosh / atanh go through Math.log, a geography's ST_Distance
+    through Math.sin / Math.cos: each with the stub's bits, where numpy's libm would give others."""
+    x, _ = _table("exp")
+    x = -x[np.isfinite(x)][:400]
+    column = {"d": pa.array(x, pa.float64())}
+    got = np.array(Expression("sigmoid(d)").evaluate_array(column, Context(len(x))).to_pylist())
+    with np.errstate(all="ignore"):
+        want, libm = 1.0 / (1.0 + hotspot_exp(-x)), 1.0 / (1.0 + np.exp(-x))
+    assert got.view(np.uint64).tolist() == want.view(np.uint64).tolist() and (want != libm).any()
+    a = np.linspace(1.0001, 40, 997)
+    got = np.array(Expression("acosh(d)").evaluate_array({"d": pa.array(a)}, Context(len(a))).to_pylist())
+    assert np.array_equal(got, hotspot_log(a + np.sqrt(a * a - 1)))
+    got = np.array(Expression("asinh(d)").evaluate_array({"d": pa.array(-a)}, Context(len(a))).to_pylist())
+    assert np.array_equal(got, -hotspot_log(a + np.sqrt(a * a + 1)))
+    rng = np.random.default_rng(3)
+    lon, lat = rng.uniform(-180, 180, (2, 300)), rng.uniform(-90, 90, (2, 300))
+    columns = {f"{k}{i}": pa.array(v[i], pa.float64()) for k, v in (("lon", lon), ("lat", lat)) for i in (0, 1)}
+    got = Expression("ST_Distance(ST_Point(lon0, lat0, 1), ST_Point(lon1, lat1, 1))").evaluate_array(
+        columns, Context(300)).to_pylist()
+
+    def great_circle(sin, cos):
+        r1, r2, d = np.radians(lat[0]), np.radians(lat[1]), np.radians(lon[0]) - np.radians(lon[1])
+        s1, s2, sd, c1, c2, cd = sin(r1), sin(r2), sin(d), cos(r1), cos(r2), cos(d)
+        t1, t2, t3 = c2 * sd, c1 * s2 - s1 * c2 * cd, s1 * s2 + c1 * c2 * cd
+        return [math.atan2(math.sqrt(u * u + v * v), w) * (6371.01 * 1000.0) for u, v, w in zip(t1, t2, t3)]
+
+    assert got == great_circle(hotspot_sin, hotspot_cos) != great_circle(np.sin, np.cos)

@@ -148,7 +148,8 @@ def test_math_pow_bits(java):
     seed = random.randrange(2**32)
     rng = random.Random(seed)
     double = lambda: struct.unpack("<d", struct.pack("<q", rng.getrandbits(64) - 2**63))[0]  # noqa: E731
-    pairs = [(double(), double()) for _ in range(5000)] + [(rng.uniform(0, 100), rng.uniform(-50, 50)) for _ in range(5000)]
+    pairs = [(double(), double()) for _ in range(5000)]
+    pairs += [(rng.uniform(0, 100), rng.uniform(-50, 50)) for _ in range(5000)]
     pairs += [(1 + rng.uniform(-0.04, 0.07), rng.uniform(-1e6, 1e6)) for _ in range(4000)]
     pairs += [(rng.uniform(-100, 100), float(rng.randint(-400, 400))) for _ in range(4000)]
     pairs += [(rng.uniform(0, 3), rng.uniform(-1100, 1100)) for _ in range(4000)]

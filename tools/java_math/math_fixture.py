@@ -54,9 +54,9 @@ def inputs(function: str, rng: random.Random) -> list[int]:
         values.update(_bits(10 ** rng.uniform(-20, 308) * rng.choice((-1, 1))) for _ in range(50_000))
         values.update(_bits(rng.uniform(-1e-5, 1e-5)) for _ in range(20_000))
         values.update(rng.randrange(1, 1 << 52) for _ in range(5_000))  # subnormal arguments
-        borders = tuple(k * math.pi / 4 for k in range(-64, 65)) + tuple(k * math.pi / 2 for k in range(1, 4000, 97)) + (
-            0.0, -0.0, 2.0**-252, 2.0**-29, 0.1015625, 12288.0, 86016.0, 90112.0, 1e22, 1.7976931348623157e308,
-            float("inf"), float("-inf"), 5e-324)
+        borders = tuple(k * math.pi / 4 for k in range(-64, 65)) + tuple(k * math.pi / 2 for k in range(1, 4000, 97))
+        borders += (0.0, -0.0, 2.0**-252, 2.0**-29, 0.1015625, 12288.0, 86016.0, 90112.0, 1e22, 1.7976931348623157e308,
+                    float("inf"), float("-inf"), 5e-324)
     else:
         values.update(_bits(rng.uniform(0, 1e6)) for _ in range(150_000))
         values.update(_bits(10.0 ** rng.uniform(-310, 308)) for _ in range(30_000))
@@ -144,8 +144,9 @@ def main() -> None:
     if args.check_only or wrong:
         sys.exit(1 if wrong else 0)
     with FIXTURE.open("w") as out:
-        out.write("# Math.exp / log / log10 / sin / cos / tan / pow of Java 17 on x86_64 HotSpot (AMD EPYC), written by\n"
-                  "# tools/java_math/math_fixture.py: where numpy's libm differs, special values, a sample. function x-bits [y-bits] result-bits (hex)\n")
+        out.write("# Math.exp / log / log10 / sin / cos / tan / pow of Java 17 on x86_64 HotSpot (AMD EPYC), written\n"
+                  "# by tools/java_math/math_fixture.py: where numpy's libm differs, special values, a sample.\n"
+                  "# function x-bits [y-bits] result-bits (hex)\n")
         for function, x_bits, result_bits in rows:
             out.write(f"{function} {x_bits:x} {result_bits:x}\n")
         for x_bits, y_bits, result_bits in pow_rows:

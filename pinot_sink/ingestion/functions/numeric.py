@@ -25,7 +25,7 @@ import pyarrow as pa
 from type_mapping.java_numbers import java_double_to_long
 
 from ..values import Context, Value, broadcast, null_mask, to_double, to_int, to_long
-from .hotspot_math import hotspot_cos, hotspot_pow, hotspot_sin, hotspot_tan
+from .hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
 from .registry import scalar_function
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -190,7 +190,7 @@ scalar_function("cbrt", arity=1)(_doubles(lambda a: fdlibm_cbrt(a)))
 scalar_function("exp2", arity=1)(_doubles(lambda a: hotspot_pow(2.0, a)))
 scalar_function("exp10", arity=1)(_doubles(lambda a: hotspot_pow(10.0, a)))
 scalar_function("log1p", arity=1)(_doubles(np.log1p))
-scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + np.exp(-a))))
+scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + hotspot_exp(-a))))  # Math.exp's stub
 scalar_function("rand", arity=1)(_longs(_mix64, pa.float64()))
 # Double.max / Double.min: NaN wins, and 0.0 is above -0.0
 scalar_function("greatest", arity=2)(_doubles(
@@ -219,11 +219,11 @@ scalar_function("cot", arity=1)(_doubles(lambda a: 1.0 / hotspot_tan(a)))  # Tri
 scalar_function("atan2", arity=2)(_doubles(np.arctan2))
 scalar_function("degrees", arity=1)(_doubles(lambda a: a * 57.29577951308232))
 scalar_function("radians", arity=1)(_doubles(lambda a: a * 0.017453292519943295))
-# Pinot's own formulas (not Math's): asinh sign-separated, acosh and atanh through log
+# Pinot's own formulas (not Math's): asinh sign-separated, acosh and atanh through Math.log (HotSpot's stub)
 scalar_function("asinh", arity=1)(_doubles(
-    lambda a: np.where(a >= 0, np.log(a + np.sqrt(a * a + 1)), -np.log(-a + np.sqrt(a * a + 1)))))
-scalar_function("acosh", arity=1)(_doubles(lambda a: np.log(a + np.sqrt(a * a - 1))))
-scalar_function("atanh", arity=1)(_doubles(lambda a: 0.5 * np.log((1 + a) / (1 - a))))
+    lambda a: np.where(a >= 0, hotspot_log(a + np.sqrt(a * a + 1)), -hotspot_log(-a + np.sqrt(a * a + 1)))))
+scalar_function("acosh", arity=1)(_doubles(lambda a: hotspot_log(a + np.sqrt(a * a - 1))))
+scalar_function("atanh", arity=1)(_doubles(lambda a: 0.5 * hotspot_log((1 + a) / (1 - a))))
 
 
 @scalar_function("pi", arity=0)
