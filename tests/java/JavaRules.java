@@ -1,7 +1,7 @@
 // Java's own answers for the rules pinot_sink mirrors (tests/type_mapping/test_java_rules.py runs it).
 // Reads requests from stdin, one per line: "<rule> <arg>..." (doubles and floats as raw bits, so that nothing
 // is lost in between), and prints one answer per line; a Java exception prints "!" and its class name.
-// Rules: dstr <longBits> (Double.toString), fstr <intBits> (Float.toString), log/log2/log10/exp/sqrt <longBits>
+// Rules: dstr <longBits> (Double.toString), fstr <intBits> (Float.toString), log/log2/log10/exp/sqrt/sin/cos/tan <longBits>
 // and pow <longBits> <longBits> (as Pinot's ArithmeticFunctions write them, result as long bits),
 // zone <id> (Joda DateTimeZone.forID(id).getID(); "\0" stands for the empty id),
 // fields <millis> <zone> (Joda DateTime year month day hour minute second millis in that zone),
@@ -47,6 +47,9 @@ public class JavaRules {
       case "exp": return bits(Math.exp(d(p[1])));
       case "sqrt": return bits(Math.sqrt(d(p[1])));
       case "pow": return bits(Math.pow(d(p[1]), d(p[2])));
+      case "sin": return bits(Math.sin(d(p[1])));
+      case "cos": return bits(Math.cos(d(p[1])));
+      case "tan": return bits(Math.tan(d(p[1])));
       case "zone": return DateTimeZone.forID(p[1].equals("\0") ? "" : p[1]).getID();
       case "fields": {
         DateTime t = new DateTime(Long.parseLong(p[1]), DateTimeZone.forID(p[2]));

@@ -135,6 +135,56 @@ def test_math_exp_log_and_log10_bits(java):
         assert not wrong, f"seed {seed}, {name}: {len(wrong)} of {len(values)} differ from Java, first: {wrong[:3]}"
 
 
+def test_math_pow_bits(java):
+    """``Math.pow`` (HotSpot's x86_64 stub, ported in functions.hotspot_math) on fresh random inputs: random bit
+    patterns, ordinary bases and exponents, x near 1 with a large y, negative bases with integer exponents,
+    results near the overflow / underflow borders. Its log2 starts from ``rcpps`` too: compared on AMD only."""
+    import platform
+
+    from pinot_sink.ingestion.functions.hotspot_math import hotspot_pow
+
+    if platform.machine() not in ("x86_64", "AMD64") or not _amd_cpu():
+        pytest.skip("the port holds rcpps as AMD (Zen) computes it; HotSpot's Math intrinsics here are x86_64's")
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    double = lambda: struct.unpack("<d", struct.pack("<q", rng.getrandbits(64) - 2**63))[0]  # noqa: E731
+    pairs = [(double(), double()) for _ in range(5000)]
+    pairs += [(rng.uniform(0, 100), rng.uniform(-50, 50)) for _ in range(5000)]
+    pairs += [(1 + rng.uniform(-0.04, 0.07), rng.uniform(-1e6, 1e6)) for _ in range(4000)]
+    pairs += [(rng.uniform(-100, 100), float(rng.randint(-400, 400))) for _ in range(4000)]
+    pairs += [(rng.uniform(0, 3), rng.uniform(-1100, 1100)) for _ in range(4000)]
+    bits = [[struct.unpack("<q", struct.pack("<d", v))[0] for v in pair] for pair in pairs]
+    want = np.array([int(a) for a in java([f"pow {a} {b}" for a, b in bits])], dtype=np.int64)
+    x, y = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    got = hotspot_pow(x, y).view(np.int64)
+    nan = np.isnan(want.view(np.float64)) & np.isnan(got.view(np.float64))
+    wrong = [(x[i], y[i], want[i], got[i]) for i in np.flatnonzero((want != got) & ~nan)]
+    assert not wrong, f"seed {seed}: {len(wrong)} of {len(pairs)} differ from Java, first: {wrong[:3]}"
+
+
+def test_math_sin_cos_tan_bits(java):
+    """``Math.sin`` / ``Math.cos`` / ``Math.tan`` (HotSpot's x86_64 stubs, ported in functions.hotspot_math, their
+    large-argument reduction included) on fresh random inputs; they use no ``rcpps``: any x86_64."""
+    import platform
+
+    from pinot_sink.ingestion.functions.hotspot_math import hotspot_cos, hotspot_sin, hotspot_tan
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    values = [struct.unpack("<d", struct.pack("<q", rng.getrandbits(64) - 2**63))[0] for _ in range(4000)]
+    values += [rng.uniform(-10, 10) for _ in range(6000)] + [rng.uniform(-2e5, 2e5) for _ in range(4000)]
+    values += [10 ** rng.uniform(-10, 300) * rng.choice((-1, 1)) for _ in range(2000)]
+    bits = [struct.unpack("<q", struct.pack("<d", v))[0] for v in values]
+    for name, ours in (("sin", hotspot_sin), ("cos", hotspot_cos), ("tan", hotspot_tan)):
+        want = np.array([int(a) for a in java([f"{name} {b}" for b in bits])], dtype=np.int64)
+        got = ours(np.array(values)).view(np.int64)
+        nan = np.isnan(want.view(np.float64)) & np.isnan(got.view(np.float64))
+        wrong = [(values[i], want[i], got[i]) for i in np.flatnonzero((want != got) & ~nan)]
+        assert not wrong, f"seed {seed}, {name}: {len(wrong)} of {len(values)} differ from Java, first: {wrong[:3]}"
+
+
 ZONES = ["UTC", "Z", "UTC+01:00", "EST", "utc", "PST", "\0", "+0100", "+01:00", "GMT+1", "GMT", "Etc/GMT+1",
          "America/New_York", "Asia/Kolkata", "UT", "+01", "UTC+1", "EST5EDT", "-00:00", "+1", "+24:00", "+23:59",
          "GMT-05:30", "Asia/Calcutta", "+013", "UTC+01", "Europe/Paris", "europe/paris", "+01:30"]

@@ -16,6 +16,7 @@ from .binary import to_bytes
 from . import geometry_relate as relate
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
 from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
+from .hotspot_math import hotspot_cos, hotspot_sin
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -172,10 +173,11 @@ def _spherical_distance(a: Geom, b: Geom) -> float:
         if not -180.0 <= lon <= 180.0:
             raise JavaThrows("IllegalArgumentException: Longitude must be between -180 and 180")
     rad1, rad2 = math.radians(lat1), math.radians(lat2)
-    sin1, cos1, sin2, cos2 = math.sin(rad1), math.cos(rad1), math.sin(rad2), math.cos(rad2)
     delta = math.radians(lon1) - math.radians(lon2)
-    cos_delta = math.cos(delta)
-    t1 = cos2 * math.sin(delta)
+    # Math.sin / Math.cos are HotSpot's stubs (hotspot_math); Math.atan2 is fdlibm's, the platform's here
+    sin1, sin2, sin_delta = (float(v) for v in hotspot_sin(np.array([rad1, rad2, delta])))
+    cos1, cos2, cos_delta = (float(v) for v in hotspot_cos(np.array([rad1, rad2, delta])))
+    t1 = cos2 * sin_delta
     t2 = cos1 * sin2 - sin1 * cos2 * cos_delta
     t3 = sin1 * sin2 + cos1 * cos2 * cos_delta
     return math.atan2(math.sqrt(t1 * t1 + t2 * t2), t3) * _EARTH_RADIUS_M

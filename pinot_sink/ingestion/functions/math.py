@@ -19,7 +19,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_string)
-from .hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
+from .hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
 
 _TOLERANCE = 1e-7  # PolymorphicComparisonScalarFunction.DOUBLE_COMPARISON_TOLERANCE
@@ -119,9 +119,10 @@ scalar_function("sign", arity=1)(_unary(_numpy_unary(np.sign)))
 
 @scalar_function("power", "pow", arity=2)
 def _power(ctx: Context, args: list[Value]) -> Value:
+    """``Math.pow`` as x86_64 HotSpot's stub computes it (hotspot_math), not libm's pow."""
     a, b = _doubles(ctx, args)
     with np.errstate(all="ignore"):
-        out = np.power(a.to_numpy(zero_copy_only=False), b.to_numpy(zero_copy_only=False))
+        out = hotspot_pow(a.to_numpy(zero_copy_only=False), b.to_numpy(zero_copy_only=False))
     mask = null_mask(a) | null_mask(b)
     return pa.array(out, pa.float64(), mask=mask if mask.any() else None)
 

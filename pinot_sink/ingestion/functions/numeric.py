@@ -8,11 +8,12 @@ gives for that count: the DOUBLE one for greatest / least / moduloOrZero / posit
 the bitwise functions (an int shift count, masked to 6 bits as Java does). ``rand(seed)`` is Pinot's
 deterministic mix of the seed (a given seed always gives the same double); ``rand()`` is refused.
 
-Java computes ``sin cos tan cot atan atan2 sinh cosh tanh hypot`` with fdlibm (StrictMath) or HotSpot's
-intrinsics; numpy uses the platform's libm, which may round the last bit the other way (Pinot's build of
-random inputs: up to 1 unit in the last place, on a few percent of values; ``cot``, ``1 / tan``, up to 2);
-``cbrt`` is fdlibm's algorithm (``StrictMath.cbrt``) in numpy, bit for bit. ``LIBM_FUNCTIONS`` lists them
-(a deliberate difference, docs/ingestion.md); every other function here gives Pinot's exact bits.
+``sin cos tan`` (so ``cot``, ``1.0 / tan``) are HotSpot's x86_64 intrinsic stubs ported (``hotspot_math``), bit
+for bit; ``cbrt`` is fdlibm's algorithm (``StrictMath.cbrt``) in numpy, bit for bit. Java computes ``atan atan2
+sinh cosh tanh hypot`` with fdlibm (StrictMath); numpy uses the platform's libm, which may round the last bit
+the other way (Pinot's build of random inputs: up to 1 unit in the last place, on a few percent of values).
+``LIBM_FUNCTIONS`` lists them (a deliberate difference, docs/ingestion.md); every other function here gives
+Pinot's exact bits.
 """
 from __future__ import annotations
 
@@ -24,10 +25,11 @@ import pyarrow as pa
 from type_mapping.java_numbers import java_double_to_long
 
 from ..values import Context, Value, broadcast, null_mask, to_double, to_int, to_long
+from .hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
 from .registry import scalar_function
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-LIBM_FUNCTIONS = ("sin", "cos", "tan", "cot", "atan", "atan2", "sinh", "cosh", "tanh", "hypot")
+LIBM_FUNCTIONS = ("atan", "atan2", "sinh", "cosh", "tanh", "hypot")
 
 
 def _arrays(ctx: Context, args: list[Value], convert, arrow_type) -> tuple[list[np.ndarray], np.ndarray]:
@@ -184,10 +186,11 @@ scalar_function("isInfinite", arity=1)(_doubles(lambda a: np.isinf(a).astype(np.
 scalar_function("ifNotFinite", arity=2)(_doubles(lambda a, d: np.where(np.isfinite(a), a, d)))
 scalar_function("hypot", arity=2)(_doubles(np.hypot))
 scalar_function("cbrt", arity=1)(_doubles(lambda a: fdlibm_cbrt(a)))
-scalar_function("exp2", arity=1)(_doubles(lambda a: np.power(2.0, a)))
-scalar_function("exp10", arity=1)(_doubles(lambda a: np.power(10.0, a)))
+# Math.pow(2, a) / Math.pow(10, a) as ArithmeticFunctions writes them, HotSpot's pow stub (hotspot_math)
+scalar_function("exp2", arity=1)(_doubles(lambda a: hotspot_pow(2.0, a)))
+scalar_function("exp10", arity=1)(_doubles(lambda a: hotspot_pow(10.0, a)))
 scalar_function("log1p", arity=1)(_doubles(np.log1p))
-scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + np.exp(-a))))
+scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + hotspot_exp(-a))))  # Math.exp's stub
 scalar_function("rand", arity=1)(_longs(_mix64, pa.float64()))
 # Double.max / Double.min: NaN wins, and 0.0 is above -0.0
 scalar_function("greatest", arity=2)(_doubles(
@@ -209,18 +212,18 @@ scalar_function("bitShiftRightUnsigned", "bitShiftRightLogical", arity=2)(_longs
 scalar_function("bitExtract", "extractBit", arity=2)(_longs(_bit_extract, pa.int32()))
 scalar_function("bitMask", arity=1)(_longs(_bit_mask))
 
-for _name, _fn in {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
-                   "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh}.items():
+for _name, _fn in {"sin": hotspot_sin, "cos": hotspot_cos, "tan": hotspot_tan, "asin": np.arcsin,
+                   "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh}.items():
     scalar_function(_name, arity=1)(_doubles(_fn))
-scalar_function("cot", arity=1)(_doubles(lambda a: 1.0 / np.tan(a)))
+scalar_function("cot", arity=1)(_doubles(lambda a: 1.0 / hotspot_tan(a)))  # TrigonometricFunctions: 1.0 / tan(a)
 scalar_function("atan2", arity=2)(_doubles(np.arctan2))
 scalar_function("degrees", arity=1)(_doubles(lambda a: a * 57.29577951308232))
 scalar_function("radians", arity=1)(_doubles(lambda a: a * 0.017453292519943295))
-# Pinot's own formulas (not Math's): asinh sign-separated, acosh and atanh through log
+# Pinot's own formulas (not Math's): asinh sign-separated, acosh and atanh through Math.log (HotSpot's stub)
 scalar_function("asinh", arity=1)(_doubles(
-    lambda a: np.where(a >= 0, np.log(a + np.sqrt(a * a + 1)), -np.log(-a + np.sqrt(a * a + 1)))))
-scalar_function("acosh", arity=1)(_doubles(lambda a: np.log(a + np.sqrt(a * a - 1))))
-scalar_function("atanh", arity=1)(_doubles(lambda a: 0.5 * np.log((1 + a) / (1 - a))))
+    lambda a: np.where(a >= 0, hotspot_log(a + np.sqrt(a * a + 1)), -hotspot_log(-a + np.sqrt(a * a + 1)))))
+scalar_function("acosh", arity=1)(_doubles(lambda a: hotspot_log(a + np.sqrt(a * a - 1))))
+scalar_function("atanh", arity=1)(_doubles(lambda a: 0.5 * hotspot_log((1 + a) / (1 - a))))
 
 
 @scalar_function("pi", arity=0)
