@@ -1,4 +1,5 @@
-"""``Math.asin acos atan atan2 sinh cosh tanh expm1 log1p hypot`` (fdlibm in JDK 17, ``functions.fdlibm``),
+"""``Math.asin acos atan atan2 sinh cosh tanh expm1 log1p hypot cbrt`` (fdlibm in JDK 17, ``functions.fdlibm``,
+``numeric.fdlibm_cbrt``),
 fdlibm's own ``exp`` (``StrictMath.exp``, inside sinh / cosh) and Pinot's ``sigmoid``: against the table Java 17
 wrote on this machine (tests/fixtures/java17_fdlibm.txt, by tools/java_math/fdlibm_fixture.py; its run of
 ~120,000 inputs a function had no difference, numpy's libm 29 (log1p) to 22,437 (atan2)), and through the
@@ -14,15 +15,17 @@ import pytest
 from pinot_sink.ingestion.evaluate import Expression
 from pinot_sink.ingestion.functions import fdlibm
 from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp
+from pinot_sink.ingestion.functions.numeric import fdlibm_cbrt
 from pinot_sink.ingestion.values import Context
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_fdlibm.txt"
 OURS = {"asin": fdlibm.fdlibm_asin, "acos": fdlibm.fdlibm_acos, "atan": fdlibm.fdlibm_atan,
         "atan2": fdlibm.fdlibm_atan2, "sinh": fdlibm.fdlibm_sinh, "cosh": fdlibm.fdlibm_cosh,
         "tanh": fdlibm.fdlibm_tanh, "expm1": fdlibm.fdlibm_expm1, "log1p": fdlibm.fdlibm_log1p,
-        "hypot": fdlibm.fdlibm_hypot, "sexp": fdlibm.fdlibm_exp, "sigmoid": lambda a: 1.0 / (1.0 + hotspot_exp(-a))}
+        "hypot": fdlibm.fdlibm_hypot, "cbrt": fdlibm_cbrt, "sexp": fdlibm.fdlibm_exp,
+        "sigmoid": lambda a: 1.0 / (1.0 + hotspot_exp(-a))}
 LIBM = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh,
-        "cosh": np.cosh, "tanh": np.tanh, "expm1": np.expm1, "log1p": np.log1p, "hypot": np.hypot, "sexp": np.exp,
+        "cosh": np.cosh, "tanh": np.tanh, "expm1": np.expm1, "log1p": np.log1p, "hypot": np.hypot, "cbrt": np.cbrt, "sexp": np.exp,
         "sigmoid": lambda a: 1.0 / (1.0 + np.exp(-a))}
 
 
@@ -73,7 +76,7 @@ def test_special_values():
     assert fdlibm.fdlibm_exp(np.array([0.0, -inf, 710.0, -746.0, 1.0])).tolist() == [1.0, 0.0, inf, 0.0, 2.7182818284590455]
 
 
-@pytest.mark.parametrize("function", ["asin", "acos", "atan", "sinh", "cosh", "tanh", "log1p", "sigmoid"])
+@pytest.mark.parametrize("function", ["asin", "acos", "atan", "sinh", "cosh", "tanh", "log1p", "cbrt", "sigmoid"])
 def test_the_transforms_call_them(function):
     (x,), want = _table(function)
     ours = Expression(f"{function}(d)").evaluate_array({"d": pa.array(x, pa.float64())}, Context(len(x)))

@@ -141,11 +141,12 @@ def test_math_functions_of_fdlibm_bits(java):
     ``exp`` and Pinot's ``sigmoid``, on fresh random inputs: the same bits on any platform."""
     from pinot_sink.ingestion.functions import fdlibm
     from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp
+    from pinot_sink.ingestion.functions.numeric import fdlibm_cbrt
 
     ours = {"asin": fdlibm.fdlibm_asin, "acos": fdlibm.fdlibm_acos, "atan": fdlibm.fdlibm_atan,
             "atan2": fdlibm.fdlibm_atan2, "sinh": fdlibm.fdlibm_sinh, "cosh": fdlibm.fdlibm_cosh,
             "tanh": fdlibm.fdlibm_tanh, "expm1": fdlibm.fdlibm_expm1, "log1p": fdlibm.fdlibm_log1p,
-            "hypot": fdlibm.fdlibm_hypot, "sexp": fdlibm.fdlibm_exp,
+            "hypot": fdlibm.fdlibm_hypot, "cbrt": fdlibm_cbrt, "sexp": fdlibm.fdlibm_exp,
             "sigmoid": lambda a: 1.0 / (1.0 + hotspot_exp(-a))}
     seed = random.randrange(2**32)
     rng = random.Random(seed)

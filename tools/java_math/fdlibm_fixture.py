@@ -25,6 +25,7 @@ from java_runner import java_answers  # noqa: E402
 
 from pinot_sink.ingestion.functions import fdlibm  # noqa: E402
 from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp  # noqa: E402
+from pinot_sink.ingestion.functions.numeric import fdlibm_cbrt  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_fdlibm.txt"
 # name: (ours, numpy's, arity, (low, high) of the useful range)
@@ -39,6 +40,7 @@ FUNCTIONS = {
     "expm1": (fdlibm.fdlibm_expm1, np.expm1, 1, (-40.0, 40.0)),
     "log1p": (fdlibm.fdlibm_log1p, np.log1p, 1, (-1.0, 10.0)),
     "hypot": (fdlibm.fdlibm_hypot, np.hypot, 2, (-1e3, 1e3)),
+    "cbrt": (fdlibm_cbrt, np.cbrt, 1, (-1e3, 1e3)),
     "sexp": (fdlibm.fdlibm_exp, np.exp, 1, (-745.2, 709.8)),
     "sigmoid": (lambda a: 1.0 / (1.0 + hotspot_exp(-a)), lambda a: 1.0 / (1.0 + np.exp(-a)), 1, (-40.0, 40.0)),
 }
@@ -126,7 +128,7 @@ def main() -> None:
     if args.check_only or wrong:
         sys.exit(1 if wrong else 0)
     with FIXTURE.open("w") as out:
-        out.write("# Math.asin ... Math.hypot (fdlibm), StrictMath.exp (sexp) and Pinot's sigmoid of Java 17, written by\n"
+        out.write("# Math.asin ... Math.hypot, Math.cbrt (fdlibm), StrictMath.exp (sexp) and Pinot's sigmoid of Java 17, written by\n"
                   "# tools/java_math/fdlibm_fixture.py: where numpy's libm differs, special values, a sample. "
                   "function argument-bits... result-bits (hex)\n")
         for function, case, result_bits in rows:
