@@ -13,7 +13,6 @@ import pyarrow as pa
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
-from .fdlibm import fdlibm_atan2
 from . import geometry_relate as relate
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
 from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
@@ -179,8 +178,7 @@ def _spherical_distance(a: Geom, b: Geom) -> float:
     t1 = cos2 * math.sin(delta)
     t2 = cos1 * sin2 - sin1 * cos2 * cos_delta
     t3 = sin1 * sin2 + cos1 * cos2 * cos_delta
-    # Math.atan2 is fdlibm's (functions.fdlibm); Math.sin / cos are HotSpot's stubs, the platform's libm here
-    return float(fdlibm_atan2(np.array([math.sqrt(t1 * t1 + t2 * t2)]), np.array([t3]))[0]) * _EARTH_RADIUS_M
+    return math.atan2(math.sqrt(t1 * t1 + t2 * t2), t3) * _EARTH_RADIUS_M
 
 
 def _same_kind(a: Geom, b: Geom, message: str) -> None:
