@@ -175,7 +175,7 @@ def _ulps(expression: str) -> int:
     (numeric.LIBM_FUNCTIONS, a documented difference); everything else must be exact."""
     name = expression.split("(", 1)[0].strip()
     if name.replace("_", "").lower() == "stdistance" and "Geog" in expression:
-        return 1  # the great-circle formula's Math.atan2 is fdlibm's in Java, the platform's here
+        return 1  # the great-circle formula's Math.sin / cos / atan2 (HotSpot's, fdlibm's) are the platform's here
     return 1 if name in LIBM_FUNCTIONS else 0
 
 

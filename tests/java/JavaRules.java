@@ -5,6 +5,7 @@
 // and pow <longBits> <longBits> (as Pinot's ArithmeticFunctions write them, result as long bits),
 // zone <id> (Joda DateTimeZone.forID(id).getID(); "\0" stands for the empty id),
 // fields <millis> <zone> (Joda DateTime year month day hour minute second millis in that zone),
+// fdlibm <function> <longBits> [<longBits>] (Math.asin ... hypot, see fdlibm()),
 // floor <unit> <millis> (Joda roundFloor in ISO UTC, second..year), iso <millis> (java.time.Instant.ofEpochMilli(millis).toString(), Pinot's toIso8601).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -71,7 +72,29 @@ public class JavaRules {
         }
       }
       case "iso": return java.time.Instant.ofEpochMilli(Long.parseLong(p[1])).toString();
+      case "fdlibm": return bits(fdlibm(p[1], d(p[2]), p.length > 3 ? d(p[3]) : 0.0));
       default: throw new IllegalArgumentException(p[0]);
+    }
+  }
+
+  // fdlibm <name> <longBits> [<longBits>]: the Math functions JDK 17 delegates to StrictMath (fdlibm), as Pinot's
+  // TrigonometricFunctions / ArithmeticFunctions call them; sexp is StrictMath.exp, sigmoid Pinot's formula
+  static double fdlibm(String name, double a, double b) {
+    switch (name) {
+      case "asin": return Math.asin(a);
+      case "acos": return Math.acos(a);
+      case "atan": return Math.atan(a);
+      case "atan2": return Math.atan2(a, b);
+      case "sinh": return Math.sinh(a);
+      case "cosh": return Math.cosh(a);
+      case "tanh": return Math.tanh(a);
+      case "expm1": return Math.expm1(a);
+      case "log1p": return Math.log1p(a);
+      case "hypot": return Math.hypot(a, b);
+      case "cbrt": return Math.cbrt(a);
+      case "sexp": return StrictMath.exp(a);
+      case "sigmoid": return 1.0 / (1.0 + Math.exp(-a));
+      default: throw new IllegalArgumentException(name);
     }
   }
 }

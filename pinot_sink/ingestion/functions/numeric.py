@@ -8,12 +8,12 @@ gives for that count: the DOUBLE one for greatest / least / moduloOrZero / posit
 the bitwise functions (an int shift count, masked to 6 bits as Java does). ``rand(seed)`` is Pinot's
 deterministic mix of the seed (a given seed always gives the same double); ``rand()`` is refused.
 
-``sin cos tan`` (so ``cot``, ``1.0 / tan``) are HotSpot's x86_64 intrinsic stubs ported (``hotspot_math``), bit
-for bit; ``cbrt`` is fdlibm's algorithm (``StrictMath.cbrt``) in numpy, bit for bit. Java computes ``atan atan2
-sinh cosh tanh hypot`` with fdlibm (StrictMath); numpy uses the platform's libm, which may round the last bit
-the other way (Pinot's build of random inputs: up to 1 unit in the last place, on a few percent of values).
-``LIBM_FUNCTIONS`` lists them (a deliberate difference, docs/ingestion.md); every other function here gives
-Pinot's exact bits.
+``sin cos tan`` (so ``cot``, ``1.0 / tan``), ``pow`` (so ``exp2``, ``exp10``), ``exp`` and ``log`` are HotSpot's
+x86_64 intrinsic stubs ported (``hotspot_math``), bit for bit; ``asin acos atan atan2 sinh cosh tanh hypot log1p
+cbrt`` are fdlibm's algorithms (``StrictMath``, which JDK 17's ``Math`` calls for them) in numpy
+(functions.fdlibm, and ``fdlibm_cbrt`` below), bit for bit. ``LIBM_FUNCTIONS`` (functions still on the
+platform's libm, a deliberate difference, docs/ingestion.md) is empty: every function here gives Pinot's exact
+bits.
 """
 from __future__ import annotations
 
@@ -25,11 +25,13 @@ import pyarrow as pa
 from type_mapping.java_numbers import java_double_to_long
 
 from ..values import Context, Value, broadcast, null_mask, to_double, to_int, to_long
+from .fdlibm import (fdlibm_acos, fdlibm_asin, fdlibm_atan, fdlibm_atan2, fdlibm_cosh, fdlibm_hypot, fdlibm_log1p,
+                     fdlibm_sinh, fdlibm_tanh)
 from .hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
 from .registry import scalar_function
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-LIBM_FUNCTIONS = ("atan", "atan2", "sinh", "cosh", "tanh", "hypot")
+LIBM_FUNCTIONS: tuple[str, ...] = ()
 
 
 def _arrays(ctx: Context, args: list[Value], convert, arrow_type) -> tuple[list[np.ndarray], np.ndarray]:
@@ -184,12 +186,12 @@ scalar_function("isNaN", arity=1)(_doubles(lambda a: np.isnan(a).astype(np.int32
 scalar_function("isFinite", arity=1)(_doubles(lambda a: np.isfinite(a).astype(np.int32), pa.int32()))
 scalar_function("isInfinite", arity=1)(_doubles(lambda a: np.isinf(a).astype(np.int32), pa.int32()))
 scalar_function("ifNotFinite", arity=2)(_doubles(lambda a, d: np.where(np.isfinite(a), a, d)))
-scalar_function("hypot", arity=2)(_doubles(np.hypot))
+scalar_function("hypot", arity=2)(_doubles(fdlibm_hypot))
 scalar_function("cbrt", arity=1)(_doubles(lambda a: fdlibm_cbrt(a)))
 # Math.pow(2, a) / Math.pow(10, a) as ArithmeticFunctions writes them, HotSpot's pow stub (hotspot_math)
 scalar_function("exp2", arity=1)(_doubles(lambda a: hotspot_pow(2.0, a)))
 scalar_function("exp10", arity=1)(_doubles(lambda a: hotspot_pow(10.0, a)))
-scalar_function("log1p", arity=1)(_doubles(np.log1p))
+scalar_function("log1p", arity=1)(_doubles(fdlibm_log1p))
 scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + hotspot_exp(-a))))  # Math.exp's stub
 scalar_function("rand", arity=1)(_longs(_mix64, pa.float64()))
 # Double.max / Double.min: NaN wins, and 0.0 is above -0.0
@@ -212,11 +214,12 @@ scalar_function("bitShiftRightUnsigned", "bitShiftRightLogical", arity=2)(_longs
 scalar_function("bitExtract", "extractBit", arity=2)(_longs(_bit_extract, pa.int32()))
 scalar_function("bitMask", arity=1)(_longs(_bit_mask))
 
-for _name, _fn in {"sin": hotspot_sin, "cos": hotspot_cos, "tan": hotspot_tan, "asin": np.arcsin,
-                   "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh}.items():
+for _name, _fn in {"sin": hotspot_sin, "cos": hotspot_cos, "tan": hotspot_tan, "asin": fdlibm_asin,
+                   "acos": fdlibm_acos, "atan": fdlibm_atan, "sinh": fdlibm_sinh, "cosh": fdlibm_cosh,
+                   "tanh": fdlibm_tanh}.items():
     scalar_function(_name, arity=1)(_doubles(_fn))
 scalar_function("cot", arity=1)(_doubles(lambda a: 1.0 / hotspot_tan(a)))  # TrigonometricFunctions: 1.0 / tan(a)
-scalar_function("atan2", arity=2)(_doubles(np.arctan2))
+scalar_function("atan2", arity=2)(_doubles(fdlibm_atan2))
 scalar_function("degrees", arity=1)(_doubles(lambda a: a * 57.29577951308232))
 scalar_function("radians", arity=1)(_doubles(lambda a: a * 0.017453292519943295))
 # Pinot's own formulas (not Math's): asinh sign-separated, acosh and atanh through Math.log (HotSpot's stub)
@@ -267,4 +270,4 @@ def fdlibm_cbrt(x: np.ndarray) -> np.ndarray:
         r = (r - t) / (w + r)
         t = t + t * r
         t = (t.view(np.uint64) | (sign.astype(np.uint64) << np.uint64(32))).view(np.float64)
-    return np.where(special, np.where(hx >= 0x7FF00000, x + x, x), t)
+        return np.where(special, np.where(hx >= 0x7FF00000, x + x, x), t)  # x + x: inf stays, no warning
