@@ -1,4 +1,4 @@
-"""The fdlibm ports (``functions.fdlibm``: Java's exact bits) against numpy's libm calls they replaced, in the
+"""The fdlibm ports (``type_mapping.fdlibm``: Java's exact bits) against numpy's libm calls they replaced, in the
 same run: nanoseconds per value over arrays of --values doubles in each function's useful range, best of
 --repeat, CPU seconds beside wall, the load average beside.
 
@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pinot_sink.ingestion.functions import fdlibm  # noqa: E402
+from type_mapping import fdlibm  # noqa: E402
 
 CASES = {  # name: (port, numpy's, arguments' range)
     "asin": (fdlibm.fdlibm_asin, np.arcsin, 1.0), "acos": (fdlibm.fdlibm_acos, np.arccos, 1.0),

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from type_mapping.pinot_schema import FieldSpec
 
+from type_mapping.hotspot_math import hotspot_log, hotspot_pow
 from type_mapping.java_text import big_decimal_string, java_float_str
 
 from . import bigdecimal
@@ -44,7 +45,7 @@ def java_fpp(fpp: float, max_size_in_bytes: int, cardinality: int) -> float:
     """The fpp Pinot actually uses: raised so that the filter fits ``maxSizeInBytes`` when one is set."""
     if max_size_in_bytes > 0:
         bits_per_item = max_size_in_bytes * 8 / cardinality
-        fpp = max(fpp, math.pow(2, -(bits_per_item * math.log(2))))  # GuavaBloomFilterReaderUtils.computeFPP
+        fpp = max(fpp, _java_pow(2.0, -(bits_per_item * _java_log(2.0))))  # GuavaBloomFilterReaderUtils.computeFPP
     return fpp
 
 
@@ -53,11 +54,21 @@ def guava_sizing(expected_insertions: int, fpp: float) -> tuple[int, int]:
     if not 0.0 < fpp < 1.0:
         raise BloomFilterError(f"false positive probability must be in (0, 1), got {fpp}")
     n = max(expected_insertions, 1)  # Guava treats 0 expected insertions as 1
-    num_bits = int(-n * math.log(fpp) / (math.log(2) * math.log(2)))  # Java (long) cast truncates
-    num_hashes = max(1, _java_round(num_bits / n * math.log(2)))
+    num_bits = int(-n * _java_log(fpp) / (_java_log(2.0) * _java_log(2.0)))  # Java (long) cast truncates
+    num_hashes = max(1, _java_round(num_bits / n * _java_log(2.0)))
     if num_bits <= 0:  # LockFreeBitArray rejects an empty bit array
         raise BloomFilterError(f"fpp {fpp} leaves no bits for {n} values (Guava refuses such a filter)")
     return num_hashes, -(-num_bits // 64)
+
+
+# Guava and Pinot size the filter with Math.log / Math.pow: HotSpot's x86_64 stubs, not the platform's libm, whose
+# last bit may differ and, at a truncation's edge, change the number of bits (type_mapping.hotspot_math)
+def _java_log(value: float) -> float:
+    return float(hotspot_log(np.array([value], np.float64))[0])
+
+
+def _java_pow(x: float, y: float) -> float:
+    return float(hotspot_pow(np.array([x], np.float64), np.array([y], np.float64))[0])
 
 
 def _java_round(value: float) -> int:

@@ -1,5 +1,4 @@
-"""``Math.asin acos atan atan2 sinh cosh tanh expm1 log1p hypot cbrt`` (fdlibm in JDK 17, ``functions.fdlibm``,
-``numeric.fdlibm_cbrt``),
+"""``Math.asin acos atan atan2 sinh cosh tanh expm1 log1p hypot cbrt`` (fdlibm in JDK 17, ``type_mapping.fdlibm``),
 fdlibm's own ``exp`` (``StrictMath.exp``, inside sinh / cosh) and Pinot's ``sigmoid``: against the table Java 17
 wrote on this machine (tests/fixtures/java17_fdlibm.txt, by tools/java_math/fdlibm_fixture.py; its run of
 ~120,000 inputs a function had no difference, numpy's libm 29 (log1p) to 22,437 (atan2)), and through the
@@ -13,9 +12,9 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions import fdlibm
-from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp
-from pinot_sink.ingestion.functions.numeric import fdlibm_cbrt
+from type_mapping import fdlibm
+from type_mapping.hotspot_math import hotspot_exp
+from type_mapping.fdlibm import fdlibm_cbrt
 from pinot_sink.ingestion.values import Context
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_fdlibm.txt"

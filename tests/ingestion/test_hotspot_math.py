@@ -1,5 +1,5 @@
 """``Math.exp`` / ``log`` / ``log10`` / ``sin`` / ``cos`` / ``tan`` / ``pow`` as x86_64 HotSpot's intrinsics compute
-them (``functions.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt,
+them (``type_mapping.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt,
 by tools/java_math/math_fixture.py: its runs had no difference, numpy's libm many, see docs/ingestion.md), and
 through the functions Pinot's transforms call.
 tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh random inputs."""
@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,
+from type_mapping.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,
                                                         hotspot_pow, hotspot_sin, hotspot_tan)
 from pinot_sink.ingestion.values import Context
 

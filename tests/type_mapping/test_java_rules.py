@@ -110,11 +110,11 @@ def _amd_cpu() -> bool:
 
 def test_math_exp_log_and_log10_bits(java):
     """``Math.exp`` / ``Math.log`` / ``Math.log10`` (HotSpot's x86_64 intrinsics, ported in
-    functions.hotspot_math) on fresh random inputs. The log stubs start from the CPU's ``rcpps`` estimate,
+    type_mapping.hotspot_math) on fresh random inputs. The log stubs start from the CPU's ``rcpps`` estimate,
     whose table the port holds as measured on AMD (Zen): those are compared on such a CPU only."""
     import platform
 
-    from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
+    from type_mapping.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
 
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
@@ -136,12 +136,12 @@ def test_math_exp_log_and_log10_bits(java):
 
 
 def test_math_pow_bits(java):
-    """``Math.pow`` (HotSpot's x86_64 stub, ported in functions.hotspot_math) on fresh random inputs: random bit
+    """``Math.pow`` (HotSpot's x86_64 stub, ported in type_mapping.hotspot_math) on fresh random inputs: random bit
     patterns, ordinary bases and exponents, x near 1 with a large y, negative bases with integer exponents,
     results near the overflow / underflow borders. Its log2 starts from ``rcpps`` too: compared on AMD only."""
     import platform
 
-    from pinot_sink.ingestion.functions.hotspot_math import hotspot_pow
+    from type_mapping.hotspot_math import hotspot_pow
 
     if platform.machine() not in ("x86_64", "AMD64") or not _amd_cpu():
         pytest.skip("the port holds rcpps as AMD (Zen) computes it; HotSpot's Math intrinsics here are x86_64's")
@@ -163,11 +163,11 @@ def test_math_pow_bits(java):
 
 
 def test_math_sin_cos_tan_bits(java):
-    """``Math.sin`` / ``Math.cos`` / ``Math.tan`` (HotSpot's x86_64 stubs, ported in functions.hotspot_math, their
+    """``Math.sin`` / ``Math.cos`` / ``Math.tan`` (HotSpot's x86_64 stubs, ported in type_mapping.hotspot_math, their
     large-argument reduction included) on fresh random inputs; they use no ``rcpps``: any x86_64."""
     import platform
 
-    from pinot_sink.ingestion.functions.hotspot_math import hotspot_cos, hotspot_sin, hotspot_tan
+    from type_mapping.hotspot_math import hotspot_cos, hotspot_sin, hotspot_tan
 
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
@@ -186,11 +186,11 @@ def test_math_sin_cos_tan_bits(java):
 
 
 def test_math_functions_of_fdlibm_bits(java):
-    """``Math.asin`` ... ``Math.hypot`` (JDK 17: ``StrictMath``, fdlibm, ported in functions.fdlibm), fdlibm's
+    """``Math.asin`` ... ``Math.hypot`` (JDK 17: ``StrictMath``, fdlibm, ported in type_mapping.fdlibm), fdlibm's
     ``exp`` and Pinot's ``sigmoid``, on fresh random inputs: the same bits on any platform."""
-    from pinot_sink.ingestion.functions import fdlibm
-    from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp
-    from pinot_sink.ingestion.functions.numeric import fdlibm_cbrt
+    from type_mapping import fdlibm
+    from type_mapping.hotspot_math import hotspot_exp
+    from type_mapping.fdlibm import fdlibm_cbrt
 
     ours = {"asin": fdlibm.fdlibm_asin, "acos": fdlibm.fdlibm_acos, "atan": fdlibm.fdlibm_atan,
             "atan2": fdlibm.fdlibm_atan2, "sinh": fdlibm.fdlibm_sinh, "cosh": fdlibm.fdlibm_cosh,

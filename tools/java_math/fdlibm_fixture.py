@@ -2,7 +2,7 @@
 as Java 17 answers them, for the inputs where numpy's libm gives other bits, the special values and a sample of
 the others, found among ~120,000 inputs a function (random bit patterns, the function's useful range, near 0,
 near +-1 for asin / acos, subnormals, huge values, the branch borders of fdlibm and their ulp neighbours, inf,
-NaN, -0.0). Prints, per function, how many of the run's values ``pinot_sink.ingestion.functions.fdlibm`` and
+NaN, -0.0). Prints, per function, how many of the run's values ``type_mapping.fdlibm`` and
 numpy get wrong.
 
     python tools/java_math/fdlibm_fixture.py [--seed 1] [--check-only] [--only asin,acos]
@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from java_runner import java_answers  # noqa: E402
 
-from pinot_sink.ingestion.functions import fdlibm  # noqa: E402
-from pinot_sink.ingestion.functions.hotspot_math import hotspot_exp  # noqa: E402
-from pinot_sink.ingestion.functions.numeric import fdlibm_cbrt  # noqa: E402
+from type_mapping import fdlibm  # noqa: E402
+from type_mapping.hotspot_math import hotspot_exp  # noqa: E402
+from type_mapping.fdlibm import fdlibm_cbrt  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_fdlibm.txt"
 # name: (ours, numpy's, arity, (low, high) of the useful range)

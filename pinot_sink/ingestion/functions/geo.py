@@ -16,7 +16,7 @@ from .binary import to_bytes
 from . import geometry_relate as relate
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
 from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
-from .hotspot_math import hotspot_cos, hotspot_sin
+from type_mapping.hotspot_math import hotspot_cos, hotspot_sin
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

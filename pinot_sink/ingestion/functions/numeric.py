@@ -11,7 +11,7 @@ deterministic mix of the seed (a given seed always gives the same double); ``ran
 ``sin cos tan`` (so ``cot``, ``1.0 / tan``), ``pow`` (so ``exp2``, ``exp10``), ``exp`` and ``log`` are HotSpot's
 x86_64 intrinsic stubs ported (``hotspot_math``), bit for bit; ``asin acos atan atan2 sinh cosh tanh hypot log1p
 cbrt`` are fdlibm's algorithms (``StrictMath``, which JDK 17's ``Math`` calls for them) in numpy
-(functions.fdlibm, and ``fdlibm_cbrt`` below), bit for bit. ``LIBM_FUNCTIONS`` (functions still on the
+(type_mapping.fdlibm), bit for bit. ``LIBM_FUNCTIONS`` (functions still on the
 platform's libm, a deliberate difference, docs/ingestion.md) is empty: every function here gives Pinot's exact
 bits.
 """
@@ -25,9 +25,9 @@ import pyarrow as pa
 from type_mapping.java_numbers import java_double_to_long
 
 from ..values import Context, Value, broadcast, null_mask, to_double, to_int, to_long
-from .fdlibm import (fdlibm_acos, fdlibm_asin, fdlibm_atan, fdlibm_atan2, fdlibm_cosh, fdlibm_hypot, fdlibm_log1p,
-                     fdlibm_sinh, fdlibm_tanh)
-from .hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
+from type_mapping.fdlibm import (fdlibm_acos, fdlibm_asin, fdlibm_atan, fdlibm_atan2, fdlibm_cbrt, fdlibm_cosh,
+                                 fdlibm_hypot, fdlibm_log1p, fdlibm_sinh, fdlibm_tanh)
+from type_mapping.hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
 from .registry import scalar_function
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -237,37 +237,3 @@ def _pi(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("e", "euler", arity=0)
 def _e(ctx: Context, args: list[Value]) -> Value:
     return pa.repeat(pa.scalar(math.e), ctx.num_rows)
-
-
-def fdlibm_cbrt(x: np.ndarray) -> np.ndarray:
-    """fdlibm's cbrt (Java's StrictMath.cbrt, which Math.cbrt calls): a 5-bit guess from the exponent bits, a
-    rational step to 23 bits, a chop to 20 bits and one Newton step."""
-    x = np.asarray(x, dtype=np.float64)
-    bits = x.view(np.uint64)
-    hi = (bits >> np.uint64(32)).astype(np.uint32)
-    lo = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    sign = hi & np.uint32(0x80000000)
-    hx = hi ^ sign
-    special = (hx >= 0x7FF00000) | ((hx | lo) == 0)
-    ax = ((hx.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)).view(np.float64)
-    subnormal = hx < 0x00100000
-    with np.errstate(all="ignore"):
-        scaled = ax * (np.uint64(0x43500000) << np.uint64(32)).view(np.float64)  # 2**54 * x
-        scaled_hi = ((scaled.view(np.uint64) >> np.uint64(32)).astype(np.uint32) // 3 + np.uint32(696219795))
-        t_sub = ((scaled_hi.astype(np.uint64) << np.uint64(32))
-                 | (scaled.view(np.uint64) & np.uint64(0xFFFFFFFF))).view(np.float64)
-        t_norm = ((hx // 3 + np.uint32(715094163)).astype(np.uint64) << np.uint64(32)).view(np.float64)
-        t = np.where(subnormal, t_sub, t_norm)
-        r = t * t / ax
-        s = 5.42857142857142815906e-01 + r * t
-        t = t * (3.57142857142857150787e-01 + 1.60714285714285720630e+00
-                 / (s + 1.41428571428571436819e+00 + -7.05306122448979611050e-01 / s))
-        t_hi = ((t.view(np.uint64) >> np.uint64(32)) + np.uint64(1)) << np.uint64(32)
-        t = t_hi.view(np.float64)
-        s = t * t
-        r = ax / s
-        w = t + t
-        r = (r - t) / (w + r)
-        t = t + t * r
-        t = (t.view(np.uint64) | (sign.astype(np.uint64) << np.uint64(32))).view(np.float64)
-        return np.where(special, np.where(hx >= 0x7FF00000, x + x, x), t)  # x + x: inf stays, no warning

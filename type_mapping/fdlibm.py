@@ -422,3 +422,37 @@ def fdlibm_hypot(x, y) -> np.ndarray:
         finite = np.isfinite(a0) & np.isfinite(b0)
         special = np.where((a0 == np.inf) | (b0 == np.inf), np.inf, a0 + b0)
         return np.where(finite, res, special)
+
+
+def fdlibm_cbrt(x: np.ndarray) -> np.ndarray:
+    """fdlibm's cbrt (Java's StrictMath.cbrt, which Math.cbrt calls): a 5-bit guess from the exponent bits, a
+    rational step to 23 bits, a chop to 20 bits and one Newton step."""
+    x = np.asarray(x, dtype=np.float64)
+    bits = x.view(np.uint64)
+    hi = (bits >> np.uint64(32)).astype(np.uint32)
+    lo = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    sign = hi & np.uint32(0x80000000)
+    hx = hi ^ sign
+    special = (hx >= 0x7FF00000) | ((hx | lo) == 0)
+    ax = ((hx.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)).view(np.float64)
+    subnormal = hx < 0x00100000
+    with np.errstate(all="ignore"):
+        scaled = ax * (np.uint64(0x43500000) << np.uint64(32)).view(np.float64)  # 2**54 * x
+        scaled_hi = ((scaled.view(np.uint64) >> np.uint64(32)).astype(np.uint32) // 3 + np.uint32(696219795))
+        t_sub = ((scaled_hi.astype(np.uint64) << np.uint64(32))
+                 | (scaled.view(np.uint64) & np.uint64(0xFFFFFFFF))).view(np.float64)
+        t_norm = ((hx // 3 + np.uint32(715094163)).astype(np.uint64) << np.uint64(32)).view(np.float64)
+        t = np.where(subnormal, t_sub, t_norm)
+        r = t * t / ax
+        s = 5.42857142857142815906e-01 + r * t
+        t = t * (3.57142857142857150787e-01 + 1.60714285714285720630e+00
+                 / (s + 1.41428571428571436819e+00 + -7.05306122448979611050e-01 / s))
+        t_hi = ((t.view(np.uint64) >> np.uint64(32)) + np.uint64(1)) << np.uint64(32)
+        t = t_hi.view(np.float64)
+        s = t * t
+        r = ax / s
+        w = t + t
+        r = (r - t) / (w + r)
+        t = t + t * r
+        t = (t.view(np.uint64) | (sign.astype(np.uint64) << np.uint64(32))).view(np.float64)
+        return np.where(special, np.where(hx >= 0x7FF00000, x + x, x), t)  # x + x: inf stays, no warning
