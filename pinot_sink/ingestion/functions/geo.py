@@ -16,6 +16,7 @@ from .binary import to_bytes
 from . import geometry_relate as relate
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
 from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
+from type_mapping.fdlibm import fdlibm_atan2
 from type_mapping.hotspot_math import hotspot_cos, hotspot_sin
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -156,9 +157,9 @@ def _st_geometry_type(ctx: Context, args: list[Value]) -> Value:
 _EARTH_RADIUS_M = 6371.01 * 1000.0  # GeometryUtils.EARTH_RADIUS_M
 
 
-def _spherical_distance(a: Geom, b: Geom) -> float:
-    """``StDistanceFunction.sphericalDistance``: points only, degrees checked, Vincenty's great-circle formula on
-    a sphere of ``GeometryUtils.EARTH_RADIUS_M`` metres, computed in Pinot's order."""
+def _spherical_arguments(a: Geom, b: Geom) -> tuple[float, float, float]:
+    """``StDistanceFunction.sphericalDistance``'s checks (points only, degrees in range) and its radians: the
+    latitudes and the longitudes' difference."""
     for g, side in ((a, "left"), (b, "right")):
         if g.kind != "Point":
             raise JavaThrows(f"IllegalArgumentException: The {side} argument must be a point")
@@ -172,15 +173,18 @@ def _spherical_distance(a: Geom, b: Geom) -> float:
     for lon in (lon1, lon2):
         if not -180.0 <= lon <= 180.0:
             raise JavaThrows("IllegalArgumentException: Longitude must be between -180 and 180")
-    rad1, rad2 = math.radians(lat1), math.radians(lat2)
-    delta = math.radians(lon1) - math.radians(lon2)
-    # Math.sin / Math.cos are HotSpot's stubs (hotspot_math); Math.atan2 is fdlibm's, the platform's here
-    sin1, sin2, sin_delta = (float(v) for v in hotspot_sin(np.array([rad1, rad2, delta])))
-    cos1, cos2, cos_delta = (float(v) for v in hotspot_cos(np.array([rad1, rad2, delta])))
+    return math.radians(lat1), math.radians(lat2), math.radians(lon1) - math.radians(lon2)
+
+
+def _spherical_distances(rad1: np.ndarray, rad2: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """Vincenty's great-circle formula on a sphere of ``GeometryUtils.EARTH_RADIUS_M`` metres, in Pinot's order,
+    over many point pairs at once: ``Math.sin`` / ``cos`` are HotSpot's stubs, ``Math.atan2`` fdlibm's."""
+    sin1, sin2, sin_delta = hotspot_sin(rad1), hotspot_sin(rad2), hotspot_sin(delta)
+    cos1, cos2, cos_delta = hotspot_cos(rad1), hotspot_cos(rad2), hotspot_cos(delta)
     t1 = cos2 * sin_delta
     t2 = cos1 * sin2 - sin1 * cos2 * cos_delta
     t3 = sin1 * sin2 + cos1 * cos2 * cos_delta
-    return math.atan2(math.sqrt(t1 * t1 + t2 * t2), t3) * _EARTH_RADIUS_M
+    return fdlibm_atan2(np.sqrt(t1 * t1 + t2 * t2), t3) * _EARTH_RADIUS_M
 
 
 def _same_kind(a: Geom, b: Geom, message: str) -> None:
@@ -188,11 +192,14 @@ def _same_kind(a: Geom, b: Geom, message: str) -> None:
         raise JavaThrows(f"RuntimeException: {message}")
 
 
-def _distance(first: bytes, second: bytes) -> float:
+def _distance(first: bytes, second: bytes, spherical: dict) -> float:
+    """One row's distance; a geography pair's radians go into ``spherical`` (computed for all rows at once, its
+    value here a placeholder)."""
     a, b = deserialize(first), deserialize(second)
     _same_kind(a, b, "The first and second arguments shall either all be geometry or all geography")
     if a.geography:
-        return _spherical_distance(a, b)
+        spherical[(first, second)] = _spherical_arguments(a, b)
+        return math.nan
     return math.nan if a.is_empty() or b.is_empty() else relate.distance(a, b)
 
 
@@ -211,7 +218,18 @@ def _binary(ctx: Context, args: list[Value], fn, out_type: pa.DataType) -> pa.Ar
 
 @scalar_function("stDistance", "ST_Distance", arity=2)
 def _st_distance(ctx: Context, args: list[Value]) -> Value:
-    return _binary(ctx, args, _distance, pa.float64())
+    first, second = to_bytes(args[0], ctx), to_bytes(args[1], ctx)
+    spherical: dict[tuple[bytes, bytes], tuple[float, float, float]] = {}
+    out = per_row(ctx, lambda a, b: _distance(a, b, spherical), pa.float64(), first, second)
+    if not spherical:
+        return out
+    pairs = list(spherical)
+    radians = np.array([spherical[p] for p in pairs], np.float64).reshape(-1, 3)
+    distances = dict(zip(pairs, _spherical_distances(radians[:, 0], radians[:, 1], radians[:, 2]).tolist()))
+    rows = zip(*((broadcast(v, ctx.num_rows) if isinstance(v, Const) else v).to_pylist() for v in (first, second)))
+    values = out.to_pylist()
+    return pa.array([distances.get(row, value) if value is not None else None for row, value in zip(rows, values)],
+                    pa.float64())
 
 
 @scalar_function("stContains", "ST_Contains", arity=2)
