@@ -473,8 +473,7 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     if count < 2 or _SHORT_KEY_MAX_BYTES < 1:
         return None
     offsets, data = offsets_and_data(flat)
-    lengths = np.diff(offsets)
-    if int(lengths.max()) > min(8, _SHORT_KEY_MAX_BYTES):
+    if int(np.diff(offsets).max()) > min(8, _SHORT_KEY_MAX_BYTES):
         return None
     if data.size:
         if int(data.max()) >= 0xF0:  # a supplementary character: Java orders by UTF-16
@@ -485,21 +484,12 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     padded = np.zeros(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)
     padded[: data.size] = data
     words = padded.view("<u8")
-    starts = offsets[:-1]
-    index = starts >> 3
-    shift = (starts & 7).astype(np.uint64)
-    shift <<= np.uint64(3)
-    keys = np.take(words, index)
-    keys >>= shift
-    index += 1
-    high = np.take(words, index)
-    del index
-    high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
-    high <<= np.uint64(63) - shift
-    keys |= high
-    del high, shift
-    # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
-    keys <<= (np.uint64(64) - (lengths.astype(np.uint64) << np.uint64(3)))
+    keys = np.empty(count, dtype=np.uint64)
+    # In slices: the working arrays (word index, shift, high word) are a slice's, not five more arrays of the
+    # column's size; this runs in the build's peak (docs/performance.md, "Task memory").
+    for at in range(0, count, _SHORT_KEY_SLICE):
+        _short_keys(offsets[at : at + _SHORT_KEY_SLICE + 1], words, keys[at : at + _SHORT_KEY_SLICE])
+    del offsets, padded, words
     encoded = pc.dictionary_encode(pa.array(keys))
     del keys
     first_seen = encoded.dictionary.to_numpy(zero_copy_only=False)
@@ -518,6 +508,29 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     dict_ids = _ranks(order)[encoded.indices.to_numpy(zero_copy_only=False)]
     is_ascii = not data.size or int(data.max()) < 0x80
     return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=rows, is_ascii=is_ascii)
+
+
+_SHORT_KEY_SLICE = 1 << 16  # values per slice of _short_keys
+
+
+def _short_keys(offsets: np.ndarray, words: np.ndarray, keys: np.ndarray) -> None:
+    """``keys`` (of the values between ``offsets``) from the zero-padded data as little-endian words: each
+    value's bytes as one uint64, shifted to the top, the bytes after it shifted out."""
+    starts = offsets[:-1]
+    index = starts >> 3
+    shift = (starts & 7).astype(np.uint64)
+    shift <<= np.uint64(3)
+    np.take(words, index, out=keys, mode="clip")  # in range (the padding); "raise" would take through a copy
+    keys >>= shift
+    index += 1
+    high = np.take(words, index)
+    del index
+    high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
+    high <<= np.uint64(63) - shift
+    keys |= high
+    del high, shift
+    # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
+    keys <<= (np.uint64(64) - (np.diff(offsets).astype(np.uint64) << np.uint64(3)))
 
 
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
