@@ -122,10 +122,13 @@ class PartitionWriter:
         self._segment_facts, self._on_segment = segment_facts, on_segment
         self._progress, self.progress_every_s = progress, progress_every_s
         self._select = select_columns  # columns the plan maps, when the input has others to leave out
-        # Spark sends 10,000-row batches; converting a few at once saves per-call overhead. A group is held
-        # to a quarter of max-size (and to the buffer's max-rows), so memory stays bounded by the cut limits.
+        # Spark sends 10,000-row batches; converting a few at once saves per-call overhead (~1 ms a call). A
+        # group is held to a sixteenth of max-size in input bytes (and to the buffer's max-rows): its batches,
+        # table and converted part are held at once beside the buffer and a build, and at small max-sizes a
+        # quarter was ~10 MB of the task's peak (16mb: 67 -> 55-60 MB; docs/performance.md, "Task memory").
+        # From ~64mb up the row limit binds instead; below, the extra calls cost ~0.03 CPU-s per million rows.
         self._group_rows = max(1, min(CONVERT_GROUP_ROWS, getattr(buffer, "max_rows", CONVERT_GROUP_ROWS)))
-        self._group_bytes = max(1, max_bytes // 4)
+        self._group_bytes = max(1, max_bytes // 16)
         # A segment builds on the build thread while the next buffer fills, but only up to half of max-size:
         # then the writer waits for it, so the buffer and a build's rows, indexes and working arrays never
         # all peak at once (docs/data-source.md, "Memory"). The overlap only ever pays where a core is idle.

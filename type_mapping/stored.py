@@ -38,11 +38,12 @@ def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
     offsets_buf, data_buf = array.buffers()[1], array.buffers()[2]
     offsets = np.frombuffer(offsets_buf, dtype=offset_type)[array.offset : array.offset + len(array) + 1]
-    offsets = offsets.astype(np.int64)
-    if data_buf is None:
-        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
-    data = np.frombuffer(data_buf, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return offsets - offsets[0], data
+    offsets = offsets.astype(np.int64)  # always a copy: rebased in place (one array of the column's size, not two)
+    first = int(offsets[0])
+    data = np.zeros(0, dtype=np.uint8) if data_buf is None else \
+        np.frombuffer(data_buf, dtype=np.uint8)[first : int(offsets[-1])]
+    offsets -= first
+    return offsets, data
 
 
 def arrow_type_for(spec: FieldSpec) -> pa.DataType:

@@ -172,7 +172,8 @@ def build_segment(
             ctx = _column_context(spec, source.pop(spec.name) if release else source[spec.name],
                                   masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode,
-                                  order, sorted_dictionary if spec.name == sorted_column else None)
+                                  order, sorted_dictionary if spec.name == sorted_column else None,
+                                  keep_values=not release or spec.name in star_columns)
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -403,6 +404,7 @@ def _column_context(
     unsupported_mode: str,
     order: np.ndarray | None,
     prebuilt: Dictionary | None,
+    keep_values: bool = True,
 ) -> ColumnContext:
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
@@ -447,9 +449,14 @@ def _column_context(
     if reorder_ids and spec.single_value:
         dictionary.dict_ids = dictionary.dict_ids[order]
     stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)  # MV: no figure depends on order
+    del values
+    has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)
+    if has_dictionary and not keep_values and name not in settings.partitions:
+        # Its index writers read the dictionary only: let go of the rows (with release_input nothing else
+        # holds them) before the reorder and the indexes, the build's peak on list columns.
+        column = pa.chunked_array([], column.type)  # empty (a slice would keep the buffers)
     if reorder_ids and not spec.single_value:
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
-    has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)
     return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)
 

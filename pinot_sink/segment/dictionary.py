@@ -472,34 +472,23 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     count = len(flat)
     if count < 2 or _SHORT_KEY_MAX_BYTES < 1:
         return None
-    offsets, data = offsets_and_data(flat)
-    lengths = np.diff(offsets)
-    if int(lengths.max()) > min(8, _SHORT_KEY_MAX_BYTES):
-        return None
-    if data.size:
-        if int(data.max()) >= 0xF0:  # a supplementary character: Java orders by UTF-16
+    keys = np.empty(count, dtype=np.uint64)
+    # A slice at a time: its offsets, padded data and working arrays, never arrays of the column's size beside
+    # the keys (this runs in a build's peak, docs/performance.md "Task memory"). Any value too long or with a
+    # supplementary character sends the column to another path; a NUL is rejected only when none does.
+    top, has_nul = 0, False
+    for at in range(0, count, _SHORT_KEY_SLICE):
+        offsets, data = offsets_and_data(flat.slice(at, _SHORT_KEY_SLICE))
+        if int(np.diff(offsets).max()) > min(8, _SHORT_KEY_MAX_BYTES):
             return None
-        if int(data.min()) == 0:
-            _reject_nul(flat, column)
-    # Eight bytes from any byte offset: two aligned words of the zero-padded data, shifted together.
-    padded = np.zeros(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)
-    padded[: data.size] = data
-    words = padded.view("<u8")
-    starts = offsets[:-1]
-    index = starts >> 3
-    shift = (starts & 7).astype(np.uint64)
-    shift <<= np.uint64(3)
-    keys = np.take(words, index)
-    keys >>= shift
-    index += 1
-    high = np.take(words, index)
-    del index
-    high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
-    high <<= np.uint64(63) - shift
-    keys |= high
-    del high, shift
-    # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
-    keys <<= (np.uint64(64) - (lengths.astype(np.uint64) << np.uint64(3)))
+        if data.size:
+            top = max(top, int(data.max()))
+            if top >= 0xF0:  # a supplementary character: Java orders by UTF-16
+                return None
+            has_nul = has_nul or int(data.min()) == 0
+        _short_keys(offsets, data, keys[at : at + _SHORT_KEY_SLICE])
+    if has_nul:
+        _reject_nul(flat, column)
     encoded = pc.dictionary_encode(pa.array(keys))
     del keys
     first_seen = encoded.dictionary.to_numpy(zero_copy_only=False)
@@ -516,8 +505,34 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     distinct_lengths = distinct_lengths[order]
     values = _strings_from_padded(rows, distinct_lengths)
     dict_ids = _ranks(order)[encoded.indices.to_numpy(zero_copy_only=False)]
-    is_ascii = not data.size or int(data.max()) < 0x80
-    return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=rows, is_ascii=is_ascii)
+    return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=rows, is_ascii=top < 0x80)
+
+
+_SHORT_KEY_SLICE = 1 << 16  # values per slice of _short_keys
+
+
+def _short_keys(offsets: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None:
+    """``keys`` of the values at ``offsets`` (from 0) in ``data``: each value's bytes as one uint64, shifted to
+    the top, the bytes after it shifted out."""
+    # Eight bytes from any byte offset: two aligned words of the zero-padded data, shifted together.
+    padded = np.zeros(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)
+    padded[: data.size] = data
+    words = padded.view("<u8")
+    starts = offsets[:-1]
+    index = starts >> 3
+    shift = (starts & 7).astype(np.uint64)
+    shift <<= np.uint64(3)
+    np.take(words, index, out=keys, mode="clip")  # in range (the padding); "raise" would take through a copy
+    keys >>= shift
+    index += 1
+    high = np.take(words, index)
+    del index
+    high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
+    high <<= np.uint64(63) - shift
+    keys |= high
+    del high, shift
+    # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
+    keys <<= (np.uint64(64) - (np.diff(offsets).astype(np.uint64) << np.uint64(3)))
 
 
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:

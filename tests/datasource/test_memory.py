@@ -25,8 +25,9 @@ MB = 1024**2
 # The probe's rows take ~57.5 bytes each once converted: 10x max-size is ten segments cut by size.
 BYTES_PER_ROW = 57.5
 # Not proportional to max-size: the conversion group and a batch in flight, glibc's heap slack. Measured with
-# the warm baseline (load 5-9): 16mb 63-65 MB, 32mb 113-117 MB, 64mb 209-213 MB (docs/performance.md).
-FIXED_ALLOWANCE = 48 * MB
+# the warm baseline (load 5-6): 16mb 54-58 MB, 32mb 104-112 MB (docs/performance.md, "Task memory"); a
+# dictionary path that held five column-sized arrays at once had put 32mb at 154-159 MB, over 3x + 48 MB.
+FIXED_ALLOWANCE = 32 * MB
 
 
 def probe(rows: int, max_size: str) -> dict:

@@ -171,6 +171,26 @@ def test_release_input_gives_the_same_bytes_and_lets_go_of_the_rows(tmp_path, th
 
 
 
+def test_release_input_lets_go_of_a_dictionary_columns_rows_before_its_indexes(tmp_path, monkeypatch):
+    # Writers of a dictionary column read its dictionary: its rows go before the reorder and the indexes. A
+    # partitioned column keeps them (its partitions are computed from the values), a raw column too.
+    from pinot_sink.segment import builder
+    seen = {}
+    original = builder._build_column
+    monkeypatch.setattr(builder, "_build_column",
+                        lambda ctx: seen.__setitem__(ctx.spec.name, len(ctx.values)) or original(ctx))
+    config = {**CONFIG, "tableIndexConfig": {
+        "sortedColumn": ["name"], "invertedIndexColumns": ["tags"], "noDictionaryColumns": ["amount"],
+        "segmentPartitionConfig": {"columnPartitionMap": {"day": {"functionName": "Modulo", "numPartitions": 3}}}}}
+    kept = build_segment(_columns(), SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions())
+    assert set(seen.values()) == {4}
+    released = build_segment(_columns(), SCHEMA, config, tmp_path / "released", "seg_0", T0,
+                             BuildOptions(release_input=True))
+    assert seen == {"name": 0, "tags": 0, "day": 4, "amount": 4}
+    assert released.tar_path.read_bytes() == kept.tar_path.read_bytes()
+    assert released.partitions == kept.partitions == {"day": [0, 1, 2]}
+
+
 def test_raw_number_column_sorted_in_input_but_not_in_the_segment(tmp_path):
     # amount is raw and ascending in the input; sorting the rows by name unsorts it. Its distinct values
     # come from the input order (cheap), its isSorted from the segment's: the same segment as from rows

@@ -110,6 +110,19 @@ def test_short_key_path_is_taken_for_values_up_to_8_bytes(values):
     assert dictionary._by_short_keys(pa.array(values + ["\U0001F600"]), "c") is None  # Java's UTF-16 order differs
 
 
+def test_short_keys_are_the_same_made_in_slices(monkeypatch):
+    """The keys are made a slice at a time (memory): a value at any slice edge gets the key of a single pass."""
+    rng = np.random.default_rng(7)
+    words = ["", "a", "ab", "abc", "sale", "gift", "new", "é", "日本", "12345678"]
+    values = [words[i] for i in rng.integers(0, len(words), 1000)]
+    whole = dictionary._by_short_keys(pa.array(values), "c")
+    for size in (1, 7, 64, 999):
+        monkeypatch.setattr(dictionary, "_SHORT_KEY_SLICE", size)
+        sliced = dictionary._by_short_keys(pa.array(values), "c")
+        assert sliced.values.equals(whole.values) and np.array_equal(sliced.dict_ids, whole.dict_ids)
+        assert [sliced.values.to_pylist()[i] for i in sliced.dict_ids] == values
+
+
 def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
     ids = pa.array([f"user_{i:08d}" for i in np.random.default_rng(1).permutation(5000)])
     d = dictionary._sort_by_keys(ids, "STRING", "c")
