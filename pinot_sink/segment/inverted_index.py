@@ -156,7 +156,8 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     runs = np.add.reduceat(run_starts, container_at)
     container_group = group_of_doc[container_at]
     is_array = (cards <= _ARRAY_CONTAINER_MAX) & (2 + 4 * runs >= 2 * cards)
-    only_arrays = present & (np.bincount(container_group, weights=~is_array, minlength=groups) == 0)
+    only_arrays = present.copy()
+    only_arrays[container_group[~is_array]] = False
     containers = np.bincount(container_group, minlength=groups)
     sizes = np.where(only_arrays, 8 + 8 * containers + 2 * counts, 0)
 
@@ -170,7 +171,8 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     total = int(header_words.sum() + n.sum())
     group_at = np.cumsum(header_words + n) - (header_words + n)  # word index of each bitmap
     # Container j of a bitmap: its (key, docs - 1) at 4 + 2j, its offset at 4 + 2k + 2j, its docs after.
-    rank = np.searchsorted(chosen, container_group)  # container -> index among the chosen groups
+    # container -> index among the chosen groups (itself when every group is chosen: no search)
+    rank = container_group if len(chosen) == groups else np.searchsorted(chosen, container_group)
     first_container = np.cumsum(k) - k
     j = np.arange(len(container_group)) - first_container[rank]
     docs_before = np.cumsum(cards) - cards
