@@ -63,14 +63,24 @@ def docs_by_dict_id(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndar
 
 
 def inverted_index(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarray | None = None) -> memoryview:
+    if row_lengths is None and cardinality <= _SCAN_CARDINALITY:
+        return _scanned_inverted_index(dict_ids, cardinality)
     docs, ends = _grouped_docs(dict_ids, cardinality, row_lengths)
     counts = np.diff(ends, prepend=0)
     arrays = _array_containers(docs, ends - counts, counts)
     others = np.flatnonzero(~arrays.only_arrays).tolist()
     # One array.array sliced per other dictId: per-bitmap numpy conversions would dominate when those
     # dictIds are many and their doc lists short.
-    doc_array = _uint32_array(docs) if others else None
-    other_bitmaps = [_serialize(doc_array[ends[i] - counts[i] : ends[i]]) for i in others]
+    doc_array = None
+    other_bitmaps = []
+    for i in others:
+        start, end = int(ends[i] - counts[i]), int(ends[i])
+        bitmap = _without_runs(docs[start:end]) if end - start > _ARRAY_CONTAINER_MAX else None
+        if bitmap is None:
+            if doc_array is None:
+                doc_array = _uint32_array(docs)
+            bitmap = _serialize(doc_array[start:end])
+        other_bitmaps.append(bitmap)
     sizes = arrays.sizes.copy()
     sizes[others] = [len(b) for b in other_bitmaps]
     offsets = np.zeros(cardinality + 1, dtype=np.int64)
@@ -107,6 +117,8 @@ def inverted_index(dict_ids: np.ndarray, cardinality: int, row_lengths: np.ndarr
 # milliseconds instead of a second of per-bitmap calls; the other bitmaps still go through pyroaring.
 _ARRAY_CONTAINER_MAX = 4096
 _NO_RUN_COOKIE = 12346
+_RUN_COOKIE = 12347  # CRoaring's SERIAL_COOKIE: the bitmap holds a run container
+_NO_OFFSET_THRESHOLD = 4  # with run containers, offsets only from this many containers
 
 
 @dataclass
@@ -144,7 +156,8 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     runs = np.add.reduceat(run_starts, container_at)
     container_group = group_of_doc[container_at]
     is_array = (cards <= _ARRAY_CONTAINER_MAX) & (2 + 4 * runs >= 2 * cards)
-    only_arrays = present & (np.bincount(container_group, weights=~is_array, minlength=groups) == 0)
+    only_arrays = present.copy()
+    only_arrays[container_group[~is_array]] = False
     containers = np.bincount(container_group, minlength=groups)
     sizes = np.where(only_arrays, 8 + 8 * containers + 2 * counts, 0)
 
@@ -158,7 +171,8 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     total = int(header_words.sum() + n.sum())
     group_at = np.cumsum(header_words + n) - (header_words + n)  # word index of each bitmap
     # Container j of a bitmap: its (key, docs - 1) at 4 + 2j, its offset at 4 + 2k + 2j, its docs after.
-    rank = np.searchsorted(chosen, container_group)  # container -> index among the chosen groups
+    # container -> index among the chosen groups (itself when every group is chosen: no search)
+    rank = container_group if len(chosen) == groups else np.searchsorted(chosen, container_group)
     first_container = np.cumsum(k) - k
     j = np.arange(len(container_group)) - first_container[rank]
     docs_before = np.cumsum(cards) - cards
@@ -182,3 +196,124 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     is_doc = np.cumsum(header_mark, dtype=np.int8) == 0
     words[is_doc] = kept_docs  # uint32 -> uint16 keeps the low 16 bits
     return _ArrayContainers(only_arrays, sizes, words.view(np.uint8))
+
+
+# A bitmap of more than 4096 docs holds bitmap containers where a key has that many docs; when run-optimising
+# would turn none of its containers into a run container (Roaring's rule: a run container only when
+# strictly smaller, 2 + 4 * runs bytes against 2 * docs for an array and 8192 for a bitmap container), its
+# portable bytes are fixed as the array-only ones above, a bitmap container being its 1024 little-endian
+# uint64 words (bit i of word w: doc 64 w + i of the key). Written with numpy: a scatter and packbits per
+# container instead of pyroaring adding the docs one by one. At most docs / 4096 bitmaps come here.
+_BITMAP_CONTAINER_BYTES = 8192
+
+
+def _without_runs(docs: np.ndarray) -> bytes | None:
+    """One bitmap's portable bytes (docs sorted, unique, uint32), or None if it would hold a run container."""
+    keys = docs >> 16
+    container_at = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    container_at = np.concatenate([[0], container_at])
+    cards = np.diff(container_at, append=len(docs))
+    run_starts = np.empty(len(docs), dtype=bool)
+    run_starts[0] = True
+    np.not_equal(docs[1:], docs[:-1] + 1, out=run_starts[1:])
+    run_starts[container_at] = True
+    run_bytes = 2 + 4 * np.add.reduceat(run_starts, container_at, dtype=np.int64)
+    is_array = cards <= _ARRAY_CONTAINER_MAX
+    sizes = np.where(is_array, 2 * cards, _BITMAP_CONTAINER_BYTES)
+    if (run_bytes < sizes).any():
+        return None
+    k = len(cards)
+    header = np.empty(4 + 4 * k, dtype="<u2")
+    header[:4] = (_NO_RUN_COOKIE, 0, k & 0xFFFF, k >> 16)
+    header[4 : 4 + 2 * k : 2] = keys[container_at]
+    header[5 : 4 + 2 * k : 2] = cards - 1
+    offsets = 8 + 8 * k + np.cumsum(sizes) - sizes
+    header[4 + 2 * k :: 2] = offsets & 0xFFFF
+    header[5 + 2 * k :: 2] = offsets >> 16
+    pieces = [header.tobytes()]
+    low = (docs & 0xFFFF).astype("<u2")
+    present = np.zeros(1 << 16, dtype=bool)
+    for start, card, array in zip(container_at.tolist(), cards.tolist(), is_array.tolist()):
+        container = low[start : start + card]
+        if array:
+            pieces.append(container.tobytes())
+        else:
+            present[:] = False
+            present[container] = True
+            pieces.append(np.packbits(present, bitorder="little").tobytes())
+    return b"".join(pieces)
+
+
+def _scanned_inverted_index(dict_ids: np.ndarray, cardinality: int) -> memoryview:
+    """A few dictIds over single-value docs: each dictId's docs as one boolean scan, which is already the
+    bitmap: packed to bits it gives the bitmap containers, and the array and run containers come from its
+    few set positions and run starts, without listing every doc."""
+    keys = dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.int32)
+    bitmaps = []
+    for dict_id in range(cardinality):
+        present = keys == dict_id
+        bitmap = _bitmap_from_mask(present)
+        bitmaps.append(_serialize(array.array("I")) if bitmap is None else bitmap)  # None: no docs
+    offsets = np.cumsum([4 * (cardinality + 1)] + [len(b) for b in bitmaps])
+    if offsets[-1] >= 2**32:
+        raise ValueError("inverted index larger than 4 GiB")
+    return memoryview(offsets.astype(">u4").tobytes() + b"".join(bitmaps))
+
+
+_KEY_DOCS = 1 << 16  # docs per Roaring container (one 16-bit key)
+
+
+def _bitmap_from_mask(present: np.ndarray) -> bytes | None:
+    """The portable bytes of the run-optimised bitmap of the docs where ``present`` is true (None when it is
+    empty). Each key's container is the smallest of array (2 bytes per doc, up to 4096 docs), bitmap (8192
+    bytes) and run (2 + 4 per run: only when strictly smaller), Roaring's rule. With a run container the
+    header is CRoaring's: cookie 12347 | (containers - 1) << 16, a bit per container marking the runs, the
+    keys and counts, offsets only from 4 containers; a run container is its count and (start, length - 1)."""
+    blocks = -(-len(present) // _KEY_DOCS)
+    padded = np.zeros(blocks * _KEY_DOCS, dtype=bool)
+    padded[: len(present)] = present
+    run_starts = np.empty_like(padded)
+    run_starts[0] = padded[0]
+    np.greater(padded[1:], padded[:-1], out=run_starts[1:])  # set after clear
+    run_starts[::_KEY_DOCS] = padded[::_KEY_DOCS]  # a container's first doc starts a run
+    cards = np.array([np.count_nonzero(padded[b * _KEY_DOCS : (b + 1) * _KEY_DOCS]) for b in range(blocks)])
+    keys = np.flatnonzero(cards)
+    if not len(keys):
+        return None
+    cards = cards[keys]
+    runs = np.array([np.count_nonzero(run_starts[b * _KEY_DOCS : (b + 1) * _KEY_DOCS]) for b in keys.tolist()])
+    is_array = cards <= _ARRAY_CONTAINER_MAX
+    sizes = np.where(is_array, 2 * cards, _BITMAP_CONTAINER_BYTES)
+    is_run = 2 + 4 * runs < sizes
+    sizes = np.where(is_run, 2 + 4 * runs, sizes)
+    k = len(cards)
+    if is_run.any():
+        run_flags = np.packbits(is_run, bitorder="little").tobytes()
+        with_offsets = k >= _NO_OFFSET_THRESHOLD
+        first = 4 + len(run_flags) + (8 if with_offsets else 4) * k
+        head = [np.array([_RUN_COOKIE | (k - 1) << 16], dtype="<u4").tobytes(), run_flags]
+    else:
+        with_offsets, first = True, 8 + 8 * k
+        head = [np.array([_NO_RUN_COOKIE, k], dtype="<u4").tobytes()]
+    pairs = np.empty(2 * k, dtype="<u2")
+    pairs[0::2], pairs[1::2] = keys, cards - 1
+    head.append(pairs.tobytes())
+    if with_offsets:
+        head.append((first + np.cumsum(sizes) - sizes).astype("<u4").tobytes())
+    pieces = head
+    for key, array, run in zip(keys.tolist(), is_array.tolist(), is_run.tolist()):
+        block = padded[key * _KEY_DOCS : (key + 1) * _KEY_DOCS]
+        if run:
+            starts = np.flatnonzero(run_starts[key * _KEY_DOCS : (key + 1) * _KEY_DOCS])
+            ends = np.empty_like(block)  # a run's last doc: set, and the next clear (or the key's end)
+            np.greater(block[:-1], block[1:], out=ends[:-1])
+            ends[-1] = block[-1]
+            words = np.empty(1 + 2 * len(starts), dtype="<u2")
+            words[0] = len(starts)
+            words[1::2], words[2::2] = starts, np.flatnonzero(ends) - starts
+            pieces.append(words.tobytes())
+        elif array:
+            pieces.append(np.flatnonzero(block).astype("<u2").tobytes())
+        else:
+            pieces.append(np.packbits(block, bitorder="little").tobytes())
+    return b"".join(pieces)

@@ -275,6 +275,77 @@ def test_inverted_index_numpy_bitmaps_equal_pyroaring(shape):
     assert bytes(built) == _pyroaring_inverted_index(dict_ids, cardinality, row_lengths)
 
 
+@pytest.mark.parametrize("shape", ["dense", "dense_and_sparse_keys", "near_run_threshold", "runs", "high_keys"])
+def test_bitmap_containers_without_runs_equal_pyroaring(shape):
+    """Bitmaps of over 4 096 docs are written with numpy when no container would become a run container:
+    the bytes must be pyroaring's, and the numpy writer must decline exactly where pyroaring's holds a run."""
+    from pyroaring import BitMap
+
+    rng = np.random.default_rng(len(shape))
+    for trial in range(20):
+        n = int(rng.integers(4_097, 150_000))
+        if shape == "dense":  # bitmap containers only
+            docs = rng.integers(0, 2 * n, n)
+        elif shape == "dense_and_sparse_keys":  # a bitmap container beside array containers
+            docs = np.concatenate([rng.integers(0, 65_536, n), rng.integers(65_536, 10 * 65_536, 3_000)])
+        elif shape == "near_run_threshold":  # 2 + 4 * runs around 8192 bytes: blocks of consecutive docs
+            blocks = int(rng.integers(1_900, 2_200))
+            starts = np.sort(rng.choice(65_536 // 16, blocks, replace=False)) * 16
+            docs = (starts[:, None] + np.arange(int(rng.integers(3, 12)))).ravel()
+        elif shape == "runs":
+            docs = np.concatenate([np.arange(1_000, 1_000 + n), rng.integers(0, 4 * n, 5_000)])
+        else:  # keys past 2**16: the key and the container count's words
+            docs = rng.integers(2**32 - 4 * n, 2**32, n, dtype=np.uint64)
+        docs = np.unique(docs).astype(np.uint32)
+        bitmap = BitMap(docs)
+        bitmap.run_optimize()
+        expected = bitmap.serialize()
+        has_runs = int.from_bytes(expected[:2], "little") != 12346
+        got = inverted_index._without_runs(docs)
+        assert (got is None) == has_runs, trial
+        if got is not None:
+            assert got == expected, trial
+
+
+@pytest.mark.parametrize("rows", [1, 4_097, 65_536, 65_537, 200_003])
+@pytest.mark.parametrize("shape", ["dense", "sparse_and_dense", "sorted_runs", "run_then_dense", "one_value"])
+def test_scanned_inverted_index_equals_pyroaring(monkeypatch, rows, shape):
+    """Up to _SCAN_CARDINALITY dictIds: each bitmap from its boolean scan (bitmap containers packed, array
+    and run containers from the set docs and run starts, with and without the offsets) equals pyroaring's."""
+    rng = np.random.default_rng(rows)
+    if shape == "dense":
+        dict_ids = np.array([0, 1, 2, 2])[rng.integers(0, 4, rows)]
+    elif shape == "sparse_and_dense":  # dictIds 1-2 rare: array containers, and keys with none of them
+        dict_ids = np.where(rng.random(rows) < 0.03, rng.integers(1, 3, rows), 0)
+        dict_ids[rows // 2 :] = np.where(dict_ids[rows // 2 :] == 2, 0, dict_ids[rows // 2 :])
+    elif shape == "sorted_runs":  # run containers only
+        dict_ids = np.sort(rng.integers(0, 5, rows))
+    elif shape == "run_then_dense":  # run containers beside bitmap / array ones: the run cookie's header
+        dict_ids = np.where(np.arange(rows) < rows * 0.7, 0, rng.integers(0, 3, rows))
+    else:
+        dict_ids = np.zeros(rows, dtype=np.int64)
+    _, dict_ids = np.unique(dict_ids, return_inverse=True)
+    dict_ids = dict_ids.astype(np.int32)
+    cardinality = int(dict_ids.max()) + 1
+    expected = _pyroaring_inverted_index(dict_ids, cardinality)
+    monkeypatch.setattr(inverted_index, "_SCAN_CARDINALITY", 12)
+    assert bytes(inverted_index.inverted_index(dict_ids, cardinality)) == expected
+    monkeypatch.setattr(inverted_index, "_SCAN_CARDINALITY", 0)  # the sort path, as a second reference
+    assert bytes(inverted_index.inverted_index(dict_ids, cardinality)) == expected
+
+
+def test_dense_bitmaps_skip_pyroaring(monkeypatch):
+    """The low-cardinality column's bitmaps (bitmap containers) come from numpy, with pyroaring's bytes."""
+    dict_ids = np.random.default_rng(3).integers(0, 3, 200_000).astype(np.int32)
+    expected = _pyroaring_inverted_index(dict_ids, 3)
+
+    def refuse(_):
+        raise AssertionError("pyroaring called")
+
+    monkeypatch.setattr(inverted_index, "_serialize", refuse)
+    assert bytes(inverted_index.inverted_index(dict_ids, 3)) == expected
+
+
 def test_sorted_forward_index_rejects_gaps():
     with pytest.raises(ValueError, match="dictIds"):
         sorted_forward_index(np.array([0, 0, 2], dtype=np.int32), 3)
