@@ -9,14 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from type_mapping import fdlibm  # noqa: E402
+from timing import best  # noqa: E402
 
 CASES = {  # name: (port, numpy's, arguments' range)
     "asin": (fdlibm.fdlibm_asin, np.arcsin, 1.0), "acos": (fdlibm.fdlibm_acos, np.arccos, 1.0),
@@ -25,15 +26,6 @@ CASES = {  # name: (port, numpy's, arguments' range)
     "tanh": (fdlibm.fdlibm_tanh, np.tanh, 5.0), "log1p": (fdlibm.fdlibm_log1p, np.log1p, 10.0),
     "hypot": (fdlibm.fdlibm_hypot, np.hypot, 1e3),
 }
-
-
-def best(action, repeat: int) -> tuple[float, float]:
-    runs = []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        action()
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    return min(runs)
 
 
 def main() -> None:

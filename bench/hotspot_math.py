@@ -9,23 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pinot_sink.ingestion.functions import hotspot_math as hm  # noqa: E402
-
-
-def best(action, repeat: int) -> tuple[float, float]:
-    runs = []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        action()
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    return min(runs)
+from type_mapping import hotspot_math as hm  # noqa: E402
+from timing import best  # noqa: E402
 
 
 def cases(n: int) -> list[tuple[str, object, object, tuple]]:

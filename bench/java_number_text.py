@@ -12,23 +12,15 @@ import argparse
 import os
 import random
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from type_mapping.java_text import java_float_str  # noqa: E402
-
-
-def best(action, repeat: int) -> tuple[float, float]:
-    runs = []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        action()
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    return min(runs)
+from timing import best  # noqa: E402
 
 
 def main() -> None:

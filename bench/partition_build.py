@@ -24,6 +24,16 @@ import numpy as np
 import pyarrow as pa
 
 
+def checkout_example(repo: str):
+    """``repo``'s examples/local_backfill.py (its table's schema and config), with ``repo``'s code first on
+    sys.path: what this process then imports of pinot_sink is that checkout's, the one measured."""
+    sys.path.insert(0, repo)
+    spec = importlib.util.spec_from_file_location("local_backfill", Path(repo) / "examples" / "local_backfill.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example
+
+
 def make_orders(rows: int, seed: int = 7) -> pa.Table:
     rng = np.random.default_rng(seed)
     countries = np.array(["US", "US", "US", "DE", "FR", "GB", "JP", "BR", "IN", "CA"])
@@ -65,10 +75,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parents[1]))
     args = parser.parse_args()
-    sys.path.insert(0, args.repo)
-    spec = importlib.util.spec_from_file_location("local_backfill", Path(args.repo) / "examples" / "local_backfill.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = checkout_example(args.repo)
     import json
 
     try:

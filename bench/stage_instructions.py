@@ -14,7 +14,6 @@ import argparse
 import collections
 import ctypes
 import glob
-import importlib.util
 import json
 import logging
 import os
@@ -35,14 +34,11 @@ void dump(void) { CALLGRIND_DUMP_STATS; }
 
 def run_stages(repo: str, rows: int, helper: str) -> None:
     """Inside valgrind: wrap the builder's stages, build once uncounted, once counted; print the stage log."""
-    sys.path.insert(0, repo)
     sys.path.insert(0, str(HERE))
     logging.disable(logging.INFO)
-    from partition_build import make_orders
+    from partition_build import checkout_example, make_orders
 
-    spec = importlib.util.spec_from_file_location("local_backfill", Path(repo) / "examples" / "local_backfill.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = checkout_example(repo)
     import type_mapping.convert as convert
     from pinot_sink.job import prepare_job
     from pinot_sink.segment import builder, index_writers

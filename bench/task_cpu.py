@@ -29,17 +29,13 @@ def batches_of(table, size: int = 10_000):
 
 def measure(repo: str, rows: int, repeat: int, max_rows: int, profile: bool) -> dict:
     """Best CPU / wall seconds of write_partition with ``repo``'s code (this process's sys.path)."""
-    sys.path.insert(0, repo)
     sys.path.insert(0, str(HERE))
-    import importlib.util
     import logging
 
     logging.disable(logging.INFO)
-    from partition_build import make_orders
+    from partition_build import checkout_example, make_orders
 
-    spec = importlib.util.spec_from_file_location("local_backfill", Path(repo) / "examples" / "local_backfill.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = checkout_example(repo)
     from pinot_sink.job import prepare_job
     from pinot_sink.task import write_partition
 

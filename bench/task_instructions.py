@@ -53,17 +53,13 @@ def compile_helper(workdir: str) -> str | None:
 
 def run_task(repo: str, rows: int, cold: bool, helper: str) -> None:
     """Inside valgrind: set up, then one counted write_partition between the two libc markers."""
-    sys.path.insert(0, repo)
     sys.path.insert(0, str(HERE))
-    import importlib.util
     import logging
 
     logging.disable(logging.INFO)
-    from partition_build import make_orders
+    from partition_build import checkout_example, make_orders
 
-    spec = importlib.util.spec_from_file_location("local_backfill", Path(repo) / "examples" / "local_backfill.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = checkout_example(repo)
     from pinot_sink.job import prepare_job
     from pinot_sink.task import write_partition
 
