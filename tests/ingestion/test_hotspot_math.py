@@ -5,7 +5,6 @@ through the functions Pinot's transforms call.
 tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh random inputs."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,9 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from type_mapping.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,
-                                                        hotspot_pow, hotspot_sin, hotspot_tan)
+from type_mapping.fdlibm import fdlibm_atan2
+from type_mapping.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow, hotspot_sin,
+                                       hotspot_tan)
 from pinot_sink.ingestion.values import Context
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_math.txt"
@@ -152,7 +152,8 @@ def test_trigonometry_through_the_transforms():
 
 def test_functions_built_on_the_stubs_use_them():
     """sigmoid is 1 / (1 + Math.exp(-a)), asinh / acosh / atanh go through Math.log, a geography's ST_Distance
-    through Math.sin / Math.cos: each with the stub's bits, where numpy's libm would give others."""
+    through Math.sin / Math.cos (and fdlibm's Math.atan2): each with the stub's bits, where numpy's libm would give
+    others."""
     x, _ = _table("exp")
     x = -x[np.isfinite(x)][:400]
     column = {"d": pa.array(x, pa.float64())}
@@ -175,6 +176,6 @@ def test_functions_built_on_the_stubs_use_them():
         r1, r2, d = np.radians(lat[0]), np.radians(lat[1]), np.radians(lon[0]) - np.radians(lon[1])
         s1, s2, sd, c1, c2, cd = sin(r1), sin(r2), sin(d), cos(r1), cos(r2), cos(d)
         t1, t2, t3 = c2 * sd, c1 * s2 - s1 * c2 * cd, s1 * s2 + c1 * c2 * cd
-        return [math.atan2(math.sqrt(u * u + v * v), w) * (6371.01 * 1000.0) for u, v, w in zip(t1, t2, t3)]
+        return (fdlibm_atan2(np.sqrt(t1 * t1 + t2 * t2), t3) * (6371.01 * 1000.0)).tolist()  # Math.atan2: fdlibm
 
     assert got == great_circle(hotspot_sin, hotspot_cos) != great_circle(np.sin, np.cos)
