@@ -62,13 +62,19 @@ def rss() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
+def high_water() -> int:
+    """The process's peak resident bytes since start or the last reset (VmHWM)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+
+
 def main() -> None:
     rows, max_size = int(sys.argv[1]), sys.argv[2]
     # The baseline is a worker that has run a task before (Spark reuses its Python workers): the modules,
     # compiled kernels and allocator set-up every task needs are in place, and what the small warm-up task
     # held is handed back to the OS (gc, Arrow's release_unused, glibc's malloc_trim), so nothing of a
-    # buffer's size is counted in the baseline. Peak RSS (VmHWM) cannot be reset, so the peak above the
-    # baseline is read only if the warm-up's own high-water was lower than the measured task's.
+    # buffer's size is counted in the baseline. The high-water mark (VmHWM) is then reset (Linux's clear_refs
+    # "5"), so the peak read is the measured task's own even when the warm-up's was higher.
     write_partition(job_of(max_size, max_rows=WARM_ROWS // 2), batches(WARM_ROWS), partition_id=0, threads=1)
     gc.collect()
     pa.default_memory_pool().release_unused()
@@ -77,10 +83,12 @@ def main() -> None:
     except (OSError, AttributeError):  # not glibc
         pass
     job = job_of(max_size)
+    warm_peak = high_water()
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")  # VmHWM := VmRSS
     before = rss()
-    warm_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     report = write_partition(job, batches(rows), partition_id=0, threads=1)  # one core, as a Spark task
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    after = high_water()
     print(json.dumps({"rss_before": before, "rss_peak": after, "warm_peak": warm_peak, "rows": report.rows,
                       "segments": len(report.segments), "arrow_peak": pa.default_memory_pool().max_memory(),
                       "arrow_pool": pa.default_memory_pool().backend_name}))
