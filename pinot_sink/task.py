@@ -162,7 +162,8 @@ def segment_keys_of_input(job: WriteJob) -> tuple[int, Callable[[pa.RecordBatch]
     select = list(dict.fromkeys(job.plan.source_columns)) if job.plan.ignored_columns else None
 
     def keys(batch: pa.RecordBatch) -> list[np.ndarray]:
-        table = pipeline.apply(batch).table if pipeline is not None else pa.Table.from_batches([batch])
+        table = (pipeline.apply(batch, instant_ms=job.run.instant_ms).table if pipeline is not None
+                 else pa.Table.from_batches([batch]))
         rows = to_pinot_columns(table.select(select) if select else table, schema, job.plan,
                                 options=job.options.conversion)
         parts = [np.asarray(bucket(rows), dtype=np.int64)] if bucket is not None else []

@@ -84,3 +84,25 @@ def test_a_source_columns_ids_are_the_stored_values_ids_and_none_when_a_value_do
     expected = partition_ids(pa.array([0, 1, 7, -1, 2**31 - 1], pa.int32()), schema["shop"], "Modulo", 3)
     assert source_partition_ids(longs, "shop", config, schema, source="shop").tolist() == expected.tolist()
     assert source_partition_ids(pa.array([1, 2**40], pa.int64()), "shop", config, schema, source="shop") is None
+
+
+def test_keys_before_the_write_see_the_writes_instant():
+    """pinot_sink.write's clustering pass runs the table config's transforms as the task does, now() included:
+    the time bucket of a time column made by now() is the write's own instant's."""
+    import json
+
+    import pyarrow as pa
+
+    from pinot_sink.job import prepare_job
+    from pinot_sink.task import segment_keys_of_input
+
+    schema = {"schemaName": "events", "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}],
+              "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                                      "granularity": "1:MILLISECONDS"}]}
+    config = {"tableName": "events_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
+              "ingestionConfig": {"transformConfigs": [{"columnName": "ts", "transformFunction": "now()"}]}}
+    batch = pa.RecordBatch.from_pydict({"country": ["US", "DE"]})
+    job = prepare_job({"table-name": "events", "schema": json.dumps(schema), "table-config": json.dumps(config),
+                       "sink.time-bucket": "day"}, batch.schema, overwrite=False, now_ms=1_700_000_000_000)
+    width, keys_of = segment_keys_of_input(job)
+    assert width == 1 and keys_of(batch)[0].tolist() == [1_700_000_000_000 // 86_400_000] * 2
