@@ -325,12 +325,14 @@ class IngestionPipeline:
                            if name in columns}
         ctx.raise_first_failure()  # every step has run on every row: the row Pinot stops at, if one fails
         if lone_surrogates_made() != made:  # after every row's record transformers: the statistics pass
-            self._fail_on_unpaired_surrogates(columns, ctx)
+            # of the rows the filter kept (a row it drops is never stored); reported by their input row
+            self._fail_on_unpaired_surrogates(columns, ctx, None if kept == n else np.flatnonzero(keep))
         out = pa.Table.from_arrays([_column(columns, f.name, f.type, kept) for f in self.output_schema],
                                    schema=self.output_schema)
         return IngestedBatch(out, filtered, int(incomplete.sum()))
 
-    def _fail_on_unpaired_surrogates(self, columns: dict[str, pa.Array], ctx: Context) -> None:
+    def _fail_on_unpaired_surrogates(self, columns: dict[str, pa.Array], ctx: Context,
+                                     input_rows: np.ndarray | None) -> None:
         """A mirror of Pinot (docs/ingestion.md): a text stored with half of a surrogate pair makes Pinot's
         statistics pass throw (``Utf8.encodedLength``: "Unpaired surrogate at index N"), and the build fails.
         With continueOnError that pass skips the row but the index pass does not: the build then fails there (a
@@ -338,7 +340,8 @@ class IngestionPipeline:
         its forward index holds it. No segment Pinot writes is right, so this writer fails the build in both
         modes, at the first such row of any stored column (the pass goes row by row; two columns of one row
         are taken in the schema's order here, in its statistics map's hash order there), whichever step made
-        it: a transform, an enricher or a function's Map / List."""
+        it: a transform, an enricher or a function's Map / List. ``input_rows``: the input row of each kept row
+        (None: the filter dropped none)."""
         found = [(cut, name) for name in self.output_schema.names if name in columns
                  for cut in [_first_unpaired_surrogate(columns[name])] if cut is not None]
         if not found:
@@ -348,6 +351,7 @@ class IngestionPipeline:
         made_by = {**{e.column: f"ingestionConfig.enrichmentConfigs generateColumn {e.column!r} "
                                 f"({e.expression.text})" for e in self.enrichers}, **made_by}
         where = made_by.get(name, f"column {name!r}")
+        row = row if input_rows is None else int(input_rows[row])
         raise RowFailure(f"{where}: row {ctx.row_offset + row}: IllegalArgumentException: Unpaired surrogate at "
                          f"index {index}: a function cut an emoji (or another surrogate pair) in half, and Pinot's "
                          f"builder fails on such a text (with ingestionConfig.continueOnError too, or it writes a "

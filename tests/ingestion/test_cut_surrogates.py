@@ -110,3 +110,19 @@ def test_a_cut_text_an_enricher_stores_fails_too_at_the_earliest_row_of_any_colu
     with pytest.raises(IngestionError, match=r"generateColumn 'e' \(substr\(s, 0, 1\)\): row 6: .*Unpaired"):
         pipeline.apply(table.slice(1), 6)
     assert pipeline.apply(table.slice(2), 0).table.column("e").to_pylist() == ["a"]
+
+
+def test_a_cut_text_in_a_row_the_filter_drops_is_never_stored_and_a_kept_ones_row_is_its_input_row():
+    """Pinot's statistics pass sees the rows the filter kept: a cut text in a dropped row fails nothing, and
+    the failure of a kept row names its row in the input, not among the kept ones."""
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "s", "dataType": "STRING"}, {"name": "c", "dataType": "STRING"}, {"name": "k", "dataType": "INT"}]})
+    config = {"tableName": "t", "ingestionConfig": {
+        "transformConfigs": [{"columnName": "c", "transformFunction": "substr(s, 0, 1)"}],
+        "filterConfig": {"filterFunction": "k = 0"}}}
+    table = pa.table({"s": ["\U0001F600x", "ab", "\U0001F600y", "cd"], "k": pa.array([0, 1, 1, 0], pa.int32())})
+    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    kept = pipeline.apply(table.slice(0, 2), 0)  # the cut text is in row 0, which the filter drops
+    assert kept.table.column("c").to_pylist() == ["a"] and kept.filtered_rows == 1
+    with pytest.raises(IngestionError, match=r"row 12: .*Unpaired surrogate at index 0"):
+        pipeline.apply(table, 10)  # kept: rows 11 and 12 of the input, the second (input row 12) cut
