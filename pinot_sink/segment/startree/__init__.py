@@ -100,6 +100,7 @@ def build_star_trees(table_config: Mapping[str, Any] | None, schema: PinotSchema
     built: list[tuple[StarTreeConfig, StarTreeRecords]] = []
     buffers = []
     raw_cache: dict[str, list] = {}
+    numeric_cache: dict[str, np.ndarray | None] = {}
     for tree in trees:
         dim_ids = np.empty((total_docs, len(tree.dimensions)), dtype=np.int64)
         for i, dim in enumerate(tree.dimensions):
@@ -118,7 +119,11 @@ def build_star_trees(table_config: Mapping[str, Any] | None, schema: PinotSchema
                     continue
                 c = columns[pair.column]
                 agg = make_aggregator(pair.function, c.stored_type, c.single_value, dict(spec.function_parameters))
-                numeric = c.numeric_values() if agg.kind != "object" else None
+                numeric = None
+                if agg.kind != "object":  # pairs on one column share its doubles (and the tree gathers them once)
+                    if pair.column not in numeric_cache:
+                        numeric_cache[pair.column] = c.numeric_values()
+                    numeric = numeric_cache[pair.column]
                 raw = None
                 if numeric is None:
                     if pair.column not in raw_cache:

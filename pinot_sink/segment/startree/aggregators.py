@@ -77,6 +77,9 @@ def _decimal_text(unscaled: int, scale: int) -> str:
     return f"{unscaled}e{-scale}"
 
 
+ONE_PER_DOC = None  # an initial block's part that is 1 for every doc: no column of ones is made or reordered
+
+
 class ValueAggregator:
     """One function over one column's raw values (``stored``: the column's stored type; ``single_value``)."""
 
@@ -113,8 +116,9 @@ class ValueAggregator:
             return raw
         if self.name == "count" or (numeric is not None and self.single_value):
             vals = numeric
-            ones = np.ones(num_docs, dtype=np.int64)
-            block = {"long": [ones], "double": [vals], "avg": [vals, ones], "range": [vals, vals]}[self.kind]
+            # ONE_PER_DOC: each doc counts once (a count, an average's count); the tree reads it as its runs' sizes
+            block = {"long": [ONE_PER_DOC], "double": [vals], "avg": [vals, ONE_PER_DOC],
+                     "range": [vals, vals]}[self.kind]
         else:
             values = [self.initial(r) for r in (raw if raw is not None else [None] * num_docs)]
             if self.kind == "long":

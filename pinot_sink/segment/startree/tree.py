@@ -26,7 +26,7 @@ import numpy as np
 
 from type_mapping.java_hash import hash_map_order
 
-from .aggregators import ValueAggregator
+from .aggregators import ONE_PER_DOC, ValueAggregator
 from .quicksort import compiled_sort, fastutil_order_array
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,7 @@ STAR = -1  # StarTreeNode.ALL: a star node's dimension value
 STAR_IN_FORWARD_INDEX = 0  # a star dimension in the star-tree's own forward index
 INVALID = -1
 _SMALL_GROUP = 64  # groups up to this size are summed together, position by position
+_RADIX_FROM = 1 << 14  # records from which a stable sort goes by 16-bit digits (``_stable_order``)
 
 
 @dataclass
@@ -138,9 +139,10 @@ class MetricColumn:
         if kind == "double":
             if agg.name in ("min", "max"):
                 return [_java_extreme(block[0], starts, sizes, agg.name == "min")]
-            return [seq_sum(block[0], starts, sizes)]
+            return [self._sum(block[0], starts, sizes)]
         if kind == "avg":
-            return [seq_sum(block[0], starts, sizes), np.add.reduceat(block[1], starts)]
+            counts = sizes.astype(np.int64) if block[1] is ONE_PER_DOC else np.add.reduceat(block[1], starts)
+            return [self._sum(block[0], starts, sizes), counts]
         if kind == "range":
             return [_java_extreme(block[0], starts, sizes, True), _java_extreme(block[1], starts, sizes, False)]
         out = []
@@ -150,6 +152,13 @@ class MetricColumn:
                 value = agg.merge(value, block[i])
             out.append(value)
         return out
+
+    def _sum(self, values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        if self.agg.order_sensitive:
+            return seq_sum(values, starts, sizes)
+        # whole numbers whose total stays below 2^53 (``aggregators._exact_in_any_order``): every order of
+        # additions gives the same double, so numpy's own (pairwise) grouped sum does
+        return np.add.reduceat(values, starts) if len(values) else values[:0].copy()
 
     def take(self, index: np.ndarray):
         if self.kind == "object":
@@ -211,7 +220,7 @@ def _order(keys: np.ndarray, pinot_order: bool) -> tuple[np.ndarray, np.ndarray,
     if compiled is not None:
         order, ordered = compiled
     else:
-        order = np.argsort(packed, kind="stable")
+        order = _stable_order(packed)
         ordered = packed[order]
     starts, sizes = _runs(ordered)
     if pinot_order and compiled is None and len(starts) < n:  # with no ties every correct sort agrees
@@ -219,6 +228,21 @@ def _order(keys: np.ndarray, pinot_order: bool) -> tuple[np.ndarray, np.ndarray,
         ranks[order] = np.repeat(np.arange(len(starts), dtype=np.int64), sizes)
         order = fastutil_order_array(ranks)
     return order, starts, sizes
+
+
+def _stable_order(packed: np.ndarray) -> np.ndarray:
+    """``np.argsort(packed, kind="stable")``. Keys of up to 32 bits (a tree's dimensions packed: a product of
+    cardinalities) are sorted by two 16-bit digits, least significant first: numpy sorts 16-bit keys by radix,
+    ~3x faster than its timsort of the int64 keys on a segment's 1M records; short inputs keep timsort."""
+    n = len(packed)
+    top = int(packed.max()) if n else 0
+    if n < _RADIX_FROM or top >= 1 << 32:
+        return np.argsort(packed, kind="stable")
+    order = np.argsort((packed & 0xFFFF).astype(np.uint16), kind="stable")
+    if top >= 1 << 16:
+        high = (packed >> 16).astype(np.uint16)
+        order = order[np.argsort(high[order], kind="stable")]
+    return order
 
 
 def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,6 +304,9 @@ class TreeBuilder:
             else:
                 parts = []
                 for part in raw:
+                    if part is ONE_PER_DOC:  # nothing to reorder: the run's size is its count
+                        parts.append(part)
+                        continue
                     if id(part) not in gathered:
                         gathered[id(part)] = part[order]
                     parts.append(gathered[id(part)])
