@@ -172,6 +172,22 @@ def test_stable_order_by_digits_is_numpys_stable_argsort(top):
     assert np.array_equal(tree_module._stable_order(keys), np.argsort(keys, kind="stable"))
 
 
+def test_compiled_sequential_sums_are_the_numpy_loops(monkeypatch):
+    if quicksort._jit() is None:
+        pytest.skip("numba is not installed (the fast extra)")
+    rng = np.random.default_rng(5)
+    values = rng.normal(0, 1e6, 5000) * rng.choice([1.0, 1e-9, 1e12], 5000)
+    values[rng.integers(0, 5000, 40)] = rng.choice([-0.0, np.inf, -np.inf, np.nan], 40)
+    sizes = rng.integers(1, 150, 60)  # small groups (added position by position) and big ones (cumsum)
+    sizes = sizes[np.cumsum(sizes) <= len(values)]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    compiled = tree_module.seq_sum(values, starts, sizes)
+    monkeypatch.setattr(tree_module, "compiled_sequential_sums", lambda: None)
+    with np.errstate(invalid="ignore"):  # inf + -inf: NaN in both
+        loops = tree_module.seq_sum(values, starts, sizes)
+    assert compiled.tobytes() == loops.tobytes()
+
+
 def test_same_bytes_as_pinot_with_every_sort_by_digits(pinot_built, tmp_path, monkeypatch):
     """The fixtures' record sorts are below the digit sort's size: run every sort through it."""
     monkeypatch.setattr(tree_module, "_RADIX_FROM", 0)

@@ -162,6 +162,16 @@ def compiled_sort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 _KERNEL: list = []
 
 
+def compiled_sequential_sums():
+    """numba's ``quicksort_jit.sequential_sums`` once numba is loaded for the sort (the DOUBLE sums that need
+    a strict order are those whose records it sorted), else None: loading numba for the sums alone costs more
+    than it saves."""
+    if _KERNEL and _KERNEL[0] is not None:
+        from . import quicksort_jit
+        return quicksort_jit.sequential_sums
+    return None
+
+
 def _jit():
     """numba's compiled quicksort, or None when numba is missing or cannot compile here."""
     if not _KERNEL:

@@ -120,3 +120,16 @@ def fastutil_sort(kv):
                 continue
             break
     return ids
+
+
+@_compiled
+def sequential_sums(values, starts, sizes):
+    """Per group ``((v0 + v1) + v2) + ...``, strictly left to right (Java's loop; ``tree.seq_sum``)."""
+    out = np.empty(starts.shape[0], dtype=np.float64)
+    for g in range(starts.shape[0]):
+        s = starts[g]
+        total = values[s]
+        for i in range(s + 1, s + sizes[g]):
+            total += values[i]
+        out[g] = total
+    return out

@@ -27,7 +27,7 @@ import numpy as np
 from type_mapping.java_hash import hash_map_order
 
 from .aggregators import ONE_PER_DOC, ValueAggregator
-from .quicksort import compiled_sort, fastutil_order_array
+from .quicksort import compiled_sequential_sums, compiled_sort, fastutil_order_array
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,9 @@ class _Grow:
 
 def seq_sum(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """Per group, ``((v0 + v1) + v2) + ...`` in the given order (Java's loop; numpy's own sums pair up)."""
+    compiled = compiled_sequential_sums() if values.dtype == np.float64 and len(starts) else None
+    if compiled is not None:
+        return compiled(values, starts.astype(np.int64, copy=False), sizes.astype(np.int64, copy=False))
     out = values[starts].astype(values.dtype, copy=True)
     small = np.flatnonzero((sizes > 1) & (sizes <= _SMALL_GROUP))
     for g in np.flatnonzero(sizes > _SMALL_GROUP).tolist():
