@@ -2,8 +2,11 @@
 tests/fixtures/functions/geo_*.jsonl in the format tools/pinot_functions/expectations.py writes (so
 tests/ingestion/test_function_expectations.py replays them like every other family): geo_wkt (WKT in, every
 writer, distances), geo_wkb, geo_geojson (the readers), geo_relate (predicates over valid, non-collection
-inputs) and geo_relate_corners (predicates over the rest, where JTS's old RelateOp and GEOS part: a known
-difference).
+inputs), geo_relate_corners (predicates over the rest, where JTS's old RelateOp and GEOS's RelateNG part) and
+geo_relate_graph (random invalid areas and collections, graph_rows: what the port of the old RelateOp,
+pinot_sink/ingestion/functions/geometry_relate_graph.py, must answer as JTS does). Splitting the rows of
+geo_relate and geo_relate_corners asks GEOS's validity test: this script needs shapely (not a dependency of the
+package).
 
 pinot-verify's builder has no pinot-core, so these tables are not made by Pinot's builder but by
 GeoFunctionReference.java (this folder), which calls Pinot's own ScalarFunctions by reflection as Pinot's
@@ -261,9 +264,9 @@ def _wkt_rows(rng: random.Random) -> list[dict]:
 
 
 def _relate_guaranteed(text: str | None) -> bool:
-    """Inputs for which this package's predicates are JTS's (docs/ingestion.md): GEOS reads it, valid, and not
-    a collection (JTS's old RelateOp labels invalid areas and collections its own way, or throws). Decided by
-    GEOS's validity test, not by the predicates under test."""
+    """Inputs on which any correct relate gives JTS's answer: GEOS reads it, valid, and not a collection (JTS's
+    old RelateOp labels invalid areas and collections its own way, or throws). Decided by GEOS's validity test,
+    not by the predicates under test."""
     import shapely
 
     if text is None:
@@ -488,7 +491,7 @@ def _geojson_rows(rng: random.Random) -> list[dict]:
 
 # Where JTS's old RelateOp meets inconsistent area topology (overlapping polygons in a multipolygon or a
 # collection, a self-crossing ring) it throws a TopologyException ("side location conflict"), Pinot's row fails;
-# GEOS answers instead, so these rows are a known difference (tests/ingestion/test_function_expectations.py)
+# GEOS answers instead (the package follows JTS: functions/geometry_relate_graph.py)
 _OVERLAPPING = "MULTIPOLYGON (((4 -14, 14 -14, 14 -4, 4 -4, 4 -14)), ((0 -12, 10 -12, 10 -2, 0 -2, 0 -12)))"
 _OVERLAPPING_GC = "GEOMETRYCOLLECTION (POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0)), POLYGON ((5 5, 15 5, 15 15, 5 15, 5 5)))"
 RELATE_CORNERS = [
@@ -530,7 +533,7 @@ GEO_FAMILIES = {
         "distance": (f"ST_Distance({_G1}, {_G2})", "STRING"), "geog_distance": (f"ST_Distance({_Y1}, {_Y2})", "DOUBLE"),
     }),
     # the predicates: over inputs that are valid and not collections (geo_relate), and over the rest, where JTS's
-    # old RelateOp and GEOS part (geo_relate_corners: a known difference, docs/ingestion.md)
+    # old RelateOp and GEOS's RelateNG part (geo_relate_corners; the package ports the old RelateOp)
     "geo_relate": ({"w": "string", "w2": "string"}, lambda rng: _relate_rows(rng, True), _RELATE_CASES),
     "geo_relate_corners": ({"w": "string", "w2": "string"}, lambda rng: _relate_rows(rng, False), _RELATE_CASES),
     # random invalid areas and collections (graph_rows): what the port of JTS's old RelateOp must answer as JTS
