@@ -22,6 +22,10 @@ text or a bytes value past 512 characters (hex) are left out, so no value is cut
 
     GEO_REFERENCE_CP=<class path holding the classes above> python tools/pinot_functions/geo_reference.py
 
+A differential sweep, as expectations.py's: ``--seed S --repeat N --out DIR geo_relate_graph`` draws N batches of
+new rows into DIR; replay them with ``PINOT_SINK_FUNCTION_FIXTURES=DIR pytest
+tests/ingestion/test_function_expectations.py -k geo_relate_graph``.
+
 To make that class path (outside the repository; nothing of it is committed): copy from the Pinot mirror
 pinot-core's .../geospatial/transform/function/ScalarFunctions.java (its gridDistance body replaced by a throw:
 pinot-verify's H3 stand-in lacks it; no H3 function is in these tables), pinot-segment-local's
@@ -564,10 +568,10 @@ def _stored(value, pinot_type: str):
     return value
 
 
-def build(family: str) -> Path:
+def build(family: str, seed: str | None = None, repeat: int = 1, out_dir: Path | None = None) -> Path:
     inputs, make_rows, cases = GEO_FAMILIES[family]
-    rng = random.Random(f"pinot-functions-{family}")
-    rows = make_rows(rng)
+    rng = random.Random(f"pinot-functions-{family}" if seed is None else f"pinot-functions-{family}-{seed}")
+    rows = [row for _ in range(repeat) for row in make_rows(rng)]
     outputs, transforms = _checked(cases)
     schema = {"schemaName": f"fn_{family}", "dimensionFieldSpecs": [
         {"name": c, "dataType": t} for c, (t, _) in outputs.items()]}
@@ -591,11 +595,20 @@ def build(family: str) -> Path:
             continue
         nulls = sorted(c for c, v in values.items() if v is None)
         lines.append(json.dumps({"row": row, "values": values, "nulls": nulls}, ensure_ascii=False))
-    out = OUT / f"{family}.jsonl"
+    out = (out_dir or OUT) / f"{family}.jsonl"
     out.write_text("\n".join(lines) + "\n")
     return out
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or sorted(GEO_FAMILIES):
-        print(build(name))
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("families", nargs="*")
+    parser.add_argument("--seed", help="draw the rows from this seed (a sweep), not the committed one")
+    parser.add_argument("--repeat", type=int, default=1, help="batches of rows to draw")
+    parser.add_argument("--out", type=Path, help="folder for the tables (default: the committed fixtures)")
+    args = parser.parse_args()
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.families or sorted(GEO_FAMILIES):
+        print(build(name, args.seed, args.repeat, args.out), flush=True)
