@@ -779,7 +779,7 @@ class _GeometryGraph:
 
     def compute_edge_intersections(self, other: "_GeometryGraph", li: _LineIntersector) -> "_SegmentIntersector":
         si = _SegmentIntersector(li, include_proper=False, record_isolated=True)
-        si.boundary_nodes = [self.boundary_nodes(), other.boundary_nodes()]
+        si.set_boundary_nodes(self.boundary_nodes(), other.boundary_nodes())
         _sweep([(e, 0) for e in self.edges] + [(e, 1) for e in other.edges], si)
         return si
 
@@ -819,10 +819,17 @@ class _SegmentIntersector:
             if not is_boundary:
                 self.has_proper_interior = True
 
+    def set_boundary_nodes(self, *node_lists) -> None:
+        # a set of the boundary nodes' points (none holds a NaN: equals2D never matches one)
+        self.boundary_nodes = {(n.coord[0], n.coord[1]) for nodes in node_lists for n in nodes
+                               if n.coord[0] == n.coord[0] and n.coord[1] == n.coord[1]}
+
     def _is_boundary_point(self) -> bool:
+        """``isBoundaryPoint``: an intersection point is a boundary node of either argument."""
         if self.boundary_nodes is None:
             return False
-        return any(self.li.is_intersection(n.coord) for nodes in self.boundary_nodes for n in nodes)
+        li = self.li
+        return any((li.pts[i][0], li.pts[i][1]) in self.boundary_nodes for i in range(li.result))
 
 
 def _sweep(items: list, si: _SegmentIntersector) -> None:
