@@ -296,13 +296,13 @@ def _relate_rows(rng: random.Random, guaranteed: bool) -> list[dict]:
 # halves or long decimals (the double-double intersection points and orientation).
 
 
-def _graph_xy(rng: random.Random, scale: float = 1.0) -> tuple[float, float]:
+def _graph_xy(rng: random.Random) -> tuple[float, float]:
     r = rng.random()
     if r < 0.7:
         return (float(rng.randint(-2, 12)), float(rng.randint(-2, 12)))
     if r < 0.85:
         return (rng.randint(-4, 24) / 2, rng.randint(-4, 24) / 2)
-    return (round(rng.uniform(-2, 12) * scale, rng.randint(1, 15)), round(rng.uniform(-2, 12) * scale, rng.randint(1, 15)))
+    return (round(rng.uniform(-2, 12), rng.randint(1, 15)), round(rng.uniform(-2, 12), rng.randint(1, 15)))
 
 
 def _graph_ring(rng: random.Random) -> list:

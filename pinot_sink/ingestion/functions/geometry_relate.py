@@ -16,23 +16,8 @@ import sys
 
 from .geometry import Geom
 from .rowwise import JavaThrows
-from .geometry_relate_graph import (EXTERIOR, _point_distance, _point_to_segment, geometry_envelope, locate,
-                                    relate_matrix)
-
-
-def dimension(geom: Geom) -> int:
-    if geom.kind in ("Point", "MultiPoint"):
-        return 0
-    if geom.kind in ("LineString", "LinearRing", "MultiLineString"):
-        return 1
-    if geom.kind in ("Polygon", "MultiPolygon"):
-        return 2
-    return max((dimension(m) for m in geom.parts), default=-1)
-
-
-def envelope(geom: Geom) -> tuple[float, float, float, float] | None:
-    """``getEnvelopeInternal`` as (min x, max x, min y, max y), None when empty: a polygon's is its shell's."""
-    return geometry_envelope(geom)
+from .geometry_relate_graph import EXTERIOR, _point_distance, _point_to_segment, dimension, locate, relate_matrix
+from .geometry_relate_graph import geometry_envelope as envelope
 
 
 def _env_contains(a, b) -> bool:

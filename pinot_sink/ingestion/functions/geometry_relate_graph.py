@@ -27,7 +27,8 @@ other rules. The steps are JTS's, in its order, as far as the answer can depend 
 * the matrix from the proper intersections, the nodes and the bundles' labels.
 
 JTS's assertion failures (``AssertionFailedException``) and exceptions are raised as ``JavaThrows``: the row
-fails in Pinot too (null under ``continueOnError``).
+fails in Pinot too (null under ``continueOnError``). Also the home of the primitives geometry_relate.py's
+``DistanceOp`` shares: ``Coordinate.distance`` (fdlibm's hypot), ``Distance.pointToSegment``, ``PointLocator``.
 """
 from __future__ import annotations
 
@@ -246,9 +247,9 @@ def _env_has(env, p) -> bool:
     return env is not None and env[0] <= p[0] <= env[1] and env[2] <= p[1] <= env[3]
 
 
-def geometry_envelope(geom: Geom):
-    """``getEnvelopeInternal``: a polygon's is its shell's (holes are not looked at), a collection's the union of
-    its members' (empties have none)."""
+def geometry_envelope(geom: Geom) -> tuple[float, float, float, float] | None:
+    """``getEnvelopeInternal`` as (min x, max x, min y, max y), None when empty: a polygon's is its shell's
+    (holes are not looked at), a collection's the union of its members' (empties have none)."""
     if geom.kind == "Point":
         return None if geom.parts is None else (geom.parts[0], geom.parts[0], geom.parts[1], geom.parts[1])
     if geom.kind in ("LineString", "LinearRing"):
@@ -264,14 +265,15 @@ def geometry_envelope(geom: Geom):
     return env
 
 
-def _dimension(geom: Geom) -> int:
+def dimension(geom: Geom) -> int:
+    """``getDimension``: a collection's is its members' highest (-1 when it has none); an empty polygon's is 2."""
     if geom.kind in ("Point", "MultiPoint"):
         return 0
     if geom.kind in ("LineString", "LinearRing", "MultiLineString"):
         return 1
     if geom.kind in ("Polygon", "MultiPolygon"):
         return 2
-    return max((_dimension(m) for m in geom.parts), default=-1)
+    return max((dimension(m) for m in geom.parts), default=-1)
 
 
 def _quadrant(dx: float, dy: float) -> int:
@@ -500,9 +502,6 @@ class _LineIntersector:
 
     def is_proper(self) -> bool:
         return self.result != NO_INTERSECTION and self.proper
-
-    def is_intersection(self, pt) -> bool:
-        return any(_eq(self.pts[i], pt) for i in range(self.result))
 
     def edge_distance(self, segment_index: int, int_index: int) -> float:
         return _edge_distance(self.pts[int_index], self.lines[segment_index][0], self.lines[segment_index][1])
@@ -1217,11 +1216,11 @@ def _set_pattern(im: list, pattern: str) -> None:
         _set_at_least(im, i // 3, i % 3, -1 if ch == "F" else int(ch))
 
 
-def _boundary_dimension(geom: Geom) -> int:
+def _boundarydimension(geom: Geom) -> int:
     """``RelateComputer.getBoundaryDim`` (Mod-2 rule), for the disjoint matrix."""
     if geom.is_empty():
         return -1
-    dim = _dimension(geom)
+    dim = dimension(geom)
     if dim == 0:
         return -1
     if dim == 2:
@@ -1244,11 +1243,11 @@ def relate_matrix(a: Geom, b: Geom) -> str:
     if env_a is None or env_b is None or env_a[0] > env_b[1] or env_a[1] < env_b[0] or env_a[2] > env_b[3] \
             or env_a[3] < env_b[2]:
         if not a.is_empty():
-            im[INTERIOR][EXTERIOR] = _dimension(a)
-            im[BOUNDARY][EXTERIOR] = _boundary_dimension(a)
+            im[INTERIOR][EXTERIOR] = dimension(a)
+            im[BOUNDARY][EXTERIOR] = _boundarydimension(a)
         if not b.is_empty():
-            im[EXTERIOR][INTERIOR] = _dimension(b)
-            im[EXTERIOR][BOUNDARY] = _boundary_dimension(b)
+            im[EXTERIOR][INTERIOR] = dimension(b)
+            im[EXTERIOR][BOUNDARY] = _boundarydimension(b)
         return _symbols(im)
     li = _LineIntersector()
     graphs = [_GeometryGraph(0, a), _GeometryGraph(1, b)]
@@ -1274,7 +1273,7 @@ def relate_matrix(a: Geom, b: Geom) -> str:
         if n.label.count() == 1:
             target = 0 if n.label.is_null(0) else 1
             n.label.set_all(target, locate(n.coord, graphs[target].geom))
-    dim_a, dim_b = _dimension(a), _dimension(b)  # computeProperIntersectionIM
+    dim_a, dim_b = dimension(a), dimension(b)  # computeProperIntersectionIM
     if dim_a == 2 and dim_b == 2:
         if si.has_proper:
             _set_pattern(im, "212101212")
@@ -1303,7 +1302,7 @@ def relate_matrix(a: Geom, b: Geom) -> str:
         for e in graphs[this].edges:
             if e.isolated:
                 geom = graphs[target].geom
-                loc = locate(e.pts[0], geom) if _dimension(geom) > 0 else EXTERIOR
+                loc = locate(e.pts[0], geom) if dimension(geom) > 0 else EXTERIOR
                 e.label.set_all(target, loc)
                 isolated.append(e)
     for e in isolated:  # updateIM
