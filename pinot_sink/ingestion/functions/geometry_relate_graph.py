@@ -835,6 +835,8 @@ def _sweep(items: list, si: _SegmentIntersector) -> None:
     """``SimpleMCSweepLineIntersector``: monotone chains as insert / delete events by x (stable: inserts before
     deletes at one x), each chain tested against the chains inserted before its delete whose label differs (a
     None label differs from every label, its own included)."""
+    if not items or (items[0][1] is not None and all(label == items[0][1] for _, label in items)):
+        return  # one label (a polygon's single ring, an argument against one without edges): no pair is tested
     events = []  # [x, type, label, edge, chain, delete index]
     for edge, label in items:
         starts = edge.chain_starts()
