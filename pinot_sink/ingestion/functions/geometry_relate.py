@@ -16,7 +16,7 @@ import sys
 
 from .geometry import Geom
 from .rowwise import JavaThrows
-from .geometry_relate_graph import EXTERIOR, _point_distance, _point_to_segment, dimension, locate, relate_matrix
+from .geometry_relate_graph import EXTERIOR, dimension, locate, point_distance, point_to_segment, relate_matrix
 from .geometry_relate_graph import geometry_envelope as envelope
 
 
@@ -143,9 +143,9 @@ def _envelopes_intersect(a, b, c, d) -> bool:
 def _segment_to_segment(a, b, c, d) -> float:
     """``Distance.segmentToSegment``."""
     if a[0] == b[0] and a[1] == b[1]:
-        return _point_to_segment(a, c, d)
+        return point_to_segment(a, c, d)
     if c[0] == d[0] and c[1] == d[1]:
-        return _point_to_segment(d, a, b)
+        return point_to_segment(d, a, b)
     apart = False
     if not _envelopes_intersect(a, b, c, d):
         apart = True
@@ -160,8 +160,8 @@ def _segment_to_segment(a, b, c, d) -> float:
             if r < 0 or r > 1 or s < 0 or s > 1:
                 apart = True
     if apart:
-        found = _point_to_segment(a, c, d)
-        for v in (_point_to_segment(b, c, d), _point_to_segment(c, a, b), _point_to_segment(d, a, b)):
+        found = point_to_segment(a, c, d)
+        for v in (point_to_segment(b, c, d), point_to_segment(c, a, b), point_to_segment(d, a, b)):
             if v < found:  # MathUtil.min: a NaN first stays
                 found = v
         return found
@@ -207,7 +207,7 @@ def distance(a: Geom, b: Geom) -> float:
     ``Math.hypot``; else 0 when one holds a vertex of the other, else the least facet distance, starting from
     ``Double.MAX_VALUE`` (an infinite distance leaves that)."""
     if a.kind == "Point" and b.kind == "Point":
-        return _point_distance(a.parts, b.parts)
+        return point_distance(a.parts, b.parts)
     if _contained(a, b):
         return 0.0
     found = sys.float_info.max
@@ -227,14 +227,14 @@ def distance(a: Geom, b: Geom) -> float:
         for line in lines:
             for pt in points:
                 for p, q in zip(line, line[1:]):
-                    d = _point_to_segment(pt, p, q)
+                    d = point_to_segment(pt, p, q)
                     if d < found:
                         found = d
                     if found <= 0.0:
                         return found
     for p in points_a:
         for q in points_b:
-            d = _point_distance(p, q)
+            d = point_distance(p, q)
             if d < found:
                 found = d
     return found

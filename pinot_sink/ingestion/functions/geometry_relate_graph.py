@@ -396,21 +396,21 @@ def _hypot(x: float, y: float) -> float:
     return w
 
 
-def _point_distance(p, q) -> float:
+def point_distance(p, q) -> float:
     """``Coordinate.distance``: ``Math.hypot`` (so 1e300 away is 1e300, not an overflow)."""
     return _hypot(p[0] - q[0], p[1] - q[1])
 
 
-def _point_to_segment(p, a, b) -> float:
+def point_to_segment(p, a, b) -> float:
     """``Distance.pointToSegment``."""
     if a[0] == b[0] and a[1] == b[1]:
-        return _point_distance(p, a)
+        return point_distance(p, a)
     len2 = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1])
     r = _div((p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1]), len2)
     if r <= 0.0:
-        return _point_distance(p, a)
+        return point_distance(p, a)
     if r >= 1.0:
-        return _point_distance(p, b)
+        return point_distance(p, b)
     s = _div((a[1] - p[1]) * (b[0] - a[0]) - (a[0] - p[0]) * (b[1] - a[1]), len2)
     return abs(s) * math.sqrt(len2)
 
@@ -513,9 +513,9 @@ def _env_covers(a, b, p) -> bool:
 
 
 def _nearest_endpoint(p1, p2, q1, q2):
-    nearest, least = p1, _point_to_segment(p1, q1, q2)
+    nearest, least = p1, point_to_segment(p1, q1, q2)
     for pt, a, b in ((p2, q1, q2), (q1, p1, p2), (q2, p1, p2)):
-        d = _point_to_segment(pt, a, b)
+        d = point_to_segment(pt, a, b)
         if d < least:
             least, nearest = d, pt
     return nearest
