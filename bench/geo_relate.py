@@ -65,7 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    import shapely  # the code before (no longer a dependency of the package)
+    try:
+        import shapely  # the code before (no longer a dependency of the package)
+    except ImportError:
+        sys.exit("bench/geo_relate.py compares with GEOS: pip install shapely")
     import warnings
 
     warnings.simplefilter("ignore")  # GEOS's overflow warnings on the far coordinates
