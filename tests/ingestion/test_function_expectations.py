@@ -40,13 +40,6 @@ _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "floa
 # Cases where this package still differs from Pinot (issue 23), each to be fixed and removed from here: strict
 # xfail, so a fix that makes one pass is noticed. (continueOnError on / off, case id)
 KNOWN_DIFFERENCES = {
-    # JTS's old RelateOp on invalid areas and collections (it throws a TopologyException, or labels them its own
-    # way) against GEOS's answer: geo_relate_corners keeps such inputs (docs/ingestion.md)
-    ("on", "geo_relate_corners:c0=ST_Contains(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("on", "geo_relate_corners:c1=ST_Within(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("on", "geo_relate_corners:c2=ST_Equals(ST_GeomFromText(w), ST_GeomFromText(w2))"),
-    ("on", "geo_relate_corners:c3=ST_Contains(ST_GeogFromText(w), ST_GeogFromText(w2))"),
-    ("on", "geo_relate_corners:c5=ST_Equals(ST_GeogFromText(w), ST_GeomFromText(w2))"),
     # a lone surrogate inside the pipeline is U+FDD0 (values.LONE_SURROGATE), which does not remember which half
     # of the pair it was: its code point is not Java's (docs/ingestion.md, mirrors)
     ("on", "unicode:c4=codepoint(substr(s, 1))"),

@@ -2,8 +2,11 @@
 tests/fixtures/functions/geo_*.jsonl in the format tools/pinot_functions/expectations.py writes (so
 tests/ingestion/test_function_expectations.py replays them like every other family): geo_wkt (WKT in, every
 writer, distances), geo_wkb, geo_geojson (the readers), geo_relate (predicates over valid, non-collection
-inputs) and geo_relate_corners (predicates over the rest, where JTS's old RelateOp and GEOS part: a known
-difference).
+inputs), geo_relate_corners (predicates over the rest, where JTS's old RelateOp and GEOS's RelateNG part) and
+geo_relate_graph (random invalid areas and collections, graph_rows: what the port of the old RelateOp,
+pinot_sink/ingestion/functions/geometry_relate_graph.py, must answer as JTS does). Splitting the rows of
+geo_relate and geo_relate_corners asks GEOS's validity test: this script needs shapely (not a dependency of the
+package).
 
 pinot-verify's builder has no pinot-core, so these tables are not made by Pinot's builder but by
 GeoFunctionReference.java (this folder), which calls Pinot's own ScalarFunctions by reflection as Pinot's
@@ -18,6 +21,10 @@ This script then turns the values into what Pinot's column conversion stores (a 
 text or a bytes value past 512 characters (hex) are left out, so no value is cut.
 
     GEO_REFERENCE_CP=<class path holding the classes above> python tools/pinot_functions/geo_reference.py
+
+A differential sweep, as expectations.py's: ``--seed S --repeat N --out DIR geo_relate_graph`` draws N batches of
+new rows into DIR; replay them with ``PINOT_SINK_FUNCTION_FIXTURES=DIR pytest
+tests/ingestion/test_function_expectations.py -k geo_relate_graph``.
 
 To make that class path (outside the repository; nothing of it is committed): copy from the Pinot mirror
 pinot-core's .../geospatial/transform/function/ScalarFunctions.java (its gridDistance body replaced by a throw:
@@ -261,9 +268,9 @@ def _wkt_rows(rng: random.Random) -> list[dict]:
 
 
 def _relate_guaranteed(text: str | None) -> bool:
-    """Inputs for which this package's predicates are JTS's (docs/ingestion.md): GEOS reads it, valid, and not
-    a collection (JTS's old RelateOp labels invalid areas and collections its own way, or throws). Decided by
-    GEOS's validity test, not by the predicates under test."""
+    """Inputs on which any correct relate gives JTS's answer: GEOS reads it, valid, and not a collection (JTS's
+    old RelateOp labels invalid areas and collections its own way, or throws). Decided by GEOS's validity test,
+    not by the predicates under test."""
     import shapely
 
     if text is None:
@@ -281,6 +288,149 @@ def _relate_rows(rng: random.Random, guaranteed: bool) -> list[dict]:
     if not guaranteed:
         chosen += [{"w": a, "w2": b} for a, b in RELATE_CORNERS]
     return chosen
+
+
+# --- geo_relate_graph: random invalid areas and collections, for the port of JTS's old RelateOp -------------
+# (pinot_sink/ingestion/functions/geometry_relate_graph.py). Coordinates mostly on a small grid, so that edges
+# cross, touch and overlap (the graph's nodes, collinear intersections, bundles of one direction), sometimes
+# halves or long decimals (the double-double intersection points and orientation).
+
+
+def _graph_xy(rng: random.Random) -> tuple[float, float]:
+    r = rng.random()
+    if r < 0.7:
+        return (float(rng.randint(-2, 12)), float(rng.randint(-2, 12)))
+    if r < 0.85:
+        return (rng.randint(-4, 24) / 2, rng.randint(-4, 24) / 2)
+    return (round(rng.uniform(-2, 12), rng.randint(1, 15)), round(rng.uniform(-2, 12), rng.randint(1, 15)))
+
+
+def _graph_ring(rng: random.Random) -> list:
+    r = rng.random()
+    if r < 0.35:  # a square of the grid
+        x0, y0 = float(rng.randint(-2, 9)), float(rng.randint(-2, 9))
+        size = float(rng.choice([1, 2, 3, 4, 6, 8]))
+        ring = [(x0, y0), (x0 + size, y0), (x0 + size, y0 + size), (x0, y0 + size)]
+    elif r < 0.5:  # a bow tie (crossing itself), uneven so its area is not zero
+        x0, y0 = float(rng.randint(-2, 6)), float(rng.randint(-2, 6))
+        a, b = float(rng.randint(2, 6)), float(rng.randint(2, 6))
+        ring = [(x0, y0), (x0 + a, y0 + b), (x0 + a, y0), (x0, y0 + b + rng.randint(1, 3))]
+    else:  # any 3 to 7 points: often crossing itself, sometimes touching itself at a vertex
+        ring = [_graph_xy(rng) for _ in range(rng.randint(3, 7))]
+        if rng.random() < 0.2 and len(ring) > 3:
+            ring.insert(rng.randint(1, len(ring) - 1), ring[rng.randint(0, len(ring) - 1)])
+    if rng.random() < 0.5:
+        ring.reverse()
+    return ring + [ring[0]]
+
+
+def _graph_polygon(rng: random.Random) -> list:
+    rings = [_graph_ring(rng)]
+    while rng.random() < 0.3:
+        rings.append(_graph_ring(rng))  # a hole: inside, crossing the shell or outside it
+    return rings
+
+
+def _graph_line(rng: random.Random) -> list:
+    line = [_graph_xy(rng) for _ in range(rng.randint(2, 5))]
+    r = rng.random()
+    if r < 0.2:
+        line.append(line[0])  # closed
+    elif r < 0.3:
+        line.insert(1, line[0])  # a repeated point
+    return line
+
+
+def graph_geometry(rng: random.Random, depth: int = 0):
+    kind = rng.choice(["POINT", "LINESTRING", "POLYGON", "POLYGON", "MULTIPOINT", "MULTILINESTRING",
+                       "MULTIPOLYGON", "MULTIPOLYGON", "GEOMETRYCOLLECTION", "GEOMETRYCOLLECTION"]
+                      if depth < 2 else ["POINT", "LINESTRING", "POLYGON"])
+    if kind == "POINT":
+        return ("POINT", _graph_xy(rng))
+    if kind == "LINESTRING":
+        return ("LINESTRING", _graph_line(rng))
+    if kind == "POLYGON":
+        return ("POLYGON", _graph_polygon(rng))
+    if kind == "MULTIPOINT":
+        return ("MULTIPOINT", [_graph_xy(rng) for _ in range(rng.randint(1, 4))])
+    if kind == "MULTILINESTRING":
+        return ("MULTILINESTRING", [_graph_line(rng) for _ in range(rng.randint(1, 3))])
+    if kind == "MULTIPOLYGON":
+        return ("MULTIPOLYGON", [_graph_polygon(rng) for _ in range(rng.randint(1, 3))])
+    return ("GEOMETRYCOLLECTION", [graph_geometry(rng, depth + 1) for _ in range(rng.randint(1, 4))])
+
+
+def _graph_partner(rng: random.Random, g) -> tuple:
+    """A second argument related to the first (itself, one of its members, a point or square inside its box),
+    so that contains / within / equals also answer 1."""
+    kind, body = g
+    coords = []
+
+    def collect(h):
+        k, b = h
+        if k == "POINT":
+            coords.append(b)
+        elif k in ("LINESTRING", "MULTIPOINT"):
+            coords.extend(b)
+        elif k == "POLYGON":
+            coords.extend(b[0])
+        elif k == "MULTILINESTRING":
+            coords.extend(c for line in b for c in line)
+        elif k == "MULTIPOLYGON":
+            coords.extend(c for poly in b for c in poly[0])
+        else:
+            for m in b:
+                collect(m)
+    collect(g)
+    r = rng.random()
+    if r < 0.2:
+        return g
+    if r < 0.4 and kind in ("MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"):
+        member = rng.choice(body)
+        if kind == "GEOMETRYCOLLECTION":
+            return member
+        return ({"MULTIPOINT": "POINT", "MULTILINESTRING": "LINESTRING", "MULTIPOLYGON": "POLYGON"}[kind], member)
+    x0, x1 = min(c[0] for c in coords), max(c[0] for c in coords)
+    y0, y1 = min(c[1] for c in coords), max(c[1] for c in coords)
+    if r < 0.7:
+        return ("POINT", (rng.choice([x0, x1, (x0 + x1) / 2, float(rng.randint(int(x0), int(x1)))]),
+                          rng.choice([y0, y1, (y0 + y1) / 2, float(rng.randint(int(y0), int(y1)))])))
+    if r < 0.85 and x1 - x0 >= 2 and y1 - y0 >= 2:
+        a, b = x0 + (x1 - x0) / 4, y0 + (y1 - y0) / 4
+        c, d = x0 + 3 * (x1 - x0) / 4, y0 + 3 * (y1 - y0) / 4
+        return ("POLYGON", [[(a, b), (c, b), (c, d), (a, d), (a, b)]])
+    return ("LINESTRING", [(x0, y0), ((x0 + x1) / 2, (y0 + y1) / 2)]) if (x0, y0) != (x1, y1) else ("POINT", (x0, y0))
+
+
+def _graph_mapped(g, f):
+    """``g`` with every coordinate through ``f``."""
+    kind, body = g
+    if kind == "POINT":
+        return (kind, f(body))
+    if kind in ("LINESTRING", "MULTIPOINT"):
+        return (kind, [f(c) for c in body])
+    if kind == "POLYGON":
+        return (kind, [[f(c) for c in ring] for ring in body])
+    if kind == "MULTILINESTRING":
+        return (kind, [[f(c) for c in line] for line in body])
+    if kind == "MULTIPOLYGON":
+        return (kind, [[[f(c) for c in ring] for ring in poly] for poly in body])
+    return (kind, [_graph_mapped(m, f) for m in body])
+
+
+def graph_rows(rng: random.Random, count: int = 600) -> list[dict]:
+    rows = []
+    for _ in range(count):
+        first = graph_geometry(rng)
+        second = _graph_partner(rng, first) if rng.random() < 0.5 else graph_geometry(rng)
+        if rng.random() < 0.5:
+            first, second = second, first
+        if rng.random() < 0.25:  # off the grid: shared points stay shared, collinear ones nearly so
+            k, dx, dy = rng.choice([1 / 3, 0.1, 1e-7, 12345.678]), rng.choice([0, 100.5, -73.98, 1e6]), \
+                rng.choice([0, 40.7, -0.001])
+            first, second = (_graph_mapped(g, lambda c: (c[0] * k + dx, c[1] * k + dy)) for g in (first, second))
+        rows.append({"w": wkt(first), "w2": wkt(second)})
+    return rows
 
 
 def _wkb_rows(rng: random.Random) -> list[dict]:
@@ -345,7 +495,7 @@ def _geojson_rows(rng: random.Random) -> list[dict]:
 
 # Where JTS's old RelateOp meets inconsistent area topology (overlapping polygons in a multipolygon or a
 # collection, a self-crossing ring) it throws a TopologyException ("side location conflict"), Pinot's row fails;
-# GEOS answers instead, so these rows are a known difference (tests/ingestion/test_function_expectations.py)
+# GEOS answers instead (the package follows JTS: functions/geometry_relate_graph.py)
 _OVERLAPPING = "MULTIPOLYGON (((4 -14, 14 -14, 14 -4, 4 -4, 4 -14)), ((0 -12, 10 -12, 10 -2, 0 -2, 0 -12)))"
 _OVERLAPPING_GC = "GEOMETRYCOLLECTION (POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0)), POLYGON ((5 5, 15 5, 15 15, 5 15, 5 5)))"
 RELATE_CORNERS = [
@@ -387,9 +537,11 @@ GEO_FAMILIES = {
         "distance": (f"ST_Distance({_G1}, {_G2})", "STRING"), "geog_distance": (f"ST_Distance({_Y1}, {_Y2})", "DOUBLE"),
     }),
     # the predicates: over inputs that are valid and not collections (geo_relate), and over the rest, where JTS's
-    # old RelateOp and GEOS part (geo_relate_corners: a known difference, docs/ingestion.md)
+    # old RelateOp and GEOS's RelateNG part (geo_relate_corners; the package ports the old RelateOp)
     "geo_relate": ({"w": "string", "w2": "string"}, lambda rng: _relate_rows(rng, True), _RELATE_CASES),
     "geo_relate_corners": ({"w": "string", "w2": "string"}, lambda rng: _relate_rows(rng, False), _RELATE_CASES),
+    # random invalid areas and collections (graph_rows): what the port of JTS's old RelateOp must answer as JTS
+    "geo_relate_graph": ({"w": "string", "w2": "string"}, graph_rows, _RELATE_CASES),
     "geo_wkb": ({"b": "binary"}, _wkb_rows, {
         "geom": ("ST_GeomFromWKB(b)", "BYTES"), "geog": ("ST_GeogFromWKB(b)", "BYTES"),
         "text": ("ST_AsText(ST_GeomFromWKB(b))", "STRING"), "wkb": ("ST_AsBinary(ST_GeogFromWKB(b))", "BYTES"),
@@ -416,10 +568,10 @@ def _stored(value, pinot_type: str):
     return value
 
 
-def build(family: str) -> Path:
+def build(family: str, seed: str | None = None, repeat: int = 1, out_dir: Path | None = None) -> Path:
     inputs, make_rows, cases = GEO_FAMILIES[family]
-    rng = random.Random(f"pinot-functions-{family}")
-    rows = make_rows(rng)
+    rng = random.Random(f"pinot-functions-{family}" if seed is None else f"pinot-functions-{family}-{seed}")
+    rows = [row for _ in range(repeat) for row in make_rows(rng)]
     outputs, transforms = _checked(cases)
     schema = {"schemaName": f"fn_{family}", "dimensionFieldSpecs": [
         {"name": c, "dataType": t} for c, (t, _) in outputs.items()]}
@@ -443,11 +595,20 @@ def build(family: str) -> Path:
             continue
         nulls = sorted(c for c, v in values.items() if v is None)
         lines.append(json.dumps({"row": row, "values": values, "nulls": nulls}, ensure_ascii=False))
-    out = OUT / f"{family}.jsonl"
+    out = (out_dir or OUT) / f"{family}.jsonl"
     out.write_text("\n".join(lines) + "\n")
     return out
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or sorted(GEO_FAMILIES):
-        print(build(name))
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("families", nargs="*")
+    parser.add_argument("--seed", help="draw the rows from this seed (a sweep), not the committed one")
+    parser.add_argument("--repeat", type=int, default=1, help="batches of rows to draw")
+    parser.add_argument("--out", type=Path, help="folder for the tables (default: the committed fixtures)")
+    args = parser.parse_args()
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.families or sorted(GEO_FAMILIES):
+        print(build(name, args.seed, args.repeat, args.out), flush=True)

@@ -5,36 +5,19 @@
 JTS's own short cuts are ported here, as they decide many answers before any relate: a rectangle's
 ``contains`` (``RectangleContains``: inside the envelope and not wholly on its boundary), the dimension and
 envelope checks (an empty geometry's envelope is null: nothing contains it or is contained, and two empties are
-not equal); the DE-9IM matrix itself, for what is left, comes from GEOS (shapely), whose relate agrees with
-JTS's for the inputs the reference tables hold (tests/fixtures/functions/geo_wkt.jsonl).
+not equal; a polygon's envelope is its shell's); the DE-9IM matrix itself, for what is left, is JTS's old
+``RelateOp``, ported in geometry_relate_graph.py (its answers on invalid areas and collections, and its
+TopologyExceptions, are JTS's own: GEOS's RelateNG would differ there).
 """
 from __future__ import annotations
 
 import math
-import struct
 import sys
 
 from .geometry import Geom
 from .rowwise import JavaThrows
-from .geometry_text import write_wkb
-
-
-def dimension(geom: Geom) -> int:
-    if geom.kind in ("Point", "MultiPoint"):
-        return 0
-    if geom.kind in ("LineString", "LinearRing", "MultiLineString"):
-        return 1
-    if geom.kind in ("Polygon", "MultiPolygon"):
-        return 2
-    return max((dimension(m) for m in geom.parts), default=-1)
-
-
-def envelope(geom: Geom) -> tuple[float, float, float, float] | None:
-    coords = geom.coordinates()
-    if not coords:
-        return None
-    xs, ys = [c[0] for c in coords], [c[1] for c in coords]
-    return (min(xs), max(xs), min(ys), max(ys))
+from .geometry_relate_graph import EXTERIOR, dimension, locate, point_distance, point_to_segment, relate_matrix
+from .geometry_relate_graph import geometry_envelope as envelope
 
 
 def _env_contains(a, b) -> bool:
@@ -101,16 +84,9 @@ def _in_boundary(env, geom: Geom) -> bool:
     return all(_in_boundary(env, m) for m in geom.parts)
 
 
-def _shapely(geom: Geom):
-    import shapely
-
-    return shapely.from_wkb(write_wkb(geom))
-
-
 def _matrix(a: Geom, b: Geom) -> str:
-    import shapely
-
-    return shapely.relate(_shapely(a), _shapely(b))
+    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py)."""
+    return relate_matrix(a, b)
 
 
 def _relate_contains(a: Geom, b: Geom) -> bool:
@@ -139,92 +115,18 @@ def within(a: Geom, b: Geom) -> bool:
 
 def equals(a: Geom, b: Geom) -> bool:
     """``Geometry.equals(Geometry)`` = ``equalsTopo``: envelopes equal (two empties' null ones are), then the
-    matrix's T*F**FFF* with equal dimensions (never true for two empties)."""
+    matrix's T*F**FFF* with equal dimensions (never true for two empties). The matrix is computed before the
+    dimensions are compared (``IntersectionMatrix.isEquals``), so a relate that throws fails the row even when
+    the dimensions differ."""
     env_a, env_b = envelope(a), envelope(b)
     if env_a != env_b:
         return False
     if env_a is None:
         return False
+    im = _matrix(a, b)
     if dimension(a) != dimension(b):
         return False
-    im = _matrix(a, b)
     return im[0] != "F" and im[2] == "F" and im[5] == "F" and im[6] == "F" and im[7] == "F"
-
-
-def _words(x: float) -> tuple[int, int]:
-    bits = struct.unpack(">Q", struct.pack(">d", x))[0]
-    return bits >> 32, bits & 0xFFFFFFFF
-
-
-def _with_high(x: float, high: int) -> float:
-    return struct.unpack(">d", struct.pack(">Q", ((high & 0xFFFFFFFF) << 32) | _words(x)[1]))[0]
-
-
-def _hypot(x: float, y: float) -> float:
-    """``StrictMath.hypot`` (fdlibm's e_hypot, which Java's ``Math.hypot`` calls): its own rounding, which
-    Python's ``math.hypot`` does not share in the last bit."""
-    ha, hb = _words(x)[0] & 0x7FFFFFFF, _words(y)[0] & 0x7FFFFFFF
-    if hb > ha:
-        a, b, ha, hb = y, x, hb, ha
-    else:
-        a, b = x, y
-    a, b = _with_high(a, ha), _with_high(b, hb)  # |a|, |b|
-    if ha - hb > 0x3C00000:  # a / b > 2**60
-        return a + b
-    k = 0
-    if ha > 0x5F300000:  # a > 2**500
-        if ha >= 0x7FF00000:  # Inf or NaN
-            w = a + b
-            if ((ha & 0xFFFFF) | _words(a)[1]) == 0:
-                w = a
-            if (((hb ^ 0x7FF00000) & 0xFFFFFFFF) | _words(b)[1]) == 0:
-                w = b
-            return w
-        ha, hb, k = ha - 0x25800000, hb - 0x25800000, k + 600  # scale by 2**-600
-        a, b = _with_high(a, ha), _with_high(b, hb)
-    if hb < 0x20B00000:  # b < 2**-500
-        if hb <= 0x000FFFFF:  # subnormal b or 0
-            if (hb | _words(b)[1]) == 0:
-                return a
-            t1 = _with_high(0.0, 0x7FD00000)  # 2**1022
-            b, a, k = b * t1, a * t1, k - 1022
-        else:  # scale by 2**600
-            ha, hb, k = ha + 0x25800000, hb + 0x25800000, k - 600
-            a, b = _with_high(a, ha), _with_high(b, hb)
-    w = a - b
-    if w > b:
-        t1 = _with_high(0.0, ha)
-        t2 = a - t1
-        w = math.sqrt(t1 * t1 - (b * (-b) - t2 * (a + t1)))
-    else:
-        a = a + a
-        y1 = _with_high(0.0, hb)
-        y2 = b - y1
-        t1 = _with_high(0.0, ha + 0x00100000)
-        t2 = a - t1
-        w = math.sqrt(t1 * y1 - (w * (-w) - (t1 * y2 + t2 * b)))
-    if k != 0:
-        return _with_high(1.0, _words(1.0)[0] + (k << 20)) * w
-    return w
-
-
-def _point_distance(p, q) -> float:
-    """``Coordinate.distance``: ``Math.hypot`` (so 1e300 away is 1e300, not an overflow)."""
-    return _hypot(p[0] - q[0], p[1] - q[1])
-
-
-def _point_to_segment(p, a, b) -> float:
-    """``Distance.pointToSegment``."""
-    if a[0] == b[0] and a[1] == b[1]:
-        return _point_distance(p, a)
-    len2 = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1])
-    r = ((p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1])) / len2 if len2 else math.nan
-    if r <= 0.0:
-        return _point_distance(p, a)
-    if r >= 1.0:
-        return _point_distance(p, b)
-    s = ((a[1] - p[1]) * (b[0] - a[0]) - (a[0] - p[0]) * (b[1] - a[1])) / len2
-    return abs(s) * math.sqrt(len2)
 
 
 def _envelopes_intersect(a, b, c, d) -> bool:
@@ -241,9 +143,9 @@ def _envelopes_intersect(a, b, c, d) -> bool:
 def _segment_to_segment(a, b, c, d) -> float:
     """``Distance.segmentToSegment``."""
     if a[0] == b[0] and a[1] == b[1]:
-        return _point_to_segment(a, c, d)
+        return point_to_segment(a, c, d)
     if c[0] == d[0] and c[1] == d[1]:
-        return _point_to_segment(d, a, b)
+        return point_to_segment(d, a, b)
     apart = False
     if not _envelopes_intersect(a, b, c, d):
         apart = True
@@ -258,8 +160,8 @@ def _segment_to_segment(a, b, c, d) -> float:
             if r < 0 or r > 1 or s < 0 or s > 1:
                 apart = True
     if apart:
-        found = _point_to_segment(a, c, d)
-        for v in (_point_to_segment(b, c, d), _point_to_segment(c, a, b), _point_to_segment(d, a, b)):
+        found = point_to_segment(a, c, d)
+        for v in (point_to_segment(b, c, d), point_to_segment(c, a, b), point_to_segment(d, a, b)):
             if v < found:  # MathUtil.min: a NaN first stays
                 found = v
         return found
@@ -288,17 +190,14 @@ def _lines(geom: Geom) -> list[list]:
 
 def _contained(a: Geom, b: Geom) -> bool:
     """DistanceOp's containment: the first vertex of a non-empty point, line or polygon of one geometry not
-    outside a polygon of the other (a polygonal one)."""
-    import shapely
-
+    outside a polygon of the other (a polygonal one), located by ``PointLocator`` as JTS does."""
     for polys_of, locs_of in ((a, b), (b, a)):
         if dimension(polys_of) < 2:
             continue
         polys = [c for c in _components(polys_of) if c.kind == "Polygon"]
         locs = [c.coordinates()[0] for c in _components(locs_of) if not c.is_empty()]
-        for x, y in locs:
-            point = shapely.Point(x, y)
-            if any(shapely.intersects(_shapely(p), point) for p in polys):
+        for pt in locs:
+            if any(locate(pt, p) != EXTERIOR for p in polys):
                 return True
     return False
 
@@ -308,7 +207,7 @@ def distance(a: Geom, b: Geom) -> float:
     ``Math.hypot``; else 0 when one holds a vertex of the other, else the least facet distance, starting from
     ``Double.MAX_VALUE`` (an infinite distance leaves that)."""
     if a.kind == "Point" and b.kind == "Point":
-        return _point_distance(a.parts, b.parts)
+        return point_distance(a.parts, b.parts)
     if _contained(a, b):
         return 0.0
     found = sys.float_info.max
@@ -328,14 +227,14 @@ def distance(a: Geom, b: Geom) -> float:
         for line in lines:
             for pt in points:
                 for p, q in zip(line, line[1:]):
-                    d = _point_to_segment(pt, p, q)
+                    d = point_to_segment(pt, p, q)
                     if d < found:
                         found = d
                     if found <= 0.0:
                         return found
     for p in points_a:
         for q in points_b:
-            d = _point_distance(p, q)
+            d = point_distance(p, q)
             if d < found:
                 found = d
     return found
