@@ -73,8 +73,10 @@ def test_javas_order_and_units_read_the_surrogate_not_its_marker():
 
 def test_encoders_write_javas_replacement_for_any_marker():
     out = _apply({"b": "toBase64(toUtf8(concat(substr(s, 1), left(s, 1))))",
-                  "u": "toBase64(toBytes(substr(s, 1), 'UTF-16BE'))", "h": "md5(toUtf8(substr(s, 1)))"},
+                  "u": "toBase64(toBytes(substr(s, 1), 'UTF-16BE'))", "h": "md5(toUtf8(substr(s, 1)))",
+                  "e": "encodeUrl(concat(left(s, 1), ' '))"},
                  [EMOJI + "x"])
+    assert out.column("e").to_pylist() == ["%3F+"]  # URLEncoder: the bytes getBytes gives
     assert out.column("b").to_pylist() == ["P3g/"]  # "?x?"
     assert out.column("u").to_pylist() == ["//0AeA=="]  # U+FFFD, 'x'
     assert out.column("h").to_pylist() == [hashlib.md5(b"?x").hexdigest()]
