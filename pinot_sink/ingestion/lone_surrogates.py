@@ -40,6 +40,7 @@ UNKNOWN_HALF = "\ufdd0"  # a lone surrogate whose unit is not known: the fallbac
 _POOL = "".join(map(chr, [*range(0xFDD1, 0xFDF0), 0xFFFE, 0xFFFF, *range(0xE000, 0xF900)]))
 _POOL_RE2 = r"[\x{FDD0}-\x{FDEF}\x{FFFE}\x{FFFF}\x{E000}-\x{F8FF}]"  # any pool character, or U+FDD0 (Arrow)
 _POOL_PY = re.compile("[\ufdd0-\ufdef\ufffe\uffff\ue000-\uf8ff]")
+MAY_HOLD_ONE = _POOL_PY  # a text without a match holds no marker (a quick test before a per-value look-up)
 _LONE_PY = re.compile("[\ud800-\udfff]")  # (in a str decoded with surrogatepass, only the unpaired ones)
 
 
@@ -96,6 +97,8 @@ class LoneSurrogates:
         return found
 
     def _changed(self) -> None:
+        if not self.made:
+            IN_USE[0] += 1
         self.made = True
         self._stale = True
         self.pairs = self.pairs or (any(u < 0xDC00 for u in self.units.values())
@@ -131,7 +134,7 @@ class LoneSurrogates:
         if not self.units:
             return text
         self._fresh()
-        return text.translate(self._to_units)
+        return text.translate(self._to_units) if self._any_py.search(text) else text  # (translate is slow)
 
     def is_marker(self, char: str) -> bool:
         return char in self.units or (self.unknown and char == UNKNOWN_HALF)
@@ -208,6 +211,11 @@ class LoneSurrogates:
         return pc.replace_with_mask(text, mask, pa.array(joined, text.type))
 
 
+# How many batches (or threads outside one) hold markers right now: while none does, the per-value helpers
+# (functions/string.py's UTF-16 arithmetic) need not look for one
+IN_USE = [0]
+
+
 def _is_text(arrow_type: pa.DataType) -> bool:
     return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
 
@@ -233,6 +241,8 @@ def scope(taken: Callable[[], Iterable[str]] | None = None):
         yield state
     finally:
         _LOCAL.state = before
+        if state.made:
+            IN_USE[0] -= 1
 
 
 def pool_characters(arrays: Iterable[pa.Array | pa.ChunkedArray], literals: Iterable[str] = ()) -> set[str]:

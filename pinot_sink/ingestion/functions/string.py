@@ -33,13 +33,18 @@ def _has_astral(text: pa.Array) -> bool:
 
 def _utf16(s: str) -> bytes:
     """Java's UTF-16 units of ``s`` (a lone surrogate's marker read as its unit: lone_surrogates.py)."""
-    return lone_surrogates.current().java_chars(s).encode("utf-16-le", "surrogatepass")
+    if lone_surrogates.IN_USE[0] and lone_surrogates.MAY_HOLD_ONE.search(s):
+        s = lone_surrogates.current().java_chars(s)
+    return s.encode("utf-16-le", "surrogatepass")
 
 
 def _from_utf16(b: bytes) -> str:
     """UTF-16 units as a Java String: a high surrogate followed by a low one is their character, any other
     surrogate a lone one, kept as its marker (what Pinot's builder then fails on when it is stored)."""
-    return lone_surrogates.current().from_utf16(b)
+    try:
+        return b.decode("utf-16-le")
+    except UnicodeDecodeError:
+        return lone_surrogates.current().from_utf16(b)
 
 
 def _java_case(text: pa.Array, kernel, full_mapping, special: np.ndarray) -> pa.Array:
