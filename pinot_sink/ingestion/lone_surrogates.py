@@ -9,10 +9,12 @@ met from a pool: the noncharacters U+FDD1..U+FDEF, U+FFFE, U+FFFF (Unicode keeps
 use), then the private use area U+E000..U+F8FF, 6,433 in all, more than the 2,048 units. So:
 
 * a marker remembers its unit: ``codepoint`` / ``ascii``, ``String.compareTo`` orders (``strcmp``, sorted
-  arrays) and UTF-16 arithmetic read the unit (``java_chars``, ``to_utf16``);
+  arrays) and UTF-16 arithmetic (functions/string.py's ``_utf16``) read the unit (``java_chars``), and
+  ``StringBuilder.reverse`` is done on the units;
 * every function's result goes through ``LoneSurrogates.rejoin`` (``evaluate._call``, the one place all results
   pass), which makes a high marker followed by a low one the character they form, as Java's String would read
-  it: concatenation, padding, replacement, joined arrays alike. It costs nothing until the batch made a marker;
+  it: concatenation, padding, replacement, joined arrays alike. It costs one attribute test per call until the
+  batch made both a high and a low marker;
 * encoding to UTF-8 (``getBytes``: ``toUtf8``, the hashes) gives '?' for it, as Java's encoder does, and a
   stored text holding one fails the build as Pinot's statistics pass does ("Unpaired surrogate at index N",
   ``pipeline.py``).
