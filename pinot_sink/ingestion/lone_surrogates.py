@@ -23,9 +23,10 @@ A user's text never collides with a marker: the markers are per batch (a ``scope
 each batch), and the first time a batch needs one, the pool characters its input columns (nested ones too) and
 the expressions' literals hold are taken out of the pool for that batch. Left to chance: a pool character a
 function makes inside the batch from numbers or bytes (``chr(57344)``, ``fromUtf8``, a JSON escape), which reads
-as the marker it equals if the batch gave that one out. Should the pool run out (an input using thousands of its
-characters), a unit gets U+FDD0, the unknown half: it never rejoins, reads as the unit 0xFDD0, and still fails
-the build when stored (docs/ingestion.md, "Mirrors").
+as the marker it equals if the batch gave that one out, and a regular expression naming surrogates
+(``[\\uDC00-\\uDFFF]``, ``\\p{Cs}``), which does not match a marker. Should the pool run out (an input using
+thousands of its characters), a unit gets U+FDD0, the unknown half: it never rejoins, reads as the unit 0xFDD0,
+and still fails the build when stored (docs/ingestion.md, "Mirrors").
 """
 from __future__ import annotations
 
