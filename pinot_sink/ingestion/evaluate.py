@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .expression import Call, ExpressionError, Identifier, Literal, Node, arguments, parse_expression
+from . import lone_surrogates
 from .functions import lookup
 from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, java_type,
                      null_mask,
@@ -143,6 +144,10 @@ def _call(function, args: list[Value], ctx: Context, nulls: np.ndarray | None) -
         ctx.active = outer_active
     if isinstance(result, pa.ChunkedArray):
         result = result.combine_chunks()
+    lone = lone_surrogates.current()
+    if lone.pairs:  # halves of a pair that met again are the pair, as in Java's String (lone_surrogates.py)
+        result = Const(lone.rejoin(result.value), result.java_type) if isinstance(result, Const) and isinstance(
+            result.value, str) else lone.rejoin(result)
     if isinstance(result, pa.Array):
         if nulls is not None and nulls.any():
             result = with_nulls(result, nulls)

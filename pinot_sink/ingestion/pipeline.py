@@ -31,12 +31,12 @@ from type_mapping.table_config import TableConfig, time_column_name
 from . import java_objects
 from .complex_types import MODES, ComplexTypeSpec, as_java_objects
 from .evaluate import Expression, reads_the_clock
-from .expression import ExpressionError, is_groovy
+from .expression import ExpressionError, Literal, is_groovy
 from .java_objects import is_object
 from .time_spec import TimeSpecConversion
-from .values import (LONE_SURROGATE, Context, IngestionError, RowFailure, arrow_java_type, deeper_recursion,
-                     lone_surrogates_made, to_boolean, to_double, to_float, to_int, to_long, to_string,
-                     unpaired_surrogates, with_nulls)
+from . import lone_surrogates
+from .values import (Context, IngestionError, RowFailure, arrow_java_type, deeper_recursion, to_boolean, to_double,
+                     to_float, to_int, to_long, to_string, with_nulls)
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
@@ -237,8 +237,17 @@ class IngestionPipeline:
               instant_ms: int | None = None) -> IngestedBatch:
         """``instant_ms``: the write's own instant (epoch millis), what ``now()`` and ``ago()`` give; chosen once
         per write on the driver, so every task and every retry of the write stores the same value."""
-        with deeper_recursion():  # JSON as deep as Jackson reads it (functions/json.py, JACKSON_MAX_DEPTH)
+        # the batch's own markers for lone surrogates, none of them a character its text or the expressions hold
+        taken = lambda: lone_surrogates.pool_characters(table.columns, self._literal_texts)  # noqa: E731
+        with deeper_recursion(), lone_surrogates.scope(taken):  # JSON as deep as Jackson reads (functions/json.py)
             return self._apply(table, row_offset, instant_ms)
+
+    @functools.cached_property
+    def _literal_texts(self) -> list[str]:
+        """The text literals of every expression (a cut text's marker must be none of their characters)."""
+        roots = [getattr(e, "root", None) for e in [*(x.expression for x in [*self.enrichers, *self.transforms]),
+                                                       self.filter]]
+        return [text for root in roots for text in _literal_texts(root)]
 
     def _apply(self, table: pa.Table | pa.RecordBatch, row_offset: int, instant_ms: int | None) -> IngestedBatch:
         if isinstance(table, pa.RecordBatch):
@@ -248,7 +257,6 @@ class IngestionPipeline:
                                  "IngestionPipeline.apply: the data source's WriteRun or the CLI's build start)")
         if self.is_identity:
             return IngestedBatch(table, 0, 0)
-        made = lone_surrogates_made()  # texts cut in half so far (a cut made in this batch is looked for)
         pre = [e for e in self.enrichers if e.pre_complex]
         if pre:
             ctx = Context(table.num_rows, row_offset, self.continue_on_error, instant_ms)
@@ -324,7 +332,7 @@ class IngestionPipeline:
                 columns = {name: columns[name].filter(keep_mask) for name in self.output_schema.names
                            if name in columns}
         ctx.raise_first_failure()  # every step has run on every row: the row Pinot stops at, if one fails
-        if lone_surrogates_made() != made:  # after every row's record transformers: the statistics pass
+        if lone_surrogates.current().made:  # after every row's record transformers: the statistics pass
             # of the rows the filter kept (a row it drops is never stored); reported by their input row
             self._fail_on_unpaired_surrogates(columns, ctx, None if kept == n else np.flatnonzero(keep))
         out = pa.Table.from_arrays([_column(columns, f.name, f.type, kept) for f in self.output_schema],
@@ -416,13 +424,21 @@ def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 def _first_unpaired_surrogate(value: pa.Array) -> tuple[int, int] | None:
     """(row, UTF-16 index) of the first text of ``value`` holding half of a surrogate pair, or None."""
-    rows = unpaired_surrogates(value)
+    lone = lone_surrogates.current()
+    rows = lone.rows_holding(value)
     if rows is None:
         return None
     first = int(np.argmax(rows))
     shown = value[first].as_py()
-    text = next(t for t in (shown if isinstance(shown, list) else [shown]) if t is not None and LONE_SURROGATE in t)
-    return first, len(text[:text.index(LONE_SURROGATE)].encode("utf-16-le", "surrogatepass")) // 2
+    return first, next(i for t in (shown if isinstance(shown, list) else [shown]) if t is not None
+                       for i in [lone.first_index(t)] if i is not None)
+
+
+def _literal_texts(node) -> list[str]:
+    if isinstance(node, Literal):
+        values = node.value if isinstance(node.value, (list, tuple)) else [node.value]
+        return [v for v in values if isinstance(v, str)]
+    return [text for arg in getattr(node, "args", ()) for text in _literal_texts(arg)]
 
 
 def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n: int) -> pa.Array:

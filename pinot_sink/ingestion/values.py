@@ -25,6 +25,7 @@ from type_mapping.java_numbers import java_double_to_int, java_double_to_long, j
 from type_mapping.pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from type_mapping.errors import PinotSinkError
 
+from . import lone_surrogates
 from .java_objects import as_argument, is_object
 
 
@@ -114,48 +115,9 @@ def as_numpy_mask(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> np.ndarray:
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
 
 
-# A Java String may hold half of a surrogate pair (``substr``, ``lpad`` / ``rpad``, ``prefixes``, ``chr`` cutting
-# or making one); Arrow's UTF-8 text cannot. Inside the pipeline such a lone surrogate is the noncharacter U+FDD0
-# (Unicode keeps noncharacters for a program's internal use): one UTF-16 unit, as the surrogate is, so lengths
-# and positions stay Java's. Where Java encodes it to UTF-8 (``getBytes``: ``toUtf8``, the UTF-8 hashes) it is
-# '?', as Java's encoder writes; stored into a text column it is Pinot's failure (``pipeline.py``,
-# docs/ingestion.md "Mirrors").
-LONE_SURROGATE = "\ufdd0"
-_LONE_SURROGATES_MADE = [0]  # how many texts got one: the pipeline looks for them only after one was made
-
-
-def lone_surrogate_made() -> None:
-    _LONE_SURROGATES_MADE[0] += 1
-
-
-def lone_surrogates_made() -> int:
-    return _LONE_SURROGATES_MADE[0]
-
-
 def java_utf8(text: pa.Array) -> pa.Array:
-    """``String.getBytes(UTF_8)`` of a text column, as binary: a lone surrogate becomes '?'."""
-    if _LONE_SURROGATES_MADE[0]:
-        text = pc.replace_substring(text, LONE_SURROGATE, "?")
-    return text.cast(pa.binary())
-
-
-def unpaired_surrogates(array: pa.Array) -> np.ndarray | None:
-    """Rows of a text (or multi-value text) column holding a lone surrogate, or None when none does."""
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
-        flat = pc.list_flatten(array)
-        if not (pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)):
-            return None
-        hits = pc.fill_null(pc.match_substring(flat, LONE_SURROGATE), False).to_numpy(zero_copy_only=False)
-        if not hits.any():
-            return None
-        parents = pc.list_parent_indices(array).to_numpy(zero_copy_only=False)
-        return np.bincount(parents[hits], minlength=len(array)) > 0
-    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-        return None
-    hits = pc.fill_null(pc.match_substring(array, LONE_SURROGATE), False).to_numpy(zero_copy_only=False)
-    return hits if hits.any() else None
+    """``String.getBytes(UTF_8)`` of a text column, as binary: a lone surrogate becomes '?' (lone_surrogates.py)."""
+    return lone_surrogates.current().replaced(text, "?").cast(pa.binary())
 
 
 @contextlib.contextmanager

@@ -40,9 +40,6 @@ _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "floa
 # Cases where this package still differs from Pinot (issue 23), each to be fixed and removed from here: strict
 # xfail, so a fix that makes one pass is noticed. (continueOnError on / off, case id)
 KNOWN_DIFFERENCES = {
-    # a lone surrogate inside the pipeline is U+FDD0 (values.LONE_SURROGATE), which does not remember which half
-    # of the pair it was: its code point is not Java's (docs/ingestion.md, mirrors)
-    ("on", "unicode:c4=codepoint(substr(s, 1))"),
 }
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import re
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -17,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.values import LONE_SURROGATE
+from pinot_sink.ingestion import lone_surrogates
 from pinot_sink.ingestion.values import Context, IngestionError
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
@@ -31,8 +30,17 @@ def evaluate(text: str, continue_on_error: bool = False, **columns):
     n = len(next(iter(table.values())))
     ctx = Context(n, 0, continue_on_error)
     ctx.where = text
-    out = Expression(text).evaluate_array(table, ctx)
-    return out.to_pylist(), ctx
+    # a batch's markers for lone surrogates, as the pipeline has them; the values read back as Java's Strings
+    with lone_surrogates.scope(lambda: lone_surrogates.pool_characters(table.values())) as lone:
+        out = Expression(text).evaluate_array(table, ctx)
+        return java_strings(out.to_pylist(), lone), ctx
+
+
+def java_strings(value, lone):
+    """Texts with each lone surrogate's marker the surrogate itself (a Python str can hold one), as Java has it."""
+    if isinstance(value, str):
+        return lone.java_chars(value)
+    return [java_strings(v, lone) for v in value] if isinstance(value, list) else value
 
 
 def java_div(a: int, b: int) -> int:
@@ -196,20 +204,15 @@ def test_substr_counts_utf16_units_like_java(values, begin, end):
         b, e = begin + n if begin < 0 else begin, (n if end == -1 else (end + n if end < 0 else end))
         e, b = min(e, n), max(b, 0)
         text = "" if b > e else units[2 * b:2 * e].decode("utf-16-le", "surrogatepass")
-        return _lone(text)  # a cut surrogate pair: a lone surrogate (values.LONE_SURROGATE in the pipeline)
+        return text  # a cut surrogate pair: a lone surrogate
 
 
     out, _ = evaluate(f"substr(s, {begin}, {end})", s=pa.array(values, pa.string()))
     assert out == [None if v is None else java(v) for v in values]
 
 
-def _lone(text: str) -> str:
-    """A Java String's lone surrogates as the pipeline holds them (Arrow text cannot): U+FDD0."""
-    return re.sub("[\ud800-\udfff]", LONE_SURROGATE, text)
-
-
 def java_pad(s: str, size: int, pad: str, left: bool) -> str:
-    """StringUtils.leftPad / rightPad on UTF-16 units (a lone surrogate is values.LONE_SURROGATE)."""
+    """StringUtils.leftPad / rightPad on UTF-16 units (a cut pad may leave a lone surrogate)."""
     units = s.encode("utf-16-le", "surrogatepass")
     pad_units = (pad or " ").encode("utf-16-le", "surrogatepass")
     missing = size - len(units) // 2
@@ -217,7 +220,7 @@ def java_pad(s: str, size: int, pad: str, left: bool) -> str:
         return s
     filler = (pad_units * missing)[:2 * missing]
     whole = filler + units if left else units + filler
-    return _lone(whole.decode("utf-16-le", "surrogatepass"))
+    return whole.decode("utf-16-le", "surrogatepass")
 
 
 @given(st.lists(st.one_of(st.none(), st.text(alphabet="ab😀é", max_size=5)), min_size=1, max_size=12),

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import lone_surrogates
 from ..values import Const, Context, Value, broadcast, to_double, to_float, to_int, to_long, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -101,8 +102,8 @@ def _distinct(values) -> list:
 
 
 def _utf16_key(s: str) -> bytes:
-    """``String.compareTo`` order: by UTF-16 code units."""
-    return s.encode("utf-16-be", "surrogatepass")
+    """``String.compareTo`` order: by UTF-16 code units (a lone surrogate's marker read as its unit)."""
+    return lone_surrogates.current().java_chars(s).encode("utf-16-be", "surrogatepass")
 
 
 def _sort(values: tuple, kind: str) -> list:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from type_mapping.java_text import java_parse_long
 
+from .. import lone_surrogates
 from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, java_utf8, to_long, to_string)
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -148,8 +149,9 @@ def _long_to_hex_decimal(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("encodeUrl", arity=1)
 def _encode_url(ctx: Context, args: list[Value]) -> Value:
     """``URLEncoder.encode(s, UTF_8)``: letters, digits and ``.-*_`` kept, space as '+', the rest as %XX of
-    its UTF-8 bytes (upper-case hex; '~' too)."""
-    return per_row(ctx, lambda s: quote_plus(s, safe="*").replace("~", "%7E"), pa.string(), _text(ctx, args[0]))
+    its UTF-8 bytes (upper-case hex; '~' too); a lone surrogate's bytes are '?' (``getBytes``), so "%3F"."""
+    text = lone_surrogates.current().replaced(_text(ctx, args[0]), "?")
+    return per_row(ctx, lambda s: quote_plus(s, safe="*").replace("~", "%7E"), pa.string(), text)
 
 
 def java_url_decode(s: str) -> str:

@@ -35,6 +35,8 @@ from typing import Any
 from type_mapping.java_text import java_float_str
 from type_mapping.errors import PinotSinkError
 
+from .. import lone_surrogates
+
 
 class JsonPathError(PinotSinkError, ValueError):
     pass
@@ -396,7 +398,8 @@ def _equals(a: tuple, b: tuple) -> bool:
 
 
 def _utf16(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
+    """Java's UTF-16 units (``String.compareTo`` order; a lone surrogate's marker read as its unit)."""
+    return lone_surrogates.current().java_chars(text).encode("utf-16-be", "surrogatepass")
 
 
 def _compare(a: tuple, b: tuple) -> int | None:

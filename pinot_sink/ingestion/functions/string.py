@@ -8,14 +8,13 @@ characters up to U+0020 (``String.trim``), not Unicode white space.
 from __future__ import annotations
 
 import functools
-import re
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import (LONE_SURROGATE, Const, Context, IngestionError, Value, as_numpy_mask, broadcast,
-                      lone_surrogate_made, per_distinct, to_int, to_string)
+from .. import lone_surrogates
+from ..values import Const, Context, IngestionError, Value, as_numpy_mask, broadcast, per_distinct, to_int, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -33,20 +32,19 @@ def _has_astral(text: pa.Array) -> bool:
 
 
 def _utf16(s: str) -> bytes:
+    """Java's UTF-16 units of ``s`` (a lone surrogate's marker read as its unit: lone_surrogates.py)."""
+    if lone_surrogates.IN_USE[0] and lone_surrogates.MAY_HOLD_ONE.search(s):
+        s = lone_surrogates.current().java_chars(s)
     return s.encode("utf-16-le", "surrogatepass")
 
 
 def _from_utf16(b: bytes) -> str:
-    """UTF-16 units as a Java String: a surrogate pair cut in half leaves a lone surrogate, kept as
-    ``values.LONE_SURROGATE`` (what Pinot's builder then fails on when it is stored)."""
+    """UTF-16 units as a Java String: a high surrogate followed by a low one is their character, any other
+    surrogate a lone one, kept as its marker (what Pinot's builder then fails on when it is stored)."""
     try:
         return b.decode("utf-16-le")
     except UnicodeDecodeError:
-        lone_surrogate_made()
-        return _SURROGATE.sub(LONE_SURROGATE, b.decode("utf-16-le", "surrogatepass"))
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")  # (after decoding, only the unpaired ones are left as such)
+        return lone_surrogates.current().from_utf16(b)
 
 
 def _java_case(text: pa.Array, kernel, full_mapping, special: np.ndarray) -> pa.Array:
@@ -169,7 +167,23 @@ def _replace(ctx: Context, args: list[Value]) -> Value:
 
 @scalar_function("reverse", arity=1)
 def _reverse(ctx: Context, args: list[Value]) -> Value:
-    return pc.utf8_reverse(_text(ctx, args[0]))
+    text = _text(ctx, args[0])
+    if lone_surrogates.current().rows_holding(text) is None:  # reversed characters: a pair stays a pair, as in Java
+        return pc.utf8_reverse(text)
+    return per_distinct(text, lambda s: None if s is None else _java_reverse(s), pa.string())
+
+
+def _java_reverse(s: str) -> str:
+    """``StringBuilder.reverse``: the UTF-16 units reversed, then each low surrogate now followed by a high one
+    swapped with it, left to right (a cut low then high reversed is the character again)."""
+    units = _units(s)[::-1]
+    i = 0
+    while i < len(units) - 1:
+        if 0xDC00 <= units[i] <= 0xDFFF and 0xD800 <= units[i + 1] <= 0xDBFF:
+            units[i], units[i + 1] = units[i + 1], units[i]
+            i += 1
+        i += 1
+    return _from_utf16(b"".join(u.to_bytes(2, "little") for u in units))
 
 
 _JAVA_ARRAY_LIMIT = 2**31 - 2  # HotSpot's largest array length (Integer.MAX_VALUE - 2)
@@ -528,17 +542,16 @@ def _strcmp(a: str, b: str) -> int:
 def _codepoint(s: str) -> int:
     if s == "":
         raise JavaThrows("StringIndexOutOfBoundsException: codePointAt(0) of an empty string")
-    return ord(s[0])
+    return ord(lone_surrogates.current().java_chars(s[0]))  # a lone surrogate: its unit
 
 
 @_string_function("chr", arity=1, kinds="i", out_type=pa.string())
 def _chr(codepoint: int) -> str:
-    """``Character.toChars``; a surrogate code point is a lone surrogate (``values.LONE_SURROGATE``)."""
+    """``Character.toChars``; a surrogate code point is a lone surrogate (its marker, lone_surrogates.py)."""
     if not 0 <= codepoint <= 0x10FFFF:
         raise JavaThrows(f"IllegalArgumentException: Not a valid Unicode code point: {codepoint:#X}")
     if 0xD800 <= codepoint <= 0xDFFF:
-        lone_surrogate_made()
-        return LONE_SURROGATE
+        return lone_surrogates.current().marker(codepoint)
     return chr(codepoint)
 
 

@@ -16,7 +16,8 @@ import json
 
 import pyarrow as pa
 
-from ..values import LONE_SURROGATE, Context, Value, to_int, to_string
+from .. import lone_surrogates
+from ..values import Context, Value, to_int, to_string
 from .array import to_array
 from .binary import to_bytes
 from .json import within_jackson_limits
@@ -126,8 +127,9 @@ def java_encode(text: str, charset: str) -> bytes | None:
     if codec == "utf-16":  # a byte order mark before the first character only
         return b"\xfe\xff" + java_encode(text, "UTF-16BE") if text else b""
     out = []
+    lone = lone_surrogates.current()
     for c in text:
-        if c == LONE_SURROGATE:  # half a surrogate pair: the encoder's replacement (U+FFFD for UTF-16, else '?')
+        if lone.is_marker(c):  # half a surrogate pair: the encoder's replacement (U+FFFD for UTF-16, else '?')
             out.append(("\ufffd" if codec.startswith("utf-16") else "?").encode(codec))
             continue
         try:
