@@ -662,6 +662,13 @@ def _write_instant(ctx: Context, name: str) -> int:
     return int(ctx.instant_ms)
 
 
+@scalar_function("sleep", arity=1)
+def _sleep(ctx: Context, args: list[Value]) -> Value:
+    # DateTimeFunctions.sleep pauses only where Java's assertions are on (FunctionUtils.isAssertEnabled, never
+    # in a Pinot server or ingestion job) and returns its argument: the value without the pause
+    return to_long(args[0], ctx)
+
+
 @scalar_function("now", arity=0)
 def _now(ctx: Context, args: list[Value]) -> Value:
     return Const(_write_instant(ctx, "now()"), "LONG")

@@ -6,7 +6,8 @@ greatest / least / moduloOrZero / positiveModulo classes, checked against Pinot'
 At ingestion the lookup is by argument count, so the polymorphic classes run the overload Pinot's registry
 gives for that count: the DOUBLE one for greatest / least / moduloOrZero / positiveModulo, the LONG one for
 the bitwise functions (an int shift count, masked to 6 bits as Java does). ``rand(seed)`` is Pinot's
-deterministic mix of the seed (a given seed always gives the same double); ``rand()`` is refused.
+deterministic mix of the seed (a given seed always gives the same double); ``rand()`` is a fresh double in
+[0, 1) per row (``ThreadLocalRandom.nextDouble``: 53 random bits), from the operating system's entropy.
 
 ``sin cos tan`` (so ``cot``, ``1.0 / tan``), ``pow`` (so ``exp2``, ``exp10``), ``exp`` and ``log`` are HotSpot's
 x86_64 intrinsic stubs ported (``hotspot_math``), bit for bit; ``asin acos atan atan2 sinh cosh tanh hypot log1p
@@ -194,6 +195,14 @@ scalar_function("exp10", arity=1)(_doubles(lambda a: hotspot_pow(10.0, a)))
 scalar_function("log1p", arity=1)(_doubles(fdlibm_log1p))
 scalar_function("sigmoid", arity=1)(_doubles(lambda a: 1.0 / (1.0 + hotspot_exp(-a))))  # Math.exp's stub
 scalar_function("rand", arity=1)(_longs(_mix64, pa.float64()))
+
+
+@scalar_function("rand", arity=0)
+def _rand(ctx: Context, args: list[Value]) -> Value:
+    # numpy's random() is (53 random bits) / 2**53, as ThreadLocalRandom.nextDouble: every row its own draw
+    return pa.array(np.random.default_rng().random(ctx.num_rows), pa.float64())
+
+
 # Double.max / Double.min: NaN wins, and 0.0 is above -0.0
 scalar_function("greatest", arity=2)(_doubles(
     lambda a, b: np.where(a == b, np.where(np.signbit(a), b, a), np.maximum(a, b))))

@@ -8,20 +8,15 @@ read, with the reason.
 from __future__ import annotations
 
 
-_NON_DETERMINISTIC = ("non-deterministic (a random source, a fresh UUID, or a pause): a Spark task retried or a "
-                      "segment rebuilt would store another value, so the commit would not be exactly once; compute "
-                      "the value in Spark before writing (now() and ago() are evaluated: the write's own instant)")
 _QUERY_ONLY = "query-time context (broker, request, stage ids); it has no value at ingestion"
-_NOT_YET = "not implemented yet"
 UNSUPPORTED: dict[str, str] = {
-    **{name: _NON_DETERMINISTIC for name in ("sleep", "rand/0", "uuidv4", "uuidv7")},
     **{name: _QUERY_ONLY for name in ("brokerid", "cid", "endtime", "queryengine", "reqid", "stageid",
                                       "starttime", "workerid")},
 }
 
 
 def reason(canonical_name: str, num_args: int | None = None) -> str | None:
-    """Why ``name`` (with ``num_args`` arguments, when one overload only is refused: ``rand/0``) is refused."""
+    """Why ``name`` (with ``num_args`` arguments, when one overload only is refused: ``name/N``) is refused."""
     if num_args is not None and f"{canonical_name}/{num_args}" in UNSUPPORTED:
         return UNSUPPORTED[f"{canonical_name}/{num_args}"]
     return UNSUPPORTED.get(canonical_name)

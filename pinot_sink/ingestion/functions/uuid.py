@@ -6,12 +6,17 @@ form (any case; ``UUID.fromString`` must print it back) or 32 hex digits; anythi
 asks the same of the untrimmed text. A UUID result is stored as its lowercase text (a STRING column).
 ``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted); ``uuidTimestamp`` is
 the time of a version 1 (Gregorian 100 ns since 1582, to millis) or 7 (the first 48 bits) UUID, else null.
-``uuidV4`` / ``uuidV7`` are random: refused (see ``unsupported``).
+``uuidV4`` / ``uuidV7`` are fresh random UUIDs per row, as Pinot makes them (``UuidUtils.randomV4`` /
+``randomV7``: the version and variant bits set, the rest random; v7's first 48 bits the clock's milliseconds
+when the batch is transformed), drawn from the operating system's entropy: no two attempts of a task store the
+same ones, and none need to (the driver publishes one attempt's segments: docs/ingestion.md).
 """
 from __future__ import annotations
 
 import re
+import time
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -118,3 +123,43 @@ def _to_uuid_bytes(ctx: Context, args: list[Value]) -> Value:
 @scalar_function("fromUUIDBytes", "bytesToUuid", arity=1)
 def _from_uuid_bytes(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, lambda raw: uuid_text(_from_bytes(raw)), pa.string(), to_bytes(args[0], ctx))
+
+
+# --- fresh UUIDs --------------------------------------------------------------------------------------------
+
+_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+_TEXT_COLUMNS = np.array([c for c in range(36) if c not in (8, 13, 18, 23)])  # where the 32 hex digits go
+
+
+def uuid_texts(raw: np.ndarray) -> pa.Array:
+    """A (rows, 16) uint8 array of UUID bytes as their lowercase canonical texts, without a Python loop."""
+    rows = len(raw)
+    digits = np.empty((rows, 32), dtype=np.uint8)
+    digits[:, 0::2] = _HEX_DIGITS[raw >> 4]
+    digits[:, 1::2] = _HEX_DIGITS[raw & 0x0F]
+    text = np.full((rows, 36), ord("-"), dtype=np.uint8)
+    text[:, _TEXT_COLUMNS] = digits
+    offsets = np.arange(0, 36 * (rows + 1), 36, dtype=np.int32)
+    return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text))
+
+
+def random_uuid_bytes(rows: int, version: int) -> np.ndarray:
+    """Random UUID bytes with RFC 9562's version nibble and the variant ``10`` (``UuidUtils.randomV4`` /
+    ``randomV7``'s layout); v7's first 48 bits are the clock's epoch milliseconds."""
+    raw = np.random.default_rng().integers(0, 256, (rows, 16), dtype=np.uint8)
+    if version == 7:
+        millis = (time.time_ns() // 1_000_000) & 0xFFFFFFFFFFFF
+        raw[:, :6] = np.frombuffer(millis.to_bytes(6, "big"), dtype=np.uint8)
+    raw[:, 6] = (raw[:, 6] & 0x0F) | (version << 4)
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
+    return raw
+
+
+@scalar_function("uuidV4", "UUID_V4", arity=0)
+def _uuid_v4(ctx: Context, args: list[Value]) -> Value:
+    return uuid_texts(random_uuid_bytes(ctx.num_rows, 4))
+
+
+@scalar_function("uuidV7", "UUID_V7", arity=0)
+def _uuid_v7(ctx: Context, args: list[Value]) -> Value:
+    return uuid_texts(random_uuid_bytes(ctx.num_rows, 7))
