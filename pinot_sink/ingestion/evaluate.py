@@ -81,11 +81,6 @@ def _check(node: Node, text: str) -> None:
     if function is None:
         from .functions import REGISTRY
 
-        from .functions.unsupported import reason
-
-        why = reason(node.name, len(node.args))
-        if why is not None:
-            raise ExpressionError(f"Unsupported function: {node.text} in {text!r}: {why}")
         if node.name in REGISTRY:
             raise ExpressionError(f"Unsupported function: {node.text} with {len(node.args)} arguments in {text!r}")
         raise ExpressionError(f"Unsupported function: {node.text} in {text!r} (not a Pinot scalar function this "

@@ -918,3 +918,24 @@ FAMILIES["dst_overlaps"] = _cases_family("dst_overlaps", [
     for zone in _OVERLAP_ZONES for unit in ("HOUR", "DAY", "MONTH", "WEEK")
 ] + [("dateTrunc('MINUTE', l, 'MILLISECONDS', 'Australia/Lord_Howe')", "LONG", True)],
     inputs={"l": "int64"}, schema_inputs={"l": ("LONG", True)}, typed={}, rows=_overlap_rows)
+
+
+# InternalFunctions read the query's thread context, which an ingestion has none of (QueryThreadContext.get() is
+# null without assertions: every non-null argument throws, a null one gives null without a call); sleep(ms) is
+# its argument (it pauses only with assertions on); rand() / uuidV4() / uuidV7() are random, so only what Pinot
+# makes of them is compared: their range, version and length
+def _query_context_rows(rng: random.Random) -> list[dict]:
+    texts = [None, "", "x", "select 1"]
+    numbers = [None, 0, 5, -3, 2**40, LONG_MIN, LONG_MAX]
+    return [{"s": rng.choice(texts), "n": rng.choice(numbers)} for _ in range(40)]
+
+
+FAMILIES["query_context"] = _cases_family("query_context", [
+    ("brokerId(s)", "STRING", True), ("cid(s)", "STRING", True), ("queryEngine(s)", "STRING", True),
+    ("reqId(s)", "LONG", True), ("startTime(s)", "LONG", True), ("endTime(s)", "LONG", True),
+    ("stageId(s)", "INT", True), ("workerId(s)", "INT", True),
+    ("sleep(n)", "LONG", True), ("floor(rand())", "DOUBLE", True), ("floor(rand() * 0.0)", "DOUBLE", True),
+    ("uuidVersion(uuidV4())", "INT", True), ("uuidVersion(UUID_V7())", "INT", True),
+    ("length(uuidV4())", "INT", True), ("length(uuidToString(uuidV7()))", "INT", True),
+], inputs={"s": "string", "n": "int64"}, schema_inputs={"s": ("STRING", True), "n": ("LONG", True)}, typed={},
+    rows=_query_context_rows)

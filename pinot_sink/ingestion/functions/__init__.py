@@ -12,5 +12,5 @@ from .registry import REGISTRY, VAR_ARGS, Function, lookup, scalar_function
 from . import array, binary, conversion, datetime, geo, hash, json, math, regexp, string  # noqa: E402,F401  (each family registers its functions)
 
 __all__ = ["REGISTRY", "VAR_ARGS", "Function", "lookup", "scalar_function"]
-from . import array_build, big_decimal, geohash, h3_cells, ip, json_keys, json_objects, numeric, objects, strings_extra, timestamp_arith, url, uuid, vector  # noqa: E402,F401
+from . import array_build, big_decimal, geohash, h3_cells, internal, ip, json_keys, json_objects, numeric, objects, strings_extra, timestamp_arith, url, uuid, vector  # noqa: E402,F401
 from . import multi_value  # noqa: E402,F401  (after the single-value functions it wraps)
