@@ -117,7 +117,7 @@ class PartitionWriter:
         self._stage, self.where, self._rows_of = stage, where, rows_of
         # The writer is done with a cut's rows once they are built: the builder lets go of each column's rows
         # as it builds it (release_input), so a segment in flight holds its indexes instead of rows and both.
-        self._build_options = replace(spec.build, release_input=True,
+        self._build_options = replace(spec.build, release_input=True, spill_indexes=True,
                                       **({"threads": threads} if threads is not None else {}))
         self._segment_facts, self._on_segment = segment_facts, on_segment
         self._progress, self.progress_every_s = progress, progress_every_s

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
+from .spill import Spill
 from .stats import ColumnStats, collect_stats, flatten
 from . import startree
 from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
@@ -66,6 +68,10 @@ class BuildOptions:
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
+    # Write each column's index payloads to a temporary file in out_dir as soon as they are built, and
+    # tar them from there (spill.py): a segment in flight then holds no indexes in memory, only the rows
+    # still to build and one column's working arrays. The same bytes either way.
+    spill_indexes: bool = False
 
 
 @dataclass
@@ -153,6 +159,18 @@ def build_segment(
     masks = dict(columns.null_masks)
     if options.release_input:
         columns.table, columns.null_masks = columns.table.schema.empty_table(), {}
+
+    with Spill(out_dir) if options.spill_indexes else nullcontext() as spill:
+        return _build(schema, config, plan, settings, version, skipped, source, masks, total_docs, out_dir,
+                      segment_name, creation_time_ms, options, spill)
+
+
+def _build(schema: PinotSchema, config: TableConfig, plan: IndexPlan, settings: TableIndexSettings, version: str,
+           skipped: list[str], source: dict[str, pa.ChunkedArray], masks: dict[str, np.ndarray], total_docs: int,
+           out_dir: Path, segment_name: str, creation_time_ms: int, options: BuildOptions,
+           spill: Spill | None) -> BuiltSegment:
+    """``build_segment`` once its inputs are checked: the columns (their payloads into ``spill`` when
+    given), the layout, the tarball."""
     order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
         sorted_column = settings.sorted_columns[0]
@@ -186,6 +204,8 @@ def build_segment(
             raise SegmentBuildError(f"column {spec.name!r}: {exc}") from exc
         for entry in column_entries:
             entry.adler  # the CRCs combine these; computing them here spreads them over the threads
+            if spill is not None:
+                entry.payload = spill.hold(entry.payload)
         return meta, column_entries
 
     if threads <= 1:
