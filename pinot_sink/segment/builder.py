@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import time
-from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,10 +67,6 @@ class BuildOptions:
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
-    # Write each column's index payloads to a temporary file in out_dir as soon as they are built, and
-    # tar them from there (spill.py): a segment in flight then holds no indexes in memory, only the rows
-    # still to build and one column's working arrays. The same bytes either way.
-    spill_indexes: bool = False
 
 
 @dataclass
@@ -123,7 +118,11 @@ def build_segment(
     segment_name: str,
     creation_time_ms: int | None = None,
     options: BuildOptions | None = None,
+    spill: Spill | None = None,
 ) -> BuiltSegment:
+    """``spill``: where each column's index payloads go as soon as they are built, to be tarred from there
+    (spill.py; restarted here, so its earlier spans are done with): a segment in flight then holds no
+    indexes in memory, only the rows still to build and one column's working arrays. The same bytes."""
     options = options or BuildOptions()
     normalise_mode(options.unsupported_indexes)
     validate_segment_name(segment_name)
@@ -159,23 +158,13 @@ def build_segment(
     masks = dict(columns.null_masks)
     if options.release_input:
         columns.table, columns.null_masks = columns.table.schema.empty_table(), {}
-
-    with Spill(out_dir) if options.spill_indexes else nullcontext() as spill:
-        return _build(schema, config, plan, settings, version, skipped, source, masks, total_docs, out_dir,
-                      segment_name, creation_time_ms, options, spill)
-
-
-def _build(schema: PinotSchema, config: TableConfig, plan: IndexPlan, settings: TableIndexSettings, version: str,
-           skipped: list[str], source: dict[str, pa.ChunkedArray], masks: dict[str, np.ndarray], total_docs: int,
-           out_dir: Path, segment_name: str, creation_time_ms: int, options: BuildOptions,
-           spill: Spill | None) -> BuiltSegment:
-    """``build_segment`` once its inputs are checked: the columns (their payloads into ``spill`` when
-    given), the layout, the tarball."""
     order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
         sorted_column = settings.sorted_columns[0]
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
+    if spill is not None:
+        spill.restart()
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}

@@ -2,11 +2,15 @@
 
 A segment's indexes are about 0.6x its converted rows (uncompressed), and the builder used to hold every
 column's payloads until the tarball was written: at the build's peak (the largest column's dictionary and
-reorder) the earlier columns' indexes sat beside its working arrays. With ``BuildOptions.spill_indexes``
-each payload, once its Adler-32 is taken, is written to one unlinked temporary file in the segment's
-output folder and replaced by a ``FileSpan``; the tarball (and a kept directory) read the spans back in
-pieces. The page cache holds the written bytes, which is not the process's resident memory, and the
-bytes written are the same (docs/performance.md, "Task memory").
+reorder) the earlier columns' indexes sat beside its working arrays. Given a ``Spill``, ``build_segment``
+writes each payload, once its Adler-32 is taken, to the spill's unlinked temporary file and replaces it by
+a ``FileSpan``; the tarball (and a kept directory) read the spans back in pieces. The page cache holds the
+written bytes, which is not the process's resident memory, and the bytes written are the same
+(docs/performance.md, "Task memory").
+
+A partition writer keeps one spill for all its segments (one build at a time): each build writes over the
+last one's bytes, in pages the page cache already holds, which halves the cost of the writes (a fresh file
+takes ~12 ms of CPU per 32 MB of indexes for its new pages, an overwritten one ~5 ms; reading back ~4 ms).
 """
 from __future__ import annotations
 
@@ -44,10 +48,11 @@ class FileSpan:
 
 
 class Spill:
-    """One unlinked temporary file that payloads are appended to (by any number of threads); closed with
-    the segment. A ``FileSpan`` is readable until ``close``."""
+    """One unlinked temporary file that payloads are appended to (by any number of threads). A ``FileSpan``
+    is readable until ``restart`` (the next segment's payloads overwrite it) or ``close``."""
 
     def __init__(self, directory: Path) -> None:
+        Path(directory).mkdir(parents=True, exist_ok=True)
         self._file = tempfile.TemporaryFile(prefix=".spill.", dir=directory)
         self._fd = self._file.fileno()
         self._end = 0
@@ -63,6 +68,11 @@ class Spill:
         while written < len(view):
             written += os.pwrite(self._fd, view[written:], offset + written)
         return FileSpan(self._fd, offset, len(view))
+
+    def restart(self) -> None:
+        """Write the next payloads from the file's start again: the spans handed out so far are done with."""
+        with self._lock:
+            self._end = 0
 
     def close(self) -> None:
         self._file.close()
