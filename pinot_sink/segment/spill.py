@@ -21,6 +21,23 @@ from pathlib import Path
 from typing import Iterator
 
 READ_PIECE = 1 << 20  # bytes read back per call: a span is streamed, never read whole
+_seek_lock = threading.Lock()  # where os.pread / os.pwrite do not exist (Windows): seek and read under it
+
+
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    with _seek_lock:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, size)
+
+
+def _pwrite(fd: int, data: memoryview, offset: int) -> int:
+    if hasattr(os, "pwrite"):
+        return os.pwrite(fd, data, offset)
+    with _seek_lock:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.write(fd, data)
 
 
 class FileSpan:
@@ -40,7 +57,7 @@ class FileSpan:
         size = size or READ_PIECE
         position, end = self.offset, self.offset + self.length
         while position < end:
-            piece = os.pread(self.fd, min(size, end - position), position)
+            piece = _pread(self.fd, min(size, end - position), position)
             if not piece:
                 raise OSError(f"spilled index file ended at byte {position}, {end - position} bytes early")
             position += len(piece)
@@ -66,7 +83,7 @@ class Spill:
             self._end += len(view)
         written = 0
         while written < len(view):
-            written += os.pwrite(self._fd, view[written:], offset + written)
+            written += _pwrite(self._fd, view[written:], offset + written)
         return FileSpan(self._fd, offset, len(view))
 
     def restart(self) -> None:

@@ -528,3 +528,12 @@ def test_a_spilled_span_reads_back_in_pieces_and_a_short_file_is_an_error(tmp_pa
         with pytest.raises(OSError, match="ended at byte 15, 7 bytes early"):
             list(second.pieces())
     assert os.listdir(tmp_path) == []
+
+
+def test_a_spill_reads_and_writes_by_seeking_where_pread_is_missing(tmp_path, monkeypatch):
+    from pinot_sink.segment.spill import Spill
+    monkeypatch.delattr(os, "pread")
+    monkeypatch.delattr(os, "pwrite")
+    with Spill(tmp_path) as spill:
+        first, second = spill.hold(b"abcdefghij"), spill.hold(b"0123")
+        assert list(second.pieces()) == [b"0123"] and list(first.pieces(6)) == [b"abcdef", b"ghij"]
