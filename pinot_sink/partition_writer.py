@@ -35,6 +35,7 @@ from type_mapping.stored import PinotColumns
 
 from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.builder import BuiltSegment
+from pinot_sink.segment.spill import Spill
 
 from . import allocator
 from .buffer import Buffer
@@ -116,9 +117,12 @@ class PartitionWriter:
         self._instant_ms = instant_ms  # the write's own instant: what now() / ago() give in every row
         self._stage, self.where, self._rows_of = stage, where, rows_of
         # The writer is done with a cut's rows once they are built: the builder lets go of each column's rows
-        # as it builds it (release_input), so a segment in flight holds its indexes instead of rows and both.
+        # as it builds it (release_input) and writes each column's indexes to the spill file (one for all the
+        # writer's segments, made by the first build): a segment in flight holds the rows still to build and
+        # one column's working arrays, not the indexes built so far (docs/performance.md, "Task memory").
         self._build_options = replace(spec.build, release_input=True,
                                       **({"threads": threads} if threads is not None else {}))
+        self._spill: Spill | None = None
         self._segment_facts, self._on_segment = segment_facts, on_segment
         self._progress, self.progress_every_s = progress, progress_every_s
         self._select = select_columns  # columns the plan maps, when the input has others to leave out
@@ -179,6 +183,9 @@ class PartitionWriter:
             self._wait()
         finally:
             self._executor.shutdown(wait=True)  # no build may still be writing when the caller cleans up
+            if self._spill is not None:
+                self._spill.close()
+                self._spill = None
         return self.segments
 
     def progress(self) -> Progress:
@@ -279,8 +286,11 @@ class PartitionWriter:
         rows = held.pop()
         started = time.monotonic()
         try:
+            if self._spill is None:
+                self._spill = Spill(self._stage.build_dir)
             built = build_segment(rows, spec.schema, spec.table_config, self._stage.build_dir, name,
-                                  creation_time_ms=spec.creation_time_ms, options=self._build_options)
+                                  creation_time_ms=spec.creation_time_ms, options=self._build_options,
+                                  spill=self._spill)
         except Exception as exc:
             raise PinotWriteError(f"{where}: build failed: {exc}") from exc
         build_ms = (time.monotonic() - started) * 1000

@@ -33,6 +33,7 @@ from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
+from .spill import Spill
 from .stats import ColumnStats, collect_stats, flatten
 from . import startree
 from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
@@ -117,7 +118,11 @@ def build_segment(
     segment_name: str,
     creation_time_ms: int | None = None,
     options: BuildOptions | None = None,
+    spill: Spill | None = None,
 ) -> BuiltSegment:
+    """``spill``: where each column's index payloads go as soon as they are built, to be tarred from there
+    (spill.py; restarted here, so its earlier spans are done with): a segment in flight then holds no
+    indexes in memory, only the rows still to build and one column's working arrays. The same bytes."""
     options = options or BuildOptions()
     normalise_mode(options.unsupported_indexes)
     validate_segment_name(segment_name)
@@ -158,6 +163,8 @@ def build_segment(
         sorted_column = settings.sorted_columns[0]
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
+    if spill is not None:
+        spill.restart()
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
@@ -186,6 +193,8 @@ def build_segment(
             raise SegmentBuildError(f"column {spec.name!r}: {exc}") from exc
         for entry in column_entries:
             entry.adler  # the CRCs combine these; computing them here spreads them over the threads
+            if spill is not None:
+                entry.payload = spill.hold(entry.payload)
         return meta, column_entries
 
     if threads <= 1:

@@ -27,6 +27,7 @@ from typing import Iterable, Iterator, Mapping, Sequence, Union
 from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
 
 from .format import METADATA_FILE, V3_DIR
+from .spill import FileSpan
 
 # Bit-packed forward indexes and dictionaries barely compress: on a 1M-row, 10-column segment (33.1 MB
 # untarred) level 1 gave 25.9 MB and level 6 (Pinot's Deflater default) 26.3 MB, at a third more time.
@@ -40,7 +41,8 @@ GZIP_CHUNK = 1 << 22
 _WINDOW = 1 << 15  # deflate's history: each piece is primed with this much of the stream before it
 _GZIP_HEADER = bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 255])  # deflate, no flags, mtime 0, fastest, OS unknown
 
-FileContent = Union[bytes, Sequence[bytes]]  # one buffer, or buffers that make up the file back to back
+# One buffer, or buffers that make up the file back to back; a FileSpan is a payload held on disk (spill.py)
+FileContent = Union[bytes, Sequence[Union[bytes, FileSpan]]]
 
 
 def _info(name: str, mtime: int, size: int | None) -> tarfile.TarInfo:
@@ -57,8 +59,21 @@ def _info(name: str, mtime: int, size: int | None) -> tarfile.TarInfo:
     return info
 
 
-def _parts(content: FileContent) -> Sequence[bytes]:
+def _parts(content: FileContent) -> Sequence[bytes | FileSpan]:
     return [content] if isinstance(content, (bytes, bytearray, memoryview)) else content
+
+
+def _size(part: bytes | FileSpan) -> int:
+    return len(part) if isinstance(part, FileSpan) else memoryview(part).nbytes
+
+
+def _buffers(parts: Sequence[bytes | FileSpan]) -> Iterator[bytes]:
+    """The parts' bytes in order, a spilled payload read back a piece at a time."""
+    for part in parts:
+        if isinstance(part, FileSpan):
+            yield from part.pieces()
+        else:
+            yield part
 
 
 def _header(info: tarfile.TarInfo) -> bytes:
@@ -74,11 +89,11 @@ def tar_stream(root: str, directories: list[str], files: Mapping[str, FileConten
         yield header
     for name, content in files.items():
         parts = _parts(content)
-        size = sum(len(memoryview(p).cast("B")) for p in parts)
+        size = sum(map(_size, parts))
         header = _header(_info(f"{root}/{name}", mtime, size))
         written += len(header)
         yield header
-        yield from parts
+        yield from _buffers(parts)
         padding = -size % tarfile.BLOCKSIZE
         written += size + padding
         if padding:
@@ -236,7 +251,7 @@ def write_directory(target: Path, directories: list[str], files: Mapping[str, Fi
             (staging / directory).mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
             with open(staging / name, "wb") as out:
-                for part in _parts(content):
+                for part in _buffers(_parts(content)):
                     out.write(part)
         staging.chmod(0o755)
         if target.exists():

@@ -124,3 +124,24 @@ def test_the_cli_writer_takes_a_progress_callback(tmp_path):
     assert [s.built.rows for s in segments] == [2, 2, 1]
     assert seen[-1] == Progress(rows_in=5, segments_built=3, bytes_built=sum(s.built.tar_bytes for s in segments),
                                 rows_buffered=0)
+
+
+def test_a_writer_builds_its_segments_with_one_spill_and_closes_it(tmp_path, monkeypatch):
+    # Each segment's indexes go to the writer's spill file as their column is built (not held in memory until
+    # the tarball): one file for all its segments, closed when the write ends.
+    from pinot_sink.segment import builder
+    from pinot_sink.segment.spill import FileSpan, Spill
+    spills, closed = [], []
+    original_build, original_close = builder.build_segment, Spill.close
+    monkeypatch.setattr("pinot_sink.partition_writer.build_segment",
+                        lambda *a, spill=None, **k: spills.append(spill) or original_build(*a, spill=spill, **k))
+    monkeypatch.setattr(Spill, "close", lambda self: closed.append(self) or original_close(self))
+    laid_out = []
+    original_parts = builder.segment_file_parts
+    monkeypatch.setattr(builder, "segment_file_parts",
+                        lambda entries, *a: laid_out.extend(e.payload for e in entries) or original_parts(entries, *a))
+    job = prepared_job(SCHEMA, CONFIG, ARROW_SCHEMA, out=tmp_path, **{"sink.buffer-flush.max-rows": 100})
+    report = write_partition(job, day_batches(range(3), 100), partition_id=0)
+    assert len(report.segments) == 3 and len(spills) == 3
+    assert isinstance(spills[0], Spill) and spills.count(spills[0]) == 3 and closed == [spills[0]]
+    assert laid_out and all(isinstance(p, FileSpan) for p in laid_out)

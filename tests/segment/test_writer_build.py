@@ -461,3 +461,79 @@ def test_partition_function_is_written_under_pinots_canonical_name(tmp_path, con
     props = parse_properties(read_tarball(built.tar_path)["v3/metadata.properties"])
     assert props["column.name.partitionFunction"] == written
     assert props["column.name.numPartitions"] == "4"
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("version", ["v1", "v3"])
+def test_spilled_indexes_give_the_same_bytes_and_leave_no_file(tmp_path, monkeypatch, threads, version):
+    # Payloads written to the spill file as their column is built and tarred from there, read back in pieces
+    # smaller than a payload and cut across the tarball's deflate pieces: the same tarball and directory.
+    from pinot_sink.segment import builder, spill, tarball
+    from pinot_sink.segment.spill import FileSpan, Spill
+    monkeypatch.setattr(spill, "READ_PIECE", 7)
+    monkeypatch.setattr(tarball, "GZIP_CHUNK", 1000)
+    laid_out = []
+    original = builder.segment_file_parts
+    monkeypatch.setattr(builder, "segment_file_parts",
+                        lambda entries, *a: laid_out.append([e.payload for e in entries]) or original(entries, *a))
+    config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"], "invertedIndexColumns": ["tags"],
+                                             "nullHandlingEnabled": True}}
+    count = 3000
+    rows = PinotColumns(pa.table({
+        "name": pa.array([f"n{i % 97}" for i in range(count)]),
+        "tags": pa.array([["x", "y"][: 1 + i % 2] for i in range(count)], pa.list_(pa.string())),
+        "amount": pa.array(np.arange(count) * 0.25),
+        "day": pa.array(18000 + np.arange(count, dtype=np.int32) % 50),
+    }), {"amount": np.arange(count) % 7 == 0})
+    options = dict(threads=threads, segment_version=version, keep_dir=True)
+    kept = build_segment(rows, SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions(**options))
+    with Spill(tmp_path / "spilled") as held:
+        # the second build with the same spill writes over the first one's bytes
+        build_segment(rows, SCHEMA, config, tmp_path / "first", "seg_0", T0, BuildOptions(**options), held)
+        spilled = build_segment(rows, SCHEMA, config, tmp_path / "spilled", "seg_0", T0, BuildOptions(**options),
+                                held)
+    assert not any(isinstance(p, FileSpan) for p in laid_out[0])
+    assert laid_out[2] and all(isinstance(p, FileSpan) for p in laid_out[2])
+    assert min(p.offset for p in laid_out[2]) == 0  # restarted: over the first build's bytes
+    assert max(len(p) for p in laid_out[2]) > 1000  # a payload over several pieces and deflate pieces
+    assert spilled.tar_path.read_bytes() == kept.tar_path.read_bytes()
+    assert (spilled.crc, spilled.data_crc) == (kept.crc, kept.data_crc)
+    files = lambda root: {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    assert files(spilled.dir_path) == files(kept.dir_path)
+    assert _entries(tmp_path / "spilled") == ["seg_0", "seg_0.tar.gz"]  # the spill file is gone
+
+
+def test_a_failed_build_with_spilled_indexes_leaves_no_file(tmp_path):
+    from pinot_sink.segment.spill import Spill
+    config = {**CONFIG, "tableIndexConfig": {"noDictionaryColumns": ["tags"]}}
+    table = _columns().table.set_column(1, "tags", pa.array([["x"], ["y"], [], ["x"]], pa.list_(pa.string())))
+    with Spill(tmp_path) as spill, pytest.raises(SegmentBuildError, match="column 'tags': row 2 "):
+        build_segment(PinotColumns(table, {}), SCHEMA, config, tmp_path, "seg_0", T0, spill=spill)
+    assert _entries(tmp_path) == []
+
+
+def test_a_spilled_span_reads_back_in_pieces_and_a_short_file_is_an_error(tmp_path):
+    from pinot_sink.segment.spill import Spill
+    with Spill(tmp_path) as spill:
+        first = spill.hold(b"abcdefghij")
+        second = spill.hold(memoryview(np.arange(3, dtype=">i4")))  # any bytes-like, cast to bytes
+        assert (len(first), len(second)) == (10, 12)
+        assert list(first.pieces(4)) == [b"abcd", b"efgh", b"ij"]
+        assert b"".join(second.pieces()) == np.arange(3, dtype=">i4").tobytes()
+        spill.restart()
+        again = spill.hold(b"XYZ")
+        assert again.offset == 0 and b"".join(again.pieces()) == b"XYZ"
+        assert b"".join(first.pieces()) == b"XYZdefghij"  # a span from before the restart is overwritten
+        os.ftruncate(second.fd, 15)
+        with pytest.raises(OSError, match="ended at byte 15, 7 bytes early"):
+            list(second.pieces())
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_spill_reads_and_writes_by_seeking_where_pread_is_missing(tmp_path, monkeypatch):
+    from pinot_sink.segment.spill import Spill
+    monkeypatch.delattr(os, "pread")
+    monkeypatch.delattr(os, "pwrite")
+    with Spill(tmp_path) as spill:
+        first, second = spill.hold(b"abcdefghij"), spill.hold(b"0123")
+        assert list(second.pieces()) == [b"0123"] and list(first.pieces(6)) == [b"abcdef", b"ghij"]
