@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 import struct
 
+import numpy as np
+
 from .geometry import Geom
 from .rowwise import JavaThrows
 
@@ -1452,3 +1454,87 @@ class PointRelate:
     def _relate(self, point) -> str:
         p = Geom("Point", (point[0], point[1]))
         return relate_matrix(p, self.geom) if self.point_first else relate_matrix(self.geom, p)
+
+
+def _orientations(p1, p2, qx: np.ndarray, qy: np.ndarray) -> np.ndarray:
+    """``orientation_index(p1, p2, q)`` for many ``q``: the same double filter over arrays, the points it leaves
+    undecided through the scalar double-double one."""
+    pax, pay, pbx, pby = p1[0], p1[1], p2[0], p2[1]
+    with np.errstate(invalid="ignore", over="ignore"):
+        detleft = (pax - qx) * (pby - qy)
+        detright = (pay - qy) * (pbx - qx)
+        det = detleft - detright
+        out = np.where(det > 0, 1, np.where(det < 0, -1, 0)).astype(np.int8)  # _signum: a NaN is 0
+        pos, neg = detleft > 0.0, detleft < 0.0
+        filtered = (pos & ~(detright <= 0.0)) | (neg & ~(detright >= 0.0))
+        if filtered.any():
+            detsum = np.where(pos, detleft + detright, -detleft - detright)
+            errbound = 1e-15 * detsum
+            undecided = filtered & ~((det >= errbound) | (-det >= errbound))
+            for i in np.flatnonzero(undecided).tolist():
+                out[i] = orientation_index(p1, p2, (float(qx[i]), float(qy[i])))
+    return out
+
+
+def _ring_locations(ring: list, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """``_locate_ring`` (envelope, then ``RayCrossingCounter``) for many points: a segment that puts a point on the
+    ring returns BOUNDARY at once in the scalar loop, so BOUNDARY is any segment's verdict, else the parity."""
+    out = np.full(len(px), EXTERIOR, np.int8)
+    env = _env_of(ring)
+    if env is None:
+        return out
+    rows = np.flatnonzero((env[0] <= px) & (px <= env[1]) & (env[2] <= py) & (py <= env[3]))
+    x, y = px[rows], py[rows]
+    on = np.zeros(len(rows), np.bool_)
+    crossings = np.zeros(len(rows), np.int64)
+    for i in range(1, len(ring)):
+        p1, p2 = ring[i], ring[i - 1]
+        active = ~((p1[0] < x) & (p2[0] < x))
+        on |= active & (x == p2[0]) & (y == p2[1])
+        if p1[1] == p2[1]:  # horizontal: on it or skipped
+            lo, hi = (p1[0], p2[0]) if p1[0] <= p2[0] else (p2[0], p1[0])
+            on |= active & (y == p1[1]) & (lo <= x) & (x <= hi)
+            continue
+        across = np.flatnonzero(active & (((p1[1] > y) & (y >= p2[1])) | ((p2[1] > y) & (y >= p1[1]))))
+        if not len(across):
+            continue
+        orient = _orientations(p1, p2, x[across], y[across])
+        on[across] |= orient == 0
+        if p2[1] < p1[1]:
+            orient = -orient
+        crossings[across] += orient == 1
+    out[rows] = np.where(on, BOUNDARY, np.where(crossings % 2 == 1, INTERIOR, EXTERIOR))
+    return out
+
+
+def _polygon_locations(geom: Geom, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """``_in_polygon`` for many points."""
+    if geom.is_empty():
+        return np.full(len(px), EXTERIOR, np.int8)
+    out = _ring_locations(geom.parts[0], px, py)
+    for hole in geom.parts[1:]:
+        rows = np.flatnonzero(out == INTERIOR)
+        if not len(rows):
+            break
+        loc = _ring_locations(hole, px[rows], py[rows])
+        out[rows] = np.where(loc == INTERIOR, EXTERIOR, np.where(loc == BOUNDARY, BOUNDARY, INTERIOR))
+    return out
+
+
+def locate_many(px: np.ndarray, py: np.ndarray, geom: Geom) -> np.ndarray:
+    """``locate`` (``PointLocator``, Mod-2 rule) of many points: polygons and multipolygons over arrays, any other
+    geometry point by point."""
+    if geom.is_empty():
+        return np.full(len(px), EXTERIOR, np.int8)
+    if geom.kind == "Polygon":
+        return _polygon_locations(geom, px, py)
+    if geom.kind == "MultiPolygon":
+        inside = np.zeros(len(px), np.bool_)
+        boundaries = np.zeros(len(px), np.int64)
+        for m in geom.parts:
+            loc = _polygon_locations(m, px, py)
+            inside |= loc == INTERIOR
+            boundaries += loc == BOUNDARY
+        return np.where(boundaries % 2 == 1, BOUNDARY,
+                        np.where((boundaries > 0) | inside, INTERIOR, EXTERIOR)).astype(np.int8)
+    return np.array([locate((x, y), geom) for x, y in zip(px.tolist(), py.tolist())], np.int8)
