@@ -204,12 +204,39 @@ def _distance(first: bytes, second: bytes, spherical: dict) -> float:
     return math.nan if a.is_empty() or b.is_empty() else relate.distance(a, b)
 
 
+_MAX_KEPT = 64  # geometries (and their relate work against points) kept by one batch's row-wise predicate
+
+
 def _predicate(test, check: bool):
+    """One row's predicate. Across the rows of one call (a batch) it keeps, for up to _MAX_KEPT geometry values,
+    the deserialized geometry and its PointRelate (its relate work against any point, exceptions included): a
+    polygon column of few values against points costs a point location a row, and a polygon whose relate throws
+    throws at once."""
+    kept: dict[bytes, list] = {}
+
+    def geometry(data: bytes) -> list:
+        found = kept.get(data)
+        if found is None:
+            if len(kept) >= _MAX_KEPT:
+                kept.clear()
+            found = kept[data] = [deserialize(data), {}]
+        return found
+
     def run(first: bytes, second: bytes) -> int:
-        a, b = deserialize(first), deserialize(second)
+        one, two = geometry(first), geometry(second)
+        a, b = one[0], two[0]
         if check:
             _same_kind(a, b, "The first and second arguments should either both be geometry or both be geography")
-        return int(test(a, b))
+
+        def matrix(x: Geom, y: Geom) -> str:
+            for other, point, point_first in ((x, y, False), (y, x, True)):
+                if point.kind == "Point" and not point.is_empty():
+                    relates = (one if other is a else two)[1]
+                    if point_first not in relates:
+                        relates[point_first] = relate.PointRelate(other, point_first)
+                    return relates[point_first].matrix(point.parts)
+            return relate.relate_matrix(x, y)
+        return int(test(a, b, matrix))
     return run
 
 

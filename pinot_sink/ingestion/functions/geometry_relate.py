@@ -88,11 +88,12 @@ def _in_boundary(env, geom: Geom) -> bool:
 
 
 def _matrix(a: Geom, b: Geom) -> str:
-    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py)."""
+    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py). The predicates take another
+    ``matrix`` function of the same answers (geo.py's, with PointRelate's work kept across a batch's rows)."""
     return relate_matrix(a, b)
 
 
-def _relate_contains(a: Geom, b: Geom) -> bool:
+def _relate_contains(a: Geom, b: Geom, matrix=None) -> bool:
     """``GeometryRelate.contains`` (old path)."""
     if dimension(b) == 2 and dimension(a) < 2:
         return False
@@ -100,7 +101,7 @@ def _relate_contains(a: Geom, b: Geom) -> bool:
         return False
     if not _env_contains(envelope(a), envelope(b)):
         return False
-    return _contains_im(_matrix(a, b))
+    return _contains_im((matrix or _matrix)(a, b))
 
 
 def _contains_im(im: str) -> bool:
@@ -113,19 +114,19 @@ def _equals_im(im: str) -> bool:
     return im[0] != "F" and im[2] == "F" and im[5] == "F" and im[6] == "F" and im[7] == "F"
 
 
-def contains(a: Geom, b: Geom) -> bool:
+def contains(a: Geom, b: Geom, matrix=None) -> bool:
     """``Geometry.contains``: a rectangle's short cut, else the relate."""
     if _is_rectangle(a):
         return _rectangle_contains(a, b)
-    return _relate_contains(a, b)
+    return _relate_contains(a, b, matrix)
 
 
-def within(a: Geom, b: Geom) -> bool:
+def within(a: Geom, b: Geom, matrix=None) -> bool:
     """``Geometry.within``: ``GeometryRelate.contains(b, a)`` (no rectangle short cut on this path)."""
-    return _relate_contains(b, a)
+    return _relate_contains(b, a, matrix)
 
 
-def equals(a: Geom, b: Geom) -> bool:
+def equals(a: Geom, b: Geom, matrix=None) -> bool:
     """``Geometry.equals(Geometry)`` = ``equalsTopo``: envelopes equal (two empties' null ones are), then the
     matrix's T*F**FFF* with equal dimensions (never true for two empties). The matrix is computed before the
     dimensions are compared (``IntersectionMatrix.isEquals``), so a relate that throws fails the row even when
@@ -135,7 +136,7 @@ def equals(a: Geom, b: Geom) -> bool:
         return False
     if env_a is None:
         return False
-    im = _matrix(a, b)
+    im = (matrix or _matrix)(a, b)
     if dimension(a) != dimension(b):
         return False
     return _equals_im(im)
