@@ -10,6 +10,7 @@ import math
 import struct
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
@@ -203,13 +204,107 @@ def _distance(first: bytes, second: bytes, spherical: dict) -> float:
     return math.nan if a.is_empty() or b.is_empty() else relate.distance(a, b)
 
 
+_MAX_KEPT = 64  # geometries (and their relate work against points) kept by one batch's row-wise predicate
+
+
 def _predicate(test, check: bool):
+    """One row's predicate. Across the rows of one call (a batch) it keeps, for up to _MAX_KEPT geometry values,
+    the deserialized geometry and its PointRelate (its relate work against any point, exceptions included): a
+    polygon column of few values against points costs a point location a row, and a polygon whose relate throws
+    throws at once."""
+    kept: dict[bytes, list] = {}
+
+    def geometry(data: bytes) -> list:
+        found = kept.get(data)
+        if found is None:
+            if len(kept) >= _MAX_KEPT:
+                kept.clear()
+            found = kept[data] = [deserialize(data), {}]
+        return found
+
     def run(first: bytes, second: bytes) -> int:
-        a, b = deserialize(first), deserialize(second)
+        one, two = geometry(first), geometry(second)
+        a, b = one[0], two[0]
         if check:
             _same_kind(a, b, "The first and second arguments should either both be geometry or both be geography")
-        return int(test(a, b))
+
+        def matrix(x: Geom, y: Geom) -> str:
+            for other, point, point_first in ((x, y, False), (y, x, True)):
+                if point.kind == "Point" and not point.is_empty():
+                    relates = (one if other is a else two)[1]
+                    if point_first not in relates:
+                        relates[point_first] = relate.PointRelate(other, point_first)
+                    return relates[point_first].matrix(point.parts)
+            return relate.relate_matrix(x, y)
+        return int(test(a, b, matrix))
     return run
+
+
+_MAX_GEOMETRIES = 64  # distinct geometries of a batch taken against its points at once (the geofencing case)
+
+
+def _point_rows(column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``column`` holding a non-empty point's 17 bytes: (rows, x, y, geography)."""
+    lengths = pc.binary_length(column).fill_null(0).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(lengths == _POINT_BYTES)
+    if not len(rows):
+        return rows, np.empty(0), np.empty(0), np.empty(0, np.bool_)
+    offsets = np.frombuffer(column.buffers()[1], np.int32, len(column) + 1, column.offset * 4)
+    data = np.frombuffer(column.buffers()[2], np.uint8)
+    values = data[offsets[rows][:, None] + np.arange(_POINT_BYTES)]
+    points = (values[:, 0] & 0x7F) == POINT
+    x = values[:, 1:9].copy().view(">f8").ravel().astype(np.float64)
+    y = values[:, 9:17].copy().view(">f8").ravel().astype(np.float64)
+    keep = points & ~np.isnan(x) & ~np.isnan(y)  # a NaN coordinate reads as POINT EMPTY: the row-wise path
+    return rows[keep], x[keep], y[keep], values[keep, 0] >= 0x80
+
+
+def _with_points(first: pa.Array, second: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """ST_Contains / ST_Within / ST_Equals of few distinct geometries against a column of points (either side),
+    over arrays (geometry_relate.with_points): (values, answered), or None when the batch is not of that shape.
+    A row not answered (an argument that does not read, geometry against geography, a relate that throws) goes
+    the row-wise way."""
+    if len(first) == 0 or isinstance(first, pa.ChunkedArray) or isinstance(second, pa.ChunkedArray):
+        return None
+    for geoms, points, point_first in ((first, second, False), (second, first, True)):
+        rows, x, y, geography = _point_rows(points)
+        if len(rows) < len(points) // 2:
+            continue
+        encoded = pc.dictionary_encode(geoms.take(pa.array(rows)))
+        if len(encoded.dictionary) > _MAX_GEOMETRIES:
+            continue
+        values, answered = np.zeros(len(points), np.bool_), np.zeros(len(points), np.bool_)
+        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        for k, data in enumerate(encoded.dictionary.to_pylist()):
+            if data is None:
+                continue
+            try:
+                geom = deserialize(data)
+            except JavaThrows:
+                continue
+            mine = np.flatnonzero((indices == k) & (geography == geom.geography))  # else a mismatch: it throws
+            got, ok = relate.with_points(name, geom, point_first, x[mine], y[mine])
+            values[rows[mine]], answered[rows[mine]] = got, ok
+        return values, answered
+    return None
+
+
+def _relate(ctx: Context, args: list[Value], name: str, check: bool) -> pa.Array:
+    """A predicate's batch: the point rows against few geometries over arrays, the rest (and every row that
+    throws) row by row, as before."""
+    first, second = to_bytes(args[0], ctx), to_bytes(args[1], ctx)
+    fn = _predicate(getattr(relate, name), check)
+    fast = _with_points(first, second, name)
+    if fast is None or not fast[1].any():
+        return per_row(ctx, fn, pa.int32(), first, second)
+    values, answered = fast
+    out = pa.array(values.astype(np.int32), pa.int32())
+    if answered.all():
+        return out
+    done = pa.array(answered)
+    nulls = pa.nulls(len(first), pa.binary())
+    rest = per_row(ctx, fn, pa.int32(), pc.if_else(done, nulls, first), pc.if_else(done, nulls, second))
+    return pc.if_else(done, out, rest)
 
 
 def _binary(ctx: Context, args: list[Value], fn, out_type: pa.DataType) -> pa.Array:
@@ -234,14 +329,14 @@ def _st_distance(ctx: Context, args: list[Value]) -> Value:
 
 @scalar_function("stContains", "ST_Contains", arity=2)
 def _st_contains(ctx: Context, args: list[Value]) -> Value:
-    return _binary(ctx, args, _predicate(relate.contains, True), pa.int32())
+    return _relate(ctx, args, "contains", True)
 
 
 @scalar_function("stWithin", "ST_Within", arity=2)
 def _st_within(ctx: Context, args: list[Value]) -> Value:
-    return _binary(ctx, args, _predicate(relate.within, True), pa.int32())
+    return _relate(ctx, args, "within", True)
 
 
 @scalar_function("stEquals", "ST_Equals", arity=2)
 def _st_equals(ctx: Context, args: list[Value]) -> Value:
-    return _binary(ctx, args, _predicate(relate.equals, False), pa.int32())
+    return _relate(ctx, args, "equals", False)

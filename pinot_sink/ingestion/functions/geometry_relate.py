@@ -14,9 +14,12 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
+
 from .geometry import Geom
 from .rowwise import JavaThrows
-from .geometry_relate_graph import EXTERIOR, dimension, locate, point_distance, point_to_segment, relate_matrix
+from .geometry_relate_graph import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
+from .geometry_relate_graph import point_to_segment, relate_matrix
 from .geometry_relate_graph import geometry_envelope as envelope
 
 
@@ -85,11 +88,12 @@ def _in_boundary(env, geom: Geom) -> bool:
 
 
 def _matrix(a: Geom, b: Geom) -> str:
-    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py)."""
+    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py). The predicates take another
+    ``matrix`` function of the same answers (geo.py's, with PointRelate's work kept across a batch's rows)."""
     return relate_matrix(a, b)
 
 
-def _relate_contains(a: Geom, b: Geom) -> bool:
+def _relate_contains(a: Geom, b: Geom, matrix=None) -> bool:
     """``GeometryRelate.contains`` (old path)."""
     if dimension(b) == 2 and dimension(a) < 2:
         return False
@@ -97,23 +101,32 @@ def _relate_contains(a: Geom, b: Geom) -> bool:
         return False
     if not _env_contains(envelope(a), envelope(b)):
         return False
-    im = _matrix(a, b)
+    return _contains_im((matrix or _matrix)(a, b))
+
+
+def _contains_im(im: str) -> bool:
+    """``IntersectionMatrix.isContains``."""
     return im[0] != "F" and im[6] == "F" and im[7] == "F"
 
 
-def contains(a: Geom, b: Geom) -> bool:
+def _equals_im(im: str) -> bool:
+    """``IntersectionMatrix.isEquals`` once the dimensions are equal."""
+    return im[0] != "F" and im[2] == "F" and im[5] == "F" and im[6] == "F" and im[7] == "F"
+
+
+def contains(a: Geom, b: Geom, matrix=None) -> bool:
     """``Geometry.contains``: a rectangle's short cut, else the relate."""
     if _is_rectangle(a):
         return _rectangle_contains(a, b)
-    return _relate_contains(a, b)
+    return _relate_contains(a, b, matrix)
 
 
-def within(a: Geom, b: Geom) -> bool:
+def within(a: Geom, b: Geom, matrix=None) -> bool:
     """``Geometry.within``: ``GeometryRelate.contains(b, a)`` (no rectangle short cut on this path)."""
-    return _relate_contains(b, a)
+    return _relate_contains(b, a, matrix)
 
 
-def equals(a: Geom, b: Geom) -> bool:
+def equals(a: Geom, b: Geom, matrix=None) -> bool:
     """``Geometry.equals(Geometry)`` = ``equalsTopo``: envelopes equal (two empties' null ones are), then the
     matrix's T*F**FFF* with equal dimensions (never true for two empties). The matrix is computed before the
     dimensions are compared (``IntersectionMatrix.isEquals``), so a relate that throws fails the row even when
@@ -123,10 +136,67 @@ def equals(a: Geom, b: Geom) -> bool:
         return False
     if env_a is None:
         return False
-    im = _matrix(a, b)
+    im = (matrix or _matrix)(a, b)
     if dimension(a) != dimension(b):
         return False
-    return im[0] != "F" and im[2] == "F" and im[5] == "F" and im[6] == "F" and im[7] == "F"
+    return _equals_im(im)
+
+
+def with_points(name: str, geom: Geom, point_first: bool, px: np.ndarray, py: np.ndarray):
+    """``contains`` / ``within`` / ``equals`` of one geometry and many non-empty points (``point_first``: the
+    points are the first argument), over arrays: the same short cuts as the functions above (a rectangle's, the
+    dimensions, the envelopes), then the matrix from ``PointRelate`` (``geom``'s relate work done once, each point
+    located by ``locate_many``). Returns (values, answered): a row not answered is one whose relate throws (or
+    that ``PointRelate`` does not model): computed row by row by the functions above, which fail it as JTS does."""
+    n = len(px)
+    values, answered = np.zeros(n, np.bool_), np.ones(n, np.bool_)
+    env = envelope(geom)
+    if name == "contains" and not point_first and _is_rectangle(geom):
+        # RectangleContains: inside the envelope and not on its boundary (a non-empty point)
+        values[:] = ((px >= env[0]) & (px <= env[1]) & (py >= env[2]) & (py <= env[3])
+                     & ~((px == env[0]) | (px == env[1]) | (py == env[2]) | (py == env[3])))
+        return values, answered
+    if env is None:
+        return values, answered  # an empty geometry: no envelope, never related
+    dim = dimension(geom)
+    matrix_point_first = point_first  # equals: relate(a, b); contains / within: relate(container, contained)
+    if name == "equals":
+        need = (px == env[0]) & (px == env[1]) & (py == env[2]) & (py == env[3])
+
+        def test(im: str) -> bool:
+            return dim == 0 and _equals_im(im)  # the matrix first, then the dimensions (isEquals)
+    else:
+        test = _contains_im
+        matrix_point_first = (name == "contains") == point_first
+        if not matrix_point_first:  # _relate_contains(geom, point)
+            need = (px >= env[0]) & (px <= env[1]) & (py >= env[2]) & (py <= env[3])
+        else:  # _relate_contains(point, geom): a point contains no area nor a line of some length
+            if dim == 2 or (dim == 1 and _length(geom) > 0.0):
+                return values, answered
+            need = (px <= env[0]) & (px >= env[1]) & (py <= env[2]) & (py >= env[3])
+    rows = np.flatnonzero(need)
+    if not len(rows):
+        return values, answered
+    relate = PointRelate(geom, matrix_point_first)
+    if relate.error is not None or not relate.usable:
+        answered[rows] = False
+        return values, answered
+    x, y = px[rows], py[rows]
+    plain = ~((env[0] > x) | (env[1] < x) | (env[2] > y) | (env[3] < y))  # PointRelate.disjoint
+    answered[rows[~plain]] = False  # the disjoint matrix: row by row (never here: the envelopes meet)
+    node_xs = np.array([k[0] for k in relate.node_labels], np.float64)
+    on_node = plain & np.isin(x, node_xs)
+    for i in np.flatnonzero(on_node).tolist():
+        label = relate.node_labels.get((float(x[i]), float(y[i])))
+        if label is None:
+            on_node[i] = False
+        else:
+            values[rows[i]] = test(relate.case(label, None))
+    located = np.flatnonzero(plain & ~on_node)
+    if len(located):
+        table = np.array([test(relate.case(None, loc)) for loc in range(3)], np.bool_)
+        values[rows[located]] = table[locate_many(x[located], y[located], geom)]
+    return values, answered
 
 
 def _envelopes_intersect(a, b, c, d) -> bool:

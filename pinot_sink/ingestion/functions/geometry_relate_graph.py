@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 import struct
 
+import numpy as np
+
 from .geometry import Geom
 from .rowwise import JavaThrows
 
@@ -1320,3 +1322,219 @@ def relate_matrix(a: Geom, b: Geom) -> str:
 
 def _symbols(im: list) -> str:
     return "".join("F" if v == -1 else str(v) for row in im for v in row)
+
+
+# --- one geometry against many points -------------------------------------------------------------------------
+
+
+class _NoGeometry:
+    """Stands for the point argument where the labelling asks only ``SimplePointInAreaLocator``, which finds every
+    coordinate EXTERIOR to a point (not an area)."""
+
+    geom = Geom("Point", None)
+
+
+class PointRelate:
+    """``relate_matrix(geom, point)`` for many non-empty points, ``geom``'s own work done once.
+
+    Against a point (a node, no edges) every step of ``relate_matrix`` depends on ``geom`` alone but one: the
+    sweep between the graphs has only ``geom``'s chains (one label: nothing is tested, so no intersection and
+    every edge is isolated); the point's label on ``geom``'s nodes, edges and edge-end bundles is EXTERIOR (a node
+    other than the point is not on it; an area locator finds nothing in a point); the point's own node is
+    labelled by ``locate(point, geom)`` unless it falls on a node of ``geom``, which then keeps its label. So the
+    matrix is ``geom``'s part (its edges and bundles, its nodes against the point's exterior) and the point's
+    node: column I holds only that node's cell, column B nothing. An exception of ``geom``'s graph (self-noding,
+    edge ends, a side location conflict) is thrown for every point whose envelope meets ``geom``'s, as
+    ``relate_matrix`` throws it (``locate`` throws nothing, so no row's message comes first); an envelope that
+    misses ``geom``'s gets the disjoint matrix, the same for every point. With the point first
+    (``point_first``) the matrix is the transpose: the steps are the same with the two indexes swapped."""
+
+    def __init__(self, geom: Geom, point_first: bool = False):
+        self.geom = geom
+        self.point_first = point_first
+        self.env = geometry_envelope(geom)
+        self.error: str | None = None
+        self.usable = True
+        self._disjoint = None
+        self.node_labels: dict[tuple[float, float], int] = {}
+        self.label_counts = [0, 0, 0]
+        self.base = [[-1] * 3 for _ in range(3)]
+        self.base[EXTERIOR][EXTERIOR] = 2
+        self._by_case: dict = {}
+        if self.env is None:
+            return  # every point is disjoint (relate_matrix's first branch)
+        try:
+            self._prepare()
+        except JavaThrows as exc:
+            self.error = str(exc)
+
+    def _prepare(self) -> None:
+        li = _LineIntersector()
+        graph = _GeometryGraph(0, self.geom)
+        graph.compute_self_nodes(li)
+        nodes = _NodeMap(True)
+        for e in graph.edges:  # computeIntersectionNodes, the geometry's own self-nodes
+            loc = e.label.get(0)
+            for ei in e.sorted_ei():
+                label = nodes.add(ei.coord).label
+                if loc == BOUNDARY:
+                    label.set(0, INTERIOR if label.get(0) == BOUNDARY else BOUNDARY)
+                elif label.is_null(0):
+                    label.set(0, INTERIOR)
+        for n in graph.nodes.values():  # copyNodesAndLabels
+            nodes.add(n.coord).label.set(0, n.label.get(0))
+        for n in nodes.values():  # labelIsolatedNodes: on the point's exterior (unless it is the point)
+            if n.label.is_null(0):
+                self.usable = False  # relate_matrix asserts, or labels this node by the point: not modelled
+                return
+            self.node_labels[(n.coord[0], n.coord[1])] = n.label.get(0)
+            self.label_counts[n.label.get(0)] += 1
+            n.label.set_all(1, EXTERIOR)
+        for e in graph.edges:
+            for end in _edge_ends(e):
+                nodes.add(end.p0).star.insert(end)
+        if any(n.label.is_null(0) for n in nodes.values()):
+            self.usable = False  # an edge end off every node (an unclosed ring): relate_matrix's own path
+            return
+        graphs = [graph, _NoGeometry]
+        for n in nodes.values():  # labelNodeEdges
+            n.star.compute_labelling(graphs)
+        for e in graph.edges:  # labelIsolatedEdges: all of them, against a point of dimension 0
+            e.label.set_all(1, EXTERIOR)
+        for e in graph.edges:
+            _assert(e.label.count() >= 2, "found partial label")
+            _update_im(e.label, self.base)
+        for n in nodes.values():
+            for b in n.star.bundles:
+                _update_im(b.label, self.base)
+
+    def disjoint(self, point) -> bool:
+        """``relate_matrix``'s first test: the envelopes do not meet."""
+        env = self.env
+        return env is None or env[0] > point[0] or env[1] < point[0] or env[2] > point[1] or env[3] < point[1]
+
+    def matrix(self, point, loc: int | None = None) -> str:
+        """The matrix with a non-empty point (``loc``: ``locate(point, geom)`` when known)."""
+        if self.disjoint(point):
+            if self._disjoint is None:
+                try:
+                    self._disjoint = self._relate(point)
+                except JavaThrows as exc:
+                    self._disjoint = exc
+            if isinstance(self._disjoint, JavaThrows):
+                raise JavaThrows(str(self._disjoint))
+            return self._disjoint
+        if self.error is not None:
+            raise JavaThrows(self.error)
+        if not self.usable:
+            return self._relate(point)
+        node = self.node_labels.get((point[0], point[1]))
+        if node is None and loc is None:
+            loc = locate(point, self.geom)
+        return self.case(node, loc)
+
+    def case(self, node: int | None, loc: int | None) -> str:
+        """The matrix of a point on a node labelled ``node`` (None: on no node, located ``loc``)."""
+        key = (node, loc if node is None else None)
+        found = self._by_case.get(key)
+        if found is None:
+            im = [list(row) for row in self.base]
+            counts = list(self.label_counts)
+            if node is not None:
+                counts[node] -= 1
+            for label, count in enumerate(counts):
+                if count > 0:
+                    _set_at_least(im, label, EXTERIOR, 0)
+            _set_at_least(im, node if node is not None else loc, INTERIOR, 0)
+            if self.point_first:
+                im = [list(col) for col in zip(*im)]
+            found = self._by_case[key] = _symbols(im)
+        return found
+
+    def _relate(self, point) -> str:
+        p = Geom("Point", (point[0], point[1]))
+        return relate_matrix(p, self.geom) if self.point_first else relate_matrix(self.geom, p)
+
+
+def _orientations(p1, p2, qx: np.ndarray, qy: np.ndarray) -> np.ndarray:
+    """``orientation_index(p1, p2, q)`` for many ``q``: the same double filter over arrays, the points it leaves
+    undecided through the scalar double-double one."""
+    pax, pay, pbx, pby = p1[0], p1[1], p2[0], p2[1]
+    with np.errstate(invalid="ignore", over="ignore"):
+        detleft = (pax - qx) * (pby - qy)
+        detright = (pay - qy) * (pbx - qx)
+        det = detleft - detright
+        out = np.where(det > 0, 1, np.where(det < 0, -1, 0)).astype(np.int8)  # _signum: a NaN is 0
+        pos, neg = detleft > 0.0, detleft < 0.0
+        filtered = (pos & ~(detright <= 0.0)) | (neg & ~(detright >= 0.0))
+        if filtered.any():
+            detsum = np.where(pos, detleft + detright, -detleft - detright)
+            errbound = 1e-15 * detsum
+            undecided = filtered & ~((det >= errbound) | (-det >= errbound))
+            for i in np.flatnonzero(undecided).tolist():
+                out[i] = orientation_index(p1, p2, (float(qx[i]), float(qy[i])))
+    return out
+
+
+def _ring_locations(ring: list, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """``_locate_ring`` (envelope, then ``RayCrossingCounter``) for many points: a segment that puts a point on the
+    ring returns BOUNDARY at once in the scalar loop, so BOUNDARY is any segment's verdict, else the parity."""
+    out = np.full(len(px), EXTERIOR, np.int8)
+    env = _env_of(ring)
+    if env is None:
+        return out
+    rows = np.flatnonzero((env[0] <= px) & (px <= env[1]) & (env[2] <= py) & (py <= env[3]))
+    x, y = px[rows], py[rows]
+    on = np.zeros(len(rows), np.bool_)
+    crossings = np.zeros(len(rows), np.int64)
+    for i in range(1, len(ring)):
+        p1, p2 = ring[i], ring[i - 1]
+        active = ~((p1[0] < x) & (p2[0] < x))
+        on |= active & (x == p2[0]) & (y == p2[1])
+        if p1[1] == p2[1]:  # horizontal: on it or skipped
+            lo, hi = (p1[0], p2[0]) if p1[0] <= p2[0] else (p2[0], p1[0])
+            on |= active & (y == p1[1]) & (lo <= x) & (x <= hi)
+            continue
+        across = np.flatnonzero(active & (((p1[1] > y) & (y >= p2[1])) | ((p2[1] > y) & (y >= p1[1]))))
+        if not len(across):
+            continue
+        orient = _orientations(p1, p2, x[across], y[across])
+        on[across] |= orient == 0
+        if p2[1] < p1[1]:
+            orient = -orient
+        crossings[across] += orient == 1
+    out[rows] = np.where(on, BOUNDARY, np.where(crossings % 2 == 1, INTERIOR, EXTERIOR))
+    return out
+
+
+def _polygon_locations(geom: Geom, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """``_in_polygon`` for many points."""
+    if geom.is_empty():
+        return np.full(len(px), EXTERIOR, np.int8)
+    out = _ring_locations(geom.parts[0], px, py)
+    for hole in geom.parts[1:]:
+        rows = np.flatnonzero(out == INTERIOR)
+        if not len(rows):
+            break
+        loc = _ring_locations(hole, px[rows], py[rows])
+        out[rows] = np.where(loc == INTERIOR, EXTERIOR, np.where(loc == BOUNDARY, BOUNDARY, INTERIOR))
+    return out
+
+
+def locate_many(px: np.ndarray, py: np.ndarray, geom: Geom) -> np.ndarray:
+    """``locate`` (``PointLocator``, Mod-2 rule) of many points: polygons and multipolygons over arrays, any other
+    geometry point by point."""
+    if geom.is_empty():
+        return np.full(len(px), EXTERIOR, np.int8)
+    if geom.kind == "Polygon":
+        return _polygon_locations(geom, px, py)
+    if geom.kind == "MultiPolygon":
+        inside = np.zeros(len(px), np.bool_)
+        boundaries = np.zeros(len(px), np.int64)
+        for m in geom.parts:
+            loc = _polygon_locations(m, px, py)
+            inside |= loc == INTERIOR
+            boundaries += loc == BOUNDARY
+        return np.where(boundaries % 2 == 1, BOUNDARY,
+                        np.where((boundaries > 0) | inside, INTERIOR, EXTERIOR)).astype(np.int8)
+    return np.array([locate((x, y), geom) for x, y in zip(px.tolist(), py.tolist())], np.int8)
