@@ -123,6 +123,39 @@ def test_short_keys_are_the_same_made_in_slices(monkeypatch):
         assert [sliced.values.to_pylist()[i] for i in sliced.dict_ids] == values
 
 
+def _rare_outside_the_sample(common, rare, count=20_000):
+    """``count`` values of ``common`` with ``rare`` once where no sample block of ``dictionary._sample`` reads."""
+    values = [common[i % len(common)] for i in range(count)]
+    values[dictionary._SAMPLE_BLOCK_SIZE + 100] = rare  # past the first block, before the second
+    return values
+
+
+@pytest.mark.parametrize("values", [
+    ["ios", "android", "web", "web"] * 5000, ["", "a", "", "null", "WINTER10"] * 3000,
+    _rare_outside_the_sample(["sale", "gift", "new"], "bulk"),  # the sample misses a value: the hash path
+    _rare_outside_the_sample(["é", "ab"], ""),
+])
+@pytest.mark.parametrize("width", ["several lengths", "one length"])
+def test_few_distinct_keys_give_the_hash_paths_dictionary(monkeypatch, values, width):
+    """Few distinct keys in a sample are matched one candidate at a time; a key outside the sample sends the
+    column to the hash, with the same dictionary either way."""
+    if width == "one length":  # three bytes each (a non-ASCII character takes two)
+        values = [(v + "xyz")[:3] if v.isascii() else (v + "x")[:2] for v in values]
+    path = dictionary._by_fixed_width_keys if width == "one length" else (lambda f, s, c: dictionary._by_short_keys(f, c))
+    matched = []
+    original = dictionary._ids_among
+    monkeypatch.setattr(dictionary, "_ids_among", lambda *a: matched.append(original(*a)) or matched[-1])
+    few = path(pa.array(values), "STRING", "c")
+    assert matched and (matched[0] is None) == (len(set(values[:dictionary._SAMPLE_BLOCK_SIZE])) < len(set(values)))
+    assert few.values.to_pylist() == sorted(set(values), key=_java_key)
+    assert [few.values.to_pylist()[i] for i in few.dict_ids] == values
+    monkeypatch.setattr(dictionary, "_FEW_DISTINCT", 0)
+    hashed = path(pa.array(values), "STRING", "c")
+    assert few.values.equals(hashed.values) and np.array_equal(few.dict_ids, hashed.dict_ids)
+    assert few.dict_ids.dtype == hashed.dict_ids.dtype == np.int32
+    assert np.array_equal(few.padded, hashed.padded)
+
+
 def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
     ids = pa.array([f"user_{i:08d}" for i in np.random.default_rng(1).permutation(5000)])
     d = dictionary._sort_by_keys(ids, "STRING", "c")
@@ -454,3 +487,4 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path):
         build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", 1_700_000_000_000,
                       BuildOptions(threads=4))
     assert list(tmp_path.iterdir()) == []
+
