@@ -28,6 +28,7 @@ from type_mapping.stored import PinotColumns
 from .bitpack import bits_per_value
 from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
 from .format import INVALID_NAME_CHARS, tarball_name
+from .gather import gather
 from .index_policy import IndexPlan, normalise_mode, plan_indexes
 from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
@@ -360,10 +361,10 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     ``order_keys`` (the narrow keys ``order`` is the stable sort of), the values are stably radix-sorted by
     their row's key: rows of one key keep their input order and a row's values stay together in order, the
     same result as gathering the rows in ``order``, with a third fewer instructions than the running sum."""
-    lengths = row_lengths[order]
+    lengths = gather(row_lengths, order)
     if order_keys is not None:
         value_keys = np.repeat(order_keys, row_lengths)
-        values = dict_ids[np.argsort(value_keys, kind="stable")]
+        values = gather(dict_ids, np.argsort(value_keys, kind="stable"))
         return values, lengths
     if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
         filled = row_lengths > 0
@@ -441,7 +442,7 @@ def _column_context(
     input_values = None  # a raw number column's values in input order, for its distinct values
     if order is not None:
         if mask is not None:
-            mask = mask[order]
+            mask = gather(mask.view(np.uint8), order).view(np.bool_)
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
             if spec.single_value and spec.stored_type in NUMPY_NATIVE:
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
@@ -469,7 +470,7 @@ def _column_context(
         dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values
     if reorder_ids and spec.single_value:
-        dictionary.dict_ids = dictionary.dict_ids[order]
+        dictionary.dict_ids = gather(dictionary.dict_ids, order)
     stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)  # MV: no figure depends on order
     del values
     has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)

@@ -22,6 +22,7 @@ from type_mapping.stored import offsets_and_data
 from . import bigdecimal
 from .bitpack import byte_view
 from .format import VAR_LENGTH_DICTIONARY_MAGIC
+from .gather import gather
 from type_mapping.errors import PinotSinkError
 
 NUMPY_BIG_ENDIAN = {"INT": ">i4", "LONG": ">i8", "FLOAT": ">f4", "DOUBLE": ">f8"}
@@ -153,7 +154,7 @@ def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     distinct = encoded.dictionary.to_numpy(zero_copy_only=False)
     order = np.argsort(distinct, kind="stable")
     indices = encoded.indices.to_numpy(zero_copy_only=False)
-    return distinct[order], _ranks(order)[indices]
+    return distinct[order], gather(_ranks(order), indices)
 
 
 # Integers spanning at most this many values per value counted (or _COUNTING_MIN_SPAN) take the counting
@@ -186,7 +187,7 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
     distinct = (distinct + low).astype(values.dtype)
     rank = np.cumsum(present, dtype=np.int32)
     rank -= 1
-    return distinct, np.take(rank, offsets)
+    return distinct, gather(rank, offsets)
 
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:
@@ -443,7 +444,7 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
         distinct_keys = np.flatnonzero(present).astype(keys.dtype)
         rank = np.cumsum(present, dtype=np.int32)
         rank -= 1
-        dict_ids = np.take(rank, keys)
+        dict_ids = gather(rank, keys)
     else:
         # the keys' numeric order is the bytes' order: a few distinct ones need no hash and no rank lookup
         distinct_keys = _sampled_distinct(keys)
@@ -453,7 +454,7 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
             first_seen = encoded.dictionary.to_numpy(zero_copy_only=False)
             order = np.argsort(first_seen)
             distinct_keys = first_seen[order]
-            dict_ids = _ranks(order)[encoded.indices.to_numpy(zero_copy_only=False)]
+            dict_ids = gather(_ranks(order), encoded.indices.to_numpy(zero_copy_only=False))
     padded = distinct_keys.astype(f">u{key_width}").view(np.uint8).reshape(len(distinct_keys), key_width)
     padded = np.ascontiguousarray(padded[:, :width])
     distinct_lengths = np.full(len(distinct_keys), width, dtype=np.int64)
@@ -502,7 +503,7 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
         encoded = pc.dictionary_encode(pa.array(keys))
         del keys
         order, rows, distinct_lengths = _decode_short_keys(encoded.dictionary.to_numpy(zero_copy_only=False))
-        dict_ids = _ranks(order)[encoded.indices.to_numpy(zero_copy_only=False)]
+        dict_ids = gather(_ranks(order), encoded.indices.to_numpy(zero_copy_only=False))
     values = _strings_from_padded(rows, distinct_lengths)
     return Dictionary("STRING", values, dict_ids, distinct_lengths, padded=rows, is_ascii=top < 0x80)
 
@@ -608,7 +609,7 @@ def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     values = distinct.take(pa.array(order))
     lengths = pc.binary_length(values).to_numpy(zero_copy_only=False).astype(np.int64)
-    return Dictionary(stored_type, values, rank[indices], lengths)
+    return Dictionary(stored_type, values, gather(rank, indices), lengths)
 
 
 # --- BIG_DECIMAL -----------------------------------------------------------------------------------

@@ -510,3 +510,19 @@ def test_multi_value_reorder_by_keys_equals_the_row_gather(cardinality, empty_ro
     starts = np.concatenate([[0], np.cumsum(lengths)])
     expected = np.concatenate([values[starts[r]:starts[r + 1]] for r in order])
     assert np.array_equal(plain, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                                   np.float32, np.float64, np.bool_, ">i4"])
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint16, np.uint8])
+def test_gather_is_numpys_fancy_indexing(dtype, index_dtype):
+    """Arrow's take for the builder's in-range gathers: numpy's result, for any value and index type (bool and
+    big-endian values fall back to numpy)."""
+    from pinot_sink.segment.gather import gather
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 100, 200).astype(dtype)
+    for indices in (rng.integers(0, 200, 500), np.arange(200)[::-1], np.zeros(0, dtype=np.int64)):
+        indices = indices.astype(index_dtype) if index_dtype != np.uint8 else (indices % 200).astype(np.uint8)
+        taken = gather(values, indices)
+        assert taken.dtype == values.dtype and np.array_equal(taken, values[indices])
