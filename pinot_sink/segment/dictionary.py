@@ -118,9 +118,15 @@ def _sample(values):
     return [values[k * step : k * step + _SAMPLE_BLOCK_SIZE] for k in range(_SAMPLE_BLOCKS)]
 
 
+def _distinct_count(values: np.ndarray) -> int:
+    """How many distinct values (numbers; no NaN): Arrow's hash, where numpy's unique hashes with FNV-1a at
+    several times the instructions (~190 per value, against ~40)."""
+    return len(pc.unique(pa.array(values)))
+
+
 def _looks_low_cardinality(values: np.ndarray) -> bool:
     sample = np.concatenate(_sample(values))
-    return len(np.unique(sample)) < _LOW_CARDINALITY_FRACTION * len(sample)
+    return _distinct_count(sample) < _LOW_CARDINALITY_FRACTION * len(sample)
 
 
 def _change_flags(sorted_values: np.ndarray) -> np.ndarray:
@@ -327,7 +333,7 @@ def _sort_by_keys(flat: pa.Array, stored_type: str, column: str) -> Dictionary |
     sample_matrix = _padded_matrix(sample_data, sample_offsets, words * 8)
     shared = _common_prefix(sample_matrix)
     sample_words = _key_word(sample_matrix, shared)
-    ties = len(sample_words) - len(np.unique(sample_words))
+    ties = len(sample_words) - _distinct_count(sample_words)
     if ties > _SORT_KEY_MAX_TIES * len(sample_words) and words - shared // 8 > _CHEAP_TIE_WORDS:
         return None
     matrix = _padded_matrix(data, offsets, words * 8)
@@ -531,8 +537,7 @@ _FEW_DISTINCT = 16
 
 def _sampled_distinct(keys: np.ndarray) -> np.ndarray | None:
     """The distinct values (ascending) of a sample of ``keys``, or None when there are over ``_FEW_DISTINCT``."""
-    # Arrow's hash of integers: numpy's unique hashes them with FNV-1a, several times the instructions
-    distinct = pc.unique(pa.array(np.concatenate(_sample(keys)))).to_numpy(zero_copy_only=False)
+    distinct = pc.unique(pa.array(np.concatenate(_sample(keys)))).to_numpy(zero_copy_only=False)  # Arrow's hash
     return np.sort(distinct) if len(distinct) <= _FEW_DISTINCT else None
 
 
