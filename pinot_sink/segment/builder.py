@@ -154,11 +154,10 @@ def build_segment(
     masks = dict(columns.null_masks)
     if options.release_input:
         columns.table, columns.null_masks = columns.table.schema.empty_table(), {}
-    # order: the segment's, when not the input's; order_keys: the sortedColumn's dictIds it sorts by, narrow
-    order, order_keys, sorted_column, sorted_dictionary = None, None, None, None
+    order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
     if options.sort_by_sorted_column and settings.sorted_columns:
         sorted_column = settings.sorted_columns[0]
-        order, sorted_dictionary, order_keys = _sorted_order(source, schema, sorted_column)
+        order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
     threads = options.threads if options.threads is not None else default_threads()
     entries: list[IndexEntry] = []
@@ -175,7 +174,7 @@ def build_segment(
                                   masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode,
                                   order, sorted_dictionary if spec.name == sorted_column else None,
-                                  keep_values=not release or spec.name in star_columns, order_keys=order_keys)
+                                  keep_values=not release or spec.name in star_columns)
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -323,16 +322,14 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 
 
 def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
-                  column: str) -> tuple[np.ndarray | None, Dictionary | None, np.ndarray | None]:
-    """The stable row order by the sortedColumn's values (None: keep the input's), that column's
-    dictionary (dictIds in input order), which its own build reuses, and, when the order is not the input's
-    and the column has at most 65,536 values, its dictIds as uint8 / uint16 (what the order sorts: a
-    multi-value column sorts its values by them, ``_reorder_multi_value``). Columns are not reordered here:
-    each column applies the order to its dictIds (or, raw, its values), which costs far less than reordering
+                  column: str) -> tuple[np.ndarray | None, Dictionary | None]:
+    """The stable row order by the sortedColumn's values (None: keep the input's), and that column's
+    dictionary (dictIds in input order), which its own build reuses. Columns are not reordered here: each
+    column applies the order to its dictIds (or, raw, its values), which costs far less than reordering
     strings and lists."""
     if column not in schema:
         log.warning("sortedColumn %r is not in the schema; rows keep their order", column)
-        return None, None, None
+        return None, None
     spec = schema[column]
     if not spec.single_value:
         raise SegmentBuildError(f"column {column!r}: a multi-value column cannot be the sortedColumn")
@@ -342,30 +339,14 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
     order = rows_by_dict_id(dictionary.dict_ids, dictionary.cardinality)
-    if bool(np.all(order[1:] > order[:-1])):
-        return None, dictionary, None
-    keys = _narrow_keys(dictionary.dict_ids, dictionary.cardinality)
-    return order, dictionary, keys
+    return (None if bool(np.all(order[1:] > order[:-1])) else order), dictionary
 
 
-def _narrow_keys(dict_ids: np.ndarray, cardinality: int) -> np.ndarray | None:
-    """dictIds as the narrowest unsigned type numpy radix-sorts (uint8 / uint16), or None when wider."""
-    if cardinality > 1 << 16:
-        return None
-    return dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16)
-
-
-def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray,
-                         order_keys: np.ndarray | None = None):
-    """A multi-value column's flattened dictIds and its row lengths in the segment's row order. With
-    ``order_keys`` (the narrow keys ``order`` is the stable sort of), the values are stably radix-sorted by
-    their row's key: rows of one key keep their input order and a row's values stay together in order, the
-    same result as gathering the rows in ``order``, with a third fewer instructions than the running sum."""
+def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
+    """A multi-value column's flattened dictIds and its row lengths in the segment's row order. (A stable radix
+    sort of the values by their row's sortedColumn key took a third fewer instructions, but its int64 order of
+    every value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
     lengths = gather(row_lengths, order)
-    if order_keys is not None:
-        value_keys = np.repeat(order_keys, row_lengths)
-        values = gather(dict_ids, np.argsort(value_keys, kind="stable"))
-        return values, lengths
     if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
         filled = row_lengths > 0
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
@@ -376,7 +357,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     index = np.int32 if len(dict_ids) < 2**31 else np.int64
     firsts = np.cumsum(row_lengths, dtype=index)
     np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")  # where each input row's values start
-    firsts = firsts[order]
+    firsts = gather(firsts, order)
     jumps = np.empty(len(order), dtype=index)
     jumps[:1] = firsts[:1]
     np.subtract(firsts[1:], firsts[:-1], out=jumps[1:])
@@ -389,7 +370,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     steps[out_starts] = jumps
     del out_starts, jumps
     np.cumsum(steps, out=steps)
-    return dict_ids[steps], lengths
+    return gather(dict_ids, steps), lengths
 
 
 def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
@@ -427,11 +408,10 @@ def _column_context(
     order: np.ndarray | None,
     prebuilt: Dictionary | None,
     keep_values: bool = True,
-    order_keys: np.ndarray | None = None,
 ) -> ColumnContext:
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
-    (the sortedColumn's); ``order_keys``: the narrow keys ``order`` sorts (``_sorted_order``), or None."""
+    (the sortedColumn's)."""
     name = spec.name
     ids = has_dict_ids(c)
     if column.num_chunks > 1:
@@ -479,7 +459,7 @@ def _column_context(
         # holds them) before the reorder and the indexes, the build's peak on list columns.
         column = pa.chunked_array([], column.type)  # empty (a slice would keep the buffers)
     if reorder_ids and not spec.single_value:
-        dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order, order_keys)
+        dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)
 
