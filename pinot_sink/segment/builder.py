@@ -422,7 +422,7 @@ def _column_context(
     input_values = None  # a raw number column's values in input order, for its distinct values
     if order is not None:
         if mask is not None:
-            mask = gather(mask.view(np.uint8), order).view(np.bool_)
+            mask = gather(mask, order)
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
             if spec.single_value and spec.stored_type in NUMPY_NATIVE:
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)

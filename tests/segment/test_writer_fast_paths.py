@@ -493,7 +493,7 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path):
 @pytest.mark.parametrize("empty_rows", [False, True])
 def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
     """A multi-value column's values follow the segment's row order (the running sum of row jumps, gathered by
-    Arrow's take): the same values and row lengths as gathering the rows one by one."""
+    gather): the same values and row lengths as gathering the rows one by one."""
     from pinot_sink.segment.builder import _reorder_multi_value
 
     rng = np.random.default_rng(cardinality)
@@ -512,8 +512,7 @@ def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
                                    np.float32, np.float64, np.bool_, ">i4"])
 @pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint16, np.uint8])
 def test_gather_is_numpys_fancy_indexing(dtype, index_dtype):
-    """Arrow's take for the builder's in-range gathers: numpy's result, for any value and index type (bool and
-    big-endian values fall back to numpy)."""
+    """The builder's in-range gathers: numpy's fancy-indexing result, for any value and index type."""
     from pinot_sink.segment.gather import gather
 
     rng = np.random.default_rng(3)
