@@ -492,8 +492,8 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path):
 @pytest.mark.parametrize("cardinality", [1, 7, 300, 70_000])
 @pytest.mark.parametrize("empty_rows", [False, True])
 def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
-    """A multi-value column's values follow the segment's row order (the running sum of row jumps, gathered by
-    gather): the same values and row lengths as gathering the rows one by one."""
+    """A multi-value column's values follow the segment's row order (the running sum of row jumps): the same
+    values and row lengths as gathering the rows one by one."""
     from pinot_sink.segment.builder import _reorder_multi_value
 
     rng = np.random.default_rng(cardinality)
