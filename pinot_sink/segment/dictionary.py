@@ -574,19 +574,24 @@ def _short_keys(offsets: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None
     words = padded.view("<u8")
     starts = offsets[:-1]
     index = starts >> 3
-    shift = (starts & 7).astype(np.uint64)
+    # offsets are non-negative int64: their bit patterns are the uint64 values (views, not converted copies)
+    shift = np.bitwise_and(starts, 7).view(np.uint64)
     shift <<= np.uint64(3)
     np.take(words, index, out=keys, mode="clip")  # in range (the padding); "raise" would take through a copy
     keys >>= shift
     index += 1
-    high = np.take(words, index)
+    high = np.take(words, index, mode="clip")
     del index
     high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
-    high <<= np.uint64(63) - shift
+    np.subtract(np.uint64(63), shift, out=shift)
+    high <<= shift
     keys |= high
     del high, shift
     # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
-    keys <<= (np.uint64(64) - (np.diff(offsets).astype(np.uint64) << np.uint64(3)))
+    top = np.diff(offsets).view(np.uint64)
+    top <<= np.uint64(3)
+    np.subtract(np.uint64(64), top, out=top)
+    keys <<= top
 
 
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
