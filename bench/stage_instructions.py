@@ -6,7 +6,7 @@ callgrind dumps its counters at every stage's entry and exit (a client request t
 bench/task_instructions.py); each interval's instructions go to the innermost stage open in it (self cost),
 so the figures add up to the whole conversion + build. A first build in the same process is not counted.
 
-    python bench/stage_instructions.py [--rows 200000] [--repo DIR] [--top 40]
+    python bench/stage_instructions.py [--rows 200000] [--repo DIR] [--top 40] [--task]
 """
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ void dump(void) { CALLGRIND_DUMP_STATS; }
 """
 
 
-def run_stages(repo: str, rows: int, helper: str) -> None:
-    """Inside valgrind: wrap the builder's stages, build once uncounted, once counted; print the stage log."""
+def run_stages(repo: str, rows: int, helper: str, task: bool = False) -> None:
+    """Inside valgrind: wrap the builder's stages, build once uncounted, once counted; print the stage log.
+    ``task``: the stages of a Spark task's path instead (``write_partition`` over 10k-row batches, as
+    bench/task_instructions.py counts it), with the buffer's join of its parts as a stage of its own."""
     sys.path.insert(0, str(HERE))
     logging.disable(logging.INFO)
     from partition_build import checkout_example, make_orders
@@ -96,6 +98,24 @@ def run_stages(repo: str, rows: int, helper: str) -> None:
         build(columns, schema, job.table_config, out, "orders_0", creation_time_ms=0,
               options=builder.BuildOptions(threads=1))
 
+    if task:
+        from pinot_sink import partition_writer
+        from pinot_sink.task import write_partition
+        from type_mapping.stored import PinotColumns
+
+        partition_writer.to_pinot_columns = to_columns
+        partition_writer.build_segment = build
+        PinotColumns.concat = staticmethod(staged(lambda *a, **k: "* buffer concat", PinotColumns.concat))
+        batches = table.to_batches(max_chunksize=10_000)
+
+        def once():  # noqa: F811 (the task's path in place of the one-table build)
+            task_out = tempfile.mkdtemp(prefix="bench-stage-instr-")
+            task_job = prepare_job({"table-name": example.TABLE, "schema": json.dumps(example.SCHEMA),
+                                    "table-config": json.dumps(example.TABLE_CONFIG), "output-uri": task_out,
+                                    "sink.buffer-flush.max-rows": str(rows), "sink.buffer-flush.max-size": "1gb",
+                                    "creation-time": "0"}, table.schema, overwrite=False, streaming=False)
+            write_partition(task_job, iter(batches), partition_id=0, threads=1)
+
     once()
     counting[0] = True
     marks.start()
@@ -110,11 +130,13 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--repo", default=str(HERE.parent))
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--task", action="store_true",
+                        help="the stages of a Spark task's path (write_partition over 10k-row batches)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--helper", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        run_stages(args.one, args.rows, args.helper)
+        run_stages(args.one, args.rows, args.helper, args.task)
         return 0
     repo = str(Path(args.repo).resolve())
     with tempfile.TemporaryDirectory(prefix="bench-stage-instr-") as workdir:
@@ -124,7 +146,7 @@ def main() -> int:
         subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", helper, source], check=True)
         done = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
                                f"--callgrind-out-file={workdir}/cg.%p", sys.executable, __file__, "--one", repo,
-                               "--rows", str(args.rows), "--helper", helper],
+                               "--rows", str(args.rows), "--helper", helper] + (["--task"] if args.task else []),
                               check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": repo})
         log = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("STAGES "))[7:])
         dumps = sorted((p for p in glob.glob(f"{workdir}/cg.*.*") if re.search(r"\.\d+\.\d+$", p)),
@@ -134,7 +156,9 @@ def main() -> int:
             with open(path) as f:
                 spent[label] += int(next(line for line in f if line.startswith("totals:")).split()[1])
     total = sum(spent.values())
-    print(f"code: {repo}; {args.rows:,} orders rows converted and built as one table, one thread; "
+    what = ("a Spark task's path (write_partition, 10k-row batches)" if args.task
+            else "converted and built as one table")
+    print(f"code: {repo}; {args.rows:,} orders rows {what}, one thread; "
           f"{total / 1e6:.1f} M instructions (self cost per stage)")
     for label, count in spent.most_common(args.top):
         print(f"  {label:40s} {count / 1e6:8.1f} M  {100 * count / total:5.1f}%")

@@ -19,6 +19,7 @@ from type_mapping.java_text import big_decimal_string, java_float_str, java_leng
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 
 from .dictionary import Dictionary
+from .gather import gather
 from .properties import pinot_escape_string
 
 METADATA_PROPERTY_LENGTH_LIMIT = 512  # BaseSegmentCreator.getValidPropertyValue, in UTF-16 chars
@@ -86,7 +87,7 @@ def collect_stats(
             offsets = np.frombuffer(flat.buffers()[1], dtype=np.int64 if wide else np.int32)[
                 flat.offset : flat.offset + len(flat) + 1]
             ends = np.cumsum(row_lengths)
-            max_row = int((offsets[ends] - offsets[ends - row_lengths]).max())
+            max_row = int((gather(offsets, ends) - gather(offsets, ends - row_lengths)).max())
         else:
             per_value = value_lengths[dict_ids]
             starts = np.zeros(len(row_lengths), dtype=np.int64)

@@ -123,6 +123,39 @@ def test_short_keys_are_the_same_made_in_slices(monkeypatch):
         assert [sliced.values.to_pylist()[i] for i in sliced.dict_ids] == values
 
 
+def _rare_outside_the_sample(common, rare, count=20_000):
+    """``count`` values of ``common`` with ``rare`` once where no sample block of ``dictionary._sample`` reads."""
+    values = [common[i % len(common)] for i in range(count)]
+    values[dictionary._SAMPLE_BLOCK_SIZE + 100] = rare  # past the first block, before the second
+    return values
+
+
+@pytest.mark.parametrize("values", [
+    ["ios", "android", "web", "web"] * 5000, ["", "a", "", "null", "WINTER10"] * 3000,
+    _rare_outside_the_sample(["sale", "gift", "new"], "bulk"),  # the sample misses a value: the hash path
+    _rare_outside_the_sample(["é", "ab"], ""),
+])
+@pytest.mark.parametrize("width", ["several lengths", "one length"])
+def test_few_distinct_keys_give_the_hash_paths_dictionary(monkeypatch, values, width):
+    """Few distinct keys in a sample are matched one candidate at a time; a key outside the sample sends the
+    column to the hash, with the same dictionary either way."""
+    if width == "one length":  # three bytes each (a non-ASCII character takes two)
+        values = [(v + "xyz")[:3] if v.isascii() else (v + "x")[:2] for v in values]
+    path = dictionary._by_fixed_width_keys if width == "one length" else (lambda f, s, c: dictionary._by_short_keys(f, c))
+    matched = []
+    original = dictionary._ids_among
+    monkeypatch.setattr(dictionary, "_ids_among", lambda *a: matched.append(original(*a)) or matched[-1])
+    few = path(pa.array(values), "STRING", "c")
+    assert matched and (matched[0] is None) == (len(set(values[:dictionary._SAMPLE_BLOCK_SIZE])) < len(set(values)))
+    assert few.values.to_pylist() == sorted(set(values), key=_java_key)
+    assert [few.values.to_pylist()[i] for i in few.dict_ids] == values
+    monkeypatch.setattr(dictionary, "_FEW_DISTINCT", 0)
+    hashed = path(pa.array(values), "STRING", "c")
+    assert few.values.equals(hashed.values) and np.array_equal(few.dict_ids, hashed.dict_ids)
+    assert few.dict_ids.dtype == hashed.dict_ids.dtype == np.int32
+    assert np.array_equal(few.padded, hashed.padded)
+
+
 def test_sort_key_path_skips_shared_prefix_and_leaves_long_ties_to_arrow():
     ids = pa.array([f"user_{i:08d}" for i in np.random.default_rng(1).permutation(5000)])
     d = dictionary._sort_by_keys(ids, "STRING", "c")
@@ -454,3 +487,37 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path):
         build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", 1_700_000_000_000,
                       BuildOptions(threads=4))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cardinality", [1, 7, 300, 70_000])
+@pytest.mark.parametrize("empty_rows", [False, True])
+def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
+    """A multi-value column's values follow the segment's row order (the running sum of row jumps): the same
+    values and row lengths as gathering the rows one by one."""
+    from pinot_sink.segment.builder import _reorder_multi_value
+
+    rng = np.random.default_rng(cardinality)
+    rows = 5000
+    row_keys = rng.integers(0, cardinality, rows).astype(np.int32)
+    lengths = rng.integers(0 if empty_rows else 1, 4, rows).astype(np.int64)
+    values = rng.integers(0, 50, int(lengths.sum())).astype(np.int32)
+    order = dictionary.rows_by_dict_id(row_keys, cardinality)
+    reordered, reordered_lengths = _reorder_multi_value(values, lengths, order)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    expected = np.concatenate([values[starts[r]:starts[r + 1]] for r in order])
+    assert np.array_equal(reordered, expected) and np.array_equal(reordered_lengths, lengths[order])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                                   np.float32, np.float64, np.bool_, ">i4"])
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint16, np.uint8])
+def test_gather_is_numpys_fancy_indexing(dtype, index_dtype):
+    """The builder's in-range gathers: numpy's fancy-indexing result, for any value and index type."""
+    from pinot_sink.segment.gather import gather
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 100, 200).astype(dtype)
+    for indices in (rng.integers(0, 200, 500), np.arange(200)[::-1], np.zeros(0, dtype=np.int64)):
+        indices = indices.astype(index_dtype) if index_dtype != np.uint8 else (indices % 200).astype(np.uint8)
+        taken = gather(values, indices)
+        assert taken.dtype == values.dtype and np.array_equal(taken, values[indices])

@@ -51,6 +51,17 @@ def test_pack_bits_round_trip_across_chunks():
     assert np.array_equal(unpack_bits(packed, 17, len(values)), values)
 
 
+@pytest.mark.parametrize("bits", range(1, 33))
+def test_pack_bits_equals_a_bit_string_for_every_width(bits):
+    """Each width against a plain reference (each value's low ``bits`` bits, MSB first, back to back), at counts
+    around the group sizes (a group of values fills whole 64-bit words) and the padding they need."""
+    rng = np.random.default_rng(bits)
+    for count in (1, 2, 7, 8, 31, 32, 63, 64, 65, 127, 129, 1000):
+        values = rng.integers(0, 2**bits, size=count, dtype=np.int64).astype(np.int32 if bits < 32 else np.int64)
+        reference = np.unpackbits(values.astype(">u4").view(np.uint8).reshape(count, 4), axis=1)[:, 32 - bits:]
+        assert bytes(pack_bits(values, bits)) == np.packbits(reference.reshape(-1)).tobytes(), count
+
+
 # --- forward indexes --------------------------------------------------------------------------------
 
 

@@ -508,3 +508,15 @@ def test_default_column_multi_value():
 def test_options_are_validated():
     with pytest.raises(ValueError, match="on_overflow"):
         ConversionOptions(on_overflow="clamp")
+
+
+def test_null_mask_from_the_validity_bitmap_is_arrows():
+    """The null mask is unpacked from the validity bitmap: the same rows as Arrow's is_null, at any slice offset."""
+    from type_mapping.convert import _null_mask
+
+    base = [pa.array([1, None, 3, None, 5] * 7), pa.array(["a", None] * 9), pa.array([None] * 10, pa.int32()),
+            pa.array([1.5, 2.5]), pa.nulls(5)]
+    for array in base:
+        for start in range(0, min(len(array), 11)):
+            part = array.slice(start, len(array) - start - 1)
+            assert np.array_equal(_null_mask(part), part.is_null().to_numpy(zero_copy_only=False))
