@@ -35,8 +35,8 @@ from .expression import ExpressionError, Literal, is_groovy
 from .java_objects import is_object
 from .time_spec import TimeSpecConversion
 from . import lone_surrogates
-from .values import (Context, IngestionError, RowFailure, arrow_java_type, deeper_recursion, to_boolean, to_double,
-                     to_float, to_int, to_long, to_string, with_nulls)
+from .values import (Context, IngestionError, RowFailure, arrow_java_type, deeper_recursion, null_mask, to_boolean,
+                     to_double, to_float, to_int, to_long, to_string, with_nulls)
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger(__name__)
@@ -194,8 +194,8 @@ class IngestionPipeline:
                 self.complex_types, columns=frozenset(schema.column_names) | frozenset(consumed),
                 json_columns=frozenset(s.name for s in schema if s.data_type == "JSON"))
             flattened = self.complex_types.apply(input_schema.empty_table()).schema
-        # Transform outputs that are not schema columns are computed only when something reads them.
-        self.transforms = [t for t in self.transforms if t.spec is not None or t.column in consumed]
+        # Every transform runs, a column the schema lacks too (then dropped): Pinot's ExpressionTransformer
+        # evaluates each transformConfig on every row, so its failures fail the build (or count the row) there too.
         produced = {t.column for t in self.transforms} | {e.column for e in self.enrichers if not e.pre_complex}
         unknown = sorted(consumed - set(flattened.names) - produced)
         if unknown:  # Pinot reads a missing field as null; say so once, on the driver
@@ -275,19 +275,25 @@ class IngestionPipeline:
             ctx.where = f"transform of column {t.column!r} ({t.expression.text})"
             ctx.errors = None
             ctx.destination = None if t.spec is None else t.spec.data_type
+            existing = columns.get(t.column)
+            if existing is not None and existing.null_count < len(existing):
+                # Pinot's ExpressionTransformer runs a transform only where the row has no value of its own (and
+                # on a list or map it has, swallowing any failure): a row with a value cannot fail here either
+                ctx.active = null_mask(existing)
             try:
                 value = t.expression.evaluate_array(columns, ctx)
+                ctx.destination = None
+                if t.spec is not None:
+                    if getattr(t.expression, "primitive_array_result", False):  # a mirror of Pinot (ingestion.md)
+                        ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
+                                 "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
+                    value = to_column_type(value, t.spec, ctx)
             finally:
                 ctx.destination = None
-            if t.spec is not None:
-                if getattr(t.expression, "primitive_array_result", False):  # a mirror of Pinot (docs/ingestion.md)
-                    ctx.fail(value.is_valid(), "ClassCastException: a primitive array (int[], long[], float[], "
-                             "double[]) cannot be stored into a column by Pinot's DataTypeTransformer", value)
-                value = to_column_type(value, t.spec, ctx)
+                ctx.active = None
             if ctx.errors is not None:
                 value = with_nulls(value, ctx.errors)
                 incomplete |= ctx.errors
-            existing = columns.get(t.column)
             if existing is not None and existing.null_count < len(existing):
                 if t.spec is not None:
                     existing = to_column_type(existing, t.spec, ctx)

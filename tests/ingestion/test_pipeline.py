@@ -211,3 +211,42 @@ def test_timestamp_big_decimal_and_bytes_results_in_stored_form():
     assert out.column("t2").to_pylist() == [1704153600000, None]
     assert out.column("d").to_pylist() == ["1.5", "2.25"]
     assert out.column("b").to_pylist() == [b"\x0a\x0b", None]
+
+
+# --- which rows a transform runs on (Pinot's ExpressionTransformer; outcomes from Pinot's own build: a row with a
+# value of its own is not transformed, so it cannot fail; a transform of a column the schema lacks still runs) ---
+
+_SKIP_SCHEMA = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+    {"name": "k", "dataType": "INT"}, {"name": "c", "dataType": "LONG"}, {"name": "s", "dataType": "STRING"},
+    {"name": "s2", "dataType": "STRING"}]})
+
+
+def _skip_apply(transform_column: str, rows: list[dict], continue_on_error: bool):
+    source = "s" if transform_column == "c" else "s2"
+    config = {"tableName": "t", "ingestionConfig": {"continueOnError": continue_on_error, "transformConfigs": [
+        {"columnName": transform_column, "transformFunction": f"fromDateTime({source}, 'yyyy-MM-dd')"}]}}
+    table = pa.table({"k": pa.array([r["k"] for r in rows], pa.int32()),
+                      "c": pa.array([r["c"] for r in rows], pa.int64()),
+                      "s": pa.array([r["s"] for r in rows]), "s2": pa.array([r["s2"] for r in rows])})
+    return IngestionPipeline.from_configs(_SKIP_SCHEMA, config, table.schema).apply(table, 0)
+
+
+_ROWS = [{"k": 0, "c": 5, "s": "bad", "s2": "2020-01-01"}, {"k": 1, "c": None, "s": "2020-01-02", "s2": "2020-01-01"},
+         {"k": 2, "c": None, "s": "worse", "s2": "2020-01-01"}]
+
+
+def test_a_row_with_its_own_value_is_not_transformed_so_cannot_fail():
+    ok = _skip_apply("c", _ROWS[:2], False)  # Pinot builds it: row 0's bad text is never parsed
+    assert ok.table.column("c").to_pylist() == [5, 1577923200000] and ok.error_rows == 0
+    with pytest.raises(IngestionError, match="row 2: "):  # the first row without a value of its own fails
+        _skip_apply("c", _ROWS, False)
+    counted = _skip_apply("c", _ROWS, True)
+    assert counted.table.column("c").to_pylist() == [5, 1577923200000, None] and counted.error_rows == 1
+
+
+def test_a_transform_of_a_column_the_schema_lacks_still_runs():
+    rows = [{"k": 0, "c": 5, "s": "2020-01-01", "s2": "2020-01-01"}, {"k": 1, "c": 6, "s": "2020-01-01", "s2": "nope"}]
+    with pytest.raises(IngestionError, match="row 1: "):  # Pinot's build fails on it too
+        _skip_apply("x", rows, False)
+    counted = _skip_apply("x", rows, True)
+    assert counted.table.num_rows == 2 and "x" not in counted.table.column_names and counted.error_rows == 1
