@@ -109,9 +109,10 @@ def build(family: str, seed: str | None = None, repeat: int = 1, out_dir: Path |
     return out
 
 
-if __name__ == "__main__":
+def main(build_family, families, description: str) -> None:
+    """The command line of a table maker: the families named (default: all), or a sweep's fresh draws."""
     import argparse
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("families", nargs="*")
     parser.add_argument("--seed", help="draw the rows from this seed (a sweep), not the committed one")
     parser.add_argument("--repeat", type=int, default=1, help="batches of rows to draw")
@@ -119,5 +120,9 @@ if __name__ == "__main__":
     args = parser.parse_args()
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    for name in args.families or sorted(FAMILIES):
-        print(build(name, args.seed, args.repeat, args.out), flush=True)
+    for name in args.families or sorted(families):
+        print(build_family(name, args.seed, args.repeat, args.out), flush=True)
+
+
+if __name__ == "__main__":
+    main(build, FAMILIES, __doc__.split("\n\n")[0])

@@ -46,7 +46,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from expectations import COMMIT  # noqa: E402
+from expectations import COMMIT, main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests" / "fixtures" / "functions"
@@ -601,14 +601,4 @@ def build(family: str, seed: str | None = None, repeat: int = 1, out_dir: Path |
 
 
 if __name__ == "__main__":
-    import argparse
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("families", nargs="*")
-    parser.add_argument("--seed", help="draw the rows from this seed (a sweep), not the committed one")
-    parser.add_argument("--repeat", type=int, default=1, help="batches of rows to draw")
-    parser.add_argument("--out", type=Path, help="folder for the tables (default: the committed fixtures)")
-    args = parser.parse_args()
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-    for name in args.families or sorted(GEO_FAMILIES):
-        print(build(name, args.seed, args.repeat, args.out), flush=True)
+    main(build, GEO_FAMILIES, __doc__.split("\n\n")[0])
