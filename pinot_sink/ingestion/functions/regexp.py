@@ -3,13 +3,16 @@
 Pinot compiles patterns with ``java.util.regex`` (ingestion never initialises ``PatternFactory`` for RE2J).
 Arrow's kernels are RE2, which differs from Java (``.`` and ``$`` around ``\\r``, ``\\u0085``, back
 references, look-around), so each pattern is translated once into a Python pattern that means the same in
-Java, and the function runs once per distinct input value. Java constructs with no faithful translation
-(inline flags other than a leading ``(?i)``, ``\\G``, class intersections ``&&``, nested classes, Unicode
-properties ``\\p{L}``...) are rejected when the config is read, naming the construct.
+Java, and the function runs once per distinct input value. Character properties (``\\p{L}``, ``\\p{IsLatin}``,
+``\\p{InGreek}``, ``\\p{javaLowerCase}``...) and Java 17's ``\\b`` become explicit classes from Java 17's own
+tables (``java_unicode.py``, Unicode 13). Java constructs with no faithful translation (inline flags other
+than a leading ``(?i)``, ``\\G``, class intersections ``&&``, nested classes) are rejected when the config is
+read, naming the construct.
 
 Known differences left: Java works on UTF-16, so after an empty match just before a supplementary character
 its next search starts between the two surrogates (``regexpCount(s, 'x*')`` counts one more per such
-character; Python cannot start there); case mappings follow Python's Unicode version, not the JVM's.
+character; Python cannot start there); case mappings follow Python's Unicode version, not the JVM's; ``\\b``
+finds the base letter of a run of combining marks at most 8 marks back.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..values import Const, Context, IngestionError, Value, broadcast, per_distinct, to_int, to_string
+from . import java_unicode
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -30,9 +34,6 @@ _DOT = "[^\n\r\x85\u2028\u2029]"
 # Java's ``$`` (no MULTILINE): the end, or before a final line terminator (``\r\n`` counting as one).
 _DOLLAR = "(?=(?:\r\n|(?<!\r)\n|[\r\x85\u2028\u2029])?\\Z)"
 _SHORTHAND = {"d": "0-9", "w": "a-zA-Z0-9_", "s": " \\t\\n\\x0b\\f\\r"}  # ASCII, as Java without (?U)
-_POSIX = {"Lower": "a-z", "Upper": "A-Z", "ASCII": "\\x00-\\x7f", "Alpha": "a-zA-Z", "Digit": "0-9",
-          "Alnum": "a-zA-Z0-9", "Punct": "!-/:-@\\[-`{-~", "Graph": "!-~", "Print": " -~", "Blank": " \\t",
-          "Cntrl": "\\x00-\\x1f\\x7f", "XDigit": "0-9a-fA-F", "Space": " \\t\\n\\x0b\\f\\r"}
 _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "a": "\x07", "e": "\x1b"}
 _POSSESSIVE = sys.version_info >= (3, 11)  # possessive quantifiers and atomic groups
 
@@ -141,6 +142,107 @@ def _literal_run(cps: list[int], fold: bool) -> str:
     return "".join(out)
 
 
+# --- character properties (\\p{..}) and word boundaries, from Java 17's own tables (java_unicode.py) -------
+
+_MAX_CODE_POINT = 0x10FFFF
+# \\b looks back over at most this many combining marks for their base letter (Python's look-behinds have a
+# fixed width; Java's Bound.hasBaseCharacter has no limit).
+_MARKS_BEHIND = 8
+
+
+@functools.cache
+def _ranges(index: int) -> tuple[tuple[int, int], ...]:
+    out = []
+    for part in filter(None, java_unicode.SETS[index].split(",")):
+        first, _, last = part.partition("-")
+        out.append((int(first, 16), int(last or first, 16)))
+    return tuple(out)
+
+
+def _property(name: str, case_insensitive: bool) -> tuple[tuple[int, int], ...] | None:
+    """The members of ``\\p{name}`` as Pattern.family looks the name up (None: Java rejects it):
+    ``sc=`` / ``script=``, ``blk=`` / ``block=``, ``gc=`` / ``general_category=``; ``In`` a block; ``Is`` a
+    binary property or Unicode POSIX class (any case), a category, or a script; otherwise a category, an ASCII
+    POSIX class or a ``java...`` property (exact case). CASE_INSENSITIVE widens the cased ones (``Lu`` is then
+    ``Lu`` or ``Ll`` or ``Lt``, ``Lower`` is ``Alpha``)."""
+
+    def prop(key: str, table: str) -> int | None:
+        found = getattr(java_unicode, table + "_CI").get(key) if case_insensitive else None
+        return found if found is not None else getattr(java_unicode, table).get(key)
+
+    index: int | None = None
+    if "=" in name:
+        key, value = name.split("=", 1)
+        key = key.lower()
+        if key in ("sc", "script"):
+            index = java_unicode.SCRIPT.get(value.upper())
+        elif key in ("blk", "block"):
+            index = java_unicode.BLOCK.get(value.upper())
+        elif key in ("gc", "general_category"):
+            index = prop(value, "PROPERTY")
+    elif name.startswith("In"):
+        index = java_unicode.BLOCK.get(name[2:].upper())
+    elif name.startswith("Is"):
+        index = prop(name[2:].upper(), "UNICODE_PROPERTY")
+        if index is None:
+            index = prop(name[2:], "PROPERTY")
+        if index is None:
+            index = java_unicode.SCRIPT.get(name[2:].upper())
+    else:
+        index = prop(name, "PROPERTY")
+    return None if index is None else _ranges(index)
+
+
+def _complement(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    out, start = [], 0
+    for first, last in ranges:
+        if first > start:
+            out.append((start, first - 1))
+        start = last + 1
+    if start <= _MAX_CODE_POINT:
+        out.append((start, _MAX_CODE_POINT))
+    return tuple(out)
+
+
+def _class_body(ranges) -> str:
+    return "".join(_char(a) if a == b else f"{_char(a)}-{_char(b)}" for a, b in ranges)
+
+
+def _property_class(ranges, negated: bool) -> str:
+    if not ranges:  # Python has no empty class
+        return "(?s:.)" if negated else "(?!)"
+    return f"[{'^' if negated else ''}{_class_body(ranges)}]"
+
+
+def _clip(ranges, first: int, last: int) -> tuple[tuple[int, int], ...]:
+    return tuple((max(a, first), min(b, last)) for a, b in ranges if b >= first and a <= last)
+
+
+@functools.cache
+def _word_boundary(boundary: bool) -> str:
+    """Java 17's ``\\b`` (``Pattern.Bound``; Java 19+ made it ASCII): a word character is a letter or digit
+    (``Character.isLetterOrDigit``), ``_``, or a non-spacing mark (Mn) whose run of marks follows a letter or
+    digit (``hasBaseCharacter``); a boundary is where exactly one side is a word character. ``\\B``: where
+    none or both are.
+
+    ``hasBaseCharacter`` steps back one UTF-16 unit at a time, so a supplementary character in the run (mark
+    or base) ends it unbased. Hence before a mark the only boundaries are after ``_`` or a supplementary
+    letter or digit (word characters that are no base); elsewhere the right side is a word character and the
+    left side needs the run's base only after a mark, looked for at most ``_MARKS_BEHIND`` marks back."""
+    letter_digit = _ranges(java_unicode.PROPERTY["javaLetterOrDigit"])
+    marks = _ranges(java_unicode.PROPERTY["Mn"])
+    word = f"[_{_class_body(letter_digit)}]"
+    mark = _property_class(marks, False)
+    unbased = f"[_{_class_body(_clip(letter_digit, 0x10000, _MAX_CODE_POINT))}]"
+    base, bmp_mark = (_property_class(_clip(r, 0, 0xFFFF), False) for r in (letter_digit, marks))
+    based = "(?:" + "|".join(f"(?<={base}{bmp_mark}{{{count}}})" for count in range(1, _MARKS_BEHIND + 1)) + ")"
+    if boundary:
+        return (f"(?:(?={mark})(?<={unbased})|(?!{mark})(?:(?<={mark})(?:(?={word})(?!{based})|(?!{word}){based})"
+                f"|(?<!{mark})(?:(?<={word})(?!{word})|(?<!{word})(?={word}))))")
+    return (f"(?:(?={mark})(?<!{unbased})|(?!{mark})(?:(?<={mark})(?:(?={word}){based}|(?!{word})(?!{based}))"
+            f"|(?<!{mark})(?:(?<={word})(?={word})|(?<!{word})(?!{word}))))")
+
+
 # --- the translation ----------------------------------------------------------------------------------
 
 def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> str:
@@ -203,21 +305,28 @@ def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> st
             literal = p[k:] if end == -1 else p[k:end]
             return [ord(ch) for ch in literal], (n if end == -1 else end + 2)
         if c in "pP":
-            m = re.match(r"\{(\w+)\}", p[k:])  # \p{IsAlpha} is Unicode's Alphabetic in Java, not POSIX
-            name = m.group(1) if m else None
-            if name not in _POSIX:
-                reject(f"the character property \\{c}{p[k:k + 12]} (only the POSIX classes {sorted(_POSIX)})")
-            if c == "P" and in_class:
-                reject("a negated character property inside a class")
-            body = _POSIX["Alpha" if case_insensitive and name in ("Lower", "Upper") else name]
+            if k < n and p[k] == "{":
+                end = p.find("}", k)
+                if end == -1:
+                    raise ValueError(f"invalid regular expression {p!r}: unclosed character family")
+                name, k = p[k + 1:end], end + 1
+                if not name:
+                    raise ValueError(f"invalid regular expression {p!r}: empty character family")
+            elif k < n:  # \\pL: a one-letter name
+                name, k = p[k], k + 1
+            else:
+                raise ValueError(f"invalid regular expression {p!r}: a trailing \\{c}")
+            ranges = _property(name, case_insensitive)
+            if ranges is None:
+                raise ValueError(f"invalid regular expression {p!r}: unknown character property \\{c}{{{name}}}")
             if in_class:
-                return body, k + m.end()
-            return (f"[{body}]" if c == "p" else f"[^{body}]"), k + m.end()
+                return _class_body(_complement(ranges) if c == "P" else ranges), k
+            return _property_class(ranges, c == "P"), k
         if not in_class:
             if c == "b":
-                return "(?a:\\b)", k  # ASCII word characters, as \\w (Java 19+; older Javas use Unicode letters)
-            if c == "B":  # Python's \\B never matches the empty text; Java's does
-                return "(?a:(?<=\\w)(?=\\w)|(?<!\\w)(?!\\w))", k
+                return _word_boundary(True), k
+            if c == "B":
+                return _word_boundary(False), k
             if c == "A":
                 return "\\A", k
             if c == "z":
