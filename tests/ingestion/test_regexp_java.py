@@ -108,11 +108,25 @@ PROPERTY_PATTERNS = [r"\p{L}+", r"\p{Lu}", r"\p{Ll}+", r"\p{Lt}", r"\p{IsAlphabe
 BOUNDARY_PATTERNS = [r"\b", r"\B", r"\b\w+\b", r"\bé", r"a\b", r"_\b", r"\b.", r".\B", r"\B.\B", r"\b\p{L}+\b",
                      r"(?i)\bß", r"\b[^ ]"]
 
+FLAG_PATTERNS = [r"a(?i)b|c", r"(?i:a|b)c", r"(?i)k(?-i)k", r"(a(?i)b)b", r"(?s).+", r"a(?s:.)b.", r"(?m)^\w+$",
+                 r"(?m)^", r"(?m)$", r"(?m:^a|b$)c?", r"(?x) a b # comment\n c", r"(?x)[a b]+", r"(?x)a +",
+                 r"(?iu)ß|k", r"(?u)k(?i)k", r"x(?i:\p{Lu})", r"(?i)[a-z](?-i)[a-z]", r"((?i)a|b)|a", r"(?-i)k",
+                 r"(?i)é(?u)é", r"(?ims)^.$", r"(?i)(?:K|(?-i)k)+", r"(?sm:.$)", r"(?)a", r"(?-)a", r"(?i:)k"]
+FLAG_TEXTS = ["", "ab", "aB", "AB", "c", "C", "kK", "KK", "\u212ak", "a\nb", "a\r\nb", "\n", "x\u2028y\r",
+              "ßẞ", "ẞ", "éÉ", "ÉÉ", "abc", "a bc", "aac", "aaa", "ab\nab", "\r\n", "k\u212a", "xÉ"]
+
 
 def test_properties_and_boundaries_on_chosen_texts(java):
     cases = [(flags, pattern, text) for pattern in PROPERTY_PATTERNS + BOUNDARY_PATTERNS for flags in (0, CI, CI_UC)
              for text in TEXTS if pattern != r"\p{IsEmoji}"]
     compare(java, cases)
+
+
+def test_inline_flags_on_chosen_and_random_texts(java):
+    rng = random.Random(17)
+    texts = FLAG_TEXTS + ["".join(rng.choice("abcAKkß\u212a\n\r é") for _ in range(rng.randint(0, 8)))
+                          for _ in range(60)]
+    compare(java, [(flags, pattern, text) for pattern in FLAG_PATTERNS for flags in (0, CI, CI_UC) for text in texts])
 
 
 def test_properties_and_boundaries_on_random_texts(java):

@@ -5,9 +5,10 @@ Arrow's kernels are RE2, which differs from Java (``.`` and ``$`` around ``\\r``
 references, look-around), so each pattern is translated once into a Python pattern that means the same in
 Java, and the function runs once per distinct input value. Character properties (``\\p{L}``, ``\\p{IsLatin}``,
 ``\\p{InGreek}``, ``\\p{javaLowerCase}``...) and Java 17's ``\\b`` become explicit classes from Java 17's own
-tables (``java_unicode.py``, Unicode 13). Java constructs with no faithful translation (inline flags other
-than a leading ``(?i)``, ``\\G``, class intersections ``&&``, nested classes) are rejected when the config is
-read, naming the construct.
+tables (``java_unicode.py``, Unicode 13); inline flags (``(?i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``,
+``(?-i)``, ``(?i:...)``) hold to the end of their group as in Java. Java constructs with no faithful
+translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G``, class intersections ``&&``, nested classes)
+are rejected when the config is read, naming the construct.
 
 Known differences left: Java works on UTF-16, so after an empty match just before a supplementary character
 its next search starts between the two surrogates (``regexpCount(s, 'x*')`` counts one more per such
@@ -33,6 +34,10 @@ _LINE_END = "\n\r\x85\u2028\u2029"  # Java's line terminators (without UNIX_LINE
 _DOT = "[^\n\r\x85\u2028\u2029]"
 # Java's ``$`` (no MULTILINE): the end, or before a final line terminator (``\r\n`` counting as one).
 _DOLLAR = "(?=(?:\r\n|(?<!\r)\n|[\r\x85\u2028\u2029])?\\Z)"
+# MULTILINE: ``$`` before any line terminator (not between ``\r`` and ``\n``) or at the end; ``^`` at the start
+# or after a terminator (not between ``\r`` and ``\n``), but never at the end of the input.
+_DOLLAR_MULTILINE = "(?=(?<!\r)\n|[\r\x85\u2028\u2029]|\\Z)"
+_CARET_MULTILINE = "(?!\\Z)(?:\\A|(?<=[\n\x85\u2028\u2029])|(?<=\r)(?!\n))"
 _SHORTHAND = {"d": "0-9", "w": "a-zA-Z0-9_", "s": " \\t\\n\\x0b\\f\\r"}  # ASCII, as Java without (?U)
 _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "a": "\x07", "e": "\x1b"}
 _POSSESSIVE = sys.version_info >= (3, 11)  # possessive quantifiers and atomic groups
@@ -48,10 +53,8 @@ class JavaPattern:
 
     def __init__(self, pattern: str, case_insensitive: bool = False, unicode_case: bool = False) -> None:
         self.source = pattern
-        case_insensitive = case_insensitive or pattern.startswith("(?i)")
-        fold = case_insensitive and unicode_case
-        text = _translate(pattern, case_insensitive, fold)
-        flags = re.ASCII | (re.IGNORECASE if case_insensitive and not fold else 0)
+        text = _translate(pattern, case_insensitive, unicode_case)
+        flags = re.ASCII | (re.IGNORECASE if case_insensitive and not unicode_case else 0)
         try:
             self.regex = re.compile(text, flags)
         except re.error as exc:
@@ -245,17 +248,53 @@ def _word_boundary(boundary: bool) -> str:
 
 # --- the translation ----------------------------------------------------------------------------------
 
-def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> str:
-    """The Python pattern for Java pattern ``p`` (a leading ``(?i)`` is dropped: the caller sets the flag);
-    ``fold``: expand literals for CASE_INSENSITIVE | UNICODE_CASE (compiled without IGNORECASE).
+def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = False) -> str:
+    """The Python pattern for Java pattern ``p`` compiled with those flags (Python's IGNORECASE set when
+    ``case_insensitive`` alone: ASCII folding is Python's with re.ASCII).
 
+    Inline flags (``(?i)``, ``(?-i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``, and ``(?i:...)`` groups) hold,
+    as in Java, from where they stand to the end of the enclosing group, across ``|``: ``.``, ``^``, ``$``
+    and literals are translated under the flags in force, and Python's IGNORECASE is switched by scoped
+    groups ``(?i:`` / ``(?-i:``, closed before each ``|`` and ``)`` of their level and reopened after ``|``.
+    Under CASE_INSENSITIVE | UNICODE_CASE literals are expanded to Java's folding (no IGNORECASE there).
     Java folds literal characters and ranges only: the shorthand and POSIX classes keep their exact members
     (``\\p{Lower}`` / ``\\p{Upper}`` become ``[a-zA-Z]`` under CASE_INSENSITIVE)."""
     out: list[str] = []
     pending: list[int] = []  # literal characters of the current atom (Pattern.atom)
     i, n = 0, len(p)
-    if p.startswith("(?i)"):
-        i = 4
+    flags = set("i" if case_insensitive else "") | set("u" if unicode_case else "")
+    case_insensitive, fold, comments = "i" in flags, "i" in flags and "u" in flags, False
+
+    def python_i(state: set) -> bool:
+        return "i" in state and "u" not in state
+
+    # one entry per open group: (the flags to restore at its ')', Python's IGNORECASE at its start, the
+    # scoped groups opened at its level)
+    levels: list[list] = [[set(flags), python_i(flags), 0]]
+
+    def set_flags(new: set) -> None:
+        nonlocal flags, case_insensitive, fold, comments
+        if python_i(new) != python_i(flags):
+            out.append("(?i:" if python_i(new) else "(?-i:")
+            levels[-1][2] += 1
+        flags = new
+        case_insensitive, fold, comments = "i" in flags, "i" in flags and "u" in flags, "x" in flags
+
+    def close_scopes() -> None:
+        out.append(")" * levels[-1][2])
+        levels[-1][2] = 0
+
+    def skip_comments(j: int) -> int:
+        """COMMENTS: whitespace and ``#`` to the end of the line are not part of the pattern."""
+        while comments and j < n:
+            if p[j] in " \t\n\x0b\f\r":
+                j += 1
+            elif p[j] == "#":
+                while j < n and p[j] not in _LINE_END:
+                    j += 1
+            else:
+                break
+        return j
 
     def reject(what: str):
         raise ValueError(f"the Java regular expression {p!r} uses {what}, which is not supported here")
@@ -359,6 +398,10 @@ def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> st
             pending.clear()
 
     while i < n:
+        if comments:
+            i = skip_comments(i)
+            if i >= n:
+                break
         c = p[i]
         if c == "\\":
             text, i = escape(i, False)
@@ -374,16 +417,35 @@ def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> st
             continue
         flush(quantified=c in "{*+?")
         if c == ".":
-            out.append(_DOT)
+            out.append("(?s:.)" if "s" in flags else _DOT)
         elif c == "$":
-            out.append(_DOLLAR)
+            out.append(_DOLLAR_MULTILINE if "m" in flags else _DOLLAR)
         elif c == "^":
-            out.append("\\A")
+            out.append(_CARET_MULTILINE if "m" in flags else "\\A")
         elif c == "(":
+            levels.append([set(flags), python_i(flags), 0])
             if p.startswith("(?", i):
-                m = re.match(r"\(\?(?::|=|!|<=|<!|>|<([a-zA-Z][a-zA-Z0-9]*)>)", p[i:])
+                m = re.match(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])", p[i:])
+                if m:  # inline flags (none: "(?:" and Java's "(?)")
+                    on, off = m.group(1), m.group(2) or ""
+                    for flag in on + off:
+                        if flag in "dcU":
+                            reject({"d": "the flag (?d) (UNIX_LINES)", "c": "the flag (?c) (CANON_EQ)",
+                                    "U": "the flag (?U) (UNICODE_CHARACTER_CLASS)"}[flag])
+                        if flag not in "imsxu":
+                            raise ValueError(f"invalid regular expression {p!r}: unknown inline modifier {flag!r}")
+                    new = (flags | set(on)) - set(off)
+                    i += m.end()
+                    if m.group(3) == ")":  # (?i): to the end of the enclosing group
+                        levels.pop()
+                        set_flags(new)
+                        continue
+                    out.append("(?:")
+                    set_flags(new)
+                    continue
+                m = re.match(r"\(\?(?:=|!|<=|<!|>|<([a-zA-Z][a-zA-Z0-9]*)>)", p[i:])
                 if not m:
-                    reject(f"the group construct {p[i:i + 6]!r} (inline flags other than a leading (?i))")
+                    reject(f"the group construct {p[i:i + 6]!r}")
                 if m.group() == "(?>" and not _POSSESSIVE:
                     reject("an atomic group (Python 3.11 or later needed)")
                 out.append(f"(?P<{m.group(1)}>" if m.group(1) else m.group())
@@ -391,9 +453,15 @@ def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> st
                 continue
             out.append("(")
         elif c == ")":
+            if len(levels) == 1:
+                raise ValueError(f"invalid regular expression {p!r}: unmatched closing ')'")
+            close_scopes()
             out.append(")")
+            restore = levels.pop()[0]
+            flags, case_insensitive = restore, "i" in restore
+            fold, comments = "i" in restore and "u" in restore, "x" in restore
         elif c == "[":
-            text, i = _translate_class(p, i, escape, reject, fold)
+            text, i = _translate_class(p, i, escape, reject, fold, skip_comments)
             out.append(text)
             continue
         elif c == "{":
@@ -402,16 +470,23 @@ def _translate(p: str, case_insensitive: bool = False, fold: bool = False) -> st
                 raise ValueError(f"invalid regular expression {p!r}: illegal repetition near index {i}")
             out.append(m.group())
             i += m.end()
-            i = _quantifier_suffix(p, i, out, reject)
+            i = _quantifier_suffix(p, skip_comments(i), out, reject)
             continue
         elif c in "*+?":
             out.append(c)
-            i = _quantifier_suffix(p, i + 1, out, reject)
+            i = _quantifier_suffix(p, skip_comments(i + 1), out, reject)
             continue
         elif c == "|":
+            close_scopes()
             out.append("|")
+            if python_i(flags) != levels[-1][1]:
+                out.append("(?i:" if python_i(flags) else "(?-i:")
+                levels[-1][2] = 1
         i += 1
     flush()
+    if len(levels) > 1:
+        raise ValueError(f"invalid regular expression {p!r}: unclosed group")
+    close_scopes()
     return "".join(out)
 
 
@@ -427,7 +502,7 @@ def _quantifier_suffix(p: str, i: int, out: list[str], reject) -> int:
     return i
 
 
-def _translate_class(p: str, i: int, escape, reject, fold: bool) -> tuple[str, int]:
+def _translate_class(p: str, i: int, escape, reject, fold: bool, skip=lambda j: j) -> tuple[str, int]:
     """A Java character class ``[...]`` starting at p[i]; returns its Python text and the next index."""
     n = len(p)
     j = i + 1
@@ -447,6 +522,7 @@ def _translate_class(p: str, i: int, escape, reject, fold: bool) -> tuple[str, i
         last = cp
 
     while True:
+        j = skip(j)  # COMMENTS: whitespace and comments inside a class too
         if j >= n:
             raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
         c = p[j]
