@@ -115,6 +115,19 @@ FLAG_PATTERNS = [r"a(?i)b|c", r"(?i:a|b)c", r"(?i)k(?-i)k", r"(a(?i)b)b", r"(?s)
 FLAG_TEXTS = ["", "ab", "aB", "AB", "c", "C", "kK", "KK", "\u212ak", "a\nb", "a\r\nb", "\n", "x\u2028y\r",
               "ßẞ", "ẞ", "éÉ", "ÉÉ", "abc", "a bc", "aac", "aaa", "ab\nab", "\r\n", "k\u212a", "xÉ"]
 
+CLASS_PATTERNS = [r"[a-z&&[^aeiou]]+", r"[a[b]]", r"[^a[b]]", r"[\p{L}&&\p{IsLatin}]+", r"[a-z&&b-c[x]]",
+                  r"[\w&&[^\d]]+", r"[^\p{L}&&[^a]]", r"[[a-c][x-z]]+", r"[a-z&&[^b]]", r"[^a-z&&[^b]]",
+                  r"[&&a]", r"[]a]", r"[^]a]", r"[a&b]", r"[k&&[^K]]", r"[\P{Lu}&&[A-Z]]", r"[a-c&&b-d&&c-e]",
+                  r"[\x{1F600}-\x{1F64F}&&[^\x{1F610}]]", r"[Ωω&&\p{Lu}]", r"[ß&&[ẞß]]", r"(?x)[ a - c && [ ^ b ] ]",
+                  r"(?x)[ a-c && [^ b ] ]", r"(?x)[a -c]", r"(?x)[a- c]", r"(?x)[ ^ a]"]
+CLASS_TEXTS = ["", "a", "b", "B", "c", "x", "Z", "é", "Ω", "ω", "k", "K", "\u212a", "ß", "ẞ", "&", "]", "😀", "😐",
+               "1", "_", " ", "abcxyz", "ABC", "^", "-"]
+
+
+def test_nested_classes_and_intersections(java):
+    compare(java, [(flags, pattern, text) for pattern in CLASS_PATTERNS for flags in (0, CI, CI_UC)
+                   for text in CLASS_TEXTS])
+
 
 def test_properties_and_boundaries_on_chosen_texts(java):
     cases = [(flags, pattern, text) for pattern in PROPERTY_PATTERNS + BOUNDARY_PATTERNS for flags in (0, CI, CI_UC)

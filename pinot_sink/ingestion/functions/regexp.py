@@ -7,8 +7,8 @@ Java, and the function runs once per distinct input value. Character properties 
 ``\\p{InGreek}``, ``\\p{javaLowerCase}``...) and Java 17's ``\\b`` become explicit classes from Java 17's own
 tables (``java_unicode.py``, Unicode 13); inline flags (``(?i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``,
 ``(?-i)``, ``(?i:...)``) hold to the end of their group as in Java. Java constructs with no faithful
-translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G``, class intersections ``&&``, nested classes)
-are rejected when the config is read, naming the construct.
+translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G``) are rejected when the config is read, naming
+the construct. Nested classes and intersections ``&&`` become explicit sets (``Pattern.clazz``'s rules).
 
 Known differences left: Java works on UTF-16, so after an empty match just before a supplementary character
 its next search starts between the two surrogates (``regexpCount(s, 'x*')`` counts one more per such
@@ -217,6 +217,38 @@ def _property_class(ranges, negated: bool) -> str:
     return f"[{'^' if negated else ''}{_class_body(ranges)}]"
 
 
+_SHORTHAND_RANGES = {"d": ((0x30, 0x39),), "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
+                     "s": ((0x09, 0x0D), (0x20, 0x20))}
+
+
+class _NeedsSets(Exception):
+    """A class with nested classes, ``&&`` or a leading ``]``: translated as an explicit set instead."""
+
+
+def _norm(ranges) -> tuple[tuple[int, int], ...]:
+    """Sorted, overlapping and adjacent ranges merged."""
+    out: list[list[int]] = []
+    for first, last in sorted(ranges):
+        if out and first <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], last)
+        else:
+            out.append([first, last])
+    return tuple((a, b) for a, b in out)
+
+
+def _intersect(left, right) -> tuple[tuple[int, int], ...]:
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        first, last = max(left[i][0], right[j][0]), min(left[i][1], right[j][1])
+        if first <= last:
+            out.append((first, last))
+        if left[i][1] < right[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tuple(out)
+
+
 def _clip(ranges, first: int, last: int) -> tuple[tuple[int, int], ...]:
     return tuple((max(a, first), min(b, last)) for a, b in ranges if b >= first and a <= last)
 
@@ -299,12 +331,16 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
     def reject(what: str):
         raise ValueError(f"the Java regular expression {p!r} uses {what}, which is not supported here")
 
-    def escape(j: int, in_class: bool) -> tuple[str | list[int], int]:
-        """The escape at p[j] == '\\': its literal code points, or its Python text; and the next index."""
+    def escape(j: int, in_class: bool, as_set: bool = False) -> tuple[str | list[int] | tuple, int]:
+        """The escape at p[j] == '\\': its literal code points, or its Python text (``as_set``: a class's
+        members as ranges); and the next index."""
         if j + 1 >= n:
             raise ValueError(f"invalid regular expression {p!r}: a trailing backslash")
         c = p[j + 1]
         k = j + 2
+        if as_set and c.lower() in _SHORTHAND:
+            ranges = _SHORTHAND_RANGES[c.lower()]
+            return (_complement(ranges) if c.isupper() else ranges), k
         if c in _SHORTHAND:
             return (_SHORTHAND[c] if in_class else f"[{_SHORTHAND[c]}]"), k
         if c in "DWS":
@@ -359,7 +395,8 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
             if ranges is None:
                 raise ValueError(f"invalid regular expression {p!r}: unknown character property \\{c}{{{name}}}")
             if in_class:
-                return _class_body(_complement(ranges) if c == "P" else ranges), k
+                ranges = _complement(ranges) if c == "P" else ranges
+                return (ranges if as_set else _class_body(ranges)), k
             return _property_class(ranges, c == "P"), k
         if not in_class:
             if c == "b":
@@ -396,6 +433,94 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
         if pending:
             out.append(_literal_run(pending, fold))
             pending.clear()
+
+    def single_set(cp: int) -> tuple:
+        if fold:
+            members = _fold_class_member(cp)
+        elif case_insensitive and cp < 128 and chr(cp).isalpha():
+            members = {cp, ord(chr(cp).swapcase())}
+        else:
+            members = {cp}
+        return _norm([(m, m) for m in members])
+
+    def range_set(first: int, last: int) -> tuple:
+        if fold:
+            extra = _fold_range(first, last)
+        elif case_insensitive:  # CASE_INSENSITIVE alone: ASCII letters whose other case is inside
+            extra = {c for c in range(128) if chr(c).isalpha() and first <= ord(chr(c).swapcase()) <= last}
+        else:
+            extra = set()
+        return _norm([(first, last)] + [(m, m) for m in extra])
+
+    def class_set(j: int, bracket: bool) -> tuple[tuple, int]:
+        """Java 17's ``Pattern.clazz``: a class's members as ranges, with nested classes (union) and ``&&``
+        (intersection of all before with all after, up to the closing ``]``); ``^`` right after ``[``
+        negates the whole. Literals and ranges folded as the flags say; ``j`` is past the ``[``
+        (``bracket``), or where the right side of ``&&`` starts."""
+        negated = False
+        if bracket and j < n and p[j] == "^":
+            negated, j = True, j + 1
+        prev: tuple | None = None
+        while True:
+            j = skip_comments(j)
+            if j >= n:
+                raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
+            c = p[j]
+            if c == "[":
+                sub, j = class_set(j + 1, True)
+                prev = sub if prev is None else _norm(prev + sub)
+                continue
+            if p.startswith("&&", j):
+                j += 2
+                right: tuple | None = None
+                while True:
+                    j = skip_comments(j)
+                    if j >= n:
+                        raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
+                    if p[j] in "]&":
+                        break
+                    sub, j = class_set(j + 1, True) if p[j] == "[" else class_set(j, False)
+                    right = sub if right is None else _norm(right + sub)
+                if right is None:
+                    reject("a class intersection (&&) with nothing on its right")
+                prev = right if prev is None else _intersect(prev, right)
+                continue
+            if c == "]" and prev is not None:
+                if bracket:
+                    j += 1
+                return (_complement(prev) if negated else prev), j
+            if c == "\\":
+                value, j = escape(j, True, as_set=True)
+                if isinstance(value, tuple):
+                    prev = value if prev is None else _norm(prev + value)
+                    continue
+                if isinstance(value, str):
+                    reject(f"the escape {p[j - 2:j]} inside a class with && or a nested class")
+                cps = value
+            else:
+                cps, j = [ord(c)], j + 1
+            for cp in cps[:-1]:
+                prev = single_set(cp) if prev is None else _norm(prev + single_set(cp))
+            cp = cps[-1] if cps else None
+            if cp is None:
+                continue
+            leaf = single_set(cp)
+            dash = skip_comments(j)  # COMMENTS: "a - c" is a range
+            if len(cps) == 1 and dash + 1 < n and p[dash] == "-" and p[dash + 1] not in "][":
+                j = skip_comments(dash + 1)
+                if j >= n:
+                    raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
+                if p[j] == "\\":
+                    end, j = escape(j, True)
+                    if not isinstance(end, list) or len(end) != 1:
+                        raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+                    end = end[0]
+                else:
+                    end, j = ord(p[j]), j + 1
+                if end < cp:
+                    raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+                leaf = range_set(cp, end)
+            prev = leaf if prev is None else _norm(prev + leaf)
 
     while i < n:
         if comments:
@@ -461,7 +586,13 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
             flags, case_insensitive = restore, "i" in restore
             fold, comments = "i" in restore and "u" in restore, "x" in restore
         elif c == "[":
-            text, i = _translate_class(p, i, escape, reject, fold, skip_comments)
+            try:
+                text, i = _translate_class(p, i, escape, reject, fold, skip_comments)
+            except _NeedsSets:  # nested classes or &&: computed as explicit sets of code points
+                ranges, i = class_set(i + 1, True)
+                text = _property_class(ranges, False)
+                if python_i(flags):  # the members are folded already
+                    text = f"(?-i:{text})"
             out.append(text)
             continue
         elif c == "{":
@@ -510,8 +641,8 @@ def _translate_class(p: str, i: int, escape, reject, fold: bool, skip=lambda j: 
     if j < n and p[j] == "^":
         out.append("^")
         j += 1
-    if j < n and p[j] == "]":
-        reject("a class starting with ']'")
+    if j < n and p[j] == "]":  # a literal ']' in Java
+        raise _NeedsSets
     last: int | None = None  # the previous member, when a single character (a range may start there)
 
     def member(cp: int | None) -> None:
@@ -530,18 +661,19 @@ def _translate_class(p: str, i: int, escape, reject, fold: bool, skip=lambda j: 
             member(None)
             out.append("]")
             return "".join(out), j + 1
-        if c == "[":
-            reject("a nested character class")
-        if p.startswith("&&", j):
-            reject("a character class intersection (&&)")
+        if c == "[" or p.startswith("&&", j):
+            raise _NeedsSets
         if c == "-" and last is not None and j + 1 < n and p[j + 1] != "]":
-            if p[j + 1] == "\\":
-                end, j = escape(j + 1, True)
+            j = skip(j + 1)  # COMMENTS: "a - c" is a range
+            if j >= n:
+                raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
+            if p[j] == "\\":
+                end, j = escape(j, True)
                 if not isinstance(end, list) or len(end) != 1:
                     raise ValueError(f"invalid regular expression {p!r}: illegal character range")
                 end = end[0]
             else:
-                end, j = ord(p[j + 1]), j + 2
+                end, j = ord(p[j]), j + 1
             if end < last:
                 raise ValueError(f"invalid regular expression {p!r}: illegal character range")
             out.append(f"{_char(last)}-{_char(end)}")
