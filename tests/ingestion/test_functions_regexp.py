@@ -138,7 +138,7 @@ def test_count_substr_and_like():
     assert evaluate("s LIKE 'a.c'", s=s)[0] == [False, False, False, True, False, False]
 
 
-@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&]", "[a&&b", "(?d).", "(?U)\\w", "(?c)a", "(?q)a", "a)", "(?i:a", "\\G", "\\y", "a\\",
+@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&]", "[a&&b", "(?d).", "(?U)\\w", "(?c)a", "(?q)a", "a)", "(?i:a", "a\\G", "\\Ga|b", "(\\Ga)", "\\y", "a\\",
                                      "(", "[a", "\\p{Foo}", "\\p{lu}", "\\p{isLatin}",
                                      "\\p{InLatin}", "\\p{}"])
 def test_patterns_java_rejects_or_we_cannot_translate_fail_when_read(pattern):
@@ -165,6 +165,17 @@ def test_word_boundary_is_java_17s():
     assert evaluate("regexpCount(s, '\\b')", s=s)[0] == [2, 2, 2, 2, 2]
     assert evaluate("regexpCount(s, '\\B')", s=s)[0] == [0, 1, 1, 1, 0]
     assert evaluate("regexpReplace(s, '\\b', '|')", s=["café au lait"])[0] == ["|café| |au| |lait|"]
+
+
+def test_inline_flags_classes_and_last_match_end_as_java():
+    # Java 17's answers (tests/ingestion/test_regexp_java.py compares many more with Java itself)
+    assert evaluate("regexpLike(s, 'a(?i)b|c')", s=["xC", "AB", "aB"])[0] == [True, False, True]  # (?i) spans |
+    assert evaluate("regexpLike(s, '(?s)a.b')", s=["a\nb"])[0] == [True]
+    assert evaluate("regexpExtract(s, '(?m)^b$')", s=["a\nb\nc"])[0] == ["b"]
+    assert evaluate("regexpLike(s, '(?x) a b # c')", s=["ab", "a b"])[0] == [True, False]
+    assert evaluate("regexpReplace(s, '[a-z&&[^aeiou]]+', '_')", s=["queue bcd"])[0] == ["_ueue _"]
+    assert evaluate("regexpLike(s, '[^a[b]]')", s=["ab", "c"])[0] == [False, True]
+    assert evaluate("regexpCount(s, '\\Ga')", s=["aaba", "ba"])[0] == [2, 0]
 
 
 def test_bad_match_parameter_fails_when_read():

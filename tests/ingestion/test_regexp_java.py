@@ -111,7 +111,8 @@ BOUNDARY_PATTERNS = [r"\b", r"\B", r"\b\w+\b", r"\bé", r"a\b", r"_\b", r"\b.", 
 FLAG_PATTERNS = [r"a(?i)b|c", r"(?i:a|b)c", r"(?i)k(?-i)k", r"(a(?i)b)b", r"(?s).+", r"a(?s:.)b.", r"(?m)^\w+$",
                  r"(?m)^", r"(?m)$", r"(?m:^a|b$)c?", r"(?x) a b # comment\n c", r"(?x)[a b]+", r"(?x)a +",
                  r"(?iu)ß|k", r"(?u)k(?i)k", r"x(?i:\p{Lu})", r"(?i)[a-z](?-i)[a-z]", r"((?i)a|b)|a", r"(?-i)k",
-                 r"(?i)é(?u)é", r"(?ims)^.$", r"(?i)(?:K|(?-i)k)+", r"(?sm:.$)", r"(?)a", r"(?-)a", r"(?i:)k"]
+                 r"(?i)é(?u)é", r"(?ims)^.$", r"(?i)(?:K|(?-i)k)+", r"(?sm:.$)", r"(?)a", r"(?-)a", r"(?i:)k",
+                 r"\Ga", r"\Ga*", r"\G(?:ab|c)", r"(?i)\Gk", r"\G", r"\G\b\w"]
 FLAG_TEXTS = ["", "ab", "aB", "AB", "c", "C", "kK", "KK", "\u212ak", "a\nb", "a\r\nb", "\n", "x\u2028y\r",
               "ßẞ", "ẞ", "éÉ", "ÉÉ", "abc", "a bc", "aac", "aaa", "ab\nab", "\r\n", "k\u212a", "xÉ"]
 

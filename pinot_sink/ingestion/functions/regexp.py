@@ -7,8 +7,8 @@ Java, and the function runs once per distinct input value. Character properties 
 ``\\p{InGreek}``, ``\\p{javaLowerCase}``...) and Java 17's ``\\b`` become explicit classes from Java 17's own
 tables (``java_unicode.py``, Unicode 13); inline flags (``(?i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``,
 ``(?-i)``, ``(?i:...)``) hold to the end of their group as in Java. Java constructs with no faithful
-translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G``) are rejected when the config is read, naming
-the construct. Nested classes and intersections ``&&`` become explicit sets (``Pattern.clazz``'s rules).
+translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G`` other than starting the whole pattern) are
+rejected when the config is read, naming the construct. Nested classes and intersections ``&&`` become explicit sets (``Pattern.clazz``'s rules).
 
 Known differences left: Java works on UTF-16, so after an empty match just before a supplementary character
 its next search starts between the two surrogates (``regexpCount(s, 'x*')`` counts one more per such
@@ -43,6 +43,20 @@ _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "a": "\x07", "e":
 _POSSESSIVE = sys.version_info >= (3, 11)  # possessive quantifiers and atomic groups
 
 
+_AT_LAST = "(?#\\G)"  # marks a translated pattern that starts with Java's \\G
+
+
+class _AtLastMatch:
+    """A pattern starting with ``\\G``: it matches only where the previous match ended (the region's start
+    for the first search), so a search is a match at the position it starts from."""
+
+    def __init__(self, regex: re.Pattern) -> None:
+        self.inner, self.groups, self.groupindex = regex, regex.groups, regex.groupindex
+
+    def search(self, s: str, pos: int = 0):
+        return self.inner.match(s, pos)
+
+
 class JavaPattern:
     """A ``java.util.regex.Pattern`` translated to Python's ``re`` (``ValueError`` if it cannot be).
 
@@ -59,6 +73,8 @@ class JavaPattern:
             self.regex = re.compile(text, flags)
         except re.error as exc:
             raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+        if _AT_LAST in text:
+            self.regex = _AtLastMatch(self.regex)
         self.groups = self.regex.groups
         self.group_names = dict(self.regex.groupindex)
 
@@ -296,6 +312,7 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
     i, n = 0, len(p)
     flags = set("i" if case_insensitive else "") | set("u" if unicode_case else "")
     case_insensitive, fold, comments = "i" in flags, "i" in flags and "u" in flags, False
+    at_last: list[bool] = []  # a leading \\G was met
 
     def python_i(state: set) -> bool:
         return "i" in state and "u" not in state
@@ -403,6 +420,11 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
                 return _word_boundary(True), k
             if c == "B":
                 return _word_boundary(False), k
+            if c == "G":  # the end of the previous match: only where it anchors the whole pattern
+                if pending or "".join(out) not in ("", "(?i:", "(?-i:") or len(levels) > 1:
+                    reject("\\G other than at the start of the pattern")
+                at_last.append(True)
+                return _AT_LAST, k
             if c == "A":
                 return "\\A", k
             if c == "z":
@@ -608,6 +630,8 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
             i = _quantifier_suffix(p, skip_comments(i + 1), out, reject)
             continue
         elif c == "|":
+            if at_last and len(levels) == 1:
+                reject("\\G with an alternative beside it")
             close_scopes()
             out.append("|")
             if python_i(flags) != levels[-1][1]:
@@ -752,6 +776,8 @@ def java_find(regex: re.Pattern, s: str):
         if m is None:
             return
         yield m
+        if m.end() == m.start() and isinstance(regex, _AtLastMatch):
+            return  # the next search starts one on, past where \\G holds
         pos = m.end() + 1 if m.end() == m.start() else m.end()
 
 
