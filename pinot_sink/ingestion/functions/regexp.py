@@ -33,11 +33,11 @@ from .rowwise import JavaThrows, per_row
 _LINE_END = "\n\r\x85\u2028\u2029"  # Java's line terminators (without UNIX_LINES)
 _DOT = "[^\n\r\x85\u2028\u2029]"
 # Java's ``$`` (no MULTILINE): the end, or before a final line terminator (``\r\n`` counting as one).
-_DOLLAR = "(?=(?:\r\n|(?<!\r)\n|[\r\x85\u2028\u2029])?\\Z)"
+_DOLLAR = "(?:(?=(?:\r\n|(?<!\r)\n|[\r\x85\u2028\u2029])?\\Z))"
 # MULTILINE: ``$`` before any line terminator (not between ``\r`` and ``\n``) or at the end; ``^`` at the start
 # or after a terminator (not between ``\r`` and ``\n``), but never at the end of the input.
-_DOLLAR_MULTILINE = "(?=(?<!\r)\n|[\r\x85\u2028\u2029]|\\Z)"
-_CARET_MULTILINE = "(?!\\Z)(?:\\A|(?<=[\n\x85\u2028\u2029])|(?<=\r)(?!\n))"
+_DOLLAR_MULTILINE = "(?:(?=(?<!\r)\n|[\r\x85\u2028\u2029]|\\Z))"
+_CARET_MULTILINE = "(?:(?!\\Z)(?:\\A|(?<=[\n\x85\u2028\u2029])|(?<=\r)(?!\n)))"
 _SHORTHAND = {"d": "0-9", "w": "a-zA-Z0-9_", "s": " \\t\\n\\x0b\\f\\r"}  # ASCII, as Java without (?U)
 _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "a": "\x07", "e": "\x1b"}
 _POSSESSIVE = sys.version_info >= (3, 11)  # possessive quantifiers and atomic groups
@@ -426,9 +426,9 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
                 at_last.append(True)
                 return _AT_LAST, k
             if c == "A":
-                return "\\A", k
+                return "(?:\\A)", k
             if c == "z":
-                return "\\Z", k
+                return "(?:\\Z)", k
             if c == "Z":
                 return _DOLLAR, k
             if c.isdigit() or c == "k":
@@ -568,7 +568,7 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
         elif c == "$":
             out.append(_DOLLAR_MULTILINE if "m" in flags else _DOLLAR)
         elif c == "^":
-            out.append(_CARET_MULTILINE if "m" in flags else "\\A")
+            out.append(_CARET_MULTILINE if "m" in flags else "(?:\\A)")
         elif c == "(":
             levels.append([set(flags), python_i(flags), 0])
             if p.startswith("(?", i):
@@ -586,6 +586,11 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
                     if m.group(3) == ")":  # (?i): to the end of the enclosing group
                         levels.pop()
                         set_flags(new)
+                        after = skip_comments(i)
+                        if after < n and p[after] in "*+?":  # Java: a dangling meta character
+                            raise ValueError(f"invalid regular expression {p!r}: a quantifier after {m.group()}")
+                        if after < n and p[after] == "{":  # Java drops it without a word
+                            reject(f"a repetition after the inline flags {m.group()}")
                         continue
                     out.append("(?:")
                     set_flags(new)
