@@ -165,6 +165,8 @@ def test_word_boundary_is_java_17s():
     assert evaluate("regexpCount(s, '\\b')", s=s)[0] == [2, 2, 2, 2, 2]
     assert evaluate("regexpCount(s, '\\B')", s=s)[0] == [0, 1, 1, 1, 0]
     assert evaluate("regexpReplace(s, '\\b', '|')", s=["café au lait"])[0] == ["|café| |au| |lait|"]
+    # the documented limit: the base letter is looked for at most 8 marks back (Java: 2 and 2)
+    assert evaluate("regexpCount(s, '\\b')", s=["e" + "\u0301" * 8 + " ", "e" + "\u0301" * 9 + " "])[0] == [2, 1]
 
 
 def test_inline_flags_classes_and_last_match_end_as_java():
