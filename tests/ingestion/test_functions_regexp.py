@@ -138,7 +138,8 @@ def test_count_substr_and_like():
     assert evaluate("s LIKE 'a.c'", s=s)[0] == [False, False, False, True, False, False]
 
 
-@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&]", "[a&&b", "(?d).", "(?U)\\w", "(?c)a", "(?q)a", "a)", "(?i:a", "a\\G", "a(?i){1,2}", "a(?s)*", "\\Ga|b", "(\\Ga)", "\\y", "a\\",
+@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&]", "[a&&b", "(?d).", "(?U)\\w", "(?c)a", "(?q)a", "a)", "(?i:a",
+                                     "a\\G", "a(?i){1,2}", "a(?s)*", "a+{2}", "\\Ga|b", "(\\Ga)", "\\y", "a\\",
                                      "(", "[a", "\\p{Foo}", "\\p{lu}", "\\p{isLatin}",
                                      "\\p{InLatin}", "\\p{}"])
 def test_patterns_java_rejects_or_we_cannot_translate_fail_when_read(pattern):

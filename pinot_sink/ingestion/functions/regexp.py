@@ -8,7 +8,8 @@ Java, and the function runs once per distinct input value. Character properties 
 tables (``java_unicode.py``, Unicode 13); inline flags (``(?i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``,
 ``(?-i)``, ``(?i:...)``) hold to the end of their group as in Java. Java constructs with no faithful
 translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G`` other than starting the whole pattern) are
-rejected when the config is read, naming the construct. Nested classes and intersections ``&&`` become explicit sets (``Pattern.clazz``'s rules).
+rejected when the config is read, naming the construct. Nested classes and intersections ``&&`` become
+explicit sets (``Pattern.clazz``'s rules).
 
 Known differences left: Java works on UTF-16, so after an empty match just before a supplementary character
 its next search starts between the two surrogates (``regexpCount(s, 'x*')`` counts one more per such
@@ -640,10 +641,14 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
             out.append(m.group())
             i += m.end()
             i = _quantifier_suffix(p, skip_comments(i), out, reject)
+            if p.startswith("{", skip_comments(i)):
+                reject("a repetition {n,m} right after a quantifier (Java ignores it)")
             continue
         elif c in "*+?":
             out.append(c)
             i = _quantifier_suffix(p, skip_comments(i + 1), out, reject)
+            if p.startswith("{", skip_comments(i)):
+                reject("a repetition {n,m} right after a quantifier (Java ignores it)")
             continue
         elif c == "|":
             if at_last and len(levels) == 1:
