@@ -138,11 +138,47 @@ def test_count_substr_and_like():
     assert evaluate("s LIKE 'a.c'", s=s)[0] == [False, False, False, True, False, False]
 
 
-@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&b]", "[a[b]]", "(?s).", "\\p{L}", "\\G", "\\y", "a\\",
-                                     "(", "[a", "\\p{IsAlpha}", "\\P{IsDigit}"])
+@pytest.mark.parametrize("pattern", ["a{", "x{,3}", "[a&&]", "[a&&b", "(?d).", "(?U)\\w", "(?c)a", "(?q)a", "a)", "(?i:a",
+                                     "a\\G", "a(?i){1,2}", "a(?s)*", "a+{2}", "\\Ga|b", "(\\Ga)", "\\y", "a\\",
+                                     "(", "[a", "\\p{Foo}", "\\p{lu}", "\\p{isLatin}",
+                                     "\\p{InLatin}", "\\p{}"])
 def test_patterns_java_rejects_or_we_cannot_translate_fail_when_read(pattern):
     with pytest.raises(ExpressionError):
         Expression(f"regexpLike(s, '{pattern}')")
+
+
+def test_unicode_properties_are_java_17s():
+    # Java 17's answers (tests/ingestion/test_regexp_java.py compares many more with Java itself)
+    s = ["é", "Ω", "a", "٣", "\u0301", "日", "ǅ", "😀"]
+    assert evaluate("regexpLike(s, '\\p{L}')", s=s)[0] == [True, True, True, False, False, True, True, False]
+    assert evaluate("regexpLike(s, '\\p{IsLatin}')", s=s)[0] == [True, False, True, False, False, False, True, False]
+    assert evaluate("regexpLike(s, '\\p{InGreek}')", s=s)[0] == [False, True, False, False, False, False, False, False]
+    assert evaluate("regexpLike(s, '[^\\P{Nd}]')", s=s)[0] == [False, False, False, True, False, False, False, False]
+    assert evaluate("regexpLike(s, '\\p{IsAlpha}')", s=s)[0] == [True, True, True, False, False, True, True, False]
+    # under CASE_INSENSITIVE a cased category takes the other cases too (Lu is then Lu, Ll or Lt)
+    assert evaluate("regexpLike(s, '\\p{Lu}')", s=s)[0] == [False, True, False, False, False, False, False, False]
+    assert evaluate("regexpLike(s, '\\p{Lu}', 'i')", s=s)[0] == [True, True, True, False, False, False, True, False]
+
+
+def test_word_boundary_is_java_17s():
+    # Java 17's \b: letters and digits of any script, and combining marks after one, are word characters
+    s = ["é", "xé", "e\u0301", "_\u0301", "٣"]  # '_' is a word character but no base for a mark
+    assert evaluate("regexpCount(s, '\\b')", s=s)[0] == [2, 2, 2, 2, 2]
+    assert evaluate("regexpCount(s, '\\B')", s=s)[0] == [0, 1, 1, 1, 0]
+    assert evaluate("regexpReplace(s, '\\b', '|')", s=["café au lait"])[0] == ["|café| |au| |lait|"]
+    # the documented limit: the base letter is looked for at most 8 marks back (Java: 2 and 2)
+    assert evaluate("regexpCount(s, '\\b')", s=["e" + "\u0301" * 8 + " ", "e" + "\u0301" * 9 + " "])[0] == [2, 1]
+
+
+def test_inline_flags_classes_and_last_match_end_as_java():
+    # Java 17's answers (tests/ingestion/test_regexp_java.py compares many more with Java itself)
+    assert evaluate("regexpLike(s, 'a(?i)b|c')", s=["xC", "AB", "aB"])[0] == [True, False, True]  # (?i) spans |
+    assert evaluate("regexpLike(s, '(?s)a.b')", s=["a\nb"])[0] == [True]
+    assert evaluate("regexpExtract(s, '(?m)^b$')", s=["a\nb\nc"])[0] == ["b"]
+    assert evaluate("regexpLike(s, '(?x) a b # c')", s=["ab", "a b"])[0] == [True, False]
+    assert evaluate("regexpReplace(s, '[a-z&&[^aeiou]]+', '_')", s=["queue bcd"])[0] == ["_ueue _"]
+    assert evaluate("regexpLike(s, '[^a[b]]')", s=["ab", "c"])[0] == [False, True]
+    assert evaluate("regexpCount(s, '\\Ga')", s=["aaba", "ba"])[0] == [2, 0]
 
 
 def test_bad_match_parameter_fails_when_read():
