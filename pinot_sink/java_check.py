@@ -5,11 +5,13 @@ instead of a py4j stack trace.
 """
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 MIN_JAVA = 17
 FIX = "install a JDK 17 or newer (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
@@ -34,6 +36,18 @@ def java_major_version(java: str) -> int | None:
         return None
     major = int(match.group(1))
     return int(match.group(2) or 0) if major == 1 else major  # "1.8" means Java 8
+
+
+def jdk_home(major: int = 17) -> Path | None:
+    """A JDK (with javac) of this major version, from JAVA_HOME or /usr/lib/jvm, or None. The suite and the
+    table makers compile small Java programs to ask Java itself (JDK 17: the JVM Pinot runs)."""
+    for home in [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True):
+        javac = Path(home) / "bin" / "javac"
+        if home and javac.exists():
+            out = subprocess.run([str(javac), "-version"], capture_output=True, text=True)
+            if (out.stdout + out.stderr).split()[-1].split(".")[0] == str(major):
+                return Path(home)
+    return None
 
 
 def problem() -> str | None:

@@ -4,8 +4,6 @@ skipped with the reason when there is none. Java's property tables (java_unicode
 and Matcher.find's matches against ours on chosen and random texts."""
 from __future__ import annotations
 
-import glob
-import os
 import random
 import re
 import shutil
@@ -15,24 +13,17 @@ from pathlib import Path
 import pytest
 
 from pinot_sink.ingestion.functions.regexp import JavaPattern, _property, java_find
+from pinot_sink.java_check import jdk_home
 
 SOURCE = Path(__file__).resolve().parents[1] / "java" / "JavaRegex.java"
 CI, CI_UC = 2, 2 | 64  # Pattern.CASE_INSENSITIVE, | UNICODE_CASE
 
 
-def _jdk() -> Path | None:
-    for home in [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True):
-        javac = Path(home) / "bin" / "javac"
-        if home and javac.exists():
-            out = subprocess.run([str(javac), "-version"], capture_output=True, text=True)
-            if (out.stdout + out.stderr).split()[-1].split(".")[0] == "17":
-                return Path(home)
-    return None
 
 
 @pytest.fixture(scope="module")
 def java(tmp_path_factory):
-    jdk = _jdk()
+    jdk = jdk_home(17)
     if jdk is None:
         pytest.skip("no JDK 17 with javac found (JAVA_HOME or /usr/lib/jvm): Java's answers cannot be computed")
     out = tmp_path_factory.mktemp("javaregex")

@@ -19,20 +19,12 @@ import pytest
 
 from type_mapping.datetime_formats import ZoneError, calendar_field, floor_local, joda_zone
 from type_mapping.java_text import java_float_str
+from pinot_sink.java_check import jdk_home
 
 SOURCE = Path(__file__).resolve().parents[1] / "java" / "JavaRules.java"
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
-def _jdk() -> Path | None:
-    for home in [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True):
-        javac = Path(home) / "bin" / "javac"
-        if home and javac.exists():
-            out = subprocess.run([str(javac), "-version"], capture_output=True, text=True)
-            version = (out.stdout + out.stderr).split()[-1].split(".")[0]
-            if version == "17":  # the JVM Pinot runs (Java 11 prints numbers the same)
-                return Path(home)
-    return None
 
 
 def _joda_jar() -> str | None:
@@ -46,7 +38,7 @@ def _joda_jar() -> str | None:
 
 @pytest.fixture(scope="module")
 def java(tmp_path_factory):
-    jdk, jar = _jdk(), _joda_jar()
+    jdk, jar = jdk_home(17), _joda_jar()
     if jdk is None:
         pytest.skip("no JDK 17 with javac found (JAVA_HOME or /usr/lib/jvm): Java's answers cannot be computed")
     if jar is None:

@@ -9,20 +9,22 @@ from __future__ import annotations
 import glob
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from pinot_sink.java_check import jdk_home  # noqa: E402
+
 SOURCE = ROOT / "tests" / "java" / "JavaRules.java"
 
 
 def jdk17() -> Path:
-    for home in [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True):
-        javac = Path(home) / "bin" / "javac"
-        if home and javac.exists():
-            out = subprocess.run([str(javac), "-version"], capture_output=True, text=True)
-            if (out.stdout + out.stderr).split()[-1].split(".")[0] == "17":
-                return Path(home)
+    home = jdk_home(17)
+    if home is not None:
+        return home
     raise SystemExit("no JDK 17 (JAVA_HOME or /usr/lib/jvm): the tables are Java 17's answers")
 
 

@@ -541,18 +541,7 @@ def _translate(p: str, case_insensitive: bool = False, unicode_case: bool = Fals
             leaf = single_set(cp)
             dash = skip_comments(j)  # COMMENTS: "a - c" is a range
             if len(cps) == 1 and dash + 1 < n and p[dash] == "-" and p[dash + 1] not in "][":
-                j = skip_comments(dash + 1)
-                if j >= n:
-                    raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
-                if p[j] == "\\":
-                    end, j = escape(j, True)
-                    if not isinstance(end, list) or len(end) != 1:
-                        raise ValueError(f"invalid regular expression {p!r}: illegal character range")
-                    end = end[0]
-                else:
-                    end, j = ord(p[j]), j + 1
-                if end < cp:
-                    raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+                end, j = _range_end(p, skip_comments(dash + 1), escape, cp)
                 leaf = range_set(cp, end)
             prev = leaf if prev is None else _norm(prev + leaf)
 
@@ -678,6 +667,23 @@ def _quantifier_suffix(p: str, i: int, out: list[str], reject) -> int:
     return i
 
 
+def _range_end(p: str, j: int, escape, start: int) -> tuple[int, int]:
+    """The last code point of a class range ``start-...`` whose end begins at ``j`` (a character or an escape of
+    one), and the index after it; Java's errors for an unclosed class or a backwards range."""
+    if j >= len(p):
+        raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
+    if p[j] == "\\":
+        end, j = escape(j, True)
+        if not isinstance(end, list) or len(end) != 1:
+            raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+        end = end[0]
+    else:
+        end, j = ord(p[j]), j + 1
+    if end < start:
+        raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+    return end, j
+
+
 def _translate_class(p: str, i: int, escape, reject, fold: bool, skip=lambda j: j) -> tuple[str, int]:
     """A Java character class ``[...]`` starting at p[i]; returns its Python text and the next index."""
     n = len(p)
@@ -709,18 +715,7 @@ def _translate_class(p: str, i: int, escape, reject, fold: bool, skip=lambda j: 
         if c == "[" or p.startswith("&&", j):
             raise _NeedsSets
         if c == "-" and last is not None and j + 1 < n and p[j + 1] != "]":
-            j = skip(j + 1)  # COMMENTS: "a - c" is a range
-            if j >= n:
-                raise ValueError(f"invalid regular expression {p!r}: unclosed character class")
-            if p[j] == "\\":
-                end, j = escape(j, True)
-                if not isinstance(end, list) or len(end) != 1:
-                    raise ValueError(f"invalid regular expression {p!r}: illegal character range")
-                end = end[0]
-            else:
-                end, j = ord(p[j]), j + 1
-            if end < last:
-                raise ValueError(f"invalid regular expression {p!r}: illegal character range")
+            end, j = _range_end(p, skip(j + 1), escape, last)  # COMMENTS: "a - c" is a range
             out.append(f"{_char(last)}-{_char(end)}")
             if fold:
                 out.append(_members(_fold_range(last, end)))
