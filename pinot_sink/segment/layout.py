@@ -28,7 +28,9 @@ class IndexEntry:
     column: str
     index_id: str  # StandardIndexes id: dictionary, forward_index, inverted_index, ...
     extension: str  # v1 file extension, e.g. ".sv.unsorted.fwd"
-    payload: bytes | memoryview  # bytes-like; index writers hand over views of their arrays without a copy
+    # bytes-like; index writers hand over views of their arrays without a copy. A build given a spill file swaps
+    # it for a ``spill.FileSpan`` (the bytes on disk) once ``adler`` is taken: only the tarball reads it then.
+    payload: bytes | memoryview
     _adler: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
