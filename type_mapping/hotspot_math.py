@@ -14,6 +14,8 @@ StrictMath (fdlibm): there the last bit may differ too. Checked against Java on 
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 __all__ = ["hotspot_cos", "hotspot_exp", "hotspot_log", "hotspot_log10", "hotspot_pow", "hotspot_sin", "hotspot_tan"]
@@ -261,39 +263,9 @@ _LOG10_B_STEPS = np.array([
 ], dtype=np.int64)
 
 
-def _log10_core(x: np.ndarray, k16: np.ndarray) -> np.ndarray:
-    """The stub's main path for positive normal ``x`` (``k16``: 16 times its binary exponent, as the stub
-    keeps it)."""
-    xb = _bits(x)
-    mantissa = xb & _U64(0x000FFFFFFFFFFFFF)
-    steps = np.searchsorted(_LOG10_B_STEPS, (mantissa >> _U64(40)).astype(np.int64), side="right") - 1
-    b_float_bits = (_U64(0x3EDE0000) - (steps.astype(np.uint64) << _U64(16)))
-    b = ((b_float_bits << _U64(29)) & _U64(0xFFFFE00000000000)).view(np.float64)
-    entry = ((b_float_bits >> _U64(16)) & _U64(0xFF)).astype(np.int64) - 94
-    t_hi = _LOG10_TABLE[entry, 0].view(np.float64)
-    t_lo = _LOG10_TABLE[entry, 1].view(np.float64)
-    m = (mantissa | _U64(0x77F0000000000000)).view(np.float64)  # the mantissa times 2**896
-    m_hi = (_bits(m) & _U64(0xFFFFFFFFF8000000)).view(np.float64)
-    m_lo = m - m_hi
-    k = k16.astype(np.float64)
-    r = m_lo * b + (m_hi * b - _LOG10_LH)  # the reduced argument, B * mantissa - LH
-    c0, c1, c2, c3, c4, c5 = _LOG10_C
-    a = t_hi + _LOG10_2_HI * k
-    r2 = r * r
-    lane0 = (c2 * r + c4) * r + (c0 * r) * r2
-    lane1 = (c3 * r + c5) + c1 * r2
-    head = a + r
-    tail = r + (a - head)
-    tail = tail + _LOG10_LH_LO * r
-    tail = tail + (k * _LOG10_2_LO + t_lo)
-    tail = tail + lane0 * (r2 * r2)
-    tail = tail + lane1 * r2
-    return head + tail
-
-
 def hotspot_log10(x: np.ndarray) -> np.ndarray:
     """``Math.log10`` on x86_64 HotSpot (StubRoutines::dlog10)."""
-    return _log_like(x, _log10_core)
+    return _log_like(x, _LOG10)
 
 
 # --- log -------------------------------------------------------------------------------------------------
@@ -368,28 +340,51 @@ _LOG_B_STEPS = np.array([
 ], dtype=np.int64)
 
 
-def _log_core(x: np.ndarray, k16: np.ndarray) -> np.ndarray:
-    """The log stub's main path for positive normal ``x``."""
+class _LogStub(NamedTuple):
+    """What the log and log10 stubs' main paths differ in; their sequences of float64 operations are the same."""
+    b_steps: np.ndarray  # where rcpps's B steps down (above)
+    b_top: int  # B's float bits below the first step
+    entry_offset: int  # the table's row of B's float bits' top byte
+    table: np.ndarray
+    m_hi_mask: int  # the mantissa's high part (times 2**896)
+    lh: np.float64  # r = B * mantissa - lh
+    lh_lo: np.float64 | None  # log10's: lh's low part, times r, in the tail
+    two_hi: np.float64  # log(2) / 16 in the stub's base, high and low
+    two_lo: np.float64
+    coefficients: tuple
+
+
+_LOG10 = _LogStub(_LOG10_B_STEPS, 0x3EDE0000, -94, _LOG10_TABLE, 0xFFFFFFFFF8000000, _LOG10_LH, _LOG10_LH_LO,
+                  _LOG10_2_HI, _LOG10_2_LO, _LOG10_C)
+_LOG = _LogStub(_LOG_B_STEPS, 0x3F800000, 0, _LOG_TABLE, 0xFFFFE00000000000, _ONE, None, _LOG_2_HI, _LOG_2_LO,
+                _LOG_C)
+
+
+def _log_core(x: np.ndarray, k16: np.ndarray, stub: _LogStub) -> np.ndarray:
+    """The stub's main path for positive normal ``x`` (``k16``: 16 times its binary exponent, as the stub
+    keeps it)."""
     mantissa = _bits(x) & _U64(0x000FFFFFFFFFFFFF)
-    steps = np.searchsorted(_LOG_B_STEPS, (mantissa >> _U64(40)).astype(np.int64), side="right") - 1
-    b_float_bits = _U64(0x3F800000) - (steps.astype(np.uint64) << _U64(16))
+    steps = np.searchsorted(stub.b_steps, (mantissa >> _U64(40)).astype(np.int64), side="right") - 1
+    b_float_bits = _U64(stub.b_top) - (steps.astype(np.uint64) << _U64(16))
     b = ((b_float_bits << _U64(29)) & _U64(0xFFFFE00000000000)).view(np.float64)
-    entry = ((b_float_bits >> _U64(16)) & _U64(0xFF)).astype(np.int64)
-    t_hi = _LOG_TABLE[entry, 0].view(np.float64)
-    t_lo = _LOG_TABLE[entry, 1].view(np.float64)
-    m = (mantissa | _U64(0x77F0000000000000)).view(np.float64)
-    m_hi = (_bits(m) & _U64(0xFFFFE00000000000)).view(np.float64)
+    entry = ((b_float_bits >> _U64(16)) & _U64(0xFF)).astype(np.int64) + stub.entry_offset
+    t_hi = stub.table[entry, 0].view(np.float64)
+    t_lo = stub.table[entry, 1].view(np.float64)
+    m = (mantissa | _U64(0x77F0000000000000)).view(np.float64)  # the mantissa times 2**896
+    m_hi = (_bits(m) & _U64(stub.m_hi_mask)).view(np.float64)
     m_lo = m - m_hi
     k = k16.astype(np.float64)
-    r = m_lo * b + (m_hi * b - _ONE)
-    c0, c1, c2, c3, c4, c5 = _LOG_C
-    a = t_hi + _LOG_2_HI * k
+    r = m_lo * b + (m_hi * b - stub.lh)  # the reduced argument
+    c0, c1, c2, c3, c4, c5 = stub.coefficients
+    a = t_hi + stub.two_hi * k
     r2 = r * r
     lane0 = (c2 * r + c4) * r + (c0 * r) * r2
     lane1 = (c3 * r + c5) + c1 * r2
     head = a + r
     tail = r + (a - head)
-    tail = tail + (k * _LOG_2_LO + t_lo)
+    if stub.lh_lo is not None:
+        tail = tail + stub.lh_lo * r
+    tail = tail + (k * stub.two_lo + t_lo)
     tail = tail + lane0 * (r2 * r2)
     tail = tail + lane1 * r2
     return head + tail
@@ -397,10 +392,10 @@ def _log_core(x: np.ndarray, k16: np.ndarray) -> np.ndarray:
 
 def hotspot_log(x: np.ndarray) -> np.ndarray:
     """``Math.log`` on x86_64 HotSpot (StubRoutines::dlog)."""
-    return _log_like(x, _log_core)
+    return _log_like(x, _LOG)
 
 
-def _log_like(x: np.ndarray, core) -> np.ndarray:
+def _log_like(x: np.ndarray, stub: _LogStub) -> np.ndarray:
     """The special cases log and log10's stubs share: subnormals scaled by 2**128 first, +-0 to -Infinity,
     negatives and -Infinity to NaN, +Infinity and NaN as they are."""
     x = np.ascontiguousarray(x, dtype=np.float64)
@@ -409,11 +404,12 @@ def _log_like(x: np.ndarray, core) -> np.ndarray:
     with np.errstate(all="ignore"):
         normal = (word >= 16) & (word < 0x7FF0)
         if normal.any():
-            out[normal] = core(x[normal], (((word[normal] - 16) & 0x7FF0) - 0x3FE0))
+            out[normal] = _log_core(x[normal], (((word[normal] - 16) & 0x7FF0) - 0x3FE0), stub)
         subnormal = (word < 16) & (x != 0)
         if subnormal.any():
             scaled = x[subnormal] * _d(0x47F0000000000000)
-            out[subnormal] = core(scaled, ((_bits(scaled) >> _U64(48)).astype(np.int64) & 0x7FF0) - 0x47F0)
+            k16 = ((_bits(scaled) >> _U64(48)).astype(np.int64) & 0x7FF0) - 0x47F0
+            out[subnormal] = _log_core(scaled, k16, stub)
         out[x == 0] = -np.inf
         out[(word >= 0x7FF0) & ~(x == 0)] = np.nan
         out[x == np.inf] = np.inf
