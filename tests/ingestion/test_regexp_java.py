@@ -70,6 +70,7 @@ def compare(java, cases: list[tuple[int, str, str]]) -> None:
     assert not wrong, f"{len(wrong)} of {len(cases)} differ from Java (flags, pattern, text, Java, ours): {wrong[:8]}"
 
 
+@pytest.mark.slow  # ~25 s: java_unicode.py is a generated table; this re-derives all of it from a JDK 17
 def test_property_tables_are_java_17s(java):
     """Every name Java accepts resolves, through Pattern.family's lookup order, to Java's members."""
     lines = java("tables")
@@ -180,11 +181,14 @@ def _random_pattern(rng: random.Random, depth: int = 0) -> str:
     return "".join(parts)
 
 
-def test_random_patterns_mixing_the_constructs(java):
+# Translating and compiling a random pattern costs ~0.1-0.2 s (Python's re builds the charsets of the property
+# classes one code point at a time): the developer's loop takes the first 40 patterns, `make test-slow` all 150.
+@pytest.mark.parametrize("patterns", [40, pytest.param(150, marks=pytest.mark.slow)])
+def test_random_patterns_mixing_the_constructs(java, patterns):
     """Random patterns of flags, groups, alternatives, properties, boundaries and classes, on random texts."""
     rng = random.Random(2317)
     cases = []
-    for _ in range(150):
+    for _ in range(patterns):
         pattern = _random_pattern(rng)
         for _ in range(6):
             text = "".join(rng.choice("abkKéÉßẞ\u212aΩω \u0301\n\r_1") for _ in range(rng.randint(0, 8)))
