@@ -8,10 +8,14 @@ formatting, Pinot's name rules), builds it (``pinot_sink.segment.build_segment``
 (``pinot_sink.task.write_partition``) and ``pinot-sink build`` both drive it, so a segment built from the
 same rows with the same options is the same segment whichever way it was made.
 
-Builds run on one background thread, one segment in flight, while the caller keeps pulling and converting
-the next batches; at most the rows being built plus the buffer being filled are held. Segment names and
-sequence ids are given in cut order on the caller's thread. A background failure surfaces from the next cut
-or from the end of ``write``.
+With more than one builder thread (the CLI; a task with several cores), builds run on one background
+thread, one segment in flight, while the caller keeps pulling and converting the next batches; at most the
+rows being built plus the buffer being filled are held. A background failure surfaces from the next cut or
+from the end of ``write``. With one (a Spark task on one core, ``spark.task.cpus=1``) each segment is built
+on the caller's thread as it is cut: the overlap would only have the conversion and the build share the one
+core, and one thread allocates from one glibc heap, where two threads' heaps each stay resident at their own
+high-water mark (docs/performance.md, "Task memory": 32mb 106-113 -> 92-94 MB). Segment names and sequence
+ids are given in cut order on the caller's thread either way.
 
 Progress: a log line every ``progress_every_s`` seconds, and an optional ``progress`` callback (a CLI's
 progress bar) called with a ``Progress`` after each converted group of batches and after each staged segment.
@@ -145,7 +149,9 @@ class PartitionWriter:
         self._cuts = 0
         self._lock = threading.Lock()
         allocator.settle()  # Arrow and numpy on one heap (pinot_sink.allocator)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pinot-sink-build")
+        # One builder thread: build on the caller's thread, one heap (module docstring); else in the background.
+        self._executor = None if self._build_options.threads == 1 else \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="pinot-sink-build")
         self._in_flight = None
         self._last_log = time.monotonic()
         self._buffered_rows = 0  # the buffer's rows, read on the writer's thread only (the build thread reports)
@@ -166,6 +172,7 @@ class PartitionWriter:
                 pending.append(batch)
                 rows += batch.num_rows
                 nbytes += batch.nbytes
+                del batch  # pending holds it, until _convert lets go of the group
                 if rows >= self._group_rows or nbytes >= self._group_bytes:
                     self._convert(pending, rows)
                     pending, rows, nbytes = [], 0, 0
@@ -182,7 +189,8 @@ class PartitionWriter:
                 self._submit(held, self.spec.single_name)
             self._wait()
         finally:
-            self._executor.shutdown(wait=True)  # no build may still be writing when the caller cleans up
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)  # no build may still be writing when the caller cleans up
             if self._spill is not None:
                 self._spill.close()
                 self._spill = None
@@ -194,6 +202,7 @@ class PartitionWriter:
 
     def _convert(self, batches: list[pa.RecordBatch], rows: int) -> None:
         table = pa.Table.from_batches(batches) if len(batches) > 1 else batches[0]
+        batches.clear()  # the caller's list: the input goes with the table, before a cut is built on this thread
         first = self.rows_in
         span = f"{first}..{first + rows - 1}"
         pipeline, plan = self._plan(table.schema)
@@ -205,6 +214,7 @@ class PartitionWriter:
             self.filtered_rows += ingested.filtered_rows
             self.error_rows += ingested.error_rows
             table = ingested.table
+            del ingested
         if self._select is not None:
             table = table.select(self._select)
         try:
@@ -254,9 +264,12 @@ class PartitionWriter:
         name = name or self._name(rows, sequence)
         where = f"{self.where}, segment {name}"
         facts = self._segment_facts(rows) if self._segment_facts is not None else {}
-        held = [rows]  # handed over so the build thread can free the rows before staging the tarball
+        held = [rows]  # handed over so the build can free the rows before staging the tarball
         del rows
-        self._in_flight = self._executor.submit(self._emit, held, name, sequence, where, facts)
+        if self._executor is None:
+            self._emit(held, name, sequence, where, facts)
+        else:
+            self._in_flight = self._executor.submit(self._emit, held, name, sequence, where, facts)
 
     def _wait(self) -> None:
         """Wait for the segment in flight; raises its error."""

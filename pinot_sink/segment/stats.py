@@ -86,8 +86,7 @@ def collect_stats(
             wide = pa.types.is_large_string(flat.type) or pa.types.is_large_binary(flat.type)
             offsets = np.frombuffer(flat.buffers()[1], dtype=np.int64 if wide else np.int32)[
                 flat.offset : flat.offset + len(flat) + 1]
-            ends = np.cumsum(row_lengths)
-            max_row = int((gather(offsets, ends) - gather(offsets, ends - row_lengths)).max())
+            max_row = _longest_row_bytes(offsets, row_lengths)
         else:
             per_value = value_lengths[dict_ids]
             starts = np.zeros(len(row_lengths), dtype=np.int64)
@@ -135,6 +134,26 @@ def min_max_property(value: Any, stored_type: str) -> str | None:
     return pinot_escape_string(text) if stored_type == "STRING" else text
 
 
+STATS_BLOCK_ROWS = 65_536  # rows whose byte lengths are measured at a time
+
+
+def _longest_row_bytes(offsets: np.ndarray, row_lengths: np.ndarray) -> int:
+    """The most bytes of one multi-value row: its values' data, back to back (``offsets``: the flat values'
+    Arrow offsets). A block of rows at a time: the column-sized ends, starts and differences of int64 were
+    ~16 MB of the 32mb task's peak, at the build's largest step (docs/performance.md, "Task memory")."""
+    longest, done = 0, 0  # done: values before the block
+    for first in range(0, len(row_lengths), STATS_BLOCK_ROWS):
+        block = row_lengths[first:first + STATS_BLOCK_ROWS]
+        ends = np.cumsum(block, dtype=np.int64)
+        ends += done
+        done = int(ends[-1])
+        row_bytes = gather(offsets, ends)
+        ends -= block  # the rows' starts
+        row_bytes -= gather(offsets, ends)
+        longest = max(longest, int(row_bytes.max()))
+    return longest
+
+
 def flatten(column: pa.ChunkedArray | pa.Array, single_value: bool) -> tuple[pa.Array, np.ndarray | None]:
     """The column's values as one flat array, plus the per-row value counts for multi-value columns."""
     if isinstance(column, pa.ChunkedArray):  # combine_chunks copies even a single chunk
@@ -143,6 +162,7 @@ def flatten(column: pa.ChunkedArray | pa.Array, single_value: bool) -> tuple[pa.
         array = column
     if single_value:
         return array, None
-    lengths = pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64)
+    # int32 for a list (int64 for a large_list): one per row, gathered and summed by the builder's steps
+    lengths = pc.list_value_length(array).to_numpy(zero_copy_only=False)
     return array.flatten(), lengths
 

@@ -1,6 +1,7 @@
 """A task builds each cut segment on one background thread while it converts the next batches
 (``PartitionWriter``): names, sequence ids and the report keep cut order, at most one segment is in
-flight, and a build failure surfaces in the task with its usual message and leaves no tarball behind."""
+flight, and a build failure surfaces in the task with its usual message and leaves no tarball behind. With
+one builder thread (a task on one core) it builds each segment on its own thread instead, as it is cut."""
 from __future__ import annotations
 
 import json
@@ -74,7 +75,32 @@ def test_segments_keep_cut_order_with_one_in_flight(tmp_path, monkeypatch):
         assert f"column.id.minValue = {2_500 * k}\n" in metadata
 
 
-def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarball(tmp_path, monkeypatch):
+def test_a_one_core_task_builds_each_segment_on_its_own_thread_as_it_is_cut(tmp_path, monkeypatch):
+    # One thread, one glibc heap: a second thread's heap would stay resident at its own high-water mark.
+    real_emit = partition_writer.PartitionWriter._emit
+    builds, rows_in_at_build = [], []
+
+    def recording_emit(self, *args, **kwargs):
+        builds.append(threading.current_thread())
+        rows_in_at_build.append(self.rows_in)
+        return real_emit(self, *args, **kwargs)
+
+    monkeypatch.setattr(partition_writer.PartitionWriter, "_emit", recording_emit)
+    job = job_for(tmp_path, 2_500)
+    report = write_partition(job, batches(11_000), partition_id=3, threads=1)
+    tail = f"{job.run.write_tag}_{job.run_tag}_3"
+    assert [s.sequence_id for s in report.segments] == [0, 1, 2, 3, 4]
+    assert [s.rows for s in report.segments] == [2_500, 2_500, 2_500, 2_500, 1_000]
+    assert [s.name for s in report.segments] == [f"events_{tail}_{k}" for k in range(5)]
+    assert builds == [threading.current_thread()] * 5
+    # Built as cut, before the next rows are read: batches are converted three at a time (2,500 rows or more,
+    # max-rows), and each segment is built right after the group that filled it; the last at the end.
+    assert rows_in_at_build == [3_000, 6_000, 9_000, 11_000, 11_000]
+
+
+@pytest.mark.parametrize("threads", [None, 1])
+def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarball(tmp_path, monkeypatch,
+                                                                                  threads):
     real_build = partition_writer.build_segment
     calls = []
 
@@ -88,7 +114,7 @@ def test_a_background_build_failure_surfaces_with_its_segment_and_leaves_no_tarb
     job = job_for(tmp_path, 2_500)
     tail = f"{job.run.write_tag}_{job.run_tag}_1"
     with pytest.raises(PinotWriteError) as failure:
-        write_partition(job, batches(11_000), partition_id=1)
+        write_partition(job, batches(11_000), partition_id=1, threads=threads)
     assert str(failure.value) == (f"table events, partition 1, segment events_{tail}_1: build failed: "
                                   "column 'amount': disk full (injected)")
     assert calls == [f"events_{tail}_0", f"events_{tail}_1"]  # the task stopped at the failure

@@ -479,33 +479,56 @@ def test_threads_do_not_change_a_byte(tmp_path, monkeypatch):
     assert built[0].crc == built[1].crc and built[0].data_crc == built[1].data_crc
 
 
-def test_first_failing_column_in_schema_order_is_reported(tmp_path):
+@pytest.mark.parametrize("threads", [1, 4])  # one thread builds the smallest columns first
+def test_first_failing_column_in_schema_order_is_reported(tmp_path, threads):
     table = _table(10)
-    table = table.set_column(0, "id", pa.array(["ok"] * 9 + ["a\0b"]))
+    table = table.set_column(0, "id", pa.array(["ok" * 40] * 9 + ["a\0b"]))  # id the largest: built last
     table = table.set_column(3, "amount", pa.array([float("nan")] * 10))
     with pytest.raises(SegmentBuildError, match="column 'id'"):
         build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", 1_700_000_000_000,
-                      BuildOptions(threads=4))
+                      BuildOptions(threads=threads))
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("cardinality", [1, 7, 300, 70_000])
 @pytest.mark.parametrize("empty_rows", [False, True])
-def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
-    """A multi-value column's values follow the segment's row order (the running sum of row jumps): the same
-    values and row lengths as gathering the rows one by one."""
+@pytest.mark.parametrize("block_rows, length_type", [(65_536, np.int64), (1, np.int32), (333, np.int32)])
+def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, block_rows, length_type, monkeypatch):
+    """A multi-value column's values follow the segment's row order (the running sum of row jumps, a block of
+    output rows at a time): the same values and row lengths as gathering the rows one by one."""
+    from pinot_sink.segment import builder
     from pinot_sink.segment.builder import _reorder_multi_value
 
+    monkeypatch.setattr(builder, "REORDER_BLOCK_ROWS", block_rows)
     rng = np.random.default_rng(cardinality)
     rows = 5000
     row_keys = rng.integers(0, cardinality, rows).astype(np.int32)
-    lengths = rng.integers(0 if empty_rows else 1, 4, rows).astype(np.int64)
+    lengths = rng.integers(0 if empty_rows else 1, 4, rows).astype(length_type)
     values = rng.integers(0, 50, int(lengths.sum())).astype(np.int32)
     order = dictionary.rows_by_dict_id(row_keys, cardinality)
     reordered, reordered_lengths = _reorder_multi_value(values, lengths, order)
     starts = np.concatenate([[0], np.cumsum(lengths)])
     expected = np.concatenate([values[starts[r]:starts[r + 1]] for r in order])
     assert np.array_equal(reordered, expected) and np.array_equal(reordered_lengths, lengths[order])
+    assert reordered.dtype == values.dtype
+
+
+@pytest.mark.parametrize("block_rows", [1, 3, 65_536])
+@pytest.mark.parametrize("sliced", [False, True])
+def test_longest_multi_value_row_in_bytes_by_blocks_of_rows(block_rows, sliced, monkeypatch):
+    """maxNumberOfMultiValues' byte sibling (a row's values' bytes back to back), measured a block of rows at
+    a time: the longest row however the blocks fall, for a list column sliced or not."""
+    from pinot_sink.segment import stats
+
+    monkeypatch.setattr(stats, "STATS_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(block_rows)
+    rows = [["x" * int(n) for n in rng.integers(0, 9, int(k))] for k in rng.integers(1, 4, 500)]
+    column = pa.array(rows, pa.list_(pa.string()))
+    column = column.slice(7, 400) if sliced else column
+    flat, lengths = stats.flatten(pa.chunked_array([column]), False)
+    assert lengths.dtype == np.int32  # one per row; int64 only for a large_list
+    offsets = np.frombuffer(flat.buffers()[1], dtype=np.int32)[flat.offset:flat.offset + len(flat) + 1]
+    assert stats._longest_row_bytes(offsets, lengths) == max(sum(map(len, row)) for row in column.to_pylist())
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
