@@ -11,12 +11,16 @@ threads (ISA-L and zlib release the GIL) and the bytes do not depend on the numb
 
 * the stream is cut into windows of ``GZIP_CHUNK`` bytes, one thread's work each;
 * a file part of at least ``_MIN_REGION`` bytes (an index buffer of ``columns.psf``, a dictionary, a whole
-  v1 file) that does not compress (``_incompressible``: a bit-packed forward index of a high-cardinality
-  column, LZ4 chunks) is stored as it is, in deflate's stored blocks: compressing it would cost ISA-L
-  ~10 instructions a byte for nothing;
-* what is left of a window is deflated by ISA-L (``isal``, level 1) or zlib (level 1), as samples of those
-  bytes say (``_method``), one deflate piece per stretch between stored ones, primed with the 32 KiB of
-  compressed stream before it.
+  v1 file) that does not compress (``_incompressible``: the bit-packed forward index of a column of many
+  values) is stored as it is, in deflate's stored blocks: compressing it would cost ISA-L ~13 instructions
+  a byte for nothing;
+* what is left of a window is deflated by ISA-L (``isal``, level 1) or zlib (level 1), as samples of the
+  window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
+  the stream before it (not with stored bytes).
+
+ISA-L's output depends on where its input is cut between ``compress`` calls, so the same files held in memory
+and spilled (read back in pieces) can give tarballs slightly apart (events bench: 857 of 39 MB), with the
+same files inside.
 """
 from __future__ import annotations
 
@@ -206,7 +210,7 @@ def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
 
 
 def _method(pieces: list[memoryview]) -> str:
-    """ISAL, ZLIB or STORED for a piece, from samples of it."""
+    """ISAL, ZLIB or STORED for a window's bytes, from samples of them."""
     total = sum(len(p) for p in pieces)
     if total < 4 * _SAMPLES * _SAMPLE_BYTES:
         return ISAL
@@ -289,11 +293,10 @@ class _Stretch:
 def _stretches(stored: Sequence[tuple[int, int]], offset: int, length: int, history: int) -> list[_Stretch]:
     """The window at stream ``offset`` of ``length`` bytes as stored and compressed stretches, in order;
     ``history``: the bytes of the previous window it may be primed with."""
-    first = bisect.bisect_right(stored, (offset, float("inf"))) - 1  # the last stretch starting at or before it
-    first = max(first, 0)
+    before = bisect.bisect_right(stored, (offset, float("inf"))) - 1  # the last stored one starting at or before it
     stretches: list[_Stretch] = []
     position = offset
-    for start, end in stored[first:]:
+    for start, end in stored[max(before, 0):]:
         if start >= offset + length:
             break
         if end <= offset:
@@ -315,7 +318,6 @@ def _stretches(stored: Sequence[tuple[int, int]], offset: int, length: int, hist
         else:
             merged.append(stretch)
     # priming: the stream before a compressed stretch, back to the last stored byte
-    before = bisect.bisect_right(stored, (offset, float("inf"))) - 1
     floor = offset - history
     if before >= 0:
         floor = max(floor, min(stored[before][1], offset))
