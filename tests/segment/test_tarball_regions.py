@@ -149,3 +149,14 @@ def test_stored_blocks_decode(length):
     unfinished = zlib.decompressobj(-15)
     assert unfinished.decompress(b"".join(tarball._stored_blocks(views, last=False))) == data
     assert not unfinished.eof
+
+
+def test_a_spilled_part_is_sampled_as_in_memory(tmp_path):
+    with Spill(tmp_path) as spill:
+        spill.hold(TEXT[:999])  # the span starts inside the file
+        span = spill.hold(IDS)
+        for start, end in [(0, len(IDS)), (1000, 9000), (12_345, len(IDS) - 7)]:
+            assert tarball._sample(span, start, end) == tarball._sample(IDS, start, end)
+        with pytest.raises(ValueError, match="outside a span"):
+            span.read(len(IDS) - 10, 11)
+
