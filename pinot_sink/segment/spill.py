@@ -51,6 +51,18 @@ class FileSpan:
     def __len__(self) -> int:
         return self.length
 
+    def read(self, start: int, length: int) -> bytes:
+        """``length`` bytes from ``start`` within the span (the tarball's samples of a payload)."""
+        if start < 0 or start + length > self.length:
+            raise ValueError(f"bytes {start}..{start + length} are outside a span of {self.length}")
+        out = b""
+        while len(out) < length:
+            piece = _pread(self.fd, length - len(out), self.offset + start + len(out))
+            if not piece:
+                raise OSError(f"spilled index file ended {length - len(out)} bytes early")
+            out += piece
+        return out
+
     def pieces(self, size: int | None = None) -> Iterator[bytes]:
         """The span's bytes, at most ``size`` (READ_PIECE) at a time, each a new ``bytes``: safe to hold on to
         (the tarball's compressor keeps a few pieces' views until their deflate piece is done)."""

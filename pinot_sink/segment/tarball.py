@@ -5,14 +5,26 @@ names in ``String.compareTo`` order). Every member has the same mtime, uid/gid 0
 fixed modes; the gzip header carries mtime 0 and no file name, so the same files give the same bytes.
 
 The tar stream is the one ``tarfile`` writes (GNU format, records of 10 240 bytes), produced here from
-the files' buffers without copying them. It is compressed as one gzip member made of independent
-deflate pieces of ``GZIP_CHUNK`` bytes, each primed with the 32 KiB before it and ended on a byte
-boundary by a sync flush (as pigz does), so the pieces compress in parallel threads (ISA-L and zlib
-release the GIL) and the bytes do not depend on the number of threads. Each piece is deflated by ISA-L
-(``isal``, level 1), by zlib (level 1), or stored, as samples of it say (``_method``).
+the files' buffers without copying them. It is written as one gzip member made of independent deflate
+pieces, each ended on a byte boundary (a sync flush, as pigz does), so the pieces compress in parallel
+threads (ISA-L and zlib release the GIL) and the bytes do not depend on the number of threads:
+
+* the stream is cut into windows of ``GZIP_CHUNK`` bytes, one thread's work each;
+* a file part of at least ``_MIN_REGION`` bytes (an index buffer of ``columns.psf``, a dictionary, a whole
+  v1 file) that does not compress (``_incompressible``: the bit-packed forward index of a column of many
+  values) is stored as it is, in deflate's stored blocks: compressing it would cost ISA-L ~13 instructions
+  a byte for nothing;
+* what is left of a window is deflated by ISA-L (``isal``, level 1) or zlib (level 1), as samples of the
+  window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
+  the stream before it (not with stored bytes).
+
+ISA-L's output depends on where its input is cut between ``compress`` calls, so the same files held in memory
+and spilled (read back in pieces) can give tarballs slightly apart (events bench: 857 of 39 MB), with the
+same files inside.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import shutil
 import struct
@@ -24,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence, Union
 
+import numpy as np
+
 from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
 
 from .format import METADATA_FILE, V3_DIR
@@ -32,17 +46,19 @@ from .spill import FileSpan
 # Bit-packed forward indexes and dictionaries barely compress: on a 1M-row, 10-column segment (33.1 MB
 # untarred) level 1 gave 25.9 MB and level 6 (Pinot's Deflater default) 26.3 MB, at a third more time.
 GZIP_LEVEL = 1
-# Uncompressed bytes per independently compressed deflate piece. Each piece pays a compressor set-up, a
-# 32 KiB priming, a sync flush and its samples (_method): at 1 MiB that was a fifth of the tar.gz's
+# Uncompressed bytes per window (one thread's share). Each deflate piece pays a compressor set-up, a 32 KiB
+# priming, a sync flush and its window's samples (_method): at 1 MiB that was a fifth of the tar.gz's
 # instructions on a 200k-row orders segment; at 4 MiB, 14% fewer instructions for the whole tar.gz
 # (bench/task_instructions.py), tarballs +0.3% (orders) and +0.5% (events) at 1M rows. Threads still
-# get a piece each from 4 pieces on (a 1M-row segment is ~8).
+# get a window each from 4 windows on (a 1M-row segment is ~8).
 GZIP_CHUNK = 1 << 22
 _WINDOW = 1 << 15  # deflate's history: each piece is primed with this much of the stream before it
 _GZIP_HEADER = bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 255])  # deflate, no flags, mtime 0, fastest, OS unknown
+_STORED_BLOCK = 0xFFFF  # the most bytes a deflate stored block holds
 
 # One buffer, or buffers that make up the file back to back; a FileSpan is a payload held on disk (spill.py)
 FileContent = Union[bytes, Sequence[Union[bytes, FileSpan]]]
+Part = Union[bytes, memoryview, FileSpan]
 
 
 def _info(name: str, mtime: int, size: int | None) -> tarfile.TarInfo:
@@ -80,59 +96,121 @@ def _header(info: tarfile.TarInfo) -> bytes:
     return info.tobuf(tarfile.GNU_FORMAT, tarfile.ENCODING, "surrogateescape")
 
 
-def tar_stream(root: str, directories: list[str], files: Mapping[str, FileContent], mtime: int) -> Iterator[bytes]:
-    """The uncompressed tar, buffer by buffer: what ``tarfile`` (GNU format) writes for these members."""
+def _members(root: str, directories: list[str], files: Mapping[str, FileContent], mtime: int) -> list[Part]:
+    """The tar stream's items in order (headers, the files' parts as given, padding, the end blocks): what
+    ``tarfile`` (GNU format) writes for these members, a spilled payload still unread."""
+    items: list[Part] = []
     written = 0
     for name in [root + "/"] + [f"{root}/{d}" for d in directories]:
-        header = _header(_info(name, mtime, None))
-        written += len(header)
-        yield header
+        items.append(_header(_info(name, mtime, None)))
+        written += len(items[-1])
     for name, content in files.items():
         parts = _parts(content)
         size = sum(map(_size, parts))
         header = _header(_info(f"{root}/{name}", mtime, size))
-        written += len(header)
-        yield header
-        yield from _buffers(parts)
+        items.append(header)
+        items.extend(parts)
         padding = -size % tarfile.BLOCKSIZE
-        written += size + padding
+        written += len(header) + size + padding
         if padding:
-            yield bytes(padding)
+            items.append(bytes(padding))
     written += 2 * tarfile.BLOCKSIZE  # end-of-archive blocks, then zeros up to a whole record
-    yield bytes(2 * tarfile.BLOCKSIZE + (-written % tarfile.RECORDSIZE))
+    items.append(bytes(2 * tarfile.BLOCKSIZE + (-written % tarfile.RECORDSIZE)))
+    return items
 
 
-def _compress_piece(pieces: list[memoryview], primer: bytes, last: bool) -> list[bytes]:
-    """The piece's deflate output, as the compressor's chunks (written one by one: no joined copy of a piece)."""
-    method = _method(pieces)
-    if method == STORED:
-        compressor = zlib.compressobj(0, zlib.DEFLATED, -zlib.MAX_WBITS)
-    else:
-        primed = {"zdict": primer} if primer else {}
-        library = isal_zlib if method == ISAL else zlib
-        compressor = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
-                                         library.Z_DEFAULT_STRATEGY, **primed)
-    out = [compressor.compress(piece) for piece in pieces]
-    out.append(compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH))
-    return out
+def tar_stream(root: str, directories: list[str], files: Mapping[str, FileContent], mtime: int) -> Iterator[bytes]:
+    """The uncompressed tar, buffer by buffer: what ``tarfile`` (GNU format) writes for these members."""
+    return _buffers(_members(root, directories, files, mtime))
 
 
-# How a piece is compressed. ISA-L's level 1 takes 3-10x less CPU than zlib's (on the 1M-row bench, 0.17 s
-# instead of 0.83 s for the whole stream) but finds fewer matches in very repetitive data (sorted or
-# increasing numbers, low-cardinality bit-packed columns), where its output can be 1.3-1.8x zlib's. So a
-# piece goes to zlib only when, on a few small samples, ISA-L's output is over _ZLIB_WORTH times zlib's
+# How a window's other bytes are compressed. ISA-L's level 1 takes 3-10x less CPU than zlib's (on the 1M-row
+# bench, 0.17 s instead of 0.83 s for the whole stream) but finds fewer matches in very repetitive data (sorted
+# or increasing numbers, low-cardinality bit-packed columns), where its output can be 1.3-1.8x zlib's. So a
+# window goes to zlib only when, on a few small samples, ISA-L's output is over _ZLIB_WORTH times zlib's
 # (there zlib is also at its fastest), and is stored when neither saves 3%. On the 1M-row bench: 0.33 s
 # of CPU and 37.1 MiB, against 0.17 s / 40.8 MiB for ISA-L throughout and 0.83 s / 35.3 MiB for zlib
 # (level 1 or Huffman only by samples, the previous scheme).
-ISAL, ZLIB, STORED = "isal", "zlib", "stored"
 # memLevel 9 (zlib's largest hash table) measured both faster and smaller than 8 for zlib; ISA-L's default
 # 8 is its fastest here (9: +7% time, +0.6% size; 1: 4x the time).
+ISAL, ZLIB, STORED = "isal", "zlib", "stored"
 _MEM_LEVEL = {ISAL: 8, ZLIB: 9}
 _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 
 
+# Which parts are stored. A part (an index buffer, a dictionary, a file) of at least _MIN_REGION bytes is judged
+# by itself, in slices of at most _REGION_SLICE (the judgement of a window, _method, is a mix of its parts:
+# a bit-packed forward index of 18-bit dictIds beside a dictionary of sorted numbers). Samples (_SAMPLES x
+# _SAMPLE_BYTES spread over the slice) whose bytes have an order-0 entropy under _ENTROPY_SCREEN bits per byte
+# compress (Huffman coding alone gets within a few % of it), which settles most parts for the price of a
+# byte count; the others are deflated by ISA-L, and stored if that does not save 3% (_STORE_RATIO), which
+# also catches repeats a byte count does not see. Below _MIN_REGION a part is not worth the samples (they
+# cost about what ISA-L spends on 30 KB) nor the deflate piece it would split. On the 200k-row orders segment
+# the bit-packed forward indexes of customer_id, order_time and product_id (1.2 of its 7.3 MB) are stored;
+# bit-packed columns of few values, or sorted ones, have lower entropy and are compressed.
+_MIN_REGION = 1 << 17
+_REGION_SLICE = 1 << 22
+_ENTROPY_SCREEN = 7.7  # ISA-L's output on such bytes is ~entropy / 8 + 1%: 7.7 bits ~ 0.97
+_SCREEN_BYTES = 1 << 10  # of each sample: a byte count costs ~13 instructions a byte (numpy's bincount)
+# A stretch to compress shorter than this, in a window that stores something, is stored too: a deflate piece
+# (set-up, Huffman header, sync flush) for a tar header and an index's 8-byte marker costs more than it saves.
+_MIN_PIECE = 1 << 12
+
+
+def _sample(part: Part, start: int, end: int) -> list[bytes]:
+    """_SAMPLES pieces of _SAMPLE_BYTES spread evenly over bytes ``start``..``end`` of ``part``."""
+    length = end - start
+    if length <= _SAMPLES * _SAMPLE_BYTES:
+        offsets, size = [start], length
+    else:
+        offsets = [start + k * (length - _SAMPLE_BYTES) // (_SAMPLES - 1) for k in range(_SAMPLES)]
+        size = _SAMPLE_BYTES
+    if isinstance(part, FileSpan):
+        return [part.read(offset, size) for offset in offsets]
+    view = memoryview(part).cast("B")
+    return [view[offset : offset + size].tobytes() for offset in offsets]
+
+
+def _entropy(samples: list[bytes]) -> float:
+    """Order-0 entropy in bits per byte of the first _SCREEN_BYTES of each sample (bias-corrected: a count of
+    a few thousand bytes under-reads it by (distinct values - 1) / (2 n ln 2), 0.05 bits for random bytes)."""
+    screen = b"".join(sample[:_SCREEN_BYTES] for sample in samples)
+    counts = np.bincount(np.frombuffer(screen, np.uint8), minlength=256)
+    counts = counts[counts > 0]
+    shares = counts / len(screen)
+    return -float(shares @ np.log2(shares)) + (len(counts) - 1) / (2 * len(screen) * np.log(2))
+
+
+def _stores(samples: list[bytes]) -> bool:
+    """Whether bytes like ``samples`` are stored rather than deflated (see _MIN_REGION)."""
+    if _entropy(samples) < _ENTROPY_SCREEN:
+        return False
+    sample = b"".join(samples)
+    probe = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, -isal_zlib.MAX_WBITS, _MEM_LEVEL[ISAL])
+    return len(probe.compress(sample)) + len(probe.flush()) >= _STORE_RATIO * len(sample)
+
+
+def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
+    """The stretches of the stream ``items`` make (start, end offsets, in order, apart) to store."""
+    stored: list[tuple[int, int]] = []
+    offset = 0
+    for item in items:
+        size = _size(item)
+        if size >= _MIN_REGION:
+            count = -(-size // _REGION_SLICE)
+            for k in range(count):
+                start, end = offset + size * k // count, offset + size * (k + 1) // count
+                if _stores(_sample(item, start - offset, end - offset)):
+                    if stored and stored[-1][1] == start:
+                        stored[-1] = (stored[-1][0], end)
+                    else:
+                        stored.append((start, end))
+        offset += size
+    return stored
+
+
 def _method(pieces: list[memoryview]) -> str:
-    """ISAL, ZLIB or STORED for a piece, from samples of it."""
+    """ISAL, ZLIB or STORED for a window's bytes, from samples of them."""
     total = sum(len(p) for p in pieces)
     if total < 4 * _SAMPLES * _SAMPLE_BYTES:
         return ISAL
@@ -179,6 +257,19 @@ def _chunks(buffers: Iterable[bytes], size: int) -> Iterator[list[memoryview]]:
     yield chunk
 
 
+def _slice(pieces: list[memoryview], start: int, end: int) -> list[memoryview]:
+    """Views of bytes ``start``..``end`` of the pieces taken back to back."""
+    out = []
+    for piece in pieces:
+        if end <= 0:
+            break
+        if start < len(piece):
+            out.append(piece[max(start, 0) : end])
+        start -= len(piece)
+        end -= len(piece)
+    return out
+
+
 def _tail(pieces: list[memoryview], length: int) -> bytes:
     tail: list[bytes] = []
     for piece in reversed(pieces):
@@ -189,30 +280,142 @@ def _tail(pieces: list[memoryview], length: int) -> bytes:
     return b"".join(reversed(tail))
 
 
-def write_gzip(out, buffers: Iterable[bytes], threads: int = 1) -> None:
-    """Write ``buffers`` back to back as one gzip member to the binary file ``out`` (pieces compressed
-    by up to ``threads`` threads; the bytes are the same for any number)."""
+class _Stretch:
+    """Bytes ``start``..``end`` of a window, stored or compressed; ``primer``: how many bytes of the stream
+    before it prime its compressor (up to _WINDOW, never reaching into stored bytes: no match is found there)."""
+
+    __slots__ = ("start", "end", "stored", "primer")
+
+    def __init__(self, start: int, end: int, stored: bool) -> None:
+        self.start, self.end, self.stored, self.primer = start, end, stored, 0
+
+
+def _stretches(stored: Sequence[tuple[int, int]], offset: int, length: int, history: int) -> list[_Stretch]:
+    """The window at stream ``offset`` of ``length`` bytes as stored and compressed stretches, in order;
+    ``history``: the bytes of the previous window it may be primed with."""
+    before = bisect.bisect_right(stored, (offset, float("inf"))) - 1  # the last stored one starting at or before it
+    stretches: list[_Stretch] = []
+    position = offset
+    for start, end in stored[max(before, 0):]:
+        if start >= offset + length:
+            break
+        if end <= offset:
+            continue
+        start, end = max(start, offset), min(end, offset + length)
+        if start > position:
+            stretches.append(_Stretch(position - offset, start - offset, False))
+        stretches.append(_Stretch(start - offset, end - offset, True))
+        position = end
+    if position < offset + length or not stretches:
+        stretches.append(_Stretch(position - offset, length, False))
+    if len(stretches) > 1:
+        for stretch in stretches:
+            stretch.stored = stretch.stored or stretch.end - stretch.start < _MIN_PIECE
+    merged: list[_Stretch] = []
+    for stretch in stretches:
+        if merged and merged[-1].stored == stretch.stored:
+            merged[-1].end = stretch.end
+        else:
+            merged.append(stretch)
+    # priming: the stream before a compressed stretch, back to the last stored byte
+    floor = offset - history
+    if before >= 0:
+        floor = max(floor, min(stored[before][1], offset))
+    for stretch in merged:
+        if stretch.stored:
+            floor = offset + stretch.end
+        else:
+            stretch.primer = min(_WINDOW, offset + stretch.start - floor)
+    return merged
+
+
+def _stored_blocks(views: list[memoryview], last: bool) -> list:
+    """``views`` as deflate stored blocks (byte-aligned: each starts after a sync flush or another block),
+    the last one final if ``last``; no copy of the bytes."""
+    blocks = list(_chunks(views, _STORED_BLOCK))
+    if len(blocks) > 1 and not blocks[-1]:
+        blocks.pop()
+    out: list = []
+    for k, block in enumerate(blocks):
+        size = sum(map(len, block))
+        out.append(struct.pack("<BHH", last and k == len(blocks) - 1, size, size ^ 0xFFFF))
+        out.extend(block)
+    return out
+
+
+_SMALL_CALL = 1 << 12
+
+
+def _joined_small(views: list[memoryview]) -> list:
+    """``views`` with each run of small ones (tar headers, 8-byte index markers, padding) joined: a compressor
+    call has a fixed cost of ~30k instructions in ISA-L, whatever its size."""
+    out: list = []
+    run: list[memoryview] = []
+    for view in views:
+        if len(view) < _SMALL_CALL:
+            run.append(view)
+            continue
+        if run:
+            out.append(b"".join(run))
+            run = []
+        out.append(view)
+    if run:
+        out.append(b"".join(run))
+    return out
+
+
+def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_Stretch], last: bool) -> list:
+    """The window's deflate output, as the compressors' chunks (written one by one: no joined copy)."""
+    primed = [memoryview(history)] + chunk if history else chunk
+    views = [_slice(chunk, s.start, s.end) for s in stretches]
+    # samples of the whole window, stored stretches included, as before they were stored: the same choice of
+    # ISA-L or zlib (samples of the compressed stretches alone sent more to zlib: events bench -0.9% bytes, +2.5%
+    # instructions)
+    method = _method(chunk) if not all(s.stored for s in stretches) else STORED
+    out: list = []
+    for k, (stretch, pieces) in enumerate(zip(stretches, views)):
+        final = last and k == len(stretches) - 1
+        if stretch.stored or method == STORED:
+            out.extend(_stored_blocks(pieces, final))
+            continue
+        library = isal_zlib if method == ISAL else zlib
+        start = len(history) + stretch.start
+        primer = {"zdict": _read(primed, start - stretch.primer, stretch.primer)} if stretch.primer else {}
+        compressor = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
+                                         library.Z_DEFAULT_STRATEGY, **primer)
+        out.extend(compressor.compress(piece) for piece in _joined_small(pieces))
+        out.append(compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH))
+    return out
+
+
+def write_gzip(out, buffers: Iterable[bytes], threads: int = 1, stored: Sequence[tuple[int, int]] = ()) -> None:
+    """Write ``buffers`` back to back as one gzip member to the binary file ``out`` (windows compressed by up
+    to ``threads`` threads; the bytes are the same for any number). ``stored``: (start, end) offsets of the
+    stream, in order and apart, written as stored blocks (``_incompressible``)."""
     out.write(_GZIP_HEADER)
     crc, total = 0, 0
     pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
-    pending: deque = deque()  # compressed pieces (or futures of them) in stream order
+    pending: deque = deque()  # compressed windows (or futures of them) in stream order
     try:
-        primer = b""
+        history = b""
         chunks = _chunks(buffers, GZIP_CHUNK)
         chunk = next(chunks)
         while chunk is not None:
             following = next(chunks, None)
+            length = 0
             for piece in chunk:
                 crc = isal_zlib.crc32(piece, crc)  # ISA-L's CRC-32: 3x faster than zlib's here
-                total += len(piece)
+                length += len(piece)
             last = following is None
+            work = (chunk, history, _stretches(stored, total, length, len(history)), last)
+            total += length
             if pool is None:
-                out.writelines(_compress_piece(chunk, primer, last))
+                out.writelines(_compress_window(*work))
             else:
-                pending.append(pool.submit(_compress_piece, chunk, primer, last))
+                pending.append(pool.submit(_compress_window, *work))
                 while len(pending) > 2 * threads or (last and pending):
                     out.writelines(pending.popleft().result())
-            primer = _tail(chunk, _WINDOW)
+            history = _tail(chunk, _WINDOW)
             chunk = following
     finally:
         if pool is not None:
@@ -229,7 +432,8 @@ def write_tarball(path: Path, root: str, directories: list[str], files: Mapping[
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as raw:
-            write_gzip(raw, tar_stream(root, directories, files, mtime), threads)
+            items = _members(root, directories, files, mtime)
+            write_gzip(raw, _buffers(items), threads, _incompressible(items))
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)
