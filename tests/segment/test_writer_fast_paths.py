@@ -280,7 +280,8 @@ def _pyroaring_inverted_index(dict_ids, cardinality, row_lengths=None) -> bytes:
     return offsets.astype(">u4").tobytes() + b"".join(bitmaps)
 
 
-@pytest.mark.parametrize("shape", ["unique", "few_each", "runs", "over_4096", "mixed", "multi_value"])
+@pytest.mark.parametrize("shape", ["unique", "few_each", "runs", "over_4096", "mixed", "multi_value",
+                                   "sparse_neighbours", "run_ties", "no_docs"])
 def test_inverted_index_numpy_bitmaps_equal_pyroaring(shape):
     """Array-container bitmaps are written with numpy; every shape of bitmap must equal pyroaring's bytes:
     one and several containers (docs past 65 535), containers pyroaring turns into runs, bitmap containers
@@ -297,6 +298,18 @@ def test_inverted_index_numpy_bitmaps_equal_pyroaring(shape):
         dict_ids = rng.integers(0, 10, rows)
     elif shape == "mixed":
         dict_ids = np.where(rng.random(rows) < 0.5, rng.integers(0, 5, rows), rng.integers(5, 50_000, rows))
+    elif shape == "sparse_neighbours":  # sparse groups, a few docs next to the one before (counted runs)
+        dict_ids = rng.integers(0, rows // 40, rows)
+        dict_ids[1::997] = dict_ids[:-1:997]
+    elif shape == "run_ties":  # per 16 docs: 5 docs in 2 runs (10 bytes as an array or as runs: stays an
+        # array), 6 in 2 runs and 5 in 1 (run containers); most docs follow the one before (the per-doc count)
+        unit = np.array([0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+        dict_ids = (np.arange(rows) // 16) * 3 + unit[np.arange(rows) % 16]
+    elif shape == "no_docs":  # dictIds without docs (between and after those with docs)
+        dict_ids = rng.integers(0, 3000, rows) * 2
+        built = inverted_index.inverted_index(dict_ids.astype(np.int32), 6003)
+        assert bytes(built) == _pyroaring_inverted_index(dict_ids.astype(np.int32), 6003)
+        return
     else:
         row_lengths = rng.integers(1, 4, rows // 2)
         dict_ids = rng.integers(0, 30_000, int(row_lengths.sum()))
