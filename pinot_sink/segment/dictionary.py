@@ -182,6 +182,10 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
     if span > max(_COUNTING_SPAN_PER_VALUE * len(values), _COUNTING_MIN_SPAN):
         return None
     offsets = values - values.dtype.type(low)  # within 0..span-1: no overflow (any wrap-around cancels out)
+    if span * _SAMPLE_PER_VALUE <= _SAMPLE_BLOCKS * _SAMPLE_BLOCK_SIZE < len(values) and _all_in_sample(offsets, span):
+        # every value of min..max is in a sample (flags, codes, small counts): no count over all the values
+        distinct = np.arange(low, high + 1, dtype=values.dtype)
+        return distinct, (offsets.astype(np.int32, copy=False) if ids else None)
     if span <= _COUNTING_MIN_SPAN:  # a small table: counting is about half the instructions of a scatter
         present = np.bincount(offsets, minlength=span) > 0
     else:
@@ -189,13 +193,22 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
         present[offsets] = True
     distinct = np.flatnonzero(present)
     if not ids:
-        return (distinct + low).astype(values.dtype), None
+        return (distinct + low).astype(values.dtype, copy=False), None
     if len(distinct) == span:  # every value of min..max present (codes, flags, small counts): dictId = offset
-        return (distinct + low).astype(values.dtype), offsets.astype(np.int32, copy=False)
-    distinct = (distinct + low).astype(values.dtype)
+        return (distinct + low).astype(values.dtype, copy=False), offsets.astype(np.int32, copy=False)
+    distinct = (distinct + low).astype(values.dtype, copy=False)
     rank = np.cumsum(present, dtype=np.int32)
     rank -= 1
     return distinct, gather(rank, offsets)
+
+
+# A range this many times smaller than the sample is likely to be all in it (few codes or flags).
+_SAMPLE_PER_VALUE = 8
+
+
+def _all_in_sample(offsets: np.ndarray, span: int) -> bool:
+    """Whether a sample of ``offsets`` (each in 0..span-1) holds every one of them: then so do all of them."""
+    return bool(np.count_nonzero(np.bincount(np.concatenate(_sample(offsets)), minlength=span)) == span)
 
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:
@@ -547,14 +560,16 @@ def _ids_among(keys: np.ndarray, candidates: np.ndarray) -> np.ndarray | None:
     """The index in ``candidates`` (distinct, at most 255, each present in ``keys``) of every key, as int32
     dictIds; None when some key is none of them. Each key matches at most one candidate, so the keys matched
     add up to the count exactly when every key matched."""
-    ids = np.zeros(len(keys), dtype=np.uint8)
+    ids = np.zeros(len(keys), dtype=np.uint8) if len(candidates) < 2 else None
     matched = 0
     equal = np.empty(len(keys), dtype=np.bool_)
     for i, candidate in enumerate(candidates):
         np.equal(keys, candidate, out=equal)
         hits = equal.view(np.uint8)
         matched += int(np.count_nonzero(hits))
-        if i:
+        if i == 1:  # the first candidate's ids are 0: the second's hits start the sum (no zeroed array)
+            ids, equal = hits, np.empty(len(keys), dtype=np.bool_)
+        elif i:
             hits *= np.uint8(i)
             ids += hits
     if matched != len(keys):
@@ -569,8 +584,9 @@ def _short_keys(offsets: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None
     """``keys`` of the values at ``offsets`` (from 0) in ``data``: each value's bytes as one uint64, shifted to
     the top, the bytes after it shifted out."""
     # Eight bytes from any byte offset: two aligned words of the zero-padded data, shifted together.
-    padded = np.zeros(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)
+    padded = np.empty(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)  # not zeros: a memset of the whole
     padded[: data.size] = data
+    padded[data.size :] = 0
     words = padded.view("<u8")
     starts = offsets[:-1]
     index = starts >> 3

@@ -86,8 +86,10 @@ def collect_stats(
             wide = pa.types.is_large_string(flat.type) or pa.types.is_large_binary(flat.type)
             offsets = np.frombuffer(flat.buffers()[1], dtype=np.int64 if wide else np.int32)[
                 flat.offset : flat.offset + len(flat) + 1]
-            ends = np.cumsum(row_lengths)
-            max_row = int((gather(offsets, ends) - gather(offsets, ends - row_lengths)).max())
+            bounds = np.empty(len(row_lengths) + 1, dtype=np.int64)  # the rows' first values and the end
+            bounds[0] = 0
+            np.cumsum(row_lengths, out=bounds[1:])
+            max_row = int(np.diff(gather(offsets, bounds)).max())  # one gather of the row bounds, not two
         else:
             per_value = value_lengths[dict_ids]
             starts = np.zeros(len(row_lengths), dtype=np.int64)
