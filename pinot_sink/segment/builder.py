@@ -355,27 +355,33 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order. (A stable radix
     sort of the values by their row's sortedColumn key took a third fewer instructions, but its int64 order of
     every value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
-    lengths = gather(row_lengths, order)
+    # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
+    # first value the jump from the previous row's last value. In intp: the final gather would copy int32
+    # indices to intp anyway (and cast every int32 operand on the way), so int32 steps held more at its peak.
+    firsts = np.cumsum(row_lengths, dtype=np.intp)
+    firsts -= row_lengths  # where each input row's values start
+    if len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
+        firsts <<= 32
+        firsts |= row_lengths
+        firsts = gather(firsts, order)
+        lengths = firsts & 0xFFFFFFFF
+        firsts >>= 32
+    else:
+        firsts, lengths = gather(firsts, order), gather(row_lengths, order)
+    lengths = lengths.astype(row_lengths.dtype, copy=False)
     if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
         filled = row_lengths > 0
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
         return values, lengths
-    # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
-    # first value the jump from the previous row's last value. Per-value and per-row arrays stay int32 where
-    # they fit and are updated in place: on list columns this is the build's largest working set.
-    index = np.int32 if len(dict_ids) < 2**31 else np.int64
-    firsts = np.cumsum(row_lengths, dtype=index)
-    np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")  # where each input row's values start
-    firsts = gather(firsts, order)
-    jumps = np.empty(len(order), dtype=index)
+    jumps = np.empty(len(order), dtype=np.intp)
     jumps[:1] = firsts[:1]
     np.subtract(firsts[1:], firsts[:-1], out=jumps[1:])
-    np.subtract(jumps[1:], lengths[:-1], out=jumps[1:], casting="unsafe")
+    jumps[1:] -= lengths[:-1]
     jumps[1:] += 1
+    out_starts = np.cumsum(lengths, out=firsts)  # firsts' buffer, no longer needed
+    out_starts -= lengths
     del firsts
-    out_starts = np.cumsum(lengths, dtype=index)
-    np.subtract(out_starts, lengths, out=out_starts, casting="unsafe")
-    steps = np.ones(len(dict_ids), dtype=index)
+    steps = np.ones(len(dict_ids), dtype=np.intp)
     steps[out_starts] = jumps
     del out_starts, jumps
     np.cumsum(steps, out=steps)

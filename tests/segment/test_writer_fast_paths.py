@@ -132,6 +132,7 @@ def _rare_outside_the_sample(common, rare, count=20_000):
 
 @pytest.mark.parametrize("values", [
     ["ios", "android", "web", "web"] * 5000, ["", "a", "", "null", "WINTER10"] * 3000,
+    ["web"] * 20_000, ["no", "yes", "yes"] * 6000,  # one and two candidates (ids from the second's hits)
     _rare_outside_the_sample(["sale", "gift", "new"], "bulk"),  # the sample misses a value: the hash path
     _rare_outside_the_sample(["é", "ab"], ""),
 ])
@@ -214,6 +215,10 @@ NUMERIC_CASES = [
     # counting: gaps in a small range (ranks), and a range wider than the counted table (the scatter)
     ("INT", pa.int32(), lambda rng: rng.choice([-3, 1, 5, 9], 300).tolist()),
     ("LONG", pa.int64(), lambda rng: rng.integers(10**12, 10**12 + 90_000, 100_000).tolist()),
+    # a small range all in the sample (no count over all values), at the type's end, and one value outside it
+    ("INT", pa.int32(), lambda rng: rng.integers(-3, 5, 20_000).tolist()),
+    ("INT", pa.int32(), lambda rng: rng.integers(2**31 - 8, 2**31, 20_000).tolist()),
+    ("LONG", pa.int64(), lambda rng: _rare_outside_the_sample([4, 1, 3], 2)),
 ]
 COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
@@ -236,6 +241,20 @@ def test_numeric_dictionary_paths(monkeypatch, path, counting, stored, arrow_typ
     assert stats_only.values.to_pylist() == distinct
     if stats_only.dict_ids is None:  # sorted input keeps its dictIds (they come free)
         assert (stats_only.input_count, stats_only.input_sorted) == (len(values), False)
+
+
+@pytest.mark.parametrize("values, in_sample", [
+    (np.arange(20_000) % 7, True), (np.array(_rare_outside_the_sample([4, 1, 3], 2)) - 1, False),
+    (np.arange(20_000) % 3000, False),  # a range as wide as an eighth of the sample: not tried
+])
+def test_counting_skips_the_count_when_the_sample_holds_the_whole_range(monkeypatch, values, in_sample):
+    counted = []
+    original = np.bincount
+    monkeypatch.setattr(dictionary.np, "bincount", lambda v, **k: counted.append(len(v)) or original(v, **k))
+    d = build_dictionary(pa.array(values.astype(np.int32)), "INT", "c")
+    assert (len(values) not in counted) == in_sample
+    assert d.values.to_pylist() == sorted(set(values.tolist()))
+    assert [d.values.to_pylist()[i] for i in d.dict_ids] == values.tolist()
 
 
 def _reference_pack(values, bits):
@@ -504,7 +523,8 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path):
 
 @pytest.mark.parametrize("cardinality", [1, 7, 300, 70_000])
 @pytest.mark.parametrize("empty_rows", [False, True])
-def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
+@pytest.mark.parametrize("length_type", [np.int64, np.int32])
+def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, length_type):
     """A multi-value column's values follow the segment's row order (the running sum of row jumps): the same
     values and row lengths as gathering the rows one by one."""
     from pinot_sink.segment.builder import _reorder_multi_value
@@ -512,13 +532,14 @@ def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows):
     rng = np.random.default_rng(cardinality)
     rows = 5000
     row_keys = rng.integers(0, cardinality, rows).astype(np.int32)
-    lengths = rng.integers(0 if empty_rows else 1, 4, rows).astype(np.int64)
+    lengths = rng.integers(0 if empty_rows else 1, 4, rows).astype(length_type)
     values = rng.integers(0, 50, int(lengths.sum())).astype(np.int32)
     order = dictionary.rows_by_dict_id(row_keys, cardinality)
     reordered, reordered_lengths = _reorder_multi_value(values, lengths, order)
     starts = np.concatenate([[0], np.cumsum(lengths)])
     expected = np.concatenate([values[starts[r]:starts[r + 1]] for r in order])
     assert np.array_equal(reordered, expected) and np.array_equal(reordered_lengths, lengths[order])
+    assert reordered.dtype == values.dtype and reordered_lengths.dtype == lengths.dtype
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
