@@ -373,19 +373,30 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         filled = row_lengths > 0
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
         return values, lengths
-    jumps = np.empty(len(order), dtype=np.intp)
-    jumps[:1] = firsts[:1]
-    np.subtract(firsts[1:], firsts[:-1], out=jumps[1:])
-    jumps[1:] -= lengths[:-1]
-    jumps[1:] += 1
-    out_starts = np.cumsum(lengths, out=firsts)  # firsts' buffer, no longer needed
-    out_starts -= lengths
-    del firsts
     steps = np.ones(len(dict_ids), dtype=np.intp)
-    steps[out_starts] = jumps
-    del out_starts, jumps
+    # A slice of rows at a time: its rows' output starts and jumps (never per-row arrays of every row beside the
+    # steps: this is the build's largest working set on list columns).
+    out_at = 0
+    for at in range(0, len(order), _REORDER_SLICE):
+        part = lengths[at : at + _REORDER_SLICE]
+        starts = np.cumsum(part, dtype=np.intp)
+        starts += out_at - part
+        out_at = int(starts[-1] + part[-1])
+        jumps = firsts[at : at + len(part)] + 1  # from the previous row's end (its first value + length)
+        if at:
+            jumps -= firsts[at - 1 : at - 1 + len(part)]
+            jumps -= lengths[at - 1 : at - 1 + len(part)]
+        else:
+            jumps[0] -= 1
+            jumps[1:] -= firsts[: len(part) - 1]
+            jumps[1:] -= lengths[: len(part) - 1]
+        steps[starts] = jumps
+    del firsts
     np.cumsum(steps, out=steps)
     return gather(dict_ids, steps), lengths
+
+
+_REORDER_SLICE = 1 << 16  # rows per slice of _reorder_multi_value's steps
 
 
 def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:

@@ -524,10 +524,14 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path):
 @pytest.mark.parametrize("cardinality", [1, 7, 300, 70_000])
 @pytest.mark.parametrize("empty_rows", [False, True])
 @pytest.mark.parametrize("length_type", [np.int64, np.int32])
-def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, length_type):
-    """A multi-value column's values follow the segment's row order (the running sum of row jumps): the same
-    values and row lengths as gathering the rows one by one."""
+@pytest.mark.parametrize("row_slice", [1 << 16, 7])
+def test_multi_value_reorder_is_the_row_gather(monkeypatch, cardinality, empty_rows, length_type, row_slice):
+    """A multi-value column's values follow the segment's row order (the running sum of row jumps, made a slice
+    of rows at a time): the same values and row lengths as gathering the rows one by one."""
+    from pinot_sink.segment import builder
     from pinot_sink.segment.builder import _reorder_multi_value
+
+    monkeypatch.setattr(builder, "_REORDER_SLICE", row_slice)
 
     rng = np.random.default_rng(cardinality)
     rows = 5000
