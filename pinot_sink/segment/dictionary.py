@@ -461,11 +461,7 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
         keys = padded_rows.view(f">u{key_width}").reshape(count)
     keys = keys.astype(f"u{key_width}")  # native order for numpy and Arrow
     if key_width <= 2:
-        present = np.bincount(keys, minlength=1 << (8 * key_width)) > 0  # about half a scatter's instructions
-        distinct_keys = np.flatnonzero(present).astype(keys.dtype)
-        rank = np.cumsum(present, dtype=np.int32)
-        rank -= 1
-        dict_ids = gather(rank, keys)
+        distinct_keys, dict_ids = _counted_keys(keys, 1 << (8 * key_width))
     else:
         # the keys' numeric order is the bytes' order: a few distinct ones need no hash and no rank lookup
         distinct_keys = _sampled_distinct(keys)
@@ -482,6 +478,29 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
     values = _strings_from_padded(padded, distinct_lengths, binary=stored_type == "BYTES")
     is_ascii = top < 0x80 if stored_type == "STRING" else None
     return Dictionary(stored_type, values, dict_ids, distinct_lengths, padded=padded, is_ascii=is_ascii)
+
+
+def _counted_keys(keys: np.ndarray, table: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys (ascending, ``keys``' type) and int32 ranks of small unsigned ``keys`` (below ``table``), by
+    a presence table. When a sample holds few distinct keys (country or currency codes) the table is the
+    sample's: a key outside it gets rank -1, which sends the column to a count of every key; otherwise the
+    sample's keys are all the keys, with no count over the column (about half the instructions)."""
+    sample = np.concatenate(_sample(keys))
+    present = np.bincount(sample, minlength=table) > 0  # about half a scatter's instructions
+    whole = len(sample) == len(keys)
+    if not whole and np.count_nonzero(present) * _SAMPLE_PER_VALUE > len(sample):
+        present, whole = np.bincount(keys, minlength=table) > 0, True  # many keys: count them all at once
+    rank = np.cumsum(present, dtype=np.int32)
+    rank -= 1
+    if not whole:
+        rank[~present] = -1
+    dict_ids = gather(rank, keys)
+    if not whole and int(dict_ids.min()) < 0:  # a key the sample missed: count every key
+        present = np.bincount(keys, minlength=table) > 0
+        rank = np.cumsum(present, dtype=np.int32)
+        rank -= 1
+        dict_ids = gather(rank, keys)
+    return np.flatnonzero(present).astype(keys.dtype), dict_ids
 
 
 # Strings of several lengths, none over this many bytes (device names, tags, codes, "null"), are hashed as one

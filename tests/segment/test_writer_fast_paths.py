@@ -131,6 +131,26 @@ def _rare_outside_the_sample(common, rare, count=20_000):
 
 
 @pytest.mark.parametrize("values", [
+    ["US", "DE", "FR", "US"] * 5000,  # few codes, all in the sample: no count over the column
+    _rare_outside_the_sample(["US", "DE", "FR"], "BR"),  # the sample misses one: every key counted
+    _rare_outside_the_sample(["a", "b"], "c"),  # one-byte keys
+    [chr(48 + i % 60) + chr(48 + i // 60 % 60) for i in range(20_000)],  # many in the sample: counted at once
+    ["日", "本", "本"] * 7000,  # 3 bytes: the sampled candidates instead
+])
+def test_counted_keys_from_the_sample_equal_the_whole_count(monkeypatch, values):
+    counted = []
+    original = np.bincount
+    monkeypatch.setattr(dictionary.np, "bincount", lambda v, **k: counted.append(len(v)) or original(v, **k))
+    d = dictionary._by_fixed_width_keys(pa.array(values), "STRING", "c")
+    whole_count = len(values) in counted
+    assert whole_count == (len(set(values)) != len(set(values[:dictionary._SAMPLE_BLOCK_SIZE])) or len(set(values)) > 99)
+    distinct = sorted(set(values), key=_java_key)
+    assert d.values.to_pylist() == distinct
+    assert [distinct[i] for i in d.dict_ids] == values and d.dict_ids.dtype == np.int32
+    assert d.padded.tolist() == [list(v.encode()) for v in distinct]
+
+
+@pytest.mark.parametrize("values", [
     ["ios", "android", "web", "web"] * 5000, ["", "a", "", "null", "WINTER10"] * 3000,
     ["web"] * 20_000, ["no", "yes", "yes"] * 6000,  # one and two candidates (ids from the second's hits)
     _rare_outside_the_sample(["sale", "gift", "new"], "bulk"),  # the sample misses a value: the hash path
