@@ -371,7 +371,20 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order. (A stable radix
     sort of the values by their row's sortedColumn key took a third fewer instructions, but its int64 order of
     every value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
-    lengths = gather(row_lengths, order)
+    # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
+    # first value the jump from the previous row's last value. In intp: the final gather would copy int32
+    # indices to intp anyway (and cast every int32 operand on the way), so int32 steps held more at its peak.
+    firsts = np.cumsum(row_lengths, dtype=np.intp)
+    firsts -= row_lengths  # where each input row's values start
+    if len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
+        firsts <<= 32
+        firsts |= row_lengths
+        firsts = gather(firsts, order)
+        lengths = firsts & 0xFFFFFFFF
+        firsts >>= 32
+    else:
+        firsts, lengths = gather(firsts, order), gather(row_lengths, order)
+    lengths = lengths.astype(row_lengths.dtype, copy=False)
     if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
         filled = row_lengths > 0
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
@@ -379,25 +392,21 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
     # first value the jump from the previous row's last value. Made and used a block of output rows at a time,
     # written into the result: on list columns this is the build's largest working set, and a source index
-    # per value (beside the dictIds and the result) was ~4.6 MB of the 32mb task's peak. Per-row and
-    # per-value arrays stay int32 where they fit.
-    index = np.int32 if len(dict_ids) < 2**31 else np.int64
-    starts = np.cumsum(row_lengths, dtype=index)
-    np.subtract(starts, row_lengths, out=starts, casting="unsafe")  # where each input row's values start
+    # per value (beside the dictIds and the result) was ~4.6 MB of the 32mb task's peak. The steps are intp:
+    # numpy's take would copy int32 indices to intp anyway.
     out = np.empty_like(dict_ids)
     done = 0  # output values written
     for first in range(0, len(order), REORDER_BLOCK_ROWS):
         block = lengths[first:first + REORDER_BLOCK_ROWS]
-        sources = gather(starts, order[first:first + REORDER_BLOCK_ROWS])  # the block's rows' first values
-        jumps = np.empty(len(block), dtype=index)
+        sources = firsts[first:first + REORDER_BLOCK_ROWS]  # the block's rows' first values
+        jumps = np.empty(len(block), dtype=np.intp)
         jumps[:1] = sources[:1]
         np.subtract(sources[1:], sources[:-1], out=jumps[1:])
-        np.subtract(jumps[1:], block[:-1], out=jumps[1:], casting="unsafe")
+        jumps[1:] -= block[:-1]
         jumps[1:] += 1
-        del sources
-        out_starts = np.cumsum(block, dtype=index)
-        np.subtract(out_starts, block, out=out_starts, casting="unsafe")
-        steps = np.ones(int(out_starts[-1]) + int(block[-1]), dtype=index)
+        out_starts = np.cumsum(block, dtype=np.intp)
+        out_starts -= block
+        steps = np.ones(int(out_starts[-1]) + int(block[-1]), dtype=np.intp)
         steps[out_starts] = jumps
         del out_starts, jumps
         np.cumsum(steps, out=steps)

@@ -182,6 +182,10 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
     if span > max(_COUNTING_SPAN_PER_VALUE * len(values), _COUNTING_MIN_SPAN):
         return None
     offsets = values - values.dtype.type(low)  # within 0..span-1: no overflow (any wrap-around cancels out)
+    if span * _SAMPLE_PER_VALUE <= _SAMPLE_BLOCKS * _SAMPLE_BLOCK_SIZE < len(values) and _all_in_sample(offsets, span):
+        # every value of min..max is in a sample (flags, codes, small counts): no count over all the values
+        distinct = np.arange(low, high + 1, dtype=values.dtype)
+        return distinct, (offsets.astype(np.int32, copy=False) if ids else None)
     if span <= _COUNTING_MIN_SPAN:  # a small table: counting is about half the instructions of a scatter
         present = np.bincount(offsets, minlength=span) > 0
     else:
@@ -189,13 +193,22 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
         present[offsets] = True
     distinct = np.flatnonzero(present)
     if not ids:
-        return (distinct + low).astype(values.dtype), None
+        return (distinct + low).astype(values.dtype, copy=False), None
     if len(distinct) == span:  # every value of min..max present (codes, flags, small counts): dictId = offset
-        return (distinct + low).astype(values.dtype), offsets.astype(np.int32, copy=False)
-    distinct = (distinct + low).astype(values.dtype)
+        return (distinct + low).astype(values.dtype, copy=False), offsets.astype(np.int32, copy=False)
+    distinct = (distinct + low).astype(values.dtype, copy=False)
     rank = np.cumsum(present, dtype=np.int32)
     rank -= 1
     return distinct, gather(rank, offsets)
+
+
+# A range this many times smaller than the sample is likely to be all in it (few codes or flags).
+_SAMPLE_PER_VALUE = 8
+
+
+def _all_in_sample(offsets: np.ndarray, span: int) -> bool:
+    """Whether a sample of ``offsets`` (each in 0..span-1) holds every one of them: then so do all of them."""
+    return bool(np.count_nonzero(np.bincount(np.concatenate(_sample(offsets)), minlength=span)) == span)
 
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:
@@ -448,11 +461,7 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
         keys = padded_rows.view(f">u{key_width}").reshape(count)
     keys = keys.astype(f"u{key_width}")  # native order for numpy and Arrow
     if key_width <= 2:
-        present = np.bincount(keys, minlength=1 << (8 * key_width)) > 0  # about half a scatter's instructions
-        distinct_keys = np.flatnonzero(present).astype(keys.dtype)
-        rank = np.cumsum(present, dtype=np.int32)
-        rank -= 1
-        dict_ids = gather(rank, keys)
+        distinct_keys, dict_ids = _counted_keys(keys, 1 << (8 * key_width))
     else:
         # the keys' numeric order is the bytes' order: a few distinct ones need no hash and no rank lookup
         distinct_keys = _sampled_distinct(keys)
@@ -469,6 +478,29 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
     values = _strings_from_padded(padded, distinct_lengths, binary=stored_type == "BYTES")
     is_ascii = top < 0x80 if stored_type == "STRING" else None
     return Dictionary(stored_type, values, dict_ids, distinct_lengths, padded=padded, is_ascii=is_ascii)
+
+
+def _counted_keys(keys: np.ndarray, table: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys (ascending, ``keys``' type) and int32 ranks of small unsigned ``keys`` (below ``table``), by
+    a presence table. When a sample holds few distinct keys (country or currency codes) the table is the
+    sample's: a key outside it gets rank -1, which sends the column to a count of every key; otherwise the
+    sample's keys are all the keys, with no count over the column (about half the instructions)."""
+    sample = np.concatenate(_sample(keys))
+    present = np.bincount(sample, minlength=table) > 0  # about half a scatter's instructions
+    whole = len(sample) == len(keys)
+    if not whole and np.count_nonzero(present) * _SAMPLE_PER_VALUE > len(sample):
+        present, whole = np.bincount(keys, minlength=table) > 0, True  # many keys: count them all at once
+    rank = np.cumsum(present, dtype=np.int32)
+    rank -= 1
+    if not whole:
+        rank[~present] = -1
+    dict_ids = gather(rank, keys)
+    if not whole and int(dict_ids.min()) < 0:  # a key the sample missed: count every key
+        present = np.bincount(keys, minlength=table) > 0
+        rank = np.cumsum(present, dtype=np.int32)
+        rank -= 1
+        dict_ids = gather(rank, keys)
+    return np.flatnonzero(present).astype(keys.dtype), dict_ids
 
 
 # Strings of several lengths, none over this many bytes (device names, tags, codes, "null"), are hashed as one
@@ -547,14 +579,16 @@ def _ids_among(keys: np.ndarray, candidates: np.ndarray) -> np.ndarray | None:
     """The index in ``candidates`` (distinct, at most 255, each present in ``keys``) of every key, as int32
     dictIds; None when some key is none of them. Each key matches at most one candidate, so the keys matched
     add up to the count exactly when every key matched."""
-    ids = np.zeros(len(keys), dtype=np.uint8)
+    ids = np.zeros(len(keys), dtype=np.uint8) if len(candidates) < 2 else None
     matched = 0
     equal = np.empty(len(keys), dtype=np.bool_)
     for i, candidate in enumerate(candidates):
         np.equal(keys, candidate, out=equal)
         hits = equal.view(np.uint8)
         matched += int(np.count_nonzero(hits))
-        if i:
+        if i == 1:  # the first candidate's ids are 0: the second's hits start the sum (no zeroed array)
+            ids, equal = hits, np.empty(len(keys), dtype=np.bool_)
+        elif i:
             hits *= np.uint8(i)
             ids += hits
     if matched != len(keys):
@@ -569,8 +603,9 @@ def _short_keys(offsets: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None
     """``keys`` of the values at ``offsets`` (from 0) in ``data``: each value's bytes as one uint64, shifted to
     the top, the bytes after it shifted out."""
     # Eight bytes from any byte offset: two aligned words of the zero-padded data, shifted together.
-    padded = np.zeros(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)
+    padded = np.empty(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)  # not zeros: a memset of the whole
     padded[: data.size] = data
+    padded[data.size :] = 0
     words = padded.view("<u8")
     starts = offsets[:-1]
     index = starts >> 3

@@ -142,60 +142,79 @@ def _array_containers(docs: np.ndarray, starts: np.ndarray, counts: np.ndarray) 
     spans = (docs[np.maximum(starts + counts - 1, 0)] >> 16) - (docs[np.minimum(starts, len(docs) - 1)] >> 16) + 1
     if not (present & (counts <= _ARRAY_CONTAINER_MAX * spans.astype(np.int64))).any():
         return _none_array_only(groups)
-    group_of_doc = np.repeat(np.arange(groups), counts)
-    keys = docs >> 16
     # A container starts at a group's first doc or where the key changes inside a group.
-    starts_container = np.ones(len(docs), dtype=bool)
-    starts_container[1:] = keys[1:] != keys[:-1]
-    starts_container[starts[present]] = True
-    run_starts = np.ones(len(docs), dtype=bool)
-    run_starts[1:] = docs[1:] != docs[:-1] + 1
-    run_starts |= starts_container
+    starts_container = np.empty(len(docs), dtype=bool)
+    starts_container[0] = True
+    keys = docs >> 16
+    np.not_equal(keys[1:], keys[:-1], out=starts_container[1:])
+    del keys
+    present_groups = np.flatnonzero(present)
+    group_starts = starts[present_groups]
+    starts_container[group_starts] = True
     container_at = np.flatnonzero(starts_container)
     cards = np.diff(container_at, append=len(docs))
-    runs = np.add.reduceat(run_starts, container_at)
-    container_group = group_of_doc[container_at]
+    runs = _container_runs(docs, starts_container, container_at, cards)
+    del starts_container
+    # The containers come group by group: each present group's count of them, then each container's group.
+    containers = np.zeros(groups, dtype=np.int64)
+    containers[present_groups] = np.diff(np.searchsorted(container_at, group_starts), append=len(container_at))
+    container_group = np.repeat(present_groups, containers[present_groups])
     is_array = (cards <= _ARRAY_CONTAINER_MAX) & (2 + 4 * runs >= 2 * cards)
     only_arrays = present.copy()
     only_arrays[container_group[~is_array]] = False
-    containers = np.bincount(container_group, minlength=groups)
     sizes = np.where(only_arrays, 8 + 8 * containers + 2 * counts, 0)
 
     # Keep the array-only groups' containers and docs.
-    keep = only_arrays[container_group]
-    container_group, cards, container_keys = container_group[keep], cards[keep], keys[container_at[keep]]
-    kept_docs = docs if only_arrays.all() else docs[only_arrays[group_of_doc]]
+    if only_arrays.all():
+        container_keys, kept_docs = docs[container_at] >> 16, docs
+    else:
+        keep = only_arrays[container_group]
+        cards, container_keys = cards[keep], docs[container_at[keep]] >> 16
+        kept_docs = docs[np.repeat(only_arrays, counts)]
     chosen = np.flatnonzero(only_arrays)
-    k, n = containers[chosen], counts[chosen]
+    k, n = containers[chosen], counts[chosen]  # every chosen group has a container
     header_words = 4 + 4 * k
     total = int(header_words.sum() + n.sum())
     group_at = np.cumsum(header_words + n) - (header_words + n)  # word index of each bitmap
     # Container j of a bitmap: its (key, docs - 1) at 4 + 2j, its offset at 4 + 2k + 2j, its docs after.
-    # container -> index among the chosen groups (itself when every group is chosen: no search)
-    rank = container_group if len(chosen) == groups else np.searchsorted(chosen, container_group)
+    # The kept containers are the chosen groups' in group order: per-group figures reach them by a repeat.
     first_container = np.cumsum(k) - k
-    j = np.arange(len(container_group)) - first_container[rank]
+    j = np.arange(len(cards)) - np.repeat(first_container, k)
     docs_before = np.cumsum(cards) - cards
-    docs_before -= docs_before[first_container][rank]
+    docs_before -= np.repeat(docs_before[first_container], k)
+    bitmap_at, containers_of = np.repeat(group_at, k), np.repeat(k, k)
     words = np.empty(total, dtype="<u2")
-    at = group_at[rank] + 4 + 2 * j
+    at = bitmap_at + 4 + 2 * j
     words[at] = container_keys
     words[at + 1] = cards - 1
-    offset_bytes = 8 + 8 * k[rank] + 2 * docs_before
-    at = group_at[rank] + 4 + 2 * k[rank] + 2 * j
+    offset_bytes = 8 + 8 * containers_of + 2 * docs_before
+    at += 2 * containers_of
     words[at] = offset_bytes & 0xFFFF
     words[at + 1] = offset_bytes >> 16
     words[group_at] = _NO_RUN_COOKIE
     words[group_at + 1] = 0
     words[group_at + 2] = k & 0xFFFF
     words[group_at + 3] = k >> 16
-    # Header words are +1 .. -1 marked spans (a bitmap has a doc, so a header never ends where one starts).
-    header_mark = np.zeros(total, dtype=np.int8)
-    header_mark[group_at] = 1
-    header_mark[group_at + header_words] = -1
-    is_doc = np.cumsum(header_mark, dtype=np.int8) == 0
-    words[is_doc] = kept_docs  # uint32 -> uint16 keeps the low 16 bits
+    # Each bitmap's header words, then its docs: the docs' places by one repeat of (header, docs) flags.
+    pieces = np.empty(2 * len(chosen), dtype=np.int64)
+    pieces[0::2], pieces[1::2] = header_words, n
+    is_doc = np.repeat(np.tile(np.array([False, True]), len(chosen)), pieces)
+    words[is_doc] = kept_docs.astype("<u2")  # keeps the low 16 bits
     return _ArrayContainers(only_arrays, sizes, words.view(np.uint8))
+
+
+def _container_runs(docs: np.ndarray, starts_container: np.ndarray, container_at: np.ndarray,
+                    cards: np.ndarray) -> np.ndarray:
+    """Runs of consecutive docs in each container: its docs less those that follow the doc before it by one
+    inside the container. Sparse bitmaps (many dictIds) have few such docs, counted from their positions."""
+    follows = np.flatnonzero(docs[1:] == docs[:-1] + 1)
+    follows += 1
+    follows = follows[~starts_container[follows]]
+    if len(follows) > len(container_at):  # many: a sum per container over a flag per doc
+        run_starts = np.ones(len(docs), dtype=bool)
+        run_starts[follows] = False
+        return np.add.reduceat(run_starts, container_at, dtype=np.int64)
+    return cards - np.bincount(np.searchsorted(container_at, follows, side="right") - 1, minlength=len(cards))
 
 
 # A bitmap of more than 4096 docs holds bitmap containers where a key has that many docs; when run-optimising

@@ -144,13 +144,12 @@ def _longest_row_bytes(offsets: np.ndarray, row_lengths: np.ndarray) -> int:
     longest, done = 0, 0  # done: values before the block
     for first in range(0, len(row_lengths), STATS_BLOCK_ROWS):
         block = row_lengths[first:first + STATS_BLOCK_ROWS]
-        ends = np.cumsum(block, dtype=np.int64)
-        ends += done
-        done = int(ends[-1])
-        row_bytes = gather(offsets, ends)
-        ends -= block  # the rows' starts
-        row_bytes -= gather(offsets, ends)
-        longest = max(longest, int(row_bytes.max()))
+        bounds = np.empty(len(block) + 1, dtype=np.int64)  # the block's rows' first values and its end
+        bounds[0] = done
+        np.cumsum(block, out=bounds[1:])
+        bounds[1:] += done
+        done = int(bounds[-1])
+        longest = max(longest, int(np.diff(gather(offsets, bounds)).max()))  # one gather of the bounds, not two
     return longest
 
 

@@ -131,7 +131,28 @@ def _rare_outside_the_sample(common, rare, count=20_000):
 
 
 @pytest.mark.parametrize("values", [
+    ["US", "DE", "FR", "US"] * 5000,  # few codes, all in the sample: no count over the column
+    _rare_outside_the_sample(["US", "DE", "FR"], "BR"),  # the sample misses one: every key counted
+    _rare_outside_the_sample(["a", "b"], "c"),  # one-byte keys
+    [chr(48 + i % 60) + chr(48 + i // 60 % 60) for i in range(20_000)],  # many in the sample: counted at once
+    ["日", "本", "本"] * 7000,  # 3 bytes: the sampled candidates instead
+])
+def test_counted_keys_from_the_sample_equal_the_whole_count(monkeypatch, values):
+    counted = []
+    original = np.bincount
+    monkeypatch.setattr(dictionary.np, "bincount", lambda v, **k: counted.append(len(v)) or original(v, **k))
+    d = dictionary._by_fixed_width_keys(pa.array(values), "STRING", "c")
+    whole_count = len(values) in counted
+    assert whole_count == (len(set(values)) != len(set(values[:dictionary._SAMPLE_BLOCK_SIZE])) or len(set(values)) > 99)
+    distinct = sorted(set(values), key=_java_key)
+    assert d.values.to_pylist() == distinct
+    assert [distinct[i] for i in d.dict_ids] == values and d.dict_ids.dtype == np.int32
+    assert d.padded.tolist() == [list(v.encode()) for v in distinct]
+
+
+@pytest.mark.parametrize("values", [
     ["ios", "android", "web", "web"] * 5000, ["", "a", "", "null", "WINTER10"] * 3000,
+    ["web"] * 20_000, ["no", "yes", "yes"] * 6000,  # one and two candidates (ids from the second's hits)
     _rare_outside_the_sample(["sale", "gift", "new"], "bulk"),  # the sample misses a value: the hash path
     _rare_outside_the_sample(["é", "ab"], ""),
 ])
@@ -214,6 +235,10 @@ NUMERIC_CASES = [
     # counting: gaps in a small range (ranks), and a range wider than the counted table (the scatter)
     ("INT", pa.int32(), lambda rng: rng.choice([-3, 1, 5, 9], 300).tolist()),
     ("LONG", pa.int64(), lambda rng: rng.integers(10**12, 10**12 + 90_000, 100_000).tolist()),
+    # a small range all in the sample (no count over all values), at the type's end, and one value outside it
+    ("INT", pa.int32(), lambda rng: rng.integers(-3, 5, 20_000).tolist()),
+    ("INT", pa.int32(), lambda rng: rng.integers(2**31 - 8, 2**31, 20_000).tolist()),
+    ("LONG", pa.int64(), lambda rng: _rare_outside_the_sample([4, 1, 3], 2)),
 ]
 COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
@@ -236,6 +261,20 @@ def test_numeric_dictionary_paths(monkeypatch, path, counting, stored, arrow_typ
     assert stats_only.values.to_pylist() == distinct
     if stats_only.dict_ids is None:  # sorted input keeps its dictIds (they come free)
         assert (stats_only.input_count, stats_only.input_sorted) == (len(values), False)
+
+
+@pytest.mark.parametrize("values, in_sample", [
+    (np.arange(20_000) % 7, True), (np.array(_rare_outside_the_sample([4, 1, 3], 2)) - 1, False),
+    (np.arange(20_000) % 3000, False),  # a range as wide as an eighth of the sample: not tried
+])
+def test_counting_skips_the_count_when_the_sample_holds_the_whole_range(monkeypatch, values, in_sample):
+    counted = []
+    original = np.bincount
+    monkeypatch.setattr(dictionary.np, "bincount", lambda v, **k: counted.append(len(v)) or original(v, **k))
+    d = build_dictionary(pa.array(values.astype(np.int32)), "INT", "c")
+    assert (len(values) not in counted) == in_sample
+    assert d.values.to_pylist() == sorted(set(values.tolist()))
+    assert [d.values.to_pylist()[i] for i in d.dict_ids] == values.tolist()
 
 
 def _reference_pack(values, bits):
@@ -280,7 +319,8 @@ def _pyroaring_inverted_index(dict_ids, cardinality, row_lengths=None) -> bytes:
     return offsets.astype(">u4").tobytes() + b"".join(bitmaps)
 
 
-@pytest.mark.parametrize("shape", ["unique", "few_each", "runs", "over_4096", "mixed", "multi_value"])
+@pytest.mark.parametrize("shape", ["unique", "few_each", "runs", "over_4096", "mixed", "multi_value",
+                                   "sparse_neighbours", "run_ties", "no_docs"])
 def test_inverted_index_numpy_bitmaps_equal_pyroaring(shape):
     """Array-container bitmaps are written with numpy; every shape of bitmap must equal pyroaring's bytes:
     one and several containers (docs past 65 535), containers pyroaring turns into runs, bitmap containers
@@ -297,6 +337,18 @@ def test_inverted_index_numpy_bitmaps_equal_pyroaring(shape):
         dict_ids = rng.integers(0, 10, rows)
     elif shape == "mixed":
         dict_ids = np.where(rng.random(rows) < 0.5, rng.integers(0, 5, rows), rng.integers(5, 50_000, rows))
+    elif shape == "sparse_neighbours":  # sparse groups, a few docs next to the one before (counted runs)
+        dict_ids = rng.integers(0, rows // 40, rows)
+        dict_ids[1::997] = dict_ids[:-1:997]
+    elif shape == "run_ties":  # per 16 docs: 5 docs in 2 runs (10 bytes as an array or as runs: stays an
+        # array), 6 in 2 runs and 5 in 1 (run containers); most docs follow the one before (the per-doc count)
+        unit = np.array([0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+        dict_ids = (np.arange(rows) // 16) * 3 + unit[np.arange(rows) % 16]
+    elif shape == "no_docs":  # dictIds without docs (between and after those with docs)
+        dict_ids = rng.integers(0, 3000, rows) * 2
+        built = inverted_index.inverted_index(dict_ids.astype(np.int32), 6003)
+        assert bytes(built) == _pyroaring_inverted_index(dict_ids.astype(np.int32), 6003)
+        return
     else:
         row_lengths = rng.integers(1, 4, rows // 2)
         dict_ids = rng.integers(0, 30_000, int(row_lengths.sum()))
@@ -492,7 +544,7 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path, threads):
 
 @pytest.mark.parametrize("cardinality", [1, 7, 300, 70_000])
 @pytest.mark.parametrize("empty_rows", [False, True])
-@pytest.mark.parametrize("block_rows, length_type", [(65_536, np.int64), (1, np.int32), (333, np.int32)])
+@pytest.mark.parametrize("block_rows, length_type", [(65_536, np.int64), (65_536, np.int32), (1, np.int32), (7, np.int64), (333, np.int32)])
 def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, block_rows, length_type, monkeypatch):
     """A multi-value column's values follow the segment's row order (the running sum of row jumps, a block of
     output rows at a time): the same values and row lengths as gathering the rows one by one."""
@@ -500,6 +552,7 @@ def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, block_ro
     from pinot_sink.segment.builder import _reorder_multi_value
 
     monkeypatch.setattr(builder, "REORDER_BLOCK_ROWS", block_rows)
+
     rng = np.random.default_rng(cardinality)
     rows = 5000
     row_keys = rng.integers(0, cardinality, rows).astype(np.int32)
@@ -510,7 +563,7 @@ def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, block_ro
     starts = np.concatenate([[0], np.cumsum(lengths)])
     expected = np.concatenate([values[starts[r]:starts[r + 1]] for r in order])
     assert np.array_equal(reordered, expected) and np.array_equal(reordered_lengths, lengths[order])
-    assert reordered.dtype == values.dtype
+    assert reordered.dtype == values.dtype and reordered_lengths.dtype == lengths.dtype
 
 
 @pytest.mark.parametrize("block_rows", [1, 3, 65_536])
