@@ -806,7 +806,7 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
     null_mask = kept_per_row == 0  # null, empty or emptied arrays -> [default]
     if not fill:
         # The unfilled rows stay empty; the list's offsets are of the type the filled column would have.
-        if offsets[-1] + int(null_mask.sum()) <= INT_MAX:
+        if offsets[-1] + int(np.count_nonzero(null_mask)) <= INT_MAX:
             return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values), null_mask
         return pa.LargeListArray.from_arrays(pa.array(offsets), values), null_mask
     filler = _default_scalar(spec, time_default) if null_mask.any() else None

@@ -80,7 +80,7 @@ def _list_offsets(array: pa.Array) -> np.ndarray:
     return offsets
 
 
-def fill_list_rows(offsets: np.ndarray, values: pa.Array, mask: np.ndarray, filler: pa.Scalar) -> pa.Array:
+def fill_list_rows(offsets: np.ndarray, values: pa.Array, mask: np.ndarray, filler: pa.Scalar | None) -> pa.Array:
     """The multi-value column of ``offsets`` (int64, from 0) over ``values`` (no nulls) with ``[filler]`` in
     each row of ``mask`` (rows that have no value): a list array, with int32 offsets where they fit."""
     if mask.any():
@@ -120,17 +120,19 @@ def filled_nbytes(column: pa.Array, mask: np.ndarray, default: pa.Scalar) -> int
     without filling it: Arrow counts an array's validity bitmap (``fill_null`` writes none, ``take`` of
     strings always, of numbers when its input has one), its offsets (``length`` of them) and its data
     (tests/segment/test_deferred_defaults.py holds it to Arrow's figure)."""
-    rows, fills = len(column), int(mask.sum())
+    rows, fills = len(column), int(np.count_nonzero(mask))
     if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
         values = column.flatten()
         count = len(values) + fills
         list_offsets = 4 if len(values) + fills <= INT_MAX else 8
         return rows * list_offsets + _values_nbytes(values, count, fills, default, bitmap=True)
-    return _values_nbytes(column, rows, fills, default, bitmap=False)
+    return _values_nbytes(column, rows, fills, default, bitmap=False, nulls=mask)
 
 
-def _values_nbytes(values: pa.Array, count: int, fills: int, default: pa.Scalar, bitmap: bool) -> int:
-    """Flat values (``count`` of them once filled) with ``fills`` defaults among them."""
+def _values_nbytes(values: pa.Array, count: int, fills: int, default: pa.Scalar, bitmap: bool,
+                   nulls: np.ndarray | None = None) -> int:
+    """Flat values (``count`` of them once filled) with ``fills`` defaults among them; ``nulls``: the null
+    ones, when there are (their slots may span bytes, which the filled values do not keep)."""
     if not (pa.types.is_string(values.type) or pa.types.is_binary(values.type) or pa.types.is_large_string(values.type)
             or pa.types.is_large_binary(values.type)):
         # take of numbers writes a bitmap when its input has one (values filtered of their nulls do)
@@ -139,8 +141,12 @@ def _values_nbytes(values: pa.Array, count: int, fills: int, default: pa.Scalar,
     wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
     offsets = np.frombuffer(values.buffers()[1], dtype=np.int64 if wide else np.int32)[
         values.offset : values.offset + len(values) + 1]
-    data = int(pc.sum(pc.binary_length(values)).as_py() or 0) if values.null_count else \
-        int(offsets[-1] - offsets[0])  # a null's slot may span bytes; its value is not kept
+    data = int(offsets[-1] - offsets[0])
+    if nulls is not None and fills:  # the bytes of the valid slots: counted over the fewer of the two kinds
+        few_valid = fills * 2 > len(values)
+        rows = np.flatnonzero(~nulls if few_valid else nulls)
+        spans = int((offsets[rows + 1] - offsets[rows]).sum())
+        data = spans if few_valid else data - spans
     return ((_bitmap_bytes(count) if bitmap else 0) + count * (8 if wide else 4) + data
             + fills * len(default.as_buffer()))
 

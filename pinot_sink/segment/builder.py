@@ -544,7 +544,7 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
         with_default = np.empty(len(stored_ids) + 1, dtype=stored_ids.dtype)
         with_default[:-1] = stored_ids
         with_default[-1] = default_id
-        del stored_ids
+        dictionary.dict_ids = stored_ids = None  # not held through the reorder, the column's peak
         dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
     return ColumnContext(spec, column, segment_mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)

@@ -188,3 +188,16 @@ def test_a_default_needs_its_mask_and_empty_rows_must_be_the_masked_ones(tmp_pat
     filled = pa.table({"tags": pa.array([["a"], ["null"], ["b"]], pa.list_(pa.string()))})
     again = build_segment(PinotColumns(filled, right), schema, None, tmp_path / "f", "s", T0)
     assert built.tar_path.read_bytes() == again.tar_path.read_bytes()
+
+
+@pytest.mark.parametrize("valid", [[True, False, False, False, True], [True, True, False, True, True]])
+def test_filled_nbytes_leaves_out_the_bytes_a_null_slot_spans(valid):
+    # A null slot whose offsets span bytes (Arrow allows it; if_else can leave them): fill_null drops them.
+    offsets = np.array([0, 2, 5, 5, 9, 10], dtype=np.int32)
+    column = pa.Array.from_buffers(pa.string(), 5, [pa.array(valid).buffers()[1], pa.py_buffer(offsets),
+                                                    pa.py_buffer(b"abcdefghij")])
+    mask = ~np.array(valid)
+    for default in ("null", ""):
+        filled = fill_defaults(column, mask, pa.scalar(default))
+        assert filled_nbytes(column, mask, pa.scalar(default)) == filled.nbytes
+        assert filled.to_pylist() == [v if ok else default for v, ok in zip(column.to_pylist(), valid)]
