@@ -24,7 +24,7 @@ def slice_columns(columns: PinotColumns, offset: int, length: int) -> PinotColum
     """Rows ``[offset, offset + length)``: zero-copy views of the Arrow columns and the masks."""
     if offset == 0 and length == columns.num_rows:
         return columns
-    return PinotColumns(
+    return columns.share(
         columns.table.slice(offset, length),
         {name: mask[offset : offset + length] for name, mask in columns.null_masks.items()},
     )
@@ -32,8 +32,8 @@ def slice_columns(columns: PinotColumns, offset: int, length: int) -> PinotColum
 
 def take_columns(columns: PinotColumns, indices: np.ndarray) -> PinotColumns:
     """The rows at ``indices`` (a copy), masks included."""
-    return PinotColumns(columns.table.take(indices),
-                        {name: mask[indices] for name, mask in columns.null_masks.items()})
+    return columns.share(columns.table.take(indices),
+                         {name: mask[indices] for name, mask in columns.null_masks.items()})
 
 
 @runtime_checkable

@@ -42,7 +42,7 @@ from pinot_sink.segment.builder import BuiltSegment
 from pinot_sink.segment.spill import Spill
 
 from . import allocator
-from .buffer import Buffer
+from .buffer import Buffer, PartitionBuffer
 from .naming import SegmentNameError, SegmentNamer, column_min_max
 from type_mapping.errors import PinotSinkError
 
@@ -141,6 +141,10 @@ class PartitionWriter:
         # then the writer waits for it, so the buffer and a build's rows, indexes and working arrays never
         # all peak at once (docs/data-source.md, "Memory"). The overlap only ever pays where a core is idle.
         self._overlap_bytes = max(1, max_bytes // 2)
+        # The converted parts leave their null rows' defaults to the builder (written as dictIds there,
+        # type_mapping.stored): a part's bytes still count them. Not for a BucketBuffer, whose keys read
+        # the rows and whose selections of rows would only have an estimate of those bytes.
+        self._defer_defaults = isinstance(buffer, PartitionBuffer)
         self.rows_in = self.filtered_rows = self.error_rows = 0
         self.segments: list[StagedSegment] = []
         self.bytes_built = 0
@@ -218,7 +222,8 @@ class PartitionWriter:
         if self._select is not None:
             table = table.select(self._select)
         try:
-            part = to_pinot_columns(table, self.spec.schema, plan, options=self._conversion, row_offset=first)
+            part = to_pinot_columns(table, self.spec.schema, plan, options=self._conversion, row_offset=first,
+                                    defer_defaults=self._defer_defaults)
         except Exception as exc:
             raise PinotWriteError(f"{self.where}: rows {span} of {self._rows_of}: {exc}") from exc
         with self._lock:

@@ -39,7 +39,7 @@ from .java_numbers import java_double_value, java_float_value
 from .java_text import (big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str,
                         java_substring)
 from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec, PinotSchema
-from .stored import PinotColumns, arrow_type_for, offsets_and_data
+from .stored import PinotColumns, arrow_type_for, fill_defaults, fill_list_rows, filled_nbytes, offsets_and_data
 from .table_config import time_column_name
 
 if TYPE_CHECKING:
@@ -757,23 +757,27 @@ def default_column(spec: FieldSpec, num_rows: int, default: Any | None = None) -
 
 def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
                    options: ConversionOptions | None = None, row_offset: int = 0,
-                   source_name: str | None = None, time_default: Any | None = None
+                   source_name: str | None = None, time_default: Any | None = None, fill: bool = True
                    ) -> tuple[pa.Array, np.ndarray]:
-    """One source column -> (stored values without nulls, bool mask of the rows that were null)."""
+    """One source column -> (stored values without nulls, bool mask of the rows that were null).
+    ``fill=False``: the null rows keep no value (a null, or an empty list), for ``PinotColumns.defaults``."""
     options = options or ConversionOptions()
     array = _as_array(array)
     check_convertible(array.type, spec, source_name)
     ctx = _Context(spec, options, row_offset, source_name or spec.name)
     if not spec.single_value:
-        return _convert_multi_value(array, ctx, time_default)
+        return _convert_multi_value(array, ctx, time_default, fill)
     values = _convert_values(array, ctx)
     if not values.null_count:  # the common case: no Arrow bool -> numpy conversion, value by value
         return values, np.zeros(len(values), dtype=np.bool_)
     null_mask = _null_mask(values)
-    return pc.fill_null(values, _default_scalar(spec, time_default)), null_mask
+    if not fill:
+        return values, null_mask
+    return fill_defaults(values, null_mask, _default_scalar(spec, time_default)), null_mask
 
 
-def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | None) -> tuple[pa.Array, np.ndarray]:
+def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | None,
+                         fill: bool = True) -> tuple[pa.Array, np.ndarray]:
     spec = ctx.spec
     num_rows = len(array)
     if type_family(array.type) != "list":  # a scalar feeds a one-element array (Pinot's standardize)
@@ -799,35 +803,26 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
         np.cumsum(kept_per_row, out=offsets[1:])
     else:
         kept_per_row = np.diff(offsets)
-    null_mask = kept_per_row == 0
-    if null_mask.any():  # null, empty or emptied arrays -> [default]
-        filler = _default_scalar(spec, time_default)
-        # take from [values..., default]: kept values in order, the default in each null row's slot (the
-        # slot where that row's values would start; each slot before it shifts the values by one)
-        slots = offsets[:-1][null_mask] + np.arange(int(null_mask.sum()), dtype=np.int64)
-        is_filler = np.zeros(len(values) + len(slots), dtype=np.bool_)
-        is_filler[slots] = True
-        source_index = np.cumsum(~is_filler, dtype=np.int64 if len(values) >= 2**31 else np.int32)
-        source_index -= 1
-        source_index[is_filler] = len(values)
-        # built in range just above: no bounds check (a third of the take's instructions on short strings)
-        values = pc.take(pa.concat_arrays([values, pa.array([filler], values.type)]), pa.array(source_index),
-                         boundscheck=False)
-        offsets = offsets + np.cumsum(np.concatenate([[0], null_mask]), dtype=np.int64)
-    if offsets[-1] <= INT_MAX:
-        out = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
-    else:
-        out = pa.LargeListArray.from_arrays(pa.array(offsets), values)
-    return out, null_mask
+    null_mask = kept_per_row == 0  # null, empty or emptied arrays -> [default]
+    if not fill:
+        # The unfilled rows stay empty; the list's offsets are of the type the filled column would have.
+        if offsets[-1] + int(np.count_nonzero(null_mask)) <= INT_MAX:
+            return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values), null_mask
+        return pa.LargeListArray.from_arrays(pa.array(offsets), values), null_mask
+    filler = _default_scalar(spec, time_default) if null_mask.any() else None
+    return fill_list_rows(offsets, values, null_mask, filler), null_mask
 
 
 def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan: "WritePlan", *,
-                     options: ConversionOptions | None = None, row_offset: int = 0) -> PinotColumns:
+                     options: ConversionOptions | None = None, row_offset: int = 0,
+                     defer_defaults: bool = False) -> PinotColumns:
     """Convert one batch into Pinot's stored form, per ``plan`` (``reconcile.plan_write``, made once per
     job: it says which source column feeds each Pinot column, and carries the table config).
 
     ``row_offset`` is added to row numbers in error messages (rows already seen in the partition).
     Every column with a null gets a mask; Pinot columns the plan fills get an all-true mask.
+    ``defer_defaults``: leave the null rows of the columns where writing the default costs most unfilled
+    (``_defers``), named in ``PinotColumns.defaults``, for a caller that hands the rows to the builder.
     """
     options = options or ConversionOptions()
     if isinstance(batch, pa.RecordBatch):
@@ -836,6 +831,8 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
     num_rows = batch.num_rows
     arrays: list[pa.Array] = []
     masks: dict[str, np.ndarray] = {}
+    defaults: dict[str, pa.Scalar] = {}
+    fill_nbytes = 0
     for spec in schema:
         source = plan.source_for(spec.name)
         time_default = None
@@ -870,13 +867,26 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
                         f"column a defaultNullValue in range)"
                     )
                 time_default = _now_in_format(spec)
+            defer = defer_defaults and spec.name != time_column and _defers(spec)
             values, mask = convert_column(column, spec, options=options, row_offset=row_offset,
-                                          source_name=source, time_default=time_default)
+                                          source_name=source, time_default=time_default, fill=not defer)
             if mask.any():
                 masks[spec.name] = mask
+                if defer:
+                    defaults[spec.name] = default = _default_scalar(spec)
+                    fill_nbytes += filled_nbytes(values, mask, default) - values.nbytes
         arrays.append(values)
     table = pa.Table.from_arrays(arrays, names=schema.column_names) if arrays else pa.table({})
-    return PinotColumns(table, masks)
+    return PinotColumns(table, masks, defaults, fill_nbytes)
+
+
+def _defers(spec: FieldSpec) -> bool:
+    """Whether ``defer_defaults`` leaves this column's null rows unfilled: multi-value columns (a ``take`` of
+    every value to make room for ``[default]``) and single-value STRING / BYTES (``fill_null`` copies them
+    all); not BIG_DECIMAL, converted value by value in Python anyway (the fill is no part of its cost)."""
+    if spec.stored_type == "BIG_DECIMAL":
+        return False
+    return not spec.single_value or spec.stored_type in ("STRING", "BYTES")
 
 
 def _time_column_default(spec: FieldSpec) -> Any | None:

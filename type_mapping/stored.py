@@ -6,6 +6,13 @@ column's default null value, plus a boolean mask per column of the rows that wer
 the null value vector). The values have been through Pinot's ingestion normalisation
 (SEGMENT_FORMAT.md section 9): -0.0 -> 0.0, NaN -> null, BIG_DECIMAL trailing zeros stripped, STRING cut
 at the first NUL and held to maxLength, empty or null MV arrays -> [default].
+
+The one exception, for the builder's sake: a column named in ``PinotColumns.defaults`` (asked for with
+``to_pinot_columns(defer_defaults=True)``) still holds a null (single-value) or an empty list (multi-value)
+at each row of its null mask, and ``defaults`` says what those rows stand for. Writing the default into every
+such row is most of the conversion's work on sparse columns (Arrow's ``fill_null`` / ``take`` of strings), and
+the builder only needs the default's dictId there. Whoever reads values takes them filled, as Pinot stores
+them: ``PinotColumns.column`` / ``filled``, both through ``fill_defaults``, this rule's one home.
 """
 from __future__ import annotations
 
@@ -14,7 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .pinot_schema import FieldSpec, PinotSchema
+import pyarrow.compute as pc
+
+from .pinot_schema import INT_MAX, FieldSpec, PinotSchema
 
 # Stored Pinot type -> the Arrow type the builder accepts (large_* variants are accepted too).
 # BIG_DECIMAL travels as the decimal's text (Java BigDecimal.toString of the normalised value), since
@@ -62,12 +71,98 @@ def _same_family(actual: pa.DataType, expected: pa.DataType) -> bool:
     return False
 
 
+def _list_offsets(array: pa.Array) -> np.ndarray:
+    """A (large) list array's int64 offsets, from 0."""
+    wide = pa.types.is_large_list(array.type)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)[
+        array.offset : array.offset + len(array) + 1].astype(np.int64)
+    offsets -= offsets[0]
+    return offsets
+
+
+def fill_list_rows(offsets: np.ndarray, values: pa.Array, mask: np.ndarray, filler: pa.Scalar | None) -> pa.Array:
+    """The multi-value column of ``offsets`` (int64, from 0) over ``values`` (no nulls) with ``[filler]`` in
+    each row of ``mask`` (rows that have no value): a list array, with int32 offsets where they fit."""
+    if mask.any():
+        # take from [values..., filler]: kept values in order, the filler in each masked row's slot (the
+        # slot where that row's values would start; each slot before it shifts the values by one)
+        slots = offsets[:-1][mask] + np.arange(int(mask.sum()), dtype=np.int64)
+        is_filler = np.zeros(len(values) + len(slots), dtype=np.bool_)
+        is_filler[slots] = True
+        source_index = np.cumsum(~is_filler, dtype=np.int64 if len(values) >= 2**31 else np.int32)
+        source_index -= 1
+        source_index[is_filler] = len(values)
+        # built in range just above: no bounds check (a third of the take's instructions on short strings)
+        values = pc.take(pa.concat_arrays([values, pa.array([filler], values.type)]), pa.array(source_index),
+                         boundscheck=False)
+        offsets = offsets + np.cumsum(np.concatenate([[0], mask]), dtype=np.int64)
+    if offsets[-1] <= INT_MAX:
+        return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
+    return pa.LargeListArray.from_arrays(pa.array(offsets), values)
+
+
+def fill_defaults(column: pa.Array | pa.ChunkedArray, mask: np.ndarray, default: pa.Scalar) -> pa.Array:
+    """A column of ``PinotColumns.defaults`` as Pinot stores it: ``default`` in each null single-value row,
+    ``[default]`` in each multi-value row of ``mask`` (which are empty)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+        return pc.fill_null(column, default)
+    return fill_list_rows(_list_offsets(column), column.flatten(), mask, default)
+
+
+def _bitmap_bytes(count: int) -> int:
+    return (count + 7) // 8
+
+
+def filled_nbytes(column: pa.Array, mask: np.ndarray, default: pa.Scalar) -> int:
+    """``nbytes`` of ``fill_defaults(column, mask, default)`` for a column as ``to_pinot_columns`` makes it,
+    without filling it: Arrow counts an array's validity bitmap (``fill_null`` writes none, ``take`` of
+    strings always, of numbers when its input has one), its offsets (``length`` of them) and its data
+    (tests/segment/test_deferred_defaults.py holds it to Arrow's figure)."""
+    rows, fills = len(column), int(np.count_nonzero(mask))
+    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+        values = column.flatten()
+        count = len(values) + fills
+        list_offsets = 4 if len(values) + fills <= INT_MAX else 8
+        return rows * list_offsets + _values_nbytes(values, count, fills, default, bitmap=True)
+    return _values_nbytes(column, rows, fills, default, bitmap=False, nulls=mask)
+
+
+def _values_nbytes(values: pa.Array, count: int, fills: int, default: pa.Scalar, bitmap: bool,
+                   nulls: np.ndarray | None = None) -> int:
+    """Flat values (``count`` of them once filled) with ``fills`` defaults among them; ``nulls``: the null
+    ones, when there are (their slots may span bytes, which the filled values do not keep)."""
+    if not (pa.types.is_string(values.type) or pa.types.is_binary(values.type) or pa.types.is_large_string(values.type)
+            or pa.types.is_large_binary(values.type)):
+        # take of numbers writes a bitmap when its input has one (values filtered of their nulls do)
+        bitmap = bitmap and values.buffers()[0] is not None
+        return (_bitmap_bytes(count) if bitmap else 0) + count * (values.type.bit_width // 8)
+    wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64 if wide else np.int32)[
+        values.offset : values.offset + len(values) + 1]
+    data = int(offsets[-1] - offsets[0])
+    if nulls is not None and fills:  # the bytes of the valid slots: counted over the fewer of the two kinds
+        few_valid = fills * 2 > len(values)
+        rows = np.flatnonzero(~nulls if few_valid else nulls)
+        spans = int((offsets[rows + 1] - offsets[rows]).sum())
+        data = spans if few_valid else data - spans
+    return ((_bitmap_bytes(count) if bitmap else 0) + count * (8 if wide else 4) + data
+            + fills * len(default.as_buffer()))
+
+
 @dataclass
 class PinotColumns:
-    """Rows ready for a segment: stored-type Arrow columns without nulls, and null masks."""
+    """Rows ready for a segment: stored-type Arrow columns without nulls, and null masks; the columns named
+    in ``defaults`` hold their null rows unfilled (the module's docstring)."""
 
     table: pa.Table
     null_masks: dict[str, np.ndarray] = field(default_factory=dict)
+    defaults: dict[str, pa.Scalar] = field(default_factory=dict)
+    # What filling the ``defaults`` columns would add to ``table.nbytes``: exact for a part as converted (the
+    # buffer cuts segments by a part's bytes, which must not depend on whether its defaults are written),
+    # the rows' share of it for a slice or a selection of rows.
+    fill_nbytes: int = 0
 
     @property
     def num_rows(self) -> int:
@@ -75,7 +170,28 @@ class PinotColumns:
 
     @property
     def nbytes(self) -> int:
-        return self.table.nbytes + sum(m.nbytes for m in self.null_masks.values())
+        return self.table.nbytes + sum(m.nbytes for m in self.null_masks.values()) + self.fill_nbytes
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        """One column's values as Pinot stores them (its defaults filled)."""
+        column = self.table.column(name)
+        default = self.defaults.get(name)
+        if default is None:
+            return column
+        return pa.chunked_array([fill_defaults(column, self.null_masks[name], default)])
+
+    def filled(self) -> "PinotColumns":
+        """These rows with every default written (no ``defaults`` left)."""
+        if not self.defaults:
+            return self
+        arrays = [self.column(name) if name in self.defaults else self.table.column(name)
+                  for name in self.table.column_names]
+        return PinotColumns(pa.Table.from_arrays(arrays, names=self.table.column_names), dict(self.null_masks))
+
+    def share(self, table: pa.Table, null_masks: dict[str, np.ndarray]) -> "PinotColumns":
+        """Some of these rows (``table`` and ``null_masks`` already cut from these), keeping the defaults."""
+        fill = round(self.fill_nbytes * table.num_rows / self.num_rows) if self.num_rows else 0
+        return PinotColumns(table, null_masks, dict(self.defaults), fill)
 
     def validate(self, schema: PinotSchema) -> None:
         """Check the contract; raise ValueError naming the first column that breaks it."""
@@ -90,11 +206,15 @@ class PinotColumns:
                     f"column {spec.name!r}: expected stored type {expected} for Pinot "
                     f"{spec.data_type}{'' if spec.single_value else ' (multi-value)'}, got {column.type}"
                 )
-            if column.null_count:
-                raise ValueError(f"column {spec.name!r}: has nulls; the type mapping must fill defaults")
             mask = self.null_masks.get(spec.name)
             if mask is not None and (mask.dtype != np.bool_ or len(mask) != self.table.num_rows):
                 raise ValueError(f"column {spec.name!r}: null mask must be bool with one entry per row")
+            default = self.defaults.get(spec.name)
+            if default is None:
+                if column.null_count:
+                    raise ValueError(f"column {spec.name!r}: has nulls; the type mapping must fill defaults")
+            elif mask is None:
+                raise ValueError(f"column {spec.name!r}: has a default to fill but no null mask saying where")
 
     @staticmethod
     def concat(parts: list["PinotColumns"]) -> "PinotColumns":
@@ -109,4 +229,10 @@ class PinotColumns:
             )
             for name in names
         }
-        return PinotColumns(table, masks)
+        defaults: dict[str, pa.Scalar] = {}
+        for part in parts:  # a part without a column's nulls has nothing to fill in it
+            for name, default in part.defaults.items():
+                if defaults.setdefault(name, default) != default:
+                    raise ValueError(f"column {name!r}: parts to join fill their null rows with different "
+                                     f"defaults ({defaults[name]} and {default})")
+        return PinotColumns(table, masks, defaults, sum(p.fill_nbytes for p in parts))

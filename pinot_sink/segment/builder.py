@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from type_mapping.datetime_formats import (VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError, parse_format,
                                           parse_simple_date, range_to_millis, stored_to_millis)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, PinotSchema
-from type_mapping.stored import PinotColumns
+from type_mapping.stored import PinotColumns, fill_defaults
 
 from .bitpack import bits_per_value
 from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
@@ -157,11 +157,19 @@ def build_segment(
 
     source = {spec.name: columns.table.column(spec.name) for spec in schema}
     masks = dict(columns.null_masks)
+    defaults = dict(columns.defaults)  # columns whose null rows are not filled yet (type_mapping.stored)
     if options.release_input:
-        columns.table, columns.null_masks = columns.table.schema.empty_table(), {}
-    order, sorted_column, sorted_dictionary = None, None, None  # order: the segment's, when not the input's
-    if options.sort_by_sorted_column and settings.sorted_columns:
-        sorted_column = settings.sorted_columns[0]
+        columns.table, columns.null_masks, columns.defaults = columns.table.schema.empty_table(), {}, {}
+    star_columns = _star_columns(config, schema)
+    sorted_column = settings.sorted_columns[0] if options.sort_by_sorted_column and settings.sorted_columns \
+        else None
+    for name in list(defaults):
+        # The dictId path (_column_context) fills a dictionary column's defaults as dictIds; the sortedColumn,
+        # raw columns and star-tree dimensions read values from the start: they get them filled now.
+        if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
+            source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
+    order, sorted_dictionary = None, None  # order: the segment's, when not the input's
+    if sorted_column is not None:
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
     if spill is not None:
@@ -170,7 +178,6 @@ def build_segment(
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
-    star_columns = _star_columns(config, schema)
     star_inputs: dict[str, ColumnContext] = {}
 
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
@@ -181,7 +188,8 @@ def build_segment(
                                   masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode,
                                   order, sorted_dictionary if spec.name == sorted_column else None,
-                                  keep_values=not release or spec.name in star_columns)
+                                  keep_values=not release or spec.name in star_columns,
+                                  default=defaults.get(spec.name))
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -367,36 +375,44 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
 REORDER_BLOCK_ROWS = 65_536  # a multi-value column is reordered this many output rows at a time
 
 
-def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray):
-    """A multi-value column's flattened dictIds and its row lengths in the segment's row order. (A stable radix
-    sort of the values by their row's sortedColumn key took a third fewer instructions, but its int64 order of
-    every value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
-    # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
-    # first value the jump from the previous row's last value. In intp: the final gather would copy int32
-    # indices to intp anyway (and cast every int32 operand on the way), so int32 steps held more at its peak.
-    firsts = np.cumsum(row_lengths, dtype=np.intp)
-    firsts -= row_lengths  # where each input row's values start
-    if len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
-        firsts <<= 32
-        firsts |= row_lengths
-        firsts = gather(firsts, order)
-        lengths = firsts & 0xFFFFFFFF
-        firsts >>= 32
-    else:
-        firsts, lengths = gather(firsts, order), gather(row_lengths, order)
-    lengths = lengths.astype(row_lengths.dtype, copy=False)
-    if (lengths == 0).any():  # not from the builder, which refuses empty rows: keep the lean path simple
+def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray | None,
+                         firsts: np.ndarray | None = None):
+    """A multi-value column's flattened dictIds and its row lengths in the segment's row order (``order``;
+    None: the input's). ``firsts``: where each input row's values start in ``dict_ids`` (by default one row
+    after the other; the rows of a [default] not written yet all point at it). (A stable radix sort of the
+    values by their row's sortedColumn key took a third fewer instructions, but its int64 order of every
+    value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
+    if firsts is None and order is None:
+        return dict_ids, row_lengths
+    if firsts is None and (row_lengths == 0).any():  # not from the builder, which refuses empty rows
+        lengths = gather(row_lengths, order)
         filled = row_lengths > 0
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
         return values, lengths
+    # In intp: the gathers would copy int32 indices to intp anyway (and cast every int32 operand on the way).
+    if firsts is None:
+        firsts = np.cumsum(row_lengths, dtype=np.intp)
+        firsts -= row_lengths  # where each input row's values start
+    else:
+        firsts = firsts.astype(np.intp, copy=False)
+    if order is None:
+        lengths = row_lengths
+    elif len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
+        packed = np.left_shift(firsts, 32)
+        packed |= row_lengths
+        firsts = gather(packed, order)
+        del packed
+        lengths = (firsts & 0xFFFFFFFF).astype(row_lengths.dtype)
+        firsts >>= 32
+    else:
+        firsts, lengths = gather(firsts, order), gather(row_lengths, order)
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
     # first value the jump from the previous row's last value. Made and used a block of output rows at a time,
     # written into the result: on list columns this is the build's largest working set, and a source index
-    # per value (beside the dictIds and the result) was ~4.6 MB of the 32mb task's peak. The steps are intp:
-    # numpy's take would copy int32 indices to intp anyway.
-    out = np.empty_like(dict_ids)
+    # per value (beside the dictIds and the result) was ~4.6 MB of the 32mb task's peak.
+    out = np.empty(int(lengths.sum()), dtype=dict_ids.dtype)
     done = 0  # output values written
-    for first in range(0, len(order), REORDER_BLOCK_ROWS):
+    for first in range(0, len(lengths), REORDER_BLOCK_ROWS):
         block = lengths[first:first + REORDER_BLOCK_ROWS]
         sources = firsts[first:first + REORDER_BLOCK_ROWS]  # the block's rows' first values
         jumps = np.empty(len(block), dtype=np.intp)
@@ -450,10 +466,12 @@ def _column_context(
     order: np.ndarray | None,
     prebuilt: Dictionary | None,
     keep_values: bool = True,
+    default: pa.Scalar | None = None,
 ) -> ColumnContext:
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
-    (the sortedColumn's)."""
+    (the sortedColumn's); ``default``: what the rows of ``mask`` stand for when the column does not hold it
+    there yet (``PinotColumns.defaults``; a dictionary column's, not the sortedColumn's)."""
     name = spec.name
     ids = has_dict_ids(c)
     if column.num_chunks > 1:
@@ -461,6 +479,9 @@ def _column_context(
         # release_input): later steps would combine them anyway, and the chunks would stay alive beside
         # the copy until the column is done, the whole column twice at the build's peak.
         column = pa.chunked_array([column.combine_chunks()], column.type)
+    if default is not None:
+        return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
+                                    keep_values, default)
     input_values = None  # a raw number column's values in input order, for its distinct values
     if order is not None:
         if mask is not None:
@@ -504,6 +525,88 @@ def _column_context(
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)
+
+
+def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndarray, c: ColumnIndexSettings,
+                         settings: TableIndexSettings, total_docs: int, unsupported_mode: str,
+                         order: np.ndarray | None, keep_values: bool, default: pa.Scalar) -> ColumnContext:
+    """``_column_context`` of a dictionary column whose ``mask`` rows do not hold their default yet: the
+    dictionary of the values there are and the default, the default's dictId written into those rows. The
+    dictionary, dictIds, row lengths and statistics are those of the filled column; ``values`` is filled
+    only if an index writer may read it."""
+    name = spec.name
+    values, row_lengths = flatten(column, spec.single_value)
+    if spec.single_value:
+        present = values.drop_null() if values.null_count else values
+    else:
+        present = values
+        empty = row_lengths == 0
+        if not np.array_equal(empty, mask):
+            row = int(np.argmax(empty != mask))
+            raise ColumnValueError(f"column {name!r}: row {row} is {'' if empty[row] else 'not '}empty, but its "
+                                   f"null mask says otherwise (the type mapping leaves exactly the null rows empty)")
+    dictionary, default_id = _dictionary_with(present, default, spec.stored_type, name)
+    del present
+    stored_ids = dictionary.dict_ids
+    if spec.single_value:
+        if len(stored_ids) + np.count_nonzero(mask) != len(values):
+            raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
+        dictionary.dict_ids = np.full(len(values), default_id, dtype=stored_ids.dtype)
+        # (numpy sets by positions ~3x faster than through a boolean mask)
+        dictionary.dict_ids[np.flatnonzero(~mask)] = stored_ids
+        if order is not None:
+            dictionary.dict_ids = gather(dictionary.dict_ids, order)
+        stats = collect_stats(spec, dictionary, None, total_docs)
+    else:
+        # the [default] rows: no value in ``values`` (row length 0), one in the statistics
+        stats = collect_stats(spec, dictionary, row_lengths, total_docs, values, default_id)
+    del values
+    segment_mask = mask if order is None else gather(mask, order)
+    has_dictionary = _keeps_dictionary(c, spec, stats, settings)
+    if has_dictionary and not keep_values and name not in settings.partitions:
+        column = pa.chunked_array([], column.type)  # as _column_context: the writers read the dictionary only
+    else:  # the filled values, in input order as _column_context keeps a dictionary column's
+        column = pa.chunked_array([fill_defaults(column, mask, default)])
+    if not spec.single_value:
+        # [default]'s dictId in each empty row: appended after the values' dictIds, the rows' first values
+        # pointing at it, then gathered in the segment's order (the reorder's own gather) or in place
+        firsts = np.cumsum(row_lengths, dtype=np.int32 if len(stored_ids) < 2**31 else np.int64)
+        np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")
+        firsts[np.flatnonzero(mask)] = len(stored_ids)
+        row_lengths = np.maximum(row_lengths, 1)  # the empty rows are the masked ones (checked above); a new
+        # array: flatten's row lengths can be a read-only view of the list's Arrow buffer
+        with_default = np.empty(len(stored_ids) + 1, dtype=stored_ids.dtype)
+        with_default[:-1] = stored_ids
+        with_default[-1] = default_id
+        dictionary.dict_ids = stored_ids = None  # not held through the reorder, the column's peak
+        dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
+    return ColumnContext(spec, column, segment_mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
+                         unsupported_mode)
+
+
+def _dictionary_with(values: pa.Array, default: pa.Scalar, stored_type: str, column: str) -> tuple[Dictionary, int]:
+    """The dictionary of ``values`` and ``default`` together, with the dictIds of ``values`` only, and the
+    default's dictId. The values' dictionary first, then the default merged in through the dictionary of
+    its distinct values and the default (a handful of values): no copy of the values with the default
+    appended. A new default takes its place in the order, and the dictIds from there on move up one."""
+    extra = pa.array([default.as_py()], values.type)
+    if len(values) == 0:
+        merged = build_dictionary(extra, stored_type, column)
+        merged.dict_ids = merged.dict_ids[:0]
+        return merged, 0
+    dictionary = build_dictionary(values, stored_type, column)
+    merged = build_dictionary(pa.concat_arrays([dictionary.values.cast(values.type), extra]), stored_type, column)
+    default_id = int(merged.dict_ids[-1])
+    if merged.cardinality == dictionary.cardinality:  # the default is among the values: same dictIds
+        return dictionary, default_id
+    ids = dictionary.dict_ids  # the values' own (this function's): renumbered in place
+    renumber = merged.dict_ids[:-1]
+    if np.array_equal(renumber, np.arange(len(renumber)) + (np.arange(len(renumber)) >= default_id)):
+        np.add(ids, ids >= default_id, out=ids, casting="unsafe")  # two vector passes, no gather
+    else:  # not expected (a dictionary's order is the values'), but exact either way
+        ids = gather(renumber, ids)
+    merged.dict_ids = ids
+    return merged, default_id
 
 
 def _partition_info(column: pa.ChunkedArray, spec: FieldSpec, settings: TableIndexSettings) -> PartitionInfo | None:

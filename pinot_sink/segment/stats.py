@@ -49,10 +49,13 @@ class ColumnStats:
 
 def collect_stats(
     spec: FieldSpec, dictionary: Dictionary, row_lengths: np.ndarray | None, total_docs: int,
-    flat: pa.Array | None = None,
+    flat: pa.Array | None = None, default_id: int | None = None,
 ) -> ColumnStats:
     """``flat``: the column's values flattened (``flatten``), which gives STRING / BYTES multi-value rows'
-    byte lengths straight from the Arrow offsets."""
+    byte lengths straight from the Arrow offsets. ``default_id``: a multi-value column whose ``[default]``
+    rows are not in ``flat`` (``PinotColumns.defaults``): there ``row_lengths`` is 0 and each such row
+    stands for one value, this dictId (the figures are the filled column's; ``dictionary.dict_ids`` is not
+    read)."""
     stored = spec.stored_type
     if stored in FIXED_WIDTH_STORED:
         size = FIXED_WIDTH_STORED[stored]
@@ -78,6 +81,12 @@ def collect_stats(
     else:
         is_sorted = False
         max_mv = int(row_lengths.max())
+        unfilled = False
+        if default_id is not None:
+            unfilled = len(row_lengths) - np.count_nonzero(row_lengths)
+            count = int(row_lengths.sum()) + unfilled
+            if unfilled:
+                max_mv = max(max_mv, 1)
         if value_lengths is None:
             max_row = max_mv * shortest
         elif flat is not None and stored in ("STRING", "BYTES") and len(row_lengths):
@@ -87,6 +96,11 @@ def collect_stats(
             offsets = np.frombuffer(flat.buffers()[1], dtype=np.int64 if wide else np.int32)[
                 flat.offset : flat.offset + len(flat) + 1]
             max_row = _longest_row_bytes(offsets, row_lengths)
+            if unfilled:
+                max_row = max(max_row, int(value_lengths[default_id]))
+        elif default_id is not None:
+            raise ValueError(f"column {spec.name!r}: statistics of unfilled [default] rows need the STRING / "
+                             f"BYTES values' offsets")
         else:
             per_value = value_lengths[dict_ids]
             starts = np.zeros(len(row_lengths), dtype=np.int64)

@@ -66,5 +66,5 @@ def with_timestamp_columns(columns: PinotColumns, schema: PinotSchema,
             column_settings[derived] = ColumnIndexSettings(
                 derived, range=True, range_version=c.range_version,
                 null_vector=schema.enable_column_based_null_handling or c.null_vector)
-    return (PinotColumns(table, masks), PinotSchema.from_json(schema_json),
+    return (replace(columns, table=table, null_masks=masks), PinotSchema.from_json(schema_json),
             replace(settings, columns=column_settings))
