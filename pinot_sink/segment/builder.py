@@ -376,10 +376,12 @@ REORDER_BLOCK_ROWS = 65_536  # a multi-value column is reordered this many outpu
 
 
 def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray | None,
-                         firsts: np.ndarray | None = None):
+                         firsts: np.ndarray | None = None, marked_first: int | None = None):
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order (``order``;
     None: the input's). ``firsts``: where each input row's values start in ``dict_ids`` (by default one row
-    after the other; the rows of a [default] not written yet all point at it). (A stable radix sort of the
+    after the other; the rows of a [default] not written yet all point at it). ``marked_first`` (with
+    ``order`` and ``firsts``): also return which output rows start there, from the gather that moves the
+    starts anyway. (A stable radix sort of the
     values by their row's sortedColumn key took a third fewer instructions, but its int64 order of every
     value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
     if firsts is None and order is None:
@@ -406,6 +408,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         firsts >>= 32
     else:
         firsts, lengths = gather(firsts, order), gather(row_lengths, order)
+    marked = None if marked_first is None else firsts == marked_first
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
     # first value the jump from the previous row's last value. Made and used a block of output rows at a time,
     # written into the result: on list columns this is the build's largest working set, and a source index
@@ -428,7 +431,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         np.cumsum(steps, out=steps)
         np.take(dict_ids, steps, out=out[done:done + len(steps)], mode="clip")  # gather(), into the result
         done += len(steps)
-    return out, lengths
+    return (out, lengths) if marked is None else (out, lengths, marked)
 
 
 def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
@@ -537,7 +540,11 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
     name = spec.name
     values, row_lengths = flatten(column, spec.single_value)
     if spec.single_value:
-        present = values.drop_null() if values.null_count else values
+        rows = np.flatnonzero(~mask)  # the rows that hold a value
+        # their values by position (Arrow's take costs per row taken, its drop_null per row of the column)
+        present = values if len(rows) == len(values) else pc.take(values, pa.array(rows), boundscheck=False)
+        if present.null_count or values.null_count != len(values) - len(rows):
+            raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
     else:
         present = values
         empty = row_lengths == 0
@@ -548,20 +555,23 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
     dictionary, default_id = _dictionary_with(present, default, spec.stored_type, name)
     del present
     stored_ids = dictionary.dict_ids
+    segment_mask = mask
     if spec.single_value:
-        if len(stored_ids) + np.count_nonzero(mask) != len(values):
-            raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
-        dictionary.dict_ids = np.full(len(values), default_id, dtype=stored_ids.dtype)
-        # (numpy sets by positions ~3x faster than through a boolean mask)
-        dictionary.dict_ids[np.flatnonzero(~mask)] = stored_ids
+        # The null rows get a dictId no value has, so that the gather by the segment's order that the dictIds
+        # take anyway also tells where they went (a second gather, of the mask, cost as much as the first).
+        marker = default_id if order is None else dictionary.cardinality
+        dictionary.dict_ids = np.full(len(values), marker, dtype=stored_ids.dtype)
+        dictionary.dict_ids[rows] = stored_ids  # (numpy sets by positions ~3x faster than through a boolean mask)
+        del rows
         if order is not None:
             dictionary.dict_ids = gather(dictionary.dict_ids, order)
+            segment_mask = dictionary.dict_ids == marker
+            np.putmask(dictionary.dict_ids, segment_mask, default_id)
         stats = collect_stats(spec, dictionary, None, total_docs)
     else:
         # the [default] rows: no value in ``values`` (row length 0), one in the statistics
         stats = collect_stats(spec, dictionary, row_lengths, total_docs, values, default_id)
     del values
-    segment_mask = mask if order is None else gather(mask, order)
     has_dictionary = _keeps_dictionary(c, spec, stats, settings)
     if has_dictionary and not keep_values and name not in settings.partitions:
         column = pa.chunked_array([], column.type)  # as _column_context: the writers read the dictionary only
@@ -572,14 +582,19 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
         # pointing at it, then gathered in the segment's order (the reorder's own gather) or in place
         firsts = np.cumsum(row_lengths, dtype=np.int32 if len(stored_ids) < 2**31 else np.int64)
         np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")
-        firsts[np.flatnonzero(mask)] = len(stored_ids)
+        default_first = len(stored_ids)  # where [default]'s dictId goes, after the values' dictIds
+        firsts[np.flatnonzero(mask)] = default_first
         row_lengths = np.maximum(row_lengths, 1)  # the empty rows are the masked ones (checked above); a new
         # array: flatten's row lengths can be a read-only view of the list's Arrow buffer
         with_default = np.empty(len(stored_ids) + 1, dtype=stored_ids.dtype)
         with_default[:-1] = stored_ids
         with_default[-1] = default_id
         dictionary.dict_ids = stored_ids = None  # not held through the reorder, the column's peak
-        dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
+        if order is None:
+            dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
+        else:  # the rows of [default] in the segment's order: those that start at it (the gather tells)
+            dictionary.dict_ids, row_lengths, segment_mask = _reorder_multi_value(
+                with_default, row_lengths, order, firsts, marked_first=default_first)
     return ColumnContext(spec, column, segment_mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)
 
