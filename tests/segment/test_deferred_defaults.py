@@ -194,7 +194,8 @@ def test_a_default_needs_its_mask_and_empty_rows_must_be_the_masked_ones(tmp_pat
     assert built.tar_path.read_bytes() == again.tar_path.read_bytes()
 
 
-@pytest.mark.parametrize("mask", [[False, True, True], [False, False, False], [True, True, False], [True, False, False]])
+@pytest.mark.parametrize("mask", [[False, True, True], [False, False, False], [True, True, False],
+                                  [True, False, False]])
 def test_a_single_value_column_s_nulls_must_be_the_masked_rows(tmp_path, mask):
     # the builder takes the values of the rows outside the mask: a null there, or a value inside it, is refused
     schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
