@@ -554,7 +554,9 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
             row = int(np.argmax(empty != mask))
             raise ColumnValueError(f"column {name!r}: row {row} is {'' if empty[row] else 'not '}empty, but its "
                                    f"null mask says otherwise (the type mapping leaves exactly the null rows empty)")
-    dictionary, default_id = _dictionary_with(present, default, spec.stored_type, name)
+    # a list column's: the default's dictId after the values' (where its empty rows will point)
+    dictionary, default_id = _dictionary_with(present, default, spec.stored_type, name,
+                                              append_default=not spec.single_value)
     del present
     stored_ids = dictionary.dict_ids
     segment_mask = mask
@@ -584,15 +586,13 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
         # pointing at it, then gathered in the segment's order (the reorder's own gather) or in place
         firsts = np.subtract(starts[:-1], starts[:1])  # where each row's values start (none: no row)
         del starts
-        default_first = len(stored_ids)  # where [default]'s dictId goes, after the values' dictIds
+        default_first = len(stored_ids) - 1  # where [default]'s dictId is, after the values' dictIds
         firsts[np.flatnonzero(mask)] = default_first
         # 1 in the empty rows, which are the masked ones (checked above): a new array, as flatten's row lengths
         # can be a read-only view of the list's Arrow buffer (an or with the mask: a third of np.maximum's cost)
         row_lengths = np.bitwise_or(row_lengths, mask.view(np.uint8), dtype=row_lengths.dtype, casting="unsafe")
-        with_default = np.empty(len(stored_ids) + 1, dtype=stored_ids.dtype)
-        with_default[:-1] = stored_ids
-        with_default[-1] = default_id
-        dictionary.dict_ids = stored_ids = None  # not held through the reorder, the column's peak
+        with_default = stored_ids
+        dictionary.dict_ids = stored_ids = None  # dictIds in the segment's order are made from it
         if order is None:
             dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
         else:  # the rows of [default] in the segment's order: those that start at it (the gather tells)
@@ -602,28 +602,38 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
                          unsupported_mode)
 
 
-def _dictionary_with(values: pa.Array, default: pa.Scalar, stored_type: str, column: str) -> tuple[Dictionary, int]:
-    """The dictionary of ``values`` and ``default`` together, with the dictIds of ``values`` only, and the
-    default's dictId. The values' dictionary first, then the default merged in through the dictionary of
-    its distinct values and the default (a handful of values): no copy of the values with the default
-    appended. A new default takes its place in the order, and the dictIds from there on move up one."""
+def _dictionary_with(values: pa.Array, default: pa.Scalar, stored_type: str, column: str,
+                     append_default: bool = False) -> tuple[Dictionary, int]:
+    """The dictionary of ``values`` and ``default`` together, with the dictIds of ``values`` only (and then
+    the default's, with ``append_default``), and the default's dictId. The values' dictionary first, then the
+    default merged in through the dictionary of its distinct values and the default (a handful of values):
+    no copy of the values with the default appended. A new default takes its place in the order, and the
+    dictIds from there on move up one (written into the new array when one is made anyway)."""
     extra = pa.array([default.as_py()], values.type)
     if len(values) == 0:
         merged = build_dictionary(extra, stored_type, column)
-        merged.dict_ids = merged.dict_ids[:0]
+        merged.dict_ids = merged.dict_ids[:1 if append_default else 0]
         return merged, 0
     dictionary = build_dictionary(values, stored_type, column)
     merged = build_dictionary(pa.concat_arrays([dictionary.values.cast(values.type), extra]), stored_type, column)
     default_id = int(merged.dict_ids[-1])
+    ids = dictionary.dict_ids  # the values' own (this function's)
+    if append_default:
+        out = np.empty(len(ids) + 1, dtype=ids.dtype)
+        out[-1] = default_id
+    else:
+        out = ids  # renumbered in place
     if merged.cardinality == dictionary.cardinality:  # the default is among the values: same dictIds
-        return dictionary, default_id
-    ids = dictionary.dict_ids  # the values' own (this function's): renumbered in place
-    renumber = merged.dict_ids[:-1]
-    if np.array_equal(renumber, np.arange(len(renumber)) + (np.arange(len(renumber)) >= default_id)):
-        np.add(ids, ids >= default_id, out=ids, casting="unsafe")  # two vector passes, no gather
-    else:  # not expected (a dictionary's order is the values'), but exact either way
-        ids = gather(renumber, ids)
-    merged.dict_ids = ids
+        if append_default:
+            out[:-1] = ids
+        merged = dictionary
+    else:
+        renumber = merged.dict_ids[:-1]
+        if np.array_equal(renumber, np.arange(len(renumber)) + (np.arange(len(renumber)) >= default_id)):
+            np.add(ids, ids >= default_id, out=out[:len(ids)], casting="unsafe")  # two vector passes, no gather
+        else:  # not expected (a dictionary's order is the values'), but exact either way
+            np.take(renumber, ids, out=out[:len(ids)], mode="clip")  # gather()
+    merged.dict_ids = out
     return merged, default_id
 
 
