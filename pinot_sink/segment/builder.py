@@ -540,10 +540,14 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
     name = spec.name
     values, row_lengths = flatten(column, spec.single_value)
     if spec.single_value:
-        rows = np.flatnonzero(~mask)  # the rows that hold a value
-        # their values by position (Arrow's take costs per row taken, its drop_null per row of the column)
-        present = values if len(rows) == len(values) else pc.take(values, pa.array(rows), boundscheck=False)
-        if present.null_count or values.null_count != len(values) - len(rows):
+        nulls = int(np.count_nonzero(mask))
+        rows = None  # the rows that hold a value, when found before the dictionary
+        if 2 * nulls > len(values):  # mostly nulls: the values by position (Arrow's take costs per row taken,
+            rows = np.flatnonzero(~mask)  # its drop_null per row of the column; the positions cost 8 bytes each)
+            present = pc.take(values, pa.array(rows), boundscheck=False)
+        else:  # a null outside the mask stays in (and is refused below), as with take
+            present = values.filter(pa.array(~mask)) if nulls or values.null_count else values
+        if present.null_count or values.null_count != nulls:
             raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
     else:
         present = values
@@ -565,7 +569,8 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
         # take anyway also tells where they went (a second gather, of the mask, cost as much as the first).
         marker = default_id if order is None else dictionary.cardinality
         dictionary.dict_ids = np.full(len(values), marker, dtype=stored_ids.dtype)
-        dictionary.dict_ids[rows] = stored_ids  # (numpy sets by positions ~3x faster than through a boolean mask)
+        # (numpy sets by positions ~3x faster than through a boolean mask)
+        dictionary.dict_ids[np.flatnonzero(~mask) if rows is None else rows] = stored_ids
         del rows
         if order is not None:
             dictionary.dict_ids = gather(dictionary.dict_ids, order)
