@@ -376,10 +376,12 @@ REORDER_BLOCK_ROWS = 65_536  # a multi-value column is reordered this many outpu
 
 
 def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: np.ndarray | None,
-                         firsts: np.ndarray | None = None):
+                         firsts: np.ndarray | None = None, marked_first: int | None = None):
     """A multi-value column's flattened dictIds and its row lengths in the segment's row order (``order``;
     None: the input's). ``firsts``: where each input row's values start in ``dict_ids`` (by default one row
-    after the other; the rows of a [default] not written yet all point at it). (A stable radix sort of the
+    after the other; the rows of a [default] not written yet all point at it). ``marked_first`` (with
+    ``order`` and ``firsts``): also return which output rows start there, from the gather that moves the
+    starts anyway. (A stable radix sort of the
     values by their row's sortedColumn key took a third fewer instructions, but its int64 order of every
     value and the sort's buffers raised the 32mb task peak by ~12 MB: docs/performance.md.)"""
     if firsts is None and order is None:
@@ -406,6 +408,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         firsts >>= 32
     else:
         firsts, lengths = gather(firsts, order), gather(row_lengths, order)
+    marked = None if marked_first is None else firsts == marked_first
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
     # first value the jump from the previous row's last value. Made and used a block of output rows at a time,
     # written into the result: on list columns this is the build's largest working set, and a source index
@@ -428,7 +431,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         np.cumsum(steps, out=steps)
         np.take(dict_ids, steps, out=out[done:done + len(steps)], mode="clip")  # gather(), into the result
         done += len(steps)
-    return out, lengths
+    return (out, lengths) if marked is None else (out, lengths, marked)
 
 
 def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
@@ -537,31 +540,47 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
     name = spec.name
     values, row_lengths = flatten(column, spec.single_value)
     if spec.single_value:
-        present = values.drop_null() if values.null_count else values
+        nulls = int(np.count_nonzero(mask))
+        rows = None  # the rows that hold a value, when found before the dictionary
+        if 2 * nulls > len(values):  # mostly nulls: the values by position (Arrow's take costs per row taken,
+            rows = np.flatnonzero(~mask)  # its drop_null per row of the column; the positions cost 8 bytes each)
+            present = pc.take(values, pa.array(rows), boundscheck=False)
+        else:  # a null outside the mask stays in (and is refused below), as with take
+            present = values.filter(pa.array(~mask)) if nulls or values.null_count else values
+        if present.null_count or values.null_count != nulls:
+            raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
     else:
         present = values
+        # the list's own offsets (int32, or int64 for a large list; a view, of the one chunk flatten read)
+        starts = (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()).offsets.to_numpy()
         empty = row_lengths == 0
         if not np.array_equal(empty, mask):
             row = int(np.argmax(empty != mask))
             raise ColumnValueError(f"column {name!r}: row {row} is {'' if empty[row] else 'not '}empty, but its "
                                    f"null mask says otherwise (the type mapping leaves exactly the null rows empty)")
-    dictionary, default_id = _dictionary_with(present, default, spec.stored_type, name)
+    # a list column's: the default's dictId after the values' (where its empty rows will point)
+    dictionary, default_id = _dictionary_with(present, default, spec.stored_type, name,
+                                              append_default=not spec.single_value)
     del present
     stored_ids = dictionary.dict_ids
+    segment_mask = mask
     if spec.single_value:
-        if len(stored_ids) + np.count_nonzero(mask) != len(values):
-            raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
-        dictionary.dict_ids = np.full(len(values), default_id, dtype=stored_ids.dtype)
+        # The null rows get a dictId no value has, so that the gather by the segment's order that the dictIds
+        # take anyway also tells where they went (a second gather, of the mask, cost as much as the first).
+        marker = default_id if order is None else dictionary.cardinality
+        dictionary.dict_ids = np.full(len(values), marker, dtype=stored_ids.dtype)
         # (numpy sets by positions ~3x faster than through a boolean mask)
-        dictionary.dict_ids[np.flatnonzero(~mask)] = stored_ids
+        dictionary.dict_ids[np.flatnonzero(~mask) if rows is None else rows] = stored_ids
+        del rows
         if order is not None:
             dictionary.dict_ids = gather(dictionary.dict_ids, order)
+            segment_mask = dictionary.dict_ids == marker
+            np.putmask(dictionary.dict_ids, segment_mask, default_id)
         stats = collect_stats(spec, dictionary, None, total_docs)
     else:
         # the [default] rows: no value in ``values`` (row length 0), one in the statistics
         stats = collect_stats(spec, dictionary, row_lengths, total_docs, values, default_id)
     del values
-    segment_mask = mask if order is None else gather(mask, order)
     has_dictionary = _keeps_dictionary(c, spec, stats, settings)
     if has_dictionary and not keep_values and name not in settings.partitions:
         column = pa.chunked_array([], column.type)  # as _column_context: the writers read the dictionary only
@@ -570,42 +589,56 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
     if not spec.single_value:
         # [default]'s dictId in each empty row: appended after the values' dictIds, the rows' first values
         # pointing at it, then gathered in the segment's order (the reorder's own gather) or in place
-        firsts = np.cumsum(row_lengths, dtype=np.int32 if len(stored_ids) < 2**31 else np.int64)
-        np.subtract(firsts, row_lengths, out=firsts, casting="unsafe")
-        firsts[np.flatnonzero(mask)] = len(stored_ids)
-        row_lengths = np.maximum(row_lengths, 1)  # the empty rows are the masked ones (checked above); a new
-        # array: flatten's row lengths can be a read-only view of the list's Arrow buffer
-        with_default = np.empty(len(stored_ids) + 1, dtype=stored_ids.dtype)
-        with_default[:-1] = stored_ids
-        with_default[-1] = default_id
-        dictionary.dict_ids = stored_ids = None  # not held through the reorder, the column's peak
-        dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
+        firsts = np.subtract(starts[:-1], starts[:1])  # where each row's values start (none: no row)
+        del starts
+        default_first = len(stored_ids) - 1  # where [default]'s dictId is, after the values' dictIds
+        firsts[np.flatnonzero(mask)] = default_first
+        # 1 in the empty rows, which are the masked ones (checked above): a new array, as flatten's row lengths
+        # can be a read-only view of the list's Arrow buffer (an or with the mask: a third of np.maximum's cost)
+        row_lengths = np.bitwise_or(row_lengths, mask.view(np.uint8), dtype=row_lengths.dtype, casting="unsafe")
+        with_default = stored_ids
+        dictionary.dict_ids = stored_ids = None  # dictIds in the segment's order are made from it
+        if order is None:
+            dictionary.dict_ids, row_lengths = _reorder_multi_value(with_default, row_lengths, order, firsts)
+        else:  # the rows of [default] in the segment's order: those that start at it (the gather tells)
+            dictionary.dict_ids, row_lengths, segment_mask = _reorder_multi_value(
+                with_default, row_lengths, order, firsts, marked_first=default_first)
     return ColumnContext(spec, column, segment_mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)
 
 
-def _dictionary_with(values: pa.Array, default: pa.Scalar, stored_type: str, column: str) -> tuple[Dictionary, int]:
-    """The dictionary of ``values`` and ``default`` together, with the dictIds of ``values`` only, and the
-    default's dictId. The values' dictionary first, then the default merged in through the dictionary of
-    its distinct values and the default (a handful of values): no copy of the values with the default
-    appended. A new default takes its place in the order, and the dictIds from there on move up one."""
+def _dictionary_with(values: pa.Array, default: pa.Scalar, stored_type: str, column: str,
+                     append_default: bool = False) -> tuple[Dictionary, int]:
+    """The dictionary of ``values`` and ``default`` together, with the dictIds of ``values`` only (and then
+    the default's, with ``append_default``), and the default's dictId. The values' dictionary first, then the
+    default merged in through the dictionary of its distinct values and the default (a handful of values):
+    no copy of the values with the default appended. A new default takes its place in the order, and the
+    dictIds from there on move up one (written into the new array when one is made anyway)."""
     extra = pa.array([default.as_py()], values.type)
     if len(values) == 0:
         merged = build_dictionary(extra, stored_type, column)
-        merged.dict_ids = merged.dict_ids[:0]
+        merged.dict_ids = merged.dict_ids[:1 if append_default else 0]
         return merged, 0
     dictionary = build_dictionary(values, stored_type, column)
     merged = build_dictionary(pa.concat_arrays([dictionary.values.cast(values.type), extra]), stored_type, column)
     default_id = int(merged.dict_ids[-1])
+    ids = dictionary.dict_ids  # the values' own (this function's)
+    if append_default:
+        out = np.empty(len(ids) + 1, dtype=ids.dtype)
+        out[-1] = default_id
+    else:
+        out = ids  # renumbered in place
     if merged.cardinality == dictionary.cardinality:  # the default is among the values: same dictIds
-        return dictionary, default_id
-    ids = dictionary.dict_ids  # the values' own (this function's): renumbered in place
-    renumber = merged.dict_ids[:-1]
-    if np.array_equal(renumber, np.arange(len(renumber)) + (np.arange(len(renumber)) >= default_id)):
-        np.add(ids, ids >= default_id, out=ids, casting="unsafe")  # two vector passes, no gather
-    else:  # not expected (a dictionary's order is the values'), but exact either way
-        ids = gather(renumber, ids)
-    merged.dict_ids = ids
+        if append_default:
+            out[:-1] = ids
+        merged = dictionary
+    else:
+        renumber = merged.dict_ids[:-1]
+        if np.array_equal(renumber, np.arange(len(renumber)) + (np.arange(len(renumber)) >= default_id)):
+            np.add(ids, ids >= default_id, out=out[:len(ids)], casting="unsafe")  # two vector passes, no gather
+        else:  # not expected (a dictionary's order is the values'), but exact either way
+            np.take(renumber, ids, out=out[:len(ids)], mode="clip")  # gather()
+    merged.dict_ids = out
     return merged, default_id
 
 

@@ -194,6 +194,18 @@ def test_a_default_needs_its_mask_and_empty_rows_must_be_the_masked_ones(tmp_pat
     assert built.tar_path.read_bytes() == again.tar_path.read_bytes()
 
 
+@pytest.mark.parametrize("mask", [[False, True, True], [False, False, False], [True, True, False],
+                                  [True, False, False]])
+def test_a_single_value_column_s_nulls_must_be_the_masked_rows(tmp_path, mask):
+    # the builder takes the values of the rows outside the mask: a null there, or a value inside it, is refused
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "code", "dataType": "STRING"}]})
+    table = pa.table({"code": pa.array(["a", None, "b"], pa.string())})
+    with pytest.raises(SegmentBuildError, match="column 'code': its nulls are not the rows of its null mask"):
+        build_segment(PinotColumns(table, {"code": np.array(mask)}, {"code": pa.scalar("null")}), schema, None,
+                      tmp_path, "s", T0)
+
+
 @pytest.mark.parametrize("valid", [[True, False, False, False, True], [True, True, False, True, True]])
 def test_filled_nbytes_leaves_out_the_bytes_a_null_slot_spans(valid):
     # A null slot whose offsets span bytes (Arrow allows it; if_else can leave them): fill_null drops them.
