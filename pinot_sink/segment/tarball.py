@@ -18,9 +18,11 @@ threads (ISA-L and zlib release the GIL) and the bytes do not depend on the numb
   window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
   the stream before it (not with stored bytes).
 
-ISA-L's output depends on where its input is cut between ``compress`` calls, so the same files held in memory
-and spilled (read back in pieces) can give tarballs slightly apart (events bench: 857 of 39 MB), with the
-same files inside.
+ISA-L deflates each stretch in one call (``_isal_stretch``), the stretch one buffer (a window holding spilled
+payloads is read into one buffer, ``_windows``): its output depends on where its input is cut between calls,
+and so the same files give the same tarball held in memory or spilled. (Without python-isal's private
+``_ParallelCompress`` the public compressor is fed piece by piece, and the two can differ by a few hundred
+bytes, with the same files inside.)
 """
 from __future__ import annotations
 
