@@ -63,6 +63,24 @@ class FileSpan:
             out += piece
         return out
 
+    def read_into(self, view: memoryview, start: int = 0) -> None:
+        """Fill ``view`` (writable bytes) with the span's bytes from ``start``: read by the kernel straight into
+        it where ``os.preadv`` exists (the tarball's windows: no copy in the process)."""
+        if start < 0 or start + len(view) > self.length:
+            raise ValueError(f"bytes {start}..{start + len(view)} are outside a span of {self.length}")
+        done = 0
+        while done < len(view):
+            position = self.offset + start + done
+            if hasattr(os, "preadv"):
+                count = os.preadv(self.fd, [view[done:]], position)
+            else:
+                piece = _pread(self.fd, len(view) - done, position)
+                view[done : done + len(piece)] = piece
+                count = len(piece)
+            if not count:
+                raise OSError(f"spilled index file ended {len(view) - done} bytes early")
+            done += count
+
     def pieces(self, size: int | None = None) -> Iterator[bytes]:
         """The span's bytes, at most ``size`` (READ_PIECE) at a time, each a new ``bytes``: safe to hold on to
         (the tarball's compressor keeps a few pieces' views until their deflate piece is done)."""

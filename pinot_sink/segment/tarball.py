@@ -18,9 +18,11 @@ threads (ISA-L and zlib release the GIL) and the bytes do not depend on the numb
   window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
   the stream before it (not with stored bytes).
 
-ISA-L's output depends on where its input is cut between ``compress`` calls, so the same files held in memory
-and spilled (read back in pieces) can give tarballs slightly apart (events bench: 857 of 39 MB), with the
-same files inside.
+ISA-L deflates each stretch in one call (``_isal_stretch``), the stretch one buffer (a window holding spilled
+payloads is read into one buffer, ``_windows``): its output depends on where its input is cut between calls,
+and so the same files give the same tarball held in memory or spilled. (Without python-isal's private
+``_ParallelCompress`` the public compressor is fed piece by piece, and the two can differ by a few hundred
+bytes, with the same files inside.)
 """
 from __future__ import annotations
 
@@ -257,6 +259,43 @@ def _chunks(buffers: Iterable[bytes], size: int) -> Iterator[list[memoryview]]:
     yield chunk
 
 
+def _windows(items: Iterable[Part], size: int) -> Iterator[list[memoryview]]:
+    """The stream of ``items`` (buffers, or spans of the spill) as windows of exactly ``size`` bytes (the last:
+    the rest), each a list of views. A window holding spilled bytes is read into one buffer of its own (the
+    kernel reads them into it: the spilled payloads are most of a task's segment), so each of its stretches is
+    one contiguous buffer for ISA-L (a join of views would copy them, ~1 instruction a byte); other windows
+    are views of the items as given."""
+    window: list[tuple[Part, int, int]] = []
+    filled = 0
+    for item in items:
+        length, position = _size(item), 0
+        while position < length:
+            take = min(length - position, size - filled)
+            window.append((item, position, position + take))
+            filled, position = filled + take, position + take
+            if filled == size:
+                yield _window(window, filled)
+                window, filled = [], 0
+    yield _window(window, filled)
+
+
+def _window(spans: list[tuple[Part, int, int]], length: int) -> list[memoryview]:
+    if not any(isinstance(item, FileSpan) for item, _, _ in spans):
+        return [memoryview(item).cast("B")[start:end] for item, start, end in spans]
+    # numpy's empty: malloc without a zeroing pass, from the heap the build freed where glibc takes it from there
+    # (fresh anonymous pages, an mmap, raised a task's peak memory by 5-10 MB)
+    buffer = memoryview(np.empty(length, np.uint8)).cast("B")
+    position = 0
+    for item, start, end in spans:
+        target = buffer[position : position + end - start]
+        if isinstance(item, FileSpan):
+            item.read_into(target, start)
+        else:
+            target[:] = memoryview(item).cast("B")[start:end]
+        position += end - start
+    return [buffer]
+
+
 def _slice(pieces: list[memoryview], start: int, end: int) -> list[memoryview]:
     """Views of bytes ``start``..``end`` of the pieces taken back to back."""
     out = []
@@ -364,8 +403,34 @@ def _joined_small(views: list[memoryview]) -> list:
     return out
 
 
-def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_Stretch], last: bool) -> list:
-    """The window's deflate output, as the compressors' chunks (written one by one: no joined copy)."""
+# ISA-L through python-isal's _ParallelCompress (what its own threaded gzip writer uses): one call deflates a whole
+# stretch into an output buffer allocated once at its full size, with a sync flush, and returns the stretch's
+# CRC-32 computed on the way. The public compressobj grows its output from 16 KiB by doubling (a realloc copy per
+# step) and, each time the output fills, makes ISA-L copy input through its own buffer: on the 200k-row orders
+# segment those copies were ~10 M of the tar.gz's 151 M instructions, the separate CRC pass 3 M. Private in
+# python-isal, hence looked up, with the public path where it is missing (and where ISA-L is not installed).
+_PARALLEL = getattr(isal_zlib, "_ParallelCompress", None)
+_CRC_COMBINE = getattr(isal_zlib, "crc32_combine", None)
+_EMPTY_FINAL_BLOCK = b"\x01\x00\x00\xff\xff"  # a final stored block of no bytes: ends the deflate stream
+
+
+def _isal_stretch(data, primer, final: bool) -> tuple[list, int] | None:
+    """ISA-L's deflate of ``data`` (one buffer, at most a window) primed with ``primer``, sync-flushed (then
+    ended if ``final``), and its CRC-32; None when the output outgrew its buffer (never seen: the bound is 1/8
+    over the input). (Calls of at most 1 MiB, each primed with the 32 KiB before it, bound the output buffer
+    but cost 1.1 M instructions more on orders 200k, for no measurable memory.)"""
+    size = len(data)
+    try:
+        compressed, crc = _PARALLEL(size + (size >> 3) + (1 << 16), GZIP_LEVEL).compress_and_crc(data, primer)
+    except OverflowError:
+        return None
+    return ([compressed, _EMPTY_FINAL_BLOCK] if final else [compressed]), crc
+
+
+def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_Stretch], last: bool,
+                     with_crc: bool = False) -> tuple[list, int | None]:
+    """The window's deflate output, as the compressors' chunks (written one by one: no joined copy), and, when
+    ``with_crc``, the CRC-32 of its bytes (else None)."""
     primed = [memoryview(history)] + chunk if history else chunk
     views = [_slice(chunk, s.start, s.end) for s in stretches]
     # samples of the whole window, stored stretches included, as before they were stored: the same choice of
@@ -373,53 +438,81 @@ def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_S
     # instructions)
     method = _method(chunk) if not all(s.stored for s in stretches) else STORED
     out: list = []
+    crc = 0 if with_crc else None
     for k, (stretch, pieces) in enumerate(zip(stretches, views)):
         final = last and k == len(stretches) - 1
+        length = stretch.end - stretch.start
+        start = len(history) + stretch.start
+        primer = _read(primed, start - stretch.primer, stretch.primer) if stretch.primer else b""
+        if with_crc and method == ISAL and not stretch.stored:
+            done = _isal_stretch(pieces[0] if len(pieces) == 1 else b"".join(pieces), primer, final)
+            if done is not None:
+                out.extend(done[0])
+                crc = _CRC_COMBINE(crc, done[1], length)
+                continue
+        if with_crc:
+            for piece in pieces:
+                crc = isal_zlib.crc32(piece, crc)
         if stretch.stored or method == STORED:
             out.extend(_stored_blocks(pieces, final))
             continue
         library = isal_zlib if method == ISAL else zlib
-        start = len(history) + stretch.start
-        primer = {"zdict": _read(primed, start - stretch.primer, stretch.primer)} if stretch.primer else {}
         compressor = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
-                                         library.Z_DEFAULT_STRATEGY, **primer)
+                                         library.Z_DEFAULT_STRATEGY, **({"zdict": primer} if primer else {}))
         out.extend(compressor.compress(piece) for piece in _joined_small(pieces))
         out.append(compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH))
-    return out
+    return out, crc
 
 
-def write_gzip(out, buffers: Iterable[bytes], threads: int = 1, stored: Sequence[tuple[int, int]] = ()) -> None:
-    """Write ``buffers`` back to back as one gzip member to the binary file ``out`` (windows compressed by up
+def write_gzip(out, buffers: Iterable[Part], threads: int = 1, stored: Sequence[tuple[int, int]] = ()) -> None:
+    """Write ``buffers`` (bytes-like, or spans of the spill) back to back as one gzip member to the binary file ``out`` (windows compressed by up
     to ``threads`` threads; the bytes are the same for any number). ``stored``: (start, end) offsets of the
     stream, in order and apart, written as stored blocks (``_incompressible``)."""
     out.write(_GZIP_HEADER)
+    # the CRC-32 by the windows (ISA-L's on the stretches it deflates), combined here; without ISA-L's
+    # _ParallelCompress, here over the whole stream
+    by_window = _PARALLEL is not None and _CRC_COMBINE is not None
     crc, total = 0, 0
     pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
-    pending: deque = deque()  # compressed windows (or futures of them) in stream order
+    pending: deque = deque()  # (compressed window or its future, its length) in stream order
+
+    def flush_one() -> None:
+        nonlocal crc
+        window, length = pending.popleft()
+        chunks, window_crc = window.result() if pool is not None else window
+        out.writelines(chunks)
+        if window_crc is not None:
+            crc = _CRC_COMBINE(crc, window_crc, length)
+
+    items = list(buffers)
+    length_of_stream = sum(map(_size, items))
     try:
         history = b""
-        chunks = _chunks(buffers, GZIP_CHUNK)
-        chunk = next(chunks)
-        while chunk is not None:
-            following = next(chunks, None)
+        # one window read at a time (its end tells whether it is the last): a window of spilled bytes is a buffer
+        # of its own, ~4 MiB, and only those being compressed are held
+        for chunk in _windows(items, GZIP_CHUNK):
             length = 0
             for piece in chunk:
-                crc = isal_zlib.crc32(piece, crc)  # ISA-L's CRC-32: 3x faster than zlib's here
+                if not by_window:
+                    crc = isal_zlib.crc32(piece, crc)  # ISA-L's CRC-32: 3x faster than zlib's here
                 length += len(piece)
-            last = following is None
-            work = (chunk, history, _stretches(stored, total, length, len(history)), last)
+            last = total + length == length_of_stream
+            work = (chunk, history, _stretches(stored, total, length, len(history)), last, by_window)
             total += length
-            if pool is None:
-                out.writelines(_compress_window(*work))
-            else:
-                pending.append(pool.submit(_compress_window, *work))
-                while len(pending) > 2 * threads or (last and pending):
-                    out.writelines(pending.popleft().result())
             history = _tail(chunk, _WINDOW)
-            chunk = following
+            if pool is None:
+                pending.append((_compress_window(*work), length))
+                flush_one()
+            else:
+                pending.append((pool.submit(_compress_window, *work), length))
+                while len(pending) > 2 * threads or (last and pending):
+                    flush_one()
+            del work, chunk
+            if last:
+                break
     finally:
         if pool is not None:
-            for future in pending:
+            for future, _ in pending:
                 future.cancel()
             pool.shutdown()
     out.write(struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF))
@@ -433,7 +526,7 @@ def write_tarball(path: Path, root: str, directories: list[str], files: Mapping[
     try:
         with os.fdopen(fd, "wb") as raw:
             items = _members(root, directories, files, mtime)
-            write_gzip(raw, _buffers(items), threads, _incompressible(items))
+            write_gzip(raw, items, threads, _incompressible(items))
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)

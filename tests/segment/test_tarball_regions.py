@@ -160,3 +160,63 @@ def test_a_spilled_part_is_sampled_as_in_memory(tmp_path):
         with pytest.raises(ValueError, match="outside a span"):
             span.read(len(IDS) - 10, 11)
 
+
+
+def test_a_window_of_spilled_bytes_is_one_buffer(tmp_path):
+    # ISA-L deflates each stretch in one call: a window holding spilled bytes is read into one buffer (no join)
+    with Spill(tmp_path) as spill:
+        items = [MARKER, spill.hold(NOISE), MARKER, spill.hold(TEXT), b"", TINY]
+        windows = list(tarball._windows(items, 250_000))
+        stream = MARKER + NOISE + MARKER + TEXT + TINY
+        assert [len(w) for w in windows] == [1] * len(windows)
+        assert b"".join(bytes(v) for w in windows for v in w) == stream
+        assert [sum(map(len, w)) for w in windows] == [250_000, len(stream) - 250_000]
+    # held in memory: views of the items as given, cut where they were
+    windows = list(tarball._windows([MARKER, NOISE, TINY], 250_000))
+    assert [[len(v) for v in w] for w in windows] == [[8, 249_992], [50_008, 5_000]]
+    assert list(tarball._windows([NOISE[:100]], 100)) == [[memoryview(NOISE[:100])], []]
+
+
+def test_a_span_read_into_a_buffer(tmp_path, monkeypatch):
+    with Spill(tmp_path) as spill:
+        spill.hold(TEXT[:999])
+        span = spill.hold(IDS)
+        target = bytearray(5000)
+        span.read_into(memoryview(target), 1234)
+        assert bytes(target) == IDS[1234:6234]
+        monkeypatch.delattr("os.preadv")  # where it does not exist: read, then copied in
+        span.read_into(memoryview(target)[:100], len(IDS) - 100)
+        assert bytes(target[:100]) == IDS[-100:]
+        with pytest.raises(ValueError, match="outside a span"):
+            span.read_into(memoryview(target), len(IDS) - 10)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_without_isal_parallel_compress(tmp_path, monkeypatch, threads):
+    # python-isal's _ParallelCompress is private: where it is missing, the public compressobj deflates and the
+    # CRC is taken over the stream, and the tarball is the same files (a few bytes apart: ISA-L cut elsewhere)
+    monkeypatch.setattr(tarball, "GZIP_CHUNK", 200_000)
+    files = _files()
+    tarball.write_tarball(tmp_path / "new.tar.gz", "seg", ["v3/"], files, 1234, threads)
+    monkeypatch.setattr(tarball, "_PARALLEL", None)
+    tarball.write_tarball(tmp_path / "old.tar.gz", "seg", ["v3/"], files, 1234, threads)
+    new, old = (tmp_path / "new.tar.gz").read_bytes(), (tmp_path / "old.tar.gz").read_bytes()
+    assert zlib.decompress(new, wbits=31) == zlib.decompress(old, wbits=31) == _stream(files)
+    assert new != old  # two paths (the new one ends with an empty final stored block)
+    assert new[-8:] == old[-8:]  # the same CRC-32 and length, combined from the windows or not
+    assert abs(len(new) - len(old)) < 0.01 * len(old)
+
+
+def test_an_output_over_its_buffer_falls_back(tmp_path, monkeypatch):
+    class Overflowing:
+        def __init__(self, size, level):
+            pass
+
+        def compress_and_crc(self, data, zdict):
+            raise OverflowError("Compressed output exceeds buffer size")
+
+    monkeypatch.setattr(tarball, "GZIP_CHUNK", 200_000)
+    files = _files()
+    monkeypatch.setattr(tarball, "_PARALLEL", Overflowing)
+    tarball.write_tarball(tmp_path / "seg.tar.gz", "seg", ["v3/"], files, 1234, 2)
+    assert zlib.decompress((tmp_path / "seg.tar.gz").read_bytes(), wbits=31) == _stream(files)
