@@ -411,6 +411,26 @@ def _joined_small(views: list[memoryview]) -> list:
 # python-isal, hence looked up, with the public path where it is missing (and where ISA-L is not installed).
 _PARALLEL = getattr(isal_zlib, "_ParallelCompress", None)
 _CRC_COMBINE = getattr(isal_zlib, "crc32_combine", None)
+
+
+def _parallel_works() -> bool:
+    """Whether the private class still does what this module relies on: a primed raw deflate of the input,
+    ended by a sync flush, and the input's CRC-32. Checked once at import on a small input, so that a python-isal
+    release that changes it makes the tarball take the public path instead of failing every write."""
+    if _PARALLEL is None or _CRC_COMBINE is None:
+        return False
+    primer, data = b"pinot segment " * 40, b"columns.psf index_map metadata.properties " * 200
+    try:
+        compressed, crc = _PARALLEL(len(data) + (1 << 16), GZIP_LEVEL).compress_and_crc(data, primer)
+        inflater = zlib.decompressobj(-zlib.MAX_WBITS, zdict=primer)
+        ok = inflater.decompress(bytes(compressed)) == data and crc == zlib.crc32(data)
+        return ok and bytes(compressed).endswith(b"\x00\x00\xff\xff")  # the sync flush's empty stored block
+    except Exception:  # noqa: BLE001 - any failure of a private API means: do not use it
+        return False
+
+
+if not _parallel_works():
+    _PARALLEL = None
 _EMPTY_FINAL_BLOCK = b"\x01\x00\x00\xff\xff"  # a final stored block of no bytes: ends the deflate stream
 
 

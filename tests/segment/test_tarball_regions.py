@@ -220,3 +220,35 @@ def test_an_output_over_its_buffer_falls_back(tmp_path, monkeypatch):
     monkeypatch.setattr(tarball, "_PARALLEL", Overflowing)
     tarball.write_tarball(tmp_path / "seg.tar.gz", "seg", ["v3/"], files, 1234, 2)
     assert zlib.decompress((tmp_path / "seg.tar.gz").read_bytes(), wbits=31) == _stream(files)
+
+
+class _Renamed:  # a later python-isal whose private class takes other arguments
+    def __init__(self, buffersize, level, threads):
+        pass
+
+
+class _NoCrc:  # or returns the output without the CRC-32
+    def __init__(self, size, level):
+        pass
+
+    def compress_and_crc(self, data, zdict):
+        return isal_deflate_sync(data, zdict), 0
+
+
+def isal_deflate_sync(data, zdict):
+    compressor = zlib.compressobj(1, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=zdict)
+    return compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)
+
+
+@pytest.mark.parametrize("changed", [_Renamed, _NoCrc, None])
+def test_a_changed_private_compressor_is_not_used(monkeypatch, changed):
+    """_ParallelCompress is checked once at import: a release where it takes other arguments or gives other
+    results makes the tarball take the public path rather than fail every write or write a wrong CRC."""
+    monkeypatch.setattr(tarball, "_PARALLEL", changed)
+    assert tarball._parallel_works() is False
+
+
+def test_the_installed_private_compressor_passes_its_check():
+    if getattr(tarball.isal_zlib, "_ParallelCompress", None) is None:
+        pytest.skip("this python-isal (or plain zlib) has no _ParallelCompress: the public path is the only one")
+    assert tarball._parallel_works() is True and tarball._PARALLEL is not None
