@@ -188,8 +188,14 @@ def _stores(samples: list[bytes]) -> bool:
     if _entropy(samples) < _ENTROPY_SCREEN:
         return False
     sample = b"".join(samples)
-    probe = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, -isal_zlib.MAX_WBITS, _MEM_LEVEL[ISAL])
-    return len(probe.compress(sample)) + len(probe.flush()) >= _STORE_RATIO * len(sample)
+    return _deflated_size(ISAL, sample) >= _STORE_RATIO * len(sample)
+
+
+def _deflated_size(method: str, sample: bytes) -> int:
+    """The bytes ``method`` (ISAL or ZLIB, at GZIP_LEVEL) deflates ``sample`` to: a probe of what a piece costs."""
+    library = isal_zlib if method == ISAL else zlib
+    probe = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
+    return len(probe.compress(sample)) + len(probe.flush())
 
 
 def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
@@ -218,10 +224,7 @@ def _method(pieces: list[memoryview]) -> str:
         return ISAL
     starts = [k * (total - _SAMPLE_BYTES) // (_SAMPLES - 1) for k in range(_SAMPLES)]
     sample = b"".join(_read(pieces, start, _SAMPLE_BYTES) for start in starts)
-    sizes = {}
-    for method, library in ((ISAL, isal_zlib), (ZLIB, zlib)):
-        probe = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
-        sizes[method] = len(probe.compress(sample)) + len(probe.flush())
+    sizes = {method: _deflated_size(method, sample) for method in (ISAL, ZLIB)}
     if min(sizes.values()) >= _STORE_RATIO * len(sample):
         return STORED
     return ZLIB if sizes[ISAL] > _ZLIB_WORTH * sizes[ZLIB] else ISAL
@@ -229,17 +232,7 @@ def _method(pieces: list[memoryview]) -> str:
 
 def _read(pieces: list[memoryview], start: int, length: int) -> bytes:
     """``length`` bytes from offset ``start`` of the pieces taken back to back."""
-    out = []
-    for piece in pieces:
-        if start >= len(piece):
-            start -= len(piece)
-            continue
-        out.append(piece[start : start + length].tobytes())
-        length -= len(out[-1])
-        start = 0
-        if length <= 0:
-            break
-    return b"".join(out)
+    return b"".join(_slice(pieces, start, start + length))
 
 
 def _chunks(buffers: Iterable[bytes], size: int) -> Iterator[list[memoryview]]:
@@ -310,13 +303,8 @@ def _slice(pieces: list[memoryview], start: int, end: int) -> list[memoryview]:
 
 
 def _tail(pieces: list[memoryview], length: int) -> bytes:
-    tail: list[bytes] = []
-    for piece in reversed(pieces):
-        tail.append(piece[max(0, len(piece) - length):].tobytes())
-        length -= len(tail[-1])
-        if length <= 0:
-            break
-    return b"".join(reversed(tail))
+    """The last ``length`` bytes of the pieces taken back to back (all of them if fewer)."""
+    return _read(pieces, max(0, sum(map(len, pieces)) - length), length)
 
 
 class _Stretch:
