@@ -39,15 +39,22 @@ ARROW_STORED_TYPE: dict[str, pa.DataType] = {
 }
 
 
+def offsets_view(array: pa.Array) -> np.ndarray:
+    """The Arrow offsets of a (large) string, binary or list array as they are: a view of its buffer (int32, or
+    int64 for the large types), ``len(array) + 1`` of them from the array's slice offset, not rebased."""
+    wide = (pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
+            or pa.types.is_large_list(array.type))
+    return np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)[
+        array.offset : array.offset + len(array) + 1]
+
+
 def offsets_and_data(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """int64 offsets (from 0) and the data bytes of a (large) string / binary array, without copying data."""
-    offset_type = np.int64 if (pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)) \
-        else np.int32
     if len(array) == 0:
         return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    offsets_buf, data_buf = array.buffers()[1], array.buffers()[2]
-    offsets = np.frombuffer(offsets_buf, dtype=offset_type)[array.offset : array.offset + len(array) + 1]
-    offsets = offsets.astype(np.int64)  # always a copy: rebased in place (one array of the column's size, not two)
+    data_buf = array.buffers()[2]
+    # always a copy: rebased in place (one array of the column's size, not two)
+    offsets = offsets_view(array).astype(np.int64)
     first = int(offsets[0])
     data = np.zeros(0, dtype=np.uint8) if data_buf is None else \
         np.frombuffer(data_buf, dtype=np.uint8)[first : int(offsets[-1])]
@@ -73,9 +80,7 @@ def _same_family(actual: pa.DataType, expected: pa.DataType) -> bool:
 
 def _list_offsets(array: pa.Array) -> np.ndarray:
     """A (large) list array's int64 offsets, from 0."""
-    wide = pa.types.is_large_list(array.type)
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)[
-        array.offset : array.offset + len(array) + 1].astype(np.int64)
+    offsets = offsets_view(array).astype(np.int64)
     offsets -= offsets[0]
     return offsets
 
@@ -124,7 +129,7 @@ def filled_nbytes(column: pa.Array, mask: np.ndarray, default: pa.Scalar) -> int
     if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
         values = column.flatten()
         count = len(values) + fills
-        list_offsets = 4 if len(values) + fills <= INT_MAX else 8
+        list_offsets = 4 if count <= INT_MAX else 8
         return rows * list_offsets + _values_nbytes(values, count, fills, default, bitmap=True)
     return _values_nbytes(column, rows, fills, default, bitmap=False, nulls=mask)
 
@@ -138,9 +143,8 @@ def _values_nbytes(values: pa.Array, count: int, fills: int, default: pa.Scalar,
         # take of numbers writes a bitmap when its input has one (values filtered of their nulls do)
         bitmap = bitmap and values.buffers()[0] is not None
         return (_bitmap_bytes(count) if bitmap else 0) + count * (values.type.bit_width // 8)
-    wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64 if wide else np.int32)[
-        values.offset : values.offset + len(values) + 1]
+    offsets = offsets_view(values)
+    wide = offsets.dtype == np.int64
     data = int(offsets[-1] - offsets[0])
     if nulls is not None and fills:  # the bytes of the valid slots: counted over the fewer of the two kinds
         few_valid = fills * 2 > len(values)

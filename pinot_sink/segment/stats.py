@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from type_mapping.java_text import big_decimal_string, java_float_str, java_length
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
+from type_mapping.stored import offsets_view
 
 from .dictionary import Dictionary
 from .gather import gather
@@ -92,10 +93,7 @@ def collect_stats(
         elif flat is not None and stored in ("STRING", "BYTES") and len(row_lengths):
             # A row's bytes: its values' data, back to back. The Arrow offsets as they are (a view, no int64
             # copy): only differences of them are taken.
-            wide = pa.types.is_large_string(flat.type) or pa.types.is_large_binary(flat.type)
-            offsets = np.frombuffer(flat.buffers()[1], dtype=np.int64 if wide else np.int32)[
-                flat.offset : flat.offset + len(flat) + 1]
-            max_row = _longest_row_bytes(offsets, row_lengths)
+            max_row = _longest_row_bytes(offsets_view(flat), row_lengths)
             if unfilled:
                 max_row = max(max_row, int(value_lengths[default_id]))
         elif default_id is not None:

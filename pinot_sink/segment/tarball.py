@@ -473,8 +473,8 @@ def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_S
 
 
 def write_gzip(out, buffers: Iterable[Part], threads: int = 1, stored: Sequence[tuple[int, int]] = ()) -> None:
-    """Write ``buffers`` (bytes-like, or spans of the spill) back to back as one gzip member to the binary file ``out`` (windows compressed by up
-    to ``threads`` threads; the bytes are the same for any number). ``stored``: (start, end) offsets of the
+    """Write ``buffers`` (bytes-like, or spans of the spill) back to back as one gzip member to the binary file
+    ``out`` (windows compressed by up to ``threads`` threads; the bytes are the same for any number). ``stored``: (start, end) offsets of the
     stream, in order and apart, written as stored blocks (``_incompressible``)."""
     out.write(_GZIP_HEADER)
     # the CRC-32 by the windows (ISA-L's on the stretches it deflates), combined here; without ISA-L's
