@@ -30,7 +30,7 @@ import pyarrow as pa
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 
 from . import bigdecimal
-from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, UnsupportedCodec, compress
+from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, ChunkCompressor, UnsupportedCodec
 from type_mapping.errors import PinotSinkError
 
 DEFAULT_WRITER_VERSION = 4  # ForwardIndexConfig.DEFAULT_RAW_WRITER_VERSION
@@ -198,10 +198,8 @@ def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int
     header = struct.pack(
         ">7i", version, num_chunks, docs_per_chunk, size, num_docs, codec, FIXED_BYTE_HEADER_SIZE
     )
-    chunks = [
-        compress(codec, raw[index * chunk_bytes : (index + 1) * chunk_bytes].tobytes())
-        for index in range(num_chunks)
-    ]
+    compress = ChunkCompressor(codec)
+    chunks = [compress(raw[index * chunk_bytes : (index + 1) * chunk_bytes]) for index in range(num_chunks)]
     return _chunk_file(header, version, chunks)
 
 
@@ -215,12 +213,13 @@ def _write_var_byte_old(
     header = struct.pack(">7i", version, num_chunks, docs_per_chunk, max_length, num_docs, codec,
                          FIXED_BYTE_HEADER_SIZE)
     table_bytes = 4 * docs_per_chunk
+    compress = ChunkCompressor(codec)
     chunks = []
     for index in range(num_chunks):
         start, end = index * docs_per_chunk, min((index + 1) * docs_per_chunk, num_docs)
         table = np.zeros(docs_per_chunk, dtype=">i4")
         table[: end - start] = offsets[start:end] - offsets[start] + table_bytes
-        chunks.append(compress(codec, table.tobytes() + data[offsets[start] : offsets[end]].tobytes()))
+        chunks.append(compress(table.tobytes() + data[offsets[start] : offsets[end]].tobytes()))
     return _chunk_file(header, version, chunks)
 
 
@@ -238,6 +237,9 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
     np.cumsum(np.diff(offsets) + 4, out=cost[1:])
     metadata: list[tuple[int, int]] = []
     chunks: list[bytes] = []
+    compress = ChunkCompressor(codec, length_byte_order="little")  # the V4 writer's LE buffers
+    # A regular chunk (its header and values, at most chunk_size bytes) is assembled here, in one copy.
+    body = np.empty(chunk_size, dtype=np.uint8)
     chunk_offset = 0
     start = 0
     while start < num_docs:
@@ -245,19 +247,21 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
             raise RawForwardIndexError("more than 4GB of compressed chunks (Pinot's V4 limit)")
         end = int(np.searchsorted(cost, cost[start] + chunk_size - 4, side="right")) - 1
         if end <= start:  # not even alone in an empty chunk: a "huge" chunk without header
-            payload = compress(codec, data[offsets[start] : offsets[start + 1]].tobytes(), length_byte_order="little")
+            payload = compress(data[offsets[start] : offsets[start + 1]])
             metadata.append((start | HUGE_CHUNK_FLAG, chunk_offset))
             end = start + 1
         else:
             count = end - start
-            header = np.empty(count + 1, dtype="<i4")
+            header_size = 4 * (count + 1)
+            header = body[:header_size].view("<i4")
             header[0] = count
             if sizes_in_header:
                 header[1:] = np.diff(offsets[start : end + 1])
             else:
-                header[1:] = offsets[start:end] - offsets[start] + 4 * (count + 1)
-            body = header.tobytes() + data[offsets[start] : offsets[end]].tobytes()
-            payload = compress(codec, body, length_byte_order="little")  # the V4 writer's LE buffers
+                header[1:] = offsets[start:end] - offsets[start] + header_size
+            size = header_size + int(offsets[end] - offsets[start])
+            body[header_size:size] = data[offsets[start] : offsets[end]]
+            payload = compress(body[:size])
             metadata.append((start, chunk_offset))
         chunks.append(payload)
         chunk_offset += len(payload)
