@@ -30,6 +30,7 @@ import pyarrow as pa
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 
 from . import bigdecimal
+from .bitpack import byte_view
 from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, ChunkCompressor, UnsupportedCodec
 from type_mapping.errors import PinotSinkError
 
@@ -120,7 +121,7 @@ def write_raw_forward(
     target_max_chunk_size: int = DEFAULT_TARGET_MAX_CHUNK_SIZE,
     target_docs_per_chunk: int = DEFAULT_TARGET_DOCS_PER_CHUNK,
     derive_num_docs_per_chunk: bool = False,
-) -> bytes:
+) -> bytes | memoryview:
     """The bytes of ``<column>.sv.raw.fwd`` / ``.mv.raw.fwd`` as Pinot's raw index creators make them.
 
     ``values``: the column in its stored Arrow type without nulls (MV as a list array). ``codec``: a
@@ -179,25 +180,41 @@ def _longest_row_bound(stored: str, single_value: bool, stats: Any, with_count: 
 
 def _chunk_file(header: bytes, version: int, chunks: list[bytes]) -> bytes:
     """Header + chunk offset table (absolute; int32 for version 2, int64 after) + chunks."""
-    offset_type = ">i4" if version == 2 else ">i8"
-    table_size = np.dtype(offset_type).itemsize * len(chunks)
     lengths = np.array([len(c) for c in chunks], dtype=np.int64)
-    starts = len(header) + table_size + np.cumsum(lengths) - lengths
-    if version == 2 and len(chunks) and starts[-1] > INT_MAX:
+    return b"".join([header, _chunk_table(len(header), version, lengths), *chunks])
+
+
+def _chunk_table(header_size: int, version: int, lengths: np.ndarray) -> bytes:
+    """The chunk offset table of chunks of these sizes after a header of this size."""
+    offset_type = ">i4" if version == 2 else ">i8"
+    table_size = np.dtype(offset_type).itemsize * len(lengths)
+    starts = header_size + table_size + np.cumsum(lengths) - lengths
+    if version == 2 and len(lengths) and starts[-1] > INT_MAX:
         raise RawForwardIndexError("chunk offsets overflow version 2's int32 table; use version 3 or 4")
-    return b"".join([header, np.asarray(starts, dtype=np.int64).astype(offset_type).tobytes(), *chunks])
+    return np.asarray(starts, dtype=np.int64).astype(offset_type).tobytes()
 
 
-def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int, docs_per_chunk: int) -> bytes:
+def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int,
+                      docs_per_chunk: int) -> bytes | memoryview:
     """``FixedByteChunkForwardIndexWriter``: big-endian values, docsPerChunk per compressed chunk."""
     size = FIXED_WIDTH_STORED[stored]
-    raw = numbers.astype(_BIG_ENDIAN[stored], copy=False).view(np.uint8)
     num_docs = len(numbers)
     num_chunks = -(-num_docs // docs_per_chunk)
     chunk_bytes = docs_per_chunk * size
     header = struct.pack(
         ">7i", version, num_chunks, docs_per_chunk, size, num_docs, codec, FIXED_BYTE_HEADER_SIZE
     )
+    if codec == PASS_THROUGH:
+        # Uncompressed chunks are the values back to back: the file is one array the values are byte-swapped
+        # into, not chunk copies joined (the join's one large memcpy was a byte-counted rep movsb).
+        lengths = np.full(num_chunks, chunk_bytes, dtype=np.int64)
+        lengths[-1:] = num_docs * size - chunk_bytes * (num_chunks - 1)
+        head = header + _chunk_table(len(header), version, lengths)
+        out = np.empty(len(head) + num_docs * size, dtype=np.uint8)
+        out[: len(head)] = np.frombuffer(head, dtype=np.uint8)
+        out[len(head) :].view(_BIG_ENDIAN[stored])[...] = numbers
+        return byte_view(out)
+    raw = numbers.astype(_BIG_ENDIAN[stored], copy=False).view(np.uint8)
     compress = ChunkCompressor(codec)
     chunks = [compress(raw[index * chunk_bytes : (index + 1) * chunk_bytes]) for index in range(num_chunks)]
     return _chunk_file(header, version, chunks)
