@@ -397,37 +397,43 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         firsts -= row_lengths  # where each input row's values start
     else:
         firsts = firsts.astype(np.intp, copy=False)
+    packed = None  # the gathered rows' (start << 32 | length), unpacked a block at a time below
     if order is None:
         lengths = row_lengths
     elif len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
         packed = np.left_shift(firsts, 32)
         packed |= row_lengths
-        firsts = gather(packed, order)
-        del packed
-        lengths = (firsts & 0xFFFFFFFF).astype(row_lengths.dtype)
-        firsts >>= 32
+        packed = gather(packed, order)
+        lengths = np.empty(len(packed), dtype=row_lengths.dtype)
+        np.bitwise_and(packed, 0xFFFFFFFF, out=lengths, casting="unsafe")  # no whole int64 temporary
     else:
         firsts, lengths = gather(firsts, order), gather(row_lengths, order)
-    marked = None if marked_first is None else firsts == marked_first
+    marked = None if marked_first is None else np.empty(len(lengths), dtype=bool)
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
     # first value the jump from the previous row's last value. Made and used a block of output rows at a time,
     # written into the result: on list columns this is the build's largest working set, and a source index
-    # per value (beside the dictIds and the result) was ~4.6 MB of the 32mb task's peak.
+    # per value (beside the dictIds and the result) was ~4.6 MB of the 32mb task's peak. A block's lengths are
+    # taken in intp once (each int32 operand was cast again by every step that used it).
     out = np.empty(int(lengths.sum()), dtype=dict_ids.dtype)
     done = 0  # output values written
     for first in range(0, len(lengths), REORDER_BLOCK_ROWS):
-        block = lengths[first:first + REORDER_BLOCK_ROWS]
-        sources = firsts[first:first + REORDER_BLOCK_ROWS]  # the block's rows' first values
+        rows = slice(first, first + REORDER_BLOCK_ROWS)
+        if packed is None:
+            block, sources = lengths[rows].astype(np.intp), firsts[rows]  # the block's rows' first values
+        else:
+            block, sources = packed[rows] & 0xFFFFFFFF, packed[rows] >> 32
+        if marked is not None:
+            np.equal(sources, marked_first, out=marked[rows])
         jumps = np.empty(len(block), dtype=np.intp)
         jumps[:1] = sources[:1]
         np.subtract(sources[1:], sources[:-1], out=jumps[1:])
         jumps[1:] -= block[:-1]
         jumps[1:] += 1
-        out_starts = np.cumsum(block, dtype=np.intp)
+        out_starts = np.cumsum(block)
         out_starts -= block
         steps = np.ones(int(out_starts[-1]) + int(block[-1]), dtype=np.intp)
         steps[out_starts] = jumps
-        del out_starts, jumps
+        del out_starts, jumps, block, sources
         np.cumsum(steps, out=steps)
         np.take(dict_ids, steps, out=out[done:done + len(steps)], mode="clip")  # gather(), into the result
         done += len(steps)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import zlib
 
 import cramjam
+import numpy as np
 from type_mapping.errors import PinotSinkError
 
 PASS_THROUGH, SNAPPY, ZSTANDARD, LZ4, LZ4_LENGTH_PREFIXED, GZIP = 0, 1, 2, 3, 4, 5
@@ -54,6 +55,29 @@ def compress(codec: int, data: bytes, *, length_byte_order: str = "big") -> byte
     if codec == GZIP:
         return zlib.compress(data) + len(data).to_bytes(4, length_byte_order, signed=True)
     raise UnsupportedCodec(f"compression codec id {codec} is not supported for writing")
+
+
+class ChunkCompressor:
+    """``compress`` for the chunks of one file, one after another (not shared between threads).
+
+    LZ4 blocks go into one output buffer kept from chunk to chunk: cramjam's ``compress_block`` allocates and
+    zero-fills a buffer of the block's bound per call (calloc's memset and the copy out were ~2 M instructions
+    of a raw STRING column's 200 chunks, on top of the codec's own 22 M)."""
+
+    def __init__(self, codec: int, *, length_byte_order: str = "big"):
+        self.codec, self.length_byte_order = codec, length_byte_order
+        self._out: np.ndarray | None = None
+
+    def __call__(self, data) -> bytes:
+        """One chunk's payload; ``data``: bytes or a contiguous uint8 array."""
+        if self.codec not in (LZ4, LZ4_LENGTH_PREFIXED):
+            return compress(self.codec, data, length_byte_order=self.length_byte_order)
+        size = len(data)
+        bound = size + size // 255 + 16 + 4  # LZ4_COMPRESSBOUND, and the length prefix
+        if self._out is None or len(self._out) < bound:
+            self._out = np.empty(bound, dtype=np.uint8)
+        written = cramjam.lz4.compress_block_into(data, self._out, store_size=self.codec == LZ4_LENGTH_PREFIXED)
+        return self._out[:written].tobytes()
 
 
 def decompress(codec: int, data: bytes, uncompressed_size: int | None = None) -> bytes:

@@ -37,12 +37,13 @@ def unsorted_forward_index(dict_ids: np.ndarray, bits: int) -> bytes:
 def multi_value_forward_index(dict_ids: np.ndarray, row_lengths: np.ndarray, bits: int) -> bytes:
     """``FixedBitMVForwardIndexWriter``: every row has at least one value (ingestion guarantees it)."""
     num_docs = len(row_lengths)
-    total = int(row_lengths.sum())
+    row_starts = np.empty(num_docs, dtype=np.intp)  # not zeros: calloc's memset cost more than the running sum
+    row_starts[0] = 0
+    np.cumsum(row_lengths[:-1], out=row_starts[1:])
+    total = int(row_starts[-1]) + int(row_lengths[-1])
     avg = total // num_docs
     docs_per_chunk = math.ceil(MV_CHUNK_TARGET_VALUES / avg)
     num_chunks = math.ceil(num_docs / docs_per_chunk)
-    row_starts = np.zeros(num_docs, dtype=np.int64)
-    np.cumsum(row_lengths[:-1], out=row_starts[1:])
     chunk_offsets = row_starts[::docs_per_chunk][:num_chunks].astype(">i4")
     row_start_bits = np.zeros(total, dtype=np.uint8)
     row_start_bits[row_starts] = 1

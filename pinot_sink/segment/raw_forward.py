@@ -30,7 +30,8 @@ import pyarrow as pa
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 
 from . import bigdecimal
-from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, UnsupportedCodec, compress
+from .bitpack import byte_view
+from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, ChunkCompressor, UnsupportedCodec
 from type_mapping.errors import PinotSinkError
 
 DEFAULT_WRITER_VERSION = 4  # ForwardIndexConfig.DEFAULT_RAW_WRITER_VERSION
@@ -120,7 +121,7 @@ def write_raw_forward(
     target_max_chunk_size: int = DEFAULT_TARGET_MAX_CHUNK_SIZE,
     target_docs_per_chunk: int = DEFAULT_TARGET_DOCS_PER_CHUNK,
     derive_num_docs_per_chunk: bool = False,
-) -> bytes:
+) -> bytes | memoryview:
     """The bytes of ``<column>.sv.raw.fwd`` / ``.mv.raw.fwd`` as Pinot's raw index creators make them.
 
     ``values``: the column in its stored Arrow type without nulls (MV as a list array). ``codec``: a
@@ -179,29 +180,43 @@ def _longest_row_bound(stored: str, single_value: bool, stats: Any, with_count: 
 
 def _chunk_file(header: bytes, version: int, chunks: list[bytes]) -> bytes:
     """Header + chunk offset table (absolute; int32 for version 2, int64 after) + chunks."""
-    offset_type = ">i4" if version == 2 else ">i8"
-    table_size = np.dtype(offset_type).itemsize * len(chunks)
     lengths = np.array([len(c) for c in chunks], dtype=np.int64)
-    starts = len(header) + table_size + np.cumsum(lengths) - lengths
-    if version == 2 and len(chunks) and starts[-1] > INT_MAX:
+    return b"".join([header, _chunk_table(len(header), version, lengths), *chunks])
+
+
+def _chunk_table(header_size: int, version: int, lengths: np.ndarray) -> bytes:
+    """The chunk offset table of chunks of these sizes after a header of this size."""
+    offset_type = ">i4" if version == 2 else ">i8"
+    table_size = np.dtype(offset_type).itemsize * len(lengths)
+    starts = header_size + table_size + np.cumsum(lengths) - lengths
+    if version == 2 and len(lengths) and starts[-1] > INT_MAX:
         raise RawForwardIndexError("chunk offsets overflow version 2's int32 table; use version 3 or 4")
-    return b"".join([header, np.asarray(starts, dtype=np.int64).astype(offset_type).tobytes(), *chunks])
+    return np.asarray(starts, dtype=np.int64).astype(offset_type).tobytes()
 
 
-def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int, docs_per_chunk: int) -> bytes:
+def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int,
+                      docs_per_chunk: int) -> bytes | memoryview:
     """``FixedByteChunkForwardIndexWriter``: big-endian values, docsPerChunk per compressed chunk."""
     size = FIXED_WIDTH_STORED[stored]
-    raw = numbers.astype(_BIG_ENDIAN[stored], copy=False).view(np.uint8)
     num_docs = len(numbers)
     num_chunks = -(-num_docs // docs_per_chunk)
     chunk_bytes = docs_per_chunk * size
     header = struct.pack(
         ">7i", version, num_chunks, docs_per_chunk, size, num_docs, codec, FIXED_BYTE_HEADER_SIZE
     )
-    chunks = [
-        compress(codec, raw[index * chunk_bytes : (index + 1) * chunk_bytes].tobytes())
-        for index in range(num_chunks)
-    ]
+    if codec == PASS_THROUGH:
+        # Uncompressed chunks are the values back to back: the file is one array the values are byte-swapped
+        # into, not chunk copies joined (the join's one large memcpy was a byte-counted rep movsb).
+        lengths = np.full(num_chunks, chunk_bytes, dtype=np.int64)
+        lengths[-1:] = num_docs * size - chunk_bytes * (num_chunks - 1)
+        head = header + _chunk_table(len(header), version, lengths)
+        out = np.empty(len(head) + num_docs * size, dtype=np.uint8)
+        out[: len(head)] = np.frombuffer(head, dtype=np.uint8)
+        out[len(head) :].view(_BIG_ENDIAN[stored])[...] = numbers
+        return byte_view(out)
+    raw = numbers.astype(_BIG_ENDIAN[stored], copy=False).view(np.uint8)
+    compress = ChunkCompressor(codec)
+    chunks = [compress(raw[index * chunk_bytes : (index + 1) * chunk_bytes]) for index in range(num_chunks)]
     return _chunk_file(header, version, chunks)
 
 
@@ -215,12 +230,13 @@ def _write_var_byte_old(
     header = struct.pack(">7i", version, num_chunks, docs_per_chunk, max_length, num_docs, codec,
                          FIXED_BYTE_HEADER_SIZE)
     table_bytes = 4 * docs_per_chunk
+    compress = ChunkCompressor(codec)
     chunks = []
     for index in range(num_chunks):
         start, end = index * docs_per_chunk, min((index + 1) * docs_per_chunk, num_docs)
         table = np.zeros(docs_per_chunk, dtype=">i4")
         table[: end - start] = offsets[start:end] - offsets[start] + table_bytes
-        chunks.append(compress(codec, table.tobytes() + data[offsets[start] : offsets[end]].tobytes()))
+        chunks.append(compress(table.tobytes() + data[offsets[start] : offsets[end]].tobytes()))
     return _chunk_file(header, version, chunks)
 
 
@@ -238,6 +254,9 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
     np.cumsum(np.diff(offsets) + 4, out=cost[1:])
     metadata: list[tuple[int, int]] = []
     chunks: list[bytes] = []
+    compress = ChunkCompressor(codec, length_byte_order="little")  # the V4 writer's LE buffers
+    # A regular chunk (its header and values, at most chunk_size bytes) is assembled here, in one copy.
+    body = np.empty(chunk_size, dtype=np.uint8)
     chunk_offset = 0
     start = 0
     while start < num_docs:
@@ -245,19 +264,21 @@ def _write_var_byte_v4(data: np.ndarray, offsets: np.ndarray, codec: int, chunk_
             raise RawForwardIndexError("more than 4GB of compressed chunks (Pinot's V4 limit)")
         end = int(np.searchsorted(cost, cost[start] + chunk_size - 4, side="right")) - 1
         if end <= start:  # not even alone in an empty chunk: a "huge" chunk without header
-            payload = compress(codec, data[offsets[start] : offsets[start + 1]].tobytes(), length_byte_order="little")
+            payload = compress(data[offsets[start] : offsets[start + 1]])
             metadata.append((start | HUGE_CHUNK_FLAG, chunk_offset))
             end = start + 1
         else:
             count = end - start
-            header = np.empty(count + 1, dtype="<i4")
+            header_size = 4 * (count + 1)
+            header = body[:header_size].view("<i4")
             header[0] = count
             if sizes_in_header:
                 header[1:] = np.diff(offsets[start : end + 1])
             else:
-                header[1:] = offsets[start:end] - offsets[start] + 4 * (count + 1)
-            body = header.tobytes() + data[offsets[start] : offsets[end]].tobytes()
-            payload = compress(codec, body, length_byte_order="little")  # the V4 writer's LE buffers
+                header[1:] = offsets[start:end] - offsets[start] + header_size
+            size = header_size + int(offsets[end] - offsets[start])
+            body[header_size:size] = data[offsets[start] : offsets[end]]
+            payload = compress(body[:size])
             metadata.append((start, chunk_offset))
         chunks.append(payload)
         chunk_offset += len(payload)

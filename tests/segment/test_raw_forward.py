@@ -198,6 +198,20 @@ def test_wrong_doc_count_is_an_error(pinot_segments):
         read_raw_forward(buf, "DOUBLE", True, 1999)
 
 
+@pytest.mark.parametrize("codec", sorted(codecs.CODEC_NAMES))
+def test_chunk_compressor_equals_compress_for_every_codec(codec):
+    """A file's compressor (LZ4 into one output buffer kept between chunks) gives each chunk the bytes ``compress``
+    gives it, whatever the chunks before: a small one, then one that outgrows the buffer, then a small one that
+    leaves stale bytes past its end, from bytes and from a numpy slice."""
+    rng = np.random.default_rng(codec)
+    chunks = [b"abc" * 5, rng.integers(0, 4, 200_000, dtype=np.uint8).tobytes(), b"", b"xyz" * 40]
+    compress = codecs.ChunkCompressor(codec, length_byte_order="little")
+    for chunk in chunks:
+        expected = codecs.compress(codec, chunk, length_byte_order="little")
+        assert compress(chunk) == expected
+        assert compress(np.frombuffer(b"?" + chunk, dtype=np.uint8)[1:]) == expected
+
+
 # --- chunking rules -------------------------------------------------------------------------------
 
 

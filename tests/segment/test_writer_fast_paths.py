@@ -566,6 +566,30 @@ def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, block_ro
     assert reordered.dtype == values.dtype and reordered_lengths.dtype == lengths.dtype
 
 
+@pytest.mark.parametrize("block_rows", [1, 7, 333, 65_536])
+@pytest.mark.parametrize("ordered", [False, True])
+def test_multi_value_reorder_points_default_rows_and_marks_them(block_rows, ordered, monkeypatch):
+    """The rows whose values start at the [default] slot (``firsts``) take it as their one value, and
+    ``marked_first`` tells which output rows those are, however the blocks of output rows fall."""
+    from pinot_sink.segment import builder
+    from pinot_sink.segment.builder import _reorder_multi_value
+
+    monkeypatch.setattr(builder, "REORDER_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(block_rows)
+    rows = 3000
+    is_default = rng.random(rows) < 0.3
+    lengths = np.where(is_default, 1, rng.integers(1, 4, rows)).astype(np.int32)
+    values = rng.integers(0, 50, int(lengths[~is_default].sum()) + 1).astype(np.int32)  # the last: the default
+    firsts = np.full(rows, len(values) - 1, dtype=np.int64)
+    firsts[~is_default] = np.concatenate([[0], np.cumsum(lengths[~is_default])[:-1]])
+    order = rng.permutation(rows).astype(np.int32) if ordered else None
+    reordered, reordered_lengths, marked = _reorder_multi_value(values, lengths, order, firsts, len(values) - 1)
+    sequence = np.arange(rows) if order is None else order
+    expected = np.concatenate([values[firsts[r]:firsts[r] + lengths[r]] for r in sequence])
+    assert np.array_equal(reordered, expected) and np.array_equal(reordered_lengths, lengths[sequence])
+    assert np.array_equal(marked, is_default[sequence]) and reordered_lengths.dtype == lengths.dtype
+
+
 @pytest.mark.parametrize("block_rows", [1, 3, 65_536])
 @pytest.mark.parametrize("sliced", [False, True])
 def test_longest_multi_value_row_in_bytes_by_blocks_of_rows(block_rows, sliced, monkeypatch):
