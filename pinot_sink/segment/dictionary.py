@@ -74,17 +74,20 @@ def build_dictionary(flat: pa.Array, stored_type: str, column: str, ids: bool = 
 
 def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) -> Dictionary:
     values = np.asarray(flat.to_numpy(zero_copy_only=False), dtype=NUMPY_NATIVE[stored_type])
-    if stored_type in ("FLOAT", "DOUBLE"):
-        nan = np.isnan(values)
-        if nan.any():
+    bounds = None  # floats: (min, max), which both the checks and the decimals' counting use
+    if stored_type in ("FLOAT", "DOUBLE") and len(values):
+        bounds = values.min(), values.max()
+        if np.isnan(bounds[0]):  # the minimum of values with a NaN is NaN: no pass of its own
             raise ColumnValueError(
-                f"column {column!r}: NaN at value #{int(np.argmax(nan))}; Pinot stores NaN as null "
+                f"column {column!r}: NaN at value #{int(np.argmax(np.isnan(values)))}; Pinot stores NaN as null "
                 f"(the type mapping must turn it into the default null value)"
             )
-        values = values + values.dtype.type(0.0)  # -0.0 -> 0.0, as Pinot's ingestion does
+        if bounds[0] <= 0 <= bounds[1]:  # a -0.0 is between them (only there): -0.0 -> 0.0, as Pinot's ingestion
+            values = values + values.dtype.type(0.0)
     if bool((values[1:] >= values[:-1]).all()):  # also empty and single-value arrays
         distinct, dict_ids = _distinct_of_sorted(values)
-    elif (counted := _distinct_by_counting(values, ids)) is not None:
+    elif (counted := _distinct_by_counting(values, ids) if bounds is None
+                     else _distinct_of_decimals(values, bounds, ids)) is not None:
         distinct, dict_ids = counted
         if dict_ids is None:
             return Dictionary(stored_type, pa.array(distinct), None, input_sorted=False, input_count=len(values))
@@ -172,12 +175,13 @@ _COUNTING_SPAN_PER_VALUE = 1
 _COUNTING_MIN_SPAN = 1 << 16
 
 
-def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np.ndarray | None] | None:
+def _distinct_by_counting(values: np.ndarray, ids: bool, bounds: tuple[int, int] | None = None
+                          ) -> tuple[np.ndarray, np.ndarray | None] | None:
     """Distinct values (ascending) and, with ``ids``, dictIds of integers whose range is small next to their
-    count; None for floats, empty arrays and wide ranges."""
+    count; None for floats, empty arrays and wide ranges. ``bounds``: their minimum and maximum, when known."""
     if values.dtype.kind != "i" or not len(values):
         return None
-    low, high = int(values.min()), int(values.max())
+    low, high = (int(values.min()), int(values.max())) if bounds is None else bounds
     span = high - low + 1
     if span > max(_COUNTING_SPAN_PER_VALUE * len(values), _COUNTING_MIN_SPAN):
         return None
@@ -204,6 +208,46 @@ def _distinct_by_counting(values: np.ndarray, ids: bool) -> tuple[np.ndarray, np
 
 # A range this many times smaller than the sample is likely to be all in it (few codes or flags).
 _SAMPLE_PER_VALUE = 8
+
+
+# Floats with a fixed number of decimals (prices, amounts, rounded measures) are integers scaled down: each
+# value v with v == rint(v * s) / s, checked exactly, maps to the integer rint(v * s), in the same order (both
+# steps are monotonic) and one to one (two values of one integer k both equal k / s). Those integers take the
+# counting path, with no sort and no hash (price's 20k distinct of 200k: 17.9 -> ~6 M instructions, Arrow's
+# hash and its table's growth gone). The scale is the first that fits a sample; the column is then checked whole.
+_DECIMAL_SCALES = (1, 10, 100, 1000, 10_000)
+
+
+def _distinct_of_decimals(values: np.ndarray, bounds: tuple, ids: bool
+                          ) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """Distinct values (ascending) and, with ``ids``, dictIds of floats (no NaN; ``bounds`` their minimum and
+    maximum) that are all integers over one of ``_DECIMAL_SCALES`` in a range the counting path takes; None
+    otherwise."""
+    sample = np.concatenate(_sample(values))
+    scale = next((s for s in _DECIMAL_SCALES if _scaled(sample, s) is not None), None)
+    if scale is None:
+        return None
+    scale = values.dtype.type(scale)
+    with np.errstate(over="ignore"):  # an infinity is out of the range
+        low, high = np.rint(bounds[0] * scale), np.rint(bounds[1] * scale)  # the scaled values' (monotonic)
+    if not -2.0**62 < low <= high < 2.0**62:  # finite, and exact as int64
+        return None
+    scaled = _scaled(values, scale)
+    counted = None if scaled is None else _distinct_by_counting(scaled.astype(np.int64), ids, (int(low), int(high)))
+    if counted is None:
+        return None
+    integers, dict_ids = counted
+    # the check's own division: each distinct value comes back exactly
+    return integers.astype(values.dtype) / scale, dict_ids
+
+
+def _scaled(values: np.ndarray, scale) -> np.ndarray | None:
+    """rint(values * scale) when every value equals it divided by ``scale``, else None."""
+    scale = values.dtype.type(scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # infinities pass here: the caller checks the range
+        scaled = values * scale
+        np.rint(scaled, out=scaled)
+        return scaled if bool((scaled / scale == values).all()) else None
 
 
 def _all_in_sample(offsets: np.ndarray, span: int) -> bool:

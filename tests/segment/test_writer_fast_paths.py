@@ -239,6 +239,16 @@ NUMERIC_CASES = [
     ("INT", pa.int32(), lambda rng: rng.integers(-3, 5, 20_000).tolist()),
     ("INT", pa.int32(), lambda rng: rng.integers(2**31 - 8, 2**31, 20_000).tolist()),
     ("LONG", pa.int64(), lambda rng: _rare_outside_the_sample([4, 1, 3], 2)),
+    # decimals (integers over 10^d): counted as those integers, checked exactly, or another path when one is not
+    ("DOUBLE", pa.float64(), lambda rng: np.round(rng.integers(-20_000, 20_000, 30_000) / 100 + 0.99, 2).tolist()),
+    ("DOUBLE", pa.float64(), lambda rng: [float(v) for v in rng.integers(-50, 50, 500)] + [-0.0, 0.0]),
+    ("DOUBLE", pa.float64(), lambda rng: [float(f"{v:.3f}") for v in rng.normal(0, 5, 500)]),  # parsed text
+    ("DOUBLE", pa.float64(), lambda rng: _rare_outside_the_sample([1.25, 3.5, 2.75], 0.125)),  # 0.125: 3 decimals
+    ("DOUBLE", pa.float64(), lambda rng: _rare_outside_the_sample([1.5, 2.0], float("inf"))),
+    ("DOUBLE", pa.float64(), lambda rng: [float("-inf"), 1.5, float("inf"), 1.5, -2.5]),
+    ("DOUBLE", pa.float64(), lambda rng: [1e300, 3.0, -1e300, 3.0, 2.0**62, 1.0]),  # integers out of int64's range
+    ("DOUBLE", pa.float64(), lambda rng: rng.integers(0, 10**9, 300).astype(float).tolist()),  # a wide range
+    ("FLOAT", pa.float32(), lambda rng: (rng.integers(0, 500, 2000) / np.float32(4)).astype(np.float32).tolist()),
 ]
 COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
@@ -273,6 +283,22 @@ def test_counting_skips_the_count_when_the_sample_holds_the_whole_range(monkeypa
     monkeypatch.setattr(dictionary.np, "bincount", lambda v, **k: counted.append(len(v)) or original(v, **k))
     d = build_dictionary(pa.array(values.astype(np.int32)), "INT", "c")
     assert (len(values) not in counted) == in_sample
+    assert d.values.to_pylist() == sorted(set(values.tolist()))
+    assert [d.values.to_pylist()[i] for i in d.dict_ids] == values.tolist()
+
+
+@pytest.mark.parametrize("values, counted", [
+    (np.round(np.arange(20_000) % 1500 / 100 + 0.99, 2), True),  # cents
+    (np.arange(20_000) % 1500 / 8, True),  # eighths: three decimals
+    (np.arange(20_000) % 1500 / 32, False),  # 32nds: five decimals
+    (np.array(_rare_outside_the_sample([1.25, 3.5], 0.12345)), False),  # five decimals, outside the sample
+])
+def test_decimal_floats_are_counted_as_integers(monkeypatch, values, counted):
+    calls = []
+    original = dictionary._distinct_by_counting
+    monkeypatch.setattr(dictionary, "_distinct_by_counting", lambda *a: calls.append(a) or original(*a))
+    d = build_dictionary(pa.array(values), "DOUBLE", "c")
+    assert bool(calls) == counted
     assert d.values.to_pylist() == sorted(set(values.tolist()))
     assert [d.values.to_pylist()[i] for i in d.dict_ids] == values.tolist()
 
