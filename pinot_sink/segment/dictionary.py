@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from type_mapping.java_text import (BigDecimalError, big_decimal_string, java_sort_key, parse_big_decimal, to_decimal,
                                     utf8_needs_java_order)
-from type_mapping.stored import offsets_and_data
+from type_mapping.stored import offsets_and_data, offsets_view
 
 from . import bigdecimal
 from .bitpack import byte_view
@@ -562,20 +562,26 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     if count < 2 or _SHORT_KEY_MAX_BYTES < 1:
         return None
     keys = np.empty(count, dtype=np.uint64)
-    # A slice at a time: its offsets, padded data and working arrays, never arrays of the column's size beside
-    # the keys (this runs in a build's peak, docs/performance.md "Task memory"). Any value too long or with a
-    # supplementary character sends the column to another path; a NUL is rejected only when none does.
+    # A slice at a time: its offsets and working arrays, never arrays of the column's size beside the keys (this
+    # runs in a build's peak, docs/performance.md "Task memory"). Any value too long or with a supplementary
+    # character sends the column to another path; a NUL is rejected only when none does. The offsets are
+    # Arrow's as they are (not rebased), into the whole data buffer, which the keys read in place.
+    raw = offsets_view(flat)
+    buffer = flat.buffers()[2]
+    data = np.zeros(0, dtype=np.uint8) if buffer is None else np.frombuffer(buffer, dtype=np.uint8)
     top, has_nul = 0, False
     for at in range(0, count, _SHORT_KEY_SLICE):
-        offsets, data = offsets_and_data(flat.slice(at, _SHORT_KEY_SLICE))
-        if int(np.diff(offsets).max()) > min(8, _SHORT_KEY_MAX_BYTES):
+        offsets = raw[at : at + _SHORT_KEY_SLICE + 1].astype(np.int64)
+        lengths = np.diff(offsets)
+        if int(lengths.max()) > min(8, _SHORT_KEY_MAX_BYTES):
             return None
-        if data.size:
-            top = max(top, int(data.max()))
+        used = data[offsets[0] : offsets[-1]]
+        if used.size:
+            top = max(top, int(used.max()))
             if top >= 0xF0:  # a supplementary character: Java orders by UTF-16
                 return None
-            has_nul = has_nul or int(data.min()) == 0
-        _short_keys(offsets, data, keys[at : at + _SHORT_KEY_SLICE])
+            has_nul = has_nul or int(used.min()) == 0
+        _short_keys(offsets, lengths, data, keys[at : at + _SHORT_KEY_SLICE])
     if has_nul:
         _reject_nul(flat, column)
     dict_ids = None
@@ -620,54 +626,67 @@ def _sampled_distinct(keys: np.ndarray) -> np.ndarray | None:
 
 
 def _ids_among(keys: np.ndarray, candidates: np.ndarray) -> np.ndarray | None:
-    """The index in ``candidates`` (distinct, at most 255, each present in ``keys``) of every key, as int32
-    dictIds; None when some key is none of them. Each key matches at most one candidate, so the keys matched
-    add up to the count exactly when every key matched."""
-    ids = np.zeros(len(keys), dtype=np.uint8) if len(candidates) < 2 else None
-    matched = 0
+    """The index in ``candidates`` (distinct, at most 254) of every key, as int32 dictIds; None when some key
+    is none of them. Each key matches at most one candidate: the sum of (index + 1) over the candidates a key
+    matches is its index + 1, or 0 when it matched none (one minimum at the end, not a count per candidate)."""
+    ids = None
     equal = np.empty(len(keys), dtype=np.bool_)
     for i, candidate in enumerate(candidates):
         np.equal(keys, candidate, out=equal)
         hits = equal.view(np.uint8)
-        matched += int(np.count_nonzero(hits))
-        if i == 1:  # the first candidate's ids are 0: the second's hits start the sum (no zeroed array)
+        if ids is None:  # the first candidate's hits start the sum (no zeroed array)
             ids, equal = hits, np.empty(len(keys), dtype=np.bool_)
-        elif i:
-            hits *= np.uint8(i)
+        else:
+            hits *= np.uint8(i + 1)
             ids += hits
-    if matched != len(keys):
+    if ids is None or int(ids.min()) == 0:
         return None
-    return ids.astype(np.int32)
+    dict_ids = ids.astype(np.int32)
+    dict_ids -= 1
+    return dict_ids
 
 
 _SHORT_KEY_SLICE = 1 << 16  # values per slice of _short_keys
 
 
-def _short_keys(offsets: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None:
-    """``keys`` of the values at ``offsets`` (from 0) in ``data``: each value's bytes as one uint64, shifted to
-    the top, the bytes after it shifted out."""
-    # Eight bytes from any byte offset: two aligned words of the zero-padded data, shifted together.
-    padded = np.empty(-(-(data.size + 16) // 8) * 8, dtype=np.uint8)  # not zeros: a memset of the whole
-    padded[: data.size] = data
-    padded[data.size :] = 0
-    words = padded.view("<u8")
+def _short_keys(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None:
+    """``keys`` of the values at ``offsets`` (int64, into ``data``; ``lengths`` their differences, overwritten):
+    each value's bytes as one uint64, shifted to the top, the bytes after it shifted out."""
+    # Eight bytes from any byte offset: two aligned words of the data, shifted together. The data's whole words
+    # are read in place (a copy is ~1 instruction a byte); only values that end in its last partial word, or
+    # data that is not 8-byte aligned (np.take would copy the whole buffer), take a zero-padded copy of theirs.
+    whole = data.size // 8 * 8 if data.ctypes.data % 8 == 0 else 0
+    body = int(np.searchsorted(offsets[1:], whole, side="right")) if whole >= 16 else 0
+    if body < len(keys):
+        first = int(offsets[body])
+        size = int(offsets[-1]) - first
+        padded = np.empty(-(-(size + 16) // 8) * 8, dtype=np.uint8)  # not zeros: a memset of the whole
+        padded[:size] = data[first : first + size]
+        padded[size:] = 0
+        _short_keys_in_words(offsets[body:] - first, lengths[body:], padded.view("<u8"), keys[body:])
+    if body:
+        _short_keys_in_words(offsets[: body + 1], lengths[:body], data[:whole].view("<u8"), keys[:body])
+
+
+def _short_keys_in_words(offsets: np.ndarray, lengths: np.ndarray, words: np.ndarray, keys: np.ndarray) -> None:
+    """``_short_keys`` for values that each end within ``words`` (at least two)."""
     starts = offsets[:-1]
     index = starts >> 3
     # offsets are non-negative int64: their bit patterns are the uint64 values (views, not converted copies)
     shift = np.bitwise_and(starts, 7).view(np.uint64)
     shift <<= np.uint64(3)
-    np.take(words, index, out=keys, mode="clip")  # in range (the padding); "raise" would take through a copy
+    np.take(words, index, out=keys, mode="clip")  # in range; "raise" would take through a copy
     keys >>= shift
-    index += 1
-    high = np.take(words, index, mode="clip")
+    # The next word (a view from the second word: no index + 1), its low bytes above the first's high ones; a
+    # value that needs none of it may be at the last word, whose next is clipped, and shifted out below.
+    high = np.take(words[1:], index, mode="clip")
     del index
-    high <<= np.uint64(1)  # by 1 then by 63 - shift: a shift of 0 gives 0 (never a shift by 64 in one step)
-    np.subtract(np.uint64(63), shift, out=shift)
-    high <<= shift
+    np.subtract(np.uint64(64), shift, out=shift)
+    high <<= shift  # a shift of 64 (a value at a word's start) gives 0 on numpy: nothing of the next word
     keys |= high
     del high, shift
-    # the value's bytes to the top, the bytes after it shifted out (numpy's shift by 64 gives 0)
-    top = np.diff(offsets).view(np.uint64)
+    # the value's bytes to the top, the bytes after it shifted out (an empty value: a shift by 64, 0)
+    top = lengths.view(np.uint64)
     top <<= np.uint64(3)
     np.subtract(np.uint64(64), top, out=top)
     keys <<= top

@@ -130,6 +130,38 @@ def _rare_outside_the_sample(common, rare, count=20_000):
     return values
 
 
+@pytest.mark.parametrize("arrow_type", [pa.string(), pa.large_string()])
+@pytest.mark.parametrize("values", [
+    ["", "a", "ab", "sale", "android", "12345678", "é", "web", "日本"] * 3,  # lengths 0-8 at every byte of a word
+    ["web", "ios", "android", "web", ""],  # less data than two words: all of it a padded copy
+    ["12345678", "abcdefgh", "12345678", "x"] * 5,  # 8-byte values at word starts, the last word's value
+])
+def test_short_keys_read_the_data_in_place_at_any_alignment(values, arrow_type):
+    """The keys read the data's whole words in place (the values in its last partial word, and data that is
+    not 8-byte aligned, from a padded copy): every placement and slice gives the plain dictionary."""
+    def check(array, expected):
+        d = dictionary._by_short_keys(array, "c")
+        assert d is not None and d.values.to_pylist() == sorted(set(expected), key=_java_key)
+        assert [d.values.to_pylist()[i] for i in d.dict_ids] == expected
+
+    plain = pa.array(values, arrow_type)
+    for start in range(min(10, len(values) - 1)):  # slices (of 2 values or more): offsets from any byte
+        check(plain.slice(start), values[start:])
+        check(plain.slice(0, len(values) - start), values[: len(values) - start])
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(values) + 1, dtype=np.int64 if arrow_type == pa.large_string() else np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = b"".join(encoded)
+    for shift in range(8):  # the data buffer at every address alignment
+        memory = np.zeros(len(data) + 16, dtype=np.uint8)
+        at = (-memory.ctypes.data + shift) % 8
+        memory[at : at + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        array = pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(offsets),
+                                                                pa.py_buffer(memory[at : at + len(data)])])
+        assert array.buffers()[2].address % 8 == shift
+        check(array, values)
+
+
 @pytest.mark.parametrize("values", [
     ["US", "DE", "FR", "US"] * 5000,  # few codes, all in the sample: no count over the column
     _rare_outside_the_sample(["US", "DE", "FR"], "BR"),  # the sample misses one: every key counted
