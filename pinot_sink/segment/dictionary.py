@@ -84,8 +84,10 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
             )
         if bounds[0] <= 0 <= bounds[1]:  # a -0.0 is between them (only there): -0.0 -> 0.0, as Pinot's ingestion
             values = values + values.dtype.type(0.0)
-    if bool((values[1:] >= values[:-1]).all()):  # also empty and single-value arrays
-        distinct, dict_ids = _distinct_of_sorted(values)
+    if _non_decreasing(values):
+        distinct, dict_ids = _distinct_of_sorted(values, ids)
+        if dict_ids is None:
+            return Dictionary(stored_type, pa.array(distinct), None, input_sorted=True, input_count=len(values))
     elif (counted := _distinct_by_counting(values, ids) if bounds is None
                      else _distinct_of_decimals(values, bounds, ids)) is not None:
         distinct, dict_ids = counted
@@ -103,6 +105,17 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
     else:
         distinct, dict_ids = _distinct_by_packed_sort(values)
     return Dictionary(stored_type, pa.array(distinct), dict_ids.astype(np.int32, copy=False))
+
+
+_SORTED_PROBE = 1024  # values checked first for order: an unsorted column shows it there, before a whole pass
+
+
+def _non_decreasing(values: np.ndarray) -> bool:
+    """Whether ``values`` never decrease (also empty and single-value arrays)."""
+    head = values[: _SORTED_PROBE + 1]
+    if not bool((head[1:] >= head[:-1]).all()):
+        return False
+    return len(values) == len(head) or bool((values[1:] >= values[:-1]).all())
 
 
 # Cardinality guess from a sample: when most sampled values repeat, hashing every value and sorting
@@ -153,10 +166,10 @@ def _sorted_ranks(flags: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _distinct_of_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values and dictIds of a non-decreasing array, in one pass."""
+def _distinct_of_sorted(values: np.ndarray, ids: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Distinct values and (with ``ids``) dictIds of a non-decreasing array, in one pass."""
     flags = _change_flags(values)
-    return (values if flags.all() else values[flags]), _sorted_ranks(flags)
+    return (values if flags.all() else values[flags]), (_sorted_ranks(flags) if ids else None)
 
 
 def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -481,19 +494,19 @@ def _by_fixed_width_keys(flat: pa.Array, stored_type: str, column: str) -> Dicti
     count = len(flat)
     if count < 2:
         return None
-    offsets, data = offsets_and_data(flat)
-    width = int(offsets[1] - offsets[0])
-    if not 0 < width <= _FIXED_KEY_MAX_BYTES or int(offsets[-1] - offsets[0]) != width * count:
+    offsets = offsets_view(flat)  # Arrow's, not rebased: a view (no int64 copy for a column that has one length)
+    first = int(offsets[0])
+    width = int(offsets[1]) - first
+    if not 0 < width <= _FIXED_KEY_MAX_BYTES or int(offsets[-1]) - first != width * count:
         return None
-    data = data[offsets[0] : offsets[-1]]
+    data = np.frombuffer(flat.buffers()[2], dtype=np.uint8)[first : first + width * count]
     top = int(data.max())
     if stored_type == "STRING":
         if top >= 0xF0:  # a supplementary character: Java orders by UTF-16
             return None
         if int(data.min()) == 0:
             _reject_nul(flat, column)
-    lengths = np.diff(offsets)
-    if not (lengths == width).all():  # one length in total is not one length each
+    if not (np.diff(offsets) == width).all():  # one length in total is not one length each
         return None
     rows = data.reshape(count, width)
     key_width = 1 if width == 1 else 2 if width == 2 else 4 if width <= 4 else 8
