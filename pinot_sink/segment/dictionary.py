@@ -584,17 +584,18 @@ def _by_short_keys(flat: pa.Array, column: str) -> Dictionary | None:
     data = np.zeros(0, dtype=np.uint8) if buffer is None else np.frombuffer(buffer, dtype=np.uint8)
     top, has_nul = 0, False
     for at in range(0, count, _SHORT_KEY_SLICE):
-        offsets = raw[at : at + _SHORT_KEY_SLICE + 1].astype(np.int64)
-        lengths = np.diff(offsets)
-        if int(lengths.max()) > min(8, _SHORT_KEY_MAX_BYTES):
+        bits = raw[at : at + _SHORT_KEY_SLICE + 1].astype(np.int64)  # the offsets in bits: what the shifts take
+        bits <<= 3
+        lengths = np.diff(bits)
+        if int(lengths.max()) > 8 * min(8, _SHORT_KEY_MAX_BYTES):
             return None
-        used = data[offsets[0] : offsets[-1]]
+        used = data[bits[0] >> 3 : bits[-1] >> 3]
         if used.size:
             top = max(top, int(used.max()))
             if top >= 0xF0:  # a supplementary character: Java orders by UTF-16
                 return None
             has_nul = has_nul or int(used.min()) == 0
-        _short_keys(offsets, lengths, data, keys[at : at + _SHORT_KEY_SLICE])
+        _short_keys(bits, lengths, data, keys[at : at + _SHORT_KEY_SLICE])
     if has_nul:
         _reject_nul(flat, column)
     dict_ids = None
@@ -662,32 +663,32 @@ def _ids_among(keys: np.ndarray, candidates: np.ndarray) -> np.ndarray | None:
 _SHORT_KEY_SLICE = 1 << 16  # values per slice of _short_keys
 
 
-def _short_keys(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None:
-    """``keys`` of the values at ``offsets`` (int64, into ``data``; ``lengths`` their differences, overwritten):
-    each value's bytes as one uint64, shifted to the top, the bytes after it shifted out."""
+def _short_keys(bits: np.ndarray, lengths: np.ndarray, data: np.ndarray, keys: np.ndarray) -> None:
+    """``keys`` of the values at bit offsets ``bits`` (int64, 8 times their byte offsets into ``data``; ``lengths``
+    their differences, overwritten): each value's bytes as one uint64, shifted to the top, the bytes after it
+    shifted out."""
     # Eight bytes from any byte offset: two aligned words of the data, shifted together. The data's whole words
     # are read in place (a copy is ~1 instruction a byte); only values that end in its last partial word, or
     # data that is not 8-byte aligned (np.take would copy the whole buffer), take a zero-padded copy of theirs.
     whole = data.size // 8 * 8 if data.ctypes.data % 8 == 0 else 0
-    body = int(np.searchsorted(offsets[1:], whole, side="right")) if whole >= 16 else 0
+    body = int(np.searchsorted(bits[1:], 8 * whole, side="right")) if whole >= 16 else 0
     if body < len(keys):
-        first = int(offsets[body])
-        size = int(offsets[-1]) - first
+        first = int(bits[body]) >> 3
+        size = (int(bits[-1]) >> 3) - first
         padded = np.empty(-(-(size + 16) // 8) * 8, dtype=np.uint8)  # not zeros: a memset of the whole
         padded[:size] = data[first : first + size]
         padded[size:] = 0
-        _short_keys_in_words(offsets[body:] - first, lengths[body:], padded.view("<u8"), keys[body:])
+        _short_keys_in_words(bits[body:] - 8 * first, lengths[body:], padded.view("<u8"), keys[body:])
     if body:
-        _short_keys_in_words(offsets[: body + 1], lengths[:body], data[:whole].view("<u8"), keys[:body])
+        _short_keys_in_words(bits[: body + 1], lengths[:body], data[:whole].view("<u8"), keys[:body])
 
 
-def _short_keys_in_words(offsets: np.ndarray, lengths: np.ndarray, words: np.ndarray, keys: np.ndarray) -> None:
+def _short_keys_in_words(bits: np.ndarray, lengths: np.ndarray, words: np.ndarray, keys: np.ndarray) -> None:
     """``_short_keys`` for values that each end within ``words`` (at least two)."""
-    starts = offsets[:-1]
-    index = starts >> 3
-    # offsets are non-negative int64: their bit patterns are the uint64 values (views, not converted copies)
-    shift = np.bitwise_and(starts, 7).view(np.uint64)
-    shift <<= np.uint64(3)
+    starts = bits[:-1]
+    index = starts >> 6  # the word of the value's first byte
+    # bit offsets are non-negative int64: their bit patterns are the uint64 values (views, not converted copies)
+    shift = np.bitwise_and(starts, 63).view(np.uint64)  # where the value starts in that word
     np.take(words, index, out=keys, mode="clip")  # in range; "raise" would take through a copy
     keys >>= shift
     # The next word (a view from the second word: no index + 1), its low bytes above the first's high ones; a
@@ -700,12 +701,36 @@ def _short_keys_in_words(offsets: np.ndarray, lengths: np.ndarray, words: np.nda
     del high, shift
     # the value's bytes to the top, the bytes after it shifted out (an empty value: a shift by 64, 0)
     top = lengths.view(np.uint64)
-    top <<= np.uint64(3)
     np.subtract(np.uint64(64), top, out=top)
     keys <<= top
 
 
+# Columns of this many values or fewer are ordered in Python: a default merged into a column's distinct values
+# (builder._dictionary_with: coupon's 2, tags' 6) would pay the vector paths' ~100 numpy and Arrow calls, ~0.6 M
+# instructions, for a handful of values.
+_FEW_VALUES = 16
+
+
+def _few_values(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
+    """The dictionary of a few STRING / BYTES values, by Python's sort: Java's order for strings by their UTF-16
+    code units (``java_sort_key``), BYTES unsigned as Python compares bytes."""
+    items = flat.to_pylist()
+    if stored_type == "STRING":
+        if any("\0" in text for text in items):
+            _reject_nul(flat, column)
+        distinct = sorted(set(items), key=java_sort_key)
+        values = pa.array(distinct, pa.string())
+    else:
+        distinct = sorted(set(items))
+        values = pa.array(distinct, pa.binary())
+    position = {value: i for i, value in enumerate(distinct)}
+    dict_ids = np.array([position[value] for value in items], dtype=np.int32)
+    return Dictionary(stored_type, values, dict_ids, pc.binary_length(values).to_numpy().astype(np.int64))
+
+
 def _binary_like(flat: pa.Array, stored_type: str, column: str) -> Dictionary:
+    if len(flat) <= _FEW_VALUES:
+        return _few_values(flat, stored_type, column)
     fast = _by_fixed_width_keys(flat, stored_type, column)
     if fast is None and stored_type == "STRING":
         fast = _by_short_keys(flat, column)

@@ -69,13 +69,20 @@ STRING_CASES = {
 }
 
 
+# "vector": numpy and Arrow whatever the count; "python": Python's sort whatever the count (_few_values)
+FEW = {"vector": 0, "python": 10**9}
+
+
+@pytest.mark.parametrize("few", FEW)
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", STRING_CASES)
 @pytest.mark.parametrize("arrow_type", [pa.string(), pa.large_string()])
-def test_string_dictionary_paths(monkeypatch, path, case, arrow_type):
+def test_string_dictionary_paths(monkeypatch, few, path, case, arrow_type):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW[few])
     values = STRING_CASES[case](np.random.default_rng(len(case)))
     d = _check_dictionary(values, arrow_type, "STRING", _java_key)
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW["vector"])
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["hash"])
     monkeypatch.setattr(dictionary, "_FIXED_KEY_MAX_BYTES", 0)  # Arrow's hash of the strings
     monkeypatch.setattr(dictionary, "_SHORT_KEY_MAX_BYTES", 0)
@@ -229,22 +236,38 @@ def test_bytes_of_one_length_dictionary_paths(monkeypatch, path, width):
     assert serialize_dictionary(d, False) == b"".join(sorted(set(values)))
 
 
+def test_few_bytes_values_in_python_equal_the_vector_paths(monkeypatch):
+    values = [b"a", b"a\0", b"", b"\xff", b"\x00", b"a", b"\x80b"]
+    few = build_dictionary(pa.array(values, pa.binary()), "BYTES", "c")
+    assert len(values) <= dictionary._FEW_VALUES and few.values.to_pylist() == sorted(set(values))
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW["vector"])
+    plain = build_dictionary(pa.array(values, pa.binary()), "BYTES", "c")
+    assert few.values.equals(plain.values) and np.array_equal(few.dict_ids, plain.dict_ids)
+    assert np.array_equal(few.serialized_lengths, plain.serialized_lengths)
+    for var_length in (False, True):
+        assert serialize_dictionary(few, var_length) == serialize_dictionary(plain, var_length)
+
+
 def test_bytes_of_several_lengths_are_not_padded_into_one_key():
     values = pa.array([b"a", b"a\0", b"b", b""] * 3, pa.binary())
     assert dictionary._sort_by_keys(values, "BYTES", "c") is None
     _check_dictionary(values.to_pylist(), pa.binary(), "BYTES", lambda b: b)
 
 
-def test_sliced_string_array(monkeypatch):
+@pytest.mark.parametrize("few", FEW)
+def test_sliced_string_array(monkeypatch, few):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["sort"])
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW[few])
     array = pa.array(["zz", "b", "a", "c", "b", "yy"]).slice(1, 4)
     d = build_dictionary(array, "STRING", "c")
     assert d.values.to_pylist() == ["a", "b", "c"] and d.dict_ids.tolist() == [1, 0, 2, 1]
 
 
+@pytest.mark.parametrize("few", FEW)
 @pytest.mark.parametrize("path", PATHS)
-def test_nul_is_rejected_on_every_path(monkeypatch, path):
+def test_nul_is_rejected_on_every_path(monkeypatch, path, few):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW[few])
     # the second: one length (integer keys); the third: short, several lengths (one integer key each)
     for values in (["ok", "a\0b", "zz", "long enough string"], ["ok", "a\0", "zz"], ["ok", "a\0b", "zz"]):
         with pytest.raises(ColumnValueError, match="column 'c'.*NUL"):
