@@ -161,9 +161,15 @@ def _sorted_ranks(flags: np.ndarray) -> np.ndarray:
     """The dictId of each sorted position, from the flags of the positions that start a new value."""
     if flags.all():  # all distinct (ids, timestamps): cheaper than a running sum
         return np.arange(len(flags), dtype=np.int32)
-    ranks = np.cumsum(flags, dtype=np.int32)
-    ranks -= 1
-    return ranks
+    return _running_ranks(flags)
+
+
+def _running_ranks(flags: np.ndarray) -> np.ndarray:
+    """The running count of ``flags`` less one, as int32: the rank of each set entry among the set ones (a
+    sorted position's dictId, a present key's in a presence table; meaningless where not set)."""
+    rank = np.cumsum(flags, dtype=np.int32)
+    rank -= 1
+    return rank
 
 
 def _distinct_of_sorted(values: np.ndarray, ids: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
@@ -214,9 +220,7 @@ def _distinct_by_counting(values: np.ndarray, ids: bool, bounds: tuple[int, int]
     if len(distinct) == span:  # every value of min..max present (codes, flags, small counts): dictId = offset
         return (distinct + low).astype(values.dtype, copy=False), offsets.astype(np.int32, copy=False)
     distinct = (distinct + low).astype(values.dtype, copy=False)
-    rank = np.cumsum(present, dtype=np.int32)
-    rank -= 1
-    return distinct, gather(rank, offsets)
+    return distinct, gather(_running_ranks(present), offsets)
 
 
 # A range this many times smaller than the sample is likely to be all in it (few codes or flags).
@@ -543,21 +547,24 @@ def _counted_keys(keys: np.ndarray, table: int) -> tuple[np.ndarray, np.ndarray]
     sample's: a key outside it gets rank -1, which sends the column to a count of every key; otherwise the
     sample's keys are all the keys, with no count over the column (about half the instructions)."""
     sample = np.concatenate(_sample(keys))
-    present = np.bincount(sample, minlength=table) > 0  # about half a scatter's instructions
+    # a byte per key, set at the sample's (bincount's int64 table of 65,536 keys is 512 KiB to zero, ~0.5 M)
+    present = np.zeros(table, dtype=bool)
+    present[sample] = True
     whole = len(sample) == len(keys)
     if not whole and np.count_nonzero(present) * _SAMPLE_PER_VALUE > len(sample):
         present, whole = np.bincount(keys, minlength=table) > 0, True  # many keys: count them all at once
-    rank = np.cumsum(present, dtype=np.int32)
-    rank -= 1
-    if not whole:
-        rank[~present] = -1
+    distinct = np.flatnonzero(present)
+    if whole:
+        rank = _running_ranks(present)
+    else:  # a few keys (an eighth of the sample at most): their ranks set at them, -1 at every other key
+        rank = np.full(table, -1, dtype=np.int32)
+        rank[distinct] = np.arange(len(distinct), dtype=np.int32)
     dict_ids = gather(rank, keys)
     if not whole and int(dict_ids.min()) < 0:  # a key the sample missed: count every key
         present = np.bincount(keys, minlength=table) > 0
-        rank = np.cumsum(present, dtype=np.int32)
-        rank -= 1
-        dict_ids = gather(rank, keys)
-    return np.flatnonzero(present).astype(keys.dtype), dict_ids
+        distinct = np.flatnonzero(present)
+        dict_ids = gather(_running_ranks(present), keys)
+    return distinct.astype(keys.dtype), dict_ids
 
 
 # Strings of several lengths, none over this many bytes (device names, tags, codes, "null"), are hashed as one
