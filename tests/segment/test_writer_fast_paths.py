@@ -69,13 +69,20 @@ STRING_CASES = {
 }
 
 
+# "vector": numpy and Arrow whatever the count; "python": Python's sort whatever the count (_few_values)
+FEW = {"vector": 0, "python": 10**9}
+
+
+@pytest.mark.parametrize("few", FEW)
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", STRING_CASES)
 @pytest.mark.parametrize("arrow_type", [pa.string(), pa.large_string()])
-def test_string_dictionary_paths(monkeypatch, path, case, arrow_type):
+def test_string_dictionary_paths(monkeypatch, few, path, case, arrow_type):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW[few])
     values = STRING_CASES[case](np.random.default_rng(len(case)))
     d = _check_dictionary(values, arrow_type, "STRING", _java_key)
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW["vector"])
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["hash"])
     monkeypatch.setattr(dictionary, "_FIXED_KEY_MAX_BYTES", 0)  # Arrow's hash of the strings
     monkeypatch.setattr(dictionary, "_SHORT_KEY_MAX_BYTES", 0)
@@ -128,6 +135,38 @@ def _rare_outside_the_sample(common, rare, count=20_000):
     values = [common[i % len(common)] for i in range(count)]
     values[dictionary._SAMPLE_BLOCK_SIZE + 100] = rare  # past the first block, before the second
     return values
+
+
+@pytest.mark.parametrize("arrow_type", [pa.string(), pa.large_string()])
+@pytest.mark.parametrize("values", [
+    ["", "a", "ab", "sale", "android", "12345678", "é", "web", "日本"] * 3,  # lengths 0-8 at every byte of a word
+    ["web", "ios", "android", "web", ""],  # less data than two words: all of it a padded copy
+    ["12345678", "abcdefgh", "12345678", "x"] * 5,  # 8-byte values at word starts, the last word's value
+])
+def test_short_keys_read_the_data_in_place_at_any_alignment(values, arrow_type):
+    """The keys read the data's whole words in place (the values in its last partial word, and data that is
+    not 8-byte aligned, from a padded copy): every placement and slice gives the plain dictionary."""
+    def check(array, expected):
+        d = dictionary._by_short_keys(array, "c")
+        assert d is not None and d.values.to_pylist() == sorted(set(expected), key=_java_key)
+        assert [d.values.to_pylist()[i] for i in d.dict_ids] == expected
+
+    plain = pa.array(values, arrow_type)
+    for start in range(min(10, len(values) - 1)):  # slices (of 2 values or more): offsets from any byte
+        check(plain.slice(start), values[start:])
+        check(plain.slice(0, len(values) - start), values[: len(values) - start])
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(values) + 1, dtype=np.int64 if arrow_type == pa.large_string() else np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = b"".join(encoded)
+    for shift in range(8):  # the data buffer at every address alignment
+        memory = np.zeros(len(data) + 16, dtype=np.uint8)
+        at = (-memory.ctypes.data + shift) % 8
+        memory[at : at + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        array = pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(offsets),
+                                                                pa.py_buffer(memory[at : at + len(data)])])
+        assert array.buffers()[2].address % 8 == shift
+        check(array, values)
 
 
 @pytest.mark.parametrize("values", [
@@ -197,22 +236,38 @@ def test_bytes_of_one_length_dictionary_paths(monkeypatch, path, width):
     assert serialize_dictionary(d, False) == b"".join(sorted(set(values)))
 
 
+def test_few_bytes_values_in_python_equal_the_vector_paths(monkeypatch):
+    values = [b"a", b"a\0", b"", b"\xff", b"\x00", b"a", b"\x80b"]
+    few = build_dictionary(pa.array(values, pa.binary()), "BYTES", "c")
+    assert len(values) <= dictionary._FEW_VALUES and few.values.to_pylist() == sorted(set(values))
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW["vector"])
+    plain = build_dictionary(pa.array(values, pa.binary()), "BYTES", "c")
+    assert few.values.equals(plain.values) and np.array_equal(few.dict_ids, plain.dict_ids)
+    assert np.array_equal(few.serialized_lengths, plain.serialized_lengths)
+    for var_length in (False, True):
+        assert serialize_dictionary(few, var_length) == serialize_dictionary(plain, var_length)
+
+
 def test_bytes_of_several_lengths_are_not_padded_into_one_key():
     values = pa.array([b"a", b"a\0", b"b", b""] * 3, pa.binary())
     assert dictionary._sort_by_keys(values, "BYTES", "c") is None
     _check_dictionary(values.to_pylist(), pa.binary(), "BYTES", lambda b: b)
 
 
-def test_sliced_string_array(monkeypatch):
+@pytest.mark.parametrize("few", FEW)
+def test_sliced_string_array(monkeypatch, few):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS["sort"])
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW[few])
     array = pa.array(["zz", "b", "a", "c", "b", "yy"]).slice(1, 4)
     d = build_dictionary(array, "STRING", "c")
     assert d.values.to_pylist() == ["a", "b", "c"] and d.dict_ids.tolist() == [1, 0, 2, 1]
 
 
+@pytest.mark.parametrize("few", FEW)
 @pytest.mark.parametrize("path", PATHS)
-def test_nul_is_rejected_on_every_path(monkeypatch, path):
+def test_nul_is_rejected_on_every_path(monkeypatch, path, few):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
+    monkeypatch.setattr(dictionary, "_FEW_VALUES", FEW[few])
     # the second: one length (integer keys); the third: short, several lengths (one integer key each)
     for values in (["ok", "a\0b", "zz", "long enough string"], ["ok", "a\0", "zz"], ["ok", "a\0b", "zz"]):
         with pytest.raises(ColumnValueError, match="column 'c'.*NUL"):
@@ -239,6 +294,16 @@ NUMERIC_CASES = [
     ("INT", pa.int32(), lambda rng: rng.integers(-3, 5, 20_000).tolist()),
     ("INT", pa.int32(), lambda rng: rng.integers(2**31 - 8, 2**31, 20_000).tolist()),
     ("LONG", pa.int64(), lambda rng: _rare_outside_the_sample([4, 1, 3], 2)),
+    # decimals (integers over 10^d): counted as those integers, checked exactly, or another path when one is not
+    ("DOUBLE", pa.float64(), lambda rng: np.round(rng.integers(-20_000, 20_000, 30_000) / 100 + 0.99, 2).tolist()),
+    ("DOUBLE", pa.float64(), lambda rng: [float(v) for v in rng.integers(-50, 50, 500)] + [-0.0, 0.0]),
+    ("DOUBLE", pa.float64(), lambda rng: [float(f"{v:.3f}") for v in rng.normal(0, 5, 500)]),  # parsed text
+    ("DOUBLE", pa.float64(), lambda rng: _rare_outside_the_sample([1.25, 3.5, 2.75], 0.125)),  # 0.125: 3 decimals
+    ("DOUBLE", pa.float64(), lambda rng: _rare_outside_the_sample([1.5, 2.0], float("inf"))),
+    ("DOUBLE", pa.float64(), lambda rng: [float("-inf"), 1.5, float("inf"), 1.5, -2.5]),
+    ("DOUBLE", pa.float64(), lambda rng: [1e300, 3.0, -1e300, 3.0, 2.0**62, 1.0]),  # integers out of int64's range
+    ("DOUBLE", pa.float64(), lambda rng: rng.integers(0, 10**9, 300).astype(float).tolist()),  # a wide range
+    ("FLOAT", pa.float32(), lambda rng: (rng.integers(0, 500, 2000) / np.float32(4)).astype(np.float32).tolist()),
 ]
 COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
 
@@ -259,8 +324,8 @@ def test_numeric_dictionary_paths(monkeypatch, path, counting, stored, arrow_typ
     assert d.dict_ids.dtype == np.int32
     stats_only = build_dictionary(pa.array(values, arrow_type), stored, "c", ids=False)  # a raw column's
     assert stats_only.values.to_pylist() == distinct
-    if stats_only.dict_ids is None:  # sorted input keeps its dictIds (they come free)
-        assert (stats_only.input_count, stats_only.input_sorted) == (len(values), False)
+    assert stats_only.dict_ids is None
+    assert (stats_only.input_count, stats_only.input_sorted) == (len(values), normalised == sorted(normalised))
 
 
 @pytest.mark.parametrize("values, in_sample", [
@@ -273,6 +338,22 @@ def test_counting_skips_the_count_when_the_sample_holds_the_whole_range(monkeypa
     monkeypatch.setattr(dictionary.np, "bincount", lambda v, **k: counted.append(len(v)) or original(v, **k))
     d = build_dictionary(pa.array(values.astype(np.int32)), "INT", "c")
     assert (len(values) not in counted) == in_sample
+    assert d.values.to_pylist() == sorted(set(values.tolist()))
+    assert [d.values.to_pylist()[i] for i in d.dict_ids] == values.tolist()
+
+
+@pytest.mark.parametrize("values, counted", [
+    (np.round(np.arange(20_000) % 1500 / 100 + 0.99, 2), True),  # cents
+    (np.arange(20_000) % 1500 / 8, True),  # eighths: three decimals
+    (np.arange(20_000) % 1500 / 32, False),  # 32nds: five decimals
+    (np.array(_rare_outside_the_sample([1.25, 3.5], 0.12345)), False),  # five decimals, outside the sample
+])
+def test_decimal_floats_are_counted_as_integers(monkeypatch, values, counted):
+    calls = []
+    original = dictionary._distinct_by_counting
+    monkeypatch.setattr(dictionary, "_distinct_by_counting", lambda *a: calls.append(a) or original(*a))
+    d = build_dictionary(pa.array(values), "DOUBLE", "c")
+    assert bool(calls) == counted
     assert d.values.to_pylist() == sorted(set(values.tolist()))
     assert [d.values.to_pylist()[i] for i in d.dict_ids] == values.tolist()
 
