@@ -565,17 +565,19 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
     stored_ids = dictionary.dict_ids
     segment_mask = mask
     if spec.single_value:
-        # The null rows get a dictId no value has, so that the gather by the segment's order that the dictIds
-        # take anyway also tells where they went (a second gather, of the mask, cost as much as the first).
-        marker = default_id if order is None else dictionary.cardinality
+        # The null rows get the default's dictId with the sign bit set (no dictId has it), so that the gather
+        # by the segment's order that the dictIds take anyway also tells where they went (a second gather, of
+        # the mask, cost as much as the first), and one `and` clears it (a putmask of the default by the
+        # gathered mask cost ~1.5 M instructions more per 200k rows, 180k of them null).
+        marker = default_id if order is None else default_id | _SIGN_BIT
         dictionary.dict_ids = np.full(len(values), marker, dtype=stored_ids.dtype)
         # (numpy sets by positions ~3x faster than through a boolean mask)
         dictionary.dict_ids[np.flatnonzero(~mask) if rows is None else rows] = stored_ids
         del rows
         if order is not None:
             dictionary.dict_ids = gather(dictionary.dict_ids, order)
-            segment_mask = dictionary.dict_ids == marker
-            np.putmask(dictionary.dict_ids, segment_mask, default_id)
+            segment_mask = dictionary.dict_ids < 0
+            np.bitwise_and(dictionary.dict_ids, ~_SIGN_BIT, out=dictionary.dict_ids)
         stats = collect_stats(spec, dictionary, None, total_docs)
     else:
         # the [default] rows: no value in ``values`` (row length 0), one in the statistics
@@ -592,7 +594,7 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
         firsts = np.subtract(starts[:-1], starts[:1])  # where each row's values start (none: no row)
         del starts
         default_first = len(stored_ids) - 1  # where [default]'s dictId is, after the values' dictIds
-        firsts[np.flatnonzero(mask)] = default_first
+        np.putmask(firsts, mask, default_first)  # (half the instructions of a scatter by np.flatnonzero(mask))
         # 1 in the empty rows, which are the masked ones (checked above): a new array, as flatten's row lengths
         # can be a read-only view of the list's Arrow buffer (an or with the mask: a third of np.maximum's cost)
         row_lengths = np.bitwise_or(row_lengths, mask.view(np.uint8), dtype=row_lengths.dtype, casting="unsafe")
@@ -605,6 +607,9 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
                 with_default, row_lengths, order, firsts, marked_first=default_first)
     return ColumnContext(spec, column, segment_mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
                          unsupported_mode)
+
+
+_SIGN_BIT = np.int32(-2**31)  # of an int32 dictId (dictIds are never negative)
 
 
 def _dictionary_with(values: pa.Array, default: pa.Scalar, stored_type: str, column: str,
