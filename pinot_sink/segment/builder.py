@@ -368,8 +368,12 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
-    order = rows_by_dict_id(dictionary.dict_ids, dictionary.cardinality)
-    return (None if bool(np.all(order[1:] > order[:-1])) else order), dictionary
+    ids = dictionary.dict_ids
+    # Rows already in the column's order keep theirs (the stable order would be the identity): told from the
+    # dictIds, with no sort, at half the instructions of checking the order a sort gives (int32 against intp).
+    if bool((ids[1:] >= ids[:-1]).all()):
+        return None, dictionary
+    return rows_by_dict_id(ids, dictionary.cardinality), dictionary
 
 
 REORDER_BLOCK_ROWS = 65_536  # a multi-value column is reordered this many output rows at a time
