@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from type_mapping.datetime_formats import (VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError, parse_format,
                                           parse_simple_date, range_to_millis, stored_to_millis)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, PinotSchema
-from type_mapping.stored import PinotColumns, fill_defaults
+from type_mapping.stored import PinotColumns, fill_defaults, offsets_view
 
 from .bitpack import bits_per_value
 from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
@@ -521,7 +521,10 @@ def _column_context(
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values
     if reorder_ids and spec.single_value:
         dictionary.dict_ids = gather(dictionary.dict_ids, order)
-    stats = collect_stats(spec, dictionary, row_lengths, total_docs, values)  # MV: no figure depends on order
+    # MV: no figure depends on order; the rows' bounds in ``values`` are the list's offsets (flatten's one chunk)
+    row_starts = offsets_view(column.chunk(0)) if row_lengths is not None and column.num_chunks == 1 else None
+    stats = collect_stats(spec, dictionary, row_lengths, total_docs, values, row_starts=row_starts)
+    del row_starts
     del values
     has_dictionary = ids and _keeps_dictionary(c, spec, stats, settings)
     if has_dictionary and not keep_values and name not in settings.partitions:
@@ -585,7 +588,7 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
         stats = collect_stats(spec, dictionary, None, total_docs)
     else:
         # the [default] rows: no value in ``values`` (row length 0), one in the statistics
-        stats = collect_stats(spec, dictionary, row_lengths, total_docs, values, default_id)
+        stats = collect_stats(spec, dictionary, row_lengths, total_docs, values, default_id, row_starts=starts)
     del values
     has_dictionary = _keeps_dictionary(c, spec, stats, settings)
     if has_dictionary and not keep_values and name not in settings.partitions:
