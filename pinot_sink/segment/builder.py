@@ -170,6 +170,8 @@ def build_segment(
             source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
     if sorted_column is not None:
+        if sorted_column in source:  # joined once for its order and its own build (which would join it again)
+            source[sorted_column] = _joined(source[sorted_column])
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
 
     if spill is not None:
@@ -447,6 +449,13 @@ def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
 # --- one column --------------------------------------------------------------------------------------
 
 
+def _joined(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The column in one chunk. One copy now, in place of the buffered chunks (the caller holds no other
+    reference with release_input): later steps would combine them anyway, and the chunks would stay alive
+    beside the copy until the column is done, the whole column twice at the build's peak."""
+    return pa.chunked_array([column.combine_chunks()], column.type) if column.num_chunks > 1 else column
+
+
 def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]:
     """One column's indexes, each from the index writer that applies (``index_writers.INDEX_WRITERS``)."""
     spec = ctx.spec
@@ -481,11 +490,7 @@ def _column_context(
     there yet (``PinotColumns.defaults``; a dictionary column's, not the sortedColumn's)."""
     name = spec.name
     ids = has_dict_ids(c)
-    if column.num_chunks > 1:
-        # One copy now, in place of the buffered chunks (the caller holds no other reference with
-        # release_input): later steps would combine them anyway, and the chunks would stay alive beside
-        # the copy until the column is done, the whole column twice at the build's peak.
-        column = pa.chunked_array([column.combine_chunks()], column.type)
+    column = _joined(column)
     if default is not None:
         return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
                                     keep_values, default)
