@@ -44,9 +44,11 @@ def _schema(tags_default=None, code_default=None):
     })
 
 
-def _config(sorted_column="country", partition=False, star_tree=False, optimize=False):
+def _config(sorted_column="country", partition=False, star_tree=False, optimize=False, null_vectors=False):
     indexing = {"invertedIndexColumns": ["tags", "code", "nums"], "noDictionaryColumns": ["raw_tags", "note"],
                 "bloomFilterColumns": ["blob"]}
+    if null_vectors:  # where the null rows went in the segment's order (the builder's marked dictIds tell)
+        indexing["nullHandlingEnabled"] = True
     if optimize:  # the single-value columns without an inverted index turn raw after their statistics
         indexing.update(optimizeDictionary=True, noDictionaryCardinalityRatioThreshold=0.0001)
     if star_tree:  # its dimensions' values are read from the start: the builder fills them first
@@ -117,10 +119,11 @@ CASES = [  # (null share, empty-list share)
 def test_deferred_defaults_build_the_same_bytes(tmp_path, null_share, empty_share, defaults):
     rng = np.random.default_rng(int(null_share * 100 + empty_share * 10) + len(str(defaults)))
     schema = _schema(*defaults)
-    for sorted_column, partition, star_tree, optimize in (
-            ("country", False, False, False), (None, True, False, False), ("country", False, True, False),
-            ("code", False, False, False), ("country", False, False, True)):
-        config = _config(sorted_column, partition, star_tree, optimize)
+    for sorted_column, partition, star_tree, optimize, null_vectors in (
+            ("country", False, False, False, False), (None, True, False, False, False),
+            ("country", False, True, False, False), ("code", False, False, False, False),
+            ("country", False, False, True, False), ("country", False, False, False, True)):
+        config = _config(sorted_column, partition, star_tree, optimize, null_vectors)
         batch = _batch(rng, 300, null_share, empty_share)
         plain, deferred = _both(batch, schema, config)
         assert "id" not in deferred.defaults and "country" not in deferred.defaults  # no nulls: nothing to fill
@@ -132,7 +135,7 @@ def test_deferred_defaults_build_the_same_bytes(tmp_path, null_share, empty_shar
         built = []
         for i, (rows, release) in enumerate(((plain, False), (deferred, False), (deferred, True))):
             rows = PinotColumns(rows.table, dict(rows.null_masks), dict(rows.defaults), rows.fill_nbytes)
-            out = tmp_path / f"{sorted_column}{partition}{star_tree}{optimize}{i}"
+            out = tmp_path / f"{sorted_column}{partition}{star_tree}{optimize}{null_vectors}{i}"
             built.append(build_segment(rows, schema, config, out, "seg_0", T0,
                                        BuildOptions(threads=1, release_input=release)))
         first = built[0].tar_path.read_bytes()

@@ -9,7 +9,10 @@ import pytest
 
 from pinot_sink.segment.properties import (
     PropertiesWriter,
+    _escape_key_chars,
+    _escape_value_chars,
     escape_key,
+    escape_value,
     get_string_stat,
     parse_properties,
     pinot_escape_string,
@@ -111,6 +114,14 @@ def test_resaved_empty_value_has_no_trailing_space():
 def test_keys_are_escaped():
     assert escape_key("a b=c:d") == "a\\ b\\=c\\:d"
     assert parse_properties(b"a\\ b\\=c\\:d = 1\n") == {"a b=c:d": "1"}
+
+
+def test_text_left_as_is_needs_no_escape():
+    # the regex that lets text through unchanged misses no character the per-character escape would change
+    for code in list(range(0x2100)) + [0xD7FF, 0xE000, 0xFFFD, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF]:
+        for text in (chr(code), f"a{chr(code)}b"):
+            assert escape_key(text) == _escape_key_chars(text), hex(code)
+            assert escape_value(text) == _escape_value_chars(text), hex(code)
 
 
 def test_empty_list_writes_no_line():

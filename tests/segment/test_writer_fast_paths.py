@@ -686,7 +686,10 @@ def test_longest_multi_value_row_in_bytes_by_blocks_of_rows(block_rows, sliced, 
     flat, lengths = stats.flatten(pa.chunked_array([column]), False)
     assert lengths.dtype == np.int32  # one per row; int64 only for a large_list
     offsets = np.frombuffer(flat.buffers()[1], dtype=np.int32)[flat.offset:flat.offset + len(flat) + 1]
-    assert stats._longest_row_bytes(offsets, lengths) == max(sum(map(len, row)) for row in column.to_pylist())
+    longest = max(sum(map(len, row)) for row in column.to_pylist())
+    assert stats._longest_row_bytes(offsets, lengths) == longest
+    # the bounds read from the list's own offsets (not rebased when sliced) instead of summed
+    assert stats._longest_row_bytes(offsets, lengths, stats.offsets_view(column)) == longest
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,

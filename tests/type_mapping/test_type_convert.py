@@ -520,3 +520,25 @@ def test_null_mask_from_the_validity_bitmap_is_arrows():
         for start in range(0, min(len(array), 11)):
             part = array.slice(start, len(array) - start - 1)
             assert np.array_equal(_null_mask(part), part.is_null().to_numpy(zero_copy_only=False))
+
+
+@pytest.mark.parametrize("data_type, arrow_type, chunks", [
+    ("DOUBLE", pa.float64(), [[1.5, -0.0, None], [float("nan"), 2.0], [-3.25]]),
+    ("DOUBLE", pa.float32(), [[1.5, -0.0], [float("nan"), None, 2.0]]),
+    ("DOUBLE", pa.float64(), [[0.5, -0.0], [7.0]]),
+    ("TIMESTAMP", pa.timestamp("us", tz="UTC"), [[1_700_000_000_123_456, None], [-1_500, 0, 999]]),
+    ("TIMESTAMP", pa.timestamp("ns"), [[1_700_000_000_123_456_789, -1], [None, 5_000_000]]),
+    ("TIMESTAMP", pa.timestamp("us"), [[1_700_000_000_123_456, -1], [5_000_000], [-2_000, 7]]),
+])
+def test_kept_chunks_convert_as_the_joined_column(data_type, arrow_type, chunks):
+    # keep_chunks (to_pinot_columns): a conversion that writes every value anyway reads the chunks as they are
+    column = pa.chunked_array([pa.array(c, arrow_type) for c in chunks])
+    spec = FieldSpec("c", data_type)
+    joined, joined_mask = convert_column(column.combine_chunks(), spec)
+    kept, kept_mask = convert_column(column, spec, keep_chunks=True)
+    assert kept.type == joined.type
+    assert [str(v) for v in kept.to_pylist()] == [str(v) for v in joined.to_pylist()]  # -0.0 and 0.0 differ
+    assert kept_mask.tolist() == joined_mask.tolist()
+    # a column whose conversion may pass values through is joined as before (it must not keep the input's buffers)
+    ints, _ = convert_column(pa.chunked_array([pa.array([1]), pa.array([2])]), FieldSpec("i", "LONG"), keep_chunks=True)
+    assert isinstance(ints, pa.Array)
