@@ -14,7 +14,7 @@ threads (ISA-L and zlib release the GIL) and the bytes do not depend on the numb
   v1 file) that does not compress (``_incompressible``: the bit-packed forward index of a column of many
   values) is stored as it is, in deflate's stored blocks: compressing it would cost ISA-L ~13 instructions
   a byte for nothing;
-* what is left of a window is deflated by ISA-L (``isal``, level 1) or zlib (level 1), as samples of the
+* what is left of a window is deflated by ISA-L (``isal``, level 2) or zlib (level 1), as samples of the
   window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
   the stream before it (not with stored bytes).
 
@@ -135,7 +135,14 @@ def tar_stream(root: str, directories: list[str], files: Mapping[str, FileConten
 # (level 1 or Huffman only by samples, the previous scheme).
 # memLevel 9 (zlib's largest hash table) measured both faster and smaller than 8 for zlib; ISA-L's default
 # 8 is its fastest here (9: +7% time, +0.6% size; 1: 4x the time).
+# ISA-L's level 2 costs fewer instructions than its level 1 and gives fewer bytes on most of an index's buffers
+# (alone, orders 200k: price's raw doubles 29.9 -> 28.1 M instructions and 659 -> 622 kB, order_id's LZ4 chunks
+# 24.8 -> 24.2 M, customer_id's dictionary 16.8 -> 16.4 M and 342 -> 333 kB; sorted longs such as order_time's
+# dictionary 34.1 -> 34.8 M and 715 -> 742 kB); its level 0 costs what level 1 does for 18-25% more bytes, its
+# level 3 1.3-1.7x the instructions. The whole tar.gz: orders 200k 143.6 -> 140.3 M instructions and -0.49%
+# bytes, events 1M 3,713 -> 3,686 M and +0.12% (bench/tar_instructions.py).
 ISAL, ZLIB, STORED = "isal", "zlib", "stored"
+_LEVEL = {ISAL: 2, ZLIB: GZIP_LEVEL}
 _MEM_LEVEL = {ISAL: 8, ZLIB: 9}
 _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 
@@ -192,9 +199,9 @@ def _stores(samples: list[bytes]) -> bool:
 
 
 def _deflated_size(method: str, sample: bytes) -> int:
-    """The bytes ``method`` (ISAL or ZLIB, at GZIP_LEVEL) deflates ``sample`` to: a probe of what a piece costs."""
+    """The bytes ``method`` (ISAL or ZLIB, at its _LEVEL) deflates ``sample`` to: a probe of what a piece costs."""
     library = isal_zlib if method == ISAL else zlib
-    probe = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
+    probe = library.compressobj(_LEVEL[method], library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
     return len(probe.compress(sample)) + len(probe.flush())
 
 
@@ -409,7 +416,7 @@ def _parallel_works() -> bool:
         return False
     primer, data = b"pinot segment " * 40, b"columns.psf index_map metadata.properties " * 200
     try:
-        compressed, crc = _PARALLEL(len(data) + (1 << 16), GZIP_LEVEL).compress_and_crc(data, primer)
+        compressed, crc = _PARALLEL(len(data) + (1 << 16), _LEVEL[ISAL]).compress_and_crc(data, primer)
         inflater = zlib.decompressobj(-zlib.MAX_WBITS, zdict=primer)
         ok = inflater.decompress(bytes(compressed)) == data and crc == zlib.crc32(data)
         return ok and bytes(compressed).endswith(b"\x00\x00\xff\xff")  # the sync flush's empty stored block
@@ -429,7 +436,7 @@ def _isal_stretch(data, primer, final: bool) -> tuple[list, int] | None:
     but cost 1.1 M instructions more on orders 200k, for no measurable memory.)"""
     size = len(data)
     try:
-        compressed, crc = _PARALLEL(size + (size >> 3) + (1 << 16), GZIP_LEVEL).compress_and_crc(data, primer)
+        compressed, crc = _PARALLEL(size + (size >> 3) + (1 << 16), _LEVEL[ISAL]).compress_and_crc(data, primer)
     except OverflowError:
         return None
     return ([compressed, _EMPTY_FINAL_BLOCK] if final else [compressed]), crc
@@ -465,7 +472,7 @@ def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_S
             out.extend(_stored_blocks(pieces, final))
             continue
         library = isal_zlib if method == ISAL else zlib
-        compressor = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
+        compressor = library.compressobj(_LEVEL[method], library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
                                          library.Z_DEFAULT_STRATEGY, **({"zdict": primer} if primer else {}))
         out.extend(compressor.compress(piece) for piece in _joined_small(pieces))
         out.append(compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH))
