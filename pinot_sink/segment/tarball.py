@@ -13,7 +13,7 @@ threads (ISA-L and zlib release the GIL) and the bytes do not depend on the numb
 * a file part of at least ``_MIN_REGION`` bytes (an index buffer of ``columns.psf``, a dictionary, a whole
   v1 file) that does not compress (``_incompressible``: the bit-packed forward index of a column of many
   values) is stored as it is, in deflate's stored blocks: compressing it would cost ISA-L ~13 instructions
-  a byte for nothing;
+  a byte for nothing; so is one that compresses a little, within a budget of bytes the tarball may grow by;
 * what is left of a window is deflated by ISA-L (``isal``, level 2) or zlib (level 1), as samples of the
   window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
   the stream before it (not with stored bytes).
@@ -152,14 +152,21 @@ _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 # a bit-packed forward index of 18-bit dictIds beside a dictionary of sorted numbers). Samples (_SAMPLES x
 # _SAMPLE_BYTES spread over the slice) whose bytes have an order-0 entropy under _ENTROPY_SCREEN bits per byte
 # compress (Huffman coding alone gets within a few % of it), which settles most parts for the price of a
-# byte count; the others are deflated by ISA-L, and stored if that does not save 3% (_STORE_RATIO), which
-# also catches repeats a byte count does not see. Below _MIN_REGION a part is not worth the samples (they
-# cost about what ISA-L spends on 30 KB) nor the deflate piece it would split. On the 200k-row orders segment
-# the bit-packed forward indexes of customer_id, order_time and product_id (1.2 of its 7.3 MB) are stored;
-# bit-packed columns of few values, or sorted ones, have lower entropy and are compressed.
-_MIN_REGION = 1 << 17
+# byte count; the others are deflated by ISA-L (which also catches repeats a byte count does not see). A slice
+# that does not save 3% (_STORE_RATIO) is stored. One that saves under 15% (_STORE_FLOOR) costs ISA-L ~20
+# instructions a byte for a saving of ~130-700 instructions a byte saved: those are stored too, the least
+# compressible first, while the bytes they add (by their samples) stay under _STORE_BUDGET of the stream, which
+# bounds what the tarball grows by. On the 200k-row orders segment: the bit-packed forward indexes of
+# customer_id, order_time and product_id (1.2 of its 7.3 MB) save nothing; tags' forward index (0.96), quantity's
+# (0.89) and device's inverted index (0.87) are stored within the budget: 140.3 -> 137.7 M instructions for the
+# tar.gz, +0.22% bytes (bench/tar_instructions.py; storing at 0.85 without a budget: events 1M +1.8%; at 0.80,
+# which takes product_id's inverted index (0.82): orders -18 M, +2.5%, events +3.9%). Bit-packed columns of few
+# values, or sorted ones, have lower entropy and are compressed. Below _MIN_REGION a part is not worth the
+# samples (they cost about what ISA-L spends on 10-20 KB) nor the deflate piece it would split.
+_MIN_REGION = 1 << 16
 _REGION_SLICE = 1 << 22
-_ENTROPY_SCREEN = 7.7  # ISA-L's output on such bytes is ~entropy / 8 + 1%: 7.7 bits ~ 0.97
+_STORE_FLOOR, _STORE_BUDGET = 0.85, 0.005
+_ENTROPY_SCREEN = 6.9  # ISA-L's output on such bytes is ~entropy / 8 + 1%: 6.9 bits ~ 0.87 (_STORE_FLOOR)
 _SCREEN_BYTES = 1 << 10  # of each sample: a byte count costs ~13 instructions a byte (numpy's bincount)
 # A stretch to compress shorter than this, in a window that stores something, is stored too: a deflate piece
 # (set-up, Huffman header, sync flush) for a tar header and an index's 8-byte marker costs more than it saves.
@@ -190,12 +197,13 @@ def _entropy(samples: list[bytes]) -> float:
     return -float(shares @ np.log2(shares)) + (len(counts) - 1) / (2 * len(screen) * np.log(2))
 
 
-def _stores(samples: list[bytes]) -> bool:
-    """Whether bytes like ``samples`` are stored rather than deflated (see _MIN_REGION)."""
+def _deflated_share(samples: list[bytes]) -> float:
+    """ISA-L's output over its input on ``samples``; 0.0 when their entropy already says they compress (see
+    _MIN_REGION)."""
     if _entropy(samples) < _ENTROPY_SCREEN:
-        return False
+        return 0.0
     sample = b"".join(samples)
-    return _deflated_size(ISAL, sample) >= _STORE_RATIO * len(sample)
+    return _deflated_size(ISAL, sample) / len(sample)
 
 
 def _deflated_size(method: str, sample: bytes) -> int:
@@ -208,6 +216,7 @@ def _deflated_size(method: str, sample: bytes) -> int:
 def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
     """The stretches of the stream ``items`` make (start, end offsets, in order, apart) to store."""
     stored: list[tuple[int, int]] = []
+    candidates: list[tuple[float, int, int]] = []  # (share, start, end): stored if the budget allows
     offset = 0
     for item in items:
         size = _size(item)
@@ -215,13 +224,25 @@ def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
             count = -(-size // _REGION_SLICE)
             for k in range(count):
                 start, end = offset + size * k // count, offset + size * (k + 1) // count
-                if _stores(_sample(item, start - offset, end - offset)):
-                    if stored and stored[-1][1] == start:
-                        stored[-1] = (stored[-1][0], end)
-                    else:
-                        stored.append((start, end))
+                share = _deflated_share(_sample(item, start - offset, end - offset))
+                if share >= _STORE_RATIO:
+                    stored.append((start, end))
+                elif share >= _STORE_FLOOR:
+                    candidates.append((share, start, end))
         offset += size
-    return stored
+    budget = _STORE_BUDGET * offset
+    for share, start, end in sorted(candidates, key=lambda c: (-c[0], c[1])):  # the least compressible first
+        added = (end - start) * (1 - share)
+        if added <= budget:
+            stored.append((start, end))
+            budget -= added
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(stored):
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _method(pieces: list[memoryview]) -> str:
