@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,15 @@ def capture(kind: str, rows: int, path: str) -> None:
 
     builder.write_tarball = keep
     out = tempfile.mkdtemp(prefix="bench-tar-instr-")
+    try:
+        _build(kind, rows, out, builder)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)  # the segment built (the events' is ~40 MB): only its members are kept
+    with open(path, "wb") as f:
+        pickle.dump(captured["members"], f)
+
+
+def _build(kind: str, rows: int, out: str, builder) -> None:
     options = builder.BuildOptions(threads=1)
     if kind == "orders":
         from partition_build import checkout_example, make_orders
@@ -66,8 +76,6 @@ def capture(kind: str, rows: int, path: str) -> None:
         builder.build_segment(PinotColumns(segment_build.make_table(rows), {}),
                               PinotSchema.from_json(segment_build.SCHEMA), segment_build.TABLE_CONFIG, out,
                               "events_0", 0, options)
-    with open(path, "wb") as f:
-        pickle.dump(captured["members"], f)
 
 
 def run_one(members: str, helper: str, in_memory: bool) -> None:

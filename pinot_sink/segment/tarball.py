@@ -13,8 +13,8 @@ threads (ISA-L and zlib release the GIL) and the bytes do not depend on the numb
 * a file part of at least ``_MIN_REGION`` bytes (an index buffer of ``columns.psf``, a dictionary, a whole
   v1 file) that does not compress (``_incompressible``: the bit-packed forward index of a column of many
   values) is stored as it is, in deflate's stored blocks: compressing it would cost ISA-L ~13 instructions
-  a byte for nothing;
-* what is left of a window is deflated by ISA-L (``isal``, level 1) or zlib (level 1), as samples of the
+  a byte for nothing; so is one that compresses a little, within a budget of bytes the tarball may grow by;
+* what is left of a window is deflated by ISA-L (``isal``, level 2) or zlib (level 1), as samples of the
   window say (``_method``), one deflate piece per stretch between stored ones, primed with up to 32 KiB of
   the stream before it (not with stored bytes).
 
@@ -135,7 +135,14 @@ def tar_stream(root: str, directories: list[str], files: Mapping[str, FileConten
 # (level 1 or Huffman only by samples, the previous scheme).
 # memLevel 9 (zlib's largest hash table) measured both faster and smaller than 8 for zlib; ISA-L's default
 # 8 is its fastest here (9: +7% time, +0.6% size; 1: 4x the time).
+# ISA-L's level 2 costs fewer instructions than its level 1 and gives fewer bytes on most of an index's buffers
+# (alone, orders 200k: price's raw doubles 29.9 -> 28.1 M instructions and 659 -> 622 kB, order_id's LZ4 chunks
+# 24.8 -> 24.2 M, customer_id's dictionary 16.8 -> 16.4 M and 342 -> 333 kB; sorted longs such as order_time's
+# dictionary 34.1 -> 34.8 M and 715 -> 742 kB); its level 0 costs what level 1 does for 18-25% more bytes, its
+# level 3 1.3-1.7x the instructions. The whole tar.gz: orders 200k 143.6 -> 140.3 M instructions and -0.49%
+# bytes, events 1M 3,713 -> 3,686 M and +0.12% (bench/tar_instructions.py).
 ISAL, ZLIB, STORED = "isal", "zlib", "stored"
+_LEVEL = {ISAL: 2, ZLIB: GZIP_LEVEL}
 _MEM_LEVEL = {ISAL: 8, ZLIB: 9}
 _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 
@@ -145,15 +152,26 @@ _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 # a bit-packed forward index of 18-bit dictIds beside a dictionary of sorted numbers). Samples (_SAMPLES x
 # _SAMPLE_BYTES spread over the slice) whose bytes have an order-0 entropy under _ENTROPY_SCREEN bits per byte
 # compress (Huffman coding alone gets within a few % of it), which settles most parts for the price of a
-# byte count; the others are deflated by ISA-L, and stored if that does not save 3% (_STORE_RATIO), which
-# also catches repeats a byte count does not see. Below _MIN_REGION a part is not worth the samples (they
-# cost about what ISA-L spends on 30 KB) nor the deflate piece it would split. On the 200k-row orders segment
-# the bit-packed forward indexes of customer_id, order_time and product_id (1.2 of its 7.3 MB) are stored;
-# bit-packed columns of few values, or sorted ones, have lower entropy and are compressed.
-_MIN_REGION = 1 << 17
+# byte count; the others are deflated by ISA-L (which also catches repeats a byte count does not see). A slice
+# that does not save 3% (_STORE_RATIO) is stored. One that saves under 15% (_STORE_FLOOR) costs ISA-L ~20
+# instructions a byte for a saving of ~130-700 instructions a byte saved: those are stored too, the least
+# compressible first, while the bytes they add (by their samples) stay under _STORE_BUDGET of the stream, which
+# bounds what the tarball grows by. On the 200k-row orders segment: the bit-packed forward indexes of
+# customer_id, order_time and product_id (1.2 of its 7.3 MB) save nothing; tags' forward index (0.96), quantity's
+# (0.89) and device's inverted index (0.87) are stored within the budget: 140.3 -> 137.7 M instructions for the
+# tar.gz, +0.22% bytes (bench/tar_instructions.py; storing at 0.85 without a budget: events 1M +1.8%; at 0.80,
+# which takes product_id's inverted index (0.82): orders -18 M, +2.5%, events +3.9%). Bit-packed columns of few
+# values, or sorted ones, have lower entropy and are compressed. Below _MIN_REGION a part is not worth the
+# samples (they cost about what ISA-L spends on 10-20 KB) nor the deflate piece it would split.
+_MIN_REGION = 1 << 16
 _REGION_SLICE = 1 << 22
-_ENTROPY_SCREEN = 7.7  # ISA-L's output on such bytes is ~entropy / 8 + 1%: 7.7 bits ~ 0.97
+_STORE_FLOOR, _STORE_BUDGET = 0.85, 0.005
+_ENTROPY_SCREEN = 6.9  # ISA-L's output on such bytes is ~entropy / 8 + 1%: 6.9 bits ~ 0.87 (_STORE_FLOOR)
 _SCREEN_BYTES = 1 << 10  # of each sample: a byte count costs ~13 instructions a byte (numpy's bincount)
+# of each sample, deflated by the probe: ISA-L costs ~35 instructions a byte on so little (0.55-0.7 M for 16 KiB);
+# 8 KiB read the shares of the orders segment's parts within 0.01 of 16 KiB's (4 KiB: up to 0.03 higher, the
+# Huffman header's weight)
+_PROBE_BYTES = 1 << 11
 # A stretch to compress shorter than this, in a window that stores something, is stored too: a deflate piece
 # (set-up, Huffman header, sync flush) for a tar header and an index's 8-byte marker costs more than it saves.
 _MIN_PIECE = 1 << 12
@@ -183,24 +201,26 @@ def _entropy(samples: list[bytes]) -> float:
     return -float(shares @ np.log2(shares)) + (len(counts) - 1) / (2 * len(screen) * np.log(2))
 
 
-def _stores(samples: list[bytes]) -> bool:
-    """Whether bytes like ``samples`` are stored rather than deflated (see _MIN_REGION)."""
+def _deflated_share(samples: list[bytes]) -> float:
+    """ISA-L's output over its input on ``samples``; 0.0 when their entropy already says they compress (see
+    _MIN_REGION)."""
     if _entropy(samples) < _ENTROPY_SCREEN:
-        return False
-    sample = b"".join(samples)
-    return _deflated_size(ISAL, sample) >= _STORE_RATIO * len(sample)
+        return 0.0
+    sample = b"".join(sample[:_PROBE_BYTES] for sample in samples)
+    return _deflated_size(ISAL, sample) / len(sample)
 
 
 def _deflated_size(method: str, sample: bytes) -> int:
-    """The bytes ``method`` (ISAL or ZLIB, at GZIP_LEVEL) deflates ``sample`` to: a probe of what a piece costs."""
+    """The bytes ``method`` (ISAL or ZLIB, at its _LEVEL) deflates ``sample`` to: a probe of what a piece costs."""
     library = isal_zlib if method == ISAL else zlib
-    probe = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
+    probe = library.compressobj(_LEVEL[method], library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method])
     return len(probe.compress(sample)) + len(probe.flush())
 
 
 def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
     """The stretches of the stream ``items`` make (start, end offsets, in order, apart) to store."""
     stored: list[tuple[int, int]] = []
+    candidates: list[tuple[float, int, int]] = []  # (share, start, end): stored if the budget allows
     offset = 0
     for item in items:
         size = _size(item)
@@ -208,13 +228,25 @@ def _incompressible(items: Sequence[Part]) -> list[tuple[int, int]]:
             count = -(-size // _REGION_SLICE)
             for k in range(count):
                 start, end = offset + size * k // count, offset + size * (k + 1) // count
-                if _stores(_sample(item, start - offset, end - offset)):
-                    if stored and stored[-1][1] == start:
-                        stored[-1] = (stored[-1][0], end)
-                    else:
-                        stored.append((start, end))
+                share = _deflated_share(_sample(item, start - offset, end - offset))
+                if share >= _STORE_RATIO:
+                    stored.append((start, end))
+                elif share >= _STORE_FLOOR:
+                    candidates.append((share, start, end))
         offset += size
-    return stored
+    budget = _STORE_BUDGET * offset
+    for share, start, end in sorted(candidates, key=lambda c: (-c[0], c[1])):  # the least compressible first
+        added = (end - start) * (1 - share)
+        if added <= budget:
+            stored.append((start, end))
+            budget -= added
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(stored):
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _method(pieces: list[memoryview]) -> str:
@@ -409,7 +441,7 @@ def _parallel_works() -> bool:
         return False
     primer, data = b"pinot segment " * 40, b"columns.psf index_map metadata.properties " * 200
     try:
-        compressed, crc = _PARALLEL(len(data) + (1 << 16), GZIP_LEVEL).compress_and_crc(data, primer)
+        compressed, crc = _PARALLEL(len(data) + (1 << 16), _LEVEL[ISAL]).compress_and_crc(data, primer)
         inflater = zlib.decompressobj(-zlib.MAX_WBITS, zdict=primer)
         ok = inflater.decompress(bytes(compressed)) == data and crc == zlib.crc32(data)
         return ok and bytes(compressed).endswith(b"\x00\x00\xff\xff")  # the sync flush's empty stored block
@@ -429,7 +461,7 @@ def _isal_stretch(data, primer, final: bool) -> tuple[list, int] | None:
     but cost 1.1 M instructions more on orders 200k, for no measurable memory.)"""
     size = len(data)
     try:
-        compressed, crc = _PARALLEL(size + (size >> 3) + (1 << 16), GZIP_LEVEL).compress_and_crc(data, primer)
+        compressed, crc = _PARALLEL(size + (size >> 3) + (1 << 16), _LEVEL[ISAL]).compress_and_crc(data, primer)
     except OverflowError:
         return None
     return ([compressed, _EMPTY_FINAL_BLOCK] if final else [compressed]), crc
@@ -465,7 +497,7 @@ def _compress_window(chunk: list[memoryview], history: bytes, stretches: list[_S
             out.extend(_stored_blocks(pieces, final))
             continue
         library = isal_zlib if method == ISAL else zlib
-        compressor = library.compressobj(GZIP_LEVEL, library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
+        compressor = library.compressobj(_LEVEL[method], library.DEFLATED, -library.MAX_WBITS, _MEM_LEVEL[method],
                                          library.Z_DEFAULT_STRATEGY, **({"zdict": primer} if primer else {}))
         out.extend(compressor.compress(piece) for piece in _joined_small(pieces))
         out.append(compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH))

@@ -27,15 +27,19 @@ REPEATS = np.tile(RNG.integers(0, 256, 1000, dtype=np.uint8), 300).tobytes()  # 
 TINY = RNG.integers(0, 256, 5000, dtype=np.uint8).tobytes()  # below _MIN_REGION: deflated with its neighbours
 
 
-def _judged(part: bytes) -> bool:
-    return tarball._stores(tarball._sample(part, 0, len(part)))
+def _share(part: bytes) -> float:
+    return tarball._deflated_share(tarball._sample(part, 0, len(part)))
 
 
-def test_parts_that_do_not_compress_are_stored():
-    assert [_judged(p) for p in (NOISE, IDS)] == [True, True]
-    # low entropy settles these without a probe; REPEATS' bytes look random one by one, the probe sees the repeats
-    assert [_judged(p) for p in (SORTED_IDS, FEW, TEXT, REPEATS)] == [False] * 4
+def test_parts_judged_by_entropy_then_by_a_deflated_sample():
+    assert [_share(p) >= tarball._STORE_RATIO for p in (NOISE, IDS)] == [True, True]  # stored: deflate saves nothing
+    # low entropy settles these without a probe
+    assert [_share(p) for p in (FEW, TEXT)] == [0.0, 0.0]
+    # REPEATS' bytes look random one by one, the probe sees the repeats
     assert tarball._entropy(tarball._sample(REPEATS, 0, len(REPEATS))) > tarball._ENTROPY_SCREEN
+    assert _share(REPEATS) < tarball._STORE_FLOOR
+    # sorted dictIds save a little: stored only within the budget
+    assert tarball._STORE_FLOOR <= _share(SORTED_IDS) < tarball._STORE_RATIO
 
 
 def _files(parts=None):
@@ -69,6 +73,26 @@ def _found(part: bytes, data: bytes) -> float:
     """The share of 1000-byte slices of ``part`` (every 10 kB) found as they are in ``data``."""
     slices = [part[start : start + 1000] for start in range(0, len(part) - 1000, 10_000)]
     return sum(piece in data for piece in slices) / len(slices)
+
+
+# random bytes of 150 or 200 values: deflate saves ~9% and ~4% of them
+SAVES_9 = RNG.integers(0, 150, 200_000, dtype=np.uint8).tobytes()
+SAVES_4 = RNG.integers(0, 200, 200_000, dtype=np.uint8).tobytes()
+
+
+@pytest.mark.parametrize("budget, expected",
+                         [(0, []), (1.2, ["SAVES_4"]), (3, ["SAVES_4"]), (4, ["SAVES_9", "SAVES_4"])])
+def test_parts_that_save_little_are_stored_within_the_budget(monkeypatch, budget, expected):
+    # budget: in units of what storing SAVES_4 adds by its samples (SAVES_9 adds ~2.5 units). The least
+    # compressible part goes first: at 3 units either would fit alone, SAVES_4 is the one stored
+    files = {"v3/columns.psf": [SAVES_9, MARKER, TEXT, MARKER, SAVES_4, MARKER, NOISE]}
+    stream = _stream(files)
+    added = len(SAVES_4) * (1 - _share(SAVES_4))
+    assert 2 * added < len(SAVES_9) * (1 - _share(SAVES_9)) < 2.8 * added
+    monkeypatch.setattr(tarball, "_STORE_BUDGET", budget * added / len(stream))
+    stored = tarball._incompressible(tarball._members("seg", ["v3/"], files, 1234))
+    parts = {"SAVES_9": SAVES_9, "SAVES_4": SAVES_4}
+    assert [stream[start:end] for start, end in stored] == [parts[name] for name in expected] + [NOISE]
 
 
 def test_stored_parts_are_in_the_tarball_as_they_are(tmp_path):
