@@ -778,12 +778,24 @@ def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
         return _convert_multi_value(array, ctx, time_default, fill)
     values = _convert_values(array, ctx)
     if not values.null_count:  # the common case: no Arrow bool -> numpy conversion, value by value
-        return values, np.zeros(len(values), dtype=np.bool_)
+        return _without_validity(values), np.zeros(len(values), dtype=np.bool_)
     values = _as_array(values)  # (chunks of _writes_every_value's: the mask reads one validity bitmap)
     null_mask = _null_mask(values)
     if not fill:
         return values, null_mask
     return fill_defaults(values, null_mask, _default_scalar(spec, time_default)), null_mask
+
+
+def _without_validity(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Kept chunks without nulls, without a validity bitmap. Arrow's kernels give each chunk of a ChunkedArray
+    an all-valid bitmap that the same kernel over a plain Array leaves out; it would add a bit per row to the
+    column's nbytes, so the buffer's max-size would cut a segment at other rows than for the joined column."""
+    if isinstance(values, pa.Array) or all(chunk.buffers()[0] is None for chunk in values.chunks):
+        return values
+    return pa.chunked_array([chunk if chunk.buffers()[0] is None else
+                             pa.Array.from_buffers(chunk.type, len(chunk), [None, *chunk.buffers()[1:]], 0,
+                                                   chunk.offset)
+                             for chunk in values.chunks], values.type)
 
 
 def _writes_every_value(source: pa.DataType, spec: FieldSpec) -> bool:

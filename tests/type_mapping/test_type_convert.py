@@ -542,3 +542,18 @@ def test_kept_chunks_convert_as_the_joined_column(data_type, arrow_type, chunks)
     # a column whose conversion may pass values through is joined as before (it must not keep the input's buffers)
     ints, _ = convert_column(pa.chunked_array([pa.array([1]), pa.array([2])]), FieldSpec("i", "LONG"), keep_chunks=True)
     assert isinstance(ints, pa.Array)
+
+
+@pytest.mark.parametrize("data_type, arrow_type, chunks", [
+    ("DOUBLE", pa.float64(), [[1.5, -0.0, 2.0], [7.0], [0.25] * 9]),
+    ("TIMESTAMP", pa.timestamp("us", tz="UTC"), [[1_700_000_000_123_456, 5], [-1_500, 0, 999]]),
+])
+def test_kept_chunks_are_as_large_as_the_joined_column(data_type, arrow_type, chunks):
+    # The buffer cuts segments by the converted columns' nbytes: kept chunks must not weigh more than the joined
+    # column (a kernel over chunks adds an all-valid bitmap to each), or max-size cuts would move with chunking.
+    column = pa.chunked_array([pa.array(c, arrow_type) for c in chunks])
+    spec = FieldSpec("c", data_type)
+    joined, _ = convert_column(column.combine_chunks(), spec)
+    kept, _ = convert_column(column, spec, keep_chunks=True)
+    assert kept.nbytes == joined.nbytes  # (TIMESTAMP's floor writes one array from the chunks: the same here)
+    assert kept.to_pylist() == joined.to_pylist()
