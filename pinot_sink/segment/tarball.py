@@ -40,7 +40,7 @@ from typing import Iterable, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
-from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
+from pinot_sink.segment.fast_zlib import HAVE_ISAL, fast_zlib as isal_zlib
 
 from .format import METADATA_FILE, V3_DIR
 from .spill import FileSpan
@@ -141,8 +141,10 @@ def tar_stream(root: str, directories: list[str], files: Mapping[str, FileConten
 # dictionary 34.1 -> 34.8 M and 715 -> 742 kB); its level 0 costs what level 1 does for 18-25% more bytes, its
 # level 3 1.3-1.7x the instructions. The whole tar.gz: orders 200k 143.6 -> 140.3 M instructions and -0.49%
 # bytes, events 1M 3,713 -> 3,686 M and +0.12% (bench/tar_instructions.py).
+# Without the isal wheel (fast_zlib is then zlib) the ISAL windows are zlib's, whose level 2 is ~13% slower
+# and ~6% larger than its level 1 on index buffers: they keep GZIP_LEVEL.
 ISAL, ZLIB, STORED = "isal", "zlib", "stored"
-_LEVEL = {ISAL: 2, ZLIB: GZIP_LEVEL}
+_LEVEL = {ISAL: 2 if HAVE_ISAL else GZIP_LEVEL, ZLIB: GZIP_LEVEL}
 _MEM_LEVEL = {ISAL: 8, ZLIB: 9}
 _SAMPLES, _SAMPLE_BYTES, _ZLIB_WORTH, _STORE_RATIO = 4, 4096, 1.3, 0.97
 
