@@ -155,6 +155,19 @@ def _values_nbytes(values: pa.Array, count: int, fills: int, default: pa.Scalar,
             + fills * len(default.as_buffer()))
 
 
+def _refuse_null_elements(name: str, column: pa.ChunkedArray) -> None:
+    """A list's elements hold no null: the type mapping drops them, as Pinot's ingestion does. (A list's child
+    array may hold nulls outside its rows, in a slice: only a screen; the rows' own elements decide.)"""
+    at = 0
+    for chunk in column.chunks:
+        if chunk.values.null_count and (flat := chunk.flatten()).null_count:
+            value = int(np.argmax(flat.is_null().to_numpy(zero_copy_only=False)))
+            row = at + pc.list_parent_indices(chunk)[value].as_py()
+            raise ValueError(f"column {name!r}: row {row} holds a null element in its list; the type mapping "
+                             f"drops null elements (as Pinot's ingestion does)")
+        at += len(chunk)
+
+
 @dataclass
 class PinotColumns:
     """Rows ready for a segment: stored-type Arrow columns without nulls, and null masks; the columns named
@@ -219,6 +232,8 @@ class PinotColumns:
                     raise ValueError(f"column {spec.name!r}: has nulls; the type mapping must fill defaults")
             elif mask is None:
                 raise ValueError(f"column {spec.name!r}: has a default to fill but no null mask saying where")
+            if not spec.single_value:
+                _refuse_null_elements(spec.name, column)
 
     @staticmethod
     def concat(parts: list["PinotColumns"]) -> "PinotColumns":

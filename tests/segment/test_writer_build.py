@@ -230,6 +230,22 @@ def test_empty_multi_value_row_names_column_and_row(tmp_path, encoding):
     assert _entries(tmp_path) == []
 
 
+
+@pytest.mark.parametrize("tags, row", [
+    (pa.array([["x"], ["y"], ["z", None], ["x"]], pa.list_(pa.string())), 2),
+    (pa.array([["x"]] * 20 + [[None]] + [["y"]] * 3, pa.list_(pa.string())).slice(18, 4), 2),  # sliced lists
+    (pa.chunked_array([pa.array([["x"], ["y"]]), pa.array([["q"], [None, "x"]])]), 3),  # second chunk
+])
+def test_null_element_in_a_list_names_column_and_row(tmp_path, tags, row):
+    # The type mapping drops null elements; rows that still hold one are refused, not stored as "" or a crash
+    # (however many distinct values the list holds).
+    columns = _columns()
+    table = columns.table.set_column(1, "tags", tags)
+    with pytest.raises(SegmentBuildError, match=f"column 'tags': row {row} holds a null element"):
+        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    assert _entries(tmp_path) == []
+
+
 def test_failure_while_writing_tarball_cleans_temp_file(tmp_path, monkeypatch):
     import pinot_sink.segment.tarball as tarball
 
