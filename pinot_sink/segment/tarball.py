@@ -269,26 +269,9 @@ def _read(pieces: list[memoryview], start: int, length: int) -> bytes:
     return b"".join(_slice(pieces, start, start + length))
 
 
-def _chunks(buffers: Iterable[bytes], size: int) -> Iterator[list[memoryview]]:
-    """Regroup a stream of buffers into lists of views totalling exactly ``size`` bytes (the last: the rest)."""
-    chunk: list[memoryview] = []
-    filled = 0
-    for buffer in buffers:
-        view = memoryview(buffer).cast("B")
-        while len(view):
-            take = min(len(view), size - filled)
-            chunk.append(view[:take])
-            filled += take
-            view = view[take:]
-            if filled == size:
-                yield chunk
-                chunk, filled = [], 0
-    yield chunk
-
-
 def _windows(items: Iterable[Part], size: int) -> Iterator[list[memoryview]]:
-    """The stream of ``items`` (buffers, or spans of the spill) as windows of exactly ``size`` bytes (the last:
-    the rest), each a list of views. A window holding spilled bytes is read into one buffer of its own (the
+    """The stream of ``items`` (buffers, or spans of the spill) regrouped into windows of exactly ``size`` bytes
+    (the last: the rest, possibly none), each a list of views. A window holding spilled bytes is read into one buffer of its own (the
     kernel reads them into it: the spilled payloads are most of a task's segment), so each of its stretches is
     one contiguous buffer for ISA-L (a join of views would copy them, ~1 instruction a byte); other windows
     are views of the items as given."""
@@ -393,7 +376,7 @@ def _stretches(stored: Sequence[tuple[int, int]], offset: int, length: int, hist
 def _stored_blocks(views: list[memoryview], last: bool) -> list:
     """``views`` as deflate stored blocks (byte-aligned: each starts after a sync flush or another block),
     the last one final if ``last``; no copy of the bytes."""
-    blocks = list(_chunks(views, _STORED_BLOCK))
+    blocks = list(_windows(views, _STORED_BLOCK))
     if len(blocks) > 1 and not blocks[-1]:
         blocks.pop()
     out: list = []
