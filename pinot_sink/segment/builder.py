@@ -569,8 +569,8 @@ def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndar
             raise ColumnValueError(f"column {name!r}: its nulls are not the rows of its null mask")
     else:
         present = values
-        # the list's own offsets (int32, or int64 for a large list; a view, of the one chunk flatten read)
-        starts = (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()).offsets.to_numpy()
+        # the list's own offsets (int32, or int64 for a large list; a view, of the one chunk _joined left)
+        starts = offsets_view(column.chunk(0))
         empty = row_lengths == 0
         if not np.array_equal(empty, mask):
             row = int(np.argmax(empty != mask))
