@@ -45,7 +45,9 @@ try:  # the fixture is for the tests; `python tests/fake_controller.py --serve` 
 except ImportError:  # pragma: no cover
     pytest = None
 
-from pinot_sink.segment.properties import as_text, parse_properties
+from pinot_sink.segment.properties import as_list, as_text, parse_properties
+from type_mapping.table_config import (DEFAULT_DIM_TABLE_MAX_SIZE, data_size_bytes, data_size_text,
+                                        primary_key_settings)
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -117,6 +119,9 @@ class Table:
     config: dict
     segments: dict[str, StoredSegment] = field(default_factory=dict)
     lineage: dict[str, LineageEntry] = field(default_factory=dict)
+    kind: str = "OFFLINE"  # the table type (one type per raw name here: no hybrid tables)
+    # what a server would log on loading a segment of a primary-key table (the controller accepted it)
+    load_errors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -217,10 +222,11 @@ class FakeController:
 
     def add_table(self, schema: dict | None, table_config: dict) -> Table:
         raw = table_config["tableName"]
-        raw = raw[: -len("_OFFLINE")] if raw.endswith("_OFFLINE") else raw
-        config = dict(table_config, tableName=f"{raw}_OFFLINE", tableType="OFFLINE")
+        kind = str(table_config.get("tableType") or "OFFLINE").upper()
+        raw = raw[: -len(f"_{kind}")] if raw.endswith(f"_{kind}") else raw
+        config = dict(table_config, tableName=f"{raw}_{kind}", tableType=kind)
         with self._lock:
-            table = self.tables[raw] = Table(raw, schema, config)
+            table = self.tables[raw] = Table(raw, schema, config, kind=kind)
         return table
 
     def add_simple_table(self, raw: str = "events", *, time_column: str | None = "ts", **config_extra) -> Table:
@@ -427,10 +433,10 @@ class FakeController:
                 return 200, self._add_table(_json_body(body), table_name)
             if parts[0] == "tables" and len(parts) == 2 and method == "GET":
                 table = self._table(table_name(parts[1]))
-                kind = (q.get("type") or "OFFLINE").upper()
-                if kind == "REALTIME":
-                    raise ApiError(404, f"Table {table.raw}_REALTIME does not exist")
-                return 200, {"OFFLINE": table.config}
+                kind = (q.get("type") or table.kind).upper()
+                if kind != table.kind:
+                    raise ApiError(404, f"Table {table.raw}_{kind} does not exist")
+                return 200, {kind: table.config}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "schema" and method == "GET":
                 table = self._table(table_name(parts[1]))
                 if table.schema is None:
@@ -441,9 +447,9 @@ class FakeController:
                 rest = parts[2:]
                 if not rest and method == "GET":  # also takes the time window since Pinot 1.x
                     exclude = q.get("excludeReplacedSegments", "false").lower() == "true"
-                    return 200, [{"OFFLINE": self._select(table, q, exclude_replaced=exclude)}]
+                    return 200, [{table.kind: self._select(table, q, exclude_replaced=exclude)}]
                 if rest == ["select"] and method == "GET":  # always leaves replaced segments out
-                    return 200, [{"OFFLINE": self._select(table, q, exclude_replaced=True)}]
+                    return 200, [{table.kind: self._select(table, q, exclude_replaced=True)}]
                 if not rest and method == "DELETE":
                     return 200, self._delete(table, query.get("segments", []))
                 if rest == ["crc"] and method == "GET":
@@ -558,16 +564,18 @@ class FakeController:
         metadata, creation = _read_segment(tar_bytes, full=upload_type != "METADATA", strict=self.strict_layout)
         name = as_text(metadata.get("segment.name"))
         raw = table_name or as_text(metadata.get("segment.table.name")) or ""
-        raw = raw[: -len("_OFFLINE")] if raw.endswith("_OFFLINE") else raw
-        if name.count("__") == 4:
+        raw = raw[: -len(f"_{table_type}")] if raw.endswith(f"_{table_type}") else raw
+        if name.count("__") == 4 and table_type != "REALTIME":
             raise ApiError(400, f"Cannot upload segment: {name} to OFFLINE table as this format is reserved for "
                                 "uploaded real-time segment")
         table = self.tables.get(raw)
-        if table is None or table_type != "OFFLINE":
+        if table is None or table_type != table.kind:
             raise ApiError(400, f"Failed to find table: {raw}_{table_type}")
         ingestion = table.config.get("ingestionConfig") or {}
         if ingestion.get("segmentTimeValueCheck", True):
             self._validate_time(table, name, metadata)
+        _validate_upsert_partition(table, name, metadata)
+        _check_storage_quota(table, name, tar_bytes if upload_type != "METADATA" else None, size)
 
         crc, creation_time, data_crc = creation
         existing = table.segments.get(name)
@@ -616,7 +624,8 @@ class FakeController:
                 table.segments[name] = StoredSegment(name, crc, creation_time, data_crc, metadata, zk, upload_type,
                                                      stored_bytes, stored_uri, refreshes=existing.refreshes + 1,
                                                      noop_uploads=existing.noop_uploads)
-        return {"status": f"Successfully uploaded segment: {name} of table: {raw}_OFFLINE"}
+        _record_load_error(table, name, metadata)
+        return {"status": f"Successfully uploaded segment: {name} of table: {raw}_{table.kind}"}
 
     @staticmethod
     def _validate_time(table: Table, name: str, metadata: dict) -> None:
@@ -824,6 +833,104 @@ class FakeController:
 
 
 # --- time ranges -------------------------------------------------------------------------------------
+
+
+# --- primary-key tables: Pinot's upload rules (SegmentValidationUtils) and the servers' load rule -----------
+
+
+def _validate_upsert_partition(table: Table, name: str, metadata: dict) -> None:
+    """``validateUpsertSegmentPartitionMetadata``: a segment of an OFFLINE upsert table holds exactly one
+    partition id of the table's partition column (none configured: no check); REALTIME tables are not checked."""
+    keys = primary_key_settings(table.config)
+    if table.kind != "OFFLINE" or not keys.upsert or not keys.partition_column:
+        return
+    column = keys.partition_column
+    partitions = _partitions(metadata, column)
+    if partitions is None or len(partitions) != 1:
+        shown = "null" if partitions is None else "[" + ", ".join(str(p) for p in sorted(partitions)) + "]"
+        raise ApiError(400, f"Uploaded segment: {name} for offline upsert table: {table.raw}_OFFLINE must contain "
+                            f"exactly one partition id for column: {column}, got: {shown}")
+
+
+def _partitions(metadata: dict, column: str) -> set[int] | None:
+    """``ColumnMetadata.getPartitions``: the partition values of a column with a partition function."""
+    if as_text(metadata.get(f"column.{column}.partitionFunction")) is None:
+        return None
+    return {int(v) for v in as_list(metadata.get(f"column.{column}.partitionValues")) if v != ""}
+
+
+def _segment_partition_id(name: str, metadata: dict) -> int | None:
+    """``SegmentUtils.getSegmentPartitionId``: from an LLC or uploaded-realtime name, else the ZK partition
+    metadata's one column with one partition."""
+    parts = name.split("__")
+    if len(parts) == 4 and re.fullmatch(r"-?\d+", parts[1]) and re.fullmatch(r"-?\d+", parts[2]) \
+            and re.fullmatch(r"\d{8}T\d{4}Z", parts[3]):
+        return int(parts[1])  # LLCSegmentName
+    if len(parts) == 5 and re.fullmatch(r"-?\d+", parts[2]):
+        return int(parts[2])  # UploadedRealtimeSegmentName
+    columns = {k[len("column."): -len(".partitionFunction")] for k in metadata
+               if k.startswith("column.") and k.endswith(".partitionFunction")}
+    if len(columns) == 1:
+        found = _partitions(metadata, columns.pop())
+        if found is not None and len(found) == 1:
+            return found.pop()
+    return None
+
+
+def _record_load_error(table: Table, name: str, metadata: dict) -> None:
+    """What a server says on adding a segment of an upsert or dedup table whose partition id it cannot tell
+    (``BaseTableDataManager.handleUpsert``): the controller accepted the upload, the segment goes to ERROR."""
+    table.load_errors.pop(name, None)
+    if not primary_key_settings(table.config).keyed or _segment_partition_id(name, metadata) is not None:
+        return
+    table.load_errors[name] = (
+        f"Failed to get partition id for segment: {name} (upsert-enabled table: {table.raw}_{table.kind}). Segment "
+        "must follow a naming convention that encodes partition id (e.g. LLCSegmentName, UploadedRealtimeSegmentName),"
+        " or have partition metadata configured via SegmentPartitionConfig.")
+
+
+def _untarred_size(tar_bytes: bytes | None, fallback: int) -> int:
+    if tar_bytes is None:
+        return fallback  # METADATA push: Pinot approximates with the tarred size
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*") as archive:
+        return sum(m.size for m in archive.getmembers() if m.isfile())
+
+
+def _check_storage_quota(table: Table, name: str, tar_bytes: bytes | None, size: int) -> None:
+    """``StorageQuotaChecker.isSegmentStorageWithinQuota`` with the table's stored segments as the servers'
+    size report; a dimension table without ``quota.storage`` gets the controller's dimTable.maxSize (200M), as
+    ``TableConfigUtils.ensureStorageQuotaConstraints`` sets it when the table is added."""
+    keys = primary_key_settings(table.config)
+    quota = keys.storage_quota or (DEFAULT_DIM_TABLE_MAX_SIZE if keys.dim_table else None)
+    if quota is None:
+        return
+    replicas = int((table.config.get("segmentsConfig") or {}).get("replication") or 1)
+    allowed = replicas * data_size_bytes(quota, "quota.storage")
+    sizes = {n: _untarred_size(s.tar_bytes, int(s.zk.get("segment.size.in.bytes") or 0))
+             for n, s in table.segments.items()}
+    current = sum(sizes.values()) * replicas
+    existing = table.segments.get(name)
+    if existing is not None and size <= int(existing.zk.get("segment.size.in.bytes") or 0):
+        return
+    incoming = _untarred_size(tar_bytes, size)
+    same = sizes.get(name, 0) * replicas
+    final = current - same + incoming * replicas
+    if final <= allowed:
+        return
+    typed = f"{table.raw}_{table.kind}"
+    if current > allowed:
+        reason = (f"Table {typed} already over quota. Existing estimated uncompressed table size of all replicas: "
+                  f"{data_size_text(current)} > total allowed storage size: {data_size_text(allowed)} ( = configured "
+                  f"quota: {quota} * num replicas: {replicas}). Check if indexes were enabled recently and adjust "
+                  "table quota accordingly.")
+    else:
+        reason = (f"Storage quota exceeded for Table {typed}. New estimated size: {data_size_text(final)} > total "
+                  f"allowed storage size: {data_size_text(allowed)}, where new estimated size = existing estimated "
+                  f"uncompressed size of all replicas: {data_size_text(current)} - existing segment sizes of all "
+                  f"replicas: {data_size_text(same)} + (incoming uncompressed segment size: {data_size_text(incoming)} "
+                  f"* number replicas: {replicas}), total allowed storage size = configured quota: {quota} * number "
+                  f"replicas: {replicas}")
+    raise ApiError(403, f"Storage quota check failed for segment: {name} of table: {typed}, reason: {reason}")
 
 
 def _zk_millis(zk: dict[str, str], key: str) -> int:

@@ -53,7 +53,7 @@ def segment_files(
         props.put("segment.end.time", end_time)
         props.put("segment.time.unit", time_unit)
     for key, value in (extra_properties or {}).items():
-        props.put(key, value)
+        props.put_list(key, value) if isinstance(value, (list, tuple)) else props.put(key, value)
     props.put("column.value.columnType", "METRIC")
     props.put("column.value.dataType", "LONG")
     props.put("column.value.cardinality", rows)

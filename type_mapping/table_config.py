@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -186,6 +187,11 @@ class TableConfig:
     @property
     def raw_table_name(self) -> str:
         return raw_table_name(self.table_name)
+
+    @property
+    def primary_keys(self) -> "PrimaryKeySettings":
+        """``upsertConfig`` / ``dedupConfig`` / ``isDimTable`` / ``quota`` as Pinot reads them."""
+        return primary_key_settings(self.raw)
 
     @property
     def refreshes_whole_table(self) -> bool:
@@ -503,3 +509,106 @@ def _enable(c: ColumnIndexSettings, name: str, cfg: Any, where: str) -> None:
 
 def is_metric(schema: PinotSchema, column: str) -> bool:
     return schema[column].field_type == METRIC
+
+
+# --- primary-key tables: upsert, dedup, dimension ---------------------------------------------------------
+
+DEFAULT_DIM_TABLE_MAX_SIZE = "200M"  # ControllerConf controller.dimTable.maxSize's default
+
+
+@dataclass(frozen=True)
+class PrimaryKeySettings:
+    """What makes a table a primary-key table, read as Pinot's ``TableConfig`` reads it: upsert is on when
+    ``upsertConfig`` is there with a mode other than NONE (FULL by default), dedup when ``dedupConfig`` is there
+    with ``dedupEnabled`` (true by default), a dimension table by ``isDimTable``."""
+
+    table_type: str
+    upsert_mode: str | None  # FULL / PARTIAL; None: no upsert
+    comparison_columns: tuple[str, ...]  # upsertConfig.comparisonColumn(s); empty: the time column
+    dedup: bool
+    dim_table: bool
+    error_on_duplicate_primary_key: bool  # dimensionTableConfig.errorOnDuplicatePrimaryKey
+    storage_quota: str | None  # quota.storage as written
+    partition_column: str | None  # SegmentValidationUtils.getPartitionColumn
+    partition_column_count: int  # columns of segmentPartitionConfig.columnPartitionMap
+
+    @property
+    def upsert(self) -> bool:
+        return self.upsert_mode is not None
+
+    @property
+    def keyed(self) -> bool:
+        """Rows of one primary key must resolve to one partition (upsert or dedup)."""
+        return self.upsert or self.dedup
+
+
+def primary_key_settings(config: Mapping[str, Any] | None) -> PrimaryKeySettings:
+    config = config or {}
+    upsert = config.get("upsertConfig")
+    mode = None
+    comparison: tuple[str, ...] = ()
+    if isinstance(upsert, Mapping):
+        mode = str(upsert.get("mode") or "FULL").upper()
+        mode = None if mode == "NONE" else mode
+        names = upsert.get("comparisonColumns")
+        if not names and upsert.get("comparisonColumn"):  # the older single-column key
+            names = [upsert.get("comparisonColumn")]
+        comparison = tuple(str(n) for n in (names or []))
+    dedup = config.get("dedupConfig")
+    dedup_on = isinstance(dedup, Mapping) and as_bool(dedup.get("dedupEnabled"), "dedupConfig.dedupEnabled", True)
+    dimension = as_object(config.get("dimensionTableConfig"), "dimensionTableConfig")
+    quota = as_object(config.get("quota"), "quota")
+    return PrimaryKeySettings(
+        table_type=str(config.get("tableType") or "OFFLINE").upper(),
+        upsert_mode=mode, comparison_columns=comparison, dedup=dedup_on,
+        dim_table=as_bool(config.get("isDimTable"), "isDimTable", False),
+        error_on_duplicate_primary_key=as_bool(dimension.get("errorOnDuplicatePrimaryKey"),
+                                               "dimensionTableConfig.errorOnDuplicatePrimaryKey", False),
+        storage_quota=as_str(quota.get("storage"), "quota.storage") or None,
+        partition_column=upsert_partition_column(config),
+        partition_column_count=len(_column_partition_map(config)),
+    )
+
+
+def _column_partition_map(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    indexing = as_object(config.get("tableIndexConfig"), "tableIndexConfig")
+    partition = as_object(indexing.get("segmentPartitionConfig"), "tableIndexConfig.segmentPartitionConfig")
+    return as_object(partition.get("columnPartitionMap"), "segmentPartitionConfig.columnPartitionMap")
+
+
+def upsert_partition_column(config: Mapping[str, Any]) -> str | None:
+    """The column whose partition id an OFFLINE upsert segment must hold exactly one of
+    (``SegmentValidationUtils.getPartitionColumn``): the OFFLINE instance assignment's replica-group partition
+    column, else the deprecated ``segmentsConfig.replicaGroupStrategyConfig.partitionColumn``, else the one
+    column of ``segmentPartitionConfig`` when it names exactly one."""
+    assignment = as_object(config.get("instanceAssignmentConfigMap"), "instanceAssignmentConfigMap")
+    offline = as_object(assignment.get("OFFLINE"), "instanceAssignmentConfigMap.OFFLINE")
+    group = as_object(offline.get("replicaGroupPartitionConfig"), "replicaGroupPartitionConfig")
+    if group.get("partitionColumn"):
+        return str(group["partitionColumn"])
+    segments = as_object(config.get("segmentsConfig"), "segmentsConfig")
+    strategy = as_object(segments.get("replicaGroupStrategyConfig"), "segmentsConfig.replicaGroupStrategyConfig")
+    if strategy.get("partitionColumn"):
+        return str(strategy["partitionColumn"])
+    columns = _column_partition_map(config)
+    return next(iter(columns)) if len(columns) == 1 else None
+
+
+def data_size_bytes(text: str, key: str) -> int:
+    """``DataSizeUtils.toBytes``: ``200M``, ``1.5G``, ``300KB``, ``1024`` (binary units, truncated)."""
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP])?B?", str(text).strip(), re.IGNORECASE)
+    if found is None:
+        raise TableConfigError(f"{key}: Illegal data size: {text}")
+    power = "KMGTP".index(found.group(2).upper()) + 1 if found.group(2) else 0
+    return int(float(found.group(1)) * 1024 ** power)
+
+
+def data_size_text(size: int) -> str:
+    """``DataSizeUtils.fromBytes``: ``512B``, ``1.5K``, ``200M`` (two decimals at most, half-even)."""
+    if size < 1024:
+        return f"{size}B"
+    for power, unit in enumerate("KMGTP", start=1):
+        if size < 1024 ** (power + 1) or unit == "P":
+            text = f"{size / 1024 ** power:.2f}".rstrip("0").rstrip(".")
+            return text + unit
+    raise AssertionError("unreachable")
