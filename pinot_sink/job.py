@@ -36,6 +36,7 @@ from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 from .ingestion import IngestionPipeline
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag
 from .options import OptionError, WriteOptions, redact_options
+from .primary_keys import PrimaryKeyPlan, PrimaryKeyTableError, plan_primary_keys
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 from .write_run import APPEND, TABLE, WINDOW, WriteRun
@@ -77,6 +78,7 @@ class WriteJob:
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
     segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
+    primary_keys: PrimaryKeyPlan | None = None  # upsert / dedup / dimension tables (pinot_sink.primary_keys)
 
     @property
     def table(self) -> str:
@@ -204,6 +206,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     except SchemaError as exc:
         raise SchemaError(f"table {options.table_name}: {exc}") from None
     table_config, index_plan = _table_config(table_config, pinot_schema, options)
+    try:
+        primary_keys = plan_primary_keys(table_config, pinot_schema, options.table_name)
+    except (PrimaryKeyTableError, ValueError) as exc:
+        raise OptionError(str(exc)) from None
     options = replace(options, build=replace(options.build, index_plan=index_plan))
     pipeline = _ingestion_pipeline(pinot_schema, table_config, source_schema, options)
     # With ingestion steps, the rows the plan maps are the pipeline's output, not the DataFrame's.
@@ -252,7 +258,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         output_uri=output_uri, stage_root=stage_root, stage_is_driver_local=stage_is_driver_local,
         driver_host=socket.gethostname(), started_at=time.time(), window=window,
         logged_options={str(k): str(v) for k, v in redact_options(raw_options).items()},
-        pipeline=pipeline, index_plan=index_plan,
+        pipeline=pipeline, index_plan=index_plan, primary_keys=primary_keys,
         segment_store=open_store(options.table_name, client_config=options.client, root_uri=output_uri,
                                  storage_options=delivery.storage_options),
     )

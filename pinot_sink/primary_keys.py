@@ -1,0 +1,115 @@
+"""Primary-key tables (upsert, dedup, dimension): what Pinot requires of their segments, checked on the driver
+before any task runs, and the plan the write follows for them.
+
+Pinot resolves a primary key inside one partition: a server keeps one upsert (or dedup) map per partition id,
+read off each segment's name (``LLCSegmentName`` / ``UploadedRealtimeSegmentName``) or its ZK partition
+metadata. So every segment of such a table must hold exactly one partition id, of the column and function
+the table config names (``tableIndexConfig.segmentPartitionConfig``); the controller refuses an OFFLINE upsert
+segment with two (``SegmentValidationUtils.validateUpsertSegmentPartitionMetadata``, HTTP 400), and a server
+cannot place a REALTIME one whose name does not carry its partition. The writer already cuts one segment per
+partition id (``pinot_sink.partitioning``); this module refuses what Pinot refuses at table creation
+(``TableConfigUtils.validateUpsertAndDedupConfig``, in Pinot's words), and says which column names the
+partition a segment belongs to.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from type_mapping.errors import PinotSinkError
+from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import PrimaryKeySettings, TableConfig
+
+log = logging.getLogger("pinot_sink")
+
+# Offline upsert: what Pinot's TableConfigUtils says when the table config lacks it.
+NO_PARTITION_CONFIG = ("Offline upsert table must have segment partition config to ensure correct partition-based "
+                       "segment assignment. Configure segmentPartitionConfig in the indexingConfig.")
+NO_COMPARISON = "Offline upsert table must have a comparison column or a time column configured"
+PARTIAL_OFFLINE = "Partial upsert is not supported for OFFLINE table"
+
+
+class PrimaryKeyTableError(PinotSinkError, ValueError):
+    """A primary-key table this write cannot fill as Pinot requires; the message is Pinot's where Pinot has one."""
+
+
+@dataclass(frozen=True)
+class PrimaryKeyPlan:
+    """How a write fills a primary-key table: the column whose partition id each segment holds (and a
+    REALTIME segment's name carries), the comparison column(s) upsert resolves by, and the key columns."""
+
+    table_type: str
+    settings: PrimaryKeySettings
+    key_columns: tuple[str, ...]
+    partition_column: str | None
+    comparison_columns: tuple[str, ...]
+
+    @property
+    def realtime(self) -> bool:
+        return self.table_type == "REALTIME"
+
+
+def plan_primary_keys(config: TableConfig, schema: PinotSchema, table: str) -> PrimaryKeyPlan | None:
+    """None for a table without upsert, dedup or ``isDimTable``; else the plan, or ``PrimaryKeyTableError``
+    for a config Pinot itself refuses (or whose segments no server could place)."""
+    keys = config.primary_keys
+    if not (keys.keyed or keys.dim_table):
+        return None
+
+    def refuse(message: str) -> PrimaryKeyTableError:
+        return PrimaryKeyTableError(f"table {table}: {message}")
+
+    kind = keys.table_type
+    key_columns = tuple(schema.primary_key_columns)
+    if keys.dim_table:
+        if kind != "OFFLINE":
+            raise refuse("Dimension table must be of OFFLINE table type.")
+        if not key_columns:
+            raise refuse("Dimension table must have primary key[s]")
+    if not keys.keyed:
+        return PrimaryKeyPlan(kind, keys, key_columns, None, ())
+    if keys.upsert and keys.dedup:
+        raise refuse("A table can have either Upsert or Dedup enabled, but not both")
+    if not key_columns:
+        raise refuse("Upsert/Dedup table must have primary key columns in the schema")
+    for column in key_columns:
+        if column in schema.fields and not schema[column].single_value:
+            raise refuse(f"Upsert/Dedup primary key column: {column} cannot be of multi-value type")
+    for column in keys.comparison_columns:
+        if column not in schema.fields:
+            raise refuse(f"The comparison column does not exist on schema (upsertConfig.comparisonColumns: {column})")
+    partitions = config.indexes.partitions
+    if kind == "OFFLINE":
+        if keys.dedup:
+            raise refuse("Dedup is not supported for OFFLINE table. Only upsert is supported for OFFLINE table")
+        if keys.upsert_mode == "PARTIAL":
+            raise refuse(PARTIAL_OFFLINE)
+        if not partitions:
+            raise refuse(NO_PARTITION_CONFIG)
+        if not keys.comparison_columns and not config.time_column:
+            raise refuse(NO_COMPARISON)
+    elif keys.upsert_mode == "PARTIAL":
+        raise refuse("partial upsert merges a stream's rows into the stored ones as they are consumed; an "
+                     "uploaded segment's rows replace whole rows, so pinot_sink does not write partial-upsert "
+                     "tables (make the rows whole and use mode FULL, or write through the stream)")
+    elif not partitions:
+        raise refuse("a REALTIME upsert/dedup segment's name carries the stream partition of its keys "
+                     "(UploadedRealtimeSegmentName), and tableIndexConfig.segmentPartitionConfig does not say "
+                     "how keys map to partitions: add the column and function the stream is partitioned by "
+                     "(Kafka's default partitioner: functionName Murmur on the key column, numPartitions = the "
+                     "topic's partition count)")
+    column = keys.partition_column if kind == "OFFLINE" else None
+    if column is None:
+        if len(partitions) != 1:
+            raise refuse(f"segmentPartitionConfig partitions by {sorted(partitions)}: a server reads an upsert/"
+                         f"dedup segment's partition from its one partitioned column (SegmentUtils."
+                         f"getSegmentPartitionId), so partition by exactly one column")
+        column = next(iter(partitions))
+    if column not in partitions:
+        raise refuse(f"the upsert partition column {column} (instanceAssignmentConfigMap / replicaGroupStrategyConfig)"
+                     f" is not in segmentPartitionConfig: segments cannot record its partition id")
+    if column not in key_columns:
+        log.warning("pinot_sink: table %s: partition column %s is not a primary key column %s: rows of one key "
+                    "resolve as one only if they always carry the same %s", table, column, list(key_columns), column)
+    comparison = keys.comparison_columns or ((config.time_column,) if config.time_column else ())
+    return PrimaryKeyPlan(kind, keys, key_columns, column, comparison)
