@@ -13,7 +13,7 @@ BIG_DECIMAL ``toPlainString``.
 | ``FNV``                  | FNV-1a 32 (``variant`` fnv1_32 / fnv1_64 / fnv1a_64)        | MASK               |
 | ``Modulo``               | ``Long.parseLong``                                         | POSITIVE_MODULO    |
 | ``HashCode``             | ``String.hashCode`` (UTF-16 code units)                    | PRE_MODULO_ABS     |
-| ``ByteArray``            | ``Arrays.hashCode`` of the UTF-8 bytes (signed bytes)      | PRE_MODULO_ABS     |
+| ``ByteArray``            | ``Arrays.hashCode`` of the UTF-8 (signed; no useRawBytes) | PRE_MODULO_ABS     |
 | ``BoundedColumnValue``   | position in ``columnValues`` (ignoring case) + 1, else 0   | (none)             |
 
 ``functionConfig.partitionIdNormalizer`` overrides the normalizer. Hashing runs once per distinct value and
@@ -158,7 +158,9 @@ def _partition_of_strings(
     if name == "hashcode":
         data, offsets = utf16_units(strings)
         return _normalize(hash_each(data, offsets, np.int32, java_hash_code), normalizer, num_partitions)
-    data, offsets = _hex_decoded(strings, column) if raw_bytes else utf8_buffers(strings)
+    # ByteArray has no useRawBytes key: Pinot hashes the UTF-8 of the string form whatever the config says
+    decode = raw_bytes and name != "bytearray"
+    data, offsets = _hex_decoded(strings, column) if decode else utf8_buffers(strings)
     if name == "murmur":
         hashes = hash_each(data, offsets, np.int32, murmur2)
     elif name == "bytearray":
