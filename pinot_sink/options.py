@@ -45,7 +45,9 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "url": (None, "controller base URL (http or https); without it segments only go to output-uri (embedded)"),
     "write.id": (None, "identity of this write: a rerun with the same id replaces that write's segments "
                        "(default: a fresh id per job, so reruns append)"),
-    "table-type": ("OFFLINE", "only OFFLINE tables are written"),
+    "table-type": ("OFFLINE", "OFFLINE, or REALTIME for an upsert/dedup table's uploaded segments"),
+    "upsert.dedup-batch": (None, "latest: of the rows sharing a primary key, keep the one Pinot's upsert keeps "
+                                 "(largest comparison value; on a tie the later row)"),
     "push-mode": ("tar", "tar (upload the tarball) | uri (controller fetches from output-uri) | metadata"),
     "output-uri": (None, "where tarballs go: a local directory or a deep-store URI (fsspec); with a "
                          "controller, also where tasks stage segments for the driver's commit"),
@@ -369,6 +371,8 @@ class WriteOptions:
     ingestion_unsupported: str = "error"
     window: WindowOptions = field(default_factory=WindowOptions)
     table_create: TableCreateOptions = field(default_factory=TableCreateOptions)
+    table_type: str = "OFFLINE"  # OFFLINE, or REALTIME (an upsert/dedup table's uploaded segments)
+    dedup_batch: str | None = None  # upsert.dedup-batch: "latest" keeps one row per primary key
 
     @property
     def embedded(self) -> bool:
@@ -402,8 +406,8 @@ class WriteOptions:
         validate_table_name(table_name)
 
         table_type = chosen("table-type").upper()
-        if table_type != "OFFLINE":
-            raise OptionError(f"option 'table-type': only OFFLINE tables can be written, got {table_type!r}")
+        if table_type not in ("OFFLINE", "REALTIME"):
+            raise OptionError(f"option 'table-type': OFFLINE or REALTIME (upsert and dedup tables), got {table_type!r}")
         push_mode = chosen("push-mode").lower()
         if push_mode not in PUSH_MODES:
             raise OptionError(f"option 'push-mode': {push_mode!r} is not one of {', '.join(PUSH_MODES)}")
@@ -433,7 +437,9 @@ class WriteOptions:
         return cls(
             table_name=table_name,
             write_id=write_id,
-            client=_client_config(get, raw, url) if url else None,
+            client=_client_config(get, raw, url, table_type) if url else None,
+            table_type=table_type,
+            dedup_batch=_one_of(get("upsert.dedup-batch"), "upsert.dedup-batch", DEDUP_BATCH),
             buffer=BufferLimits(max_rows=parse_int(chosen("sink.buffer-flush.max-rows"), "sink.buffer-flush.max-rows"),
                                 max_bytes=parse_size(chosen("sink.buffer-flush.max-size"),
                                                      "sink.buffer-flush.max-size")),
@@ -586,7 +592,18 @@ def _conversion(chosen) -> ConversionOptions:
         raise
 
 
-def _client_config(get, raw: Mapping[str, str], url: str) -> ClientConfig:
+DEDUP_BATCH = ("latest",)
+
+
+def _one_of(value: str | None, name: str, allowed: tuple[str, ...]) -> str | None:
+    if value is None:
+        return None
+    if value.lower() not in allowed:
+        raise OptionError(f"option {name!r}: {value!r} is not one of {', '.join(allowed)}")
+    return value.lower()
+
+
+def _client_config(get, raw: Mapping[str, str], url: str, table_type: str = "OFFLINE") -> ClientConfig:
     """The controller client's config; timeouts and retries only where the user set them (the client
     config holds their defaults)."""
     url, url_auth = validate_controller_url(url)
@@ -643,7 +660,8 @@ def _client_config(get, raw: Mapping[str, str], url: str) -> ClientConfig:
         client_overrides["cert"] = (os.path.expanduser(cert), os.path.expanduser(key)) if key else \
             os.path.expanduser(cert)
     client = ControllerClient(url, auth=auth, headers=_prefixed(raw, "header."), database=get("database"),
-                              verify=verify, retry=RetryPolicy(**retry_overrides), **client_overrides)
+                              verify=verify, retry=RetryPolicy(**retry_overrides), table_type=table_type,
+                              **client_overrides)
     config = client.config
     client.close()
     return config

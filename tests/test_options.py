@@ -50,8 +50,13 @@ def test_required_and_conflicts():
         WriteOptions.parse({})
     with pytest.raises(OptionError, match="without the type suffix"):
         WriteOptions.parse({"table-name": "events_OFFLINE"})
-    with pytest.raises(OptionError, match="only OFFLINE"):
-        parse(**{"table-type": "REALTIME"})
+    with pytest.raises(OptionError, match="OFFLINE or REALTIME"):
+        parse(**{"table-type": "HYBRID"})
+    assert parse(**{"table-type": "realtime"}).table_type == "REALTIME"
+    with pytest.raises(OptionError, match="option 'upsert.dedup-batch': 'first' is not one of latest"):
+        parse(**{"upsert.dedup-batch": "first"})
+    assert parse(**{"upsert.dedup-batch": "Latest"}).dedup_batch == "latest"
+    assert parse().dedup_batch is None
     with pytest.raises(OptionError, match="needs 'segment.name'"):
         parse(**{"segment-name.type": "fixed"})
     with pytest.raises(OptionError, match="output-uri"):

@@ -1,7 +1,8 @@
 """``ControllerClient``: the Pinot controller's REST endpoints a segment writer needs.
 
-Endpoints, headers and status codes follow ``shared/pinot-format/CONTROLLER_API.md``. Only OFFLINE tables
-are handled; table names are accepted raw (``events``) or typed (``events_OFFLINE``). The HTTP itself
+Endpoints, headers and status codes follow ``shared/pinot-format/CONTROLLER_API.md``. A client speaks for
+one table type (``ClientConfig.table_type``: OFFLINE, or REALTIME for uploaded real-time segments of upsert
+and dedup tables); table names are accepted raw (``events``) or typed (``events_OFFLINE``). The HTTP itself
 (session, retries, deadlines, error mapping) is ``transport.py``; the push modes and consistent push are
 policy built on these calls (``push.py``, ``consistent_push.py``), never called from here. The client
 pickles as its ``ClientConfig`` (Spark ships it to executors) and rebuilds its HTTP session on arrival.
@@ -26,14 +27,16 @@ REALTIME_SUFFIX = "_REALTIME"
 DELETE_BATCH = 100  # segment names per DELETE request (keeps the URL short)
 
 
-def offline_raw_name(table: str) -> str:
-    """``events`` or ``events_OFFLINE`` -> ``events``; REALTIME tables are refused (we write OFFLINE only).
+def offline_raw_name(table: str, table_type: str = "OFFLINE") -> str:
+    """``events`` or ``events_OFFLINE`` -> ``events``; a name typed other than ``table_type`` is refused
+    (a client speaks for one table type: OFFLINE, or REALTIME for uploaded real-time segments).
     The suffix rule itself is Pinot's ``TableNameBuilder``, kept in ``segment.format.raw_table_name``."""
     if not table or not table.strip():
         raise ControllerRequestError("table name is empty")
     table = table.strip()
-    if table.endswith(REALTIME_SUFFIX):
-        raise ControllerRequestError("only OFFLINE tables can take uploaded segments here", table=table)
+    other = REALTIME_SUFFIX if table_type == "OFFLINE" else "_OFFLINE"
+    if table.endswith(other):
+        raise ControllerRequestError(f"this client writes {table_type} tables (option 'table-type')", table=table)
     return raw_table_name(table)
 
 
@@ -81,6 +84,13 @@ class ControllerClient:
     def url(self) -> str:
         return self.config.url
 
+    @property
+    def table_type(self) -> str:
+        return self.config.table_type
+
+    def _raw(self, table: str) -> str:
+        return offline_raw_name(table, self.config.table_type)
+
     def request(self, method: str, path: str, **kwargs) -> requests.Response:
         """One logical call (see ``Transport.request``)."""
         return self._transport.request(method, path, **kwargs)
@@ -92,18 +102,18 @@ class ControllerClient:
     # --- table config and schema --------------------------------------------------------------------
 
     def get_table_config(self, table: str) -> dict:
-        """The OFFLINE table config as the controller serves it (``GET /tables/{t}?type=offline``)."""
-        raw = offline_raw_name(table)
+        """The table config as the controller serves it (``GET /tables/{t}?type=offline``, or realtime)."""
+        raw = self._raw(table)
         body = self._get_json(
-            f"/tables/{quote(raw, safe='')}", params={"type": "offline"}, operation="get table config", table=raw
-        )
-        config = body.get("OFFLINE") if isinstance(body, dict) else None
+            f"/tables/{quote(raw, safe='')}", params={"type": self.table_type.lower()}, operation="get table config",
+            table=raw)
+        config = body.get(self.table_type) if isinstance(body, dict) else None
         if not config:
-            raise ControllerNotFoundError(f"table {raw}_OFFLINE does not exist", status=404, table=raw)
+            raise ControllerNotFoundError(f"table {raw}_{self.table_type} does not exist", status=404, table=raw)
         return config
 
     def get_schema(self, table: str) -> dict:
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         return self._get_json(f"/tables/{quote(raw, safe='')}/schema", operation="get schema", table=raw)
 
     def add_schema(self, schema: Mapping[str, Any]) -> dict:
@@ -117,7 +127,7 @@ class ControllerClient:
     def add_table(self, table_config: Mapping[str, Any]) -> dict:
         """``POST /tables``: create a table from its config; its schema (named as the raw table) must exist.
         A table already there is a 409 ("Table config for X_OFFLINE already exists ..."), not retried."""
-        raw = offline_raw_name(str(table_config.get("tableName") or ""))
+        raw = self._raw(str(table_config.get("tableName") or ""))
         response = self.request("POST", "/tables", json_body=dict(table_config), operation="add table", table=raw,
                                 conflict_retryable=False)
         return response.json()
@@ -127,25 +137,25 @@ class ControllerClient:
     def list_segments(self, table: str, exclude_replaced: bool = True) -> list[str]:
         """Segment names of the OFFLINE table; ``exclude_replaced`` hides segments replaced by completed
         lineage entries (what a consistent push must replace)."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         body = self._get_json(
             f"/segments/{quote(raw, safe='')}",
-            params={"type": "OFFLINE", "excludeReplacedSegments": "true" if exclude_replaced else "false"},
+            params={"type": self.table_type, "excludeReplacedSegments": "true" if exclude_replaced else "false"},
             operation="list segments",
             table=raw,
         )
-        return _offline_names(body)
+        return _offline_names(body, self.table_type)
 
     def segment_crcs(self, table: str) -> dict[str, int]:
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         body = self._get_json(f"/segments/{quote(raw, safe='')}/crc", operation="get segment CRCs", table=raw)
         return {name: int(crc) for name, crc in body.items()}
 
     def segment_zk_metadata(self, table: str) -> dict[str, dict]:
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         body = self._get_json(
             f"/segments/{quote(raw, safe='')}/zkmetadata",
-            params={"type": "OFFLINE"},
+            params={"type": self.table_type},
             operation="get segment ZK metadata",
             table=raw,
         )
@@ -158,16 +168,16 @@ class ControllerClient:
 
     def get_lineage(self, table: str, *, retry: RetryPolicy | None = None) -> dict[str, dict]:
         """Lineage entries by id: ``{"segmentsFrom", "segmentsTo", "state", "timestamp"}`` (none: ``{}``)."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         response = self.request(
-            "GET", f"/segments/{quote(raw, safe='')}/lineage", params={"type": "OFFLINE"},
+            "GET", f"/segments/{quote(raw, safe='')}/lineage", params={"type": self.table_type},
             operation="get segment lineage", table=raw, retry=retry,
         )
         return _lineage_entries(response, raw)
 
     def download_segment(self, table: str, segment: str, dest: str | os.PathLike) -> Path:
         """Fetch a stored tarball (``GET /segments/{t}/{segment}``), streamed to ``dest``."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         response = self.request(
             "GET", f"/segments/{quote(raw, safe='')}/{quote(segment, safe='')}",
             operation="download segment", table=raw, segment=segment,
@@ -183,9 +193,9 @@ class ControllerClient:
     def upload_params(self, table: str, *, parallel_push_protection: bool = False) -> dict[str, str]:
         """Query parameters of ``POST /v2/segments``. The upload endpoints do not apply the ``database``
         header to ``tableName``, so a database-scoped table name is qualified here."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         qualified = f"{self.config.database}.{raw}" if self.config.database and "." not in raw else raw
-        params = {"tableName": qualified, "tableType": "OFFLINE"}
+        params = {"tableName": qualified, "tableType": self.table_type}
         if parallel_push_protection:
             params["enableParallelPushProtection"] = "true"
         return params
@@ -203,7 +213,7 @@ class ControllerClient:
     ) -> str:
         """``POST /v2/segments`` with a one-part multipart body (the tarball, or the metadata tarball for
         ``upload_type="METADATA"``). Returns the controller's status message."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         headers = {"UPLOAD_TYPE": upload_type}
         if download_uri:
             headers["DOWNLOAD_URI"] = download_uri
@@ -226,7 +236,7 @@ class ControllerClient:
         self, table: str, segment: str, download_uri: str, *, parallel_push_protection: bool = False
     ) -> str:
         """``UPLOAD_TYPE: URI``: the controller downloads the tarball from ``download_uri`` itself."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         response = self.request(
             "POST", "/v2/segments",
             params=self.upload_params(raw, parallel_push_protection=parallel_push_protection),
@@ -242,11 +252,11 @@ class ControllerClient:
         """Delete the named segments (missing names are ignored by the controller). An empty list does
         nothing: Pinot's DELETE without ``segments`` would drop every segment of the table. Segments of a
         live lineage entry cannot be deleted (Pinot refuses the whole batch); batches are of 100 names."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         names = [n for n in dict.fromkeys(names) if n]
         for start in range(0, len(names), DELETE_BATCH):
             batch = names[start : start + DELETE_BATCH]
-            params: list[tuple[str, str]] = [("type", "OFFLINE")] + [("segments", n) for n in batch]
+            params: list[tuple[str, str]] = [("type", self.table_type)] + [("segments", n) for n in batch]
             if retention is not None:
                 params.append(("retention", retention))
             self.request(
@@ -269,7 +279,7 @@ class ControllerClient:
 
         Retry-safe: if an earlier attempt reached the controller but its answer was lost, the retry finds
         the IN_PROGRESS entry with exactly these segments and returns its id instead of failing."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
         segments_from, segments_to = list(segments_from), list(segments_to)
         body: dict[str, Any] = {"segmentsFrom": segments_from, "segmentsTo": segments_to}
         if custom_map:
@@ -287,7 +297,7 @@ class ControllerClient:
 
         response = self.request(
             "POST", f"/segments/{quote(raw, safe='')}/startReplaceSegments",
-            params={"type": "OFFLINE", "forceCleanup": "true" if force_cleanup else "false"},
+            params={"type": self.table_type, "forceCleanup": "true" if force_cleanup else "false"},
             json_body=body, operation="start segment replacement", table=raw, on_retry=existing_entry,
         )
         entry_id = response.json().get("segmentLineageEntryId")
@@ -306,8 +316,8 @@ class ControllerClient:
     ) -> None:
         """Finish the replacement (atomic switch of routing). ``segments_to`` may name a subset of the
         declared new segments. Ending a COMPLETED entry is a no-op, so a retry is harmless."""
-        raw = offline_raw_name(table)
-        params = {"type": "OFFLINE", "segmentLineageEntryId": lineage_id, "cleanup": "true" if cleanup else "false"}
+        raw = self._raw(table)
+        params = {"type": self.table_type, "segmentLineageEntryId": lineage_id, "cleanup": "true" if cleanup else "false"}
         if segments_to is not None:
             self.request(
                 "POST", f"/segments/{quote(raw, safe='')}/endReplaceSegments", params=params,
@@ -323,7 +333,7 @@ class ControllerClient:
         """Revert a replacement: routing stays on the old segments and the new ones are deleted. ``force``
         is needed for an IN_PROGRESS entry (the failure case). A retry after a lost answer finds the entry
         REVERTED and succeeds."""
-        raw = offline_raw_name(table)
+        raw = self._raw(table)
 
         def already_reverted():
             entry = self._lineage_single_attempt(raw).get(lineage_id)
@@ -331,7 +341,7 @@ class ControllerClient:
 
         self.request(
             "POST", f"/segments/{quote(raw, safe='')}/revertReplaceSegments",
-            params={"type": "OFFLINE", "segmentLineageEntryId": lineage_id,
+            params={"type": self.table_type, "segmentLineageEntryId": lineage_id,
                     "forceRevert": "true" if force else "false"},
             body_factory=lambda: (b"", "application/json"),
             operation="revert segment replacement", table=raw, on_retry=already_reverted,
@@ -340,7 +350,7 @@ class ControllerClient:
     def _lineage_single_attempt(self, raw: str) -> dict[str, dict]:
         """Lineage lookup used inside another call's retry loop (so it must not loop itself)."""
         response = self.request(
-            "GET", f"/segments/{quote(raw, safe='')}/lineage", params={"type": "OFFLINE"},
+            "GET", f"/segments/{quote(raw, safe='')}/lineage", params={"type": self.table_type},
             operation="get segment lineage", table=raw, retry=RetryPolicy.none(),
         )
         return _lineage_entries(response, raw)
@@ -375,8 +385,8 @@ class _Resolved:
         return self._payload
 
 
-def _offline_names(body: Any) -> list[str]:
-    """``[{"OFFLINE": [names]}]``, the listing shape of ``/segments/{t}`` and ``/segments/{t}/select``."""
+def _offline_names(body: Any, table_type: str = "OFFLINE") -> list[str]:
+    """``[{"OFFLINE": [names]}]`` (or ``REALTIME``), the listing shape of ``/segments/{t}`` and ``/select``."""
     if not isinstance(body, list):
         # Not "no segments": a 200 with an error body ({"code": 500, ...}) taken for an empty table made an
         # overwrite replace nothing and keep the old rows.
@@ -385,7 +395,7 @@ def _offline_names(body: Any) -> list[str]:
     names: list[str] = []
     for element in body:
         if isinstance(element, dict):
-            names.extend(element.get("OFFLINE", []))
+            names.extend(element.get(table_type, []))
     return names
 
 

@@ -75,6 +75,7 @@ class ClientConfig:
     read_timeout: float = 300.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     pool_size: int = 16
+    table_type: str = "OFFLINE"  # the type every table-scoped call names (REALTIME: uploaded real-time segments)
 
     def __post_init__(self) -> None:
         url, url_auth = split_url_credentials(validate_controller_url(self.url))
@@ -91,6 +92,9 @@ class ClientConfig:
         set_(self, "read_timeout", float(self.read_timeout))
         set_(self, "retry", self.retry or RetryPolicy())
         set_(self, "pool_size", int(self.pool_size))
+        set_(self, "table_type", str(self.table_type or "OFFLINE").upper())
+        if self.table_type not in ("OFFLINE", "REALTIME"):
+            raise ControllerConfigError(f"must be OFFLINE or REALTIME, got {self.table_type!r}", option="table-type")
         if self.cert is not None:
             set_(self, "cert", _client_certificate(self.cert))
 

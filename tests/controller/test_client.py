@@ -40,7 +40,7 @@ def test_missing_table_is_a_clear_not_found(client):
 
 def test_realtime_table_name_is_refused_without_a_request(client, fake_controller):
     before = len(fake_controller.received)
-    with pytest.raises(ControllerRequestError, match="only OFFLINE"):
+    with pytest.raises(ControllerRequestError, match="writes OFFLINE tables"):
         client.list_segments("events_REALTIME")
     assert len(fake_controller.received) == before
 
