@@ -34,9 +34,9 @@ from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTE
 from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 
 from .ingestion import IngestionPipeline
-from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag
+from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, uploaded_realtime_namer
 from .options import OptionError, WriteOptions, redact_options
-from .primary_keys import PrimaryKeyPlan, PrimaryKeyTableError, plan_primary_keys
+from .primary_keys import PrimaryKeyPlan, PrimaryKeyTableError, check_table_type, plan_primary_keys
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 from .write_run import APPEND, TABLE, WINDOW, WriteRun
@@ -126,6 +126,9 @@ class WriteJob:
 
     def namer(self, run: WriteRun, *, partition_id: int) -> SegmentNamer:
         naming = self.options.naming
+        if self.primary_keys is not None and self.primary_keys.realtime:
+            return uploaded_realtime_namer(self.table, postfix=run.postfix(naming.postfix, partition_id),
+                                           prefix=naming.prefix, creation_ms=self.creation_time_ms)
         return make_namer(naming.kind, self.table, self.segment_schema(), self.table_config,
                           postfix=run.postfix(naming.postfix, partition_id), prefix=naming.prefix,
                           fixed_name=naming.fixed_name)
@@ -208,6 +211,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     table_config, index_plan = _table_config(table_config, pinot_schema, options)
     try:
         primary_keys = plan_primary_keys(table_config, pinot_schema, options.table_name)
+        check_table_type(options.table_type, table_config, primary_keys, options.table_name)
     except (PrimaryKeyTableError, ValueError) as exc:
         raise OptionError(str(exc)) from None
     options = replace(options, build=replace(options.build, index_plan=index_plan))

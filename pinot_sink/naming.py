@@ -111,10 +111,18 @@ class SegmentNamer:
     date_pattern: str | None = None  # output strftime for normalizedDate with APPEND push type
     time_format: DateTimeFormat | None = None
     time_column: str | None = None
+    table: str | None = None  # uploadedRealtime: the raw table name
+    creation_ms: int | None = None  # uploadedRealtime: the write's creation time
 
-    def name(self, sequence_id: int, min_time: Any = None, max_time: Any = None) -> str:
+    def name(self, sequence_id: int, min_time: Any = None, max_time: Any = None, *,
+             partition: int | None = None) -> str:
         if self.kind == "fixed":
             return self.prefix
+        if self.kind == UPLOADED_REALTIME:
+            if partition is None:
+                raise SegmentNameError("an uploaded real-time segment name needs the segment's partition id")
+            return UPLOADED_SEPARATOR.join([self.prefix, self.table, str(partition), str(self.creation_ms),
+                                            join(self.postfix, sequence_id)])
         sequence = sequence_id if sequence_id >= 0 else None
         if self.kind == "simple":
             if self.uses_time and min_time is not None:
@@ -139,6 +147,8 @@ class SegmentNamer:
         widest = 999_999
         if self.kind == "fixed":
             return len(self.prefix.encode())
+        if self.kind == UPLOADED_REALTIME:
+            return len(self.name(widest, partition=widest).encode()) + len(str(widest)) + 7  # ms to 13 digits
         time_part = 0
         if self.uses_time:
             time_part = 2 * (1 + (13 if self.kind == "normalizedDate" else 20))
@@ -163,6 +173,31 @@ class SegmentNamer:
             except DateTimeFormatError as exc:
                 raise SegmentNameError(f"time column {self.time_column!r}: {exc}") from exc
         return moment.astimezone(timezone.utc).strftime(self.date_pattern)
+
+
+# UploadedRealtimeSegmentName: {prefix}__{table}__{partitionId}__{creationTime}__{suffix}. Servers read an
+# upsert/dedup segment's partition from it; UploadedRealtimeSegmentNameGenerator writes the creation time as
+# epoch millis (the name's constructor takes yyyyMMdd'T'HHmm'Z'; both parse, the part is kept as text).
+UPLOADED_REALTIME = "uploadedRealtime"
+UPLOADED_SEPARATOR = "__"
+DEFAULT_UPLOADED_PREFIX = "pinot_sink"
+
+
+def uploaded_realtime_namer(table: str, *, postfix: str | None, prefix: str | None,
+                            creation_ms: int) -> SegmentNamer:
+    """Names of a REALTIME upsert/dedup table's uploaded segments: prefix (``segment.name.prefix``, default
+    ``pinot_sink``), raw table, the segment's partition id, creation millis, and as the suffix the writer's
+    postfix (write tag, run tag, Spark partition) and sequence, so a rerun of the write finds its segments."""
+    name_prefix = (prefix or DEFAULT_UPLOADED_PREFIX).strip()
+    for part, what in ((name_prefix, "segment name prefix"), (table, "table name"), (postfix or "", "postfix")):
+        validate_name_part(part, what)
+        if UPLOADED_SEPARATOR in part or not part.strip() and what != "postfix":
+            raise SegmentNameError(f"{what} {part!r}: an uploaded real-time segment name (UploadedRealtimeSegmentName)"
+                                   f" joins its parts with '__', so no part may be blank or contain '__'")
+    if creation_ms <= 0:
+        raise SegmentNameError("Creation time must be greater than 0 (UploadedRealtimeSegmentNameGenerator)")
+    return SegmentNamer(UPLOADED_REALTIME, name_prefix, postfix, uses_time=False, table=table,
+                        creation_ms=int(creation_ms))
 
 
 WRITE_TAG_PREFIX = "w"

@@ -104,6 +104,8 @@ class SegmentSpec:
     # CLI's --name). The first cut then waits until the next cut or the end says which.
     single_name: str | None = None
     name_hint: str = ""  # appended to a naming error: what the user can change
+    # the one partition id a segment's rows hold, for names that carry it (UploadedRealtimeSegmentName)
+    partition_of: Callable[[PinotColumns], int] | None = None
 
 
 class PartitionWriter:
@@ -287,7 +289,8 @@ class PartitionWriter:
         time_column = namer.time_column if namer.uses_time else None
         low, high = column_min_max(rows.table, time_column) if time_column else (None, None)
         try:
-            name = namer.name(sequence, low, high)
+            partition = self.spec.partition_of(rows) if self.spec.partition_of is not None else None
+            name = namer.name(sequence, low, high, partition=partition)
         except SegmentNameError as exc:
             raise PinotWriteError(f"{self.where}, segment {sequence} of {self._rows_of}: {exc}"
                                   f"{self.spec.name_hint}") from exc

@@ -24,7 +24,7 @@ from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 from type_mapping.table_config import TableConfig
 
-from pinot_sink.segment.partition import partition_ids
+from pinot_sink.segment.partition import partition_ids, partition_values
 
 PARTITION_KEY = "tableIndexConfig.segmentPartitionConfig.columnPartitionMap"
 
@@ -107,3 +107,20 @@ def source_partition_ids(values, column: str, table_config: TableConfig, schema:
         return partition_ids(stored, spec, p.function_name, p.num_partitions, p.function_config).astype(np.int64)
     except Exception:  # noqa: BLE001 (only clustering is lost; the task fails on the row, naming it)
         return None
+
+
+class SinglePartition:
+    """The one partition id of ``column`` a segment's rows hold (names that carry it: UploadedRealtimeSegmentName).
+    The buffers cut one segment per id, so more than one is a defect, said as such."""
+
+    def __init__(self, table_config: TableConfig, schema: PinotSchema, column: str) -> None:
+        self._config, self._schema, self._column = table_config, schema, column
+
+    def __call__(self, rows: PinotColumns) -> int:
+        p = self._config.indexes.partitions[self._column]
+        found = partition_values(rows.table.column(self._column), self._schema[self._column], p.function_name,
+                                 p.num_partitions, p.function_config)
+        if len(found) != 1:
+            raise PinotSinkError(f"a segment's rows hold partition ids {found} of column {self._column!r}; the "
+                                 f"writer cuts one segment per partition id (a defect of pinot_sink)")
+        return found[0]

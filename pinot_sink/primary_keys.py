@@ -113,3 +113,15 @@ def plan_primary_keys(config: TableConfig, schema: PinotSchema, table: str) -> P
                     "resolve as one only if they always carry the same %s", table, column, list(key_columns), column)
     comparison = keys.comparison_columns or ((config.time_column,) if config.time_column else ())
     return PrimaryKeyPlan(kind, keys, key_columns, column, comparison)
+
+
+def check_table_type(asked: str, config: TableConfig, plan: PrimaryKeyPlan | None, table: str) -> None:
+    """``table-type`` against the table config; REALTIME is written for upsert and dedup tables only (their
+    uploaded segments carry the stream partition in their names)."""
+    actual = (config.table_type or "OFFLINE").upper()
+    if actual != asked:
+        raise PrimaryKeyTableError(f"option 'table-type' is {asked} but table {table}'s config has tableType {actual}: "
+                          f"set 'table-type'={actual}")
+    if asked == "REALTIME" and (plan is None or not plan.settings.keyed):
+        raise PrimaryKeyTableError(f"option 'table-type'=REALTIME: table {table} has neither upsertConfig nor dedupConfig; "
+                          f"pinot_sink uploads to REALTIME tables for upsert and dedup backfills only")

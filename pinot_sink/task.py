@@ -36,7 +36,7 @@ from .job import WriteJob, ensure_log_handler
 from .partition_writer import (PROGRESS_EVERY_S, PartitionWriter, PinotWriteError, Progress, SegmentSpec,
                                StagedSegment)
 from .reports import SegmentRecord, TaskReport
-from .partitioning import SegmentKeys, partition_id_arrays, partitioned_columns
+from .partitioning import SegmentKeys, SinglePartition, partition_id_arrays, partitioned_columns
 from .time_window import bucket_keys, rows_outside
 
 log = logging.getLogger("pinot_sink")
@@ -72,7 +72,8 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table[:64]}-p{partition_id}-"))
     spec = SegmentSpec(schema, job.table_config, options.build, job.creation_time_ms,
                        job.namer(run, partition_id=partition_id),
-                       name_hint=" (time values go into simple names; pick segment-name.type=normalizedDate or fixed)")
+                       name_hint=" (time values go into simple names; pick segment-name.type=normalizedDate or fixed)",
+                       partition_of=_partition_of(job, schema))
 
     def record(segment: StagedSegment) -> None:
         built = segment.built
@@ -184,6 +185,12 @@ def _buffer(job: WriteJob, schema) -> Buffer:
     if bucket is not None:
         return BucketBuffer(limits.max_rows, limits.max_bytes, bucket)
     return PartitionBuffer(limits.max_rows, limits.max_bytes)
+
+
+def _partition_of(job: WriteJob, schema) -> SinglePartition | None:
+    """Uploaded real-time names carry the segment's partition id (``pinot_sink.primary_keys``)."""
+    keys = job.primary_keys
+    return SinglePartition(job.table_config, schema, keys.partition_column) if keys and keys.realtime else None
 
 
 def _window_facts(job: WriteJob, schema, rows) -> dict:

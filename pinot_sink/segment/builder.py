@@ -97,13 +97,15 @@ def default_threads() -> int:
     return max(1, min(4, usable or 1))
 
 
-def validate_segment_name(name: str) -> None:
+def validate_segment_name(name: str, table_type: str = "OFFLINE") -> None:
     if not name or name.strip() != name:
         raise SegmentBuildError(f"segment name {name!r} is empty or has leading/trailing spaces")
     bad = sorted(set(name) & set(INVALID_NAME_CHARS))
     if bad:
         raise SegmentBuildError(f"segment name {name!r} contains characters Pinot rejects: {' '.join(bad)}")
-    if name.count("__") in (3, 4):
+    if name.count("__") == 4 and str(table_type).upper() == "REALTIME":
+        pass  # UploadedRealtimeSegmentName: what a REALTIME table's uploaded segments are named
+    elif name.count("__") in (3, 4):
         # Pinot parses names with 3 or 4 "__" separators as LLC / uploaded realtime segment names.
         raise SegmentBuildError(f"segment name {name!r} has {name.count('__')} '__' separators, which Pinot "
                                 "would take for a realtime segment name")
@@ -126,7 +128,8 @@ def build_segment(
     indexes in memory, only the rows still to build and one column's working arrays. The same bytes."""
     options = options or BuildOptions()
     normalise_mode(options.unsupported_indexes)
-    validate_segment_name(segment_name)
+    validate_segment_name(segment_name, table_config.table_type if isinstance(table_config, TableConfig)
+                          else (table_config or {}).get("tableType") or "OFFLINE")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     if creation_time_ms is None:

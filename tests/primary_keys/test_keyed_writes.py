@@ -1,0 +1,85 @@
+"""Writes into primary-key tables through the test controller (Spark-free: tasks run by hand): every segment
+holds one partition id; a REALTIME table's segments are named as UploadedRealtimeSegmentName and uploaded as
+REALTIME; a rerun of a write id replaces that write's segments."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pinot_sink.commit import commit_job
+from pinot_sink.segment import read_segment
+from pinot_sink.segment.partition import partition_ids
+from pinot_sink.task import write_partition
+from tests.datasource.helpers import prepared_job
+from tests.primary_keys.tables import ARROW, SCHEMA, table_config
+from type_mapping.pinot_schema import FieldSpec
+
+BASE_MS = 1_700_000_000_000
+
+
+def rows(seed: int, count: int, keys: int = 300, size: int = 97):
+    rnd = np.random.default_rng(seed)
+    ids = rnd.integers(0, keys, count)
+    for first in range(0, count, size):
+        part = ids[first:first + size]
+        yield pa.record_batch([pa.array([f"k{i}" for i in part]), pa.array(["Oslo"] * len(part)),
+                               pa.array(np.arange(first, first + len(part)) + seed * 10_000, pa.int64()),
+                               pa.array(BASE_MS + np.arange(first, first + len(part)), pa.int64())], schema=ARROW)
+
+
+def write(controller, *, kind: str, seed: int, tasks: int = 3, **options):
+    job = prepared_job(SCHEMA, None, ARROW, url=controller.url,
+                       **{"table-name": "orders", "table-type": kind, "sink.buffer-flush.max-rows": 200, **options})
+    reports = [write_partition(job, rows(seed * 10 + p, 400), partition_id=p, attempt=0, task_attempt_id=p)
+               for p in range(tasks)]
+    return commit_job(job, reports)
+
+
+def live_tables(controller, tmp_path):
+    out = {}
+    for name in controller.live_segments("orders"):
+        path = tmp_path / f"{name}.tar.gz"
+        path.write_bytes(controller.segments("orders")[name].tar_bytes)
+        out[name] = read_segment(str(path))
+    return out
+
+
+def murmur4(ids: list[str]) -> set[int]:
+    return set(partition_ids(pa.array(ids), FieldSpec("id", "STRING"), "Murmur", 4).tolist())
+
+
+@pytest.mark.parametrize("kind", ["OFFLINE", "REALTIME"])
+def test_every_segment_holds_one_partition_and_reruns_replace(fake_controller, tmp_path, kind):
+    fake_controller.add_table(SCHEMA, table_config(kind))
+    write(fake_controller, kind=kind, seed=1, **{"write.id": "backfill-1"})
+    first = live_tables(fake_controller, tmp_path)
+    assert len(first) > 4  # several segments per partition id: max-rows cuts them, each one id
+    for name, segment in first.items():
+        (partition,) = murmur4(segment.table.column("id").to_pylist())
+        stored = fake_controller.segments("orders")[name].metadata
+        assert (stored["column.id.partitionFunction"], stored["column.id.partitionValues"]) == ("Murmur", str(partition))
+        if kind == "REALTIME":  # {prefix}__{table}__{partitionId}__{creationTime}__{suffix}
+            prefix, table, in_name, created, suffix = name.split("__")
+            assert (prefix, table, int(in_name)) == ("pinot_sink", "orders", partition)
+            assert int(created) > 0 and suffix.startswith("w")
+        else:
+            assert "__" not in name
+    assert fake_controller.tables["orders"].load_errors == {}
+    uploads = [r for r in fake_controller.received if r.method == "POST" and r.path == "/v2/segments"]
+    assert uploads and all(r.query.get("tableType") == [kind] for r in uploads)
+
+    write(fake_controller, kind=kind, seed=2, **{"write.id": "backfill-1"})  # a rerun of the write
+    (tmp_path / "second").mkdir()
+    second = live_tables(fake_controller, tmp_path / "second")
+    assert not set(first) & set(second)
+    amounts = sorted(v for s in second.values() for v in s.table.column("amount").to_pylist())
+    assert amounts == sorted(v for p in range(3) for b in rows(20 + p, 400) for v in b.column(2).to_pylist())
+
+
+def test_realtime_is_only_for_keyed_tables(fake_controller):
+    from pinot_sink.options import OptionError
+
+    fake_controller.add_table(SCHEMA, table_config("REALTIME", upsertConfig=None))
+    with pytest.raises(OptionError, match="pinot_sink uploads to REALTIME tables for upsert and dedup backfills only"):
+        prepared_job(SCHEMA, None, ARROW, url=fake_controller.url, **{"table-name": "orders", "table-type": "REALTIME"})
