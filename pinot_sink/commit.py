@@ -49,6 +49,7 @@ from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
 from .naming import segment_replaces
+from .primary_keys import check_dimension_size
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
@@ -91,6 +92,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     record = job.record(run)
     replacement = _REPLACEMENTS[run.replaces](job, run, segments)
     try:
+        check_dimension_size(job.primary_keys, [s.tar_bytes for s in segments], job.table)
         settle_own_leftovers(job, run)
         replaced, upload_ms, lineage_id = _publish(job, segments, replacement, record)
     except CommitOutcomeUnknownError as error:

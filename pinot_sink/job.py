@@ -178,6 +178,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if streaming and overwrite:
         raise OptionError("the pinot sink does not support the 'complete' output mode (it would need to replace "
                           "the whole table every micro-batch); use the 'append' output mode")
+    if options.dedup_batch:
+        raise OptionError("option 'upsert.dedup-batch' is applied by pinot_sink.write(df, ...), which shuffles the "
+                          "DataFrame by primary key; a data source (format('pinot'), writeStream) gets its rows as "
+                          "they are: use pinot_sink.write, or drop the duplicates before the write")
     if streaming and options.write_id:
         raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
                           "identified by the query id and batch id")
@@ -250,6 +254,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     except TimeWindowError as exc:
         raise OptionError(f"table {options.table_name}: {exc}") from None
     replaces = WINDOW if window is not None and window.replaces_by_time else TABLE if overwrite else APPEND
+    if replaces != APPEND and primary_keys is not None and primary_keys.realtime:
+        raise OptionError(f"table {options.table_name}: a REALTIME table's live segments include the stream's own "
+                          f"(consuming and completed); pinot_sink does not replace them: append, and rerun a "
+                          f"'write.id' to replace that write's segments (docs/primary-key-tables.md)")
     stage_is_driver_local = output_uri is None
     stage_root = output_uri or normalise_uri(private_stage_root(options.table_name))
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from type_mapping.errors import PinotSinkError
 from type_mapping.pinot_schema import PinotSchema
-from type_mapping.table_config import PrimaryKeySettings, TableConfig
+from type_mapping.table_config import (DEFAULT_DIM_TABLE_MAX_SIZE, PrimaryKeySettings, TableConfig, data_size_bytes,
+                                      data_size_text)
 
 log = logging.getLogger("pinot_sink")
 
@@ -125,3 +126,20 @@ def check_table_type(asked: str, config: TableConfig, plan: PrimaryKeyPlan | Non
     if asked == "REALTIME" and (plan is None or not plan.settings.keyed):
         raise PrimaryKeyTableError(f"option 'table-type'=REALTIME: table {table} has neither upsertConfig nor dedupConfig; "
                           f"pinot_sink uploads to REALTIME tables for upsert and dedup backfills only")
+
+
+def check_dimension_size(plan: PrimaryKeyPlan | None, tar_sizes: list[int], table: str) -> None:
+    """A dimension table lives whole in every server's memory, so Pinot caps it: ``quota.storage``, which the
+    controller sets to its ``controller.dimTable.maxSize`` (200M by default) when the table has none, checked
+    on every upload against the table's uncompressed size. Checked here before anything is uploaded, with the
+    write's tarred sizes: a lower bound of what the controller counts (it also counts the segments a replace
+    is about to take out, until the lineage entry ends), so a write over it is certain to be refused."""
+    if plan is None or not plan.settings.dim_table:
+        return
+    quota = plan.settings.storage_quota or DEFAULT_DIM_TABLE_MAX_SIZE
+    limit, total = data_size_bytes(quota, "quota.storage"), sum(tar_sizes)
+    if total > limit:
+        raise PrimaryKeyTableError(
+            f"table {table}: the write's {len(tar_sizes)} segment(s) take {data_size_text(total)} compressed, over "
+            f"the dimension table's storage quota {quota} (quota.storage, or the controller's "
+            f"controller.dimTable.maxSize, {DEFAULT_DIM_TABLE_MAX_SIZE} by default): nothing was uploaded")

@@ -26,6 +26,7 @@ from type_mapping.errors import PinotSinkError
 from .commit import abort_job, commit_job
 from .job import check_staging_reachable, prepare_job
 from .partitioning import PartitionByError, check_partition_by, source_partition_ids
+from .primary_keys import PrimaryKeyTableError
 from .reports import WriteResult
 from .spark_task import task_kwargs
 from .task import segment_keys_of_input, write_partition
@@ -104,6 +105,8 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     from .spark_python import ensure_worker_python
 
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
+    options = dict(options)
+    dedup_batch = options.pop("upsert.dedup-batch", None)  # applied here, before the rows reach the tasks
     checked = _checked_job(df, table_name, mode, options)
     try:
         partitioned = check_partition_by(partition_by, checked.table_config, checked.segment_schema(), table_name)
@@ -120,6 +123,10 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
                      table_name, len(existing))
             return _nothing_written(checked)
         mode = "append"
+    try:
+        df = keyed_rows(df, checked, dedup_batch)
+    except PinotSinkError as exc:
+        raise WriteCheckError(f"pinot_sink.write to table {table_name}: {exc}") from None
     df, options = clustered(df, checked, options, partitioned)
     if chosen == "data-source":
         from .datasource import PinotSinkDataSource, write as write_data_source
@@ -328,3 +335,69 @@ def _write_task(job, batches: Iterable) -> Iterator:
 
     report = write_partition(job, batches, **task_kwargs())
     yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(report)], pa.binary())], names=[REPORT_COLUMN])
+
+
+ORDER_COLUMN = "__pinot_sink_order"
+
+
+def keyed_rows(df, job, dedup_batch: str | None):
+    """A primary-key table's rows before the write (``pinot_sink.primary_keys``). ``upsert.dedup-batch=latest``
+    keeps one row per primary key, the one the table would keep: upsert the largest comparison value, a tie
+    going to the later row (a server's upsert map takes the later doc of a segment on equal values); dedup
+    the first row (the first one a dedup table consumes wins); a dimension table the later row (a later doc
+    overwrites the key). Later is the DataFrame's order (``monotonically_increasing_id``). It costs a shuffle
+    by primary key. A dimension table with ``errorOnDuplicatePrimaryKey`` and no dedup is checked for
+    duplicate keys (a shuffle too): its servers would fail to load the table."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from .options import DEDUP_BATCH, _one_of
+
+    dedup_batch = _one_of(None if dedup_batch is None else str(dedup_batch).strip() or None,
+                          "upsert.dedup-batch", DEDUP_BATCH)
+    plan = job.primary_keys
+    if plan is None:
+        if dedup_batch:
+            raise PrimaryKeyTableError("option 'upsert.dedup-batch': the table has no upsertConfig, dedupConfig or "
+                                       "isDimTable, so its rows have no primary key to keep one row of")
+        return df
+    check_duplicates = plan.settings.dim_table and plan.settings.error_on_duplicate_primary_key
+    if not dedup_batch and not check_duplicates:
+        return df
+    keys = [_source_column(df, job, c, "primary key") for c in plan.key_columns]
+    if not dedup_batch:
+        found = df.groupBy(*keys).count().where(F.col("count") > 1).limit(1).collect()
+        if found:
+            key = ", ".join(f"{c}={found[0][i]!r}" for i, c in enumerate(plan.key_columns))
+            raise PrimaryKeyTableError(
+                f"dimensionTableConfig.errorOnDuplicatePrimaryKey is true and primary key ({key}) occurs "
+                f"{found[0]['count']} times: the servers would refuse to load the table; drop the duplicates or "
+                f"set 'upsert.dedup-batch'=latest to keep the later row")
+        return df
+    ordered = df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id())
+    order = F.col(ORDER_COLUMN)
+    if plan.settings.upsert:
+        if len(plan.comparison_columns) != 1:
+            raise PrimaryKeyTableError(
+                f"option 'upsert.dedup-batch'=latest compares by one comparison column; the table has "
+                f"{list(plan.comparison_columns) or 'none'} (with several, each row sets one of them)")
+        compared = _source_column(df, job, plan.comparison_columns[0], "comparison")
+        sort = [F.col(compared).desc_nulls_last(), order.desc()]
+    else:
+        sort = [order.asc() if plan.settings.dedup else order.desc()]
+    rank = Window.partitionBy(*[F.col(k) for k in keys]).orderBy(*sort)
+    return (ordered.withColumn("__pinot_sink_rank", F.row_number().over(rank))
+            .where(F.col("__pinot_sink_rank") == 1).drop("__pinot_sink_rank", ORDER_COLUMN))
+
+
+def _source_column(df, job, column: str, what: str) -> str:
+    """The DataFrame column that feeds ``column`` as it is, else an error naming it."""
+    try:
+        source = job.plan.source_for(column) if job.pipeline is None else None
+    except KeyError:
+        source = None
+    if source is None or source not in df.columns:
+        raise PrimaryKeyTableError(
+            f"the {what} column {column!r} is not a DataFrame column fed as it is (ingestion transforms make it, "
+            f"or it is missing): duplicate keys can only be found among DataFrame columns")
+    return source

@@ -11,9 +11,9 @@ from tests.primary_keys.tables import ARROW, SCHEMA, table_config
 NAME = {"table-name": "orders"}
 
 
-def _refused(config, schema=SCHEMA) -> str:
+def _refused(config, schema=SCHEMA, extra=None) -> str:
     with pytest.raises(OptionError) as raised:
-        prepared_job(schema, config, ARROW, **NAME)
+        prepared_job(schema, config, ARROW, **NAME, **(extra or {}))
     return str(raised.value)
 
 
@@ -65,3 +65,21 @@ def test_a_valid_offline_upsert_table_is_planned(tmp_path):
     assert time_only.primary_keys.comparison_columns == ("ts",)  # the time column stands in
     plain = prepared_job(SCHEMA, table_config(upsertConfig=None), ARROW, **NAME, out=tmp_path)
     assert plain.primary_keys is None
+
+
+def test_realtime_tables_are_not_overwritten():
+    with pytest.raises(OptionError, match="pinot_sink does not replace them: append, and rerun a 'write.id'"):
+        prepared_job(SCHEMA, table_config("REALTIME"), ARROW, overwrite=True, **NAME, **{"table-type": "REALTIME"})
+
+
+def test_table_type_must_match_the_config():
+    with pytest.raises(OptionError, match="option 'table-type' is OFFLINE but table orders's config has tableType "
+                                          "REALTIME: set 'table-type'=REALTIME"):
+        prepared_job(SCHEMA, table_config("REALTIME"), ARROW, **NAME)
+
+
+def test_realtime_upsert_needs_the_streams_partitioning():
+    assert "Kafka's default partitioner: functionName Murmur" in _refused(
+        table_config("REALTIME", tableIndexConfig={}), extra={"table-type": "REALTIME"})
+    assert "pinot_sink does not write partial-upsert" in _refused(
+        table_config("REALTIME", upsertConfig={"mode": "PARTIAL"}), extra={"table-type": "REALTIME"})

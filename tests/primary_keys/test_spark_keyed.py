@@ -1,0 +1,72 @@
+"""Real Spark writes into primary-key tables of the test controller at a parallelism other than the partition
+count: every segment passes Pinot's upload rule (one partition id of the partition column), and
+``upsert.dedup-batch=latest`` leaves the row Pinot's upsert keeps for each key."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from pyspark.sql import types as T
+
+import pinot_sink
+from pinot_sink.segment import read_segment
+from pinot_sink.spark_write import WriteCheckError
+from tests.primary_keys.tables import SCHEMA, table_config
+
+pytestmark = pytest.mark.spark
+BASE_MS = 1_700_000_000_000
+SPARK_SCHEMA = T.StructType([T.StructField("id", T.StringType()), T.StructField("city", T.StringType()),
+                             T.StructField("amount", T.LongType()), T.StructField("ts", T.LongType())])
+
+
+def _rows(count: int = 1500, keys: int = 200):
+    """Keys repeated with random timestamps, ties included; amount = the row's position in the DataFrame."""
+    rnd = random.Random(34)
+    return [(f"k{rnd.randrange(keys)}", "Oslo", i, BASE_MS + rnd.randrange(50)) for i in range(count)]
+
+
+def _expected_latest(rows):
+    kept = {}
+    for row in rows:  # largest ts; on a tie the later row
+        if row[0] not in kept or row[3] >= kept[row[0]][3]:
+            kept[row[0]] = row
+    return sorted(kept.values())
+
+
+def _live_rows(controller, tmp_path):
+    out = []
+    for name in controller.live_segments("orders"):
+        path = tmp_path / f"{name}.tar.gz"
+        path.write_bytes(controller.segments("orders")[name].tar_bytes)
+        table = read_segment(str(path)).table
+        out += list(zip(*(table.column(c).to_pylist() for c in ("id", "city", "amount", "ts"))))
+        partitions = controller.segments("orders")[name].metadata["column.id.partitionValues"]
+        assert "," not in partitions, (name, partitions)  # one partition id per segment
+    return sorted(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["OFFLINE", "REALTIME"])
+def test_latest_row_per_key_at_another_parallelism(spark, fake_controller, tmp_path, kind):
+    fake_controller.add_table(SCHEMA, table_config(kind, partitions=4))
+    rows = _rows()
+    # 3 Spark partitions in the list's order (the DataFrame's order decides ties), 4 Pinot partitions
+    df = spark.createDataFrame(spark.sparkContext.parallelize(rows, 3), SPARK_SCHEMA)
+    pinot_sink.write(df, "orders", url=fake_controller.url, entry_point="map-in-arrow",
+                     **{"table-type": kind, "upsert.dedup-batch": "latest", "sink.parallelism": 3,
+                        "retry.initial-backoff": "10ms"})
+    assert _live_rows(fake_controller, tmp_path) == _expected_latest(rows)
+    assert fake_controller.tables["orders"].load_errors == {}
+    if kind == "REALTIME":
+        assert all(name.count("__") == 4 for name in fake_controller.live_segments("orders"))
+
+
+def test_dimension_table_duplicates_are_refused_before_any_task(spark, fake_controller):
+    config = table_config(upsertConfig=None, isDimTable=True,
+                          dimensionTableConfig={"errorOnDuplicatePrimaryKey": True})
+    fake_controller.add_table(SCHEMA, config)
+    df = spark.createDataFrame([("a", "x", 1, BASE_MS), ("a", "y", 2, BASE_MS)], SPARK_SCHEMA)
+    with pytest.raises(WriteCheckError, match=r"errorOnDuplicatePrimaryKey is true and primary key \(id='a'\) "
+                                              r"occurs 2 times"):
+        pinot_sink.write(df, "orders", url=fake_controller.url, entry_point="map-in-arrow")
+    assert fake_controller.uploads() == []
