@@ -83,3 +83,8 @@ def test_realtime_upsert_needs_the_streams_partitioning():
         table_config("REALTIME", tableIndexConfig={}), extra={"table-type": "REALTIME"})
     assert "pinot_sink does not write partial-upsert" in _refused(
         table_config("REALTIME", upsertConfig={"mode": "PARTIAL"}), extra={"table-type": "REALTIME"})
+
+
+def test_dedup_batch_is_for_pinot_sink_write_only():
+    with pytest.raises(OptionError, match=r"option 'upsert.dedup-batch' is applied by pinot_sink.write"):
+        prepared_job(SCHEMA, table_config(), ARROW, **NAME, **{"upsert.dedup-batch": "latest"})
