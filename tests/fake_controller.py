@@ -847,7 +847,8 @@ def _validate_upsert_partition(table: Table, name: str, metadata: dict) -> None:
     column = keys.partition_column
     partitions = _partitions(metadata, column)
     if partitions is None or len(partitions) != 1:
-        shown = "null" if partitions is None else "[" + ", ".join(str(p) for p in sorted(partitions)) + "]"
+        # a fastutil IntSet prints as {0, 1} (the real cluster's answer); ascending here
+        shown = "null" if partitions is None else "{" + ", ".join(str(p) for p in sorted(partitions)) + "}"
         raise ApiError(400, f"Uploaded segment: {name} for offline upsert table: {table.raw}_OFFLINE must contain "
                             f"exactly one partition id for column: {column}, got: {shown}")
 

@@ -56,3 +56,17 @@ def test_reruns_that_lower_comparison_values_leave_keys_without_a_row_until_a_re
     assert valid == h.served_incrementally(steps)
     lost = set(h.latest_rows(steps)) - set(valid)
     assert len(lost) == 40 and all(valid.get(k) is None for k in lost)
+
+
+CLUSTER = json.loads((Path(__file__).parents[1] / "fixtures" / "upsert_check" / "cluster_broker_rows.json").read_text())
+
+
+def test_a_real_cluster_showed_one_row_per_key_and_lost_the_lowered_keys():
+    """The broker of a real cluster (shared/pinot-cluster) right after the same histories, kept as a fixture:
+    one row per key, the latest, for reruns of the same rows; for lowering reruns the keys whose winning row
+    is in a replaced (still loaded, no longer routed) segment show nothing (74 of 250)."""
+    same = {r[0]: tuple(r) for r in CLUSTER["same_rows"]}
+    assert len(same) == len(CLUSTER["same_rows"]) == 250 and same == h.latest_rows(h.HISTORIES["same_rows"])
+    lowered = {r[0]: tuple(r) for r in CLUSTER["new_values"]}
+    assert len(lowered) == len(CLUSTER["new_values"]) == 176
+    assert lowered == h.served_with_replaced_loaded(h.HISTORIES["new_values"])

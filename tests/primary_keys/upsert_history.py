@@ -83,3 +83,16 @@ def served_incrementally(history) -> dict[str, tuple]:
         if wid is not None:
             runs[wid] = step
     return {k: row for k, (_, row) in where.items()}
+
+
+def served_with_replaced_loaded(history) -> dict[str, tuple]:
+    """What a real cluster's broker shows right after the history: a lineage replace stops routing the
+    replaced segments but the server keeps them loaded (the controller deletes them later), so their rows
+    still take part in the upsert; a key whose winning row sits in a replaced segment shows nothing."""
+    where: dict[str, tuple[int, tuple]] = {}
+    for step in range(len(history)):
+        for row in rows(history, step):
+            if row[0] not in where or row[3] >= where[row[0]][1][3]:
+                where[row[0]] = (step, row)
+    live = set(live_steps(history))
+    return {k: row for k, (step, row) in where.items() if step in live}
