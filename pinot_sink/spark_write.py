@@ -105,8 +105,9 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     from .spark_python import ensure_worker_python
 
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
-    options = dict(options)
-    dedup_batch = options.pop("upsert.dedup-batch", None)  # applied here, before the rows reach the tasks
+    # applied here, before the rows reach the tasks (option names are case-insensitive, as Spark's)
+    dedup_batch = next((options[k] for k in options if str(k).lower() == "upsert.dedup-batch"), None)
+    options = {k: v for k, v in options.items() if str(k).lower() != "upsert.dedup-batch"}
     checked = _checked_job(df, table_name, mode, options)
     try:
         partitioned = check_partition_by(partition_by, checked.table_config, checked.segment_schema(), table_name)

@@ -45,9 +45,8 @@ try:  # the fixture is for the tests; `python tests/fake_controller.py --serve` 
 except ImportError:  # pragma: no cover
     pytest = None
 
-from pinot_sink.segment.properties import as_list, as_text, parse_properties
-from type_mapping.table_config import (DEFAULT_DIM_TABLE_MAX_SIZE, data_size_bytes, data_size_text,
-                                        primary_key_settings)
+from fake_primary_keys import primary_key_upload_refusal, record_load_error
+from pinot_sink.segment.properties import as_text, parse_properties
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -574,8 +573,10 @@ class FakeController:
         ingestion = table.config.get("ingestionConfig") or {}
         if ingestion.get("segmentTimeValueCheck", True):
             self._validate_time(table, name, metadata)
-        _validate_upsert_partition(table, name, metadata)
-        _check_storage_quota(table, name, tar_bytes if upload_type != "METADATA" else None, size)
+        refused = primary_key_upload_refusal(table, name, metadata, tar_bytes if upload_type != "METADATA" else None,
+                                             size)
+        if refused is not None:
+            raise ApiError(*refused)
 
         crc, creation_time, data_crc = creation
         existing = table.segments.get(name)
@@ -624,7 +625,7 @@ class FakeController:
                 table.segments[name] = StoredSegment(name, crc, creation_time, data_crc, metadata, zk, upload_type,
                                                      stored_bytes, stored_uri, refreshes=existing.refreshes + 1,
                                                      noop_uploads=existing.noop_uploads)
-        _record_load_error(table, name, metadata)
+        record_load_error(table, name, metadata)
         return {"status": f"Successfully uploaded segment: {name} of table: {raw}_{table.kind}"}
 
     @staticmethod
@@ -833,105 +834,6 @@ class FakeController:
 
 
 # --- time ranges -------------------------------------------------------------------------------------
-
-
-# --- primary-key tables: Pinot's upload rules (SegmentValidationUtils) and the servers' load rule -----------
-
-
-def _validate_upsert_partition(table: Table, name: str, metadata: dict) -> None:
-    """``validateUpsertSegmentPartitionMetadata``: a segment of an OFFLINE upsert table holds exactly one
-    partition id of the table's partition column (none configured: no check); REALTIME tables are not checked."""
-    keys = primary_key_settings(table.config)
-    if table.kind != "OFFLINE" or not keys.upsert or not keys.partition_column:
-        return
-    column = keys.partition_column
-    partitions = _partitions(metadata, column)
-    if partitions is None or len(partitions) != 1:
-        # a fastutil IntSet prints as {0, 1} (the real cluster's answer); ascending here
-        shown = "null" if partitions is None else "{" + ", ".join(str(p) for p in sorted(partitions)) + "}"
-        raise ApiError(400, f"Uploaded segment: {name} for offline upsert table: {table.raw}_OFFLINE must contain "
-                            f"exactly one partition id for column: {column}, got: {shown}")
-
-
-def _partitions(metadata: dict, column: str) -> set[int] | None:
-    """``ColumnMetadata.getPartitions``: the partition values of a column with a partition function."""
-    if as_text(metadata.get(f"column.{column}.partitionFunction")) is None:
-        return None
-    return {int(v) for v in as_list(metadata.get(f"column.{column}.partitionValues")) if v != ""}
-
-
-def _segment_partition_id(name: str, metadata: dict) -> int | None:
-    """``SegmentUtils.getSegmentPartitionId``: from an LLC or uploaded-realtime name, else the ZK partition
-    metadata's one column with one partition."""
-    parts = name.split("__")
-    if len(parts) == 4 and re.fullmatch(r"-?\d+", parts[1]) and re.fullmatch(r"-?\d+", parts[2]) \
-            and re.fullmatch(r"\d{8}T\d{4}Z", parts[3]):
-        return int(parts[1])  # LLCSegmentName
-    if len(parts) == 5 and re.fullmatch(r"-?\d+", parts[2]):
-        return int(parts[2])  # UploadedRealtimeSegmentName
-    columns = {k[len("column."): -len(".partitionFunction")] for k in metadata
-               if k.startswith("column.") and k.endswith(".partitionFunction")}
-    if len(columns) == 1:
-        found = _partitions(metadata, columns.pop())
-        if found is not None and len(found) == 1:
-            return found.pop()
-    return None
-
-
-def _record_load_error(table: Table, name: str, metadata: dict) -> None:
-    """What a server says on adding a segment of an upsert or dedup table whose partition id it cannot tell
-    (``BaseTableDataManager.handleUpsert``): the controller accepted the upload, the segment goes to ERROR."""
-    table.load_errors.pop(name, None)
-    if not primary_key_settings(table.config).keyed or _segment_partition_id(name, metadata) is not None:
-        return
-    table.load_errors[name] = (
-        f"Failed to get partition id for segment: {name} (upsert-enabled table: {table.raw}_{table.kind}). Segment "
-        "must follow a naming convention that encodes partition id (e.g. LLCSegmentName, UploadedRealtimeSegmentName),"
-        " or have partition metadata configured via SegmentPartitionConfig.")
-
-
-def _untarred_size(tar_bytes: bytes | None, fallback: int) -> int:
-    if tar_bytes is None:
-        return fallback  # METADATA push: Pinot approximates with the tarred size
-    with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*") as archive:
-        return sum(m.size for m in archive.getmembers() if m.isfile())
-
-
-def _check_storage_quota(table: Table, name: str, tar_bytes: bytes | None, size: int) -> None:
-    """``StorageQuotaChecker.isSegmentStorageWithinQuota`` with the table's stored segments as the servers'
-    size report; a dimension table without ``quota.storage`` gets the controller's dimTable.maxSize (200M), as
-    ``TableConfigUtils.ensureStorageQuotaConstraints`` sets it when the table is added."""
-    keys = primary_key_settings(table.config)
-    quota = keys.storage_quota or (DEFAULT_DIM_TABLE_MAX_SIZE if keys.dim_table else None)
-    if quota is None:
-        return
-    replicas = int((table.config.get("segmentsConfig") or {}).get("replication") or 1)
-    allowed = replicas * data_size_bytes(quota, "quota.storage")
-    sizes = {n: _untarred_size(s.tar_bytes, int(s.zk.get("segment.size.in.bytes") or 0))
-             for n, s in table.segments.items()}
-    current = sum(sizes.values()) * replicas
-    existing = table.segments.get(name)
-    if existing is not None and size <= int(existing.zk.get("segment.size.in.bytes") or 0):
-        return
-    incoming = _untarred_size(tar_bytes, size)
-    same = sizes.get(name, 0) * replicas
-    final = current - same + incoming * replicas
-    if final <= allowed:
-        return
-    typed = f"{table.raw}_{table.kind}"
-    if current > allowed:
-        reason = (f"Table {typed} already over quota. Existing estimated uncompressed table size of all replicas: "
-                  f"{data_size_text(current)} > total allowed storage size: {data_size_text(allowed)} ( = configured "
-                  f"quota: {quota} * num replicas: {replicas}). Check if indexes were enabled recently and adjust "
-                  "table quota accordingly.")
-    else:
-        reason = (f"Storage quota exceeded for Table {typed}. New estimated size: {data_size_text(final)} > total "
-                  f"allowed storage size: {data_size_text(allowed)}, where new estimated size = existing estimated "
-                  f"uncompressed size of all replicas: {data_size_text(current)} - existing segment sizes of all "
-                  f"replicas: {data_size_text(same)} + (incoming uncompressed segment size: {data_size_text(incoming)} "
-                  f"* number replicas: {replicas}), total allowed storage size = configured quota: {quota} * number "
-                  f"replicas: {replicas}")
-    raise ApiError(403, f"Storage quota check failed for segment: {name} of table: {typed}, reason: {reason}")
 
 
 def _zk_millis(zk: dict[str, str], key: str) -> int:
