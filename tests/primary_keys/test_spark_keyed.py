@@ -70,3 +70,20 @@ def test_dimension_table_duplicates_are_refused_before_any_task(spark, fake_cont
                                               r"occurs 2 times"):
         pinot_sink.write(df, "orders", url=fake_controller.url, entry_point="map-in-arrow")
     assert fake_controller.uploads() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, extra, keep", [
+    ("REALTIME", {"upsertConfig": None, "dedupConfig": {"dedupEnabled": True}}, "first"),
+    ("OFFLINE", {"upsertConfig": None, "isDimTable": True}, "last"),
+])
+def test_dedup_and_dimension_tables_keep_the_row_they_would(spark, fake_controller, tmp_path, kind, extra, keep):
+    fake_controller.add_table(SCHEMA, table_config(kind, partitions=4, **extra))
+    rows = _rows(300, keys=40)
+    df = spark.createDataFrame(spark.sparkContext.parallelize(rows, 2), SPARK_SCHEMA)
+    pinot_sink.write(df, "orders", url=fake_controller.url, entry_point="map-in-arrow",
+                     **{"table-type": kind, "upsert.dedup-batch": "latest", "retry.initial-backoff": "10ms"})
+    kept = {}
+    for row in rows if keep == "last" else reversed(rows):
+        kept[row[0]] = row
+    assert _live_rows(fake_controller, tmp_path) == sorted(kept.values())
