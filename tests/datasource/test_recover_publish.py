@@ -1,0 +1,165 @@
+"""A driver killed at every phase of a controller commit, in every push mode, then `pinot-sink recover --apply`,
+then `pinot-sink push` of the output folder into an empty table: the folder and the table hold the same rows,
+and the table holds every row once or is as it was (issue 31, 5.).
+
+The kill is real for the committing process: the commit runs in a forked child of the test, which ends with
+``os._exit`` at the phase (no ``finally``, no revert, no abort, no clean-up), while the test controller keeps
+serving from the parent. Forking costs milliseconds, so every phase of every mode runs in the normal suite;
+test_driver_kill.py SIGKILLs a real Spark driver for the slow few."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from fake_controller import FakeController, _fetch
+from pinot_sink.cli import main
+from pinot_sink.cli.push_cmd import find_tarballs
+from pinot_sink.commit import commit_job
+from pinot_sink.segment import read_segment
+
+from .test_commit import CONFIG, SCHEMA, job, run_tasks
+
+# Phase -> what the child does there, in the commit's order. "keeping" only exists in push-mode tar (the copy
+# of the tarballs into output-uri after the entry COMPLETED).
+PHASES = ["staged", "started", "one uploaded", "uploaded", "ended", "keeping", "recorded", "committed"]
+COMMITTED_FROM = PHASES.index("ended")  # from here on the controller's entry is COMPLETED
+
+
+def die() -> None:
+    os._exit(17)  # the driver is killed: nothing after this line of the commit runs
+
+
+def arm(phase: str) -> None:
+    """In the child: make the commit die at ``phase``."""
+    import pinot_sink.commit as commit
+    from pinot_sink.controller import ConsistentPush, ControllerClient
+
+    if phase == "started":  # the lineage entry is open, nothing copied or uploaded
+        ConsistentPush.upload = lambda *a, **k: die()
+    elif phase == "one uploaded":  # one segment copied (uri / metadata) and uploaded, the next one not
+        for method in ("post_segment_file", "post_segment_uri"):
+            real = getattr(ControllerClient, method)
+
+            def once_then_die(self, *args, _real=real, **kwargs):
+                if getattr(ControllerClient, "_uploads", 0):
+                    die()
+                ControllerClient._uploads = 1
+                return _real(self, *args, **kwargs)
+
+            setattr(ControllerClient, method, once_then_die)
+    elif phase == "uploaded":  # every segment uploaded (hidden), the end never sent
+        ControllerClient.end_replace = lambda *a, **k: die()
+    elif phase == "ended":  # the entry is COMPLETED; no manifest, no copy, no clean-up (the issue's case)
+        commit._yield_to_a_concurrent_run = lambda *a, **k: die()
+    elif phase == "keeping":  # tar: the `publishing` record written, one tarball moved into output-uri
+        real_move = commit.publish_into_directory
+
+        def one_then_die(root, table, staged, options=None):
+            name = sorted(staged)[0]
+            real_move(root, table, {name: staged[name]}, options)
+            die()
+
+        commit.publish_into_directory = one_then_die
+    elif phase == "recorded":  # every file in place; the manifest never says `committed`
+        commit.write_committed = lambda *a, **k: die()
+    elif phase == "committed":  # the manifest says `committed`; the staging folder is never removed
+        commit.remove_tree = lambda *a, **k: die()
+
+
+def commit_killed_at(phase: str, the_job, reports) -> None:
+    """The commit, in a forked child that dies at ``phase`` (the parent's test controller serves it)."""
+    if phase == "staged":
+        return  # every task staged; the driver died before its commit
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's coverage is not collected
+        try:
+            arm(phase)
+            commit_job(the_job, reports)
+        finally:
+            os._exit(0)  # not killed: the phase never came
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(child, 9)
+            os.waitpid(child, 0)
+            pytest.fail(f"the commit never reached phase {phase!r} within 60 s")
+        time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(status) == 17, f"the commit never reached phase {phase!r}"
+
+
+def rows_of(paths) -> list[int]:
+    return sorted(i for p in paths for i in read_segment(str(p)).table.column("id").to_pylist())
+
+
+def table_rows(controller: FakeController, tmp_path: Path) -> list[int]:
+    """The ids a query of the controller's table sees (a metadata push's segments are served from its URI)."""
+    paths = []
+    for name in controller.live_segments("events"):
+        stored = controller.segments("events")[name]
+        path = tmp_path / "served" / f"{name}.tar.gz"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(stored.tar_bytes if stored.upload_type != "METADATA" else _fetch(stored.download_uri))
+        paths.append(path)
+    return rows_of(paths)
+
+
+def recover(capsys, url: str, out: str) -> str:
+    capsys.readouterr()
+    code = main(["recover", "--table", "events", "--url", url, "--output-uri", out, "--apply", "--min-age", "0"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    return printed
+
+
+@pytest.mark.parametrize("kind", ["append", "overwrite"])
+@pytest.mark.parametrize("push_mode", ["tar", "metadata", "uri"])
+@pytest.mark.parametrize("phase", PHASES)
+def test_a_kill_at_every_phase_then_recover_then_push_of_the_folder(tmp_path, table, capsys, phase, push_mode, kind):
+    if phase == "keeping" and push_mode != "tar":
+        pytest.skip("only push-mode tar copies its tarballs into output-uri after the commit")
+    # uri push: the controller fetches the DOWNLOAD_URI itself and refuses file: URIs, as Pinot does; local://
+    # is the same disk through fsspec's other name (the remote-store code paths: copies, not renames).
+    local = tmp_path / "out"
+    out = f"local://{local}" if push_mode == "uri" else str(local)
+    options = {"push-mode": push_mode}
+    first = job(url=table.url, out=out, **options)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    before = table_rows(table, tmp_path)
+    killed = job(url=table.url, out=out, overwrite=kind == "overwrite", **options)
+    new_rows = (1000, 1600) if kind == "overwrite" else (300, 900)
+    reports = run_tasks(killed, [(new_rows[0], new_rows[0] + 300), (new_rows[0] + 300, new_rows[1])])
+    commit_killed_at(phase, killed, reports)
+
+    recover(capsys, table.url, out)
+    after = list(range(*new_rows)) if kind == "overwrite" else list(range(new_rows[1]))
+    expected = after if PHASES.index(phase) >= COMMITTED_FROM else before
+    assert table_rows(table, tmp_path) == expected  # every row once, or the table as it was
+    assert "nothing left behind" in recover(capsys, table.url, out)
+    assert not [e for e in table.tables["events"].lineage.values() if e.state == "IN_PROGRESS"]
+
+    # What `pinot-sink push` of the folder would publish is what the table shows: names and rows.
+    folder = local / "events"
+    pushed = find_tarballs([str(folder)])
+    assert {p.name[: -len(".tar.gz")] for p in pushed} == set(table.live_segments("events"))
+    assert rows_of(pushed) == expected
+    # ... and it does: pushed into an empty table of another controller (the table lost, rebuilt from the folder).
+    other = FakeController().start()
+    try:
+        other.add_table(SCHEMA, CONFIG)
+        assert main(["push", str(folder), "--url", other.url, "--table", "events", "--retries", "2"]) == 0
+        assert table_rows(other, tmp_path / "other") == expected
+    finally:
+        other.stop()
+
+
+@pytest.fixture
+def table(fake_controller):
+    fake_controller.add_table(SCHEMA, CONFIG)
+    return fake_controller
