@@ -18,10 +18,11 @@ import pytest
 from fake_controller import FakeController, _fetch
 from pinot_sink.cli import main
 from pinot_sink.cli.push_cmd import find_tarballs
-from pinot_sink.commit import commit_job
+from pinot_sink.commit import CommitError, abort_job, commit_job
 from pinot_sink.segment import read_segment
+from pinot_sink.task import write_partition
 
-from .test_commit import CONFIG, SCHEMA, job, run_tasks
+from .test_commit import CONFIG, SCHEMA, batches, job, run_tasks
 
 # Phase -> what the child does there, in the commit's order. "keeping" only exists in push-mode tar (the copy
 # of the tarballs into output-uri after the entry COMPLETED).
@@ -157,6 +158,58 @@ def test_a_kill_at_every_phase_then_recover_then_push_of_the_folder(tmp_path, ta
         assert table_rows(other, tmp_path / "other") == expected
     finally:
         other.stop()
+
+
+def folder_rows(out: Path) -> list[int]:
+    """The ids `pinot-sink push` of the folder would publish."""
+    return rows_of(find_tarballs([str(out / "events")]))
+
+
+def test_without_the_controller_recover_keeps_a_staging_folder_that_may_be_committed(tmp_path, table, capsys):
+    """Only the controller can say that a push-mode tar run killed after its end committed: recover without --url
+    deletes nothing of it, says why (exit 1), and with --url finishes its publish."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    killed = job(url=table.url, out=out, overwrite=True)
+    commit_killed_at("ended", killed, run_tasks(killed, [(1000, 1300)]))
+    capsys.readouterr()
+    assert main(["recover", "--table", "events", "--output-uri", str(out), "--apply", "--min-age", "0"]) == 1
+    assert "COULD NOT SETTLE IT without the controller" in capsys.readouterr().out
+    assert (out / "events" / "_staging" / killed.run.folder).is_dir()
+    assert "publish finished, 2 staged tarball(s) moved" in recover(capsys, table.url, str(out))
+    assert folder_rows(out) == table_rows(table, tmp_path) == list(range(1000, 1300))
+
+
+def test_the_staged_copy_with_the_controllers_crc_is_the_one_published(tmp_path, table, capsys):
+    """Two attempts of a partition staged the same segment name with other rows (the first saw its input end
+    early): the committed one is the copy whose CRC the controller records."""
+    out = tmp_path / "out"
+    killed = job(url=table.url, out=out)
+    write_partition(killed, batches(0, 130), partition_id=0, attempt=0, task_attempt_id=7)  # partial, lost
+    reports = [write_partition(killed, batches(0, 200), partition_id=0, attempt=1, task_attempt_id=8)]
+    commit_killed_at("ended", killed, reports)
+    recover(capsys, table.url, str(out))
+    assert folder_rows(out) == table_rows(table, tmp_path) == list(range(200))
+
+
+def test_an_unknown_outcome_in_push_mode_tar_gets_its_tarballs_from_the_controller(tmp_path, table, capsys):
+    """The end applied, its answer lost, then an outage: the commit says MAY HAVE BEEN COMMITTED and removes its
+    staging folder; the overwrite is live. Recover reads the COMPLETED entry and downloads its tarballs from
+    the controller into output-uri, so the folder pushes the overwrite's rows, not the ones it replaced."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    the_job = job(url=table.url, out=out, overwrite=True, **{"retry.max-attempts": 2, "retry.max-elapsed": "1s"})
+    reports = run_tasks(the_job, [(1000, 1400)])
+    table.lose_response_next(1, method="POST", path="/segments/events/endReplaceSegments", then_outage_s=2.5)
+    with pytest.raises(CommitError, match="MAY HAVE BEEN COMMITTED"):
+        commit_job(the_job, reports)
+    abort_job(the_job, reports)  # Spark's abort after the failed commit
+    table.outage(0)
+    assert not (out / "events" / "_staging" / the_job.run.folder).exists()
+    assert "0 staged tarball(s) moved and 2 downloaded" in recover(capsys, table.url, str(out))
+    assert folder_rows(out) == table_rows(table, tmp_path) == list(range(1000, 1400))
 
 
 @pytest.fixture
