@@ -50,7 +50,7 @@ from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 
 from .job import WriteJob
 from .write_run import WriteRun
-from .naming import name_tags
+from .naming import name_tags, segment_replaces
 
 log = logging.getLogger("pinot_sink")
 
@@ -100,23 +100,27 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
     unreadable: list[str] = []
     documents = manifests_of_table(folder, storage_options, unreadable=unreadable) if folder else {}
     ended = {run_folder_of_manifest(uri) for uri, d in documents.items() if d.get("status") in ENDED}
+    records = {run_folder_of_manifest(uri): d for uri, d in documents.items()}
     entries = client.get_lineage(table) if client is not None else {}
     for entry_id, entry in sorted(entries.items()):
         runs = _runs(entry.get("segmentsTo") or [])
         if entry.get("state") != "IN_PROGRESS" or runs is None or not _of_write(runs, write_tag):
             continue
         stamp = entry.get("timestamp")
+        timed_out = (records.get(_single(runs)) or {}).get("status") == UNKNOWN
         found.append(Leftover(
             "lineage entry", entry_id,
             f"IN_PROGRESS: {len(entry.get('segmentsTo') or [])} new segment(s), hidden; would replace "
-            f"{len(entry.get('segmentsFrom') or [])}; revert it", _single(runs),
-            settle=lambda entry_id=entry_id: _revert(client, table, entry_id),
+            f"{len(entry.get('segmentsFrom') or [])}; " + ("its commit timed out: end it if every new segment "
+                                                           "is uploaded, else revert it" if timed_out else
+                                                           "revert it"), _single(runs),
+            settle=lambda entry_id=entry_id, entry=entry, timed_out=timed_out: (
+                _resume(client, table, entry_id, entry) if timed_out else _revert(client, table, entry_id)),
             changed_at=stamp / 1000 if isinstance(stamp, (int, float)) and stamp > 0 else None,
             ended=runs <= ended))
     if not folder:
         return found
     staging = child_uri(folder, STAGING_DIR)
-    records = {run_folder_of_manifest(uri): d for uri, d in documents.items()}
     for name in list_folders(staging, storage_options):
         if write_tag is None or name.startswith(f"{write_tag}_"):
             uri = child_uri(staging, name)
@@ -170,6 +174,30 @@ def _single(runs: set[str]) -> str | None:
 def _revert(client: ControllerClient, table: str, entry_id: str) -> str:
     ConsistentPush.resume(client, table, entry_id).revert()  # done when the record says so, not on a 200
     return "reverted"
+
+
+def _resume(client: ControllerClient, table: str, entry_id: str, entry: dict) -> str:
+    """An entry whose commit timed out waiting for ``endReplaceSegments`` (its manifest says ``unknown``: the
+    write told its user it MAY HAVE BEEN COMMITTED): ended again when every new segment is uploaded, as the
+    commit would have on a longer wait; reverted when one is missing, or when once ended it would stay beside
+    a run that committed at the same time (the commit's rival rule, read from names: another run of its
+    write, or, for an overwrite, another overwrite; on the safe side, a window overwrite of other days too)."""
+    new = list(entry.get("segmentsTo") or [])
+    uploaded = set(client.list_segments(table, exclude_replaced=False))
+    if not set(new) <= uploaded:
+        return _revert(client, table, entry_id) + f" ({len(set(new) - uploaded)} of its new segment(s) never uploaded)"
+    push = ConsistentPush.resume(client, table, entry_id, new)
+    push.finish()  # done when the record says COMPLETED
+    live = set(client.list_segments(table, exclude_replaced=True))
+    tags = name_tags(new[0]) if new else None
+    overwrite = bool(new) and segment_replaces(new[0]) is not None
+    rivals = sorted(n for n in live - set(new) if (t := name_tags(n)) is not None and tags is not None
+                    and (t[0] == tags[0] or (overwrite and segment_replaces(n) is not None)))
+    if rivals and set(new) & live:
+        push.revert()
+        return (f"ended, then reverted: another run committed at the same time ({', '.join(rivals[:3])}); the table "
+                f"holds its rows, not this one's")
+    return "resumed: ended, COMPLETED (its commit timed out waiting for endReplaceSegments)"
 
 
 def _settle_publish(table: str, uri: str, document: dict, folder: SegmentStore, client: ControllerClient | None,

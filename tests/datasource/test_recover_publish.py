@@ -212,6 +212,27 @@ def test_an_unknown_outcome_in_push_mode_tar_gets_its_tarballs_from_the_controll
     assert folder_rows(out) == table_rows(table, tmp_path) == list(range(1000, 1400))
 
 
+def test_recover_resumes_a_commit_that_timed_out_waiting_for_its_end(tmp_path, table, capsys):
+    """Every endReplaceSegments and revert answered 503 (a controller busy bringing the segments online): the
+    commit gives up saying MAY HAVE BEEN COMMITTED, its entry IN_PROGRESS with every segment uploaded. Recover
+    ends it (issue 31, 2.: resumes the commit) rather than reverting it, and finishes its publish."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    the_job = job(url=table.url, out=out, overwrite=True, **{"retry.max-attempts": 2, "retry.max-elapsed": "2s"})
+    reports = run_tasks(the_job, [(1000, 1400)])
+    for step in ("endReplaceSegments", "revertReplaceSegments"):
+        table.fail_next(100, 503, method="POST", path=f"/segments/events/{step}")
+    with pytest.raises(CommitError, match="MAY HAVE BEEN COMMITTED"):
+        commit_job(the_job, reports)
+    with table._lock:  # the controller has caught up
+        table._faults.clear()
+    assert [e.state for e in table.tables["events"].lineage.values()] == ["COMPLETED", "IN_PROGRESS"]
+    printed = recover(capsys, table.url, str(out))
+    assert "resumed: ended, COMPLETED" in printed and "2 downloaded" in printed
+    assert folder_rows(out) == table_rows(table, tmp_path) == list(range(1000, 1400))
+
+
 @pytest.fixture
 def table(fake_controller):
     fake_controller.add_table(SCHEMA, CONFIG)
