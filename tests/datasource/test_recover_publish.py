@@ -2,14 +2,14 @@
 then `pinot-sink push` of the output folder into an empty table: the folder and the table hold the same rows,
 and the table holds every row once or is as it was (issue 31, 5.).
 
-The kill is real for the committing process: the commit runs in a forked child of the test, which ends with
-``os._exit`` at the phase (no ``finally``, no revert, no abort, no clean-up), while the test controller keeps
+The kill is real for the committing process: the commit runs in a forked child of the test, which SIGKILLs
+itself at the phase (kill_driver.py's phases and ``die``) (no ``finally``, no revert, no abort, no clean-up), while the test controller keeps
 serving from the parent. Forking costs milliseconds, so every phase of every mode runs in the normal suite;
 test_driver_kill.py SIGKILLs a real Spark driver for the slow few."""
 from __future__ import annotations
 
 import os
-import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from pinot_sink.commit import CommitError, abort_job, commit_job
 from pinot_sink.segment import read_segment
 from pinot_sink.task import write_partition
 
+from . import kill_driver
 from .test_commit import CONFIG, SCHEMA, batches, job, run_tasks
 
 # Phase -> what the child does there, in the commit's order. "keeping" only exists in push-mode tar (the copy
@@ -30,45 +31,34 @@ PHASES = ["staged", "started", "one uploaded", "uploaded", "ended", "keeping", "
 COMMITTED_FROM = PHASES.index("ended")  # from here on the controller's entry is COMPLETED
 
 
-def die() -> None:
-    os._exit(17)  # the driver is killed: nothing after this line of the commit runs
+# The phases kill_driver.py kills a real driver at, by their names there.
+DRIVER_PHASES = {"started": "started", "uploaded": "uploaded", "ended": "ended", "keeping": "publishing",
+                 "recorded": "deleted"}
 
 
 def arm(phase: str) -> None:
-    """In the child: make the commit die at ``phase``."""
+    """In the child: make the commit die (SIGKILL, as kill_driver.py does) at ``phase``."""
     import pinot_sink.commit as commit
-    from pinot_sink.controller import ConsistentPush, ControllerClient
+    from pinot_sink.controller import ControllerClient
 
-    if phase == "started":  # the lineage entry is open, nothing copied or uploaded
-        ConsistentPush.upload = lambda *a, **k: die()
+    if phase in DRIVER_PHASES:
+        # started: the entry open, nothing uploaded; uploaded: every segment uploaded (hidden), no end sent;
+        # ended: the entry COMPLETED, no manifest, copy or clean-up (the issue's case); keeping (tar): the
+        # `publishing` record written, one tarball moved into output-uri; recorded: the manifest not `committed`
+        kill_driver.arm(DRIVER_PHASES[phase])
     elif phase == "one uploaded":  # one segment copied (uri / metadata) and uploaded, the next one not
         for method in ("post_segment_file", "post_segment_uri"):
             real = getattr(ControllerClient, method)
 
             def once_then_die(self, *args, _real=real, **kwargs):
                 if getattr(ControllerClient, "_uploads", 0):
-                    die()
+                    kill_driver.die()
                 ControllerClient._uploads = 1
                 return _real(self, *args, **kwargs)
 
             setattr(ControllerClient, method, once_then_die)
-    elif phase == "uploaded":  # every segment uploaded (hidden), the end never sent
-        ControllerClient.end_replace = lambda *a, **k: die()
-    elif phase == "ended":  # the entry is COMPLETED; no manifest, no copy, no clean-up (the issue's case)
-        commit._yield_to_a_concurrent_run = lambda *a, **k: die()
-    elif phase == "keeping":  # tar: the `publishing` record written, one tarball moved into output-uri
-        real_move = commit.publish_into_directory
-
-        def one_then_die(root, table, staged, options=None):
-            name = sorted(staged)[0]
-            real_move(root, table, {name: staged[name]}, options)
-            die()
-
-        commit.publish_into_directory = one_then_die
-    elif phase == "recorded":  # every file in place; the manifest never says `committed`
-        commit.write_committed = lambda *a, **k: die()
     elif phase == "committed":  # the manifest says `committed`; the staging folder is never removed
-        commit.remove_tree = lambda *a, **k: die()
+        commit.remove_tree = kill_driver.die
 
 
 def commit_killed_at(phase: str, the_job, reports) -> None:
@@ -92,7 +82,7 @@ def commit_killed_at(phase: str, the_job, reports) -> None:
             os.waitpid(child, 0)
             pytest.fail(f"the commit never reached phase {phase!r} within 60 s")
         time.sleep(0.02)
-    assert os.waitstatus_to_exitcode(status) == 17, f"the commit never reached phase {phase!r}"
+    assert os.waitstatus_to_exitcode(status) == -signal.SIGKILL, f"the commit never reached phase {phase!r}"
 
 
 def rows_of(paths) -> list[int]:
