@@ -342,6 +342,8 @@ def _finish_committed(table: str, run: str, client: ControllerClient, output_uri
         return (f"COULD NOT FINISH ITS PUBLISH: committed, but {len(failed)} of its live segment(s) have no tarball "
                 f"in {redact_text(output_uri)}: {'; '.join(failed[:5])}")
     replaced = sorted(entry.get("segmentsFrom") or []) if entry else sorted(document.get("replacing") or [])
+    if document.get("status") in WAS_COMMITTED:  # its commit got that far: its own record stays
+        return f"committed: its manifest says so{'; ' + str(moved) + ' tarball(s) put back' if moved else ''}"
     _record_committed(table, run, output_uri, storage_options, {"controller": client.url, **document}, sorted(names),
                       replaced, entry_id, crcs)
     where = "its lineage entry is COMPLETED" if entry_id else "no lineage entry left, its segments are live"

@@ -8,6 +8,7 @@ serving from the parent. Forking costs milliseconds, so every phase of every mod
 test_driver_kill.py SIGKILLs a real Spark driver for the slow few."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -27,7 +28,7 @@ from .test_commit import CONFIG, SCHEMA, batches, job, run_tasks
 
 # Phase -> what the child does there, in the commit's order. "keeping" only exists in push-mode tar (the copy
 # of the tarballs into output-uri after the entry COMPLETED).
-PHASES = ["staged", "started", "one uploaded", "uploaded", "ended", "keeping", "recorded", "committed"]
+PHASES = ["staged", "started", "one uploaded", "uploaded", "ended", "keeping", "cleaning", "recorded"]
 COMMITTED_FROM = PHASES.index("ended")  # from here on the controller's entry is COMPLETED
 
 
@@ -57,7 +58,7 @@ def arm(phase: str) -> None:
                 return _real(self, *args, **kwargs)
 
             setattr(ControllerClient, method, once_then_die)
-    elif phase == "committed":  # the manifest says `committed`; the staging folder is never removed
+    elif phase == "cleaning":  # every file in place, the staging folder not removed, the manifest not `committed`
         commit.remove_tree = kill_driver.die
 
 
@@ -137,6 +138,11 @@ def test_a_kill_at_every_phase_then_recover_then_push_of_the_folder(tmp_path, ta
     assert table_rows(table, tmp_path) == expected  # every row once, or the table as it was
     assert "nothing left behind" in recover(capsys, table.url, out)
     assert not [e for e in table.tables["events"].lineage.values() if e.state == "IN_PROGRESS"]
+    record = local / "events" / "_manifests" / f"{killed.run.folder}.json"
+    if PHASES.index(phase) >= COMMITTED_FROM:  # the run's record says what it published, as its commit would have
+        document = json.loads(record.read_text())
+        assert document["status"] == "committed"
+        assert sorted(s["name"] for s in document["segments"]) == sorted(s.name for r in reports for s in r.segments)
 
     # What `pinot-sink push` of the folder would publish is what the table shows: names and rows.
     folder = local / "events"
@@ -224,6 +230,24 @@ def test_recover_resumes_a_commit_that_timed_out_waiting_for_its_end(tmp_path, t
     printed = recover(capsys, table.url, str(out))
     assert "resumed: ended, COMPLETED" in printed and "2 downloaded" in printed
     assert folder_rows(out) == table_rows(table, tmp_path) == list(range(1000, 1400))
+
+
+def test_a_committed_writes_own_record_is_kept_when_recover_removes_its_staging(tmp_path, table, capsys,
+                                                                             monkeypatch):
+    """The commit could not remove its staging folder (logged; the write succeeded): recover deletes it and leaves
+    the commit's own manifest (rows, bytes, timings) as it is."""
+    import pinot_sink.commit as commit
+
+    out = tmp_path / "out"
+    the_job = job(url=table.url, out=out, overwrite=True)
+    monkeypatch.setattr(commit, "remove_tree", lambda *args, **kwargs: False)
+    commit_job(the_job, run_tasks(the_job, [(0, 300)]))
+    monkeypatch.undo()
+    record = out / "events" / "_manifests" / f"{the_job.run.folder}.json"
+    before = record.read_text()
+    assert "deleted" in recover(capsys, table.url, str(out))
+    assert record.read_text() == before and not (out / "events" / "_staging" / the_job.run.folder).exists()
+    assert folder_rows(out) == table_rows(table, tmp_path) == list(range(300))
 
 
 @pytest.fixture
