@@ -5,7 +5,9 @@ Three kinds, all recognised as this package's by the names it gives (``naming.na
 it owns (``_staging/``, ``_manifests/``):
 
 * a **lineage entry** left IN_PROGRESS (the driver died between start and end, or a revert failed): its new
-  segments are hidden, so the table reads as before; settling reverts it (``forceRevert``).
+  segments are hidden, so the table reads as before; settling reverts it (``forceRevert``), except for a
+  commit that timed out waiting for ``endReplaceSegments`` (its manifest says ``unknown``: the write told
+  its user it MAY HAVE BEEN COMMITTED), which is resumed: ended again when every new segment is uploaded.
 * a **staging folder** ``<output-uri>/<table>/_staging/<write tag>_<run tag>/``. Never deleted on the
   strength of a missing manifest: in push mode tar a driver killed after ``endReplaceSegments`` leaves the
   write committed, its rows live, and these staged tarballs the only copies for ``output-uri``. With a
