@@ -362,8 +362,10 @@ class _ControllerPublication:
         if delivery.push_mode != "tar":
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
-            # The tarballs go to output-uri before the commit: the intent first, so push and recover know.
-            write_publishing(self.record, self.write_id, new, sorted(replaced))
+        # The intent first, before the table changes, so push and recover know: in uri / metadata mode the
+        # tarballs go to output-uri before the commit; in tar mode, a run killed after its entry completed
+        # leaves its staged tarballs the only copies for output-uri, and only the controller can say so.
+        write_publishing(self.record, self.write_id, new, sorted(replaced))
         if job.options.naming.kind == "fixed":
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)

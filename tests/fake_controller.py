@@ -467,6 +467,10 @@ class FakeController:
                 if rest == ["revertReplaceSegments"] and method == "POST":
                     return 200, self._revert_replace(table, q)
                 if len(rest) == 1 and method == "GET":
+                    accept = headers.get("Accept") or "*/*"
+                    if not any(kind.split(";")[0].strip() in ("*/*", "application/*", "application/octet-stream")
+                               for kind in accept.split(",")):  # Jersey: the endpoint produces octet-stream only
+                        raise ApiError(406, "HTTP 406 Not Acceptable")
                     segment = table.segments.get(rest[0])
                     if segment is None or segment.tar_bytes is None:
                         raise ApiError(404, f"Segment {rest[0]} or table {table.raw} not found")

@@ -181,6 +181,8 @@ class ControllerClient:
         response = self.request(
             "GET", f"/segments/{quote(raw, safe='')}/{quote(segment, safe='')}",
             operation="download segment", table=raw, segment=segment,
+            # The endpoint produces application/octet-stream only: the session's JSON Accept gets a 406.
+            headers={"Accept": "application/octet-stream"},
         )
         dest = Path(dest)
         with open(dest, "wb") as handle:

@@ -106,9 +106,13 @@ class SegmentConflictError(ControllerError):
 
 
 class ControllerUnavailableError(ControllerError):
-    """5xx, 429 or a transport failure (refused connection, reset, timeout). Retried."""
+    """5xx, 429 or a transport failure (refused connection, reset, timeout). Retried. ``never_connected`` says
+    when no connection was made at all: "refused" (nothing listens there) or "name lookup" (no such host), the
+    failures a pre-flight check may stop early on (a wrong URL), unlike a 5xx or a reset (a busy or restarting
+    controller)."""
 
     retryable = True
+    never_connected: str | None = None
 
 
 class ControllerTLSError(ControllerError):

@@ -429,9 +429,10 @@ class Transport:
                 if isinstance(exc, requests.exceptions.SSLError):
                     raise ControllerTLSError(f"TLS with {config.url} failed: {_transport_reason(exc)}",
                                              **where) from None
-                raise ControllerUnavailableError(
-                    f"cannot reach the controller at {config.url}: {_transport_reason(exc)}", **where
-                ) from None
+                error = ControllerUnavailableError(
+                    f"cannot reach the controller at {config.url}: {_transport_reason(exc)}", **where)
+                error.never_connected = _never_connected(exc)
+                raise error from None
             finally:
                 deadline.cancel()
                 stack.remove(deadline)
@@ -498,20 +499,37 @@ def _error_message(response: requests.Response) -> str:
     return text[:500] if text else (response.reason or "no message")
 
 
-def _transport_reason(exc: BaseException) -> str:
-    """The root cause (e.g. ``ConnectionRefusedError: Connection refused``) instead of urllib3's nested repr.
+def _never_connected(exc: BaseException) -> str | None:
+    """"refused" or "name lookup" when the request never reached a listening socket (see
+    ``ControllerUnavailableError.never_connected``), else None."""
+    for current in _causes(exc):
+        if isinstance(current, ConnectionRefusedError):
+            return "refused"
+        if isinstance(current, socket.gaierror):
+            return "name lookup"
+    return None
 
-    Searches the exception graph (args, ``reason``, cause, context) for the first OS-level error."""
+
+def _causes(exc: BaseException):
+    """The exception graph below ``exc`` (args, ``reason``, cause, context), breadth first, each once."""
     queue, seen = [exc], set()
     while queue:
         current = queue.pop(0)
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, OSError) and not isinstance(current, requests.RequestException) and current.strerror:
-            return f"{type(current).__name__}: {current.strerror}"
+        yield current
         linked = [a for a in current.args if isinstance(a, BaseException)]
         linked += [getattr(current, "reason", None), current.__cause__, current.__context__]
         queue.extend(e for e in linked if isinstance(e, BaseException))
+
+
+def _transport_reason(exc: BaseException) -> str:
+    """The root cause (e.g. ``ConnectionRefusedError: Connection refused``) instead of urllib3's nested repr.
+
+    Searches the exception graph (args, ``reason``, cause, context) for the first OS-level error."""
+    for current in _causes(exc):
+        if isinstance(current, OSError) and not isinstance(current, requests.RequestException) and current.strerror:
+            return f"{type(current).__name__}: {current.strerror}"
     text = str(exc)
     return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__

@@ -20,7 +20,8 @@ from typing import Any, Mapping
 from pinot_sink.controller.auth import redact_text
 from pinot_sink.controller.errors import DeepStoreError
 
-from .layout import TARBALL_SUFFIX, child_uri, local_path, segment_uri, table_uri, tarball_uri, uri_to_fs
+from .layout import (TARBALL_SUFFIX, child_uri, local_path, segment_name_from_uri, segment_uri, table_uri, tarball_uri,
+                     uri_to_fs)
 
 log = logging.getLogger("pinot_sink")
 
@@ -154,6 +155,16 @@ def list_folders(folder_uri: str, storage_options: Mapping[str, Any] | None = No
         return []
     return sorted(os.path.basename(str(e["name"]).rstrip("/")) for e in fs.ls(path, detail=True)
                   if e.get("type") == "directory")
+
+
+def staged_tarballs(staging_uri: str, storage_options: Mapping[str, Any] | None = None) -> dict[str, list[str]]:
+    """``{segment name: [staged URI, ...]}`` of a run's staging folder, every task attempt's copy (two attempts
+    of one partition stage the same name, not always the same bytes)."""
+    found: dict[str, list[str]] = {}
+    for attempt in list_folders(staging_uri, storage_options):
+        for uri in list_files(child_uri(staging_uri, attempt), TARBALL_SUFFIX, storage_options):
+            found.setdefault(segment_name_from_uri(uri), []).append(uri)
+    return found
 
 
 def last_changed(uri: str, storage_options: Mapping[str, Any] | None = None) -> float | None:

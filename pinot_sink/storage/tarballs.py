@@ -4,6 +4,7 @@ window replace of a directory of tarballs reads it)."""
 from __future__ import annotations
 
 import os
+import struct
 import tarfile
 from typing import IO
 
@@ -47,3 +48,10 @@ def tarball_time_range(tarball: str | os.PathLike | IO[bytes], where: str | None
     meta = parse_segment_metadata(properties)
     return (NO_TIME_MS if meta.start_time_ms is None else meta.start_time_ms,
             NO_TIME_MS if meta.end_time_ms is None else meta.end_time_ms)
+
+
+def tarball_crc(tarball: str | os.PathLike | IO[bytes]) -> int | None:
+    """The segment CRC its ``creation.meta`` records (the first 8 bytes, a big-endian long, as the controller's
+    ZK metadata and ``GET /segments/{t}/crc`` give it); None when it has none."""
+    meta = metadata_files(tarball).get("creation.meta")
+    return struct.unpack(">q", meta[:8])[0] if meta is not None and len(meta) >= 8 else None

@@ -110,3 +110,54 @@ def test_build_derives_the_table_and_push_creates_it(fake_controller, tmp_path, 
     assert table.config["segmentsConfig"]["timeColumnName"] == "ts"
     assert sum(int(s.zk["segment.total.docs"]) for s in table.segments.values()) == 100
     assert "created table clicks_OFFLINE" in capsys.readouterr().err
+
+
+# --- the pre-flight check gets the push's retry budget (issue 31, 4.) ----------------------------------------------
+
+
+def test_push_rides_out_two_503s_in_its_pre_flight_check(fake_controller, tmp_path):
+    """A controller answering 503 twice (busy, or restarting behind a proxy) is transient: the check retries
+    within --retries / --retry-time, as uploads do, and the push succeeds (it stopped after 2 attempts in 0.5 s,
+    "nothing was pushed")."""
+    for i in range(2):
+        make_segment(tmp_path, f"events_{i}")
+    fake_controller.fail_next(2, 503, method="GET", path="/tables/events")
+    assert main(["push", str(tmp_path), "--url", fake_controller.url, "--table", "events",
+                 "--retries", "4", "--retry-time", "30"]) == 0
+    checks = [r for r in fake_controller.received if r.method == "GET" and r.path.startswith("/tables/events")]
+    assert [r.status for r in checks[:3]] == [503, 503, 200]
+    assert len(fake_controller.uploads()) == 2 and sorted(fake_controller.live_segments("events")) == \
+        ["events_0", "events_1"]
+
+
+def test_push_stops_at_once_when_the_controllers_name_does_not_resolve(tmp_path, monkeypatch):
+    """A failed name lookup is a wrong URL, not an outage: one attempt, then one line."""
+    make_segment(tmp_path, "events_0")
+    real = socket.getaddrinfo
+    lookups = []
+
+    def no_such_host(host, *args, **kwargs):
+        if host == "controller.pinot-sink.invalid":
+            lookups.append(host)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    url = "http://controller.pinot-sink.invalid:9000"
+    with pytest.raises(SystemExit, match=rf"^cannot reach the controller at {url}: .*Name or service not known"):
+        main(["push", str(tmp_path), "--url", url, "--table", "events", "--retries", "5", "--retry-time", "60"])
+    assert len(lookups) == 1
+
+
+def test_a_refused_connection_is_retried_only_for_a_moment(tmp_path, monkeypatch):
+    """Refused: a controller restarting, or a wrong port. Quick retries within REFUSED_GRACE_S, then one line,
+    whatever --retries and --retry-time allow."""
+    from pinot_sink.cli import push_cmd
+
+    monkeypatch.setattr(push_cmd, "REFUSED_GRACE_S", 0.3)
+    make_segment(tmp_path, "events_0")
+    url = f"http://127.0.0.1:{_closed_port()}"
+    started = time.monotonic()
+    with pytest.raises(SystemExit, match=rf"^cannot reach the controller at {url}: .*Connection refused"):
+        main(["push", str(tmp_path), "--url", url, "--table", "events", "--retries", "1000", "--retry-time", "600"])
+    assert time.monotonic() - started < 60  # not the 600 s --retry-time allows

@@ -1,7 +1,7 @@
 """A real Spark driver, in its own process, that kills itself (SIGKILL: no finally, no abort, no clean-up) at one
 phase of its commit; run by test_driver_kill.py:
 
-    python kill_driver.py PHASE OUTPUT_URI WRITE_ID [CONTROLLER_URL]
+    python kill_driver.py PHASE OUTPUT_URI WRITE_ID [CONTROLLER_URL [PUSH_MODE]]
 
 It writes ``ROWS`` rows (helpers.events_df) with ``pinot_sink.write(..., entry_point="map-in-arrow")``, whose
 commit runs in this very process, so the kill lands exactly where the phase says."""
@@ -52,7 +52,7 @@ def arm(phase: str) -> None:
         raise SystemExit(f"unknown phase {phase}")
 
 
-def main(phase: str, output_uri: str, write_id: str, controller: str | None) -> None:
+def main(phase: str, output_uri: str, write_id: str, controller: str | None, push_mode: str = "tar") -> None:
     from pyspark.sql import SparkSession
 
     import pinot_sink
@@ -65,7 +65,8 @@ def main(phase: str, output_uri: str, write_id: str, controller: str | None) -> 
     spark.sparkContext.setLogLevel("ERROR")
     options = {"output-uri": output_uri, "write.id": write_id, "sink.buffer-flush.max-rows": 400}
     if controller:
-        options.update({"url": controller, "retry.initial-backoff": "10ms", "retry.max-backoff": "50ms"})
+        options.update({"url": controller, "retry.initial-backoff": "10ms", "retry.max-backoff": "50ms",
+                        "push-mode": push_mode})
     else:
         options.update({"schema": json.dumps(SCHEMA), "table-config": json.dumps(TABLE_CONFIG)})
     arm(phase)
@@ -75,4 +76,4 @@ def main(phase: str, output_uri: str, write_id: str, controller: str | None) -> 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: tests importable
-    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None, *sys.argv[5:6])

@@ -28,8 +28,9 @@ CONTROLLER_PHASES = ["staged", "started", "uploaded", "ended"] if ALL_PHASES els
 EMBEDDED_PHASES = ["staged", "publishing", "moved", "deleted"] if ALL_PHASES else ["publishing"]
 
 
-def kill_at(phase: str, out: Path, controller=None) -> None:
-    command = [sys.executable, str(SCRIPT), phase, str(out), "day"] + ([controller.url] if controller else [])
+def kill_at(phase: str, out: Path | str, controller=None, push_mode: str = "tar") -> None:
+    command = [sys.executable, str(SCRIPT), phase, str(out), "day"] + ([controller.url, push_mode] if controller
+                                                                       else [])
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     driver = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
@@ -86,3 +87,48 @@ def test_a_driver_killed_during_an_embedded_commit(spark, tmp_path, phase):
     assert not [d for d in documents if d["status"] in ("publishing", "withdrawn", "unknown")]
     pinot_sink.write(events_df(spark, ROWS), "events", **options)
     assert values_in_folder(out) == list(range(ROWS))
+
+
+@pytest.mark.parametrize("push_mode", ["tar", "metadata", "uri"])
+def test_a_driver_killed_after_its_end_then_recover_then_push_of_the_folder(spark, fake_controller, tmp_path,
+                                                                             push_mode):
+    """Issue 31, 5.: the driver SIGKILLed once endReplaceSegments is applied, before its manifest: recover finishes
+    the publish (it deleted the staging folder of a push-mode tar write, the only copies of its live rows), and a
+    push of the output folder into an empty table gives the table's rows, names and all."""
+    from fake_controller import FakeController
+
+    import pinot_sink
+    from pinot_sink.cli.push_cmd import find_tarballs
+
+    local = tmp_path / "out"
+    out = f"local://{local}" if push_mode == "uri" else str(local)  # the controller refuses file: URIs in uri mode
+    fake_controller.tables.clear()
+    fake_controller.add_table(SCHEMA, TABLE_CONFIG)
+    pinot_sink.write(events_df(spark, 500, start=ROWS), "events", url=fake_controller.url, **{
+        "output-uri": out, "push-mode": push_mode, "retry.initial-backoff": "10ms"})  # another write, live before
+    kill_at("ended", out, fake_controller, push_mode)
+    recover("--url", fake_controller.url, "--output-uri", out)
+    expected = list(range(ROWS + 500))
+    assert served_values(fake_controller, tmp_path / "table") == expected
+    pushed = find_tarballs([str(local / "events")])
+    assert {p.name[: -len(".tar.gz")] for p in pushed} == set(fake_controller.live_segments("events"))
+    other = FakeController().start()
+    try:
+        other.add_table(SCHEMA, TABLE_CONFIG)
+        assert main(["push", str(local / "events"), "--url", other.url, "--table", "events"]) == 0
+        assert served_values(other, tmp_path / "other") == expected
+    finally:
+        other.stop()
+
+
+def served_values(controller, folder: Path) -> list[int]:
+    """The values a query sees (a metadata push's segments are served from their download URI)."""
+    from fake_controller import _fetch
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name in controller.live_segments("events"):
+        stored = controller.segments("events")[name]
+        paths.append(folder / f"{name}.tar.gz")
+        paths[-1].write_bytes(stored.tar_bytes if stored.upload_type != "METADATA" else _fetch(stored.download_uri))
+    return sorted(read_rows(paths).column("value").to_pylist()) if paths else []
