@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from typing import Iterable
@@ -37,6 +36,7 @@ from .decoders import SegmentFormatError, V3IndexFile
 from ..format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
                      METADATA_FILE, V1_EXTENSIONS, V3_DIR, forward_index_extension)
 from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
+from .tar_source import extract_tarball, is_tarball
 
 __all__ = ["read_segment", "open_segment", "SegmentContents", "SegmentReader", "SegmentFormatError"]
 
@@ -106,7 +106,7 @@ class SegmentReader:
             raise FileNotFoundError(f"no segment at {self.path}")
         if os.path.isdir(self.path):
             segment_dir = self.path
-        elif tarfile.is_tarfile(self.path):
+        elif os.path.isfile(self.path) and is_tarball(self.path):
             segment_dir = self._extract(self.path)
         elif os.path.isfile(self.path):
             # A bare metadata.properties (metadata-only view, no index files).
@@ -148,25 +148,9 @@ class SegmentReader:
         self.metadata = parse_segment_metadata(properties, None, entries)
 
     def _extract(self, tar_path: str) -> str:
-        """Safe extraction into a temp dir; the first member is the segment directory (SEGMENT_FORMAT.md 1.6)."""
+        """Extraction into a temp dir (any of the tarball formats ``tar_source`` knows, by magic number)."""
         self._temp_dir = tempfile.mkdtemp(prefix="pinot-segment-")
-        try:
-            with tarfile.open(tar_path, "r:*") as tar:
-                first = tar.next()
-                if first is None:
-                    raise SegmentFormatError(f"{tar_path}: empty tarball")
-                for member in tar.getmembers():
-                    parts = member.name.replace("\\", "/").split("/")
-                    if member.name.startswith("/") or ".." in parts:
-                        raise SegmentFormatError(f"{tar_path}: unsafe tarball member {member.name!r}")
-                # The 'data' filter also rejects links leaving the root, device files and odd permissions.
-                tar.extractall(self._temp_dir, filter="data")
-        except (tarfile.FilterError, tarfile.TarError) as exc:
-            raise SegmentFormatError(f"{tar_path}: unsafe or unreadable tarball: {exc}") from None
-        top = first.name.lstrip("./").split("/", 1)[0]
-        if first.isdir() and top:
-            return os.path.join(self._temp_dir, top)
-        return self._temp_dir  # flat (metadata-only) tarball
+        return extract_tarball(tar_path, self._temp_dir)
 
     def _read_file(self, name: str, required: bool = False) -> bytes | None:
         path = os.path.join(self.files_dir, name)
