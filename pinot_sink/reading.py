@@ -13,6 +13,7 @@ segment that straddles the range are all returned.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -357,3 +358,85 @@ def _column_list(columns) -> list[str] | None:
     if duplicates:
         raise PinotReadError(f"columns: {duplicates} named twice")
     return columns
+
+
+# --- the Spark reader's plan (pinot_sink.datasource drives it; nothing here imports Spark) ---------------
+
+# The read options of ``spark.read.format("pinot")`` (docs/reading.md, docs/options.md); ``storage.*`` as the write's.
+READ_OPTIONS: dict[str, tuple[str | None, str]] = {
+    "path": (None, "segment tarball(s) or folder(s), a table's folder, a glob; local or any fsspec URI"),
+    "columns": (None, "comma-separated columns to read (default: all); Spark pushes no column pruning to Python"),
+    "time-range": (None, "START/END: only segments whose metadata time range meets [START, END)"),
+    "segments-per-partition": ("1", "segments each Spark partition reads"),
+    "batch-rows": (str(DEFAULT_BATCH_ROWS), "rows per Arrow batch handed to Spark"),
+}
+
+
+@dataclass
+class ReadPlan:
+    """What a read will do, made once on the driver: the segments, the Arrow schema of the rows, the window."""
+
+    sources: list[SegmentSource]
+    schema: pa.Schema  # the logical Arrow types of the columns read
+    window: TimeWindow | None
+    storage_options: dict
+    batch_rows: int
+    segments_per_partition: int
+
+    def groups(self) -> list[list[SegmentSource]]:
+        step = self.segments_per_partition
+        return [self.sources[i:i + step] for i in range(0, len(self.sources), step)]
+
+    def with_columns(self, names: Sequence[str]) -> "ReadPlan":
+        missing = [n for n in names if n not in self.schema.names]
+        if missing:
+            raise PinotReadError(f"columns {missing}: not in the segments (their columns: {', '.join(self.schema.names)})")
+        return dataclasses.replace(self, schema=pa.schema([self.schema.field(n) for n in names]))
+
+
+def plan_read(options: Mapping[str, str]) -> ReadPlan:
+    """Parse the read options (unknown ones are an error naming the closest), list the segments and take the
+    schema from the first one's metadata (its columns, or ``columns``)."""
+    known = {k.lower(): k for k in READ_OPTIONS}
+    given = {}
+    for key, value in options.items():
+        lowered = key.lower()
+        if lowered in known:
+            given[known[lowered]] = value
+        elif not lowered.startswith("storage."):
+            import difflib
+
+            close = difflib.get_close_matches(lowered, list(READ_OPTIONS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise PinotReadError(f"unknown read option {key!r}{hint}; see docs/reading.md")
+    if not given.get("path"):
+        raise PinotReadError("option 'path': give the segments to read: spark.read.format('pinot').load(path)")
+    storage = fsspec_options({k: v for k, v in options.items() if k.lower().startswith("storage.")})
+    sources = list_segments(given["path"], storage)
+    columns = _column_list(given.get("columns"))
+    with open_source(sources[0], storage) as reader:
+        metadata = reader.metadata
+    schema = arrow_schema(metadata, columns)
+    return ReadPlan(
+        sources=sources, schema=schema, window=time_window(given.get("time-range"), "option 'time-range'"),
+        storage_options=storage, batch_rows=_positive(given, "batch-rows"),
+        segments_per_partition=_positive(given, "segments-per-partition"))
+
+
+def _positive(given: Mapping[str, str], name: str) -> int:
+    text = given.get(name) or READ_OPTIONS[name][0]
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise PinotReadError(f"option {name!r}: {text!r} is not a whole number of at least 1")
+    return value
+
+
+def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.Table]:
+    """Each selected segment of a partition as one table in the plan's schema (one segment in memory at a time)."""
+    for source in sources:
+        with open_source(source, plan.storage_options) as reader:
+            if selected(reader.metadata, plan.window):
+                yield segment_table(reader, plan.schema.names, plan.schema)
