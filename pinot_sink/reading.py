@@ -254,12 +254,20 @@ def open_source(source: SegmentSource, storage_options: Mapping[str, Any] | None
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: pa.Schema | None = None) -> pa.Table:
+def default_threads() -> int:
+    """Columns decoded at a time by ``read``: the CPUs this process may run on, at most 4 (the builder's rule)."""
+    from pinot_sink.segment.builder import default_threads as builder_threads
+
+    return builder_threads()
+
+
+def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: pa.Schema | None = None,
+                  threads: int = 1) -> pa.Table:
     """One segment's rows in the logical Arrow types; with ``schema``, exactly its fields (a column the
     segment lacks is all nulls: a segment written before the column was added)."""
     names = list(columns) if columns is not None else reader.column_names
     present = [n for n in names if n in reader.metadata.columns]
-    table = reader.read(present).table
+    table = reader.read(present, threads=threads).table
     if schema is None:
         return table
     arrays = []
@@ -299,7 +307,8 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
                 schema = arrow_schema(reader.metadata, columns)
             if not selected(reader.metadata, window):
                 continue
-            yield from segment_table(reader, schema.names, schema).to_batches(max_chunksize=batch_rows)
+            yield from segment_table(reader, schema.names, schema, default_threads()).to_batches(
+                max_chunksize=batch_rows)
 
 
 def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None,
@@ -325,7 +334,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
                 if columns is None or name in columns:
                     fields.setdefault(name, logical_arrow_type(column))
             if selected(reader.metadata, window):
-                tables.append(segment_table(reader, columns))
+                tables.append(segment_table(reader, columns, threads=default_threads()))
     if columns is not None:
         missing = [n for n in columns if n not in fields]
         if missing:

@@ -108,6 +108,10 @@ def test_not_a_tarball_is_one_clear_error(tmp_path):
     bad.write_bytes(b"PK\x03\x04 a zip file")
     with pytest.raises(SegmentFormatError, match="not a segment tarball"):
         pinot_sink.read(bad)
+    corrupt = tmp_path / "corrupt.tar.gz"
+    corrupt.write_bytes(b"\x1f\x8b\x08\x00 not deflate at all, not at all")
+    with pytest.raises(SegmentFormatError, match="corrupt.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(corrupt)
     with pytest.raises(PinotReadError, match="no such file or folder"):
         pinot_sink.read(tmp_path / "absent.tar.gz")
     with pytest.raises(PinotReadError, match="no Pinot segment"):

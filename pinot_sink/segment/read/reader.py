@@ -416,10 +416,17 @@ class SegmentReader:
 
     # --- whole segment ---------------------------------------------------------------------------
 
-    def read(self, columns: Iterable[str] | None = None) -> SegmentContents:
+    def read(self, columns: Iterable[str] | None = None, threads: int = 1) -> SegmentContents:
+        """The whole segment (or ``columns``). ``threads`` > 1 decodes that many columns at a time (numpy and
+        pyarrow let go of the GIL): less wall time on idle cores, the same CPU and the same result."""
         names = list(columns) if columns is not None else self.column_names
         for name in names:
             self.column(name)
+        if threads > 1 and len(names) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(threads, len(names))) as pool:  # each column has its own cache keys
+                list(pool.map(lambda n: (self.stored_values(n), self.null_mask(n)), names))
         stored = {name: self.stored_values(name) for name in names}
         masks = {name: mask for name in names if (mask := self.null_mask(name)) is not None}
         logical = {name: to_logical(stored[name], self.column(name), masks.get(name)) for name in names}
