@@ -267,7 +267,7 @@ def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: 
     segment lacks is all nulls: a segment written before the column was added)."""
     names = list(columns) if columns is not None else reader.column_names
     present = [n for n in names if n in reader.metadata.columns]
-    table = reader.read(present, threads=threads).table
+    table = _plain_decimals(reader.read(present, threads=threads).table, reader)
     if schema is None:
         return table
     arrays = []
@@ -278,6 +278,35 @@ def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: 
         else:
             arrays.append(pa.nulls(table.num_rows, field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _plain_decimals(table: pa.Table, reader: SegmentReader) -> pa.Table:
+    """BIG_DECIMAL text as Pinot's query results print it (``BigDecimal.toPlainString``: ``1000``, not the
+    reader's ``1E+3``); only values with an exponent are rewritten."""
+    import decimal
+
+    import pyarrow.compute as pc
+
+    for index, name in enumerate(table.column_names):
+        if reader.metadata.columns[name].data_type != "BIG_DECIMAL":
+            continue
+        column = table.column(name)
+        flat = pc.list_flatten(column) if pa.types.is_list(column.type) else column
+        if not pc.any(pc.match_substring(flat, "E")).as_py():
+            continue
+
+        def plain(array: pa.Array) -> pa.Array:
+            return pa.array([None if v is None else format(decimal.Decimal(v), "f") for v in array.to_pylist()],
+                            type=pa.string())
+
+        chunks = []
+        for chunk in column.chunks:
+            if pa.types.is_list(chunk.type):
+                chunks.append(pa.ListArray.from_arrays(chunk.offsets, plain(chunk.values), mask=chunk.is_null()))
+            else:
+                chunks.append(plain(chunk))
+        table = table.set_column(index, name, pa.chunked_array(chunks, column.type))
+    return table
 
 
 def arrow_schema(metadata: SegmentMetadata, columns: Sequence[str] | None = None) -> pa.Schema:

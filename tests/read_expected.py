@@ -7,7 +7,6 @@ The dump's values are Pinot's stored form (BOOLEAN 0/1, TIMESTAMP epoch millis, 
 """
 from __future__ import annotations
 
-import decimal
 import json
 import math
 from datetime import datetime, timezone
@@ -51,7 +50,8 @@ def _ours(value, data_type: str):
         assert value.tzinfo is not None, value
         return round(value.timestamp() * 1000)
     if data_type == "BIG_DECIMAL":
-        return format(decimal.Decimal(value), "f")  # Java's toPlainString: no exponent, the scale kept
+        assert isinstance(value, str) and "E" not in value, value  # toPlainString, as Pinot's query results
+        return value
     if data_type == "FLOAT":
         return float(np.float32(value))
     return value

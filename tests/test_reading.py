@@ -163,3 +163,19 @@ def test_read_batches_is_bounded_and_equal(pinot_built):
     batches = list(pinot_sink.read_batches([tarball, tarball], batch_rows=3000))  # named twice, read once
     assert max(b.num_rows for b in batches) == 3000 and len(batches) == 7
     assert pa.Table.from_batches(batches).equals(pinot_sink.read(tarball))
+
+
+def test_big_decimals_read_as_pinots_query_results_print_them(tmp_path):
+    """toPlainString (``1000``, ``0.000000000123``), not the exponent form the stored text may hold (``1E+3``)."""
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "d", "dimensionFieldSpecs": [
+        {"name": "bd", "dataType": "BIG_DECIMAL"}, {"name": "i", "dataType": "INT"}]})
+    texts = ["1E+3", "1.23E-10", "-4.5", "0", "12345678901234567890.5"]
+    columns = PinotColumns(pa.table({"bd": pa.array(texts), "i": pa.array(range(5), pa.int32())}), {})
+    built = build_segment(columns, schema, {"tableName": "d", "tableType": "OFFLINE"}, tmp_path, "d_0", 1)
+    assert pinot_sink.read(built.tar_path).column("bd").to_pylist() == [
+        "1000", "0.000000000123", "-4.5", "0", "12345678901234567890.5"]
+    assert pinot_sink.read(built.tar_path, columns=["i"]).column_names == ["i"]
