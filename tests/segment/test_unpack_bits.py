@@ -26,3 +26,16 @@ def test_every_width(bits):
         got = unpack_bits(buf, bits, count, "test")
         assert got.dtype == np.int32
         assert got.tolist() == _reference(buf, bits, count) == values.tolist()
+
+
+def test_take_of_one_length_values_equals_arrows_take():
+    import pyarrow as pa
+
+    from pinot_sink.segment.read.reader import _take
+
+    ids = pa.array([3, 0, 0, 2, 1, 3], pa.int32())
+    for dictionary in (pa.array(["aa", "bb", "cc", "dd"]), pa.array([b"\x00\x01", b"zz", b"\xff\xfe", b"qq"]),
+                       pa.array(["a", "bb", "c", "d"]), pa.array(["", "", "", ""]),
+                       pa.array(["xx", "aa", "bb", "cc", "dd"]).slice(1)):
+        got = _take(dictionary, ids)
+        assert got.type == dictionary.type and got.equals(dictionary.take(ids)), dictionary

@@ -302,7 +302,7 @@ class SegmentReader:
         if ids is None:
             values = self._decode_raw(column)
         elif column.single_value:
-            values = self.dictionary(column.name).take(ids)
+            values = _take(self.dictionary(column.name), ids)
         else:
             flat = self.dictionary(column.name).take(ids.values)
             values = pa.ListArray.from_arrays(ids.offsets, flat)
@@ -436,6 +436,27 @@ class SegmentReader:
             null_masks=masks,
             stored=PinotColumns(pa.table(stored) if names else pa.table({}), dict(masks)),
         )
+
+
+def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
+    """``dictionary.take(ids)``; values of one length (ids, hashes, codes) gathered as rows of a byte matrix,
+    which is several times cheaper than Arrow's take of variable-length values."""
+    if dictionary.type not in (pa.string(), pa.binary()) or len(dictionary) == 0 or dictionary.null_count:
+        return dictionary.take(ids)
+    offsets = np.frombuffer(dictionary.buffers()[1], dtype=np.int32, count=len(dictionary) + 1,
+                            offset=dictionary.offset * 4)
+    width = int(offsets[1] - offsets[0])
+    if width == 0 or int(offsets[-1] - offsets[0]) != width * len(dictionary) or (np.diff(offsets) != width).any():
+        return dictionary.take(ids)
+    data = np.frombuffer(dictionary.buffers()[2], dtype=np.dtype((np.void, width)), count=len(dictionary),
+                         offset=int(offsets[0]))
+    rows = np.take(data, ids.to_numpy(zero_copy_only=False))
+    count = len(ids)
+    new_offsets = np.arange(0, (count + 1) * width, width, dtype=np.int64)
+    if new_offsets[-1] > np.iinfo(np.int32).max:
+        return dictionary.take(ids)
+    return pa.Array.from_buffers(dictionary.type, count, [None, pa.py_buffer(new_offsets.astype(np.int32)),
+                                                         pa.py_buffer(rows)])
 
 
 def to_logical(stored: pa.Array, column: ColumnMetadata, null_mask: np.ndarray | None) -> pa.Array:
