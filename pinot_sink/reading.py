@@ -403,6 +403,7 @@ def _column_list(columns) -> list[str] | None:
 # The read options of ``spark.read.format("pinot")`` (docs/reading.md, docs/options.md); ``storage.*`` as the write's.
 READ_OPTIONS: dict[str, tuple[str | None, str]] = {
     "path": (None, "segment tarball(s) or folder(s), a table's folder, a glob; local or any fsspec URI"),
+    "paths": (None, "set by Spark for load([path, ...]): a JSON list of paths"),
     "columns": (None, "comma-separated columns to read (default: all); Spark pushes no column pruning to Python"),
     "time-range": (None, "START/END: only segments whose metadata time range meets [START, END)"),
     "segments-per-partition": ("1", "segments each Spark partition reads"),
@@ -447,10 +448,18 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
             close = difflib.get_close_matches(lowered, list(READ_OPTIONS), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise PinotReadError(f"unknown read option {key!r}{hint}; see docs/reading.md")
-    if not given.get("path"):
+    paths = [given["path"]] if given.get("path") else []
+    if given.get("paths"):
+        import json
+
+        try:
+            paths += list(json.loads(given["paths"]))
+        except (ValueError, TypeError):
+            raise PinotReadError(f"option 'paths': {given['paths']!r} is not a JSON list of paths") from None
+    if not paths:
         raise PinotReadError("option 'path': give the segments to read: spark.read.format('pinot').load(path)")
     storage = fsspec_options({k: v for k, v in options.items() if k.lower().startswith("storage.")})
-    sources = list_segments(given["path"], storage)
+    sources = list_segments(paths, storage)
     columns = _column_list(given.get("columns"))
     with open_source(sources[0], storage) as reader:
         metadata = reader.metadata

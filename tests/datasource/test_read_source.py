@@ -51,6 +51,8 @@ def test_partitions_columns_and_time_range(spark, pinot_built, tmp_path):
     assert pruned.count() == 0
     chosen = spark.read.format("pinot").schema("value DOUBLE, id LONG").load(str(table))
     assert chosen.columns == ["value", "id"] and chosen.count() == 4500
+    two = spark.read.format("pinot").option("columns", "id").load([str(table / "seg_0.tar.gz"), str(tarball)])
+    assert two.count() == 3000  # Spark hands a list of paths as the 'paths' option
 
 
 def test_a_filtered_query_never_prunes_the_next_query_of_the_same_dataframe(spark, pinot_built, tmp_path):
