@@ -179,3 +179,20 @@ def test_big_decimals_read_as_pinots_query_results_print_them(tmp_path):
     assert pinot_sink.read(built.tar_path).column("bd").to_pylist() == [
         "1000", "0.000000000123", "-4.5", "0", "12345678901234567890.5"]
     assert pinot_sink.read(built.tar_path, columns=["i"]).column_names == ["i"]
+
+
+def test_read_batches_holds_one_segment_at_a_time(pinot_built, tmp_path, monkeypatch):
+    """Each tarball is extracted, decoded and let go before the next is opened: at any batch, one extraction."""
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    tarball = pinot_built / "all_types_nulls" / "all_types_nulls_0.tar.gz"
+    for i in range(3):
+        shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")
+    seen = []
+    for batch in pinot_sink.read_batches(str(tmp_path / "seg_*.tar.gz"), batch_rows=100):
+        seen.append(len(list(scratch.iterdir())))
+        assert batch.num_rows <= 100
+    assert seen == [1] * 9 and not list(scratch.iterdir())
