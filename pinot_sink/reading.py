@@ -212,7 +212,8 @@ def _not_live(fs, protocol: str, path: str, text: str) -> set[str]:
     unreadable: list[str] = []
     documents = manifests_of_table(folder_uri, getattr(fs, "storage_options", None), unreadable=unreadable)
     if unreadable:
-        raise PinotReadError(f"{text}: cannot read the write record(s) {', '.join(u.rsplit('/', 1)[-1] for u in unreadable)} "
+        names = ", ".join(u.rsplit("/", 1)[-1] for u in unreadable)
+        raise PinotReadError(f"{text}: cannot read the write record(s) {names} "
                              f"in {MANIFEST_DIR}/, so which segments are live is unknown; name the tarballs "
                              "to read, or settle the folder with `pinot-sink recover`")
     running = sorted(u.rsplit("/", 1)[-1] for u, d in documents.items()
@@ -429,7 +430,8 @@ class ReadPlan:
     def with_columns(self, names: Sequence[str]) -> "ReadPlan":
         missing = [n for n in names if n not in self.schema.names]
         if missing:
-            raise PinotReadError(f"columns {missing}: not in the segments (their columns: {', '.join(self.schema.names)})")
+            raise PinotReadError(f"columns {missing}: not in the segments "
+                                 f"(their columns: {', '.join(self.schema.names)})")
         return dataclasses.replace(self, schema=pa.schema([self.schema.field(n) for n in names]))
 
 

@@ -62,7 +62,7 @@ def test_a_filtered_query_never_prunes_the_next_query_of_the_same_dataframe(spar
     table = tmp_path / "table"
     _untar(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", table)  # 2023-11-14 .. 2024-01-16
     events = _untar(pinot_built / "events_indexes" / "events_indexes_0.tar.gz", tmp_path / "x")  # 11-14 .. 11-15
-    shutil.move(str(events), str(table / "zz_events"))  # listed second: the first segment's ts (TIMESTAMP) is the schema's
+    shutil.move(str(events), str(table / "zz_events"))  # listed second: the first one's ts (TIMESTAMP) is the schema's
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     try:
         df = spark.read.format("pinot").option("columns", "ts").load(str(table))
