@@ -21,7 +21,7 @@ import logging
 from type_mapping.errors import PinotSinkError
 
 __version__ = "0.1.0"
-__all__ = ["PinotSinkError", "register", "write", "jvm_pinot_provider"]
+__all__ = ["PinotSinkError", "register", "write", "read", "read_batches", "jvm_pinot_provider"]
 
 JVM_PINOT_NOTICE = (
     "a JVM data source named 'pinot' is on the classpath ({provider}); Spark resolves format('pinot') to it, "
@@ -90,6 +90,21 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     from .spark_write import write as _write
 
     return _write(df, table_name, mode=mode, entry_point=entry_point, partition_by=partition_by, **options)
+
+
+def read(paths_or_uris, columns=None, time_range=None, **storage_options):
+    """Pinot segments (tarballs or folders, local or remote, folders and globs of them) as one
+    ``pyarrow.Table``; no Spark needed. See ``pinot_sink.reading.read`` and docs/reading.md."""
+    from .reading import read as _read
+
+    return _read(paths_or_uris, columns, time_range, **storage_options)
+
+
+def read_batches(paths_or_uris, columns=None, time_range=None, *, batch_rows: int = 131_072, **storage_options):
+    """``read`` as an iterator of ``pyarrow.RecordBatch``: one segment decoded at a time (bounded memory)."""
+    from .reading import read_batches as _read_batches
+
+    return _read_batches(paths_or_uris, columns, time_range, batch_rows=batch_rows, **storage_options)
 
 
 def _register_on_import() -> None:

@@ -1,4 +1,5 @@
-"""The Spark 4 Python Data Source: ``df.write.format("pinot")`` and ``df.writeStream.format("pinot")``.
+"""The Spark 4 Python Data Source: ``df.write.format("pinot")``, ``df.writeStream.format("pinot")`` and
+``spark.read.format("pinot").load(path)`` (the reader: ``pinot_sink.reading`` plans and decodes, Spark-free).
 
 Only Spark's classes live here; the work is Spark-free: ``pinot_sink.job.prepare_job`` on the driver,
 ``pinot_sink.task.write_partition`` in each task, ``pinot_sink.commit.commit_job`` / ``abort_job`` on the
@@ -12,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
-from pyspark.sql.datasource import DataSource, WriterCommitMessage
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition, WriterCommitMessage
 
 try:  # the Arrow writer; without it every row would go through a per-row Python loop
     from pyspark.sql.datasource import DataSourceArrowWriter
@@ -123,12 +124,86 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
         abort_job(self.job, reports, query_id=self._query_id(reports), batch_id=batchId)
 
 
+class PinotInputPartition(InputPartition):
+    """One or more segments (``segments-per-partition``) read by one Spark task."""
+
+    def __init__(self, sources) -> None:
+        super().__init__(sources)
+        self.sources = sources
+
+
+class PinotBatchReader(DataSourceReader):
+    """Reads the plan's segments: a partition per group, each segment's time range checked in its task (the
+    driver never decompresses a tarball but the first, for the schema).
+
+    No ``pushFilters``: Spark 4.3 keeps the reader a pushdown made for one query of a DataFrame and reads with
+    it in that DataFrame's later queries (``df.filter(ts >= x).count()`` then ``df.count()`` gave the filtered
+    count), so segments pruned by a pushed filter would be rows lost. Time pruning is the ``time-range``
+    option, which is part of the DataFrame (tests/datasource/test_read_source.py keeps the case)."""
+
+    def __init__(self, plan, spark_schema) -> None:
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        self.plan = plan
+        self.arrow_schema = to_arrow_schema(spark_schema, timezone="UTC")  # exactly what Spark checks batches against
+
+    def partitions(self):
+        return [PinotInputPartition(group) for group in self.plan.groups()]
+
+    def read(self, partition):
+        import pyarrow as pa
+
+        from .reading import read_group
+
+        for table in read_group(self.plan, partition.sources):
+            for batch in table.to_batches(max_chunksize=self.plan.batch_rows):
+                yield pa.RecordBatch.from_arrays(
+                    [column.cast(field.type) for column, field in zip(batch.columns, self.arrow_schema)],
+                    schema=self.arrow_schema)
+
+
+def spark_type(arrow_type):
+    """The Spark type of a column ``pinot_sink.read`` gives (docs/reading.md): ints, floats, bool, string, binary,
+    timestamp (UTC instants), arrays of them for multi-value columns."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    if pa.types.is_list(arrow_type):
+        return T.ArrayType(spark_type(arrow_type.value_type), containsNull=True)
+    simple = {pa.int32(): T.IntegerType(), pa.int64(): T.LongType(), pa.float32(): T.FloatType(),
+              pa.float64(): T.DoubleType(), pa.bool_(): T.BooleanType(), pa.string(): T.StringType(),
+              pa.large_string(): T.StringType(), pa.binary(): T.BinaryType(), pa.large_binary(): T.BinaryType()}
+    if arrow_type in simple:
+        return simple[arrow_type]
+    if pa.types.is_timestamp(arrow_type):
+        return T.TimestampType()
+    raise TypeError(f"no Spark type for Arrow {arrow_type}")
+
+
 class PinotDataSource(DataSource):
-    """``df.write.format("pinot")``. Options: docs/options.md."""
+    """``df.write.format("pinot")`` and ``spark.read.format("pinot")``. Options: docs/options.md, docs/reading.md."""
 
     @classmethod
     def name(cls) -> str:
         return "pinot"
+
+    def _plan(self):
+        if getattr(self, "_read_plan", None) is None:
+            from .reading import plan_read
+
+            with _message_first():
+                self._read_plan = plan_read(self.options)
+        return self._read_plan
+
+    def schema(self):
+        from pyspark.sql.types import StructField, StructType
+
+        return StructType([StructField(f.name, spark_type(f.type), True) for f in self._plan().schema])
+
+    def reader(self, schema) -> PinotBatchReader:
+        """``schema``: ours, or one the user gave (``.schema("id LONG, ts TIMESTAMP")``): its columns are read."""
+        with _message_first():
+            return PinotBatchReader(self._plan().with_columns(schema.fieldNames()), schema)
 
     def writer(self, schema, overwrite: bool) -> PinotBatchWriter:
         if _ARROW_WRITER_MISSING:

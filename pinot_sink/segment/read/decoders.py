@@ -39,14 +39,26 @@ def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> n
         raise SegmentFormatError(f"{where}: {len(buf)} bytes, {count} values of {bits} bits need {needed}")
     if count == 0:
         return np.zeros(0, dtype=np.int32)
-    # A big-endian 64-bit window starting at every byte (stride 1) holds any value (<= 32 bits + 7 bit shift).
-    padded = np.frombuffer(bytes(buf[:needed]) + bytes(8), dtype=np.uint8)
-    windows = np.ndarray(shape=(len(padded) - 7,), dtype=">u8", buffer=padded, strides=(1,))
-    bit_offsets = np.arange(count, dtype=np.int64) * bits
-    selected = windows[bit_offsets >> 3].astype(np.uint64)
-    shifts = (bit_offsets & 7).astype(np.uint64)
-    values = (selected << shifts) >> np.uint64(64 - bits)
-    return values.astype(np.int32)
+    if bits in (8, 16, 32):  # whole bytes: the values are the big-endian words themselves
+        return np.frombuffer(buf, dtype=f">u{bits // 8}", count=count).astype(np.int32)
+    # Eight values take exactly ``bits`` bytes, so value j of every group of eight starts at the same byte
+    # and bit of its group: one strided pass per j over the (groups, bits) byte matrix, no per-value gather.
+    groups = -(-count // 8)
+    raw = np.frombuffer(buf, dtype=np.uint8, count=needed)
+    if groups * bits != needed:
+        raw = np.concatenate((raw, np.zeros(groups * bits - needed, dtype=np.uint8)))
+    matrix = raw.reshape(groups, bits)
+    out = np.empty(groups * 8, dtype=np.int32)
+    mask = np.uint64((1 << bits) - 1)
+    for j in range(8):
+        first_bit = j * bits
+        first_byte, shift = first_bit >> 3, first_bit & 7
+        width = (shift + bits + 7) >> 3  # bytes the value touches (<= 5)
+        window = matrix[:, first_byte].astype(np.uint64)
+        for k in range(1, width):
+            window = (window << np.uint64(8)) | matrix[:, first_byte + k]
+        out[j::8] = (window >> np.uint64(8 * width - shift - bits)) & mask
+    return out[:count]
 
 
 def decode_unsorted_sv_forward(buf, bits: int, num_docs: int, cardinality: int, where: str) -> np.ndarray:
@@ -163,6 +175,10 @@ def _decode_fixed_width_values(buf, cardinality: int, width: int, unpad: bool, w
             f"{where}: fixed-width dictionary is {len(buf)} bytes, expected cardinality {cardinality} x "
             f"lengthOfEachEntry {width}"
         )
+    if not unpad or b"\0" not in buf:  # every entry full width (ids, hashes, fixed codes): the bytes as they are
+        offsets = np.arange(0, (cardinality + 1) * width, width, dtype=np.int32) if width else np.zeros(
+            cardinality + 1, dtype=np.int32)
+        return pa.BinaryArray.from_buffers(pa.binary(), cardinality, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
     matrix = np.frombuffer(buf, dtype=np.uint8).reshape(cardinality, width)
     if unpad and width:
         zero = matrix == 0

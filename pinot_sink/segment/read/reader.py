@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from typing import Iterable
@@ -37,6 +36,7 @@ from .decoders import SegmentFormatError, V3IndexFile
 from ..format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
                      METADATA_FILE, V1_EXTENSIONS, V3_DIR, forward_index_extension)
 from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
+from .tar_source import extract_tarball, is_tarball
 
 __all__ = ["read_segment", "open_segment", "SegmentContents", "SegmentReader", "SegmentFormatError"]
 
@@ -106,7 +106,7 @@ class SegmentReader:
             raise FileNotFoundError(f"no segment at {self.path}")
         if os.path.isdir(self.path):
             segment_dir = self.path
-        elif tarfile.is_tarfile(self.path):
+        elif os.path.isfile(self.path) and is_tarball(self.path):
             segment_dir = self._extract(self.path)
         elif os.path.isfile(self.path):
             # A bare metadata.properties (metadata-only view, no index files).
@@ -148,25 +148,9 @@ class SegmentReader:
         self.metadata = parse_segment_metadata(properties, None, entries)
 
     def _extract(self, tar_path: str) -> str:
-        """Safe extraction into a temp dir; the first member is the segment directory (SEGMENT_FORMAT.md 1.6)."""
+        """Extraction into a temp dir (any of the tarball formats ``tar_source`` knows, by magic number)."""
         self._temp_dir = tempfile.mkdtemp(prefix="pinot-segment-")
-        try:
-            with tarfile.open(tar_path, "r:*") as tar:
-                first = tar.next()
-                if first is None:
-                    raise SegmentFormatError(f"{tar_path}: empty tarball")
-                for member in tar.getmembers():
-                    parts = member.name.replace("\\", "/").split("/")
-                    if member.name.startswith("/") or ".." in parts:
-                        raise SegmentFormatError(f"{tar_path}: unsafe tarball member {member.name!r}")
-                # The 'data' filter also rejects links leaving the root, device files and odd permissions.
-                tar.extractall(self._temp_dir, filter="data")
-        except (tarfile.FilterError, tarfile.TarError) as exc:
-            raise SegmentFormatError(f"{tar_path}: unsafe or unreadable tarball: {exc}") from None
-        top = first.name.lstrip("./").split("/", 1)[0]
-        if first.isdir() and top:
-            return os.path.join(self._temp_dir, top)
-        return self._temp_dir  # flat (metadata-only) tarball
+        return extract_tarball(tar_path, self._temp_dir)
 
     def _read_file(self, name: str, required: bool = False) -> bytes | None:
         path = os.path.join(self.files_dir, name)
@@ -318,7 +302,7 @@ class SegmentReader:
         if ids is None:
             values = self._decode_raw(column)
         elif column.single_value:
-            values = self.dictionary(column.name).take(ids)
+            values = _take(self.dictionary(column.name), ids)
         else:
             flat = self.dictionary(column.name).take(ids.values)
             values = pa.ListArray.from_arrays(ids.offsets, flat)
@@ -432,10 +416,17 @@ class SegmentReader:
 
     # --- whole segment ---------------------------------------------------------------------------
 
-    def read(self, columns: Iterable[str] | None = None) -> SegmentContents:
+    def read(self, columns: Iterable[str] | None = None, threads: int = 1) -> SegmentContents:
+        """The whole segment (or ``columns``). ``threads`` > 1 decodes that many columns at a time (numpy and
+        pyarrow let go of the GIL): less wall time on idle cores, the same CPU and the same result."""
         names = list(columns) if columns is not None else self.column_names
         for name in names:
             self.column(name)
+        if threads > 1 and len(names) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(threads, len(names))) as pool:  # each column has its own cache keys
+                list(pool.map(lambda n: (self.stored_values(n), self.null_mask(n)), names))
         stored = {name: self.stored_values(name) for name in names}
         masks = {name: mask for name in names if (mask := self.null_mask(name)) is not None}
         logical = {name: to_logical(stored[name], self.column(name), masks.get(name)) for name in names}
@@ -445,6 +436,27 @@ class SegmentReader:
             null_masks=masks,
             stored=PinotColumns(pa.table(stored) if names else pa.table({}), dict(masks)),
         )
+
+
+def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
+    """``dictionary.take(ids)``; values of one length (ids, hashes, codes) gathered as rows of a byte matrix,
+    which is several times cheaper than Arrow's take of variable-length values."""
+    if dictionary.type not in (pa.string(), pa.binary()) or len(dictionary) == 0 or dictionary.null_count:
+        return dictionary.take(ids)
+    offsets = np.frombuffer(dictionary.buffers()[1], dtype=np.int32, count=len(dictionary) + 1,
+                            offset=dictionary.offset * 4)
+    width = int(offsets[1] - offsets[0])
+    if width == 0 or int(offsets[-1] - offsets[0]) != width * len(dictionary) or (np.diff(offsets) != width).any():
+        return dictionary.take(ids)
+    data = np.frombuffer(dictionary.buffers()[2], dtype=np.dtype((np.void, width)), count=len(dictionary),
+                         offset=int(offsets[0]))
+    rows = np.take(data, ids.to_numpy(zero_copy_only=False))
+    count = len(ids)
+    new_offsets = np.arange(0, (count + 1) * width, width, dtype=np.int64)
+    if new_offsets[-1] > np.iinfo(np.int32).max:
+        return dictionary.take(ids)
+    return pa.Array.from_buffers(dictionary.type, count, [None, pa.py_buffer(new_offsets.astype(np.int32)),
+                                                         pa.py_buffer(rows)])
 
 
 def to_logical(stored: pa.Array, column: ColumnMetadata, null_mask: np.ndarray | None) -> pa.Array:

@@ -1,0 +1,491 @@
+"""Read Pinot segments back into Arrow: ``pinot_sink.read`` (a ``pyarrow.Table``) and ``pinot_sink.read_batches``
+(record batches, one segment decoded at a time), and the sources the Spark reader splits into partitions.
+
+What is read (docs/reading.md): segment tarballs (``.tar.gz``, ``.tar.zst``, ``.tar.lz4``, ``.tar``: the
+content decides) and untarred segment folders (v1 or v3), local or in any store ``fsspec`` reaches with the
+write's storage options; a folder of them (a table's folder: the tarballs its write records say are live,
+as ``pinot-sink push`` takes them; ``_staging/`` and ``_manifests/`` are skipped), and globs. The decoding is
+``pinot_sink.segment.read``'s; the Arrow types are its *logical* view (``reader.logical_arrow_type``).
+
+Time-range pruning keeps the segments Pinot's own time selection keeps (``time_window.pinot_selects`` with
+overlapping segments included): whole segments, by the start / end time in their metadata; rows of a
+segment that straddles the range are all returned.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import pyarrow as pa
+
+from pinot_sink.segment.read.reader import SegmentReader, logical_arrow_type, open_segment
+from pinot_sink.segment.read.segment_metadata import SegmentMetadata
+from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, extract_tarball, is_tarball
+from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
+from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
+from type_mapping.errors import PinotSinkError
+
+from .options import _storage_options
+from .time_window import TimeWindow, TimeWindowError, parse_instant, parse_time_range, pinot_selects
+
+log = logging.getLogger("pinot_sink")
+
+DEFAULT_BATCH_ROWS = 131_072
+_GLOB_CHARS = "*?["
+_METADATA = ("metadata.properties", "v3/metadata.properties")
+
+
+class PinotReadError(PinotSinkError, ValueError):
+    """Nothing to read where one was named, a column no segment has, or a time range that does not parse."""
+
+
+@dataclass(frozen=True)
+class SegmentSource:
+    """One segment to read: a tarball or an untarred folder, on the store ``protocol`` names (picklable:
+    Spark ships these to its tasks)."""
+
+    protocol: str
+    path: str
+    kind: str  # "tarball" | "folder"
+
+    @property
+    def local(self) -> bool:
+        return self.protocol in ("file", "local")
+
+    def __str__(self) -> str:
+        return self.path if self.local else f"{self.protocol}://{self.path.split('://', 1)[-1]}"
+
+
+# --- options -------------------------------------------------------------------------------------------
+
+
+def fsspec_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The storage options as fsspec takes them: ``storage.``-prefixed keys (the write's option names,
+    ``storage.client_kwargs.endpoint_url``) nested, any other key passed as it is."""
+    options = dict(options or {})
+    prefixed = {k: str(v) for k, v in options.items() if k.startswith("storage.")}
+    plain = {k: v for k, v in options.items() if not k.startswith("storage.")}
+    return {**plain, **_storage_options(prefixed)}
+
+
+def time_window(time_range: Any, option: str = "time_range") -> TimeWindow | None:
+    """``time_range`` as a window ``[start, end)`` in epoch millis: ``"START/END"`` (``overwrite.time-range``'s
+    syntax), a ``TimeWindow``, or a pair of epoch millis / ``datetime`` / ``date`` / ISO text."""
+    if time_range is None:
+        return None
+    try:
+        if isinstance(time_range, TimeWindow):
+            window = time_range
+        elif isinstance(time_range, str):
+            window = parse_time_range(time_range)
+            if not isinstance(window, TimeWindow):
+                raise TimeWindowError(f"{time_range!r} is not START/END")
+        elif isinstance(time_range, (tuple, list)) and len(time_range) == 2:
+            window = TimeWindow(_instant(time_range[0]), _instant(time_range[1]))
+            if window.start_ms >= window.end_ms:
+                raise TimeWindowError(f"{time_range!r}: the start must be before the end (the end is exclusive)")
+        else:
+            raise TimeWindowError(f"{time_range!r} is neither 'START/END' nor a (start, end) pair")
+    except TimeWindowError as exc:
+        raise PinotReadError(f"{option}: {exc}") from None
+    return window
+
+
+def _instant(value: Any) -> int:
+    if isinstance(value, bool):
+        raise TimeWindowError(f"{value!r} is not an instant")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return int(moment.timestamp() * 1000)
+    if isinstance(value, date):
+        return int(datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp() * 1000)
+    return parse_instant(str(value))
+
+
+def selected(metadata: SegmentMetadata, window: TimeWindow | None) -> bool:
+    """Whether a time range keeps the segment (Pinot's selection, overlapping segments included)."""
+    return window is None or pinot_selects(metadata.start_time_ms, metadata.end_time_ms, window,
+                                           exclude_overlapping=False)
+
+
+# --- finding segments ----------------------------------------------------------------------------------
+
+
+def list_segments(paths_or_uris: str | os.PathLike | Iterable[str | os.PathLike],
+                  storage_options: Mapping[str, Any] | None = None) -> list[SegmentSource]:
+    """The segments named by paths, URIs, folders and globs, in the order given (a folder's and a glob's
+    sorted by name). A name found twice is read once."""
+    if isinstance(paths_or_uris, (str, os.PathLike)):
+        paths_or_uris = [paths_or_uris]
+    options = fsspec_options(storage_options)
+    found: dict[tuple[str, str], SegmentSource] = {}
+    for item in paths_or_uris:
+        text = os.fspath(item)
+        fs, path = uri_to_fs(text, options)
+        protocol = _protocol(fs)
+        if any(c in path for c in _GLOB_CHARS):
+            matches = sorted(fs.glob(path))
+            if not matches:
+                raise PinotReadError(f"no file or folder matches {text}")
+            sources = [s for match in matches for s in _sources_at(fs, protocol, match, text, named=False)]
+        else:
+            sources = _sources_at(fs, protocol, path, text, named=True)
+        for source in sources:
+            found.setdefault((source.protocol, source.path), source)
+    if not found:
+        raise PinotReadError(f"no Pinot segment (tarball or segment folder) found in {_names(paths_or_uris)}")
+    return list(found.values())
+
+
+def _names(items) -> str:
+    return ", ".join(os.fspath(i) for i in list(items)[:3])
+
+
+def _protocol(fs) -> str:
+    protocol = fs.protocol
+    return protocol[0] if isinstance(protocol, (tuple, list)) else protocol
+
+
+def _sources_at(fs, protocol: str, path: str, text: str, *, named: bool) -> list[SegmentSource]:
+    if fs.isdir(path):
+        if _is_segment_folder(fs, path):
+            return [SegmentSource(protocol, path, "folder")]
+        return _folder_segments(fs, protocol, path, text)
+    if fs.isfile(path):
+        if named or path.endswith(TARBALL_SUFFIXES):
+            return [SegmentSource(protocol, path, "tarball")]
+        return []
+    raise PinotReadError(f"no such file or folder: {text}")
+
+
+def _is_segment_folder(fs, path: str) -> bool:
+    return any(fs.isfile(f"{path.rstrip('/')}/{name}") for name in _METADATA)
+
+
+def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSource]:
+    """A table's folder: its tarballs and segment folders, less what its write records say is not live."""
+    sources = []
+    for entry in sorted(fs.ls(path, detail=True), key=lambda e: e["name"]):
+        name = entry["name"].rstrip("/")
+        base = name.rsplit("/", 1)[-1]
+        if base.startswith(".") or base in (STAGING_DIR, MANIFEST_DIR):
+            continue
+        if entry.get("type") == "directory":
+            if _is_segment_folder(fs, name):
+                sources.append(SegmentSource(protocol, name, "folder"))
+        elif base.endswith(TARBALL_SUFFIXES):
+            sources.append(SegmentSource(protocol, name, "tarball"))
+    skipped = _not_live(fs, protocol, path, text)
+    if skipped:
+        kept = [s for s in sources if _segment_name(s) not in skipped]
+        if len(kept) < len(sources):
+            log.info("pinot_sink.read: %s: skipping %d segment(s) its write records say are not live",
+                     text, len(sources) - len(kept))
+        sources = kept
+    return sources
+
+
+def _segment_name(source: SegmentSource) -> str:
+    base = source.path.rstrip("/").rsplit("/", 1)[-1]
+    for suffix in TARBALL_SUFFIXES:
+        if source.kind == "tarball" and base.endswith(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
+def _not_live(fs, protocol: str, path: str, text: str) -> set[str]:
+    """Names the folder's ``_manifests/`` mark as not live; a record that cannot be read, or a write still
+    publishing, is an error rather than a guess (``pinot-sink push`` holds the same line)."""
+    manifests = f"{path.rstrip('/')}/{MANIFEST_DIR}"
+    if not fs.isdir(manifests):
+        return set()
+    folder_uri = path if protocol in ("file", "local") else fs.unstrip_protocol(path)
+    unreadable: list[str] = []
+    documents = manifests_of_table(folder_uri, getattr(fs, "storage_options", None), unreadable=unreadable)
+    if unreadable:
+        names = ", ".join(u.rsplit("/", 1)[-1] for u in unreadable)
+        raise PinotReadError(f"{text}: cannot read the write record(s) {names} "
+                             f"in {MANIFEST_DIR}/, so which segments are live is unknown; name the tarballs "
+                             "to read, or settle the folder with `pinot-sink recover`")
+    running = sorted(u.rsplit("/", 1)[-1] for u, d in documents.items()
+                     if d.get("status") == PUBLISHING or (d.get("status") == UNKNOWN and d.get("replacing")))
+    if running:
+        raise PinotReadError(f"{text}: a write into this folder is publishing or stopped while publishing "
+                             f"({', '.join(running)} in {MANIFEST_DIR}/); wait for it, or settle it with "
+                             "`pinot-sink recover`, then read")
+    return not_live(documents.values())
+
+
+# --- opening one segment -------------------------------------------------------------------------------
+
+
+@contextmanager
+def open_source(source: SegmentSource, storage_options: Mapping[str, Any] | None = None) -> Iterator[SegmentReader]:
+    """The segment as a ``SegmentReader``: a local one read in place (a tarball extracted to a temp folder),
+    a remote tarball streamed once through the extraction, a remote folder copied to a temp folder."""
+    if source.local:
+        if source.kind == "tarball":
+            is_tarball(source.path, required=True)  # not the bare metadata file a SegmentReader also opens
+        with open_segment(source.path) as reader:
+            yield reader
+        return
+    import fsspec
+
+    fs = fsspec.filesystem(source.protocol, **fsspec_options(storage_options))
+    temp = tempfile.mkdtemp(prefix="pinot-read-")
+    try:
+        if source.kind == "folder":
+            target = os.path.join(temp, "segment")
+            fs.get(source.path.rstrip("/") + "/", target + "/", recursive=True)
+        else:
+            with fs.open(source.path, "rb", block_size=8 << 20) as handle:
+                target = extract_tarball(handle, temp, where=str(source))
+        with open_segment(target) as reader:
+            yield reader
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def default_threads() -> int:
+    """Columns decoded at a time by ``read``: the CPUs this process may run on, at most 4 (the builder's rule)."""
+    from pinot_sink.segment.builder import default_threads as builder_threads
+
+    return builder_threads()
+
+
+def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: pa.Schema | None = None,
+                  threads: int = 1) -> pa.Table:
+    """One segment's rows in the logical Arrow types; with ``schema``, exactly its fields (a column the
+    segment lacks is all nulls: a segment written before the column was added)."""
+    names = list(columns) if columns is not None else reader.column_names
+    present = [n for n in names if n in reader.metadata.columns]
+    table = _plain_decimals(reader.read(present, threads=threads).table, reader)
+    if schema is None:
+        return table
+    arrays = []
+    for field in schema:
+        if field.name in table.column_names:
+            column = table.column(field.name)
+            arrays.append(column if column.type == field.type else column.cast(field.type))
+        else:
+            arrays.append(pa.nulls(table.num_rows, field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _plain_decimals(table: pa.Table, reader: SegmentReader) -> pa.Table:
+    """BIG_DECIMAL text as Pinot's query results print it (``BigDecimal.toPlainString``: ``1000``, not the
+    reader's ``1E+3``); only values with an exponent are rewritten."""
+    import decimal
+
+    import pyarrow.compute as pc
+
+    for index, name in enumerate(table.column_names):
+        if reader.metadata.columns[name].data_type != "BIG_DECIMAL":
+            continue
+        column = table.column(name)
+        flat = pc.list_flatten(column) if pa.types.is_list(column.type) else column
+        if not pc.any(pc.match_substring(flat, "E")).as_py():
+            continue
+
+        def plain(array: pa.Array) -> pa.Array:
+            return pa.array([None if v is None else format(decimal.Decimal(v), "f") for v in array.to_pylist()],
+                            type=pa.string())
+
+        chunks = []
+        for chunk in column.chunks:
+            if pa.types.is_list(chunk.type):
+                chunks.append(pa.ListArray.from_arrays(chunk.offsets, plain(chunk.values), mask=chunk.is_null()))
+            else:
+                chunks.append(plain(chunk))
+        table = table.set_column(index, name, pa.chunked_array(chunks, column.type))
+    return table
+
+
+def arrow_schema(metadata: SegmentMetadata, columns: Sequence[str] | None = None) -> pa.Schema:
+    """The logical Arrow schema of a segment's columns (all, in metadata order, or ``columns``)."""
+    names = list(columns) if columns is not None else list(metadata.columns)
+    missing = [n for n in names if n not in metadata.columns]
+    if missing:
+        raise PinotReadError(f"columns {missing}: not in segment {metadata.name} (its columns: "
+                             f"{', '.join(metadata.columns)})")
+    return pa.schema([pa.field(n, logical_arrow_type(metadata.columns[n])) for n in names])
+
+
+# --- the public calls ----------------------------------------------------------------------------------
+
+
+def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None, *,
+                 batch_rows: int = DEFAULT_BATCH_ROWS, **storage_options) -> Iterator[pa.RecordBatch]:
+    """Record batches of at most ``batch_rows`` rows, segment after segment; one segment is decoded at a time,
+    so memory is bounded by the largest segment, not the table. Every batch has the first segment's schema
+    (``columns``, or all its columns); see ``read`` for the arguments."""
+    window = time_window(time_range)
+    columns = _column_list(columns)
+    schema = None
+    for source in list_segments(paths_or_uris, storage_options):
+        with open_source(source, storage_options) as reader:
+            if schema is None:
+                schema = arrow_schema(reader.metadata, columns)
+            if not selected(reader.metadata, window):
+                continue
+            yield from segment_table(reader, schema.names, schema, default_threads()).to_batches(
+                max_chunksize=batch_rows)
+
+
+def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None,
+         **storage_options) -> pa.Table:
+    """Pinot segments as one ``pyarrow.Table`` (docs/reading.md).
+
+    ``paths_or_uris``: a path, URI, folder or glob, or a list of them (tarballs or untarred segment folders).
+    ``columns``: the columns to read (default: all). ``time_range``: keep only the segments whose time range
+    (metadata start / end time) meets ``[start, end)``, given as ``"2024-03-01/2024-03-08"`` or a pair of
+    epoch millis / datetimes. ``storage_options``: fsspec's, as the write takes them (``key=``, ``secret=``,
+    ``client_kwargs=``, or the option names ``**{"storage.key": ...}``).
+
+    Columns are the union over the segments (a column a segment lacks reads as nulls there); a column named
+    in ``columns`` that no segment has is an error.
+    """
+    window = time_window(time_range)
+    columns = _column_list(columns)
+    tables, fields, first_metadata = [], {}, None
+    for source in list_segments(paths_or_uris, storage_options):
+        with open_source(source, storage_options) as reader:
+            first_metadata = first_metadata or reader.metadata
+            for name, column in reader.metadata.columns.items():
+                if columns is None or name in columns:
+                    fields.setdefault(name, logical_arrow_type(column))
+            if selected(reader.metadata, window):
+                tables.append(segment_table(reader, columns, threads=default_threads()))
+    if columns is not None:
+        missing = [n for n in columns if n not in fields]
+        if missing:
+            raise PinotReadError(f"columns {missing}: in no segment read (segment {first_metadata.name} has "
+                                 f"{', '.join(first_metadata.columns)})")
+        order = list(columns)
+    else:
+        order = list(fields)
+    schema = pa.schema([pa.field(n, fields[n]) for n in order])
+    if not tables:
+        return schema.empty_table()
+    return pa.concat_tables([_conform(t, schema) for t in tables])
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    if table.schema.equals(schema):
+        return table
+    arrays = [table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
+              for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _column_list(columns) -> list[str] | None:
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        columns = [c.strip() for c in columns.split(",") if c.strip()]
+    columns = list(columns)
+    duplicates = sorted({c for c in columns if columns.count(c) > 1})
+    if duplicates:
+        raise PinotReadError(f"columns: {duplicates} named twice")
+    return columns
+
+
+# --- the Spark reader's plan (pinot_sink.datasource drives it; nothing here imports Spark) ---------------
+
+# The read options of ``spark.read.format("pinot")`` (docs/reading.md, docs/options.md); ``storage.*`` as the write's.
+READ_OPTIONS: dict[str, tuple[str | None, str]] = {
+    "path": (None, "segment tarball(s) or folder(s), a table's folder, a glob; local or any fsspec URI"),
+    "paths": (None, "set by Spark for load([path, ...]): a JSON list of paths"),
+    "columns": (None, "comma-separated columns to read (default: all); Spark pushes no column pruning to Python"),
+    "time-range": (None, "START/END: only segments whose metadata time range meets [START, END)"),
+    "segments-per-partition": ("1", "segments each Spark partition reads"),
+    "batch-rows": (str(DEFAULT_BATCH_ROWS), "rows per Arrow batch handed to Spark"),
+}
+
+
+@dataclass
+class ReadPlan:
+    """What a read will do, made once on the driver: the segments, the Arrow schema of the rows, the window."""
+
+    sources: list[SegmentSource]
+    schema: pa.Schema  # the logical Arrow types of the columns read
+    window: TimeWindow | None
+    storage_options: dict
+    batch_rows: int
+    segments_per_partition: int
+
+    def groups(self) -> list[list[SegmentSource]]:
+        step = self.segments_per_partition
+        return [self.sources[i:i + step] for i in range(0, len(self.sources), step)]
+
+    def with_columns(self, names: Sequence[str]) -> "ReadPlan":
+        missing = [n for n in names if n not in self.schema.names]
+        if missing:
+            raise PinotReadError(f"columns {missing}: not in the segments "
+                                 f"(their columns: {', '.join(self.schema.names)})")
+        return dataclasses.replace(self, schema=pa.schema([self.schema.field(n) for n in names]))
+
+
+def plan_read(options: Mapping[str, str]) -> ReadPlan:
+    """Parse the read options (unknown ones are an error naming the closest), list the segments and take the
+    schema from the first one's metadata (its columns, or ``columns``)."""
+    known = {k.lower(): k for k in READ_OPTIONS}
+    given = {}
+    for key, value in options.items():
+        lowered = key.lower()
+        if lowered in known:
+            given[known[lowered]] = value
+        elif not lowered.startswith("storage."):
+            import difflib
+
+            close = difflib.get_close_matches(lowered, list(READ_OPTIONS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise PinotReadError(f"unknown read option {key!r}{hint}; see docs/reading.md")
+    paths = [given["path"]] if given.get("path") else []
+    if given.get("paths"):
+        import json
+
+        try:
+            paths += list(json.loads(given["paths"]))
+        except (ValueError, TypeError):
+            raise PinotReadError(f"option 'paths': {given['paths']!r} is not a JSON list of paths") from None
+    if not paths:
+        raise PinotReadError("option 'path': give the segments to read: spark.read.format('pinot').load(path)")
+    storage = fsspec_options({k: v for k, v in options.items() if k.lower().startswith("storage.")})
+    sources = list_segments(paths, storage)
+    columns = _column_list(given.get("columns"))
+    with open_source(sources[0], storage) as reader:
+        metadata = reader.metadata
+    schema = arrow_schema(metadata, columns)
+    return ReadPlan(
+        sources=sources, schema=schema, window=time_window(given.get("time-range"), "option 'time-range'"),
+        storage_options=storage, batch_rows=_positive(given, "batch-rows"),
+        segments_per_partition=_positive(given, "segments-per-partition"))
+
+
+def _positive(given: Mapping[str, str], name: str) -> int:
+    text = given.get(name) or READ_OPTIONS[name][0]
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise PinotReadError(f"option {name!r}: {text!r} is not a whole number of at least 1")
+    return value
+
+
+def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.Table]:
+    """Each selected segment of a partition as one table in the plan's schema (one segment in memory at a time)."""
+    for source in sources:
+        with open_source(source, plan.storage_options) as reader:
+            if selected(reader.metadata, plan.window):
+                yield segment_table(reader, plan.schema.names, plan.schema)

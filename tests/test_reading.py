@@ -1,0 +1,198 @@
+"""``pinot_sink.read`` / ``read_batches``: row for row what Pinot's own reader returned, on every segment Pinot
+built in the shared fixtures and on the quickstart-like segments kept in tests/fixtures/pinot_read; tarballs
+and folders, local and on an fsspec store, folders, globs, time-range pruning, the Arrow types."""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import fsspec
+import pyarrow as pa
+import pytest
+
+import pinot_sink
+from pinot_sink.reading import PinotReadError, list_segments
+from pinot_sink.segment.read.segment_metadata import SegmentFormatError
+from read_expected import compare, dump_rows, dump_types
+
+SHARED_CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs", "events_indexes",
+                "events_partitioned", "ingestion_transforms", "startree", "startree_default", "timestamp_json"]
+OWN = Path(__file__).resolve().parent / "fixtures" / "pinot_read"
+OWN_CASES = sorted(p.name for p in OWN.iterdir() if p.is_dir()) if OWN.is_dir() else []
+
+
+@pytest.mark.parametrize("name", SHARED_CASES)
+def test_read_equals_pinots_reader_on_the_shared_fixtures(name, pinot_built):
+    folder = pinot_built / name
+    table = pinot_sink.read(folder / f"{name}_0.tar.gz")
+    types = dump_types(folder / "dump-columns.jsonl")
+    assert sorted(table.column_names) == sorted(types)
+    assert compare(table, dump_rows(folder / "dump-rows.jsonl"), types) > 0
+
+
+@pytest.mark.parametrize("name", OWN_CASES)
+def test_read_equals_pinots_reader_on_quickstart_segments(name):
+    """Segments Pinot's builder made for tables like its quickstarts (tests/fixtures/pinot_read/README.md)."""
+    folder = OWN / name
+    table = pinot_sink.read(next(folder.glob("*.tar.gz")))
+    types = dump_types(folder / "dump-columns.jsonl")
+    assert sorted(table.column_names) == sorted(types)
+    assert compare(table, dump_rows(folder / "dump-rows.jsonl"), types) > 0
+
+
+def test_arrow_types(pinot_built):
+    schema = pinot_sink.read(pinot_built / "all_types_nulls" / "all_types_nulls_0.tar.gz").schema
+    assert {f.name: f.type for f in schema} == {
+        "b": pa.bool_(), "bd": pa.string(), "by": pa.binary(), "d": pa.float64(), "day": pa.int32(),
+        "f": pa.float32(), "i": pa.int32(), "j": pa.string(), "l": pa.int64(), "s": pa.string(),
+        "ts": pa.timestamp("ms", tz="UTC"), "md": pa.list_(pa.float64()), "mf": pa.list_(pa.float32()),
+        "mi": pa.list_(pa.int32()), "ml": pa.list_(pa.int64()), "ms": pa.list_(pa.string())}
+
+
+def _untar(tarball: Path, dest: Path) -> Path:
+    with tarfile.open(tarball) as tar:
+        tar.extractall(dest, filter="data")
+    return next(p for p in dest.iterdir() if p.is_dir())
+
+
+def test_a_folder_a_glob_and_untarred_segments_read_the_same(pinot_built, tmp_path):
+    tarball = pinot_built / "all_types_nulls" / "all_types_nulls_0.tar.gz"
+    expected = pinot_sink.read(tarball)
+    untarred = _untar(tarball, tmp_path / "untarred")
+    assert pinot_sink.read(untarred).equals(expected)
+    assert pinot_sink.read(untarred / "v3").equals(expected)  # the v3 folder itself
+    table_folder = tmp_path / "table"
+    table_folder.mkdir()
+    for i in range(3):
+        shutil.copy(tarball, table_folder / f"seg_{i}.tar.gz")
+    (table_folder / "_staging").mkdir()
+    shutil.copy(tarball, table_folder / "_staging" / "never_published.tar.gz")
+    (table_folder / "notes.txt").write_text("not a segment")
+    assert pinot_sink.read(table_folder).num_rows == 3 * expected.num_rows
+    assert pinot_sink.read(str(table_folder / "seg_[01].tar.gz")).num_rows == 2 * expected.num_rows
+    assert pinot_sink.read([table_folder / "seg_0.tar.gz", untarred]).num_rows == 2 * expected.num_rows
+
+
+def test_a_table_folder_reads_only_what_its_write_records_say_is_live(pinot_built, tmp_path):
+    tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    for name in ("live", "replaced", "failed"):
+        shutil.copy(tarball, tmp_path / f"{name}.tar.gz")
+    (tmp_path / "_manifests").mkdir()
+    (tmp_path / "_manifests" / "w1_r1.json").write_text(json.dumps(
+        {"status": "committed", "segments": [{"name": "live"}], "replaced": ["replaced"]}))
+    (tmp_path / "_manifests" / "w2_r2.json").write_text(json.dumps({"status": "aborted", "pending": ["failed"]}))
+    assert [Path(s.path).name for s in list_segments(tmp_path)] == ["live.tar.gz"]
+    (tmp_path / "_manifests" / "w3_r3.json").write_text("{trunc")
+    with pytest.raises(PinotReadError, match="cannot read the write record"):
+        pinot_sink.read(tmp_path)
+
+
+@pytest.mark.parametrize("codec", ["zstd", "lz4", "tar"])
+def test_tarballs_of_every_codec_are_read_by_their_magic_number(codec, pinot_built, tmp_path):
+    import cramjam
+
+    tarball = pinot_built / "raw_codecs" / "raw_codecs_0.tar.gz"
+    plain = gzip.decompress(tarball.read_bytes())
+    packed = {"zstd": lambda b: bytes(cramjam.zstd.compress(b)), "lz4": lambda b: bytes(cramjam.lz4.compress(b)),
+              "tar": lambda b: b}[codec](plain)
+    target = tmp_path / "raw_codecs_0.tar.gz"  # the wrong suffix on purpose: the content decides
+    target.write_bytes(packed)
+    assert pinot_sink.read(target).equals(pinot_sink.read(tarball))
+
+
+def test_not_a_tarball_is_one_clear_error(tmp_path):
+    bad = tmp_path / "x.tar.gz"
+    bad.write_bytes(b"PK\x03\x04 a zip file")
+    with pytest.raises(SegmentFormatError, match="not a segment tarball"):
+        pinot_sink.read(bad)
+    corrupt = tmp_path / "corrupt.tar.gz"
+    corrupt.write_bytes(b"\x1f\x8b\x08\x00 not deflate at all, not at all")
+    with pytest.raises(SegmentFormatError, match="corrupt.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(corrupt)
+    with pytest.raises(PinotReadError, match="no such file or folder"):
+        pinot_sink.read(tmp_path / "absent.tar.gz")
+    with pytest.raises(PinotReadError, match="no Pinot segment"):
+        pinot_sink.read(tmp_path / "empty_folder" if (tmp_path / "empty_folder").mkdir() is None else None)
+
+
+def test_a_remote_store_with_storage_options(pinot_built, tmp_path):
+    """An fsspec store (memory://) given the options a write takes; a tarball and an untarred folder."""
+    fs = fsspec.filesystem("memory")
+    tarball = pinot_built / "events_partitioned" / "events_partitioned_0.tar.gz"
+    fs.pipe("/bucket/t/events_partitioned_0.tar.gz", tarball.read_bytes())
+    untarred = _untar(tarball, tmp_path)
+    fs.put(str(untarred) + "/", "/bucket/f/seg/", recursive=True)
+    try:
+        expected = pinot_sink.read(tarball)
+        assert pinot_sink.read("memory://bucket/t/events_partitioned_0.tar.gz").equals(expected)
+        assert pinot_sink.read("memory://bucket/t").equals(expected)
+        assert pinot_sink.read("memory://bucket/f/seg", **{"storage.skip_instance_cache": "true"}).equals(expected)
+    finally:
+        fs.rm("/bucket", recursive=True)
+
+
+def test_columns_and_time_range(pinot_built, tmp_path):
+    """Pruning keeps what Pinot's time selection keeps: segments whose [start, end] meet [from, to)."""
+    tarball = pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"  # ts from 2023-11-14T22:13:20.819Z
+    table = pinot_sink.read(tarball, columns=["ts", "id"])
+    assert table.column_names == ["ts", "id"] and table.num_rows == 1500
+    assert pinot_sink.read(tarball, time_range="2023-11-01/2023-11-14T22:13:20.819Z").num_rows == 0
+    assert pinot_sink.read(tarball, time_range="2023-11-01/2023-11-14T22:13:20.820Z").num_rows == 1500
+    assert pinot_sink.read(tarball, time_range=(1705394901671, 1705394901672)).num_rows == 1500
+    empty = pinot_sink.read(tarball, columns=["id"], time_range=(0, 1000))
+    assert empty.num_rows == 0 and empty.schema == pa.schema([("id", pa.int64())])
+    with pytest.raises(PinotReadError, match="time_range"):
+        pinot_sink.read(tarball, time_range="yesterday")
+    with pytest.raises(PinotReadError, match=r"columns \['nope'\]"):
+        pinot_sink.read(tarball, columns=["id", "nope"])
+
+
+def test_segments_with_other_columns_are_joined_with_nulls(pinot_built):
+    a = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    b = pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"
+    table = pinot_sink.read([a, b], columns=["ts", "i"])
+    assert table.num_rows == 300 + 1500
+    assert table.column("i").null_count >= 1500  # timestamp_json has no column i
+
+
+def test_read_batches_is_bounded_and_equal(pinot_built):
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    batches = list(pinot_sink.read_batches([tarball, tarball], batch_rows=3000))  # named twice, read once
+    assert max(b.num_rows for b in batches) == 3000 and len(batches) == 7
+    assert pa.Table.from_batches(batches).equals(pinot_sink.read(tarball))
+
+
+def test_big_decimals_read_as_pinots_query_results_print_them(tmp_path):
+    """toPlainString (``1000``, ``0.000000000123``), not the exponent form the stored text may hold (``1E+3``)."""
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "d", "dimensionFieldSpecs": [
+        {"name": "bd", "dataType": "BIG_DECIMAL"}, {"name": "i", "dataType": "INT"}]})
+    texts = ["1E+3", "1.23E-10", "-4.5", "0", "12345678901234567890.5"]
+    columns = PinotColumns(pa.table({"bd": pa.array(texts), "i": pa.array(range(5), pa.int32())}), {})
+    built = build_segment(columns, schema, {"tableName": "d", "tableType": "OFFLINE"}, tmp_path, "d_0", 1)
+    assert pinot_sink.read(built.tar_path).column("bd").to_pylist() == [
+        "1000", "0.000000000123", "-4.5", "0", "12345678901234567890.5"]
+    assert pinot_sink.read(built.tar_path, columns=["i"]).column_names == ["i"]
+
+
+def test_read_batches_holds_one_segment_at_a_time(pinot_built, tmp_path, monkeypatch):
+    """Each tarball is extracted, decoded and let go before the next is opened: at any batch, one extraction."""
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    tarball = pinot_built / "all_types_nulls" / "all_types_nulls_0.tar.gz"
+    for i in range(3):
+        shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")
+    seen = []
+    for batch in pinot_sink.read_batches(str(tmp_path / "seg_*.tar.gz"), batch_rows=100):
+        seen.append(len(list(scratch.iterdir())))
+        assert batch.num_rows <= 100
+    assert seen == [1] * 9 and not list(scratch.iterdir())
