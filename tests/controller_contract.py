@@ -198,6 +198,20 @@ class Contract:
         return self.call(case, "POST", "/v2/segments", params={"tableName": table, "tableType": table_type},
                          headers=headers, files=files, data=data)
 
+    def download_urls(self, response: requests.Response, uri_base: str) -> dict:
+        """Where each segment is served from after its push (tar, URI, metadata): the controller (it copied the
+        tarball into its deep store) or the URI the push named."""
+        def kind(url: str) -> str:
+            if url.startswith(uri_base):
+                return "the pushed http URI"
+            if url.startswith("file:"):
+                return "the pushed file URI"
+            return "the controller" if "/segments/contract/" in url else url
+        body = response.json() if response.status_code == 200 else {}
+        kinds = {name: kind(meta.get("segment.download.url", "")) for name, meta in body.items()}
+        return {"status": 200, "body_kind": "json", "shape": kinds, "error": None, "status_text": None,
+                "body": kinds, "request": "GET /segments/{t}/zkmetadata (segment.download.url)"}
+
     def lineage(self, case: str) -> dict:
         response = self.call(case, "GET", f"/segments/{TABLE}/lineage", params={"type": "OFFLINE"})
         body = response.json() if response.content else None
@@ -254,7 +268,8 @@ class Contract:
         self.upload("upload_metadata_without_download_uri", name5, upload_type="METADATA", payload=metadata5)
         self.call("list", "GET", f"/segments/{t}", params={"type": "OFFLINE", "excludeReplacedSegments": "true"})
         self.call("crc", "GET", f"/segments/{t}/crc")
-        self.call("zkmetadata", "GET", f"/segments/{t}/zkmetadata", params={"type": "OFFLINE"})
+        zk = self.call("zkmetadata", "GET", f"/segments/{t}/zkmetadata", params={"type": "OFFLINE"})
+        self.answers["zkmetadata_download_urls"] = self.download_urls(zk, uri_base)
         self.call("download", "GET", f"/segments/{t}/contract_seg_1")
         self.call("download_missing", "GET", f"/segments/{t}/contract_seg_nope")
         self.settle()

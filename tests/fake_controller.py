@@ -420,7 +420,7 @@ class FakeController:
 
         with self._lock:
             if method == "POST" and path in ("/v2/segments", "/segments"):
-                return 200, self._upload(q, headers, body)
+                return 200, self._upload(q, headers, body, v2=path == "/v2/segments")
             if method == "POST" and parts == ["schemas"]:
                 return 200, self._add_schema(q, _json_body(body))
             if method == "POST" and parts == ["tables"]:
@@ -523,7 +523,7 @@ class FakeController:
 
     # --- upload ------------------------------------------------------------------------------------------
 
-    def _upload(self, q: dict[str, str], headers, body: bytes) -> dict:
+    def _upload(self, q: dict[str, str], headers, body: bytes, *, v2: bool = True) -> dict:
         table_name = q.get("tableName", "")
         table_type = (q.get("tableType") or "OFFLINE").upper()
         if table_type not in ("OFFLINE", "REALTIME"):
@@ -540,7 +540,10 @@ class FakeController:
         content_type = headers.get("Content-Type") or ""
         is_multipart = content_type.lower().startswith("multipart/form-data")
         download_uri = headers.get("DOWNLOAD_URI") or ""
-        copy_to_deep_store = is_multipart  # the multipart endpoints copy; the JSON endpoint keeps DOWNLOAD_URI
+        # The multipart endpoints and /v2/segments copy into the deep store (the controller serves the segment);
+        # only the old JSON endpoint POST /segments keeps DOWNLOAD_URI (recorded: a URI push to /v2 is served
+        # by the controller)
+        copy_to_deep_store = is_multipart or v2
         if upload_type == "SEGMENT":
             if not is_multipart:
                 raise ApiError(400, "Segment file (as multipart/form-data) is required for SEGMENT upload mode")
@@ -553,7 +556,6 @@ class FakeController:
                 raise ApiError(400, f"Unsupported URI: {download_uri}")
             tar_bytes = _fetch(download_uri)
             size = len(tar_bytes)
-            copy_to_deep_store = False
         else:
             if not is_multipart:
                 raise ApiError(400, "Segment metadata file (as multipart/form-data) is required for METADATA upload mode")
