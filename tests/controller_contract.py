@@ -123,12 +123,14 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _NUMBER = re.compile(r"\d{6,}")  # times, CRCs, sizes, ports: not part of the contract
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _TMP = re.compile(r"/tmp/[^\s\"',\]]+")
+_WHERE = re.compile(r"line: \d+, column: \d+")  # a JSON parser's position in the request body
 
 
 def normalise_text(text: str) -> str:
     text = _UUID.sub("<id>", text)
     text = _PORT.sub("127.0.0.1:<port>", text)
     text = _TMP.sub("<path>", text)
+    text = _WHERE.sub("line: <n>, column: <n>", text)
     return _NUMBER.sub("<n>", text)
 
 
@@ -229,6 +231,8 @@ class Contract:
         self.call("add_schema", "POST", "/schemas", params={"override": "false"}, json_body=SCHEMA)
         self.call("add_schema_again", "POST", "/schemas", params={"override": "false"}, json_body=SCHEMA)
         self.call("add_table_bad_time_column", "POST", "/tables", json_body=table_config(time_column="nope"))
+        without_tenants = {k: v for k, v in table_config().items() if k != "tenants"}
+        self.call("add_table_without_tenants", "POST", "/tables", json_body=without_tenants)
         self.call("add_table", "POST", "/tables", json_body=table_config())
         self.call("add_table_again", "POST", "/tables", json_body=table_config())
         self.call("add_other_schema", "POST", "/schemas", params={"override": "false"},

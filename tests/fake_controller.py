@@ -500,6 +500,12 @@ class FakeController:
     def _add_table(self, config: Any, table_name) -> dict:
         """``PinotTableRestletResource.addTable``: 409 when the table exists, 400 when its schema (named as
         the raw table) is missing or the config is invalid; only OFFLINE tables here."""
+        for index, key in enumerate(("tableName", "tableType", "segmentsConfig", "tenants", "tableIndexConfig")):
+            if isinstance(config, dict) and key not in config:  # TableConfig's @JsonCreator: required properties
+                raise ApiError(400, f"Missing required creator property '{key}' (index {index})\n at [Source: "
+                                    "REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, "
+                                    f"column: {len(json.dumps(config))}] (through reference chain: "
+                                    f"org.apache.pinot.spi.config.table.TableConfig[\"{key}\"])")
         if not isinstance(config, dict) or not config.get("tableName"):
             raise ApiError(400, "Invalid table config: 'tableName' is missing")
         kind = str(config.get("tableType") or "").upper()
