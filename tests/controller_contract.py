@@ -98,11 +98,16 @@ def _with_old_times(source: Path, dest: Path) -> Path:
     return dest
 
 
-@contextlib.contextmanager
 def file_server(folder: Path):
     """A loopback HTTP server over ``folder`` (what a URI push's controller downloads from)."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+    return serve(functools.partial(_QuietHandler, directory=str(folder)))
+
+
+@contextlib.contextmanager
+def serve(handler):
+    """``handler`` served on a loopback port in a thread; yields its base URL."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

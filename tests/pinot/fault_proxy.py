@@ -9,15 +9,17 @@ after ``times`` requests; ``received`` records (method, path, what happened).
 """
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
-import socket
-import struct
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from controller_contract import serve
+from fake_controller import _Handler as _ControllerHandler
 
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection",
               "host", "content-length"}
@@ -44,24 +46,14 @@ class FaultProxy:
         self._faults: list[_Fault] = []
         self._down_until = 0.0
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     def start(self) -> "FaultProxy":
-        handler = type("Handler", (_Handler,), {"proxy": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._running = contextlib.ExitStack()
+        self.url = self._running.enter_context(serve(type("Handler", (_Handler,), {"proxy": self})))
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._running.close()
 
     # --- faults ------------------------------------------------------------------------------------------
 
@@ -156,12 +148,6 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def _reset(self) -> None:
-        self.close_connection = True
-        try:
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-        except OSError:
-            pass
+    _reset = _ControllerHandler._reset  # an RST, not a FIN: what a lost answer looks like to the client
 
     do_GET = do_POST = do_DELETE = do_PUT = _dispatch

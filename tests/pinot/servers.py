@@ -2,15 +2,14 @@
 from when ``push.segment-uri-prefix`` is ``http://127.0.0.1:<port>`` (the URI is prefix + the file's path)."""
 from __future__ import annotations
 
-import contextlib
 import http.server
 import os
-import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from controller_contract import serve
 
-@contextlib.contextmanager
+
 def file_server(root: Path):
     root = Path(root).resolve()
 
@@ -22,11 +21,4 @@ def file_server(root: Path):
         def log_message(self, format, *args) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return serve(Handler)
