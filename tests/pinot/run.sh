@@ -16,6 +16,12 @@ if [ -z "${PINOT_TEST_CONTROLLER:-}" ]; then
   fi
   DIST=$(cd "$DIST" && pwd)
   export PINOT_CLUSTER_HOME=$DIST
+  RUN=${PINOT_CLUSTER_RUN:-/tmp/pinot-cluster-run}
+  if [ -s "$RUN/cluster.pid" ] && kill -0 "$(cat "$RUN/cluster.pid")" 2>/dev/null; then  # not ours to stop
+    echo "test-pinot: FAILED: a cluster already runs from $RUN (pid $(cat "$RUN/cluster.pid")); stop it, or set" \
+         "PINOT_CLUSTER_RUN and the ports to other values, or test it with PINOT_TEST_CONTROLLER=<its URL>" >&2
+    exit 1
+  fi
   stop() { "$DIST/../stop.sh" >/dev/null 2>&1 || true; }
   trap stop EXIT
   trap 'exit 130' INT TERM

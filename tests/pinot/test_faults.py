@@ -113,6 +113,29 @@ def test_an_upload_answered_200_with_an_error_body_is_caught_by_the_end_and_reve
     assert pinot.lineage_states(table) == ["REVERTED"] and pinot.live_segments(table) == []
 
 
+def test_an_end_never_applied_is_reverted_and_the_write_fails(pinot, proxy, table, tmp_path):
+    first = job(table, pinot.url, tmp_path / "first")
+    commit_job(first, spark_free.run_tasks(first, [(0, 100)]))
+    the_job = job(table, proxy.url, tmp_path, overwrite=True)
+    reports = spark_free.run_tasks(the_job, [(500, 800)])
+    proxy.error_body_next(20, method="POST", path=path(table, END))
+    with pytest.raises(CommitError, match="the table is as it was"):
+        commit_job(the_job, reports)
+    assert pinot.lineage_states(table) == ["COMPLETED", "REVERTED"]
+    once(pinot, table, range(100))
+
+
+def test_a_lost_answer_to_the_revert_still_leaves_the_table_as_it_was(pinot, proxy, table, tmp_path):
+    the_job = job(table, proxy.url, tmp_path, **{"retry.max-attempts": 3})
+    reports = spark_free.run_tasks(the_job, [(0, 300)])
+    proxy.error_body_next(1, method="POST", path="/v2/segments")  # the end refuses: a revert follows
+    proxy.lose_next(1, method="POST", path=path(table, REVERT))
+    with pytest.raises(CommitError, match="the table is as it was"):
+        commit_job(the_job, reports)
+    assert any("answer lost" in o for o in proxy.outcomes(path(table, REVERT)))
+    assert pinot.lineage_states(table) == ["REVERTED"] and pinot.live_segments(table) == []
+
+
 # --- an outage mid-commit ------------------------------------------------------------------------------------------
 
 
