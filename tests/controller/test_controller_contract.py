@@ -61,3 +61,23 @@ def test_the_test_controller_answers_as_the_real_one(replayed, case):
     real, ours = _recorded()[case], replayed[case]
     differences = {key: {"real": real[key], "test controller": ours[key]} for key in CHECKED if real[key] != ours[key]}
     assert not differences, f"{case} ({real['request']}): " + json.dumps(differences, indent=1)
+
+
+def _content(body):
+    """What the client reads of a listing, a lineage record or a CRC map (the real controller's order of
+    names is a hash set's: not part of the contract)."""
+    if isinstance(body, list):
+        return [sorted(element.get("OFFLINE", [])) for element in body]
+    if isinstance(body, dict) and "lineageEntries" in body:
+        return sorted((e["state"], sorted(e["segmentsFrom"]), sorted(e["segmentsTo"]))
+                      for e in body["lineageEntries"].values())
+    return body
+
+
+@pytest.mark.parametrize("case", sorted(c for c in _recorded()
+                                        if c.startswith(("list", "lineage", "zkmetadata_download"))))
+def test_the_test_controller_lists_and_records_lineage_as_the_real_one(replayed, case):
+    """Which segments a listing (excludeReplacedSegments true or false, during and after an entry) names, the
+    lineage entries' states and segments, where each push's segment is served from."""
+    real, ours = _recorded()[case], replayed[case]
+    assert _content(ours["body"]) == _content(real["body"]), case
