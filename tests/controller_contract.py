@@ -344,7 +344,8 @@ class Contract:
                   headers={"Content-Type": "application/json"})
         self.lineage("lineage_reverted")
         # deletes
-        self.call("delete_one", "DELETE", f"/segments/{t}", params=[("type", "OFFLINE"), ("segments", "contract_seg_2")])
+        self.call("delete_one", "DELETE", f"/segments/{t}",
+                  params=[("type", "OFFLINE"), ("segments", "contract_seg_2")])
         self.call("delete_missing_name", "DELETE", f"/segments/{t}",
                   params=[("type", "OFFLINE"), ("segments", "contract_seg_nope")])
         self.call("delete_missing_table", "DELETE", "/segments/contract_missing",

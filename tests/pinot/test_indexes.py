@@ -76,7 +76,8 @@ def test_every_loadable_index_kind_answers_as_spark(spark, pinot):
     pinot.wait_rows(count, [[ROWS]])
     checks = {  # Pinot SQL -> the same question in Spark SQL over the DataFrame
         f"SELECT COUNT(*) FROM {TABLE} WHERE city = 'c7'": "SELECT COUNT(*) FROM rows WHERE city = 'c7'",
-        f"SELECT COUNT(*) FROM {TABLE} WHERE city IN ('c1', 'c12')": "SELECT COUNT(*) FROM rows WHERE city IN ('c1', 'c12')",
+        f"SELECT COUNT(*) FROM {TABLE} WHERE city IN ('c1', 'c12')":
+            "SELECT COUNT(*) FROM rows WHERE city IN ('c1', 'c12')",
         f"SELECT COUNT(*), SUM(value) FROM {TABLE} WHERE value BETWEEN 100 AND 1999":
             "SELECT COUNT(*), SUM(value) FROM rows WHERE value BETWEEN 100 AND 1999",
         f"SELECT COUNT(*) FROM {TABLE} WHERE JSON_MATCH(payload, '\"$.k\" = ''v2''')":
