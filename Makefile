@@ -23,7 +23,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 export PYSPARK_PYTHON        := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: demo test test-slow test-spark35 test-spark33 bench install clean
+.PHONY: demo test test-slow test-pinot test-spark35 test-spark33 bench install clean
 
 install: $(STAMP)
 
@@ -58,13 +58,19 @@ demo: $(STAMP)
 # a 2 GB function case) run in `make test-slow`; CI (.ci/run) runs both.
 test: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not pinot" $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory test-spark33
 	$(MAKE) --no-print-directory test-spark35
 
 test-slow: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider -m slow $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -m "slow and not pinot" $(PYTEST_ARGS)
+
+# The real-Pinot tier (tests/pinot): starts a Pinot cluster from ../shared/pinot-cluster/dist (or
+# PINOT_CLUSTER_HOME), runs the tests marked pinot against it, stops it; fails in one line without a cluster.
+test-pinot: $(STAMP)
+	@$(PY) -m pinot_sink.java_check
+	tests/pinot/run.sh $(PY) $(PYTEST_ARGS)
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
 # All of tests/spark3, the slow-marked included: the Spark 3 lines have no other run.

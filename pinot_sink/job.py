@@ -241,11 +241,15 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     delivery = options.delivery
     output_uri = delivery.output_uri or (DEFAULT_OUTPUT_URI if options.client is None else None)
     output_uri = normalise_uri(output_uri) if output_uri else None
-    if options.client is not None and delivery.push_mode == "uri" and output_uri and output_uri.startswith("file:"):
+    # The controller is sent push.segment-uri-prefix + the tarball's path when a prefix is set (e.g. an HTTP
+    # server over a local output-uri): judge the URI it is sent, not where the tarball is written.
+    announced = delivery.segment_uri_prefix or output_uri
+    if options.client is not None and delivery.push_mode == "uri" and announced and \
+            announced.lower().startswith("file:"):
         raise OptionError(
             f"option 'push-mode'=uri needs an 'output-uri' the controller can download from (s3://, hdfs://, "
-            f"gs://, ...); the controller rejects file: URIs ({redact_text(output_uri)}). Use push-mode=metadata or "
-            f"tar with a local directory"
+            f"gs://, ...); the controller rejects file: URIs ({redact_text(announced)}). Use push-mode=metadata or "
+            f"tar with a local directory, or push.segment-uri-prefix naming a server of it"
         )
     try:
         window = plan_window(options.window.time_range, options.window.time_bucket,

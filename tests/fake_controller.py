@@ -108,7 +108,7 @@ class LineageEntry:
 
     def to_json(self) -> dict:
         return {"segmentsFrom": self.segments_from, "segmentsTo": self.segments_to, "state": self.state,
-                "timestamp": self.timestamp}
+                "timestamp": self.timestamp, "autoCompleteLineageEntry": False}
 
 
 @dataclass
@@ -373,11 +373,11 @@ class FakeController:
 
     # --- internals -------------------------------------------------------------------------------------
 
-    def _table(self, name: str) -> Table:
+    def _table(self, name: str, *, missing: str = "Table {raw}_OFFLINE does not exist") -> Table:
         raw = name[: -len("_OFFLINE")] if name.endswith("_OFFLINE") else name
         table = self.tables.get(raw)
         if table is None:
-            raise ApiError(404, f"Table {raw}_OFFLINE does not exist")
+            raise ApiError(404, missing.format(raw=raw))
         return table
 
     def _select(self, table: Table, q: dict[str, str], *, exclude_replaced: bool) -> list[str]:
@@ -425,7 +425,7 @@ class FakeController:
 
         with self._lock:
             if method == "POST" and path in ("/v2/segments", "/segments"):
-                return 200, self._upload(q, headers, body)
+                return 200, self._upload(q, headers, body, v2=path == "/v2/segments")
             if method == "POST" and parts == ["schemas"]:
                 return 200, self._add_schema(q, _json_body(body))
             if method == "POST" and parts == ["tables"]:
@@ -437,12 +437,12 @@ class FakeController:
                     raise ApiError(404, f"Table {table.raw}_{kind} does not exist")
                 return 200, {kind: table.config}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "schema" and method == "GET":
-                table = self._table(table_name(parts[1]))
+                table = self._table(table_name(parts[1]), missing="Schema not found for table: {raw}")
                 if table.schema is None:
                     raise ApiError(404, f"Schema not found for table: {table.raw}")
                 return 200, table.schema
             if parts[0] == "segments" and len(parts) >= 2:
-                table = self._table(table_name(parts[1]))
+                table = self._table(table_name(parts[1]), missing="Table '{raw}_OFFLINE' not found.")
                 rest = parts[2:]
                 if not rest and method == "GET":  # also takes the time window since Pinot 1.x
                     exclude = q.get("excludeReplacedSegments", "false").lower() == "true"
@@ -463,9 +463,15 @@ class FakeController:
                 if rest == ["startReplaceSegments"] and method == "POST":
                     return 200, self._start_replace(table, q, _json_body(body))
                 if rest == ["endReplaceSegments"] and method == "POST":
-                    return 200, self._end_replace(table, q, _json_body(body))
+                    if not q.get("segmentLineageEntryId"):
+                        raise ApiError(500, "'segmentLineageEntryId' should not be null")
+                    with _lineage_update("endReplaceSegments", table, f"segmentLineageEntryId = "
+                                                                       f"{q['segmentLineageEntryId']}"):
+                        return 200, self._end_replace(table, q, _json_body(body))
                 if rest == ["revertReplaceSegments"] and method == "POST":
-                    return 200, self._revert_replace(table, q)
+                    with _lineage_update("revertReplaceSegments", table,
+                                         f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):
+                        return 200, self._revert_replace(table, q)
                 if len(rest) == 1 and method == "GET":
                     accept = headers.get("Accept") or "*/*"
                     if not any(kind.split(";")[0].strip() in ("*/*", "application/*", "application/octet-stream")
@@ -473,7 +479,8 @@ class FakeController:
                         raise ApiError(406, "HTTP 406 Not Acceptable")
                     segment = table.segments.get(rest[0])
                     if segment is None or segment.tar_bytes is None:
-                        raise ApiError(404, f"Segment {rest[0]} or table {table.raw} not found")
+                        raise ApiError(404, f"Segment {rest[0]} or table {table.raw} not found in "
+                                            f"/tmp/fake-controller/data/{table.raw}/{rest[0]}")
                     return 200, segment.tar_bytes
                 if len(rest) == 1 and method == "DELETE":
                     if rest[0] not in table.segments:
@@ -493,6 +500,7 @@ class FakeController:
         override = q.get("override", "true").lower() == "true"
         if name in self.schemas and not override:
             raise ApiError(409, f"Schema: {name} already exists")
+        schema = _schema_as_served(schema)
         self.schemas[name] = schema
         if name in self.tables:
             self.tables[name].schema = schema
@@ -501,6 +509,12 @@ class FakeController:
     def _add_table(self, config: Any, table_name) -> dict:
         """``PinotTableRestletResource.addTable``: 409 when the table exists, 400 when its schema (named as
         the raw table) is missing or the config is invalid; only OFFLINE tables here."""
+        for index, key in enumerate(("tableName", "tableType", "segmentsConfig", "tenants", "tableIndexConfig")):
+            if isinstance(config, dict) and key not in config:  # TableConfig's @JsonCreator: required properties
+                raise ApiError(400, f"Missing required creator property '{key}' (index {index})\n at [Source: "
+                                    "REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, "
+                                    f"column: {len(json.dumps(config))}] (through reference chain: "
+                                    f"org.apache.pinot.spi.config.table.TableConfig[\"{key}\"])")
         if not isinstance(config, dict) or not config.get("tableName"):
             raise ApiError(400, "Invalid table config: 'tableName' is missing")
         kind = str(config.get("tableType") or "").upper()
@@ -519,12 +533,12 @@ class FakeController:
         if time_column and time_column not in date_times:  # TableConfigUtils.validateValidationConfig
             raise ApiError(400, f"Cannot find valid fieldSpec for timeColumn: {time_column} from the table config: "
                                 f"{raw}_OFFLINE, in the schema: {raw}")
-        self.add_table(schema, config)
+        self.add_table(schema, _table_config_as_served(config))
         return {"unrecognizedProperties": {}, "status": f"Table {raw}_OFFLINE successfully added"}
 
     # --- upload ------------------------------------------------------------------------------------------
 
-    def _upload(self, q: dict[str, str], headers, body: bytes) -> dict:
+    def _upload(self, q: dict[str, str], headers, body: bytes, *, v2: bool = True) -> dict:
         table_name = q.get("tableName", "")
         table_type = (q.get("tableType") or "OFFLINE").upper()
         if table_type not in ("OFFLINE", "REALTIME"):
@@ -533,12 +547,18 @@ class FakeController:
                 table_name.endswith("_REALTIME") and table_type != "REALTIME":
             raise ApiError(400, f"Table name: {table_name} does not match table type: {table_type}")
         upload_type = (headers.get("UPLOAD_TYPE") or "SEGMENT").upper()
-        if upload_type not in ("SEGMENT", "URI", "METADATA"):
+        if upload_type not in ("SEGMENT", "URI", "METADATA", "JSON"):  # FileUploadType.valueOf, inside the upload
+            raise ApiError(500, "Exception while uploading segment: No enum constant "
+                                f"org.apache.pinot.common.utils.FileUploadDownloadClient.FileUploadType.{upload_type}")
+        if upload_type == "JSON":  # in the enum, not handled by the upload's switch
             raise ApiError(400, f"Unsupported upload type: {upload_type}")
         content_type = headers.get("Content-Type") or ""
         is_multipart = content_type.lower().startswith("multipart/form-data")
         download_uri = headers.get("DOWNLOAD_URI") or ""
-        copy_to_deep_store = is_multipart  # the multipart endpoints copy; the JSON endpoint keeps DOWNLOAD_URI
+        # The multipart endpoints and /v2/segments copy into the deep store (the controller serves the segment);
+        # only the old JSON endpoint POST /segments keeps DOWNLOAD_URI (recorded: a URI push to /v2 is served
+        # by the controller)
+        copy_to_deep_store = is_multipart or v2
         if upload_type == "SEGMENT":
             if not is_multipart:
                 raise ApiError(400, "Segment file (as multipart/form-data) is required for SEGMENT upload mode")
@@ -551,7 +571,6 @@ class FakeController:
                 raise ApiError(400, f"Unsupported URI: {download_uri}")
             tar_bytes = _fetch(download_uri)
             size = len(tar_bytes)
-            copy_to_deep_store = False
         else:
             if not is_multipart:
                 raise ApiError(400, "Segment metadata file (as multipart/form-data) is required for METADATA upload mode")
@@ -642,7 +661,7 @@ class FakeController:
                 raise ApiError(500, f"Exception while uploading segment: invalid time unit {unit}")
             start_ms, end_ms = int(int(start) * factor), int(int(end) * factor)
             if not (VALID_MIN_MS <= start_ms <= VALID_MAX_MS and VALID_MIN_MS <= end_ms <= VALID_MAX_MS):
-                raise ApiError(403, f"Invalid segment start/end time: {start_ms}/{end_ms} (in millis: "
+                raise ApiError(403, f"Invalid segment start/end time: {_iso(start_ms)}/{_iso(end_ms)} (in millis: "
                                     f"{start_ms}/{end_ms}) for segment: {name} of table: {table.raw}_OFFLINE, must be "
                                     "between: 1971-01-01T00:00:00.000Z/2071-01-01T00:00:00.000Z")
         else:
@@ -654,8 +673,7 @@ class FakeController:
     @staticmethod
     def _zk_metadata(name, metadata, creation, download_uri, size, *, push_time) -> dict[str, str]:
         crc, creation_time, data_crc = creation
-        zk = {
-            "segmentName": name,
+        zk = {  # the ZNRecord's simple fields; its id (the segment name) is the answer's key, not a field
             "segment.crc": str(crc),
             "segment.data.crc": str(data_crc if data_crc != LONG_MIN else -1),
             "segment.creation.time": str(creation_time),
@@ -673,6 +691,10 @@ class FakeController:
                 if millis >= 0:
                     zk[key] = str(millis)
             zk["segment.time.unit"] = "MILLISECONDS"
+            time_column = as_text(metadata.get("segment.time.column.name"))
+            low, high = (as_text(metadata.get(f"column.{time_column}.{k}")) for k in ("minValue", "maxValue"))
+            if time_column and low is not None and high is not None:  # the time column's own min / max
+                zk["segment.start.time.raw"], zk["segment.end.time.raw"] = low, high
         # without a time interval Pinot stores no start, end or unit (setStartTime(-1), setTimeUnit(null))
         if push_time is not None:
             zk["segment.push.time"] = str(push_time)
@@ -731,9 +753,23 @@ class FakeController:
         for segment in segments_to:
             if segment in live:
                 raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE")
+        clean_up: list[str] = []
+        with _lineage_update("startReplaceSegments", table, f"segmentsFrom = [{', '.join(segments_from)}], "
+                                                            f"segmentsTo = [{', '.join(segments_to)}]"):
+            self._check_other_entries(table, segments_from, segments_to, force_cleanup, clean_up)
+        entry_id = str(uuid.uuid4())
+        table.lineage[entry_id] = LineageEntry(segments_from, segments_to, "IN_PROGRESS", int(time.time() * 1000))
+        for segment in clean_up:  # deleteSegmentsForLineageCleanup: no lineage lock check
+            table.segments.pop(segment, None)
+        return {"segmentLineageEntryId": entry_id}
+
+    @staticmethod
+    def _check_other_entries(table: Table, segments_from: list[str], segments_to: list[str], force_cleanup: bool,
+                             clean_up: list[str]) -> None:
+        """startReplaceSegments' checks against the other entries, inside Pinot's lineage update (so a refusal
+        answers only the generic "Failed to update the segment lineage" text; the detail goes to its log)."""
         refresh_table = ((table.config.get("ingestionConfig") or {}).get("batchIngestionConfig") or {}) \
             .get("segmentIngestionType", "APPEND").upper() == "REFRESH"
-        clean_up: list[str] = []
         for entry_id, entry in list(table.lineage.items()):
             if entry.state == "REVERTED":
                 if force_cleanup:
@@ -762,11 +798,6 @@ class FakeController:
                 if segment in entry.segments_to:
                     raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE, "
                                         f"entry id: {entry_id} as 'segmentTo' (name conflict)")
-        entry_id = str(uuid.uuid4())
-        table.lineage[entry_id] = LineageEntry(segments_from, segments_to, "IN_PROGRESS", int(time.time() * 1000))
-        for segment in clean_up:  # deleteSegmentsForLineageCleanup: no lineage lock check
-            table.segments.pop(segment, None)
-        return {"segmentLineageEntryId": entry_id}
 
     def _entry(self, table: Table, q: dict[str, str]) -> tuple[str, LineageEntry]:
         entry_id = q.get("segmentLineageEntryId")
@@ -838,6 +869,66 @@ class FakeController:
 
 
 # --- time ranges -------------------------------------------------------------------------------------
+
+
+_FIELD_TYPES = {"dimensionFieldSpecs": "DIMENSION", "metricFieldSpecs": "METRIC", "dateTimeFieldSpecs": "DATE_TIME",
+                "complexFieldSpecs": "COMPLEX"}
+# What Jackson writes for a fresh IndexingConfig / TableConfig: Pinot serves a created table's config with these
+# (recorded from a real controller: tests/fixtures/controller_contract/)
+_INDEX_CONFIG_DEFAULTS = {
+    "aggregateMetrics": False, "autoGeneratedInvertedIndex": False, "columnMajorSegmentBuilderEnabled": True,
+    "compressionStatsEnabled": False, "createInvertedIndexDuringSegmentGeneration": False,
+    "enableDefaultStarTree": False, "enableDynamicStarTreeCreation": False, "noDictionarySizeRatioThreshold": 0.85,
+    "nullHandlingEnabled": False, "optimizeDictionary": False, "optimizeDictionaryForMetrics": False,
+    "optimizeDictionaryType": False, "optimizeNoDictStatsCollection": False, "rangeIndexVersion": 2,
+    "skipSegmentPreprocess": False,
+}
+
+
+def _schema_as_served(schema: dict) -> dict:
+    """A schema as Pinot stores it: each field spec names its ``fieldType``; null handling is per column."""
+    served = dict(schema)
+    served.setdefault("enableColumnBasedNullHandling", False)
+    for key, kind in _FIELD_TYPES.items():
+        if key in served:
+            served[key] = [dict(spec, fieldType=spec.get("fieldType", kind)) for spec in served[key]]
+    return served
+
+
+def _table_config_as_served(config: dict) -> dict:
+    """A table config as Pinot serves it back: the tenants, flags and index-config defaults filled in."""
+    served = dict(config)
+    served.setdefault("isDimTable", False)
+    served.setdefault("isMaterializedView", False)
+    served["tenants"] = {"broker": "DefaultTenant", "server": "DefaultTenant", **(config.get("tenants") or {})}
+    served["segmentsConfig"] = {"minimizeDataMovement": False, **(config.get("segmentsConfig") or {})}
+    served["tableIndexConfig"] = {**_INDEX_CONFIG_DEFAULTS, **(config.get("tableIndexConfig") or {})}
+    served.setdefault("metadata", {})
+    return served
+
+
+class _lineage_update:
+    """Pinot runs a lineage change's checks inside its ZK update and answers any refusal there with one generic
+    text (the reason is only logged): "Failed to update the segment lineage during <step>. (tableName = ...)"."""
+
+    def __init__(self, step: str, table: Table, detail: str) -> None:
+        self.text = f"Failed to update the segment lineage during {step}. (tableName = {table.raw}_OFFLINE, {detail})"
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, error, trace) -> bool:
+        if isinstance(error, ApiError) and error.status == 500:
+            raise ApiError(500, self.text, error.headers) from error
+        return False
+
+
+def _iso(millis: int) -> str:
+    """Joda's ``Interval.toString`` end: ``1970-01-01T00:00:01.000Z``."""
+    import datetime
+
+    when = datetime.datetime.fromtimestamp(millis / 1000, tz=datetime.timezone.utc)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis % 1000:03d}Z"
 
 
 def _zk_millis(zk: dict[str, str], key: str) -> int:
@@ -937,14 +1028,22 @@ def _fetch(uri: str) -> bytes:
     path = unquote(parts.path)
     target = path if parts.scheme == "file" else f"{parts.scheme}://{parts.netloc}{path}"
     try:
+        if parts.scheme in ("http", "https"):  # fsspec's HTTP needs aiohttp, which the test extra lacks
+            import urllib.request
+
+            with urllib.request.urlopen(target, timeout=60) as handle:
+                return handle.read()
         with fsspec.open(target, "rb") as handle:
             return handle.read()
-    except Exception as exc:  # Pinot: any fetch failure is an internal error
-        raise ApiError(500, f"Exception while uploading segment: failed to fetch {uri}: {exc}") from None
+    except Exception:  # Pinot's fetcher retries, then says only this (recorded from a real controller)
+        raise ApiError(500, "Exception while uploading segment: Operation failed after 1 attempts") from None
 
 
 def _read_segment(tar_bytes: bytes, *, full: bool, strict: bool) -> tuple[dict, tuple[int, int, int]]:
     """Untar, locate the metadata as Pinot does, check the layout; -> (metadata properties, creation)."""
+    if not tar_bytes.startswith(b"\x1f\x8b"):  # commons-compress finds no compressor before any tar reading
+        raise ApiError(500, "Exception while uploading segment: org.apache.commons.compress.compressors."
+                            "CompressorException: No Compressor found for the stream signature.")
     try:
         archive = tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*")
         members = archive.getmembers()

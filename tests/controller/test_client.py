@@ -83,7 +83,8 @@ def test_uri_push_copies_to_deep_store_then_sends_the_uri(client, fake_controlle
     upload = fake_controller.uploads()[-1]
     assert upload.header("UPLOAD_TYPE") == "URI" and upload.header("DOWNLOAD_URI") == expected
     assert upload.header("Content-Type") == "application/json"
-    assert fake_controller.segments()["events_1"].download_uri == expected
+    # /v2/segments copies a URI push into the controller's deep store and serves it (recorded from Pinot)
+    assert fake_controller.segments()["events_1"].download_uri == f"{fake_controller.url}/segments/events/events_1"
 
 
 def test_uri_push_refuses_file_deep_store_before_copying(client, tmp_path):

@@ -61,7 +61,7 @@ def test_context_manager_reverts_on_any_exception(client, fake_controller, new_p
 
 def test_end_failure_reverts(client, fake_controller, new_paths):
     push = ConsistentPush(client, "events", segments_to=NEW)
-    with pytest.raises(ConsistentPushError, match="does not exist in table") as info:
+    with pytest.raises(ConsistentPushError, match="Failed to update the segment lineage during endReplaceSegments") as info:
         push.run(new_paths[:3])  # the 4th declared segment never arrives: end is refused
     assert info.value.reverted and push.state == "REVERTED"
     assert client.list_segments("events") == OLD
@@ -137,7 +137,7 @@ def test_a_crashed_run_does_not_block_the_next_one(client, fake_controller, tmp_
     crashed.start()
     push_segment(client, "events", make_segment(tmp_path / "crashed", "events_crashed_0"))
     # the driver died here: no end, no revert; a rerun must still go through (forceCleanup, as Pinot's jobs do)
-    with pytest.raises(ConsistentPushError, match="replacing a replaced segment"):
+    with pytest.raises(ConsistentPushError, match="Failed to update the segment lineage during startReplaceSegments"):  # replacing a replaced one
         ConsistentPush(client, "events", segments_to=NEW, force_cleanup=False).start()
     ConsistentPush(client, "events", segments_to=NEW).run(new_paths)
     assert client.list_segments("events") == NEW

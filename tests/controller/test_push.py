@@ -136,7 +136,7 @@ def test_segment_uri_prefix_and_suffix_rewrite_the_announced_uri(fake_controller
     assert result.stored_uri == "s3alike://bucket/pinot/events/events%200.tar.gz"
     assert result.download_uri == "memory://bucket/pinot/events/events%200.tar.gz"  # prefix + raw path
     assert fake_controller.uploads()[-1].header("DOWNLOAD_URI") == result.download_uri
-    assert fake_controller.segments()["events 0"].download_uri == result.download_uri
+    assert fake_controller.segments()["events 0"].download_uri.startswith(fake_controller.url)  # /v2 copies it
 
     result = push_segment(client, "events", make_segment(tmp_path, "events_1"), push_mode="metadata",
                           deep_store_uri="s3alike://bucket/pinot", segment_uri_prefix="memory://bucket",

@@ -55,9 +55,9 @@ def test_start_replace_checks(days):
     with pytest.raises(ControllerError, match="from 'segmentsTo' exists in table"):
         days.start_replace("events", ["d0"], ["d1"])
     days.start_replace("events", ["d0"], ["n_0"])
-    with pytest.raises(ControllerError, match="replacing a replaced segment"):
+    with pytest.raises(ControllerError, match="Failed to update the segment lineage during startReplaceSegments"):  # replacing a replaced segment
         days.start_replace("events", ["d0"], ["n_1"])
-    with pytest.raises(ControllerError, match="name conflict"):
+    with pytest.raises(ControllerError, match="Failed to update the segment lineage during startReplaceSegments"):  # name conflict
         days.start_replace("events", ["d1"], ["n_0"])
     days.start_replace("events", ["d0"], ["n_1"], force_cleanup=True)  # reverts the overlapping IN_PROGRESS one
 
@@ -66,7 +66,7 @@ def test_listing_hides_segments_to_while_in_progress_and_segments_from_once_comp
     entry = days.start_replace("events", ["d0", "d1"], ["n_0"])
     push_segment(days, "events", make_segment_in(days, "n_0"))
     assert "n_0" not in days.list_segments("events") and "n_0" in days.list_segments("events", exclude_replaced=False)
-    with pytest.raises(ControllerError, match="does not exist in original segmentsTo"):
+    with pytest.raises(ControllerError, match="Failed to update the segment lineage during endReplaceSegments"):  # not in the original segmentsTo
         days.end_replace("events", entry, segments_to=["other"])
     days.end_replace("events", entry, segments_to=[])  # an empty subset means all of them
     live = days.list_segments("events")
@@ -79,7 +79,7 @@ def test_end_replace_refuses_when_a_replaced_segment_was_deleted(days, fake_cont
     entry = days.start_replace("events", ["d0"], ["n_0"])
     push_segment(days, "events", make_segment_in(days, "n_0"))
     days.delete_segments("events", ["d0"])
-    with pytest.raises(ControllerError, match="no longer exist in IdealState"):
+    with pytest.raises(ControllerError, match="Failed to update the segment lineage during endReplaceSegments"):  # segmentsFrom deleted
         days.end_replace("events", entry)
     days.revert_replace("events", entry)
     assert "n_0" not in fake_controller.segments()
@@ -90,7 +90,7 @@ def test_revert_refuses_a_merged_segment(days):
     push_segment(days, "events", make_segment_in(days, "n_0"))
     days.end_replace("events", first)
     days.start_replace("events", ["n_0"], ["n_1"])
-    with pytest.raises(ControllerError, match="reverting a merged segment"):
+    with pytest.raises(ControllerError, match="Failed to update the segment lineage during revertReplaceSegments"):  # a merged segment
         days.revert_replace("events", first)
 
 

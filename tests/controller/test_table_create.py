@@ -32,7 +32,8 @@ def test_fake_controller_follows_pinots_create_contract(fake_controller):
         with pytest.raises(ControllerRequestError) as twice:
             client.add_table(config)
         assert twice.value.status == 409 and "Table config for orders_OFFLINE already exists" in str(twice.value)
-        assert client.get_schema("orders") == schema
+        served = client.get_schema("orders")  # as Pinot serves it: each field spec names its fieldType
+        assert served["dimensionFieldSpecs"] == [dict(s, fieldType="DIMENSION") for s in schema["dimensionFieldSpecs"]]
         assert client.get_table_config("orders")["tableName"] == "orders_OFFLINE"
 
 
