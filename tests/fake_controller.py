@@ -839,6 +839,22 @@ class FakeController:
             table.segments.pop(segment, None)
         return {"segmentLineageEntryId": entry_id}
 
+    def apply_retention(self, table: str = "events") -> None:
+        """One run of Pinot's retention manager once every retention period has passed
+        (``DefaultLineageManager.updateLineageForRetention``): a COMPLETED entry's replaced segments are deleted,
+        and the entry itself once none of them is left; a REVERTED entry's new segments likewise."""
+        with self._lock:
+            t = self.tables[table]
+            for entry_id, entry in list(t.lineage.items()):
+                if entry.state == "COMPLETED":
+                    left = [n for n in entry.segments_from if n in t.segments]
+                else:
+                    left = [n for n in entry.segments_to if n in t.segments]
+                if not left:
+                    del t.lineage[entry_id]
+                for name in left:
+                    t.segments.pop(name, None)
+
     # --- ZooKeeper record sizes ------------------------------------------------------------------------
 
     def lineage_size(self, table: str = "events", extra: tuple[str, LineageEntry] | None = None) -> int:
