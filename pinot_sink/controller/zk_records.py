@@ -171,8 +171,8 @@ class CommitBudget:
                 f"(commit.zk-record-limit): {' and '.join(over)}. Fixes: bigger segments "
                 f"(sink.buffer-flush.max-rows / max-size; about {fewer:,} segments would fit), a higher limit if the "
                 f"cluster sets zk.serializer.znrecord.write.size.limit.bytes and jute.maxbuffer higher "
-                f"(commit.zk-record-limit), or commit.per-bucket=true (one lineage entry per time bucket or "
-                f"partition, each atomic on its own; docs/guarantees.md)")
+                f"(commit.zk-record-limit), or several smaller writes spaced by the table's retention (each write is "
+                f"one lineage entry, kept until retention drops it; docs/guarantees.md)")
 
 
 def project_commit(table_with_type: str, lineage: Mapping[str, Mapping], ideal_state: Mapping[str, Mapping[str, str]],

@@ -11,7 +11,8 @@ import pytest
 from pinot_sink.controller.zk_records import (ZnRecord, java_gzip, project_commit, record_json, written_size)
 from tests.controller.zk_cases import case_record, segment_names
 
-MEASURED = json.loads((Path(__file__).parents[1] / "fixtures" / "zk_record_sizes.json").read_text())["cases"]
+FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "zk_record_sizes.json").read_text())
+MEASURED = FIXTURE["cases"]
 
 
 @pytest.mark.parametrize("row", MEASURED, ids=lambda row: json.dumps(row["case"], separators=(",", ":")))
@@ -47,7 +48,7 @@ def test_a_commit_within_the_limit_fits_and_one_over_it_is_refused_with_numbers_
     message = big.refusal("events")
     assert "nothing was uploaded" in message and "commit.zk-record-limit" in message
     assert f"{big.ideal_state.written_bytes:,}" in message and "300,000" in message
-    assert "bigger segments" in message and "commit.per-bucket" in message
+    assert "bigger segments" in message and "smaller writes" in message
 
 
 def test_a_replace_counts_both_snapshots_in_the_ideal_state():
@@ -57,3 +58,13 @@ def test_a_replace_counts_both_snapshots_in_the_ideal_state():
     assert budget.ideal_state_segments == 6000 and budget.replaced_segments == 3000
     alone = project_commit("events_OFFLINE", {}, {}, segment_names(3000, "o2", "uuid"), [])
     assert budget.ideal_state.written_bytes > 1.8 * alone.ideal_state.written_bytes
+
+
+def test_the_model_predicts_what_the_real_controller_accepted_and_refused():
+    real = FIXTURE["real_cluster"]
+    for case in real["cases"]:
+        budget = project_commit(case["table"], {}, {}, segment_names(case["segments"], "r1", "uuid"), [],
+                                limit=real["limit"])
+        assert (budget.lineage.written_bytes <= real["limit"]) == case["accepted"]  # a start only writes lineage
+        for size in case.get("helix_sizes", ()):
+            assert abs(budget.lineage.written_bytes - size) <= 0.02 * size
