@@ -1,6 +1,6 @@
 """Many segments cheaply, for commits at scale: one real task builds one tiny segment, and its metadata is
 cloned under N fresh names (each clone a small tarball of the segment folder's ``metadata.properties`` and
-``creation.meta``, with its own ``segment.name``). Enough for a metadata-mode commit, whose controller reads
+``creation.meta``, with its own ``segment.name`` and without the per-column keys). Enough for a metadata-mode commit, whose controller reads
 only those two files; the commit path itself (``commit_job``: budget, lineage, batches, end) is the real one."""
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ def cloned_report(report: TaskReport, count: int, per_partition: int = 1000) -> 
     files = metadata_files(source)
     prefix = original.name.rsplit("_", 2)[0]
     folder = Path(source).parent
-    properties = files["metadata.properties"].decode("utf-8")
+    # the segment-level keys only (name, table, docs, time range): the per-column ones cost the controller's
+    # parse of 50k files and tell it nothing a metadata push needs
+    properties = "".join(line for line in files["metadata.properties"].decode("utf-8").splitlines(keepends=True)
+                         if not line.startswith("column."))
     segments = []
     for i in range(count):
         partition, sequence = divmod(i, per_partition)
