@@ -454,17 +454,21 @@ def write_custom_map(write_id: str | None, record: WriteRecord, segments: Sequen
 
 def _check_record_budget(job: WriteJob, client: ControllerClient, new: Sequence[str], replaced: Sequence[str]) -> None:
     """Refuse, before the first byte moves, a commit whose lineage record or ideal state would be over the
-    cluster's ZooKeeper record limit (``commit.zk-record-limit``): Helix would refuse the write at the end,
-    after every upload (``pinot_sink.controller.zk_records``)."""
+    cluster's ZooKeeper record limit (``commit.zk-record-limit``; ``pinot_sink.controller.zk_records``): the
+    uploads add each segment to the ideal state, and Helix would refuse the one that outgrows it, after the
+    others were uploaded. The lineage is read only when this commit's entry alone is a tenth of the limit or
+    more: a smaller one cannot outgrow it unless other entries nearly fill it, and then Pinot refuses its
+    startReplaceSegments, which also comes before any upload."""
     limit = job.options.commit.zk_record_limit
+    table_with_type = f"{offline_raw_name(job.table)}_OFFLINE"
     try:
-        lineage = client.get_lineage(job.table)
         ideal_state = client.get_ideal_state(job.table)
+        alone = project_commit(table_with_type, {}, {}, new, replaced, limit=limit)
+        lineage = client.get_lineage(job.table) if alone.lineage.written_bytes * 10 >= limit else {}
     except ControllerError as error:
-        raise CommitError(f"table {job.table}: nothing was uploaded: could not read the lineage and ideal state "
+        raise CommitError(f"table {job.table}: nothing was uploaded: could not read the ideal state and lineage "
                           f"to check the commit against ZooKeeper's record limit: {error}") from error
-    budget = project_commit(f"{offline_raw_name(job.table)}_OFFLINE", lineage, ideal_state, new, replaced,
-                            limit=limit)
+    budget = project_commit(table_with_type, lineage, ideal_state, new, replaced, limit=limit)
     if not budget.fits:
         raise CommitError(budget.refusal(job.table))
     log.info("pinot_sink: %s: commit within ZooKeeper's record limit: %s", job.table, budget.describe())

@@ -110,6 +110,17 @@ def test_metadata_goes_in_batches_and_falls_back_without_the_endpoint(table, tmp
     assert requests.count(("POST", "/v2/segments")) == 30 and len(table.live_segments()) == 280
 
 
+def test_a_failed_batch_leaves_the_table_and_the_folder_as_they_were(table, tmp_path):
+    out = tmp_path / "out"
+    the_job = metadata_job(table, out, **{"push.batch-size": "100", "retry.max-attempts": "2"})
+    report = cloned_report(run_tasks(the_job, [(0, 10)])[0], 250)
+    table.fail_next(10, status=500, method="POST", path="/segments/batchUpload", after=1)  # the second batch
+    with pytest.raises(CommitError, match="the table is as it was"):
+        commit_job(the_job, [report])
+    assert table.live_segments() == [] and table.segments() == {}  # the first batch's are reverted too
+    assert not list((out / "events").glob("*.tar.gz"))  # and their deep-store copies removed
+
+
 def test_ideal_state_conflicts_are_retried_and_lower_the_push_concurrency(table, tmp_path, caplog):
     the_job = job(url=table.url, out=tmp_path / "out", **{"push-parallelism": "4"})
     reports = run_tasks(the_job, [(0, 500), (500, 1000)])
