@@ -25,7 +25,8 @@ from pinot_sink.controller.consistent_push import COMPLETED, IN_PROGRESS
 from pinot_sink.naming import name_tags, run_replaces, write_tag
 from pinot_sink.storage.files import read_text
 from pinot_sink.storage.layout import table_uri
-from pinot_sink.storage.manifests import ABORTED, manifests_of_table, rewrite_status
+from pinot_sink.storage.manifests import ABORTED, WAS_COMMITTED, manifests_of_table, rewrite_status
+from pinot_sink.storage.stores import DirectoryStore
 from type_mapping.errors import PinotSinkError
 
 LIVE, PARTLY, REPLACED, REVERTED, HIDDEN = "live", "partly replaced", "replaced", "reverted", "in progress"
@@ -232,3 +233,65 @@ def _mark_undone(run: WriteRun, storage_options) -> None:
     rewrite_status(run.manifest, document, ABORTED, dict(storage_options or {}), pending=list(run.segments),
                    undone={"lineage_id": run.lineage_id, "at_ms": int(time.time() * 1000),
                            "restored": list(run.replaced)})
+
+
+# --- embedded mode: the output folder and its manifests are the record ------------------------------------
+
+
+def folder_history(output_uri: str, table: str, storage_options: Mapping | None = None) -> list[WriteRun]:
+    """The committed (or undone) runs the manifests of ``<output_uri>/<table>/`` record, oldest first; live
+    means its tarballs are in the folder."""
+    options = dict(storage_options or {})
+    present = DirectoryStore(table, output_uri, options).list()
+    runs: list[WriteRun] = []
+    for uri, document in manifests_of_table(table_uri(output_uri, table), options).items():
+        undone = bool(document.get("undone"))
+        if document.get("status") not in WAS_COMMITTED and not undone:
+            continue  # never committed: not a write of the table's history
+        tags = (document.get("run_folder") or "").split("_", 1)
+        if len(tags) != 2:
+            continue
+        run = WriteRun(*tags, manifest=uri, write_id=document.get("write_id"), note=document.get("note") or "")
+        segments = document.get("segments") or []
+        run.segments = [s.get("name") for s in segments if s.get("name")]
+        run.rows = sum(int(s.get("rows") or 0) for s in segments)
+        run.bytes = sum(int(s.get("tar_bytes") or 0) for s in segments)
+        run.replaced = list(document.get("replaced") or [])
+        run.live = 0 if undone else sum(name in present for name in run.segments)
+        run.lineage_state = "REVERTED" if undone else COMPLETED
+        later = [entry.get("run_tag") for entry in document.get("superseded_by") or [] if isinstance(entry, dict)]
+        run.replaced_by = later[-1] if later else None
+        runs.append(run)
+    return sorted(runs, key=lambda r: (r.started_ms or 0, r.run_folder))
+
+
+def undo_folder_write(output_uri: str, table: str, write: str, *, storage_options: Mapping | None = None,
+                      dry_run: bool = False) -> Undone:
+    """Embedded undo: an append's tarballs are deleted from the folder and its manifest marked undone. A write
+    that replaced anything cannot be undone here: embedded mode deleted the files it replaced as it committed."""
+    options = dict(storage_options or {})
+    history = folder_history(output_uri, table, options)
+    runs = runs_of_write(history, write)
+    if not runs:
+        raise UndoRefused(f"table {table}: no committed write {write!r} in {output_uri} (pinot-sink history "
+                          f"--table {table} --output-uri ... lists them)")
+    current = [r for r in runs if r.status != REVERTED]
+    if not current:
+        raise UndoRefused(f"table {table}: write {write} has nothing live to undo: already undone")
+    run = current[-1]
+    what = f"table {table}: write {run.write_id or run.write_tag} (run {run.run_tag}) cannot be undone"
+    if run.replaced:
+        raise UndoRefused(f"{what}: without a controller its commit deleted the {len(run.replaced)} file(s) it "
+                          f"replaced, so nothing can bring them back (with a controller, Pinot's retention keeps "
+                          f"them for a while and undo reverts the lineage entry)")
+    if run.live < len(run.segments):
+        later = [r for r in history if set(r.replaced) & set(run.segments)]
+        by = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag})" for r in later) or "a later write"
+        raise UndoRefused(f"{what}: {len(run.segments) - run.live} of its {len(run.segments)} file(s) are no longer "
+                          f"in the folder: {by} replaced them")
+    if not dry_run:
+        left = DirectoryStore(table, output_uri, options).delete(run.segments)
+        if left:
+            raise UndoRefused(f"{what} completely: {len(left)} file(s) could not be deleted: {', '.join(left[:5])}")
+        _mark_undone(run, options)
+    return Undone(run, [], list(run.segments), None)

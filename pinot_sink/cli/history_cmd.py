@@ -26,10 +26,13 @@ def _when(millis: int | None) -> str:
 
 
 def run(args) -> int:
-    from pinot_sink.history import table_history
+    from pinot_sink.history import folder_history, table_history
 
-    with client_from_args(args) as client:
-        runs = table_history(client, args.table, output_uri=args.output_uri)
+    if not args.url and args.output_uri:  # embedded mode: the folder's manifests are the record
+        runs = folder_history(args.output_uri, args.table)
+    else:
+        with client_from_args(args) as client:
+            runs = table_history(client, args.table, output_uri=args.output_uri)
     rows = [{"started": _when(r.started_ms), "write": r.write_id or r.write_tag, "write_tag": r.write_tag,
              "run": r.run_tag, "mode": r.mode, "status": r.status, "segments": len(r.segments), "live": r.live,
              "rows": r.rows, "bytes": r.bytes, "replaced": len(r.replaced), "replaced_by": r.replaced_by,

@@ -20,13 +20,17 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from pinot_sink.history import undo_write
+    from pinot_sink.history import undo_folder_write, undo_write
 
-    with client_from_args(args) as client:
-        done = undo_write(client, args.table, args.write_id, output_uri=args.output_uri, dry_run=args.dry_run)
+    if not args.url and args.output_uri:  # embedded mode: an append's files go
+        done = undo_folder_write(args.output_uri, args.table, args.write_id, dry_run=args.dry_run)
+    else:
+        with client_from_args(args) as client:
+            done = undo_write(client, args.table, args.write_id, output_uri=args.output_uri, dry_run=args.dry_run)
     verb = "would revert" if args.dry_run else "reverted"
-    print(f"{verb} write {done.run.write_id or done.run.write_tag} run {done.run.run_tag} ({done.run.mode}, lineage "
-          f"entry {done.run.lineage_id}): {len(done.removed)} segment(s) out, {len(done.restored)} back")
+    entry = f", lineage entry {done.run.lineage_id}" if done.run.lineage_id else ""
+    print(f"{verb} write {done.run.write_id or done.run.write_tag} run {done.run.run_tag} ({done.run.mode}{entry}): "
+          f"{len(done.removed)} segment(s) out, {len(done.restored)} back")
     if done.live_again is not None:
         print(f"run {done.live_again.run_tag} of the same write is live again; undo again to take it out too")
     return 0

@@ -115,3 +115,39 @@ def test_the_cli_lists_and_undoes(table, tmp_path, capsys):
     assert "reverted write" in capsys.readouterr().out and table.live_segments("events") == []
     assert main(["undo", "--url", table.url, "--table", "events", "--write-id", rows[0]["write_tag"]]) == 1
     assert "nothing live to undo" in capsys.readouterr().err
+
+
+# --- embedded mode: the folder and its manifests are the record ------------------------------------------
+
+
+def folder_state(out) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((out / "events").glob("*.tar.gz"))}
+
+
+def test_embedded_undo_of_appends_restores_the_folder_and_refuses_what_deleted_files(tmp_path, capsys):
+    from pinot_sink.history import folder_history, undo_folder_write
+
+    out = tmp_path / "out"
+    states = [folder_state(out)]
+    results = []
+    for rows in ((0, 300), (300, 500)):
+        the_job = job(out=out, **{"commit.note": f"rows from {rows[0]}"})
+        results.append(commit_job(the_job, run_tasks(the_job, [rows])))
+        states.append(folder_state(out))
+    assert [r.status for r in folder_history(str(out), "events")] == [LIVE, LIVE]
+    undo_folder_write(str(out), "events", results[1].write_id)
+    assert folder_state(out) == states[1]
+    assert main(["undo", "--table", "events", "--output-uri", str(out), "--write-id", results[0].write_id]) == 0
+    assert folder_state(out) == states[0] == {}
+    assert main(["history", "--table", "events", "--output-uri", str(out), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [r["status"] for r in rows] == [REVERTED, REVERTED] and rows[1]["note"] == "rows from 300"
+
+    kept = job(out=out)
+    commit_job(kept, run_tasks(kept, [(0, 100)]))
+    overwrite = job(out=out, overwrite=True)
+    result = commit_job(overwrite, run_tasks(overwrite, [(100, 200)]))
+    with pytest.raises(UndoRefused, match="deleted the 1 file\\(s\\) it replaced"):
+        undo_folder_write(str(out), "events", result.write_id)
+    with pytest.raises(UndoRefused, match=f"no longer in the folder: .*run {result.run_tag}"):
+        undo_folder_write(str(out), "events", kept.run_of(None, None).write_id)
