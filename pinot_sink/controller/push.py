@@ -288,9 +288,12 @@ def push_segments(
             if on_result is not None:
                 on_result(result)
             return result
-        started = time.monotonic()
         retried = []
         gate.acquire()
+        if stop.is_set() and raise_on_error:  # failed while this one waited for a slot
+            gate.release(clean=True)
+            raise _Skipped()
+        started = time.monotonic()
         try:
             result = push_segment(
                 client, raw, path, push_mode=push_mode, deep_store_uri=deep_store_uri,
