@@ -3,8 +3,10 @@ batches through ``/segments/batchUpload``, pushes that back off on ideal-state u
 of thousands of segments in a bounded number of controller requests."""
 from __future__ import annotations
 
+import io
 import logging
 import math
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from pinot_sink.controller.errors import ControllerError
 from pinot_sink.controller.push import PushConcurrency
 from tests.controller.zk_cases import segment_names
 from tests.datasource.scale_helpers import cloned_report
+from tests.fake_controller import _single_part
 from tests.datasource.test_commit import CONFIG, SCHEMA, ids_in_controller, job, run_tasks
 
 
@@ -99,6 +102,16 @@ def test_metadata_goes_in_batches_and_falls_back_without_the_endpoint(table, tmp
     assert len(batches) == 3 and len(table.live_segments()) == 250
     zk = table.segments()["events_" + report.segments[7].name.split("events_", 1)[1]].zk
     assert zk["segment.download.url"].endswith(f"/events/{report.segments[7].name}.tar.gz")
+
+    first = next(r for r in table.received[before:] if r.path == "/segments/batchUpload")
+    assert first.header("UPLOAD_TYPE") == "METADATA" and first.query["tableName"] == ["events"]
+    assert first.query["tableType"] == ["OFFLINE"]
+    with tarfile.open(fileobj=io.BytesIO(_single_part(first.header("Content-Type"), first.body))) as uber:
+        files = {m.name.rsplit("/", 1)[-1]: uber.extractfile(m).read() for m in uber.getmembers() if m.isfile()}
+    listed = files.pop("all_segments_metadata").decode().splitlines()  # name, download URI, name, ...
+    names = listed[0::2]
+    assert len(names) == 100 and all(uri.startswith("file:") for uri in listed[1::2])
+    assert set(files) == {f"{n}.{base}" for n in names for base in ("metadata.properties", "creation.meta")}
 
     table.batch_uploads = False  # a controller before Pinot 1.2
     again = metadata_job(table, tmp_path / "out2", **{"push.batch-size": "100"})
