@@ -38,7 +38,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
-from pinot_sink.controller import ConsistentPush, ControllerClient, push_segments, redact_text
+from pinot_sink.controller import ConsistentPush, ControllerClient, offline_raw_name, push_segments, redact_text
+from pinot_sink.controller.zk_records import project_commit
 from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPushError, ControllerError
 from pinot_sink.segment.format import tarball_name
 from pinot_sink.storage.files import publish_into_directory, remove_tree
@@ -116,6 +117,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         input_rows=sum(r.input_rows for r in reports if r is not None),
         filtered_rows=sum(r.filtered_rows for r in reports if r is not None),
         deferred_indexes=job.index_plan.deferred_lines() if job.index_plan is not None else (),
+        note=job.options.commit.note,
     )
     log.info("%s", summary_table(result))
     write_committed(record, asdict(result))
@@ -355,10 +357,13 @@ class _ControllerPublication:
         if not new and not replaced:
             return False
         self.replacing = sorted(replaced)
+        if job.options.naming.kind != "fixed":
+            _check_record_budget(job, client, new, self.replacing)  # before anything is copied or uploaded
         paths = self._local_paths()
         push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
                             deep_store_uri=job.output_uri if delivery.push_mode != "tar" else None,
-                            deep_store_options=job.storage_options or None)
+                            deep_store_options=job.storage_options or None,
+                            batch_size=job.options.commit.batch_size)
         if delivery.push_mode != "tar":
             push_options.update(segment_uri_prefix=delivery.segment_uri_prefix or None,
                                 segment_uri_suffix=delivery.segment_uri_suffix or None)
@@ -371,7 +376,9 @@ class _ControllerPublication:
             results = push_segments(client, job.table, paths, **push_options)
             _delete_replaced(client, job, replaced, new)
         else:
-            push = self.push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
+            push = self.push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced),
+                                              custom_map=write_custom_map(self.write_id, self.record, self.segments,
+                                                                          job.options.commit.note))
             try:
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
@@ -433,6 +440,42 @@ class _ControllerPublication:
 
 
 _PUBLICATIONS = {DirectoryStore: _DirectoryPublication, ControllerStore: _ControllerPublication}  # by the store
+
+
+def write_custom_map(write_id: str | None, record: WriteRecord, segments: Sequence[SegmentRecord],
+                     note: str) -> dict[str, str]:
+    """What the write's lineage request carries as its ``customMap`` (Pinot's ``StartReplaceSegmentsRequest``):
+    write id, run, rows, bytes and the user's note. Pinot's default lineage manager does not keep it (a custom
+    ``LineageManager`` may); the write's manifest keeps the same facts, and its segment names carry the write
+    and run tags, which is what ``pinot-sink history`` reads."""
+    custom = {"pinot_sink.write_id": write_id or "", "pinot_sink.run": record.run_folder,
+              "pinot_sink.rows": str(sum(s.rows for s in segments)),
+              "pinot_sink.bytes": str(sum(s.tar_bytes for s in segments))}
+    if note:
+        custom["pinot_sink.note"] = note
+    return custom
+
+
+def _check_record_budget(job: WriteJob, client: ControllerClient, new: Sequence[str], replaced: Sequence[str]) -> None:
+    """Refuse, before the first byte moves, a commit whose lineage record or ideal state would be over the
+    cluster's ZooKeeper record limit (``commit.zk-record-limit``; ``pinot_sink.controller.zk_records``): the
+    uploads add each segment to the ideal state, and Helix would refuse the one that outgrows it, after the
+    others were uploaded. The lineage is read only when this commit's entry alone is a tenth of the limit or
+    more: a smaller one cannot outgrow it unless other entries nearly fill it, and then Pinot refuses its
+    startReplaceSegments, which also comes before any upload."""
+    limit = job.options.commit.zk_record_limit
+    table_with_type = f"{offline_raw_name(job.table)}_OFFLINE"
+    try:
+        ideal_state = client.get_ideal_state(job.table)
+        alone = project_commit(table_with_type, {}, {}, new, replaced, limit=limit)
+        lineage = client.get_lineage(job.table) if alone.lineage.written_bytes * 10 >= limit else {}
+    except ControllerError as error:
+        raise CommitError(f"table {job.table}: nothing was uploaded: could not read the ideal state and lineage "
+                          f"to check the commit against ZooKeeper's record limit: {error}") from error
+    budget = project_commit(table_with_type, lineage, ideal_state, new, replaced, limit=limit)
+    if not budget.fits:
+        raise CommitError(budget.refusal(job.table))
+    log.info("pinot_sink: %s: commit within ZooKeeper's record limit: %s", job.table, budget.describe())
 
 
 def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str], new: Sequence[str]) -> None:

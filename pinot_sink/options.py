@@ -55,6 +55,13 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "push.segment-uri-prefix": (None, "uri/metadata push: prepended to each segment's deep-store path, as Pinot's "
                                       "job spec segmentUriPrefix (e.g. s3:// for an s3a:// output-uri)"),
     "push.segment-uri-suffix": (None, "uri/metadata push: appended to each segment's deep-store path"),
+    "push.batch-size": ("1000", "metadata push: segments announced per /segments/batchUpload request (1: one "
+                                "request per segment; controllers without the endpoint get one per segment)"),
+    "commit.zk-record-limit": ("1024000", "bytes: the cluster's ZooKeeper record limit (Helix's "
+                                          "zk.serializer.znrecord.write.size.limit.bytes); a commit whose lineage "
+                                          "record or ideal state would outgrow it is refused before any upload"),
+    "commit.note": (None, "a note kept with the write (its manifest and lineage request), shown by "
+                          "`pinot-sink history`"),
     "manifest.path": (None, "also write the job manifest (JSON) to this path or URI"),
     "sink.buffer-flush.max-size": ("128mb", "cut a segment when the buffered rows reach this size (a task's peak "
                                             "memory is about 7x this)"),
@@ -307,6 +314,15 @@ class DeliveryOptions:
 
 
 @dataclass(frozen=True)
+class CommitOptions:
+    """What the driver's commit checks and records (``commit.*``, ``push.batch-size``)."""
+
+    zk_record_limit: int = 1_024_000  # ZNRecord.SIZE_LIMIT
+    note: str = ""
+    batch_size: int = 1000
+
+
+@dataclass(frozen=True)
 class SchemaOptions:
     """Where the schema and table config come from, and how DataFrame columns are matched."""
 
@@ -336,6 +352,20 @@ class TableCreateOptions:
     range_index_columns: tuple[str, ...] = ()
     bloom_filter_columns: tuple[str, ...] = ()
     metric_columns: tuple[str, ...] = ()
+
+
+def _commit(get, chosen) -> CommitOptions:
+    limit = parse_int(chosen("commit.zk-record-limit"), "commit.zk-record-limit")
+    if limit < 1024:
+        raise OptionError(f"option 'commit.zk-record-limit': {limit} bytes is below any ZooKeeper record; the "
+                          "default is Helix's 1024000")
+    batch = parse_int(chosen("push.batch-size"), "push.batch-size")
+    if batch < 1:
+        raise OptionError(f"option 'push.batch-size' must be at least 1, got {batch}")
+    note = get("commit.note") or ""
+    if _CONTROL.search(note):
+        raise OptionError(f"option 'commit.note': {note!r} contains a control character")
+    return CommitOptions(zk_record_limit=limit, note=note, batch_size=batch)
 
 
 def _column_list(text: str | None) -> tuple[str, ...]:
@@ -373,6 +403,7 @@ class WriteOptions:
     table_create: TableCreateOptions = field(default_factory=TableCreateOptions)
     table_type: str = "OFFLINE"  # OFFLINE, or REALTIME (an upsert/dedup table's uploaded segments)
     dedup_batch: str | None = None  # upsert.dedup-batch: "latest" keeps one row per primary key
+    commit: CommitOptions = field(default_factory=CommitOptions)
 
     @property
     def embedded(self) -> bool:
@@ -450,6 +481,7 @@ class WriteOptions:
                                      segment_uri_prefix=get("push.segment-uri-prefix") or "",
                                      segment_uri_suffix=get("push.segment-uri-suffix") or ""),
             manifest_path=get("manifest.path"),
+            commit=_commit(get, chosen),
             ingestion_unsupported=_one_of(chosen("ingestion.unsupported"), "ingestion.unsupported", ("error", "skip")),
             schema=SchemaOptions(
                 schema_json=load_json_option(get("schema"), "schema") if get("schema") else None,

@@ -86,6 +86,7 @@ class WriteResult:
     input_rows: int = 0  # rows the DataFrame gave the committed attempts
     filtered_rows: int = 0  # of which the table config's filter dropped
     deferred_indexes: tuple[str, ...] = ()  # indexes left to the servers, per column, with their cost
+    note: str = ""  # commit.note: the user's words about this write (pinot-sink history shows them)
 
     @property
     def rows(self) -> int:

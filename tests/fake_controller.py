@@ -18,7 +18,13 @@ exceed a client's read timeout), ``reset_next`` (read part of the body, then res
 ``hold_upload_lock`` (a parallel-push lock held by "another" upload), ``lose_response_next`` (do the work,
 then reset instead of answering; ``then_outage_s``: and be unreachable for that long after), ``outage``
 (every request reset before it is read, for a while) and ``error_body_next`` (answer 200 with an error body
-and do nothing, as a misbehaving proxy or a half-failed controller may).
+and do nothing, as a misbehaving proxy or a half-failed controller may); ``ideal_state_conflicts`` answers
+uploads as Pinot does when its ideal-state update keeps losing the version check to concurrent ones.
+
+ZooKeeper records (``zk_record_limit``, default Helix's 1,024,000 bytes): the lineage record and the ideal
+state are sized as Helix writes them (``pinot_sink.controller.zk_records``, checked against Helix's own
+serializer); a lineage update or an upload that would write one over the limit is refused with Pinot's
+answer, and nothing changes. ``GET /tables/{t}/idealstate`` and ``POST /segments/batchUpload`` are served.
 
 Every request is recorded in ``received`` (method, path, query, headers, body size, outcome status).
 """
@@ -46,6 +52,7 @@ except ImportError:  # pragma: no cover
     pytest = None
 
 from fake_primary_keys import primary_key_upload_refusal, record_load_error
+from pinot_sink.controller.zk_records import SIZE_LIMIT, ideal_state_record, lineage_record, written_size
 from pinot_sink.segment.properties import as_text, parse_properties
 
 LONG_MIN = -(2**63)
@@ -183,6 +190,10 @@ class FakeController:
         self._upload_holds: list[UploadHold] = []
         self._uploads_arrived = 0
         self._down_until = 0.0  # monotonic time until which every request is reset unread (an outage)
+        self.zk_record_limit = SIZE_LIMIT  # zk.serializer.znrecord.write.size.limit.bytes
+        self.instance = "Server_127.0.0.1_8098"  # the one server every segment is assigned to
+        self.batch_uploads = True  # /segments/batchUpload exists (Pinot 1.2+); False: 404 as older controllers
+        self._ideal_state_sizes: dict[str, tuple[int, int]] = {}  # table -> (segments, bytes) at the last sizing
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -322,6 +333,13 @@ class FakeController:
         with self._lock:
             self._faults.append(Fault("error200", times, method, path, message=message))
 
+    def ideal_state_conflicts(self, times: int = 1, *, path: str = "/v2/segments", after: int = 0) -> None:
+        """The next ``times`` uploads fail as Pinot's do when concurrent ideal-state updates keep winning the
+        version check (``IdealStateGroupCommit`` gives up; the upload answers 500)."""
+        self.fail_next(times, 500, method="POST", path=path, after=after,
+                       message="Exception while uploading segment: Caught exception while updating ideal state for "
+                               "resource: events_OFFLINE")
+
     def require_auth(self, *accepted: str) -> None:
         """Only these exact Authorization values pass (none given: switch auth off again)."""
         self.accepted_auth = set(accepted) if accepted else None
@@ -426,6 +444,8 @@ class FakeController:
         with self._lock:
             if method == "POST" and path in ("/v2/segments", "/segments"):
                 return 200, self._upload(q, headers, body, v2=path == "/v2/segments")
+            if method == "POST" and path == "/segments/batchUpload" and self.batch_uploads:
+                return 200, self._batch_upload(q, headers, body)
             if method == "POST" and parts == ["schemas"]:
                 return 200, self._add_schema(q, _json_body(body))
             if method == "POST" and parts == ["tables"]:
@@ -436,6 +456,10 @@ class FakeController:
                 if kind != table.kind:
                     raise ApiError(404, f"Table {table.raw}_{kind} does not exist")
                 return 200, {kind: table.config}
+            if parts[0] == "tables" and len(parts) == 3 and parts[2] == "idealstate" and method == "GET":
+                table = self._table(table_name(parts[1]))  # TableViews.getIdealState: the table's segment map
+                other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
+                return 200, {table.kind: {name: {self.instance: "ONLINE"} for name in table.segments}, other: None}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "schema" and method == "GET":
                 table = self._table(table_name(parts[1]), missing="Schema not found for table: {raw}")
                 if table.schema is None:
@@ -613,6 +637,7 @@ class FakeController:
         if existing is None:
             if (headers.get("REFRESH_ONLY") or "").lower() == "true":
                 raise ApiError(410, f"Failed to refresh segment: {name} of table: {raw}_OFFLINE because it does not exist")
+            self._check_ideal_state(table, 1)
             zk = self._zk_metadata(name, metadata, creation, stored_uri, size, push_time=now)
             table.segments[name] = StoredSegment(name, crc, creation_time, data_crc, metadata, zk, upload_type,
                                                  stored_bytes, stored_uri)
@@ -650,6 +675,63 @@ class FakeController:
                                                      noop_uploads=existing.noop_uploads)
         record_load_error(table, name, metadata)
         return {"status": f"Successfully uploaded segment: {name} of table: {raw}_{table.kind}"}
+
+    def _batch_upload(self, q: dict[str, str], headers, body: bytes) -> dict:
+        """``POST /segments/batchUpload`` (``PinotSegmentUploadDownloadRestletResource.uploadSegmentsAsMultiPart``):
+        METADATA only; one multipart part, a gzipped tar of ``<segment>.metadata.properties`` /
+        ``<segment>.creation.meta`` files and ``all_segments_metadata`` (lines: name, download URI, ...). Every
+        segment is validated first, then all are added in one ideal-state update, or none."""
+        table_name, table_type = q.get("tableName", ""), (q.get("tableType") or "").upper()
+        if not table_name:
+            raise ApiError(400, "tableName is a required field while uploading segments in batch mode.")
+        if not table_type:
+            raise ApiError(400, "tableType is a required field while uploading segments in batch mode.")
+        upload_type = (headers.get("UPLOAD_TYPE") or "SEGMENT").upper()
+        if upload_type != "METADATA":
+            raise ApiError(400, f"Unsupported upload type: {upload_type}")
+        raw = table_name[: -len("_OFFLINE")] if table_name.endswith("_OFFLINE") else table_name
+        table = self.tables.get(raw)
+        if table is None or table_type != "OFFLINE":
+            raise ApiError(400, f"Failed to fetch table config for table: {raw}_{table_type}")
+        files: dict[str, bytes] = {}
+        with tarfile.open(fileobj=io.BytesIO(_single_part(headers.get("Content-Type") or "", body)), mode="r:*") as tar:
+            for member in tar.getmembers():
+                if member.isfile():
+                    files[member.name.rsplit("/", 1)[-1]] = tar.extractfile(member).read()
+        lines = files.get("all_segments_metadata", b"").decode("utf-8").splitlines()
+        uris = {}
+        for i in range(0, len(lines), 2):
+            if i + 1 >= len(lines) or not lines[i + 1]:
+                raise ApiError(500, "Failed to find the segment download uri within the file: all_segments_metadata "
+                                    f"for segment: {lines[i]}")
+            uris[lines[i]] = lines[i + 1]
+        copy = (headers.get("COPY_SEGMENT_TO_DEEP_STORE") or "").lower() == "true"
+        staged = []
+        for segment, uri in uris.items():
+            properties = files.get(f"{segment}.metadata.properties")
+            creation_meta = files.get(f"{segment}.creation.meta")
+            if properties is None or creation_meta is None:
+                raise ApiError(500, f"Exception while processing segments to upload: no metadata for {segment}")
+            metadata = parse_properties(properties)
+            name = as_text(metadata.get("segment.name")) or segment
+            if (table.config.get("ingestionConfig") or {}).get("segmentTimeValueCheck", True):
+                self._validate_time(table, name, metadata)
+            staged.append((name, uri, metadata, _creation(creation_meta)))
+        new = [item for item in staged if item[0] not in table.segments]
+        self._check_ideal_state(table, len(new))
+        now = int(time.time() * 1000)
+        for name, uri, metadata, creation in staged:
+            stored_uri = f"{self.url}/segments/{raw}/{quote(name, safe='')}" if copy else uri
+            stored_bytes = _fetch(uri) if copy else None
+            existing = table.segments.get(name)
+            if existing is not None and existing.crc == creation[0]:
+                existing.noop_uploads += 1
+                continue
+            zk = self._zk_metadata(name, metadata, creation, stored_uri, -1, push_time=now)
+            table.segments[name] = StoredSegment(name, creation[0], creation[1], creation[2], metadata, zk, "METADATA",
+                                                 stored_bytes, stored_uri,
+                                                 refreshes=existing.refreshes + 1 if existing else 0)
+        return {"status": f"Successfully uploaded segments: {len(staged)} of table: {raw}_OFFLINE"}
 
     @staticmethod
     def _validate_time(table: Table, name: str, metadata: dict) -> None:
@@ -758,6 +840,9 @@ class FakeController:
                                                             f"segmentsTo = [{', '.join(segments_to)}]"):
             self._check_other_entries(table, segments_from, segments_to, force_cleanup, clean_up)
         entry_id = str(uuid.uuid4())
+        self._check_lineage(table, entry_id, LineageEntry(segments_from, segments_to, "IN_PROGRESS", 0),
+                            "startReplaceSegments", f", segmentsFrom = {_listed(segments_from)}, segmentsTo = "
+                                                    f"{_listed(segments_to)}")
         table.lineage[entry_id] = LineageEntry(segments_from, segments_to, "IN_PROGRESS", int(time.time() * 1000))
         for segment in clean_up:  # deleteSegmentsForLineageCleanup: no lineage lock check
             table.segments.pop(segment, None)
@@ -799,6 +884,59 @@ class FakeController:
                     raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE, "
                                         f"entry id: {entry_id} as 'segmentTo' (name conflict)")
 
+    def apply_retention(self, table: str = "events") -> None:
+        """One run of Pinot's retention manager once every retention period has passed
+        (``DefaultLineageManager.updateLineageForRetention``): a COMPLETED entry's replaced segments are deleted,
+        and the entry itself once none of them is left; a REVERTED entry's new segments likewise."""
+        with self._lock:
+            t = self.tables[table]
+            for entry_id, entry in list(t.lineage.items()):
+                if entry.state == "COMPLETED":
+                    left = [n for n in entry.segments_from if n in t.segments]
+                else:
+                    left = [n for n in entry.segments_to if n in t.segments]
+                if not left:
+                    del t.lineage[entry_id]
+                for name in left:
+                    t.segments.pop(name, None)
+
+    # --- ZooKeeper record sizes ------------------------------------------------------------------------
+
+    def lineage_size(self, table: str = "events", extra: tuple[str, LineageEntry] | None = None) -> int:
+        """The bytes Helix would write for the table's lineage record (with ``extra`` added or replaced)."""
+        entries = {i: e.to_json() for i, e in self.tables[table].lineage.items()}
+        if extra is not None:
+            entries[extra[0]] = dict(extra[1].to_json(), timestamp=int(time.time() * 1000))
+        return written_size(lineage_record(f"{table}_OFFLINE", entries), self.zk_record_limit).written_bytes
+
+    def ideal_state_size(self, table: str = "events", adding: int = 0) -> int:
+        """The bytes Helix would write for the table's ideal state, with ``adding`` more segments."""
+        names = list(self.tables[table].segments) + [f"{table}_pending_{i}" for i in range(adding)]
+        assignment = {name: {self.instance: "ONLINE"} for name in names}
+        return written_size(ideal_state_record(f"{table}_OFFLINE", assignment), self.zk_record_limit).written_bytes
+
+    def _check_lineage(self, table: Table, entry_id: str, entry: LineageEntry, step: str, detail: str) -> None:
+        """A lineage write Helix's serializer refuses (``ZkMarshallingError``): Pinot's retries give up and the
+        call answers 500; the record stays as it was."""
+        size = self.lineage_size(table.raw, (entry_id, entry))
+        if size > self.zk_record_limit:
+            raise ApiError(500, f"Failed to update the segment lineage during {step}. (tableName = "
+                                f"{table.raw}_{table.kind}{detail})")
+
+    def _check_ideal_state(self, table: Table, adding: int) -> None:
+        """An ideal-state update Helix's serializer refuses: ``IdealStateGroupCommit`` fails, the upload answers
+        500 and the segment is not added. Sized exactly when it could be near the limit (a gzipped ideal state
+        grows about linearly with its segments; far below the limit the last exact size, scaled, is enough)."""
+        count = len(table.segments) + adding
+        last_count, last_size = self._ideal_state_sizes.get(table.raw, (0, 0))
+        if last_count and count <= 2 * last_count and last_size * count / last_count < 0.7 * self.zk_record_limit:
+            return
+        size = self.ideal_state_size(table.raw, adding)
+        self._ideal_state_sizes[table.raw] = (count, size)
+        if size > self.zk_record_limit:
+            raise ApiError(500, "Exception while uploading segment: Caught exception while updating ideal state for "
+                                f"resource: {table.raw}_{table.kind}")
+
     def _entry(self, table: Table, q: dict[str, str]) -> tuple[str, LineageEntry]:
         entry_id = q.get("segmentLineageEntryId")
         if not entry_id:
@@ -832,6 +970,8 @@ class FakeController:
                     raise ApiError(500, f"Segment: {segment} from EndReplaceSegmentsRequest does not exist in original "
                                         f"segmentsTo list used while starting segment replacement: {table.raw}_OFFLINE")
             segments_to = subset
+            self._check_lineage(table, entry_id, LineageEntry(entry.segments_from, subset, "COMPLETED", 0),
+                                "endReplaceSegments", f", segmentLineageEntryId = {entry_id}")
         for segment in segments_to:
             if segment not in table.segments:
                 raise ApiError(500, f"Segment: {segment} from 'segmentsTo' does not exist in table: {table.raw}_OFFLINE")
@@ -929,6 +1069,12 @@ def _iso(millis: int) -> str:
 
     when = datetime.datetime.fromtimestamp(millis / 1000, tz=datetime.timezone.utc)
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis % 1000:03d}Z"
+
+
+def _listed(names: list[str]) -> str:
+    """Java's List.toString, shortened past 20 names (Pinot prints them all)."""
+    shown = ", ".join(names[:20]) + (f", ... {len(names) - 20} more" if len(names) > 20 else "")
+    return f"[{shown}]"
 
 
 def _zk_millis(zk: dict[str, str], key: str) -> int:
@@ -1091,17 +1237,21 @@ def _read_segment(tar_bytes: bytes, *, full: bool, strict: bool) -> tuple[dict, 
     creation_bytes = read(prefix + "creation.meta")
     if creation_bytes is None and not first.isdir():
         creation_bytes = next((read(p) for p in files if p.endswith("creation.meta")), None)
-    if creation_bytes is None:
-        creation = (LONG_MIN, LONG_MIN, LONG_MIN)
-    elif len(creation_bytes) not in (16, 24):
-        raise ApiError(500, f"Exception while uploading segment: creation.meta has {len(creation_bytes)} bytes")
-    else:
-        crc, created = struct.unpack(">qq", creation_bytes[:16])
-        data_crc = struct.unpack(">q", creation_bytes[16:24])[0] if len(creation_bytes) == 24 else LONG_MIN
-        creation = (crc, created, data_crc)
+    creation = _creation(creation_bytes)
     if full and strict and base.endswith("/v3"):
         _check_v3_layout(read(prefix + "index_map"), files.get(prefix + "columns.psf"))
     return metadata, creation
+
+
+def _creation(creation_bytes: bytes | None) -> tuple[int, int, int]:
+    """creation.meta: (CRC, creation time, data CRC); absent values are Long.MIN_VALUE."""
+    if creation_bytes is None:
+        return LONG_MIN, LONG_MIN, LONG_MIN
+    if len(creation_bytes) not in (16, 24):
+        raise ApiError(500, f"Exception while uploading segment: creation.meta has {len(creation_bytes)} bytes")
+    crc, created = struct.unpack(">qq", creation_bytes[:16])
+    data_crc = struct.unpack(">q", creation_bytes[16:24])[0] if len(creation_bytes) == 24 else LONG_MIN
+    return crc, created, data_crc
 
 
 def _check_v3_layout(index_map: bytes | None, columns_psf) -> None:
@@ -1161,8 +1311,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(page)
             return
-        is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments")
-        hold = controller._take_upload_hold(headers, body) if is_upload else None
+        is_upload = self.command == "POST" and split.path in ("/v2/segments", "/segments", "/segments/batchUpload")
+        hold = controller._take_upload_hold(headers, body) if is_upload and "batch" not in split.path else None
         if hold is not None:
             hold.arrived.set()
             hold.released.wait(hold.seconds)

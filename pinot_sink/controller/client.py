@@ -175,6 +175,16 @@ class ControllerClient:
         )
         return _lineage_entries(response, raw)
 
+    def get_ideal_state(self, table: str) -> dict[str, dict[str, str]]:
+        """The OFFLINE table's ideal state, segment -> {instance: state} (``GET /tables/{t}/idealstate``)."""
+        raw = offline_raw_name(table)
+        body = self._get_json(f"/tables/{quote(raw, safe='')}/idealstate", params={"tableType": "offline"},
+                              operation="get ideal state", table=raw)
+        if not isinstance(body, dict) or not isinstance(body.get("OFFLINE") or {}, dict):
+            raise ControllerUnavailableError(f"the ideal state answer is not Pinot's: {str(body)[:200]!r}",
+                                             operation="get ideal state", table=raw)
+        return dict(body.get("OFFLINE") or {})
+
     def download_segment(self, table: str, segment: str, dest: str | os.PathLike) -> Path:
         """Fetch a stored tarball (``GET /segments/{t}/{segment}``), streamed to ``dest``."""
         raw = self._raw(table)
@@ -212,6 +222,7 @@ class ControllerClient:
         download_uri: str | None = None,
         copy_to_deep_store: bool = False,
         parallel_push_protection: bool = False,
+        on_retry=None,
     ) -> str:
         """``POST /v2/segments`` with a one-part multipart body (the tarball, or the metadata tarball for
         ``upload_type="METADATA"``). Returns the controller's status message."""
@@ -230,12 +241,37 @@ class ControllerClient:
             "POST", "/v2/segments",
             params=self.upload_params(raw, parallel_push_protection=parallel_push_protection),
             headers=headers, body_factory=body, operation="upload segment", table=raw, segment=segment,
-            conflict_retryable=True,
+            conflict_retryable=True, on_retry=on_retry,
+        )
+        return _status_message(response)
+
+    def post_segments_batch(self, table: str, uber_tarball: bytes, *, first_segment: str,
+                            copy_to_deep_store: bool = False, parallel_push_protection: bool = False,
+                            on_retry=None) -> str:
+        """``POST /segments/batchUpload``: a metadata push of many segments in one request. The one multipart
+        part is a gzipped tar of ``<segment>.metadata.properties`` and ``<segment>.creation.meta`` per segment
+        and ``all_segments_metadata`` (``push.metadata_batch_tarball``); the controller adds them to the ideal
+        state in one update. Pinot 1.2+; older controllers answer 404 or 405."""
+        raw = offline_raw_name(table)
+        headers = {"UPLOAD_TYPE": "METADATA"}
+        if copy_to_deep_store:
+            headers["COPY_SEGMENT_TO_DEEP_STORE"] = "true"
+
+        def body():
+            multipart = MultipartFile(uber_tarball, "noopKey")
+            return multipart, multipart.content_type
+
+        response = self.request(
+            "POST", "/segments/batchUpload",
+            params=self.upload_params(raw, parallel_push_protection=parallel_push_protection),
+            headers=headers, body_factory=body, operation="batch upload of segments", table=raw,
+            segment=first_segment, conflict_retryable=True, on_retry=on_retry,
         )
         return _status_message(response)
 
     def post_segment_uri(
-        self, table: str, segment: str, download_uri: str, *, parallel_push_protection: bool = False
+        self, table: str, segment: str, download_uri: str, *, parallel_push_protection: bool = False,
+        on_retry=None,
     ) -> str:
         """``UPLOAD_TYPE: URI``: the controller downloads the tarball from ``download_uri`` itself."""
         raw = self._raw(table)
@@ -244,7 +280,7 @@ class ControllerClient:
             params=self.upload_params(raw, parallel_push_protection=parallel_push_protection),
             headers={"UPLOAD_TYPE": "URI", "DOWNLOAD_URI": download_uri},
             body_factory=lambda: (b"", "application/json"),
-            operation="upload segment", table=raw, segment=segment, conflict_retryable=True,
+            operation="upload segment", table=raw, segment=segment, conflict_retryable=True, on_retry=on_retry,
         )
         return _status_message(response)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from .client import ControllerClient, offline_raw_name
@@ -38,6 +39,18 @@ log = logging.getLogger(__name__)
 NEW, STARTED, FINISHED, REVERTED = "NEW", "STARTED", "FINISHED", "REVERTED"
 IN_PROGRESS, COMPLETED = "IN_PROGRESS", "COMPLETED"  # Pinot's LineageEntryState (and REVERTED)
 READ_BACK_ATTEMPTS = 10_000  # bounded by the deadline, not by a count
+# endReplaceSegments answers once every new segment is ONLINE in the external view (Pinot waits up to 10 minutes
+# per attempt, EXTERNAL_VIEW_ONLINE_SEGMENTS_MAX_WAIT_MS): servers load segments at a rate, so the end of a big
+# commit may take longer than the client's usual read timeout. Its deadline grows with the new segments
+# (15 ms each: 20k segments get the controller's 10 minutes and a margin, 50k 12.5 minutes).
+END_SECONDS_PER_SEGMENT = 0.015
+
+
+def end_deadline_s(new_segments: int, config: ClientConfig) -> tuple[float, float]:
+    """(read timeout, deadline with retries) of an endReplaceSegments for ``new_segments`` new segments: the
+    client's own, or more when the segments need it."""
+    needed = END_SECONDS_PER_SEGMENT * new_segments
+    return max(config.read_timeout, needed), max(config.retry.max_elapsed_s, needed)
 
 
 class ConsistentPush:
@@ -197,10 +210,11 @@ class ConsistentPush:
         controller's record says COMPLETED (see the module doc); raises otherwise."""
         self._require_started("finish")
         self.end_sent = True
+        client = self._end_client(len(self.segments_to if segments_to is None else list(segments_to)))
         for attempt in (1, 2):
             answer: ControllerError | None = None
             try:
-                self.client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
+                client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
             except ControllerError as error:
                 answer = error
                 self.end_unclear |= error.retryable or isinstance(error, RetriesExhaustedError)
@@ -223,6 +237,16 @@ class ConsistentPush:
             f"the controller did not complete lineage entry {self.lineage_id} (it records it "
             f"{state or 'as gone'})" + (f": {answer}" if answer is not None else ": the end was answered 200 "
                                         "but not applied"), reverted=state != IN_PROGRESS, table=self.table)
+
+    def _end_client(self, new_segments: int) -> ControllerClient:
+        read_s, elapsed_s = end_deadline_s(new_segments, self.client_config)
+        if (read_s, elapsed_s) == (self.client_config.read_timeout, self.client_config.retry.max_elapsed_s):
+            return self.client
+        log.info("table %s: ending a replacement of %d new segments may wait for servers to load them: deadline "
+                 "%.0fs", self.table, new_segments, elapsed_s)
+        config = replace(self.client_config, read_timeout=read_s,
+                         retry=replace(self.client_config.retry, max_elapsed_s=elapsed_s))
+        return ControllerClient.from_config(config)
 
     def revert(self) -> None:
         """Roll back: new segments deleted, routing on the old ones. Safe to call more than once. Done when

@@ -120,7 +120,8 @@ def test_a_failed_metadata_mode_write_removes_the_tarballs_it_copied_into_output
     out = tmp_path / "out"
     done = job(url=table.url, out=out, **{"push-mode": "metadata"})
     commit_job(done, run_tasks(done, [(0, 300)]))
-    failed = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2, "push-parallelism": 1})
+    failed = job(url=table.url, out=out, **{"push-mode": "metadata", "retry.max-attempts": 2, "push-parallelism": 1,
+                                            "push.batch-size": 1})  # one request per segment (batches: test_commit_scale)
     reports = run_tasks(failed, [(300, 700), (700, 1000)])
     table.fail_next(10, status=500, method="POST", path="/v2/segments", after=1)
     with pytest.raises(CommitError, match="the table is as it was"):
