@@ -32,6 +32,9 @@ def derived_schema(table: str, source_schema: Any, create: TableCreateOptions) -
                                        metric_columns=create.metric_columns)
     except SchemaError as exc:
         raise OptionError(f"table.create=if-missing for table {table}: {_option_words(str(exc))}") from None
+    # A nullable DataFrame column keeps its nulls: Pinot's column-based null handling gives every column not
+    # marked notNull (the DataFrame's NOT NULL ones are) a null value vector, in our segments and Pinot's.
+    schema.enable_column_based_null_handling = True
     return schema.to_json()
 
 
@@ -56,7 +59,9 @@ def derived_table_config(table: str, schema_json: dict, create: TableCreateOptio
     segments_config: dict[str, Any] = {"replication": "1", "segmentPushType": "APPEND"}
     if create.time_column:
         segments_config[TIME_COLUMN_KEY] = create.time_column
-    index_config: dict[str, Any] = {"loadMode": "MMAP"}
+    # nullHandlingEnabled: what Pinot before column-based null handling (1.1) reads for the null vectors, and
+    # what the table's queries default to; with the schema's flag, Pinot's builder reads notNull per column
+    index_config: dict[str, Any] = {"loadMode": "MMAP", "nullHandlingEnabled": True}
     if create.sorted_column:
         index_config["sortedColumn"] = [create.sorted_column]
     for key, names in (("invertedIndexColumns", create.inverted_index_columns),
