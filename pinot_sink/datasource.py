@@ -38,7 +38,7 @@ else:
 
 from type_mapping.errors import PinotSinkError
 
-from .commit import abort_job, commit_job, summary_table
+from .commit import abort_job, commit_job
 from .job import WriteJob, check_staging_reachable, prepare_job
 from .reports import TaskReport, WriteResult, read_result
 from .spark_task import task_kwargs
@@ -134,13 +134,43 @@ class PinotDataSource(DataSource):
         if _ARROW_WRITER_MISSING:
             raise RuntimeError(_ARROW_WRITER_MISSING)
         with _message_first():
-            return PinotBatchWriter(prepare_job(self.options, schema, overwrite=overwrite))
+            job = _prepared_job(self.options, overwrite)
+            return PinotBatchWriter(job or prepare_job(self.options, schema, overwrite=overwrite))
 
     def streamWriter(self, schema, overwrite: bool) -> PinotStreamWriter:
         if _STREAM_WRITER_MISSING or _ARROW_WRITER_MISSING:
             raise RuntimeError(_STREAM_WRITER_MISSING or _ARROW_WRITER_MISSING)
         with _message_first():
             return PinotStreamWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=True))
+
+
+# pinot_sink.write prepares the job on the driver before Spark runs (its one-line checks, the save mode, the
+# clustering need it) and hands it to the writer, which Spark calls in a Python worker of its own: through a
+# pickle in the write's private temporary folder, named by this option (so the job is prepared, and the
+# controller asked, once). Only a file pinot_sink.write made is read: in a folder it created, owned by this
+# user and writable by no one else.
+PREPARED_JOB_OPTION = "pinot-sink.prepared-job"
+RESULT_FOLDER_PREFIX = "pinot-sink-result-"
+
+
+def _prepared_job(options, overwrite: bool) -> WriteJob | None:
+    import pickle
+    import stat
+
+    path = options.get(PREPARED_JOB_OPTION)
+    if not path:
+        return None
+    folder = os.path.dirname(path)
+    details = [os.stat(p) for p in (folder, path)]
+    if (not os.path.basename(folder).startswith(RESULT_FOLDER_PREFIX)
+            or any(d.st_uid != os.getuid() or d.st_mode & (stat.S_IWGRP | stat.S_IWOTH) for d in details)):
+        raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r} is pinot_sink.write's own; do not set it")
+    with open(path, "rb") as handle:
+        job = pickle.load(handle)  # noqa: S301 - written by this user's pinot_sink.write (checked above)
+    if job.overwrite != overwrite and not job.table_config.refreshes_whole_table:
+        raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r}: prepared for overwrite={job.overwrite}, but Spark "
+                              f"writes with overwrite={overwrite}")
+    return job
 
 
 class PinotSinkDataSource(PinotDataSource):
@@ -151,13 +181,14 @@ class PinotSinkDataSource(PinotDataSource):
         return "pinot_sink"
 
 
-def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResult:
+def write(df, table_name: str, *, mode: str = "append", job: WriteJob | None = None, **options) -> WriteResult:
     """``df.write.format("pinot_sink")`` with ``sink.parallelism`` applied (a data source cannot repartition
     its input, so this helper does it first); returns what the write committed. Dotted names go in as a
-    dict: ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
-    import logging
-    import os
+    dict: ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``. ``job``: the
+    one ``pinot_sink.write`` already prepared for these options (then the writer uses it as it is)."""
+    import pickle
     import tempfile
+    from dataclasses import replace
 
     options = dict(options)
     check_staging_reachable(df.sparkSession.sparkContext.master, options)
@@ -165,10 +196,17 @@ def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResul
     if parallelism is not None:
         df = df.repartition(int(parallelism))
     # Spark runs the commit in a process of its own: the result comes back through the job manifest.
-    with tempfile.TemporaryDirectory(prefix="pinot-sink-result-") as folder:
+    with tempfile.TemporaryDirectory(prefix=RESULT_FOLDER_PREFIX) as folder:
         manifest = os.path.join(folder, "manifest.json")
+        options["manifest.path"] = options.get("manifest.path", manifest)
+        if job is not None:
+            job = replace(job, options=replace(job.options, manifest_path=options["manifest.path"]))
+            prepared = os.path.join(folder, "job.pickle")
+            with open(os.open(prepared, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
+                pickle.dump(job, handle)
+            options[PREPARED_JOB_OPTION] = prepared
         writer = df.write.format("pinot_sink").option("table-name", table_name).mode(mode)
-        for key, value in {**options, "manifest.path": options.get("manifest.path", manifest)}.items():
+        for key, value in options.items():
             writer = writer.option(key, str(value))
         writer.save()
         if options.get("manifest.path"):
@@ -179,6 +217,4 @@ def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResul
         else:
             with open(manifest, encoding="utf-8") as handle:
                 text = handle.read()
-    result = read_result(text)
-    logging.getLogger("pinot_sink").info("%s", summary_table(result))
-    return result
+    return read_result(text)  # the commit, in Spark's Python worker, logged its summary

@@ -271,8 +271,9 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         except OptionError:
             release_private_stage_root(job)
             raise
-    log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
-             write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
+    log.info("pinot_sink: writing %s (%s, write id %s, run %s)", job.table, describe_mode(job),
+             write_id if write_id is not None else "per micro-batch", job.run_tag)
+    log.debug("pinot_sink: %s: %s", job.table, redact_text(str(options)))  # every option, parsed: for debugging
     if options.parallelism and not streaming:
         log.warning("pinot_sink: sink.parallelism=%d is not applied by format('pinot') (a data source cannot "
                     "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",

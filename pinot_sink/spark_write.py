@@ -24,7 +24,7 @@ from typing import Any, Iterable, Iterator
 from type_mapping.errors import PinotSinkError
 
 from .commit import abort_job, commit_job
-from .job import check_staging_reachable, prepare_job
+from .job import check_staging_reachable, prepare_job, release_private_stage_root
 from .partitioning import PartitionByError, check_partition_by, source_partition_ids
 from .reports import WriteResult
 from .spark_task import task_kwargs
@@ -106,6 +106,27 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
     checked = _checked_job(df, table_name, mode, options)
     try:
+        mode, df, options = _before_the_write(df, checked, table_name, mode, partition_by, options)
+    except BaseException:
+        # nothing was staged yet: the job's private staging root goes (once Spark runs, the commit or the
+        # abort removes it)
+        release_private_stage_root(checked)
+        raise
+    if mode == "ignore":
+        release_private_stage_root(checked)
+        return _nothing_written(checked)
+    if chosen == "data-source":
+        from .datasource import PinotSinkDataSource, write as write_data_source
+
+        df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
+        return write_data_source(df, table_name, mode=mode, job=checked, **options)
+    return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
+
+
+def _before_the_write(df, checked, table_name: str, mode: str, partition_by, options: dict[str, Any]):
+    """The save mode against the table, ``partition_by``, the clustering: ``(mode, df, options)`` to write
+    with (mode ``ignore``: nothing to write)."""
+    try:
         partitioned = check_partition_by(partition_by, checked.table_config, checked.segment_schema(), table_name)
     except PartitionByError as exc:
         raise WriteCheckError(f"pinot_sink.write to table {table_name}: {exc}") from None
@@ -118,15 +139,10 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
         if existing:
             log.info("pinot_sink: table %s already holds %d segment(s); save mode 'ignore': nothing written",
                      table_name, len(existing))
-            return _nothing_written(checked)
+            return "ignore", df, options
         mode = "append"
     df, options = clustered(df, checked, options, partitioned)
-    if chosen == "data-source":
-        from .datasource import PinotSinkDataSource, write as write_data_source
-
-        df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
-        return write_data_source(df, table_name, mode=mode, **options)
-    return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
+    return mode, df, options
 
 
 class WriteCheckError(PinotSinkError, ValueError):

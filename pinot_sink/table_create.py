@@ -103,6 +103,6 @@ def create_table(client: ControllerClient, table: str, schema_json: dict, table_
         if exc.status != 409:
             raise
         return False  # another writer created it a moment ago
-    log.warning("pinot_sink: table.create=if-missing: created table %s_OFFLINE on %s (time column %s)", table,
-                client.url, time_column or "none")
+    log.info("pinot_sink: table.create=if-missing: created table %s_OFFLINE on %s (time column %s)", table,
+             client.url, time_column or "none")
     return True
