@@ -8,7 +8,6 @@ all state lives in the ``WriteJob`` (made before any task) and in the task repor
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -41,24 +40,12 @@ from type_mapping.errors import PinotSinkError
 from .commit import abort_job, commit_job
 from .job import WriteJob, check_staging_reachable, prepare_job
 from .reports import TaskReport, WriteResult, read_result
-from .spark_task import task_kwargs
+from .spark_task import message_first, task_kwargs
 from .task import PinotWriteError, write_partition
 
-# Mistakes a user fixes from the message alone: Spark shows them without the Python traceback around them.
-USER_ERRORS = (PinotSinkError,)  # the root of every error this package raises on purpose
-HIDE_TRACEBACK_ENV = "SPARK_HIDE_TRACEBACK"  # read by pyspark's worker when it reports an exception to the JVM
-
-
-@contextmanager
-def _message_first() -> Iterator[None]:
-    """Spark reports a data source's error as ``[PYTHON_DATA_SOURCE_ERROR] ... Traceback ...`` with the
-    message last; for a user's mistake the message is all that helps, so this Python worker (Spark's
-    short-lived planner or committer process) reports it alone, in the error's first line."""
-    try:
-        yield
-    except USER_ERRORS:
-        os.environ[HIDE_TRACEBACK_ENV] = "1"
-        raise
+# Mistakes a user fixes from the message alone: Spark shows them without the Python traceback around them
+# (pinot_sink.spark_task.message_first, which the mapInArrow tasks use too).
+_message_first = message_first
 
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
@@ -81,7 +68,8 @@ class PinotBatchWriter(DataSourceArrowWriter):
         self.job = job
 
     def write(self, iterator: Iterator) -> WriterCommitMessage:
-        return PinotCommitMessage(write_partition(self.job, iterator, **task_kwargs()))
+        with _message_first():  # a bad value is one line (column, row, value, option), not a traceback
+            return PinotCommitMessage(write_partition(self.job, iterator, **task_kwargs()))
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         with _message_first():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
+import time
 
 import pytest
 
@@ -44,12 +45,24 @@ def test_the_job_is_prepared_once_and_leaves_no_folder(spark, fake_controller, t
     assert list(temp_dir.iterdir()) == []
 
 
-def test_an_aborted_write_leaves_no_folder_either(spark, fake_controller, temp_dir):
+@pytest.mark.slow  # Spark retries the failing task: ~90 s a case
+@pytest.mark.parametrize("entry_point", ["data-source", "map-in-arrow"])
+def test_a_task_error_is_one_line_on_the_driver_and_the_abort_leaves_no_folder(spark, fake_controller, temp_dir,
+                                                                              entry_point):
+    """Issue 32 item 4: 'd0' into a LONG column: the exception pinot_sink.write raises is the task's error in
+    one line (column, row, value) (the abort's log line: test_the_abort_names_the_first_task_error)."""
     from pyspark.sql import functions as F
 
-    df = events_df(spark, 50).withColumn("value", F.lit("d0"))  # not a LONG: the tasks fail
-    with pytest.raises(Exception):
-        pinot_sink.write(df, "events", url=fake_controller.url)
+    from pinot_sink.spark_write import WriteFailedError
+
+    df = events_df(spark, 50, partitions=1).withColumn(
+        "value", F.when(F.col("value") == 7, F.lit("d0")).otherwise(F.col("value").cast("string")))
+    with pytest.raises(WriteFailedError) as failed:
+        pinot_sink.write(df, "events", url=fake_controller.url, entry_point=entry_point)
+    message = str(failed.value)
+    assert "\n" not in message and message.startswith("pinot_sink.write to table events failed: table events, "
+                                                       "partition 0: rows ")
+    assert message.endswith("column 'value', row 7: value 'd0' is not an integer (Pinot LONG)"), message
     assert fake_controller.live_segments("events") == []
     assert list(temp_dir.iterdir()) == []
 
@@ -61,3 +74,26 @@ def test_the_prepared_job_option_is_not_for_users(spark, tmp_path, fake_controll
         .option("url", fake_controller.url).option(PREPARED_JOB_OPTION, str(planted))
     with pytest.raises(Exception, match="pinot_sink.write's own; do not set it"):
         writer.mode("append").save()
+
+
+def test_the_abort_names_the_first_task_error(fake_controller, temp_dir, caplog):
+    """A failed task leaves its error in one line in the run's staging folder; the abort (in Spark's committer
+    process, which gets no exception) logs it with the outcome, then removes the folder."""
+    import pyarrow as pa
+
+    from pinot_sink.commit import abort_job
+    from pinot_sink.task import PinotWriteError, write_partition
+    from tests.datasource.helpers import prepared_job
+
+    arrow = pa.schema([("country", pa.string()), ("value", pa.string()), ("ts", pa.timestamp("ms", tz="UTC"))])
+    batch = pa.record_batch([pa.array(["nl", "de"]), pa.array(["1", "d0"]),
+                             pa.array([1_700_000_000_000, 1_700_000_001_000], arrow[2].type)], schema=arrow)
+    job = prepared_job(None, None, arrow, url=fake_controller.url)
+    with pytest.raises(PinotWriteError):
+        write_partition(job, iter([batch]), partition_id=3, attempt=1)
+    caplog.set_level(logging.INFO, logger="pinot_sink")
+    assert abort_job(job, [None]) == []
+    [line] = [r.getMessage() for r in caplog.records if "aborted" in r.getMessage()]
+    assert line.startswith("pinot_sink: write to events aborted; the table is as it was: table events, partition 3")
+    assert line.endswith("column 'value', row 1: value 'd0' is not an integer (Pinot LONG)")
+    assert list(temp_dir.iterdir()) == []
