@@ -82,14 +82,12 @@ def create_if_missing(client: ControllerClient, table: str, source_schema: Any, 
     except ControllerNotFoundError:
         pass
     schema_json = derived_schema(table, source_schema, create)
-    return create_table(client, table, schema_json, derived_table_config(table, schema_json, create),
-                        create.time_column)
+    return create_table(client, table, schema_json, derived_table_config(table, schema_json, create))
 
 
-def create_table(client: ControllerClient, table: str, schema_json: dict, table_config: dict,
-                 time_column: str | None = None) -> bool:
+def create_table(client: ControllerClient, table: str, schema_json: dict, table_config: dict) -> bool:
     """Create the schema (unless one of that name exists) and the OFFLINE table; True when this call created
-    the table, False when another writer did a moment ago."""
+    the table, False when another writer did a moment ago. Logged once, with the config's time column."""
     try:
         client.add_schema(schema_json)
         log.info("pinot_sink: table.create=if-missing: created schema %s", table)
@@ -103,6 +101,8 @@ def create_table(client: ControllerClient, table: str, schema_json: dict, table_
         if exc.status != 409:
             raise
         return False  # another writer created it a moment ago
-    log.info("pinot_sink: table.create=if-missing: created table %s_OFFLINE on %s (time column %s)", table,
-             client.url, time_column or "none")
+    segments_config = table_config.get("segmentsConfig") if isinstance(table_config, dict) else None
+    time_column = (segments_config or {}).get(TIME_COLUMN_KEY) if isinstance(segments_config, dict) else None
+    log.info("pinot_sink: created table %s_OFFLINE on %s (time column %s)", table, client.url,
+             time_column or "none")
     return True
