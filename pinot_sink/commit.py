@@ -116,6 +116,8 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         deferred_indexes=job.index_plan.deferred_lines() if job.index_plan is not None else (),
     )
     log.info("%s", summary_table(result))
+    if job.plan.coerced:  # converted as Pinot converts them, which is allowed, but worth a word
+        log.info("pinot_sink: %s: values converted to the column's type: %s", job.table, ", ".join(job.plan.coerced))
     write_committed(record, asdict(result))
     return result
 

@@ -97,3 +97,20 @@ def test_the_abort_names_the_first_task_error(fake_controller, temp_dir, caplog)
     assert line.startswith("pinot_sink: write to events aborted; the table is as it was: table events, partition 3")
     assert line.endswith("column 'value', row 1: value 'd0' is not an integer (Pinot LONG)")
     assert list(temp_dir.iterdir()) == []
+
+
+def test_the_summary_lists_the_coerced_columns(tmp_path, caplog):
+    """Issue 32 item 10: numeric strings into the LONG column 'value': converted, and said after the summary."""
+    import pyarrow as pa
+
+    from pinot_sink.commit import commit_job
+    from pinot_sink.task import write_partition
+    from tests.datasource.helpers import SCHEMA, TABLE_CONFIG, prepared_job
+
+    arrow = pa.schema([("country", pa.string()), ("value", pa.string()), ("ts", pa.timestamp("ms", tz="UTC"))])
+    batch = pa.record_batch([pa.array(["nl"]), pa.array(["12"]), pa.array([1_700_000_000_000], arrow[2].type)],
+                            schema=arrow)
+    job = prepared_job(SCHEMA, TABLE_CONFIG, arrow, out=tmp_path)
+    caplog.set_level(logging.INFO, logger="pinot_sink")
+    commit_job(job, [write_partition(job, iter([batch]), partition_id=0)])
+    assert "pinot_sink: events: values converted to the column's type: value (string -> LONG)" in caplog.text
