@@ -104,6 +104,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
                              "df.writeStream.format('pinot') (pyspark 4.1+)")
     from .spark_python import ensure_worker_python
 
+    _make_active(df.sparkSession)
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
     checked = _checked_job(df, table_name, mode, options)
     try:
@@ -161,6 +162,15 @@ def _before_the_write(df, checked, table_name: str, mode: str, partition_by, opt
         mode = "append"
     df, options = clustered(df, checked, options, partitioned)
     return mode, df, options
+
+
+def _make_active(spark) -> None:
+    """Spark 4 looks Python data sources up in the JVM thread's active session, which a new Python thread
+    (its own py4j thread) does not have: ``DATA_SOURCE_NOT_FOUND``. The DataFrame's session is the one meant."""
+    try:
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+    except Exception as exc:  # noqa: BLE001 - Spark Connect has no JVM here (and no such thread state)
+        log.debug("pinot_sink: could not set the active session: %s", exc)
 
 
 class WriteCheckError(PinotSinkError, ValueError):
