@@ -6,25 +6,15 @@ from __future__ import annotations
 
 import logging
 import re
-import tempfile
-import time
 
 import pytest
 
 import pinot_sink
 from pinot_sink.datasource import PREPARED_JOB_OPTION
 from tests.datasource.helpers import events_df
+from tests.datasource.test_private_staging import temp_dir  # noqa: F401 (the driver's temp folder, a fixture)
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture
-def temp_dir(tmp_path, monkeypatch):
-    """The driver's temp folder (staging roots, the result folder), here a test folder of its own."""
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
 
 
 def _asked(controller, path: str) -> int:
