@@ -104,3 +104,27 @@ def test_the_summary_lists_the_coerced_columns(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="pinot_sink")
     commit_job(job, [write_partition(job, iter([batch]), partition_id=0)])
     assert "pinot_sink: events: values converted to the column's type: value (string -> LONG)" in caplog.text
+
+
+def test_pinot_sink_write_from_a_new_thread(spark, tmp_path):
+    """Issue 32 item 11: a new Python thread is a new py4j thread, without the JVM's active session, where
+    Spark 4 looks Python data sources up: pinot_sink.write makes the DataFrame's session active there."""
+    import threading
+
+    from tests.datasource.helpers import SCHEMA, TABLE_CONFIG
+    import json
+
+    outcome = {}
+
+    def run():
+        try:
+            outcome["rows"] = pinot_sink.write(events_df(spark, 20, partitions=1), "events", **{
+                "schema": json.dumps(SCHEMA), "table-config": json.dumps(TABLE_CONFIG),
+                "output-uri": str(tmp_path)}).rows
+        except Exception as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = str(exc)[:2000]
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert outcome == {"rows": 20}
