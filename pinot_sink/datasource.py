@@ -35,7 +35,6 @@ except ImportError as _missing_stream:
 else:
     _STREAM_WRITER_MISSING = None
 
-from type_mapping.errors import PinotSinkError
 
 from .commit import abort_job, commit_job
 from .job import WriteJob, check_staging_reachable, prepare_job
