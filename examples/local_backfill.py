@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -99,9 +100,7 @@ def main() -> int:
     spark = (SparkSession.builder.master("local[2]").appName("pinot-sink-local-backfill")
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
     spark.sparkContext.setLogLevel("WARN")
-    import pinot_sink  # registers "pinot" on the active session
-
-    pinot_sink.register(spark)
+    # no import of pinot_sink: Spark 4 finds format("pinot") itself (the installed pyspark_pinot package)
     out = Path(args.out).resolve()
     shutil.rmtree(out / TABLE, ignore_errors=True)
 
@@ -161,8 +160,27 @@ def main() -> int:
         failures += not same
         print(f"{key:<12} {wanted[key]!s:>22} {found[key]!s:>22} {'ok' if same else 'MISMATCH'}")
     print("verified: the segments hold exactly the DataFrame's rows" if not failures else f"{failures} mismatches")
-    print(f"upload them with: pinot-sink push {out / TABLE} --url http://localhost:9000 --table {TABLE}")
+    # the schema and table config beside the table's folder, for push --create-table (a controller without
+    # the table, such as the quick start's, gets it created first)
+    (out / f"{TABLE}_schema.json").write_text(json.dumps(SCHEMA, indent=2))
+    (out / f"{TABLE}_table_config.json").write_text(json.dumps(TABLE_CONFIG, indent=2))
+    print(f"upload them with: {_here(_cli())} push {_here(out / TABLE)} --url http://localhost:9000 --table {TABLE} "
+          f"--create-table {_here(out / f'{TABLE}_schema.json')} {_here(out / f'{TABLE}_table_config.json')}")
     return 1 if failures else 0
+
+
+def _cli() -> Path:
+    """The pinot-sink script beside this interpreter (the virtualenv's, whether it is activated or not)."""
+    found = Path(sys.executable).parent / "pinot-sink"
+    return found if found.exists() else Path("pinot-sink")
+
+
+def _here(path: Path) -> str:
+    """``path`` as the user types it from here: relative when it is under the current folder."""
+    try:
+        return str(Path(os.path.abspath(path)).relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 if __name__ == "__main__":

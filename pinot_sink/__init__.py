@@ -68,6 +68,9 @@ def register(spark=None) -> bool:
     spark = spark or SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("pinot_sink.register: no active SparkSession; pass one")
+    done = getattr(spark, "_pinot_sink_registered", None)
+    if done is not None:  # again (an import, then register()): Spark would warn of each replacement again
+        return done
     from .spark_python import use_driver_python
 
     use_driver_python(spark)  # local mode: the workers that look format("pinot") up must import this package
@@ -76,8 +79,8 @@ def register(spark=None) -> bool:
     provider = jvm_pinot_provider(spark)
     if provider:
         logging.getLogger("pinot_sink").warning(JVM_PINOT_NOTICE.format(provider=provider))
-        return False
-    return True
+    spark._pinot_sink_registered = not provider
+    return not provider
 
 
 def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, partition_by=None,

@@ -51,7 +51,7 @@ from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
 from .naming import segment_replaces
 from .primary_keys import check_dimension_size
-from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
+from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments, first_task_error
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
@@ -120,17 +120,22 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         note=job.options.commit.note,
     )
     log.info("%s", summary_table(result))
+    if job.plan.coerced:  # converted as Pinot converts them, which is allowed, but worth a word
+        log.info("pinot_sink: %s: values converted to the column's type: %s", job.table, ", ".join(job.plan.coerced))
     write_committed(record, asdict(result))
     return result
 
 
 def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: str | None = None,
-              batch_id: int | None = None) -> list[str]:
+              batch_id: int | None = None, cause: str | None = None) -> list[str]:
     """Leave the table as it was. Nothing a task did is visible, so this deletes the run's staging folder,
     and (embedded mode) any of this run's tarballs a failed commit had already moved into the table folder.
-    Returns what could not be removed (segment names and folders), which is also logged."""
+    Returns what could not be removed (segment names and folders), which is also logged, with ``cause`` (else
+    the first error a task recorded) in one line."""
     ensure_log_handler()
     run = job.run_of(query_id, batch_id)
+    cause = cause or first_task_error(run.staging, job.storage_options)
+    because = f": {cause}" if cause else ""
     left: list[str] = []
     record = job.record(run)
     if took_unknown_outcome(record):
@@ -160,9 +165,9 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         left.append(run.staging)
     release_private_stage_root(job)
     if left:
-        log.error("pinot_sink: abort of %s could not remove: %s", job.table, redact_text(", ".join(left)))
+        log.error("pinot_sink: abort of %s could not remove: %s%s", job.table, redact_text(", ".join(left)), because)
     else:
-        log.warning("pinot_sink: write to %s aborted; the table is as it was", job.table)
+        log.warning("pinot_sink: write to %s aborted; the table is as it was%s", job.table, because)
     # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
     pending = sorted(_names(reports)) if job.options.naming.kind != "fixed" else []
     write_aborted(record, run.write_id, left, pending)

@@ -9,7 +9,6 @@ all state lives in the ``WriteJob`` (made before any task) and in the task repor
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -37,29 +36,16 @@ except ImportError as _missing_stream:
 else:
     _STREAM_WRITER_MISSING = None
 
-from type_mapping.errors import PinotSinkError
 
-from .commit import abort_job, commit_job, summary_table
+from .commit import abort_job, commit_job
 from .job import WriteJob, check_staging_reachable, prepare_job
 from .reports import TaskReport, WriteResult, read_result
-from .spark_task import task_kwargs
+from .spark_task import message_first, task_kwargs
 from .task import PinotWriteError, write_partition
 
-# Mistakes a user fixes from the message alone: Spark shows them without the Python traceback around them.
-USER_ERRORS = (PinotSinkError,)  # the root of every error this package raises on purpose
-HIDE_TRACEBACK_ENV = "SPARK_HIDE_TRACEBACK"  # read by pyspark's worker when it reports an exception to the JVM
-
-
-@contextmanager
-def _message_first() -> Iterator[None]:
-    """Spark reports a data source's error as ``[PYTHON_DATA_SOURCE_ERROR] ... Traceback ...`` with the
-    message last; for a user's mistake the message is all that helps, so this Python worker (Spark's
-    short-lived planner or committer process) reports it alone, in the error's first line."""
-    try:
-        yield
-    except USER_ERRORS:
-        os.environ[HIDE_TRACEBACK_ENV] = "1"
-        raise
+# Mistakes a user fixes from the message alone: Spark shows them without the Python traceback around them
+# (pinot_sink.spark_task.message_first, which the mapInArrow tasks use too).
+_message_first = message_first
 
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
@@ -82,7 +68,8 @@ class PinotBatchWriter(DataSourceArrowWriter):
         self.job = job
 
     def write(self, iterator: Iterator) -> WriterCommitMessage:
-        return PinotCommitMessage(write_partition(self.job, iterator, **task_kwargs()))
+        with _message_first():  # a bad value is one line (column, row, value, option), not a traceback
+            return PinotCommitMessage(write_partition(self.job, iterator, **task_kwargs()))
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         with _message_first():
@@ -209,13 +196,43 @@ class PinotDataSource(DataSource):
         if _ARROW_WRITER_MISSING:
             raise RuntimeError(_ARROW_WRITER_MISSING)
         with _message_first():
-            return PinotBatchWriter(prepare_job(self.options, schema, overwrite=overwrite))
+            job = _prepared_job(self.options, overwrite)
+            return PinotBatchWriter(job or prepare_job(self.options, schema, overwrite=overwrite))
 
     def streamWriter(self, schema, overwrite: bool) -> PinotStreamWriter:
         if _STREAM_WRITER_MISSING or _ARROW_WRITER_MISSING:
             raise RuntimeError(_STREAM_WRITER_MISSING or _ARROW_WRITER_MISSING)
         with _message_first():
             return PinotStreamWriter(prepare_job(self.options, schema, overwrite=overwrite, streaming=True))
+
+
+# pinot_sink.write prepares the job on the driver before Spark runs (its one-line checks, the save mode, the
+# clustering need it) and hands it to the writer, which Spark calls in a Python worker of its own: through a
+# pickle in the write's private temporary folder, named by this option (so the job is prepared, and the
+# controller asked, once). Only a file pinot_sink.write made is read: in a folder it created, owned by this
+# user and writable by no one else.
+PREPARED_JOB_OPTION = "pinot-sink.prepared-job"
+RESULT_FOLDER_PREFIX = "pinot-sink-result-"
+
+
+def _prepared_job(options, overwrite: bool) -> WriteJob | None:
+    import pickle
+    import stat
+
+    path = options.get(PREPARED_JOB_OPTION)
+    if not path:
+        return None
+    folder = os.path.dirname(path)
+    details = [os.stat(p) for p in (folder, path)]
+    if (not os.path.basename(folder).startswith(RESULT_FOLDER_PREFIX)
+            or any(d.st_uid != os.getuid() or d.st_mode & (stat.S_IWGRP | stat.S_IWOTH) for d in details)):
+        raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r} is pinot_sink.write's own; do not set it")
+    with open(path, "rb") as handle:
+        job = pickle.load(handle)  # noqa: S301 - written by this user's pinot_sink.write (checked above)
+    if job.overwrite != overwrite and not job.table_config.refreshes_whole_table:
+        raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r}: prepared for overwrite={job.overwrite}, but Spark "
+                              f"writes with overwrite={overwrite}")
+    return job
 
 
 class PinotSinkDataSource(PinotDataSource):
@@ -226,13 +243,14 @@ class PinotSinkDataSource(PinotDataSource):
         return "pinot_sink"
 
 
-def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResult:
+def write(df, table_name: str, *, mode: str = "append", job: WriteJob | None = None, **options) -> WriteResult:
     """``df.write.format("pinot_sink")`` with ``sink.parallelism`` applied (a data source cannot repartition
     its input, so this helper does it first); returns what the write committed. Dotted names go in as a
-    dict: ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``."""
-    import logging
-    import os
+    dict: ``write(df, "events", **{"sink.parallelism": 8, "url": "http://controller:9000"})``. ``job``: the
+    one ``pinot_sink.write`` already prepared for these options (then the writer uses it as it is)."""
+    import pickle
     import tempfile
+    from dataclasses import replace
 
     options = dict(options)
     check_staging_reachable(df.sparkSession.sparkContext.master, options)
@@ -240,10 +258,17 @@ def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResul
     if parallelism is not None:
         df = df.repartition(int(parallelism))
     # Spark runs the commit in a process of its own: the result comes back through the job manifest.
-    with tempfile.TemporaryDirectory(prefix="pinot-sink-result-") as folder:
+    with tempfile.TemporaryDirectory(prefix=RESULT_FOLDER_PREFIX) as folder:
         manifest = os.path.join(folder, "manifest.json")
+        options["manifest.path"] = options.get("manifest.path", manifest)
+        if job is not None:
+            job = replace(job, options=replace(job.options, manifest_path=options["manifest.path"]))
+            prepared = os.path.join(folder, "job.pickle")
+            with open(os.open(prepared, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
+                pickle.dump(job, handle)
+            options[PREPARED_JOB_OPTION] = prepared
         writer = df.write.format("pinot_sink").option("table-name", table_name).mode(mode)
-        for key, value in {**options, "manifest.path": options.get("manifest.path", manifest)}.items():
+        for key, value in options.items():
             writer = writer.option(key, str(value))
         writer.save()
         if options.get("manifest.path"):
@@ -254,6 +279,4 @@ def write(df, table_name: str, *, mode: str = "append", **options) -> WriteResul
         else:
             with open(manifest, encoding="utf-8") as handle:
                 text = handle.read()
-    result = read_result(text)
-    logging.getLogger("pinot_sink").info("%s", summary_table(result))
-    return result
+    return read_result(text)  # the commit, in Spark's Python worker, logged its summary

@@ -25,6 +25,7 @@ from type_mapping.spark_types import spark_struct_to_arrow
 from type_mapping.table_config import TableConfig, TableConfigError
 
 from pinot_sink.controller import ControllerClient, redact_text
+from pinot_sink.controller.errors import ControllerNotFoundError
 from pinot_sink.storage.files import remove_tree
 from pinot_sink.storage.layout import manifest_uri, normalise_uri, table_uri
 from pinot_sink.storage.manifests import WriteRecord, common_fields
@@ -190,8 +191,15 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         with ControllerClient.from_config(options.client) as client:
             if create.mode == "if-missing":
                 create_if_missing(client, options.table_name, source_schema, create)
-            schema_json = options.schema.schema_json or client.get_schema(options.table_name)
-            table_config = options.schema.table_config_json or client.get_table_config(options.table_name)
+            try:
+                schema_json = options.schema.schema_json or client.get_schema(options.table_name)
+                table_config = options.schema.table_config_json or client.get_table_config(options.table_name)
+            except ControllerNotFoundError as exc:
+                if create.mode == "if-missing":
+                    raise
+                raise OptionError(f"table {options.table_name}: the controller at {options.client.url} has no such "
+                                  f"table ({exc}); set option 'table.create'=if-missing to create it from the "
+                                  f"DataFrame's columns") from None
     elif create.mode == "if-missing" and options.schema.schema_json is None:
         # embedded: no controller to create anything on; the derived schema and config build the segments
         schema_json = derived_schema(options.table_name, source_schema, create)
@@ -293,8 +301,9 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         except OptionError:
             release_private_stage_root(job)
             raise
-    log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
-             write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
+    log.info("pinot_sink: writing %s (%s, write id %s, run %s)", job.table, describe_mode(job),
+             write_id if write_id is not None else "per micro-batch", job.run_tag)
+    log.debug("pinot_sink: %s: %s", job.table, redact_text(str(options)))  # every option, parsed: for debugging
     if options.parallelism and not streaming:
         log.warning("pinot_sink: sink.parallelism=%d is not applied by format('pinot') (a data source cannot "
                     "repartition its input); use pinot_sink.write(df, ...) or df.repartition(%d)",

@@ -274,6 +274,8 @@ def suggest(name: str) -> str:
         squash = {re.sub(r"[-._]", "", c): c for c in OPTIONS}
         hit = squash.get(re.sub(r"[-._]", "", name))
         close = [hit] if hit else []
+    if not close and ("controller" in name or name.endswith(("url", "uri", "host", "address"))):
+        close = ["url"]  # controller-url, controller, pinot-url ...: the controller's address is 'url'
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

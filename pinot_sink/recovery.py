@@ -120,6 +120,7 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
                 _resume(client, table, entry_id, entry) if timed_out else _revert(client, table, entry_id)),
             changed_at=stamp / 1000 if isinstance(stamp, (int, float)) and stamp > 0 else None,
             ended=runs <= ended))
+    found += _private_staging_roots(table, write_tag)
     if not folder:
         return found
     staging = child_uri(folder, STAGING_DIR)
@@ -154,6 +155,37 @@ def find_leftovers(table: str, *, client: ControllerClient | None = None, output
                 table, uri, document, DirectoryStore(table, output_uri, storage_options),
                 client, storage_options, output_uri),
             changed_at=last_changed(uri, storage_options), ended=run in ended))
+    return found
+
+
+def _private_staging_roots(table: str, write_tag: str | None) -> list[Leftover]:
+    """The private staging roots (``storage.staging.private_stage_root``: a write with a controller and no
+    output-uri stages in the driver's temp folder) of ``table`` on this machine, which an interrupted write
+    (a Ctrl-C during its commit, a killed driver) leaves with its tarballs. Only those whose name is exactly
+    the root's (``mkdtemp``'s 8-character suffix) and which hold nothing but ``<table>/``."""
+    import os
+    import re
+    import tempfile
+
+    prefix = f"pinot-sink-staging-{table[:64]}-"
+    found: list[Leftover] = []
+    try:
+        names = sorted(os.listdir(tempfile.gettempdir()))
+    except OSError:
+        return found
+    for name in names:
+        root = os.path.join(tempfile.gettempdir(), name)
+        if not name.startswith(prefix) or not re.fullmatch(r"[a-z0-9_]{8}", name[len(prefix):]) \
+                or not os.path.isdir(root) or set(os.listdir(root)) - {table}:
+            continue
+        runs = list_folders(os.path.join(root, table, STAGING_DIR))
+        if write_tag is not None and not any(run.startswith(f"{write_tag}_") for run in runs):
+            continue
+        found.append(Leftover(
+            "staging folder", root, f"a write's private staging folder on this machine ({len(runs)} run(s), "
+            f"tarballs never published); delete it", runs[0] if len(runs) == 1 else None,
+            settle=lambda root=root: "deleted" if remove_tree(root) else "COULD NOT DELETE IT",
+            changed_at=last_changed(root)))
     return found
 
 

@@ -119,3 +119,42 @@ def read_result(text: str) -> WriteResult:
     fields["replaced"] = tuple(document["replaced"])
     fields["deferred_indexes"] = tuple(document.get("deferred_indexes", ()))
     return WriteResult(**fields)
+
+
+# A failed task leaves its error, one line, beside the attempt folders of its run's staging folder: the
+# abort (in Spark's committer process, which gets no exception, only the reports) says the cause with the
+# outcome. The abort removes the staging folder, these files with it.
+TASK_ERROR_SUFFIX = ".task-error"
+
+
+def one_line(exc: BaseException) -> str:
+    """The error as a user reads it: its message's first line, prefixed with its class when that says more."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def record_task_error(staging_uri: str, partition_id: int, attempt: int, exc: BaseException,
+                      storage_options=None) -> None:
+    """Best effort: the task's own error is what Spark reports; this only lets the abort name it."""
+    from pinot_sink.storage.files import write_text
+    from pinot_sink.storage.layout import child_uri
+
+    try:
+        write_text(child_uri(staging_uri, f"p{partition_id}_a{attempt}{TASK_ERROR_SUFFIX}"), one_line(exc),
+                   storage_options)
+    except Exception:  # noqa: BLE001 - never mask the task's error
+        pass
+
+
+def first_task_error(staging_uri: str, storage_options=None) -> str | None:
+    """The first recorded task error of a run (by partition and attempt), or None."""
+    from pinot_sink.storage.files import list_files, read_text
+
+    try:
+        for uri in list_files(staging_uri, TASK_ERROR_SUFFIX, storage_options):
+            text = (read_text(uri, storage_options) or "").strip()
+            if text:
+                return text
+    except Exception:  # noqa: BLE001 - the abort's outcome must not depend on reading a note
+        return None
+    return None

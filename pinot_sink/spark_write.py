@@ -18,17 +18,18 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import re
 from functools import partial
 from typing import Any, Iterable, Iterator
 
 from type_mapping.errors import PinotSinkError
 
 from .commit import abort_job, commit_job
-from .job import check_staging_reachable, prepare_job
+from .job import check_staging_reachable, prepare_job, release_private_stage_root
 from .partitioning import PartitionByError, check_partition_by, source_partition_ids
 from .primary_keys import PrimaryKeyTableError
 from .reports import WriteResult
-from .spark_task import task_kwargs
+from .spark_task import message_first, task_kwargs
 from .task import segment_keys_of_input, write_partition
 
 log = logging.getLogger("pinot_sink")
@@ -104,11 +105,50 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
                              "df.writeStream.format('pinot') (pyspark 4.1+)")
     from .spark_python import ensure_worker_python
 
+    _make_active(df.sparkSession)
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
     # applied here, before the rows reach the tasks (option names are case-insensitive, as Spark's)
     dedup_batch = next((options[k] for k in options if str(k).lower() == "upsert.dedup-batch"), None)
     options = {k: v for k, v in options.items() if str(k).lower() != "upsert.dedup-batch"}
     checked = _checked_job(df, table_name, mode, options)
+    try:
+        mode, df, options = _before_the_write(df, checked, table_name, mode, partition_by, options)
+    except BaseException:
+        # nothing was staged yet: the job's private staging root goes (once Spark runs, the commit or the
+        # abort removes it)
+        release_private_stage_root(checked)
+        raise
+    if mode == "ignore":
+        release_private_stage_root(checked)
+        return _nothing_written(checked)
+    try:
+        if chosen == "data-source":
+            from .datasource import PinotSinkDataSource, write as write_data_source
+
+            df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
+            return write_data_source(df, table_name, mode=mode, job=checked, **options)
+        return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
+    except Exception as exc:
+        cause = None if isinstance(exc, PinotSinkError) else task_error(exc)
+        if cause is None:
+            raise
+        # Spark's exception holds the task's traceback and its own; the cause is our error's one line
+        raise WriteFailedError(f"pinot_sink.write to table {table_name} failed: {cause}") from None
+
+
+# The line a Python worker's traceback ends with when one of our errors stopped it
+_OUR_ERROR_LINE = re.compile(r"^(?:pinot_sink|type_mapping)(?:\.\w+)*\.\w+: (.+)$", re.M)
+
+
+def task_error(exc: BaseException) -> str | None:
+    """Our error's message in a Spark exception (a task's or the committer's ``PythonException``), or None."""
+    found = _OUR_ERROR_LINE.findall(str(exc))
+    return found[-1].strip() if found else None
+
+
+def _before_the_write(df, checked, table_name: str, mode: str, partition_by, options: dict[str, Any]):
+    """The save mode against the table, ``partition_by``, the clustering: ``(mode, df, options)`` to write
+    with (mode ``ignore``: nothing to write)."""
     try:
         partitioned = check_partition_by(partition_by, checked.table_config, checked.segment_schema(), table_name)
     except PartitionByError as exc:
@@ -122,23 +162,32 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
         if existing:
             log.info("pinot_sink: table %s already holds %d segment(s); save mode 'ignore': nothing written",
                      table_name, len(existing))
-            return _nothing_written(checked)
+            return "ignore", df, options
         mode = "append"
     try:
         df = keyed_rows(df, checked, dedup_batch)
     except PinotSinkError as exc:
         raise WriteCheckError(f"pinot_sink.write to table {table_name}: {exc}") from None
     df, options = clustered(df, checked, options, partitioned)
-    if chosen == "data-source":
-        from .datasource import PinotSinkDataSource, write as write_data_source
+    return mode, df, options
 
-        df.sparkSession.dataSource.register(PinotSinkDataSource)  # the name datasource.write uses
-        return write_data_source(df, table_name, mode=mode, **options)
-    return write_map_in_arrow(df, table_name, mode=mode, job=checked, **options)
+
+def _make_active(spark) -> None:
+    """Spark 4 looks Python data sources up in the JVM thread's active session, which a new Python thread
+    (its own py4j thread) does not have: ``DATA_SOURCE_NOT_FOUND``. The DataFrame's session is the one meant."""
+    try:
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+    except Exception as exc:  # noqa: BLE001 - Spark Connect has no JVM here (and no such thread state)
+        log.debug("pinot_sink: could not set the active session: %s", exc)
 
 
 class WriteCheckError(PinotSinkError, ValueError):
     """A mistake found on the driver before Spark ran: the message is the whole story, in one line."""
+
+
+class WriteFailedError(PinotSinkError, RuntimeError):
+    """A write Spark ran and our code stopped (a task's bad value, a failed commit): its cause in one line;
+    the log says what became of the table."""
 
 
 def _checked_job(df, table_name: str, mode: str, options: dict[str, Any]):
@@ -322,9 +371,9 @@ def write_map_in_arrow(df, table_name: str, *, mode: str = "append", job=None, *
         rows = df.mapInArrow(partial(_write_task, job), f"{REPORT_COLUMN} binary").collect()
         reports = [pickle.loads(row[0]) for row in rows]
         return commit_job(job, reports)
-    except BaseException:  # as Spark does for a data source: any failure, the commit's included, aborts
+    except BaseException as exc:  # as Spark does for a data source: any failure, the commit's included, aborts
         try:
-            abort_job(job, reports)
+            abort_job(job, reports, cause=task_error(exc))
         except Exception as abort_error:  # the write's own error is the one to raise
             log.error("pinot_sink: abort after a failed write failed too: %s", abort_error)
         raise
@@ -334,7 +383,8 @@ def _write_task(job, batches: Iterable) -> Iterator:
     """One task: its partition's Arrow batches -> ``write_partition`` -> one row, the pickled report."""
     import pyarrow as pa
 
-    report = write_partition(job, batches, **task_kwargs())
+    with message_first():
+        report = write_partition(job, batches, **task_kwargs())
     yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(report)], pa.binary())], names=[REPORT_COLUMN])
 
 

@@ -32,6 +32,9 @@ def derived_schema(table: str, source_schema: Any, create: TableCreateOptions) -
                                        metric_columns=create.metric_columns)
     except SchemaError as exc:
         raise OptionError(f"table.create=if-missing for table {table}: {_option_words(str(exc))}") from None
+    # A nullable DataFrame column keeps its nulls: Pinot's column-based null handling gives every column not
+    # marked notNull (the DataFrame's NOT NULL ones are) a null value vector, in our segments and Pinot's.
+    schema.enable_column_based_null_handling = True
     return schema.to_json()
 
 
@@ -56,7 +59,9 @@ def derived_table_config(table: str, schema_json: dict, create: TableCreateOptio
     segments_config: dict[str, Any] = {"replication": "1", "segmentPushType": "APPEND"}
     if create.time_column:
         segments_config[TIME_COLUMN_KEY] = create.time_column
-    index_config: dict[str, Any] = {"loadMode": "MMAP"}
+    # nullHandlingEnabled: what Pinot before column-based null handling (1.1) reads for the null vectors, and
+    # what the table's queries default to; with the schema's flag, Pinot's builder reads notNull per column
+    index_config: dict[str, Any] = {"loadMode": "MMAP", "nullHandlingEnabled": True}
     if create.sorted_column:
         index_config["sortedColumn"] = [create.sorted_column]
     for key, names in (("invertedIndexColumns", create.inverted_index_columns),
@@ -77,14 +82,12 @@ def create_if_missing(client: ControllerClient, table: str, source_schema: Any, 
     except ControllerNotFoundError:
         pass
     schema_json = derived_schema(table, source_schema, create)
-    return create_table(client, table, schema_json, derived_table_config(table, schema_json, create),
-                        create.time_column)
+    return create_table(client, table, schema_json, derived_table_config(table, schema_json, create))
 
 
-def create_table(client: ControllerClient, table: str, schema_json: dict, table_config: dict,
-                 time_column: str | None = None) -> bool:
+def create_table(client: ControllerClient, table: str, schema_json: dict, table_config: dict) -> bool:
     """Create the schema (unless one of that name exists) and the OFFLINE table; True when this call created
-    the table, False when another writer did a moment ago."""
+    the table, False when another writer did a moment ago. Logged once, with the config's time column."""
     try:
         client.add_schema(schema_json)
         log.info("pinot_sink: table.create=if-missing: created schema %s", table)
@@ -98,6 +101,8 @@ def create_table(client: ControllerClient, table: str, schema_json: dict, table_
         if exc.status != 409:
             raise
         return False  # another writer created it a moment ago
-    log.warning("pinot_sink: table.create=if-missing: created table %s_OFFLINE on %s (time column %s)", table,
-                client.url, time_column or "none")
+    segments_config = table_config.get("segmentsConfig") if isinstance(table_config, dict) else None
+    time_column = (segments_config or {}).get(TIME_COLUMN_KEY) if isinstance(segments_config, dict) else None
+    log.info("pinot_sink: created table %s_OFFLINE on %s (time column %s)", table, client.url,
+             time_column or "none")
     return True

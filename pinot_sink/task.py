@@ -35,7 +35,7 @@ from .buffer import BucketBuffer, Buffer, PartitionBuffer
 from .job import WriteJob, ensure_log_handler
 from .partition_writer import (PROGRESS_EVERY_S, PartitionWriter, PinotWriteError, Progress, SegmentSpec,
                                StagedSegment)
-from .reports import SegmentRecord, TaskReport
+from .reports import SegmentRecord, TaskReport, record_task_error
 from .partitioning import SegmentKeys, SinglePartition, partition_id_arrays, partitioned_columns
 from .time_window import bucket_keys, rows_outside
 
@@ -104,6 +104,9 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
              redact_text(stage_uri))
     try:
         writer.write(batches)
+    except Exception as exc:
+        record_task_error(run.staging, partition_id, attempt_id, exc, job.storage_options)
+        raise
     finally:
         report.input_rows, report.filtered_rows, report.error_rows = (writer.rows_in, writer.filtered_rows,
                                                                       writer.error_rows)

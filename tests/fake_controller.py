@@ -442,6 +442,13 @@ class FakeController:
             return f"{database}.{name}" if database and "." not in name else name
 
         with self._lock:
+            if method == "GET" and parts == ["health"]:  # as Pinot's controller: 200, text/plain "OK"
+                return 200, "OK"
+            if method == "GET" and parts == ["tables"]:  # raw names; this controller holds OFFLINE tables only
+                kind = (q.get("type") or "").upper()
+                if kind not in ("", "OFFLINE", "REALTIME"):
+                    raise ApiError(500, f"No enum constant org.apache.pinot.spi.config.table.TableType.{kind}")
+                return 200, {"tables": sorted(self.tables) if kind != "REALTIME" else []}
             if method == "POST" and path in ("/v2/segments", "/segments"):
                 return 200, self._upload(q, headers, body, v2=path == "/v2/segments")
             if method == "POST" and path == "/segments/batchUpload" and self.batch_uploads:
@@ -1356,6 +1363,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, payload: Any, extra_headers: dict | None = None, trickle: Fault | None = None) -> None:
         if isinstance(payload, bytes):
             data, content_type = payload, "application/octet-stream"
+        elif isinstance(payload, str):
+            data, content_type = payload.encode(), "text/plain"
         elif payload is None:
             data, content_type = b"", "application/json"
         else:

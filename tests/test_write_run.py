@@ -38,3 +38,20 @@ def test_what_a_run_may_replace():
     assert run(rerun=True).may_replace  # write.id given, or a micro-batch: its earlier runs
     assert run(TABLE, rerun=False).may_replace and run(WINDOW, rerun=False).may_replace
     assert run(TABLE).run_tag[0] == "o" and run(WINDOW).run_tag[0] == "t" and run().run_tag[0] == "r"
+
+
+def test_the_plan_lists_coerced_columns():
+    """Issue 32 item 10: a double into a STRING column, numeric strings into an INT column: converted as Pinot
+    converts them, and listed (the write's summary says them); natural kinds are not."""
+    import pyarrow as pa
+
+    from type_mapping import PinotSchema
+    from type_mapping.reconcile import plan_write
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "s", "dataType": "STRING"}, {"name": "i", "dataType": "INT"}, {"name": "l", "dataType": "LONG"},
+        {"name": "d", "dataType": "DOUBLE"}, {"name": "tags", "dataType": "INT", "singleValueField": False}]})
+    source = pa.schema([("s", pa.float64()), ("i", pa.string()), ("l", pa.int32()), ("d", pa.int64()),
+                        ("tags", pa.list_(pa.string()))])
+    plan = plan_write(source, schema)
+    assert plan.coerced == ("s (double -> STRING)", "i (string -> INT)", "tags (array<string> -> INT multi-value)")

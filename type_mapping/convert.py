@@ -890,12 +890,15 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
                 )
             column = batch.column(source)
             needs_now = spec.name == time_column and time_default is None
-            if needs_now and column.null_count:
+            # NaN counts as null (docs/type-mapping.md), in the time column as anywhere
+            nan = pa.types.is_floating(column.type) and bool(pc.any(pc.is_nan(column)).as_py())
+            if needs_now and (column.null_count or nan):
                 if options.on_null_time == "error":
-                    nulls = column.is_null()
+                    nulls = pc.or_kleene(column.is_null(), pc.is_nan(column)) if nan else column.is_null()
                     index = _first_true(nulls)
+                    what = "NaN" if nan and column[index].is_valid else "null"
                     raise ConversionError(
-                        f"column {spec.name!r}, row {row_offset + index}: the table's time column is null and its "
+                        f"column {spec.name!r}, row {row_offset + index}: the table's time column is {what} and its "
                         f"default null value {spec.default_null_value!r} is outside 1971..2071, where Pinot "
                         f"writes the ingestion time instead (set option 'convert.on-null-time'=pinot for that, or give the "
                         f"column a defaultNullValue in range)"

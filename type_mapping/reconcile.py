@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import pyarrow as pa
 
-from .compat import ConversionError, check_convertible
+from .compat import ConversionError, check_convertible, type_family
 from .pinot_schema import PinotSchema, SchemaError
 from .table_config import TableConfig, time_column_name
 
@@ -44,6 +44,9 @@ class WritePlan:
     ignored_columns: tuple[str, ...] = ()
     case_sensitive: bool = False
     table_config: Mapping[str, Any] | None = field(default=None, compare=False)
+    # columns whose values change kind on the way, as Pinot's ingestion converts them (a double into a STRING,
+    # numeric strings into an INT): "value (string -> LONG)"; the write's summary lists them
+    coerced: tuple[str, ...] = ()
 
     def source_for(self, pinot_column: str) -> str | None:
         for feed in self.feeds:
@@ -140,6 +143,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         )
 
     feeds: list[ColumnFeed] = []
+    coerced: list[str] = []
     for spec in pinot_schema:
         source = fed_by.get(spec.name)
         if source is None:
@@ -154,6 +158,8 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
             problems.append(str(exc))
             continue
         feeds.append(ColumnFeed(spec.name, source, str(source_type[spec.name]), conversion))
+        if _coerced(source_type[spec.name], spec.data_type):
+            coerced.append(f"{spec.name} ({conversion})")
 
     time_column = time_column_name(table_config)
     if time_column and time_column not in pinot_schema:
@@ -165,4 +171,20 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
     ignored = tuple(unknown) if ignore_unknown_columns else ()
     if isinstance(table_config, TableConfig):
         table_config = table_config.raw
-    return WritePlan(tuple(feeds), ignored, case_sensitive, dict(table_config) if table_config else None)
+    return WritePlan(tuple(feeds), ignored, case_sensitive, dict(table_config) if table_config else None,
+                     tuple(coerced))
+
+
+# The value kinds each Pinot type takes as they are; any other kind Pinot's ingestion converts (a coercion)
+_NATURAL = {"INT": {"int"}, "LONG": {"int"}, "FLOAT": {"int", "float", "decimal"},
+            "DOUBLE": {"int", "float", "decimal"}, "BIG_DECIMAL": {"int", "float", "decimal"},
+            "BOOLEAN": {"bool"}, "TIMESTAMP": {"timestamp", "date", "int"}, "STRING": {"string"},
+            "BYTES": {"binary"}}
+
+
+def _coerced(source: pa.DataType, pinot_type: str) -> bool:
+    family = type_family(source)
+    if family == "list":
+        family = type_family(source.value_type)
+    natural = _NATURAL.get(pinot_type)
+    return natural is not None and family not in natural | {"null"}

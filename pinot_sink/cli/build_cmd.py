@@ -36,7 +36,7 @@ _FORMATS = {
 # Options of the data source that apply to a local build (docs/options.md).
 _CLI_OPTIONS = ("convert.on-overflow", "convert.on-fraction", "convert.on-oversize-string",
                 "convert.on-sub-millisecond", "convert.on-null-time", "ingestion.unsupported",
-                "build.unsupported-indexes",
+                "build.unsupported-indexes", "build.sort", "schema.unknown-columns", "schema.case-sensitive",
                 "table.create", "table.time-column", "table.metric-columns", "table.sorted-column",
                 "table.inverted-index-columns", "table.range-index-columns", "table.bloom-filter-columns")
 # The data source's defaults (sink.buffer-flush.*), one home: pinot_sink.options.OPTIONS.
@@ -213,7 +213,8 @@ def make_writer(args, *, progress=None, on_segment=None):
     for line in index_plan.deferred_lines():
         print(f"pinot-sink build: {line}", file=sys.stderr, flush=True)
     build_options = replace(options.build, segment_version=args.segment_version, keep_dir=args.keep_dir,
-                            sort_by_sorted_column=not args.no_sort, unsupported_indexes=index_mode,
+                            sort_by_sorted_column=options.build.sort_by_sorted_column and not args.no_sort,
+                            unsupported_indexes=index_mode,
                             index_plan=index_plan)
     try:
         if args.name:
@@ -227,7 +228,9 @@ def make_writer(args, *, progress=None, on_segment=None):
         pipeline = IngestionPipeline.from_configs(schema, table_config, arrow_schema,
                                                   unsupported=options.ingestion_unsupported)
         return (None if pipeline.is_identity else pipeline,
-                plan_write(pipeline.output_schema, schema, table_config=table_config))
+                plan_write(pipeline.output_schema, schema, table_config=table_config,
+                           ignore_unknown_columns=options.schema.ignore_unknown_columns,
+                           case_sensitive=options.schema.case_sensitive))
 
     args.out.mkdir(parents=True, exist_ok=True)
     # now() / ago() give the build's start, one instant for every row and segment of this run

@@ -132,7 +132,7 @@ def _unescape_java(text: str) -> str:
         mapped = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "b": "\b", "\\": "\\"}.get(nxt)
         if mapped is not None:
             out.append(mapped)
-        elif nxt in "=: \"'#!":
+        elif nxt in "=: \t\f\"'#!":  # Pinot's writer escapes whitespace in keys as backslash + the character
             out.append(nxt)
         else:
             out.append("\\" + nxt)

@@ -94,10 +94,13 @@ def test_build_shows_rows_segments_and_bytes_as_it_goes(tmp_path, monkeypatch, c
     assert drawn.count("pinot-sink build: segment") == 3  # each segment's line printed above the bar
 
 
-def test_build_derives_the_table_and_push_creates_it(fake_controller, tmp_path, capsys):
+def test_build_derives_the_table_and_push_creates_it(fake_controller, tmp_path, capsys, caplog):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    import logging
+
+    caplog.set_level(logging.INFO, logger="pinot_sink")  # the CLI's own log level (basicConfig INFO)
     millis = pa.array([1_700_000_000_000 + i * 1000 for i in range(100)], pa.timestamp("ms"))
     pq.write_table(pa.table({"id": pa.array(range(100), pa.int64()), "ts": millis}), tmp_path / "rows.parquet")
     out = tmp_path / "out"
@@ -109,7 +112,9 @@ def test_build_derives_the_table_and_push_creates_it(fake_controller, tmp_path, 
     table = fake_controller.tables["clicks"]
     assert table.config["segmentsConfig"]["timeColumnName"] == "ts"
     assert sum(int(s.zk["segment.total.docs"]) for s in table.segments.values()) == 100
-    assert "created table clicks_OFFLINE" in capsys.readouterr().err
+    said = capsys.readouterr().err + caplog.text
+    assert said.count("created table") == 1 and "created table clicks_OFFLINE" in said  # once (issue 32 item 8)
+    assert "(time column ts)" in said
 
 
 # --- the pre-flight check gets the push's retry budget (issue 31, 4.) ----------------------------------------------

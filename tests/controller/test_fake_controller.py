@@ -316,3 +316,20 @@ def test_a_lost_answer_then_an_outage_and_a_200_with_an_error_body(fake_controll
                                                                     "forceRevert": "true"}, timeout=10)
     assert answer.status_code == 200 and "error" in answer.json()
     assert requests.get(f"{base}/lineage", timeout=10).json()["lineageEntries"][entry]["state"] == "IN_PROGRESS"
+
+
+def test_health_and_tables_answer_as_pinots_controller(fake_controller):
+    """The first calls a user tries (issue 32 item 12), answered as a real Pinot 1.x controller answers them
+    (asked on the shared cluster): GET /health 200 text/plain "OK"; GET /tables {"tables": [raw names]},
+    ?type=offline|realtime filters, another type is Java's enum error, 500."""
+    health = requests.get(f"{fake_controller.url}/health", timeout=10)
+    assert (health.status_code, health.text, health.headers["Content-Type"]) == (200, "OK", "text/plain")
+    fake_controller.add_simple_table("clicks")
+    tables = requests.get(f"{fake_controller.url}/tables", timeout=10)
+    assert tables.status_code == 200 and tables.json() == {"tables": ["clicks", "events"]}
+    assert requests.get(f"{fake_controller.url}/tables", params={"type": "offline"}, timeout=10).json() == {
+        "tables": ["clicks", "events"]}
+    assert requests.get(f"{fake_controller.url}/tables", params={"type": "realtime"}, timeout=10).json() == {
+        "tables": []}
+    bogus = requests.get(f"{fake_controller.url}/tables", params={"type": "bogus"}, timeout=10)
+    assert bogus.status_code == 500 and "No enum constant" in error(bogus)

@@ -76,3 +76,18 @@ def test_embedded_writes_derive_the_schema_from_the_dataframe():
                       overwrite=False)
     assert job.table_config.raw["segmentsConfig"]["timeColumnName"] == "ts"
     assert {s["name"] for s in job.schema_json["dimensionFieldSpecs"]} == {"country", "value"}
+
+
+def test_a_missing_table_suggests_table_create(fake_controller):
+    """Issue 32 item 8: the error names the option that would create the table."""
+    with pytest.raises(OptionError, match=r"table clicks: the controller at .* has no such table .*set option "
+                                          r"'table.create'=if-missing to create it"):
+        prepare_job({"table-name": "clicks", "url": fake_controller.url}, SOURCE, overwrite=False)
+
+
+def test_an_unknown_controller_option_suggests_url():
+    from pinot_sink.options import WriteOptions
+
+    for name in ("controller-url", "controller", "controllerUrl", "pinot.url"):
+        with pytest.raises(OptionError, match=f"unknown option '{name.lower()}' \\(did you mean 'url'\\?\\)"):
+            WriteOptions.parse({"table-name": "t", name: "http://c:9000"})

@@ -259,3 +259,35 @@ def test_recover_during_a_running_commit_leaves_it_to_finish(tmp_path, table, mo
     go_on.set()
     commit.join(60)
     assert results and results[0].rows == 300 and ids_in_controller(table, tmp_path) == list(range(300))
+
+
+def test_a_crash_mid_commit_without_output_uri_leaves_a_private_staging_folder_that_recover_names(
+        tmp_path, table, monkeypatch, capsys):
+    """Issue 32 item 6: with a controller and no output-uri the tasks stage in a private folder of the driver's
+    temp folder; a driver killed during the commit (a Ctrl-C takes Spark's committer process down with the
+    JVM: no clean-up runs) leaves it with its tarballs. `recover` lists it and --apply deletes it (and reverts
+    the lineage entry), so nothing is left."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    the_job = job(url=table.url)
+    reports = run_tasks(the_job, [(0, 300)])
+    root = tmp_path / next(p.name for p in tmp_path.iterdir() if p.name.startswith("pinot-sink-staging-events-"))
+    assert any(root.rglob("*.tar.gz"))
+
+    def crash(*args, **kwargs):
+        raise Crash()
+
+    monkeypatch.setattr(ControllerClient, "end_replace", crash)
+    monkeypatch.setattr("pinot_sink.commit.remove_tree", lambda *a, **k: True)  # killed: no finally runs
+    monkeypatch.setattr("pinot_sink.commit.release_private_stage_root", lambda job: None)
+    with pytest.raises(Crash):
+        commit_job(the_job, reports)
+    monkeypatch.undo()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    listed = recover(capsys, "--url", table.url)
+    assert f"staging folder {root}: a write's private staging folder on this machine (1 run(s)" in listed
+    assert "lineage entry" in listed
+    settled = recover(capsys, "--url", table.url, "--apply")
+    assert "deleted" in settled and "reverted" in settled and not root.exists()
+    assert "nothing left behind" in recover(capsys, "--url", table.url)

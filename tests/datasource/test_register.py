@@ -55,8 +55,13 @@ def test_detects_a_jvm_source_named_pinot():
 
 @pytest.mark.spark
 def test_register_on_the_real_session(spark, monkeypatch, caplog):
+    monkeypatch.setattr(spark, "_pinot_sink_registered", None, raising=False)  # this test's own registrations
     assert pinot_sink.register(spark) is True  # nothing named 'pinot' on this classpath
     monkeypatch.setattr(pinot_sink, "jvm_pinot_provider", lambda s: "org.example.PinotSource")
+    registered = []
+    monkeypatch.setattr(type(spark.dataSource), "register", lambda self, source: registered.append(source))
+    assert pinot_sink.register(spark) is True and registered == []  # once per session: Spark warns of each
+    spark._pinot_sink_registered = None
     with caplog.at_level(logging.WARNING, logger="pinot_sink"):
         assert pinot_sink.register(spark) is False
     assert "format('pinot_sink')" in caplog.text and "org.example.PinotSource" in caplog.text

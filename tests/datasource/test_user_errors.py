@@ -78,23 +78,23 @@ def test_mode_ignore_does_nothing_when_the_table_holds_segments(spark, tmp_path)
     assert result.mode == "ignore" and result.segments == () and tarballs(tmp_path) == before
 
 
-def _last_python_line(message: str) -> str:
-    """The last line of the Python traceback inside Spark's error (the line Spark's PythonException shows
-    as its cause): the first unindented line after the last stack frame."""
-    lines = message.splitlines()
-    last_frame = max(i for i, line in enumerate(lines) if line.startswith("  File "))
-    return next(line for line in lines[last_frame + 1:] if line and not line.startswith(" "))
-
-
 @pytest.mark.parametrize("entry_point", ["data-source", "map-in-arrow"])
 def test_an_error_inside_a_task_ends_sparks_python_traceback_in_one_line(spark, tmp_path, entry_point):
     schema = json.loads(json.dumps(SCHEMA))
     schema["metricFieldSpecs"][0]["dataType"] = "INT"
     df = events_df(spark, rows=100, partitions=1).withColumn(
         "value", F.when(F.col("value") == 42, F.lit(2**40)).otherwise(F.col("value")))
-    with pytest.raises(Exception) as info:
+    with pytest.raises(pinot_sink.spark_write.WriteFailedError) as info:
         pinot_sink.write(df, "events", entry_point=entry_point, **_options(tmp_path, schema=json.dumps(schema)))
-    line = _last_python_line(str(info.value))
-    assert line.startswith("pinot_sink.partition_writer.PinotWriteError: table events, partition 0: "), line
+    line = str(info.value)  # the task's error in one line (issue 32 item 4), not Spark's traceback
+    assert "\n" not in line and line.startswith("pinot_sink.write to table events failed: table events, partition 0: ")
     assert "'value'" in line and "row 42" in line and "set option 'convert.on-overflow'=null" in line, line
     assert str(2**40) in line, line  # the value itself
+    if entry_point == "data-source":  # format("pinot") itself: Spark's exception, our line without a traceback
+        writer = df.write.format("pinot").option("table-name", "events").mode("append")
+        for key, value in _options(tmp_path, schema=json.dumps(schema)).items():
+            writer = writer.option(key, value)
+        with pytest.raises(Exception) as direct:
+            writer.save()
+        assert "Traceback" not in str(direct.value)
+        assert "pinot_sink.partition_writer.PinotWriteError: table events, partition 0: " in str(direct.value)

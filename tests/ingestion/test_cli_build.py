@@ -87,3 +87,27 @@ def test_unknown_options_and_unsupported_settings_are_named(tmp_path, capsys):
     assert main(base + ["--option", "convert.on-oversize-string=pinot"]) == 1
     assert "transformConfigs[0]" in capsys.readouterr().err
     assert main(base + ["--option", "convert.on-oversize-string=pinot", "--option", "ingestion.unsupported=skip"]) == 0
+
+
+def test_the_schema_policy_options_apply_to_a_file_with_extra_columns(tmp_path, capsys):
+    """A file with columns the schema lacks: refused naming the option, then taken with that option (as
+    Pinot's own job skips fields it does not read); the data source's schema.* options, the same words."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"schemaName": "t", "dimensionFieldSpecs": [{"name": "S", "dataType": "STRING"}]}))
+    config = tmp_path / "table.json"
+    config.write_text(json.dumps({"tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
+                                  "tableIndexConfig": {}, "metadata": {}}))
+    (tmp_path / "in.jsonl").write_text('{"s": "a", "extra": 1}\n{"s": "b", "extra": 2}\n')
+    base = ["build", "--schema", str(schema), "--table-config", str(config), "--input", str(tmp_path / "in.jsonl"),
+            "--out", str(tmp_path / "out"), "--name", "t_0"]
+    assert main(base) == 1
+    err = capsys.readouterr().err
+    assert "extra" in err and "'schema.unknown-columns'=ignore" in err
+    assert main(base + ["--option", "schema.unknown-columns=ignore"]) == 0  # "s" feeds "S": case-insensitive
+    capsys.readouterr()
+    with open_segment(tmp_path / "out" / "t_0.tar.gz") as segment:
+        assert segment.values("S").to_pylist() == ["a", "b"]
+    assert main(base + ["--option", "schema.unknown-columns=ignore", "--option", "schema.case-sensitive=true"]) == 0
+    capsys.readouterr()
+    with open_segment(tmp_path / "out" / "t_0.tar.gz") as segment:
+        assert segment.values("S").to_pylist() == ["null", "null"]  # "s" is unknown now, "S" gets its default

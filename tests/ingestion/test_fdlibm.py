@@ -2,7 +2,8 @@
 fdlibm's own ``exp`` (``StrictMath.exp``, inside sinh / cosh) and Pinot's ``sigmoid``: against the table Java 17
 wrote on this machine (tests/fixtures/java17_fdlibm.txt, by tools/java_math/fdlibm_fixture.py; its run of
 ~120,000 inputs a function had no difference, numpy's libm 29 (log1p) to 22,437 (atan2)), and through the
-functions Pinot's transforms call. tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh inputs."""
+functions Pinot's transforms call. tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh inputs. Java's
+answers are the only reference: no test asserts whether the platform's libm agrees with them (machine-dependent)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,9 +24,6 @@ OURS = {"asin": fdlibm.fdlibm_asin, "acos": fdlibm.fdlibm_acos, "atan": fdlibm.f
         "tanh": fdlibm.fdlibm_tanh, "expm1": fdlibm.fdlibm_expm1, "log1p": fdlibm.fdlibm_log1p,
         "hypot": fdlibm.fdlibm_hypot, "cbrt": fdlibm_cbrt, "sexp": fdlibm.fdlibm_exp,
         "sigmoid": lambda a: 1.0 / (1.0 + hotspot_exp(-a))}
-LIBM = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh,
-        "cosh": np.cosh, "tanh": np.tanh, "expm1": np.expm1, "log1p": np.log1p, "hypot": np.hypot, "cbrt": np.cbrt, "sexp": np.exp,
-        "sigmoid": lambda a: 1.0 / (1.0 + np.exp(-a))}
 
 
 def _table(function: str) -> tuple[list[np.ndarray], np.ndarray]:
@@ -47,9 +45,6 @@ def test_bits_match_java17_on_the_table(function):
     wrong = np.flatnonzero(_differ(got, want))
     assert not len(wrong), [([float(a[i]) for a in args], hex(int(want[i])), hex(int(got.view(np.uint64)[i])))
                             for i in wrong[:5]]
-    # the table holds the inputs where the platform's libm rounds the other way: the port is what passes
-    with np.errstate(all="ignore"):
-        assert int(_differ(LIBM[function](*args), want).sum()) > 20
 
 
 def test_special_values():

@@ -1,7 +1,8 @@
 """``Math.exp`` / ``log`` / ``log10`` / ``sin`` / ``cos`` / ``tan`` / ``pow`` as x86_64 HotSpot's intrinsics compute
 them (``type_mapping.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt,
-by tools/java_math/math_fixture.py: its runs had no difference, numpy's libm many, see docs/ingestion.md), and
-through the functions Pinot's transforms call.
+by tools/java_math/math_fixture.py: its runs had no difference, see docs/ingestion.md), and through the functions
+Pinot's transforms call. Only Java's answers are the reference: whether the platform's libm agrees with Java
+depends on the machine, so no test asserts it either way.
 tests/type_mapping/test_java_rules.py asks a JDK 17 about fresh random inputs."""
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from pinot_sink.ingestion.values import Context
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_math.txt"
 FUNCTIONS = {"exp": hotspot_exp, "log": hotspot_log, "log10": hotspot_log10, "sin": hotspot_sin, "cos": hotspot_cos,
              "tan": hotspot_tan}
-LIBM = {"exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan}
 
 
 def _table(function: str) -> tuple[np.ndarray, np.ndarray]:
@@ -37,10 +37,6 @@ def test_bits_match_java17_on_the_table(function):
     nan = np.isnan(want.view(np.float64)) & np.isnan(got.view(np.float64))
     wrong = np.flatnonzero((got != want) & ~nan)
     assert not len(wrong), [(x[i], hex(int(want[i])), hex(int(got[i]))) for i in wrong[:5]]
-    # the table holds the inputs where the platform's libm rounds the other way: the port is what passes
-    with np.errstate(all="ignore"):
-        libm = LIBM[function](x).view(np.uint64)
-    assert int(((libm != want) & ~(np.isnan(want.view(np.float64)))).sum()) > 40
 
 
 def test_special_values_and_borders():
@@ -81,9 +77,6 @@ def test_pow_bits_match_java17_on_the_table():
     nan = np.isnan(want.view(np.float64)) & np.isnan(got.view(np.float64))
     wrong = np.flatnonzero((got != want) & ~nan)
     assert not len(wrong), [(x[i], y[i], hex(int(want[i])), hex(int(got[i]))) for i in wrong[:5]]
-    with np.errstate(all="ignore"):
-        libm = np.power(x, y).view(np.uint64)
-    assert int(((libm != want) & ~np.isnan(want.view(np.float64))).sum()) > 200
     # each path of the stub is on the table: x near 1 with |y| >= 2**12, subnormal x and results, negative x
     near1 = (np.abs(x - 1) < 0.07) & (np.abs(y) >= 4096) & np.isfinite(y)
     result = want.view(np.float64)
@@ -152,15 +145,15 @@ def test_trigonometry_through_the_transforms():
 
 def test_functions_built_on_the_stubs_use_them():
     """sigmoid is 1 / (1 + Math.exp(-a)), asinh / acosh / atanh go through Math.log, a geography's ST_Distance
-    through Math.sin / Math.cos (and fdlibm's Math.atan2): each with the stub's bits, where numpy's libm would give
-    others."""
+    through Math.sin / Math.cos (and fdlibm's Math.atan2): each with the stub's bits (compared with the ports, never
+    with the platform's libm, which may or may not agree with Java on a given machine)."""
     x, _ = _table("exp")
     x = -x[np.isfinite(x)][:400]
     column = {"d": pa.array(x, pa.float64())}
     got = np.array(Expression("sigmoid(d)").evaluate_array(column, Context(len(x))).to_pylist())
     with np.errstate(all="ignore"):
-        want, libm = 1.0 / (1.0 + hotspot_exp(-x)), 1.0 / (1.0 + np.exp(-x))
-    assert got.view(np.uint64).tolist() == want.view(np.uint64).tolist() and (want != libm).any()
+        want = 1.0 / (1.0 + hotspot_exp(-x))
+    assert got.view(np.uint64).tolist() == want.view(np.uint64).tolist()
     a = np.linspace(1.0001, 40, 997)
     got = np.array(Expression("acosh(d)").evaluate_array({"d": pa.array(a)}, Context(len(a))).to_pylist())
     assert np.array_equal(got, hotspot_log(a + np.sqrt(a * a - 1)))
@@ -178,4 +171,4 @@ def test_functions_built_on_the_stubs_use_them():
         t1, t2, t3 = c2 * sd, c1 * s2 - s1 * c2 * cd, s1 * s2 + c1 * c2 * cd
         return (fdlibm_atan2(np.sqrt(t1 * t1 + t2 * t2), t3) * (6371.01 * 1000.0)).tolist()  # Math.atan2: fdlibm
 
-    assert got == great_circle(hotspot_sin, hotspot_cos) != great_circle(np.sin, np.cos)
+    assert got == great_circle(hotspot_sin, hotspot_cos)

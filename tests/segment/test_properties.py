@@ -167,3 +167,31 @@ def test_java_float_str_plain_range_shortcut_agrees_with_the_general_layout():
         single = float(np.float32(value))
         if not java17_whole(single):
             assert java_float_str(single, float32=True) == java_float_from_shortest(single, str(np.float32(single)))
+
+
+def test_a_column_named_with_a_tab_is_read_as_pinot_reads_it(tmp_path):
+    """Issue 32 item 11: Pinot's writer (and ours) escape the tab in a key as backslash + tab; Pinot's reader
+    takes it back (tests/fixtures/tab_column: Pinot's segment and pinot-segment-dump's answer), and so must
+    ours: the column was dropped before. Our own build of the same rows writes the same metadata keys."""
+    import json
+    import tarfile
+
+    from pinot_sink.cli import main
+    from pinot_sink.segment import read_segment
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "tab_column"
+    rows = [json.loads(line) for line in (folder / "pinot_dump.jsonl").read_text().splitlines()
+            if '"kind":"row"' in line]
+    want = {"a\tb": [r["values"]["a\tb"] for r in rows], "id": [r["values"]["id"] for r in rows]}
+    assert want == {"a\tb": ["x", "y"], "id": [1, 2]}
+    assert read_segment(str(folder / "tabs_0.tar.gz")).table.to_pydict() == want
+    assert main(["build", "--schema", str(folder / "schema.json"), "--table-config", str(folder / "table.json"),
+                 "--input", str(folder / "rows.jsonl"), "--out", str(tmp_path), "--name", "tabs_0"]) == 0
+    assert read_segment(str(tmp_path / "tabs_0.tar.gz")).table.to_pydict() == want
+
+    def keys(path):
+        with tarfile.open(path) as tar:
+            text = tar.extractfile("tabs_0/v3/metadata.properties").read().decode()
+        return sorted(line.split(" = ")[0] for line in text.splitlines() if line.startswith("column.a"))
+
+    assert keys(tmp_path / "tabs_0.tar.gz") == keys(folder / "tabs_0.tar.gz")

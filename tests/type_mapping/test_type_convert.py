@@ -557,3 +557,33 @@ def test_kept_chunks_are_as_large_as_the_joined_column(data_type, arrow_type, ch
     kept, _ = convert_column(column, spec, keep_chunks=True)
     assert kept.nbytes == joined.nbytes  # (TIMESTAMP's floor writes one array from the chunks: the same here)
     assert kept.to_pylist() == joined.to_pylist()
+
+
+def test_nan_in_the_time_column_counts_as_null():
+    """Issue 32 item 11: NaN is null (docs/type-mapping.md), so convert.on-null-time decides it too: an error
+    naming the row and NaN, or (pinot) the ingestion time, masked; never Long.MIN_VALUE refused later."""
+    import time
+
+    import pyarrow as pa
+    import pytest
+
+    from type_mapping import PinotSchema
+    from type_mapping.compat import ConversionError
+    from type_mapping.convert import ConversionOptions, to_pinot_columns
+    from type_mapping.reconcile import plan_write
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [{"name": "x", "dataType": "INT"}],
+                                    "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG",
+                                                            "format": "1:MILLISECONDS:EPOCH",
+                                                            "granularity": "1:MILLISECONDS"}]})
+    batch = pa.record_batch([pa.array([1, 2, 3]), pa.array([1.7e12, float("nan"), None])], names=["x", "ts"])
+    plan = plan_write(batch.schema, schema, table_config={"tableName": "t_OFFLINE",
+                                                          "segmentsConfig": {"timeColumnName": "ts"}})
+    with pytest.raises(ConversionError, match=r"column 'ts', row 11: the table's time column is NaN .*"
+                                              r"'convert.on-null-time'=pinot"):
+        to_pinot_columns(batch, schema, plan, row_offset=10)
+    before = int(time.time() * 1000)
+    columns = to_pinot_columns(batch, schema, plan, options=ConversionOptions(on_null_time="pinot"))
+    values = columns.table.column("ts").to_pylist()
+    assert values[0] == 1_700_000_000_000 and values[1] >= before and values[2] >= before
+    assert columns.null_masks["ts"].tolist() == [False, True, True]
