@@ -27,7 +27,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
 install: $(STAMP)
 
-$(STAMP): setup.cfg pyproject.toml
+$(STAMP): setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(EDITABLE) '.[test]'
@@ -43,10 +43,10 @@ define spark3_venv
 	@touch $(1)/.installed-stamp
 endef
 
-$(STAMP35): setup.cfg pyproject.toml
+$(STAMP35): setup.cfg setup.py pyproject.toml
 	$(call spark3_venv,$(VENV35),$(PYTHON),$(SPARK35))
 
-$(STAMP33): setup.cfg pyproject.toml
+$(STAMP33): setup.cfg setup.py pyproject.toml
 	$(call spark3_venv,$(VENV33),$(PYTHON310),$(SPARK33))
 
 demo: $(STAMP)
