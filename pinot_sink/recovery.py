@@ -49,6 +49,7 @@ from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERS
                                           rewrite_status)
 from pinot_sink.storage.tarballs import tarball_crc
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
+from pinot_sink.storage.staging import OWNER_FILE, owner_running
 
 from .job import WriteJob
 from .write_run import WriteRun
@@ -176,8 +177,8 @@ def _private_staging_roots(table: str, write_tag: str | None) -> list[Leftover]:
     for name in names:
         root = os.path.join(tempfile.gettempdir(), name)
         if not name.startswith(prefix) or not re.fullmatch(r"[a-z0-9_]{8}", name[len(prefix):]) \
-                or not os.path.isdir(root) or set(os.listdir(root)) - {table}:
-            continue
+                or not os.path.isdir(root) or set(os.listdir(root)) - {table, OWNER_FILE} or owner_running(root):
+            continue  # not one of ours, or a running write's (its driver is alive)
         runs = list_folders(os.path.join(root, table, STAGING_DIR))
         if write_tag is not None and not any(run.startswith(f"{write_tag}_") for run in runs):
             continue

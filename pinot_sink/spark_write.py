@@ -112,7 +112,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     options = {k: v for k, v in options.items() if str(k).lower() != "upsert.dedup-batch"}
     checked = _checked_job(df, table_name, mode, options)
     try:
-        mode, df, options = _before_the_write(df, checked, table_name, mode, partition_by, options)
+        mode, df, options = _before_the_write(df, checked, table_name, mode, partition_by, options, dedup_batch)
     except BaseException:
         # nothing was staged yet: the job's private staging root goes (once Spark runs, the commit or the
         # abort removes it)
@@ -146,7 +146,8 @@ def task_error(exc: BaseException) -> str | None:
     return found[-1].strip() if found else None
 
 
-def _before_the_write(df, checked, table_name: str, mode: str, partition_by, options: dict[str, Any]):
+def _before_the_write(df, checked, table_name: str, mode: str, partition_by, options: dict[str, Any],
+                      dedup_batch: str | None):
     """The save mode against the table, ``partition_by``, the clustering: ``(mode, df, options)`` to write
     with (mode ``ignore``: nothing to write)."""
     try:

@@ -30,6 +30,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from type_mapping.errors import PinotSinkError
+
 SIZE_LIMIT = 1000 * 1024  # ZNRecord.SIZE_LIMIT
 IDEAL_STATE_COMPRESS_OVER = 1000  # IdealStateGroupCommit.NUM_PARTITIONS_THRESHOLD_TO_ENABLE_COMPRESSION
 STATE_MODEL = "SegmentOnlineOfflineStateModel"
@@ -133,7 +135,7 @@ def ideal_state_record(table_with_type: str, assignment: Mapping[str, Mapping[st
 # --- the budget of one commit --------------------------------------------------------------------------------
 
 
-class RecordBudgetError(ValueError):
+class RecordBudgetError(PinotSinkError, ValueError):
     """A commit would make a ZooKeeper record bigger than Helix writes; the message has the numbers and fixes."""
 
 

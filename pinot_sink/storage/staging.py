@@ -23,7 +23,44 @@ def private_stage_root(table: str) -> str:
     can read, replace or redirect the staged tarballs. Made on the driver, because only tasks on the
     driver's machine may stage there, and they run as the driver's user; the job removes it after the commit
     or abort."""
-    return tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
+    root = tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
+    with open(os.path.join(root, OWNER_FILE), "w", encoding="ascii") as owner:
+        owner.write(process_identity(os.getpid()))
+    return root
+
+
+# Who made a private staging root: `pinot-sink recover` on the same machine must never take a running write's
+# folder for a dead one's (two writes of one table, or a test suite's workers, share the temp folder).
+OWNER_FILE = ".pinot-sink-owner"
+
+
+def process_identity(pid: int) -> str:
+    """``<pid> <start>``: the start time (``/proc/<pid>/stat``'s 22nd field, clock ticks since boot) tells
+    a reused pid from the process that wrote it; empty where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            start = stat.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        start = ""
+    return f"{pid} {start}".strip()
+
+
+def owner_running(root: str) -> bool:
+    """Whether the process that made the private staging root ``root`` still runs (then its folder is a
+    running write's, whatever its age). A root without a readable owner is not known to be running."""
+    try:
+        with open(os.path.join(root, OWNER_FILE), encoding="ascii") as owner:
+            recorded = owner.read().split()
+        pid = int(recorded[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return len(recorded) < 2 or process_identity(pid) == " ".join(recorded)
 
 
 class AttemptStage:

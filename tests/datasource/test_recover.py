@@ -5,6 +5,9 @@ the driver is killed. (The real-process kill is tests/datasource/test_driver_kil
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -12,6 +15,7 @@ from pinot_sink.cli import main
 from pinot_sink.commit import commit_job
 from pinot_sink.controller import ControllerClient
 from pinot_sink.segment import read_segment
+from pinot_sink.storage.staging import OWNER_FILE, process_identity
 from pinot_sink.storage.stores import DirectoryStore
 
 from .test_commit import ids_in_controller, ids_in_directory, job, run_tasks, table  # noqa: F401 (fixture)
@@ -285,6 +289,11 @@ def test_a_crash_mid_commit_without_output_uri_leaves_a_private_staging_folder_t
         commit_job(the_job, reports)
     monkeypatch.undo()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    # the driver that made it is this test's process, still running: its folder is never taken for a leftover
+    assert f"staging folder {root}" not in recover(capsys, "--url", table.url)
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    (root / OWNER_FILE).write_text(process_identity(os.getpid()).replace(str(os.getpid()), str(dead.pid), 1))
     listed = recover(capsys, "--url", table.url)
     assert f"staging folder {root}: a write's private staging folder on this machine (1 run(s)" in listed
     assert "lineage entry" in listed
