@@ -77,6 +77,7 @@ class WriteJob:
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
     segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
+    compaction: Any = None  # a compaction's plan (pinot_sink.compaction.run.CompactionScope), None for a write
 
     @property
     def table(self) -> str:
