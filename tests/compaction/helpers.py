@@ -23,7 +23,8 @@ SCHEMA = {
 }
 CONFIG = {"tableName": "events_OFFLINE", "tableType": "OFFLINE",
           "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
-          "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": ["country"]}, "metadata": {}}
+          "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": ["country"], "sortedColumn": ["country"]},
+          "metadata": {}}
 ARROW = pa.schema([("id", pa.int64()), ("country", pa.string()), ("amount", pa.float64()), ("clicks", pa.int64()),
                    ("ts", pa.timestamp("ms", tz="UTC"))])
 DAY_MS = 86_400_000
@@ -79,3 +80,42 @@ def folder_ids(out: Path) -> list[int]:
 
     names = [f.name for f in list_facts(DirectoryStore("events", out.resolve().as_uri()))]
     return ids_of(out / "events" / f"{n}.tar.gz" for n in names)
+
+
+def tiny_segments(count: int, rows_each: int, *, kind: str, out: Path | None = None, url: str | None = None,
+                  client=None, spacing_ms: int = 3_600_000) -> list[str]:
+    """``count`` one-segment writes as a streaming query's micro-batches (``kind="stream"``: write ids
+    ``stream:<query>:<batch>``) or hourly appends (``kind="hourly"``: write ids ``hourly-<i>``), built by the
+    task's own path; with a controller each is uploaded as its append's commit leaves it, embedded each
+    tarball is published into the table folder as its commit would. Returns the names."""
+    from dataclasses import replace as dc_replace
+
+    from pinot_sink.job import prepare_job
+    from pinot_sink.storage.files import publish_into_directory
+
+    raw = {"table-name": "events", **options(url=url, out=out)}
+    job = prepare_job(raw, ARROW, overwrite=False, streaming=kind == "stream")
+    names = []
+    for i in range(count):
+        batch = rows(i * rows_each, rows_each, start_ms=BASE_MS + i * spacing_ms,
+                     step_ms=max(1, spacing_ms // max(1, rows_each) // 2))
+        if kind == "stream":
+            report = write_partition(job, [batch], partition_id=0, task_attempt_id=1, query_id="q1", batch_id=i)
+        else:
+            hourly = dc_replace(job, run=dc_replace(job.run, write_id=f"hourly-{i}", rerun=True))
+            report = write_partition(hourly, [batch], partition_id=0, task_attempt_id=1)
+        for segment in report.segments:
+            names.append(segment.name)
+            if client is not None:
+                client.post_segment_file("events", segment.name, segment.staged_uri[len("file://"):])
+            else:
+                publish_into_directory(str(out.resolve().as_uri()), "events", {segment.name: segment.staged_uri})
+    return names
+
+
+def check_sizes(sizes_by_bucket: dict, target: int) -> None:
+    """Every segment of a bucket within [0.8, 1.0] of the target but the last (the smallest), which fits."""
+    for bucket, sizes in sizes_by_bucket.items():
+        ordered = sorted(sizes, reverse=True)
+        assert all(0.8 * target <= s <= target for s in ordered[:-1]), (bucket, ordered, target)
+        assert ordered[-1] <= target, (bucket, ordered, target)
