@@ -65,7 +65,7 @@ def ids_of(paths) -> list[int]:
 def controller_ids(controller, tmp_path: Path) -> list[int]:
     live = controller.live_segments("events")
     folder = tmp_path / "live"
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for name in live:
         path = folder / f"{name}.tar.gz"
