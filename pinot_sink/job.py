@@ -33,6 +33,7 @@ from pinot_sink.storage.stores import SegmentStore, open_store
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 
+from .compaction.provenance import CompactedWriteError, refuse_rerun_of_compacted
 from .ingestion import IngestionPipeline
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag
 from .options import OptionError, WriteOptions, redact_options
@@ -272,6 +273,12 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         except OptionError:
             release_private_stage_root(job)
             raise
+    if job.run.rerun and job.run.replaces is APPEND:
+        try:  # a compacted write's rerun is refused before any task runs; the commit checks again
+            _check_not_compacted(job)
+        except CompactedWriteError:
+            release_private_stage_root(job)
+            raise
     log.info("pinot_sink: writing %s (%s, write id %s, run %s) with %s", job.table, describe_mode(job),
              write_id if write_id is not None else "per micro-batch", job.run_tag, redact_text(str(options)))
     if options.parallelism and not streaming:
@@ -291,6 +298,14 @@ def _check_straddling(job: WriteJob) -> None:
                         include_straddling=job.window.include_straddling)
     except StraddlingSegmentsError as exc:
         raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
+    finally:
+        store.close()
+
+
+def _check_not_compacted(job: WriteJob) -> None:
+    store = job.store()
+    try:
+        refuse_rerun_of_compacted(job.table, job.run.write_id, job.run.write_tag, store.list(), store)
     finally:
         store.close()
 

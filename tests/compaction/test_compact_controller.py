@@ -198,3 +198,29 @@ def test_an_append_during_a_compaction_is_kept(table, client, tmp_path):
     worker.join(30)
     assert controller_ids(table, tmp_path) == list(range(500))
     assert len(table.live_segments("events")) == 2
+
+
+def test_a_replayed_micro_batch_that_was_compacted_is_refused_by_the_commit(table, tmp_path):
+    """A streaming query restarted from an old checkpoint replays a batch whose segments were compacted: its
+    commit (on the driver, before any upload) refuses it, naming the compaction."""
+    from pinot_sink.commit import commit_job
+    from pinot_sink.job import prepare_job
+    from pinot_sink.task import write_partition
+    from tests.compaction.helpers import ARROW
+
+    job = prepare_job({"table-name": "events", "url": table.url}, ARROW, overwrite=False, streaming=True)
+
+    def batch(number: int):
+        report = write_partition(job, [rows(number * 50, 50, start_ms=BASE_MS + number * 60_000)], partition_id=0,
+                                 task_attempt_id=number, query_id="q", batch_id=number)
+        return commit_job(job, [report], query_id="q", batch_id=number)
+
+    for number in range(5):
+        batch(number)
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    uploads = len(table.uploads())
+    with pytest.raises(CompactedWriteError, match="write stream:q:3 was compacted into"):
+        batch(3)
+    assert len(table.uploads()) == uploads
+    batch(5)  # the next batches go on as before
+    assert controller_ids(table, tmp_path) == list(range(300))

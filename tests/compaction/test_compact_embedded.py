@@ -147,3 +147,29 @@ def test_bad_rollup_settings_are_one_line_errors(tmp_path):
     with pytest.raises(CompactionError, match="supported aggregation types are SUM, MIN, MAX"):
         compact("events", output_uri=str(out), mode="rollup", aggregations={"clicks": "DISTINCTCOUNTHLL"},
                 options=OPTIONS)
+
+
+def test_a_partitioned_table_with_a_star_tree_gets_one_partition_per_segment_and_its_tree(tmp_path):
+    """The table config as it is now (a star-tree, a partition function) is what the new segments are built
+    with, whatever the merged segments had: one partition id per new segment, a star-tree in each."""
+    out = tmp_path / "segments"
+    tiny_segments(8, 50, kind="hourly", out=out, spacing_ms=60_000)  # written without either
+    config = json.loads(json.dumps(CONFIG))
+    config["tableIndexConfig"]["segmentPartitionConfig"] = {
+        "columnPartitionMap": {"id": {"functionName": "Modulo", "numPartitions": 3}}}
+    config["tableIndexConfig"]["starTreeIndexConfigs"] = [{
+        "dimensionsSplitOrder": ["country"], "functionColumnPairs": ["SUM__clicks", "COUNT__*"],
+        "maxLeafRecords": 10}]
+    report = compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb",
+                     options={**OPTIONS, "table-config": json.dumps(config)})
+    assert not report.failed and report.groups[0].segments_after == 3
+    from pinot_sink.segment.read.reader import open_segment
+
+    seen = set()
+    for name in report.groups[0].new:
+        with open_segment(out / "events" / f"{name}.tar.gz") as reader:
+            partitions = reader.column("id").partitions
+            assert len(partitions) == 1 and reader.metadata.star_tree_count == 1
+            seen.add(partitions[0])
+            assert set(np.asarray(reader.values("id")) % 3) == {partitions[0]}
+    assert seen == {0, 1, 2} and folder_ids(out) == list(range(400))
