@@ -35,7 +35,7 @@ from pinot_sink.segment.index_policy import plan_indexes
 
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
-from ..naming import column_min_max, make_namer, run_tag
+from ..naming import column_min_max, make_namer, name_tags, run_tag
 from ..options import OptionError, WriteOptions, parse_size, redact_options
 from ..reports import SegmentRecord, TaskReport, WriteResult
 from ..time_window import BUCKET_MS, TimeWindow, parse_time_range
@@ -114,11 +114,13 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
             time_range: str | TimeWindow | None = None, min_segment_size: str | int | None = None,
             mode: str = "concat", dry_run: bool = False, bucket: str | None = None,
             aggregations: Mapping[str, str] | None = None, options: Mapping[str, str] | None = None,
-            client_config=None, progress: Callable[[str], None] | None = None) -> CompactionReport:
+            client_config=None, progress: Callable[[str], None] | None = None,
+            write_options: WriteOptions | None = None, exclude_writes: frozenset[str] = frozenset()) -> CompactionReport:
     """Compact ``table``'s small segments (module doc). ``options`` are write options that apply (auth, TLS,
     storage options, ``schema`` / ``table-config`` in embedded mode); ``client_config`` a ready controller
-    configuration (the CLI's). Returns the report; a group that failed is in it (``report.failed``) and left
-    as it was."""
+    configuration (the CLI's); ``write_options`` a streaming query's own (``pinot_sink.compaction.stream``),
+    ``exclude_writes`` write tags whose segments are left out. Returns the report; a group that failed is in
+    it (``report.failed``) and left as it was."""
     ensure_log_handler()
     started = time.monotonic()
     if mode not in MODES:
@@ -131,7 +133,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         raw["url"] = url
     if output_uri:
         raw["output-uri"] = output_uri
-    write_options = WriteOptions.parse(raw)
+    write_options = write_options or WriteOptions.parse(raw)
     if client_config is not None:
         write_options = replace(write_options, client=client_config)
     if write_options.client is None and not write_options.delivery.output_uri:
@@ -149,8 +151,9 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         schema = PinotSchema.from_json(schema_json)
         table_config = TableConfig.from_json(config_json, schema)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))
-        bucket_ms = _bucket_ms(bucket, table_config)
-        plan = make_plan(table, list_facts(store), mode=mode, target_bytes=target, min_segment_bytes=minimum,
+        bucket_ms = bucket_ms_of(bucket, table_config)
+        facts = [f for f in list_facts(store) if (name_tags(f.name) or ("",))[0] not in exclude_writes]
+        plan = make_plan(table, facts, mode=mode, target_bytes=target, min_segment_bytes=minimum,
                          bucket_ms=bucket_ms, window=window)
         report = CompactionReport(table, mode, plan, dry_run)
         log.info("pinot_sink: %s", plan.describe())
@@ -173,7 +176,9 @@ def _size(value: str | int, option: str) -> int:
     return value if isinstance(value, int) else parse_size(value, option)
 
 
-def _bucket_ms(bucket: str | None, table_config: TableConfig) -> int | None:
+def bucket_ms_of(bucket: str | None, table_config: TableConfig) -> int | None:
+    """The time bucket's length: ``bucket`` (day, hour), else by the table's push frequency; None without a
+    time column."""
     if table_config.time_column is None:
         return None
     if bucket is None:
@@ -311,7 +316,7 @@ class _Context:
 
     def _fetch(self, job: WriteJob, name: str, work: Path) -> str:
         """A local path of the segment's tarball: the folder's own file, or a download."""
-        if self.root is not None:
+        if isinstance(self.store, DirectoryStore):
             uri = segment_uri(self.root, job.table, name)
             local = local_path(uri)
             if local is not None:
