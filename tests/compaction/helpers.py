@@ -21,7 +21,7 @@ SCHEMA = {
     "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP", "format": "1:MILLISECONDS:EPOCH",
                             "granularity": "1:MILLISECONDS"}],
 }
-CONFIG = {"tableName": "events_OFFLINE", "tableType": "OFFLINE",
+CONFIG = {"tableName": "events_OFFLINE", "tableType": "OFFLINE", "tenants": {},
           "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
           "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": ["country"], "sortedColumn": ["country"]},
           "metadata": {}}
