@@ -1,7 +1,7 @@
 """Compaction's cost against building the same rows fresh, and its peak memory against the target size.
 
-Small segments are written the way a streaming query writes them (one committed micro-batch each, the task's
-own path, published into a folder), from the orders of examples/local_backfill.py (sortedColumn, inverted
+Small segments are written the way a streaming query writes them (one committed micro-batch each: the task's
+own path and the commit, into a folder with its manifests), from the orders of examples/local_backfill.py (sortedColumn, inverted
 indexes, raw columns, a multi-value and a mostly-null column). Then, each in a fresh process:
 
 * **compact**: ``pinot_sink.compact`` of the folder (embedded, concat) into ``--target-size`` segments;
@@ -69,7 +69,7 @@ def _orders(rows: int):
 
 def generate(args) -> None:
     from pinot_sink.job import prepare_job
-    from pinot_sink.storage.files import publish_into_directory
+    from pinot_sink.commit import commit_job
     from pinot_sink.task import write_partition
 
     example = _example()
@@ -80,7 +80,7 @@ def generate(args) -> None:
         batch = table.slice(start, args.small_rows).to_batches()
         report = write_partition(job, batch, partition_id=0, task_attempt_id=number, query_id="bench",
                                  batch_id=number, threads=1)
-        publish_into_directory(out.resolve().as_uri(), "orders", {s.name: s.staged_uri for s in report.segments})
+        commit_job(job, [report], query_id="bench", batch_id=number)
 
 
 def run_compact(args) -> dict:

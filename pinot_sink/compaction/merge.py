@@ -11,8 +11,12 @@ corrected count (at most ``MAX_BUILDS`` times); the last of a bucket only needs 
 """
 from __future__ import annotations
 
+import gzip
 import logging
 import os
+import shutil
+import tarfile
+import tempfile
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -25,6 +29,7 @@ from type_mapping.stored import PinotColumns
 from type_mapping.errors import PinotSinkError
 
 from pinot_sink.segment.builder import time_values_ms
+from pinot_sink.segment.fast_zlib import HAVE_ISAL
 from pinot_sink.segment.read.reader import read_segment
 
 from ..partitioning import partition_id_arrays, partitioned_columns
@@ -42,8 +47,33 @@ class CompactionError(PinotSinkError, ValueError):
 
 
 def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
-    """Every schema column of a segment, stored values and null masks."""
-    contents = read_segment(path)
+    """Every schema column of a segment (a tarball or a folder), stored values and null masks. A tarball is
+    unpacked here with ISA-L's gzip where installed (2-3x zlib's speed: most of a small segment's read),
+    through tarfile's ``data`` filter (no absolute paths, links out or devices), then read as a folder."""
+    if os.path.isdir(path):
+        return _stored(read_segment(path), schema, where)
+    folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
+    try:
+        try:
+            with _gzip_open(path) as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
+                archive.extractall(folder, filter="data")
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
+        top = [name for name in os.listdir(folder) if os.path.isdir(os.path.join(folder, name))]
+        return _stored(read_segment(os.path.join(folder, top[0]) if len(top) == 1 else folder), schema, where)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _gzip_open(path: str):
+    if HAVE_ISAL:
+        from isal import igzip
+
+        return igzip.open(path, "rb")
+    return gzip.open(path, "rb")
+
+
+def _stored(contents, schema: PinotSchema, where: str) -> PinotColumns:
     stored = contents.stored
     missing = [c.name for c in schema if c.name not in stored.table.column_names]
     if missing:
@@ -188,6 +218,8 @@ def row_keys(rows: PinotColumns, schema: PinotSchema, table_config, time_column:
 def split_by_key(rows: PinotColumns, keys: np.ndarray) -> dict[tuple, PinotColumns]:
     if len(keys) == 0:
         return {}
+    if (keys == keys[0]).all():  # the common case (a segment of one bucket and partition): no sort
+        return {tuple(int(v) for v in keys[0]): rows}
     distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = np.asarray(inverse).reshape(-1)
     if len(distinct) == 1:

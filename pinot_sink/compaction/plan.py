@@ -14,7 +14,7 @@ from typing import Iterable
 
 from pinot_sink.storage.files import list_segment_uris
 from pinot_sink.storage.layout import table_uri, uri_to_fs
-from pinot_sink.storage.manifests import manifests_of_table, not_live
+from pinot_sink.storage.manifests import WAS_COMMITTED, manifests_of_table, not_live
 from pinot_sink.storage.stores import ControllerStore, DirectoryStore, SegmentStore, zk_time_range
 from pinot_sink.storage.tarballs import metadata_files
 from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
@@ -119,11 +119,21 @@ def _folder_facts(store: DirectoryStore) -> list[SegmentFacts]:
         raise RuntimeError(f"table {store.table}: unreadable write record(s) {', '.join(unreadable[:3])}: what is "
                            f"live is unknown; `pinot-sink recover` lists them")
     hidden = not_live(documents.values())
+    # A committed write's manifest has each segment's rows and time range: the tarball is read only for a
+    # segment no manifest describes (a tarball copied in by hand, a publish finished by recovery).
+    recorded = {s["name"]: s for d in documents.values() if d.get("status") in WAS_COMMITTED
+                for s in d.get("segments") or [] if isinstance(s, dict) and s.get("rows") is not None}
     facts = []
     for name, uri in sorted(list_segment_uris(store.root_uri, store.table, store.storage_options).items()):
         if name in hidden:
             continue
         fs, target = uri_to_fs(uri, store.storage_options)
+        known = recorded.get(name)
+        if known is not None:
+            start, end = known.get("start_time_ms"), known.get("end_time_ms")
+            facts.append(SegmentFacts(name, int(fs.size(target)), int(known["rows"]),
+                                      -1 if start is None else int(start), -1 if end is None else int(end)))
+            continue
         with fs.open(target, "rb") as handle:
             properties = metadata_files(handle).get("metadata.properties")
         meta = parse_segment_metadata(properties)

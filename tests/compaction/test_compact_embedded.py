@@ -54,22 +54,33 @@ def test_a_rerun_of_a_compacted_write_is_refused_in_a_folder(tmp_path):
     assert folder_ids(out) == list(range(30))
 
 
-def test_a_rerun_that_publishes_first_makes_the_compaction_withdraw(tmp_path, monkeypatch):
-    """The rerun of h1 has moved its new tarball in and not yet looked for rivals when a compaction of
-    h1's old segment commits: the compaction sees the rerun's segment and withdraws; the rerun finishes."""
+def three_hourly_writes(tmp_path):
     out = tmp_path / "segments"
     for hour in range(3):
         write(rows(hour * 10, 10, start_ms=BASE_MS + hour * 3_600_000), out=out, write_id=f"h{hour}")
-    original = commit_module.publish_into_directory
-    reports = []
+    return out
+
+
+def after_publish(monkeypatch, marker: str, action) -> None:
+    """Run ``action`` once, right after the first embedded publish of segments whose names hold ``marker``."""
+    original, done = commit_module.publish_into_directory, []
 
     def publish(root, table, staged, options=None):
         original(root, table, staged, options)
-        if not reports and any("_r" in name for name in staged):  # the rerun's publish (a write's run tag)
-            reports.append(compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb",
-                                   options=OPTIONS))
+        if not done and any(marker in name for name in staged):
+            done.append(True)
+            action()
 
     monkeypatch.setattr(commit_module, "publish_into_directory", publish)
+
+
+def test_a_rerun_that_publishes_first_makes_the_compaction_withdraw(tmp_path, monkeypatch):
+    """The rerun of h1 has moved its new tarball in and not yet looked for rivals when a compaction of
+    h1's old segment commits: the compaction sees the rerun's segment and withdraws; the rerun finishes."""
+    out = three_hourly_writes(tmp_path)
+    reports = []
+    after_publish(monkeypatch, "_r", lambda: reports.append(  # the rerun's publish (a write's run tag)
+        compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb", options=OPTIONS)))
     write(rows(10, 10, start_ms=BASE_MS + 3_600_000), out=out, write_id="h1")
     [group] = reports[0].groups
     assert "a write replacing rows this compaction merged committed at the same time" in group.error
@@ -77,21 +88,16 @@ def test_a_rerun_that_publishes_first_makes_the_compaction_withdraw(tmp_path, mo
 
 
 def test_a_compaction_that_publishes_first_makes_the_rerun_withdraw(tmp_path, monkeypatch):
-    out = tmp_path / "segments"
-    for hour in range(3):
-        write(rows(hour * 10, 10, start_ms=BASE_MS + hour * 3_600_000), out=out, write_id=f"h{hour}")
-    original = commit_module.publish_into_directory
+    out = three_hourly_writes(tmp_path)
     errors = []
 
-    def publish(root, table, staged, options=None):
-        original(root, table, staged, options)
-        if not errors and any("_c" in name for name in staged):  # the compaction's publish
-            try:
-                write(rows(10, 10, start_ms=BASE_MS + 3_600_000), out=out, write_id="h1")
-            except Exception as exc:  # noqa: BLE001
-                errors.append(exc)
+    def rerun():
+        try:
+            write(rows(10, 10, start_ms=BASE_MS + 3_600_000), out=out, write_id="h1")
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
 
-    monkeypatch.setattr(commit_module, "publish_into_directory", publish)
+    after_publish(monkeypatch, "_c", rerun)  # the compaction's publish
     report = compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb", options=OPTIONS)
     assert not report.failed
     assert isinstance(errors[0], CompactedWriteError)  # it saw the compacted segment before publishing
