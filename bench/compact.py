@@ -104,7 +104,7 @@ def run_compact(args) -> dict:
             "segments_before": sum(g.segments_before for g in groups), "bytes_before": sum(g.bytes_before for g in groups),
             "segments_after": sum(g.segments_after for g in groups), "rows": sum(g.rows_after for g in groups),
             "builds": sum(g.builds for g in groups), "sizes_mb": [round(s / 1024**2, 2) for s in sizes],
-            "rows_per_segment": max(1, sum(g.rows_after for g in groups) // max(1, sizes and len(sizes)))}
+            "rows_per_segment": -(-sum(g.rows_after for g in groups) // max(1, len(sizes)))}
 
 
 def run_fresh(args, rows_per_segment: int) -> dict:
