@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 from type_mapping import PinotSchema
 from type_mapping.table_config import TableConfig
 
-from pinot_sink.controller import redact_text
+from pinot_sink.controller import ConsistentPush, redact_text
 from pinot_sink.storage.layout import local_path, normalise_uri, segment_uri, uri_to_fs
 from pinot_sink.storage.staging import AttemptStage, private_stage_root
 from pinot_sink.storage.stores import DirectoryStore, open_store
@@ -36,6 +36,7 @@ from pinot_sink.segment.index_policy import plan_indexes
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
 from ..naming import column_min_max, make_namer, name_tags, run_tag
+from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
 from ..reports import SegmentRecord, TaskReport, WriteResult
 from ..time_window import BUCKET_MS, TimeWindow, parse_time_range
@@ -44,7 +45,8 @@ from type_mapping.datetime_formats import stored_to_millis
 from type_mapping.table_config import push_type_and_frequency
 from . import merge
 from .plan import CompactionPlan, Group, list_facts, make_plan
-from .provenance import SOURCE_WRITES_KEY, format_writes, source_writes
+from .merge import CompactionError
+from .provenance import SOURCE_WRITES_KEY, format_writes, is_compacted, source_writes
 
 log = logging.getLogger("pinot_sink")
 
@@ -152,6 +154,8 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         table_config = TableConfig.from_json(config_json, schema)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))
         bucket_ms = bucket_ms_of(bucket, table_config)
+        if isinstance(store, DirectoryStore):
+            _refuse_unfinished(store)
         facts = [f for f in list_facts(store) if (name_tags(f.name) or ("",))[0] not in exclude_writes]
         plan = make_plan(table, facts, mode=mode, target_bytes=target, min_segment_bytes=minimum,
                          bucket_ms=bucket_ms, window=window)
@@ -226,6 +230,8 @@ class _Context:
         try:
             try:
                 staged = self._build(job, group, work, report)
+                if not isinstance(self.store, DirectoryStore):
+                    _revert_dead_compactions(self.store, job.compaction.sources)
                 result = commit_job(job, [TaskReport(0, 0, staged, input_rows=group.rows)])
             except BaseException as exc:
                 _abort(job, staged)
@@ -325,6 +331,35 @@ class _Context:
             fs.get_file(remote, str(work / f"{name}.tar.gz"))
             return str(work / f"{name}.tar.gz")
         return str(self.store.client.download_segment(job.table, name, work / f"{name}.tar.gz"))
+
+
+def _refuse_unfinished(store: DirectoryStore) -> None:
+    """A folder where a publish did not finish (a write or compaction killed while moving files, or one
+    moving them now) shows some of its files and hides others: merging what it shows could hold rows twice
+    once the publish is settled. Refused, saying how to settle it."""
+    unfinished = [l for l in find_leftovers(store.table, output_uri=store.root_uri,
+                                            storage_options=store.storage_options)
+                  if l.kind in ("unfinished publish", "unreadable write record")]
+    if unfinished:
+        raise CompactionError(
+            f"table {store.table}: not compacted: {unfinished[0].describe()}"
+            f"{f' (and {len(unfinished) - 1} more)' if len(unfinished) > 1 else ''}; once no write of the table "
+            f"runs, `pinot-sink recover --table {store.table} --output-uri {store.root_uri} --min-age 0 --apply` "
+            f"settles it, then compact again")
+
+
+def _revert_dead_compactions(store, sources: tuple[str, ...]) -> None:
+    """An earlier compaction's entry left IN_PROGRESS on these segments (it was killed) would make this one's
+    start fail: revert it (its new segments were never visible). A compaction still running on them fails
+    cleanly when its end finds its entry reverted. Writers' entries are never touched."""
+    wanted = set(sources)
+    for entry_id, entry in store.client.get_lineage(store.table).items():
+        new = entry.get("segmentsTo") or []
+        if (entry.get("state") == "IN_PROGRESS" and new and all(is_compacted(n) for n in new)
+                and wanted & set(entry.get("segmentsFrom") or [])):
+            log.warning("pinot_sink: %s: reverting lineage entry %s of a compaction that did not finish",
+                        store.table, entry_id)
+            ConsistentPush.resume(store.client, store.table, entry_id).revert()
 
 
 def _millis(built, value) -> int | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pinot_sink.compaction import compact
+from pinot_sink.compaction.merge import CompactionError
 from pinot_sink.controller import ClientConfig, ControllerClient
 from pinot_sink.recovery import find_leftovers
 from tests.compaction.helpers import CONFIG, SCHEMA, controller_ids, folder_ids, tiny_segments
@@ -79,3 +80,30 @@ def test_embedded_crash_then_recover_and_rerun(tmp_path, phase):
     on_disk = {p.name[:-len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")}
     assert len(on_disk) < COUNT and all("_c" in n for n in on_disk)
     assert find_leftovers("events", output_uri=out.resolve().as_uri()) == []
+
+
+@pytest.mark.slow
+def test_a_rerun_alone_after_a_controller_crash_finishes_the_job(fake_controller, tmp_path):
+    """No recover: the next compaction reverts the killed one's IN_PROGRESS entry on its segments itself."""
+    fake_controller.add_table(SCHEMA, CONFIG)
+    with ControllerClient.from_config(ClientConfig(url=fake_controller.url)) as client:
+        tiny_segments(COUNT, ROWS, kind="stream", client=client, url=fake_controller.url, spacing_ms=60_000)
+    crash("uploaded", "--url", fake_controller.url)
+    report = compact("events", url=fake_controller.url, target_size=TARGET)
+    assert not report.failed
+    assert controller_ids(fake_controller, tmp_path) == list(range(COUNT * ROWS))
+    states = sorted(e.state for e in fake_controller.tables["events"].lineage.values() if e.segments_from)
+    assert states == ["COMPLETED", "REVERTED"]
+
+
+def test_an_unfinished_publish_in_a_folder_is_settled_before_a_compaction(tmp_path):
+    """Killed mid-delete, a publish shows part of the folder: a compaction refuses until recover settles it."""
+    out = tmp_path / "segments"
+    tiny_segments(COUNT, ROWS, kind="hourly", out=out, spacing_ms=60_000)
+    options = {"schema": json.dumps(SCHEMA), "table-config": json.dumps(CONFIG)}
+    crash("deleting", "--output-uri", str(out), "--schema", options["schema"], "--table-config", options["table-config"])
+    with pytest.raises(CompactionError, match="not compacted: unfinished publish .* `pinot-sink recover --table events"):
+        compact("events", output_uri=str(out), target_size=TARGET, options=options)
+    recover(output_uri=out.resolve().as_uri())
+    assert not compact("events", output_uri=str(out), target_size=TARGET, options=options).failed
+    assert folder_ids(out) == list(range(COUNT * ROWS))
