@@ -39,7 +39,7 @@ from ..naming import column_min_max, make_namer, name_tags, run_tag
 from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
 from ..reports import SegmentRecord, TaskReport, WriteResult
-from ..time_window import BUCKET_MS, TimeWindow, parse_time_range
+from ..time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from ..write_run import COMPACT, WriteRun
 from type_mapping.datetime_formats import stored_to_millis
 from type_mapping.table_config import push_type_and_frequency
@@ -142,7 +142,11 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         raise OptionError("give --url (a controller) or --output-uri (a folder of tarballs)")
     target = _size(target_size, "--target-size")
     minimum = _size(min_segment_size, "--min-segment-size") if min_segment_size is not None else None
-    window = parse_time_range(time_range.replace("..", "/")) if isinstance(time_range, str) else time_range
+    try:
+        window = parse_time_range(time_range.replace("..", "/")) if isinstance(time_range, str) else time_range
+    except TimeWindowError as exc:
+        raise OptionError(f"--time-range {time_range!r}: give FROM..TO (end exclusive), e.g. "
+                          f"2024-03-01..2024-03-08 ({exc})") from None
     if window == "dynamic":
         raise OptionError("--time-range: give FROM..TO (end exclusive), e.g. 2024-03-01..2024-03-08")
     root = normalise_uri(write_options.delivery.output_uri) if write_options.delivery.output_uri else None
@@ -154,6 +158,8 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         table_config = TableConfig.from_json(config_json, schema)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))
         bucket_ms = bucket_ms_of(bucket, table_config)
+        if window is not None and bucket_ms is None:
+            raise OptionError(f"--time-range: table {table} has no time column (segmentsConfig.timeColumnName)")
         if isinstance(store, DirectoryStore):
             _refuse_unfinished(store)
         facts = [f for f in list_facts(store) if (name_tags(f.name) or ("",))[0] not in exclude_writes]

@@ -42,5 +42,7 @@ def test_bad_arguments_are_one_line(tmp_path, capsys):
     assert "option '--target-size': 'big' is not a size" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--aggregate 'x': give KEY=VALUE"):
         main(["compact", "--table", "events", "--output-uri", str(tmp_path), "--mode", "rollup", "--aggregate", "x"])
+    assert main(["compact", "--table", "events", "--output-uri", str(tmp_path), "--time-range", "2024-03-01"]) == 1
+    assert "--time-range '2024-03-01': give FROM..TO" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="give --url"):
         main(["compact", "--table", "events"])

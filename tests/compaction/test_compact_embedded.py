@@ -4,14 +4,17 @@ of the same rows (pyarrow)."""
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
+import pinot_sink
 from pinot_sink import commit as commit_module
 from pinot_sink.commit import CommitError
 from pinot_sink.compaction import compact
+from pinot_sink.compaction import run as run_module
 from pinot_sink.compaction.merge import CompactionError
 from pinot_sink.compaction.provenance import CompactedWriteError
 from pinot_sink.segment import read_segment
@@ -32,7 +35,7 @@ def live_table(out) -> pa.Table:
 def test_a_folder_is_compacted_and_its_manifest_records_it(tmp_path):
     out = tmp_path / "segments"
     names = tiny_segments(30, 40, kind="stream", out=out, spacing_ms=60_000)
-    report = compact("events", output_uri=str(out), target_size="16kb", options=OPTIONS)
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="16kb", options=OPTIONS)
     assert not report.failed and report.groups[0].segments_before == 30
     assert folder_ids(out) == list(range(1200))
     on_disk = {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")}
@@ -75,15 +78,52 @@ def after_publish(monkeypatch, marker: str, action) -> None:
 
 
 def test_a_rerun_that_publishes_first_makes_the_compaction_withdraw(tmp_path, monkeypatch):
-    """The rerun of h1 has moved its new tarball in and not yet looked for rivals when a compaction of
-    h1's old segment commits: the compaction sees the rerun's segment and withdraws; the rerun finishes."""
+    """The compaction planned; then the rerun of h1 moved its new tarball in and has not yet looked for rivals
+    when the compaction commits: the compaction sees the rerun's segment and withdraws; the rerun finishes."""
     out = three_hourly_writes(tmp_path)
-    reports = []
-    after_publish(monkeypatch, "_r", lambda: reports.append(  # the rerun's publish (a write's run tag)
-        compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb", options=OPTIONS)))
-    write(rows(10, 10, start_ms=BASE_MS + 3_600_000), out=out, write_id="h1")
-    [group] = reports[0].groups
+    published, go, errors = threading.Event(), threading.Event(), []
+
+    def pause():
+        published.set()
+        go.wait(30)
+
+    after_publish(monkeypatch, "_r", pause)  # the rerun's publish (a write's run tag)
+    real_commit = run_module.commit_job
+
+    def commit_after_the_rerun_published(job, reports):
+        rerun = threading.Thread(target=lambda: _capture(errors, lambda: write(
+            rows(10, 10, start_ms=BASE_MS + 3_600_000), out=out, write_id="h1")))
+        rerun.start()
+        assert published.wait(30)
+        try:
+            return real_commit(job, reports)
+        finally:
+            go.set()
+            rerun.join(30)
+
+    monkeypatch.setattr(run_module, "commit_job", commit_after_the_rerun_published)
+    report = compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb", options=OPTIONS)
+    [group] = report.groups
     assert "a write replacing rows this compaction merged committed at the same time" in group.error
+    assert errors == []  # the rerun committed
+    assert folder_ids(out) == list(range(30))
+
+
+def _capture(errors: list, action) -> None:
+    try:
+        action()
+    except Exception as exc:  # noqa: BLE001
+        errors.append(exc)
+
+
+def test_a_compaction_refuses_a_folder_while_a_publish_is_unfinished(tmp_path, monkeypatch):
+    out = three_hourly_writes(tmp_path)
+    errors = []
+    after_publish(monkeypatch, "_r", lambda: _capture(errors, lambda: compact(  # mid-publish of the rerun of h1
+        "events", output_uri=str(out), target_size="1mb", min_segment_size="1mb", options=OPTIONS)))
+    write(rows(10, 10, start_ms=BASE_MS + 3_600_000), out=out, write_id="h1")
+    [error] = errors
+    assert isinstance(error, CompactionError) and "not compacted: unfinished publish" in str(error)
     assert folder_ids(out) == list(range(30))
 
 
