@@ -175,6 +175,9 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if streaming and overwrite:
         raise OptionError("the pinot sink does not support the 'complete' output mode (it would need to replace "
                           "the whole table every micro-batch); use the 'append' output mode")
+    if not streaming and options.compaction.enabled:
+        raise OptionError("options 'compaction.*' are for streaming queries (a compaction after micro-batches); "
+                          "compact a table written in batches with `pinot-sink compact` or pinot_sink.compact(...)")
     if streaming and options.write_id:
         raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
                           "identified by the query id and batch id")

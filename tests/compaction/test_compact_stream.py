@@ -53,5 +53,7 @@ def test_closed_buckets_only(fake_controller, tmp_path):
 def test_bad_compaction_options_name_the_option():
     with pytest.raises(OptionError, match="compaction.every-batches"):
         prepare_job({"table-name": "events", "compaction.every-batches": "0"}, ARROW, overwrite=False, streaming=True)
+    with pytest.raises(OptionError, match="'compaction.\\*' are for streaming queries"):
+        prepare_job({"table-name": "events", "compaction.every-batches": "3"}, ARROW, overwrite=False)
     with pytest.raises(OptionError, match="compaction.mode"):
         prepare_job({"table-name": "events", "compaction.mode": "merge"}, ARROW, overwrite=False, streaming=True)
