@@ -58,13 +58,13 @@ def check_compacted(controller, tmp_path: Path, expected_ids: list[int], target:
 
 
 def test_streaming_micro_batches_compacted_into_right_sized_segments(table, client, tmp_path):
-    names = tiny_segments(60, 40, kind="stream", client=client, url=table.url, spacing_ms=60_000)
-    target = 24 * 1024
+    names = tiny_segments(40, 40, kind="stream", client=client, url=table.url, spacing_ms=60_000)
+    target = 16 * 1024
     report = compact("events", url=table.url, target_size=target)
     assert not report.failed and len(report.groups) == 1
     group = report.groups[0]
-    assert (group.segments_before, group.rows_before, group.rows_after) == (60, 2400, 2400)
-    live = check_compacted(table, tmp_path, list(range(2400)), target)
+    assert (group.segments_before, group.rows_before, group.rows_after) == (40, 1600, 1600)
+    live = check_compacted(table, tmp_path, list(range(1600)), target)
     assert len(live) == group.segments_after >= 2
     # One lineage entry replaced exactly the merged segments.
     [entry] = [e for e in table.tables["events"].lineage.values() if set(e.segments_to) == set(live)]
