@@ -47,9 +47,9 @@ from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
 from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 
+from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
-from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted
-from .naming import name_tags, segment_replaces
+from .naming import segment_replaces
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
@@ -250,7 +250,7 @@ class _CompactionReplacement(_Replacement):
         plan = self.job.compaction
         fresh = {n for n in candidates if n not in plan.listed}
         rivals = {n for n in fresh if segment_replaces(n) in ("table", "window")
-                  or (name_tags(n) or ("",))[0] in plan.source_writes}
+                  or write_tag_of(n) in plan.source_writes}
         if plan.sources_stay_listed:  # embedded: the sources stay in the folder until its last step
             live = self.job.store().list()
             rivals |= {f"{n} (deleted)" for n in set(plan.sources) - live}

@@ -75,10 +75,10 @@ class WriteJob:
     started_at: float
     logged_options: dict  # the user's options as given, secrets redacted (manifest, logs)
     pipeline: IngestionPipeline | None = None  # the table config's transforms, filter, complex types; None: none
+    compaction: Any = None  # a compaction's plan (pinot_sink.compaction.run.CompactionScope), None for a write
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
     segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
-    compaction: Any = None  # a compaction's plan (pinot_sink.compaction.run.CompactionScope), None for a write
 
     @property
     def table(self) -> str:
@@ -175,12 +175,12 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if streaming and overwrite:
         raise OptionError("the pinot sink does not support the 'complete' output mode (it would need to replace "
                           "the whole table every micro-batch); use the 'append' output mode")
-    if not streaming and options.compaction.enabled:
-        raise OptionError("options 'compaction.*' are for streaming queries (a compaction after micro-batches); "
-                          "compact a table written in batches with `pinot-sink compact` or pinot_sink.compact(...)")
     if streaming and options.write_id:
         raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
                           "identified by the query id and batch id")
+    if not streaming and options.compaction.enabled:
+        raise OptionError("options 'compaction.*' are for streaming queries (a compaction after micro-batches); "
+                          "compact a table written in batches with `pinot-sink compact` or pinot_sink.compact(...)")
     create = options.table_create
     if options.client is not None:
         with ControllerClient.from_config(options.client) as client:

@@ -390,9 +390,9 @@ class WriteOptions:
     creation_time_ms: int | None = None
     manifest_path: str | None = None
     ingestion_unsupported: str = "error"
+    compaction: CompactionOptions = field(default_factory=CompactionOptions)
     window: WindowOptions = field(default_factory=WindowOptions)
     table_create: TableCreateOptions = field(default_factory=TableCreateOptions)
-    compaction: CompactionOptions = field(default_factory=CompactionOptions)
 
     @property
     def embedded(self) -> bool:

@@ -42,6 +42,12 @@ def source_writes(names: Iterable[str], store) -> set[str]:
     return tags
 
 
+def write_tag_of(name: str) -> str | None:
+    """The write tag in a name this writer made (None for another's)."""
+    tags = name_tags(name)
+    return tags[0] if tags is not None else None
+
+
 def is_compacted_tags(tags: tuple[str, str]) -> bool:
     return tags[1][:1] == "c"
 

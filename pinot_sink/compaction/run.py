@@ -35,7 +35,7 @@ from pinot_sink.segment.index_policy import plan_indexes
 
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
-from ..naming import column_min_max, make_namer, name_tags, run_tag
+from ..naming import column_min_max, make_namer, run_tag
 from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
 from ..reports import SegmentRecord, TaskReport, WriteResult
@@ -46,7 +46,7 @@ from type_mapping.table_config import push_type_and_frequency
 from . import merge
 from .plan import CompactionPlan, Group, list_facts, make_plan
 from .merge import CompactionError
-from .provenance import SOURCE_WRITES_KEY, format_writes, is_compacted, source_writes
+from .provenance import SOURCE_WRITES_KEY, format_writes, is_compacted, source_writes, write_tag_of
 
 log = logging.getLogger("pinot_sink")
 
@@ -162,7 +162,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
             raise OptionError(f"--time-range: table {table} has no time column (segmentsConfig.timeColumnName)")
         if isinstance(store, DirectoryStore):
             _refuse_unfinished(store)
-        facts = [f for f in list_facts(store) if (name_tags(f.name) or ("",))[0] not in exclude_writes]
+        facts = [f for f in list_facts(store) if write_tag_of(f.name) not in exclude_writes]
         plan = make_plan(table, facts, mode=mode, target_bytes=target, min_segment_bytes=minimum,
                          bucket_ms=bucket_ms, window=window)
         report = CompactionReport(table, mode, plan, dry_run)
