@@ -170,8 +170,6 @@ class ControllerClient:
         raw = offline_raw_name(table)
         response = self.request(
             "GET", f"/segments/{quote(raw, safe='')}/{quote(segment, safe='')}",
-            # Pinot's download produces application/octet-stream: the session's JSON Accept gets a 406
-            headers={"Accept": "application/octet-stream"},
             operation="download segment", table=raw, segment=segment,
         )
         dest = Path(dest)
