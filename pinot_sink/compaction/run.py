@@ -28,6 +28,7 @@ from type_mapping.table_config import TableConfig
 
 from pinot_sink.controller import ConsistentPush, redact_text
 from pinot_sink.storage.layout import local_path, normalise_uri, segment_uri, uri_to_fs
+from pinot_sink.storage.manifests import write_publishing
 from pinot_sink.storage.staging import AttemptStage, private_stage_root
 from pinot_sink.storage.stores import DirectoryStore, open_store
 from pinot_sink.segment import build_segment
@@ -235,6 +236,10 @@ class _Context:
         staged: list[SegmentRecord] = []
         try:
             try:
+                if isinstance(self.store, DirectoryStore):
+                    # The run's record before anything is staged in the folder: killed while building, it says
+                    # an embedded run began (nothing to publish, nothing replaced), so recovery settles it.
+                    write_publishing(job.record(job.run), job.run.write_id, [], [])
                 staged = self._build(job, group, work, report)
                 if not isinstance(self.store, DirectoryStore):
                     _revert_dead_compactions(self.store, job.compaction.sources)
