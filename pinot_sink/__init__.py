@@ -80,6 +80,15 @@ def register(spark=None) -> bool:
     return True
 
 
+def compact(table: str, **kwargs):
+    """Merge ``table``'s small segments into right-sized ones per time bucket, atomically and exactly once
+    (``pinot_sink.compaction.run.compact``: ``url=`` or ``output_uri=``, ``target_size``, ``time_range``,
+    ``min_segment_size``, ``mode``, ``dry_run``); returns its report. Needs no Spark."""
+    from .compaction import compact as _compact
+
+    return _compact(table, **kwargs)
+
+
 def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, partition_by=None,
           **options):
     """Write ``df`` into the Pinot table ``table_name`` (``mode``: append | overwrite | error | ignore) on
@@ -90,15 +99,6 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     from .spark_write import write as _write
 
     return _write(df, table_name, mode=mode, entry_point=entry_point, partition_by=partition_by, **options)
-
-
-def compact(table: str, **kwargs):
-    """Merge ``table``'s small segments into right-sized ones per time bucket, atomically and exactly once
-    (``pinot_sink.compaction.run.compact``: ``url=`` or ``output_uri=``, ``target_size``, ``time_range``,
-    ``min_segment_size``, ``mode``, ``dry_run``); returns its report. Needs no Spark."""
-    from .compaction import compact as _compact
-
-    return _compact(table, **kwargs)
 
 
 def _register_on_import() -> None:
