@@ -155,6 +155,10 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
                        storage_options=write_options.delivery.storage_options)
     try:
         schema_json, config_json = _schema_and_config(store, write_options)
+        if str(config_json.get("tableType") or "OFFLINE").upper() != "OFFLINE" or any(
+                config_json.get(key) for key in ("upsertConfig", "dedupConfig")):
+            raise OptionError(f"table {table}: only OFFLINE tables without upsert or dedup are compacted (merging "
+                              f"an upsert or dedup table's segments would change which row of a key wins)")
         schema = PinotSchema.from_json(schema_json)
         table_config = TableConfig.from_json(config_json, schema)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))

@@ -242,3 +242,11 @@ def test_a_compacted_segment_is_what_pinots_builder_makes_of_its_rows(tmp_path):
 
     assert comparable((ours / "metadata.properties").read_text()) == comparable(
         (fixture / "metadata.properties").read_text())
+
+
+def test_an_upsert_table_is_not_compacted(tmp_path):
+    out = tmp_path / "segments"
+    write(rows(0, 10), out=out, write_id="x")
+    config = {**CONFIG, "upsertConfig": {"mode": "FULL"}}
+    with pytest.raises(Exception, match="only OFFLINE tables without upsert or dedup are compacted"):
+        compact("events", output_uri=str(out), options={**OPTIONS, "table-config": json.dumps(config)})
