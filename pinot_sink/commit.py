@@ -403,9 +403,9 @@ class _ControllerPublication:
             results = push_segments(client, job.table, paths, **push_options)
             _delete_replaced(client, job, replaced, new)
         else:
-            push = self.push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced),
-                                              force_cleanup=self.force_cleanup)
+            push = self.push = ConsistentPush(client, job.table, segments_to=new, segments_from=sorted(replaced))
             try:
+                push.force_cleanup = self.force_cleanup  # a compaction's entry never reverts another's
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
             except CommitOutcomeUnknownError as error:
