@@ -83,6 +83,15 @@ def register(spark=None) -> bool:
     return not provider
 
 
+def compact(table: str, **kwargs):
+    """Merge ``table``'s small segments into right-sized ones per time bucket, atomically and exactly once
+    (``pinot_sink.compaction.run.compact``: ``url=`` or ``output_uri=``, ``target_size``, ``time_range``,
+    ``min_segment_size``, ``mode``, ``dry_run``); returns its report. Needs no Spark."""
+    from .compaction import compact as _compact
+
+    return _compact(table, **kwargs)
+
+
 def write(df, table_name: str, *, mode: str = "append", entry_point: str | None = None, partition_by=None,
           **options):
     """Write ``df`` into the Pinot table ``table_name`` (``mode``: append | overwrite | error | ignore) on

@@ -48,6 +48,7 @@ from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
 from pinot_sink.storage.stores import ControllerStore, DirectoryStore
 
+from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
 from .naming import segment_replaces
 from .primary_keys import check_dimension_size
@@ -56,7 +57,7 @@ from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
 from .time_window import (StraddlingSegmentsError, describe_windows, format_ms, merge_windows, select_replaced,
                           windows_of_buckets)
-from .write_run import APPEND, TABLE, WINDOW, WriteRun
+from .write_run import APPEND, COMPACT, TABLE, WINDOW, WriteRun
 from type_mapping.errors import PinotSinkError
 
 log = logging.getLogger("pinot_sink")
@@ -185,18 +186,22 @@ class _Replacement:
     tag finds none)."""
 
     rival_kind = "another run of this write"
+    force_cleanup = True  # its lineage entry may revert an overlapping IN_PROGRESS one (a crashed earlier run's)
 
     def __init__(self, job: WriteJob, run: WriteRun, segments: Sequence[SegmentRecord]) -> None:
         self.job, self.run, self.segments = job, run, segments
 
     def replaced(self, live: set[str], new: set[str]) -> set[str]:
+        if self.run.rerun:  # a compaction may hold this write's rows among others': refused before any upload
+            refuse_rerun_of_compacted(self.job.table, self.run.write_id, self.run.write_tag, live, self.job.store())
         return {name for name in live if self.run.owns(name)} - new
 
     def rivals(self, candidates: set[str]) -> set[str]:
         """Of the live segments besides this run's and those it replaced, the ones it would have replaced had
         it seen them: each such pair committed at the same time, each replacing only what was live before the
-        other."""
-        return {name for name in candidates if self.run.owns(name)}
+        other (a compaction holding this write's rows, too)."""
+        return {name for name in candidates if self.run.owns(name)} | set(
+            compactions_holding(self.run.write_tag, candidates, self.job.store()))
 
 
 class _TableReplacement(_Replacement):
@@ -223,7 +228,7 @@ class _WindowReplacement(_Replacement):
 
     def rivals(self, candidates: set[str]) -> set[str]:
         rivals = {n for n in candidates if segment_replaces(n) == "table"}
-        windowed = [n for n in candidates - rivals if segment_replaces(n) == "window" or self.run.owns(n)]
+        windowed = [n for n in candidates - rivals if segment_replaces(n) in ("window", "compact") or self.run.owns(n)]
         if windowed:
             windows = _windows(self.job, self.segments)
             for name, (start, end) in self.job.store().time_ranges(windowed).items():
@@ -232,7 +237,37 @@ class _WindowReplacement(_Replacement):
         return rivals
 
 
-_REPLACEMENTS = {APPEND: _Replacement, TABLE: _TableReplacement, WINDOW: _WindowReplacement}
+class _CompactionReplacement(_Replacement):
+    """A compaction (``pinot_sink.compaction``): exactly the segments it merged (``job.compaction``), all of
+    which must still be live. Its rivals are what appeared since it listed the table and would have changed
+    the rows it merged: an overwrite's segments, or a run of a write whose rows it merged. Its lineage entry
+    never reverts another's (no forceCleanup): a write in progress on those segments makes it fail instead."""
+
+    rival_kind = "a write replacing rows this compaction merged"
+    force_cleanup = False
+
+    def replaced(self, live: set[str], new: set[str]) -> set[str]:
+        plan = self.job.compaction
+        gone = sorted(set(plan.sources) - live)
+        if gone:
+            raise CommitError(f"table {self.job.table}: compaction: {len(gone)} of the segments it merged are no "
+                              f"longer live ({', '.join(gone[:3])}): a write replaced them meanwhile; nothing was "
+                              f"published, the table is as it was; run the compaction again")
+        return set(plan.sources)
+
+    def rivals(self, candidates: set[str]) -> set[str]:
+        plan = self.job.compaction
+        fresh = {n for n in candidates if n not in plan.listed}
+        rivals = {n for n in fresh if segment_replaces(n) in ("table", "window")
+                  or write_tag_of(n) in plan.source_writes}
+        if plan.sources_stay_listed:  # embedded: the sources stay in the folder until its last step
+            live = self.job.store().list()
+            rivals |= {f"{n} (deleted)" for n in set(plan.sources) - live}
+        return rivals
+
+
+_REPLACEMENTS = {APPEND: _Replacement, TABLE: _TableReplacement, WINDOW: _WindowReplacement,
+                 COMPACT: _CompactionReplacement}
 
 
 def _replaced_by_time(job: WriteJob, live: set[str], segments: Sequence[SegmentRecord]) -> set[str]:
@@ -338,6 +373,7 @@ class _ControllerPublication:
         self.new = [s.name for s in segments]
         self.client = job.store().client  # closed with the store, at the end of the commit
         self.looks_for_rivals = job.options.naming.kind != "fixed"  # a refresh in place has no entry to revert
+        self.force_cleanup = replacement.force_cleanup
         self.upload_ms: dict[str, float] = {}
         self.lineage_id: str | None = None
         self.push: ConsistentPush | None = None
@@ -385,6 +421,7 @@ class _ControllerPublication:
                                               custom_map=write_custom_map(self.write_id, self.record, self.segments,
                                                                           job.options.commit.note))
             try:
+                push.force_cleanup = self.force_cleanup  # a compaction's entry never reverts another's
                 with push:
                     results = push.upload(paths, **push_options) if paths else []
             except CommitOutcomeUnknownError as error:

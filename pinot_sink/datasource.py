@@ -105,6 +105,10 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
         if all(r is None for r in reports):
             return  # no task reported: nothing was written
         commit_job(self.job, reports, query_id=self._query_id(reports), batch_id=batchId)
+        if self.job.options.compaction.enabled:  # compaction.*: on the driver, after the batch is committed
+            from .compaction.stream import after_batch
+
+            after_batch(self.job, self._query_id(reports), batchId)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         reports = _reports(messages)

@@ -34,6 +34,7 @@ from pinot_sink.storage.stores import SegmentStore, open_store
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 
+from .compaction.provenance import CompactedWriteError, refuse_rerun_of_compacted
 from .ingestion import IngestionPipeline
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, uploaded_realtime_namer
 from .options import OptionError, WriteOptions, redact_options
@@ -76,6 +77,7 @@ class WriteJob:
     started_at: float
     logged_options: dict  # the user's options as given, secrets redacted (manifest, logs)
     pipeline: IngestionPipeline | None = None  # the table config's transforms, filter, complex types; None: none
+    compaction: Any = None  # a compaction's plan (pinot_sink.compaction.run.CompactionScope), None for a write
     window: WindowPlan | None = None  # overwrite.time-range / sink.time-bucket (pinot_sink.time_window)
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
     segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
@@ -186,6 +188,9 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     if streaming and options.write_id:
         raise OptionError("option 'write.id' is for batch writes; a streaming query's micro-batches are "
                           "identified by the query id and batch id")
+    if not streaming and options.compaction.enabled:
+        raise OptionError("options 'compaction.*' are for streaming queries (a compaction after micro-batches); "
+                          "compact a table written in batches with `pinot-sink compact` or pinot_sink.compact(...)")
     create = options.table_create
     if options.client is not None:
         with ControllerClient.from_config(options.client) as client:
@@ -301,6 +306,12 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         except OptionError:
             release_private_stage_root(job)
             raise
+    if job.run.rerun and job.run.replaces is APPEND:
+        try:  # a compacted write's rerun is refused before any task runs; the commit checks again
+            _check_not_compacted(job)
+        except CompactedWriteError:
+            release_private_stage_root(job)
+            raise
     log.info("pinot_sink: writing %s (%s, write id %s, run %s)", job.table, describe_mode(job),
              write_id if write_id is not None else "per micro-batch", job.run_tag)
     log.debug("pinot_sink: %s: %s", job.table, redact_text(str(options)))  # every option, parsed: for debugging
@@ -321,6 +332,14 @@ def _check_straddling(job: WriteJob) -> None:
                         include_straddling=job.window.include_straddling)
     except StraddlingSegmentsError as exc:
         raise OptionError(f"table {job.table}: nothing was written: {exc}") from None
+    finally:
+        store.close()
+
+
+def _check_not_compacted(job: WriteJob) -> None:
+    store = job.store()
+    try:
+        refuse_rerun_of_compacted(job.table, job.run.write_id, job.run.write_tag, store.list(), store)
     finally:
         store.close()
 

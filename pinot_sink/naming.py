@@ -207,8 +207,11 @@ RUN_TAG_PREFIX = "r"
 # only this mark lets one see the other afterwards.
 TABLE_OVERWRITE_RUN_TAG_PREFIX = "o"
 WINDOW_OVERWRITE_RUN_TAG_PREFIX = "t"
+# A compaction's run ("c", pinot_sink.compaction): it replaces the segments it merged, and its names say so
+# to every write that meets them (their rows are other writes' rows: pinot_sink.compaction.provenance).
+COMPACTION_RUN_TAG_PREFIX = "c"
 _RUN_TAG_PREFIXES = {None: RUN_TAG_PREFIX, "table": TABLE_OVERWRITE_RUN_TAG_PREFIX,
-                     "window": WINDOW_OVERWRITE_RUN_TAG_PREFIX}
+                     "window": WINDOW_OVERWRITE_RUN_TAG_PREFIX, "compact": COMPACTION_RUN_TAG_PREFIX}
 _REPLACES = {prefix: kind for kind, prefix in _RUN_TAG_PREFIXES.items() if kind}
 _WRITE_TAG_HEX = 10  # 40 bits: two write ids of one table colliding is a one-in-a-trillion event
 
@@ -233,7 +236,7 @@ def run_tag(now_ms: int, *, replaces: str | None = None) -> str:
 
 
 def run_replaces(run: str) -> str | None:
-    """What the run tagged ``run`` replaced besides its own write: "table", "window" or None."""
+    """What the run tagged ``run`` replaced besides its own write: "table", "window", "compact" or None."""
     return _REPLACES.get(run[:1])
 
 

@@ -105,6 +105,14 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
                                    "ISO dates, datetimes or epoch millis) or in each day/hour of the data (dynamic)"),
     "overwrite.straddling": ("error", "segments straddling the window's edge: error | include (replace them whole)"),
     "sink.time-bucket": (None, "cut segments on UTC day or hour boundaries of the time column: day | hour"),
+    "compaction.every-batches": (None, "streaming: every N committed micro-batches, compact the table's small "
+                                       "segments on the driver (docs/compaction.md)"),
+    "compaction.closed-buckets": ("false", "streaming: after each micro-batch, compact the time buckets that ended "
+                                           "at least compaction.delay ago"),
+    "compaction.delay": ("1h", "streaming, compaction.closed-buckets: a bucket counts as closed this long after "
+                               "its end"),
+    "compaction.target-size": ("256mb", "streaming compaction: the size of each new segment's tarball"),
+    "compaction.mode": ("concat", "streaming compaction: concat | rollup (metrics summed) | dedup"),
     "table.create": ("never", "never | if-missing: create the Pinot schema (derived from the DataFrame) and the "
                               "OFFLINE table on the controller before the write, when the table does not exist"),
     "table.time-column": (None, "table.create: the DataFrame column that becomes the table's time column"),
@@ -335,6 +343,21 @@ class SchemaOptions:
 
 
 @dataclass(frozen=True)
+class CompactionOptions:
+    """A streaming query's compaction after its micro-batches (``compaction.*``; ``pinot_sink.compaction``)."""
+
+    every_batches: int | None = None
+    closed_buckets: bool = False
+    delay_s: float = 3600.0
+    target_bytes: int = 256 * 1024**2
+    mode: str = "concat"
+
+    @property
+    def enabled(self) -> bool:
+        return self.every_batches is not None or self.closed_buckets
+
+
+@dataclass(frozen=True)
 class WindowOptions:
     """Time-window backfills (``overwrite.*``, ``sink.time-bucket``); their meaning is in ``time_window``."""
 
@@ -401,6 +424,7 @@ class WriteOptions:
     creation_time_ms: int | None = None
     manifest_path: str | None = None
     ingestion_unsupported: str = "error"
+    compaction: CompactionOptions = field(default_factory=CompactionOptions)
     window: WindowOptions = field(default_factory=WindowOptions)
     table_create: TableCreateOptions = field(default_factory=TableCreateOptions)
     table_type: str = "OFFLINE"  # OFFLINE, or REALTIME (an upsert/dedup table's uploaded segments)
@@ -499,6 +523,7 @@ class WriteOptions:
             creation_time_ms=parse_creation_time(get("creation-time")) if get("creation-time") else None,
             window=_window(get, chosen),
             table_create=_table_create(get, chosen),
+            compaction=_compaction(get, chosen),
         )
 
     def __repr__(self) -> str:
@@ -553,6 +578,16 @@ def _one_of(value: str, option: str, allowed: tuple[str, ...]) -> str:
     if lowered not in allowed:
         raise OptionError(f"option {option!r}: {value!r} is not one of {', '.join(allowed)}")
     return lowered
+
+
+def _compaction(get, chosen) -> CompactionOptions:
+    every = get("compaction.every-batches")
+    return CompactionOptions(
+        every_batches=parse_int(every, "compaction.every-batches") if every else None,
+        closed_buckets=parse_bool(chosen("compaction.closed-buckets"), "compaction.closed-buckets"),
+        delay_s=parse_duration(chosen("compaction.delay"), "compaction.delay"),
+        target_bytes=parse_size(chosen("compaction.target-size"), "compaction.target-size"),
+        mode=_one_of(chosen("compaction.mode"), "compaction.mode", ("concat", "rollup", "dedup")))
 
 
 def _window(get, chosen) -> WindowOptions:

@@ -21,6 +21,7 @@ from pinot_sink.storage.layout import attempt_uri, staging_uri
 from .naming import is_segment_of_write, write_tag, writer_postfix
 
 APPEND, TABLE, WINDOW = None, "table", "window"  # what a run replaces besides its own write's earlier runs
+COMPACT = "compact"  # a compaction's run: the segments it merged (pinot_sink.compaction)
 
 
 def batch_write_id(query_id: str | None, batch_id: int) -> str:

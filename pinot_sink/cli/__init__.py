@@ -14,7 +14,7 @@ import sys
 
 from pinot_sink import __version__
 
-SUBCOMMANDS = ("schema", "build", "inspect", "push", "segments", "recover", "history", "undo")
+SUBCOMMANDS = ("schema", "build", "inspect", "push", "segments", "recover", "history", "undo", "compact")
 
 
 def requested_command(argv: list[str]) -> str | None:

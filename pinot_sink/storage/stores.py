@@ -12,6 +12,7 @@ Callers never ask which one they hold.
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol
@@ -23,9 +24,10 @@ from type_mapping.datetime_formats import UNIT_MILLIS, stored_to_millis
 
 from .files import list_segment_uris
 from .layout import segment_uri, table_uri, uri_to_fs
-from .tarballs import NO_TIME_MS, tarball_time_range
+from .tarballs import NO_TIME_MS, tarball_custom_metadata, tarball_time_range
 
 log = logging.getLogger("pinot_sink")
+_CUSTOM_READ: dict[str, dict[str, str]] = {}  # a tarball's custom metadata by URI (DirectoryStore.custom_metadata)
 
 
 class SegmentStore(Protocol):
@@ -44,6 +46,9 @@ class SegmentStore(Protocol):
 
     def time_ranges(self, names: Iterable[str]) -> dict[str, tuple[int, int]]:
         """Each segment's time range in epoch millis, -1 for none."""
+
+    def custom_metadata(self, names: Iterable[str]) -> dict[str, dict[str, str]]:
+        """Each segment's ``custom.*`` metadata (keys without ``custom.``); a missing segment is left out."""
 
     def close(self) -> None:
         """Let go of what the store holds open (nothing, for a directory)."""
@@ -99,6 +104,22 @@ class DirectoryStore:
                 ranges[name] = tarball_time_range(handle, f"{self.folder_uri}/{tarball_name(name)}")
         return ranges
 
+    def custom_metadata(self, names: Iterable[str]) -> dict[str, dict[str, str]]:
+        """From the ``metadata.properties`` inside each tarball (streamed). A name is never reused for other
+        bytes (run-tagged names), so what was read once is kept for the process's life."""
+        found = {}
+        for name in set(names):
+            uri = segment_uri(self.root_uri, self.table, name)
+            if uri not in _CUSTOM_READ:
+                fs, target = uri_to_fs(uri, self.storage_options)
+                try:
+                    with fs.open(target, "rb") as handle:
+                        _CUSTOM_READ[uri] = tarball_custom_metadata(handle, f"{self.folder_uri}/{tarball_name(name)}")
+                except FileNotFoundError:
+                    continue
+            found[name] = _CUSTOM_READ[uri]
+        return found
+
     def close(self) -> None:
         pass
 
@@ -148,6 +169,17 @@ class ControllerStore:
         names = set(names)
         zk = self.client.segment_zk_metadata(self.table)
         return {name: zk_time_range(zk.get(name) or {}) for name in names}
+
+    def custom_metadata(self, names: Iterable[str]) -> dict[str, dict[str, str]]:
+        """From the segments' ZK metadata (``custom.map``: the controller copies a segment's ``custom.*``
+        metadata there when it is uploaded)."""
+        names = set(names)
+        zk = self.client.segment_zk_metadata(self.table) if names else {}
+        found = {}
+        for name in names & set(zk):
+            text = (zk[name] or {}).get("custom.map")
+            found[name] = {str(k): str(v) for k, v in json.loads(text).items()} if text else {}
+        return found
 
     def close(self) -> None:
         client, self._client = self._client, None

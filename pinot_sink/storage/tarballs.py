@@ -40,6 +40,14 @@ def metadata_files(tar_path: str | os.PathLike | IO[bytes]) -> dict[str, bytes]:
     return {base: data for base, (_, data) in found.items()}
 
 
+def tarball_custom_metadata(tarball: str | os.PathLike | IO[bytes], where: str | None = None) -> dict[str, str]:
+    """A segment tarball's ``custom.*`` metadata (keys without ``custom.``), streamed."""
+    properties = metadata_files(tarball).get("metadata.properties")
+    if properties is None:
+        raise SegmentTarballError(f"{where or os.fspath(tarball)} is not a segment tarball: no metadata.properties")
+    return dict(parse_segment_metadata(properties).custom)
+
+
 def tarball_time_range(tarball: str | os.PathLike | IO[bytes], where: str | None = None) -> tuple[int, int]:
     """A segment tarball's range from its ``metadata.properties`` (streamed, nothing extracted)."""
     properties = metadata_files(tarball).get("metadata.properties")

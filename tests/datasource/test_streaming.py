@@ -24,12 +24,14 @@ def drop_file(folder: Path, index: int, rows: int = 200) -> None:
     pq.write_table(table, folder / f"part-{index:03d}.parquet")
 
 
-def run_available(spark, source: Path, checkpoint: Path, controller) -> None:
+def run_available(spark, source: Path, checkpoint: Path, controller, **options) -> None:
     stream = (spark.readStream.schema("country STRING, value BIGINT, ts TIMESTAMP")
               .option("maxFilesPerTrigger", 1).parquet(str(source)))
-    query = (stream.writeStream.format("pinot").option("table-name", "events").option("url", controller.url)
-             .option("sink.buffer-flush.max-rows", 150).option("checkpointLocation", str(checkpoint))
-             .trigger(availableNow=True).start())
+    writer = (stream.writeStream.format("pinot").option("table-name", "events").option("url", controller.url)
+              .option("sink.buffer-flush.max-rows", 150).option("checkpointLocation", str(checkpoint)))
+    for key, value in options.items():
+        writer = writer.option(key, str(value))
+    query = writer.trigger(availableNow=True).start()
     query.awaitTermination()
     assert query.exception() is None
 

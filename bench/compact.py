@@ -1,0 +1,190 @@
+"""Compaction's cost against building the same rows fresh, and its peak memory against the target size.
+
+Small segments are written the way a streaming query writes them (one committed micro-batch each: the task's
+own path and the commit, into a folder with its manifests), from the orders of examples/local_backfill.py (sortedColumn, inverted
+indexes, raw columns, a multi-value and a mostly-null column). Then, each in a fresh process:
+
+* **compact**: ``pinot_sink.compact`` of the folder (embedded, concat) into ``--target-size`` segments;
+* **fresh**: the same rows built as one write (``write_partition``, the Spark task's path from Arrow
+  batches) cut at the row count the compaction's segments have, so the two make the same segments.
+
+CPU seconds (user + system of the process, ``getrusage``) beside wall time; peak RSS above the RSS once
+everything is imported (the interpreter, numpy, pyarrow), against the target size.
+
+    python bench/compact.py [--rows 2000000] [--small-rows 10000] [--target-size 32mb] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _example():
+    from partition_build import checkout_example
+
+    return checkout_example(str(ROOT))
+
+
+def _options(example, out: Path) -> dict:
+    return {"table-name": "orders", "output-uri": str(out), "schema": json.dumps(example.SCHEMA),
+            "table-config": json.dumps(example.TABLE_CONFIG)}
+
+
+def _orders(rows: int):
+    """The example's orders, their times in one day: one bucket, so segments are cut by size, not by day."""
+    import numpy as np
+    import pyarrow as pa
+    from partition_build import make_orders
+
+    table = make_orders(rows)
+    times = (1_704_067_200_000 + np.arange(rows, dtype=np.int64) * (86_400_000 // rows)) * 1000
+    return table.set_column(table.schema.get_field_index("order_time"), "order_time",
+                            pa.array(times, pa.timestamp("us", tz="UTC")))
+
+
+def generate(args) -> None:
+    from pinot_sink.job import prepare_job
+    from pinot_sink.commit import commit_job
+    from pinot_sink.task import write_partition
+
+    example = _example()
+    table = _orders(args.rows)
+    out = Path(args.work) / "small"
+    job = prepare_job(_options(example, out), table.schema, overwrite=False, streaming=True)
+    for number, start in enumerate(range(0, args.rows, args.small_rows)):
+        batch = table.slice(start, args.small_rows).to_batches()
+        report = write_partition(job, batch, partition_id=0, task_attempt_id=number, query_id="bench",
+                                 batch_id=number, threads=1)
+        commit_job(job, [report], query_id="bench", batch_id=number)
+
+
+def run_compact(args) -> dict:
+    from pinot_sink.compaction.run import compact
+    import pinot_sink.segment.read.reader  # noqa: F401  (imported before the base RSS is taken)
+
+    example = _example()
+    work = Path(args.work)
+    out = work / "compact"
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(work / "small", out)
+    base, cpu, wall = _rss_mb(), _cpu(), time.perf_counter()
+    report = compact("orders", output_uri=str(out), target_size=args.target_size,
+                     options={"schema": json.dumps(example.SCHEMA), "table-config": json.dumps(example.TABLE_CONFIG)})
+    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+    assert not report.failed, report.summary()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    groups = report.groups
+    sizes = sorted((p.stat().st_size for p in (out / "orders").glob("*.tar.gz")), reverse=True)
+    return {"cpu_s": cpu, "wall_s": wall, "peak_mb": peak, "base_mb": base,
+            "segments_before": sum(g.segments_before for g in groups), "bytes_before": sum(g.bytes_before for g in groups),
+            "segments_after": sum(g.segments_after for g in groups), "rows": sum(g.rows_after for g in groups),
+            "builds": sum(g.builds for g in groups), "sizes_mb": [round(s / 1024**2, 2) for s in sizes],
+            "rows_per_segment": -(-sum(g.rows_after for g in groups) // max(1, len(sizes)))}
+
+
+def run_fresh(args, rows_per_segment: int) -> dict:
+    from pinot_sink.job import prepare_job
+    from pinot_sink.task import write_partition
+
+    example = _example()
+    table = _orders(args.rows)
+    out = Path(args.work) / "fresh"
+    shutil.rmtree(out, ignore_errors=True)
+    options = {**_options(example, out), "sink.buffer-flush.max-rows": str(rows_per_segment),
+               "sink.buffer-flush.max-size": "4gb"}
+    job = prepare_job(options, table.schema, overwrite=False)
+    batches = table.to_batches(max_chunksize=10_000)
+    base, cpu, wall = _rss_mb(), _cpu(), time.perf_counter()
+    report = write_partition(job, batches, partition_id=0, task_attempt_id=0)
+    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+    return {"cpu_s": cpu, "wall_s": wall, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "base_mb": base, "segments": len(report.segments),
+            "sizes_mb": sorted((round(s.tar_bytes / 1024**2, 2) for s in report.segments), reverse=True)}
+
+
+def _child(phase: str, args, *extra: str) -> dict:
+    command = [sys.executable, __file__, "--phase", phase, "--rows", str(args.rows), "--small-rows",
+               str(args.small_rows), "--target-size", args.target_size, "--work", args.work, *extra]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if done.returncode:
+        raise SystemExit(f"{phase} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--small-rows", type=int, default=10_000)
+    parser.add_argument("--target-size", default="32mb")
+    parser.add_argument("--work")
+    parser.add_argument("--phase", choices=("generate", "compact", "fresh"))
+    parser.add_argument("--rows-per-segment", type=int)
+    args = parser.parse_args()
+    import logging
+
+    logging.disable(logging.INFO)
+    if args.phase == "generate":
+        generate(args)
+        return 0
+    if args.phase == "compact":
+        print(json.dumps(run_compact(args)))
+        return 0
+    if args.phase == "fresh":
+        print(json.dumps(run_fresh(args, args.rows_per_segment)))
+        return 0
+    from pinot_sink.options import parse_size
+
+    own = args.work is None
+    args.work = args.work or tempfile.mkdtemp(prefix="pinot-sink-bench-compact-")
+    try:
+        started = time.perf_counter()
+        _child("generate", args)
+        print(f"generated {args.rows} rows as small segments of {args.small_rows} rows in "
+              f"{time.perf_counter() - started:.0f}s", file=sys.stderr)
+        compacted = _child("compact", args)
+        fresh = _child("fresh", args, "--rows-per-segment", str(compacted["rows_per_segment"]))
+        target_mb = parse_size(args.target_size) / 1024**2
+        print(f"compaction of {compacted['segments_before']} small segments ({compacted['bytes_before'] / 1024**2:.0f} MB, "
+              f"{compacted['rows']} rows) into {compacted['segments_after']} ({compacted['builds']} builds), "
+              f"target {args.target_size}: sizes {compacted['sizes_mb']} MB")
+        print(f"fresh build of the same rows: {fresh['segments']} segments, sizes {fresh['sizes_mb']} MB")
+        print(f"{'':<10} {'CPU-s':>8} {'wall s':>8} {'peak RSS MB':>12} {'above imports MB':>17}")
+        for name, r in (("compact", compacted), ("fresh", fresh)):
+            print(f"{name:<10} {r['cpu_s']:>8.2f} {r['wall_s']:>8.2f} {r['peak_mb']:>12.0f} "
+                  f"{r['peak_mb'] - r['base_mb']:>17.0f}")
+        print(f"compaction / fresh build CPU-s: {compacted['cpu_s'] / fresh['cpu_s']:.2f}x (goal <= 1.3x); "
+              f"compaction memory above imports / target size: "
+              f"{(compacted['peak_mb'] - compacted['base_mb']) / target_mb:.2f}x (goal <= 3x)")
+    finally:
+        if own:
+            shutil.rmtree(args.work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,315 @@
+"""The rows of a compaction: read from the merged segments, reduced (concat, rollup, dedup), split by time
+bucket and partition id, and cut into right-sized segments.
+
+Rows travel in Pinot's stored form (``PinotColumns``: what the segment reader gives and the builder takes),
+so nothing is converted twice and the table config's ingestion steps are not applied again.
+
+Sizing: a segment's size (its tarball) is known only once it is built. The row count of the next segment is
+``0.9 * target / bytes-per-row``; the bytes per row start from the merged segments' own and are learned from
+every segment built. A segment that comes out outside [0.8, 1.0] of the target is built again with the
+corrected count (at most ``MAX_BUILDS`` times); the last of a bucket only needs to fit under the target.
+"""
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.pinot_schema import METRIC, PinotSchema
+from type_mapping.stored import PinotColumns
+from type_mapping.errors import PinotSinkError
+
+from pinot_sink.segment.builder import time_values_ms
+from pinot_sink.segment.fast_zlib import HAVE_ISAL
+from pinot_sink.segment.read.reader import read_segment
+
+from ..partitioning import partition_id_arrays, partitioned_columns
+from ..time_window import bucket_keys
+
+log = logging.getLogger("pinot_sink")
+
+MAX_BUILDS = 4  # builds of one segment while its size is learned
+LOW, HIGH, AIM = 0.8, 1.0, 0.9  # of the target size
+AGGREGATIONS = ("SUM", "MIN", "MAX")  # MergeRollupTask's numeric aggregation types this compaction applies
+
+
+class CompactionError(PinotSinkError, ValueError):
+    """A compaction that cannot be done as asked; the message names the column or segment."""
+
+
+def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
+    """Every schema column of a segment (a tarball or a folder), stored values and null masks. A tarball is
+    unpacked here with ISA-L's gzip where installed (2-3x zlib's speed: most of a small segment's read),
+    through tarfile's ``data`` filter (no absolute paths, links out or devices), then read as a folder."""
+    if os.path.isdir(path):
+        return _stored(read_segment(path), schema, where)
+    folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
+    try:
+        try:
+            with _gzip_open(path) as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
+                archive.extractall(folder, filter="data")
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
+        top = [name for name in os.listdir(folder) if os.path.isdir(os.path.join(folder, name))]
+        return _stored(read_segment(os.path.join(folder, top[0]) if len(top) == 1 else folder), schema, where)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _gzip_open(path: str):
+    if HAVE_ISAL:
+        from isal import igzip
+
+        return igzip.open(path, "rb")
+    return gzip.open(path, "rb")
+
+
+def _stored(contents, schema: PinotSchema, where: str) -> PinotColumns:
+    stored = contents.stored
+    missing = [c.name for c in schema if c.name not in stored.table.column_names]
+    if missing:
+        raise CompactionError(f"{where}: has no column {missing[0]!r} (the schema gained it after the segment was "
+                              f"written); compacting it would need its default values: not done")
+    names = [c.name for c in schema]
+    return PinotColumns(stored.table.select(names), {k: v for k, v in stored.null_masks.items() if k in names})
+
+
+def concat(parts: list[PinotColumns]) -> PinotColumns:
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0].table.schema
+    table = pa.concat_tables([p.table if p.table.schema == first else p.table.cast(first) for p in parts])
+    masked = {name for p in parts for name in p.null_masks}
+    masks = {name: np.concatenate([p.null_masks.get(name, np.zeros(p.table.num_rows, dtype=np.bool_))
+                                   for p in parts]) for name in masked}
+    return PinotColumns(table, masks)
+
+
+def take(rows: PinotColumns, indices: np.ndarray | slice) -> PinotColumns:
+    if isinstance(indices, slice):
+        start, stop, _ = indices.indices(rows.table.num_rows)
+        return PinotColumns(rows.table.slice(start, stop - start),
+                            {k: v[start:stop] for k, v in rows.null_masks.items()})
+    return PinotColumns(rows.table.take(pa.array(indices)), {k: v[indices] for k, v in rows.null_masks.items()})
+
+
+# --- reducers ----------------------------------------------------------------------------------------------
+
+_NULL = "__pinot_sink_null__"
+
+
+def _with_masks(rows: PinotColumns) -> pa.Table:
+    table = rows.table
+    for name, mask in rows.null_masks.items():
+        table = table.append_column(_NULL + name, pa.array(mask, type=pa.bool_()))
+    return table
+
+
+def _check_groupable(schema: PinotSchema, columns, mode: str) -> None:
+    for name in columns:
+        if not schema[name].single_value:
+            raise CompactionError(f"--mode {mode}: column {name!r} is multi-value; rows with multi-value "
+                                  f"columns cannot be grouped here (use --mode concat)")
+
+
+def dedup(rows: PinotColumns, schema: PinotSchema) -> PinotColumns:
+    """Exact duplicate rows (every column, and whether it is null) kept once, in first-seen order."""
+    if rows.table.num_rows == 0:
+        return rows
+    _check_groupable(schema, rows.table.column_names, "dedup")
+    table = _with_masks(rows)
+    table = table.append_column("__row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    keys = [c for c in table.column_names if c != "__row"]
+    first = table.group_by(keys, use_threads=False).aggregate([("__row", "min")])
+    order = np.sort(first.column("__row_min").to_numpy())
+    return take(rows, order)
+
+
+def rollup(rows: PinotColumns, schema: PinotSchema, aggregations: dict[str, str]) -> PinotColumns:
+    """Rows grouped by every non-metric column (dimensions and time, and whether each is null), metrics
+    aggregated (SUM unless ``aggregations`` names MIN or MAX): MergeRollupTask's rollup. A null metric is left
+    out of its group's aggregate; a group whose values are all null stays null (its stored default)."""
+    if rows.table.num_rows == 0:
+        return rows
+    names = rows.table.column_names
+    metrics = [n for n in names if schema[n].field_type == METRIC]
+    dims = [n for n in names if n not in metrics]
+    _check_groupable(schema, dims + metrics, "rollup")
+    table = rows.table
+    work = {n: table.column(n) for n in dims}
+    for name in dims:
+        if name in rows.null_masks:
+            work[_NULL + name] = pa.array(rows.null_masks[name])
+    specs = []
+    for name in metrics:
+        kind = aggregations.get(name, "SUM").upper()
+        values = table.column(name)
+        mask = rows.null_masks.get(name)
+        if mask is not None:
+            values = pc.if_else(pa.array(mask), pa.nulls(len(mask), values.type), values)
+        work[name] = values
+        specs.append((name, kind.lower()))
+        if mask is not None:
+            work[_NULL + name] = pa.array(mask)
+            specs.append((_NULL + name, "min"))  # null only if every value of the group was
+    keys = [k for k in work if k not in metrics and not (k.startswith(_NULL) and k[len(_NULL):] in metrics)]
+    grouped = pa.table(work).group_by(keys, use_threads=False).aggregate(specs)
+    out, masks = {}, {}
+    for name in names:
+        if name in dims:
+            out[name] = grouped.column(name)
+            if name in rows.null_masks:
+                masks[name] = grouped.column(_NULL + name).to_numpy(zero_copy_only=False).astype(np.bool_)
+            continue
+        kind = aggregations.get(name, "SUM").lower()
+        values = grouped.column(f"{name}_{kind}")
+        target = table.schema.field(name).type
+        default = pa.scalar(schema[name].default_null_value).cast(target)
+        values = pc.fill_null(values, default)
+        try:
+            out[name] = values.cast(target)
+        except pa.ArrowInvalid as exc:
+            raise CompactionError(f"--mode rollup: the {kind.upper()} of metric {name!r} does not fit its type "
+                                  f"{schema[name].data_type}: {exc}") from None
+        if name in rows.null_masks:
+            masks[name] = grouped.column(f"{_NULL}{name}_min").to_numpy(zero_copy_only=False).astype(np.bool_)
+    return PinotColumns(pa.table(out), masks)
+
+
+def check_aggregations(schema: PinotSchema, aggregations: dict[str, str]) -> dict[str, str]:
+    checked = {}
+    for column, kind in aggregations.items():
+        if column not in schema:
+            raise CompactionError(f"--aggregate {column}={kind}: the schema has no column {column!r}")
+        if schema[column].field_type != METRIC:
+            raise CompactionError(f"--aggregate {column}={kind}: {column!r} is not a metric column")
+        if kind.upper() not in AGGREGATIONS:
+            raise CompactionError(f"--aggregate {column}={kind}: supported aggregation types are "
+                                  f"{', '.join(AGGREGATIONS)}")
+        checked[column] = kind.upper()
+    return checked
+
+
+# --- keys: time bucket and partition ids -------------------------------------------------------------------
+
+
+def row_keys(rows: PinotColumns, schema: PinotSchema, table_config, time_column: str | None,
+             bucket_ms: int | None) -> np.ndarray:
+    """One int64 row per row: its time bucket (0 without one) and its partition id of every partitioned
+    column; rows with equal keys go to the same output segments."""
+    parts = []
+    if time_column is not None and bucket_ms is not None:
+        parts.append(bucket_keys(time_values_ms(rows.table.column(time_column), schema[time_column]), bucket_ms))
+    parts += partition_id_arrays(rows, table_config, schema, partitioned_columns(table_config, schema))
+    if not parts:
+        return np.zeros((rows.table.num_rows, 1), dtype=np.int64)
+    return np.stack([np.asarray(p, dtype=np.int64) for p in parts], axis=1)
+
+
+def split_by_key(rows: PinotColumns, keys: np.ndarray) -> dict[tuple, PinotColumns]:
+    if len(keys) == 0:
+        return {}
+    if (keys == keys[0]).all():  # the common case (a segment of one bucket and partition): no sort
+        return {tuple(int(v) for v in keys[0]): rows}
+    distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    if len(distinct) == 1:
+        return {tuple(int(v) for v in distinct[0]): rows}
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(distinct) + 1))
+    return {tuple(int(v) for v in distinct[i]): take(rows, order[bounds[i]:bounds[i + 1]])
+            for i in range(len(distinct))}
+
+
+# --- sized cutting -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Built:
+    """A built segment: what the caller's ``build`` returns."""
+
+    name: str
+    rows: int
+    tar_bytes: int
+    tar_path: str
+    keep: Callable[[], None]  # stage it (accepted)
+    drop: Callable[[], None]  # delete it (to be built again)
+
+
+@dataclass
+class Cutter:
+    """Cuts each key's rows into segments of about ``target`` bytes (module doc)."""
+
+    target: int
+    build: Callable[[PinotColumns, tuple], Built]
+    bytes_per_row: float
+    reduce: Callable[[PinotColumns], PinotColumns] | None = None  # rollup / dedup: applied to all of a key's rows
+    pending: dict[tuple, list[PinotColumns]] = field(default_factory=dict)
+    rows: dict[tuple, int] = field(default_factory=dict)
+    builds: int = 0  # every build, kept or not (the report says how many were rebuilt)
+
+    def want(self) -> int:
+        return max(1, int(AIM * self.target / max(self.bytes_per_row, 1e-9)))
+
+    def add(self, key: tuple, rows: PinotColumns) -> None:
+        self.pending.setdefault(key, []).append(rows)
+        self.rows[key] = self.rows.get(key, 0) + rows.table.num_rows
+        if self.reduce is None:
+            self._drain(key, final=False)
+        elif self.rows[key] >= 2 * max(self.want(), 100_000):
+            reduced = self.reduce(concat(self.pending[key]))  # keeps memory to the distinct rows of the key
+            self.pending[key], self.rows[key] = [reduced], reduced.table.num_rows
+
+    def finish(self) -> None:
+        for key in sorted(self.pending):
+            if self.reduce is not None and self.pending[key]:
+                reduced = self.reduce(concat(self.pending[key]))
+                self.pending[key], self.rows[key] = [reduced], reduced.table.num_rows
+            self._drain(key, final=True)
+        self.pending.clear()
+        self.rows.clear()
+
+    def _drain(self, key: tuple, *, final: bool) -> None:
+        while self.rows.get(key, 0) > 0:
+            have = self.rows[key]
+            if have < self.want() and not final:
+                return
+            rows = concat(self.pending[key])
+            count = min(self.want(), have)
+            for attempt in range(1, MAX_BUILDS + 1):
+                built = self.build(take(rows, slice(0, count)), key)
+                self.builds += 1
+                size = built.tar_bytes
+                last = final and count == have
+                fits = (LOW * self.target <= size <= HIGH * self.target) or (last and size <= HIGH * self.target)
+                self.bytes_per_row = size / max(count, 1)
+                if fits or attempt == MAX_BUILDS:
+                    if not fits:
+                        log.warning("pinot_sink: compaction: segment %s is %.1f%% of the target after %d builds",
+                                    built.name, 100 * size / self.target, attempt)
+                    break
+                built.drop()
+                if self.want() > have and not final:
+                    self.pending[key] = [rows]
+                    return  # more rows are needed for a right-sized segment
+                count = min(self.want(), have)
+            built.keep()
+            rest = take(rows, slice(count, have))
+            self.pending[key] = [rest] if rest.table.num_rows else []
+            self.rows[key] = have - count
+
+
+def remove_file(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,48 @@
+"""``pinot-sink compact``: the plan with --dry-run, the report per group, progress on stderr, one-line errors."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pinot_sink.cli import main
+from pinot_sink.controller import ClientConfig, ControllerClient
+from tests.compaction.helpers import CONFIG, SCHEMA, controller_ids, folder_ids, tiny_segments
+
+
+def test_compact_against_a_controller(fake_controller, tmp_path, capsys):
+    fake_controller.add_table(SCHEMA, CONFIG)
+    with ControllerClient.from_config(ClientConfig(url=fake_controller.url)) as client:
+        tiny_segments(20, 30, kind="stream", client=client, url=fake_controller.url, spacing_ms=60_000)
+    argv = ["compact", "--table", "events", "--url", fake_controller.url, "--target-size", "8kb"]
+    assert main(argv + ["--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "20 live segment(s); 20 in 1 group(s) to merge" in out and "dry run: nothing was changed" in out
+    assert len(fake_controller.live_segments("events")) == 20
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "bucket 2023-11-15T00:00:00Z" in captured.out and "total: 20 segment(s) ->" in captured.out
+    assert "pinot-sink compact: bucket 2023-11-15T00:00:00Z: segment events_" in captured.err  # progress
+    assert controller_ids(fake_controller, tmp_path) == list(range(600))
+
+
+def test_compact_a_folder(tmp_path, capsys):
+    out = tmp_path / "segments"
+    tiny_segments(10, 30, kind="hourly", out=out, spacing_ms=60_000)
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "table.json").write_text(json.dumps(CONFIG))
+    assert main(["compact", "--table", "events", "--output-uri", str(out), "--schema", str(tmp_path / "schema.json"),
+                 "--table-config", str(tmp_path / "table.json"), "--target-size", "1mb"]) == 0
+    assert "total: 10 segment(s) -> 1" in capsys.readouterr().out
+    assert folder_ids(out) == list(range(300))
+
+
+def test_bad_arguments_are_one_line(tmp_path, capsys):
+    assert main(["compact", "--table", "events", "--output-uri", str(tmp_path), "--target-size", "big"]) == 1
+    assert "option '--target-size': 'big' is not a size" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="--aggregate 'x': give KEY=VALUE"):
+        main(["compact", "--table", "events", "--output-uri", str(tmp_path), "--mode", "rollup", "--aggregate", "x"])
+    assert main(["compact", "--table", "events", "--output-uri", str(tmp_path), "--time-range", "2024-03-01"]) == 1
+    assert "--time-range '2024-03-01': give FROM..TO" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="give --url"):
+        main(["compact", "--table", "events"])

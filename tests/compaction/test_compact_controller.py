@@ -1,0 +1,226 @@
+"""Compaction against the test controller (real HTTP, Pinot's lineage rules): small segments of streaming
+micro-batches and hourly appends merged per day into right-sized segments, one lineage entry per group, the
+table's indexes built, and every row exactly once."""
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from pinot_sink.compaction import compact
+from pinot_sink.compaction.provenance import SOURCE_WRITES_KEY, CompactedWriteError
+from pinot_sink.controller import ClientConfig, ControllerClient
+from pinot_sink.naming import write_tag
+from pinot_sink.segment.read.reader import open_segment
+from tests.compaction.helpers import (BASE_MS, CONFIG, DAY_MS, SCHEMA, check_sizes, controller_ids, rows,
+                                      tiny_segments, write)
+
+
+@pytest.fixture
+def table(fake_controller):
+    fake_controller.add_table(SCHEMA, CONFIG)
+    return fake_controller
+
+
+@pytest.fixture
+def client(table):
+    with ControllerClient.from_config(ClientConfig(url=table.url)) as client:
+        yield client
+
+
+def live_tarballs(controller, tmp_path: Path) -> dict[str, Path]:
+    folder = tmp_path / "out"
+    folder.mkdir(exist_ok=True)
+    found = {}
+    for name in controller.live_segments("events"):
+        path = folder / f"{name}.tar.gz"
+        path.write_bytes(controller.segments("events")[name].tar_bytes)
+        found[name] = path
+    return found
+
+
+def check_compacted(controller, tmp_path: Path, expected_ids: list[int], target: int) -> dict[str, Path]:
+    """Rows exactly once; sizes per day bucket; the table config's indexes and sorted column in each."""
+    assert controller_ids(controller, tmp_path) == expected_ids
+    live = live_tarballs(controller, tmp_path)
+    sizes = defaultdict(list)
+    for name, path in live.items():
+        day = int(controller.segments("events")[name].zk["segment.start.time"]) // DAY_MS
+        sizes[day].append(path.stat().st_size)
+        with open_segment(path) as reader:
+            assert reader.inverted_index("country") is not None
+            assert reader.column("country").sorted
+            assert SOURCE_WRITES_KEY in reader.metadata.custom
+    check_sizes(sizes, target)
+    return live
+
+
+def test_streaming_micro_batches_compacted_into_right_sized_segments(table, client, tmp_path):
+    names = tiny_segments(40, 40, kind="stream", client=client, url=table.url, spacing_ms=60_000)
+    target = 16 * 1024
+    report = compact("events", url=table.url, target_size=target)
+    assert not report.failed and len(report.groups) == 1
+    group = report.groups[0]
+    assert (group.segments_before, group.rows_before, group.rows_after) == (40, 1600, 1600)
+    live = check_compacted(table, tmp_path, list(range(1600)), target)
+    assert len(live) == group.segments_after >= 2
+    # One lineage entry replaced exactly the merged segments.
+    [entry] = [e for e in table.tables["events"].lineage.values() if set(e.segments_to) == set(live)]
+    assert entry.state == "COMPLETED" and sorted(entry.segments_from) == sorted(names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["stream", "hourly"])
+def test_500_tiny_segments(table, client, tmp_path, kind):
+    spacing = 60_000 if kind == "stream" else 3_600_000
+    tiny_segments(500, 30, kind=kind, client=client, url=table.url, spacing_ms=spacing)
+    target = 16 * 1024
+    report = compact("events", url=table.url, target_size=target)
+    assert not report.failed
+    assert sum(g.segments_before for g in report.groups) == 500
+    live = check_compacted(table, tmp_path, list(range(15_000)), target)
+    assert len(live) < 60
+
+
+def test_hourly_appends_per_day_bucket_and_dry_run(table, client, tmp_path):
+    tiny_segments(48, 50, kind="hourly", client=client, url=table.url)
+    before = sorted(table.live_segments("events"))
+    plan = compact("events", url=table.url, target_size="12kb", dry_run=True)
+    assert len(plan.plan.groups) == 2 and "dry run" in plan.summary() and "24 segment(s)" in plan.summary()
+    assert sorted(table.live_segments("events")) == before
+    report = compact("events", url=table.url, target_size="12kb")
+    assert [g.segments_before for g in report.groups] == [24, 24]
+    starts = {int(table.segments("events")[n].zk["segment.start.time"]) // DAY_MS for n in table.live_segments("events")}
+    ends = {int(table.segments("events")[n].zk["segment.end.time"]) // DAY_MS for n in table.live_segments("events")}
+    assert starts == ends == {BASE_MS // DAY_MS, BASE_MS // DAY_MS + 1}  # no output segment spans two days
+    check_compacted(table, tmp_path, list(range(2400)), 12 * 1024)
+    again = compact("events", url=table.url, target_size="12kb")  # what is right-sized stays
+    assert again.groups == [] and sorted(table.live_segments("events")) == sorted(
+        n for g in report.groups for n in g.new)
+
+
+def test_time_range_and_min_segment_size_choose_what_is_merged(table, client, tmp_path):
+    tiny_segments(48, 50, kind="hourly", client=client, url=table.url)
+    report = compact("events", url=table.url, target_size="12kb",
+                     time_range="2023-11-16T00:00:00Z..2023-11-17T00:00:00Z")
+    assert [g.where for g in report.groups] == ["bucket 2023-11-16T00:00:00Z"]
+    report = compact("events", url=table.url, target_size="12kb", min_segment_size="1kb", dry_run=True)
+    assert report.plan.groups == []
+
+
+def test_a_rerun_of_a_compacted_write_is_refused_before_any_upload(table, client, tmp_path):
+    for hour in range(6):
+        write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    assert len(table.live_segments("events")) == 1
+    uploads, live = len(table.uploads()), sorted(table.live_segments("events"))
+    with pytest.raises(CompactedWriteError, match=r"write load-2 was compacted into events_.*nothing was uploaded"):
+        write(rows(200, 100, start_ms=BASE_MS + 2 * 3_600_000), url=table.url, write_id="load-2")
+    assert len(table.uploads()) == uploads and sorted(table.live_segments("events")) == live
+    assert controller_ids(table, tmp_path) == list(range(600))
+    # A write id the compaction never saw still replaces its own segments as before.
+    write(rows(600, 10, start_ms=BASE_MS), url=table.url, write_id="late")
+    write(rows(600, 10, start_ms=BASE_MS), url=table.url, write_id="late")
+    assert controller_ids(table, tmp_path) == list(range(610))
+
+
+def test_a_compaction_of_compacted_segments_keeps_their_writes(table, client, tmp_path):
+    for hour in range(4):
+        write(rows(hour * 50, 50, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"w{hour}")
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    write(rows(200, 50, start_ms=BASE_MS + 5 * 3_600_000), url=table.url, write_id="w5")
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    [name] = table.live_segments("events")
+    custom = table.segments("events")[name].zk["custom.map"]
+    assert all(write_tag(w) in custom for w in ("w0", "w1", "w2", "w3", "w5"))
+    with pytest.raises(CompactedWriteError):
+        write(rows(0, 50, start_ms=BASE_MS), url=table.url, write_id="w0")
+
+
+# --- races ---------------------------------------------------------------------------------------------
+
+
+def test_a_rerun_that_starts_while_the_compaction_uploads_wins_and_the_compaction_fails_cleanly(table, client, tmp_path):
+    for hour in range(4):
+        write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")
+    hold = table.delay_upload(30, nth=1)  # the compaction's first upload waits
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(
+        report=compact("events", url=table.url, target_size="1mb", min_segment_size="1mb",
+                       options={"retry.initial-backoff": "10ms", "retry.max-backoff": "50ms"})))
+    worker.start()
+    assert hold.arrived.wait(20)
+    # The rerun of load-1 replaces its own segment; its entry (forceCleanup) reverts the compaction's.
+    write(rows(100, 100, start_ms=BASE_MS + 3_600_000), url=table.url, write_id="load-1")
+    hold.release()
+    worker.join(30)
+    [group] = result["report"].groups
+    assert "commit failed, the table is as it was" in group.error, group.error
+    assert controller_ids(table, tmp_path) == list(range(400))
+    assert len(table.live_segments("events")) == 4
+
+
+def test_a_compaction_that_completes_first_makes_the_rerun_fail_cleanly(table, client, tmp_path):
+    for hour in range(4):
+        write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")
+    # The rerun listed the table (its own segment live), then its start waits while the compaction commits.
+    table.delay_next(1, seconds=1.5, method="POST", path="/segments/events/startReplaceSegments")
+    errors = []
+
+    def rerun():
+        try:
+            write(rows(100, 100, start_ms=BASE_MS + 3_600_000), url=table.url, write_id="load-1")
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    worker = threading.Thread(target=rerun)
+    worker.start()
+    threading.Event().wait(0.5)
+    report = compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    worker.join(30)
+    assert not report.failed
+    assert errors and "nothing" in str(errors[0])
+    assert controller_ids(table, tmp_path) == list(range(400))
+
+
+def test_an_append_during_a_compaction_is_kept(table, client, tmp_path):
+    for hour in range(4):
+        write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")
+    hold = table.delay_upload(30, nth=1)
+    worker = threading.Thread(target=lambda: compact("events", url=table.url, target_size="1mb",
+                                                     min_segment_size="1mb"))
+    worker.start()
+    assert hold.arrived.wait(20)
+    write(rows(400, 100, start_ms=BASE_MS + 3_600_000), url=table.url)
+    hold.release()
+    worker.join(30)
+    assert controller_ids(table, tmp_path) == list(range(500))
+    assert len(table.live_segments("events")) == 2
+
+
+def test_a_replayed_micro_batch_that_was_compacted_is_refused_by_the_commit(table, tmp_path):
+    """A streaming query restarted from an old checkpoint replays a batch whose segments were compacted: its
+    commit (on the driver, before any upload) refuses it, naming the compaction."""
+    from pinot_sink.commit import commit_job
+    from pinot_sink.job import prepare_job
+    from pinot_sink.task import write_partition
+    from tests.compaction.helpers import ARROW
+
+    job = prepare_job({"table-name": "events", "url": table.url}, ARROW, overwrite=False, streaming=True)
+
+    def batch(number: int):
+        report = write_partition(job, [rows(number * 50, 50, start_ms=BASE_MS + number * 60_000)], partition_id=0,
+                                 task_attempt_id=number, query_id="q", batch_id=number)
+        return commit_job(job, [report], query_id="q", batch_id=number)
+
+    for number in range(5):
+        batch(number)
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    uploads = len(table.uploads())
+    with pytest.raises(CompactedWriteError, match="write stream:q:3 was compacted into"):
+        batch(3)
+    assert len(table.uploads()) == uploads
+    batch(5)  # the next batches go on as before
+    assert controller_ids(table, tmp_path) == list(range(300))
