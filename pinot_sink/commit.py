@@ -121,7 +121,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         note=job.options.commit.note,
     )
     log.info("%s", summary_table(result))
-    if job.plan.coerced:  # converted as Pinot converts them, which is allowed, but worth a word
+    if job.plan is not None and job.plan.coerced:  # converted as Pinot converts them, which is allowed, but worth a word
         log.info("pinot_sink: %s: values converted to the column's type: %s", job.table, ", ".join(job.plan.coerced))
     write_committed(record, asdict(result))
     return result
