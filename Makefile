@@ -23,7 +23,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 export PYSPARK_PYTHON        := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: demo test test-slow test-spark35 test-spark33 bench install clean
+.PHONY: demo check test test-slow test-spark35 test-spark33 test-main test-spark bench install clean
 
 install: $(STAMP)
 
@@ -53,18 +53,38 @@ demo: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
 	$(PY) examples/local_backfill.py
 
-# The developer's loop (under 15 minutes on a fresh 2-core machine): every test but those marked slow, then
-# the Spark 3 lines. The slow ones (a Spark driver or cluster of its own, a memory bound over hundreds of MB,
-# a 2 GB function case) run in `make test-slow`; CI (.ci/run) runs both.
+# Spread over the machine's cores (pytest-xdist) where no Spark session is started: a test either needs the one
+# shared Spark session (marked spark, conftest.py) or it does not, and only the latter run side by side.
+XDIST ?= -n auto
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+
+# The edit loop (3 minutes or less on 2 cores): no Spark session, no JVM, nothing slow.
+check: $(STAMP)
+	$(PYTEST) $(XDIST) -m "not slow and not spark and not jvm" $(PYTEST_ARGS)
+
+# The developer's loop (10 minutes or less on a fresh 2-core machine, CONTRIBUTING.md has the figures): every
+# test but those marked slow, in stages: the Spark-free tests across the cores (the Java comparisons with one
+# JVM per worker), the Spark ones on one shared session, then the Spark 3 lines. Every stage runs even when one
+# fails; the failed stages are listed at the end and the exit status is non-zero. The slow ones (a Spark driver
+# or cluster of their own, a memory bound over hundreds of MB, a 2 GB function case) run in `make test-slow`;
+# CI (.ci/run) runs both.
+STAGES := test-main test-spark test-spark33 test-spark35
 test: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" $(PYTEST_ARGS)
-	$(MAKE) --no-print-directory test-spark33
-	$(MAKE) --no-print-directory test-spark35
+	@failed=""; for stage in $(STAGES); do \
+		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed" >&2; exit 1; fi; echo "make test: all stages passed"
+
+test-main: $(STAMP)
+	$(PYTEST) $(XDIST) -m "not slow and not spark" $(PYTEST_ARGS)
+
+test-spark: $(STAMP)
+	$(PYTEST) -m "spark and not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider -m slow $(PYTEST_ARGS)
+	$(PYTEST) -m slow $(PYTEST_ARGS)
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
 # All of tests/spark3, the slow-marked included: the Spark 3 lines have no other run.

@@ -46,6 +46,7 @@ except ImportError:  # pragma: no cover
     pytest = None
 
 from pinot_sink.segment.properties import as_text, parse_properties
+from pinot_sink.segment.tar_codecs import open_tar
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -932,7 +933,7 @@ def _fetch(uri: str) -> bytes:
 def _read_segment(tar_bytes: bytes, *, full: bool, strict: bool) -> tuple[dict, tuple[int, int, int]]:
     """Untar, locate the metadata as Pinot does, check the layout; -> (metadata properties, creation)."""
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*")
+        archive = open_tar(io.BytesIO(tar_bytes))  # by magic number, as TarCompressionUtils (gzip, lz4, zstd)
         members = archive.getmembers()
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise ApiError(500, f"Exception while uploading segment: cannot untar: {exc}") from None

@@ -1,4 +1,4 @@
-"""Read a Pinot segment (directory or ``.tar.gz``, v1 or v3 layout) back into Arrow.
+"""Read a Pinot segment (directory or tarball: gzip, LZ4 or Zstandard; v1 or v3 layout) back into Arrow.
 
 ``read_segment(path)`` returns everything at once; ``open_segment(path)`` gives a ``SegmentReader`` with lazy,
 cached per-column access (what ``pinot-sink inspect`` uses). Two views of the rows are offered:
@@ -37,6 +37,7 @@ from .decoders import SegmentFormatError, V3IndexFile
 from ..format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
                      METADATA_FILE, V1_EXTENSIONS, V3_DIR, forward_index_extension)
 from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
+from ..tar_codecs import is_tarball, open_tar
 
 __all__ = ["read_segment", "open_segment", "SegmentContents", "SegmentReader", "SegmentFormatError"]
 
@@ -106,7 +107,7 @@ class SegmentReader:
             raise FileNotFoundError(f"no segment at {self.path}")
         if os.path.isdir(self.path):
             segment_dir = self.path
-        elif tarfile.is_tarfile(self.path):
+        elif is_tarball(self.path):
             segment_dir = self._extract(self.path)
         elif os.path.isfile(self.path):
             # A bare metadata.properties (metadata-only view, no index files).
@@ -151,7 +152,7 @@ class SegmentReader:
         """Safe extraction into a temp dir; the first member is the segment directory (SEGMENT_FORMAT.md 1.6)."""
         self._temp_dir = tempfile.mkdtemp(prefix="pinot-segment-")
         try:
-            with tarfile.open(tar_path, "r:*") as tar:
+            with open_tar(tar_path) as tar:
                 first = tar.next()
                 if first is None:
                     raise SegmentFormatError(f"{tar_path}: empty tarball")
