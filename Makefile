@@ -23,7 +23,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 export PYSPARK_PYTHON        := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: demo check test test-slow test-spark35 test-spark33 test-main test-spark bench install clean
+.PHONY: demo check test test-slow test-slow-main test-spark35 test-spark33 test-main test-spark bench install clean
 
 install: $(STAMP)
 
@@ -68,13 +68,17 @@ check: $(STAMP)
 # fails; the failed stages are listed at the end and the exit status is non-zero. The slow ones (a Spark driver
 # or cluster of their own, a memory bound over hundreds of MB, a 2 GB function case) run in `make test-slow`;
 # CI (.ci/run) runs both.
-STAGES := test-main test-spark test-spark33 test-spark35
+# Run the stages $(1) one after the other, each even when one before failed; list the failed ones at the end.
+define stages
+	@failed=""; for stage in $(1); do \
+		$(MAKE) --no-print-directory $$stage $(2) || failed="$$failed $$stage"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make $@: FAILED:$$failed" >&2; exit 1; fi; echo "make $@: all stages passed"
+endef
+
 test: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
-	@failed=""; for stage in $(STAGES); do \
-		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed" >&2; exit 1; fi; echo "make test: all stages passed"
+	$(call stages,test-main test-spark test-spark33 test-spark35)
 
 test-main: $(STAMP)
 	$(PYTEST) $(XDIST) -m "not slow and not spark" $(PYTEST_ARGS)
@@ -82,15 +86,20 @@ test-main: $(STAMP)
 test-spark: $(STAMP)
 	$(PYTEST) -m "spark and not slow" $(PYTEST_ARGS)
 
-test-slow: $(STAMP)
+# The slow ones: on pyspark 4.x, then tests/spark3's on the Spark 3 lines (a Spark job in a fresh process each).
+test-slow: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
+	$(call stages,test-slow-main test-spark33 test-spark35,SPARK3_MARKS=slow)
+
+test-slow-main: $(STAMP)
 	$(PYTEST) -m slow $(PYTEST_ARGS)
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
-# All of tests/spark3, the slow-marked included: the Spark 3 lines have no other run.
+# tests/spark3 but its slow tests in `make test`, its slow ones in `make test-slow` (SPARK3_MARKS).
+SPARK3_MARKS ?= not slow
 test-spark35: $(STAMP35)
 	PYSPARK_PYTHON=$(abspath $(PY35)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY35)) \
-		$(PY35) -m pytest -q -p no:cacheprovider tests/spark3
+		$(PY35) -m pytest -q -p no:cacheprovider -m "$(SPARK3_MARKS)" tests/spark3
 
 test-spark33:
 ifeq ($(PYTHON310),)
@@ -98,7 +107,7 @@ ifeq ($(PYTHON310),)
 else
 	$(MAKE) --no-print-directory $(STAMP33)
 	PYSPARK_PYTHON=$(abspath $(PY33)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY33)) \
-		$(PY33) -m pytest -q -p no:cacheprovider tests/spark3
+		$(PY33) -m pytest -q -p no:cacheprovider -m "$(SPARK3_MARKS)" tests/spark3
 endif
 
 bench: $(STAMP)
