@@ -18,7 +18,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from task_cpu import measure  # noqa: E402
 
-CODECS = ("gzip", "lz4", "zstd")
+from pinot_sink.segment.tar_codecs import CODECS  # noqa: E402
 
 
 def main() -> int:
