@@ -77,10 +77,48 @@ def open_tar(source) -> tarfile.TarFile:
     return tarfile.open(fileobj=source, mode="r:*")
 
 
+class _Prefixed(io.RawIOBase):
+    """``head`` (bytes already read from ``rest``), then the rest of ``rest``: a peek at a stream that cannot
+    seek back."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n], self._head = self._head[:n], self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def open_tar_stream(source) -> tarfile.TarFile:
+    """Like ``open_tar``, for one pass over the members (``tarfile``'s stream mode, any readable file object):
+    gzip is read as it comes, never whole in memory; LZ4 and Zstandard are decompressed whole (cramjam has no
+    streaming decoder), so reading such a tarball's metadata holds the segment in memory once."""
+    if not hasattr(source, "read"):
+        with open(source, "rb") as f:
+            codec = codec_of(f.read(4))
+            if codec in (LZ4, ZSTD):
+                return _decompressed(f, codec)
+        return tarfile.open(source, mode="r|*")
+    head = source.read(4)
+    codec = codec_of(head)
+    if codec in (LZ4, ZSTD):
+        return _decompressed(_Prefixed(head, source), codec)
+    return tarfile.open(fileobj=io.BufferedReader(_Prefixed(head, source)), mode="r|*")
+
+
 def _decompressed(fileobj: BinaryIO, codec: str) -> tarfile.TarFile:
     import cramjam
 
-    fileobj.seek(0)
+    if not isinstance(fileobj, _Prefixed):
+        fileobj.seek(0)
     library = cramjam.lz4 if codec == LZ4 else cramjam.zstd
     try:
         data = bytes(library.decompress(fileobj.read()))

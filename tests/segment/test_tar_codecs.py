@@ -91,3 +91,32 @@ def test_the_option():
     assert WriteOptions.parse({**base, "build.tar-codec": "ZSTD"}).build.tar_codec == "zstd"
     with pytest.raises(OptionError, match=r"option 'build.tar-codec': 'brotli' is not one of gzip, lz4, zstd"):
         WriteOptions.parse({**base, "build.tar-codec": "brotli"})
+
+
+class _OneWay(io.RawIOBase):
+    """A stream that cannot seek (a remote file read as it comes)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self._data.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_metadata_is_read_from_each_codec_by_path_and_from_a_stream(built, codec):
+    """A metadata push and a window replace of a folder read a tarball's metadata.properties (storage.tarballs)."""
+    from pinot_sink.controller.push import metadata_tarball
+    from pinot_sink.storage.tarballs import metadata_files, tarball_time_range
+
+    path = built[codec].tar_path
+    by_path = metadata_files(path)
+    assert set(by_path) == {"metadata.properties", "creation.meta"}
+    assert metadata_files(_OneWay(path.read_bytes())) == by_path == metadata_files(built["gzip"].tar_path)
+    assert tarball_time_range(path) == (-1, -1)
+    assert metadata_tarball(path)[0] == "s"
