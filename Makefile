@@ -58,9 +58,10 @@ demo: $(STAMP)
 XDIST ?= -n auto
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-# The edit loop (3 minutes or less on 2 cores): no Spark session, no JVM, nothing slow.
+# The edit loop (3 minutes or less on 2 cores): no Spark session, no JVM, nothing slow (and no real cluster:
+# tests marked pinot run in `make test-pinot`, where that target exists).
 check: $(STAMP)
-	$(PYTEST) $(XDIST) -m "not slow and not spark and not jvm" $(PYTEST_ARGS)
+	$(PYTEST) $(XDIST) -m "not slow and not spark and not jvm and not pinot" $(PYTEST_ARGS)
 
 # The developer's loop (10 minutes or less on a fresh 2-core machine, CONTRIBUTING.md has the figures): every
 # test but those marked slow, in stages: the Spark-free tests across the cores (the Java comparisons with one
@@ -81,10 +82,10 @@ test: $(STAMP) $(STAMP35)
 	$(call stages,test-main test-spark test-spark33 test-spark35)
 
 test-main: $(STAMP)
-	$(PYTEST) $(XDIST) -m "not slow and not spark" $(PYTEST_ARGS)
+	$(PYTEST) $(XDIST) -m "not slow and not spark and not pinot" $(PYTEST_ARGS)
 
 test-spark: $(STAMP)
-	$(PYTEST) -m "spark and not slow" $(PYTEST_ARGS)
+	$(PYTEST) -m "spark and not slow and not pinot" $(PYTEST_ARGS)
 
 # The slow ones: on pyspark 4.x, then tests/spark3's on the Spark 3 lines (a Spark job in a fresh process each).
 test-slow: $(STAMP) $(STAMP35)
@@ -92,7 +93,7 @@ test-slow: $(STAMP) $(STAMP35)
 	$(call stages,test-slow-main test-spark33 test-spark35,SPARK3_MARKS=slow)
 
 test-slow-main: $(STAMP)
-	$(PYTEST) -m slow $(PYTEST_ARGS)
+	$(PYTEST) -m "slow and not pinot" $(PYTEST_ARGS)
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
 # tests/spark3 but its slow tests in `make test`, its slow ones in `make test-slow` (SPARK3_MARKS).
