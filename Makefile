@@ -23,7 +23,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 export PYSPARK_PYTHON        := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: demo test test-slow test-pinot test-spark35 test-spark33 bench install clean
+.PHONY: demo check test test-slow test-slow-main test-pinot test-spark35 test-spark33 test-main test-spark bench install clean
 
 install: $(STAMP)
 
@@ -53,18 +53,47 @@ demo: $(STAMP)
 	@$(PY) -m pinot_sink.java_check
 	$(PY) examples/local_backfill.py
 
-# The developer's loop (under 15 minutes on a fresh 2-core machine): every test but those marked slow, then
-# the Spark 3 lines. The slow ones (a Spark driver or cluster of its own, a memory bound over hundreds of MB,
-# a 2 GB function case) run in `make test-slow`; CI (.ci/run) runs both.
+# Spread over the machine's cores (pytest-xdist) where no Spark session is started: a test either needs the one
+# shared Spark session (marked spark, conftest.py) or it does not, and only the latter run side by side.
+XDIST ?= -n auto
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+
+# The edit loop (3 minutes or less on 2 cores): no Spark session, no JVM, nothing slow (and no real cluster:
+# tests marked pinot run in `make test-pinot`, where that target exists).
+check: $(STAMP)
+	$(PYTEST) $(XDIST) -m "not slow and not spark and not jvm and not pinot" $(PYTEST_ARGS)
+
+# The developer's loop (10 minutes or less on a fresh 2-core machine, CONTRIBUTING.md has the figures): every
+# test but those marked slow, in stages: the Spark-free tests across the cores (the Java comparisons with one
+# JVM per worker), the Spark ones on one shared session, then the Spark 3 lines. Every stage runs even when one
+# fails; the failed stages are listed at the end and the exit status is non-zero. The slow ones (a Spark driver
+# or cluster of their own, a memory bound over hundreds of MB, a 2 GB function case) run in `make test-slow`;
+# CI (.ci/run) runs both.
+# Run the stages $(1) one after the other, each even when one before failed; list the failed ones at the end.
+define stages
+	@failed=""; for stage in $(1); do \
+		$(MAKE) --no-print-directory $$stage $(2) || failed="$$failed $$stage"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make $@: FAILED:$$failed" >&2; exit 1; fi; echo "make $@: all stages passed"
+endef
+
 test: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not pinot" $(PYTEST_ARGS)
-	$(MAKE) --no-print-directory test-spark33
-	$(MAKE) --no-print-directory test-spark35
+	$(call stages,test-main test-spark test-spark33 test-spark35)
 
-test-slow: $(STAMP)
+test-main: $(STAMP)
+	$(PYTEST) $(XDIST) -m "not slow and not spark and not pinot" $(PYTEST_ARGS)
+
+test-spark: $(STAMP)
+	$(PYTEST) -m "spark and not slow and not pinot" $(PYTEST_ARGS)
+
+# The slow ones: on pyspark 4.x, then tests/spark3's on the Spark 3 lines (a Spark job in a fresh process each).
+test-slow: $(STAMP) $(STAMP35)
 	@$(PY) -m pinot_sink.java_check
-	$(PY) -m pytest -q -p no:cacheprovider -m "slow and not pinot" $(PYTEST_ARGS)
+	$(call stages,test-slow-main test-spark33 test-spark35,SPARK3_MARKS=slow)
+
+test-slow-main: $(STAMP)
+	$(PYTEST) -m "slow and not pinot" $(PYTEST_ARGS)
 
 # The real-Pinot tier (tests/pinot): starts a Pinot cluster from ../shared/pinot-cluster/dist (or
 # PINOT_CLUSTER_HOME), runs the tests marked pinot against it, stops it; fails in one line without a cluster.
@@ -73,10 +102,11 @@ test-pinot: $(STAMP)
 	tests/pinot/run.sh $(PY) $(PYTEST_ARGS)
 
 # The Spark 3 line: pinot_sink.write through mapInArrow on pyspark 3.5 (what EMR / Dataproc / Databricks LTS run).
-# All of tests/spark3, the slow-marked included: the Spark 3 lines have no other run.
+# tests/spark3 but its slow tests in `make test`, its slow ones in `make test-slow` (SPARK3_MARKS).
+SPARK3_MARKS ?= not slow
 test-spark35: $(STAMP35)
 	PYSPARK_PYTHON=$(abspath $(PY35)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY35)) \
-		$(PY35) -m pytest -q -p no:cacheprovider tests/spark3
+		$(PY35) -m pytest -q -p no:cacheprovider -m "$(SPARK3_MARKS)" tests/spark3
 
 test-spark33:
 ifeq ($(PYTHON310),)
@@ -84,7 +114,7 @@ ifeq ($(PYTHON310),)
 else
 	$(MAKE) --no-print-directory $(STAMP33)
 	PYSPARK_PYTHON=$(abspath $(PY33)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY33)) \
-		$(PY33) -m pytest -q -p no:cacheprovider tests/spark3
+		$(PY33) -m pytest -q -p no:cacheprovider -m "$(SPARK3_MARKS)" tests/spark3
 endif
 
 bench: $(STAMP)

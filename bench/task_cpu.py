@@ -30,8 +30,9 @@ def batches_of(table, size: int = 10_000):
     return table.to_batches(max_chunksize=size)
 
 
-def measure(repo: str, rows: int, repeat: int, max_rows: int, profile: bool) -> dict:
-    """Best CPU / wall seconds of write_partition with ``repo``'s code (this process's sys.path)."""
+def measure(repo: str, rows: int, repeat: int, max_rows: int, profile: bool, options: dict | None = None) -> dict:
+    """Best CPU / wall seconds of write_partition with ``repo``'s code (this process's sys.path); ``options``:
+    more write options (bench/tar_codecs.py: build.tar-codec)."""
     sys.path.insert(0, str(HERE))
     import logging
 
@@ -51,7 +52,7 @@ def measure(repo: str, rows: int, repeat: int, max_rows: int, profile: bool) -> 
         job = prepare_job({"table-name": example.TABLE, "schema": json.dumps(example.SCHEMA),
                            "table-config": json.dumps(example.TABLE_CONFIG), "output-uri": out,
                            "sink.buffer-flush.max-rows": str(max_rows), "sink.buffer-flush.max-size": "1gb",
-                           "creation-time": "0"}, table.schema, overwrite=False, streaming=False)
+                           "creation-time": "0", **(options or {})}, table.schema, overwrite=False, streaming=False)
         if profile and i == repeat - 1:
             import cProfile
 
@@ -66,6 +67,7 @@ def measure(repo: str, rows: int, repeat: int, max_rows: int, profile: bool) -> 
         if profiler is not None:
             profiler.disable()
         assert report.rows == rows, report.rows
+        tar_bytes = sum(f.stat().st_size for f in Path(out).rglob("*.tar.gz"))
         subprocess.run(["rm", "-rf", out], check=True)
     if profiler is not None:
         import pstats
@@ -77,7 +79,7 @@ def measure(repo: str, rows: int, repeat: int, max_rows: int, profile: bool) -> 
             batch.num_rows
     floor_cpu = (time.process_time() - cpu) / repeat
     return {"cpu": min(cpu_times), "wall": min(wall_times), "cpus": cpu_times, "floor_cpu": floor_cpu,
-            "user_sys": min(user_sys), "segments": len(report.segments)}
+            "user_sys": min(user_sys), "segments": len(report.segments), "tar_bytes": tar_bytes}
 
 
 def main() -> int:

@@ -46,7 +46,8 @@ from pinot_sink.storage.files import publish_into_directory, remove_tree
 from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
 from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was_withdrawn, write_aborted,
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
-from pinot_sink.storage.stores import ControllerStore, DirectoryStore
+from pinot_sink.controller.store import ControllerStore
+from pinot_sink.storage.stores import DirectoryStore
 
 from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root

@@ -30,7 +30,8 @@ from pinot_sink.storage.files import remove_tree
 from pinot_sink.storage.layout import manifest_uri, normalise_uri, table_uri
 from pinot_sink.storage.manifests import WriteRecord, common_fields
 from pinot_sink.storage.staging import private_stage_root
-from pinot_sink.storage.stores import SegmentStore, open_store
+from pinot_sink.controller.store import open_store
+from pinot_sink.storage.stores import SegmentStore
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
 

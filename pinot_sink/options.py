@@ -87,6 +87,8 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
     "build.unsupported-indexes": ("defer", "indexes this writer does not build: defer (to the server's load-time "
                                   "handler, where Pinot has one) | error"),
     "build.sort": ("true", "sort each segment by the table's sortedColumn"),
+    "build.tar-codec": ("gzip", "the segment tarball's compression: gzip | lz4 | zstd (lz4 and zstd load on Pinot "
+                                "1.3.0 and later; the file keeps its .tar.gz name)"),
     "auth.username": (None, "basic auth user (with auth.password)"),
     "auth.password": (None, "basic auth password"),
     "auth.token": (None, "bearer token"),
@@ -638,6 +640,7 @@ def _build_options(chosen) -> BuildOptions:
     return BuildOptions(
         segment_version=version,
         sort_by_sorted_column=parse_bool(chosen("build.sort"), "build.sort"),
+        tar_codec=_one_of(chosen("build.tar-codec"), "build.tar-codec", ("gzip", "lz4", "zstd")),
         unsupported_indexes=normalise_mode(_one_of(chosen("build.unsupported-indexes"), "build.unsupported-indexes",
                                                    ("defer", "error", "skip"))),
     )

@@ -63,6 +63,32 @@ def spark():
 
 
 @pytest.fixture(scope="session")
+def java_oracle(tmp_path_factory):
+    """One JVM answering the whole session's Java comparisons (tests/java_oracle.py); skipped with the reason
+    when there is no JDK 17 (the JVM Pinot runs) with javac."""
+    from java_oracle import JavaOracle
+    from pinot_sink.java_check import jdk_home
+
+    jdk = jdk_home(17)
+    if jdk is None:
+        pytest.skip("no JDK 17 with javac found (JAVA_HOME or /usr/lib/jvm): Java's answers cannot be computed")
+    oracle = JavaOracle(jdk, tmp_path_factory.mktemp("java-oracle"))
+    yield oracle
+    oracle.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tiers of `make check` / `make test` by what a test starts: ``spark`` for the shared session,
+    ``jvm`` for the Java comparisons (``make check`` runs neither)."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "spark" in names:
+            item.add_marker(pytest.mark.spark)
+        if "java_oracle" in names:
+            item.add_marker(pytest.mark.jvm)
+
+
+@pytest.fixture(scope="session")
 def pinot_built() -> Path:
     if not PINOT_BUILT.is_dir():
         pytest.fail(f"fixtures not found at {PINOT_BUILT} (shared/ must sit beside the repo)")

@@ -54,6 +54,7 @@ except ImportError:  # pragma: no cover
 from fake_primary_keys import primary_key_upload_refusal, record_load_error
 from pinot_sink.controller.zk_records import SIZE_LIMIT, ideal_state_record, lineage_record, written_size
 from pinot_sink.segment.properties import as_text, parse_properties
+from pinot_sink.segment.tar_codecs import open_tar
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -1194,11 +1195,13 @@ def _fetch(uri: str) -> bytes:
 
 def _read_segment(tar_bytes: bytes, *, full: bool, strict: bool) -> tuple[dict, tuple[int, int, int]]:
     """Untar, locate the metadata as Pinot does, check the layout; -> (metadata properties, creation)."""
-    if not tar_bytes.startswith(b"\x1f\x8b"):  # commons-compress finds no compressor before any tar reading
+    # gzip, zstd, LZ4 frame: what TarCompressionUtils (Pinot 1.3+) detects; else commons-compress finds no
+    # compressor before any tar reading
+    if not tar_bytes.startswith((b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"\x04\x22\x4d\x18")):
         raise ApiError(500, "Exception while uploading segment: org.apache.commons.compress.compressors."
                             "CompressorException: No Compressor found for the stream signature.")
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*")
+        archive = open_tar(io.BytesIO(tar_bytes))  # by magic number, as TarCompressionUtils (gzip, lz4, zstd)
         members = archive.getmembers()
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise ApiError(500, f"Exception while uploading segment: cannot untar: {exc}") from None

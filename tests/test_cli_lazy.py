@@ -40,3 +40,22 @@ def test_requested_command():
     assert requested_command(["-v", "build", "--out", "x"]) == "build"
     assert requested_command(["--help"]) is None
     assert requested_command(["nope", "build"]) is None  # argparse reports the unknown command
+
+
+def test_version_imports_no_subcommand_and_no_arrow():
+    """``pinot-sink --version`` answers from the package's version alone (issue 36: 0.8 CPU-s when every
+    command's imports came with it): no subcommand module, no Arrow, numpy or converters."""
+    assert _loaded("--version") == []
+    probe = PROBE.replace('if m.startswith("pinot_sink.cli.")', 'if m.split(".")[0] in ("pyarrow", "numpy") '
+                          'or m.startswith("type_mapping.") and m != "type_mapping.errors"')
+    out = subprocess.run([sys.executable, "-c", probe, "--version"], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_type_mapping_names_load_on_first_use():
+    import type_mapping
+
+    assert type_mapping.PinotSchema.__name__ == "PinotSchema"
+    assert set(type_mapping.__all__) <= set(dir(type_mapping))
+    with pytest.raises(AttributeError):
+        type_mapping.NoSuchName  # noqa: B018

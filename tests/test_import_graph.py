@@ -6,14 +6,13 @@ Floors, low to high (docs/architecture.md):
                 pinot_sink.ingestion    the other half of Pinot's record pipeline: the table config's
                                         transforms, filter, complex types (the rules a row goes through)
     1 pinot_sink.segment        segment files, written and read
-    2 pinot_sink.controller     the controller's REST API, push
-      pinot_sink.storage        where segment files live and move: layout, staging, copying, manifests, the
-                                segment stores (a directory, a controller); beside the controller: push
-                                copies into a deep store through storage's files, and the controller store
-                                talks to the controller
-    3 job       pinot_sink.<module>     buffer, naming, options, job, task, commit, recovery, ...
-    4 entry points              pinot_sink (the package: Spark registration), pinot_sink.datasource
-    5 pinot_sink.cli            the console script
+    2 pinot_sink.storage        where segment files live and move: layout, staging, copying, manifests, the
+                                segment store interface and its folder; nothing of the controller
+    3 pinot_sink.controller     the controller's REST API, push (copying into a deep store through storage's
+                                files), the controller's table as a segment store
+    4 job       pinot_sink.<module>     buffer, naming, options, job, task, commit, recovery, ...
+    5 entry points              pinot_sink (the package: Spark registration), pinot_sink.datasource
+    6 pinot_sink.cli            the console script
 
 Every import counts, at module level or inside a function (a lazy import hides a dependency, it does
 not remove it); only imports under ``if TYPE_CHECKING:`` are left out, as they never run.
@@ -29,10 +28,6 @@ PACKAGES = ("type_mapping", "pinot_sink")
 ENTRY_POINTS = {"pinot_sink", "pinot_sink.datasource", "pinot_sink.spark_write", "pinot_sink.spark_task",
                 "pinot_sink.spark_python"}  # other Spark entry points join this set
 
-# Known violations in code that another change is reworking (issue 10): each entry is an
-# (importer, imported) edge the lead removes when that change lands. Empty it; never grow it.
-ALLOWED_UPWARD: set[tuple[str, str]] = set()
-ALLOWED_CYCLES: list[set[str]] = []
 
 
 RULES = ("type_mapping", "pinot_sink.ingestion")  # the rules floor: packages whose modules sit on floor 0
@@ -43,13 +38,15 @@ def layer(module: str) -> int:
         return 0
     if module.startswith("pinot_sink.segment"):
         return 1
-    if module.startswith(("pinot_sink.controller", "pinot_sink.storage")):
+    if module.startswith("pinot_sink.storage"):
         return 2
+    if module.startswith("pinot_sink.controller"):
+        return 3
     if module.startswith("pinot_sink.cli"):
-        return 5
+        return 6
     if module in ENTRY_POINTS:
-        return 4
-    return 3
+        return 5
+    return 4
 
 
 def _modules() -> dict[str, Path]:
@@ -145,7 +142,7 @@ def test_the_graph_sees_module_and_function_level_imports():
 
 
 def test_no_import_cycle():
-    cycles = [sorted(c) for c in _cycles(import_graph()) if c not in ALLOWED_CYCLES]
+    cycles = [sorted(c) for c in _cycles(import_graph())]
     assert not cycles, f"import cycles: {cycles}"
 
 
@@ -153,18 +150,9 @@ def test_no_upward_import():
     upward = sorted(
         (importer, imported, layer(importer), layer(imported))
         for importer, targets in import_graph().items() for imported in targets
-        if layer(imported) > layer(importer) and (importer, imported) not in ALLOWED_UPWARD
+        if layer(imported) > layer(importer)
     )
     assert not upward, "lower layers import higher ones (importer, imported, layers): " + "; ".join(map(str, upward))
-
-
-def test_the_allow_lists_hold_only_live_violations():
-    """An allowed violation that is gone must leave the list, so the list can only shrink to empty."""
-    graph = import_graph()
-    cycles = _cycles(graph)
-    assert all(allowed in cycles for allowed in ALLOWED_CYCLES), "remove fixed cycles from ALLOWED_CYCLES"
-    assert all(imported in graph.get(importer, ()) for importer, imported in ALLOWED_UPWARD), \
-        "remove fixed edges from ALLOWED_UPWARD"
 
 
 def test_the_rules_floor_imports_only_rules():
@@ -177,26 +165,71 @@ def test_the_rules_floor_imports_only_rules():
     assert layer("pinot_sink.ingestion.pipeline") == layer("type_mapping.convert") < layer("pinot_sink.job")
 
 
-STORAGE_FILES = {"pinot_sink.storage.layout", "pinot_sink.storage.files", "pinot_sink.storage.tarballs"}
-
-
-def test_the_storage_room_sits_below_the_job():
-    """Storage knows nothing of a write's options, tasks or commit: those hand it paths and records."""
+def test_the_storage_room_sits_below_the_controller_and_the_job():
+    """Storage knows nothing of a controller, a write's options, tasks or commit: those hand it paths, records
+    and configs. The controller's push copies into a deep store through storage's files, and the controller's
+    store implements storage's interface: the arrows between the two rooms all point down (issue 36)."""
     graph = import_graph()
     storage = [m for m in graph if m == "pinot_sink.storage" or m.startswith("pinot_sink.storage.")]
     assert {"pinot_sink.storage.stores", "pinot_sink.storage.manifests", "pinot_sink.storage.staging"} <= set(storage)
-    assert all(layer(m) < layer("pinot_sink.job") for m in storage)
-    above = sorted((m, t) for m in storage for t in graph[m] if layer(t) >= layer("pinot_sink.job"))
-    assert not above, f"the storage room imports from the job floor or above: {above}"
-
-
-def test_the_controller_uses_only_storages_files():
-    """The controller copies tarballs into a deep store (layout, files, tarballs); the stores, one of which talks
-    to the controller, stay out of it, so the two rooms of one floor never import each other in a loop."""
-    graph = import_graph()
+    assert all(layer(m) < layer("pinot_sink.controller.client") < layer("pinot_sink.job") for m in storage)
+    above = sorted((m, t) for m in storage for t in graph[m] if layer(t) > layer(m))
+    assert not above, f"the storage room imports from above it: {above}"
     used = {t for m, targets in graph.items() if m.startswith("pinot_sink.controller") for t in targets
             if t.startswith("pinot_sink.storage")}
-    assert used and used <= STORAGE_FILES, used
-    assert not {t for m in STORAGE_FILES for t in graph[m]
-                if t.startswith("pinot_sink.controller") and t not in ("pinot_sink.controller.auth",
-                                                                       "pinot_sink.controller.errors")}
+    assert used, "the controller's push and store use the storage room"
+
+
+# No hand-written module over this many lines (the house's rule): a module that grows past it is two jobs.
+SIZE_FLOOR = 900
+# Generated tables are exempt only as data files, or as modules whose first line says "Generated by <the
+# generator>" and whose generator is in the repository.
+# Today's hand-written modules over the floor (issue 36 item 5 splits them): this list may only shrink; a module
+# below the floor must leave it, and none may join it.
+KNOWN_OVERSIZE = {
+    "pinot_sink/ingestion/functions/geometry_relate_graph.py",  # 1,540
+    "pinot_sink/ingestion/functions/regexp.py",  # 992
+    "type_mapping/datetime_formats.py",  # 967
+    "type_mapping/convert.py",  # 950
+    "type_mapping/hotspot_math.py",  # 1,705: its tables have no generator yet
+}
+
+
+def _generated_by(path: Path) -> str | None:
+    """The generator a module's header names ("Generated by tools/x.py ..."), or None."""
+    head = path.read_text(errors="replace")[:400]
+    marker = head.find("Generated by ")
+    if marker < 0:
+        return None
+    return head[marker + len("Generated by "):].split()[0].rstrip(".,:;)")
+
+
+def _oversize() -> dict[str, int]:
+    found = {}
+    for package in PACKAGES + ("pyspark_pinot",):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            lines = path.read_text(errors="replace").count("\n")
+            if lines <= SIZE_FLOOR:
+                continue
+            generator = _generated_by(path)
+            if generator and (ROOT / generator).is_file():
+                continue
+            found[str(path.relative_to(ROOT))] = lines
+    return found
+
+
+def test_no_hand_written_module_over_the_size_floor():
+    oversize = _oversize()
+    new = {path: lines for path, lines in oversize.items() if path not in KNOWN_OVERSIZE}
+    assert not new, f"hand-written modules over {SIZE_FLOOR} lines (split them by job): {new}"
+    gone = sorted(KNOWN_OVERSIZE - set(oversize))
+    assert not gone, f"now under {SIZE_FLOOR} lines or generated with its generator: remove from KNOWN_OVERSIZE: {gone}"
+
+
+def test_the_size_floor_sees_generated_modules_by_their_generator(tmp_path):
+    generated = tmp_path / "table.py"
+    generated.write_text('"""Generated by tools/java_regex/unicode_tables.py from Java 17: do not edit."""\n')
+    assert _generated_by(generated) == "tools/java_regex/unicode_tables.py"
+    plain = tmp_path / "plain.py"
+    plain.write_text('"""A module."""\n')
+    assert _generated_by(plain) is None

@@ -5,7 +5,8 @@ import pickle
 
 from pinot_sink.controller import ClientConfig
 from pinot_sink.storage.layout import manifest_uri, staging_uri
-from pinot_sink.storage.stores import ControllerStore, DirectoryStore, open_store
+from pinot_sink.controller.store import ControllerStore, open_store
+from pinot_sink.storage.stores import DirectoryStore
 
 
 def test_open_store_chooses_the_controller_when_there_is_one(tmp_path):
@@ -43,15 +44,17 @@ def test_the_layout_of_a_runs_files():
 
 
 def test_each_module_of_the_two_rooms_imports_first():
-    """The controller's push imports storage's files; storage raises the controller's errors. Whichever is
-    imported first in a fresh process (a Spark worker, a script), the other must load whole."""
+    """Storage sits below the controller (the controller's push imports storage's files and the controller
+    store its interface): whichever module is imported first in a fresh process (a Spark worker, a script),
+    it loads whole."""
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     for module in ("pinot_sink.storage.layout", "pinot_sink.storage.files", "pinot_sink.storage.stores",
-                   "pinot_sink.storage.manifests", "pinot_sink.controller.errors", "pinot_sink.controller.push"):
+                   "pinot_sink.storage.manifests", "pinot_sink.controller.errors", "pinot_sink.controller.push",
+                   "pinot_sink.controller.store"):
         done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=root, capture_output=True, text=True,
                               env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
         assert done.returncode == 0, f"import {module}: {done.stderr[-800:]}"

@@ -10,7 +10,7 @@ import pytest
 from pinot_sink.controller import ControllerClient, RetryPolicy, push_segment
 from pinot_sink.naming import make_namer
 from pinot_sink.segment.builder import time_values_ms
-from pinot_sink.storage.stores import ControllerStore, zk_time_range
+from pinot_sink.controller.store import ControllerStore, zk_time_range
 from pinot_sink.storage.tarballs import NO_TIME_MS
 from segment_factory import make_segment
 from type_mapping import PinotSchema

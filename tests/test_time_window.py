@@ -10,7 +10,7 @@ from pinot_sink.time_window import (DYNAMIC, INSIDE, INVALID, NO_TIME, OUTSIDE, 
                                     TimeWindow, TimeWindowError, bucket_keys, classify, merge_windows,
                                     parse_time_range, pinot_selects, rows_outside, select_replaced,
                                     windows_of_buckets)
-from pinot_sink.storage.stores import zk_time_range
+from pinot_sink.controller.store import zk_time_range
 from type_mapping.stored import PinotColumns
 
 DAY = 86_400_000

@@ -24,8 +24,15 @@ def requested_command(argv: list[str]) -> str | None:
     return command if command in SUBCOMMANDS else None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser with ``command``'s subparser only, or (None) with every subcommand's."""
+def only_version(argv: list[str]) -> bool:
+    """``pinot-sink --version`` with no subcommand: argparse prints it and exits before any subcommand's
+    parser is read, so none needs importing (the version is the CLI's cheapest answer)."""
+    return "--version" in argv and requested_command(argv) is None
+
+
+def build_parser(command: str | None = None, subcommands: bool = True) -> argparse.ArgumentParser:
+    """The parser with ``command``'s subparser only, or (None) with every subcommand's; ``subcommands``
+    False: with none (the version only)."""
     parser = argparse.ArgumentParser(
         prog="pinot-sink", description="Build, inspect and push Apache Pinot segments from Python."
     )
@@ -33,14 +40,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pinot-sink {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in (command,) if command is not None else SUBCOMMANDS:
+    for name in (command,) if command is not None else SUBCOMMANDS if subcommands else ():
         importlib.import_module(f"pinot_sink.cli.{name}_cmd").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(requested_command(argv)).parse_args(argv)
+    args = build_parser(requested_command(argv), subcommands=not only_version(argv)).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )

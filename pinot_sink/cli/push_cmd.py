@@ -11,7 +11,7 @@ from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, segment_name_from_path
 from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
-from pinot_sink.storage.stores import ControllerStore
+from pinot_sink.controller.store import ControllerStore
 from pinot_sink.storage.tarballs import SegmentTarballError, tarball_time_range
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
                                     parse_time_range, select_replaced)

@@ -15,7 +15,8 @@ from typing import Iterable
 from pinot_sink.storage.files import list_segment_uris
 from pinot_sink.storage.layout import table_uri, uri_to_fs
 from pinot_sink.storage.manifests import WAS_COMMITTED, manifests_of_table, not_live
-from pinot_sink.storage.stores import ControllerStore, DirectoryStore, SegmentStore, zk_time_range
+from pinot_sink.controller.store import ControllerStore, zk_time_range
+from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 from pinot_sink.storage.tarballs import metadata_files
 from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
 

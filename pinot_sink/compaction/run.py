@@ -30,7 +30,8 @@ from pinot_sink.controller import ConsistentPush, redact_text
 from pinot_sink.storage.layout import local_path, normalise_uri, segment_uri, uri_to_fs
 from pinot_sink.storage.manifests import write_publishing
 from pinot_sink.storage.staging import AttemptStage, private_stage_root
-from pinot_sink.storage.stores import DirectoryStore, open_store
+from pinot_sink.controller.store import open_store
+from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.index_policy import plan_indexes
 

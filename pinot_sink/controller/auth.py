@@ -11,7 +11,7 @@ import re
 from typing import Any, Mapping
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-REDACTED = "<redacted>"
+from type_mapping.errors import REDACTED, redact_text  # noqa: F401  (the one rule; re-exported for the controller)
 
 # Option / header names whose values are secrets wherever they appear (Spark option dumps, CLI echo).
 SECRET_NAME = re.compile(r"(?i)pass(word)?|secret|token|authorization|auth[-_.]?header|api[-_.]?key|credential")
@@ -89,14 +89,6 @@ def split_url_credentials(url: str) -> tuple[str, Auth | None]:
 def redact_headers(headers: Mapping[str, Any] | None) -> dict[str, Any]:
     """A copy safe to print: values of secret-looking header names replaced."""
     return {k: (REDACTED if SECRET_NAME.search(str(k)) else v) for k, v in (headers or {}).items()}
-
-
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]*@")
-
-
-def redact_text(text: str) -> str:
-    """``text`` with the user-info part of every URL in it (``http://user:pw@host``) redacted."""
-    return _URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text) if "@" in text else text
 
 
 def redact_url(url: str) -> str:

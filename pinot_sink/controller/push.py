@@ -36,9 +36,10 @@ from urllib.parse import urlsplit
 from ..segment.properties import as_text, parse_properties
 from .auth import redact_text
 from .client import ControllerClient, offline_raw_name
-from .errors import ControllerError, ControllerRequestError, ControllerUnavailableError, RetriesExhaustedError
+from .errors import (ControllerError, ControllerRequestError, ControllerUnavailableError, DeepStoreError,
+                     RetriesExhaustedError)
 from ..storage.files import copy_to_deep_store as copy_tarball
-from ..storage.layout import segment_name_from_path, segment_uri
+from ..storage.layout import StorageError, segment_name_from_path, segment_uri
 from ..storage.tarballs import metadata_files
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,15 @@ def controller_download_uri(stored_uri: str, prefix: str | None = None, suffix: 
     return f"{prefix or ''}{urlsplit(stored_uri).path}{suffix or ''}"
 
 
+def _copy(tar_path, stored_uri: str, options, segment: str, table: str) -> int:
+    """The deep-store copy of a uri / metadata push, its failure as the controller's retried error."""
+    try:
+        return copy_tarball(tar_path, stored_uri, options=options, segment=segment, table=table)
+    except StorageError as exc:
+        raise DeepStoreError(str(exc), segment=segment, table=table, retryable=exc.retryable,
+                             operation="deep store copy") from None
+
+
 def push_segment(
     client: ControllerClient,
     table: str,
@@ -169,7 +179,10 @@ def _into_deep_store(client: ControllerClient, raw: str, tar_path, mode: str, de
     metadata = None
     if mode == "metadata":
         segment, metadata = metadata_parts(tar_path)
-    stored_uri = segment_uri(deep_store_uri, raw, segment)
+    try:
+        stored_uri = segment_uri(deep_store_uri, raw, segment)
+    except StorageError as exc:  # a name or URI the deep store cannot take: not retried
+        raise DeepStoreError(str(exc), segment=segment, table=raw, operation="deep store copy") from None
     download_uri = controller_download_uri(stored_uri, prefix, suffix)
     if mode == "uri" and download_uri.lower().startswith("file:"):
         raise ControllerRequestError(
@@ -177,8 +190,7 @@ def _into_deep_store(client: ControllerClient, raw: str, tar_path, mode: str, de
             "use 'metadata' or 'tar', a shared filesystem URI, or push.segment-uri-prefix",
             table=raw, segment=segment)
     client.config.retry.call(
-        lambda _remaining: copy_tarball(tar_path, stored_uri, options=deep_store_options, segment=segment,
-                                         table=raw),
+        lambda _remaining: _copy(tar_path, stored_uri, deep_store_options, segment, raw),
         describe=f"deep store copy {segment}",
     )
     return segment, metadata, stored_uri, download_uri

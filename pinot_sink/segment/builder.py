@@ -64,6 +64,7 @@ class BuildOptions:
     # None: default_threads() (usable CPUs, at most 4). The output bytes do not depend on it. Inside a
     # Spark task that already has one core per task, 1 avoids oversubscribing the executor.
     threads: int | None = None
+    tar_codec: str = "gzip"  # gzip | lz4 | zstd: the tarball's compression (tar_codecs.py; Pinot 1.3.0+ reads all)
     # Let go of each column's rows once its indexes are built (the rows handed in are emptied): a segment
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
@@ -271,7 +272,8 @@ def build_segment(
     files = segment_file_parts(entries, metadata, version, creation_time_ms, star.files if star else None)
     tar_path = out_dir / tarball_name(segment_name)
     mtime = creation_time_ms // 1000
-    tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime, threads)
+    tar_bytes = write_tarball(tar_path, segment_name, files.directories, files.files, mtime, threads,
+                              options.tar_codec)
     dir_path = None
     if options.keep_dir:
         dir_path = out_dir / segment_name

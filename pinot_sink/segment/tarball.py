@@ -44,6 +44,7 @@ from pinot_sink.segment.fast_zlib import HAVE_ISAL, fast_zlib as isal_zlib
 
 from .format import METADATA_FILE, V3_DIR
 from .spill import FileSpan
+from .tar_codecs import GZIP, write_stream
 
 # Bit-packed forward indexes and dictionaries barely compress: on a 1M-row, 10-column segment (33.1 MB
 # untarred) level 1 gave 25.9 MB and level 6 (Pinot's Deflater default) 26.3 MB, at a third more time.
@@ -544,14 +545,18 @@ def write_gzip(out, buffers: Iterable[Part], threads: int = 1, stored: Sequence[
 
 
 def write_tarball(path: Path, root: str, directories: list[str], files: Mapping[str, FileContent], mtime: int,
-                  threads: int = 1) -> int:
-    """Write ``path`` atomically (temp file in the same directory, then rename); returns its size."""
+                  threads: int = 1, codec: str = GZIP) -> int:
+    """Write ``path`` atomically (temp file in the same directory, then rename); returns its size. ``codec``:
+    gzip, lz4 or zstd (tar_codecs.py)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as raw:
             items = _members(root, directories, files, mtime)
-            write_gzip(raw, items, threads, _incompressible(items))
+            if codec == GZIP:
+                write_gzip(raw, items, threads, _incompressible(items))
+            else:
+                write_stream(raw, _buffers(items), codec)
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)

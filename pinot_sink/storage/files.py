@@ -17,11 +17,10 @@ import uuid
 from datetime import datetime
 from typing import Any, Mapping
 
-from pinot_sink.controller.auth import redact_text
-from pinot_sink.controller.errors import DeepStoreError
+from type_mapping.errors import redact_text
 
-from .layout import (TARBALL_SUFFIX, child_uri, local_path, segment_name_from_uri, segment_uri, table_uri, tarball_uri,
-                     uri_to_fs)
+from .layout import (TARBALL_SUFFIX, StorageError, child_uri, local_path, segment_name_from_uri, segment_uri, table_uri,
+                     tarball_uri, uri_to_fs)
 
 log = logging.getLogger("pinot_sink")
 
@@ -35,8 +34,8 @@ def list_segment_uris(root: str, raw_table: str, options: Mapping[str, Any] | No
             return {}
         entries = fs.ls(path, detail=False)
     except (OSError, IOError) as exc:
-        raise DeepStoreError(f"cannot list {table_uri(root, raw_table)}: {type(exc).__name__}: {exc}",
-                             table=raw_table, retryable=True, operation="deep store listing") from None
+        raise StorageError(f"deep store listing, table {raw_table!r}: cannot list {table_uri(root, raw_table)}: "
+                           f"{type(exc).__name__}: {exc}", retryable=True) from None
     found = {}
     for entry in entries:
         base = os.path.basename(str(entry).rstrip("/"))
@@ -72,10 +71,9 @@ def copy_to_deep_store(
         else:
             fs.put_file(os.fspath(tar_path), path)
     except (OSError, IOError) as exc:
-        raise DeepStoreError(
-            f"copy to {dest_uri} failed: {type(exc).__name__}: {exc}", segment=segment, table=table,
-            retryable=True, operation="deep store copy",
-        ) from None
+        where = "".join(f", {what} {name!r}" for what, name in (("segment", segment), ("table", table)) if name)
+        raise StorageError(f"deep store copy{where}: copy to {dest_uri} failed: {type(exc).__name__}: {exc}",
+                           retryable=True) from None
     return size
 
 

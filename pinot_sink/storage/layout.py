@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote, unquote, urlsplit
 
-from pinot_sink.controller.errors import DeepStoreError
+from type_mapping.errors import PinotSinkError, redact_text
 from pinot_sink.segment.format import TARBALL_EXTENSION as TARBALL_SUFFIX
 
 STAGING_DIR = "_staging"
@@ -49,12 +49,22 @@ _ESCAPE = re.compile(r"(%[0-9A-Fa-f]{2})")
 _PATH_SAFE = "/:@!$&'()*+,;=~"  # RFC 3986 pchar and "/": left as they are in a root URI's path
 
 
+class StorageError(PinotSinkError):
+    """A deep store or ``output-uri`` could not be named, listed, read or written. ``retryable``: an I/O
+    failure that may pass (the controller's push wraps it in its retried ``DeepStoreError``); a bad URI or name
+    is not. The message is redacted (a URI may carry ``key:secret@``)."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(redact_text(message))
+        self.retryable = retryable
+
+
 def normalise_uri(uri: str) -> str:
     """A root as a URI without a trailing slash: a bare local path becomes ``file://`` (servers need a
     scheme); in a URI, characters a URI cannot hold are escaped and existing ``%XX`` escapes kept."""
     uri = (uri or "").strip()
     if not uri:
-        raise DeepStoreError("deep store URI is empty")
+        raise StorageError("deep store URI is empty")
     if "://" not in uri:
         return Path(uri).resolve().as_uri().rstrip("/")
     parts = urlsplit(uri)
@@ -64,7 +74,7 @@ def normalise_uri(uri: str) -> str:
 
 def _component(name: str, what: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name:
-        raise DeepStoreError(f"{what} {name!r} cannot be a file name in the deep store "
+        raise StorageError(f"{what} {name!r} cannot be a file name in the deep store "
                              "(empty, '.', '..', or holding a path separator)")
     return quote(name, safe="")
 
@@ -157,8 +167,8 @@ def uri_to_fs(uri: str, options: Mapping[str, Any] | None = None):
     except ImportError as exc:
         scheme = parts.scheme
         package = FILESYSTEM_PACKAGES.get(scheme, "the fsspec implementation for this scheme")
-        raise DeepStoreError(f"cannot write to {scheme}:// URIs: install {package} ({exc})") from None
+        raise StorageError(f"cannot write to {scheme}:// URIs: install {package} ({exc})") from None
     except ValueError as exc:
-        raise DeepStoreError(f"unsupported deep store URI {uri!r}: {exc}") from None
+        raise StorageError(f"unsupported deep store URI {uri!r}: {exc}") from None
 
 

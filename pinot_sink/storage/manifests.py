@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from pinot_sink.controller.auth import redact_text
+from type_mapping.errors import redact_text
 
 from .files import list_files, read_text, write_text
 from .layout import manifests_uri

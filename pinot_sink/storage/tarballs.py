@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import struct
-import tarfile
 from typing import IO
 
 from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
+from pinot_sink.segment.tar_codecs import open_tar_stream
 from type_mapping.errors import PinotSinkError
 
 NO_TIME_MS = -1  # Pinot's value for a segment without a time range (ZK metadata, a window's rules)
@@ -21,11 +21,11 @@ class SegmentTarballError(PinotSinkError, ValueError):
 def metadata_files(tar_path: str | os.PathLike | IO[bytes]) -> dict[str, bytes]:
     """``metadata.properties`` and ``creation.meta`` of a segment tarball (a path or a binary file object).
 
-    Reads the tarball as a stream (one pass, never whole in memory); the ``v3/`` copies win over v1 ones, as
-    Pinot's reader prefers ``v3/``."""
+    Reads the tarball as a stream (one pass; a gzip one never whole in memory, an LZ4 or Zstandard one
+    decompressed whole: ``tar_codecs.open_tar_stream``); the ``v3/`` copies win over v1 ones, as Pinot's reader
+    prefers ``v3/``."""
     found: dict[str, tuple[int, bytes]] = {}
-    source = {"fileobj": tar_path} if hasattr(tar_path, "read") else {"name": tar_path}
-    with tarfile.open(mode="r|*", **source) as archive:
+    with open_tar_stream(tar_path) as archive:
         for member in archive:
             if not member.isfile():
                 continue

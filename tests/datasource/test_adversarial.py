@@ -424,6 +424,7 @@ def test_credentials_in_the_controller_url_never_reach_logs_errors_or_the_manife
     assert len(texts) == 6 and not [t for t in texts if "pa55w0rd" in t]
 
 
+@pytest.mark.slow  # issue 36: among the heaviest of make test (55-105 s at load 20, several Spark jobs); make test-slow runs it
 @pytest.mark.spark
 def test_spark_overwrite_with_an_empty_dataframe_empties_the_table(spark, tmp_path):
     """Real Spark: an empty DataFrame (no rows, and no partitions at all) overwrites to an empty table."""

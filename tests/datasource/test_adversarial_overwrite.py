@@ -414,7 +414,7 @@ def test_a_window_overwrite_that_cannot_read_its_rivals_time_ranges_withdraws(tm
     yet a's rows stayed (an abort does not revert a completed entry). Now it is "could not look": a reverts
     and says so, and the table holds b's rows alone."""
     from pinot_sink.controller.errors import ControllerError
-    from pinot_sink.storage.stores import ControllerStore
+    from pinot_sink.controller.store import ControllerStore
 
     from .test_backfill_commit import CONFIG, SCHEMA, controller_paths, rows_per_day
 

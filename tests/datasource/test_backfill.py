@@ -95,6 +95,7 @@ def test_dynamic_overwrite_replaces_exactly_the_days_in_the_data(spark, fake_con
     assert len(entries) == 2 and len(entries[1].segments_from) == 3
 
 
+@pytest.mark.slow  # issue 36: among the heaviest of make test (55-105 s at load 20, several Spark jobs); make test-slow runs it
 def test_straddling_segments_and_rows_outside_the_window_publish_nothing(spark, fake_controller, tmp_path):
     # Segments of 25 rows, 20 a day: days 0-1, 1-2, 2-3, 3-4, 5.
     writer(day_rows(spark, range(6), 20), fake_controller, **{"sink.buffer-flush.max-rows": 25}) \

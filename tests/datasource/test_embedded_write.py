@@ -90,6 +90,7 @@ def test_normalized_date_names(spark, tmp_path):
     assert re.fullmatch(r"ev_2023-11-14_2023-11-14_w[0-9a-f]{10}_r[0-9a-z]+_0_0", name)
 
 
+@pytest.mark.slow  # issue 36: among the heaviest of make test (55-105 s at load 20, several Spark jobs); make test-slow runs it
 def test_fixed_name_one_segment_and_clear_error_for_more(spark, tmp_path):
     embedded_writer(events_df(spark, rows=50, partitions=1), tmp_path, **{
         "segment-name.type": "fixed", "segment.name": "events_backfill"}).mode("append").save()

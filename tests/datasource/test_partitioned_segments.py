@@ -44,6 +44,7 @@ def _expected_ids() -> set[int]:
     return set(partition_ids(pa.array(COUNTRIES), FieldSpec("country", "STRING"), "Murmur", 4).tolist())
 
 
+@pytest.mark.slow  # issue 36: among the heaviest of make test (55-105 s at load 20, several Spark jobs); make test-slow runs it
 def test_write_makes_one_partition_per_segment_and_one_segment_per_partition(spark, tmp_path):
     result = pinot_sink.write(_scattered(spark), "events", partition_by=["country"],
                               **OPTIONS, **{"output-uri": str(tmp_path)})
@@ -98,6 +99,7 @@ def test_format_pinot_partition_by_is_refused_by_spark_before_our_code(spark, tm
     assert "identity(country)" in str(failure.value) and not Path(tmp_path, "events").exists()
 
 
+@pytest.mark.slow  # issue 36: among the heaviest of make test (55-105 s at load 20, several Spark jobs); make test-slow runs it
 def test_a_partition_column_made_by_a_transform_is_clustered_too(spark, tmp_path):
     """`country` is the table config's `upper(src)`, and a filter drops every tenth row: the keys come from the
     stored values (the transforms run in a pass before the shuffle), still one segment per partition id."""

@@ -36,6 +36,7 @@ def run_available(spark, source: Path, checkpoint: Path, controller, **options) 
     assert query.exception() is None
 
 
+@pytest.mark.slow  # issue 36: among the heaviest of make test (55-105 s at load 20, several Spark jobs); make test-slow runs it
 def test_three_batches_and_a_replayed_batch_after_restart(spark, fake_controller, tmp_path):
     pinot_sink.register(spark)
     source, checkpoint = tmp_path / "in", tmp_path / "checkpoint"

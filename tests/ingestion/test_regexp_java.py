@@ -6,37 +6,22 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from pinot_sink.ingestion.functions.regexp import JavaPattern, _property, java_find
-from pinot_sink.java_check import jdk_home
 
-SOURCE = Path(__file__).resolve().parents[1] / "java" / "JavaRegex.java"
 CI, CI_UC = 2, 2 | 64  # Pattern.CASE_INSENSITIVE, | UNICODE_CASE
 
 
 
 
 @pytest.fixture(scope="module")
-def java(tmp_path_factory):
-    jdk = jdk_home(17)
-    if jdk is None:
-        pytest.skip("no JDK 17 with javac found (JAVA_HOME or /usr/lib/jvm): Java's answers cannot be computed")
-    out = tmp_path_factory.mktemp("javaregex")
-    subprocess.run([str(jdk / "bin" / "javac"), "-d", str(out), str(SOURCE)], check=True)
-
+def java(java_oracle):
     def run(mode: str, lines: list[str] = ()) -> list[str]:
-        done = subprocess.run([str(jdk / "bin" / "java"), "-cp", str(out), "JavaRegex", mode],
-                              input="".join(line + "\n" for line in lines), capture_output=True, text=True,
-                              check=True)
-        return done.stdout.split("\n")[:-1]
+        return java_oracle.ask("JavaRegex", mode, lines)
 
-    yield run
-    shutil.rmtree(out, ignore_errors=True)
+    return run
 
 
 def _hex(s: str) -> str:

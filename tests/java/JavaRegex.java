@@ -20,11 +20,12 @@ import java.util.regex.Pattern;
 
 public class JavaRegex {
   public static void main(String[] args) throws Exception {
-    if (args[0].equals("tables")) {
-      tables();
-    } else {
-      find();
-    }
+    System.out.print(args[0].equals("tables") ? tables() : find(JavaOracle.lines(System.in)));
+  }
+
+  // JavaOracle's entry (one JVM answering every test's questions): the mode, then the request lines.
+  public static String serve(String mode, List<String> lines) throws Exception {
+    return mode.equals("tables") ? tables() : find(lines);
   }
 
   static String unhex(String hex) {
@@ -35,11 +36,9 @@ public class JavaRegex {
     return s.toString();
   }
 
-  static void find() throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+  static String find(List<String> lines) {
     StringBuilder out = new StringBuilder();
-    String line;
-    while ((line = in.readLine()) != null) {
+    for (String line : lines) {
       String[] p = line.split(" ", -1);
       try {
         Matcher m = Pattern.compile(unhex(p[1]), Integer.parseInt(p[0])).matcher(unhex(p[2]));
@@ -53,7 +52,7 @@ public class JavaRegex {
       }
       out.append('\n');
     }
-    System.out.print(out);
+    return out.toString();
   }
 
   // Every code point once, the low surrogates before the high ones so that no two units form a pair.
@@ -101,7 +100,9 @@ public class JavaRegex {
     return ranges(found);
   }
 
-  static void tables() throws Exception {
+  static String tables() throws Exception {
+    ALL.setLength(0);
+    CODE_POINT_AT.clear();
     for (int cp = 0; cp < 0xD800; cp++) add(cp);
     for (int cp = 0xDC00; cp < 0xE000; cp++) add(cp);
     for (int cp = 0xD800; cp < 0xDC00; cp++) add(cp);
@@ -191,6 +192,6 @@ public class JavaRegex {
         }
       }
     }
-    System.out.print(out);
+    return out.toString();
   }
 }

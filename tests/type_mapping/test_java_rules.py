@@ -6,12 +6,8 @@ prints the shortest digits, JDK-4511638) and Joda-Time (pyspark's jars); skipped
 """
 from __future__ import annotations
 
-import glob
-import os
 import random
-import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -19,40 +15,21 @@ import pytest
 
 from type_mapping.datetime_formats import ZoneError, calendar_field, floor_local, joda_zone
 from type_mapping.java_text import java_float_str
-from pinot_sink.java_check import jdk_home
 
-SOURCE = Path(__file__).resolve().parents[1] / "java" / "JavaRules.java"
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
 
 
-def _joda_jar() -> str | None:
-    try:
-        import pyspark
-    except ImportError:
-        return None
-    jars = glob.glob(str(Path(pyspark.__file__).parent / "jars" / "joda-time-*.jar"))
-    return jars[0] if jars else None
-
-
 @pytest.fixture(scope="module")
-def java(tmp_path_factory):
-    jdk, jar = jdk_home(17), _joda_jar()
-    if jdk is None:
-        pytest.skip("no JDK 17 with javac found (JAVA_HOME or /usr/lib/jvm): Java's answers cannot be computed")
-    if jar is None:
+def java(java_oracle):
+    if java_oracle.jar is None:
         pytest.skip("no Joda-Time jar (pyspark's jars): Java's answers cannot be computed")
-    out = tmp_path_factory.mktemp("java")
-    subprocess.run([str(jdk / "bin" / "javac"), "-d", str(out), "-cp", jar, str(SOURCE)], check=True)
 
     def ask(requests: list[str]) -> list[str]:
-        done = subprocess.run([str(jdk / "bin" / "java"), "-cp", f"{out}{os.pathsep}{jar}", "JavaRules"],
-                              input="".join(r + "\n" for r in requests), capture_output=True, text=True, check=True)
-        return done.stdout.split("\n")[:len(requests)]
+        return java_oracle.ask("JavaRules", "", requests)
 
-    yield ask
-    shutil.rmtree(out, ignore_errors=True)
+    return ask
 
 
 def _double_bits(rng: random.Random, n: int) -> list[int]:

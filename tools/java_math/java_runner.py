@@ -41,7 +41,7 @@ def java_answers(requests: list[str]) -> list[str]:
     """One answer per request, from one JVM."""
     jdk, jar = jdk17(), joda_jar()
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run([str(jdk / "bin" / "javac"), "-d", out, "-cp", jar, str(SOURCE)], check=True)
+        subprocess.run([str(jdk / "bin" / "javac"), "-d", out, "-cp", jar, "-sourcepath", str(SOURCE.parent), str(SOURCE)], check=True)
         done = subprocess.run([str(jdk / "bin" / "java"), "-cp", f"{out}{os.pathsep}{jar}", "JavaRules"],
                               input="".join(r + "\n" for r in requests), capture_output=True, text=True, check=True)
     return done.stdout.split("\n")[:len(requests)]

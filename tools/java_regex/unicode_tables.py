@@ -50,7 +50,7 @@ def parse(lines: list[str]) -> tuple[list[str], dict[str, dict[str, int]]]:
 def java_tables() -> list[str]:
     jdk = jdk17()
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run([str(jdk / "bin" / "javac"), "-d", out, str(SOURCE)], check=True)
+        subprocess.run([str(jdk / "bin" / "javac"), "-d", out, "-sourcepath", str(SOURCE.parent), str(SOURCE)], check=True)
         done = subprocess.run([str(jdk / "bin" / "java"), "-cp", out, "JavaRegex", "tables"], capture_output=True,
                               text=True, check=True)
     return done.stdout.splitlines()

@@ -1,4 +1,4 @@
-"""Read a Pinot segment (directory or ``.tar.gz``, v1 or v3 layout) back into Arrow.
+"""Read a Pinot segment (directory or tarball: gzip, LZ4 or Zstandard; v1 or v3 layout) back into Arrow.
 
 ``read_segment(path)`` returns everything at once; ``open_segment(path)`` gives a ``SegmentReader`` with lazy,
 cached per-column access (what ``pinot-sink inspect`` uses). Two views of the rows are offered:
