@@ -42,7 +42,8 @@ def main() -> int:
     schema_json = schema.to_json()
     print("Pinot schema from the Flink DDL:\n" + json.dumps(schema_json, indent=2))
     table_config = {"tableName": "page_views_OFFLINE", "tableType": "OFFLINE",
-                    "segmentsConfig": {"timeColumnName": "viewed_at"}, "tableIndexConfig": {}, "metadata": {}}
+                    "segmentsConfig": {"timeColumnName": "viewed_at"}, "tenants": {}, "tableIndexConfig": {},
+                    "metadata": {}}
 
     from pyspark.sql import SparkSession
 

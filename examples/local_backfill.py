@@ -45,6 +45,7 @@ TABLE_CONFIG = {
     "tableName": f"{TABLE}_OFFLINE",
     "tableType": "OFFLINE",
     "segmentsConfig": {"timeColumnName": "order_time", "replication": "1"},
+    "tenants": {},
     "tableIndexConfig": {
         "loadMode": "MMAP",
         "sortedColumn": ["country"],

@@ -28,7 +28,7 @@ SCHEMA = {
                             "granularity": "1:MILLISECONDS"}],
 }
 TABLE_CONFIG = {"tableName": "events_OFFLINE", "tableType": "OFFLINE",
-                "segmentsConfig": {"timeColumnName": "ts"}, "tableIndexConfig": {}, "metadata": {}}
+                "segmentsConfig": {"timeColumnName": "ts"}, "tenants": {}, "tableIndexConfig": {}, "metadata": {}}
 
 
 def demo_input(folder: Path, files: int = 3, rows: int = 10_000) -> None:
