@@ -146,15 +146,17 @@ def _buildable(exprs: list[tuple], seed: str) -> tuple[list[tuple], list[tuple]]
     return a + b, fa + fb
 
 
-def run_batch(seed: str, cases: int, functions: list[dict]) -> tuple[dict, list[dict], list[tuple[str, str, str]]]:
-    """One Pinot build of ``cases`` random expressions; returns (header, rows, differing [(column, expression, why)])."""
+def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] | None = None
+              ) -> tuple[dict, list[dict], list[tuple[str, str, str]]]:
+    """One Pinot build of ``cases`` random expressions (or the ``given`` (expression, Pinot type, single value)
+    cases); returns (header, rows, differing [(column, expression, why)])."""
     import test_function_expectations as replay
     rng = random.Random(seed)
     gen = Generator(rng, functions)
-    exprs = []
+    exprs = list(given or [])
     order = functions[:]
     rng.shuffle(order)
-    for k in range(cases):
+    for k in range(0 if given else cases):
         f = order[k % len(order)]
         exprs.append((gen.call(f, rng.choice([0, 1, 1, 2]), literal_only=rng.random() < 0.15),) + _OUT[f["returns"]])
     failing = []
@@ -244,8 +246,20 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=250, help="expressions per Pinot build")
     parser.add_argument("--keep", action="store_true", help="write the differing cases as fixture tables")
     parser.add_argument("--log", type=Path, help="append every differing case (JSON lines) here")
+    parser.add_argument("--expressions", type=Path, help="a JSON list of [expression, Pinot type, single value] "
+                        "to ask about instead of random ones (one batch)")
     args = parser.parse_args()
     functions = _functions()
+    if args.expressions:
+        given = [tuple(x) for x in json.loads(args.expressions.read_text())]
+        header, lines, differing = run_batch(args.seed, 0, functions, given)
+        for column, expression, why in differing:
+            print(f"{column} {expression}\n    {why}", flush=True)
+        if args.keep and differing:
+            for path in keep(header, lines, differing, {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}):
+                print("kept", path.relative_to(ROOT), flush=True)
+        print(f"{len(differing)} of {len(given)} differ")
+        return
     classes = {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}
     total, differing_all, used = 0, [], set()
     for batch in range(args.batches):
