@@ -195,6 +195,14 @@ class _Parser:
                 left = Call(_COMPARISONS[op], (left, self._additive()), op)
             elif self._accept("keyword", "IS"):
                 negated = self._accept("keyword", "NOT") is not None
+                if self.tok.kind == "word" and self.tok.value.upper() == "DISTINCT":
+                    # a IS [NOT] DISTINCT FROM b: Calcite's operator, which Pinot names by its kind
+                    # (isDistinctFrom / isNotDistinctFrom)
+                    self.i += 1
+                    self._expect("keyword", "FROM")
+                    name = "isnotdistinctfrom" if negated else "isdistinctfrom"
+                    left = Call(name, (left, self._additive()), "IS DISTINCT FROM")
+                    continue
                 self._expect("keyword", "NULL")
                 left = Call("isnotnull" if negated else "isnull", (left,), "IS NULL")
             elif self.tok.kind == "keyword" and self.tok.value in ("BETWEEN", "NOT", "IN", "LIKE"):
