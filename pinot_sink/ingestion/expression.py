@@ -248,7 +248,8 @@ class _Parser:
         if self._accept("op", "-"):
             operand = self._unary()
             if isinstance(operand, Literal) and operand.java_type in ("INT", "LONG", "DOUBLE"):
-                return _number_literal(-operand.value)  # Calcite folds a signed numeric literal
+                # Calcite folds a signed numeric literal, as a BigDecimal: -0.0 is 0.0 there (no negative zero)
+                return _number_literal(-operand.value if operand.value != 0 else operand.value)
             return Call("negate", (operand,), "-")
         if self._accept("op", "+"):
             return self._unary()
