@@ -289,7 +289,7 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
                 continue
             scale = int(kind.split(":")[1])
             width = max([scale] + [len(values[i].as_tuple().digits) for i in index])
-            if width > 76:
+            if width > 76 or scale < 0:  # (a negative scale: 1E+3941, which no Arrow decimal column holds)
                 failed[index] = True
                 reason = reason or f"a BigDecimal of scale {scale} is beyond Arrow's decimals"
                 continue

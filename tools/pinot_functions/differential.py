@@ -196,11 +196,13 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
     return header, lines, differing
 
 
-def keep(header: dict, lines: list[dict], differing: list[tuple[str, str, str]], families: dict) -> list[Path]:
-    """Each differing case into its family's fixture table (rows are the same in every batch of a seed)."""
+def keep(header: dict, lines: list[dict], differing: list[tuple[str, str, str]], families: dict,
+         family: str | None = None) -> list[Path]:
+    """Each differing case into its family's fixture table (rows are the same in every batch of a seed), or all
+    into ``family``'s."""
     grouped = collections.defaultdict(list)
     for column, expression, _ in differing:
-        grouped[_family_of(expression, families)].append((column, expression))
+        grouped[family or _family_of(expression, families)].append((column, expression))
     written = []
     transforms = {t["columnName"]: t["transformFunction"] for t in header["table_config"]["ingestionConfig"]["transformConfigs"]}
     fields = {f["name"]: f for f in header["schema"]["dimensionFieldSpecs"]}
@@ -246,6 +248,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=250, help="expressions per Pinot build")
     parser.add_argument("--keep", action="store_true", help="write the differing cases as fixture tables")
     parser.add_argument("--log", type=Path, help="append every differing case (JSON lines) here")
+    parser.add_argument("--family", help="with --expressions: keep every case as tests/fixtures/functions/FAMILY.jsonl")
     parser.add_argument("--expressions", type=Path, help="a JSON list of [expression, Pinot type, single value] "
                         "to ask about instead of random ones (one batch)")
     args = parser.parse_args()
@@ -255,7 +258,15 @@ def main() -> None:
         header, lines, differing = run_batch(args.seed, 0, functions, given)
         for column, expression, why in differing:
             print(f"{column} {expression}\n    {why}", flush=True)
-        if args.keep and differing:
+        if args.family:  # every case (a fixed family's cases, with Pinot's answers) into one table
+            transforms = {t["columnName"]: t["transformFunction"]
+                          for t in header["table_config"]["ingestionConfig"]["transformConfigs"]}
+            every = [(c, e, "") for c, e in transforms.items() if c.startswith("c") and c[1:].isdigit()]
+            path = FIXTURES / f"{args.family}.jsonl"
+            path.unlink(missing_ok=True)
+            for written in keep(header, lines, every, {}, args.family):
+                print("kept", written.relative_to(ROOT), flush=True)
+        elif args.keep and differing:
             for path in keep(header, lines, differing, {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}):
                 print("kept", path.relative_to(ROOT), flush=True)
         print(f"{len(differing)} of {len(given)} differ")
