@@ -61,6 +61,10 @@ def compile_path(path: str) -> tuple[list[tuple], bool]:
         raise JsonPathError(f"JSON path {path!r} is empty")
     if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
         path = "$" + path if path.startswith("[") else "$." + path
+    for function in (".length()", ".size()"):  # Jayway's Length: the size of the array or object read
+        if path.endswith(function) and len(path) > len(function):
+            steps, definite = compile_path(path[:-len(function)])
+            return steps + [("length", definite)], True
     steps: list[tuple] = []
     i, n = 1, len(path)
     definite = True
@@ -186,6 +190,11 @@ def _split_union(inner: str) -> list[str]:
 
 def read_path(document: Any, steps: list[tuple], definite: bool) -> Any:
     """The value at the path: a value or None (definite), a list of matches (indefinite)."""
+    if steps and steps[-1][0] == "length":  # the function applies to what the path before it reads
+        found = read_path(document, steps[:-1], steps[-1][1])
+        if not steps[-1][1]:  # after an indefinite path: the size of each match
+            return [len(f) if isinstance(f, (list, dict)) else None for f in found]
+        return len(found) if isinstance(found, (list, dict)) else None
     try:
         nodes = _select(document, document, steps)
     except _ReadFailure:  # SUPPRESS_EXCEPTIONS
