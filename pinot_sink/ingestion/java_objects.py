@@ -289,7 +289,7 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
                 continue
             scale = int(kind.split(":")[1])
             width = max([scale] + [len(values[i].as_tuple().digits) for i in index])
-            if width > 76 or scale < 0:  # (a negative scale: 1E+3941, which no Arrow decimal column holds)
+            if width > 76:
                 failed[index] = True
                 reason = reason or f"a BigDecimal of scale {scale} is beyond Arrow's decimals"
                 continue
@@ -301,7 +301,12 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
         else:
             arrow_type = _ARROW[kind]
         sub = ctx.detached(len(index))
-        group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], arrow_type)
+        try:
+            group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], arrow_type)
+        except pa.ArrowInvalid as exc:  # a BigDecimal of an exponent no Arrow decimal holds (1E+3941)
+            failed[index] = True
+            reason = reason or f"a BigDecimal beyond Arrow's decimals ({exc})"
+            continue
         try:
             converted = convert(group, spec, sub)
             out_type = out_type or converted.type

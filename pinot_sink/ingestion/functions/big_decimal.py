@@ -47,9 +47,12 @@ def _bytes_to_big_decimal(ctx: Context, args: list[Value]) -> Value:
     scales = sorted({p[1] for p in pairs if p is not None})
     scale = scales[0] if scales else 0
     digits = max((len(str(abs(p[0]))) for p in pairs if p is not None), default=1)
-    if len(scales) > 1 or scale < 0 or max(digits, scale) > 76:
-        # one Arrow decimal column holds one scale of at most 76 digits, and none below 0 (any bytes give a
-        # BigDecimal, 1E+3941 too): each BigDecimal as the Java object it is
-        return object_array([None if p is None else to_decimal(*p) for p in pairs])
-    arrow_type = pa.decimal128(38, scale) if max(digits, scale) <= 38 else pa.decimal256(76, scale)
-    return pa.array([None if p is None else to_decimal(*p) for p in pairs], arrow_type)
+    if len(scales) == 1 and max(digits, scale) <= 76:
+        arrow_type = pa.decimal128(38, scale) if max(digits, scale) <= 38 else pa.decimal256(76, scale)
+        try:
+            return pa.array([None if p is None else to_decimal(*p) for p in pairs], arrow_type)
+        except pa.ArrowInvalid:  # (an exponent beyond Arrow's reach: any bytes give a BigDecimal, 1E+3941 too)
+            pass
+    # several scales (one Arrow decimal column holds one), more than 76 digits or an exponent Arrow cannot
+    # hold: each BigDecimal as the Java object it is
+    return object_array([None if p is None else to_decimal(*p) for p in pairs])
