@@ -285,6 +285,7 @@ def main() -> None:
     parser.add_argument("--expressions", type=Path, help="a JSON list of [expression, Pinot type, single value] "
                         "to ask about instead of random ones (one batch)")
     args = parser.parse_args()
+    sys.stdout.reconfigure(errors="backslashreplace")  # (expressions may hold a cut surrogate)
     functions = _functions()
     if args.expressions:
         given = [tuple(x) for x in json.loads(args.expressions.read_text())]
