@@ -94,7 +94,13 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
         if len(flat) == 0:
             values = pa.array([], _element_type(sv_name))
         else:
-            values = broadcast(sv.impl(element_ctx, element_args), len(flat))
+            try:
+                values = broadcast(sv.impl(element_ctx, element_args), len(flat))
+            except IngestionError as exc:
+                # a failure of the whole call (an invalid pattern, zone or unit) is each element's: a row whose
+                # array is empty never calls the function and gives an empty array, as in Java's loop
+                values = pa.nulls(len(flat), _element_type(sv_name))
+                element_ctx.fail(np.ones(len(flat), np.bool_), str(exc))
         if element_ctx.errors is not None:
             failed = np.bincount(parents.to_numpy(zero_copy_only=False)[element_ctx.errors],
                                  minlength=len(lists)) > 0
