@@ -57,6 +57,15 @@ _NAME = re.compile(r"[^.\[\]]+")
 
 def compile_path(path: str) -> tuple[list[tuple], bool]:
     """A JSON path as steps (see the module doc) and whether it is definite."""
+    try:
+        return _compile_path(path)
+    except JsonPathError:
+        raise
+    except ValueError as exc:  # an index or slice bound that is no number ('[{"a": 1}]'): Jayway's InvalidPathException
+        raise JsonPathError(f"JSON path {path!r} is not valid ({exc})") from None
+
+
+def _compile_path(path: str) -> tuple[list[tuple], bool]:
     if not isinstance(path, str) or not path.strip():
         raise JsonPathError(f"JSON path {path!r} is empty")
     if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
