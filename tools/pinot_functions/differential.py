@@ -23,6 +23,7 @@ import collections
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -35,6 +36,7 @@ from expectations import COMMIT, _configs, run_pinot  # noqa: E402
 from families import EMOJI, _cases_family, _inputs  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "functions"
+_CALLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 REGISTRY = json.loads((FIXTURES / "pinot_scalar_functions.json").read_text())["functions"]
 
 # Java type -> the generator kind of an argument / the Pinot column type of a result
@@ -125,6 +127,12 @@ def _rows(rng: random.Random) -> list[dict]:
     return rows
 
 
+def _rows_seed(seed: str) -> str:
+    """The rows of every batch of a run are the same (the run's seed, not the batch's): kept cases of several
+    batches share one table per family."""
+    return seed.rsplit("-", 1)[0] + "-rows"
+
+
 def _family_of(expression: str, functions: dict) -> str:
     name = expression.split("(", 1)[0].strip().lower().replace("_", "")
     cls = functions.get(name, "other")
@@ -139,7 +147,7 @@ def _buildable(exprs: list[tuple], seed: str) -> tuple[list[tuple], list[tuple]]
     """The expressions Pinot's builder gets through (continueOnError does not cover its stats and index passes
     disagreeing, e.g. a multi-value conversion that fails in one): halves a failing batch down to the cases that
     fail the build alone, which are left out (Pinot's own failure, nothing to compare)."""
-    spec = _cases_family("differential", exprs, rows=lambda r: _rows(random.Random(seed + "-rows")))
+    spec = _cases_family("differential", exprs, rows=lambda r: _rows(random.Random(_rows_seed(seed))))
     try:
         run_pinot(*_configs("differential", spec), spec["rows"](None))
         return exprs, []
@@ -173,7 +181,7 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
     UNASKED.extend(case[0] for case in unasked)
     failing = []
     for attempt in (0, 1):
-        spec = _cases_family("differential", exprs, rows=lambda r: _rows(random.Random(seed + "-rows")))
+        spec = _cases_family("differential", exprs, rows=lambda r: _rows(random.Random(_rows_seed(seed))))
         rows = spec["rows"](rng)
         schema, table_config = _configs("differential", spec)
         try:
@@ -225,7 +233,7 @@ def _nan_nulled(replay, column: str) -> bool:
 
 def _ours_builds(case: tuple, seed: str) -> bool:
     import test_function_expectations as replay
-    spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(seed + "-rows")))
+    spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(_rows_seed(seed))))
     schema, table_config = _configs("differential", spec)
     header = {"schema": schema, "table_config": table_config, "input_types": spec["inputs"]}
     table = replay._input_table(header, [{"row": r} for r in spec["rows"](None)])
@@ -323,7 +331,7 @@ def main() -> None:
         seed = f"{args.seed}-{batch}"
         header, lines, differing = run_batch(seed, args.cases, functions)
         exprs = [t["transformFunction"] for t in header["table_config"]["ingestionConfig"]["transformConfigs"]]
-        used |= {e.split("(", 1)[0].lower() for e in exprs if not e.startswith("isNotNull(")}
+        used |= {name.lower() for e in exprs if not e.startswith("isNotNull(") for name in _CALLED.findall(e)}
         total += args.cases * len(lines)
         differing_all += differing
         print(f"batch {seed}: {len(differing)} of {args.cases} expressions differ", flush=True)

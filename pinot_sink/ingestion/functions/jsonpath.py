@@ -105,6 +105,9 @@ def _compile_path(path: str) -> tuple[list[tuple], bool]:
             m = _NAME.match(path, i)
             if not m:
                 raise JsonPathError(f"JSON path {path!r}: a name must follow '.'")
+            if " " in m.group() or "(" in m.group():  # Jayway's PathCompiler: a blank, or a function it lacks
+                raise JsonPathError(f"JSON path {path!r}: a property with a blank needs ['...'] (or an unknown "
+                                    f"function)")
             steps.append(("key", m.group()))
             i = m.end()
         elif path[i] == "[":
