@@ -331,7 +331,7 @@ def main() -> None:
         seed = f"{args.seed}-{batch}"
         header, lines, differing = run_batch(seed, args.cases, functions)
         exprs = [t["transformFunction"] for t in header["table_config"]["ingestionConfig"]["transformConfigs"]]
-        used |= {name.lower() for e in exprs if not e.startswith("isNotNull(") for name in _CALLED.findall(e)}
+        used |= {name.lower() for e in exprs if not e.startswith("isNotNull(") for name in _CALLED.findall(e.replace("_", ""))}
         total += args.cases * len(lines)
         differing_all += differing
         print(f"batch {seed}: {len(differing)} of {args.cases} expressions differ", flush=True)
