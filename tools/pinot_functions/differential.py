@@ -244,13 +244,14 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
 
 
 def _nan_nulled(replay, column: str) -> bool:
-    """Whether the rows the replay counts as Pinot's failures are those where our value is NaN (Pinot's builder
-    stores a NaN of a DOUBLE / FLOAT column as null, which the table cannot tell from a failed conversion)."""
+    """Whether the rows the replay counts as Pinot's failures are those where our value is NaN or null (Pinot's
+    builder stores a NaN of a DOUBLE / FLOAT column as null, which the table cannot tell from a failed
+    conversion)."""
     header, rows = replay.load("differential")
     table = replay._input_table(header, rows)
     ours = replay._pipeline(header, [column], True, table).apply(table, 0).table.column(column).to_pylist()
     odd = [i for i, r in enumerate(rows) if column in r["nulls"] and ("ok" + column[1:]) not in r["nulls"]]
-    return bool(odd) and all(isinstance(ours[i], float) and ours[i] != ours[i] for i in odd)
+    return bool(odd) and all(ours[i] is None or isinstance(ours[i], float) and ours[i] != ours[i] for i in odd)
 
 
 class _TooSlow(BaseException):
