@@ -183,9 +183,10 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
     gen = Generator(rng, functions)
     exprs = list(given or [])
     order = functions[:]
-    rng.shuffle(order)
+    random.Random(_rows_seed(seed)).shuffle(order)  # one order per run: its batches take turns through it
+    batch = int(seed.rsplit("-", 1)[1]) if seed.rsplit("-", 1)[-1].isdigit() else 0
     for k in range(0 if given else cases):
-        f = order[k % len(order)]
+        f = order[(batch * cases + k) % len(order)]
         exprs.append((gen.call(f, rng.choice([0, 1, 1, 2]), literal_only=rng.random() < 0.15),) + _OUT[f["returns"]])
     # a case whose build fails here (a cut surrogate stored: Pinot's build fails then too, docs/ingestion.md)
     # would fail Pinot's whole batch: such cases are set aside, not asked (counted in the summary)
