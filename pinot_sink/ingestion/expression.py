@@ -245,6 +245,11 @@ class _Parser:
         return left
 
     def _unary(self) -> Node:
+        if self.tok.kind == "op" and self.tok.value == "-" and self.tokens[self.i + 1].kind == "number" and \
+                re.fullmatch(r"\d+", self.tokens[self.i + 1].value):
+            # a signed whole number is one literal for Calcite (-9223372036854775808 is a LONG, not a double)
+            self.i += 2
+            return _number_literal(-int(self.tokens[self.i - 1].value))
         if self._accept("op", "-"):
             operand = self._unary()
             if isinstance(operand, Literal) and operand.java_type in ("INT", "LONG", "DOUBLE"):
