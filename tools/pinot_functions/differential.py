@@ -308,11 +308,16 @@ def keep(header: dict, lines: list[dict], differing: list[tuple[str, str, str]],
     transforms = {t["columnName"]: t["transformFunction"] for t in header["table_config"]["ingestionConfig"]["transformConfigs"]}
     fields = {f["name"]: f for f in header["schema"]["dimensionFieldSpecs"]}
     for family, cases in sorted(grouped.items()):
-        path = FIXTURES / f"{family}.jsonl"
-        old = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else None
-        if old and [r["row"] for r in old[1:]] != [r["row"] for r in lines]:
-            path = FIXTURES / f"{family}_{len(list(FIXTURES.glob(family + '*.jsonl')))}.jsonl"
-            old = None
+        # the family's table with these rows (a run of another seed has its own: <family>_<n>.jsonl)
+        tables = [t for t in [FIXTURES / f"{family}.jsonl"] + sorted(FIXTURES.glob(f"{family}_[0-9]*.jsonl"))
+                  if t.exists()]
+        path = FIXTURES / (f"{family}_{len(tables)}.jsonl" if tables else f"{family}.jsonl")
+        old = None
+        for table in tables:
+            rows = [json.loads(x) for x in table.read_text().splitlines()]
+            if [r["row"] for r in rows[1:]] == [r["row"] for r in lines]:
+                path, old = table, rows
+                break
         base_fields = [f for f in header["schema"]["dimensionFieldSpecs"] if f["name"] in header["input_types"]]
         helpers = [t for t in header["table_config"]["ingestionConfig"]["transformConfigs"] if t["columnName"] in ("b", "f")]
         new_header = old[0] if old else {**header, "schema": {**header["schema"], "schemaName": f"fn_{family}",
