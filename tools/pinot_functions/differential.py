@@ -1,7 +1,8 @@
 """A random differential search of Pinot's scalar functions against this package, run by hand (needs
 ~/pinot-verify; the suite never runs it):
 
-    python tools/pinot_functions/differential.py --seed 1 --batches 4 --cases 250 [--keep]
+    python tools/pinot_functions/differential.py --seed 3 --batches 4 --cases 112 [--keep] [--log FILE]
+    python tools/pinot_functions/differential.py --expressions CASES.json --family NAME   # given cases, all kept
 
 Each batch draws ``--cases`` random nested expressions over every scalar function of the registry
 (tests/fixtures/functions/pinot_scalar_functions.json, what tools/pinot_functions/DumpFunctionRegistry.java read
@@ -20,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
-import os
 import random
 import re
 import resource
 import signal
-import contextlib
 import sys
 import tempfile
 from pathlib import Path
