@@ -750,8 +750,10 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             pieces.append(_offset_text(offsets, token.count))
         else:
             pieces.append(_piece(local, token, years))
-    if not pieces:
-        return pa.array([""] * len(instants), pa.string(), mask=instants.is_null())
+    if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):
+        # only literal text (no field letters, e.g. "'T'" or "-"): the same text for every instant (the join
+        # of scalars alone would give one scalar, not a column)
+        return pa.array(["".join(pieces)] * len(instants), pa.string(), mask=instants.is_null())
     arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.scalar(p, pa.string()) for p in pieces]
     return pc.binary_join_element_wise(*arrays, pa.scalar("", pa.string()))
 

@@ -124,7 +124,10 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
     if nulls.all():
         return Const(None, "NULL")
     if args and all(isinstance(a, Const) for a in args):  # (a function of no arguments makes its own rows)
-        args[0] = broadcast(args[0], ctx.num_rows)
+        # the rows come from the first argument that is not one the function reads as a literal (dateTrunc's
+        # unit, extract's field): those stay constants
+        first = next((i for i in range(len(args)) if i not in function.literal_args), 0)
+        args[first] = broadcast(args[first], ctx.num_rows)
     return _call(function, args, ctx, nulls)
 
 

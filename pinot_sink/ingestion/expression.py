@@ -195,6 +195,14 @@ class _Parser:
                 left = Call(_COMPARISONS[op], (left, self._additive()), op)
             elif self._accept("keyword", "IS"):
                 negated = self._accept("keyword", "NOT") is not None
+                if self.tok.kind == "word" and self.tok.value.upper() == "DISTINCT":
+                    # a IS [NOT] DISTINCT FROM b: Calcite's operator, which Pinot names by its kind
+                    # (isDistinctFrom / isNotDistinctFrom)
+                    self.i += 1
+                    self._expect("keyword", "FROM")
+                    name = "isnotdistinctfrom" if negated else "isdistinctfrom"
+                    left = Call(name, (left, self._additive()), "IS DISTINCT FROM")
+                    continue
                 self._expect("keyword", "NULL")
                 left = Call("isnotnull" if negated else "isnull", (left,), "IS NULL")
             elif self.tok.kind == "keyword" and self.tok.value in ("BETWEEN", "NOT", "IN", "LIKE"):
@@ -237,10 +245,16 @@ class _Parser:
         return left
 
     def _unary(self) -> Node:
+        if self.tok.kind == "op" and self.tok.value == "-" and self.tokens[self.i + 1].kind == "number" and \
+                re.fullmatch(r"\d+", self.tokens[self.i + 1].value):
+            # a signed whole number is one literal for Calcite (-9223372036854775808 is a LONG, not a double)
+            self.i += 2
+            return _number_literal(-int(self.tokens[self.i - 1].value))
         if self._accept("op", "-"):
             operand = self._unary()
             if isinstance(operand, Literal) and operand.java_type in ("INT", "LONG", "DOUBLE"):
-                return _number_literal(-operand.value)  # Calcite folds a signed numeric literal
+                # Calcite folds a signed numeric literal, as a BigDecimal: -0.0 is 0.0 there (no negative zero)
+                return _number_literal(-operand.value if operand.value != 0 else operand.value)
             return Call("negate", (operand,), "-")
         if self._accept("op", "+"):
             return self._unary()

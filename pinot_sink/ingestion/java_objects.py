@@ -301,7 +301,12 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
         else:
             arrow_type = _ARROW[kind]
         sub = ctx.detached(len(index))
-        group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], arrow_type)
+        try:
+            group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], arrow_type)
+        except pa.ArrowInvalid as exc:  # a BigDecimal of an exponent no Arrow decimal holds (1E+3941)
+            failed[index] = True
+            reason = reason or f"a BigDecimal beyond Arrow's decimals ({exc})"
+            continue
         try:
             converted = convert(group, spec, sub)
             out_type = out_type or converted.type

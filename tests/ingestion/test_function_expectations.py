@@ -41,6 +41,12 @@ _ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "floa
 # xfail, so a fix that makes one pass is noticed. (continueOnError on / off, case id)
 KNOWN_DIFFERENCES = {
 }
+# The random differential search's cases (tools/pinot_functions/differential.py --keep) still differing, kept
+# with Pinot's answers in tests/fixtures/functions/diff_*.jsonl: (mode, case id) pairs, strict xfails as above
+_SEARCH_LEFT = FIXTURES / "diff_known_differences.json"
+if _SEARCH_LEFT.exists():
+    KNOWN_DIFFERENCES = {**KNOWN_DIFFERENCES, **{(mode, case_id): "differential search"
+                                                 for mode, case_id in json.loads(_SEARCH_LEFT.read_text())}}
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where
 # Java's does): `make test-slow` runs them, `make test` leaves them out.

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import lone_surrogates
+from ..java_objects import is_object, java_to_string, object_array, objects
 from ..values import Const, Context, Value, broadcast, to_double, to_float, to_int, to_long, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -34,6 +35,8 @@ def to_array(value: Value, kind: str, ctx: Context) -> pa.Array:
     """A value converted for a Java array parameter of element type ``kind``, as an Arrow list array."""
     convert, element_type = _CONVERT[kind]
     array = broadcast(value, ctx.num_rows)
+    if is_object(array.type):
+        array = _object_lists(array, kind)
     if not (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
         mask = array.is_null() if array.null_count else None
         array = pa.ListArray.from_arrays(pa.array(np.arange(len(array) + 1, dtype=np.int32)), array, mask=mask)
@@ -55,6 +58,20 @@ def to_array(value: Value, kind: str, ctx: Context) -> pa.Array:
     offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
     mask = (array.is_null().to_numpy(zero_copy_only=False) if array.null_count else failed) | failed
     return pa.ListArray.from_arrays(offsets, converted.cast(element_type), mask=pa.array(mask) if mask.any() else None)
+
+
+def _object_lists(array: pa.Array, kind: str) -> pa.Array:
+    """Java objects (``jsonStringToArray``...) for an array parameter: a List gives every element (``toObjectArray``
+    of the Collection), each a String as its ``toString`` (a Map ``{a=1}``); any other object is one element."""
+    rows = [None if v is None else v if isinstance(v, list) else [v] for v in objects(array)]
+    offsets = np.cumsum([0] + [len(r or ()) for r in rows]).astype(np.int32)
+    flat = [e for r in rows for e in (r or ())]
+    if kind == "String":
+        elements = pa.array([None if e is None else java_to_string(e) for e in flat], pa.string())
+    else:
+        elements = object_array(flat)
+    mask = pa.array([r is None for r in rows]) if any(r is None for r in rows) else None
+    return pa.ListArray.from_arrays(pa.array(offsets), elements, mask=mask)
 
 
 def _register(name: str, params: str, out: str, fn: Callable, *, element: str | None = None):

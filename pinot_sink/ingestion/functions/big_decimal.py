@@ -15,7 +15,7 @@ from type_mapping.big_decimal_bytes import BigDecimalError, deserialize, seriali
 from type_mapping.java_text import parse_big_decimal, to_decimal
 
 from ..java_objects import object_array
-from ..values import Context, IngestionError, Value, to_string
+from ..values import Context, Value, to_string
 from .binary import to_bytes
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -45,15 +45,14 @@ def _bytes_to_big_decimal(ctx: Context, args: list[Value]) -> Value:
     texts = per_row(ctx, lambda b: "%d:%d" % _parts(b), pa.string(), to_bytes(args[0], ctx))
     pairs = [None if t is None else tuple(int(x) for x in t.split(":")) for t in texts.to_pylist()]
     scales = sorted({p[1] for p in pairs if p is not None})
-    if len(scales) > 1:  # one Arrow decimal column holds one scale: each BigDecimal as the Java object it is
-        return object_array([None if p is None else to_decimal(*p) for p in pairs])
     scale = scales[0] if scales else 0
     digits = max((len(str(abs(p[0]))) for p in pairs if p is not None), default=1)
-    if max(digits, scale) <= 38:
-        arrow_type = pa.decimal128(38, scale)
-    elif max(digits, scale) <= 76:
-        arrow_type = pa.decimal256(76, scale)
-    else:
-        raise IngestionError(f"{ctx.where}: bytesToBigDecimal: a value of {digits} digits (scale {scale}) is beyond "
-                             f"Arrow's decimals")
-    return pa.array([None if p is None else to_decimal(*p) for p in pairs], arrow_type)
+    if len(scales) == 1 and max(digits, scale) <= 76:
+        arrow_type = pa.decimal128(38, scale) if max(digits, scale) <= 38 else pa.decimal256(76, scale)
+        try:
+            return pa.array([None if p is None else to_decimal(*p) for p in pairs], arrow_type)
+        except pa.ArrowInvalid:  # (an exponent beyond Arrow's reach: any bytes give a BigDecimal, 1E+3941 too)
+            pass
+    # several scales (one Arrow decimal column holds one), more than 76 digits or an exponent Arrow cannot
+    # hold: each BigDecimal as the Java object it is
+    return object_array([None if p is None else to_decimal(*p) for p in pairs])

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.convert import json_text  # Jackson's compact JSON (one home for that rule)
+from type_mapping.java_text import java_float_str
 
 from ..java_objects import is_object, object_array, objects
 from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
@@ -192,7 +193,18 @@ def _json_format(ctx: Context, args: list[Value]) -> Value:
         return Const(json_text(value.value), "STRING")
     if pa.types.is_map(value.type):
         return pa.array([None if v is None else json_text(dict(v)) for v in value.to_pylist()], pa.string())
+    if pa.types.is_float32(value.type) or (pa.types.is_list(value.type) and pa.types.is_float32(value.type.value_type)):
+        return _map_rows(ctx, value, _float32_json_text, pa.string())  # a float[] / Float: Float.toString's digits
     return _map_rows(ctx, value, json_text, pa.string())
+
+
+def _float32_json_text(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ",".join(_float32_json_text(v) for v in value) + "]"
+    if isinstance(value, float):
+        text = java_float_str(value, float32=True)
+        return text if math.isfinite(value) else f'"{text}"'
+    return json_text(value)
 
 
 @scalar_function("jsonPathString", arity=2, literal_args=(1,), check=_check_path)

@@ -5,7 +5,9 @@ Pinot's own build (tests/fixtures/functions/json_keys.jsonl).
 Paths supported: ``$`` then property steps (``.a``, ``['a']``), indexes (``[0]``), wildcards (``.*``, ``[*]``:
 an object's properties or an array's elements) and a final deep scan ``..*`` / ``..**`` (``''`` is
 ``$..**``): every property and element below, each node's children listed before their own children.
-Other paths (filters, slices, unions, a deep scan in the middle) are refused when the config is read.
+A deep scan of one property (``$..x``, ``$.a..x[0]``) lists that property wherever it is below, each node's
+own before its children's (Jayway's ``ScanPathToken``). Other paths (filters, slices, unions, ``..*`` in the
+middle) are refused when the config is read.
 ``jsonExtractKey(json, path, 'maxDepth=N;dotNotation=true')``: all keys (``''``, ``$..**``, ``$..``) depth first,
 each key before its children (not Jayway's order); other paths as above, keys deeper than N (``getKeyDepth``:
 the ``[`` of a ``$[`` path, or the dot-separated parts) dropped, printed ``a.b.0`` with ``dotNotation``. The
@@ -28,6 +30,7 @@ from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
 _STEP = re.compile(r"\.(\*|[A-Za-z_$][\w$-]*)|\['((?:[^']|'')*)'\]|\[(\*|\d+)\]")
+_DEEP_KEY = re.compile(r"\.\.([A-Za-z_$][\w$-]*)")
 _DEEP = ("..*", "..**")
 
 
@@ -46,6 +49,11 @@ def compile_key_path(path: str) -> tuple[list[tuple[str, Any]], bool]:
     steps: list[tuple[str, Any]] = []
     position = 0
     while position < len(body):
+        deep_key = _DEEP_KEY.match(body, position)
+        if deep_key is not None:  # ..name: that property wherever it is below (Jayway's ScanPathToken)
+            steps.append(("deepkey", deep_key.group(1)))
+            position = deep_key.end()
+            continue
         match = _STEP.match(body, position)
         if match is None:
             raise ValueError(f"jsonExtractKey: path {path!r} is not supported here (properties, indexes, "
@@ -88,12 +96,22 @@ def _deep(node: Any, prefix: str, out: list[str]) -> None:
         _deep(child, prefix + _label(key), out)
 
 
+def _scan(node: Any, prefix: str, key: str, out: list) -> None:
+    """Jayway's walk of ``..key``: a node's own property first, then each child's walk in order."""
+    if isinstance(node, dict) and key in node:
+        out.append((prefix + _label(key), node[key]))
+    for k, child in _children(node):
+        _scan(child, prefix + _label(k), key, out)
+
+
 def extract_keys(text: str, steps: list[tuple[str, Any]], deep: bool) -> list[str]:
     """(Jayway's ``parse`` of the text, as Jackson reads it: a text that is not JSON throws, the row fails)"""
     try:
         document = read_first_value(text)
     except _InvalidJson:
         raise JavaThrows(f"InvalidJsonException: not JSON: {text[:100]!r}") from None
+    if document is None and any(kind == "deepkey" for kind, _ in steps):  # (seen in Pinot: the row fails)
+        raise JavaThrows("a deep scan of the JSON text null fails (Jayway's ScanPathToken)")
     nodes = [("$", document)]
     for kind, arg in steps:
         found = []
@@ -104,6 +122,8 @@ def extract_keys(text: str, steps: list[tuple[str, Any]], deep: bool) -> list[st
                 found.append((prefix + _label(arg), node[arg]))
             elif kind == "index" and isinstance(node, list) and arg < len(node):
                 found.append((prefix + _label(arg), node[arg]))
+            elif kind == "deepkey":
+                _scan(node, prefix, arg, found)
         nodes = found
     if not deep:
         return [prefix for prefix, _ in nodes if prefix != "$"]

@@ -138,7 +138,9 @@ def key_value_array_to_map(item: Any, key: str, value: str) -> dict:
                 node = _parse_node(_java_to_string(element))
                 entries.append((_as_text(_node_get(node, key)), _as_text(_node_get(node, value))))
     else:
-        array = _parse_node(_java_to_string(item))
+        text = _java_to_string(item)
+        # a blank text is Jackson's MissingNode (no error, size 0): an empty map
+        array = [] if not text.strip(" \t\n\r") else _parse_node(text)
         elements = array if isinstance(array, list) else (
             [None] * len(array) if isinstance(array, dict) else [])  # ObjectNode.get(int) is null
         for node in elements:

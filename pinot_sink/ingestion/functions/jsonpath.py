@@ -57,10 +57,23 @@ _NAME = re.compile(r"[^.\[\]]+")
 
 def compile_path(path: str) -> tuple[list[tuple], bool]:
     """A JSON path as steps (see the module doc) and whether it is definite."""
+    try:
+        return _compile_path(path)
+    except JsonPathError:
+        raise
+    except ValueError as exc:  # an index or slice bound that is no number ('[{"a": 1}]'): Jayway's InvalidPathException
+        raise JsonPathError(f"JSON path {path!r} is not valid ({exc})") from None
+
+
+def _compile_path(path: str) -> tuple[list[tuple], bool]:
     if not isinstance(path, str) or not path.strip():
         raise JsonPathError(f"JSON path {path!r} is empty")
     if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
         path = "$" + path if path.startswith("[") else "$." + path
+    for function in (".length()", ".size()"):  # Jayway's Length: the size of the array or object read
+        if path.endswith(function) and len(path) > len(function):
+            steps, definite = compile_path(path[:-len(function)])
+            return steps + [("length", definite)], True
     steps: list[tuple] = []
     i, n = 1, len(path)
     definite = True
@@ -92,6 +105,9 @@ def compile_path(path: str) -> tuple[list[tuple], bool]:
             m = _NAME.match(path, i)
             if not m:
                 raise JsonPathError(f"JSON path {path!r}: a name must follow '.'")
+            if " " in m.group() or "(" in m.group():  # Jayway's PathCompiler: a blank, or a function it lacks
+                raise JsonPathError(f"JSON path {path!r}: a property with a blank needs ['...'] (or an unknown "
+                                    f"function)")
             steps.append(("key", m.group()))
             i = m.end()
         elif path[i] == "[":
@@ -186,6 +202,11 @@ def _split_union(inner: str) -> list[str]:
 
 def read_path(document: Any, steps: list[tuple], definite: bool) -> Any:
     """The value at the path: a value or None (definite), a list of matches (indefinite)."""
+    if steps and steps[-1][0] == "length":  # the function applies to what the path before it reads
+        found = read_path(document, steps[:-1], steps[-1][1])
+        if not steps[-1][1]:  # after an indefinite path: the size of each match
+            return [len(f) if isinstance(f, (list, dict)) else None for f in found]
+        return len(found) if isinstance(found, (list, dict)) else None
     try:
         nodes = _select(document, document, steps)
     except _ReadFailure:  # SUPPRESS_EXCEPTIONS

@@ -261,6 +261,8 @@ def common_values(ctx: Context, values: list[Value]) -> list[pa.Array | pa.Scala
     for v in values:
         if isinstance(v, Const):
             out.append(pa.scalar(v.value, target))
+        elif pa.types.is_floating(target) and pa.types.is_integer(v.type):
+            out.append(v.cast(target, safe=False))  # Java's long -> double: the nearest double, beyond 2^53 too
         else:
             out.append(v.cast(target))
     return out
@@ -285,6 +287,11 @@ def _number_as_boolean(value: Value) -> Value:
 
 @scalar_function("coalesce", arity=VAR_ARGS, nullable=True)
 def _coalesce(ctx: Context, args: list[Value]) -> Value:
+    # Java returns the first non-null argument as it is: what follows a non-null literal is never read (nor
+    # converted to a common type, where a long beyond 2^53 would fail as a double)
+    first = next((i for i, a in enumerate(args) if isinstance(a, Const) and a.value is not None), None)
+    if first is not None:
+        args = args[:first + 1]
     if all(isinstance(a, Const) for a in args):
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
     values = common_values(ctx, args)

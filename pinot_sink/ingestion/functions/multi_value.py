@@ -43,7 +43,19 @@ def _offsets(ctx: Context, args: list[Value]) -> tuple[np.ndarray, np.ndarray]:
         array = broadcast(to_long(args[1], ctx), ctx.num_rows, pa.int64())
         mask = null_mask(array)
         millis = pc.fill_null(array, 0).to_numpy(zero_copy_only=False)
-    return to_local(millis, zone) - millis, mask
+    # Joda's getOffset never overflows: before 1716 every zone is at its first offset (its local mean time),
+    # and far ahead its last rule repeats with the Gregorian calendar's 400-year cycle (dates and weekdays
+    # alike): such instants are read at one of the same offset inside the zone tables' reach
+    late = millis >= _LATE + _CYCLE
+    proxies = np.where(millis < _FIRST_INSTANT, _FIRST_INSTANT, millis)
+    if late.any():
+        proxies[late] = _LATE + (millis[late] - _LATE) % _CYCLE
+    return to_local(proxies, zone) - proxies, mask
+
+
+_FIRST_INSTANT = -8_000_000_000_000  # 1716
+_CYCLE = 146_097 * 86_400_000  # 400 Gregorian years
+_LATE = 7_258_118_400_000  # 2200-01-01
 
 
 @scalar_function("timezoneHour", arity=(1, 2), literal_args=(0,))
@@ -82,7 +94,13 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
         if len(flat) == 0:
             values = pa.array([], _element_type(sv_name))
         else:
-            values = broadcast(sv.impl(element_ctx, element_args), len(flat))
+            try:
+                values = broadcast(sv.impl(element_ctx, element_args), len(flat))
+            except IngestionError as exc:
+                # a failure of the whole call (an invalid pattern, zone or unit) is each element's: a row whose
+                # array is empty never calls the function and gives an empty array, as in Java's loop
+                values = pa.nulls(len(flat), _element_type(sv_name))
+                element_ctx.fail(np.ones(len(flat), np.bool_), str(exc))
         if element_ctx.errors is not None:
             failed = np.bincount(parents.to_numpy(zero_copy_only=False)[element_ctx.errors],
                                  minlength=len(lists)) > 0

@@ -1,0 +1,407 @@
+"""A random differential search of Pinot's scalar functions against this package, run by hand (needs
+~/pinot-verify; the suite never runs it):
+
+    python tools/pinot_functions/differential.py --seed 3 --batches 4 --cases 112 [--keep] [--log FILE]
+    python tools/pinot_functions/differential.py --expressions CASES.json --family NAME   # given cases, all kept
+
+Each batch draws ``--cases`` random nested expressions over every scalar function of the registry
+(tests/fixtures/functions/pinot_scalar_functions.json, what tools/pinot_functions/DumpFunctionRegistry.java read
+from Pinot), typed by the Java signatures, with edge literals (integer extremes, -0.0, huge exponents, emoji and
+cut surrogates, invalid zones, JSON null / duplicate keys, literal-only calls) over rows with edge values (empty,
+singleton and huge arrays, ...). One Pinot build answers the whole batch (one segment, one transform column per
+case and an ``isNotNull`` column beside it, continueOnError on); the replay test's own comparison
+(tests/ingestion/test_function_expectations.py) then runs each case through this package on the same rows.
+
+Every disagreement is kept with ``--keep``: one fixture table per family (the Java class of the outermost
+function), ``tests/fixtures/functions/diff_<family>.jsonl``, in the format the replay test reads, holding only
+the cases that differed (merged with the table already there). A summary line per run goes to stdout:
+functions, cases, seeds, differences.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import random
+import re
+import resource
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tests" / "ingestion"))
+from expectations import COMMIT, _configs, run_pinot  # noqa: E402
+from families import EMOJI, _cases_family, _inputs  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures" / "functions"
+_CALLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+REGISTRY = json.loads((FIXTURES / "pinot_scalar_functions.json").read_text())["functions"]
+
+# Java type -> the generator kind of an argument / the Pinot column type of a result
+_KIND = {"long": "long", "Long": "long", "int": "int", "Integer": "int", "double": "double", "float": "double",
+         "String": "string", "byte[]": "bytes", "boolean": "bool", "Boolean": "bool", "long[]": "longs",
+         "int[]": "longs", "double[]": "doubles", "float[]": "doubles", "String[]": "strings", "Object": "any"}
+_OUT = {"String": ("STRING", True), "int": ("INT", True), "Integer": ("INT", True), "long": ("LONG", True),
+        "Long": ("LONG", True), "double": ("DOUBLE", True), "float": ("FLOAT", True), "boolean": ("BOOLEAN", True),
+        "Boolean": ("BOOLEAN", True), "byte[]": ("BYTES", True), "int[]": ("INT", False), "long[]": ("LONG", False),
+        "double[]": ("DOUBLE", False), "float[]": ("FLOAT", False), "String[]": ("STRING", False),
+        "Object": ("STRING", True), "List": ("STRING", False)}
+# classes pinot-verify cannot run (its class audit fails the build) or whose answers are not repeatable
+_SKIP_CLASS = ("Geo", "H3", "IpAddress", "St", "Lucene", "Sketch")
+_SKIP_NAMES = {"now", "ago", "agomv", "sleep", "uuid", "generateuuid", "randomuuid", "rand", "random", "inidset",
+               "arrayvalueconstructor", "array", "case", "casewhen", "in", "notin", "inidsetmv"}
+
+_LITERALS = {
+    "long": ["0", "1", "-1", "9223372036854775807", "-9223372036854775808", "1700000000000", "2147483647",
+             "-2147483648", "86400000", "253402300800000", "-62135596800001"],
+    # (no Integer.MAX_VALUE as an int: lpad / repeat to such lengths build 2 GB texts on both sides)
+    "int": ["0", "1", "2", "3", "-1", "100", "65536", "-2147483648"],
+    "double": ["0.0", "-0.0", "1.5", "1.5E300", "1e-320", "1.7976931348623157E308", "0.1", "-2.5", "1e21"],
+    "string": ["''", "'a'", "'abc'", f"'{EMOJI}'", f"'a{EMOJI}b'", "'héllo'", "'Ä'", "'ß'", "'UTC'",
+               "'Invalid/Zone'", "'GMT+25'", "'{\"a\": 1, \"a\": 2}'", "'null'", "'{\"x\": 1.5E300}'",
+               "'[{\"a\": 1}, {\"b\": 2}]'", "'$.a'", "'$..x'", "'$.length()'", "'$[-1]'", "'$.*'", "'$[0]'",
+               "'yyyy-MM-dd''T''HH'", "'DAY'", "'YEAR'", "'MONTH'", "'1:MILLISECONDS:EPOCH'", "'1:DAYS'", "','",
+               "'\ud83d'", "'\ude00x'", "'2024-01-02'", "'-0.0'", "'NaN'", "'Infinity'", "'1.5E300'",
+               "'yyyy-MM-dd HH:mm:ss'", "'{\"a\": [1, {\"b\": null}]}'", "'America/New_York'", "'[]'", "'{}'"],
+    "bytes": ["hexToBytes('')", "hexToBytes('00')", "hexToBytes('c3a9')", "hexToBytes('f09f')",
+              "hexToBytes('ffffffffffffffffff')"],
+    "bool": ["true", "false"],
+}
+_COLUMNS = {"long": ["l", "n"], "int": ["n"], "double": ["d", "f"], "string": ["s", "z", "j"], "bytes": ["b"],
+            "longs": ["ia"], "doubles": ["ia"], "strings": ["sa"], "bool": [], "any": ["l", "d", "s", "n"]}
+
+
+def _functions() -> list[dict]:
+    chosen, seen = [], set()
+    for f in REGISTRY:
+        if f.get("source") or not f["deterministic"] or any(s in f["class"].rsplit(".", 1)[-1] for s in _SKIP_CLASS):
+            continue
+        if f["name"] in _SKIP_NAMES or f["arity"] < 0:
+            continue
+        if any(p not in _KIND for p in f["params"]) or f["returns"] not in _OUT:
+            continue
+        name = next((n for n in f["declared_names"] if n.lower().replace("_", "") == f["name"]), None) or f["name"]
+        if (name, f["arity"]) in seen:
+            continue
+        seen.add((name, f["arity"]))
+        chosen.append({**f, "call": name})
+    return chosen
+
+
+def _returns(kind: str, f: dict) -> bool:
+    r = _KIND.get(f["returns"])
+    return r == kind or (kind in ("long", "int", "double") and r in ("long", "int", "double")) or kind == "any" and (
+        r in ("long", "int", "double", "string"))
+
+
+class Generator:
+    def __init__(self, rng: random.Random, functions: list[dict]):
+        self.rng, self.functions = rng, functions
+        self.by_kind = {k: [f for f in functions if _returns(k, f)] for k in set(_KIND.values())}
+
+    def arg(self, kind: str, depth: int, literal_only: bool) -> str:
+        rng = self.rng
+        if depth > 0 and rng.random() < 0.3 and self.by_kind.get(kind):
+            return self.call(rng.choice(self.by_kind[kind]), depth - 1, literal_only)
+        columns = [] if literal_only else _COLUMNS[kind]
+        literals = _LITERALS.get(kind) or (_LITERALS["string"] + _LITERALS["long"] if kind == "any" else [])
+        if columns and (not literals or rng.random() < 0.55):
+            return rng.choice(columns)
+        if not literals:  # an array kind, literal only: a split / a column-free array
+            return {"longs": "split('1,2', ',')", "doubles": "split('1.5', ',')", "strings": "split('a,,b', ',')"}[kind]
+        return rng.choice(literals)
+
+    def call(self, f: dict, depth: int, literal_only: bool = False) -> str:
+        args = [self.arg(_KIND[p], depth, literal_only) for p in f["params"]]
+        return f"{f['call']}({', '.join(args)})"
+
+
+def _rows(rng: random.Random) -> list[dict]:
+    rows = _inputs(rng, 40)
+    huge = [rng.randint(-2**31, 2**31 - 1) for _ in range(2000)]
+    edges = [([], []), ([7], ["only"]), (huge, [EMOJI * 3] * 40), ([0, -0, 2**31 - 1, -2**31], ["x", ""])]
+    for row, (ia, sa) in zip(rows[20:], edges):
+        row["ia"], row["sa"] = ia, sa
+    return rows
+
+
+@contextlib.contextmanager
+def _memory_cap(gib: int = 6):
+    """Our side's evaluation under an address-space cap (a MemoryError, not the machine's OOM killer, when a
+    random case asks for a 2 GB text); lifted again before Pinot's JVM is started."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (gib << 30, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _rows_seed(seed: str) -> str:
+    """The rows of every batch of a run are the same (the run's seed, not the batch's): kept cases of several
+    batches share one table per family."""
+    return seed.rsplit("-", 1)[0] + "-rows"
+
+
+def _family_of(expression: str, functions: dict) -> str:
+    name = expression.split("(", 1)[0].strip().lower().replace("_", "")
+    cls = functions.get(name, "other")
+    return "diff_" + "".join("_" + c.lower() if c.isupper() else c for c in cls).strip("_")
+
+
+UNASKED: list[str] = []  # this run's cases whose build fails here (not asked of Pinot)
+REFUSED: list[str] = []  # ... of them, those whose config is refused (a call form this package does not take)
+
+
+def _buildable(exprs: list[tuple], seed: str) -> tuple[list[tuple], list[tuple]]:
+    """The expressions Pinot's builder gets through (continueOnError does not cover its stats and index passes
+    disagreeing, e.g. a multi-value conversion that fails in one): halves a failing batch down to the cases that
+    fail the build alone, which are left out (Pinot's own failure, nothing to compare)."""
+    spec = _cases_family("differential", exprs, rows=lambda r: _rows(random.Random(_rows_seed(seed))))
+    try:
+        run_pinot(*_configs("differential", spec), spec["rows"](None))
+        return exprs, []
+    except SystemExit:
+        if len(exprs) == 1:
+            return [], exprs
+    half = len(exprs) // 2
+    (a, fa), (b, fb) = _buildable(exprs[:half], seed), _buildable(exprs[half:], seed)
+    return a + b, fa + fb
+
+
+def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] | None = None
+              ) -> tuple[dict, list[dict], list[tuple[str, str, str]]]:
+    """One Pinot build of ``cases`` random expressions (or the ``given`` (expression, Pinot type, single value)
+    cases); returns (header, rows, differing [(column, expression, why)])."""
+    import test_function_expectations as replay
+    rng = random.Random(seed)
+    gen = Generator(rng, functions)
+    exprs = list(given or [])
+    order = functions[:]
+    random.Random(_rows_seed(seed)).shuffle(order)  # one order per run: its batches take turns through it
+    batch = int(seed.rsplit("-", 1)[1]) if seed.rsplit("-", 1)[-1].isdigit() else 0
+    for k in range(0 if given else cases):
+        f = order[(batch * cases + k) % len(order)]
+        exprs.append((gen.call(f, rng.choice([0, 1, 1, 2]), literal_only=rng.random() < 0.15),) + _OUT[f["returns"]])
+    # a case whose build fails here (a cut surrogate stored: Pinot's build fails then too, docs/ingestion.md)
+    # would fail Pinot's whole batch: such cases are set aside, not asked (counted in the summary)
+    with _memory_cap():
+        unasked = [e for e in exprs if not _ours_builds(e, seed)]
+    exprs = [e for e in exprs if e not in unasked]
+    for case in unasked:
+        print(f"  not asked (our build fails): {case[0]}", flush=True)
+    UNASKED.extend(case[0] for case in unasked)
+    print(f"batch {seed}: asking Pinot about {len(exprs)} cases", flush=True)
+    failing = []
+    for attempt in (0, 1):
+        spec = _cases_family("differential", exprs, rows=lambda r: _rows(random.Random(_rows_seed(seed))))
+        rows = spec["rows"](rng)
+        schema, table_config = _configs("differential", spec)
+        try:
+            docs = run_pinot(schema, table_config, rows)
+            break
+        except SystemExit:
+            if attempt:
+                raise
+            half = len(exprs) // 2
+            (a, fa), (b, fb) = _buildable(exprs[:half], seed), _buildable(exprs[half:], seed)
+            exprs, failing = a + b, fa + fb
+    header = {"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/differential.py", "schema": schema,
+              "table_config": table_config, "input_types": spec["inputs"], "json_columns": []}
+    lines = [{"row": row, "values": {c: d["values"][c] for c in spec["outputs"]},
+              "nulls": sorted(set(d.get("nulls") or []) & set(spec["outputs"]))} for row, d in zip(rows, docs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "differential.jsonl").write_text(
+            "\n".join(json.dumps(x) for x in [header] + lines) + "\n")
+        replay.FIXTURES = Path(tmp)
+        replay.load.cache_clear()
+        differing = []
+        cap = _memory_cap()
+        cap.__enter__()
+        for _, column, expression, check in replay._cases("differential"):
+            try:
+                replay.test_continue_on_error_gives_pinots_values_and_failures("differential", column, expression, check)
+            except BaseException as exc:  # noqa: BLE001 - any failure is a difference to keep
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                if "Pinot failed rows" in str(exc) and _nan_nulled(replay, column):
+                    continue  # a NaN result Pinot stored as null (SpecialValueTransformer), not a failure
+                differing.append((column, expression, f"{type(exc).__name__}: {str(exc)[:300]}"))
+        cap.__exit__(None, None, None)
+        replay.load.cache_clear()
+    for case in failing:  # Pinot's build fails on it alone: ours must fail too (continueOnError on)
+        with _memory_cap():
+            builds = _ours_builds(case, seed)
+        if builds:
+            differing.append(("-", case[0], "Pinot's build fails (e.g. a cut surrogate stored), ours succeeds"))
+        else:
+            print(f"  both builds fail: {case[0]}", flush=True)
+    return header, lines, differing
+
+
+def _nan_nulled(replay, column: str) -> bool:
+    """Whether the rows the replay counts as Pinot's failures are those where our value is NaN or null (Pinot's
+    builder stores a NaN of a DOUBLE / FLOAT column as null, which the table cannot tell from a failed
+    conversion)."""
+    header, rows = replay.load("differential")
+    table = replay._input_table(header, rows)
+    ours = replay._pipeline(header, [column], True, table).apply(table, 0).table.column(column).to_pylist()
+    odd = [i for i, r in enumerate(rows) if column in r["nulls"] and ("ok" + column[1:]) not in r["nulls"]]
+    return bool(odd) and all(ours[i] is None or isinstance(ours[i], float) and ours[i] != ours[i] for i in odd)
+
+
+class _TooSlow(BaseException):
+    pass
+
+
+def _too_slow(signum, frame):
+    raise _TooSlow()
+
+
+def _ours_builds(case: tuple, seed: str) -> bool:
+    """Whether our build of the case alone succeeds (continueOnError on); a case over 20 s counts as failing
+    (set aside: a random case can ask for hours of work, a regexp's backtracking, ...)."""
+    signal.signal(signal.SIGALRM, _too_slow)
+    signal.alarm(20)
+    try:
+        return _ours_builds_now(case, seed)
+    except _TooSlow:
+        print(f"  too slow here: {case[0]}", flush=True)
+        return False
+    finally:
+        signal.alarm(0)
+
+
+def _ours_builds_now(case: tuple, seed: str) -> bool:
+    import test_function_expectations as replay
+    spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(_rows_seed(seed))))
+    schema, table_config = _configs("differential", spec)
+    header = {"schema": schema, "table_config": table_config, "input_types": spec["inputs"]}
+    table = replay._input_table(header, [{"row": r} for r in spec["rows"](None)])
+    try:
+        pipeline = replay._pipeline(header, ["c0", "ok0"], True, table)
+    except Exception:  # noqa: BLE001 - the config refused (a literal parameter given a column, ...)
+        REFUSED.append(case[0])
+        return False
+    try:
+        pipeline.apply(table, 0)
+        return True
+    except Exception:  # noqa: BLE001 - any failure of the build
+        return False
+
+
+def keep(header: dict, lines: list[dict], differing: list[tuple[str, str, str]], families: dict,
+         family: str | None = None) -> list[Path]:
+    """Each differing case into its family's fixture table (rows are the same in every batch of a seed), or all
+    into ``family``'s."""
+    grouped = collections.defaultdict(list)
+    for column, expression, _ in differing:
+        if column == "-":  # Pinot's build fails on it: no answer to keep (the log has it)
+            continue
+        grouped[family or _family_of(expression, families)].append((column, expression))
+    written = []
+    transforms = {t["columnName"]: t["transformFunction"] for t in header["table_config"]["ingestionConfig"]["transformConfigs"]}
+    fields = {f["name"]: f for f in header["schema"]["dimensionFieldSpecs"]}
+    for family, cases in sorted(grouped.items()):
+        # the family's table with these rows (a run of another seed has its own: <family>_<n>.jsonl)
+        tables = [t for t in [FIXTURES / f"{family}.jsonl"] + sorted(FIXTURES.glob(f"{family}_[0-9]*.jsonl"))
+                  if t.exists()]
+        path = FIXTURES / (f"{family}_{len(tables)}.jsonl" if tables else f"{family}.jsonl")
+        old = None
+        for table in tables:
+            rows = [json.loads(x) for x in table.read_text().splitlines()]
+            if [r["row"] for r in rows[1:]] == [r["row"] for r in lines]:
+                path, old = table, rows
+                break
+        base_fields = [f for f in header["schema"]["dimensionFieldSpecs"] if f["name"] in header["input_types"]]
+        helpers = [t for t in header["table_config"]["ingestionConfig"]["transformConfigs"] if t["columnName"] in ("b", "f")]
+        new_header = old[0] if old else {**header, "schema": {**header["schema"], "schemaName": f"fn_{family}",
+                                                               "dimensionFieldSpecs": list(base_fields)},
+                                         "table_config": json.loads(json.dumps(header["table_config"]))}
+        if not old:
+            new_header["table_config"]["tableName"] = f"fn_{family}"
+            new_header["table_config"]["ingestionConfig"]["transformConfigs"] = list(helpers)
+        have = {t["transformFunction"] for t in new_header["table_config"]["ingestionConfig"]["transformConfigs"]}
+        table_rows = old[1:] if old else [{"row": r["row"], "values": {}, "nulls": []} for r in lines]
+        k = sum(1 for f in new_header["schema"]["dimensionFieldSpecs"] if f["name"].startswith("c"))
+        for column, expression in cases:
+            if expression in have:
+                continue
+            ok = "ok" + column[1:]
+            for src, dst in ((column, f"c{k}"), (ok, f"ok{k}")):
+                new_header["schema"]["dimensionFieldSpecs"].append({**fields[src], "name": dst})
+                new_header["table_config"]["ingestionConfig"]["transformConfigs"].append(
+                    {"columnName": dst, "transformFunction": transforms[src]})
+                for mine, theirs in zip(table_rows, lines):
+                    mine["values"][dst] = theirs["values"][src]
+                    if src in theirs["nulls"]:
+                        mine["nulls"] = sorted(set(mine["nulls"]) | {dst})
+            k += 1
+        path.write_text("\n".join(json.dumps(x) for x in [new_header] + table_rows) + "\n")
+        written.append(path)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--batches", type=int, default=1)
+    parser.add_argument("--cases", type=int, default=250, help="expressions per Pinot build")
+    parser.add_argument("--keep", action="store_true", help="write the differing cases as fixture tables")
+    parser.add_argument("--log", type=Path, help="append every differing case (JSON lines) here")
+    parser.add_argument("--family", help="with --expressions: keep every case as tests/fixtures/functions/FAMILY.jsonl")
+    parser.add_argument("--expressions", type=Path, help="a JSON list of [expression, Pinot type, single value] "
+                        "to ask about instead of random ones (one batch)")
+    args = parser.parse_args()
+    sys.stdout.reconfigure(errors="backslashreplace")  # (expressions may hold a cut surrogate)
+    functions = _functions()
+    if args.expressions:
+        given = [tuple(x) for x in json.loads(args.expressions.read_text())]
+        header, lines, differing = run_batch(args.seed, 0, functions, given)
+        for column, expression, why in differing:
+            print(f"{column} {expression}\n    {why}", flush=True)
+        if args.family:  # every case (a fixed family's cases, with Pinot's answers) into one table
+            transforms = {t["columnName"]: t["transformFunction"]
+                          for t in header["table_config"]["ingestionConfig"]["transformConfigs"]}
+            every = [(c, e, "") for c, e in transforms.items() if c.startswith("c") and c[1:].isdigit()]
+            path = FIXTURES / f"{args.family}.jsonl"
+            path.unlink(missing_ok=True)
+            for written in keep(header, lines, every, {}, args.family):
+                print("kept", written.relative_to(ROOT), flush=True)
+        elif args.keep and differing:
+            for path in keep(header, lines, differing, {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}):
+                print("kept", path.relative_to(ROOT), flush=True)
+        print(f"{len(differing)} of {len(given)} differ")
+        return
+    classes = {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}
+    total, differing_all, used = 0, [], set()
+    for batch in range(args.batches):
+        seed = f"{args.seed}-{batch}"
+        header, lines, differing = run_batch(seed, args.cases, functions)
+        exprs = [t["transformFunction"] for t in header["table_config"]["ingestionConfig"]["transformConfigs"]]
+        used |= {name.lower() for e in exprs if not e.startswith("isNotNull(") for name in _CALLED.findall(e.replace("_", ""))}
+        total += args.cases * len(lines)
+        differing_all += differing
+        print(f"batch {seed}: {len(differing)} of {args.cases} expressions differ", flush=True)
+        if args.log:
+            with args.log.open("a") as out:
+                for column, expression, why in differing:
+                    out.write(json.dumps({"seed": seed, "expression": expression, "why": why}) + "\n")
+        if args.keep and differing:
+            for path in keep(header, lines, differing, classes):
+                print("kept", path.relative_to(ROOT), flush=True)
+    names = {e.split("(", 1)[0].lower() for _, e, _ in differing_all}
+    print(json.dumps({"functions": len(functions), "functions_called": len(used), "cases": total,
+                      "expressions": args.cases * args.batches, "seeds": f"{args.seed}-0..{args.batches - 1}",
+                      "differences": len(differing_all), "not_asked": len(UNASKED),
+                      "refused_call_forms": len(REFUSED),
+                      "functions_differing": sorted(names)}))
+
+
+if __name__ == "__main__":
+    main()
