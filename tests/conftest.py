@@ -77,6 +77,21 @@ def java_oracle(tmp_path_factory):
     oracle.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A report's text with a lone surrogate in it (the function replays' edge literals) cannot travel to
+    pytest-xdist's controller (execnet sends UTF-8): such text is escaped, nothing else changes."""
+    outcome = yield
+    report = outcome.get_result()
+    text = str(report.longrepr) if report.longrepr is not None else ""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        report.longrepr = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if hasattr(report, "wasxfail"):
+        report.wasxfail = report.wasxfail.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def pytest_collection_modifyitems(config, items):
     """The tiers of `make check` / `make test` by what a test starts: ``spark`` for the shared session,
     ``jvm`` for the Java comparisons (``make check`` runs neither)."""
