@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover
 from fake_primary_keys import primary_key_upload_refusal, record_load_error
 from pinot_sink.controller.zk_records import SIZE_LIMIT, ideal_state_record, lineage_record, written_size
 from pinot_sink.segment.properties import as_text, parse_properties
-from pinot_sink.segment.tar_codecs import open_tar
+from pinot_sink.segment.read.tar_source import open_tar
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1

@@ -11,11 +11,9 @@ corrected count (at most ``MAX_BUILDS`` times); the last of a bucket only needs 
 """
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import shutil
-import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from typing import Callable
@@ -29,8 +27,9 @@ from type_mapping.stored import PinotColumns
 from type_mapping.errors import PinotSinkError
 
 from pinot_sink.segment.builder import time_values_ms
-from pinot_sink.segment.fast_zlib import HAVE_ISAL
 from pinot_sink.segment.read.reader import read_segment
+from pinot_sink.segment.read.segment_metadata import SegmentFormatError
+from pinot_sink.segment.read.tar_source import extract_tarball
 
 from ..partitioning import partition_id_arrays, partitioned_columns
 from ..time_window import bucket_keys
@@ -47,30 +46,20 @@ class CompactionError(PinotSinkError, ValueError):
 
 
 def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
-    """Every schema column of a segment (a tarball or a folder), stored values and null masks. A tarball is
-    unpacked here with ISA-L's gzip where installed (2-3x zlib's speed: most of a small segment's read),
-    through tarfile's ``data`` filter (no absolute paths, links out or devices), then read as a folder."""
+    """Every schema column of a segment (a tarball of any codec, or a folder), stored values and null masks. A
+    tarball is unpacked by the reader's ``extract_tarball`` (its codec by magic number, gzip through ISA-L where
+    installed: most of a small segment's read; tarfile's ``data`` filter), then read as a folder."""
     if os.path.isdir(path):
         return _stored(read_segment(path), schema, where)
     folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
     try:
         try:
-            with _gzip_open(path) as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
-                archive.extractall(folder, filter="data")
-        except (tarfile.TarError, OSError, EOFError) as exc:
+            segment_dir = extract_tarball(path, folder, where)
+        except (SegmentFormatError, OSError) as exc:
             raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
-        top = [name for name in os.listdir(folder) if os.path.isdir(os.path.join(folder, name))]
-        return _stored(read_segment(os.path.join(folder, top[0]) if len(top) == 1 else folder), schema, where)
+        return _stored(read_segment(segment_dir), schema, where)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _gzip_open(path: str):
-    if HAVE_ISAL:
-        from isal import igzip
-
-        return igzip.open(path, "rb")
-    return gzip.open(path, "rb")
 
 
 def _stored(contents, schema: PinotSchema, where: str) -> PinotColumns:

@@ -8,7 +8,7 @@ import struct
 from typing import IO
 
 from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
-from pinot_sink.segment.tar_codecs import open_tar_stream
+from pinot_sink.segment.read.tar_source import open_tar_stream
 from type_mapping.errors import PinotSinkError
 
 NO_TIME_MS = -1  # Pinot's value for a segment without a time range (ZK metadata, a window's rules)
@@ -22,7 +22,7 @@ def metadata_files(tar_path: str | os.PathLike | IO[bytes]) -> dict[str, bytes]:
     """``metadata.properties`` and ``creation.meta`` of a segment tarball (a path or a binary file object).
 
     Reads the tarball as a stream (one pass; a gzip one never whole in memory, an LZ4 or Zstandard one
-    decompressed whole: ``tar_codecs.open_tar_stream``); the ``v3/`` copies win over v1 ones, as Pinot's reader
+    decompressed whole: ``tar_source.open_tar_stream``); the ``v3/`` copies win over v1 ones, as Pinot's reader
     prefers ``v3/``."""
     found: dict[str, tuple[int, bytes]] = {}
     with open_tar_stream(tar_path) as archive:

@@ -16,7 +16,8 @@ from pinot_sink.segment.builder import BuildOptions
 from pinot_sink.segment.read.decoders import SegmentFormatError
 from pinot_sink.segment.read.reader import SegmentReader
 from pinot_sink.segment.spill import Spill
-from pinot_sink.segment.tar_codecs import CODECS, codec_of, open_tar
+from pinot_sink.segment.read.tar_source import open_tar
+from pinot_sink.segment.tar_codecs import CODECS, codec_of
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 

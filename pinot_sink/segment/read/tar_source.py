@@ -13,13 +13,12 @@ import io
 import os
 import tarfile
 import zlib
-from typing import IO
+from contextlib import contextmanager
+from typing import IO, Iterator
 
+from ..tar_codecs import GZIP, LZ4, ZSTD, codec_of
 from .segment_metadata import SegmentFormatError
 
-GZIP_MAGIC = b"\x1f\x8b"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
 TAR_MAGIC_OFFSET = 257  # "ustar" in the first header block of a POSIX / GNU tar
 try:  # what a corrupt gzip stream raises, from either inflater
     from isal.isal_zlib import IsalError as _InflateError
@@ -33,13 +32,11 @@ TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tar.zstd", ".tar.lz4", ".ta
 
 
 def compression_of(head: bytes) -> str:
-    """``gzip`` | ``zstd`` | ``lz4`` | ``tar`` from a file's first 512 bytes, else ``unknown``."""
-    if head.startswith(GZIP_MAGIC):
-        return "gzip"
-    if head.startswith(ZSTD_MAGIC):
-        return "zstd"
-    if head.startswith(LZ4_FRAME_MAGIC):
-        return "lz4"
+    """``gzip`` | ``zstd`` | ``lz4`` (``tar_codecs``' magic numbers, the writer's) | ``tar`` from a file's
+    first 512 bytes, else ``unknown``."""
+    codec = codec_of(head)
+    if codec is not None:
+        return codec
     if head[TAR_MAGIC_OFFSET:TAR_MAGIC_OFFSET + 5] == b"ustar":
         return "tar"
     return "unknown"
@@ -52,24 +49,79 @@ def _decompressed(stream: IO[bytes], where: str) -> IO[bytes]:
         head = stream.read(512)
         stream = _Prefixed(head, stream)
     kind = compression_of(head)
-    if kind == "gzip":
+    if kind == GZIP:
         try:
             from isal import igzip_threaded
         except ImportError:  # no ISA-L wheel for this platform: the standard library, slower
             return gzip.GzipFile(fileobj=stream, mode="rb")
         # Inflating in a thread of its own while this one writes the files out: less wall time, the same CPU.
         return igzip_threaded.open(stream, "rb", threads=1)
-    if kind in ("zstd", "lz4"):
-        import cramjam
-
-        codec = cramjam.zstd if kind == "zstd" else cramjam.lz4
+    if kind in (ZSTD, LZ4):
         try:
-            return io.BytesIO(bytes(codec.decompress(stream.read())))
-        except Exception as exc:  # cramjam raises its own DecompressionError
+            return io.BytesIO(_whole(kind, stream.read()))
+        except tarfile.ReadError as exc:
             raise SegmentFormatError(f"{where}: corrupt {kind} tarball ({exc})") from None
     if kind == "tar":
         return stream
     raise not_a_tarball(where, head)
+
+
+def _whole(kind: str, data: bytes) -> bytes:
+    """An LZ4 or zstd frame decompressed whole (cramjam has no streaming decoder); a corrupt or truncated
+    frame is ``tarfile.ReadError`` naming the codec."""
+    import cramjam
+
+    try:
+        return bytes((cramjam.zstd if kind == ZSTD else cramjam.lz4).decompress(data))
+    except Exception as exc:  # cramjam raises its own DecompressionError
+        raise tarfile.ReadError(f"{kind}: {exc}") from None
+
+
+def open_tar(source) -> tarfile.TarFile:
+    """A tarball (a path or a seekable binary file object) opened for random access, its codec chosen by its
+    magic number as Pinot's ``TarCompressionUtils`` chooses it: gzip (and plain tar) read in place, LZ4 and
+    zstd decompressed whole."""
+    if not hasattr(source, "read"):
+        with open(source, "rb") as handle:
+            head = handle.read(4)
+            if codec_of(head) in (LZ4, ZSTD):
+                return tarfile.open(fileobj=io.BytesIO(_whole(codec_of(head), head + handle.read())), mode="r:")
+        return tarfile.open(source, "r:*")
+    head = source.read(4)
+    source.seek(0)
+    if codec_of(head) in (LZ4, ZSTD):
+        return tarfile.open(fileobj=io.BytesIO(_whole(codec_of(head), source.read())), mode="r:")
+    return tarfile.open(fileobj=source, mode="r:*")
+
+
+@contextmanager
+def open_tar_stream(source, where: str | None = None) -> Iterator[tarfile.TarFile]:
+    """One pass over a tarball's members (``tarfile``'s stream mode), from a path or any readable binary file
+    object, its codec by magic number: gzip read as it comes, LZ4 and zstd decompressed whole."""
+    where = where or (os.fspath(source) if not hasattr(source, "read") else "segment tarball")
+    handle = open(source, "rb") if not hasattr(source, "read") else None
+    try:
+        stream = _decompressed(handle if handle is not None else io.BufferedReader(_Unbuffered(source)), where)
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            yield tar
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+class _Unbuffered(io.RawIOBase):
+    """Any object with ``read``, as a raw stream ``io.BufferedReader`` can peek into."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._stream.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def not_a_tarball(where: str, head: bytes) -> SegmentFormatError:
