@@ -250,3 +250,19 @@ def test_an_upsert_table_is_not_compacted(tmp_path):
     config = {**CONFIG, "upsertConfig": {"mode": "FULL"}}
     with pytest.raises(Exception, match="only OFFLINE tables without upsert or dedup are compacted"):
         compact("events", output_uri=str(out), options={**OPTIONS, "table-config": json.dumps(config)})
+
+
+@pytest.mark.parametrize("codec", ["zstd", "lz4"])
+def test_segments_of_any_tarball_codec_are_compacted(tmp_path, codec):
+    """A table written with build.tar-codec=zstd / lz4: the compaction reads its segments by their magic
+    number as the reader does (it unpacked gzip only), and writes the merged one with the same codec."""
+    out = tmp_path / "segments"
+    for i in range(5):
+        write(rows(i * 40, 40, start_ms=BASE_MS + i * 60_000), out=out, write_id=f"w{i}",
+              **{"build.tar-codec": codec})
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", min_segment_size="1mb",
+                                options={**OPTIONS, "build.tar-codec": codec})
+    assert not report.failed and report.groups[0].segments_before == 5
+    assert folder_ids(out) == list(range(200))
+    [merged] = list((out / "events").glob("*.tar.gz"))
+    assert merged.read_bytes()[:4] == {"zstd": b"\x28\xb5\x2f\xfd", "lz4": b"\x04\x22\x4d\x18"}[codec]
