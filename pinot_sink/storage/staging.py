@@ -25,13 +25,34 @@ def private_stage_root(table: str) -> str:
     or abort."""
     root = tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
     with open(os.path.join(root, OWNER_FILE), "w", encoding="ascii") as owner:
-        owner.write(process_identity(os.getpid()))
+        owner.write("".join(process_identity(pid) + "\n" for pid in owner_pids()))
     return root
 
 
 # Who made a private staging root: `pinot-sink recover` on the same machine must never take a running write's
 # folder for a dead one's (two writes of one table, or a test suite's workers, share the temp folder).
 OWNER_FILE = ".pinot-sink-owner"
+
+
+def owner_pids() -> list[int]:
+    """The processes whose life is the write's: this one, and the Spark driver's JVM when this is one of its
+    Python workers (``df.write.format("pinot")`` prepares the write in a planning worker, which Spark stops
+    after a minute idle while the write's tasks still run; the JVM lives until the driver ends)."""
+    pids = [os.getpid()]
+    pid = os.getppid()
+    for _ in range(8):  # worker -> daemon -> JVM, at most a few steps up
+        if pid <= 1:
+            break
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+                head, tail = stat.read().rsplit(")", 1)
+        except OSError:
+            break
+        if head.split("(", 1)[1] == "java":
+            pids.append(pid)
+            break
+        pid = int(tail.split()[1])
+    return pids
 
 
 def process_identity(pid: int) -> str:
@@ -45,14 +66,10 @@ def process_identity(pid: int) -> str:
     return f"{pid} {start}".strip()
 
 
-def owner_running(root: str) -> bool:
-    """Whether the process that made the private staging root ``root`` still runs (then its folder is a
-    running write's, whatever its age). A root without a readable owner is not known to be running."""
+def _alive(recorded: list[str]) -> bool:
     try:
-        with open(os.path.join(root, OWNER_FILE), encoding="ascii") as owner:
-            recorded = owner.read().split()
         pid = int(recorded[0])
-    except (OSError, ValueError, IndexError):
+    except (ValueError, IndexError):
         return False
     try:
         os.kill(pid, 0)
@@ -61,6 +78,18 @@ def owner_running(root: str) -> bool:
     except PermissionError:
         return True  # another user's live process
     return len(recorded) < 2 or process_identity(pid) == " ".join(recorded)
+
+
+def owner_running(root: str) -> bool:
+    """Whether a process that made the private staging root ``root`` (one line each: ``owner_pids``) still
+    runs: then its folder may be a running write's, whatever its age. A root without a readable owner is not
+    known to be running."""
+    try:
+        with open(os.path.join(root, OWNER_FILE), encoding="ascii") as owner:
+            lines = owner.read().splitlines()
+    except OSError:
+        return False
+    return any(_alive(line.split()) for line in lines if line.strip())
 
 
 class AttemptStage:

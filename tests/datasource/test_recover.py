@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -300,3 +301,34 @@ def test_a_crash_mid_commit_without_output_uri_leaves_a_private_staging_folder_t
     settled = recover(capsys, "--url", table.url, "--apply")
     assert "deleted" in settled and "reverted" in settled and not root.exists()
     assert "nothing left behind" in recover(capsys, "--url", table.url)
+
+
+def test_a_private_root_made_in_a_spark_python_worker_is_owned_by_the_driver_jvm_too(tmp_path):
+    """`df.write.format("pinot")` prepares its write in a Python worker of the driver's JVM, which Spark stops
+    after a minute idle while the tasks still run: the root's owners are that worker and the JVM (the first
+    `java` ancestor), so recover leaves the root while either lives (the review found it deleted mid-write)."""
+    java = tmp_path / "java"  # a process named java, as the Spark driver's JVM is
+    java.symlink_to(os.path.realpath(sys.executable))
+    probe = ("import json, os; from pinot_sink.storage.staging import owner_pids; "
+             "print(json.dumps([owner_pids(), os.getppid()]))")
+    spawn = f"import subprocess, sys; subprocess.run([{sys.executable!r}, '-c', {probe!r}], check=True)"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([str(java), "-c", spawn], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    owners, parent = json.loads(done.stdout)
+    assert owners[1:] == [parent]  # the worker itself, then its java parent
+
+
+def test_a_root_is_running_while_any_of_its_owners_lives(tmp_path):
+    from pinot_sink.storage.staging import owner_running
+
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / OWNER_FILE).write_text(f"{dead.pid}\n{process_identity(live.pid)}\n")
+        assert owner_running(str(tmp_path))  # the worker that made it is gone; the driver's JVM is not
+    finally:
+        live.kill()
+        live.wait()
+    assert not owner_running(str(tmp_path))
