@@ -233,6 +233,10 @@ def _prepared_job(options, overwrite: bool) -> WriteJob | None:
         raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r} is pinot_sink.write's own; do not set it")
     with open(path, "rb") as handle:
         job = pickle.load(handle)  # noqa: S301 - written by this user's pinot_sink.write (checked above)
+    table = options.get("table-name")
+    if table is not None and str(table) != job.table:
+        raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r}: prepared for table {job.table}, but this write is "
+                              f"to table {table}; do not set it")
     if job.overwrite != overwrite and not job.table_config.refreshes_whole_table:
         raise PinotWriteError(f"option {PREPARED_JOB_OPTION!r}: prepared for overwrite={job.overwrite}, but Spark "
                               f"writes with overwrite={overwrite}")
@@ -257,6 +261,10 @@ def write(df, table_name: str, *, mode: str = "append", job: WriteJob | None = N
     from dataclasses import replace
 
     options = dict(options)
+    for name in ("sink.parallelism", "manifest.path"):  # option names are case-insensitive, as everywhere
+        given = [key for key in options if str(key).lower() == name and key != name]
+        for key in given:
+            options[name] = options.pop(key)
     check_staging_reachable(df.sparkSession.sparkContext.master, options)
     parallelism = options.pop("sink.parallelism", None)
     if parallelism is not None:

@@ -128,3 +128,11 @@ def test_pinot_sink_write_from_a_new_thread(spark, tmp_path):
     thread.start()
     thread.join()
     assert outcome == {"rows": 20}
+
+
+def test_manifest_path_in_any_case_is_written_on_the_data_source_path(spark, fake_controller, tmp_path):
+    """Option names are case-insensitive: `Manifest.Path` was dropped on the data source entry point (review)."""
+    wanted = tmp_path / "manifest.json"
+    result = pinot_sink.write(events_df(spark, 20), "events", url=fake_controller.url, entry_point="data-source",
+                              **{"Manifest.Path": str(wanted)})
+    assert result.rows == 20 and wanted.is_file() and str(result.run_tag) in wanted.read_text()
