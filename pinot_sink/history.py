@@ -30,6 +30,7 @@ from pinot_sink.storage.stores import DirectoryStore
 from type_mapping.errors import PinotSinkError
 
 LIVE, PARTLY, REPLACED, REVERTED, HIDDEN = "live", "partly replaced", "replaced", "reverted", "in progress"
+EMPTY_WRITE = "(no rows)"  # the write tag shown for an entry that added no segment (its run tag: the entry id)
 
 
 class UndoRefused(PinotSinkError, RuntimeError):
@@ -53,6 +54,7 @@ class WriteRun:
     write_id: str | None = None  # from its manifest
     note: str = ""
     manifest: str | None = None
+    entry_ms: int | None = None  # an empty overwrite's entry time (its run tag is the entry id)
 
     @property
     def run_folder(self) -> str:
@@ -60,10 +62,14 @@ class WriteRun:
 
     @property
     def mode(self) -> str:
+        if self.write_tag == EMPTY_WRITE:
+            return "overwrite"
         return {"table": "overwrite", "window": "window overwrite"}.get(run_replaces(self.run_tag) or "", "append")
 
     @property
     def started_ms(self) -> int | None:
+        if self.write_tag == EMPTY_WRITE:
+            return self.entry_ms
         try:
             return int(self.run_tag[1:], 36)
         except ValueError:
@@ -75,6 +81,8 @@ class WriteRun:
             return REVERTED
         if self.lineage_state == IN_PROGRESS:
             return HIDDEN
+        if not self.segments and self.lineage_state == COMPLETED:
+            return LIVE  # an overwrite with no rows: what it took out stays out
         if self.live == len(self.segments) and self.segments:
             return LIVE
         return PARTLY if self.live else REPLACED
@@ -110,6 +118,10 @@ def table_history(client: ControllerClient, table: str, *, output_uri: str | Non
     for entry_id, entry in sorted(lineage.items(), key=lambda kv: kv[1].get("timestamp") or 0):
         to = list(entry.get("segmentsTo") or [])
         run = next((r for r in map(run_of, to) if r is not None), None)
+        if run is None and not to and any(name_tags(n) for n in entry.get("segmentsFrom") or []):
+            # an overwrite with no rows: an entry that only took this writer's segments out, named by nothing
+            # but its id (which undo takes)
+            run = runs.setdefault(entry_id, WriteRun(EMPTY_WRITE, entry_id, entry_ms=entry.get("timestamp")))
         if run is None:
             continue
         run.lineage_id, run.lineage_state = entry_id, entry.get("state")
@@ -160,7 +172,8 @@ def runs_of_write(history: list[WriteRun], write: str) -> list[WriteRun]:
     """The runs of ``write``: a write id, its write tag (``w`` + 10 hex digits) or one run's tag."""
     is_tag = write.startswith("w") and len(write) == 11 and all(c in "0123456789abcdef" for c in write[1:])
     tag = write if is_tag else write_tag(write)
-    return [r for r in history if r.write_tag == tag or r.run_tag == write or r.write_id == write]
+    return [r for r in history if r.write_tag == tag or r.run_tag == write or r.write_id == write
+            or (r.write_tag == EMPTY_WRITE and r.lineage_id == write)]
 
 
 @dataclass(frozen=True)

@@ -151,3 +151,24 @@ def test_embedded_undo_of_appends_restores_the_folder_and_refuses_what_deleted_f
         undo_folder_write(str(out), "events", result.write_id)
     with pytest.raises(UndoRefused, match=f"no longer in the folder: .*run {result.run_tag}"):
         undo_folder_write(str(out), "events", kept.run_of(None, None).write_id)
+
+
+def test_an_overwrite_with_no_rows_is_listed_and_undone_by_its_entry(table, tmp_path):
+    """The review's case: an overwrite of an empty DataFrame commits an entry with no new segment. It was
+    invisible to history, undo of it was refused as having no entry, and undo of the write it emptied sent a
+    revert Pinot refuses (five 500s, then a traceback)."""
+    out = tmp_path / "out"
+    first = write(table, out, (0, 300))
+    before = live_crcs(table)
+    empty = job(url=table.url, out=out, overwrite=True)
+    commit_job(empty, run_tasks(empty, []))
+    assert table.live_segments("events") == []
+    client = ControllerClient(table.url)
+    history = table_history(client, "events")
+    [emptied] = [r for r in history if not r.segments]
+    assert emptied.status == LIVE and emptied.mode == "overwrite" and history[-1] is emptied
+    assert [r.status for r in history if r.run_tag == first.run_tag] == [REPLACED]
+    with pytest.raises(UndoRefused, match="a later write replaced its segments"):
+        undo_write(client, "events", first.write_id)
+    undo_write(client, "events", emptied.lineage_id)
+    assert live_crcs(table) == before
