@@ -101,27 +101,12 @@ def open_tar_stream(source, where: str | None = None) -> Iterator[tarfile.TarFil
     where = where or (os.fspath(source) if not hasattr(source, "read") else "segment tarball")
     handle = open(source, "rb") if not hasattr(source, "read") else None
     try:
-        stream = _decompressed(handle if handle is not None else io.BufferedReader(_Unbuffered(source)), where)
+        stream = _decompressed(handle if handle is not None else io.BufferedReader(_Prefixed(b"", source)), where)
         with tarfile.open(fileobj=stream, mode="r|") as tar:
             yield tar
     finally:
         if handle is not None:
             handle.close()
-
-
-class _Unbuffered(io.RawIOBase):
-    """Any object with ``read``, as a raw stream ``io.BufferedReader`` can peek into."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        data = self._stream.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
 
 
 def not_a_tarball(where: str, head: bytes) -> SegmentFormatError:
