@@ -39,6 +39,7 @@ else:
 
 from .commit import abort_job, commit_job
 from .job import WriteJob, check_staging_reachable, prepare_job
+from .options import pop_option
 from .reports import TaskReport, WriteResult, read_result
 from .spark_task import message_first, task_kwargs
 from .task import PinotWriteError, write_partition
@@ -261,10 +262,10 @@ def write(df, table_name: str, *, mode: str = "append", job: WriteJob | None = N
     from dataclasses import replace
 
     options = dict(options)
-    for name in ("sink.parallelism", "manifest.path"):  # option names are case-insensitive, as everywhere
-        given = [key for key in options if str(key).lower() == name and key != name]
-        for key in given:
-            options[name] = options.pop(key)
+    for name in ("sink.parallelism", "manifest.path"):  # read below by these spellings
+        value = pop_option(options, name)
+        if value is not None:
+            options[name] = value
     check_staging_reachable(df.sparkSession.sparkContext.master, options)
     parallelism = options.pop("sink.parallelism", None)
     if parallelism is not None:

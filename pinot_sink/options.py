@@ -293,6 +293,15 @@ def suggest(name: str) -> str:
 # The groups
 
 
+def pop_option(options: dict, name: str) -> Any:
+    """Remove every spelling of option ``name`` from ``options`` (option names are case-insensitive, as
+    Spark's); the value given, or None."""
+    value = None
+    for key in [k for k in options if str(k).lower() == name]:
+        value = options.pop(key)
+    return value
+
+
 @dataclass(frozen=True)
 class BufferLimits:
     """When a task cuts a segment (``sink.buffer-flush.*``)."""

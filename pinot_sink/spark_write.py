@@ -26,6 +26,7 @@ from type_mapping.errors import PinotSinkError
 
 from .commit import abort_job, commit_job
 from .job import check_staging_reachable, prepare_job, release_private_stage_root
+from .options import pop_option
 from .partitioning import PartitionByError, check_partition_by, source_partition_ids
 from .primary_keys import PrimaryKeyTableError
 from .reports import WriteResult
@@ -108,8 +109,7 @@ def write(df, table_name: str, *, mode: str = "append", entry_point: str | None 
     _make_active(df.sparkSession)
     ensure_worker_python(df.sparkSession)  # before any Spark job: workers that cannot import us, in one line
     # applied here, before the rows reach the tasks (option names are case-insensitive, as Spark's)
-    dedup_batch = next((options[k] for k in options if str(k).lower() == "upsert.dedup-batch"), None)
-    options = {k: v for k, v in options.items() if str(k).lower() != "upsert.dedup-batch"}
+    dedup_batch = pop_option(options, "upsert.dedup-batch")
     checked = _checked_job(df, table_name, mode, options)
     try:
         mode, df, options = _before_the_write(df, checked, table_name, mode, partition_by, options, dedup_batch)

@@ -41,28 +41,31 @@ def owner_pids() -> list[int]:
     pids = [os.getpid()]
     pid = os.getppid()
     for _ in range(8):  # worker -> daemon -> JVM, at most a few steps up
-        if pid <= 1:
+        stat = _proc_stat(pid) if pid > 1 else None
+        if stat is None:
             break
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-                head, tail = stat.read().rsplit(")", 1)
-        except OSError:
-            break
-        if head.split("(", 1)[1] == "java":
+        if stat[0] == "java":
             pids.append(pid)
             break
-        pid = int(tail.split()[1])
+        pid = int(stat[1][1])  # ppid
     return pids
+
+
+def _proc_stat(pid: int) -> tuple[str, list[str]] | None:
+    """``/proc/<pid>/stat``: the command name and the fields after it (state first); None without /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            head, tail = stat.read().rsplit(")", 1)
+    except (OSError, ValueError):
+        return None
+    return head.split("(", 1)[1], tail.split()
 
 
 def process_identity(pid: int) -> str:
     """``<pid> <start>``: the start time (``/proc/<pid>/stat``'s 22nd field, clock ticks since boot) tells
     a reused pid from the process that wrote it; empty where there is no /proc."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            start = stat.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        start = ""
+    stat = _proc_stat(pid)
+    start = stat[1][19] if stat is not None and len(stat[1]) > 19 else ""
     return f"{pid} {start}".strip()
 
 
