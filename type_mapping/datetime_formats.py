@@ -401,6 +401,8 @@ def days_to_format(days: pa.Array, fmt: DateTimeFormat) -> pa.Array:
 # --- Joda / SimpleDateFormat patterns, vectorised --------------------------------------------------
 
 _SUPPORTED_LETTERS = "GyYMdHkKhmsSaEDZz"
+# printed, not parsed here: weekyear, week of weekyear, day of week as a number, century of era (Joda's ISO weeks)
+_PRINTED_LETTERS = "xweC"
 
 
 @dataclass(frozen=True)
@@ -410,8 +412,9 @@ class _Token:
     text: str = ""
 
 
-def compile_pattern(pattern: str) -> list[_Token]:
-    """Split a Java date pattern into letter runs and literals; raise on letters not supported."""
+def compile_pattern(pattern: str, printing: bool = False) -> list[_Token]:
+    """Split a Java date pattern into letter runs and literals; raise on letters not supported (``printing``:
+    also the letters only printed here)."""
     if not pattern:  # DateTimeFormat.forPattern("")
         raise DateTimeFormatError("Invalid pattern specification (an empty date pattern)")
     tokens: list[_Token] = []
@@ -435,7 +438,7 @@ def compile_pattern(pattern: str) -> list[_Token]:
             tokens.append(_Token("", text="".join(literal) if end > i + 1 else "'"))
             i = end + 1
         elif ch.isascii() and ch.isalpha():
-            if ch not in _SUPPORTED_LETTERS:
+            if ch not in _SUPPORTED_LETTERS and not (printing and ch in _PRINTED_LETTERS):
                 raise DateTimeFormatError(
                     f"date pattern letter {ch!r} in {pattern!r} is not supported "
                     f"(supported: {' '.join(_SUPPORTED_LETTERS)})"
@@ -542,8 +545,9 @@ def calendar_field(local: np.ndarray, name: str) -> np.ndarray:
                 "millisecond": in_day % 1000}[name]
     if name == "day_of_week":
         return _joda_day_of_week(local)
-    if name == "iso_week" and _near_long_ends(local):
-        return np.array([_joda_week_of_weekyear(int(v)) for v in local.tolist()], np.int64)
+    if name in ("iso_week", "iso_year") and _near_long_ends(local):
+        joda = _joda_week_of_weekyear if name == "iso_week" else _joda_weekyear
+        return np.array([joda(int(v)) for v in local.tolist()], np.int64)
     if name in ("iso_week", "iso_year"):
         thursday = days - np.mod(days + 3, 7) + 3
         year = civil_from_days(thursday)[0]
@@ -621,6 +625,18 @@ def _joda_week_of_weekyear(instant: int) -> int:
     if instant >= _joda_first_week_millis(year + 1):
         return 1
     return _jdiv(_wrap(instant - first), 7 * MILLIS_PER_DAY) + 1
+
+
+def _joda_weekyear(instant: int) -> int:
+    """``BasicChronology.getWeekyear``: the year a week earlier or two weeks later, in wrapping long arithmetic
+    (at Long.MIN_VALUE the week-year is 292278994, at Long.MAX_VALUE -292275055, as in Pinot)."""
+    year = int(calendar_field(np.array([instant], np.int64), "year")[0])
+    week = _joda_week_of_weekyear(instant)
+    if week == 1:
+        return int(calendar_field(np.array([_wrap(instant + 7 * MILLIS_PER_DAY)], np.int64), "year")[0])
+    if week > 51:
+        return int(calendar_field(np.array([_wrap(instant - 14 * MILLIS_PER_DAY)], np.int64), "year")[0])
+    return year
 
 
 def floor_local(local: np.ndarray, unit: str) -> np.ndarray:
@@ -707,7 +723,7 @@ def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
 
 def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> pa.Array:
     """Format timestamps with a Java date pattern in a time zone, as Joda would (English locale)."""
-    tokens = compile_pattern(pattern)
+    tokens = compile_pattern(pattern, printing=True)
     try:
         local = instants.cast(pa.timestamp("ms", tz=time_zone))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -721,7 +737,7 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
                     f"printing a zone name ({pattern!r}) for instants after 2037 in {time_zone} is not supported "
                     f"(Arrow's zone tables end in 2037)")
             # The fields of the wall-clock time by the zone's rule, read as UTC; the offsets put in apart.
-            local_ms = to_local(millis, time_zone)
+            local_ms = _print_local(millis, time_zone)
             nulls = local.is_null().to_numpy(zero_copy_only=False) if local.null_count else None
             local = pa.array(local_ms, pa.timestamp("ms", tz="UTC"), mask=nulls)
             offsets = _offset_minutes(local_ms - millis)
@@ -731,7 +747,7 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
         if any(t.letter == "z" for t in tokens):
             raise DateTimeFormatError(f"printing a zone name ({pattern!r}) for instants beyond the years 1684..2255 "
                                       f"is not supported")
-        local_ms = to_local(millis, time_zone)
+        local_ms = _print_local(millis, time_zone)
         # the calendar (weekdays too) repeats every 400 years: print the same date between 1770 and 2170
         cycles, rest = np.floor_divide(local_ms, _CYCLE_MS), np.mod(local_ms, _CYCLE_MS)
         late = rest >= _CYCLE_MS // 2
@@ -748,6 +764,10 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             pieces.append(pc.if_else(local.is_valid(), pa.scalar(time_zone), pa.scalar(None, pa.string())))
         elif token.letter == "Z" and offsets is not None:
             pieces.append(_offset_text(offsets, token.count))
+        elif token.letter in "xwe" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
+            name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week"}[token.letter]
+            values = pa.array(calendar_field(local_ms, name), pa.int64(), mask=nulls)
+            pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
         else:
             pieces.append(_piece(local, token, years))
     if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):
@@ -758,18 +778,47 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
     return pc.binary_join_element_wise(*arrays, pa.scalar("", pa.string()))
 
 
+def _print_local(millis: np.ndarray, zone: str) -> np.ndarray:
+    """``to_local`` as ``DateTimeFormatter.printTo`` does it: an instant whose offset would overflow the long
+    range is printed in UTC instead (no failure)."""
+    try:
+        return to_local(millis, zone)
+    except ZoneOverflow:
+        local = millis.copy()
+        for i in range(len(millis)):
+            try:
+                local[i] = to_local(millis[i:i + 1], zone)[0]
+            except ZoneOverflow:
+                pass
+        return local
+
+
+def _year_text(year: pa.Array, n: int) -> pa.Array:
+    if n == 2:  # Joda's two-digit year: of the year's absolute value
+        positive = pc.abs(year)
+        return _padded(pc.subtract(positive, pc.multiply(pc.divide(positive, 100), 100)), 2)
+    if pc.any(pc.less(year, 0)).as_py():  # Joda: the sign, then the padded digits
+        digits = _padded(pc.abs(year), n)
+        return pc.if_else(pc.less(year, 0), pc.binary_join_element_wise("-", digits, ""), digits)
+    return _padded(year, n)
+
+
 def _piece(local: pa.Array, token: _Token, years: pa.Array | None = None) -> pa.Array:
     letter, n = token.letter, token.count
-    if letter in "yYG":
-        year = pc.year(local) if years is None else pc.add(pc.year(local).cast(pa.int64()), years)
+    if letter in "yYGx":
+        year = (pc.iso_year if letter == "x" else pc.year)(local)  # x: the ISO week's year
+        year = year if years is None else pc.add(year.cast(pa.int64()), years)
         if letter == "G":
             return pc.if_else(pc.greater(year, 0), "AD", "BC")
-        if n == 2:
-            return _padded(pc.subtract(year, pc.multiply(pc.divide(year, 100), 100)), 2)
-        if years is not None and pc.any(pc.less(year, 0)).as_py():  # Joda: the sign, then the padded digits
-            digits = _padded(pc.abs(year), n)
-            return pc.if_else(pc.less(year, 0), pc.binary_join_element_wise("-", digits, ""), digits)
-        return _padded(year, n)
+        return _year_text(year, n)
+    if letter == "w":
+        return _padded(pc.iso_week(local), n)
+    if letter == "e":  # Monday 1 .. Sunday 7
+        return _padded(pc.day_of_week(local, count_from_zero=False, week_start=1), n)
+    if letter == "C":  # the century of the year of era (1 BC is year 0)
+        year = pc.year(local) if years is None else pc.add(pc.year(local).cast(pa.int64()), years)
+        of_era = pc.if_else(pc.greater(year, 0), year, pc.subtract(1, year))
+        return _padded(pc.divide(of_era, 100), n)
     if letter == "M":
         if n >= 4:
             return pc.strftime(local, format="%B", locale="C")

@@ -95,6 +95,8 @@ def _check(node: Node, text: str) -> None:
 
 def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Value:
     if isinstance(node, Literal):
+        if isinstance(node.value, str):  # a cut surrogate in a literal is a marker, as one from a column is
+            return Const(lone_surrogates.current().from_java(node.value), node.java_type)
         return Const(node.value, node.java_type)
     if isinstance(node, Identifier):
         column = columns.get(node.name)

@@ -130,6 +130,13 @@ class LoneSurrogates:
             text = data.decode("utf-16-le", "surrogatepass")
             return _LONE_PY.sub(lambda m: self.marker(ord(m.group())), text)
 
+    def from_java(self, text: str) -> str:
+        """A Python str that may hold lone surrogates (an expression's literal, ``'\\ude00x'``) as pipeline
+        text: each one its marker (two that form a pair, their character)."""
+        if _LONE_PY.search(text) is None:
+            return text
+        return self.from_utf16(text.encode("utf-16-le", "surrogatepass"))
+
     # -- reading them ------------------------------------------------------------------------------------
 
     def java_chars(self, text: str) -> str:

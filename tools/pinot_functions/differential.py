@@ -148,12 +148,70 @@ def _rows_seed(seed: str) -> str:
     return seed.rsplit("-", 1)[0] + "-rows"
 
 
+_OBJECTS = {f["name"] for f in REGISTRY if f["returns"] in ("Object", "List", "Map", "Object[]")}
+
+
+def _may_be_empty(expression: str) -> bool:
+    """Whether the outermost call may return a Java Map / List / Object[]: an empty one Pinot's column
+    conversion stores as null without a failure (the replay reads the header's ``may_be_empty``)."""
+    return expression.split("(", 1)[0].strip().lower().replace("_", "") in _OBJECTS
+
+
 def _family_of(expression: str, functions: dict) -> str:
     name = expression.split("(", 1)[0].strip().lower().replace("_", "")
     cls = functions.get(name, "other")
     return "diff_" + "".join("_" + c.lower() if c.isupper() else c for c in cls).strip("_")
 
 
+# Documented deliberate differences (docs/ingestion.md, "The random differential search"): a differing case they
+# explain is counted and listed apart, never silently dropped, and not kept as a fixture.
+# - Pinot's Regexp*ConstFunctions (and DateTimeConvert) compile the first pattern (format) they are called with
+#   and keep it for the function object's life (one segment build, both passes): a pattern from a column is
+#   matched per row here. The positions each caches:
+_CACHED = {"regexpextract": (1,), "regexplike": (1, 2), "regexpreplace": (1, 5), "like": (1,),
+           "datetimeconvert": (1, 2, 3, 4)}
+# - an array of more than 2^24 elements (generate*Array): Java allocates it when its heap has room, fails the
+#   row when not (the machine's answer); this package fails the row (array_build.py)
+_REFUSED_SIZE = "refused here: a JVM with heap enough allocates it"
+REASONS: list[str] = []  # the failure reasons of our evaluation of the case being compared
+
+
+def _reads_a_column(node) -> bool:
+    from pinot_sink.ingestion.expression import Call, Identifier
+    return isinstance(node, Identifier) or isinstance(node, Call) and any(_reads_a_column(a) for a in node.args)
+
+
+def deliberate(expression: str) -> str | None:
+    """Which documented deliberate difference explains a differing case, if one does."""
+    from pinot_sink.ingestion.expression import Call, parse_expression
+    if any(_REFUSED_SIZE in r for r in REASONS):
+        return "an array of over 2^24 elements (Java's outcome is its heap's)"
+    stack = [parse_expression(expression)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call):
+            if any(i < len(node.args) and _reads_a_column(node.args[i]) for i in _CACHED.get(node.name, ())):
+                return f"{node.text or node.name}: a pattern from a column (Pinot's function object keeps its first)"
+            stack.extend(node.args)
+    return None
+
+
+def _recording_failures() -> None:
+    """Our evaluation's failure reasons into REASONS (what ``deliberate`` reads)."""
+    from pinot_sink.ingestion.values import Context
+    fail = Context.fail
+    if getattr(fail, "recording", False):
+        return
+
+    def recorded(self, mask, reason, values=None):
+        REASONS.append(reason)
+        return fail(self, mask, reason, values)
+
+    recorded.recording = True
+    Context.fail = recorded
+
+
+DELIBERATE: list[tuple[str, str]] = []  # this run's differing cases a documented difference explains
 UNASKED: list[str] = []  # this run's cases whose build fails here (not asked of Pinot)
 REFUSED: list[str] = []  # ... of them, those whose config is refused (a call form this package does not take)
 
@@ -212,7 +270,9 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
             (a, fa), (b, fb) = _buildable(exprs[:half], seed), _buildable(exprs[half:], seed)
             exprs, failing = a + b, fa + fb
     header = {"pinot_commit": COMMIT, "made_by": "tools/pinot_functions/differential.py", "schema": schema,
-              "table_config": table_config, "input_types": spec["inputs"], "json_columns": []}
+              "table_config": table_config, "input_types": spec["inputs"], "json_columns": [],
+              "may_be_empty": [c for c, e in spec["transforms"].items()
+                               if c.startswith("c") and c[1:].isdigit() and _may_be_empty(e)]}
     lines = [{"row": row, "values": {c: d["values"][c] for c in spec["outputs"]},
               "nulls": sorted(set(d.get("nulls") or []) & set(spec["outputs"]))} for row, d in zip(rows, docs)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -223,7 +283,9 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
         differing = []
         cap = _memory_cap()
         cap.__enter__()
+        _recording_failures()
         for _, column, expression, check in replay._cases("differential"):
+            REASONS.clear()
             try:
                 replay.test_continue_on_error_gives_pinots_values_and_failures("differential", column, expression, check)
             except BaseException as exc:  # noqa: BLE001 - any failure is a difference to keep
@@ -231,6 +293,11 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
                     raise
                 if "Pinot failed rows" in str(exc) and _nan_nulled(replay, column):
                     continue  # a NaN result Pinot stored as null (SpecialValueTransformer), not a failure
+                why = deliberate(expression)
+                if why is not None:
+                    print(f"  deliberate ({why}): {expression}", flush=True)
+                    DELIBERATE.append((expression, why))
+                    continue
                 differing.append((column, expression, f"{type(exc).__name__}: {str(exc)[:300]}"))
         cap.__exit__(None, None, None)
         replay.load.cache_clear()
@@ -324,6 +391,7 @@ def keep(header: dict, lines: list[dict], differing: list[tuple[str, str, str]],
                                                                "dimensionFieldSpecs": list(base_fields)},
                                          "table_config": json.loads(json.dumps(header["table_config"]))}
         if not old:
+            new_header["may_be_empty"] = []  # (the batch's column names; the kept ones are added below)
             new_header["table_config"]["tableName"] = f"fn_{family}"
             new_header["table_config"]["ingestionConfig"]["transformConfigs"] = list(helpers)
         have = {t["transformFunction"] for t in new_header["table_config"]["ingestionConfig"]["transformConfigs"]}
@@ -333,6 +401,8 @@ def keep(header: dict, lines: list[dict], differing: list[tuple[str, str, str]],
             if expression in have:
                 continue
             ok = "ok" + column[1:]
+            if column in header.get("may_be_empty", ()):
+                new_header["may_be_empty"] = new_header.get("may_be_empty", []) + [f"c{k}"]
             for src, dst in ((column, f"c{k}"), (ok, f"ok{k}")):
                 new_header["schema"]["dimensionFieldSpecs"].append({**fields[src], "name": dst})
                 new_header["table_config"]["ingestionConfig"]["transformConfigs"].append(
@@ -376,7 +446,7 @@ def main() -> None:
         elif args.keep and differing:
             for path in keep(header, lines, differing, {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}):
                 print("kept", path.relative_to(ROOT), flush=True)
-        print(f"{len(differing)} of {len(given)} differ")
+        print(f"{len(differing)} of {len(given)} differ; {len(DELIBERATE)} more by a documented deliberate difference")
         return
     classes = {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}
     total, differing_all, used = 0, [], set()
@@ -398,7 +468,9 @@ def main() -> None:
     names = {e.split("(", 1)[0].lower() for _, e, _ in differing_all}
     print(json.dumps({"functions": len(functions), "functions_called": len(used), "cases": total,
                       "expressions": args.cases * args.batches, "seeds": f"{args.seed}-0..{args.batches - 1}",
-                      "differences": len(differing_all), "not_asked": len(UNASKED),
+                      "differences": len(differing_all), "deliberate": len(DELIBERATE),
+                      "deliberate_by_kind": dict(collections.Counter(w.split(": ", 1)[-1] for _, w in DELIBERATE)),
+                      "not_asked": len(UNASKED),
                       "refused_call_forms": len(REFUSED),
                       "functions_differing": sorted(names)}))
 

@@ -7,12 +7,15 @@ array stored directly in a multi-value column is Pinot's ``ClassCastException``,
 an argument of another type is Java's ``ClassCastException`` (the row fails), a null one makes the result null.
 ``generate...Array(start, end, inc)``: ``(end - start) / inc + 1`` elements (Java arithmetic of the type, the
 count cast to int), ``start`` then adding ``inc``; ``inc`` 0 in the integer forms fails the row (division by
-zero), a negative count fails it (``NegativeArraySizeException``), a count above 2^24 is refused here (Java
-would allocate it; this package does not build such rows). ``intersectIndices(a, b)`` walks both arrays as
+zero), a negative count fails it (``NegativeArraySizeException``), a count above 2^24 is refused here (a JVM
+with heap enough allocates it, one without fails the row: the outcome is the heap's; this package does not
+build such rows), one beyond HotSpot's longest array (``Integer.MAX_VALUE - 2``: a zero float step) fails
+the row as Java's ``OutOfMemoryError`` does with any heap. ``intersectIndices(a, b)`` walks both arrays as
 Pinot does (meant for sorted input).
 """
 from __future__ import annotations
 
+import math
 import struct
 
 import pyarrow as pa
@@ -23,6 +26,7 @@ from .registry import VAR_ARGS, scalar_function
 from .rowwise import JavaThrows, per_row
 
 _MAX_ELEMENTS = 1 << 24
+_VM_LIMIT = 2**31 - 3
 _INT_MIN, _LONG_MIN = -(2**31), -(2**63)
 
 
@@ -39,8 +43,10 @@ def _java_div(a: int, b: int) -> int:
 def _count(size: int) -> int:
     if size < 0:
         raise JavaThrows(f"NegativeArraySizeException: {size}")
+    if size > _VM_LIMIT:  # HotSpot's longest array (Integer.MAX_VALUE less the header): no heap allocates it
+        raise JavaThrows("OutOfMemoryError: Requested array size exceeds VM limit")
     if size > _MAX_ELEMENTS:
-        raise JavaThrows(f"an array of {size} elements (refused here; Java would allocate it)")
+        raise JavaThrows(f"an array of {size} elements (refused here: a JVM with heap enough allocates it)")
     return size
 
 
@@ -69,11 +75,17 @@ def _java_int_of(value: float) -> int:
         2**31 - 1 if value > 0 else _INT_MIN)
 
 
+def _ieee_by_zero(numerator: float, zero: float) -> float:
+    """``numerator / ±0.0`` in IEEE arithmetic (Python raises): NaN for 0 / 0 or NaN, else an infinity whose
+    sign is the numerator's times the zero's (a step of -0.0 turns it)."""
+    if numerator != numerator or numerator == 0:
+        return float("nan")
+    return math.copysign(float("inf"), numerator) * math.copysign(1.0, zero)
+
+
 def generate_double(start: float, end: float, inc: float, single: bool = False) -> list[float]:
     rounding = _f32 if single else float
-    with_zero_division = inc == 0
-    quotient = (rounding(end - start) / inc) if not with_zero_division else (
-        float("nan") if end == start else float("inf") * ((end - start) > 0) or -float("inf"))
+    quotient = rounding(end - start) / inc if inc != 0 else _ieee_by_zero(rounding(end - start), inc)
     size = _count(_java_int_of(rounding(rounding(quotient) + 1)))
     out, value = [], start
     for _ in range(size):

@@ -242,7 +242,7 @@ def _pattern(ctx: Context, value: Const) -> str:
 
 def _check_print_pattern(args: list) -> None:
     if len(args) > 1 and isinstance(args[1], str):
-        compile_pattern(args[1])
+        compile_pattern(args[1], printing=True)
 
 
 @scalar_function("toDateTime", arity=(2, 3), literal_args=(1, 2), check=_check_print_pattern)
@@ -250,7 +250,7 @@ def _to_date_time(ctx: Context, args: list[Value]) -> Value:
     pattern = _pattern(ctx, args[1])
     zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
     try:
-        tokens = compile_pattern(pattern)
+        tokens = compile_pattern(pattern, printing=True)
         millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
         data = pc.fill_null(millis, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         distinct = _distinct_instants(data, tokens, zone)
@@ -575,7 +575,7 @@ def _date_time_convert(ctx: Context, args: list[Value]) -> Value:
                 raise IngestionError(f"{ctx.where}: an output SIMPLE_DATE_FORMAT needs a pattern here")
             out_zone = output_format.time_zone or "UTC"
             text = _print(ctx, pa.array(truncated, pa.int64()), output_format.pattern,
-                          compile_pattern(output_format.pattern), out_zone)
+                          compile_pattern(output_format.pattern, printing=True), out_zone)
             return with_nulls(text, nulls)
         converted = java_long_div(_from_millis(truncated, output_unit), output_size)
         return pa.array(converted, pa.int64(), mask=nulls if nulls.any() else None)

@@ -21,6 +21,7 @@ from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_ty
                       to_double, to_int, to_string)
 from type_mapping.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
+from .rowwise import JavaThrows
 
 _TOLERANCE = 1e-7  # PolymorphicComparisonScalarFunction.DOUBLE_COMPARISON_TOLERANCE
 
@@ -127,6 +128,10 @@ def _power(ctx: Context, args: list[Value]) -> Value:
     return pa.array(out, pa.float64(), mask=mask if mask.any() else None)
 
 
+# BigInteger.TEN.pow(n) overflows (4 * n / 32 > MAX_MAG_LENGTH) from this n on
+_POW_TEN_OVERFLOW = 536_870_920
+
+
 def _half_up(value: float, scale: int, rounding: str) -> float:
     """``BigDecimal.valueOf(a).setScale(scale, mode).doubleValue()``: valueOf uses Double.toString's digits."""
     if value != value or value in (float("inf"), float("-inf")):
@@ -134,6 +139,14 @@ def _half_up(value: float, scale: int, rounding: str) -> float:
     from type_mapping.java_text import java_float_str
 
     digits = decimal.Decimal(java_float_str(value))
+    if digits:  # (a zero takes any scale)
+        raise_by = abs(scale + digits.as_tuple().exponent)  # |new scale - BigDecimal's own|: 10^raise_by is made
+        if raise_by > 2**31 - 1:
+            raise JavaThrows("ArithmeticException: Underflow")  # BigDecimal.checkScale
+        if raise_by >= _POW_TEN_OVERFLOW:
+            raise JavaThrows("ArithmeticException: BigInteger would overflow supported range")
+    if scale >= -digits.as_tuple().exponent:  # more places than the digits have: the same value
+        return value + 0.0  # (-0.0 is a BigDecimal zero: 0.0)
     with decimal.localcontext() as exact:  # BigDecimal has no precision limit: 1.79E308 at scale 2 is 311 digits
         exact.prec = max(28, digits.adjusted() + max(scale, 0) + 2)
         exact.Emax, exact.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
@@ -148,7 +161,16 @@ def _to_scale(rounding: str, name: str):
         (a,) = _doubles(ctx, args[:1])
         scale = to_int(args[1], ctx)
         encoded = pc.dictionary_encode(a)  # nulls stay in the indices, not in the dictionary
-        scaled = [_half_up(v, scale.value, rounding) for v in encoded.dictionary.to_pylist()]
+        scaled, failed = [], []
+        for v in encoded.dictionary.to_pylist():
+            try:
+                scaled.append(_half_up(v, scale.value, rounding))
+                failed.append(False)
+            except JavaThrows as exc:
+                scaled.append(None)
+                failed.append(str(exc))
+        for reason in set(failed) - {False}:
+            ctx.fail(pa.array([f == reason for f in failed]).take(encoded.indices), reason, a)
         return pa.array(scaled, pa.float64()).take(encoded.indices)
 
     return impl

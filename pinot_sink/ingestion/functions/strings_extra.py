@@ -191,16 +191,33 @@ def _utf16_substrings(text: str, lengths) -> list[str]:
     return list(seen)
 
 
+def _int32(value: int) -> int:
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _gram_lengths(size: int, low: int, high: int) -> list[int]:
+    """The lengths ``for (n = low; n <= high && n <= size; n++)`` cuts grams of: a negative one whose inner
+    loop runs (``i <= size - n`` in int arithmetic, which wraps for n near Integer.MIN_VALUE) cuts with a
+    negative end, which throws; without walking the 2^31 lengths below it."""
+    top = min(high, size)
+    if low < 0:
+        first = max(low, size - 2**31 + 1)  # below it size - n wraps negative: no grams
+        if first < 0 and first <= top:
+            _utf16_substrings("", [first])  # Java's StringIndexOutOfBoundsException
+        low = 1
+    return [n for n in range(max(low, 1), top + 1)]
+
+
 def unique_ngrams(text: str, length: int) -> list[str]:
     size = len(text.encode("utf-16-le", "surrogatepass")) // 2
-    if length == 0 or length > size:
+    if length == 0 or length > size or _int32(size - length + 1) <= 0:  # (the loop's bound wraps)
         return []
     return _utf16_substrings(text, [length])
 
 
 def unique_ngrams_range(text: str, low: int, high: int) -> list[str]:
     size = len(text.encode("utf-16-le", "surrogatepass")) // 2
-    return _utf16_substrings(text, [n for n in range(low, min(high, size) + 1) if n != 0])
+    return _utf16_substrings(text, _gram_lengths(size, low, high))
 
 
 def unique_ngrams_mv(texts: tuple, low: int, high: int | None = None) -> list[str]:
@@ -214,7 +231,7 @@ def unique_ngrams_mv(texts: tuple, low: int, high: int | None = None) -> list[st
         size = len(text.encode("utf-16-le", "surrogatepass")) // 2
         if low > size:
             continue
-        lengths = [low] if single else [n for n in range(low, min(high, size) + 1) if n != 0]
+        lengths = [low] if single else _gram_lengths(size, low, high)
         for gram in _utf16_substrings(text, lengths):
             out.setdefault(gram, None)
     return list(out)
