@@ -68,6 +68,10 @@ class Expression:
         return broadcast(value, ctx.num_rows) if isinstance(value, Const) else value
 
 
+# Arguments Pinot's SQL parser wants as literals, checked when the expression is compiled (not a nested call)
+_PARSER_LITERALS = {"jsonextractkey": (1, 2)}
+
+
 def _check(node: Node, text: str) -> None:
     if not isinstance(node, Call):
         return
@@ -77,6 +81,10 @@ def _check(node: Node, text: str) -> None:
         if node.name == "not" and len(node.args) != 1:
             raise ExpressionError(f"NOT expects 1 argument in {text!r}")
         return
+    for i in _PARSER_LITERALS.get(node.name, ()):
+        if i < len(node.args) and not isinstance(node.args[i], Literal):
+            raise ExpressionError(f"{node.text} in {text!r}: argument {i + 1} must be a single-quoted literal, as "
+                                  f"Pinot's parser requires (ParserUtils.validateFunction)")
     function = lookup(node.name, len(node.args))
     if function is None:
         from .functions import REGISTRY

@@ -435,3 +435,20 @@ def test_the_fory_json_path_variants_give_the_plain_functions_values(kind, defau
         fory, _ = evaluate(f"jsonPath{kind}Fory(j, '{path}', {default})", True, j=docs)
         plain, _ = evaluate(f"jsonPath{kind}(j, '{path}', {default})", True, j=docs)
         assert fory == plain, path
+
+
+@pytest.mark.parametrize("text", ["jsonExtractKey(j, j)", "jsonExtractKey(j, concat('$', '.*'))",
+                                  "jsonExtractKey(j, '$.*', j)"])
+def test_json_extract_key_wants_literal_path_and_parameters_as_pinots_parser_does(text):
+    # ParserUtils.validateJsonExtractKeyFunction: Pinot's build fails on such a config (seen with pinot-verify)
+    with pytest.raises(ExpressionError, match="must be a single-quoted literal"):
+        Expression(text)
+    assert evaluate("jsonExtractKey(j, '$.*')", j=['{"a": 1}'])[0] == [["$['a']"]]
+
+
+def test_a_cut_surrogate_in_a_literal_is_javas_lone_surrogate():
+    # a literal's '\ude00' is the marker of its unit, as one cut from a column is (it crashed the build before)
+    values, ctx = evaluate("isNotDistinctFrom(substr(s, 1), '\ude00x')", s=["\U0001f600x", "x", None])
+    assert values == [True, False, False] and ctx.errors is None
+    assert evaluate("length('\ud83d')", s=["a"])[0] == [1]
+    assert evaluate("concat('\ud83d', '\ude00')", s=["a"])[0] == ["\U0001f600"]
