@@ -187,11 +187,11 @@ SIZE_FLOOR = 900
 # Today's hand-written modules over the floor (issue 36 item 5 splits them): this list may only shrink; a module
 # below the floor must leave it, and none may join it.
 KNOWN_OVERSIZE = {
-    "pinot_sink/ingestion/functions/geometry_relate_graph.py",  # 1,540
+    "javalib/jts/relate_op.py",  # 1,540
     "pinot_sink/ingestion/functions/regexp.py",  # 992
     "type_mapping/datetime_formats.py",  # 967
     "type_mapping/convert.py",  # 950
-    "type_mapping/hotspot_math.py",  # 1,705: its tables have no generator yet
+    "javalib/hotspot_math.py",  # 1,705: its tables have no generator yet
 }
 
 
@@ -206,7 +206,7 @@ def _generated_by(path: Path) -> str | None:
 
 def _oversize() -> dict[str, int]:
     found = {}
-    for package in PACKAGES + ("pyspark_pinot",):
+    for package in PACKAGES + ("pyspark_pinot", "javalib"):
         for path in sorted((ROOT / package).rglob("*.py")):
             lines = path.read_text(errors="replace").count("\n")
             if lines <= SIZE_FLOOR:

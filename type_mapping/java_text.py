@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from .errors import PinotSinkError
-from .floating_decimal import java17_double_string, java17_float_string, java17_whole_number_string
+from javalib.floating_decimal import java17_double_string, java17_float_string, java17_whole_number_string
 
 # --- Double.toString / Float.toString ------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions.geometry_relate_graph import (BOUNDARY, INTERIOR, geometry_envelope, locate,
+from javalib.jts.relate_op import (BOUNDARY, INTERIOR, geometry_envelope, locate,
                                                                   orientation_index, relate_matrix)
 from pinot_sink.ingestion.functions.geometry_text import read_wkt
 from pinot_sink.ingestion.functions.rowwise import JavaThrows

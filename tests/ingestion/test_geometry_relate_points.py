@@ -15,9 +15,9 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions import geometry_relate as relate
+from javalib.jts import predicates as relate
 from pinot_sink.ingestion.functions.geometry import Geom, deserialize, serialize
-from pinot_sink.ingestion.functions.geometry_relate_graph import PointRelate, locate, locate_many, relate_matrix
+from javalib.jts.relate_op import PointRelate, locate, locate_many, relate_matrix
 from pinot_sink.ingestion.functions.geometry_text import read_wkt
 from pinot_sink.ingestion.functions.rowwise import JavaThrows
 from pinot_sink.ingestion.values import Context, IngestionError

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from type_mapping.floating_decimal import java17_double_string, java17_float_string
+from javalib.floating_decimal import java17_double_string, java17_float_string
 from type_mapping.java_text import java_float_from_shortest, java_float_str
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_number_text.txt"

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..values import Const, Context, IngestionError, Value, broadcast, per_distinct, to_int, to_string
-from . import java_unicode
+from javalib.regex import char_predicates as java_unicode
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

@@ -37,8 +37,8 @@ import struct
 
 import numpy as np
 
-from .geometry import Geom
-from .rowwise import JavaThrows
+from pinot_sink.ingestion.functions.geometry import Geom
+from pinot_sink.ingestion.functions.rowwise import JavaThrows
 
 INTERIOR, BOUNDARY, EXTERIOR, NONE = 0, 1, 2, -1
 ON, LEFT, RIGHT = 0, 1, 2

@@ -35,7 +35,7 @@ from typing import Any
 from type_mapping.java_text import java_float_str
 from type_mapping.errors import PinotSinkError
 
-from .. import lone_surrogates
+from pinot_sink.ingestion import lone_surrogates
 
 
 class JsonPathError(PinotSinkError, ValueError):

@@ -16,11 +16,11 @@ import sys
 
 import numpy as np
 
-from .geometry import Geom
-from .rowwise import JavaThrows
-from .geometry_relate_graph import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
-from .geometry_relate_graph import point_to_segment, relate_matrix
-from .geometry_relate_graph import geometry_envelope as envelope
+from pinot_sink.ingestion.functions.geometry import Geom
+from pinot_sink.ingestion.functions.rowwise import JavaThrows
+from .relate_op import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
+from .relate_op import point_to_segment, relate_matrix
+from .relate_op import geometry_envelope as envelope
 
 
 def _env_contains(a, b) -> bool:
