@@ -188,7 +188,6 @@ SIZE_FLOOR = 900
 # below the floor must leave it, and none may join it.
 KNOWN_OVERSIZE = {
     "javalib/jts/relate_op.py",  # 1,540
-    "pinot_sink/ingestion/functions/regexp.py",  # 992
     "type_mapping/datetime_formats.py",  # 967
     "type_mapping/convert.py",  # 950
     "javalib/hotspot_math.py",  # 1,705: its tables have no generator yet
