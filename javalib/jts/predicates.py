@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from pinot_sink.ingestion.functions.geometry import Geom
+from .geometry import Geom
 from pinot_sink.ingestion.functions.rowwise import JavaThrows
 from .relate_op import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
 from .relate_op import point_to_segment, relate_matrix

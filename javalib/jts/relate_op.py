@@ -37,7 +37,7 @@ import struct
 
 import numpy as np
 
-from pinot_sink.ingestion.functions.geometry import Geom
+from .geometry import Geom
 from pinot_sink.ingestion.functions.rowwise import JavaThrows
 
 INTERIOR, BOUNDARY, EXTERIOR, NONE = 0, 1, 2, -1

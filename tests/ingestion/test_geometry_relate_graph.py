@@ -13,7 +13,7 @@ import pytest
 from pinot_sink.ingestion.evaluate import Expression
 from javalib.jts.relate_op import (BOUNDARY, INTERIOR, geometry_envelope, locate,
                                                                   orientation_index, relate_matrix)
-from pinot_sink.ingestion.functions.geometry_text import read_wkt
+from javalib.jts.io import read_wkt
 from pinot_sink.ingestion.functions.rowwise import JavaThrows
 from pinot_sink.ingestion.values import Context, IngestionError
 

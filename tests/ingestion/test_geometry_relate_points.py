@@ -18,7 +18,7 @@ from pinot_sink.ingestion.evaluate import Expression
 from javalib.jts import predicates as relate
 from pinot_sink.ingestion.functions.geometry import Geom, deserialize, serialize
 from javalib.jts.relate_op import PointRelate, locate, locate_many, relate_matrix
-from pinot_sink.ingestion.functions.geometry_text import read_wkt
+from javalib.jts.io import read_wkt
 from pinot_sink.ingestion.functions.rowwise import JavaThrows
 from pinot_sink.ingestion.values import Context, IngestionError
 

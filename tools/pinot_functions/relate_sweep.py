@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from geo_reference import graph_rows  # noqa: E402
 
 from javalib.jts.relate_op import relate_matrix  # noqa: E402
-from pinot_sink.ingestion.functions.geometry_text import read_wkt  # noqa: E402
+from javalib.jts.io import read_wkt  # noqa: E402
 from pinot_sink.ingestion.functions.rowwise import JavaThrows  # noqa: E402
 
 

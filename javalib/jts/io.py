@@ -23,7 +23,7 @@ from decimal import Decimal, localcontext
 from type_mapping.java_text import java_float_str
 
 from .geometry import GEOGRAPHY_SRID, Geom, line_string, linear_ring, polygon
-from .rowwise import JavaThrows
+from pinot_sink.ingestion.functions.rowwise import JavaThrows
 
 _WKT_NAMES = {"Point": "POINT", "LineString": "LINESTRING", "LinearRing": "LINEARRING", "Polygon": "POLYGON",
               "MultiPoint": "MULTIPOINT", "MultiLineString": "MULTILINESTRING", "MultiPolygon": "MULTIPOLYGON",
