@@ -8,14 +8,14 @@ keep x and y, so a Z or M read from text never reaches a stored value):
   (shell first; empty: no rings); Multi* and GeometryCollection: a list of ``Geom``.
 
 Construction checks are JTS's (``LineString``: 0 or >= 2 points; ``LinearRing``: closed, 0 or >= 3 points;
-``Polygon``: no holes without a shell), raised as ``JavaThrows`` with Java's message. Moved verbatim from
+``Polygon``: no holes without a shell), raised as ``JavaException`` with Java's message. Moved verbatim from
 pinot_sink/ingestion/functions/geometry.py, which keeps Pinot's ``GeometrySerializer`` bytes.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pinot_sink.ingestion.functions.rowwise import JavaThrows
+from ..exceptions import JavaException
 
 GEOGRAPHY_SRID = 4326
 
@@ -56,7 +56,7 @@ class Geom:
 
 def line_string(coords: list, srid: int = 0) -> Geom:
     if 1 <= len(coords) < 2:
-        raise JavaThrows(f"IllegalArgumentException: Invalid number of points in LineString (found {len(coords)} - "
+        raise JavaException(f"IllegalArgumentException: Invalid number of points in LineString (found {len(coords)} - "
                          "must be 0 or >= 2)")
     return Geom("LineString", list(coords), srid)
 
@@ -67,9 +67,9 @@ def _closed(coords: list) -> bool:
 
 def linear_ring(coords: list, srid: int = 0) -> Geom:
     if not _closed(coords):
-        raise JavaThrows("IllegalArgumentException: Points of LinearRing do not form a closed linestring")
+        raise JavaException("IllegalArgumentException: Points of LinearRing do not form a closed linestring")
     if 1 <= len(coords) < 3:
-        raise JavaThrows(f"IllegalArgumentException: Invalid number of points in LinearRing (found {len(coords)} - "
+        raise JavaException(f"IllegalArgumentException: Invalid number of points in LinearRing (found {len(coords)} - "
                          "must be 0 or >= 3)")
     return Geom("LinearRing", list(coords), srid)
 
@@ -77,7 +77,7 @@ def linear_ring(coords: list, srid: int = 0) -> Geom:
 def polygon(shell: list | None, holes: list, srid: int = 0) -> Geom:
     """``GeometryFactory.createPolygon(shell, holes)``: rings as coordinate lists (an empty shell: [] or None)."""
     if not shell and any(holes):
-        raise JavaThrows("IllegalArgumentException: shell is empty but holes are not")
+        raise JavaException("IllegalArgumentException: shell is empty but holes are not")
     if not shell:
         return Geom("Polygon", [], srid)
     return Geom("Polygon", [list(shell)] + [list(h) for h in holes], srid)

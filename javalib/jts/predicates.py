@@ -16,8 +16,8 @@ import sys
 
 import numpy as np
 
+from ..exceptions import JavaException
 from .geometry import Geom
-from pinot_sink.ingestion.functions.rowwise import JavaThrows
 from .relate_op import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
 from .relate_op import point_to_segment, relate_matrix
 from .relate_op import geometry_envelope as envelope
@@ -61,7 +61,7 @@ def _rectangle_contains(rect: Geom, geom: Geom) -> bool:
 
 def _point_in_boundary(env, point) -> bool:
     if point is None:
-        raise JavaThrows("NullPointerException: an empty point's coordinate")
+        raise JavaException("NullPointerException: an empty point's coordinate")
     return point[0] == env[0] or point[0] == env[1] or point[1] == env[2] or point[1] == env[3]
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from javalib.exceptions import JavaException
 from javalib.fdlibm import fdlibm_atan2
 from javalib.hotspot_math import hotspot_cos, hotspot_sin
 from javalib.jts import predicates as relate
@@ -281,7 +282,7 @@ def _with_points(first: pa.Array, second: pa.Array, name: str) -> tuple[np.ndarr
                 continue
             try:
                 geom = deserialize(data)
-            except JavaThrows:
+            except JavaException:  # ours or JTS's construction checks
                 continue
             mine = np.flatnonzero((indices == k) & (geography == geom.geography))  # else a mismatch: it throws
             got, ok = relate.with_points(name, geom, point_first, x[mine], y[mine])

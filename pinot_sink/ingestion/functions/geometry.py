@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import struct
 
+from javalib.exceptions import JavaException
 from javalib.jts.geometry import GEOGRAPHY_SRID, Geom, line_string, linear_ring, polygon
 
 from .rowwise import JavaThrows
@@ -193,7 +194,7 @@ def _read_body(buf: _Buffer, type_id: int, srid: int) -> Geom:
                     else:
                         holes.append(linear_ring(coords).parts)
                 polygons.append(polygon(shell, holes, srid))
-            except JavaThrows as exc:
+            except JavaException as exc:  # JTS's construction checks (javalib), or ours
                 if "IllegalArgumentException" not in str(exc):
                     raise
                 raise JavaThrows("TopologyException: Error constructing Polygon: "
