@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pinot_sink.ingestion.functions.geometry import deserialize, serialize  # noqa: E402
-from pinot_sink.ingestion.functions.geometry_relate_graph import relate_matrix  # noqa: E402
-from pinot_sink.ingestion.functions.geometry_text import read_wkt, write_wkb  # noqa: E402
+from javalib.jts.relate_op import relate_matrix  # noqa: E402
+from javalib.jts.io import read_wkt, write_wkb  # noqa: E402
 from timing import best  # noqa: E402
 
 

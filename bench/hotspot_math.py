@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from type_mapping import hotspot_math as hm  # noqa: E402
+from javalib import hotspot_math as hm  # noqa: E402
 from timing import best  # noqa: E402
 
 

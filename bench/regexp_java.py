@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pinot_sink.ingestion.functions.regexp import JavaPattern, java_find  # noqa: E402
+from javalib.regex.matcher import java_find  # noqa: E402
+from javalib.regex.pattern import JavaPattern  # noqa: E402
 
 
 def best(fn, repeat: int) -> tuple[float, float]:

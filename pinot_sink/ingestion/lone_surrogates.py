@@ -39,6 +39,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from javalib import jsonpath
+
 UNKNOWN_HALF = "\ufdd0"  # a lone surrogate whose unit is not known: the fallback once the pool is used up
 _POOL = "".join(map(chr, [*range(0xFDD1, 0xFDF0), 0xFFFE, 0xFFFF, *range(0xE000, 0xF900)]))
 _POOL_RE2 = r"[\x{FDD0}-\x{FDEF}\x{FFFE}\x{FFFF}\x{E000}-\x{F8FF}]"  # any pool character, or U+FDD0 (Arrow)
@@ -239,6 +241,10 @@ def current() -> LoneSurrogates:
     if state is None:
         state = _LOCAL.state = LoneSurrogates()
     return state
+
+
+# The ported JsonPath compares texts as Java's chars: there too a marker reads as the unit it stands for.
+jsonpath.read_text_with(lambda text: current().java_chars(text))
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from type_mapping.pinot_schema import FieldSpec
 
-from type_mapping.hotspot_math import hotspot_log, hotspot_pow
+from javalib.hotspot_math import hotspot_log, hotspot_pow
 from type_mapping.java_text import big_decimal_string, java_float_str
 
 from . import bigdecimal

@@ -13,9 +13,9 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from type_mapping import fdlibm
-from type_mapping.hotspot_math import hotspot_exp
-from type_mapping.fdlibm import fdlibm_cbrt
+from javalib import fdlibm
+from javalib.hotspot_math import hotspot_exp
+from javalib.fdlibm import fdlibm_cbrt
 from pinot_sink.ingestion.values import Context
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_fdlibm.txt"

@@ -11,10 +11,10 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions.geometry_relate_graph import (BOUNDARY, INTERIOR, geometry_envelope, locate,
+from javalib.jts.relate_op import (BOUNDARY, INTERIOR, geometry_envelope, locate,
                                                                   orientation_index, relate_matrix)
-from pinot_sink.ingestion.functions.geometry_text import read_wkt
-from pinot_sink.ingestion.functions.rowwise import JavaThrows
+from javalib.jts.io import read_wkt
+from javalib.exceptions import JavaException
 from pinot_sink.ingestion.values import Context, IngestionError
 
 SQUARE = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))"
@@ -54,7 +54,7 @@ def test_matrices_are_jts_old_relate(a, b, expected):
     (f"GEOMETRYCOLLECTION ({BOW_TIE})", f"GEOMETRYCOLLECTION ({BOW_TIE})", "5.454545454545454, 5.454545454545454"),
 ])
 def test_side_location_conflicts_throw_where_jts_throws(a, b, at):
-    with pytest.raises(JavaThrows, match=rf"TopologyException: side location conflict \[ \({at}, NaN\) \]"):
+    with pytest.raises(JavaException, match=rf"TopologyException: side location conflict \[ \({at}, NaN\) \]"):
         matrix(a, b)
 
 

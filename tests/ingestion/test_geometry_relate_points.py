@@ -15,11 +15,11 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from pinot_sink.ingestion.functions import geometry_relate as relate
+from javalib.jts import predicates as relate
 from pinot_sink.ingestion.functions.geometry import Geom, deserialize, serialize
-from pinot_sink.ingestion.functions.geometry_relate_graph import PointRelate, locate, locate_many, relate_matrix
-from pinot_sink.ingestion.functions.geometry_text import read_wkt
-from pinot_sink.ingestion.functions.rowwise import JavaThrows
+from javalib.jts.relate_op import PointRelate, locate, locate_many, relate_matrix
+from javalib.jts.io import read_wkt
+from javalib.exceptions import JavaException
 from pinot_sink.ingestion.values import Context, IngestionError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "functions"
@@ -80,7 +80,7 @@ def _points(geom: Geom, rng: random.Random) -> list[tuple[float, float]]:
 def _outcome(fn):
     try:
         return fn()
-    except JavaThrows as exc:
+    except JavaException as exc:
         return f"throws {exc}"
 
 

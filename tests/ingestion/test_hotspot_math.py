@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from type_mapping.fdlibm import fdlibm_atan2
-from type_mapping.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow, hotspot_sin,
+from javalib.fdlibm import fdlibm_atan2
+from javalib.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow, hotspot_sin,
                                        hotspot_tan)
 from pinot_sink.ingestion.values import Context
 

@@ -14,7 +14,7 @@ import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
 from pinot_sink.ingestion.expression import ExpressionError
-from pinot_sink.ingestion.functions.jsonpath import JsonPathError, compile_path, read_path
+from javalib.jsonpath import JsonPathError, compile_path, read_path
 from pinot_sink.ingestion.values import Context
 
 BOOKSTORE = {

@@ -96,3 +96,15 @@ def test_markers_are_per_batch_and_a_used_up_pool_gives_the_unknown_half():
         assert lone_surrogates.current() is first
         assert first.rejoin(pa.array([high + first.marker(0xDE00), first.marker(0xDE00) + high, None])
                             ).to_pylist() == [EMOJI, first.marker(0xDE00) + high, None]
+
+
+def test_the_ported_jsonpath_compares_a_marker_as_the_unit_it_stands_for():
+    """javalib's JsonPath knows nothing of markers: this module installs their reading there (read_text_with),
+    so a filter's ``<`` orders a cut half by its unit (0xDC00 sorts below U+E000), as Java's compareTo does."""
+    from javalib import jsonpath
+
+    with lone_surrogates.scope() as state:
+        low = state.marker(0xDC00)
+        assert low > "\ue000"  # the marker character itself (U+FDD1) sorts above
+        steps, definite = jsonpath.compile_path("$[?(@.k < '\ue000')].k")
+        assert jsonpath.read_path([{"k": low}, {"k": "\uf000"}], steps, definite) == [low]

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from pinot_sink.ingestion.functions.regexp import JavaPattern, _property, java_find
+from javalib.regex.matcher import java_find
+from javalib.regex.pattern import JavaPattern, _property
 
 CI, CI_UC = 2, 2 | 64  # Pattern.CASE_INSENSITIVE, | UNICODE_CASE
 

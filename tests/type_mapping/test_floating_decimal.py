@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from type_mapping.floating_decimal import java17_double_string, java17_float_string
+from javalib.floating_decimal import java17_double_string, java17_float_string
 from type_mapping.java_text import java_float_from_shortest, java_float_str
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "java17_number_text.txt"
@@ -98,7 +98,7 @@ def test_the_shortcut_agrees_with_the_port():
 def test_floats_at_a_tie_take_the_port():
     """2097152.25 is exactly halfway between the 8-digit 2097152.2 and 2097152.3 (both within half an ulp,
     0.125): the shortcut leaves such ties to the port rather than trust numpy's rounding of the tie."""
-    from type_mapping.java_text import _clear_of_ties
+    from javalib.floating_decimal import _clear_of_ties
 
     assert not _clear_of_ties(*math.frexp(2097152.25), 8, True)
     assert _clear_of_ties(*math.frexp(float(np.float32(123.45678))), 8, True)

@@ -83,7 +83,7 @@ def test_math_exp_log_and_log10_bits(java):
     whose table the port holds as measured on AMD (Zen): those are compared on such a CPU only."""
     import platform
 
-    from type_mapping.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
+    from javalib.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10
 
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
@@ -110,7 +110,7 @@ def test_math_pow_bits(java):
     results near the overflow / underflow borders. Its log2 starts from ``rcpps`` too: compared on AMD only."""
     import platform
 
-    from type_mapping.hotspot_math import hotspot_pow
+    from javalib.hotspot_math import hotspot_pow
 
     if platform.machine() not in ("x86_64", "AMD64") or not _amd_cpu():
         pytest.skip("the port holds rcpps as AMD (Zen) computes it; HotSpot's Math intrinsics here are x86_64's")
@@ -136,7 +136,7 @@ def test_math_sin_cos_tan_bits(java):
     large-argument reduction included) on fresh random inputs; they use no ``rcpps``: any x86_64."""
     import platform
 
-    from type_mapping.hotspot_math import hotspot_cos, hotspot_sin, hotspot_tan
+    from javalib.hotspot_math import hotspot_cos, hotspot_sin, hotspot_tan
 
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("HotSpot's Math intrinsics here are x86_64's; another CPU has other stubs")
@@ -157,9 +157,9 @@ def test_math_sin_cos_tan_bits(java):
 def test_math_functions_of_fdlibm_bits(java):
     """``Math.asin`` ... ``Math.hypot`` (JDK 17: ``StrictMath``, fdlibm, ported in type_mapping.fdlibm), fdlibm's
     ``exp`` and Pinot's ``sigmoid``, on fresh random inputs: the same bits on any platform."""
-    from type_mapping import fdlibm
-    from type_mapping.hotspot_math import hotspot_exp
-    from type_mapping.fdlibm import fdlibm_cbrt
+    from javalib import fdlibm
+    from javalib.hotspot_math import hotspot_exp
+    from javalib.fdlibm import fdlibm_cbrt
 
     ours = {"asin": fdlibm.fdlibm_asin, "acos": fdlibm.fdlibm_acos, "atan": fdlibm.fdlibm_atan,
             "atan2": fdlibm.fdlibm_atan2, "sinh": fdlibm.fdlibm_sinh, "cosh": fdlibm.fdlibm_cosh,

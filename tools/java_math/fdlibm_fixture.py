@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from java_runner import java_answers  # noqa: E402
 
-from type_mapping import fdlibm  # noqa: E402
-from type_mapping.hotspot_math import hotspot_exp  # noqa: E402
-from type_mapping.fdlibm import fdlibm_cbrt  # noqa: E402
+from javalib import fdlibm  # noqa: E402
+from javalib.hotspot_math import hotspot_exp  # noqa: E402
+from javalib.fdlibm import fdlibm_cbrt  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_fdlibm.txt"
 # name: (ours, numpy's, arity, (low, high) of the useful range)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from java_runner import java_answers  # noqa: E402
 
-from type_mapping.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,  # noqa: E402
+from javalib.hotspot_math import (hotspot_cos, hotspot_exp, hotspot_log, hotspot_log10,  # noqa: E402
                                        hotspot_pow, hotspot_sin, hotspot_tan)
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_math.txt"

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from java_runner import java_answers  # noqa: E402
 
-from type_mapping.floating_decimal import java17_double_string, java17_float_string  # noqa: E402
+from javalib.floating_decimal import java17_double_string, java17_float_string  # noqa: E402
 from type_mapping.java_text import java_float_from_shortest, java_float_str  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "java17_number_text.txt"

@@ -16,7 +16,7 @@ from tools.java_math.java_runner import jdk17
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "tests" / "java" / "JavaRegex.java"
-TARGET = ROOT / "pinot_sink" / "ingestion" / "functions" / "java_unicode.py"
+TARGET = ROOT / "javalib" / "regex" / "char_predicates.py"
 # kind of line -> the table it fills (flags 0, and CASE_INSENSITIVE where that differs)
 TABLES = {("prop", "0"): "PROPERTY", ("prop", "2"): "PROPERTY_CI", ("uprop", "0"): "UNICODE_PROPERTY",
           ("uprop", "2"): "UNICODE_PROPERTY_CI", ("script", "0"): "SCRIPT", ("block", "0"): "BLOCK"}

@@ -20,15 +20,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from geo_reference import graph_rows  # noqa: E402
 
-from pinot_sink.ingestion.functions.geometry_relate_graph import relate_matrix  # noqa: E402
-from pinot_sink.ingestion.functions.geometry_text import read_wkt  # noqa: E402
-from pinot_sink.ingestion.functions.rowwise import JavaThrows  # noqa: E402
+from javalib.jts.relate_op import relate_matrix  # noqa: E402
+from javalib.jts.io import read_wkt  # noqa: E402
+from javalib.exceptions import JavaException  # noqa: E402
 
 
 def ours(a: str, b: str) -> str:
     try:
         return relate_matrix(read_wkt(a, False), read_wkt(b, False))
-    except JavaThrows as e:  # what JTS throws (or a text its reader refuses): compared as "it threw"
+    except JavaException as e:  # what JTS throws (or a text its reader refuses): compared as "it threw"
         return f"!{e}"
 
 

@@ -12,13 +12,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from javalib.exceptions import JavaException
+from javalib.fdlibm import fdlibm_atan2
+from javalib.hotspot_math import hotspot_cos, hotspot_sin
+from javalib.jts import predicates as relate
+from javalib.jts.io import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
+
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
 from .binary import to_bytes
-from . import geometry_relate as relate
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
-from .geometry_text import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
-from type_mapping.fdlibm import fdlibm_atan2
-from type_mapping.hotspot_math import hotspot_cos, hotspot_sin
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -280,7 +282,7 @@ def _with_points(first: pa.Array, second: pa.Array, name: str) -> tuple[np.ndarr
                 continue
             try:
                 geom = deserialize(data)
-            except JavaThrows:
+            except JavaException:  # ours or JTS's construction checks
                 continue
             mine = np.flatnonzero((indices == k) & (geography == geom.geography))  # else a mismatch: it throws
             got, ok = relate.with_points(name, geom, point_first, x[mine], y[mine])

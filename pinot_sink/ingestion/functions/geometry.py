@@ -21,80 +21,18 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
+
+from javalib.exceptions import JavaException
+from javalib.jts.geometry import GEOGRAPHY_SRID, Geom, line_string, linear_ring, polygon
 
 from .rowwise import JavaThrows
 
-GEOGRAPHY_SRID = 4326
 GEOGRAPHY_MASK = 0x80
 POINT, MULTI_POINT, LINE_STRING, MULTI_LINE_STRING, POLYGON, MULTI_POLYGON, GEOMETRY_COLLECTION = range(7)
 _TYPE_IDS = {"Point": POINT, "MultiPoint": MULTI_POINT, "LineString": LINE_STRING, "LinearRing": LINE_STRING,
              "MultiLineString": MULTI_LINE_STRING, "Polygon": POLYGON, "MultiPolygon": MULTI_POLYGON,
              "GeometryCollection": GEOMETRY_COLLECTION}
 _MULTI = {"MultiPoint": "Point", "MultiLineString": "LineString", "MultiPolygon": "Polygon"}
-
-
-@dataclass
-class Geom:
-    kind: str
-    parts: object
-    srid: int = 0
-
-    def is_empty(self) -> bool:
-        if self.kind == "Point":
-            return self.parts is None
-        if self.kind in ("LineString", "LinearRing", "Polygon"):
-            return not self.parts
-        return all(m.is_empty() for m in self.parts)
-
-    def coordinates(self) -> list[tuple[float, float]]:
-        """``Geometry.getCoordinates()``: every vertex in order (a polygon: shell, then holes)."""
-        if self.kind == "Point":
-            return [] if self.parts is None else [self.parts]
-        if self.kind in ("LineString", "LinearRing"):
-            return list(self.parts)
-        if self.kind == "Polygon":
-            return [c for ring in self.parts for c in ring]
-        return [c for m in self.parts for c in m.coordinates()]
-
-    def num_points(self) -> int:
-        return len(self.coordinates())
-
-    @property
-    def geography(self) -> bool:
-        return self.srid == GEOGRAPHY_SRID
-
-
-# --- JTS construction checks --------------------------------------------------------------------
-
-
-def line_string(coords: list, srid: int = 0) -> Geom:
-    if 1 <= len(coords) < 2:
-        raise JavaThrows(f"IllegalArgumentException: Invalid number of points in LineString (found {len(coords)} - "
-                         "must be 0 or >= 2)")
-    return Geom("LineString", list(coords), srid)
-
-
-def _closed(coords: list) -> bool:
-    return not coords or (coords[0][0] == coords[-1][0] and coords[0][1] == coords[-1][1])
-
-
-def linear_ring(coords: list, srid: int = 0) -> Geom:
-    if not _closed(coords):
-        raise JavaThrows("IllegalArgumentException: Points of LinearRing do not form a closed linestring")
-    if 1 <= len(coords) < 3:
-        raise JavaThrows(f"IllegalArgumentException: Invalid number of points in LinearRing (found {len(coords)} - "
-                         "must be 0 or >= 3)")
-    return Geom("LinearRing", list(coords), srid)
-
-
-def polygon(shell: list | None, holes: list, srid: int = 0) -> Geom:
-    """``GeometryFactory.createPolygon(shell, holes)``: rings as coordinate lists (an empty shell: [] or None)."""
-    if not shell and any(holes):
-        raise JavaThrows("IllegalArgumentException: shell is empty but holes are not")
-    if not shell:
-        return Geom("Polygon", [], srid)
-    return Geom("Polygon", [list(shell)] + [list(h) for h in holes], srid)
 
 
 # --- Pinot's GeometrySerializer -----------------------------------------------------------------
@@ -256,7 +194,7 @@ def _read_body(buf: _Buffer, type_id: int, srid: int) -> Geom:
                     else:
                         holes.append(linear_ring(coords).parts)
                 polygons.append(polygon(shell, holes, srid))
-            except JavaThrows as exc:
+            except JavaException as exc:  # JTS's construction checks (javalib), or ours
                 if "IllegalArgumentException" not in str(exc):
                     raise
                 raise JavaThrows("TopologyException: Error constructing Polygon: "

@@ -25,7 +25,7 @@ from type_mapping.java_text import java_float_str
 from ..java_objects import is_object, object_array, objects
 from ..values import (LONG_MAX, LONG_MIN, Const, Context, IngestionError, Value, arrow_java_type, to_double,
                       to_long, to_string)
-from .jsonpath import JsonPathError, compile_path as _compile_path, read_path
+from javalib.jsonpath import JsonPathError, compile_path as _compile_path, read_path
 from .registry import scalar_function
 
 class _InvalidJson(Exception):

@@ -19,7 +19,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_string)
-from type_mapping.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
+from javalib.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
 from .rowwise import JavaThrows
 

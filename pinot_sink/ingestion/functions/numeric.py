@@ -26,9 +26,9 @@ import pyarrow as pa
 from type_mapping.java_numbers import java_double_to_long
 
 from ..values import Context, Value, broadcast, null_mask, to_double, to_int, to_long
-from type_mapping.fdlibm import (fdlibm_acos, fdlibm_asin, fdlibm_atan, fdlibm_atan2, fdlibm_cbrt, fdlibm_cosh,
+from javalib.fdlibm import (fdlibm_acos, fdlibm_asin, fdlibm_atan, fdlibm_atan2, fdlibm_cbrt, fdlibm_cosh,
                                  fdlibm_hypot, fdlibm_log1p, fdlibm_sinh, fdlibm_tanh)
-from type_mapping.hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
+from javalib.hotspot_math import hotspot_cos, hotspot_exp, hotspot_log, hotspot_pow, hotspot_sin, hotspot_tan
 from .registry import scalar_function
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1

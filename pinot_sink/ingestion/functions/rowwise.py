@@ -14,12 +14,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..values import Const, Context, Value
+from javalib.exceptions import JavaException
 from type_mapping.errors import PinotSinkError
 
+from ..values import Const, Context, Value
 
-class JavaThrows(PinotSinkError):
-    """Raised by a row function where Java throws; the message is Java's exception."""
+
+class JavaThrows(PinotSinkError, JavaException):
+    """Raised by a row function where Java throws; the message is Java's exception. The Java library ports
+    (javalib) raise their ``JavaException``s, which a row function's caller catches alike."""
 
 
 def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: Value) -> pa.Array:
@@ -33,7 +36,7 @@ def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: 
             return None
         try:
             return fn(*values)
-        except JavaThrows as exc:
+        except JavaException as exc:  # JavaThrows, or a ported library's throw
             failures[values] = str(exc)
             return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..values import Context, Value, to_string
-from . import java_uri
+from javalib import uri as java_uri
 from .array import to_array
 from .binary import java_url_decode
 from .registry import scalar_function

@@ -26,7 +26,7 @@ other rules. The steps are JTS's, in its order, as far as the answer can depend 
   (``propagateSideLabels``: the TopologyException) and the rest located with ``SimplePointInAreaLocator``;
 * the matrix from the proper intersections, the nodes and the bundles' labels.
 
-JTS's assertion failures (``AssertionFailedException``) and exceptions are raised as ``JavaThrows``: the row
+JTS's assertion failures (``AssertionFailedException``) and exceptions are raised as ``JavaException``: the row
 fails in Pinot too (null under ``continueOnError``). Also the home of the primitives geometry_relate.py's
 ``DistanceOp`` shares: ``Coordinate.distance`` (fdlibm's hypot), ``Distance.pointToSegment``, ``PointLocator``.
 """
@@ -37,8 +37,8 @@ import struct
 
 import numpy as np
 
+from ..exceptions import JavaException
 from .geometry import Geom
-from .rowwise import JavaThrows
 
 INTERIOR, BOUNDARY, EXTERIOR, NONE = 0, 1, 2, -1
 ON, LEFT, RIGHT = 0, 1, 2
@@ -46,8 +46,8 @@ _SPLIT = 134217729.0  # DD's 2^27 + 1
 _COLLECTIONS = ("MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection")
 
 
-def _fail(message: str) -> JavaThrows:
-    return JavaThrows(message)
+def _fail(message: str) -> JavaException:
+    return JavaException(message)
 
 
 def _assert(condition: bool, message: str) -> None:
@@ -1365,7 +1365,7 @@ class PointRelate:
             return  # every point is disjoint (relate_matrix's first branch)
         try:
             self._prepare()
-        except JavaThrows as exc:
+        except JavaException as exc:
             self.error = str(exc)
 
     def _prepare(self) -> None:
@@ -1419,13 +1419,13 @@ class PointRelate:
             if self._disjoint is None:
                 try:
                     self._disjoint = self._relate(point)
-                except JavaThrows as exc:
+                except JavaException as exc:
                     self._disjoint = exc
-            if isinstance(self._disjoint, JavaThrows):
-                raise JavaThrows(str(self._disjoint))
+            if isinstance(self._disjoint, JavaException):
+                raise JavaException(str(self._disjoint))
             return self._disjoint
         if self.error is not None:
-            raise JavaThrows(self.error)
+            raise JavaException(self.error)
         if not self.usable:
             return self._relate(point)
         node = self.node_labels.get((point[0], point[1]))

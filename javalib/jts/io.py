@@ -20,10 +20,9 @@ import re
 import struct
 from decimal import Decimal, localcontext
 
-from type_mapping.java_text import java_float_str
-
+from ..exceptions import JavaException
+from ..floating_decimal import java_float_str
 from .geometry import GEOGRAPHY_SRID, Geom, line_string, linear_ring, polygon
-from .rowwise import JavaThrows
 
 _WKT_NAMES = {"Point": "POINT", "LineString": "LINESTRING", "LinearRing": "LINEARRING", "Polygon": "POLYGON",
               "MultiPoint": "MULTIPOINT", "MultiLineString": "MULTILINESTRING", "MultiPolygon": "MULTIPOLYGON",
@@ -208,7 +207,7 @@ class _Tokens:
 
     def fail(self, expected: str, token: str | None):
         found = "End-of-Stream" if token is None else f"'{token}'"
-        raise JavaThrows(f"ParseException: Expected {expected} but found {found}")
+        raise JavaException(f"ParseException: Expected {expected} but found {found}")
 
     def word(self) -> str:
         """``getNextWord``: a word (EMPTY in any case as EMPTY), '(', ')' or ','; anything else fails."""
@@ -227,7 +226,7 @@ class _Tokens:
             return math.nan
         value = java_parse_double(token)
         if value is None:
-            raise JavaThrows(f"ParseException: Invalid number: {token}")
+            raise JavaException(f"ParseException: Invalid number: {token}")
         return value
 
     def word_next(self) -> bool:
@@ -348,10 +347,10 @@ def _tagged(tokens: _Tokens, srid: int) -> Geom:
     for name in _TYPE_NAMES:
         if word.startswith(name):
             if word[len(name):] not in ("", "Z", "M", "ZM"):
-                raise JavaThrows(f"ParseException: Invalid dimension modifiers: {word}")
+                raise JavaException(f"ParseException: Invalid dimension modifiers: {word}")
             break
     else:
-        raise JavaThrows(f"ParseException: Unknown geometry type: {word}")
+        raise JavaException(f"ParseException: Unknown geometry type: {word}")
     if name == "POINT":
         return _point_text(tokens, dims, srid)
     if name == "LINESTRING":
@@ -388,7 +387,7 @@ class _WkbStream:
     def take(self, fmt: str):
         size = struct.calcsize(fmt)
         if self.pos + size > len(self.data):
-            raise JavaThrows("ParseException: Attempt to read past end of input")
+            raise JavaException("ParseException: Attempt to read past end of input")
         values = struct.unpack_from(self.order + fmt, self.data, self.pos)
         self.pos += size
         return values
@@ -396,7 +395,7 @@ class _WkbStream:
     def count(self, field: str) -> int:
         (n,) = self.take("i")
         if n < 0 or n > self.max_count:
-            raise JavaThrows(f"ParseException: {field} value is too large")
+            raise JavaException(f"ParseException: {field} value is too large")
         return n
 
 
@@ -423,7 +422,7 @@ def _wkb_geometry(stream: _WkbStream, srid: int, factory_srid: int) -> Geom:
     elif stream.pos == 1:
         # JTS keeps the byte order its reader last read: inside a value, the enclosing geometry's (kept here);
         # for the value's first byte, the previous value's read by Pinot's one shared reader: not mirrored
-        raise JavaThrows(f"ParseException: Unknown geometry byte order (not NDR or XDR): {order}")
+        raise JavaException(f"ParseException: Unknown geometry byte order (not NDR or XDR): {order}")
     (type_int,) = stream.take("I")
     low = type_int & 0xFFFF
     kind = low % 1000
@@ -448,11 +447,11 @@ def _wkb_geometry(stream: _WkbStream, srid: int, factory_srid: int) -> Geom:
         for _ in range(stream.count("numElems")):
             m = _wkb_geometry(stream, srid, factory_srid)
             if member is not None and m.kind != member:
-                raise JavaThrows(f"ParseException: Invalid geometry type encountered in {name}")
+                raise JavaException(f"ParseException: Invalid geometry type encountered in {name}")
             members.append(m)
         geom = Geom(name, members, factory_srid)
     else:
-        raise JavaThrows(f"ParseException: Unknown WKB type {kind}")
+        raise JavaException(f"ParseException: Unknown WKB type {kind}")
     if srid != 0:
         geom.srid = srid
     return geom
@@ -516,7 +515,7 @@ def _json_tokens(text: str):
                 else:
                     value = int(number.group(0))
                     if not _LONG_MIN <= value <= _LONG_MAX:
-                        raise JavaThrows(f'NumberFormatException: For input string: "{number.group(0)}"')
+                        raise JavaException(f'NumberFormatException: For input string: "{number.group(0)}"')
                     yield _VALUE, value
                 i = number.end()
                 continue
@@ -526,7 +525,7 @@ def _json_tokens(text: str):
                     i += len(word)
                     break
             else:
-                raise JavaThrows(f"ParseException: Unexpected character ({c}) at position {i}.")
+                raise JavaException(f"ParseException: Unexpected character ({c}) at position {i}.")
     yield _EOF, None
 
 
@@ -539,7 +538,7 @@ def _parse_json(text: str):
     status, statuses, values = _INIT, [], []
 
     def error():
-        raise JavaThrows("ParseException: Unexpected token")
+        raise JavaException("ParseException: Unexpected token")
 
     def open_container(container, new_status):
         nonlocal status
@@ -620,13 +619,13 @@ def _parse_json(text: str):
 def _gj_double(value) -> float:
     """``Number.doubleValue()`` of a list element: anything but a number is a ClassCastException / NPE."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise JavaThrows("ClassCastException: not a Number")
+        raise JavaException("ClassCastException: not a Number")
     return float(value)
 
 
 def _gj_list(value) -> list:
     if not isinstance(value, list):
-        raise JavaThrows("ClassCastException: not a List")
+        raise JavaException("ClassCastException: not a List")
     return value
 
 
@@ -643,12 +642,12 @@ def _gj_sequence_of(coordinates) -> list:
 
 def _gj_create(obj, srid: int) -> Geom:
     if not isinstance(obj, dict):
-        raise JavaThrows("NullPointerException" if obj is None else "ClassCastException: not a Map")
+        raise JavaException("NullPointerException" if obj is None else "ClassCastException: not a Map")
     kind = obj.get("type")
     if kind is None:
-        raise JavaThrows("ParseException: Could not parse Geometry from Json string.  No 'type' property found.")
+        raise JavaException("ParseException: Could not parse Geometry from Json string.  No 'type' property found.")
     if not isinstance(kind, str):
-        raise JavaThrows("ClassCastException: 'type' is not a String")
+        raise JavaException("ClassCastException: 'type' is not a String")
     coordinates = obj.get("coordinates")
     if kind == "Point":
         if coordinates is None or not _gj_list(coordinates):
@@ -666,37 +665,37 @@ def _gj_create(obj, srid: int) -> Geom:
         return Geom("MultiPoint", [Geom("Point", c, srid) for c in _gj_sequence_of(coordinates)], srid)
     if kind == "MultiLineString":
         if coordinates is None:
-            raise JavaThrows("NullPointerException")
+            raise JavaException("NullPointerException")
         return Geom("MultiLineString", [line_string(_gj_sequence_of(c), srid) for c in _gj_list(coordinates)], srid)
     if kind == "MultiPolygon":
         if coordinates is None:
-            raise JavaThrows("NullPointerException")
+            raise JavaException("NullPointerException")
         polygons = []
         for rings_list in _gj_list(coordinates):
             rings = [linear_ring(_gj_sequence_of(r)).parts for r in _gj_list(rings_list)]
             if not rings:
                 # skipped, leaving a null at the array's end: the MultiPolygon then refuses null elements
-                raise JavaThrows("IllegalArgumentException: geometries must not contain null elements")
+                raise JavaException("IllegalArgumentException: geometries must not contain null elements")
             polygons.append(Geom("Polygon", polygon(rings[0], rings[1:]).parts, srid))
         return Geom("MultiPolygon", polygons, srid)
     if kind == "GeometryCollection":
         members = obj.get("geometries")
         if members is None:
-            raise JavaThrows("NullPointerException")
+            raise JavaException("NullPointerException")
         return Geom("GeometryCollection", [_gj_create(m, srid) for m in _gj_list(members)], srid)
     if kind == "Feature":
         return _gj_create(obj.get("geometry"), srid)
     if kind == "FeatureCollection":
         features = obj.get("features")
         if features is None:
-            raise JavaThrows("NullPointerException")
+            raise JavaException("NullPointerException")
         return Geom("GeometryCollection", [_gj_feature(f, srid) for f in _gj_list(features)], srid)
-    raise JavaThrows(f"ParseException: Could not parse Geometry from GeoJson string.  Unsupported 'type':{kind}")
+    raise JavaException(f"ParseException: Could not parse Geometry from GeoJson string.  Unsupported 'type':{kind}")
 
 
 def _gj_feature(obj, srid: int) -> Geom:
     if not isinstance(obj, dict):
-        raise JavaThrows("NullPointerException" if obj is None else "ClassCastException: not a Map")
+        raise JavaException("NullPointerException" if obj is None else "ClassCastException: not a Map")
     return _gj_create(obj.get("geometry"), srid)
 
 
@@ -705,5 +704,5 @@ def read_geojson(text: str, geography: bool) -> Geom:
     over any ``crs`` member (it is not read)."""
     obj = _parse_json(text)
     if obj is not None and not isinstance(obj, dict):
-        raise JavaThrows("ParseException: Could not parse Geometry from Json string.")
+        raise JavaException("ParseException: Could not parse Geometry from Json string.")
     return _gj_create(obj, GEOGRAPHY_SRID if geography else 0)

@@ -16,11 +16,11 @@ import sys
 
 import numpy as np
 
+from ..exceptions import JavaException
 from .geometry import Geom
-from .rowwise import JavaThrows
-from .geometry_relate_graph import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
-from .geometry_relate_graph import point_to_segment, relate_matrix
-from .geometry_relate_graph import geometry_envelope as envelope
+from .relate_op import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
+from .relate_op import point_to_segment, relate_matrix
+from .relate_op import geometry_envelope as envelope
 
 
 def _env_contains(a, b) -> bool:
@@ -61,7 +61,7 @@ def _rectangle_contains(rect: Geom, geom: Geom) -> bool:
 
 def _point_in_boundary(env, point) -> bool:
     if point is None:
-        raise JavaThrows("NullPointerException: an empty point's coordinate")
+        raise JavaException("NullPointerException: an empty point's coordinate")
     return point[0] == env[0] or point[0] == env[1] or point[1] == env[2] or point[1] == env[3]
 
 

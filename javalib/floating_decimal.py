@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import struct
+from decimal import Decimal
 
 import numpy as np
 
@@ -279,3 +280,108 @@ def java17_whole_number_string(value: float, float32: bool = False) -> str:
         insignificant = _INSIGNIFICANT_DIGITS_POW2[p2] if 1 < p2 < len(_INSIGNIFICANT_DIGITS_POW2) else 0
     digits, dec_exponent = _develop_long_digits(whole, insignificant)
     return _java_layout(value < 0, digits, dec_exponent)
+
+
+# --- Double.toString / Float.toString ------------------------------------------------------------
+
+
+def java_float_str(value: float, float32: bool = False) -> str:
+    """``Double.toString`` (or ``Float.toString`` with ``float32``) as Java 17, Pinot's JVM, prints it: its
+    ``FloatingDecimal`` digits (above), which are not always the shortest that read
+    back (``1.0E23`` is ``9.999999999999999E22``; JDK-4511638, changed in Java 19). Python's shortest repr is
+    taken where it provably gives the same digits (``_shortest_is_java17``), the port elsewhere."""
+    value = float(np.float32(value)) if float32 else float(value)
+    magnitude = abs(value)
+    if 1e-3 <= magnitude < 1e7 and math.frexp(magnitude)[0] != 0.5:
+        # Java's plain form, and Python's shortest repr: the same digits (see _shortest_is_java17: a double
+        # there is normal, below 2**53, and may have one digit)
+        if not float32:
+            return repr(value)
+        shortest = str(np.float32(value))  # numpy may print E notation here ("1e+06")
+        if "e" not in shortest:
+            digits = len(shortest.lstrip("-").replace(".", "").strip("0"))
+            if digits <= 7 or _clear_of_ties(*math.frexp(magnitude), digits, True):
+                return shortest
+            return java17_float_string(value)
+    elif 1e7 <= magnitude < 2.0**63 and value.is_integer():
+        return java17_whole_number_string(value, float32)
+    shortest = _shortest_is_java17(value, float32)
+    if shortest is not None:
+        return shortest
+    return java17_float_string(value) if float32 else java17_double_string(value)
+
+
+_MIN_NORMAL = {False: 2.2250738585072014e-308, True: 1.1754943508222875e-38}
+_SIGNIFICANT_BITS = {False: 53, True: 24}
+# the most digits the shortest repr may have for Java 17 to print the same (see _shortest_is_java17)
+_MAX_SAFE_DIGITS = {False: 17, True: 7}  # beyond (or large): _clear_of_ties
+
+
+def _shortest_is_java17(value: float, float32: bool) -> str | None:
+    """Java's text for ``value`` from Python's shortest repr, or None where Java 17 may print other digits.
+
+    Java 17 generates the exact value's digits until the number so far, or it plus one in the last place, is
+    within M, half an ulp, and takes the nearer of the two (a tie: an odd last digit rounds up, as David Gay's
+    dtoa behind repr and numpy's Dragon4 do): the shortest digits that read back, unless (a) a candidate lies
+    at exactly M, where Java's tests (``<``; ``<=`` or ``<``) and reading back (round half even) disagree;
+    (b) M differs below and above (a power of two; Java takes the narrower on both sides); (c) one digit would
+    do in E notation (Java wants two), or the value is a whole number from 2**53 up (``developLongDigits``
+    rounds digits off). For a normal value below 2**53 (2**24 for a float) a candidate at exactly M,
+    (2m +- 1) * 2**(e-1), is no whole number and its digits are 5**q * (2m +- 1), 17 or more (8 or more); at
+    17 digits a double always has a candidate strictly within M (an ulp is above a unit of the 17th digit),
+    so the boundary cannot change where Java stops nor which it takes. A float may need 9 digits: up to 7 it
+    is clear, at 8 or 9 ``_clear_of_ties`` checks exactly. So: normal, below 2**53 (2**24), not a power of
+    two, two or more digits unless plain (1e-3 <= |value| < 1e7), and for a float of 8 or 9 digits clear of
+    ties. Checked against the port and Java 17 (tests/type_mapping/test_floating_decimal.py)."""
+    magnitude = abs(value)
+    if not _MIN_NORMAL[float32] <= magnitude < 2.0 ** _SIGNIFICANT_BITS[float32]:
+        return None  # (above, Java 17 may take the farther of two 17-digit candidates: 2.4996964836998022E25)
+    fraction, exponent = math.frexp(magnitude)
+    if fraction == 0.5:  # a power of two
+        return None
+    shortest = str(np.float32(value)) if float32 else repr(value)
+    body, _, _ = shortest.partition("e")
+    digits = len(body.lstrip("-").replace(".", "").strip("0"))
+    plain = 1e-3 <= magnitude < 1e7
+    if digits == 1 and not plain:
+        return None
+    if digits > _MAX_SAFE_DIGITS[float32] and not _clear_of_ties(fraction, exponent, digits, float32):
+        return None
+    if plain and "e" not in shortest:
+        return shortest  # Python's shortest repr is already Java's plain form here ("0.25", "100.0")
+    return java_float_from_shortest(value, shortest)
+
+
+def _clear_of_ties(fraction: float, exponent: int, digits: int, float32: bool) -> bool:
+    """For a float of 8 or 9 shortest digits (``math.frexp``'s parts; and a double, where a candidate at exactly
+    half an ulp may be a short whole number, 1.0E23): True when no number of up to 8 digits (16 for a double)
+    lies at exactly half an ulp, (2m -+ 1) * 2**(e-1), and the exact value m * 2**e is no decimal of
+    ``digits`` + 1 digits (a tie between the two candidates). At 17 digits (9) a candidate always lies
+    strictly within half an ulp, so a boundary there changes nothing. Exact, in integers."""
+    bits = _SIGNIFICANT_BITS[float32]
+    m, e = int(fraction * (1 << bits)), exponent - bits
+    if _dyadic_digits(m, e) <= digits + 1:
+        return False
+    limit = 8 if float32 else 16
+    return _dyadic_digits(2 * m - 1, e - 1) > limit and _dyadic_digits(2 * m + 1, e - 1) > limit
+
+
+def _dyadic_digits(n: int, e: int) -> int:
+    """The significant decimal digits of n * 2**e, exactly (2**-q is 5**q / 10**q)."""
+    return len(str(n << e if e >= 0 else n * 5**-e).strip("0"))
+
+
+def java_float_from_shortest(value: float, shortest: str) -> str:
+    """Java's layout of the shortest decimal digits ``shortest`` (any Python float notation) of ``value``."""
+    sign, digit_tuple, exponent = Decimal(shortest).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    exponent += len("".join(map(str, digit_tuple))) - len(digits)
+    point = len(digits) + exponent  # digits before the decimal point
+    prefix = "-" if sign else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if point <= 0:
+            return f"{prefix}0.{'0' * -point}{digits}"
+        if point >= len(digits):
+            return f"{prefix}{digits}{'0' * (point - len(digits))}.0"
+        return f"{prefix}{digits[:point]}.{digits[point:]}"
+    return f"{prefix}{digits[0]}.{digits[1:] or '0'}E{point - 1}"

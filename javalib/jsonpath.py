@@ -30,16 +30,26 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
-from type_mapping.java_text import java_float_str
-from type_mapping.errors import PinotSinkError
-
-from .. import lone_surrogates
+from .exceptions import JavaException
+from .floating_decimal import java_float_str
 
 
-class JsonPathError(PinotSinkError, ValueError):
-    pass
+class JsonPathError(JavaException, ValueError):
+    """Jayway's ``InvalidPathException``: a path that does not compile."""
+
+
+# How a caller's text reads as Java's chars (``String.compareTo``'s UTF-16 units, ``length()``): the text itself,
+# unless the caller stands some chars for others (pinot_sink's lone-surrogate markers:
+# pinot_sink.ingestion.lone_surrogates installs its reading with ``read_text_with``).
+_java_chars: Callable[[str], str] = str
+
+
+def read_text_with(java_chars: Callable[[str], str]) -> None:
+    """Read every text a filter compares through ``java_chars`` (a marker character -> the unit it stands for)."""
+    global _java_chars
+    _java_chars = java_chars
 
 
 class _ReadFailure(Exception):
@@ -420,7 +430,7 @@ def _equals(a: tuple, b: tuple) -> bool:
 
 def _utf16(text: str) -> bytes:
     """Java's UTF-16 units (``String.compareTo`` order; a lone surrogate's marker read as its unit)."""
-    return lone_surrogates.current().java_chars(text).encode("utf-16-be", "surrogatepass")
+    return _java_chars(text).encode("utf-16-be", "surrogatepass")
 
 
 def _compare(a: tuple, b: tuple) -> int | None:

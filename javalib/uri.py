@@ -13,11 +13,11 @@ import ipaddress
 import unicodedata
 from dataclasses import dataclass
 
-from type_mapping.errors import PinotSinkError
+from .exceptions import JavaException
 
 
-class URISyntaxError(PinotSinkError):
-    pass
+class URISyntaxError(JavaException):
+    """``java.net.URISyntaxException``."""
 
 
 _ALPHA = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

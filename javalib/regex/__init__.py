@@ -1,0 +1,1 @@
+"""Java regular expressions (java.util.regex) as Pinot's JVM runs them."""
