@@ -66,7 +66,7 @@ def geofencing(rows: int, repeat: int) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    import pinot_sink.ingestion.functions.geo as geo
+    import pinot_sink.ingestion.functions.geospatial_scalar_functions as geo
     from pinot_sink.ingestion import IngestionPipeline
     from type_mapping.pinot_schema import PinotSchema
 

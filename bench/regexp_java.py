@@ -1,5 +1,5 @@
 """What Java 17's regexp semantics cost here: compiling and running a pattern with ``\\b`` (Java 17's Unicode
-word boundary, pinot_sink/ingestion/functions/regexp.py) and with ``\\p{L}`` against the same pattern with
+word boundary, pinot_sink/ingestion/functions/regexp_functions.py) and with ``\\p{L}`` against the same pattern with
 ASCII ``\\b`` / ``[a-zA-Z]`` (Python's ``re`` directly: the baseline), in the same run, CPU seconds (best of
 --repeat) beside wall, and the load:
 

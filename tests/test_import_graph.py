@@ -181,7 +181,7 @@ def test_the_java_library_ports_import_nothing_of_the_house():
     outside = sorted((m, t) for m in ports for t in graph[m] if layer(t) != -1)
     assert not outside, f"javalib imports from the house: {outside}"
     users = {m for m, targets in graph.items() if layer(m) >= 0 for t in targets if layer(t) == -1}
-    assert {"pinot_sink.ingestion.functions.regexp", "type_mapping.java_text"} <= users
+    assert {"pinot_sink.ingestion.functions.regexp_functions", "type_mapping.java_text"} <= users
 
 
 def test_the_storage_room_sits_below_the_controller_and_the_job():

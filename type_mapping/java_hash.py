@@ -4,7 +4,7 @@ Pinot uses), FNV-1 / FNV-1a (32 and 64 bits), ``String.hashCode`` over UTF-16 co
 over the values of one length, each distinct value hashed once by the callers.
 
 A rule both floors above use: the segment partition functions (``pinot_sink.segment.partition``) and the
-ingestion's scalar hash functions (``pinot_sink.ingestion.functions.hash``).
+ingestion's scalar hash functions (``pinot_sink.ingestion.functions.hash_functions``).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``java.util.regex.Pattern`` (Java 17) translated to a Python ``re`` pattern that means the same.
 
-Moved here from pinot_sink/ingestion/functions/regexp.py, whose docstring tells what is translated and how; the
+Moved here from pinot_sink/ingestion/functions/regexp_functions.py, whose docstring tells what is translated and how; the
 function family that compiles patterns stays there. Character properties come from Java 17's own tables
 (char_predicates.py).
 """

@@ -32,7 +32,7 @@ from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_ja
 LOGICAL_OPERATORS = {"and", "or", "not"}
 
 
-_CLOCK = {"now", "ago", "agomv"}  # the functions that read the write's instant (functions/datetime.py)
+_CLOCK = {"now", "ago", "agomv"}  # the functions that read the write's instant (functions/date_time_functions.py)
 
 
 def reads_the_clock(node: Node | None) -> bool:
@@ -382,7 +382,7 @@ def _report(ctx: Context, failures: list[tuple[np.ndarray, str, object]]) -> Non
 def _one_type(ctx: Context, arrays: list[pa.Array]) -> list[pa.Array]:
     """The groups' results brought to one Arrow type as CASE branches are (``common_values``; a list's
     elements likewise). A result without values (all null, or only empty lists) takes the others' type."""
-    from .functions.math import common_values
+    from .functions.arithmetic_functions import common_values
     from .java_objects import as_objects, is_object
 
     typed = [a for a in arrays if not _valueless(a)]

@@ -9,7 +9,7 @@ met from a pool: the noncharacters U+FDD1..U+FDEF, U+FFFE, U+FFFF (Unicode keeps
 use), then the private use area U+E000..U+F8FF, 6,433 in all, more than the 2,048 units. So:
 
 * a marker remembers its unit: ``codepoint`` / ``ascii``, ``String.compareTo`` orders (``strcmp``, sorted
-  arrays) and UTF-16 arithmetic (functions/string.py's ``_utf16``) read the unit (``java_chars``), and
+  arrays) and UTF-16 arithmetic (functions/string_functions.py's ``_utf16``) read the unit (``java_chars``), and
   ``StringBuilder.reverse`` is done on the units;
 * every function's result goes through ``LoneSurrogates.rejoin`` (``evaluate._call``, the one place all results
   pass), which makes a high marker followed by a low one the character they form, as Java's String would read
@@ -224,7 +224,7 @@ class LoneSurrogates:
 
 
 # How many batches (or threads outside one) hold markers right now: while none does, the per-value helpers
-# (functions/string.py's UTF-16 arithmetic) need not look for one
+# (functions/string_functions.py's UTF-16 arithmetic) need not look for one
 IN_USE = [0]
 
 

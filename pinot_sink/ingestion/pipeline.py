@@ -239,7 +239,7 @@ class IngestionPipeline:
         per write on the driver, so every task and every retry of the write stores the same value."""
         # the batch's own markers for lone surrogates, none of them a character its text or the expressions hold
         taken = lambda: lone_surrogates.pool_characters(table.columns, self._literal_texts)  # noqa: E731
-        with deeper_recursion(), lone_surrogates.scope(taken):  # JSON as deep as Jackson reads (functions/json.py)
+        with deeper_recursion(), lone_surrogates.scope(taken):  # JSON as deep as Jackson reads (functions/json_functions.py)
             return self._apply(table, row_offset, instant_ms)
 
     @functools.cached_property
@@ -417,7 +417,7 @@ def _time_millis(values: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
         scaled = pc.fill_null(number, 0).to_numpy(zero_copy_only=False).astype(np.int64) * fmt.size
         mask = number.is_null().to_numpy(zero_copy_only=False) if number.null_count else None
         return pa.array(dtf.stored_to_millis(scaled, fmt.unit), pa.int64(), mask=mask)
-    from .functions.datetime import parse_date_time
+    from .functions.date_time_functions import parse_date_time
 
     return parse_date_time(ctx, to_string(values, ctx), fmt.pattern, fmt.time_zone or "UTC")
 

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from pinot_sink.ingestion import IngestionPipeline
-from pinot_sink.ingestion.functions.uuid import random_uuid_bytes, uuid_texts
+from pinot_sink.ingestion.functions.uuid_functions import random_uuid_bytes, uuid_texts
 from test_functions import evaluate
 from type_mapping.pinot_schema import PinotSchema
 

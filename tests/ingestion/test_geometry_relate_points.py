@@ -156,7 +156,7 @@ def _columns(n: int, seed: int):
 
 def _plain_predicate(test, check: bool):
     """The row function before this path: both values deserialized, the full relate (relate_matrix) every row."""
-    import pinot_sink.ingestion.functions.geo as geo
+    import pinot_sink.ingestion.functions.geospatial_scalar_functions as geo
 
     def run(first: bytes, second: bytes) -> int:
         a, b = deserialize(first), deserialize(second)
@@ -168,7 +168,7 @@ def _plain_predicate(test, check: bool):
 
 def _row_by_row(expression: str, columns: dict, continue_on_error: bool):
     """The code before: every row through per_row and the full relate."""
-    import pinot_sink.ingestion.functions.geo as geo
+    import pinot_sink.ingestion.functions.geospatial_scalar_functions as geo
 
     saved = geo._with_points, geo._predicate
     geo._with_points, geo._predicate = (lambda *args: None), _plain_predicate
@@ -211,7 +211,7 @@ def test_a_literal_geometry_against_a_point_column_is_the_code_before(polygon, f
 
 def test_the_fast_path_answers_the_geofencing_rows():
     """The point rows are answered over arrays: the row-wise function is called only for the rest."""
-    import pinot_sink.ingestion.functions.geo as geo
+    import pinot_sink.ingestion.functions.geospatial_scalar_functions as geo
 
     calls = []
     saved = geo._predicate

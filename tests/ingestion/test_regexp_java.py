@@ -1,4 +1,4 @@
-"""The Java-pattern translation (pinot_sink/ingestion/functions/regexp.py) against java.util.regex itself:
+"""The Java-pattern translation (pinot_sink/ingestion/functions/regexp_functions.py) against java.util.regex itself:
 tests/java/JavaRegex.java compiled and run with a JDK 17 (the JVM Pinot runs; Java 19+ changed ``\\b``),
 skipped with the reason when there is none. Java's property tables (java_unicode.py) against a fresh run,
 and Matcher.find's matches against ours on chosen and random texts."""

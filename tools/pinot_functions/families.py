@@ -754,7 +754,7 @@ for _name, _cases in _CASES.items():
 
 
 # IP addresses (IpAddressFunctions, over the inet.ipaddr library): Pinot's forms and its parser's corners (not the
-# wildcard and range forms, "1.2.*.*", "1.2.3.0-255", which functions/ip.py refuses). pinot-verify has only a
+# wildcard and range forms, "1.2.*.*", "1.2.3.0-255", which functions/ip_address_functions.py refuses). pinot-verify has only a
 # stand-in for the library: the table was made with the real one, Pinot's pinned 5.6.2 compiled from its source
 # with javac, first on the class path of a copy of pinot-segment-build (PINOT_VERIFY_HOME names that copy's folder)
 IP_ADDRESSES = [

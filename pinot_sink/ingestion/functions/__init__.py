@@ -9,8 +9,10 @@ overload. A function is null-intolerant unless registered ``nullable`` (``@Scala
 from __future__ import annotations
 
 from .registry import REGISTRY, VAR_ARGS, Function, lookup, scalar_function
-from . import array, binary, conversion, datetime, geo, hash, json, math, regexp, string  # noqa: E402,F401  (each family registers its functions)
+from . import (array_functions, string_functions_bytes, data_type_conversion_functions, date_time_functions,  # noqa
+               geospatial_scalar_functions, hash_functions, json_functions, arithmetic_functions, regexp_functions,
+               string_functions)  # noqa: E402,F401  (each family registers its functions)
 
 __all__ = ["REGISTRY", "VAR_ARGS", "Function", "lookup", "scalar_function"]
-from . import array_build, big_decimal, geohash, h3_cells, internal, ip, json_keys, json_objects, numeric, objects, strings_extra, timestamp_arith, url, uuid, vector  # noqa: E402,F401
-from . import multi_value  # noqa: E402,F401  (after the single-value functions it wraps)
+from . import array_build, big_decimal, geohash_functions, h3_cells, internal_functions, ip_address_functions, json_functions_keys, json_objects, numeric, object_functions, ngram_functions, date_time_functions_arith, url_functions, uuid_functions, vector_functions  # noqa: E402,F401
+from . import date_time_functions_mv  # noqa: E402,F401  (after the single-value functions it wraps)

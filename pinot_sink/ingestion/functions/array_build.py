@@ -21,7 +21,7 @@ import struct
 import pyarrow as pa
 
 from ..values import Context, IngestionError, Value, broadcast, java_type, to_double, to_int, to_long
-from .array import to_array
+from .array_functions import to_array
 from .registry import VAR_ARGS, scalar_function
 from .rowwise import JavaThrows, per_row
 

@@ -16,7 +16,7 @@ from type_mapping.java_text import parse_big_decimal, to_decimal
 
 from ..java_objects import object_array
 from ..values import Context, Value, to_string
-from .binary import to_bytes
+from .string_functions_bytes import to_bytes
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 import pyarrow as pa
 
 from ..values import Context, Value, to_double, to_int, to_long
-from .binary import to_bytes
+from .string_functions_bytes import to_bytes
 from .geometry import deserialize
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row

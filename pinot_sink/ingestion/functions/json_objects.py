@@ -18,8 +18,8 @@ from type_mapping.java_text import java_float_str
 
 from ..java_objects import hash_map, object_array
 from ..values import Context, Value, to_string
-from .binary import _JAVA_TRIM
-from .json import _Failure, _InvalidJson, _check_path, _document, _path, _run_per_distinct, read_first_value
+from .string_functions_bytes import _JAVA_TRIM
+from .json_functions import _Failure, _InvalidJson, _check_path, _document, _path, _run_per_distinct, read_first_value
 from javalib.jsonpath import read_path
 from .registry import scalar_function
 

@@ -10,8 +10,8 @@ import pyarrow as pa
 
 from ..values import Context, Value, to_string
 from javalib import uri as java_uri
-from .array import to_array
-from .binary import java_url_decode
+from .array_functions import to_array
+from .string_functions_bytes import java_url_decode
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

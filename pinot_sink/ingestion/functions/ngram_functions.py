@@ -18,12 +18,12 @@ import pyarrow as pa
 
 from .. import lone_surrogates
 from ..values import Context, Value, to_int, to_string
-from .array import to_array
-from .binary import to_bytes
-from .json import within_jackson_limits
+from .array_functions import to_array
+from .string_functions_bytes import to_bytes
+from .json_functions import within_jackson_limits
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
-from .string import _from_utf16, _utf16
+from .string_functions import _from_utf16, _utf16
 
 _MAPPING = "01230120022455012623010202"
 

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..values import Context, Value, to_double
-from .array import to_array
+from .array_functions import to_array
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

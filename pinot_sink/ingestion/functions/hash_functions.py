@@ -19,7 +19,7 @@ from Crypto.Hash import MD2
 from type_mapping.java_hash import hash_bytes, murmur3_x64, murmur3_x64_32
 
 from ..values import Const, Context, Value, broadcast, java_utf8, to_int, to_long, to_string
-from .binary import to_bytes
+from .string_functions_bytes import to_bytes
 from .registry import scalar_function
 from .rowwise import per_row
 

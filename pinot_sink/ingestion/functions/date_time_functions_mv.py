@@ -19,7 +19,7 @@ from type_mapping.datetime_formats import ZoneError, joda_zone, to_local
 
 from ..expression import canonicalize
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string
-from .array import to_array
+from .array_functions import to_array
 from .registry import REGISTRY, scalar_function
 from .rowwise import JavaThrows, per_row
 

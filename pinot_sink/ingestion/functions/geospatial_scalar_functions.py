@@ -19,7 +19,7 @@ from javalib.jts import predicates as relate
 from javalib.jts.io import read_geojson, read_wkb, read_wkt, write_geojson, write_wkb, write_wkt
 
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_double, to_string, with_nulls
-from .binary import to_bytes
+from .string_functions_bytes import to_bytes
 from .geometry import GEOGRAPHY_MASK, GEOGRAPHY_SRID, POINT, Geom, deserialize, serialize
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..values import Context, Value, arrow_java_type, broadcast, to_string
-from .binary import to_bytes
+from .string_functions_bytes import to_bytes
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

@@ -25,7 +25,7 @@ from type_mapping.convert import json_text
 
 from ..java_objects import is_object, objects
 from ..values import Const, Context, Value, to_string
-from .json import _InvalidJson, read_first_value
+from .json_functions import _InvalidJson, read_first_value
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 

@@ -24,7 +24,7 @@ import re
 import pyarrow as pa
 
 from ..values import Context, Value, to_int, to_long, to_string
-from .binary import to_bytes
+from .string_functions_bytes import to_bytes
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
