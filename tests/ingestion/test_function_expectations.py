@@ -25,7 +25,7 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion import IngestionError, IngestionPipeline
-from pinot_sink.ingestion.functions.numeric import LIBM_FUNCTIONS
+from pinot_sink.ingestion.functions.arithmetic_functions import LIBM_FUNCTIONS
 from type_mapping.java_text import big_decimal_plain_string, java_substring
 from type_mapping.pinot_schema import PinotSchema
 

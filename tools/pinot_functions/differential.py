@@ -171,7 +171,7 @@ def _family_of(expression: str, functions: dict) -> str:
 _CACHED = {"regexpextract": (1,), "regexplike": (1, 2), "regexpreplace": (1, 5), "like": (1,),
            "datetimeconvert": (1, 2, 3, 4)}
 # - an array of more than 2^24 elements (generate*Array): Java allocates it when its heap has room, fails the
-#   row when not (the machine's answer); this package fails the row (array_build.py)
+#   row when not (the machine's answer); this package fails the row (functions/array_functions.py)
 _REFUSED_SIZE = "refused here: a JVM with heap enough allocates it"
 REASONS: list[str] = []  # the failure reasons of our evaluation of the case being compared
 

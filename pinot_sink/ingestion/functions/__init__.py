@@ -14,5 +14,7 @@ from . import (array_functions, string_functions_bytes, data_type_conversion_fun
                string_functions)  # noqa: E402,F401  (each family registers its functions)
 
 __all__ = ["REGISTRY", "VAR_ARGS", "Function", "lookup", "scalar_function"]
-from . import array_build, big_decimal, geohash_functions, h3_cells, internal_functions, ip_address_functions, json_functions_keys, json_objects, numeric, object_functions, ngram_functions, date_time_functions_arith, url_functions, uuid_functions, vector_functions  # noqa: E402,F401
+from . import (geohash_functions, internal_functions, ip_address_functions, json_functions_keys,  # noqa: E402,F401
+               object_functions, ngram_functions, date_time_functions_arith, trigonometric_functions, url_functions,
+               uuid_functions, vector_functions)
 from . import date_time_functions_mv  # noqa: E402,F401  (after the single-value functions it wraps)

@@ -13,12 +13,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from type_mapping.big_decimal_bytes import BigDecimalError, deserialize, serialize
 from type_mapping.datetime_formats import calendar_field, outside_arrow_range, print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
+from type_mapping.java_text import parse_big_decimal, to_decimal
 
-from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
-                      null_mask, to_boolean, to_double, to_float, to_long, to_string, with_nulls)
+from ..java_objects import object_array
+from ..values import (arrow_java_type, as_numpy_mask, broadcast, Const, Context, IngestionError, null_mask,
+                      to_boolean, to_double, to_float, to_long, to_string, Value, with_nulls)
 from .registry import scalar_function
+from .rowwise import JavaThrows, per_row
+from .string_functions_bytes import to_bytes
 
 _TARGETS = {"INT": "INT", "INTEGER": "INT", "UTINYINT": "INT", "USMALLINT": "INT", "LONG": "LONG",
             "BIGINT": "LONG", "UINTEGER": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "BOOLEAN": "BOOLEAN",
@@ -152,3 +157,50 @@ def _from_iso8601(ctx: Context, args: list[Value]) -> Value:
     failed = as_numpy_mask(pc.and_(millis.is_null(), text.is_valid()))
     ctx.fail(failed, "not an ISO-8601 date-time with an offset (DateTimeParseException)", text)
     return with_nulls(millis, failed)
+
+
+# ----------------------------------------------------------------------------------------------------
+# ``bigDecimalToBytes`` / ``bytesToBigDecimal`` (DataTypeConversionFunctions): ``BigDecimalUtils.serialize`` /
+# ``deserialize``, the bytes Pinot stores a BIG_DECIMAL as (``type_mapping.big_decimal_bytes``, one home).
+#
+# The ``BigDecimal`` parameter is the argument's Java text read by ``new BigDecimal(text.trim())`` (a number's
+# ``toString``: ``BigDecimal.valueOf`` of an integer, ``new BigDecimal(Double.toString(d))``), so text that Java's
+# grammar rejects fails the row. ``bytesToBigDecimal`` keeps each value's scale: a batch of one scale is an Arrow decimal
+# column; one of several scales a ``JAVA_OBJECT`` column of ``BigDecimal``s (``java_objects``), each converted with
+# its own scale where it is stored (the bytes and ``toPlainString`` depend on it).
+
+def _serialize(text: str) -> bytes:
+    try:
+        return serialize(parse_big_decimal(text.strip()))
+    except BigDecimalError as exc:
+        raise JavaThrows(f"NumberFormatException: {exc}") from None
+
+
+@scalar_function("bigDecimalToBytes", arity=1)
+def _big_decimal_to_bytes(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, _serialize, pa.binary(), to_string(args[0], ctx))
+
+
+def _parts(data: bytes) -> tuple[int, int]:
+    try:
+        return deserialize(data)
+    except BigDecimalError as exc:  # fewer than 3 bytes: Java reads past the end
+        raise JavaThrows(f"ArrayIndexOutOfBoundsException: {exc}") from None
+
+
+@scalar_function("bytesToBigDecimal", arity=1)
+def _bytes_to_big_decimal(ctx: Context, args: list[Value]) -> Value:
+    texts = per_row(ctx, lambda b: "%d:%d" % _parts(b), pa.string(), to_bytes(args[0], ctx))
+    pairs = [None if t is None else tuple(int(x) for x in t.split(":")) for t in texts.to_pylist()]
+    scales = sorted({p[1] for p in pairs if p is not None})
+    scale = scales[0] if scales else 0
+    digits = max((len(str(abs(p[0]))) for p in pairs if p is not None), default=1)
+    if len(scales) == 1 and max(digits, scale) <= 76:
+        arrow_type = pa.decimal128(38, scale) if max(digits, scale) <= 38 else pa.decimal256(76, scale)
+        try:
+            return pa.array([None if p is None else to_decimal(*p) for p in pairs], arrow_type)
+        except pa.ArrowInvalid:  # (an exponent beyond Arrow's reach: any bytes give a BigDecimal, 1E+3941 too)
+            pass
+    # several scales (one Arrow decimal column holds one), more than 76 digits or an exponent Arrow cannot
+    # hold: each BigDecimal as the Java object it is
+    return object_array([None if p is None else to_decimal(*p) for p in pairs])

@@ -8,6 +8,7 @@ characters up to U+0020 (``String.trim``), not Unicode white space.
 from __future__ import annotations
 
 import functools
+import json
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +16,7 @@ import pyarrow.compute as pc
 
 from .. import lone_surrogates
 from ..values import Const, Context, IngestionError, Value, as_numpy_mask, broadcast, per_distinct, to_int, to_string
+from .json_functions import within_jackson_limits
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -788,3 +790,86 @@ def _affixes_with(prefix: bool):
 
 scalar_function("prefixesWithPrefix", arity=3, nullable=True)(_affixes_with(True))
 scalar_function("suffixesWithSuffix", arity=3, nullable=True)(_affixes_with(False))
+
+
+# --- soundex / difference (commons-codec's US English Soundex), isJson (Jackson's reader) ---------------------
+# ``soundex`` keeps the letters (``Character.isLetter``), upper-cases them (``ß`` is ``SS``) and maps A..Z; a
+# letter outside A..Z (``É``) is commons-codec's ``IllegalArgumentException``: the row fails. ``soundex('')`` is
+# ``0000``; a text without letters gives ``''``, on which ``difference`` fails. ``isJson`` is true when Jackson
+# reads a JSON value from the start of the text (what follows it is ignored, but a root-level number must end
+# at white space; ``NaN``, single quotes and comments are not JSON). Checked against Pinot's own build
+# (tests/fixtures/functions/strings_extra.jsonl).
+
+_MAPPING = "01230120022455012623010202"
+
+
+def soundex(text: str) -> str:
+    if text == "":
+        return "0000"
+    letters = "".join(c for c in text if c.isalpha() and ord(c) < 0x10000).upper()
+    if not letters:
+        return ""
+
+    def code(c: str) -> str:
+        index = ord(c) - ord("A")
+        if not 0 <= index < len(_MAPPING):
+            raise JavaThrows(f"IllegalArgumentException: The character is not mapped: {c}")
+        return _MAPPING[index]
+
+    out = [letters[0]]
+    last = code(letters[0])
+    for c in letters[1:]:
+        if len(out) == 4:
+            break
+        if c in "HW":
+            continue
+        digit = code(c)
+        if digit != "0" and digit != last:
+            out.append(digit)
+        last = digit
+    return "".join(out).ljust(4, "0")
+
+
+def difference(a: str, b: str) -> int:
+    x, y = soundex(a), soundex(b)
+    if len(x) < 4 or len(y) < 4:
+        raise JavaThrows("StringIndexOutOfBoundsException: a text without letters has no Soundex code")
+    return sum(1 for i in range(4) if x[i] == y[i])
+
+
+def _no_constant(name: str):
+    raise ValueError(name)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def is_json(text: str) -> bool:
+    stripped = text.lstrip(" \t\r\n")
+    if not stripped:
+        return True  # Jackson reads no value (a missing node), no exception
+    if not within_jackson_limits(stripped):
+        return False
+    try:
+        value, end = _DECODER.raw_decode(stripped)
+    except ValueError:
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # Jackson wants white space after a root-level number (so no leading zeros: '01')
+        return end == len(stripped) or stripped[end] in " \t\r\n"
+    return True
+
+
+@scalar_function("soundex", arity=1, nullable=True)
+def _soundex(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, soundex, pa.string(), to_string(args[0], ctx))
+
+
+@scalar_function("difference", arity=2)
+def _difference(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, difference, pa.int32(), to_string(args[0], ctx), to_string(args[1], ctx))
+
+
+@scalar_function("isJson", arity=1)
+def _is_json(ctx: Context, args: list[Value]) -> Value:
+    return per_row(ctx, is_json, pa.bool_(), to_string(args[0], ctx))

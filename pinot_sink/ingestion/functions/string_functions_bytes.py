@@ -206,3 +206,85 @@ scalar_function("urlEncode", "urlEncodeFormComponent", arity=1)(_encode_url)
 @scalar_function("urlDecode", "urlDecodeFormComponent", arity=1)
 def _url_decode(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, _url_decode_or_null, pa.string(), _text(ctx, args[0]))
+
+
+# --- toBytes / fromBytes with a charset (StringFunctions) ---------------------------------------------------
+# Charsets: ``UTF-8``, ``US-ASCII``, ``ISO-8859-1``, ``UTF-16`` (a big-endian byte order mark before any encoded
+# text), ``UTF-16BE``, ``UTF-16LE`` and Java's aliases of them; a character a charset cannot encode is ``?``, bytes
+# it cannot decode U+FFFD; another charset name is refused when the config is read (strings_extra.jsonl).
+
+_CHARSETS = {}
+for _python, _names in {
+    "utf-8": ("UTF-8", "UTF8", "unicode-1-1-utf-8"),
+    "ascii": ("US-ASCII", "ASCII", "us", "646", "iso-ir-6", "cp367", "csASCII", "default", "ANSI_X3.4-1968",
+              "ANSI_X3.4-1986", "ISO_646.irv:1991", "ISO646-US", "IBM367", "iso_646.irv:1983", "ascii7"),
+    "latin-1": ("ISO-8859-1", "ISO8859-1", "ISO8859_1", "ISO_8859_1", "ISO_8859-1", "ISO_8859-1:1987", "8859_1",
+                "latin1", "l1", "IBM819", "cp819", "csISOLatin1", "819", "IBM-819", "iso-ir-100"),
+    "utf-16": ("UTF-16", "UTF_16", "utf16", "unicode", "UnicodeBig"),
+    "utf-16-be": ("UTF-16BE", "UTF_16BE", "ISO-10646-UCS-2", "X-UTF-16BE", "UnicodeBigUnmarked"),
+    "utf-16-le": ("UTF-16LE", "UTF_16LE", "X-UTF-16LE", "UnicodeLittleUnmarked"),
+}.items():
+    for _name in _names:
+        _CHARSETS[_name.lower()] = _python
+
+
+def _charset(name: str) -> str:
+    found = _CHARSETS.get(name.lower())
+    if found is None:
+        raise ValueError(f"charset {name!r} is not supported here (UTF-8, US-ASCII, ISO-8859-1, UTF-16, UTF-16BE, "
+                         f"UTF-16LE and their aliases)")
+    return found
+
+
+def _check_charset(args: list) -> None:
+    if len(args) > 1 and isinstance(args[1], str):
+        _charset(args[1])
+
+
+def _codec(charset: str) -> str | None:
+    try:
+        return _charset(charset)
+    except ValueError:  # a charset name from a column: UnsupportedEncodingException, caught by Pinot: null
+        return None
+
+
+def java_encode(text: str, charset: str) -> bytes | None:
+    codec = _codec(charset)
+    if codec is None:
+        return None
+    if codec == "utf-16":  # a byte order mark before the first character only
+        return b"\xfe\xff" + java_encode(text, "UTF-16BE") if text else b""
+    out = []
+    lone = lone_surrogates.current()
+    for c in text:
+        if lone.is_marker(c):  # half a surrogate pair: the encoder's replacement (U+FFFD for UTF-16, else '?')
+            out.append(("\ufffd" if codec.startswith("utf-16") else "?").encode(codec))
+            continue
+        try:
+            out.append(c.encode(codec))
+        except UnicodeEncodeError:
+            out.append("?".encode(codec) if codec not in ("utf-8",) else b"?")
+    return b"".join(out)
+
+
+def java_decode(raw: bytes, charset: str) -> str | None:
+    codec = _codec(charset)
+    if codec is None:
+        return None
+    if codec == "utf-16":
+        if raw[:2] == b"\xff\xfe":
+            return raw[2:].decode("utf-16-le", "replace")
+        return (raw[2:] if raw[:2] == b"\xfe\xff" else raw).decode("utf-16-be", "replace")
+    return raw.decode(codec, "replace")
+
+
+@scalar_function("toBytes", arity=2, literal_args=(1,), check=_check_charset)
+def _to_bytes(ctx: Context, args: list[Value]) -> Value:
+    charset = to_string(args[1], ctx)
+    return per_row(ctx, java_encode, pa.binary(), to_string(args[0], ctx), charset)
+
+
+@scalar_function("fromBytes", arity=2, literal_args=(1,), check=_check_charset)
+def _from_bytes(ctx: Context, args: list[Value]) -> Value:
+    charset = to_string(args[1], ctx)
+    return per_row(ctx, java_decode, pa.string(), to_bytes(args[0], ctx), charset)
