@@ -78,8 +78,12 @@ def compile_path(path: str) -> tuple[list[tuple], bool]:
 def _compile_path(path: str) -> tuple[list[tuple], bool]:
     if not isinstance(path, str) or not path.strip():
         raise JsonPathError(f"JSON path {path!r} is empty")
-    if not path.startswith("$"):  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
-        path = "$" + path if path.startswith("[") else "$." + path
+    # PathCompiler trims the spaces around the path (CharacterIndex.trim), but looks for the leading "$" at the
+    # untrimmed text's first character: " $.a" becomes "$. $.a" (invalid), "a " becomes "$.a"
+    if path.startswith("$"):
+        path = path.strip(" ")
+    else:  # Jayway reads "a.b" as "$.a.b" and "[0]" as "$[0]"
+        path = "$" + path.rstrip(" ") if path.startswith("[") else ("$." + path).strip(" ")
     for function in (".length()", ".size()"):  # Jayway's Length: the size of the array or object read
         if path.endswith(function) and len(path) > len(function):
             steps, definite = compile_path(path[:-len(function)])

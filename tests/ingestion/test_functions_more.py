@@ -452,3 +452,12 @@ def test_a_cut_surrogate_in_a_literal_is_javas_lone_surrogate():
     assert values == [True, False, False] and ctx.errors is None
     assert evaluate("length('\ud83d')", s=["a"])[0] == [1]
     assert evaluate("concat('\ud83d', '\ude00')", s=["a"])[0] == ["\U0001f600"]
+
+
+def test_a_json_path_is_trimmed_of_spaces_as_jayways_path_compiler_does():
+    # CharacterIndex.trim takes the spaces off both ends, but the leading "$" is looked for at the untrimmed first
+    # character: " $.a" is "$. $.a", an invalid path (refused when the config is read, as any invalid literal path)
+    assert evaluate("jsonPathString(j, '$.a  ', 'd')", j=['{"a": "x"}'])[0] == ["x"]
+    assert evaluate("jsonPathString(j, 'a ', 'd')", j=['{"a": "x"}'])[0] == ["x"]
+    with pytest.raises(ExpressionError, match="not valid|blank"):
+        Expression("jsonPathString(j, ' $.a', 'd')")
