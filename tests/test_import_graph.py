@@ -209,7 +209,6 @@ KNOWN_OVERSIZE = {
     "javalib/jts/relate_op.py",  # 1,540
     "type_mapping/datetime_formats.py",  # 967
     "type_mapping/convert.py",  # 950
-    "javalib/hotspot_math.py",  # 1,705: its tables have no generator yet
 }
 
 
