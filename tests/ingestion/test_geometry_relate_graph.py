@@ -11,8 +11,9 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from javalib.jts.relate_op import (BOUNDARY, INTERIOR, geometry_envelope, locate,
-                                                                  orientation_index, relate_matrix)
+from javalib.jts.algorithm import BOUNDARY, INTERIOR, geometry_envelope, orientation_index
+from javalib.jts.point_locator import locate
+from javalib.jts.relate_op import relate_matrix
 from javalib.jts.io import read_wkt
 from javalib.exceptions import JavaException
 from pinot_sink.ingestion.values import Context, IngestionError

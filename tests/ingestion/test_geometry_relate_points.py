@@ -17,7 +17,8 @@ import pytest
 from pinot_sink.ingestion.evaluate import Expression
 from javalib.jts import predicates as relate
 from pinot_sink.ingestion.functions.geometry import Geom, deserialize, serialize
-from javalib.jts.relate_op import PointRelate, locate, locate_many, relate_matrix
+from javalib.jts.point_locator import locate
+from javalib.jts.relate_op import PointRelate, locate_many, relate_matrix
 from javalib.jts.io import read_wkt
 from javalib.exceptions import JavaException
 from pinot_sink.ingestion.values import Context, IngestionError
