@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from type_mapping.datetime_formats import ZoneError, calendar_field, floor_local, joda_zone
+from type_mapping.joda_calendar import calendar_field, floor_local
+from type_mapping.joda_zones import ZoneError, joda_zone
 from type_mapping.java_text import java_float_str
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1

@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import calendar_field, outside_arrow_range, print_pattern
+from type_mapping.joda_calendar import calendar_field, outside_arrow_range
+from type_mapping.joda_format import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 
 from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, arrow_java_type, broadcast,
