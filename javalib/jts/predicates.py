@@ -89,7 +89,7 @@ def _in_boundary(env, geom: Geom) -> bool:
 
 
 def _matrix(a: Geom, b: Geom) -> str:
-    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py). The predicates take another
+    """``RelateOp.relate(a, b)``: JTS's old relate, ported (relate_op.py). The predicates take another
     ``matrix`` function of the same answers (geo.py's, with PointRelate's work kept across a batch's rows)."""
     return relate_matrix(a, b)
 

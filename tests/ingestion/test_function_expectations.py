@@ -165,7 +165,7 @@ def _same(expected, ours, ulps: int = 0, as_json: bool = False) -> bool:
         if float(expected) == float(ours):
             return True
         return ulps > 0 and math.isfinite(expected) and abs(float(ours) - expected) <= ulps * math.ulp(expected)
-    return expected == ours  # texts exactly: numbers as Java 17 prints them (type_mapping/floating_decimal.py)
+    return expected == ours  # texts exactly: numbers as Java 17 prints them (javalib/floating_decimal.py)
 
 
 def _ulps(expression: str) -> int:

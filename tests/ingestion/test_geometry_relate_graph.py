@@ -1,4 +1,4 @@
-"""The port of JTS 1.20's old RelateOp (pinot_sink/ingestion/functions/geometry_relate_graph.py): the matrices and
+"""The port of JTS 1.20's old RelateOp (javalib/jts/relate_op.py): the matrices and
 exceptions below are JTS's own (RelateOp.relate on the same WKT, jts-core-1.20.0), picked where the old
 algorithm's rules show; the random tables are tests/fixtures/functions/geo_relate_graph.jsonl and
 geo_relate_corners.jsonl (replayed by test_function_expectations.py)."""
