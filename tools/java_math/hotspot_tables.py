@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.java_math.java_runner import jdk17  # noqa: E402
+from tools.java_math.java_runner import jdk17, write_or_check  # noqa: E402
 
 TARGET = ROOT / "javalib" / "hotspot_math" / "tables.json"
 STEPS_SOURCE = ROOT / "tools" / "java_math" / "rcpps_steps.c"
@@ -111,14 +111,7 @@ def render(tables: dict[str, list[str]], steps: dict[str, list[int]]) -> str:
 
 
 def main() -> None:
-    text = render(stub_tables(), rcpps_steps())
-    if "--check" in sys.argv[1:]:
-        if TARGET.read_text() != text:
-            raise SystemExit(f"{TARGET} differs from a fresh run (JDK 17's libjvm.so, this CPU's rcpps)")
-        print(f"{TARGET}: as a fresh run writes it")
-        return
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
+    write_or_check(TARGET, render(stub_tables(), rcpps_steps()), "JDK 17's libjvm.so, this CPU's rcpps")
 
 
 if __name__ == "__main__":

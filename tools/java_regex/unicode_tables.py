@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from tools.java_math.java_runner import jdk17
+from tools.java_math.java_runner import jdk17, write_or_check
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "tests" / "java" / "JavaRegex.java"
@@ -68,14 +67,7 @@ def render(sets: list[str], tables: dict[str, dict[str, int]]) -> str:
 
 
 def main() -> None:
-    text = render(*parse(java_tables()))
-    if "--check" in sys.argv[1:]:
-        if TARGET.read_text() != text:
-            raise SystemExit(f"{TARGET} differs from a fresh run of Java 17: rerun without --check")
-        print(f"{TARGET}: as Java 17 writes it")
-        return
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
+    write_or_check(TARGET, render(*parse(java_tables())), "Java 17's java.util.regex")
 
 
 if __name__ == "__main__":
