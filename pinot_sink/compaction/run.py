@@ -274,8 +274,11 @@ class _Context:
         scope = CompactionScope(tuple(names), self.plan.listed, frozenset(source_writes(names, self.store)),
                                 sources_stay_listed=isinstance(self.store, DirectoryStore))
         index_plan = plan_indexes(self.table_config, self.schema, options.build.unsupported_indexes)
+        # Segments no pinot-sink write made (Pinot's own, say) hold no write to record: no provenance line, so
+        # their compaction writes what Pinot's SegmentProcessorFramework writes (docs/compaction.md).
+        provenance = {SOURCE_WRITES_KEY: format_writes(scope.source_writes)} if scope.source_writes else {}
         options = replace(options, build=replace(options.build, index_plan=index_plan, custom_properties={
-            **options.build.custom_properties, SOURCE_WRITES_KEY: format_writes(scope.source_writes)}))
+            **options.build.custom_properties, **provenance}))
         return WriteJob(options=options, schema_json=self.schema_json, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,
