@@ -58,16 +58,30 @@ def table_config(sorted_column: str | None, partitions: int | None = None) -> di
             "tableIndexConfig": index, "metadata": {}}
 
 
+def indexed_config() -> dict:
+    """More index types at compaction time than the inputs had: star-tree, range, bloom filter."""
+    config = table_config("id")
+    config["tableIndexConfig"].update({
+        "rangeIndexColumns": ["arrDelay"], "bloomFilterColumns": ["origin"],
+        "starTreeIndexConfigs": [{"dimensionsSplitOrder": ["carrier", "origin"], "maxLeafRecords": 10,
+                                  "functionColumnPairs": ["SUM__arrDelay", "COUNT__*", "MAX__distance"]}]})
+    return config
+
+
 INPUT_CONFIG = table_config(None)  # what the inputs were built with
 CASES = {"sorted_id": table_config("id"), "sorted_carrier": table_config("carrier"), "unsorted": table_config(None),
-         "partitioned": table_config(None, 3)}
+         "partitioned": table_config(None, 3), "indexed": indexed_config()}
 # Where Pinot and we write the same bytes; in sorted_carrier rows whose carrier is equal are in another order
 # (Pinot's unstable quicksort of the sort fields; ours is stable), docs/compaction.md says why.
-BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned")
-# Kept as Pinot's segment names and row counts only (segments.json): its split by record count, and the order in
-# which it numbers 12 partitions' segments (its partition keys are strings: "<bucket>_10" before "<bucket>_2").
+BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed")
+# Kept as Pinot's segment names and row counts only (segments.json): its split by record count, the order in
+# which it numbers 12 partitions' segments (its partition keys are strings: "<bucket>_10" before "<bucket>_2"),
+# and the rows a filterConfig drops again.
 SPLIT_RECORDS = 200
 PARTITIONS_12 = table_config(None, 12)
+# A filterConfig the table config has at compaction time (the inputs were built without it): Pinot's framework
+# runs the table's ingestion transformers, the filter included, over the stored rows again; ours does not.
+FILTERED = {**table_config(None), "ingestionConfig": {"filterConfig": {"filterFunction": "startsWith(carrier, 'A')"}}}
 FILES = ("columns.psf", "index_map", "metadata.properties", "creation.meta")
 
 CARRIERS = ("AA", "DL", "UA", "WN", "B6", "AS")
