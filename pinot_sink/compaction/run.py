@@ -37,7 +37,7 @@ from pinot_sink.segment.index_policy import plan_indexes
 
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
-from ..naming import column_min_max, make_namer, run_tag
+from ..naming import column_min_max, inferred_kind, make_namer, run_tag
 from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
 from ..reports import SegmentRecord, TaskReport, WriteResult
@@ -290,7 +290,8 @@ class _Context:
     def _build(self, job: WriteJob, group: Group, work: Path, report: GroupReport) -> list[SegmentRecord]:
         run, schema, config = job.run, self.schema, self.table_config
         stage = AttemptStage(run.attempt_staging(0, 0), work, table=job.table, storage_options=job.storage_options)
-        namer = make_namer("simple", job.table, schema, config, postfix=run.postfix(None, 0))
+        # Named as Pinot's SegmentProcessorFramework names merged segments (docs/compaction.md), with the run's tags.
+        namer = make_namer(inferred_kind(schema, config), job.table, schema, config, postfix=run.postfix(None, 0))
         time_column = config.time_column if config.time_column in schema else None
         staged: list[SegmentRecord] = []
 

@@ -5,7 +5,8 @@ and ``test_compact_spf.py`` (which runs our compaction on the same input segment
 A quickstart-like flights table: dictionary and raw columns, single- and multi-value, null handling on (null
 vectors), an inverted index, a time column; four input segments (Pinot-built, 240 rows each) over two UTC days,
 the third straddling midnight, so one compaction group makes one segment per day. Three table configs at
-compaction time: sorted by the unique ``id``, sorted by ``carrier`` (ties), no sorted column.
+compaction time: sorted by the unique ``id``, sorted by ``carrier`` (ties), no sorted column, partitioned,
+more indexes; and the same rows with a text (SIMPLE_DATE_FORMAT) time column.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import json
 import random
 import types
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 from unittest import mock
 
@@ -45,6 +47,14 @@ SCHEMA = {
 }
 
 
+# The same table with its time column as text ("2024-03-01 10:00:00"): Pinot's framework names such segments with
+# the normalizedDate generator (the text does not fit in a name), and so does ours.
+SDF_SCHEMA = {**SCHEMA, "dateTimeFieldSpecs": [{
+    "name": "ts", "dataType": "STRING", "format": "1:SECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm:ss",
+    "granularity": "1:SECONDS"}]}
+INPUT_SETS = {"inputs": SCHEMA, "inputs_sdf": SDF_SCHEMA}  # fixture folder -> the schema of its input segments
+
+
 def table_config(sorted_column: str | None, partitions: int | None = None) -> dict:
     index = {"loadMode": "MMAP", "nullHandlingEnabled": True, "invertedIndexColumns": ["origin"],
              "noDictionaryColumns": ["note", "distance"]}
@@ -70,10 +80,11 @@ def indexed_config() -> dict:
 
 INPUT_CONFIG = table_config(None)  # what the inputs were built with
 CASES = {"sorted_id": table_config("id"), "sorted_carrier": table_config("carrier"), "unsorted": table_config(None),
-         "partitioned": table_config(None, 3), "indexed": indexed_config()}
+         "partitioned": table_config(None, 3), "indexed": indexed_config(), "sdf_time": table_config(None)}
+CASE_INPUTS = {"sdf_time": "inputs_sdf"}  # the others merge "inputs"
 # Where Pinot and we write the same bytes; in sorted_carrier rows whose carrier is equal are in another order
 # (Pinot's unstable quicksort of the sort fields; ours is stable), docs/compaction.md says why.
-BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed")
+BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed", "sdf_time")
 # Kept as Pinot's segment names and row counts only (segments.json): its split by record count, the order in
 # which it numbers 12 partitions' segments (its partition keys are strings: "<bucket>_10" before "<bucket>_2"),
 # and the rows a filterConfig drops again.
@@ -89,7 +100,13 @@ AIRPORTS = ("ATL", "ORD", "DFW", "DEN", "LAX", "SFO", "SEA", "JFK", "BOS", "MIA"
 TAGS = ("red-eye", "direct", "codeshare", "charter", "cargo")
 
 
-def input_rows(index: int) -> list[dict]:
+def inputs_of(case: str) -> tuple[str, dict]:
+    """The input fixture folder a case merges, and its schema."""
+    folder = CASE_INPUTS.get(case, "inputs")
+    return folder, INPUT_SETS[folder]
+
+
+def input_rows(index: int, schema: dict = SCHEMA) -> list[dict]:
     """The rows of input ``index``, one JSON object each (pinot-verify's builder takes them as JSON lines)."""
     rng = random.Random(33_000 + index)
     first_h, last_h = SPANS_H[index]
@@ -109,6 +126,8 @@ def input_rows(index: int) -> list[dict]:
             row["note"] = f"flight {id_} {rng.choice(('on time', 'delayed', 'diverted', 'late crew'))}"
         if rng.random() < 0.8:
             row["arrDelay"] = rng.randint(-30, 240)
+        if schema is SDF_SCHEMA:
+            row["ts"] = datetime.fromtimestamp(row["ts"] // 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
         rows.append(row)
     return rows
 
@@ -130,11 +149,11 @@ def fixed_run():
         yield
 
 
-def compact_folder(root: Path, config: dict, **extra):
+def compact_folder(root: Path, config: dict, schema: dict = SCHEMA, **extra):
     """Our embedded compaction of the table folder ``root/flights`` with ``config``, one group, every input."""
     import pinot_sink
 
-    options = {"schema": json.dumps(SCHEMA), "table-config": json.dumps(config)}
+    options = {"schema": json.dumps(schema), "table-config": json.dumps(config)}
     with fixed_run():
         return pinot_sink.compact(TABLE, output_uri=str(root), target_size=extra.pop("target_size", "64mb"),
                                   min_segment_size="64mb", options=options, **extra)

@@ -26,14 +26,14 @@ def pinot_made(case: str) -> list[dict]:
     return json.loads((FIXTURE / case / "segments.json").read_text())
 
 
-def ours(tmp_path: Path, config: dict, **extra) -> tuple[list[str], Path]:
-    """Our compaction of the four input tarballs with ``config``: the new segments' names in the order they were
-    made, and the folder where they are unpacked."""
+def ours(tmp_path: Path, config: dict, inputs: str = "inputs", **extra) -> tuple[list[str], Path]:
+    """Our compaction of the four input tarballs of fixture folder ``inputs`` with ``config``: the new segments'
+    names in the order they were made, and the folder where they are unpacked."""
     root = tmp_path / "table"
     (root / sc.TABLE).mkdir(parents=True)
     for name in sc.INPUTS:
-        shutil.copy(FIXTURE / "inputs" / f"{name}.tar.gz", root / sc.TABLE)
-    [group] = sc.compact_folder(root, config, **extra).groups
+        shutil.copy(FIXTURE / inputs / f"{name}.tar.gz", root / sc.TABLE)
+    [group] = sc.compact_folder(root, config, sc.INPUT_SETS[inputs], **extra).groups
     assert not group.error, group.error
     assert group.segments_before == len(sc.INPUTS) and group.rows_after == len(sc.INPUTS) * sc.ROWS_EACH
     unpacked = tmp_path / "unpacked"
@@ -58,8 +58,8 @@ def test_concat_writes_the_bytes_pinots_segment_processor_writes(tmp_path, case)
     """Same names (given the same postfix), same split into one segment per day (and partition id), and the
     same files with the same bytes: rows in the same order (input order; sorted by a unique sortedColumn), the
     same dictionaries, raw and multi-value forward indexes, inverted, range and bloom indexes, star-tree, null
-    vectors, metadata and CRCs."""
-    names, unpacked = ours(tmp_path, sc.CASES[case])
+    vectors, metadata and CRCs. A text time column ("2024-03-01 10:00:00") names segments by date in both."""
+    names, unpacked = ours(tmp_path, sc.CASES[case], sc.inputs_of(case)[0])
     made = pinot_made(case)
     assert names == [m["segment"] for m in made]
     for name in names:
