@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.pinot_schema import METRIC, PinotSchema
+from type_mapping.convert import default_column
 from type_mapping.stored import PinotColumns
 from type_mapping.errors import PinotSinkError
 
@@ -45,31 +46,37 @@ class CompactionError(PinotSinkError, ValueError):
     """A compaction that cannot be done as asked; the message names the column or segment."""
 
 
-def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
-    """Every schema column of a segment (a tarball of any codec, or a folder), stored values and null masks. A
+def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | None = None) -> PinotColumns:
+    """Every schema column of a segment (a tarball of any codec, or a folder), stored values and null masks (a
+    column the segment lacks, but for ``time_column``, filled with its default null value, null). A
     tarball is unpacked by the reader's ``extract_tarball`` (its codec by magic number, gzip through ISA-L where
     installed: most of a small segment's read; tarfile's ``data`` filter), then read as a folder."""
     if os.path.isdir(path):
-        return _stored(read_segment(path), schema, where)
+        return _stored(read_segment(path), schema, where, time_column)
     folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
     try:
         try:
             segment_dir = extract_tarball(path, folder, where)
         except (SegmentFormatError, OSError) as exc:
             raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
-        return _stored(read_segment(segment_dir), schema, where)
+        return _stored(read_segment(segment_dir), schema, where, time_column)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _stored(contents, schema: PinotSchema, where: str) -> PinotColumns:
+def _stored(contents, schema: PinotSchema, where: str, time_column: str | None = None) -> PinotColumns:
     stored = contents.stored
-    missing = [c.name for c in schema if c.name not in stored.table.column_names]
-    if missing:
-        raise CompactionError(f"{where}: has no column {missing[0]!r} (the schema gained it after the segment was "
-                              f"written); compacting it would need its default values: not done")
     names = [c.name for c in schema]
-    return PinotColumns(stored.table.select(names), {k: v for k, v in stored.null_masks.items() if k in names})
+    table, masks = stored.table, {k: v for k, v in stored.null_masks.items() if k in names}
+    for name in (n for n in names if n not in table.column_names):
+        if name == time_column:
+            raise CompactionError(f"{where}: has no column {name!r}, the table's time column (the schema gained "
+                                  f"it after the segment was written): not compacted")
+        # A column the schema gained after the segment was written: its default null value in every row, and
+        # null, as Pinot's servers serve it and its SegmentProcessorFramework merges it (docs/compaction.md).
+        table = table.append_column(name, default_column(schema[name], table.num_rows))
+        masks[name] = np.ones(table.num_rows, dtype=np.bool_)
+    return PinotColumns(table.select(names), masks)
 
 
 def concat(parts: list[PinotColumns]) -> PinotColumns:

@@ -325,7 +325,7 @@ class _Context:
         for number, source in enumerate(group.sources, 1):
             path = self._fetch(job, source.name, work)
             try:
-                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}")
+                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column)
             finally:
                 if Path(path).parent == work:
                     merge.remove_file(path)

@@ -6,7 +6,7 @@ A quickstart-like flights table: dictionary and raw columns, single- and multi-v
 vectors), an inverted index, a time column; four input segments (Pinot-built, 240 rows each) over two UTC days,
 the third straddling midnight, so one compaction group makes one segment per day. Three table configs at
 compaction time: sorted by the unique ``id``, sorted by ``carrier`` (ties), no sorted column, partitioned,
-more indexes; and the same rows with a text (SIMPLE_DATE_FORMAT) time column.
+more indexes, columns the schema gained since; and the same rows with a text (SIMPLE_DATE_FORMAT) time column.
 """
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ SDF_SCHEMA = {**SCHEMA, "dateTimeFieldSpecs": [{
     "name": "ts", "dataType": "STRING", "format": "1:SECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm:ss",
     "granularity": "1:SECONDS"}]}
 INPUT_SETS = {"inputs": SCHEMA, "inputs_sdf": SDF_SCHEMA}  # fixture folder -> the schema of its input segments
+# Columns the schema gained after the inputs were written (single- and multi-value, dimension and metric): both
+# merge them as every row's default null value, null.
+GAINED_SCHEMA = {**SCHEMA,
+                 "dimensionFieldSpecs": SCHEMA["dimensionFieldSpecs"] + [
+                     {"name": "gate", "dataType": "STRING"},
+                     {"name": "seats", "dataType": "INT", "singleValueField": False}],
+                 "metricFieldSpecs": SCHEMA["metricFieldSpecs"] + [{"name": "fuel", "dataType": "DOUBLE"}]}
 
 
 def table_config(sorted_column: str | None, partitions: int | None = None) -> dict:
@@ -80,11 +87,13 @@ def indexed_config() -> dict:
 
 INPUT_CONFIG = table_config(None)  # what the inputs were built with
 CASES = {"sorted_id": table_config("id"), "sorted_carrier": table_config("carrier"), "unsorted": table_config(None),
-         "partitioned": table_config(None, 3), "indexed": indexed_config(), "sdf_time": table_config(None)}
+         "partitioned": table_config(None, 3), "indexed": indexed_config(), "sdf_time": table_config(None),
+         "gained_columns": table_config("id")}
 CASE_INPUTS = {"sdf_time": "inputs_sdf"}  # the others merge "inputs"
+CASE_SCHEMA = {"gained_columns": GAINED_SCHEMA}  # the others are compacted with their inputs' schema
 # Where Pinot and we write the same bytes; in sorted_carrier rows whose carrier is equal are in another order
 # (Pinot's unstable quicksort of the sort fields; ours is stable), docs/compaction.md says why.
-BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed", "sdf_time")
+BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed", "sdf_time", "gained_columns")
 # Kept as Pinot's segment names and row counts only (segments.json): its split by record count, the order in
 # which it numbers 12 partitions' segments (its partition keys are strings: "<bucket>_10" before "<bucket>_2"),
 # and the rows a filterConfig drops again.
@@ -101,9 +110,9 @@ TAGS = ("red-eye", "direct", "codeshare", "charter", "cargo")
 
 
 def inputs_of(case: str) -> tuple[str, dict]:
-    """The input fixture folder a case merges, and its schema."""
+    """The input fixture folder a case merges, and the schema it is compacted with."""
     folder = CASE_INPUTS.get(case, "inputs")
-    return folder, INPUT_SETS[folder]
+    return folder, CASE_SCHEMA.get(case, INPUT_SETS[folder])
 
 
 def input_rows(index: int, schema: dict = SCHEMA) -> list[dict]:

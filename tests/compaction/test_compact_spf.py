@@ -26,14 +26,16 @@ def pinot_made(case: str) -> list[dict]:
     return json.loads((FIXTURE / case / "segments.json").read_text())
 
 
-def ours(tmp_path: Path, config: dict, inputs: str = "inputs", **extra) -> tuple[list[str], Path]:
-    """Our compaction of the four input tarballs of fixture folder ``inputs`` with ``config``: the new segments'
-    names in the order they were made, and the folder where they are unpacked."""
+def ours(tmp_path: Path, config: dict, inputs: str = "inputs", schema: dict | None = None,
+         **extra) -> tuple[list[str], Path]:
+    """Our compaction of the four input tarballs of fixture folder ``inputs`` with ``config`` (and ``schema``,
+    by default the inputs'): the new segments' names in the order they were made, and the folder where they
+    are unpacked."""
     root = tmp_path / "table"
     (root / sc.TABLE).mkdir(parents=True)
     for name in sc.INPUTS:
         shutil.copy(FIXTURE / inputs / f"{name}.tar.gz", root / sc.TABLE)
-    [group] = sc.compact_folder(root, config, sc.INPUT_SETS[inputs], **extra).groups
+    [group] = sc.compact_folder(root, config, schema or sc.INPUT_SETS[inputs], **extra).groups
     assert not group.error, group.error
     assert group.segments_before == len(sc.INPUTS) and group.rows_after == len(sc.INPUTS) * sc.ROWS_EACH
     unpacked = tmp_path / "unpacked"
@@ -58,8 +60,9 @@ def test_concat_writes_the_bytes_pinots_segment_processor_writes(tmp_path, case)
     """Same names (given the same postfix), same split into one segment per day (and partition id), and the
     same files with the same bytes: rows in the same order (input order; sorted by a unique sortedColumn), the
     same dictionaries, raw and multi-value forward indexes, inverted, range and bloom indexes, star-tree, null
-    vectors, metadata and CRCs. A text time column ("2024-03-01 10:00:00") names segments by date in both."""
-    names, unpacked = ours(tmp_path, sc.CASES[case], sc.inputs_of(case)[0])
+    vectors, metadata and CRCs. A text time column ("2024-03-01 10:00:00") names segments by date in both;
+    columns the schema gained since the inputs were written are default null values, null, in both."""
+    names, unpacked = ours(tmp_path, sc.CASES[case], *sc.inputs_of(case))
     made = pinot_made(case)
     assert names == [m["segment"] for m in made]
     for name in names:
@@ -154,3 +157,38 @@ def test_pinot_filters_stored_rows_again_and_ours_keeps_every_row(tmp_path):
     made = pinot_made("filtered")
     assert sum(m["rows"] for m in made) == pc.sum(kept.cast(pa.int64())).as_py() < inputs.num_rows
     assert sum(len(rows_of(unpacked / n)) for n in names) == inputs.num_rows
+
+
+def test_segments_written_by_pinot_sink_add_only_the_provenance_line(tmp_path):
+    """The same rows as four pinot-sink writes (not Pinot-built segments): the compaction writes what Pinot's
+    framework wrote for the unsorted case, except the custom.pinotSinkSourceWrites line in
+    metadata.properties, which lists the four writes, and so the segment CRC in creation.meta (the creation
+    time and the data CRC are Pinot's)."""
+    from pinot_sink.commit import commit_job
+    from pinot_sink.task import write_partition
+    from tests.datasource.helpers import prepared_job
+
+    arrow = pa.schema([("id", pa.int64()), ("carrier", pa.string()), ("origin", pa.string()),
+                       ("tags", pa.list_(pa.string())), ("legs", pa.list_(pa.int32())), ("note", pa.string()),
+                       ("arrDelay", pa.int32()), ("distance", pa.float64()), ("ts", pa.int64())])
+    root = tmp_path / "table"
+    for index in range(len(sc.INPUTS)):
+        batch = pa.RecordBatch.from_pylist(sc.input_rows(index), schema=arrow)
+        job = prepared_job(sc.SCHEMA, sc.INPUT_CONFIG, arrow, out=root, **{"table-name": sc.TABLE,
+                                                                            "write.id": f"hour-{index}"})
+        commit_job(job, [write_partition(job, [batch], partition_id=0, task_attempt_id=1)])
+    [group] = sc.compact_folder(root, sc.CASES["unsorted"]).groups
+    assert not group.error and group.new == [m["segment"] for m in pinot_made("unsorted")]
+    for name in group.new:
+        with tarfile.open(root / sc.TABLE / f"{name}.tar.gz") as archive:
+            archive.extractall(tmp_path / "unpacked", filter="data")
+        mine, theirs = tmp_path / "unpacked" / name / "v3", FIXTURE / "unsorted" / name / "v3"
+        for file in ("columns.psf", "index_map"):
+            assert (mine / file).read_bytes() == (theirs / file).read_bytes(), file
+        lines = (mine / "metadata.properties").read_text().splitlines()
+        [provenance] = [line for line in lines if line.startswith("custom.pinotSinkSourceWrites")]
+        assert len(provenance.split("=", 1)[1].split()) == len(sc.INPUTS)
+        assert [line for line in lines if line != provenance] == \
+            (theirs / "metadata.properties").read_text().splitlines()
+        ours_meta, pinot_meta = (mine / "creation.meta").read_bytes(), (theirs / "creation.meta").read_bytes()
+        assert ours_meta[8:] == pinot_meta[8:] and ours_meta[:8] != pinot_meta[:8]
