@@ -192,3 +192,19 @@ def test_segments_written_by_pinot_sink_add_only_the_provenance_line(tmp_path):
             (theirs / "metadata.properties").read_text().splitlines()
         ours_meta, pinot_meta = (mine / "creation.meta").read_bytes(), (theirs / "creation.meta").read_bytes()
         assert ours_meta[8:] == pinot_meta[8:] and ours_meta[:8] != pinot_meta[:8]
+
+
+def test_a_time_column_the_segments_lack_is_refused(tmp_path):
+    """Other columns the schema gained are filled with defaults (gained_columns above); a time column the
+    segments lack is not made up: the group fails, naming it, and the table keeps its segments."""
+    schema = {**sc.SCHEMA, "dateTimeFieldSpecs": sc.SCHEMA["dateTimeFieldSpecs"] + [
+        {"name": "ts2", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]}
+    config = sc.table_config(None)
+    config["segmentsConfig"]["timeColumnName"] = "ts2"
+    root = tmp_path / "table"
+    (root / sc.TABLE).mkdir(parents=True)
+    for name in sc.INPUTS:
+        shutil.copy(FIXTURE / "inputs" / f"{name}.tar.gz", root / sc.TABLE)
+    [group] = sc.compact_folder(root, config, schema).groups
+    assert "has no column 'ts2', the table's time column" in group.error
+    assert sorted(p.name for p in (root / sc.TABLE).glob("*.tar.gz")) == [f"{n}.tar.gz" for n in sc.INPUTS]
