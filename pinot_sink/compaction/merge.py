@@ -67,16 +67,29 @@ def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | Non
 def _stored(contents, schema: PinotSchema, where: str, time_column: str | None = None) -> PinotColumns:
     stored = contents.stored
     names = [c.name for c in schema]
-    table, masks = stored.table, {k: v for k, v in stored.null_masks.items() if k in names}
-    for name in (n for n in names if n not in table.column_names):
-        if name == time_column:
-            raise CompactionError(f"{where}: has no column {name!r}, the table's time column (the schema gained "
-                                  f"it after the segment was written): not compacted")
-        # A column the schema gained after the segment was written: its default null value in every row, and
-        # null, as Pinot's servers serve it and its SegmentProcessorFramework merges it (docs/compaction.md).
-        table = table.append_column(name, default_column(schema[name], table.num_rows))
-        masks[name] = np.ones(table.num_rows, dtype=np.bool_)
+    table = stored.table
+    gained = gained_columns(schema, table.column_names, table.num_rows, where, time_column)
+    for name, column in gained.items():
+        table = table.append_column(name, column)
+    masks = {k: v for k, v in stored.null_masks.items() if k in names}
+    masks.update({name: np.ones(table.num_rows, dtype=np.bool_) for name in gained})  # every row null
     return PinotColumns(table.select(names), masks)
+
+
+def gained_columns(schema: PinotSchema, present, num_rows: int, where: str,
+                   time_column: str | None) -> dict[str, pa.Array]:
+    """The schema's columns a segment lacks (the schema gained them after it was written), each its default
+    null value in every row (the rows are null): as Pinot's servers serve such a segment and its
+    SegmentProcessorFramework merges it (docs/compaction.md). A time column is not made up: refused."""
+    gained = {}
+    for spec in schema:
+        if spec.name in present:
+            continue
+        if spec.name == time_column:
+            raise CompactionError(f"{where}: has no column {spec.name!r}, the table's time column (the schema "
+                                  f"gained it after the segment was written): not compacted")
+        gained[spec.name] = default_column(spec, num_rows)
+    return gained
 
 
 def concat(parts: list[PinotColumns]) -> PinotColumns:
