@@ -52,7 +52,6 @@ SCHEMA = {
 SDF_SCHEMA = {**SCHEMA, "dateTimeFieldSpecs": [{
     "name": "ts", "dataType": "STRING", "format": "1:SECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm:ss",
     "granularity": "1:SECONDS"}]}
-INPUT_SETS = {"inputs": SCHEMA, "inputs_sdf": SDF_SCHEMA}  # fixture folder -> the schema of its input segments
 # Columns the schema gained after the inputs were written (single- and multi-value, dimension and metric): both
 # merge them as every row's default null value, null.
 GAINED_SCHEMA = {**SCHEMA,
@@ -60,6 +59,10 @@ GAINED_SCHEMA = {**SCHEMA,
                      {"name": "gate", "dataType": "STRING"},
                      {"name": "seats", "dataType": "INT", "singleValueField": False}],
                  "metricFieldSpecs": SCHEMA["metricFieldSpecs"] + [{"name": "fuel", "dataType": "DOUBLE"}]}
+# Fixture folder -> the schema of its input segments and which of the four it holds. inputs_gained: the last two
+# inputs written after the schema gained its columns (the third has none of their values, the fourth most).
+INPUT_SETS = {"inputs": (SCHEMA, (0, 1, 2, 3)), "inputs_sdf": (SDF_SCHEMA, (0, 1, 2, 3)),
+              "inputs_gained": (GAINED_SCHEMA, (2, 3))}
 
 
 def table_config(sorted_column: str | None, partitions: int | None = None) -> dict:
@@ -88,12 +91,14 @@ def indexed_config() -> dict:
 INPUT_CONFIG = table_config(None)  # what the inputs were built with
 CASES = {"sorted_id": table_config("id"), "sorted_carrier": table_config("carrier"), "unsorted": table_config(None),
          "partitioned": table_config(None, 3), "indexed": indexed_config(), "sdf_time": table_config(None),
-         "gained_columns": table_config("id")}
-CASE_INPUTS = {"sdf_time": "inputs_sdf"}  # the others merge "inputs"
-CASE_SCHEMA = {"gained_columns": GAINED_SCHEMA}  # the others are compacted with their inputs' schema
+         "gained_columns": table_config("id"), "gained_some": table_config("id")}
+# The fixture folder of each input a case merges (the others merge "inputs"), and the schema it is compacted with
+# (the others: their inputs').
+CASE_INPUTS = {"sdf_time": ("inputs_sdf",) * 4, "gained_some": ("inputs", "inputs", "inputs_gained", "inputs_gained")}
+CASE_SCHEMA = {"gained_columns": GAINED_SCHEMA, "gained_some": GAINED_SCHEMA}
 # Where Pinot and we write the same bytes; in sorted_carrier rows whose carrier is equal are in another order
 # (Pinot's unstable quicksort of the sort fields; ours is stable), docs/compaction.md says why.
-BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed", "sdf_time", "gained_columns")
+BYTE_EQUAL = ("sorted_id", "unsorted", "partitioned", "indexed", "sdf_time", "gained_columns", "gained_some")
 # Kept as Pinot's segment names and row counts only (segments.json): its split by record count, the order in
 # which it numbers 12 partitions' segments (its partition keys are strings: "<bucket>_10" before "<bucket>_2"),
 # and the rows a filterConfig drops again.
@@ -109,10 +114,10 @@ AIRPORTS = ("ATL", "ORD", "DFW", "DEN", "LAX", "SFO", "SEA", "JFK", "BOS", "MIA"
 TAGS = ("red-eye", "direct", "codeshare", "charter", "cargo")
 
 
-def inputs_of(case: str) -> tuple[str, dict]:
-    """The input fixture folder a case merges, and the schema it is compacted with."""
-    folder = CASE_INPUTS.get(case, "inputs")
-    return folder, CASE_SCHEMA.get(case, INPUT_SETS[folder])
+def inputs_of(case: str) -> tuple[list[tuple[str, str]], dict]:
+    """The inputs a case merges, (fixture folder, segment name) each, and the schema it is compacted with."""
+    folders = CASE_INPUTS.get(case, ("inputs",) * len(INPUTS))
+    return list(zip(folders, INPUTS)), CASE_SCHEMA.get(case, INPUT_SETS[folders[0]][0])
 
 
 def input_rows(index: int, schema: dict = SCHEMA) -> list[dict]:
@@ -135,6 +140,8 @@ def input_rows(index: int, schema: dict = SCHEMA) -> list[dict]:
             row["note"] = f"flight {id_} {rng.choice(('on time', 'delayed', 'diverted', 'late crew'))}"
         if rng.random() < 0.8:
             row["arrDelay"] = rng.randint(-30, 240)
+        if schema is GAINED_SCHEMA and index == 3 and n % 3:
+            row.update(gate=f"G{n % 7}", seats=[n % 5, 3], fuel=n * 1.5)
         if schema is SDF_SCHEMA:
             row["ts"] = datetime.fromtimestamp(row["ts"] // 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
         rows.append(row)

@@ -26,16 +26,16 @@ def pinot_made(case: str) -> list[dict]:
     return json.loads((FIXTURE / case / "segments.json").read_text())
 
 
-def ours(tmp_path: Path, config: dict, inputs: str = "inputs", schema: dict | None = None,
+def ours(tmp_path: Path, config: dict, inputs: list[tuple[str, str]] | None = None, schema: dict = sc.SCHEMA,
          **extra) -> tuple[list[str], Path]:
-    """Our compaction of the four input tarballs of fixture folder ``inputs`` with ``config`` (and ``schema``,
-    by default the inputs'): the new segments' names in the order they were made, and the folder where they
-    are unpacked."""
+    """Our compaction of the four input tarballs (by default those of fixture folder ``inputs``) with ``config``
+    and ``schema``: the new segments' names in the order they were made, and the folder where they are
+    unpacked."""
     root = tmp_path / "table"
     (root / sc.TABLE).mkdir(parents=True)
-    for name in sc.INPUTS:
-        shutil.copy(FIXTURE / inputs / f"{name}.tar.gz", root / sc.TABLE)
-    [group] = sc.compact_folder(root, config, schema or sc.INPUT_SETS[inputs], **extra).groups
+    for folder, name in inputs or [("inputs", n) for n in sc.INPUTS]:
+        shutil.copy(FIXTURE / folder / f"{name}.tar.gz", root / sc.TABLE)
+    [group] = sc.compact_folder(root, config, schema, **extra).groups
     assert not group.error, group.error
     assert group.segments_before == len(sc.INPUTS) and group.rows_after == len(sc.INPUTS) * sc.ROWS_EACH
     unpacked = tmp_path / "unpacked"
@@ -61,7 +61,7 @@ def test_concat_writes_the_bytes_pinots_segment_processor_writes(tmp_path, case)
     same files with the same bytes: rows in the same order (input order; sorted by a unique sortedColumn), the
     same dictionaries, raw and multi-value forward indexes, inverted, range and bloom indexes, star-tree, null
     vectors, metadata and CRCs. A text time column ("2024-03-01 10:00:00") names segments by date in both;
-    columns the schema gained since the inputs were written are default null values, null, in both."""
+    columns the schema gained since (some of) the inputs were written are default null values, null, in both."""
     names, unpacked = ours(tmp_path, sc.CASES[case], *sc.inputs_of(case))
     made = pinot_made(case)
     assert names == [m["segment"] for m in made]

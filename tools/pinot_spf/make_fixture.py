@@ -5,7 +5,8 @@ its answers in ``tests/fixtures/compaction/spf/`` (see the README there):
     .venv/bin/python tools/pinot_spf/make_fixture.py       # ~30 s
 
 1. The four input segments are built by Pinot's own builder (``~/pinot-verify/pinot-segment-build``) and kept as
-   tarballs (``inputs/``; ``inputs_sdf/`` the same rows with a text time column).
+   tarballs (``inputs/``; ``inputs_sdf/`` the same rows with a text time column; ``inputs_gained/`` the last two
+   written after the schema gained three columns).
 2. Per case (table config), our compaction runs first on a folder of those tarballs (a fixed clock and write id,
    ``spf_cases.fixed_run``) to learn its segment-name postfix; then ``pinot-spf-concat`` runs on the same input
    folders, in the same order, with the same creation time, ``--bucket 1d`` (our default bucket) and that postfix
@@ -71,12 +72,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pinot-spf-fixture-") as tmp:
         work = Path(tmp)
         (work / "input_config.json").write_text(json.dumps(sc.INPUT_CONFIG))
-        inputs = {}  # input set -> the untarred input segments
-        for folder, schema in sc.INPUT_SETS.items():
+        for folder, (schema, indexes) in sc.INPUT_SETS.items():
             (fixture / folder).mkdir(parents=True)
             (work / f"schema-{folder}.json").write_text(json.dumps(schema))
-            inputs[folder] = []
-            for index, name in enumerate(sc.INPUTS):
+            for index in indexes:
+                name = sc.INPUTS[index]
                 rows = work / f"{folder}-{name}.jsonl"
                 rows.write_text("".join(json.dumps(r) + "\n" for r in sc.input_rows(index, schema)))
                 subprocess.run([str(VERIFY / "pinot-segment-build"), "--schema", str(work / f"schema-{folder}.json"),
@@ -84,21 +84,20 @@ def main() -> None:
                                 "--out", str(work / folder), "--segment-name", name,
                                 "--creation-time", str(sc.CREATION_MS - 86_400_000)], check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                inputs[folder].append(work / folder / name)
-                tar_segment(inputs[folder][-1], fixture / folder / f"{name}.tar.gz")
+                tar_segment(work / folder / name, fixture / folder / f"{name}.tar.gz")
         for case, config in sc.CASES.items():
-            folder, schema = sc.inputs_of(case)
+            sources, schema = sc.inputs_of(case)
             (work / "schema.json").write_text(json.dumps(schema))
             root = work / f"ours-{case}"
             (root / sc.TABLE).mkdir(parents=True)
-            for name in sc.INPUTS:
+            for folder, name in sources:
                 shutil.copy(fixture / folder / f"{name}.tar.gz", root / sc.TABLE)
             report = sc.compact_folder(root, config, schema)
             [group] = report.groups
             assert not group.error, group.error
             postfix = {"_".join(n.split("_")[3:-1]) for n in group.new}
             assert len(postfix) == 1, group.new
-            made = spf(config, inputs[folder], work / f"spf-{case}", work, "--bucket", "1d",
+            made = spf(config, [work / f / n for f, n in sources], work / f"spf-{case}", work, "--bucket", "1d",
                        "--segment-name-postfix", postfix.pop())
             (fixture / case).mkdir()
             (fixture / case / "segments.json").write_text(json.dumps(made, indent=1) + "\n")
@@ -119,7 +118,8 @@ def main() -> None:
                                     ("partitioned_12", sc.PARTITIONS_12, ()), ("filtered", sc.FILTERED, ())):
             (fixture / case).mkdir()
             (work / "schema.json").write_text(json.dumps(sc.SCHEMA))
-            made = spf(config, inputs["inputs"], work / f"spf-{case}", work, "--bucket", "1d", *extra)
+            made = spf(config, [work / "inputs" / n for n in sc.INPUTS], work / f"spf-{case}", work, "--bucket", "1d",
+                       *extra)
             (fixture / case / "segments.json").write_text(json.dumps(made, indent=1) + "\n")
             print(f"{case}:", [(e["segment"], e["rows"]) for e in made])
 
