@@ -5,7 +5,7 @@
 # SpfConcat.java. Nothing fetched or compiled is committed: sources come from the bare mirror by `git show` into a
 # scratch folder, classes go to $PINOT_SPF_HOME (default ~/pinot-spf).
 #
-#   bash tools/pinot_spf/build.sh      # ~10 s; needs ~/pinot-verify (built by /work/shared/pinot-verify/build.sh)
+#   bash tools/pinot_spf/build.sh      # ~2.5 CPU-s (ecj over 57 files); needs ~/pinot-verify (built by /work/shared/pinot-verify/build.sh)
 #
 # Knobs: PINOT_MIRROR (bare git dir of apache/pinot), PINOT_VERIFY_HOME (default ~/pinot-verify),
 # PINOT_SPF_HOME (default ~/pinot-spf), PINOT_REV (default: the commit pinot-verify's classes were built from; the

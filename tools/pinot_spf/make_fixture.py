@@ -2,7 +2,7 @@
 its answers in ``tests/fixtures/compaction/spf/`` (see the README there):
 
     bash tools/pinot_spf/build.sh                          # ~/pinot-spf/pinot-spf-concat, beside ~/pinot-verify
-    .venv/bin/python tools/pinot_spf/make_fixture.py       # ~30 s
+    .venv/bin/python tools/pinot_spf/make_fixture.py       # ~1 CPU-minute (a JVM per build and per run)
 
 1. The four input segments are built by Pinot's own builder (``~/pinot-verify/pinot-segment-build``) and kept as
    tarballs (``inputs/``; ``inputs_sdf/`` the same rows with a text time column; ``inputs_gained/`` the last two
