@@ -37,7 +37,7 @@ from pinot_sink.segment.index_policy import plan_indexes
 
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
-from ..naming import column_min_max, make_namer, run_tag
+from ..naming import column_min_max, inferred_kind, make_namer, run_tag
 from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
 from ..reports import SegmentRecord, TaskReport, WriteResult
@@ -274,8 +274,11 @@ class _Context:
         scope = CompactionScope(tuple(names), self.plan.listed, frozenset(source_writes(names, self.store)),
                                 sources_stay_listed=isinstance(self.store, DirectoryStore))
         index_plan = plan_indexes(self.table_config, self.schema, options.build.unsupported_indexes)
+        # Segments no pinot-sink write made (Pinot's own, say) hold no write to record: no provenance line, so
+        # their compaction writes what Pinot's SegmentProcessorFramework writes (docs/compaction.md).
+        provenance = {SOURCE_WRITES_KEY: format_writes(scope.source_writes)} if scope.source_writes else {}
         options = replace(options, build=replace(options.build, index_plan=index_plan, custom_properties={
-            **options.build.custom_properties, SOURCE_WRITES_KEY: format_writes(scope.source_writes)}))
+            **options.build.custom_properties, **provenance}))
         return WriteJob(options=options, schema_json=self.schema_json, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,
@@ -287,7 +290,8 @@ class _Context:
     def _build(self, job: WriteJob, group: Group, work: Path, report: GroupReport) -> list[SegmentRecord]:
         run, schema, config = job.run, self.schema, self.table_config
         stage = AttemptStage(run.attempt_staging(0, 0), work, table=job.table, storage_options=job.storage_options)
-        namer = make_namer("simple", job.table, schema, config, postfix=run.postfix(None, 0))
+        # Named as Pinot's SegmentProcessorFramework names merged segments (docs/compaction.md), with the run's tags.
+        namer = make_namer(inferred_kind(schema, config), job.table, schema, config, postfix=run.postfix(None, 0))
         time_column = config.time_column if config.time_column in schema else None
         staged: list[SegmentRecord] = []
 
@@ -321,7 +325,7 @@ class _Context:
         for number, source in enumerate(group.sources, 1):
             path = self._fetch(job, source.name, work)
             try:
-                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}")
+                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column)
             finally:
                 if Path(path).parent == work:
                     merge.remove_file(path)
