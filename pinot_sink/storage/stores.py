@@ -48,6 +48,11 @@ class SegmentStore(Protocol):
     def close(self) -> None:
         """Let go of what the store holds open (nothing, for a directory)."""
 
+    def publication(self, publications: Any) -> Any:
+        """This store's own way of making a commit's segments live, picked from the ways a committer offers
+        (``publications.into_folder``, ``publications.through_controller``: ``pinot_sink.commit``), so the
+        committer never asks which store it holds."""
+
 
 @dataclass(frozen=True)
 class DirectoryStore:
@@ -109,3 +114,6 @@ class DirectoryStore:
 
     def close(self) -> None:
         pass
+
+    def publication(self, publications: Any) -> Any:
+        return publications.into_folder
