@@ -157,7 +157,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.error("pinot_sink: abort of %s could not remove: %s%s", job.table, redact_text(", ".join(left)), because)
     else:
         log.warning("pinot_sink: write to %s aborted; the table is as it was%s", job.table, because)
-    # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
+    # Only names the way of replacing lets an abort take back are marked not committed (never a fixed one).
     pending = sorted(job.replacing.removable(_names(reports)))
     write_aborted(record, run.write_id, left, pending)
     return left

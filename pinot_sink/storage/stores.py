@@ -7,7 +7,8 @@
 The other implementation, a controller's table, is ``pinot_sink.controller.store.ControllerStore``, one floor
 up (storage imports nothing of the controller; the controller's push copies into a deep store through
 ``files``); ``pinot_sink.controller.store.open_store`` chooses between the two once, when a write is prepared.
-Callers never ask which one they hold.
+Callers never ask which one they hold: a store even picks its own way of publishing a commit
+(``SegmentStore.publication``).
 """
 from __future__ import annotations
 
