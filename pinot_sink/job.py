@@ -40,6 +40,7 @@ from .ingestion import IngestionPipeline
 from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, uploaded_realtime_namer
 from .options import OptionError, WriteOptions, redact_options
 from .primary_keys import PrimaryKeyPlan, PrimaryKeyTableError, check_table_type, plan_primary_keys
+from .replacing import Replacing, replacing_for
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 from .write_run import APPEND, TABLE, WINDOW, WriteRun
@@ -83,6 +84,12 @@ class WriteJob:
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
     segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
     primary_keys: PrimaryKeyPlan | None = None  # upsert / dedup / dimension tables (pinot_sink.primary_keys)
+    # How its segments replace others (pinot_sink.replacing): chosen once, here, from the naming; the commit asks it
+    replacing: Replacing | None = None
+
+    def __post_init__(self) -> None:
+        if self.replacing is None:
+            object.__setattr__(self, "replacing", replacing_for(self.options.naming.kind))
 
     @property
     def table(self) -> str:

@@ -33,6 +33,7 @@ from type_mapping.table_config import TableConfig
 from pinot_sink.storage.tarballs import NO_TIME_MS
 
 from .naming import push_type_and_frequency, time_column_name
+from .replacing import replacing_for
 
 DYNAMIC = "dynamic"
 BUCKET_MS = {"day": 86_400_000, "hour": 3_600_000}
@@ -248,7 +249,7 @@ def plan_window(time_range: TimeWindow | str | None, time_bucket: str | None, in
             raise TimeWindowError("option 'overwrite.time-range' is for batch writes; a streaming query appends")
         if not overwrite:
             raise TimeWindowError("option 'overwrite.time-range' replaces segments: it needs mode('overwrite')")
-        if naming_kind == "fixed":
+        if not replacing_for(naming_kind).lineage:
             raise TimeWindowError("option 'overwrite.time-range' cannot be used with segment-name.type=fixed "
                                   "(a fixed name is replaced by a refresh of that one segment)")
     option = "overwrite.time-range" if time_range is not None else "sink.time-bucket"
