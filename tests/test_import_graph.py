@@ -190,7 +190,6 @@ KNOWN_OVERSIZE = {
     "pinot_sink/ingestion/functions/geometry_relate_graph.py",  # 1,540
     "pinot_sink/ingestion/functions/regexp.py",  # 992
     "type_mapping/datetime_formats.py",  # 967
-    "type_mapping/convert.py",  # 950
     "type_mapping/hotspot_math.py",  # 1,705: its tables have no generator yet
 }
 

@@ -512,7 +512,7 @@ def test_options_are_validated():
 
 def test_null_mask_from_the_validity_bitmap_is_arrows():
     """The null mask is unpacked from the validity bitmap: the same rows as Arrow's is_null, at any slice offset."""
-    from type_mapping.convert import _null_mask
+    from type_mapping.conversion_context import null_rows as _null_mask
 
     base = [pa.array([1, None, 3, None, 5] * 7), pa.array(["a", None] * 9), pa.array([None] * 10, pa.int32()),
             pa.array([1.5, 2.5]), pa.nulls(5)]
