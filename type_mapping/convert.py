@@ -39,7 +39,6 @@ from .json_text import normalise_json_text, json_text
 from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec, PinotSchema
 from .sanitise import sanitise_bytes, sanitise_text
 from .stored import PinotColumns, arrow_type_for, fill_defaults, fill_list_rows, filled_nbytes
-from .table_config import time_column_name
 
 if TYPE_CHECKING:
     from .reconcile import WritePlan
@@ -585,7 +584,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
     options = options or ConversionOptions()
     if isinstance(batch, pa.RecordBatch):
         batch = pa.Table.from_batches([batch])
-    time_column = time_column_name(plan.table_config)
+    time_column = plan.time_column
     num_rows = batch.num_rows
     arrays: list[pa.Array] = []
     masks: dict[str, np.ndarray] = {}
