@@ -311,7 +311,7 @@ def _star_columns(table_config: TableConfig, schema: PinotSchema) -> set[str]:
         raise SegmentBuildError(f"star-tree index: {exc}") from None
 
 
-def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):
+def _star_trees(table_config: TableConfig, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):
     columns = {
         name: startree.StarTreeColumn(
             has_dictionary=ctx.has_dictionary, cardinality=ctx.stats.cardinality,
