@@ -126,8 +126,7 @@ def test_the_schema_and_table_config_are_parsed_at_one_site():
                     dual.append(name)
             if "TableConfig | Mapping" in text or "TableConfig | dict" in text:
                 dual.append(name)
-    # timestamp_index extends a parsed schema with the derived columns (the model's own JSON, not an input)
-    assert sorted(set(parsers)) == ["pinot_sink/prepare.py", "pinot_sink/segment/timestamp_index.py"]
+    assert sorted(set(parsers)) == ["pinot_sink/prepare.py"]
     assert dual == []
 
 
