@@ -14,6 +14,8 @@ before (every row deserialized and through the full relate; both run once, they 
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import json
 import math
@@ -78,7 +80,7 @@ def geofencing(rows: int, repeat: int) -> None:
     rng = random.Random(2)
     table = pa.table({"lon": pa.array([rng.uniform(-12, 12) for _ in range(rows)], pa.float64()),
                       "lat": pa.array([rng.uniform(-12, 12) for _ in range(rows)], pa.float64())})
-    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
     results = {}
 
     def run(key):

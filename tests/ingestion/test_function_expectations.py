@@ -14,6 +14,8 @@ Each output column is a case, run alone (its transform, and the helper transform
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import decimal
 import json
 import math
@@ -119,7 +121,7 @@ def _pipeline(header: dict, columns: list[str], continue_on_error: bool, table: 
         "transformConfigs": [{"columnName": c, "transformFunction": e} for c, e in transforms.items()
                              if c in columns or c not in in_schema]}
     schema = PinotSchema.from_json({**header["schema"], "dimensionFieldSpecs": fields})
-    return IngestionPipeline.from_configs(schema, config, table.schema)
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
 
 
 def _stored(value, pinot_type: str | None = None):
