@@ -1,4 +1,4 @@
-"""The fdlibm ports (``type_mapping.fdlibm``: Java's exact bits) against numpy's libm calls they replaced, in the
+"""The fdlibm ports (``javalib.fdlibm``: Java's exact bits) against numpy's libm calls they replaced, in the
 same run: nanoseconds per value over arrays of --values doubles in each function's useful range, best of
 --repeat, CPU seconds beside wall, the load average beside.
 

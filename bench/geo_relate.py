@@ -1,18 +1,20 @@
 """The DE-9IM matrix of ST_Contains / ST_Within / ST_Equals: the port of JTS's old RelateOp
-(``functions/geometry_relate_graph.relate_matrix``) against the code before it (GEOS's relate through shapely, the
+(``javalib.jts.relate_op.relate_matrix``) against the code before it (GEOS's relate through shapely, the
 geometries written as WKB and read back per call), per pair, in the same run, over the pairs of the reference
 tables (geo_relate: valid shapes; geo_relate_graph: invalid areas and collections) and of 2,000 points with one
 polygon of 200 vertices (the common use), through Pinot's bytes as ST_Contains reads them. Pairs the port fails
 on (a TopologyException: JTS's answer) are timed too. Best of --repeat, microseconds per pair, CPU beside wall,
 load printed. Then the geofencing case through the ingestion pipeline: ``ST_Contains(ST_GeomFromText('<that
 polygon>'), ST_Point(lon, lat))`` as a transform over --rows random points (an IngestionPipeline with the polygon
-a literal), the batch's point rows answered over arrays (geometry_relate.with_points) against, in the same run, the
+a literal), the batch's point rows answered over arrays (predicates.with_points) against, in the same run, the
 row-wise path that keeps the polygon's PointRelate (the way of a column of many distinct polygons) and the code
 before (every row deserialized and through the full relate; both run once, they are slow).
 
     python bench/geo_relate.py [--repeat 3] [--rows 100000]
 """
 from __future__ import annotations
+
+from type_mapping.table_config import TableConfig
 
 import argparse
 import json
@@ -78,7 +80,7 @@ def geofencing(rows: int, repeat: int) -> None:
     rng = random.Random(2)
     table = pa.table({"lon": pa.array([rng.uniform(-12, 12) for _ in range(rows)], pa.float64()),
                       "lat": pa.array([rng.uniform(-12, 12) for _ in range(rows)], pa.float64())})
-    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
     results = {}
 
     def run(key):

@@ -1,4 +1,4 @@
-"""Math functions as x86_64 HotSpot's stubs compute them (``type_mapping.hotspot_math``) against the numpy call
+"""Math functions as x86_64 HotSpot's stubs compute them (``javalib.hotspot_math``) against the numpy call
 they replace (the code before: libm through numpy, the floor), per value, in the same run, over kinds of
 arguments a column holds. Best of --repeat, nanoseconds per value, CPU seconds beside wall, load printed.
 

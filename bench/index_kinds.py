@@ -10,6 +10,8 @@ a subprocess, for a before / after ratio in one run.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import json
 import os
@@ -55,7 +57,7 @@ def _time(columns: PinotColumns, config: dict, repeat: int) -> tuple[float, floa
     wall = cpu = float("inf")
     for _ in range(repeat):
         w, c = time.perf_counter(), time.process_time()
-        build_segment(columns, SCHEMA, config, out, "b_0", 0)
+        build_segment(columns, SCHEMA, TableConfig.from_json(config, SCHEMA), out, "b_0", 0)
         wall, cpu = min(wall, time.perf_counter() - w), min(cpu, time.process_time() - c)
     return wall, cpu
 

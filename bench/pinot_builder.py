@@ -105,7 +105,7 @@ def main() -> int:
             if not tar:  # Pinot's figure stops at the segment directory: leave the tarball out
                 builder.write_tarball = lambda *a, **k: 0
             try:
-                builder.build_segment(columns, schema, example.TABLE_CONFIG, work / "ours", "orders_0",
+                builder.build_segment(columns, schema, builder.TableConfig.from_json(example.TABLE_CONFIG, schema), work / "ours", "orders_0",
                                       creation_time_ms=0, options=builder.BuildOptions(threads=threads))
             finally:
                 builder.write_tarball = original

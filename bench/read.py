@@ -18,6 +18,8 @@ is rows/s as a ratio to Parquet's, measured in the same run. The read tables are
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import os
 import sys
@@ -50,7 +52,7 @@ def main(argv=None) -> int:
 
     table = make_table(args.rows)
     with tempfile.TemporaryDirectory(prefix="bench-read-") as temp:
-        built = build_segment(PinotColumns(table, {}), PinotSchema.from_json(SCHEMA), TABLE_CONFIG, temp,
+        built = build_segment(PinotColumns(table, {}), PinotSchema.from_json(SCHEMA), TableConfig.from_json(TABLE_CONFIG, PinotSchema.from_json(SCHEMA)), temp,
                               "bench_events_0", 1_700_000_000_000, BuildOptions(sort_by_sorted_column=False))
         tarball = Path(built.tar_path)
         with tarfile.open(tarball) as tar:

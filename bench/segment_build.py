@@ -150,7 +150,7 @@ def measure_segment(table_path: str, out_dir: str, profile_top: int = 0, threads
         profiler = cProfile.Profile()
         profiler.enable()
     cpu_start, start = time.process_time(), time.perf_counter()
-    built = builder.build_segment(columns, schema, TABLE_CONFIG, out_dir, "bench_events_0",
+    built = builder.build_segment(columns, schema, builder.TableConfig.from_json(TABLE_CONFIG, schema), out_dir, "bench_events_0",
                                   creation_time_ms=1_700_000_000_000, options=builder.BuildOptions(threads=threads))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if not tar_seconds:

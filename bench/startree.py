@@ -18,6 +18,8 @@ long-lived Spark Python worker (``spark.python.worker.reuse``) builds its later 
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import json
 import os
@@ -59,11 +61,11 @@ def _child(table_path: str, with_tree: bool, double_sums: bool, threads: int | N
     schema = PinotSchema.from_json(SCHEMA)
     if warm:
         with tempfile.TemporaryDirectory() as out:
-            build_segment(PinotColumns(table, {}), schema, table_config(with_tree, double_sums), out, "bench_0",
+            build_segment(PinotColumns(table, {}), schema, TableConfig.from_json(table_config(with_tree, double_sums), schema), out, "bench_0",
                           1_700_000_000_000, BuildOptions(threads=threads))
     with tempfile.TemporaryDirectory() as out:
         wall, cpu = time.perf_counter(), time.process_time()
-        built = build_segment(PinotColumns(table, {}), schema, table_config(with_tree, double_sums), out,
+        built = build_segment(PinotColumns(table, {}), schema, TableConfig.from_json(table_config(with_tree, double_sums), schema), out,
                               "bench_0", 1_700_000_000_000, BuildOptions(threads=threads))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(json.dumps({"wall": wall, "cpu": cpu, "tar_bytes": built.tar_bytes}))

@@ -73,8 +73,9 @@ def _build(kind: str, rows: int, out: str, builder) -> None:
         from type_mapping.pinot_schema import PinotSchema
         from type_mapping.stored import PinotColumns
 
+        schema = PinotSchema.from_json(segment_build.SCHEMA)
         builder.build_segment(PinotColumns(segment_build.make_table(rows), {}),
-                              PinotSchema.from_json(segment_build.SCHEMA), segment_build.TABLE_CONFIG, out,
+                              schema, builder.TableConfig.from_json(segment_build.TABLE_CONFIG, schema), out,
                               "events_0", 0, options)
 
 

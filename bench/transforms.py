@@ -15,6 +15,8 @@ machine's other load only adds time); every figure of merit is a ratio measured 
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import os
 import sys
@@ -119,8 +121,8 @@ def main() -> None:
     schema = PinotSchema.from_json(SCHEMA)
     no_filter = {**TABLE_CONFIG, "ingestionConfig": {"transformConfigs":
                                                      TABLE_CONFIG["ingestionConfig"]["transformConfigs"]}}
-    transforms_only = IngestionPipeline.from_configs(schema, no_filter, table.schema)
-    pipeline = IngestionPipeline.from_configs(schema, TABLE_CONFIG, table.schema)
+    transforms_only = IngestionPipeline.from_configs(schema, TableConfig.from_json(no_filter, schema), table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(TABLE_CONFIG, schema), table.schema)
     five_s, _ = timed(lambda: transforms_only.apply(table, 0), args.repeat)
     hand_five_s, _ = timed(lambda: by_hand(table, False), args.repeat)
     ours_s, ingested = timed(lambda: pipeline.apply(table, 0), args.repeat)
@@ -130,16 +132,16 @@ def main() -> None:
 
     def build():
         with tempfile.TemporaryDirectory() as out:
-            plan = plan_write(ingested.table.schema, schema, table_config=TABLE_CONFIG)
+            plan = plan_write(ingested.table.schema, schema, table_config=TableConfig.from_json(TABLE_CONFIG, schema))
             columns = to_pinot_columns(ingested.table, schema, plan)
-            build_segment(columns, schema, TABLE_CONFIG, Path(out), "orders_0", 1_700_000_000_000)
+            build_segment(columns, schema, TableConfig.from_json(TABLE_CONFIG, schema), Path(out), "orders_0", 1_700_000_000_000)
 
     build_s, _ = timed(build, args.repeat)
     print("per transform (ms, ours / by hand):")
     for name, text in TRANSFORMS.items():
         config = {"tableName": "orders", "ingestionConfig": {"transformConfigs": [
             {"columnName": name, "transformFunction": text}]}}
-        single = IngestionPipeline.from_configs(schema, config, table.schema)
+        single = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
         one_s, _ = timed(lambda: single.apply(table, 0), args.repeat)
         hand_one_s, _ = timed(lambda: HAND[name](table), args.repeat)
         print(f"  {text:55s} {one_s * 1000:7.1f} / {hand_one_s * 1000:7.1f}")

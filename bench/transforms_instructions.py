@@ -12,6 +12,8 @@ then one of each is counted between callgrind's client requests (``task_instruct
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import ctypes
 import importlib.util
@@ -37,7 +39,7 @@ def run_checkout(repo: str, rows: int, helper: str) -> None:
     schema = bench.PinotSchema.from_json(bench.SCHEMA)
     no_filter = {**bench.TABLE_CONFIG, "ingestionConfig": {
         "transformConfigs": bench.TABLE_CONFIG["ingestionConfig"]["transformConfigs"]}}
-    pipelines = [bench.IngestionPipeline.from_configs(schema, config, table.schema)
+    pipelines = [bench.IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
                  for config in (no_filter, bench.TABLE_CONFIG)]
     markers = ctypes.CDLL(helper)
     for pipeline in pipelines:

@@ -17,10 +17,13 @@ removes the new ones again, unless all of them were in place (the commit may hav
 removing the new ones could lose rows, so abort keeps and names them). The run's staging folder is deleted
 either way; an attempt still writing there afterwards publishes nothing.
 
-One function does it for both stores (``_publish``): the replacement strategy the run's ``WriteRun``
-chooses (``_Replacement``: a rerun's own earlier segments, ``_TableReplacement``, ``_WindowReplacement``)
-says what goes and who a rival is; the publication of the table's store (``_DirectoryPublication``,
-``_ControllerPublication``, by the store ``prepare_job`` chose) publishes, withdraws and finishes; the rival rule between
+One function does it for both stores (``_publish``), with three collaborators, none chosen here by a class
+or a config: the replacement strategy the run's ``WriteRun`` chooses (``_Replacement``: a rerun's own earlier
+segments, ``_TableReplacement``, ``_WindowReplacement``, ``_CompactionReplacement``) says what goes and who a
+rival is; the way of replacing the job chose once (``job.replacing``, ``pinot_sink.replacing``: by lineage, or a
+fixed name's refresh in place) says whether a lineage entry is made and which names may be taken back; the
+publication the table's store gives (``store.publication``: ``_DirectoryPublication``,
+``_ControllerPublication``) publishes, withdraws, finishes, and takes back on abort. The rival rule between
 them (``_must_withdraw``) is written once.
 
 What the commit reports is what the record says: the lineage entry read back after a lost or unclear answer
@@ -46,7 +49,6 @@ from pinot_sink.storage.files import publish_into_directory, remove_tree
 from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
 from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was_withdrawn, write_aborted,
                                           write_committed, write_publishing, write_unknown, write_withdrawn)
-from pinot_sink.controller.store import ControllerStore
 from pinot_sink.storage.stores import DirectoryStore
 
 from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
@@ -147,22 +149,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.error("pinot_sink: abort of %s after a commit whose outcome is unknown: the table is left as it is "
                   "and the manifest keeps `unknown`", job.table)
         return left
-    if job.client_config is None and job.options.naming.kind != "fixed":
-        # Fresh run-tagged names: any of them in the folder is this run's. (A fixed name may be an earlier
-        # write's file that this one refreshed in place; that cannot be undone, as with Pinot's refresh.)
-        store = job.store()
-        names = _names(reports)
-        ours = sorted(n for n in store.list() if n in names)
-        withdrawn = was_withdrawn(record)  # it found a rival and deleted nothing
-        if ours and len(ours) == len(names) and run.may_replace and not withdrawn:
-            # Every new file is in place: the commit reached its last step, deleting the files this write
-            # replaces, and may have deleted some before it failed. The new files may now be the only copy
-            # of those rows: keep them (rows may stay doubled, never missing) and say so.
-            log.error("pinot_sink: the commit of %s had published every new segment before it failed; abort "
-                      "keeps them, as the segments they replace may already be deleted", job.table)
-            left += ours
-        else:
-            left += store.delete(ours)
+    left += job.store().publication(_Publications).take_back(job, run, record, _names(reports))
     if not remove_tree(run.staging, job.storage_options):
         left.append(run.staging)
     release_private_stage_root(job)
@@ -170,8 +157,8 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
         log.error("pinot_sink: abort of %s could not remove: %s%s", job.table, redact_text(", ".join(left)), because)
     else:
         log.warning("pinot_sink: write to %s aborted; the table is as it was%s", job.table, because)
-    # A fixed name may be an earlier write's file refreshed in place: never mark it as not committed.
-    pending = sorted(_names(reports)) if job.options.naming.kind != "fixed" else []
+    # Only names the way of replacing lets an abort take back are marked not committed (never a fixed one).
+    pending = sorted(job.replacing.removable(_names(reports)))
     write_aborted(record, run.write_id, left, pending)
     return left
 
@@ -309,7 +296,7 @@ def _publish(job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Rep
     """The commit, whichever store holds the table: what the run replaces (``replacement``), the store's
     publish, then the rival rule (``_must_withdraw``: withdraw, or stay), then the publication's last step.
     Returns what was replaced, each segment's upload time, and the lineage entry."""
-    publication = _PUBLICATIONS[type(job.store())](job, segments, replacement, record)
+    publication = job.store().publication(_Publications)(job, segments, replacement, record)
     try:
         new = {s.name for s in segments}
         replaced = replacement.replaced(job.store().list(), new)
@@ -362,6 +349,27 @@ class _DirectoryPublication:
     def close(self) -> None:
         pass
 
+    @staticmethod
+    def take_back(job: WriteJob, run: WriteRun, record: WriteRecord, names: set[str]) -> list[str]:
+        """Abort: the files of this run a failed commit had moved into the folder go again; returns what could
+        not be removed, or was kept. Fresh run-tagged names only (``job.replacing``): any of them in the folder
+        is this run's; a fixed name may be an earlier write's file that this one refreshed in place, which
+        cannot be undone, as with Pinot's refresh."""
+        names = job.replacing.removable(names)
+        if not names:
+            return []
+        store = job.store()
+        ours = sorted(n for n in store.list() if n in names)
+        withdrawn = was_withdrawn(record)  # it found a rival and deleted nothing
+        if ours and len(ours) == len(names) and run.may_replace and not withdrawn:
+            # Every new file is in place: the commit reached its last step, deleting the files this write
+            # replaces, and may have deleted some before it failed. The new files may now be the only copy
+            # of those rows: keep them (rows may stay doubled, never missing) and say so.
+            log.error("pinot_sink: the commit of %s had published every new segment before it failed; abort "
+                      "keeps them, as the segments they replace may already be deleted", job.table)
+            return ours
+        return store.delete(ours)
+
 
 class _ControllerPublication:
     """With a controller: one lineage entry takes the new segments in and the replaced ones out at once (a
@@ -373,7 +381,7 @@ class _ControllerPublication:
         self.job, self.segments, self.record, self.write_id = job, segments, record, replacement.run.write_id
         self.new = [s.name for s in segments]
         self.client = job.store().client  # closed with the store, at the end of the commit
-        self.looks_for_rivals = job.options.naming.kind != "fixed"  # a refresh in place has no entry to revert
+        self.looks_for_rivals = job.replacing.lineage  # a refresh in place has no entry to revert
         self.force_cleanup = replacement.force_cleanup
         self.upload_ms: dict[str, float] = {}
         self.lineage_id: str | None = None
@@ -399,7 +407,7 @@ class _ControllerPublication:
         if not new and not replaced:
             return False
         self.replacing = sorted(replaced)
-        if job.options.naming.kind != "fixed":
+        if job.replacing.lineage:
             _check_record_budget(job, client, new, self.replacing)  # before anything is copied or uploaded
         paths = self._local_paths()
         push_options = dict(push_mode=delivery.push_mode, parallel=delivery.push_parallelism,
@@ -413,7 +421,7 @@ class _ControllerPublication:
         # tarballs go to output-uri before the commit; in tar mode, a run killed after its entry completed
         # leaves its staged tarballs the only copies for output-uri, and only the controller can say so.
         write_publishing(self.record, self.write_id, new, sorted(replaced))
-        if job.options.naming.kind == "fixed":
+        if not job.replacing.lineage:
             # The user's one name: Pinot's refresh replaces that segment in place (atomic on its own).
             results = push_segments(client, job.table, paths, **push_options)
             _delete_replaced(client, job, replaced, new)
@@ -481,8 +489,20 @@ class _ControllerPublication:
         if self._download_dir is not None:
             shutil.rmtree(self._download_dir, ignore_errors=True)
 
+    @staticmethod
+    def take_back(job: WriteJob, run: WriteRun, record: WriteRecord, names: set[str]) -> list[str]:
+        """Abort: nothing to take back. Nothing of a run whose commit failed is visible: its lineage entry was
+        reverted, or is left IN_PROGRESS with its segments hidden (``pinot-sink recover`` reverts it); a failed
+        push's deep-store copies were removed by the commit (``_remove_deep_store_copies``)."""
+        return []
 
-_PUBLICATIONS = {DirectoryStore: _DirectoryPublication, ControllerStore: _ControllerPublication}  # by the store
+
+class _Publications:
+    """The ways of publishing the commit offers a store: the store picks its own (``SegmentStore.publication``),
+    so nothing here asks which store it holds."""
+
+    into_folder = _DirectoryPublication
+    through_controller = _ControllerPublication
 
 
 def write_custom_map(write_id: str | None, record: WriteRecord, segments: Sequence[SegmentRecord],
@@ -540,8 +560,9 @@ def _delete_replaced(client: ControllerClient, job: WriteJob, replaced: set[str]
 def _remove_deep_store_copies(job: WriteJob, names: Sequence[str]) -> str:
     """A failed uri / metadata push copied its tarballs into ``<output-uri>/<table>/`` before the commit;
     nothing of it is committed, so they go (a later ``pinot-sink push`` of the folder must not publish them).
-    Fresh run-tagged names only: a fixed name may be an earlier write's file."""
-    if job.options.delivery.push_mode == "tar" or not job.output_uri or job.options.naming.kind == "fixed":
+    Fresh run-tagged names only (``job.replacing``): a fixed name may be an earlier write's file."""
+    names = sorted(job.replacing.removable(names))
+    if job.options.delivery.push_mode == "tar" or not job.output_uri or not names:
         return ""
     left = DirectoryStore(job.table, job.output_uri, job.storage_options).delete(names)
     return (f"; COULD NOT REMOVE {len(left)} tarball(s) it copied into {redact_text(job.output_uri)}: "

@@ -13,16 +13,12 @@ import socket
 import sys
 import time
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-import pyarrow as pa
-
 from type_mapping import PinotSchema
-from type_mapping.pinot_schema import SchemaError, check_writable_column_names
-from type_mapping.reconcile import WritePlan, plan_write
-from type_mapping.spark_types import spark_struct_to_arrow
-from type_mapping.table_config import TableConfig, TableConfigError
+from type_mapping.reconcile import WritePlan
+from type_mapping.table_config import TableConfig
 
 from pinot_sink.controller import ControllerClient, redact_text
 from pinot_sink.controller.errors import ControllerNotFoundError
@@ -33,13 +29,15 @@ from pinot_sink.storage.staging import private_stage_root
 from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import SegmentStore
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
-from pinot_sink.segment.index_policy import IndexPlan, plan_indexes
+from pinot_sink.segment.index_policy import IndexPlan
 
 from .compaction.provenance import CompactedWriteError, refuse_rerun_of_compacted
 from .ingestion import IngestionPipeline
-from .naming import SegmentNameError, SegmentNamer, make_namer, run_tag, uploaded_realtime_namer
+from .naming import SegmentNameError, SegmentNamer, run_tag, uploaded_realtime_namer
 from .options import OptionError, WriteOptions, redact_options
+from .prepare import parse_table, prepare_table, segment_namer
 from .primary_keys import PrimaryKeyPlan, PrimaryKeyTableError, check_table_type, plan_primary_keys
+from .replacing import Replacing, replacing_for
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 from .write_run import APPEND, TABLE, WINDOW, WriteRun
@@ -64,7 +62,7 @@ class WriteJob:
     """Everything the tasks and the committer need; made once on the driver, pickled to executors."""
 
     options: WriteOptions
-    schema_json: dict
+    schema: PinotSchema  # parsed once, here on the driver (pinot_sink.prepare)
     table_config: TableConfig  # parsed once, here on the driver
     plan: WritePlan
     overwrite: bool
@@ -83,6 +81,12 @@ class WriteJob:
     index_plan: IndexPlan | None = None  # what is built, what the servers build (also in options.build)
     segment_store: SegmentStore | None = None  # the table's store, chosen once (``store()``)
     primary_keys: PrimaryKeyPlan | None = None  # upsert / dedup / dimension tables (pinot_sink.primary_keys)
+    # How its segments replace others (pinot_sink.replacing): chosen once, here, from the naming; the commit asks it
+    replacing: Replacing | None = None
+
+    def __post_init__(self) -> None:
+        if self.replacing is None:
+            object.__setattr__(self, "replacing", replacing_for(self.options.naming.kind))
 
     @property
     def table(self) -> str:
@@ -126,45 +130,15 @@ class WriteJob:
         return self.options.delivery.storage_options
 
     def segment_schema(self) -> PinotSchema:
-        return PinotSchema.from_json(self.schema_json)
+        return self.schema
 
     def namer(self, run: WriteRun, *, partition_id: int) -> SegmentNamer:
         naming = self.options.naming
+        postfix = run.postfix(naming.postfix, partition_id)
         if self.primary_keys is not None and self.primary_keys.realtime:
-            return uploaded_realtime_namer(self.table, postfix=run.postfix(naming.postfix, partition_id),
-                                           prefix=naming.prefix, creation_ms=self.creation_time_ms)
-        return make_namer(naming.kind, self.table, self.segment_schema(), self.table_config,
-                          postfix=run.postfix(naming.postfix, partition_id), prefix=naming.prefix,
-                          fixed_name=naming.fixed_name)
-
-
-def _ingestion_pipeline(schema: PinotSchema, table_config: TableConfig, source_schema: Any,
-                        options: WriteOptions) -> IngestionPipeline | None:
-    """What Pinot's ingestion would do to the rows (``ingestionConfig``), checked on the driver: a setting this
-    writer cannot apply is an error naming it, unless ``ingestion.unsupported=skip``."""
-    arrow_schema = source_schema if isinstance(source_schema, pa.Schema) else spark_struct_to_arrow(source_schema)
-    try:
-        pipeline = IngestionPipeline.from_configs(schema, table_config, arrow_schema,
-                                                  unsupported=options.ingestion_unsupported)
-    except ValueError as exc:
-        raise OptionError(f"table {options.table_name}: {exc} (option 'ingestion.unsupported'=skip writes the "
-                          f"rows without it)") from None
-    for skipped in getattr(pipeline, "skipped", ()) or ():
-        log.warning("pinot_sink: ingestion.unsupported=skip: not applied: %s", skipped)
-    return None if pipeline.is_identity else pipeline
-
-
-def _table_config(table_config: dict, schema: PinotSchema, options: WriteOptions) -> tuple[TableConfig, IndexPlan]:
-    """The table config as a model, and what becomes of every index it names: decided here, before any task
-    runs (an index on a column the schema lacks, or one neither built nor deferred, fails the write now)."""
-    try:
-        config = TableConfig.from_json(table_config, schema)
-        plan = plan_indexes(config, schema, options.build.unsupported_indexes)
-    except (TableConfigError, ValueError) as exc:
-        raise OptionError(f"table {options.table_name}: table config: {exc}") from None
-    for decision in plan.deferred:
-        log.warning("pinot_sink: table %s: %s", options.table_name, decision.describe())
-    return config, plan
+            return uploaded_realtime_namer(self.table, postfix=postfix, prefix=naming.prefix,
+                                           creation_ms=self.creation_time_ms)
+        return segment_namer(self.options, self.schema, self.table_config, postfix=postfix)
 
 
 def _default_table_config(table: str) -> dict:
@@ -221,23 +195,17 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         schema_json = options.schema.schema_json
         table_config = options.schema.table_config_json or _default_table_config(options.table_name)
 
-    pinot_schema = PinotSchema.from_json(schema_json)
-    try:
-        check_writable_column_names(pinot_schema)
-    except SchemaError as exc:
-        raise SchemaError(f"table {options.table_name}: {exc}") from None
-    table_config, index_plan = _table_config(table_config, pinot_schema, options)
+    pinot_schema, table_config = parse_table(schema_json, table_config, options.table_name)
+    prepared = prepare_table(options, pinot_schema, table_config)
+    options, index_plan = prepared.options, prepared.index_plan
+    for decision in index_plan.deferred:
+        log.warning("pinot_sink: table %s: %s", options.table_name, decision.describe())
     try:
         primary_keys = plan_primary_keys(table_config, pinot_schema, options.table_name)
         check_table_type(options.table_type, table_config, primary_keys, options.table_name)
     except (PrimaryKeyTableError, ValueError) as exc:
         raise OptionError(str(exc)) from None
-    options = replace(options, build=replace(options.build, index_plan=index_plan))
-    pipeline = _ingestion_pipeline(pinot_schema, table_config, source_schema, options)
-    # With ingestion steps, the rows the plan maps are the pipeline's output, not the DataFrame's.
-    plan = plan_write(pipeline.output_schema if pipeline else source_schema, pinot_schema,
-                      ignore_unknown_columns=options.schema.ignore_unknown_columns,
-                      case_sensitive=options.schema.case_sensitive, table_config=table_config)
+    pipeline, plan = prepared.rules(source_schema)
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     if streaming and pipeline is not None and pipeline.reads_the_clock:
@@ -280,7 +248,7 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
     stage_root = output_uri or normalise_uri(private_stage_root(options.table_name))
 
     job = WriteJob(
-        options=options, schema_json=schema_json, table_config=table_config, plan=plan, overwrite=overwrite,
+        options=options, schema=pinot_schema, table_config=table_config, plan=plan, overwrite=overwrite,
         streaming=streaming,
         run=WriteRun(options.table_name, write_id, run_tag(now_ms, replaces=replaces), replaces,
                      rerun=streaming or bool(options.write_id), stage_root=stage_root, instant_ms=now_ms),

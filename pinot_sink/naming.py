@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -38,7 +38,7 @@ from type_mapping.datetime_formats import (DateTimeFormat, DateTimeFormatError, 
                                           stored_to_millis)
 from type_mapping.java_text import java_object_string
 from type_mapping.errors import PinotSinkError
-from type_mapping.table_config import TableConfig, push_type_and_frequency, time_column_name  # noqa: F401
+from type_mapping.table_config import TableConfig
 
 _INVALID = re.compile("[" + re.escape(INVALID_CHARS) + "]")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -276,35 +276,52 @@ def is_segment_of_write(name: str, write: str) -> bool:
     return tags is not None and tags[0] == write
 
 
+def inferred_kind(schema: Any, table_config: TableConfig | Mapping[str, Any] | None) -> str:
+    """The generator Pinot's ``SegmentGeneratorConfig`` infers when none is configured (the one its
+    SegmentProcessorFramework names merged segments with): ``normalizedDate`` for a STRING time column in
+    SIMPLE_DATE_FORMAT (whose values, e.g. ``2024-03-01 10:00:00``, may not fit in a name), else ``simple``."""
+    time_column = time_column_name(table_config)
+    if time_column is None or schema is None or time_column not in schema:
+        return "simple"
+    spec = schema[time_column]
+    try:
+        string_date = spec.data_type == "STRING" and parse_format(spec.datetime_format or "").is_string
+    except DateTimeFormatError:
+        return "simple"
+    return "normalizedDate" if string_date else "simple"
+
+
 def make_namer(
     kind: str,
     table_name: str,
     schema: Any,
-    table_config: TableConfig | Mapping[str, Any] | None,
+    table_config: TableConfig,
     *,
     postfix: str | None = None,
     prefix: str | None = None,
     fixed_name: str | None = None,
+    exclude_time: bool = False,
 ) -> SegmentNamer:
-    """Build the generator Pinot's ``IngestionUtils.getSegmentNameGenerator`` would build, and validate it."""
+    """Build the generator Pinot's ``IngestionUtils.getSegmentNameGenerator`` would build, and validate it.
+    ``exclude_time``: simple names without the time values (``exclude.time.in.segment.name``)."""
     if kind == "fixed":
         if not fixed_name:
             raise SegmentNameError("segment-name.type=fixed needs segment.name")
         return SegmentNamer("fixed", validate_name_part(fixed_name, "segment name"), None, False)
     if postfix is not None:
         validate_name_part(postfix, "segment name postfix")
-    time_column = time_column_name(table_config)
+    time_column = table_config.time_column
     if time_column is not None and schema is not None and time_column not in schema:
         raise SegmentNameError(f"the table's time column {time_column!r} is not in the Pinot schema")
     if kind == "simple":
         validate_name_part(table_name, "table name")
-        return SegmentNamer("simple", table_name, postfix, uses_time=time_column is not None,
+        return SegmentNamer("simple", table_name, postfix, uses_time=time_column is not None and not exclude_time,
                             time_column=time_column)
     if kind != "normalizedDate":
         raise SegmentNameError(f"unknown segment-name.type {kind!r} (simple, normalizedDate, fixed)")
     name_prefix = prefix.strip() if prefix else table_name
     validate_name_part(name_prefix, "segment name prefix")
-    push_type, frequency = push_type_and_frequency(table_config)
+    push_type, frequency = table_config.push_type, table_config.push_frequency
     if push_type.upper() != "APPEND":
         return SegmentNamer("normalizedDate", name_prefix, postfix, uses_time=False, time_column=time_column)
     if time_column is None:

@@ -36,6 +36,7 @@ from type_mapping.convert import ConversionOptions, to_pinot_columns
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.reconcile import WritePlan
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.builder import BuiltSegment
@@ -96,7 +97,7 @@ class SegmentSpec:
     """What every segment of the writer shares: schema, table config, build options, names."""
 
     schema: PinotSchema
-    table_config: dict
+    table_config: TableConfig
     build: BuildOptions
     creation_time_ms: int | None
     namer: SegmentNamer

@@ -32,7 +32,7 @@ from type_mapping.table_config import TableConfig
 
 from pinot_sink.storage.tarballs import NO_TIME_MS
 
-from .naming import push_type_and_frequency, time_column_name
+from .replacing import replacing_for
 
 DYNAMIC = "dynamic"
 BUCKET_MS = {"day": 86_400_000, "hour": 3_600_000}
@@ -230,17 +230,16 @@ class WindowPlan:
 
 
 def plan_window(time_range: TimeWindow | str | None, time_bucket: str | None, include_straddling: bool, *,
-                table_config: Mapping[str, Any], schema: Any, overwrite: bool, streaming: bool,
+                table_config: TableConfig, schema: Any, overwrite: bool, streaming: bool,
                 naming_kind: str) -> WindowPlan | None:
     """Check the window options against the table and the write mode; None when none is set.
 
     Raises ``TimeWindowError`` whose message starts with the option at fault."""
     if time_range is None and time_bucket is None:
         return None
-    table = table_config.table_name if isinstance(table_config, TableConfig) else (table_config or {}).get("tableName", "?")
+    table = table_config.table_name
     if time_range is not None:
-        push_type, _ = push_type_and_frequency(table_config)
-        if push_type.upper() == "REFRESH":
+        if table_config.push_type.upper() == "REFRESH":
             raise TimeWindowError(
                 f"option 'overwrite.time-range': table {table} is a REFRESH table (segmentIngestionType "
                 f"REFRESH), whose every push replaces the whole table; use mode('overwrite') without the option")
@@ -248,11 +247,11 @@ def plan_window(time_range: TimeWindow | str | None, time_bucket: str | None, in
             raise TimeWindowError("option 'overwrite.time-range' is for batch writes; a streaming query appends")
         if not overwrite:
             raise TimeWindowError("option 'overwrite.time-range' replaces segments: it needs mode('overwrite')")
-        if naming_kind == "fixed":
+        if not replacing_for(naming_kind).lineage:
             raise TimeWindowError("option 'overwrite.time-range' cannot be used with segment-name.type=fixed "
                                   "(a fixed name is replaced by a refresh of that one segment)")
     option = "overwrite.time-range" if time_range is not None else "sink.time-bucket"
-    time_column = time_column_name(table_config)
+    time_column = table_config.time_column
     if time_column is None:
         raise TimeWindowError(f"option {option!r}: table {table} has no time column (segmentsConfig."
                               f"timeColumnName), so its segments have no time range")
@@ -261,8 +260,7 @@ def plan_window(time_range: TimeWindow | str | None, time_bucket: str | None, in
     cut_ms = BUCKET_MS[time_bucket] if time_bucket else None
     dynamic_ms = None
     if time_range == DYNAMIC:
-        _, frequency = push_type_and_frequency(table_config)
-        frequency = (frequency or "").upper()
+        frequency = (table_config.push_frequency or "").upper()
         if frequency in ("DAILY", "HOURLY"):
             dynamic_ms = BUCKET_MS["day" if frequency == "DAILY" else "hour"]
         elif cut_ms is not None:

@@ -3,6 +3,8 @@ built in the shared fixtures and on the quickstart-like segments kept in tests/f
 and folders, local and on an fsspec store, folders, globs, time-range pruning, the Arrow types."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import gzip
 import json
 import shutil
@@ -175,7 +177,7 @@ def test_big_decimals_read_as_pinots_query_results_print_them(tmp_path):
         {"name": "bd", "dataType": "BIG_DECIMAL"}, {"name": "i", "dataType": "INT"}]})
     texts = ["1E+3", "1.23E-10", "-4.5", "0", "12345678901234567890.5"]
     columns = PinotColumns(pa.table({"bd": pa.array(texts), "i": pa.array(range(5), pa.int32())}), {})
-    built = build_segment(columns, schema, {"tableName": "d", "tableType": "OFFLINE"}, tmp_path, "d_0", 1)
+    built = build_segment(columns, schema, TableConfig.from_json({"tableName": "d", "tableType": "OFFLINE"}, schema), tmp_path, "d_0", 1)
     assert pinot_sink.read(built.tar_path).column("bd").to_pylist() == [
         "1000", "0.000000000123", "-4.5", "0", "12345678901234567890.5"]
     assert pinot_sink.read(built.tar_path, columns=["i"]).column_names == ["i"]

@@ -3,6 +3,8 @@
 values, a task's segment record, the ZK metadata and tarball readers, normalizedDate names, ingestion."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -61,5 +63,5 @@ def test_a_controllers_time_ranges_come_in_millis_whatever_the_segment_unit(fake
 def test_normalized_date_names_truncate_too(value, day):
     schema = PinotSchema.from_json({"schemaName": "t", "dateTimeFieldSpecs": [
         {"name": "ts", "dataType": "LONG", "format": "1:MICROSECONDS:EPOCH", "granularity": "1:MICROSECONDS"}]})
-    namer = make_namer("normalizedDate", "t", schema, {"segmentsConfig": {"timeColumnName": "ts"}})
+    namer = make_namer("normalizedDate", "t", schema, TableConfig.from_json({"segmentsConfig": {"timeColumnName": "ts"}}, schema))
     assert namer.normalized_date(value) == day  # -1 us is 0 ms (Java), not -1 ms on 1969-12-31

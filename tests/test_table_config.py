@@ -106,3 +106,66 @@ def test_time_column_name_is_read_in_one_module():
                 if isinstance(node, ast.Constant) and node.value == "timeColumnName":
                     readers.append(path.relative_to(ROOT).as_posix())
     assert sorted(set(readers)) == ["type_mapping/table_config.py"]
+
+
+def test_the_schema_and_table_config_are_parsed_at_one_site():
+    """Below the edge (``pinot_sink.prepare.parse_table``) code takes the models: no other module parses the
+    JSON into them, none accepts a dict in their place, none tells the two apart at run time."""
+    parsers, dual = [], []
+    for package in ("pinot_sink", "type_mapping"):
+        for path in (ROOT / package).rglob("*.py"):
+            text = path.read_text()
+            name = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "from_json" and isinstance(node.func.value, ast.Name) \
+                        and node.func.value.id in ("PinotSchema", "TableConfig"):
+                    parsers.append(name)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+                        and "TableConfig" in ast.unparse(node.args[1]):
+                    dual.append(name)
+            if "TableConfig | Mapping" in text or "TableConfig | dict" in text:
+                dual.append(name)
+    assert sorted(set(parsers)) == ["pinot_sink/prepare.py"]
+    assert dual == []
+
+
+@pytest.mark.parametrize("config, key", [
+    ({"ingestionConfig": {"transformConfigs": [{"columnName": {"a": 1}}]}},
+     r"ingestionConfig.transformConfigs\[0\].columnName"),
+    ({"ingestionConfig": {"complexTypeConfig": {"fieldsToUnnest": [["x"]]}}},
+     "ingestionConfig.complexTypeConfig.fieldsToUnnest"),
+    ({"ingestionConfig": {"rowTimeValueCheck": "maybe"}}, "ingestionConfig.rowTimeValueCheck"),
+    ({"tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["d"], "aggregationConfigs": [
+        {"columnName": "m", "aggregationFunction": "SUM", "indexVersion": "four"}]}]}},
+     r"starTreeIndexConfigs\[0\].aggregationConfigs\[0\].indexVersion"),
+    ({"tableIndexConfig": {"segmentPartitionConfig": {"columnPartitionMap": {"d": {"numPartitions": 4}}}}},
+     "columnPartitionMap.d.functionName"),
+])
+def test_typed_settings_name_the_key_of_a_bad_value(config, key):
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [{"name": "d", "dataType": "STRING"}],
+                                    "metricFieldSpecs": [{"name": "m", "dataType": "LONG"}]})
+    with pytest.raises(ValueError, match=key):
+        TableConfig.from_json(config, schema)
+
+
+def test_ingestion_star_tree_and_partition_settings_are_typed_and_frozen():
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [{"name": "d", "dataType": "STRING"}],
+                                    "metricFieldSpecs": [{"name": "m", "dataType": "LONG"}]})
+    config = TableConfig.from_json({
+        "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": "d", "functionColumnPairs": ["SUM__m"],
+                                                       "maxLeafRecords": "100"}],
+                             "segmentPartitionConfig": {"columnPartitionMap": {
+                                 "d": {"functionName": "Murmur", "numPartitions": "8"}}}},
+        "ingestionConfig": {"transformConfigs": [{"columnName": "d", "transformFunction": "upper(x)"}],
+                            "filterConfig": {"filterFunction": "m > 3"}, "continueOnError": "true",
+                            "batchIngestionConfig": {"segmentIngestionType": "REFRESH"}}}, schema)
+    ingestion = config.ingestion
+    assert (ingestion.transforms[0].column_name, ingestion.filter_function, ingestion.continue_on_error,
+            ingestion.push_type, config.push_type) == ("d", "m > 3", True, "REFRESH", "REFRESH")
+    tree = config.indexes.star_trees.configs[0]  # Jackson's coercions: one value as a list, numbers as text
+    assert (tree.dimensions_split_order, tree.max_leaf_records, config.indexes.star_trees.any) == (("d",), 100, True)
+    assert config.indexes.partitions["d"].num_partitions == 8
+    for settings in (ingestion, tree, config.indexes.star_trees, config.indexes.partitions["d"]):
+        with pytest.raises(AttributeError):
+            settings.key = "changed"  # frozen: read on the driver, the same in every task

@@ -12,7 +12,7 @@ import importlib
 
 _HOMES = {
     "ConversionError": "compat",
-    "ConversionOptions": "convert", "to_pinot_columns": "convert",
+    "ConversionOptions": "conversion_context", "to_pinot_columns": "convert",
     "FieldSpec": "pinot_schema", "PinotSchema": "pinot_schema", "SchemaError": "pinot_schema",
     "null_vector_columns": "pinot_schema",
     "ColumnFeed": "reconcile", "PlanError": "reconcile", "WritePlan": "reconcile", "plan_write": "reconcile",

@@ -16,17 +16,14 @@ Per Pinot column: pick the source array (per the ``WritePlan``), convert it to t
 Primitive types are converted with pyarrow.compute / numpy only. Per-value Python is used where Pinot's
 rule is per value by nature and the types are not primitive: JSON text, BIG_DECIMAL exponent spellings,
 FLOAT/DOUBLE -> STRING (Java's ``Double.toString``), and error paths that look for the bad row.
+
+Beside it, one module per stage it calls: ``conversion_context`` (the options and the per-column context errors
+name their row through), ``json_text`` (Jackson's compact JSON), ``sanitise`` (step 3).
 """
 from __future__ import annotations
 
-import base64
-import datetime as _dt
 import decimal
-import json
-import math
-import re
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,12 +32,13 @@ import pyarrow.compute as pc
 
 from . import datetime_formats as dtf
 from .compat import ConversionError, check_convertible, datetime_format, type_family
+from .conversion_context import ConversionContext, ConversionOptions, as_array, first_true, null_rows, null_where
 from .java_numbers import java_double_value, java_float_value
-from .java_text import (big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str,
-                        java_substring)
+from .java_text import big_decimal_plain_string, big_decimal_string, big_decimal_text_array, from_decimal, java_float_str
+from .json_text import normalise_json_text, json_text
 from .pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec, PinotSchema
-from .stored import PinotColumns, arrow_type_for, fill_defaults, fill_list_rows, filled_nbytes, offsets_and_data
-from .table_config import time_column_name
+from .sanitise import sanitise_bytes, sanitise_text
+from .stored import PinotColumns, arrow_type_for, fill_defaults, fill_list_rows, filled_nbytes
 
 if TYPE_CHECKING:
     from .reconcile import WritePlan
@@ -48,133 +46,11 @@ if TYPE_CHECKING:
 MILLIS_PER_DAY = dtf.MILLIS_PER_DAY
 _VALID_TIME_MILLIS = (dtf.VALID_MIN_TIME_MS, dtf.VALID_MAX_TIME_MS)
 
-ON_OVERFLOW = ("error", "null")
-ON_FRACTION = ("error", "truncate", "null")
-ON_OVERSIZE = ("error", "pinot")
-ON_SUB_MILLISECOND = ("floor", "error")
-ON_NULL_TIME = ("error", "pinot")
-
-
-@dataclass(frozen=True)
-class ConversionOptions:
-    """What to do with values that do not fit; every default is an error naming column and row.
-
-    ``on_overflow``: a number outside the Pinot type's range (LONG into INT, 1e40 into FLOAT, ...):
-        ``"error"`` or ``"null"`` (the value becomes null, i.e. the default null value, and is masked).
-    ``on_fraction``: a FLOAT/DOUBLE/DECIMAL with a fraction into an INT/LONG column: ``"error"``,
-        ``"truncate"`` (toward zero, like Java's narrowing cast that Pinot applies) or ``"null"``.
-    ``on_oversize_string``: a STRING longer than ``maxLength`` when the Pinot schema does not set
-        ``maxLengthExceedStrategy`` (Pinot's implicit TRIM_LENGTH): ``"error"`` or ``"pinot"`` (apply the
-        column's effective strategy). A strategy written in the schema is always honoured.
-    ``on_sub_millisecond``: a timestamp with microseconds into a millisecond column: ``"floor"``
-        (what ``java.sql.Timestamp.getTime`` gives Pinot) or ``"error"``.
-    ``on_null_time``: a null in the table's time column whose default is outside 1971..2071 (where
-        Pinot substitutes the ingestion time): ``"error"`` or ``"pinot"`` (the current time).
-    """
-
-    on_overflow: str = "error"
-    on_fraction: str = "error"
-    on_oversize_string: str = "error"
-    on_sub_millisecond: str = "floor"
-    on_null_time: str = "error"
-
-    def __post_init__(self) -> None:
-        for name, allowed in (
-            ("on_overflow", ON_OVERFLOW),
-            ("on_fraction", ON_FRACTION),
-            ("on_oversize_string", ON_OVERSIZE),
-            ("on_sub_millisecond", ON_SUB_MILLISECOND),
-            ("on_null_time", ON_NULL_TIME),
-        ):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-
-
-# --- source type families ------------------------------------------------------------------------
-
-
-# --- errors and masks ------------------------------------------------------------------------------
-
-
-@dataclass
-class _Context:
-    spec: FieldSpec
-    options: ConversionOptions
-    row_offset: int
-    source_name: str
-    element_offsets: np.ndarray | None = None  # for MV: where each row's elements start (num_rows + 1)
-
-    def row(self, index: int) -> int:
-        if self.element_offsets is not None:  # the last row starting at or before the element
-            index = int(np.searchsorted(self.element_offsets, index, side="right")) - 1
-        return self.row_offset + index
-
-    def fail(self, bad: np.ndarray | pa.Array, problem: str, values: pa.Array | None = None,
-             hint: str = "") -> None:
-        """Raise for the first ``True`` in ``bad`` (a bool mask over the converted values)."""
-        index = _first_true(bad)
-        if index is None:
-            return
-        shown = ""
-        if values is not None:
-            value = values[index].as_py()
-            shown = f" {_short(value)}"
-        source = f" (from {self.source_name!r})" if self.source_name != self.spec.name else ""
-        raise ConversionError(
-            f"column {self.spec.name!r}{source}, row {self.row(index)}: value{shown} {problem}"
-            + (f"; {hint}" if hint else "")
-        )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _first_true(mask: np.ndarray | pa.Array | pa.ChunkedArray) -> int | None:
-    if isinstance(mask, (pa.Array, pa.ChunkedArray)):
-        mask = pc.fill_null(mask, False).to_numpy(zero_copy_only=False)
-    if not mask.any():
-        return None
-    return int(np.argmax(mask))
-
-
-def _np_mask(mask: pa.Array) -> np.ndarray:
-    return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-
-
-def _null_mask(values: pa.Array) -> np.ndarray:
-    """The rows of ``values`` that are null, as numpy bools: its validity bitmap unpacked (Arrow's boolean ->
-    numpy conversion goes value by value, ~15 instructions each)."""
-    validity = values.buffers()[0]
-    if validity is None:  # no bitmap: no null, or (the null type) all null
-        return np.full(len(values), values.null_count > 0, dtype=np.bool_)
-    valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=values.offset + len(values),
-                          bitorder="little")[values.offset:]
-    return valid == 0
-
-
-def _null_where(values: pa.Array, mask: np.ndarray | pa.Array) -> pa.Array:
-    mask = pa.array(mask, pa.bool_()) if isinstance(mask, np.ndarray) else pc.fill_null(mask, False)
-    return pc.if_else(mask, pa.scalar(None, values.type), values)
-
-
-def _as_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
-    if pa.types.is_dictionary(values.type):
-        values = values.dictionary_decode()
-    if pa.types.is_string_view(values.type):
-        values = values.cast(pa.string())
-    if pa.types.is_binary_view(values.type):
-        values = values.cast(pa.binary())
-    return values
-
 
 # --- per-type conversions (values may be null; nulls are filled later) ----------------------------
 
 
-def _to_integer(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) -> pa.Array:
+def _to_integer(values: pa.Array, ctx: ConversionContext, fmt: dtf.DateTimeFormat | None) -> pa.Array:
     spec = ctx.spec
     target = pa.int32() if spec.data_type == "INT" else pa.int64()
     family = type_family(values.type)
@@ -211,7 +87,7 @@ def _bounds(target: pa.DataType) -> tuple[int, int]:
     return (INT_MIN, INT_MAX) if target == pa.int32() else (LONG_MIN, LONG_MAX)
 
 
-def _range_checked(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
+def _range_checked(values: pa.Array, ctx: ConversionContext, target: pa.DataType) -> pa.Array:
     """Integers of any width -> ``target``, out-of-range values per ``on_overflow``."""
     if values.type == target:
         return values
@@ -227,22 +103,22 @@ def _range_checked(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.A
         if ctx.options.on_overflow == "error":
             ctx.fail(bad, f"is out of range for Pinot {ctx.spec.data_type} [{lo}, {hi}]", values,
                      "set option 'convert.on-overflow'=null to store such values as null")
-        values = _null_where(values, bad)
+        values = null_where(values, bad)
     return values.cast(target, safe=False)
 
 
-def _float_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
+def _float_to_integer(values: pa.Array, ctx: ConversionContext, target: pa.DataType) -> pa.Array:
     values = values.cast(pa.float64())
     lo, hi = _bounds(target)
     nan = pc.is_nan(values)
-    values = _null_where(values, nan)  # NaN is no number: null, like the special-value transformer
+    values = null_where(values, nan)  # NaN is no number: null, like the special-value transformer
     # float(2**63) rounds up to 2**63 itself, so ">=" is the exact LONG test.
     over = pc.or_(pc.less(values, float(lo)), pc.greater_equal(values, float(hi) + 1.0))
     if pc.any(over).as_py():
         if ctx.options.on_overflow == "error":
             ctx.fail(over, f"is out of range for Pinot {ctx.spec.data_type} [{lo}, {hi}]", values,
                      "set option 'convert.on-overflow'=null to store such values as null")
-        values = _null_where(values, over)
+        values = null_where(values, over)
     truncated = pc.trunc(values)
     fraction = pc.not_equal(truncated, values)
     if pc.any(fraction).as_py():
@@ -250,11 +126,11 @@ def _float_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> p
             ctx.fail(fraction, f"has a fraction and Pinot {ctx.spec.data_type} holds integers", values,
                      "set option 'convert.on-fraction'=truncate or null, or round it first")
         if ctx.options.on_fraction == "null":
-            truncated = _null_where(truncated, fraction)
+            truncated = null_where(truncated, fraction)
     return truncated.cast(target, safe=False)
 
 
-def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) -> pa.Array:
+def _decimal_to_integer(values: pa.Array, ctx: ConversionContext, target: pa.DataType) -> pa.Array:
     whole_digits = values.type.precision - values.type.scale
     if whole_digits <= 18:  # the integer part fits int64: vectorised
         if whole_digits == 0:  # decimal(p, p): |v| < 1, and Arrow's trunc has no digit left to round into
@@ -267,7 +143,7 @@ def _decimal_to_integer(values: pa.Array, ctx: _Context, target: pa.DataType) ->
                 ctx.fail(fraction, f"has a fraction and Pinot {ctx.spec.data_type} holds integers", values,
                          "set option 'convert.on-fraction'=truncate or null, or round it first")
             if ctx.options.on_fraction == "null":
-                truncated = _null_where(truncated, fraction)
+                truncated = null_where(truncated, fraction)
         whole = truncated.cast(pa.decimal128(max(whole_digits, 1), 0), safe=False).cast(pa.int64())
         return _range_checked(whole, ctx, target)
     # wider decimals need exact arithmetic beyond int64: per value, on Python ints
@@ -301,7 +177,7 @@ def _one_hot(size: int, index: int) -> np.ndarray:
     return mask
 
 
-def _parse_integers(values: pa.Array, ctx: _Context) -> pa.Array:
+def _parse_integers(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     text = pc.utf8_trim_whitespace(values.cast(pa.string()))
     bad = pc.invert(pc.match_substring_regex(text, r"^[+-]?[0-9]+$"))
     ctx.fail(bad, f"is not an integer (Pinot {ctx.spec.data_type})", values)
@@ -324,7 +200,7 @@ def _days(values: pa.Array) -> pa.Array:
     return values.cast(pa.int32())
 
 
-def _millis(values: pa.Array, ctx: _Context) -> pa.Array:
+def _millis(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     """TIMESTAMP (any unit, any zone: Arrow holds UTC instants) -> epoch millis, sub-millis per option."""
     unit = values.type.unit
     raw = values.cast(pa.int64())
@@ -359,7 +235,7 @@ def _time_millis(values: pa.Array) -> pa.Array:
     return pc.divide(raw, 1_000 if unit == "us" else 1_000_000)  # non-negative: division floors
 
 
-def _to_floating(values: pa.Array, ctx: _Context) -> pa.Array:
+def _to_floating(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     spec = ctx.spec
     target = pa.float32() if spec.data_type == "FLOAT" else pa.float64()
     family = type_family(values.type)
@@ -389,12 +265,12 @@ def _to_floating(values: pa.Array, ctx: _Context) -> pa.Array:
             if ctx.options.on_overflow == "error":
                 ctx.fail(over, "is out of range for Pinot FLOAT", source,
                          "set option 'convert.on-overflow'=null to store such values as null")
-            values = _null_where(values, over)
+            values = null_where(values, over)
     # Pinot's special values: NaN is null, -0.0 is 0.0 (IEEE addition: -0.0 + 0.0 is 0.0, every other
     # value plus 0.0 is itself, so one pass rewrites it).
     nan = pc.is_nan(values)
     if pc.any(nan).as_py():
-        values = _null_where(values, nan)
+        values = null_where(values, nan)
     return pc.add(values, pa.scalar(0.0, target))
 
 
@@ -406,7 +282,7 @@ def _parses_float(text: str) -> bool:
         return False
 
 
-def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
+def _to_big_decimal(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     strip = not ctx.spec.allow_trailing_zeros
     family = type_family(values.type)
     if family == "null":
@@ -435,7 +311,7 @@ def _to_big_decimal(values: pa.Array, ctx: _Context) -> pa.Array:
     return pa.array(out, pa.string())
 
 
-def _to_boolean(values: pa.Array, ctx: _Context) -> pa.Array:
+def _to_boolean(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     family = type_family(values.type)
     if family == "null":
         return pa.nulls(len(values), pa.int32())
@@ -448,10 +324,10 @@ def _to_boolean(values: pa.Array, ctx: _Context) -> pa.Array:
     false = pc.is_in(text, pa.array(["false", "0"]))
     ctx.fail(pc.and_(pc.invert(pc.or_(true, false)), pc.is_valid(text)),
              "is not a boolean (true/false/1/0)", values)
-    return _null_where(true.cast(pa.int32()), text.is_null())
+    return null_where(true.cast(pa.int32()), text.is_null())
 
 
-def _to_timestamp(values: pa.Array, ctx: _Context) -> pa.Array:
+def _to_timestamp(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     family = type_family(values.type)
     if family == "null":
         return pa.nulls(len(values), pa.int64())
@@ -490,7 +366,7 @@ def _parses_instant(text: str) -> bool:
         return False
 
 
-def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) -> pa.Array:
+def _to_string(values: pa.Array, ctx: ConversionContext, fmt: dtf.DateTimeFormat | None) -> pa.Array:
     family = type_family(values.type)
     if family == "null":
         return pa.nulls(len(values), pa.string())
@@ -524,14 +400,14 @@ def _to_string(values: pa.Array, ctx: _Context, fmt: dtf.DateTimeFormat | None) 
     raise ConversionError(f"column {ctx.spec.name!r}: {values.type} cannot be converted to STRING")
 
 
-def _to_json(values: pa.Array, ctx: _Context) -> pa.Array:
+def _to_json(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     """JSON text as Pinot's ``toJson`` leaves it: strings holding JSON are re-serialised compactly,
     other strings become JSON strings, structs/maps/lists are serialised."""
     family = type_family(values.type)
     out: list[str | None] = []
     if family == "string":
         for text in values.cast(pa.string()).to_pylist():
-            out.append(None if text is None else _normalise_json_text(text))
+            out.append(None if text is None else normalise_json_text(text))
     elif family == "map":
         for value in values.to_pylist():
             out.append(None if value is None else json_text(dict(value)))
@@ -541,67 +417,8 @@ def _to_json(values: pa.Array, ctx: _Context) -> pa.Array:
     return pa.array(out, pa.string())
 
 
-def _normalise_json_text(text: str) -> str:
-    try:
-        parsed = json.loads(text, parse_float=decimal.Decimal, parse_constant=_reject_constant)
-    except (ValueError, _NotJson):
-        return json_text(text)  # not JSON: Pinot stores it as a JSON string
-    return json_text(parsed)
 
-
-class _NotJson(Exception):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    raise _NotJson(name)  # NaN/Infinity are not JSON to Jackson
-
-
-_JSON_CONTROL = re.compile(r"\\u00[0-9a-f]{2}")
-
-
-def _json_string(text: str) -> str:
-    # Jackson: non-ASCII kept, control characters as \uXXXX with upper-case hex (Python: lower-case).
-    out = json.dumps(text, ensure_ascii=False)
-    return _JSON_CONTROL.sub(lambda m: "\\u" + m.group(0)[2:].upper(), out) if "\\u" in out else out
-
-
-def json_text(value: Any) -> str:
-    """Compact JSON as Jackson writes it: BigDecimal via ``toString``, doubles via ``Double.toString``,
-    NaN/Infinity as strings, bytes as base64, dates as ISO text, timestamps as epoch millis."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, decimal.Decimal):
-        return big_decimal_string(from_decimal(value))
-    if isinstance(value, float):
-        text = java_float_str(value)
-        return text if math.isfinite(value) else f'"{text}"'
-    if isinstance(value, str):
-        return _json_string(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_json_string(str(k))}:{json_text(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(json_text(v) for v in value) + "]"
-    if isinstance(value, (bytes, bytearray)):
-        return '"' + base64.b64encode(bytes(value)).decode("ascii") + '"'
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        return str((aware - _EPOCH) // _dt.timedelta(milliseconds=1))
-    if isinstance(value, (_dt.date, _dt.time)):
-        return _json_string(value.isoformat())
-    if isinstance(value, _dt.timedelta):
-        raise TypeError("an INTERVAL inside a JSON value has no JSON form")
-    return _json_string(str(value))
-
-
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
-
-def _to_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
+def _to_bytes(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     family = type_family(values.type)
     if family == "null":
         return pa.nulls(len(values), pa.binary())
@@ -621,7 +438,7 @@ def _to_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
     return pa.array(out, pa.binary())
 
 
-def _convert_values(values: pa.Array, ctx: _Context) -> pa.Array:
+def _convert_values(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     """Source values (no lists) -> stored-type values, before sanitisation; nulls kept."""
     spec = ctx.spec
     fmt = datetime_format(spec)
@@ -637,107 +454,13 @@ def _convert_values(values: pa.Array, ctx: _Context) -> pa.Array:
     if data_type == "TIMESTAMP":
         return _to_timestamp(values, ctx)
     if data_type == "STRING":
-        return _sanitise_text(_to_string(values, ctx, fmt), ctx)
+        return sanitise_text(_to_string(values, ctx, fmt), ctx)
     if data_type == "JSON":
-        return _sanitise_text(_to_json(values, ctx), ctx)
+        return sanitise_text(_to_json(values, ctx), ctx)
     if data_type == "BYTES":
-        return _sanitise_bytes(_to_bytes(values, ctx), ctx)
+        return sanitise_bytes(_to_bytes(values, ctx), ctx)
     raise ConversionError(f"column {spec.name!r}: unsupported Pinot type {data_type}")  # pragma: no cover
 
-
-# --- sanitisation (SanitizationTransformerUtils) ---------------------------------------------------
-
-
-def _length_strategy(ctx: _Context) -> str:
-    spec = ctx.spec
-    if spec.max_length_exceed_strategy:  # the table owner chose: honour it
-        return spec.max_length_exceed_strategy.upper()
-    if spec.data_type == "STRING" and ctx.options.on_oversize_string == "error":
-        return "ERROR"
-    return spec.effective_max_length_strategy
-
-
-def _sanitise_text(values: pa.Array, ctx: _Context) -> pa.Array:
-    spec = ctx.spec
-    strategy = _length_strategy(ctx)
-    if spec.data_type != "STRING" and strategy == "NO_ACTION":
-        return values  # Pinot sanitises JSON only when a strategy is set
-    # Pre-checks on the raw buffers, a few ms per million values: no zero byte means no NUL, and no value
-    # of more than maxLength UTF-8 bytes means none of more than maxLength UTF-16 code units (a character
-    # takes at least as many UTF-8 bytes as code units). Only a column failing one is scanned per value.
-    offsets, data = offsets_and_data(values)
-    if data.size and int(data.min()) == 0:
-        has_nul = pc.match_substring(values, "\x00")
-        if pc.any(has_nul).as_py():
-            if strategy == "ERROR":
-                ctx.fail(has_nul, "contains a NUL character, which Pinot cuts strings at", values,
-                         "remove it, or set maxLengthExceedStrategy in the Pinot schema")
-            values = pc.replace_substring_regex(values, "(?s)\x00.*$", "")
-            offsets, data = offsets_and_data(values)
-    if strategy == "NO_ACTION" or len(values) == 0 or int(np.diff(offsets).max()) <= spec.max_length:
-        return values
-    # Java's String.length(): UTF-16 code units, so a character beyond U+FFFF counts twice.
-    astral = pc.count_substring_regex(values, _ASTRAL)
-    too_long = pc.greater(pc.add(pc.utf8_length(values), astral), spec.max_length)
-    if not pc.any(too_long).as_py():
-        return values
-    if strategy == "ERROR":
-        ctx.fail(too_long, f"is longer than the column's maxLength {spec.max_length}", values,
-                 "raise maxLength in the Pinot schema, or set option 'convert.on-oversize-string'=pinot to truncate "
-                 "as Pinot would")
-    if strategy == "TRIM_LENGTH":
-        trimmed = pc.if_else(too_long, pc.utf8_slice_codeunits(values, 0, spec.max_length), values)
-        tricky = pc.and_(too_long, pc.greater(astral, 0))
-        if not pc.any(tricky).as_py():
-            return trimmed
-        # rows with characters beyond U+FFFF: Java's substring, per value (rare)
-        texts = trimmed.to_pylist()
-        cut = np.zeros(len(values), dtype=np.bool_)
-        for index in np.flatnonzero(_np_mask(tricky)):
-            text = values[int(index)].as_py()
-            cut[index] = _cuts_a_pair(text, spec.max_length)
-            texts[index] = java_substring(text, spec.max_length)
-        # Pinot's substring then leaves half a surrogate pair, on which its builder's statistics pass fails (a
-        # mirror, docs/ingestion.md: with continueOnError too, or a corrupt segment)
-        ctx.fail(cut, f"is cut at maxLength {spec.max_length} inside a surrogate pair (an emoji cut in half), "
-                      f"on which Pinot's build fails (IllegalArgumentException: Unpaired surrogate at index "
-                      f"{spec.max_length - 1})", values,
-                 "raise maxLength in the Pinot schema, or cut the text where a character begins")
-        return pa.array(texts, pa.string())
-    if strategy == "SUBSTITUTE_DEFAULT_VALUE":
-        return pc.if_else(too_long, pa.scalar(str(spec.default_null_value), pa.string()), values)
-    raise ConversionError(f"column {spec.name!r}: unknown maxLengthExceedStrategy {strategy}")
-
-
-_ASTRAL = r"[\x{10000}-\x{10FFFF}]"
-
-
-def _cuts_a_pair(text: str, units: int) -> bool:
-    """Whether Java's ``text.substring(0, units)`` ends between the two halves of a surrogate pair."""
-    used = 0
-    for ch in text:
-        width = 2 if ord(ch) > 0xFFFF else 1
-        if used + width > units:
-            return used < units
-        used += width
-    return False
-
-
-def _sanitise_bytes(values: pa.Array, ctx: _Context) -> pa.Array:
-    spec = ctx.spec
-    strategy = _length_strategy(ctx)
-    if strategy == "NO_ACTION":
-        return values
-    too_long = pc.greater(pc.binary_length(values), spec.max_length)
-    if not pc.any(too_long).as_py():
-        return values
-    if strategy == "ERROR":
-        ctx.fail(too_long, f"is longer than the column's maxLength {spec.max_length} bytes", values)
-    if strategy == "TRIM_LENGTH":
-        return pc.if_else(too_long, pc.binary_slice(values, 0, spec.max_length), values)
-    if strategy == "SUBSTITUTE_DEFAULT_VALUE":
-        return pc.if_else(too_long, pa.scalar(spec.default_null_value, pa.binary()), values)
-    raise ConversionError(f"column {spec.name!r}: unknown maxLengthExceedStrategy {strategy}")
 
 
 # --- columns ---------------------------------------------------------------------------------------
@@ -771,16 +494,16 @@ def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
     source's chunks (``_writes_every_value``), for a caller whose rows are joined later anyway (the builder)."""
     options = options or ConversionOptions()
     if not (keep_chunks and isinstance(array, pa.ChunkedArray) and _writes_every_value(array.type, spec)):
-        array = _as_array(array)
+        array = as_array(array)
     check_convertible(array.type, spec, source_name)
-    ctx = _Context(spec, options, row_offset, source_name or spec.name)
+    ctx = ConversionContext(spec, options, row_offset, source_name or spec.name)
     if not spec.single_value:
         return _convert_multi_value(array, ctx, time_default, fill)
     values = _convert_values(array, ctx)
     if not values.null_count:  # the common case: no Arrow bool -> numpy conversion, value by value
         return _without_validity(values), np.zeros(len(values), dtype=np.bool_)
-    values = _as_array(values)  # (chunks of _writes_every_value's: the mask reads one validity bitmap)
-    null_mask = _null_mask(values)
+    values = as_array(values)  # (chunks of _writes_every_value's: the mask reads one validity bitmap)
+    null_mask = null_rows(values)
     if not fill:
         return values, null_mask
     return fill_defaults(values, null_mask, _default_scalar(spec, time_default)), null_mask
@@ -810,7 +533,7 @@ def _writes_every_value(source: pa.DataType, spec: FieldSpec) -> bool:
     return spec.data_type == "TIMESTAMP" and pa.types.is_timestamp(source) and source.unit in ("us", "ns")
 
 
-def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | None,
+def _convert_multi_value(array: pa.Array, ctx: ConversionContext, time_default: Any | None,
                          fill: bool = True) -> tuple[pa.Array, np.ndarray]:
     spec = ctx.spec
     num_rows = len(array)
@@ -824,11 +547,11 @@ def _convert_multi_value(array: pa.Array, ctx: _Context, time_default: Any | Non
         lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False)
         offsets = np.zeros(num_rows + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        flat = _as_array(pc.list_flatten(array))
+        flat = as_array(pc.list_flatten(array))
     ctx.element_offsets = offsets
     values = _convert_values(flat, ctx)
     if values.null_count:  # null and NaN elements are dropped
-        keep = ~_null_mask(values)
+        keep = ~null_rows(values)
         values = values.filter(pa.array(keep))
         row_of = np.repeat(np.arange(num_rows, dtype=np.int64), np.diff(offsets))
         kept_per_row = np.bincount(row_of[keep], minlength=num_rows).astype(np.int64)
@@ -861,7 +584,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
     options = options or ConversionOptions()
     if isinstance(batch, pa.RecordBatch):
         batch = pa.Table.from_batches([batch])
-    time_column = time_column_name(plan.table_config)
+    time_column = plan.time_column
     num_rows = batch.num_rows
     arrays: list[pa.Array] = []
     masks: dict[str, np.ndarray] = {}
@@ -895,7 +618,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
             if needs_now and (column.null_count or nan):
                 if options.on_null_time == "error":
                     nulls = pc.or_kleene(column.is_null(), pc.is_nan(column)) if nan else column.is_null()
-                    index = _first_true(nulls)
+                    index = first_true(nulls)
                     what = "NaN" if nan and column[index].is_valid else "null"
                     raise ConversionError(
                         f"column {spec.name!r}, row {row_offset + index}: the table's time column is {what} and its "

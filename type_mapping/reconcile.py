@@ -14,14 +14,14 @@ The plan is a frozen dataclass of strings, so it pickles to executors.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
 from .compat import ConversionError, check_convertible, type_family
 from .pinot_schema import PinotSchema, SchemaError
-from .table_config import TableConfig, time_column_name
+from .table_config import TableConfig
 
 
 class PlanError(SchemaError):
@@ -43,7 +43,7 @@ class WritePlan:
     feeds: tuple[ColumnFeed, ...]
     ignored_columns: tuple[str, ...] = ()
     case_sensitive: bool = False
-    table_config: Mapping[str, Any] | None = field(default=None, compare=False)
+    time_column: str | None = None  # the table's time column (segmentsConfig.timeColumnName), None: none
     # columns whose values change kind on the way, as Pinot's ingestion converts them (a double into a STRING,
     # numeric strings into an INT): "value (string -> LONG)"; the write's summary lists them
     coerced: tuple[str, ...] = ()
@@ -93,7 +93,7 @@ def _source_fields(source_schema: Any) -> list[tuple[str, pa.DataType | None]]:
 
 
 def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_columns: bool = False,
-               case_sensitive: bool = False, table_config: Mapping[str, Any] | None = None) -> WritePlan:
+               case_sensitive: bool = False, table_config: TableConfig | None = None) -> WritePlan:
     """Match a DataFrame schema (Arrow schema or Spark ``StructType``) to a Pinot schema; raise ``PlanError``."""
     fields = _source_fields(source_schema)
     problems: list[str] = []
@@ -161,7 +161,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         if _coerced(source_type[spec.name], spec.data_type):
             coerced.append(f"{spec.name} ({conversion})")
 
-    time_column = time_column_name(table_config)
+    time_column = table_config.time_column if table_config is not None else None
     if time_column and time_column not in pinot_schema:
         problems.append(f"the table's time column {time_column!r} is not in the Pinot schema")
 
@@ -169,10 +169,7 @@ def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_
         raise PlanError("cannot write this DataFrame to Pinot table schema "
                         f"{pinot_schema.name!r}:\n  - " + "\n  - ".join(problems))
     ignored = tuple(unknown) if ignore_unknown_columns else ()
-    if isinstance(table_config, TableConfig):
-        table_config = table_config.raw
-    return WritePlan(tuple(feeds), ignored, case_sensitive, dict(table_config) if table_config else None,
-                     tuple(coerced))
+    return WritePlan(tuple(feeds), ignored, case_sensitive, time_column, tuple(coerced))
 
 
 # The value kinds each Pinot type takes as they are; any other kind Pinot's ingestion converts (a coercion)

@@ -114,11 +114,99 @@ class ColumnIndexSettings:
     others: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class PartitionSettings:
+    """A ``segmentPartitionConfig.columnPartitionMap`` entry."""
+
     function_name: str
     num_partitions: int
-    function_config: dict[str, str] | None = None
+    function_config: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class StarTreeAggregationSettings:
+    """A star-tree's ``aggregationConfigs`` entry as written (names resolved by ``pinot_sink.segment.startree``)."""
+
+    column_name: str | None
+    aggregation_function: str | None
+    compression_codec: str | None = None
+    derive_num_docs_per_chunk: bool = False
+    index_version: int | None = None
+    target_max_chunk_size: str | None = None  # a data size as written ("1M")
+    target_docs_per_chunk: int | None = None
+    function_parameters: tuple[tuple[str, Any], ...] = ()  # in the config's order
+
+
+@dataclass(frozen=True)
+class StarTreeIndexSettings:
+    """One ``starTreeIndexConfigs`` entry (``StarTreeIndexConfig``); ``key`` is how errors name it."""
+
+    key: str
+    dimensions_split_order: tuple[str, ...]
+    skip_star_node_creation_for_dimensions: tuple[str, ...]
+    function_column_pairs: tuple[str, ...]
+    aggregation_configs: tuple[StarTreeAggregationSettings, ...]
+    max_leaf_records: int  # 0: the builder's default
+
+
+@dataclass(frozen=True)
+class StarTreeSettings:
+    """``tableIndexConfig``'s star-trees: the explicit ones, ``enableDefaultStarTree``,
+    ``enableDynamicStarTreeCreation``."""
+
+    configs: tuple[StarTreeIndexSettings, ...] = ()
+    enable_default: bool = False
+    enable_dynamic: bool = False
+
+    @property
+    def any(self) -> bool:
+        return bool(self.configs) or self.enable_default
+
+
+@dataclass(frozen=True)
+class TransformSettings:
+    """An ``ingestionConfig.transformConfigs`` entry; ``key`` names it in errors."""
+
+    key: str
+    column_name: str | None
+    transform_function: str | None
+
+
+@dataclass(frozen=True)
+class EnricherSettings:
+    """An ``ingestionConfig.enrichmentConfigs`` entry."""
+
+    key: str
+    enricher_type: str | None
+    pre_complex_type_transform: bool
+    field_to_function: tuple[tuple[str, Any], ...]  # properties.fieldToFunctionMap, in order
+
+
+@dataclass(frozen=True)
+class ComplexTypeSettings:
+    """``ingestionConfig.complexTypeConfig`` (present, even empty: Pinot flattens with an empty one too)."""
+
+    fields_to_unnest: tuple[str, ...] = ()
+    delimiter: str = "."
+    collection_not_unnested_to_json: str = "NON_PRIMITIVE"  # as written, upper-cased
+    prefixes_to_rename: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class IngestionSettings:
+    """``ingestionConfig`` and the batch settings Pinot reads beside it (``IngestionConfigUtils``)."""
+
+    transforms: tuple[TransformSettings, ...] = ()
+    filter_function: str | None = None
+    complex_type: ComplexTypeSettings | None = None
+    enrichers: tuple[EnricherSettings, ...] = ()
+    continue_on_error: bool = False
+    row_time_check: bool = False
+    segment_time_check: bool = True
+    push_type: str = "APPEND"  # batchIngestionConfig first, then the deprecated segmentsConfig keys
+    push_frequency: str | None = None
+    consistent_data_push: bool = False
+    set_keys: tuple[str, ...] = ()  # the ingestionConfig keys given a value (which of them change rows: ingestion)
 
 
 @dataclass
@@ -137,34 +225,16 @@ class TableIndexSettings:
     no_dictionary_cardinality_ratio_threshold: float | None = None
     # Table-level index kinds (star-tree, multi-column text) -> the config key that names them.
     others: dict[str, str] = field(default_factory=dict)
-    star_tree_configs: tuple[Any, ...] = ()  # tableIndexConfig.starTreeIndexConfigs as given
-    enable_default_star_tree: bool = False
-    enable_dynamic_star_tree: bool = False
+    star_trees: StarTreeSettings = StarTreeSettings()
 
 
 # --- the keys read by more than one room: here once ------------------------------------------------------
 
 
-def time_column_name(config: "TableConfig | Mapping[str, Any] | None") -> str | None:
+def _time_column_name(config: Mapping[str, Any]) -> str | None:
     """``segmentsConfig.timeColumnName`` (None when absent or empty)."""
-    if isinstance(config, TableConfig):
-        return config.time_column
-    segments = as_object((config or {}).get("segmentsConfig"), "segmentsConfig")
-    return as_str(segments.get(TIME_COLUMN_KEY), "segmentsConfig.timeColumnName") or None
-
-
-def push_type_and_frequency(config: "TableConfig | Mapping[str, Any] | None") -> tuple[str, str | None]:
-    """Pinot's ``IngestionConfigUtils``: batchIngestionConfig first, then the deprecated segmentsConfig keys;
-    the push type defaults to APPEND."""
-    if isinstance(config, TableConfig):
-        return config.push_type, config.push_frequency
-    config = config or {}
-    batch = as_object(as_object(config.get("ingestionConfig"), "ingestionConfig").get("batchIngestionConfig"),
-                      "ingestionConfig.batchIngestionConfig")
     segments = as_object(config.get("segmentsConfig"), "segmentsConfig")
-    push_type = batch.get("segmentIngestionType") or segments.get("segmentPushType") or "APPEND"
-    frequency = batch.get("segmentIngestionFrequency") or segments.get("segmentPushFrequency")
-    return str(push_type), (str(frequency) if frequency else None)
+    return as_str(segments.get(TIME_COLUMN_KEY), "segmentsConfig.timeColumnName") or None
 
 
 @dataclass(frozen=True)
@@ -179,19 +249,15 @@ class TableConfig:
     push_type: str  # APPEND | REFRESH
     push_frequency: str | None  # HOURLY | DAILY | ...
     consistent_data_push: bool
-    ingestion: Mapping[str, Any]  # ingestionConfig as given
+    ingestion: IngestionSettings
     continue_on_error: bool
     row_time_check: bool
     indexes: TableIndexSettings
+    primary_keys: "PrimaryKeySettings"  # upsertConfig / dedupConfig / isDimTable / quota as Pinot reads them
 
     @property
     def raw_table_name(self) -> str:
         return raw_table_name(self.table_name)
-
-    @property
-    def primary_keys(self) -> "PrimaryKeySettings":
-        """``upsertConfig`` / ``dedupConfig`` / ``isDimTable`` / ``quota`` as Pinot reads them."""
-        return primary_key_settings(self.raw)
 
     @property
     def refreshes_whole_table(self) -> bool:
@@ -199,33 +265,81 @@ class TableConfig:
         return self.push_type.upper() == "REFRESH" and self.consistent_data_push
 
     @classmethod
-    def of(cls, config: "TableConfig | Mapping[str, Any] | None", schema: PinotSchema) -> "TableConfig":
-        """The model of ``config``; a model is returned as it is (a caller given either parses once)."""
-        return config if isinstance(config, TableConfig) else cls.from_json(config, schema)
-
-    @classmethod
     def from_json(cls, config: Mapping[str, Any] | None, schema: PinotSchema) -> "TableConfig":
         config = dict(config or {})
-        ingestion = as_object(config.get("ingestionConfig"), "ingestionConfig")
-        batch = as_object(ingestion.get("batchIngestionConfig"), "ingestionConfig.batchIngestionConfig")
-        push_type, frequency = push_type_and_frequency(config)
-        time_column = time_column_name(config)
-        indexes = parse_table_config(config, schema)
+        ingestion = ingestion_settings(config)
+        time_column = _time_column_name(config)
         return cls(
             raw=config,
             table_name=str(config.get("tableName") or schema.name),
             table_type=str(config.get("tableType") or "OFFLINE"),
             time_column=time_column,
             time_spec=schema.fields.get(time_column) if time_column else None,
-            push_type=push_type,
-            push_frequency=frequency,
-            consistent_data_push=as_bool(batch.get("consistentDataPush"),
-                                         "ingestionConfig.batchIngestionConfig.consistentDataPush"),
+            push_type=ingestion.push_type,
+            push_frequency=ingestion.push_frequency,
+            consistent_data_push=ingestion.consistent_data_push,
             ingestion=ingestion,
-            continue_on_error=as_bool(ingestion.get("continueOnError"), "ingestionConfig.continueOnError"),
-            row_time_check=as_bool(ingestion.get("rowTimeValueCheck"), "ingestionConfig.rowTimeValueCheck"),
-            indexes=indexes,
+            continue_on_error=ingestion.continue_on_error,
+            row_time_check=ingestion.row_time_check,
+            indexes=parse_table_config(config, schema),
+            primary_keys=primary_key_settings(config),
         )
+
+
+# --- ingestion settings ----------------------------------------------------------------------------------
+
+
+def ingestion_settings(config: Mapping[str, Any]) -> IngestionSettings:
+    """``ingestionConfig`` read into its settings; a value of the wrong kind is an error naming its key. What
+    the steps mean (expressions, modes) is checked by ``pinot_sink.ingestion``, which applies them."""
+    key = "ingestionConfig"
+    ingestion = as_object(config.get(key), key)
+    batch = as_object(ingestion.get("batchIngestionConfig"), f"{key}.batchIngestionConfig")
+    segments = as_object(config.get("segmentsConfig"), "segmentsConfig")
+    push_type = batch.get("segmentIngestionType") or segments.get("segmentPushType") or "APPEND"
+    frequency = batch.get("segmentIngestionFrequency") or segments.get("segmentPushFrequency")
+    transforms = []
+    for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), f"{key}.transformConfigs")):
+        where = f"{key}.transformConfigs[{i}]"
+        tc = as_object(tc, where)
+        transforms.append(TransformSettings(where, as_str(tc.get("columnName"), f"{where}.columnName"),
+                                            as_str(tc.get("transformFunction"), f"{where}.transformFunction")))
+    enrichers = []
+    for i, ec in enumerate(as_list(ingestion.get("enrichmentConfigs"), f"{key}.enrichmentConfigs")):
+        where = f"{key}.enrichmentConfigs[{i}]"
+        ec = as_object(ec, where)
+        functions = as_object(as_object(ec.get("properties"), f"{where}.properties").get("fieldToFunctionMap"),
+                              f"{where}.properties.fieldToFunctionMap")
+        enrichers.append(EnricherSettings(
+            where, as_str(ec.get("enricherType"), f"{where}.enricherType"),
+            as_bool(ec.get("preComplexTypeTransform"), f"{where}.preComplexTypeTransform"),
+            tuple((str(column), text) for column, text in functions.items())))
+    complex_type = None
+    if ingestion.get("complexTypeConfig") is not None:  # Pinot flattens with an empty complexTypeConfig too
+        where = f"{key}.complexTypeConfig"
+        cc = as_object(ingestion.get("complexTypeConfig"), where)
+        renames = as_object(cc.get("prefixesToRename"), f"{where}.prefixesToRename")
+        complex_type = ComplexTypeSettings(
+            fields_to_unnest=tuple(as_str(f, f"{where}.fieldsToUnnest")
+                                   for f in as_list(cc.get("fieldsToUnnest"), f"{where}.fieldsToUnnest")),
+            delimiter=as_str(cc.get("delimiter"), f"{where}.delimiter", "."),
+            collection_not_unnested_to_json=as_str(cc.get("collectionNotUnnestedToJson"),
+                                                   f"{where}.collectionNotUnnestedToJson", "NON_PRIMITIVE").upper(),
+            prefixes_to_rename=tuple((str(k), str(v)) for k, v in renames.items()))
+    filter_config = as_object(ingestion.get("filterConfig"), f"{key}.filterConfig")
+    return IngestionSettings(
+        transforms=tuple(transforms),
+        filter_function=as_str(filter_config.get("filterFunction"), f"{key}.filterConfig.filterFunction") or None,
+        complex_type=complex_type,
+        enrichers=tuple(enrichers),
+        continue_on_error=as_bool(ingestion.get("continueOnError"), f"{key}.continueOnError"),
+        row_time_check=as_bool(ingestion.get("rowTimeValueCheck"), f"{key}.rowTimeValueCheck"),
+        segment_time_check=as_bool(ingestion.get("segmentTimeValueCheck"), f"{key}.segmentTimeValueCheck", True),
+        push_type=str(push_type),
+        push_frequency=str(frequency) if frequency else None,
+        consistent_data_push=as_bool(batch.get("consistentDataPush"), f"{key}.batchIngestionConfig.consistentDataPush"),
+        set_keys=tuple(k for k, v in ingestion.items() if v not in (None, [], {}, False, "")),
+    )
 
 
 # --- index settings --------------------------------------------------------------------------------------
@@ -325,10 +439,9 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
         column(name, key("sortedColumn"))
 
     others: dict[str, str] = {}
-    star_trees = tuple(as_list(index_config.get("starTreeIndexConfigs"), key("starTreeIndexConfigs")))
-    enable_default = _true(index_config.get("enableDefaultStarTree"), key("enableDefaultStarTree"))
-    if star_trees or enable_default:
-        others["star-tree"] = key("starTreeIndexConfigs" if star_trees else "enableDefaultStarTree")
+    star_trees = star_tree_settings(index_config)
+    if star_trees.any:
+        others["star-tree"] = key("starTreeIndexConfigs" if star_trees.configs else "enableDefaultStarTree")
     if index_config.get("multiColumnTextIndexConfig"):
         others["multi-column text"] = key("multiColumnTextIndexConfig")
     if index_config.get("tierOverwrites"):
@@ -347,10 +460,15 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
                               .get("columnPartitionMap"), partition_key)
     for name, cfg in partition_map.items():
         column(name, partition_key)
-        function_config = cfg.get("functionConfig")
+        where = f"{partition_key}.{name}"
+        cfg = as_object(cfg, where)
+        function_name = as_str(cfg.get("functionName"), f"{where}.functionName")
+        if not function_name:
+            raise TableConfigError(f"{where}.functionName is missing (e.g. Murmur, Modulo, HashCode)")
+        function_config = as_object(cfg.get("functionConfig"), f"{where}.functionConfig")
         partitions[name] = PartitionSettings(
-            function_name=str(cfg["functionName"]),
-            num_partitions=as_int(cfg.get("numPartitions"), f"{partition_key}.{name}.numPartitions"),
+            function_name=function_name,
+            num_partitions=as_int(cfg.get("numPartitions"), f"{where}.numPartitions"),
             function_config={str(k): str(v) for k, v in function_config.items()} if function_config else None,
         )
 
@@ -359,7 +477,7 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
         raw_table_name=raw_table_name(str(table_config.get("tableName") or schema.name)),
         columns=columns,
         segment_version=version,
-        time_column=time_column_name(table_config),
+        time_column=_time_column_name(table_config),
         sorted_columns=sorted_columns,
         partitions=partitions,
         segment_time_check=as_bool(ingestion.get("segmentTimeValueCheck"), "ingestionConfig.segmentTimeValueCheck",
@@ -374,10 +492,47 @@ def parse_table_config(table_config: Mapping[str, Any] | None, schema: PinotSche
         no_dictionary_cardinality_ratio_threshold=as_float(
             index_config.get("noDictionaryCardinalityRatioThreshold"), key("noDictionaryCardinalityRatioThreshold")),
         others=others,
-        star_tree_configs=star_trees,
-        enable_default_star_tree=enable_default,
-        enable_dynamic_star_tree=_true(index_config.get("enableDynamicStarTreeCreation"),
-                                       key("enableDynamicStarTreeCreation")),
+        star_trees=star_trees,
+    )
+
+
+def star_tree_settings(index_config: Mapping[str, Any]) -> StarTreeSettings:
+    """``tableIndexConfig``'s star-tree keys, read with Jackson's coercions; what the names mean (functions,
+    codecs) is resolved by ``pinot_sink.segment.startree``, which builds the trees."""
+    key = "tableIndexConfig.{}".format
+    configs = []
+    for i, cfg in enumerate(as_list(index_config.get("starTreeIndexConfigs"), key("starTreeIndexConfigs"))):
+        where = f"starTreeIndexConfigs[{i}]"
+        cfg = as_object(cfg, where)
+        aggregations = []
+        for j, agg in enumerate(as_list(cfg.get("aggregationConfigs"), f"{where}.aggregationConfigs")):
+            at = f"{where}.aggregationConfigs[{j}]"
+            agg = as_object(agg, at)
+            size = agg.get("targetMaxChunkSize")
+            aggregations.append(StarTreeAggregationSettings(
+                column_name=as_str(agg.get("columnName"), f"{at}.columnName") or None,
+                aggregation_function=as_str(agg.get("aggregationFunction"), f"{at}.aggregationFunction") or None,
+                compression_codec=as_str(agg.get("compressionCodec"), f"{at}.compressionCodec") or None,
+                derive_num_docs_per_chunk=as_bool(agg.get("deriveNumDocsPerChunk"), f"{at}.deriveNumDocsPerChunk"),
+                index_version=as_int(agg.get("indexVersion"), f"{at}.indexVersion"),
+                target_max_chunk_size=None if size is None else str(size),
+                target_docs_per_chunk=as_int(agg.get("targetDocsPerChunk"), f"{at}.targetDocsPerChunk"),
+                function_parameters=tuple((str(k), v) for k, v in as_object(
+                    agg.get("functionParameters"), f"{at}.functionParameters").items())))
+        configs.append(StarTreeIndexSettings(
+            key=where,
+            dimensions_split_order=tuple(str(d) for d in as_list(cfg.get("dimensionsSplitOrder"),
+                                                                 f"{where}.dimensionsSplitOrder")),
+            skip_star_node_creation_for_dimensions=tuple(str(d) for d in as_list(
+                cfg.get("skipStarNodeCreationForDimensions"), f"{where}.skipStarNodeCreationForDimensions")),
+            function_column_pairs=tuple(str(p) for p in as_list(cfg.get("functionColumnPairs"),
+                                                                f"{where}.functionColumnPairs")),
+            aggregation_configs=tuple(aggregations),
+            max_leaf_records=as_int(cfg.get("maxLeafRecords"), f"{where}.maxLeafRecords", 0) or 0))
+    return StarTreeSettings(
+        configs=tuple(configs),
+        enable_default=_true(index_config.get("enableDefaultStarTree"), key("enableDefaultStarTree")),
+        enable_dynamic=_true(index_config.get("enableDynamicStarTreeCreation"), key("enableDynamicStarTreeCreation")),
     )
 
 

@@ -6,7 +6,7 @@ JTS's own short cuts are ported here, as they decide many answers before any rel
 ``contains`` (``RectangleContains``: inside the envelope and not wholly on its boundary), the dimension and
 envelope checks (an empty geometry's envelope is null: nothing contains it or is contained, and two empties are
 not equal; a polygon's envelope is its shell's); the DE-9IM matrix itself, for what is left, is JTS's old
-``RelateOp``, ported in geometry_relate_graph.py (its answers on invalid areas and collections, and its
+``RelateOp``, ported in relate_op.py (its answers on invalid areas and collections, and its
 TopologyExceptions, are JTS's own: GEOS's RelateNG would differ there).
 """
 from __future__ import annotations
@@ -18,9 +18,10 @@ import numpy as np
 
 from ..exceptions import JavaException
 from .geometry import Geom
-from .relate_op import EXTERIOR, PointRelate, dimension, locate, locate_many, point_distance
-from .relate_op import point_to_segment, relate_matrix
-from .relate_op import geometry_envelope as envelope
+from .algorithm import EXTERIOR, dimension, point_distance, point_to_segment
+from .algorithm import geometry_envelope as envelope
+from .point_locator import locate
+from .relate_op import PointRelate, locate_many, relate_matrix
 
 
 def _env_contains(a, b) -> bool:
@@ -88,7 +89,7 @@ def _in_boundary(env, geom: Geom) -> bool:
 
 
 def _matrix(a: Geom, b: Geom) -> str:
-    """``RelateOp.relate(a, b)``: JTS's old relate, ported (geometry_relate_graph.py). The predicates take another
+    """``RelateOp.relate(a, b)``: JTS's old relate, ported (relate_op.py). The predicates take another
     ``matrix`` function of the same answers (geospatial_scalar_functions.py's, with PointRelate's work kept across a batch's rows)."""
     return relate_matrix(a, b)
 

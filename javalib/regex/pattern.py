@@ -10,7 +10,7 @@ import functools
 import re
 import sys
 
-from . import char_predicates as java_unicode
+from . import char_predicates
 
 _LINE_END = "\n\r\x85\u2028\u2029"  # Java's line terminators (without UNIX_LINES)
 _DOT = "[^\n\r\x85\u2028\u2029]"
@@ -143,7 +143,7 @@ def _literal_run(cps: list[int], fold: bool) -> str:
     return "".join(out)
 
 
-# --- character properties (\\p{..}) and word boundaries, from Java 17's own tables (java_unicode.py) -------
+# --- character properties (\\p{..}) and word boundaries, from Java 17's own tables (char_predicates.py) -------
 
 _MAX_CODE_POINT = 0x10FFFF
 # \\b looks back over at most this many combining marks for their base letter (Python's look-behinds have a
@@ -154,7 +154,7 @@ _MARKS_BEHIND = 8
 @functools.cache
 def _ranges(index: int) -> tuple[tuple[int, int], ...]:
     out = []
-    for part in filter(None, java_unicode.SETS[index].split(",")):
+    for part in filter(None, char_predicates.SETS[index].split(",")):
         first, _, last = part.partition("-")
         out.append((int(first, 16), int(last or first, 16)))
     return tuple(out)
@@ -168,27 +168,27 @@ def _property(name: str, case_insensitive: bool) -> tuple[tuple[int, int], ...] 
     ``Lu`` or ``Ll`` or ``Lt``, ``Lower`` is ``Alpha``)."""
 
     def prop(key: str, table: str) -> int | None:
-        found = getattr(java_unicode, table + "_CI").get(key) if case_insensitive else None
-        return found if found is not None else getattr(java_unicode, table).get(key)
+        found = getattr(char_predicates, table + "_CI").get(key) if case_insensitive else None
+        return found if found is not None else getattr(char_predicates, table).get(key)
 
     index: int | None = None
     if "=" in name:
         key, value = name.split("=", 1)
         key = key.lower()
         if key in ("sc", "script"):
-            index = java_unicode.SCRIPT.get(value.upper())
+            index = char_predicates.SCRIPT.get(value.upper())
         elif key in ("blk", "block"):
-            index = java_unicode.BLOCK.get(value.upper())
+            index = char_predicates.BLOCK.get(value.upper())
         elif key in ("gc", "general_category"):
             index = prop(value, "PROPERTY")
     elif name.startswith("In"):
-        index = java_unicode.BLOCK.get(name[2:].upper())
+        index = char_predicates.BLOCK.get(name[2:].upper())
     elif name.startswith("Is"):
         index = prop(name[2:].upper(), "UNICODE_PROPERTY")
         if index is None:
             index = prop(name[2:], "PROPERTY")
         if index is None:
-            index = java_unicode.SCRIPT.get(name[2:].upper())
+            index = char_predicates.SCRIPT.get(name[2:].upper())
     else:
         index = prop(name, "PROPERTY")
     return None if index is None else _ranges(index)
@@ -273,8 +273,8 @@ def _word_boundary(boundary: bool) -> str:
     or base) ends it unbased. Hence before a mark the only boundaries are after ``_`` or a supplementary
     letter or digit (word characters that are no base); elsewhere the right side is a word character and the
     left side needs the run's base only after a mark, looked for at most ``_MARKS_BEHIND`` marks back."""
-    letter_digit = _ranges(java_unicode.PROPERTY["javaLetterOrDigit"])
-    marks = _ranges(java_unicode.PROPERTY["Mn"])
+    letter_digit = _ranges(char_predicates.PROPERTY["javaLetterOrDigit"])
+    marks = _ranges(char_predicates.PROPERTY["Mn"])
     word = _property_class(_norm(letter_digit + ((0x5F, 0x5F),)), False)
     mark = _property_class(marks, False)
     unbased = _property_class(_norm(_clip(letter_digit, 0x10000, _MAX_CODE_POINT) + ((0x5F, 0x5F),)), False)

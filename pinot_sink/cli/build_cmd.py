@@ -182,61 +182,42 @@ def _schema_and_config(args) -> tuple[dict, dict]:
 
 
 def make_writer(args, *, progress=None, on_segment=None):
-    """The ``PartitionWriter`` for these arguments: the data source's option parsing, naming (Pinot's
-    generators, Java's value formatting, Pinot's name rules), defaults and file modes."""
-    from type_mapping.pinot_schema import PinotSchema, check_writable_column_names
-    from type_mapping.reconcile import plan_write
-
+    """The ``PartitionWriter`` for these arguments, prepared as a Spark write prepares
+    (``pinot_sink.prepare``): the data source's option parsing, the schema and table config checks, the index
+    plan, the ingestion steps and write plan for each input's columns, naming; its defaults and file modes."""
     from ..buffer import PartitionBuffer
-    from ..ingestion import IngestionPipeline
-    from ..naming import SegmentNameError, SegmentNamer, make_namer, validate_name_part
+    from ..naming import SegmentNameError
     from ..options import OptionError, WriteOptions, parse_int, parse_size
     from ..partition_writer import PartitionWriter, SegmentSpec
-    from ..segment.index_policy import plan_indexes
-    from ..segment.table_config import TableConfig
+    from ..prepare import parse_table, prepare_table
 
     for path in args.input:
         if path.suffix.lower() not in _FORMATS:
             raise ValueError(f"{path}: unknown input format (use .parquet, .csv, .json, .jsonl or .ndjson)")
-    schema_json, table_config_json = _schema_and_config(args)
-    schema = PinotSchema.from_json(schema_json)
-    check_writable_column_names(schema)
-    table_config = TableConfig.from_json(table_config_json, schema)
+    schema, table_config = parse_table(*_schema_and_config(args))
     raw_table = table_config.raw_table_name
+    raw_options = {"table-name": raw_table, **parse_cli_options(args.option)}
+    if args.skip_unsupported_indexes:
+        raw_options["build.unsupported-indexes"] = "defer"
     # The data source's parser, so every value means (and fails) the same here as in a Spark write.
-    options = WriteOptions.parse({"table-name": raw_table, **parse_cli_options(args.option)})
+    prepared = prepare_table(WriteOptions.parse(raw_options), schema, table_config)
+    options = prepared.options
     max_rows = parse_int(str(args.max_rows), "--max-rows")
     max_bytes = parse_size(args.max_size, "--max-size")
-    index_mode = "defer" if args.skip_unsupported_indexes else options.build.unsupported_indexes
-    # What becomes of every index the config names, decided once before any row is read.
-    index_plan = plan_indexes(table_config, schema, index_mode)
-    for line in index_plan.deferred_lines():
+    for line in prepared.index_plan.deferred_lines():
         print(f"pinot-sink build: {line}", file=sys.stderr, flush=True)
     build_options = replace(options.build, segment_version=args.segment_version, keep_dir=args.keep_dir,
-                            sort_by_sorted_column=options.build.sort_by_sorted_column and not args.no_sort,
-                            unsupported_indexes=index_mode,
-                            index_plan=index_plan)
+                            sort_by_sorted_column=options.build.sort_by_sorted_column and not args.no_sort)
     try:
-        if args.name:
-            namer = SegmentNamer("simple", validate_name_part(args.name, "segment name"), None, uses_time=False)
-        else:
-            namer = make_namer("simple", raw_table, schema, table_config)
+        namer = prepared.namer(name=args.name)
     except SegmentNameError as exc:
         raise OptionError(f"--name: {exc}" if args.name else f"table {raw_table}: {exc}") from None
-
-    def rules(arrow_schema):
-        pipeline = IngestionPipeline.from_configs(schema, table_config, arrow_schema,
-                                                  unsupported=options.ingestion_unsupported)
-        return (None if pipeline.is_identity else pipeline,
-                plan_write(pipeline.output_schema, schema, table_config=table_config,
-                           ignore_unknown_columns=options.schema.ignore_unknown_columns,
-                           case_sensitive=options.schema.case_sensitive))
 
     args.out.mkdir(parents=True, exist_ok=True)
     # now() / ago() give the build's start, one instant for every row and segment of this run
     instant_ms = int(time.time() * 1000)
     spec = SegmentSpec(schema, table_config, build_options, args.creation_time, namer, single_name=args.name)
-    return PartitionWriter(spec, rules=rules, conversion=options.conversion,
+    return PartitionWriter(spec, rules=prepared.rules, conversion=options.conversion,
                            buffer=PartitionBuffer(max_rows, max_bytes), stage=_OutputFolder(args.out),
                            where=f"table {raw_table}", rows_of="the input", max_bytes=max_bytes,
                            on_segment=on_segment, progress=progress, instant_ms=instant_ms)

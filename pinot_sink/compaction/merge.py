@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.pinot_schema import METRIC, PinotSchema
+from type_mapping.convert import default_column
 from type_mapping.stored import PinotColumns
 from type_mapping.errors import PinotSinkError
 
@@ -45,31 +46,50 @@ class CompactionError(PinotSinkError, ValueError):
     """A compaction that cannot be done as asked; the message names the column or segment."""
 
 
-def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
-    """Every schema column of a segment (a tarball of any codec, or a folder), stored values and null masks. A
+def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | None = None) -> PinotColumns:
+    """Every schema column of a segment (a tarball of any codec, or a folder), stored values and null masks (a
+    column the segment lacks, but for ``time_column``, filled with its default null value, null). A
     tarball is unpacked by the reader's ``extract_tarball`` (its codec by magic number, gzip through ISA-L where
     installed: most of a small segment's read; tarfile's ``data`` filter), then read as a folder."""
     if os.path.isdir(path):
-        return _stored(read_segment(path), schema, where)
+        return _stored(read_segment(path), schema, where, time_column)
     folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
     try:
         try:
             segment_dir = extract_tarball(path, folder, where)
         except (SegmentFormatError, OSError) as exc:
             raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
-        return _stored(read_segment(segment_dir), schema, where)
+        return _stored(read_segment(segment_dir), schema, where, time_column)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _stored(contents, schema: PinotSchema, where: str) -> PinotColumns:
+def _stored(contents, schema: PinotSchema, where: str, time_column: str | None = None) -> PinotColumns:
     stored = contents.stored
-    missing = [c.name for c in schema if c.name not in stored.table.column_names]
-    if missing:
-        raise CompactionError(f"{where}: has no column {missing[0]!r} (the schema gained it after the segment was "
-                              f"written); compacting it would need its default values: not done")
     names = [c.name for c in schema]
-    return PinotColumns(stored.table.select(names), {k: v for k, v in stored.null_masks.items() if k in names})
+    table = stored.table
+    gained = gained_columns(schema, table.column_names, table.num_rows, where, time_column)
+    for name, column in gained.items():
+        table = table.append_column(name, column)
+    masks = {k: v for k, v in stored.null_masks.items() if k in names}
+    masks.update({name: np.ones(table.num_rows, dtype=np.bool_) for name in gained})  # every row null
+    return PinotColumns(table.select(names), masks)
+
+
+def gained_columns(schema: PinotSchema, present, num_rows: int, where: str,
+                   time_column: str | None) -> dict[str, pa.Array]:
+    """The schema's columns a segment lacks (the schema gained them after it was written), each its default
+    null value in every row (the rows are null): as Pinot's servers serve such a segment and its
+    SegmentProcessorFramework merges it (docs/compaction.md). A time column is not made up: refused."""
+    gained = {}
+    for spec in schema:
+        if spec.name in present:
+            continue
+        if spec.name == time_column:
+            raise CompactionError(f"{where}: has no column {spec.name!r}, the table's time column (the schema "
+                                  f"gained it after the segment was written): not compacted")
+        gained[spec.name] = default_column(spec, num_rows)
+    return gained
 
 
 def concat(parts: list[PinotColumns]) -> PinotColumns:

@@ -37,14 +37,14 @@ from pinot_sink.segment.index_policy import plan_indexes
 
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
-from ..naming import column_min_max, make_namer, run_tag
+from ..naming import column_min_max, inferred_kind, make_namer, run_tag
 from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
+from ..prepare import parse_table
 from ..reports import SegmentRecord, TaskReport, WriteResult
 from ..time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from ..write_run import COMPACT, WriteRun
 from type_mapping.datetime_formats import stored_to_millis
-from type_mapping.table_config import push_type_and_frequency
 from . import merge
 from .plan import CompactionPlan, Group, list_facts, make_plan
 from .merge import CompactionError
@@ -160,8 +160,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
                 config_json.get(key) for key in ("upsertConfig", "dedupConfig")):
             raise OptionError(f"table {table}: only OFFLINE tables without upsert or dedup are compacted (merging "
                               f"an upsert or dedup table's segments would change which row of a key wins)")
-        schema = PinotSchema.from_json(schema_json)
-        table_config = TableConfig.from_json(config_json, schema)
+        schema, table_config = parse_table(schema_json, config_json, table)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))
         bucket_ms = bucket_ms_of(bucket, table_config)
         if window is not None and bucket_ms is None:
@@ -175,7 +174,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         log.info("pinot_sink: %s", plan.describe())
         if dry_run:
             return report
-        context = _Context(write_options, schema_json, schema, table_config, store, root, plan, aggregations,
+        context = _Context(write_options, schema, table_config, store, root, plan, aggregations,
                            progress or (lambda line: log.info("pinot_sink: %s", line)))
         for index, group in enumerate(plan.groups):
             report.groups.append(context.compact_group(index, group))
@@ -198,8 +197,7 @@ def bucket_ms_of(bucket: str | None, table_config: TableConfig) -> int | None:
     if table_config.time_column is None:
         return None
     if bucket is None:
-        _, frequency = push_type_and_frequency(table_config)
-        bucket = "hour" if (frequency or "").upper() == "HOURLY" else "day"
+        bucket = "hour" if (table_config.push_frequency or "").upper() == "HOURLY" else "day"
     if bucket not in BUCKET_MS:
         raise OptionError(f"--bucket {bucket!r}: one of {', '.join(BUCKET_MS)}")
     return BUCKET_MS[bucket]
@@ -221,7 +219,6 @@ def _schema_and_config(store, options: WriteOptions) -> tuple[dict, dict]:
 @dataclass
 class _Context:
     options: WriteOptions
-    schema_json: dict
     schema: PinotSchema
     table_config: TableConfig
     store: Any
@@ -274,9 +271,12 @@ class _Context:
         scope = CompactionScope(tuple(names), self.plan.listed, frozenset(source_writes(names, self.store)),
                                 sources_stay_listed=isinstance(self.store, DirectoryStore))
         index_plan = plan_indexes(self.table_config, self.schema, options.build.unsupported_indexes)
+        # Segments no pinot-sink write made (Pinot's own, say) hold no write to record: no provenance line, so
+        # their compaction writes what Pinot's SegmentProcessorFramework writes (docs/compaction.md).
+        provenance = {SOURCE_WRITES_KEY: format_writes(scope.source_writes)} if scope.source_writes else {}
         options = replace(options, build=replace(options.build, index_plan=index_plan, custom_properties={
-            **options.build.custom_properties, SOURCE_WRITES_KEY: format_writes(scope.source_writes)}))
-        return WriteJob(options=options, schema_json=self.schema_json, table_config=self.table_config, plan=None,
+            **options.build.custom_properties, **provenance}))
+        return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,
                         driver_host=socket.gethostname(), started_at=time.time(),
@@ -287,7 +287,8 @@ class _Context:
     def _build(self, job: WriteJob, group: Group, work: Path, report: GroupReport) -> list[SegmentRecord]:
         run, schema, config = job.run, self.schema, self.table_config
         stage = AttemptStage(run.attempt_staging(0, 0), work, table=job.table, storage_options=job.storage_options)
-        namer = make_namer("simple", job.table, schema, config, postfix=run.postfix(None, 0))
+        # Named as Pinot's SegmentProcessorFramework names merged segments (docs/compaction.md), with the run's tags.
+        namer = make_namer(inferred_kind(schema, config), job.table, schema, config, postfix=run.postfix(None, 0))
         time_column = config.time_column if config.time_column in schema else None
         staged: list[SegmentRecord] = []
 
@@ -321,7 +322,7 @@ class _Context:
         for number, source in enumerate(group.sources, 1):
             path = self._fetch(job, source.name, work)
             try:
-                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}")
+                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column)
             finally:
                 if Path(path).parent == work:
                     merge.remove_file(path)

@@ -91,6 +91,10 @@ class ControllerStore:
             client.close()
         self._owns_client = True  # a later call opens its own
 
+    def publication(self, publications: Any) -> Any:
+        """``SegmentStore.publication``: through this controller (a lineage entry, or a refresh)."""
+        return publications.through_controller
+
 
 def zk_time_range(zk: Mapping[str, Any]) -> tuple[int, int]:
     """A segment's range in millis from its ZK metadata, as ``SegmentZKMetadata.getStartTimeMs`` reads it:

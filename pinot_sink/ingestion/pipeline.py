@@ -17,16 +17,16 @@ import dataclasses
 import functools
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.pinot_json import as_bool, as_list, as_object, as_str
+from type_mapping.pinot_json import as_str
 from type_mapping.pinot_schema import FieldSpec, PinotSchema
 from type_mapping.stored import arrow_type_for
-from type_mapping.table_config import TableConfig, time_column_name
+from type_mapping.table_config import ComplexTypeSettings, IngestionSettings, TableConfig
 
 from . import java_objects
 from .complex_types import MODES, ComplexTypeSpec, as_java_objects
@@ -105,13 +105,12 @@ class IngestionPipeline:
     # --- building (driver) -------------------------------------------------------------------------------
 
     @classmethod
-    def from_configs(cls, schema: PinotSchema, table_config: Mapping[str, Any] | None, input_schema: pa.Schema,
+    def from_configs(cls, schema: PinotSchema, table_config: TableConfig, input_schema: pa.Schema,
                      *, unsupported: str = "error") -> "IngestionPipeline":
         if unsupported not in UNSUPPORTED_MODES:
             raise ValueError(f"ingestion.unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}")
-        table_config = table_config.raw if isinstance(table_config, TableConfig) else (table_config or {})
-        ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
-        problems = unsupported_settings(schema, table_config)
+        ingestion = table_config.ingestion
+        problems = unsupported_settings(schema, ingestion)
         if problems and unsupported == "error":
             raise UnsupportedIngestionConfig(
                 "the table config changes ingested rows in ways this package does not apply: "
@@ -122,23 +121,20 @@ class IngestionPipeline:
             log.warning("ingestion.unsupported=skip: not applied: %s", problem)
 
         pipeline = cls(skipped=tuple(problems))
-        pipeline.continue_on_error = as_bool(ingestion.get("continueOnError"), "ingestionConfig.continueOnError")
-        complex_config = ingestion.get("complexTypeConfig")
-        if complex_config is not None:  # Pinot flattens with an empty complexTypeConfig too
-            pipeline.complex_types = _complex_type_spec(as_object(complex_config, "ingestionConfig.complexTypeConfig"))
+        pipeline.continue_on_error = ingestion.continue_on_error
+        if ingestion.complex_type is not None:
+            pipeline.complex_types = _complex_type_spec(ingestion.complex_type)
 
         pipeline.enrichers = _enrichers(ingestion, schema)
         definitions: dict[str, tuple[str, str]] = {}
-        for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), "ingestionConfig.transformConfigs")):
-            key = f"ingestionConfig.transformConfigs[{i}]"
-            tc = as_object(tc, key)
-            column = as_str(tc.get("columnName"), f"{key}.columnName")
-            text = as_str(tc.get("transformFunction"), f"{key}.transformFunction")
+        for tc in ingestion.transforms:
+            column, text = tc.column_name, tc.transform_function
             if not column or not text:
-                raise ValueError(f"{key} needs columnName and transformFunction, got {dict(tc)!r}")
+                raise ValueError(f"{tc.key} needs columnName and transformFunction, got "
+                                 f"{{'columnName': {column!r}, 'transformFunction': {text!r}}}")
             if column in definitions:
-                raise ValueError(f"{key}: more than one transform function on column {column!r}")
-            definitions[column] = (text, f"{key}.transformFunction")
+                raise ValueError(f"{tc.key}: more than one transform function on column {column!r}")
+            definitions[column] = (text, f"{tc.key}.transformFunction")
         for spec in schema:
             if spec.transform_function and spec.name not in definitions:
                 definitions[spec.name] = (spec.transform_function, f"schema column {spec.name!r} transformFunction")
@@ -156,17 +152,15 @@ class IngestionPipeline:
         for column in _topological_order(expressions):
             pipeline.transforms.append(_Transform(column, expressions[column], schema.fields.get(column)))
 
-        filter_config = as_object(ingestion.get("filterConfig"), "ingestionConfig.filterConfig")
-        filter_text = as_str(filter_config.get("filterFunction"), "ingestionConfig.filterConfig.filterFunction")
+        filter_text = ingestion.filter_function
         if filter_text and not is_groovy(filter_text):
             try:
                 pipeline.filter = Expression(filter_text)
             except ExpressionError as exc:
                 raise ValueError(f"ingestionConfig.filterConfig.filterFunction: {exc}") from None
 
-        time_column = time_column_name(table_config)
-        if as_bool(ingestion.get("rowTimeValueCheck"), "ingestionConfig.rowTimeValueCheck") and time_column \
-                and time_column in schema:
+        time_column = table_config.time_column
+        if ingestion.row_time_check and time_column and time_column in schema:
             pipeline.time_check = (time_column, schema[time_column])
 
         pipeline._plan_columns(schema, input_schema)
@@ -456,20 +450,16 @@ def _column(columns: dict[str, pa.Array], name: str, arrow_type: pa.DataType, n:
     return value
 
 
-def _enrichers(ingestion: Mapping[str, Any], schema: PinotSchema) -> list[_Enricher]:
+def _enrichers(ingestion: IngestionSettings, schema: PinotSchema) -> list[_Enricher]:
     """The ``generateColumn`` entries of ``ingestionConfig.enrichmentConfigs``, in order (other types are
     reported by ``unsupported_settings``)."""
     enrichers = []
-    for i, config in enumerate(as_list(ingestion.get("enrichmentConfigs"), "ingestionConfig.enrichmentConfigs")):
-        key = f"ingestionConfig.enrichmentConfigs[{i}]"
-        config = as_object(config, key)
-        if as_str(config.get("enricherType"), f"{key}.enricherType") != GENERATE_COLUMN:
+    for config in ingestion.enrichers:
+        if config.enricher_type != GENERATE_COLUMN:
             continue
-        pre = as_bool(config.get("preComplexTypeTransform"), f"{key}.preComplexTypeTransform")
-        functions = as_object(as_object(config.get("properties"), f"{key}.properties").get("fieldToFunctionMap"),
-                              f"{key}.properties.fieldToFunctionMap")
-        for column, text in functions.items():
-            where = f"{key}.properties.fieldToFunctionMap.{column}"
+        pre = config.pre_complex_type_transform
+        for column, text in config.field_to_function:
+            where = f"{config.key}.properties.fieldToFunctionMap.{column}"
             try:
                 expression = Expression(as_str(text, where))
             except ExpressionError as exc:
@@ -478,20 +468,13 @@ def _enrichers(ingestion: Mapping[str, Any], schema: PinotSchema) -> list[_Enric
     return enrichers
 
 
-def _complex_type_spec(config: Mapping[str, Any]) -> ComplexTypeSpec:
+def _complex_type_spec(config: ComplexTypeSettings) -> ComplexTypeSpec:
     key = "ingestionConfig.complexTypeConfig"
-    mode = as_str(config.get("collectionNotUnnestedToJson"), f"{key}.collectionNotUnnestedToJson",
-                  "NON_PRIMITIVE").upper()
+    mode = config.collection_not_unnested_to_json
     if mode not in MODES:
         raise ValueError(f"{key}.collectionNotUnnestedToJson: {mode!r} is not one of {MODES}")
-    renames = as_object(config.get("prefixesToRename"), f"{key}.prefixesToRename")
-    return ComplexTypeSpec(
-        fields_to_unnest=tuple(as_str(f, f"{key}.fieldsToUnnest") for f in as_list(config.get("fieldsToUnnest"),
-                                                                                   f"{key}.fieldsToUnnest")),
-        delimiter=as_str(config.get("delimiter"), f"{key}.delimiter", "."),
-        collection_to_json=mode,
-        prefixes_to_rename=tuple((str(k), str(v)) for k, v in renames.items()),
-    )
+    return ComplexTypeSpec(fields_to_unnest=config.fields_to_unnest, delimiter=config.delimiter,
+                           collection_to_json=mode, prefixes_to_rename=config.prefixes_to_rename)
 
 
 def _topological_order(expressions: dict[str, Expression | TimeSpecConversion]) -> list[str]:
@@ -609,29 +592,21 @@ def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
 # --- never silent: what changes rows and is not applied -----------------------------------------------
 
 
-def unsupported_settings(schema: PinotSchema, table_config: Mapping[str, Any]) -> list[str]:
+def unsupported_settings(schema: PinotSchema, ingestion: IngestionSettings) -> list[str]:
     """Settings of the table config (and schema) that change ingested rows and that this package does not
     apply, each naming its key; empty when everything that matters is applied."""
-    problems: list[str] = []
-    ingestion = as_object(table_config.get("ingestionConfig"), "ingestionConfig")
-    for key, value in ingestion.items():
-        if key not in _NEUTRAL_INGESTION_KEYS and value not in (None, [], {}, False, ""):
-            problems.append(f"ingestionConfig.{key}")
-    for i, config in enumerate(as_list(ingestion.get("enrichmentConfigs"), "ingestionConfig.enrichmentConfigs")):
-        kind = as_str(as_object(config, f"ingestionConfig.enrichmentConfigs[{i}]").get("enricherType"),
-                      f"ingestionConfig.enrichmentConfigs[{i}].enricherType")
+    problems = [f"ingestionConfig.{key}" for key in ingestion.set_keys if key not in _NEUTRAL_INGESTION_KEYS]
+    for config in ingestion.enrichers:
+        kind = config.enricher_type
         if kind != GENERATE_COLUMN:
             known = "CLP's log encoder is not in this package" if kind in _ENRICHER_TYPES else \
                 f"Pinot registers no such enricher ({', '.join(_ENRICHER_TYPES)})"
-            problems.append(f"ingestionConfig.enrichmentConfigs[{i}] enricherType {kind!r}: {known}")
-    for i, tc in enumerate(as_list(ingestion.get("transformConfigs"), "ingestionConfig.transformConfigs")):
-        text = as_str(as_object(tc, f"ingestionConfig.transformConfigs[{i}]").get("transformFunction"),
-                      f"ingestionConfig.transformConfigs[{i}].transformFunction") or ""
-        if is_groovy(text):
-            problems.append(f"ingestionConfig.transformConfigs[{i}].transformFunction (column "
-                            f"{tc.get('columnName')!r}): Groovy scripts (disabled in Pinot by default)")
-    filter_text = as_str(as_object(ingestion.get("filterConfig"), "ingestionConfig.filterConfig")
-                         .get("filterFunction"), "ingestionConfig.filterConfig.filterFunction") or ""
+            problems.append(f"{config.key} enricherType {kind!r}: {known}")
+    for tc in ingestion.transforms:
+        if is_groovy(tc.transform_function or ""):
+            problems.append(f"{tc.key}.transformFunction (column {tc.column_name!r}): Groovy scripts (disabled in "
+                            f"Pinot by default)")
+    filter_text = ingestion.filter_function or ""
     if is_groovy(filter_text):
         problems.append("ingestionConfig.filterConfig.filterFunction: Groovy scripts (disabled in Pinot by default)")
     for spec in schema:

@@ -370,7 +370,7 @@ def to_string(value: Value, ctx: Context) -> Value:
     if jt == "BYTES":  # BytesUtils.toHexString
         return pa.array([None if b is None else b.hex() for b in value.to_pylist()], pa.string())
     if jt == "TIMESTAMP":
-        from type_mapping.datetime_formats import java_timestamp_string
+        from type_mapping.joda_format import java_timestamp_string
 
         return java_timestamp_string(to_long(value, ctx))
     if jt == "DATE":  # java.sql.Date.toString

@@ -62,7 +62,7 @@ def guava_sizing(expected_insertions: int, fpp: float) -> tuple[int, int]:
 
 
 # Guava and Pinot size the filter with Math.log / Math.pow: HotSpot's x86_64 stubs, not the platform's libm, whose
-# last bit may differ and, at a truncation's edge, change the number of bits (type_mapping.hotspot_math)
+# last bit may differ and, at a truncation's edge, change the number of bits (javalib.hotspot_math)
 def _java_log(value: float) -> float:
     return float(hotspot_log(np.array([value], np.float64))[0])
 

@@ -117,7 +117,7 @@ def validate_segment_name(name: str, table_type: str = "OFFLINE") -> None:
 def build_segment(
     columns: PinotColumns,
     schema: PinotSchema,
-    table_config: TableConfig | Mapping[str, Any] | None,
+    table_config: TableConfig,
     out_dir,
     segment_name: str,
     creation_time_ms: int | None = None,
@@ -129,8 +129,7 @@ def build_segment(
     indexes in memory, only the rows still to build and one column's working arrays. The same bytes."""
     options = options or BuildOptions()
     normalise_mode(options.unsupported_indexes)
-    validate_segment_name(segment_name, table_config.table_type if isinstance(table_config, TableConfig)
-                          else (table_config or {}).get("tableType") or "OFFLINE")
+    validate_segment_name(segment_name, table_config.table_type)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     if creation_time_ms is None:
@@ -146,8 +145,8 @@ def build_segment(
     if total_docs == 0:
         raise SegmentBuildError(f"segment {segment_name!r}: no rows (empty segments are never written)")
 
+    config = table_config
     try:
-        config = TableConfig.of(table_config, schema)
         plan = options.index_plan or plan_indexes(config, schema, options.unsupported_indexes)
     except TableConfigError as exc:
         raise SegmentBuildError(str(exc)) from None
@@ -303,7 +302,7 @@ def build_segment(
     )
 
 
-def _star_columns(table_config, schema: PinotSchema) -> set[str]:
+def _star_columns(table_config: TableConfig, schema: PinotSchema) -> set[str]:
     if not startree.has_star_trees(table_config):
         return set()
     try:
@@ -312,7 +311,7 @@ def _star_columns(table_config, schema: PinotSchema) -> set[str]:
         raise SegmentBuildError(f"star-tree index: {exc}") from None
 
 
-def _star_trees(table_config, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):
+def _star_trees(table_config: TableConfig, schema: PinotSchema, contexts: dict[str, ColumnContext], total_docs: int):
     columns = {
         name: startree.StarTreeColumn(
             has_dictionary=ctx.has_dictionary, cardinality=ctx.stats.cardinality,

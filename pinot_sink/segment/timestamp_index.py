@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.pinot_schema import PinotSchema
+from type_mapping.pinot_schema import DATE_TIME, TIME, FieldSpec, PinotSchema
 from type_mapping.stored import PinotColumns
 from type_mapping.table_config import ColumnIndexSettings, TableIndexSettings
 
@@ -46,8 +46,7 @@ def with_timestamp_columns(columns: PinotColumns, schema: PinotSchema,
     if not indexed:
         return columns, schema, settings
     table, masks = columns.table, dict(columns.null_masks)
-    schema_json = schema.to_json()
-    specs = schema_json.setdefault("dateTimeFieldSpecs", [])
+    derived_specs: list[FieldSpec] = []
     column_settings = dict(settings.columns)
     for name, c in indexed:
         mask = masks.get(name)
@@ -61,10 +60,14 @@ def with_timestamp_columns(columns: PinotColumns, schema: PinotSchema,
                 values = np.where(mask, 0, values)
                 masks[derived] = mask
             table = table.append_column(derived, pa.array(values, pa.int64()))
-            specs.append({"name": derived, "dataType": "TIMESTAMP", "format": "TIMESTAMP",
-                          "granularity": GRANULARITY_SPECS[granularity]})
+            derived_specs.append(FieldSpec.from_json({"name": derived, "dataType": "TIMESTAMP", "format": "TIMESTAMP",
+                                                      "granularity": GRANULARITY_SPECS[granularity]}, DATE_TIME))
             column_settings[derived] = ColumnIndexSettings(
                 derived, range=True, range_version=c.range_version,
                 null_vector=schema.enable_column_based_null_handling or c.null_vector)
-    return (replace(columns, table=table, null_masks=masks), PinotSchema.from_json(schema_json),
+    # Where Pinot's schema lists them: after the dateTimeFieldSpecs, before a legacy timeFieldSpec's column.
+    fields = {name: spec for name, spec in schema.fields.items() if spec.field_type != TIME}
+    fields.update((spec.name, spec) for spec in derived_specs)
+    fields.update((name, spec) for name, spec in schema.fields.items() if spec.field_type == TIME)
+    return (replace(columns, table=table, null_masks=masks), replace(schema, fields=fields),
             replace(settings, columns=column_settings))

@@ -7,7 +7,8 @@
 The other implementation, a controller's table, is ``pinot_sink.controller.store.ControllerStore``, one floor
 up (storage imports nothing of the controller; the controller's push copies into a deep store through
 ``files``); ``pinot_sink.controller.store.open_store`` chooses between the two once, when a write is prepared.
-Callers never ask which one they hold.
+Callers never ask which one they hold: a store even picks its own way of publishing a commit
+(``SegmentStore.publication``).
 """
 from __future__ import annotations
 
@@ -47,6 +48,11 @@ class SegmentStore(Protocol):
 
     def close(self) -> None:
         """Let go of what the store holds open (nothing, for a directory)."""
+
+    def publication(self, publications: Any) -> Any:
+        """This store's own way of making a commit's segments live, picked from the ways a committer offers
+        (``publications.into_folder``, ``publications.through_controller``: ``pinot_sink.commit``), so the
+        committer never asks which store it holds."""
 
 
 @dataclass(frozen=True)
@@ -109,3 +115,6 @@ class DirectoryStore:
 
     def close(self) -> None:
         pass
+
+    def publication(self, publications: Any) -> Any:
+        return publications.into_folder

@@ -2,6 +2,8 @@
 itself (shared fixtures) and with segments from our own builder."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import io
 import json
 import struct
@@ -63,7 +65,7 @@ def test_accepts_a_segment_from_our_builder(fake_controller, tmp_path):
         "value": pa.array([1, 2, 3], pa.int64()),
         "ts": pa.array([1_700_000_000_000, 1_700_000_100_000, 1_700_000_050_000], pa.int64()),
     })
-    built = build_segment(PinotColumns(rows, {}), schema, table.config, tmp_path, "events_built_0")
+    built = build_segment(PinotColumns(rows, {}), schema, TableConfig.from_json(table.config, schema), tmp_path, "events_built_0")
     push_segment(ControllerClient(fake_controller.url), "events", built.tar_path)
     stored = fake_controller.segments()["events_built_0"]
     assert stored.crc == built.crc

@@ -8,6 +8,7 @@ from pinot_sink.controller import ClientConfig, ControllerClient
 from pinot_sink.controller.errors import ControllerRequestError
 from pinot_sink.job import prepare_job
 from pinot_sink.options import OptionError
+from type_mapping.pinot_schema import PinotSchema
 
 SOURCE = pa.schema([("country", pa.string()), ("value", pa.int64()), ("ts", pa.timestamp("ms"))])
 
@@ -49,7 +50,7 @@ def test_if_missing_creates_schema_and_table_from_the_dataframe(fake_controller)
     assert table.config["segmentsConfig"]["timeColumnName"] == "ts"
     assert table.config["tableIndexConfig"]["invertedIndexColumns"] == ["country"]
     assert table.config["tableIndexConfig"]["sortedColumn"] == ["country"]
-    assert job.schema_json == table.schema and job.table_config.raw["tableName"] == "clicks_OFFLINE"
+    assert job.schema == PinotSchema.from_json(table.schema) and job.table_config.raw["tableName"] == "clicks_OFFLINE"
     # a second write finds it and leaves it alone
     prepare_job(options, SOURCE, overwrite=False)
     assert len([r for r in fake_controller.received if r.method == "POST" and r.path == "/tables"]) == 1
@@ -75,7 +76,7 @@ def test_embedded_writes_derive_the_schema_from_the_dataframe():
     job = prepare_job({"table-name": "clicks", "table.create": "if-missing", "table.time-column": "ts"}, SOURCE,
                       overwrite=False)
     assert job.table_config.raw["segmentsConfig"]["timeColumnName"] == "ts"
-    assert {s["name"] for s in job.schema_json["dimensionFieldSpecs"]} == {"country", "value"}
+    assert {s.name for s in job.schema if s.field_type == "DIMENSION"} == {"country", "value"}
 
 
 def test_a_missing_table_suggests_table_create(fake_controller):

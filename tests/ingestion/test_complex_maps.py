@@ -7,6 +7,8 @@ their parent's, depth first, so they win over a key that holds the delimiter.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import datetime as dt
 import json
 import decimal
@@ -185,7 +187,7 @@ def test_a_schema_column_named_like_the_map_gets_the_whole_map_as_json(tmp_path)
                       "attrs": pa.array([[("color", "red"), ("size", "2")], [("drop", "yes")], None,
                                          [("color", "blue"), ("other", "x")]], pa.map_(pa.string(), pa.string())),
                       "info": pa.array([{"n": 5}, {"n": 6}, None, {"n": 8}])})
-    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
     assert pipeline.output_schema.names == ["id", "attrs", "attrs.color", "info.n", "size"]
     result = pipeline.apply(table, 0)
     assert result.filtered_rows == 1
@@ -198,8 +200,8 @@ def test_a_schema_column_named_like_the_map_gets_the_whole_map_as_json(tmp_path)
     from type_mapping.convert import to_pinot_columns
     from type_mapping.reconcile import plan_write
 
-    columns = to_pinot_columns(result.table, schema, plan_write(result.table.schema, schema, table_config=config))
-    built = build_segment(columns, schema, config, tmp_path, "t_0", 1700000000000)
+    columns = to_pinot_columns(result.table, schema, plan_write(result.table.schema, schema, table_config=TableConfig.from_json(config, schema)))
+    built = build_segment(columns, schema, TableConfig.from_json(config, schema), tmp_path, "t_0", 1700000000000)
     rows = read_segment(str(built.tar_path)).table.to_pylist()
     assert [r["attrs"] for r in rows] == ['{"color":"red","size":"2"}', "null", '{"color":"blue","other":"x"}']
     assert [r["attrs.color"] for r in rows] == ["red", "null", "blue"]  # default null values
@@ -210,7 +212,7 @@ def test_unknown_keys_do_not_reach_the_plan():
     """Keys nobody reads give no column, so a schema without them needs no ignore-unknown-columns."""
     schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [{"name": "m.a", "dataType": "LONG"}]})
     table = pa.table({"m": pa.array([[("a", 1), ("zz", 2)]], STR_INT)})
-    pipeline = IngestionPipeline.from_configs(schema, {"ingestionConfig": {"complexTypeConfig": {}}}, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json({"ingestionConfig": {"complexTypeConfig": {}}}, schema), table.schema)
     assert pipeline.output_schema.names == ["m.a"]
     assert pipeline.apply(table, 0).table.to_pydict() == {"m.a": [1]}
 

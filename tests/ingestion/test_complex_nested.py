@@ -3,6 +3,8 @@ a sibling list, against what Pinot's own builder stored (tests/fixtures/complex_
 by tools/pinot_functions/complex_cases.py with pinot-verify)."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 from pathlib import Path
 
@@ -22,7 +24,7 @@ def test_nested_lists_of_maps_unnest_as_pinots_do(case):
     table = pa.Table.from_pylist(spec.get("rows", FIXTURE["rows"]))  # (a struct per map: a missing key is null)
     schema_json = spec.get("schema", FIXTURE["schema"])
     schema = PinotSchema.from_json(schema_json)
-    out = IngestionPipeline.from_configs(schema, spec["table_config"], table.schema).apply(table, 0).table.to_pylist()
+    out = IngestionPipeline.from_configs(schema, TableConfig.from_json(spec["table_config"], schema), table.schema).apply(table, 0).table.to_pylist()
     columns = [f["name"] for f in schema_json["dimensionFieldSpecs"]]
     # (a text into a multi-value column is the writer's conversion, after the pipeline: one element)
     multi = {f["name"] for f in schema_json["dimensionFieldSpecs"] if not f.get("singleValueField", True)}

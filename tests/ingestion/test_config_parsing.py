@@ -5,6 +5,8 @@ null value vector / none in the segment written, as Pinot would; an invalid valu
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import pyarrow as pa
 import pytest
 
@@ -45,7 +47,7 @@ def test_string_booleans_give_the_right_null_vector(kind, not_null, vector, tmp_
         return  # the builder lists no legacy TIME column in the segment metadata (a segment-side gap)
     values = pa.array([None, "1700000000000"] if kind == "dimensionFieldSpecs" else [None, 1700000000000])
     table = pa.table({"k": pa.array([1, 2], pa.int32()), "c": values})
-    built = build_segment(to_pinot_columns(table, schema, plan_write(table.schema, schema, table_config={"tableName": "t"})), schema, {"tableName": "t"},
+    built = build_segment(to_pinot_columns(table, schema, plan_write(table.schema, schema, table_config=TableConfig.from_json({"tableName": "t"}, schema))), schema, TableConfig.from_json({"tableName": "t"}, schema),
                           tmp_path, "t_0", 1700000000000)
     with open_segment(built.tar_path) as segment:
         mask = segment.null_mask("c")

@@ -5,6 +5,8 @@ modes, naming the row. Pinot's answers: tests/fixtures/functions/surrogates.json
 (tools/pinot_functions/surrogates.py, each expression its own build); a mirror documented in docs/ingestion.md."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 from pathlib import Path
 
@@ -26,7 +28,7 @@ def _apply(case: dict, continue_on_error: bool, rows=None):
         {"columnName": "c", "transformFunction": case["expression"]}]}}
     rows = case.get("rows", FIXTURE["rows"]) if rows is None else rows
     table = pa.table({"s": pa.array(rows, pa.string()), "k": pa.array(range(len(rows)))})
-    return IngestionPipeline.from_configs(schema, config, table.schema).apply(table, 0)
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema).apply(table, 0)
 
 
 def _pinot_wrote_a_good_segment(case: dict, outcome: dict) -> bool:
@@ -64,7 +66,7 @@ def test_a_cut_text_a_helper_transform_made_fails_where_another_stores_it():
         {"columnName": "h", "transformFunction": "substr(s, 0, 1)"},  # not a schema column: never stored
         {"columnName": "n", "transformFunction": "length(h)"}, {"columnName": "c", "transformFunction": "upper(h)"}]}}
     table = pa.table({"s": ["ab", "\U0001F600x"]})
-    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
     with pytest.raises(IngestionError, match=r"transform of column 'c' \(upper\(h\)\): row 1: .*Unpaired surrogate "
                                              r"at index 0"):
         pipeline.apply(table, 0)
@@ -104,7 +106,7 @@ def test_a_cut_text_an_enricher_stores_fails_too_at_the_earliest_row_of_any_colu
                                "properties": {"fieldToFunctionMap": {"e": "substr(s, 0, 1)"}}}],
         "transformConfigs": [{"columnName": "c", "transformFunction": "substr(s, 2, 3)"}]}}
     table = pa.table({"s": ["ab\U0001F600", "\U0001F600xy", "abc"]})
-    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
     with pytest.raises(IngestionError, match=r"transform of column 'c' \(substr\(s, 2, 3\)\): row 0: .*Unpaired "
                                              r"surrogate at index 0"):
         pipeline.apply(table, 0)
@@ -122,7 +124,7 @@ def test_a_cut_text_in_a_row_the_filter_drops_is_never_stored_and_a_kept_ones_ro
         "transformConfigs": [{"columnName": "c", "transformFunction": "substr(s, 0, 1)"}],
         "filterConfig": {"filterFunction": "k = 0"}}}
     table = pa.table({"s": ["\U0001F600x", "ab", "\U0001F600y", "cd"], "k": pa.array([0, 1, 1, 0], pa.int32())})
-    pipeline = IngestionPipeline.from_configs(schema, config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
     kept = pipeline.apply(table.slice(0, 2), 0)  # the cut text is in row 0, which the filter drops
     assert kept.table.column("c").to_pylist() == ["a"] and kept.filtered_rows == 1
     with pytest.raises(IngestionError, match=r"row 12: .*Unpaired surrogate at index 0"):

@@ -2,6 +2,8 @@
 against the values of the segment Pinot built (tests/fixtures/enrichment)."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 from pathlib import Path
 
@@ -22,10 +24,10 @@ def test_generate_column_as_pinot(tmp_path):
     rows = [json.loads(line) for line in (FOLDER / "rows.jsonl").read_text().splitlines()]
     source = pa.Table.from_pylist(rows, pa.schema([("a", pa.string()), ("b", pa.string()), ("x", pa.float64()),
                                                    ("c", pa.string())]))
-    pipeline = IngestionPipeline.from_configs(schema, config, source.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), source.schema)
     ingested = pipeline.apply(source)
-    columns = to_pinot_columns(ingested.table, schema, plan_write(ingested.table.schema, schema, table_config=config))
-    built = build_segment(columns, schema, config, tmp_path, "enrich_0", 1_700_000_000_000)
+    columns = to_pinot_columns(ingested.table, schema, plan_write(ingested.table.schema, schema, table_config=TableConfig.from_json(config, schema)))
+    built = build_segment(columns, schema, TableConfig.from_json(config, schema), tmp_path, "enrich_0", 1_700_000_000_000)
     expected = [json.loads(line)["values"] for line in (FOLDER / "dump-rows.jsonl").read_text().splitlines()]
     with open_segment(built.tar_path) as segment:
         for name in ("a", "c", "d", "n", "e"):
@@ -37,6 +39,6 @@ def test_other_enricher_types_are_never_silent():
     config = {"ingestionConfig": {"enrichmentConfigs": [{"enricherType": "clpEnricher",
                                                          "properties": {"fields": ["m"]}}]}}
     with pytest.raises(ValueError, match=r"enrichmentConfigs\[0\] enricherType 'clpEnricher'"):
-        IngestionPipeline.from_configs(schema, config, pa.schema([("m", pa.string())]))
-    skipped = IngestionPipeline.from_configs(schema, config, pa.schema([("m", pa.string())]), unsupported="skip")
+        IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), pa.schema([("m", pa.string())]))
+    skipped = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), pa.schema([("m", pa.string())]), unsupported="skip")
     assert skipped.skipped and "clpEnricher" in skipped.skipped[0]

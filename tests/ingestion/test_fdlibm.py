@@ -1,4 +1,4 @@
-"""``Math.asin acos atan atan2 sinh cosh tanh expm1 log1p hypot cbrt`` (fdlibm in JDK 17, ``type_mapping.fdlibm``),
+"""``Math.asin acos atan atan2 sinh cosh tanh expm1 log1p hypot cbrt`` (fdlibm in JDK 17, ``javalib.fdlibm``),
 fdlibm's own ``exp`` (``StrictMath.exp``, inside sinh / cosh) and Pinot's ``sigmoid``: against the table Java 17
 wrote on this machine (tests/fixtures/java17_fdlibm.txt, by tools/java_math/fdlibm_fixture.py; its run of
 ~120,000 inputs a function had no difference, numpy's libm 29 (log1p) to 22,437 (atan2)), and through the

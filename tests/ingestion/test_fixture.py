@@ -6,6 +6,8 @@ the same bytes as Pinot's.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 import pickle
 import sys
@@ -39,7 +41,7 @@ def case(pinot_built):
 
 def _pipeline(case):
     _, schema, table_config, table, _ = case
-    return IngestionPipeline.from_configs(schema, table_config, table.schema)
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(table_config, schema), table.schema)
 
 
 def test_filter_drops_what_pinot_dropped(case):
@@ -83,8 +85,8 @@ def test_same_segment_bytes_as_pinot(case, tmp_path):
     folder, schema, table_config, table, _ = case
     pipeline = pickle.loads(pickle.dumps(_pipeline(case)))  # as shipped to an executor
     ingested = pipeline.apply(table, 0)
-    columns = to_pinot_columns(ingested.table, schema, plan_write(ingested.table.schema, schema, table_config=table_config))
-    built = build_segment(columns, schema, table_config, tmp_path, f"{CASE}_0", CREATION_TIME_MS,
+    columns = to_pinot_columns(ingested.table, schema, plan_write(ingested.table.schema, schema, table_config=TableConfig.from_json(table_config, schema)))
+    built = build_segment(columns, schema, TableConfig.from_json(table_config, schema), tmp_path, f"{CASE}_0", CREATION_TIME_MS,
                           BuildOptions(sort_by_sorted_column=False))
     ours, theirs = read_tarball(built.tar_path), read_tarball(folder / f"{CASE}_0.tar.gz")
     assert sorted(ours) == sorted(theirs)

@@ -14,6 +14,8 @@ Each output column is a case, run alone (its transform, and the helper transform
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import decimal
 import json
 import math
@@ -126,7 +128,7 @@ def _pipeline(header: dict, columns: list[str], continue_on_error: bool, table: 
         "transformConfigs": [{"columnName": c, "transformFunction": e} for c, e in transforms.items()
                              if c in columns or c not in in_schema]}
     schema = PinotSchema.from_json({**header["schema"], "dimensionFieldSpecs": fields})
-    return IngestionPipeline.from_configs(schema, config, table.schema)
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
 
 
 def _stored(value, pinot_type: str | None = None):
@@ -172,7 +174,7 @@ def _same(expected, ours, ulps: int = 0, as_json: bool = False) -> bool:
         if float(expected) == float(ours):
             return True
         return ulps > 0 and math.isfinite(expected) and abs(float(ours) - expected) <= ulps * math.ulp(expected)
-    return expected == ours  # texts exactly: numbers as Java 17 prints them (type_mapping/floating_decimal.py)
+    return expected == ours  # texts exactly: numbers as Java 17 prints them (javalib/floating_decimal.py)
 
 
 def _ulps(expression: str) -> int:

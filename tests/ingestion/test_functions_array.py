@@ -1,6 +1,8 @@
 """Array functions on multi-value columns against ArrayFunctions' Java semantics (computed here on Python lists)."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import math
 
 import pyarrow as pa
@@ -118,6 +120,6 @@ def test_array_transform_through_a_pipeline():
         {"columnName": "n", "transformFunction": "cardinality(raw)"}],
         "filterConfig": {"filterFunction": "arrayContainsString(raw, 'spam')"}}}
     table = pa.table({"raw": pa.array([["b", "a", "b"], ["spam"], ["z"]], pa.list_(pa.string()))})
-    out = IngestionPipeline.from_configs(schema, table_config, table.schema).apply(table, 0).table
+    out = IngestionPipeline.from_configs(schema, TableConfig.from_json(table_config, schema), table.schema).apply(table, 0).table
     assert out.column("tags").to_pylist() == [["a", "b"], ["z"]]
     assert out.column("n").to_pylist() == [3, 1]

@@ -6,6 +6,8 @@ HashFunctionsTest asserts (Java's outputs) for the hashes nothing else computes.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import base64
 import hashlib
 import zlib
@@ -392,7 +394,7 @@ def test_hash_of_text_is_of_its_hex_bytes_and_md5_through_a_pipeline():
         {"columnName": "code", "transformFunction": "encodeUrl(concat(upper(email), ' x', ''))"}],
         "filterConfig": {"filterFunction": "regexpLike(email, '^test')"}}}
     table = pa.table({"email": ["a@example.com", "test@x.org", "b@SHOUT.COM", None]})
-    pipeline = IngestionPipeline.from_configs(schema, table_config, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(table_config, schema), table.schema)
     out = pipeline.apply(table, 0).table
     kept = ["a@example.com", "b@SHOUT.COM", None]
     assert out.column("digest").to_pylist() == [None if e is None else hashlib.md5(e.encode()).hexdigest()

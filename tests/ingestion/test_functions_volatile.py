@@ -4,6 +4,8 @@ assertions on). Their values are random, so these tests hold the shape Pinot giv
 draw per row and per call, and what Pinot's own UUID functions read back from them."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import time
 import uuid
 
@@ -76,7 +78,7 @@ def test_a_table_config_with_the_volatile_functions_builds():
         {"columnName": "sample", "transformFunction": "rand()"},
         {"columnName": "slept", "transformFunction": "sleep(k)"}]}}
     table = pa.table({"k": pa.array(range(1000), pa.int32())})
-    out = IngestionPipeline.from_configs(schema, config, table.schema).apply(table, 0).table
+    out = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema).apply(table, 0).table
     assert out.column("slept").to_pylist() == list(range(1000))
     assert len(set(out.column("id").to_pylist())) == 1000 and len(set(out.column("id7").to_pylist())) == 1000
     assert len(set(out.column("sample").to_pylist())) == 1000

@@ -1,4 +1,4 @@
-"""The port of JTS 1.20's old RelateOp (pinot_sink/ingestion/functions/geometry_relate_graph.py): the matrices and
+"""The port of JTS 1.20's old RelateOp (javalib/jts/relate_op.py): the matrices and
 exceptions below are JTS's own (RelateOp.relate on the same WKT, jts-core-1.20.0), picked where the old
 algorithm's rules show; the random tables are tests/fixtures/functions/geo_relate_graph.jsonl and
 geo_relate_corners.jsonl (replayed by test_function_expectations.py)."""
@@ -11,8 +11,9 @@ import pyarrow as pa
 import pytest
 
 from pinot_sink.ingestion.evaluate import Expression
-from javalib.jts.relate_op import (BOUNDARY, INTERIOR, geometry_envelope, locate,
-                                                                  orientation_index, relate_matrix)
+from javalib.jts.algorithm import BOUNDARY, INTERIOR, geometry_envelope, orientation_index
+from javalib.jts.point_locator import locate
+from javalib.jts.relate_op import relate_matrix
 from javalib.jts.io import read_wkt
 from javalib.exceptions import JavaException
 from pinot_sink.ingestion.values import Context, IngestionError

@@ -1,6 +1,6 @@
 """ST_Contains / ST_Within / ST_Equals of one geometry against many points (the geofencing case): the geometry's
-relate work done once (geometry_relate_graph.PointRelate), the points located over arrays (locate_many), the
-predicates over arrays (geometry_relate.with_points, geo._relate). Every answer must be the one the full relate
+relate work done once (relate_op.PointRelate), the points located over arrays (locate_many), the
+predicates over arrays (predicates.with_points, geo._relate). Every answer must be the one the full relate
 gives (relate_matrix, JTS's own on the fixtures): checked here on the fixtures' shapes, valid and invalid, against
 random points inside, outside, on vertices, on edges, in holes, at infinity."""
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pytest
 from pinot_sink.ingestion.evaluate import Expression
 from javalib.jts import predicates as relate
 from pinot_sink.ingestion.functions.geometry import Geom, deserialize, serialize
-from javalib.jts.relate_op import PointRelate, locate, locate_many, relate_matrix
+from javalib.jts.point_locator import locate
+from javalib.jts.relate_op import PointRelate, locate_many, relate_matrix
 from javalib.jts.io import read_wkt
 from javalib.exceptions import JavaException
 from pinot_sink.ingestion.values import Context, IngestionError

@@ -1,5 +1,5 @@
 """``Math.exp`` / ``log`` / ``log10`` / ``sin`` / ``cos`` / ``tan`` / ``pow`` as x86_64 HotSpot's intrinsics compute
-them (``type_mapping.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt,
+them (``javalib.hotspot_math``): against the table Java 17 wrote on this machine (tests/fixtures/java17_math.txt,
 by tools/java_math/math_fixture.py: its runs had no difference, see docs/ingestion.md), and through the functions
 Pinot's transforms call. Only Java's answers are the reference: whether the platform's libm agrees with Java
 depends on the machine, so no test asserts it either way.

@@ -3,6 +3,8 @@
 (json_objects*.jsonl); here the complex-type step and the columns they reach, byte for byte."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 import pickle
 import tarfile
@@ -46,7 +48,7 @@ def _pipeline(continue_on_error: bool) -> IngestionPipeline:
     config = json.loads((FIXTURE / "table_config.json").read_text())
     config["ingestionConfig"]["continueOnError"] = continue_on_error
     schema = PinotSchema.from_json(json.loads((FIXTURE / "schema.json").read_text()))
-    return IngestionPipeline.from_configs(schema, config, _table().schema)
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), _table().schema)
 
 
 def test_without_continue_on_error_the_multi_value_row_fails_the_build():
@@ -65,7 +67,7 @@ def _evaluate(expression: str, column: pa.Array, continue_on_error: bool = True)
     config = {"tableName": "t", "ingestionConfig": {"continueOnError": continue_on_error, "transformConfigs": [
         {"columnName": "out", "transformFunction": expression}]}}
     table = pa.table({"b": column})
-    result = IngestionPipeline.from_configs(schema, config, table.schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema).apply(table, 0)
     return result.table.column("out").to_pylist(), result.error_rows
 
 

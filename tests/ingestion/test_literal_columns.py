@@ -8,6 +8,8 @@ its own number; with it the row is null and counted).
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import re
 
 import pyarrow as pa
@@ -293,13 +295,13 @@ def test_through_the_ingestion_pipeline_with_continue_on_error():
     cfg = {"tableName": "t", "ingestionConfig": {"continueOnError": True, "transformConfigs": [
         {"columnName": "day", "transformFunction": "toDateTime(ts, fmt)"},
         {"columnName": "id", "transformFunction": "jsonPathString(payload, path)"}]}}
-    result = IngestionPipeline.from_configs(schema, cfg, table.schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(schema, TableConfig.from_json(cfg, schema), table.schema).apply(table, 0)
     assert result.table.column("day").to_pylist() == ["1970-01-01", "02/01", None, None]
     assert result.table.column("id").to_pylist() == ["7", "8", '{"id":9}', None]
     assert result.error_rows == 1  # the row whose pattern Joda rejects
     cfg["ingestionConfig"]["continueOnError"] = False
     with pytest.raises(IngestionError, match=r"toDateTime\(ts, fmt\)\): row 12: .*'q'"):
-        IngestionPipeline.from_configs(schema, cfg, table.schema).apply(table, 10)
+        IngestionPipeline.from_configs(schema, TableConfig.from_json(cfg, schema), table.schema).apply(table, 10)
 
 
 @given(st.lists(st.tuples(st.one_of(st.none(), st.text(alphabet="ab1 2,", max_size=8)),

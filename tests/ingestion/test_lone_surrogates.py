@@ -4,6 +4,8 @@ answers for the cases it can show are in tests/fixtures/functions/surrogates.jso
 the unicode family (test_function_expectations.py); these hold the rules that make them so."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import base64
 import hashlib
 
@@ -27,7 +29,7 @@ def _apply(expressions: dict[str, str], rows: list, types: dict[str, str] | None
     config = {"tableName": "t", "ingestionConfig": {"continueOnError": continue_on_error, "transformConfigs": [
         {"columnName": c, "transformFunction": e} for c, e in expressions.items()]}}
     table = pa.table({"s": pa.array(rows, pa.string())})
-    return IngestionPipeline.from_configs(schema, config, table.schema).apply(table, 0).table
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema).apply(table, 0).table
 
 
 def test_a_users_noncharacter_or_private_use_character_is_never_taken_for_a_cut():

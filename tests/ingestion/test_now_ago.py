@@ -3,6 +3,8 @@
 made by tools/pinot_functions/JavaDuration.java), the subtraction a wrapping Java long."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 from pathlib import Path
 
@@ -21,7 +23,7 @@ def _pipeline(transforms: dict[str, str], types: dict[str, tuple[str, bool]], co
         {"name": c, "dataType": t, "singleValueField": single} for c, (t, single) in types.items()]})
     config = {"tableName": "t", "ingestionConfig": {"continueOnError": continue_on_error, "transformConfigs": [
         {"columnName": c, "transformFunction": e} for c, e in transforms.items()]}}
-    return IngestionPipeline.from_configs(schema, config, pa.schema([("p", pa.string())]))
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), pa.schema([("p", pa.string())]))
 
 
 def test_ago_is_the_instant_minus_javas_duration_millis():

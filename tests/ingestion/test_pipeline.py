@@ -1,6 +1,8 @@
 """IngestionPipeline: ordering, existing values, errors, unsupported settings, complex types, time check."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import pickle
 
 import pyarrow as pa
@@ -31,7 +33,7 @@ def config(transforms=(), filter_function=None, **ingestion):
 
 def test_no_ingestion_config_is_identity():
     table = pa.table({"a": [1, 2]})
-    pipeline = IngestionPipeline.from_configs(schema(("a", "INT")), {"tableName": "t"}, table.schema)
+    pipeline = IngestionPipeline.from_configs(schema(("a", "INT")), TableConfig.from_json({"tableName": "t"}, schema(("a", "INT"))), table.schema)
     assert pipeline.is_identity
     assert pipeline.apply(table, 0).table is table
 
@@ -40,7 +42,7 @@ def test_chained_transforms_run_in_dependency_order_whatever_the_config_order():
     s = schema(("c", "LONG"), ("b", "LONG"))
     cfg = config([("c", "plus(b, 1)"), ("b", "times(a, 10)")])
     table = pa.table({"a": [1, 2]})
-    pipeline = IngestionPipeline.from_configs(s, cfg, table.schema)
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema)
     assert [t.column for t in pipeline.transforms] == ["b", "c"]
     out = pipeline.apply(table, 0).table
     assert out.column("c").to_pylist() == [11, 21]
@@ -50,13 +52,13 @@ def test_chained_transforms_run_in_dependency_order_whatever_the_config_order():
 def test_a_cycle_is_an_error():
     with pytest.raises(ValueError, match="cycle"):
         IngestionPipeline.from_configs(schema(("a", "LONG"), ("b", "LONG")),
-                                       config([("a", "plus(b, 1)"), ("b", "plus(a, 1)")]), pa.schema([]))
+                                       TableConfig.from_json(config([("a", "plus(b, 1)"), ("b", "plus(a, 1)")]), schema(("a", "LONG"), ("b", "LONG"))), pa.schema([]))
 
 
 def test_an_existing_value_is_kept_and_only_nulls_are_filled():
     s = schema(("d", "INT"))
     table = pa.table({"d": pa.array([7, None], pa.int32()), "ts": pa.array([0, 86_400_000 * 3], pa.int64())})
-    pipeline = IngestionPipeline.from_configs(s, config([("d", "toEpochDays(ts)")]), table.schema)
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(config([("d", "toEpochDays(ts)")]), s), table.schema)
     assert pipeline.apply(table, 0).table.column("d").to_pylist() == [7, 3]
 
 
@@ -66,7 +68,7 @@ def test_results_take_the_column_type_as_pinot_converts_them():
     cfg = config([("l", "p * 100"), ("i", "p * 100"), ("s", "p * 2"), ("b", "p > 0"), ("mv", "split(t, ',')"),
                   ("one", "split(t, ',')")])
     table = pa.table({"p": [0.29, -1.99], "t": ["x", ""]})  # split("") is an empty array (",," gives [""])
-    out = IngestionPipeline.from_configs(s, cfg, table.schema).apply(table, 0).table
+    out = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema).apply(table, 0).table
     assert out.column("l").to_pylist() == [28, -199]  # (long) 28.999999999999996
     assert out.column("i").type == pa.int32()
     assert out.column("s").to_pylist() == ["0.58", "-3.98"]  # Double.toString
@@ -78,7 +80,7 @@ def test_results_take_the_column_type_as_pinot_converts_them():
 def test_filter_drops_true_rows_only_and_counts_them():
     s = schema(("a", "INT"))
     table = pa.table({"a": pa.array([1, None, 3, 4], pa.int32())})
-    result = IngestionPipeline.from_configs(s, config(filter_function="a > 2"), table.schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(s, TableConfig.from_json(config(filter_function="a > 2"), s), table.schema).apply(table, 0)
     assert result.table.column("a").to_pylist() == [1, None]
     assert (result.filtered_rows, result.error_rows) == (2, 0)
 
@@ -86,7 +88,7 @@ def test_filter_drops_true_rows_only_and_counts_them():
 def test_a_failing_row_fails_the_batch_naming_column_and_row():
     s = schema(("n", "LONG"))
     table = pa.table({"t": ["2024-01-01", "oops"]})
-    pipeline = IngestionPipeline.from_configs(s, config([("n", "fromDateTime(t, 'yyyy-MM-dd')")]), table.schema)
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(config([("n", "fromDateTime(t, 'yyyy-MM-dd')")]), s), table.schema)
     with pytest.raises(IngestionError, match=r"column 'n'.*row 41: cannot parse"):
         pipeline.apply(table, 40)
 
@@ -95,7 +97,7 @@ def test_continue_on_error_nulls_the_value_and_counts_the_row():
     s = schema(("n", "LONG"), ("k", "STRING"))
     cfg = config([("n", "fromDateTime(t, 'yyyy-MM-dd')")], "k = 1", continueOnError="true")
     table = pa.table({"t": ["2024-01-01", "oops", "2024-01-02"], "k": ["1", "2", "x"]})
-    result = IngestionPipeline.from_configs(s, cfg, table.schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema).apply(table, 0)
     # row 0 is filtered (k = 1), row 2's filter throws (kept, counted), row 1's transform throws
     assert result.filtered_rows == 1
     assert result.error_rows == 2
@@ -106,17 +108,17 @@ def test_unsupported_settings_are_errors_naming_the_key_or_skipped_on_request():
     s = schema(("a", "STRING"))
     cfg = config([("a", "Groovy({x + 1}, x)")], enrichmentConfigs=[{"enricherType": "clpEnricher"}])
     with pytest.raises(UnsupportedIngestionConfig) as raised:
-        IngestionPipeline.from_configs(s, cfg, pa.schema([("x", pa.int64())]))
+        IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), pa.schema([("x", pa.int64())]))
     assert "ingestionConfig.enrichmentConfigs" in str(raised.value)
     assert "transformConfigs[0]" in str(raised.value) and "Groovy" in str(raised.value)
-    pipeline = IngestionPipeline.from_configs(s, cfg, pa.schema([("x", pa.int64())]), unsupported="skip")
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), pa.schema([("x", pa.int64())]), unsupported="skip")
     assert len(pipeline.skipped) == 2 and not pipeline.transforms
 
 
 def test_pickles_and_gives_the_same_rows():
     s = schema(("d", "INT"))
     table = pa.table({"ts": pa.array([86_400_000 * 5], pa.int64())})
-    pipeline = IngestionPipeline.from_configs(s, config([("d", "toEpochDays(ts)")], "d > 10"), table.schema)
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(config([("d", "toEpochDays(ts)")], "d > 10"), s), table.schema)
     clone = pickle.loads(pickle.dumps(pipeline))
     assert clone.apply(table, 0).table.equals(pipeline.apply(table, 0).table)
 
@@ -125,15 +127,15 @@ def test_schema_transform_function_is_applied():
     s = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
         {"name": "u", "dataType": "STRING", "transformFunction": "upper(x)"}]})
     table = pa.table({"x": ["ab"]})
-    assert IngestionPipeline.from_configs(s, {}, table.schema).apply(table, 0).table.column("u").to_pylist() == ["AB"]
+    assert IngestionPipeline.from_configs(s, TableConfig.from_json({}, s), table.schema).apply(table, 0).table.column("u").to_pylist() == ["AB"]
 
 
 def test_row_time_value_check():
     s = schema(("a", "INT"), time=("ts", "1:MILLISECONDS:EPOCH"))
     table = pa.table({"a": pa.array([1, 2], pa.int32()), "ts": pa.array([1_700_000_000_000, 5], pa.int64())})
     with pytest.raises(IngestionError, match="row 1: time value is not in the valid range"):
-        IngestionPipeline.from_configs(s, config(rowTimeValueCheck=True), table.schema).apply(table, 0)
-    result = IngestionPipeline.from_configs(s, config(rowTimeValueCheck=True, continueOnError=True),
+        IngestionPipeline.from_configs(s, TableConfig.from_json(config(rowTimeValueCheck=True), s), table.schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(s, TableConfig.from_json(config(rowTimeValueCheck=True, continueOnError=True), s),
                                             table.schema).apply(table, 0)
     assert result.table.column("ts").to_pylist() == [1_700_000_000_000, None] and result.error_rows == 1
 
@@ -153,7 +155,7 @@ def test_flatten_structs_and_unnest_arrays():
     s = schema(("id", "INT"), ("customer.name", "STRING"), ("customer.address.city", "STRING"),
                ("items.sku", "STRING"), ("items.qty", "INT"), ("tags", "STRING", True), ("nested", "STRING"))
     cfg = config(complexTypeConfig={"fieldsToUnnest": ["items"]})
-    pipeline = IngestionPipeline.from_configs(s, cfg, ORDERS.schema)
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), ORDERS.schema)
     out = pipeline.apply(ORDERS, 0).table
     assert out.schema == pipeline.output_schema
     assert out.column("id").to_pylist() == [1, 1, 2, 3]
@@ -168,7 +170,7 @@ def test_flatten_structs_and_unnest_arrays():
 
 def test_collection_not_unnested_to_json_all_and_delimiter():
     cfg = config(complexTypeConfig={"delimiter": "_", "collectionNotUnnestedToJson": "ALL"})
-    pipeline = IngestionPipeline.from_configs(schema(("customer_name", "STRING")), cfg, ORDERS.schema)
+    pipeline = IngestionPipeline.from_configs(schema(("customer_name", "STRING")), TableConfig.from_json(cfg, schema(("customer_name", "STRING"))), ORDERS.schema)
     out = pipeline.apply(ORDERS, 0).table
     assert out.column("customer_name").to_pylist() == ["a", None, "c"]
     assert out.column("tags").to_pylist() == ['["p","q"]', "[]", None]
@@ -189,9 +191,9 @@ def test_the_spark_scenario_without_spark(tmp_path):
                               ("price", pa.float64())])
     table = pa.Table.from_pylist([dict(zip(arrow_schema.names, r)) for r in _rows()], schema=arrow_schema)
     pinot_schema = PinotSchema.from_json(SCHEMA)
-    result = IngestionPipeline.from_configs(pinot_schema, TABLE_CONFIG, arrow_schema).apply(table, 0)
+    result = IngestionPipeline.from_configs(pinot_schema, TableConfig.from_json(TABLE_CONFIG, pinot_schema), arrow_schema).apply(table, 0)
     assert result.filtered_rows == 5  # counted after unnesting: ids 0, 10, 20 (two items), 30
-    built = build_segment(to_pinot_columns(result.table, pinot_schema, plan_write(result.table.schema, pinot_schema, table_config=TABLE_CONFIG)), pinot_schema, TABLE_CONFIG,
+    built = build_segment(to_pinot_columns(result.table, pinot_schema, plan_write(result.table.schema, pinot_schema, table_config=TableConfig.from_json(TABLE_CONFIG, pinot_schema))), pinot_schema, TableConfig.from_json(TABLE_CONFIG, pinot_schema),
                           tmp_path, "orders_0", 1700000000000)
     expected = _expected()
     rows = sorted(({k: r[k] for k in expected[0]} for r in read_segment(str(built.tar_path)).table.to_pylist()),
@@ -204,7 +206,7 @@ def test_timestamp_big_decimal_and_bytes_results_in_stored_form():
     cfg = config([("t1", "fromDateTime(x, 'yyyy-MM-dd')"), ("t2", "concat(x, ' 00:00:00')"), ("d", "p * 1"),
                   ("b", "lower(h)")])
     table = pa.table({"x": ["2024-01-02", None], "p": [1.5, 2.25], "h": ["0A0B", None]})
-    pipeline = IngestionPipeline.from_configs(s, cfg, table.schema)
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema)
     out = pipeline.apply(table, 0).table
     assert out.schema == pipeline.output_schema
     assert out.column("t1").to_pylist() == [1704153600000, None]
@@ -228,7 +230,7 @@ def _skip_apply(transform_column: str, rows: list[dict], continue_on_error: bool
     table = pa.table({"k": pa.array([r["k"] for r in rows], pa.int32()),
                       "c": pa.array([r["c"] for r in rows], pa.int64()),
                       "s": pa.array([r["s"] for r in rows]), "s2": pa.array([r["s2"] for r in rows])})
-    return IngestionPipeline.from_configs(_SKIP_SCHEMA, config, table.schema).apply(table, 0)
+    return IngestionPipeline.from_configs(_SKIP_SCHEMA, TableConfig.from_json(config, _SKIP_SCHEMA), table.schema).apply(table, 0)
 
 
 _ROWS = [{"k": 0, "c": 5, "s": "bad", "s2": "2020-01-01"}, {"k": 1, "c": None, "s": "2020-01-02", "s2": "2020-01-01"},

@@ -1,6 +1,6 @@
-"""The Java-pattern translation (pinot_sink/ingestion/functions/regexp_functions.py) against java.util.regex itself:
+"""The Java-pattern translation (javalib/regex/pattern.py) against java.util.regex itself:
 tests/java/JavaRegex.java compiled and run with a JDK 17 (the JVM Pinot runs; Java 19+ changed ``\\b``),
-skipped with the reason when there is none. Java's property tables (java_unicode.py) against a fresh run,
+skipped with the reason when there is none. Java's property tables (javalib/regex/char_predicates.json) against a fresh run,
 and Matcher.find's matches against ours on chosen and random texts."""
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def compare(java, cases: list[tuple[int, str, str]]) -> None:
     assert not wrong, f"{len(wrong)} of {len(cases)} differ from Java (flags, pattern, text, Java, ours): {wrong[:8]}"
 
 
-@pytest.mark.slow  # ~25 s: java_unicode.py is a generated table; this re-derives all of it from a JDK 17
+@pytest.mark.slow  # ~25 s: char_predicates.json is generated; this re-derives all of it from a JDK 17
 def test_property_tables_are_java_17s(java):
     """Every name Java accepts resolves, through Pattern.family's lookup order, to Java's members."""
     lines = java("tables")

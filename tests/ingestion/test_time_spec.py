@@ -2,6 +2,8 @@
 ``TimeSpecFunctionEvaluator`` does, and usable as the table's time column (segment time range, names)."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 
 import pyarrow as pa
@@ -84,7 +86,7 @@ def test_conversion_follows_time_converter(in_unit, in_size, out_unit, out_size,
     first = 1_700_000_000_000 * 10**6 // NANOS[in_unit] // in_size  # a valid first value: no row is refused
     rows = [first] + values
     table = pa.table({"src": pa.array(rows, pa.int64()), "k": pa.array(["x"] * len(rows))})
-    out = IngestionPipeline.from_configs(s, {}, table.schema).apply(table).table
+    out = IngestionPipeline.from_configs(s, TableConfig.from_json({}, s), table.schema).apply(table).table
     assert "src" not in out.column_names  # an input only the conversion reads is dropped, as in Pinot
     expected = [reference(v, in_unit, in_size, out_unit, out_size) for v in rows]
     if out_type == "INT":
@@ -104,21 +106,21 @@ def test_rows_before_the_first_valid_time_and_null_rows_fail_like_pinot():
     s = legacy(*SECS_TO_DAYS)
     table = pa.table({"secs": pa.array([5, 1_700_000_000, 7, None, 1_700_086_400], pa.int64())})
     with pytest.raises(IngestionError, match=r"row 0: No valid time value found in incoming time column 'secs'"):
-        IngestionPipeline.from_configs(s, {}, table.schema).apply(table)
+        IngestionPipeline.from_configs(s, TableConfig.from_json({}, s), table.schema).apply(table)
     lenient = {"ingestionConfig": {"continueOnError": True}}
-    result = IngestionPipeline.from_configs(s, lenient, table.schema).apply(table)
+    result = IngestionPipeline.from_configs(s, TableConfig.from_json(lenient, s), table.schema).apply(table)
     # row 0 is before the first valid value; row 2 is after it (not checked); row 3 has no value
     assert result.table.column("days").to_pylist() == [None, 19675, 0, None, 19676]
     assert result.error_rows == 2
     with pytest.raises(IngestionError, match=r"row 2: no value in the incoming time column 'secs'"):
-        IngestionPipeline.from_configs(s, {}, table.schema).apply(table.slice(1, 3))
+        IngestionPipeline.from_configs(s, TableConfig.from_json({}, s), table.schema).apply(table.slice(1, 3))
 
 
 def test_a_transform_of_the_column_wins_over_the_conversion():
     s = legacy(*SECS_TO_DAYS)
     config = {"ingestionConfig": {"transformConfigs": [{"columnName": "days", "transformFunction": "plus(secs, 1)"}]}}
     table = pa.table({"secs": pa.array([1_700_000_000], pa.int64())})
-    assert IngestionPipeline.from_configs(s, config, table.schema).apply(table).table.column("days").to_pylist() \
+    assert IngestionPipeline.from_configs(s, TableConfig.from_json(config, s), table.schema).apply(table).table.column("days").to_pylist() \
         == [1_700_000_001]
 
 

@@ -4,6 +4,8 @@ tools/pinot_functions/must_show.py): through the pipeline, the type mapping and 
 does, every value is what Pinot's reader returned and the segment has Pinot's bytes."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 import sys
 from pathlib import Path
@@ -38,7 +40,7 @@ def case():
 
 def _ingested(case):
     schema, table_config, table, _ = case
-    return IngestionPipeline.from_configs(schema, table_config, table.schema).apply(table, 0)
+    return IngestionPipeline.from_configs(schema, TableConfig.from_json(table_config, schema), table.schema).apply(table, 0)
 
 
 def test_every_value_is_what_pinot_read_back(case):
@@ -64,8 +66,8 @@ def test_same_segment_bytes_as_pinot(case, tmp_path):
     schema, table_config, _, _ = case
     ingested = _ingested(case)
     columns = to_pinot_columns(ingested.table, schema,
-                               plan_write(ingested.table.schema, schema, table_config=table_config))
-    built = build_segment(columns, schema, table_config, tmp_path, NAME, CREATION_TIME_MS,
+                               plan_write(ingested.table.schema, schema, table_config=TableConfig.from_json(table_config, schema)))
+    built = build_segment(columns, schema, TableConfig.from_json(table_config, schema), tmp_path, NAME, CREATION_TIME_MS,
                           BuildOptions(sort_by_sorted_column=False))
     ours, theirs = read_tarball(built.tar_path), read_tarball(FOLDER / f"{NAME}.tar.gz")
     assert sorted(ours) == sorted(theirs)

@@ -3,7 +3,7 @@
 //   java JavaRegex tables   prints the members of every character property name Java accepts, as the lines
 //                           "<kind> <flags> <name> <ranges>" (kind: prop, uprop, script, block; flags 0, 2
 //                           for CASE_INSENSITIVE, 66 for CASE_INSENSITIVE | UNICODE_CASE; ranges "41-5a,61-7a"
-//                           in hex); tools/java_regex/unicode_tables.py writes them into java_unicode.py.
+//                           in hex); tools/java_regex/unicode_tables.py writes them into javalib/regex/char_predicates.json.
 //   java JavaRegex find     reads "<flags> <pattern hex> <text hex>" lines (UTF-16 units, 4 hex digits
 //                           each) and prints, per line, Matcher.find's matches as "start-end" in UTF-16
 //                           units separated by spaces, or "!" and the exception's class name.

@@ -8,6 +8,8 @@ and without a sortedColumn, inverted indexes, raw columns, a partition column, a
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -104,7 +106,7 @@ def _batch(rng, rows, null_share, empty_share):
 
 
 def _both(batch, schema, config):
-    plan = plan_write(batch.schema, schema, table_config=config)
+    plan = plan_write(batch.schema, schema, table_config=TableConfig.from_json(config, schema))
     return (to_pinot_columns(batch, schema, plan),
             to_pinot_columns(batch, schema, plan, defer_defaults=True))
 
@@ -136,7 +138,7 @@ def test_deferred_defaults_build_the_same_bytes(tmp_path, null_share, empty_shar
         for i, (rows, release) in enumerate(((plain, False), (deferred, False), (deferred, True))):
             rows = PinotColumns(rows.table, dict(rows.null_masks), dict(rows.defaults), rows.fill_nbytes)
             out = tmp_path / f"{sorted_column}{partition}{star_tree}{optimize}{null_vectors}{i}"
-            built.append(build_segment(rows, schema, config, out, "seg_0", T0,
+            built.append(build_segment(rows, schema, TableConfig.from_json(config, schema), out, "seg_0", T0,
                                        BuildOptions(threads=1, release_input=release)))
         first = built[0].tar_path.read_bytes()
         for other in built[1:]:
@@ -186,14 +188,14 @@ def test_a_default_needs_its_mask_and_empty_rows_must_be_the_masked_ones(tmp_pat
         {"name": "tags", "dataType": "STRING", "singleValueField": False}]})
     table = pa.table({"tags": pa.array([["a"], [], ["b"]], pa.list_(pa.string()))})
     with pytest.raises(SegmentBuildError, match="'tags'.*no null mask"):
-        build_segment(PinotColumns(table, {}, {"tags": pa.scalar("null")}), schema, None, tmp_path, "s", T0)
+        build_segment(PinotColumns(table, {}, {"tags": pa.scalar("null")}), schema, TableConfig.from_json(None, schema), tmp_path, "s", T0)
     wrong = {"tags": np.array([False, False, True])}
     with pytest.raises(SegmentBuildError, match="column 'tags': row 1 is empty, but its null mask"):
-        build_segment(PinotColumns(table, wrong, {"tags": pa.scalar("null")}), schema, None, tmp_path, "s", T0)
+        build_segment(PinotColumns(table, wrong, {"tags": pa.scalar("null")}), schema, TableConfig.from_json(None, schema), tmp_path, "s", T0)
     right = {"tags": np.array([False, True, False])}
-    built = build_segment(PinotColumns(table, right, {"tags": pa.scalar("null")}), schema, None, tmp_path, "s", T0)
+    built = build_segment(PinotColumns(table, right, {"tags": pa.scalar("null")}), schema, TableConfig.from_json(None, schema), tmp_path, "s", T0)
     filled = pa.table({"tags": pa.array([["a"], ["null"], ["b"]], pa.list_(pa.string()))})
-    again = build_segment(PinotColumns(filled, right), schema, None, tmp_path / "f", "s", T0)
+    again = build_segment(PinotColumns(filled, right), schema, TableConfig.from_json(None, schema), tmp_path / "f", "s", T0)
     assert built.tar_path.read_bytes() == again.tar_path.read_bytes()
 
 
@@ -205,7 +207,7 @@ def test_a_single_value_column_s_nulls_must_be_the_masked_rows(tmp_path, mask):
         {"name": "code", "dataType": "STRING"}]})
     table = pa.table({"code": pa.array(["a", None, "b"], pa.string())})
     with pytest.raises(SegmentBuildError, match="column 'code': its nulls are not the rows of its null mask"):
-        build_segment(PinotColumns(table, {"code": np.array(mask)}, {"code": pa.scalar("null")}), schema, None,
+        build_segment(PinotColumns(table, {"code": np.array(mask)}, {"code": pa.scalar("null")}), schema, TableConfig.from_json(None, schema),
                       tmp_path, "s", T0)
 
 

@@ -2,6 +2,8 @@
 ids and extensions, in both layouts."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import pyarrow as pa
 import pytest
 
@@ -37,13 +39,13 @@ class RowCountWriter:
 
 def test_the_registry_is_what_the_builder_writes(tmp_path, monkeypatch):
     monkeypatch.setattr(builder, "INDEX_WRITERS", index_writers.INDEX_WRITERS + (RowCountWriter(),))
-    v1 = read_tarball(build_segment(COLUMNS, SCHEMA, CONFIG, tmp_path / "v1", "s", 0,
+    v1 = read_tarball(build_segment(COLUMNS, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path / "v1", "s", 0,
                                     BuildOptions(segment_version="v1")).tar_path)
     names = sorted(v1)
     assert names == ["city.bitmap.inv", "city.dict", "city.rows", "city.sv.unsorted.fwd", "creation.meta",
                      "id.sv.raw.fwd", "metadata.properties"]
     assert v1["city.rows"] == (3).to_bytes(4, "big")
-    v3 = read_tarball(build_segment(COLUMNS, SCHEMA, CONFIG, tmp_path / "v3", "s", 0).tar_path)
+    v3 = read_tarball(build_segment(COLUMNS, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path / "v3", "s", 0).tar_path)
     payloads = psf_payloads(v3)
     assert payloads[("city", "row_count")] == (3).to_bytes(4, "big")
     assert sorted(payloads) == [("city", "dictionary"), ("city", "forward_index"), ("city", "inverted_index"),

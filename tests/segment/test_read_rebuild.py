@@ -3,6 +3,8 @@ bytes (issue 33): the reader's stored view (``read_segment(...).stored``: values
 rebuild needs, for segments Pinot built (shared fixtures, tests/fixtures/pinot_read) and for our own."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 from pathlib import Path
 
@@ -29,7 +31,7 @@ def _rebuild(tarball: Path, folder: Path, out: Path) -> dict[str, bytes]:
     names = schema.column_names  # the schema's columns: derived ones ($ts$DAY ...) are the builder's to make
     stored = PinotColumns(contents.stored.table.select(names),
                           {n: m for n, m in contents.stored.null_masks.items() if n in names})
-    built = build_segment(stored, schema, table_config, out, contents.metadata.name, CREATION_TIME_MS,
+    built = build_segment(stored, schema, TableConfig.from_json(table_config, schema), out, contents.metadata.name, CREATION_TIME_MS,
                           BuildOptions(sort_by_sorted_column=False))
     return read_tarball(built.tar_path)
 

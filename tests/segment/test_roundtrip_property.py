@@ -7,6 +7,8 @@ reader must return it unchanged; the logical view must show nulls exactly where 
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import decimal
 
 import numpy as np
@@ -124,7 +126,7 @@ def cases(draw):
 def test_build_then_read_gives_back_the_input(tmp_path_factory, case):
     schema, table_config, columns, version = case
     out = tmp_path_factory.mktemp("roundtrip")
-    built = build_segment(columns, schema, table_config, out, "prop_0", creation_time_ms=1700000000000,
+    built = build_segment(columns, schema, TableConfig.from_json(table_config, schema), out, "prop_0", creation_time_ms=1700000000000,
                           options=BuildOptions(segment_version=version))
     null_columns = null_vector_columns(schema, table_config)
 
@@ -209,7 +211,7 @@ def test_inverted_index_roundtrip_fixed_example(tmp_path, version):
     table = pa.table({"tags": pa.array([["b", "a"], ["null"], ["a"]], pa.list_(pa.string())),
                       "n": pa.array([3, -(2**31), 1], pa.int32())})
     masks = {"tags": np.array([False, True, False]), "n": np.array([False, True, False])}
-    built = build_segment(PinotColumns(table, masks), schema, table_config, tmp_path, "t_0",
+    built = build_segment(PinotColumns(table, masks), schema, TableConfig.from_json(table_config, schema), tmp_path, "t_0",
                           options=BuildOptions(segment_version=version))
     with open_segment(built.tar_path) as reader:
         assert reader.dictionary("tags").to_pylist() == ["a", "b", "null"]
@@ -252,7 +254,7 @@ def test_roundtrip_several_chunks(tmp_path, raw):
         "nullHandlingEnabled": True, "noDictionaryColumns": table.column_names if raw else []},
         "fieldConfigList": [{"name": c, "encodingType": "RAW", "compressionCodec": codecs[c]}
                             for c in table.column_names] if raw else []}
-    built = build_segment(PinotColumns(table, masks), schema, table_config, tmp_path, "t_0")
+    built = build_segment(PinotColumns(table, masks), schema, TableConfig.from_json(table_config, schema), tmp_path, "t_0")
     with open_segment(built.tar_path) as reader:
         contents = reader.read()
         assert contents.stored.table.select(table.column_names).equals(table)

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import hashlib
 import json
 from decimal import Decimal
@@ -83,7 +85,7 @@ def _folder(where: str, name: str, pinot_built: Path) -> Path:
 @pytest.mark.parametrize("where, name", CASES)
 def test_same_bytes_as_pinot(where, name, pinot_built, tmp_path):
     case = _case(_folder(where, name, pinot_built))
-    built = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
+    built = build_segment(case.columns, case.schema, TableConfig.from_json(case.table_config, case.schema), tmp_path, case.segment_name,
                           CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False))
     ours, theirs = read_tarball(built.tar_path), case.pinot_files()
     assert sorted(ours) == sorted(theirs)
@@ -158,7 +160,7 @@ def test_same_bytes_as_pinot_through_the_fast_sorts(how, pinot_built, tmp_path, 
     for where, name in CASES:
         case = _case(_folder(where, name, pinot_built))
         out = tmp_path / name
-        built = build_segment(case.columns, case.schema, case.table_config, out, case.segment_name,
+        built = build_segment(case.columns, case.schema, TableConfig.from_json(case.table_config, case.schema), out, case.segment_name,
                               CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False))
         ours, theirs = _star_buffers(read_tarball(built.tar_path)), _star_buffers(case.pinot_files())
         differing = {k for k in theirs if ours[k] != theirs[k]}
@@ -193,7 +195,7 @@ def test_same_bytes_as_pinot_with_every_sort_by_digits(pinot_built, tmp_path, mo
     monkeypatch.setattr(tree_module, "_RADIX_FROM", 0)
     for where, name in CASES:
         case = _case(_folder(where, name, pinot_built))
-        built = build_segment(case.columns, case.schema, case.table_config, tmp_path / name, case.segment_name,
+        built = build_segment(case.columns, case.schema, TableConfig.from_json(case.table_config, case.schema), tmp_path / name, case.segment_name,
                               CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False))
         ours, theirs = _star_buffers(read_tarball(built.tar_path)), _star_buffers(case.pinot_files())
         assert {k for k in theirs if ours[k] != theirs[k]} == KNOWN_DIFFERENCES.get(name, set()), name
@@ -221,7 +223,7 @@ def test_trees_hold_the_aggregates_of_the_raw_rows(where, name, whose, pinot_bui
     case = _case(_folder(where, name, pinot_built))
     path = case.tarball
     if whose == "ours":
-        path = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
+        path = build_segment(case.columns, case.schema, TableConfig.from_json(case.table_config, case.schema), tmp_path, case.segment_name,
                              CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False)).tar_path
     with open_segment(path) as reader:
         trees = read_star_trees(reader)
@@ -280,7 +282,7 @@ def test_random_trees_hold_the_aggregates_of_the_raw_rows(tmp_path_factory, case
     config = {"tableName": "t", "tableIndexConfig": {"starTreeIndexConfigs": [tree]}}
     if sorted_column:  # the builder reorders the rows: every column must follow
         config["tableIndexConfig"]["sortedColumn"] = [sorted_column]
-    built = build_segment(PinotColumns(table, {}), _SCHEMA, config, out, "t_0", CREATION_TIME_MS)
+    built = build_segment(PinotColumns(table, {}), _SCHEMA, TableConfig.from_json(config, _SCHEMA), out, "t_0", CREATION_TIME_MS)
     with open_segment(built.tar_path) as reader:
         (view,) = read_star_trees(reader)
         assert view.dimensions == list(tree["dimensionsSplitOrder"])
@@ -318,17 +320,17 @@ def _config(*trees, **index):
 ])
 def test_validate_names_the_tree_and_the_pair(tree, message):
     with pytest.raises(StarTreeConfigError) as info:
-        validate_star_tree_configs(_config({"dimensionsSplitOrder": ["b"], "functionColumnPairs": ["COUNT__*"]},
-                                           tree), _SCHEMA)
+        validate_star_tree_configs(TableConfig.from_json(_config({"dimensionsSplitOrder": ["b"], "functionColumnPairs": ["COUNT__*"]},
+                                           tree), _SCHEMA), _SCHEMA)
     assert message.replace("[0]", "[1]") in str(info.value)
 
 
 def test_validate_accepts_what_the_builder_writes(pinot_built):
-    validate_star_tree_configs(_config({"dimensionsSplitOrder": ["a", "b"], "functionColumnPairs": _PAIRS}),
+    validate_star_tree_configs(TableConfig.from_json(_config({"dimensionsSplitOrder": ["a", "b"], "functionColumnPairs": _PAIRS}), _SCHEMA),
                                _SCHEMA)
     for name in ("startree", "startree_default"):
         case = load_case(pinot_built / name)
-        validate_star_tree_configs(case.table_config, case.schema)
+        validate_star_tree_configs(TableConfig.from_json(case.table_config, case.schema), case.schema)
 
 
 def test_raw_dimension_is_an_error_at_build(tmp_path):
@@ -338,9 +340,9 @@ def test_raw_dimension_is_an_error_at_build(tmp_path):
     config = _config({"dimensionsSplitOrder": ["b"], "functionColumnPairs": ["COUNT__*"]},
                      noDictionaryColumns=["b"])
     with pytest.raises(StarTreeConfigError, match="dimension 'b' has no dictionary"):
-        validate_star_tree_configs(config, _SCHEMA)
+        validate_star_tree_configs(TableConfig.from_json(config, _SCHEMA), _SCHEMA)
     with pytest.raises(SegmentBuildError, match="star-tree index.*: starTreeIndexConfigs\\[0\\]: dimension 'b'"):
-        build_segment(PinotColumns(table, {}), _SCHEMA, config, tmp_path, "t_0", CREATION_TIME_MS)
+        build_segment(PinotColumns(table, {}), _SCHEMA, TableConfig.from_json(config, _SCHEMA), tmp_path, "t_0", CREATION_TIME_MS)
 
 
 @pytest.mark.parametrize("name", ["startree", "startree_default"])

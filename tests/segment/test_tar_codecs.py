@@ -3,6 +3,8 @@ with the magic number Pinot's TarCompressionUtils chooses its decompressor by, a
 controller read each back; a truncated one is a clear error."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import io
 import tarfile
 
@@ -39,7 +41,7 @@ def _untarred(path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("codecs")
-    return {codec: build_segment(PinotColumns(ROWS, {}), SCHEMA, CONFIG, out / codec, "s", 0,
+    return {codec: build_segment(PinotColumns(ROWS, {}), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), out / codec, "s", 0,
                                  BuildOptions(tar_codec=codec)) for codec in CODECS}
 
 

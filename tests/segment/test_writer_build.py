@@ -48,19 +48,19 @@ def _entries(out_dir):
 
 
 def test_same_input_same_bytes(tmp_path):
-    first = build_segment(_columns(), SCHEMA, CONFIG, tmp_path / "a", "seg_0", T0)
-    second = build_segment(_columns(), SCHEMA, CONFIG, tmp_path / "b", "seg_0", T0)
+    first = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path / "a", "seg_0", T0)
+    second = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path / "b", "seg_0", T0)
     assert first.tar_path.read_bytes() == second.tar_path.read_bytes()
     assert first.crc == second.crc and first.data_crc == second.data_crc
     # a later creation time changes only creation.meta (and the tar mtimes)
-    third = build_segment(_columns(), SCHEMA, CONFIG, tmp_path / "c", "seg_0", T0 + 5000)
+    third = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path / "c", "seg_0", T0 + 5000)
     assert third.crc == first.crc
     assert read_tarball(third.tar_path)["v3/columns.psf"] == read_tarball(first.tar_path)["v3/columns.psf"]
     assert third.tar_path.read_bytes() != first.tar_path.read_bytes()
 
 
 def test_tarball_members(tmp_path):
-    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
     assert built.tar_bytes == built.tar_path.stat().st_size
     raw = built.tar_path.read_bytes()
     assert raw[:2] == b"\x1f\x8b" and raw[4:8] == b"\0\0\0\0"  # gzip, mtime 0
@@ -75,7 +75,7 @@ def test_tarball_members(tmp_path):
 
 
 def test_built_segment_fields_and_metadata(tmp_path):
-    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
     assert (built.name, built.rows, built.time_column, built.start_time, built.end_time, built.time_unit) == (
         "seg_0", 4, "day", 18000, 18002, "DAYS")
     assert built.creation_time_ms == T0 and built.dir_path is None and built.segment_version == "v3"
@@ -95,25 +95,25 @@ def test_creation_time_defaults_to_now(tmp_path):
     import time
 
     before = int(time.time() * 1000)
-    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0")
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0")
     assert before <= built.creation_time_ms <= int(time.time() * 1000)
 
 
 def test_keep_dir_and_v1(tmp_path):
-    built = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0,
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0,
                           BuildOptions(keep_dir=True, segment_version="v1"))
     assert built.dir_path == tmp_path / "seg_0"
     names = sorted(os.listdir(built.dir_path))
     assert "name.sv.unsorted.fwd" in names and "tags.bitmap.inv" in names and "creation.meta" in names
     assert read_tarball(built.tar_path) == {n: (built.dir_path / n).read_bytes() for n in names}
     # rebuilding replaces the earlier directory
-    again = build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(keep_dir=True))
+    again = build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(keep_dir=True))
     assert sorted(os.listdir(again.dir_path)) == ["v3"]
 
 
 def test_sorted_input_gets_sorted_forward_index(tmp_path):
     columns = _columns(names=("a", "a", "b", "c"))
-    built = build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
+    built = build_segment(columns, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
                                                                                        keep_dir=True))
     assert (built.dir_path / "name.sv.sorted.fwd").read_bytes() == bytes.fromhex("00000000 00000001"
                                                                                   "00000002 00000002"
@@ -122,7 +122,7 @@ def test_sorted_input_gets_sorted_forward_index(tmp_path):
 
 def test_sorted_column_is_never_inverted(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"invertedIndexColumns": ["name"], "sortedColumn": ["name"]}}
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0,
                           BuildOptions(segment_version="v1", keep_dir=True))
     names = os.listdir(built.dir_path)
     assert "name.sv.sorted.fwd" in names and "name.bitmap.inv" not in names
@@ -133,7 +133,7 @@ def test_sorted_column_is_never_inverted(tmp_path):
 
 def test_sort_can_be_disabled(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"]}}
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0,
                           BuildOptions(sort_by_sorted_column=False))
     props = parse_properties(read_tarball(built.tar_path)["v3/metadata.properties"])
     assert props["column.name.isSorted"] == "false"
@@ -143,7 +143,7 @@ def test_null_vectors(tmp_path):
     columns = _columns()
     columns.null_masks["amount"] = np.array([False, True, False, False])
     config = {**CONFIG, "tableIndexConfig": {"nullHandlingEnabled": True}}
-    built = build_segment(columns, SCHEMA, config, tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
+    built = build_segment(columns, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
                                                                                        keep_dir=True))
     assert (built.dir_path / "amount.bitmap.nullvalue").exists()
     props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
@@ -162,9 +162,9 @@ def test_release_input_gives_the_same_bytes_and_lets_go_of_the_rows(tmp_path, th
         rows.null_masks["amount"] = np.array([False, True, False, True])
         return rows
 
-    kept = build_segment(columns(), SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions(threads=threads))
+    kept = build_segment(columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "kept", "seg_0", T0, BuildOptions(threads=threads))
     rows = columns()
-    released = build_segment(rows, SCHEMA, config, tmp_path / "released", "seg_0", T0,
+    released = build_segment(rows, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "released", "seg_0", T0,
                              BuildOptions(threads=threads, release_input=True))
     assert released.tar_path.read_bytes() == kept.tar_path.read_bytes()
     assert rows.num_rows == 0 and rows.null_masks == {}  # the builder held the only references left
@@ -182,9 +182,9 @@ def test_release_input_lets_go_of_a_dictionary_columns_rows_before_its_indexes(t
     config = {**CONFIG, "tableIndexConfig": {
         "sortedColumn": ["name"], "invertedIndexColumns": ["tags"], "noDictionaryColumns": ["amount"],
         "segmentPartitionConfig": {"columnPartitionMap": {"day": {"functionName": "Modulo", "numPartitions": 3}}}}}
-    kept = build_segment(_columns(), SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions())
+    kept = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "kept", "seg_0", T0, BuildOptions())
     assert set(seen.values()) == {4}
-    released = build_segment(_columns(), SCHEMA, config, tmp_path / "released", "seg_0", T0,
+    released = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "released", "seg_0", T0,
                              BuildOptions(release_input=True))
     assert seen == {"name": 0, "tags": 0, "day": 4, "amount": 4}
     assert released.tar_path.read_bytes() == kept.tar_path.read_bytes()
@@ -198,9 +198,9 @@ def test_raw_number_column_sorted_in_input_but_not_in_the_segment(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"], "noDictionaryColumns": ["amount"]}}
     unsorted_rows = _columns(amounts=(-1.0, 0.0, 1.5, 2.0))
     in_segment_order = PinotColumns(unsorted_rows.table.take([1, 3, 0, 2]), {})
-    built = build_segment(unsorted_rows, SCHEMA, config, tmp_path / "a", "seg_0", T0,
+    built = build_segment(unsorted_rows, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "a", "seg_0", T0,
                           BuildOptions(segment_version="v1", keep_dir=True))
-    again = build_segment(in_segment_order, SCHEMA, config, tmp_path / "b", "seg_0", T0,
+    again = build_segment(in_segment_order, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "b", "seg_0", T0,
                           BuildOptions(segment_version="v1", keep_dir=True))
     props = parse_properties((built.dir_path / "metadata.properties").read_bytes())
     assert props["column.amount.isSorted"] == "false" and props["column.amount.cardinality"] == "4"
@@ -214,7 +214,7 @@ def test_raw_number_column_sorted_in_input_but_not_in_the_segment(tmp_path):
 def test_bad_column_leaves_no_file(tmp_path):
     columns = _columns(amounts=(1.0, float("nan"), 2.0, 3.0))
     with pytest.raises(SegmentBuildError, match="column 'amount'.*NaN"):
-        build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(keep_dir=True))
+        build_segment(columns, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(keep_dir=True))
     assert _entries(tmp_path) == []
 
 
@@ -226,7 +226,7 @@ def test_empty_multi_value_row_names_column_and_row(tmp_path, encoding):
     columns = _columns()
     table = columns.table.set_column(1, "tags", pa.array([["x"], ["y"], [], ["x"]], pa.list_(pa.string())))
     with pytest.raises(SegmentBuildError, match="column 'tags': row 2 "):
-        build_segment(PinotColumns(table, {}), SCHEMA, config, tmp_path, "seg_0", T0)
+        build_segment(PinotColumns(table, {}), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0)
     assert _entries(tmp_path) == []
 
 
@@ -242,7 +242,7 @@ def test_null_element_in_a_list_names_column_and_row(tmp_path, tags, row):
     columns = _columns()
     table = columns.table.set_column(1, "tags", tags)
     with pytest.raises(SegmentBuildError, match=f"column 'tags': row {row} holds a null element"):
-        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+        build_segment(PinotColumns(table, {}), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
     assert _entries(tmp_path) == []
 
 
@@ -254,21 +254,21 @@ def test_failure_while_writing_tarball_cleans_temp_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tarball, "_info", broken_info)
     with pytest.raises(OSError, match="disk full"):
-        build_segment(_columns(), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+        build_segment(_columns(), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
     assert _entries(tmp_path) == []
 
 
 def test_empty_input_is_an_error(tmp_path):
     empty = PinotColumns(_columns().table.slice(0, 0), {})
     with pytest.raises(SegmentBuildError, match="no rows"):
-        build_segment(empty, SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+        build_segment(empty, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
     assert _entries(tmp_path) == []
 
 
 def test_wrong_stored_type_is_an_error(tmp_path):
     table = _columns().table.set_column(3, "day", pa.array([1, 2, 3, 4], pa.int64()))
     with pytest.raises(SegmentBuildError, match="column 'day'"):
-        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+        build_segment(PinotColumns(table, {}), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
 
 
 @pytest.mark.parametrize("name", ["a/b", "a:b", 'a"b', "a*b", "x__y__z__w", "x__y__z__w__v", ""])
@@ -284,19 +284,19 @@ def test_segment_name_with_two_separators_is_fine():
 def test_time_range_check(tmp_path):
     columns = _columns(days=(0, 1, 2, 3))  # 1970: before Pinot's valid range
     with pytest.raises(SegmentBuildError, match="time column 'day'.*1971"):
-        build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0)
+        build_segment(columns, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
     assert _entries(tmp_path) == []
-    built = build_segment(columns, SCHEMA, CONFIG, tmp_path, "seg_0", T0, BuildOptions(time_check=False))
+    built = build_segment(columns, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(time_check=False))
     assert (built.start_time, built.end_time) == (0, 3)
     config = {**CONFIG, "ingestionConfig": {"segmentTimeValueCheck": False}}
-    assert build_segment(columns, SCHEMA, config, tmp_path, "seg_1", T0).start_time == 0
+    assert build_segment(columns, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_1", T0).start_time == 0
 
 
 def test_simple_date_time_column(tmp_path):
     schema = PinotSchema.from_json({"schemaName": "t", "dateTimeFieldSpecs": [
         {"name": "d", "dataType": "STRING", "format": "1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd", "granularity": "1:DAYS"}]})
     columns = PinotColumns(pa.table({"d": pa.array(["20240102", "20240101"])}), {})
-    built = build_segment(columns, schema, {"tableName": "t", "segmentsConfig": {"timeColumnName": "d"}}, tmp_path,
+    built = build_segment(columns, schema, TableConfig.from_json({"tableName": "t", "segmentsConfig": {"timeColumnName": "d"}}, schema), tmp_path,
                           "s", T0)
     assert (built.start_time, built.end_time, built.time_unit) == (1704067200000, 1704153600000, "MILLISECONDS")
 
@@ -308,7 +308,7 @@ def test_simple_date_time_column_in_a_zone(tmp_path, fmt):
     schema = PinotSchema.from_json({"schemaName": "t", "dateTimeFieldSpecs": [
         {"name": "d", "dataType": "STRING", "format": fmt, "granularity": "1:DAYS"}]})
     columns = PinotColumns(pa.table({"d": pa.array(["20240102", "20240701"])}), {})
-    built = build_segment(columns, schema, {"tableName": "t", "segmentsConfig": {"timeColumnName": "d"}}, tmp_path,
+    built = build_segment(columns, schema, TableConfig.from_json({"tableName": "t", "segmentsConfig": {"timeColumnName": "d"}}, schema), tmp_path,
                           "s", T0)
     assert (built.start_time, built.end_time) == (1704085200000 + 86_400_000, 1719806400000)  # -05:00, -04:00
 
@@ -317,12 +317,12 @@ def test_server_built_indexes_deferred_by_default_or_an_error(tmp_path):
     config = {**CONFIG, "fieldConfigList": [{"name": "name", "indexTypes": ["TEXT"]}],
               "tableIndexConfig": {"fstIndexColumns": ["tags"]}}
     with pytest.raises(SegmentBuildError, match="column 'name': text index.*column 'tags': fst index"):
-        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0, BuildOptions(unsupported_indexes="error"))
+        build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(unsupported_indexes="error"))
     assert _entries(tmp_path) == []
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0)
     assert len(built.skipped_indexes) == 2
     assert "TextIndexHandler" in built.skipped_indexes[0] and "FSTIndexHandler" in built.skipped_indexes[1]
-    assert built.skipped_indexes == build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0, BuildOptions(
+    assert built.skipped_indexes == build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_1", T0, BuildOptions(
         unsupported_indexes="skip")).skipped_indexes  # the option's former name for defer
 
 
@@ -330,22 +330,22 @@ def test_star_tree_without_function_pairs_is_an_error(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}]}}
     with pytest.raises(SegmentBuildError, match=r"star-tree index \(tableIndexConfig.starTreeIndexConfigs\): "
                                                 r"starTreeIndexConfigs\[0\]: neither functionColumnPairs"):
-        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+        build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0)
 
 
 def test_index_no_server_builds_is_an_error_even_deferred(tmp_path):
     config = {**CONFIG, "fieldConfigList": [{"name": "name", "indexes": {"map": {}}}]}
     with pytest.raises(SegmentBuildError, match="column 'name': map index.*no Pinot"):
-        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+        build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0)
 
 
 def test_star_tree_built_never_deferred(tmp_path):
     # enableDynamicStarTreeCreation lets servers build a missing tree; this writer builds it, or fails
     index = {"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["name"]}], "enableDynamicStarTreeCreation": "true"}
     with pytest.raises(SegmentBuildError, match=r"starTreeIndexConfigs\[0\]: neither functionColumnPairs"):
-        build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": index}, tmp_path, "seg_0", T0)
+        build_segment(_columns(), SCHEMA, TableConfig.from_json({**CONFIG, "tableIndexConfig": index}, SCHEMA), tmp_path, "seg_0", T0)
     index["starTreeIndexConfigs"][0]["functionColumnPairs"] = ["COUNT__*"]
-    built = build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": index}, tmp_path, "seg_0", T0,
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json({**CONFIG, "tableIndexConfig": index}, SCHEMA), tmp_path, "seg_0", T0,
                           BuildOptions(keep_dir=True))
     assert built.skipped_indexes == []
     assert (built.dir_path / "v3" / "star_tree_index").stat().st_size > 0
@@ -358,15 +358,15 @@ def test_star_tree_built_never_deferred(tmp_path):
     ({"fieldConfigList": [{"name": "dya", "encodingType": "RAW"}]}, r"fieldConfigList\[0\].name", "day"),
 ])
 def test_index_on_a_column_the_schema_lacks_names_key_and_closest_column(tmp_path, index_config, key, closest):
-    with pytest.raises(SegmentBuildError, match=f"{key} names column .*did you mean '{closest}'"):
-        build_segment(_columns(), SCHEMA, {**CONFIG, **index_config}, tmp_path, "seg_0", T0)
+    with pytest.raises(TableConfigError, match=f"{key} names column .*did you mean '{closest}'"):
+        TableConfig.from_json({**CONFIG, **index_config}, SCHEMA)  # parsed once, before any build
 
 
 def test_tier_overwrites_are_read_and_ignored(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"tierOverwrites": {"cold": {"invertedIndexColumns": ["name"]}}},
               "fieldConfigList": [{"name": "name", "tierOverwrites": {"cold": {"encodingType": "RAW"}}}]}
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
-    plain = build_segment(_columns(), SCHEMA, {**CONFIG, "tableIndexConfig": {}}, tmp_path / "plain", "seg_0", T0)
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0)
+    plain = build_segment(_columns(), SCHEMA, TableConfig.from_json({**CONFIG, "tableIndexConfig": {}}, SCHEMA), tmp_path / "plain", "seg_0", T0)
     assert built.crc == plain.crc and built.skipped_indexes == []
 
 
@@ -424,7 +424,7 @@ def test_optimize_dictionary_turns_high_cardinality_metric_raw(tmp_path):
         "amount": pa.array(np.arange(n, dtype=np.float64)), "day": pa.array([18000] * n, pa.int32()),
     }), {})
     config = {**CONFIG, "tableIndexConfig": {"optimizeDictionaryForMetrics": True}}
-    built = build_segment(columns, SCHEMA, config, tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
+    built = build_segment(columns, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0, BuildOptions(segment_version="v1",
                                                                                        keep_dir=True))
     names = os.listdir(built.dir_path)
     assert "amount.sv.raw.fwd" in names and "amount.dict" not in names
@@ -446,7 +446,7 @@ def test_chunked_and_large_arrow_types_read_back(tmp_path):
         "b": pa.array([b"\x01", b"", b"\x02\x03"], pa.large_binary()),
     })
     config = {"tableName": "t", "tableIndexConfig": {"invertedIndexColumns": ["m"], "noDictionaryColumns": ["b"]}}
-    built = build_segment(PinotColumns(table, {}), schema, config, tmp_path, "s_0", T0)
+    built = build_segment(PinotColumns(table, {}), schema, TableConfig.from_json(config, schema), tmp_path, "s_0", T0)
     assert read_segment(built.tar_path).table.to_pylist() == [
         {"b": b"\x01", "m": ["x", "y"], "s": "b"}, {"b": b"", "m": ["z"], "s": "a"},
         {"b": b"\x02\x03", "m": ["x"], "s": "c"}]
@@ -456,14 +456,14 @@ def test_range_index_on_raw_number_and_unsupported_on_raw_string(tmp_path):
     from pinot_sink.segment.range_index import read_range_index
 
     config = {**CONFIG, "tableIndexConfig": {"noDictionaryColumns": ["day", "name"], "rangeIndexColumns": ["day"]}}
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0,
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0,
                           BuildOptions(segment_version="v1", keep_dir=True))
     minimum, values = read_range_index((built.dir_path / "day.bitmap.range").read_bytes())
     assert minimum == 18000 and values.tolist() == [0, 2, 1, 0]  # value - min, per doc
     config["tableIndexConfig"]["rangeIndexColumns"] = ["name"]
     with pytest.raises(SegmentBuildError, match="column 'name': range index \\(raw STRING\\)"):
-        build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0, BuildOptions(unsupported_indexes="error"))
-    deferred = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_1", T0).skipped_indexes
+        build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_1", T0, BuildOptions(unsupported_indexes="error"))
+    deferred = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_1", T0).skipped_indexes
     assert deferred == [f"column 'name': range index (raw STRING) deferred to the server: RangeIndexHandler "
                         f"reads the column and writes the range index at each load"]
 
@@ -473,7 +473,7 @@ def test_range_index_on_raw_number_and_unsupported_on_raw_string(tmp_path):
 def test_partition_function_is_written_under_pinots_canonical_name(tmp_path, configured, written):
     config = {**CONFIG, "tableIndexConfig": {"segmentPartitionConfig": {"columnPartitionMap": {
         "name": {"functionName": configured, "numPartitions": 4}}}}}
-    built = build_segment(_columns(), SCHEMA, config, tmp_path, "seg_0", T0)
+    built = build_segment(_columns(), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0)
     props = parse_properties(read_tarball(built.tar_path)["v3/metadata.properties"])
     assert props["column.name.partitionFunction"] == written
     assert props["column.name.numPartitions"] == "4"
@@ -502,11 +502,11 @@ def test_spilled_indexes_give_the_same_bytes_and_leave_no_file(tmp_path, monkeyp
         "day": pa.array(18000 + np.arange(count, dtype=np.int32) % 50),
     }), {"amount": np.arange(count) % 7 == 0})
     options = dict(threads=threads, segment_version=version, keep_dir=True)
-    kept = build_segment(rows, SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions(**options))
+    kept = build_segment(rows, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "kept", "seg_0", T0, BuildOptions(**options))
     with Spill(tmp_path / "spilled") as held:
         # the second build with the same spill writes over the first one's bytes
-        build_segment(rows, SCHEMA, config, tmp_path / "first", "seg_0", T0, BuildOptions(**options), held)
-        spilled = build_segment(rows, SCHEMA, config, tmp_path / "spilled", "seg_0", T0, BuildOptions(**options),
+        build_segment(rows, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "first", "seg_0", T0, BuildOptions(**options), held)
+        spilled = build_segment(rows, SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path / "spilled", "seg_0", T0, BuildOptions(**options),
                                 held)
     assert not any(isinstance(p, FileSpan) for p in laid_out[0])
     assert laid_out[2] and all(isinstance(p, FileSpan) for p in laid_out[2])
@@ -524,7 +524,7 @@ def test_a_failed_build_with_spilled_indexes_leaves_no_file(tmp_path):
     config = {**CONFIG, "tableIndexConfig": {"noDictionaryColumns": ["tags"]}}
     table = _columns().table.set_column(1, "tags", pa.array([["x"], ["y"], [], ["x"]], pa.list_(pa.string())))
     with Spill(tmp_path) as spill, pytest.raises(SegmentBuildError, match="column 'tags': row 2 "):
-        build_segment(PinotColumns(table, {}), SCHEMA, config, tmp_path, "seg_0", T0, spill=spill)
+        build_segment(PinotColumns(table, {}), SCHEMA, TableConfig.from_json(config, SCHEMA), tmp_path, "seg_0", T0, spill=spill)
     assert _entries(tmp_path) == []
 
 

@@ -7,6 +7,8 @@ and threads must not change a byte.
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import gzip
 import io
 import tarfile
@@ -605,7 +607,7 @@ def _table(rows=3000):
 
 def test_threads_do_not_change_a_byte(tmp_path, monkeypatch):
     monkeypatch.setattr(tarball, "GZIP_CHUNK", 4096)
-    built = [build_segment(PinotColumns(_table(), {}), SCHEMA, CONFIG, tmp_path / str(threads), "seg_0",
+    built = [build_segment(PinotColumns(_table(), {}), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path / str(threads), "seg_0",
                            1_700_000_000_000, BuildOptions(threads=threads))
              for threads in (1, 3)]
     assert built[0].tar_path.read_bytes() == built[1].tar_path.read_bytes()
@@ -618,7 +620,7 @@ def test_first_failing_column_in_schema_order_is_reported(tmp_path, threads):
     table = table.set_column(0, "id", pa.array(["ok" * 40] * 9 + ["a\0b"]))  # id the largest: built last
     table = table.set_column(3, "amount", pa.array([float("nan")] * 10))
     with pytest.raises(SegmentBuildError, match="column 'id'"):
-        build_segment(PinotColumns(table, {}), SCHEMA, CONFIG, tmp_path, "seg_0", 1_700_000_000_000,
+        build_segment(PinotColumns(table, {}), SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", 1_700_000_000_000,
                       BuildOptions(threads=threads))
     assert list(tmp_path.iterdir()) == []
 

@@ -6,6 +6,8 @@ and creation time; every (column, index id) payload, ``index_map``, ``metadata.p
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import difflib
 
 import numpy as np
@@ -23,7 +25,7 @@ KNOWN_DIFFERENCES = {
 
 
 def _build(case, tmp_path, **options):
-    return build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
+    return build_segment(case.columns, case.schema, TableConfig.from_json(case.table_config, case.schema), tmp_path, case.segment_name,
                          CREATION_TIME_MS, BuildOptions(sort_by_sorted_column=False, **options))
 
 
@@ -86,7 +88,7 @@ def test_sorted_column_sorts_rows(pinot_built, tmp_path):
     from pinot_sink.segment.read.reader import open_segment
 
     case = load_case(pinot_built / "events_indexes")
-    built = build_segment(case.columns, case.schema, case.table_config, tmp_path, case.segment_name,
+    built = build_segment(case.columns, case.schema, TableConfig.from_json(case.table_config, case.schema), tmp_path, case.segment_name,
                           CREATION_TIME_MS)
     _check_sorted_by_country(case, built, open_segment)
 
@@ -145,7 +147,7 @@ def test_json_index_flattening_options_same_bytes_as_pinot(tmp_path):
     rows = [json.loads(line) for line in (folder / "rows.jsonl").read_text().splitlines()]
     table = pa.table({"id": pa.array([r["id"] for r in rows], pa.int32()),
                       **{f"j{i}": pa.array([r[f"j{i}"] for r in rows]) for i in range(1, 7)}})
-    built = build_segment(PinotColumns(table, {}), schema, json.loads((folder / "table_config.json").read_text()),
+    built = build_segment(PinotColumns(table, {}), schema, TableConfig.from_json(json.loads((folder / "table_config.json").read_text()), schema),
                           tmp_path, "json_flatten_0", CREATION_TIME_MS)
     ours, theirs = read_tarball(built.tar_path), read_tarball(folder / "json_flatten_0.tar.gz")
     ours_payloads, theirs_payloads = psf_payloads(ours), psf_payloads(theirs)

@@ -16,14 +16,14 @@ BUILD = textwrap.dedent("""
     import numpy as np, pyarrow as pa
     from pinot_sink.segment import build_segment, read_segment
     from pinot_sink.segment.fast_zlib import HAVE_ISAL
-    from type_mapping import PinotSchema
+    from type_mapping import PinotSchema, TableConfig
     from type_mapping.stored import PinotColumns
     schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
         {"name": "id", "dataType": "LONG"}, {"name": "s", "dataType": "STRING"}]})
     ids = np.arange(200_000, dtype=np.int64)
     table = pa.table({"id": ids, "s": pa.array(np.array(["a", "bb", "ccc"])[ids % 3])})
     columns = PinotColumns(table, {"id": np.zeros(len(ids), bool), "s": np.zeros(len(ids), bool)})
-    built = build_segment(columns, schema, {"tableName": "t_OFFLINE"}, sys.argv[1], "t_0", creation_time_ms=0,
+    built = build_segment(columns, schema, TableConfig.from_json({"tableName": "t_OFFLINE"}, schema), sys.argv[1], "t_0", creation_time_ms=0,
                           options=None)
     back = read_segment(str(built.tar_path)).table
     assert back.column("id").to_pylist() == ids.tolist()

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from type_mapping import datetime_formats as dtf
+from type_mapping import joda_format, joda_zones
 
 ZONES = ["America/Los_Angeles", "America/New_York", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata", "UTC"]
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -25,20 +26,20 @@ def python_local(millis: int, zone: str) -> dt.datetime:
 @given(st.lists(MILLIS, min_size=1, max_size=40), st.sampled_from(ZONES))
 @settings(deadline=None)  # timings vary with the machine's load; never a timed test
 def test_to_local_and_back_follow_the_zones_rule_before_and_after_2037(values, zone):
-    local = dtf.to_local(np.array(values, dtype=np.int64), zone)
+    local = joda_zones.to_local(np.array(values, dtype=np.int64), zone)
     for v, got in zip(values, local.tolist()):
         offset = python_local(v, zone).utcoffset()
         assert got == v + int(offset.total_seconds() * 1000)
     # back: the same instant, or in an overlap the earlier one that shows the same wall clock
-    assert dtf.to_local(dtf.from_local(local, zone), zone).tolist() == local.tolist()
-    assert all(u <= v for u, v in zip(dtf.from_local(local, zone).tolist(), values))
+    assert joda_zones.to_local(joda_zones.from_local(local, zone), zone).tolist() == local.tolist()
+    assert all(u <= v for u, v in zip(joda_zones.from_local(local, zone).tolist(), values))
 
 
 @given(st.lists(MILLIS, min_size=1, max_size=30), st.sampled_from(ZONES))
 @settings(deadline=None)
 def test_printing_after_2037_uses_the_zones_rule(values, zone):
     """Arrow's tables end in 2037: a summer instant of 2040 printed as if it were winter was an hour off."""
-    out = dtf.print_pattern(pa.array(values, pa.timestamp("ms", tz="UTC")), "yyyy-MM-dd HH:mm:ss Z ZZ ZZZ",
+    out = joda_format.print_pattern(pa.array(values, pa.timestamp("ms", tz="UTC")), "yyyy-MM-dd HH:mm:ss Z ZZ ZZZ",
                             zone).to_pylist()
     for v, text in zip(values, out):
         local = python_local(v, zone)
@@ -58,6 +59,6 @@ def test_instants_beyond_year_9999_take_the_rule_of_the_same_400_year_cycle():
     cycle = 146_097 * 86_400_000
     summer_2500 = int(dt.datetime(2500, 7, 1, 12, tzinfo=dt.timezone.utc).timestamp() * 1000)
     far = np.array([summer_2500 + 20 * cycle, summer_2500 + 20 * cycle + 182 * 86_400_000], dtype=np.int64)
-    local = dtf.to_local(far, "America/Los_Angeles")
+    local = joda_zones.to_local(far, "America/Los_Angeles")
     assert (local - far).tolist() == [-7 * 3_600_000, -8 * 3_600_000]  # PDT in July, PST in December
-    assert dtf.from_local(local, "America/Los_Angeles").tolist() == far.tolist()
+    assert joda_zones.from_local(local, "America/Los_Angeles").tolist() == far.tolist()

@@ -1,4 +1,4 @@
-"""Java 17's ``Double.toString`` / ``Float.toString`` (``type_mapping.floating_decimal``, a port of JDK 17's
+"""Java 17's ``Double.toString`` / ``Float.toString`` (``javalib.floating_decimal``, a port of JDK 17's
 ``FloatingDecimal.dtoa``) and ``java_float_str``, which takes Python's shortest repr where it provably prints the
 same: against the table Java 17 wrote (tests/fixtures/java17_number_text.txt, by
 tools/java_math/number_text_fixture.py, whose run of 874,363 values had no difference), and the shortcut

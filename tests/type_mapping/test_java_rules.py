@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from type_mapping.datetime_formats import ZoneError, calendar_field, floor_local, joda_zone
+from type_mapping.joda_calendar import calendar_field, floor_local
+from type_mapping.joda_zones import ZoneError, joda_zone
 from type_mapping.java_text import java_float_str
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
@@ -79,7 +80,7 @@ def _amd_cpu() -> bool:
 
 def test_math_exp_log_and_log10_bits(java):
     """``Math.exp`` / ``Math.log`` / ``Math.log10`` (HotSpot's x86_64 intrinsics, ported in
-    type_mapping.hotspot_math) on fresh random inputs. The log stubs start from the CPU's ``rcpps`` estimate,
+    javalib.hotspot_math) on fresh random inputs. The log stubs start from the CPU's ``rcpps`` estimate,
     whose table the port holds as measured on AMD (Zen): those are compared on such a CPU only."""
     import platform
 
@@ -105,7 +106,7 @@ def test_math_exp_log_and_log10_bits(java):
 
 
 def test_math_pow_bits(java):
-    """``Math.pow`` (HotSpot's x86_64 stub, ported in type_mapping.hotspot_math) on fresh random inputs: random bit
+    """``Math.pow`` (HotSpot's x86_64 stub, ported in javalib.hotspot_math) on fresh random inputs: random bit
     patterns, ordinary bases and exponents, x near 1 with a large y, negative bases with integer exponents,
     results near the overflow / underflow borders. Its log2 starts from ``rcpps`` too: compared on AMD only."""
     import platform
@@ -132,7 +133,7 @@ def test_math_pow_bits(java):
 
 
 def test_math_sin_cos_tan_bits(java):
-    """``Math.sin`` / ``Math.cos`` / ``Math.tan`` (HotSpot's x86_64 stubs, ported in type_mapping.hotspot_math, their
+    """``Math.sin`` / ``Math.cos`` / ``Math.tan`` (HotSpot's x86_64 stubs, ported in javalib.hotspot_math, their
     large-argument reduction included) on fresh random inputs; they use no ``rcpps``: any x86_64."""
     import platform
 
@@ -155,7 +156,7 @@ def test_math_sin_cos_tan_bits(java):
 
 
 def test_math_functions_of_fdlibm_bits(java):
-    """``Math.asin`` ... ``Math.hypot`` (JDK 17: ``StrictMath``, fdlibm, ported in type_mapping.fdlibm), fdlibm's
+    """``Math.asin`` ... ``Math.hypot`` (JDK 17: ``StrictMath``, fdlibm, ported in javalib.fdlibm), fdlibm's
     ``exp`` and Pinot's ``sigmoid``, on fresh random inputs: the same bits on any platform."""
     from javalib import fdlibm
     from javalib.hotspot_math import hotspot_exp

@@ -1,6 +1,8 @@
 """Vectorised conversion to Pinot stored values: every type, nulls, boundaries, normalisation, errors."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import datetime as dt
 import decimal
 import math
@@ -433,7 +435,7 @@ def _batch(**overrides):
 
 
 def _plan(batch, schema, table_config=None):
-    return plan_write(batch.schema, schema, table_config=table_config)
+    return plan_write(batch.schema, schema, table_config=TableConfig.from_json(table_config, schema))
 
 
 def test_to_pinot_columns_fills_missing_columns_and_masks():
@@ -450,16 +452,16 @@ def test_to_pinot_columns_fills_missing_columns_and_masks():
 
 
 def test_row_offset_in_errors_and_plan_reuse():
-    plan = plan_write(_batch().schema, SCHEMA, table_config=TABLE_CONFIG)
+    plan = plan_write(_batch().schema, SCHEMA, table_config=TableConfig.from_json(TABLE_CONFIG, SCHEMA))
     bad = _batch(price=pa.array(["1", "2", "x"]))
-    bad_plan = plan_write(bad.schema, SCHEMA, table_config=TABLE_CONFIG)
+    bad_plan = plan_write(bad.schema, SCHEMA, table_config=TableConfig.from_json(TABLE_CONFIG, SCHEMA))
     with pytest.raises(ConversionError, match=r"column 'price', row 1002: value 'x' is not a number"):
         to_pinot_columns(bad, SCHEMA, bad_plan, row_offset=1000)
     assert to_pinot_columns(_batch(), SCHEMA, plan=plan).num_rows == 3  # table config from the plan
 
 
 def test_plan_for_another_schema():
-    plan = plan_write(_batch().schema, SCHEMA, table_config=TABLE_CONFIG)
+    plan = plan_write(_batch().schema, SCHEMA, table_config=TableConfig.from_json(TABLE_CONFIG, SCHEMA))
     with pytest.raises(ConversionError, match="source column 'price' is not in the batch"):
         to_pinot_columns(_batch().drop_columns(["price"]), SCHEMA, plan=plan)
 
@@ -512,7 +514,7 @@ def test_options_are_validated():
 
 def test_null_mask_from_the_validity_bitmap_is_arrows():
     """The null mask is unpacked from the validity bitmap: the same rows as Arrow's is_null, at any slice offset."""
-    from type_mapping.convert import _null_mask
+    from type_mapping.conversion_context import null_rows as _null_mask
 
     base = [pa.array([1, None, 3, None, 5] * 7), pa.array(["a", None] * 9), pa.array([None] * 10, pa.int32()),
             pa.array([1.5, 2.5]), pa.nulls(5)]
@@ -577,8 +579,8 @@ def test_nan_in_the_time_column_counts_as_null():
                                                             "format": "1:MILLISECONDS:EPOCH",
                                                             "granularity": "1:MILLISECONDS"}]})
     batch = pa.record_batch([pa.array([1, 2, 3]), pa.array([1.7e12, float("nan"), None])], names=["x", "ts"])
-    plan = plan_write(batch.schema, schema, table_config={"tableName": "t_OFFLINE",
-                                                          "segmentsConfig": {"timeColumnName": "ts"}})
+    plan = plan_write(batch.schema, schema, table_config=TableConfig.from_json({"tableName": "t_OFFLINE",
+                                                          "segmentsConfig": {"timeColumnName": "ts"}}, schema))
     with pytest.raises(ConversionError, match=r"column 'ts', row 11: the table's time column is NaN .*"
                                               r"'convert.on-null-time'=pinot"):
         to_pinot_columns(batch, schema, plan, row_offset=10)

@@ -2,6 +2,8 @@
 back exactly as Pinot's own reader returned them (values and null-vector docs)."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import json
 
 import numpy as np
@@ -55,7 +57,7 @@ def _same_value(spec, got, expected) -> bool:
 @pytest.mark.parametrize("case", ["all_types_dict", "all_types_nulls", "raw_codecs"])
 def test_conversion_matches_what_pinot_read_back(pinot_built, case):
     schema, table_config, table, dump = _load(pinot_built / case)
-    columns = to_pinot_columns(table, schema, plan_write(table.schema, schema, table_config=table_config))
+    columns = to_pinot_columns(table, schema, plan_write(table.schema, schema, table_config=TableConfig.from_json(table_config, schema)))
     columns.validate(schema)
     assert columns.num_rows == len(dump)
     mismatches = []

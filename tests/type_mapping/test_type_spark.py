@@ -1,6 +1,8 @@
 """Spark side: StructType and Spark DDL -> Pinot schema, and real Spark Arrow batches through the conversion."""
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import datetime as dt
 import decimal
 
@@ -110,7 +112,7 @@ def test_real_spark_batches_through_plan_and_conversion(spark):
         AS t(ti, i, l, f, d, dec, b, day, ts, ntz, s, by, arr, m, st)
     """)
     pinot = spark_schema_to_pinot(df.schema, "all", time_column="day")
-    plan = plan_write(df.schema, pinot, table_config={"segmentsConfig": {"timeColumnName": "day"}})
+    plan = plan_write(df.schema, pinot, table_config=TableConfig.from_json({"segmentsConfig": {"timeColumnName": "day"}}, pinot))
     table = df.toArrow()
     with pytest.raises(Exception, match="column 'day', row 1: the table's time column is null"):
         to_pinot_columns(table, pinot, plan=plan)

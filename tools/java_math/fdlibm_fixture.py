@@ -2,7 +2,7 @@
 as Java 17 answers them, for the inputs where numpy's libm gives other bits, the special values and a sample of
 the others, found among ~120,000 inputs a function (random bit patterns, the function's useful range, near 0,
 near +-1 for asin / acos, subnormals, huge values, the branch borders of fdlibm and their ulp neighbours, inf,
-NaN, -0.0). Prints, per function, how many of the run's values ``type_mapping.fdlibm`` and
+NaN, -0.0). Prints, per function, how many of the run's values ``javalib.fdlibm`` and
 numpy get wrong.
 
     python tools/java_math/fdlibm_fixture.py [--seed 1] [--check-only] [--only asin,acos]

@@ -45,3 +45,15 @@ def java_answers(requests: list[str]) -> list[str]:
         done = subprocess.run([str(jdk / "bin" / "java"), "-cp", f"{out}{os.pathsep}{jar}", "JavaRules"],
                               input="".join(r + "\n" for r in requests), capture_output=True, text=True, check=True)
     return done.stdout.split("\n")[:len(requests)]
+
+
+def write_or_check(target: Path, text: str, source: str) -> None:
+    """A generator's last step: write ``target``, or with ``--check`` on the command line fail unless it already
+    holds exactly ``text`` (``source``: what a fresh run read, for the message)."""
+    if "--check" in sys.argv[1:]:
+        if target.read_text() != text:
+            raise SystemExit(f"{target} differs from a fresh run ({source}): rerun without --check to rewrite it")
+        print(f"{target}: as a fresh run writes it")
+        return
+    target.write_text(text)
+    print(f"wrote {target}")

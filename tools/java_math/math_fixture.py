@@ -4,7 +4,7 @@ the inputs where numpy's libm gives other bits, the special and border values, a
 found among ~400,000 inputs a function (random bit patterns, the whole range, subnormal results and arguments,
 overflow / underflow borders and their ulp neighbours; for sin / cos / tan the large arguments of the stubs'
 own reduction and multiples of pi/4; for pow also integer exponents and negative bases, x near 1 with a large
-y, y = 2 and 0.5, the special values of both). Prints how many of the run's values ``type_mapping.hotspot_math``
+y, y = 2 and 0.5, the special values of both). Prints how many of the run's values ``javalib.hotspot_math``
 gets wrong.
 
     python tools/java_math/math_fixture.py [--seed 1] [--check-only]

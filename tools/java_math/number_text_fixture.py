@@ -2,7 +2,7 @@
 hard cases of a large run (where Java 17's digits are not the shortest that read back, JDK-4511638) and a
 sample of the others, found among random bit patterns, 15-17 digit decimals, powers of ten and their
 neighbours by ulp, subnormals, whole numbers near 2**53 and up to 2**63, dyadic values, short decimals.
-Prints how many of the run's values ``type_mapping.floating_decimal`` (and ``java_float_str``) get wrong.
+Prints how many of the run's values ``javalib.floating_decimal`` (and ``java_float_str``) get wrong.
 
     python tools/java_math/number_text_fixture.py [--seed 1] [--check-only]
 """

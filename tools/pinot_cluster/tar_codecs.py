@@ -9,6 +9,8 @@ asks the broker for COUNT(*) and SUM(x) per segment ($segmentName). Start a clus
 """
 from __future__ import annotations
 
+from type_mapping.table_config import TableConfig
+
 import argparse
 import subprocess
 import sys
@@ -52,7 +54,7 @@ def main() -> int:
         for index, codec in enumerate(CODECS):
             rows = pa.table({"name": pa.array([f"n{i % 37}" for i in range(ROWS)]),
                              "x": pa.array([index + 1] * ROWS, pa.int64())})
-            built = build_segment(PinotColumns(rows, {}), schema, {**CONFIG, "tableName": f"{TABLE}_OFFLINE"},
+            built = build_segment(PinotColumns(rows, {}), schema, TableConfig.from_json({**CONFIG, "tableName": f"{TABLE}_OFFLINE"}, schema),
                                   Path(work) / codec, f"{TABLE}_{codec}", 0, BuildOptions(tar_codec=codec))
             head = built.tar_path.read_bytes()[:4].hex()
             done = subprocess.run([str(Path(sys.executable).parent / "pinot-sink"), "push", str(built.tar_path),

@@ -4,7 +4,7 @@ tests/ingestion/test_function_expectations.py replays them like every other fami
 writer, distances), geo_wkb, geo_geojson (the readers), geo_relate (predicates over valid, non-collection
 inputs), geo_relate_corners (predicates over the rest, where JTS's old RelateOp and GEOS's RelateNG part) and
 geo_relate_graph (random invalid areas and collections, graph_rows: what the port of the old RelateOp,
-pinot_sink/ingestion/functions/geometry_relate_graph.py, must answer as JTS does). Splitting the rows of
+javalib/jts/relate_op.py, must answer as JTS does). Splitting the rows of
 geo_relate and geo_relate_corners asks GEOS's validity test: this script needs shapely (not a dependency of the
 package).
 
@@ -291,7 +291,7 @@ def _relate_rows(rng: random.Random, guaranteed: bool) -> list[dict]:
 
 
 # --- geo_relate_graph: random invalid areas and collections, for the port of JTS's old RelateOp -------------
-# (pinot_sink/ingestion/functions/geometry_relate_graph.py). Coordinates mostly on a small grid, so that edges
+# (javalib/jts/relate_op.py). Coordinates mostly on a small grid, so that edges
 # cross, touch and overlap (the graph's nodes, collinear intersections, bundles of one direction), sometimes
 # halves or long decimals (the double-double intersection points and orientation).
 
@@ -495,7 +495,7 @@ def _geojson_rows(rng: random.Random) -> list[dict]:
 
 # Where JTS's old RelateOp meets inconsistent area topology (overlapping polygons in a multipolygon or a
 # collection, a self-crossing ring) it throws a TopologyException ("side location conflict"), Pinot's row fails;
-# GEOS answers instead (the package follows JTS: functions/geometry_relate_graph.py)
+# GEOS answers instead (the package follows JTS: javalib/jts/relate_op.py)
 _OVERLAPPING = "MULTIPOLYGON (((4 -14, 14 -14, 14 -4, 4 -4, 4 -14)), ((0 -12, 10 -12, 10 -2, 0 -2, 0 -12)))"
 _OVERLAPPING_GC = "GEOMETRYCOLLECTION (POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0)), POLYGON ((5 5, 15 5, 15 15, 5 15, 5 5)))"
 RELATE_CORNERS = [

@@ -1,6 +1,6 @@
 """A differential sweep of the DE-9IM matrix: random pairs of geo_reference.py's graph_rows (invalid areas and
 collections), JTS 1.20's old RelateOp (RelateMatrixReference.java) against the port
-(pinot_sink/ingestion/functions/geometry_relate_graph.relate_matrix), each pair both ways round, read from WKT as
+(javalib/jts/relate_op.relate_matrix), each pair both ways round, read from WKT as
 written (no Pinot bytes between: ring orientations as drawn). A TopologyException must be one in both (the
 message is not compared). Prints the differing pairs and a count; exits 1 when any differ.
 

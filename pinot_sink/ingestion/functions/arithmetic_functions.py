@@ -358,7 +358,7 @@ def _case(ctx: Context, args: list[Value]) -> Value:
 # ``sin cos tan`` (so ``cot``, ``1.0 / tan``), ``pow`` (so ``exp2``, ``exp10``), ``exp`` and ``log`` are HotSpot's
 # x86_64 intrinsic stubs ported (``hotspot_math``), bit for bit; ``asin acos atan atan2 sinh cosh tanh hypot log1p
 # cbrt`` are fdlibm's algorithms (``StrictMath``, which JDK 17's ``Math`` calls for them) in numpy
-# (type_mapping.fdlibm), bit for bit. ``LIBM_FUNCTIONS`` (functions still on the
+# (javalib.fdlibm), bit for bit. ``LIBM_FUNCTIONS`` (functions still on the
 # platform's libm, a deliberate difference, docs/ingestion.md) is empty: every function here gives Pinot's exact
 # bits.
 

@@ -14,7 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from type_mapping.big_decimal_bytes import BigDecimalError, deserialize, serialize
-from type_mapping.datetime_formats import calendar_field, outside_arrow_range, print_pattern
+from type_mapping.joda_calendar import calendar_field, outside_arrow_range
+from type_mapping.joda_format import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 from type_mapping.java_text import parse_big_decimal, to_decimal
 

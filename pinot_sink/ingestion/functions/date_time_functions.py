@@ -16,9 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import (DateTimeFormatError, ZoneError, calendar_field, compile_pattern,
-                                           floor_local, from_local, joda_zone, outside_arrow_range, pinot_zone_key,
-                                           print_pattern, to_local)
+from type_mapping.datetime_formats import DateTimeFormatError
+from type_mapping.joda_calendar import calendar_field, floor_local, outside_arrow_range
+from type_mapping.joda_format import compile_pattern, print_pattern
+from type_mapping.joda_zones import ZoneError, from_local, joda_zone, pinot_zone_key, to_local
 from type_mapping.java_numbers import java_long_div, saturating_multiply
 
 from ..values import Const, Context, IngestionError, RowFailure, Value, broadcast, null_mask, to_long, to_string, with_nulls

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from type_mapping.datetime_formats import ZoneError, joda_zone, to_local
+from type_mapping.joda_zones import ZoneError, joda_zone, to_local
 
 from ..expression import canonicalize
 from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string

@@ -1,5 +1,6 @@
 """JTS geometries as Pinot's geospatial functions see them, and Pinot's ``GeometrySerializer`` bytes: the one home
-of that format (geospatial_scalar_functions.py's functions read and write only through here).
+of that format (geospatial_scalar_functions.py's functions read and write only through here). ``Geom`` and JTS's construction checks
+live with the JTS port (javalib/jts/geometry.py); they are named here for geospatial_scalar_functions.py.
 
 A geometry is a ``Geom``: its JTS type name, its SRID (4326: a geography) and its parts, 2-D only (Pinot's bytes
 keep x and y, so a Z or M read from text never reaches a stored value):

@@ -1,7 +1,7 @@
 """Geospatial scalar functions used at ingestion (pinot-core ``geospatial.transform.function.ScalarFunctions``).
 
 Values are Pinot's ``GeometrySerializer`` bytes (geometry.py, the one home of that format); the text forms
-are JTS's (geometry_text.py). ``toSphericalGeography`` / ``toGeometry`` deserialize, set the outer geometry's
+are JTS's (javalib/jts/io.py). ``toSphericalGeography`` / ``toGeometry`` deserialize, set the outer geometry's
 SRID only (``GeometryUtils.setGeography``) and serialize again, as Pinot does.
 """
 from __future__ import annotations
@@ -267,7 +267,7 @@ def _point_rows(column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
 
 def _with_points(first: pa.Array, second: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray] | None:
     """ST_Contains / ST_Within / ST_Equals of few distinct geometries against a column of points (either side),
-    over arrays (geometry_relate.with_points): (values, answered), or None when the batch is not of that shape.
+    over arrays (predicates.with_points): (values, answered), or None when the batch is not of that shape.
     A row not answered (an argument that does not read, geometry against geography, a relate that throws) goes
     the row-wise way."""
     if len(first) == 0 or isinstance(first, pa.ChunkedArray) or isinstance(second, pa.ChunkedArray):

@@ -5,7 +5,7 @@ Arrow's kernels are RE2, which differs from Java (``.`` and ``$`` around ``\\r``
 references, look-around), so each pattern is translated once into a Python pattern that means the same in
 Java, and the function runs once per distinct input value. Character properties (``\\p{L}``, ``\\p{IsLatin}``,
 ``\\p{InGreek}``, ``\\p{javaLowerCase}``...) and Java 17's ``\\b`` become explicit classes from Java 17's own
-tables (``java_unicode.py``, Unicode 13); inline flags (``(?i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``,
+tables (``javalib/regex``, Unicode 13); inline flags (``(?i)``, ``(?s)``, ``(?m)``, ``(?x)``, ``(?u)``,
 ``(?-i)``, ``(?i:...)``) hold to the end of their group as in Java. Java constructs with no faithful
 translation (the flags ``(?d)``, ``(?U)``, ``(?c)``, ``\\G`` other than starting the whole pattern) are
 rejected when the config is read, naming the construct. Nested classes and intersections ``&&`` become

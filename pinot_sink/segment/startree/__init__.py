@@ -13,10 +13,11 @@ from typing import Any, Mapping
 import numpy as np
 
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 from .aggregators import UnsupportedAggregation, make_aggregator
 from .config import (StarTreeConfig, StarTreeConfigError, default_config, explicit_configs, has_star_trees,
-                     index_configs, validate_star_tree_configs)
+                     validate_star_tree_configs)
 from .tree import StarTreeRecords, build_tree
 from .writer import INDEX_FILE, INDEX_MAP_FILE, combine, metadata_lines, tree_buffers
 
@@ -73,11 +74,10 @@ class StarTreeOutput:
     trees: list[tuple[StarTreeConfig, StarTreeRecords]]
 
 
-def needed_columns(table_config: Mapping[str, Any] | None, schema: PinotSchema) -> set[str]:
+def needed_columns(table_config: TableConfig, schema: PinotSchema) -> set[str]:
     """The columns the star-trees read (all of them for the default tree, decided from the data)."""
     configs = explicit_configs(table_config)
-    _, default = index_configs(table_config)
-    if default:
+    if table_config.indexes.star_trees.enable_default:
         return {s.name for s in schema}
     names: set[str] = set()
     for tree in configs:
@@ -86,12 +86,11 @@ def needed_columns(table_config: Mapping[str, Any] | None, schema: PinotSchema) 
     return names
 
 
-def build_star_trees(table_config: Mapping[str, Any] | None, schema: PinotSchema,
+def build_star_trees(table_config: TableConfig, schema: PinotSchema,
                      columns: Mapping[str, StarTreeColumn], total_docs: int) -> StarTreeOutput | None:
     """The star-trees the table config asks for, or None when it asks for none."""
-    _, default = index_configs(table_config)
     trees = explicit_configs(table_config)
-    if default:
+    if table_config.indexes.star_trees.enable_default:
         tree = default_config(schema, {name: (c.has_dictionary, c.cardinality) for name, c in columns.items()})
         if tree not in trees:
             trees.append(tree)

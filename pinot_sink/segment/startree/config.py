@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from type_mapping.pinot_schema import PinotSchema
-from type_mapping.table_config import TableConfig
+from type_mapping.table_config import StarTreeAggregationSettings, StarTreeIndexSettings, TableConfig
 
 from ..codecs import UnsupportedCodec, codec_id
 from .aggregators import AGGREGATORS
@@ -129,81 +129,65 @@ def _data_size_bytes(text: Any, where: str) -> int:
     return int(float(match.group(1)) * (1024 ** power))
 
 
-def _spec_from_aggregation_config(cfg: Mapping[str, Any], where: str) -> AggregationSpec:
-    codec = cfg.get("compressionCodec") or "PASS_THROUGH"
+def _spec_from_aggregation_config(cfg: StarTreeAggregationSettings, where: str) -> AggregationSpec:
+    codec = cfg.compression_codec or "PASS_THROUGH"
     try:
-        codec_id(str(codec))
+        codec_id(codec)
     except UnsupportedCodec as exc:
         raise StarTreeConfigError(f"{where}: compressionCodec: {exc}") from None
-    size = cfg.get("targetMaxChunkSize")
-    params = cfg.get("functionParameters") or {}
+    size = cfg.target_max_chunk_size
     return AggregationSpec(
-        compression_codec=str(codec).upper(),
-        derive_num_docs_per_chunk=bool(cfg.get("deriveNumDocsPerChunk") or False),
-        index_version=int(cfg["indexVersion"]) if cfg.get("indexVersion") is not None else DEFAULT_INDEX_VERSION,
+        compression_codec=codec.upper(),
+        derive_num_docs_per_chunk=cfg.derive_num_docs_per_chunk,
+        index_version=cfg.index_version if cfg.index_version is not None else DEFAULT_INDEX_VERSION,
         target_max_chunk_size_bytes=(_data_size_bytes(size, where) if size is not None
                                      else DEFAULT_TARGET_MAX_CHUNK_SIZE),
-        target_docs_per_chunk=(int(cfg["targetDocsPerChunk"]) if cfg.get("targetDocsPerChunk") is not None
+        target_docs_per_chunk=(cfg.target_docs_per_chunk if cfg.target_docs_per_chunk is not None
                                else DEFAULT_TARGET_DOCS_PER_CHUNK),
-        function_parameters=tuple((str(k), v) for k, v in params.items()),
+        function_parameters=cfg.function_parameters,
     )
 
 
-def from_index_config(cfg: Mapping[str, Any], label: str) -> StarTreeConfig:
+def from_index_config(cfg: StarTreeIndexSettings, label: str) -> StarTreeConfig:
     """``StarTreeV2BuilderConfig.fromIndexConfig``."""
-    dims = cfg.get("dimensionsSplitOrder") or []
+    dims = cfg.dimensions_split_order
     if not dims:
         raise StarTreeConfigError(f"{label}: dimensionsSplitOrder is empty")
-    skip = sorted(cfg.get("skipStarNodeCreationForDimensions") or [], key=lambda s: s.encode("utf-16-be"))
+    skip = sorted(cfg.skip_star_node_creation_for_dimensions, key=lambda s: s.encode("utf-16-be"))
     missing = [d for d in skip if d not in dims]
     if missing:
         raise StarTreeConfigError(f"{label}: skipStarNodeCreationForDimensions {missing} are not in "
                                   f"dimensionsSplitOrder {list(dims)}")
     specs: dict[FunctionColumnPair, AggregationSpec] = {}
-    for text in cfg.get("functionColumnPairs") or []:
+    for text in cfg.function_column_pairs:
         where = f"{label}: functionColumnPairs {text!r}"
-        if "__" not in str(text):
+        if "__" not in text:
             raise StarTreeConfigError(f"{where}: expected FUNCTION__column (e.g. SUM__clicks)")
-        function, column = str(text).split("__", 1)
+        function, column = text.split("__", 1)
         specs.setdefault(_pair(function, column, where), AggregationSpec())
-    for agg in cfg.get("aggregationConfigs") or []:
-        where = f"{label}: aggregationConfigs {agg.get('aggregationFunction')}({agg.get('columnName')})"
-        if not agg.get("columnName") or not agg.get("aggregationFunction"):
+    for agg in cfg.aggregation_configs:
+        where = f"{label}: aggregationConfigs {agg.aggregation_function}({agg.column_name})"
+        if not agg.column_name or not agg.aggregation_function:
             raise StarTreeConfigError(f"{where}: columnName and aggregationFunction are required")
-        specs.setdefault(_pair(agg["aggregationFunction"], agg["columnName"], where),
+        specs.setdefault(_pair(agg.aggregation_function, agg.column_name, where),
                          _spec_from_aggregation_config(agg, where))
     if not specs:
         raise StarTreeConfigError(f"{label}: neither functionColumnPairs nor aggregationConfigs is set")
-    max_leaf = int(cfg.get("maxLeafRecords") or 0)
+    max_leaf = cfg.max_leaf_records
     if max_leaf <= 0:
         max_leaf = DEFAULT_MAX_LEAF_RECORDS
     ordered = tuple(sorted(specs.items(), key=lambda item: item[0].sort_key()))
     return StarTreeConfig(tuple(dims), tuple(skip), ordered, max_leaf, label)
 
 
-def index_configs(table_config: Any) -> tuple[list[Mapping[str, Any]], bool]:
-    """The ``starTreeIndexConfigs`` list and ``enableDefaultStarTree`` of a table config: the driver's parsed
-    ``TableConfig`` model (read once, with Jackson's coercions), or its JSON."""
-    settings = getattr(table_config, "indexes", None)
-    if settings is not None:
-        return list(settings.star_tree_configs), settings.enable_default_star_tree
-    tic = (table_config or {}).get("tableIndexConfig") or {}
-    default = tic.get("enableDefaultStarTree") or False
-    if isinstance(default, str):  # Jackson reads "true" / "false" text as a boolean too
-        default = default.strip().lower() == "true"
-    return list(tic.get("starTreeIndexConfigs") or []), bool(default)
+def has_star_trees(table_config: TableConfig) -> bool:
+    return table_config.indexes.star_trees.any
 
 
-def has_star_trees(table_config: Mapping[str, Any] | None) -> bool:
-    configs, default = index_configs(table_config)
-    return bool(configs) or default
-
-
-def explicit_configs(table_config: Mapping[str, Any] | None) -> list[StarTreeConfig]:
-    configs, _ = index_configs(table_config)
+def explicit_configs(table_config: TableConfig) -> list[StarTreeConfig]:
     out: list[StarTreeConfig] = []
-    for i, cfg in enumerate(configs):
-        tree = from_index_config(cfg, f"starTreeIndexConfigs[{i}]")
+    for cfg in table_config.indexes.star_trees.configs:
+        tree = from_index_config(cfg, cfg.key)
         if tree not in out:
             out.append(tree)
     return out
@@ -239,14 +223,14 @@ def default_config(schema: PinotSchema, columns: Mapping[str, tuple[bool, int]])
     return StarTreeConfig(tuple(order), (), ordered, DEFAULT_MAX_LEAF_RECORDS, "the default star-tree")
 
 
-def validate_star_tree_configs(table_config: Mapping[str, Any] | None, schema: PinotSchema) -> None:
+def validate_star_tree_configs(table_config: TableConfig, schema: PinotSchema) -> None:
     """Raise ``StarTreeConfigError`` (naming the tree and the function pair) for anything in the table config's
     star-trees this builder cannot write; the driver calls it before any task runs. The default tree is checked
     for what can be known without the data (a dimension must have a dictionary at build time)."""
     from .aggregators import UnsupportedAggregation, make_aggregator
 
     trees = explicit_configs(table_config)
-    columns = TableConfig.of(table_config, schema).indexes.columns
+    columns = table_config.indexes.columns
     # an inverted index makes Pinot create the dictionary anyway
     raw = {name for name, c in columns.items() if not (c.dictionary or c.inverted)}
     for tree in trees:

@@ -1,0 +1,392 @@
+"""Joda-Time's ``DateTimeFormat.forPattern``: a pattern compiled into vectorised pieces and printed over Arrow
+arrays (``print_pattern``), and parsed back (``parse_millis``, Joda's ``parseMillis``), with an English locale;
+``java_timestamp_string`` is ``java.sql.Timestamp.toString``. Split from datetime_formats.py (Pinot's dateTime
+formats, which print and parse through here).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import PinotSinkError
+from .joda_calendar import calendar_field, outside_arrow_range
+from .joda_zones import CYCLE_MS, FIXED_ZONE, ZoneOverflow, past_arrow_tables, to_local, zone_info
+
+class DateTimeFormatError(PinotSinkError, ValueError):
+    """A dateTime format, granularity or pattern this package cannot handle."""
+
+
+# --- Joda / SimpleDateFormat patterns, vectorised --------------------------------------------------
+
+_SUPPORTED_LETTERS = "GyYMdHkKhmsSaEDZz"
+# printed, not parsed here: weekyear, week of weekyear, day of week as a number, century of era (Joda's ISO weeks)
+_PRINTED_LETTERS = "xweC"
+
+
+@dataclass(frozen=True)
+class _Token:
+    letter: str  # "" for literal text
+    count: int = 0
+    text: str = ""
+
+
+def compile_pattern(pattern: str, printing: bool = False) -> list[_Token]:
+    """Split a Java date pattern into letter runs and literals; raise on letters not supported (``printing``:
+    also the letters only printed here)."""
+    if not pattern:  # DateTimeFormat.forPattern("")
+        raise DateTimeFormatError("Invalid pattern specification (an empty date pattern)")
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "'":
+            end = i + 1
+            literal = []
+            while True:
+                if end >= len(pattern):
+                    raise DateTimeFormatError(f"unterminated quote in date pattern {pattern!r}")
+                if pattern[end] == "'":
+                    if end + 1 < len(pattern) and pattern[end + 1] == "'":
+                        literal.append("'")
+                        end += 2
+                        continue
+                    break
+                literal.append(pattern[end])
+                end += 1
+            tokens.append(_Token("", text="".join(literal) if end > i + 1 else "'"))
+            i = end + 1
+        elif ch.isascii() and ch.isalpha():
+            if ch not in _SUPPORTED_LETTERS and not (printing and ch in _PRINTED_LETTERS):
+                raise DateTimeFormatError(
+                    f"date pattern letter {ch!r} in {pattern!r} is not supported "
+                    f"(supported: {' '.join(_SUPPORTED_LETTERS)})"
+                )
+            run = i
+            while run < len(pattern) and pattern[run] == ch:
+                run += 1
+            tokens.append(_Token(ch, run - i))
+            i = run
+        else:
+            tokens.append(_Token("", text=ch))
+            i += 1
+    return tokens
+
+
+def _padded(values: pa.Array, width: int) -> pa.Array:
+    text = values.cast(pa.string())
+    return pc.utf8_lpad(text, width=width, padding="0") if width > 1 else text
+
+
+def _offset_minutes(offset_ms: np.ndarray) -> np.ndarray:
+    """An offset in whole minutes as Joda prints it: its seconds dropped toward zero (New York's local mean time,
+    -4:56:02, prints -04:56)."""
+    return np.sign(offset_ms) * (np.abs(offset_ms) // 60_000)
+
+
+def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
+    """Joda's ``Z`` (+hhmm) / ``ZZ`` (+hh:mm) of offsets in minutes."""
+    sign = np.where(minutes < 0, "-", "+")
+    hours = pc.utf8_lpad(pa.array(np.abs(minutes) // 60).cast(pa.string()), width=2, padding="0")
+    mins = pc.utf8_lpad(pa.array(np.abs(minutes) % 60).cast(pa.string()), width=2, padding="0")
+    return pc.binary_join_element_wise(pa.array(sign), hours, ":" if count == 2 else "", mins, "")
+
+
+def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> pa.Array:
+    """Format timestamps with a Java date pattern in a time zone, as Joda would (English locale)."""
+    tokens = compile_pattern(pattern, printing=True)
+    try:
+        local = instants.cast(pa.timestamp("ms", tz=time_zone))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise DateTimeFormatError(f"unknown time zone {time_zone!r} in a date pattern") from exc
+    offsets = None
+    if not FIXED_ZONE.match(time_zone):
+        millis = pc.fill_null(local.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+        if past_arrow_tables(millis, time_zone) is not None:
+            if any(t.letter == "z" for t in tokens):
+                raise DateTimeFormatError(
+                    f"printing a zone name ({pattern!r}) for instants after 2037 in {time_zone} is not supported "
+                    f"(Arrow's zone tables end in 2037)")
+            # The fields of the wall-clock time by the zone's rule, read as UTC; the offsets put in apart.
+            local_ms = _print_local(millis, time_zone)
+            nulls = local.is_null().to_numpy(zero_copy_only=False) if local.null_count else None
+            local = pa.array(local_ms, pa.timestamp("ms", tz="UTC"), mask=nulls)
+            offsets = _offset_minutes(local_ms - millis)
+    years = None  # 400-year cycles taken off instants beyond Arrow's range, put back into the printed year
+    millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if outside_arrow_range(millis):
+        if any(t.letter == "z" for t in tokens):
+            raise DateTimeFormatError(f"printing a zone name ({pattern!r}) for instants beyond the years 1684..2255 "
+                                      f"is not supported")
+        local_ms = _print_local(millis, time_zone)
+        # the calendar (weekdays too) repeats every 400 years: print the same date between 1770 and 2170
+        cycles, rest = np.floor_divide(local_ms, CYCLE_MS), np.mod(local_ms, CYCLE_MS)
+        late = rest >= CYCLE_MS // 2
+        cycles, rest = np.where(late, cycles + 1, cycles), np.where(late, rest - CYCLE_MS, rest)
+        nulls = instants.is_null().to_numpy(zero_copy_only=False) if instants.null_count else None
+        local = pa.array(rest, pa.timestamp("ms", tz="UTC"), mask=nulls)
+        offsets = _offset_minutes(local_ms - millis)
+        years = pa.array(cycles * 400, pa.int64())
+    pieces: list[pa.Array | str] = []
+    for token in tokens:
+        if not token.letter:
+            pieces.append(token.text)
+        elif token.letter == "Z" and token.count >= 3:  # ZZZ: the zone's id
+            pieces.append(pc.if_else(local.is_valid(), pa.scalar(time_zone), pa.scalar(None, pa.string())))
+        elif token.letter == "Z" and offsets is not None:
+            pieces.append(_offset_text(offsets, token.count))
+        elif token.letter in "xwe" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
+            name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week"}[token.letter]
+            values = pa.array(calendar_field(local_ms, name), pa.int64(), mask=nulls)
+            pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
+        else:
+            pieces.append(_piece(local, token, years))
+    if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):
+        # only literal text (no field letters, e.g. "'T'" or "-"): the same text for every instant (the join
+        # of scalars alone would give one scalar, not a column)
+        return pa.array(["".join(pieces)] * len(instants), pa.string(), mask=instants.is_null())
+    arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.scalar(p, pa.string()) for p in pieces]
+    return pc.binary_join_element_wise(*arrays, pa.scalar("", pa.string()))
+
+
+def _print_local(millis: np.ndarray, zone: str) -> np.ndarray:
+    """``to_local`` as ``DateTimeFormatter.printTo`` does it: an instant whose offset would overflow the long
+    range is printed in UTC instead (no failure)."""
+    try:
+        return to_local(millis, zone)
+    except ZoneOverflow:
+        local = millis.copy()
+        for i in range(len(millis)):
+            try:
+                local[i] = to_local(millis[i:i + 1], zone)[0]
+            except ZoneOverflow:
+                pass
+        return local
+
+
+def _year_text(year: pa.Array, n: int) -> pa.Array:
+    if n == 2:  # Joda's two-digit year: of the year's absolute value
+        positive = pc.abs(year)
+        return _padded(pc.subtract(positive, pc.multiply(pc.divide(positive, 100), 100)), 2)
+    if pc.any(pc.less(year, 0)).as_py():  # Joda: the sign, then the padded digits
+        digits = _padded(pc.abs(year), n)
+        return pc.if_else(pc.less(year, 0), pc.binary_join_element_wise("-", digits, ""), digits)
+    return _padded(year, n)
+
+
+def _piece(local: pa.Array, token: _Token, years: pa.Array | None = None) -> pa.Array:
+    letter, n = token.letter, token.count
+    if letter in "yYGx":
+        year = (pc.iso_year if letter == "x" else pc.year)(local)  # x: the ISO week's year
+        year = year if years is None else pc.add(year.cast(pa.int64()), years)
+        if letter == "G":
+            return pc.if_else(pc.greater(year, 0), "AD", "BC")
+        return _year_text(year, n)
+    if letter == "w":
+        return _padded(pc.iso_week(local), n)
+    if letter == "e":  # Monday 1 .. Sunday 7
+        return _padded(pc.day_of_week(local, count_from_zero=False, week_start=1), n)
+    if letter == "C":  # the century of the year of era (1 BC is year 0)
+        year = pc.year(local) if years is None else pc.add(pc.year(local).cast(pa.int64()), years)
+        of_era = pc.if_else(pc.greater(year, 0), year, pc.subtract(1, year))
+        return _padded(pc.divide(of_era, 100), n)
+    if letter == "M":
+        if n >= 4:
+            return pc.strftime(local, format="%B", locale="C")
+        if n == 3:
+            return pc.strftime(local, format="%b", locale="C")
+        return _padded(pc.month(local), n)
+    if letter == "d":
+        return _padded(pc.day(local), n)
+    if letter == "D":
+        return _padded(pc.day_of_year(local), n)
+    if letter == "H":
+        return _padded(pc.hour(local), n)
+    if letter == "k":  # 1-24
+        hour = pc.hour(local)
+        return _padded(pc.if_else(pc.equal(hour, 0), 24, hour), n)
+    if letter == "K":  # 0-11
+        return _padded(pc.subtract(pc.hour(local), pc.multiply(pc.divide(pc.hour(local), 12), 12)), n)
+    if letter == "h":  # 1-12
+        half = pc.subtract(pc.hour(local), pc.multiply(pc.divide(pc.hour(local), 12), 12))
+        return _padded(pc.if_else(pc.equal(half, 0), 12, half), n)
+    if letter == "m":
+        return _padded(pc.minute(local), n)
+    if letter == "s":
+        return _padded(pc.second(local), n)
+    if letter == "S":  # fraction of second: the first n digits of the millis (then zeros)
+        millis = _padded(pc.millisecond(local), 3)
+        return pc.utf8_rpad(pc.utf8_slice_codeunits(millis, 0, n), width=n, padding="0")
+    if letter == "a":
+        return pc.if_else(pc.less(pc.hour(local), 12), "AM", "PM")
+    if letter == "E":
+        return pc.strftime(local, format="%A" if n >= 4 else "%a", locale="C")
+    if letter == "G":
+        return pc.if_else(pc.greater(pc.year(local), 0), "AD", "BC")
+    if letter == "Z":
+        offset = pc.strftime(local, format="%z", locale="C")  # +hhmm
+        if n == 1:
+            return offset
+        return pc.binary_join_element_wise(
+            pc.utf8_slice_codeunits(offset, 0, 3), pc.utf8_slice_codeunits(offset, 3, 5), ":"
+        )
+    if letter == "z":
+        return pc.strftime(local, format="%Z", locale="C")
+    raise DateTimeFormatError(f"date pattern letter {letter!r} is not supported")  # pragma: no cover
+
+
+def java_timestamp_string(millis: pa.Array) -> pa.Array:
+    """``java.sql.Timestamp.toString`` in UTC: ``yyyy-MM-dd HH:mm:ss.f`` (fraction without trailing zeros)."""
+    instants = millis.cast(pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
+    base = print_pattern(instants, "yyyy-MM-dd HH:mm:ss", "UTC")
+    fraction = pc.replace_substring_regex(_padded(pc.millisecond(instants), 3), r"(\d)0+$", r"\1")
+    return pc.binary_join_element_wise(base, fraction, ".")
+
+
+# --- format -> millis (Joda parseMillis) -----------------------------------------------------------
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_NUMERIC = set("yYMdDHkKhmsS")
+# ISODateTimeFormat.dateOptionalTimeParser (a SIMPLE_DATE_FORMAT without a pattern), calendar dates only.
+_ISO = re.compile(r"([+-]?\d{1,9})(?:-(\d{1,2})(?:-(\d{1,2}))?)?"
+                  r"(?:T(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?")
+
+
+@functools.lru_cache(maxsize=64)
+def _parser(pattern: str) -> tuple[re.Pattern, tuple[_Token, ...]]:
+    """A regex with one group per pattern field, as Joda's ``forPattern`` parses: a numeric field followed
+    by another numeric field takes exactly its letter count of digits (``yyyyMMdd``), otherwise up to its
+    maximum (years 9 digits, fractions 9, the rest 2); text fields take English names, any case."""
+    tokens = tuple(compile_pattern(pattern))
+    parts = []
+    for i, token in enumerate(tokens):
+        letter, n = token.letter, token.count
+        if not letter:
+            parts.append(re.escape(token.text))
+            continue
+        adjacent = i + 1 < len(tokens) and tokens[i + 1].letter in _NUMERIC and (letter != "M" or n < 3)
+        if letter in "yY" and n == 2:
+            parts.append(r"(\d{2})" if adjacent else r"([+-]?\d+)")
+        elif letter in "yY":
+            parts.append(rf"([+-]?\d{{1,{n if adjacent else 9}}})")
+        elif letter == "M" and n >= 3:
+            parts.append("([A-Za-z]+)")
+        elif letter == "S":
+            parts.append(rf"(\d{{1,{n if adjacent else 9}}})")
+        elif letter in "MdHkKhms":
+            parts.append(rf"(\d{{1,{n if adjacent else 2}}})")
+        elif letter == "D":
+            parts.append(rf"(\d{{1,{n if adjacent else 3}}})")
+        elif letter in "aEG":
+            parts.append("([A-Za-z]+)")
+        elif letter == "Z" and n <= 2:
+            parts.append(r"(Z|[+-]\d{2}:?\d{2})")
+        else:
+            raise DateTimeFormatError(f"date pattern letter {letter!r} in {pattern!r} cannot be parsed (Joda cannot "
+                                      "parse zone names either)")
+    return re.compile("".join(parts), re.IGNORECASE), tokens
+
+
+def parse_millis(text: str, pattern: str | None, time_zone: str) -> int:
+    """Joda's ``DateTimeFormat.forPattern(pattern).withZone(time_zone).withLocale(Locale.ENGLISH).parseMillis``
+    (no pattern: ``ISODateTimeFormat.dateOptionalTimeParser``). Fields absent from the pattern are those of
+    1970-01-01T00:00; a parsed offset (``Z``) wins over the zone; a local time that a daylight-saving change makes
+    ambiguous takes its earlier offset."""
+    text = str(text)
+    year, month, day, hour, minute, second, nanos, offset = 1970, 1, 1, 0, 0, 0, 0, None
+    if pattern is None:
+        match = _ISO.fullmatch(text)
+        if not match:
+            raise DateTimeFormatError(f"{text!r} is not an ISO date-time")
+        y, mo, d, h, mi, sec, fraction, off = match.groups()
+        year, month, day = int(y), int(mo or 1), int(d or 1)
+        hour, minute, second = int(h or 0), int(mi or 0), int(sec or 0)
+        nanos = int((fraction or "0").ljust(9, "0"))
+        offset = off
+        day_of_year = None
+    else:
+        regex, tokens = _parser(pattern)
+        match = regex.fullmatch(text)
+        if not match:
+            raise DateTimeFormatError(f"{text!r} does not match date pattern {pattern!r}")
+        values = iter(match.groups())
+        half, pm, day_of_year = None, None, None
+        for token in tokens:
+            if not token.letter:
+                continue
+            value, letter = next(values), token.letter
+            if letter in "yY":
+                year = _two_digit_year(int(value)) if token.count == 2 and len(value.lstrip("+-")) == 2 else int(value)
+            elif letter == "M":
+                month = int(value) if token.count < 3 else _month(value, token.count, text)
+            elif letter == "d":
+                day = int(value)
+            elif letter == "D":
+                day_of_year = int(value)
+            elif letter == "H":
+                hour = int(value)
+            elif letter == "k":
+                hour = int(value) % 24
+            elif letter in "Kh":
+                half = int(value) % 12
+            elif letter == "a":
+                if value.lower() not in ("am", "pm"):
+                    raise DateTimeFormatError(f"{text!r}: {value!r} is not AM or PM")
+                pm = value.lower() == "pm"
+            elif letter == "m":
+                minute = int(value)
+            elif letter == "s":
+                second = int(value)
+            elif letter == "S":
+                nanos = int(value.ljust(9, "0")[:9])
+            elif letter == "E":
+                if not any(day_name.startswith(value.lower()) and len(value) >= 3 for day_name in _DAYS):
+                    raise DateTimeFormatError(f"{text!r}: {value!r} is not a day name")
+            elif letter == "G":
+                if value.upper() != "AD":
+                    raise DateTimeFormatError(f"{text!r}: era {value!r} is not supported (AD only)")
+            elif letter == "Z":
+                offset = value
+        if half is not None:
+            hour = half + (12 if pm else 0)
+    try:
+        if day_of_year is not None:
+            date = _dt.date(year, 1, 1) + _dt.timedelta(days=day_of_year - 1)
+            if date.year != year or day_of_year < 1:
+                raise ValueError(f"day of year {day_of_year}")
+            month, day = date.month, date.day
+        local = _dt.datetime(year, month, day, hour, minute, second)
+    except (ValueError, OverflowError) as exc:
+        raise DateTimeFormatError(f"{text!r} is not a valid date for pattern {pattern!r}: {exc}") from None
+    zone = zone_info(time_zone) if offset is None else zone_info(_offset_zone(offset))
+    instant = local.replace(tzinfo=zone)  # fold=0: the earlier of two ambiguous offsets, as Joda
+    delta = instant - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + nanos // 1_000_000
+
+
+def _two_digit_year(value: int) -> int:
+    """Joda's ``appendTwoDigitYear(now.getYear() - 30)``: the century putting the year in [pivot-50, pivot+49]."""
+    low = _dt.datetime.now(_dt.timezone.utc).year - 30 - 50
+    return low + (value - low) % 100
+
+
+def _month(value: str, count: int, text: str) -> int:
+    name = value.lower()
+    for index, month in enumerate(_MONTHS):
+        if (name == month) or (len(name) >= 3 and month.startswith(name)):
+            return index + 1
+    raise DateTimeFormatError(f"{text!r}: {value!r} is not an English month name")
+
+
+def _offset_zone(offset: str) -> str:
+    if offset.upper() == "Z":
+        return "UTC"
+    digits = offset[1:].replace(":", "")
+    return f"{offset[0]}{digits[:2]}:{digits[2:4] or '00'}"
