@@ -179,7 +179,7 @@ def _same(expected, ours, ulps: int = 0, as_json: bool = False) -> bool:
 
 def _ulps(expression: str) -> int:
     """A function computed with the platform's libm may differ from Java's Math by one unit in the last place
-    (numeric.LIBM_FUNCTIONS, a documented difference); everything else must be exact."""
+    (arithmetic_functions.LIBM_FUNCTIONS, a documented difference); everything else must be exact."""
     name = expression.split("(", 1)[0].strip()
     return 1 if name in LIBM_FUNCTIONS else 0
 
