@@ -283,3 +283,48 @@ def test_a_row_pinot_fails_fails_the_build_without_continue_on_error():
         _pipeline(header, ["date_add_col"], False, table).apply(table, 0)
     result = _pipeline(header, ["date_add_col"], True, table).apply(table, 0)
     assert result.error_rows == len(bad) and result.table.column("date_add_col").null_count == len(bad)
+
+
+# The deliberate difference "a pattern from a column" (docs/ingestion.md), checked against Pinot's own answers: its
+# Regexp*ConstFunctions object compiles the pattern of the first row it is called on (no null argument) whose
+# pattern compiles and matches every row with it. So Pinot's stored values are this package's with column ``p``
+# holding that first pattern in every row where the pattern column is not null. (family, column, the case with the
+# pattern read from p, the pattern's column, the columns the call reads)
+_FIRST_PATTERN_CASES = [
+    ("diff_regexp_extract_const_functions_1", "c0", "regexpextract(j, p, n)", "s", ("j", "s", "n")),
+    ("diff_regexp_extract_const_functions_1", "c1", "regexpextract('$.length()', p)", "z", ("z",)),
+    ("diff_regexp_like_const_functions", "c0", "regexplike('$.a', p)", "z", ("z",)),
+    ("diff_regexp_replace_const_functions_1", "c0", "regexpreplace(z, p, 'America/New_York', 3)", "z", ("z",)),
+    ("diff_regexp_extract_const_functions", "c0", "regexpextract(z, p, n, '{\"a\": [1, {\"b\": null}]}')", "s",
+     ("z", "s", "n")),
+]
+
+
+@pytest.mark.parametrize("family,column,expression,pattern_column,reads", _FIRST_PATTERN_CASES)
+def test_a_pattern_from_a_column_is_pinots_first_compiling_pattern(family, column, expression, pattern_column, reads):
+    from javalib.regex.pattern import JavaPattern
+
+    header, rows = load(family)
+
+    def compiles(text: str) -> bool:
+        try:
+            JavaPattern(text)
+            return True
+        except ValueError:
+            return False
+
+    first = next(r["row"][pattern_column] for r in rows
+                 if all(r["row"].get(c) is not None for c in reads) and compiles(r["row"][pattern_column]))
+    header = json.loads(json.dumps(header))
+    header["input_types"]["p"] = "string"
+    header["table_config"]["ingestionConfig"]["transformConfigs"] = [
+        {"columnName": column, "transformFunction": expression}]
+    rows = [{**r, "row": {**r["row"], "p": None if r["row"][pattern_column] is None else first}} for r in rows]
+    table = _input_table(header, rows)
+    ours = _pipeline(header, [column], True, table).apply(table, 0).table.column(column).to_pylist()
+    pinot_type = _pinot_type(header, column)
+    wrong = [(i, _pinot(r, column), mine) for i, (r, mine) in enumerate(zip(rows, ours))
+             if _pinot(r, column) != _held_to_max_length(_stored(mine, pinot_type), pinot_type)]
+    assert not wrong, f"{expression} with p = {first!r}: {wrong[:3]}"
+    assert (KNOWN_DIFFERENCES.get(("on", f"{family}:{column}={_transforms(load(family)[0])[column]}"))
+            == "deliberate: pattern from a column")
