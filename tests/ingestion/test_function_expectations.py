@@ -14,6 +14,7 @@ Each output column is a case, run alone (its transform, and the helper transform
 """
 from __future__ import annotations
 
+from javalib.floating_decimal import java17_float_string
 from type_mapping.table_config import TableConfig
 
 import decimal
@@ -138,6 +139,8 @@ def _stored(value, pinot_type: str | None = None):
         return int(value)
     if isinstance(value, float) and math.isnan(value):
         return None  # the column's conversion stores NaN as null (Pinot's SpecialValueTransformer)
+    if pinot_type == "FLOAT" and isinstance(value, float) and math.isfinite(value):
+        return float(java17_float_string(value))  # the reader prints a FLOAT with Float.toString's digits
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, list):
