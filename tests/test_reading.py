@@ -182,12 +182,16 @@ def test_big_decimals_read_as_pinots_query_results_print_them(tmp_path):
 
 
 def test_read_batches_holds_one_segment_at_a_time(pinot_built, tmp_path, monkeypatch):
-    """Each tarball is extracted, decoded and let go before the next is opened: at any batch, one extraction."""
+    """Each tarball is loaded, decoded and let go before the next is opened: at any batch, one segment's
+    files (with no in-memory budget, every member spills to a temp folder, which shows them)."""
     import tempfile
+
+    from pinot_sink.segment.read import tar_source
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(tar_source, "MEMORY_BUDGET", 0)
     tarball = pinot_built / "all_types_nulls" / "all_types_nulls_0.tar.gz"
     for i in range(3):
         shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")

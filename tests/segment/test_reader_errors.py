@@ -33,10 +33,21 @@ def _extract(tarball, into):
     return into / top
 
 
-def test_tarball_temp_dir_is_removed(pinot_built, private_tmp):
-    with open_segment(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz") as reader:
+def test_tarball_is_read_in_memory_and_spills_past_the_budget(pinot_built, private_tmp, monkeypatch):
+    """A tarball's members are held in memory (no temp folder); past the budget they go to a temp folder,
+    read the same and removed on close."""
+    from pinot_sink.segment.read import tar_source
+
+    tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    with open_segment(tarball) as reader:
+        assert os.listdir(private_tmp) == []
+        in_memory, crcs = reader.read().table, reader.compute_crcs()
+    assert crcs[0] == reader.metadata.crc
+    monkeypatch.setattr(tar_source, "MEMORY_BUDGET", 2000)  # metadata in memory, columns.psf spilled
+    with open_segment(tarball) as reader:
         assert len(os.listdir(private_tmp)) == 1
-        reader.values("s")
+        assert reader.read().table.equals(in_memory)
+        assert reader.compute_crcs() == crcs
     assert os.listdir(private_tmp) == []
 
 
