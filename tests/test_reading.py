@@ -103,6 +103,24 @@ def test_tarballs_of_every_codec_are_read_by_their_magic_number(codec, pinot_bui
     assert pinot_sink.read(target).equals(pinot_sink.read(tarball))
 
 
+@pytest.mark.parametrize("codec", ["zstd", "lz4", "gzip"])
+def test_a_cut_or_corrupt_tarball_of_any_codec_is_one_clear_error(codec, pinot_built, tmp_path):
+    """The streaming decoders (Arrow's for LZ4 / zstd, ISA-L's for gzip) fail as one line naming the file."""
+    import cramjam
+
+    plain = gzip.decompress((pinot_built / "raw_codecs" / "raw_codecs_0.tar.gz").read_bytes())
+    packed = {"zstd": lambda b: bytes(cramjam.zstd.compress(b)), "lz4": lambda b: bytes(cramjam.lz4.compress(b)),
+              "gzip": gzip.compress}[codec](plain)
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(packed[: len(packed) * 2 // 3])
+    with pytest.raises(SegmentFormatError, match="cut.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(cut)
+    corrupt = tmp_path / "corrupt.tar.gz"
+    corrupt.write_bytes(packed[:8] + bytes(len(packed) - 8))
+    with pytest.raises(SegmentFormatError, match="corrupt.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(corrupt)
+
+
 def test_not_a_tarball_is_one_clear_error(tmp_path):
     bad = tmp_path / "x.tar.gz"
     bad.write_bytes(b"PK\x03\x04 a zip file")
@@ -200,3 +218,28 @@ def test_read_batches_holds_one_segment_at_a_time(pinot_built, tmp_path, monkeyp
         seen.append(len(list(scratch.iterdir())))
         assert batch.num_rows <= 100
     assert seen == [1] * 9 and not list(scratch.iterdir())
+
+
+def test_sorted_columns_read_from_their_runs(tmp_path):
+    """A sorted column's values come from its doc ranges: every value once (the dictionary itself), runs of
+    numbers (repeated) and of strings (taken); all equal to the rows written."""
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "s", "dimensionFieldSpecs": [
+        {"name": "unique", "dataType": "LONG"}, {"name": "runs", "dataType": "INT"},
+        {"name": "text_runs", "dataType": "STRING"}, {"name": "text_unique", "dataType": "STRING"}]})
+    rows = 5000
+    data = pa.table({"unique": pa.array([i * 3 for i in range(rows)], pa.int64()),
+                     "runs": pa.array([i // 7 for i in range(rows)], pa.int32()),
+                     "text_runs": pa.array([f"k{i // 100:03d}" for i in range(rows)]),
+                     "text_unique": pa.array([f"u{i:05d}" for i in range(rows)])})
+    built = build_segment(PinotColumns(data, {}), schema, {"tableName": "s", "tableType": "OFFLINE"}, tmp_path,
+                          "s_0", 1)
+    from pinot_sink.segment.read.reader import open_segment
+
+    with open_segment(built.tar_path) as reader:
+        assert all(reader.column(n).sorted for n in data.column_names)
+        assert reader.dict_ids("runs").to_pylist() == [i // 7 for i in range(rows)]
+    assert pinot_sink.read(built.tar_path).select(data.column_names).equals(data)
