@@ -320,6 +320,42 @@ def arrow_schema(metadata: SegmentMetadata, columns: Sequence[str] | None = None
     return pa.schema([pa.field(n, logical_arrow_type(metadata.columns[n])) for n in names])
 
 
+def add_columns(fields: dict[str, tuple[pa.DataType, str]], metadata: SegmentMetadata,
+                columns: Sequence[str] | None = None) -> None:
+    """Add a segment's columns (or those of ``columns`` it has) to ``fields`` (name -> (Arrow type, the first
+    segment that had it)); a column whose type differs from the first segment's is a one-line error naming both,
+    unless its values convert exactly (``_converts``)."""
+    for name, column in metadata.columns.items():
+        if columns is not None and name not in columns:
+            continue
+        arrow_type = logical_arrow_type(column)
+        seen = fields.setdefault(name, (arrow_type, metadata.name))
+        if seen[0] != arrow_type and not _converts(arrow_type, seen[0]):
+            raise PinotReadError(
+                f"column {name!r} is {seen[0]} in segment {seen[1]} but {arrow_type} in segment {metadata.name}; "
+                "read those segments apart, or leave the column out with `columns`")
+
+
+_EXACT = {(pa.int32(), pa.int64()), (pa.float32(), pa.float64()),
+          # epoch millis both ways: Pinot stores a TIMESTAMP as LONG millis (a time column retyped LONG -> TIMESTAMP)
+          (pa.int64(), pa.timestamp("ms", tz="UTC")), (pa.timestamp("ms", tz="UTC"), pa.int64())}
+
+
+def _converts(source: pa.DataType, target: pa.DataType) -> bool:
+    """Whether every value of ``source`` reads as the same value of ``target`` (lists: their values)."""
+    if pa.types.is_list(source) and pa.types.is_list(target):
+        return source.value_type == target.value_type or (source.value_type, target.value_type) in _EXACT
+    return (source, target) in _EXACT
+
+
+def check_columns(schema: pa.Schema, metadata: SegmentMetadata, origins: Mapping[str, str] | str) -> None:
+    """A segment read into ``schema`` (whose columns' types come from the segments ``origins`` names, per
+    column or one for all): each of its columns there has that type."""
+    fields = {f.name: (f.type, origins if isinstance(origins, str) else origins.get(f.name, "the schema"))
+              for f in schema}
+    add_columns(fields, metadata, schema.names)
+
+
 # --- the public calls ----------------------------------------------------------------------------------
 
 
@@ -330,11 +366,12 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     (``columns``, or all its columns); see ``read`` for the arguments."""
     window = time_window(time_range)
     columns = _column_list(columns)
-    schema = None
+    schema, first = None, None
     for source in list_segments(paths_or_uris, storage_options):
         with open_source(source, storage_options) as reader:
             if schema is None:
-                schema = arrow_schema(reader.metadata, columns)
+                schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
+            check_columns(schema, reader.metadata, first)
             if not selected(reader.metadata, window):
                 continue
             yield from segment_table(reader, schema.names, schema, default_threads()).to_batches(
@@ -360,9 +397,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     for source in list_segments(paths_or_uris, storage_options):
         with open_source(source, storage_options) as reader:
             first_metadata = first_metadata or reader.metadata
-            for name, column in reader.metadata.columns.items():
-                if columns is None or name in columns:
-                    fields.setdefault(name, logical_arrow_type(column))
+            add_columns(fields, reader.metadata, columns)
             if selected(reader.metadata, window):
                 tables.append(segment_table(reader, columns, threads=default_threads()))
     if columns is not None:
@@ -373,7 +408,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
         order = list(columns)
     else:
         order = list(fields)
-    schema = pa.schema([pa.field(n, fields[n]) for n in order])
+    schema = pa.schema([pa.field(n, fields[n][0]) for n in order])
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([_conform(t, schema) for t in tables])
@@ -409,6 +444,8 @@ READ_OPTIONS: dict[str, tuple[str | None, str]] = {
     "time-range": (None, "START/END: only segments whose metadata time range meets [START, END)"),
     "segments-per-partition": ("1", "segments each Spark partition reads"),
     "batch-rows": (str(DEFAULT_BATCH_ROWS), "rows per Arrow batch handed to Spark"),
+    "filter-pushdown": ("false", "true: pushed time filters skip whole segments (needs a Spark whose pushdown "
+                                 "read is scoped to its scan, and spark.sql.python.filterPushdown.enabled)"),
 }
 
 
@@ -422,6 +459,26 @@ class ReadPlan:
     storage_options: dict
     batch_rows: int
     segments_per_partition: int
+    origins: dict[str, str] = dataclasses.field(default_factory=dict)  # column -> the segment its type is from
+    time_column: str | None = None  # the first segment's time column, its values' unit
+    time_unit: str | None = None
+    bounds: tuple[int | None, int | None] = (None, None)  # pushed filters' [low, high] millis, both inclusive
+    filter_pushdown: bool = False
+
+    def with_bounds(self, low_ms: int | None, high_ms: int | None) -> "ReadPlan":
+        """Also skip the segments whose time range lies wholly outside [low_ms, high_ms] (pushed filters)."""
+        return dataclasses.replace(self, bounds=(low_ms, high_ms))
+
+    def keeps(self, metadata: SegmentMetadata) -> bool:
+        """Whether a segment may hold rows the read wants: inside the ``time-range`` option and the pushed
+        bounds (a segment without a time range is kept)."""
+        if not selected(metadata, self.window):
+            return False
+        low, high = self.bounds
+        start, end = metadata.start_time_ms, metadata.end_time_ms
+        if start is None or end is None or metadata.time_column != self.time_column:
+            return True
+        return (low is None or end >= low) and (high is None or start <= high)
 
     def groups(self) -> list[list[SegmentSource]]:
         step = self.segments_per_partition
@@ -437,7 +494,9 @@ class ReadPlan:
 
 def plan_read(options: Mapping[str, str]) -> ReadPlan:
     """Parse the read options (unknown ones are an error naming the closest), list the segments and take the
-    schema from the first one's metadata (its columns, or ``columns``)."""
+    schema (its columns, or ``columns``) from the metadata of the first segment and of every segment folder:
+    their union, a column two of them type differently an error. Other tarballs are not opened on the driver
+    (their metadata sits at the end of each): the tasks check them against the schema."""
     known = {k.lower(): k for k in READ_OPTIONS}
     given = {}
     for key, value in options.items():
@@ -465,11 +524,44 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     columns = _column_list(given.get("columns"))
     with open_source(sources[0], storage) as reader:
         metadata = reader.metadata
-    schema = arrow_schema(metadata, columns)
+    fields: dict[str, tuple[pa.DataType, str]] = {}
+    add_columns(fields, metadata, columns)
+    for source in sources[1:]:
+        if source.kind == "folder":
+            add_columns(fields, folder_metadata(source, storage), columns)
+    missing = [n for n in columns or () if n not in fields]
+    if missing:
+        raise PinotReadError(f"columns {missing}: not in segment {metadata.name} (its columns: "
+                             f"{', '.join(metadata.columns)})")
+    names = list(columns) if columns is not None else list(fields)
     return ReadPlan(
-        sources=sources, schema=schema, window=time_window(given.get("time-range"), "option 'time-range'"),
+        sources=sources, schema=pa.schema([pa.field(n, fields[n][0]) for n in names]),
+        window=time_window(given.get("time-range"), "option 'time-range'"),
         storage_options=storage, batch_rows=_positive(given, "batch-rows"),
-        segments_per_partition=_positive(given, "segments-per-partition"))
+        segments_per_partition=_positive(given, "segments-per-partition"),
+        origins={n: fields[n][1] for n in names}, time_column=metadata.time_column, time_unit=metadata.time_unit,
+        filter_pushdown=_flag(given, "filter-pushdown"))
+
+
+def _flag(given: Mapping[str, str], name: str) -> bool:
+    text = str(given.get(name) or READ_OPTIONS[name][0]).strip().lower()
+    if text not in ("true", "false"):
+        raise PinotReadError(f"option {name!r}: {given.get(name)!r} is neither true nor false")
+    return text == "true"
+
+
+def folder_metadata(source: SegmentSource, storage_options: Mapping[str, Any] | None) -> SegmentMetadata:
+    """An untarred segment's metadata from its ``metadata.properties`` alone (no other file is read)."""
+    import fsspec
+
+    from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
+
+    fs = fsspec.filesystem(source.protocol, **fsspec_options(storage_options))
+    for name in reversed(_METADATA):  # v3's first, as the reader
+        path = f"{source.path.rstrip('/')}/{name}"
+        if fs.isfile(path):
+            return parse_segment_metadata(fs.cat_file(path))
+    raise PinotReadError(f"{source}: no metadata.properties")
 
 
 def _positive(given: Mapping[str, str], name: str) -> int:
@@ -487,5 +579,6 @@ def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.
     """Each selected segment of a partition as one table in the plan's schema (one segment in memory at a time)."""
     for source in sources:
         with open_source(source, plan.storage_options) as reader:
-            if selected(reader.metadata, plan.window):
+            check_columns(plan.schema, reader.metadata, plan.origins)
+            if plan.keeps(reader.metadata):
                 yield segment_table(reader, plan.schema.names, plan.schema)

@@ -243,3 +243,45 @@ def test_sorted_columns_read_from_their_runs(tmp_path):
         assert all(reader.column(n).sorted for n in data.column_names)
         assert reader.dict_ids("runs").to_pylist() == [i // 7 for i in range(rows)]
     assert pinot_sink.read(built.tar_path).select(data.column_names).equals(data)
+
+
+def _one_column_segment(folder, name, data_type, values, arrow_type):
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "x", "dataType": data_type}, {"name": f"only_{name}", "dataType": "INT"}]})
+    data = pa.table({"x": pa.array(values, arrow_type), f"only_{name}": pa.array([1] * len(values), pa.int32())})
+    built = build_segment(PinotColumns(data, {}), schema, {"tableName": "t", "tableType": "OFFLINE"}, folder, name, 1)
+    return Path(built.tar_path)
+
+
+def test_segments_typing_a_column_differently_are_one_clear_error(tmp_path):
+    """The union of the segments' columns is checked: ``x`` INT in one, STRING in another names both segments,
+    in read, read_batches and the Spark reader's plan (folders on the driver, tarballs in its tasks)."""
+    from pinot_sink.reading import plan_read, read_group
+
+    ints = _one_column_segment(tmp_path / "a", "seg_a", "INT", [1, 2], pa.int32())
+    texts = _one_column_segment(tmp_path / "b", "seg_b", "STRING", ["u", "v"], pa.string())
+    union = pinot_sink.read([ints, _one_column_segment(tmp_path / "c", "seg_c", "INT", [3], pa.int32())])
+    assert set(union.column_names) == {"x", "only_seg_a", "only_seg_c"} and union.num_rows == 3
+    message = "column 'x' is int32 in segment seg_a but string in segment seg_b"
+    with pytest.raises(PinotReadError, match=message):
+        pinot_sink.read([ints, texts])
+    with pytest.raises(PinotReadError, match=message):
+        list(pinot_sink.read_batches([ints, texts]))
+    assert pinot_sink.read([ints, texts], columns=["only_seg_a"]).num_rows == 2  # x left out: no conflict
+    plan = plan_read({"paths": json.dumps([str(ints), str(texts)])})  # a tarball's metadata: in its task
+    assert set(plan.schema.names) == {"x", "only_seg_a"} and plan.origins == {"x": "seg_a", "only_seg_a": "seg_a"}
+    with pytest.raises(PinotReadError, match=message):
+        list(read_group(plan, plan.sources))
+    folders = []
+    for tarball in (ints, texts):
+        with tarfile.open(tarball) as tar:
+            tar.extractall(tarball.parent / "untarred", filter="data")
+        folders.append(str(next((tarball.parent / "untarred").iterdir())))
+    with pytest.raises(PinotReadError, match=message):  # folders: on the driver
+        plan_read({"paths": json.dumps(folders)})
+    plan = plan_read({"paths": json.dumps(folders), "columns": "only_seg_a,only_seg_b"})
+    assert plan.schema.names == ["only_seg_a", "only_seg_b"]
