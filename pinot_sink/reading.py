@@ -281,6 +281,26 @@ def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: 
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def segment_batches(reader: SegmentReader, schema: pa.Schema, batch_rows: int) -> Iterator[pa.Table]:
+    """One segment's rows in ``schema`` (as ``segment_table``), ``batch_rows`` at a time, each decoded on its own
+    where the layout allows (``SegmentReader.values_slice``): memory is a batch's columns, the dictionaries and
+    the columns that cannot be sliced (raw, multi-value), not the whole segment decoded."""
+    docs = reader.metadata.total_docs
+    for start in range(0, docs, batch_rows):
+        count = min(batch_rows, docs - start)
+        present = {f.name: reader.values_slice(f.name, start, start + count) for f in schema
+                   if f.name in reader.metadata.columns}
+        table = _plain_decimals(pa.table(present) if present else pa.table({}), reader)
+        arrays = []
+        for field in schema:
+            if field.name in present:
+                column = table.column(field.name)
+                arrays.append(column if column.type == field.type else column.cast(field.type))
+            else:
+                arrays.append(pa.nulls(count, field.type))
+        yield pa.Table.from_arrays(arrays, schema=schema)
+
+
 def _plain_decimals(table: pa.Table, reader: SegmentReader) -> pa.Table:
     """BIG_DECIMAL text as Pinot's query results print it (``BigDecimal.toPlainString``: ``1000``, not the
     reader's ``1E+3``); only values with an exponent are rewritten."""
@@ -361,9 +381,10 @@ def check_columns(schema: pa.Schema, metadata: SegmentMetadata, origins: Mapping
 
 def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None, *,
                  batch_rows: int = DEFAULT_BATCH_ROWS, **storage_options) -> Iterator[pa.RecordBatch]:
-    """Record batches of at most ``batch_rows`` rows, segment after segment; one segment is decoded at a time,
-    so memory is bounded by the largest segment, not the table. Every batch has the first segment's schema
-    (``columns``, or all its columns); see ``read`` for the arguments."""
+    """Record batches of at most ``batch_rows`` rows, segment after segment, each decoded on its own where the
+    segment's layout allows (docs/reading.md#memory): memory is bounded by a batch plus one segment's files and
+    dictionaries, not by the table. Every batch has the first segment's schema (``columns``, or all its
+    columns); see ``read`` for the arguments."""
     window = time_window(time_range)
     columns = _column_list(columns)
     schema, first = None, None
@@ -374,8 +395,8 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
             check_columns(schema, reader.metadata, first)
             if not selected(reader.metadata, window):
                 continue
-            yield from segment_table(reader, schema.names, schema, default_threads()).to_batches(
-                max_chunksize=batch_rows)
+            for table in segment_batches(reader, schema, batch_rows):
+                yield from table.to_batches(max_chunksize=batch_rows)
 
 
 def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None,
@@ -576,9 +597,9 @@ def _positive(given: Mapping[str, str], name: str) -> int:
 
 
 def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.Table]:
-    """Each selected segment of a partition as one table in the plan's schema (one segment in memory at a time)."""
+    """The selected segments of a partition in the plan's schema, ``batch_rows`` rows at a time (``segment_batches``)."""
     for source in sources:
         with open_source(source, plan.storage_options) as reader:
             check_columns(plan.schema, reader.metadata, plan.origins)
             if plan.keeps(reader.metadata):
-                yield segment_table(reader, plan.schema.names, plan.schema)
+                yield from segment_batches(reader, plan.schema, plan.batch_rows)

@@ -69,7 +69,7 @@ def decode_unsorted_sv_forward(buf, bits: int, num_docs: int, cardinality: int, 
             f"{where}: unsorted forward index is {len(buf)} bytes, expected ceil({num_docs} x {bits} / 8) = {expected}"
         )
     ids = unpack_bits(buf, bits, num_docs, where)
-    _check_dict_ids(ids, cardinality, where)
+    check_dict_ids(ids, cardinality, where)
     return ids
 
 
@@ -134,15 +134,16 @@ def decode_mv_forward(
     if (chunk_offsets != starts[::docs_per_chunk]).any():
         raise SegmentFormatError(f"{where}: chunk offsets disagree with the row-start bitmap")
     ids = unpack_bits(memoryview(buf)[header + bitmap_size:], bits, total_entries, where)
-    _check_dict_ids(ids, cardinality, where)
+    check_dict_ids(ids, cardinality, where)
     offsets = np.append(starts, np.int32(total_entries))
     return offsets, ids
 
 
-def _check_dict_ids(ids: np.ndarray, cardinality: int, where: str) -> None:
+def check_dict_ids(ids: np.ndarray, cardinality: int, where: str, first_doc: int = 0) -> None:
     if len(ids) and int(ids.max()) >= cardinality:
         doc = int(np.argmax(ids >= cardinality))
-        raise SegmentFormatError(f"{where}: entry {doc} has dictId {ids[doc]} >= cardinality {cardinality}")
+        raise SegmentFormatError(
+            f"{where}: entry {first_doc + doc} has dictId {ids[doc]} >= cardinality {cardinality}")
 
 
 # --- dictionaries ---------------------------------------------------------------------------------

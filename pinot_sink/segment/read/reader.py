@@ -376,6 +376,36 @@ class SegmentReader:
 
         return self._cached(name, "legacy_inverted", compute)
 
+    def values_slice(self, name: str, start: int, stop: int) -> pa.Array:
+        """Logical values of docs [start, stop), decoding only those where the layout allows: a dictionary
+        column's bit-packed dictIds of those docs, a sorted column's runs that meet them. Other columns (raw,
+        multi-value) are decoded whole once and sliced."""
+        column = self.column(name)
+        count = max(0, min(stop, self.metadata.total_docs) - start)
+        stored = None
+        if (count and column.single_value and column.forward_index_encoding == "DICTIONARY"
+                and column.stored_type in ARROW_STORED_TYPE and (name, "stored") not in self._cache):
+            ranges = self.sorted_doc_ranges(name)
+            if ranges is not None:
+                first, runs = _clip_runs(ranges, start, start + count)
+                stored = _expand_runs(self.dictionary(name).slice(first, len(runs)), runs)
+            else:
+                stored = _take(self.dictionary(name), pa.array(self._dict_ids_slice(column, start, count)))
+        if stored is None:
+            stored = self.stored_values(name).slice(start, count)
+        mask = self.null_mask(name)
+        return to_logical(stored, column, mask[start:start + count] if mask is not None else None)
+
+    def _dict_ids_slice(self, column: ColumnMetadata, start: int, count: int) -> np.ndarray:
+        buf = self._required_buffer(column.name, "forward_index")
+        where, bits, docs = self._where(column.name, "forward_index"), column.bits_per_element, self.metadata.total_docs
+        if len(buf) != (docs * bits + 7) // 8:
+            decoders.decode_unsorted_sv_forward(buf, bits, docs, column.cardinality, where)  # raises, saying why
+        skip = start % 8  # unpacked from the doc before start that begins a whole byte
+        ids = decoders.unpack_bits(memoryview(buf)[(start - skip) * bits // 8:], bits, count + skip, where)[skip:]
+        decoders.check_dict_ids(ids, column.cardinality, where, first_doc=start)
+        return ids
+
     def values(self, name: str) -> pa.Array:
         """Logical values (see the module docstring) with the null value vector applied."""
         column = self.column(name)
@@ -434,6 +464,17 @@ class SegmentReader:
         )
 
 
+def _clip_runs(ranges: np.ndarray, start: int, stop: int) -> tuple[int, np.ndarray]:
+    """The runs of a sorted column that meet docs [start, stop): (the first one's dictId, their doc ranges cut
+    to those docs), as ``_expand_runs`` takes them with the dictionary sliced from that dictId."""
+    first = int(np.searchsorted(ranges[:, 1], start))  # the first run that ends at or after start
+    last = int(np.searchsorted(ranges[:, 0], stop - 1, side="right"))  # past the last run that starts by stop-1
+    clipped = ranges[first:last].copy()
+    clipped[0, 0] = max(clipped[0, 0], start)
+    clipped[-1, 1] = min(clipped[-1, 1], stop - 1)
+    return first, clipped
+
+
 def _expand_runs(dictionary: pa.Array, ranges: np.ndarray) -> pa.Array:
     """A sorted column's values from its dictionary and doc ranges: the dictionary itself when every value
     holds one doc (ids, timestamps), numbers repeated by numpy, other values taken."""
@@ -475,9 +516,12 @@ def to_logical(stored: pa.Array, column: ColumnMetadata, null_mask: np.ndarray |
         if null_mask is not None and null_mask.any():
             values = pc.if_else(pa.array(null_mask), pa.scalar(None, values.type), values)
         return values
-    inner = _logical_scalar_values(stored.values, column.data_type)
+    offsets = stored.offsets
+    if stored.offset:  # a slice (read_batches): offsets from 0 over its own values, as from_arrays wants them
+        offsets = pc.subtract(offsets, offsets[0])
+    inner = _logical_scalar_values(stored.flatten() if stored.offset else stored.values, column.data_type)
     mask = pa.array(null_mask) if null_mask is not None and null_mask.any() else None
-    return pa.ListArray.from_arrays(stored.offsets, inner, mask=mask)
+    return pa.ListArray.from_arrays(offsets, inner, mask=mask)
 
 
 def _logical_scalar_values(values: pa.Array, data_type: str) -> pa.Array:
