@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from pinot_sink.segment.read.reader import SegmentReader, logical_arrow_type, open_segment
 from pinot_sink.segment.read.segment_metadata import SegmentMetadata
-from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, extract_tarball, is_tarball
+from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, is_tarball, load_tarball
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
 from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
 from type_mapping.errors import PinotSinkError
@@ -230,8 +230,9 @@ def _not_live(fs, protocol: str, path: str, text: str) -> set[str]:
 
 @contextmanager
 def open_source(source: SegmentSource, storage_options: Mapping[str, Any] | None = None) -> Iterator[SegmentReader]:
-    """The segment as a ``SegmentReader``: a local one read in place (a tarball extracted to a temp folder),
-    a remote tarball streamed once through the extraction, a remote folder copied to a temp folder."""
+    """The segment as a ``SegmentReader``: a local one read in place (a tarball's files loaded into memory), a
+    remote tarball streamed once into memory (``tar_source.load_tarball``), a remote folder copied to a temp
+    folder."""
     if source.local:
         if source.kind == "tarball":
             is_tarball(source.path, required=True)  # not the bare metadata file a SegmentReader also opens
@@ -241,14 +242,16 @@ def open_source(source: SegmentSource, storage_options: Mapping[str, Any] | None
     import fsspec
 
     fs = fsspec.filesystem(source.protocol, **fsspec_options(storage_options))
+    if source.kind == "tarball":
+        with fs.open(source.path, "rb", block_size=8 << 20) as handle:
+            files = load_tarball(handle, where=str(source))
+        with SegmentReader(files) as reader:
+            yield reader
+        return
     temp = tempfile.mkdtemp(prefix="pinot-read-")
     try:
-        if source.kind == "folder":
-            target = os.path.join(temp, "segment")
-            fs.get(source.path.rstrip("/") + "/", target + "/", recursive=True)
-        else:
-            with fs.open(source.path, "rb", block_size=8 << 20) as handle:
-                target = extract_tarball(handle, temp, where=str(source))
+        target = os.path.join(temp, "segment")
+        fs.get(source.path.rstrip("/") + "/", target + "/", recursive=True)
         with open_segment(target) as reader:
             yield reader
     finally:
