@@ -111,8 +111,9 @@ def test_pushed_time_filters_skip_whole_segments_and_spark_filters_the_rows(spar
     filters = [GreaterThanOrEqual(("ts",), since), IsNotNull(("ts",)), LessThan(("other",), 1)]
     assert list(reader.pushFilters(filters)) == filters  # all handed back: Spark filters the rows
     decoded = []
-    real = reading.segment_table
-    monkeypatch.setattr(reading, "segment_table", lambda r, *a, **k: decoded.append(r.metadata.name) or real(r, *a, **k))
+    real = reading.segment_batches
+    monkeypatch.setattr(reading, "segment_batches",
+                        lambda r, *a, **k: decoded.append(r.metadata.name) or real(r, *a, **k))
     partitions = reader.partitions()
     batches = [batch for partition in partitions for batch in reader.read(partition)]
     assert len(partitions) == 2 and decoded == ["timestamp_json_0"]
