@@ -546,21 +546,28 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     storage = fsspec_options({k: v for k, v in options.items() if k.lower().startswith("storage.")})
     sources = list_segments(paths, storage)
     columns = _column_list(given.get("columns"))
+    window = time_window(given.get("time-range"), "option 'time-range'")
     with open_source(sources[0], storage) as reader:
         metadata = reader.metadata
     fields: dict[str, tuple[pa.DataType, str]] = {}
     add_columns(fields, metadata, columns)
-    for source in sources[1:]:
+    outside = set() if selected(metadata, window) else {0}
+    for index, source in enumerate(sources[1:], start=1):
         if source.kind == "folder":
-            add_columns(fields, folder_metadata(source, storage), columns)
+            folder = folder_metadata(source, storage)
+            add_columns(fields, folder, columns)
+            if not selected(folder, window):
+                outside.add(index)
+    # The schema stays every segment's; the ones whose metadata the driver read and the time range excludes
+    # get no partition (a tarball's is checked in its task).
+    sources = [s for i, s in enumerate(sources) if i not in outside]
     missing = [n for n in columns or () if n not in fields]
     if missing:
         raise PinotReadError(f"columns {missing}: not in segment {metadata.name} (its columns: "
                              f"{', '.join(metadata.columns)})")
     names = list(columns) if columns is not None else list(fields)
     return ReadPlan(
-        sources=sources, schema=pa.schema([pa.field(n, fields[n][0]) for n in names]),
-        window=time_window(given.get("time-range"), "option 'time-range'"),
+        sources=sources, schema=pa.schema([pa.field(n, fields[n][0]) for n in names]), window=window,
         storage_options=storage, batch_rows=_positive(given, "batch-rows"),
         segments_per_partition=_positive(given, "segments-per-partition"),
         origins={n: fields[n][1] for n in names}, time_column=metadata.time_column, time_unit=metadata.time_unit,

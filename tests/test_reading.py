@@ -307,3 +307,22 @@ def test_read_batches_decodes_each_batch_alone_and_equals_read(name, pinot_built
                 reader._cache.pop((column, "stored"), None)
                 reader.values_slice(column, docs // 2, docs)
                 assert (column, "stored") not in reader._cache
+
+
+def test_the_spark_plan_gives_no_partition_to_folders_outside_the_time_range(pinot_built, tmp_path):
+    """Segment folders' metadata is read on the driver: those the time range excludes get no partition; a
+    tarball's time range is checked in its task (it is listed)."""
+    from pinot_sink.reading import plan_read, read_group
+
+    folders = []
+    for name in ("timestamp_json", "events_indexes"):  # 2023-11-14 .. 2024-01-16; 2023-11-14 .. 11-15
+        with tarfile.open(pinot_built / name / f"{name}_0.tar.gz") as tar:
+            tar.extractall(tmp_path / name, filter="data")
+        folders.append(str(tmp_path / name / f"{name}_0"))
+    tarball = str(pinot_built / "events_indexes" / "events_indexes_0.tar.gz")
+    options = {"paths": json.dumps(folders + [tarball]), "columns": "ts", "time-range": "2023-12-01/2024-01-01"}
+    plan = plan_read(options)
+    assert [s.path for s in plan.sources] == [folders[0], tarball]
+    rows = sum(t.num_rows for t in read_group(plan, plan.sources))
+    assert rows == pinot_sink.read(folders[0]).num_rows == 1500  # the tarball is skipped in its task
+    assert len(plan_read({**options, "time-range": "2020-01-01/2020-02-01"}).sources) == 1  # the tarball only
