@@ -237,7 +237,7 @@ def test_sorted_columns_read_from_their_runs(tmp_path):
                      "runs": pa.array([i // 7 for i in range(rows)], pa.int32()),
                      "text_runs": pa.array([f"k{i // 100:03d}" for i in range(rows)]),
                      "text_unique": pa.array([f"u{i:05d}" for i in range(rows)])})
-    built = build_segment(PinotColumns(data, {}), schema, {"tableName": "s", "tableType": "OFFLINE"}, tmp_path,
+    built = build_segment(PinotColumns(data, {}), schema, TableConfig.from_json({"tableName": "s", "tableType": "OFFLINE"}, schema), tmp_path,
                           "s_0", 1)
     from pinot_sink.segment.read.reader import open_segment
 
@@ -255,7 +255,8 @@ def _one_column_segment(folder, name, data_type, values, arrow_type):
     schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
         {"name": "x", "dataType": data_type}, {"name": f"only_{name}", "dataType": "INT"}]})
     data = pa.table({"x": pa.array(values, arrow_type), f"only_{name}": pa.array([1] * len(values), pa.int32())})
-    built = build_segment(PinotColumns(data, {}), schema, {"tableName": "t", "tableType": "OFFLINE"}, folder, name, 1)
+    built = build_segment(PinotColumns(data, {}), schema, TableConfig.from_json({"tableName": "t", "tableType": "OFFLINE"}, schema),
+                          folder, name, 1)
     return Path(built.tar_path)
 
 
