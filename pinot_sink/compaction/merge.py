@@ -27,7 +27,7 @@ from type_mapping.stored import PinotColumns
 from type_mapping.errors import PinotSinkError
 
 from pinot_sink.segment.builder import time_values_ms
-from pinot_sink.segment.read.reader import read_segment
+from pinot_sink.segment.read.reader import open_segment
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
 from pinot_sink.segment.read.tar_source import extract_tarball
 
@@ -46,30 +46,60 @@ class CompactionError(PinotSinkError, ValueError):
 
 
 def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
-    """Every schema column of a segment (a tarball of any codec, or a folder), stored values and null masks. A
-    tarball is unpacked by the reader's ``extract_tarball`` (its codec by magic number, gzip through ISA-L where
-    installed: most of a small segment's read; tarfile's ``data`` filter), then read as a folder."""
+    """Every schema column of a segment (a tarball of any codec, or a folder), in stored form with null masks.
+    A tarball is unpacked by the reader's ``extract_tarball`` (its codec by magic number, gzip through ISA-L
+    where installed: most of a small segment's read; tarfile's ``data`` filter), then read as a folder.
+
+    A single-value column with a dictionary comes dictionary-encoded (its dictIds over its dictionary, never
+    decoded): the builder merges the dictionaries of a new segment's inputs and remaps the dictIds, the same
+    bytes as from the values at a fraction of the work (``segment.dictionary.dictionary_of_encoded``)."""
     if os.path.isdir(path):
-        return _stored(read_segment(path), schema, where)
+        return _stored(path, schema, where)
     folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
     try:
         try:
             segment_dir = extract_tarball(path, folder, where)
         except (SegmentFormatError, OSError) as exc:
             raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
-        return _stored(read_segment(segment_dir), schema, where)
+        return _stored(segment_dir, schema, where)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _stored(contents, schema: PinotSchema, where: str) -> PinotColumns:
-    stored = contents.stored
-    missing = [c.name for c in schema if c.name not in stored.table.column_names]
-    if missing:
-        raise CompactionError(f"{where}: has no column {missing[0]!r} (the schema gained it after the segment was "
-                              f"written); compacting it would need its default values: not done")
-    names = [c.name for c in schema]
-    return PinotColumns(stored.table.select(names), {k: v for k, v in stored.null_masks.items() if k in names})
+def _stored(segment_dir: str, schema: PinotSchema, where: str) -> PinotColumns:
+    with open_segment(segment_dir) as reader:
+        missing = [c.name for c in schema if c.name not in reader.metadata.columns]
+        if missing:
+            raise CompactionError(f"{where}: has no column {missing[0]!r} (the schema gained it after the segment "
+                                  f"was written); compacting it would need its default values: not done")
+        columns, masks = {}, {}
+        for spec in schema:
+            ids = reader.dict_ids(spec.name) if spec.single_value and reader.metadata.total_docs else None
+            if ids is not None:
+                columns[spec.name] = pa.DictionaryArray.from_arrays(ids, reader.dictionary(spec.name))
+            else:
+                columns[spec.name] = reader.stored_values(spec.name)
+            mask = reader.null_mask(spec.name)
+            if mask is not None:
+                masks[spec.name] = mask
+        return PinotColumns(pa.table(columns), masks)
+
+
+def decoded(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """A column's values (a dictionary-encoded one decoded)."""
+    if not pa.types.is_dictionary(column.type):
+        return column
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([chunk.dictionary_decode() for chunk in column.chunks], column.type.value_type)
+    return column.dictionary_decode()
+
+
+def decoded_rows(rows: PinotColumns) -> PinotColumns:
+    table = rows.table
+    for index, name in enumerate(table.column_names):
+        if pa.types.is_dictionary(table.schema.field(name).type):
+            table = table.set_column(index, name, decoded(table.column(name)))
+    return PinotColumns(table, rows.null_masks)
 
 
 def concat(parts: list[PinotColumns]) -> PinotColumns:
@@ -115,7 +145,7 @@ def dedup(rows: PinotColumns, schema: PinotSchema) -> PinotColumns:
     if rows.table.num_rows == 0:
         return rows
     _check_groupable(schema, rows.table.column_names, "dedup")
-    table = _with_masks(rows)
+    table = _with_masks(decoded_rows(rows))
     table = table.append_column("__row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
     keys = [c for c in table.column_names if c != "__row"]
     first = table.group_by(keys, use_threads=False).aggregate([("__row", "min")])
@@ -129,6 +159,7 @@ def rollup(rows: PinotColumns, schema: PinotSchema, aggregations: dict[str, str]
     out of its group's aggregate; a group whose values are all null stays null (its stored default)."""
     if rows.table.num_rows == 0:
         return rows
+    rows = decoded_rows(rows)
     names = rows.table.column_names
     metrics = [n for n in names if schema[n].field_type == METRIC]
     dims = [n for n in names if n not in metrics]
@@ -197,8 +228,12 @@ def row_keys(rows: PinotColumns, schema: PinotSchema, table_config, time_column:
     column; rows with equal keys go to the same output segments."""
     parts = []
     if time_column is not None and bucket_ms is not None:
-        parts.append(bucket_keys(time_values_ms(rows.table.column(time_column), schema[time_column]), bucket_ms))
-    parts += partition_id_arrays(rows, table_config, schema, partitioned_columns(table_config, schema))
+        parts.append(bucket_keys(time_values_ms(decoded(rows.table.column(time_column)), schema[time_column]),
+                                 bucket_ms))
+    partitioned = partitioned_columns(table_config, schema)
+    if partitioned:
+        values = decoded_rows(PinotColumns(rows.table.select(list(partitioned)), {}))
+        parts += partition_id_arrays(values, table_config, schema, partitioned)
     if not parts:
         return np.zeros((rows.table.num_rows, 1), dtype=np.int64)
     return np.stack([np.asarray(p, dtype=np.int64) for p in parts], axis=1)

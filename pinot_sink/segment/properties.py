@@ -115,6 +115,8 @@ _UNICODE = re.compile(r"u([0-9a-fA-F]{4})")
 
 def _unescape_java(text: str) -> str:
     """Java properties unescaping; an unknown escape such as ``\\,`` keeps its backslash here."""
+    if "\\" not in text:  # nothing escaped (nearly every line): the text itself
+        return text
     out = []
     i = 0
     n = len(text)
@@ -142,6 +144,8 @@ def _unescape_java(text: str) -> str:
 
 
 def _split_list(value: str) -> list[str]:
+    if "\\" not in value:  # no escaped comma or backslash: a plain split
+        return [token.strip() for token in value.split(",")]
     tokens, current, i = [], [], 0
     while i < len(value):
         ch = value[i]
@@ -175,8 +179,16 @@ def _logical_lines(text: str) -> Iterable[str]:
         yield pending
 
 
+_KEY_END = re.compile(r"[=: \t\f]")
+
+
 def _split_key(line: str) -> tuple[str, str]:
     line = line.lstrip()
+    if "\\" not in line:  # no escape in the line: the key ends at the first separator
+        found = _KEY_END.search(line)
+        i = found.start() if found else len(line)
+        key, rest = line[:i], line[i:].lstrip(" \t\f")
+        return key, rest[1:] if rest[:1] in ("=", ":") else rest
     i = 0
     while i < len(line):
         ch = line[i]
