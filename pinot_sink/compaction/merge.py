@@ -4,10 +4,12 @@ bucket and partition id, and cut into right-sized segments.
 Rows travel in Pinot's stored form (``PinotColumns``: what the segment reader gives and the builder takes),
 so nothing is converted twice and the table config's ingestion steps are not applied again.
 
-Sizing: a segment's size (its tarball) is known only once it is built. The row count of the next segment is
-``0.9 * target / bytes-per-row``; the bytes per row start from the merged segments' own and are learned from
-every segment built. A segment that comes out outside [0.8, 1.0] of the target is built again with the
-corrected count (at most ``MAX_BUILDS`` times); the last of a bucket only needs to fit under the target.
+Sizing: a segment's size is its untarred size (its files' bytes: Pinot's 100-500 MB guidance is for
+untarred segments, and a realtime table's ``segment.size`` threshold measures the segment's directory), known
+only once it is built. The row count of the next segment is ``0.9 * target / bytes-per-row``; the bytes per
+row start from the merged segments' own and are learned from every segment built. A segment that comes out
+outside [0.8, 1.0] of the target is built again with the corrected count (at most ``MAX_BUILDS`` times); the
+last of a bucket only needs to fit under the target.
 """
 from __future__ import annotations
 
@@ -76,13 +78,23 @@ def _stored(segment_dir: str, schema: PinotSchema, where: str) -> PinotColumns:
         for spec in schema:
             ids = reader.dict_ids(spec.name) if spec.single_value and reader.metadata.total_docs else None
             if ids is not None:
-                columns[spec.name] = pa.DictionaryArray.from_arrays(ids, reader.dictionary(spec.name))
+                dictionary = reader.dictionary(spec.name)
+                columns[spec.name] = pa.DictionaryArray.from_arrays(_narrow(ids, len(dictionary)), dictionary)
             else:
                 columns[spec.name] = reader.stored_values(spec.name)
             mask = reader.null_mask(spec.name)
             if mask is not None:
                 masks[spec.name] = mask
         return PinotColumns(pa.table(columns), masks)
+
+
+def _narrow(ids: pa.Array, cardinality: int) -> pa.Array:
+    """dictIds in the narrowest integer type that holds them: the rows a compaction holds until a segment's
+    worth is in are mostly dictIds (one byte each, not four, for a column of up to 127 values)."""
+    for narrow, largest in ((pa.int8(), 127), (pa.int16(), 32_767)):
+        if cardinality - 1 <= largest:
+            return ids.cast(narrow)
+    return ids
 
 
 def decoded(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
@@ -263,7 +275,7 @@ class Built:
 
     name: str
     rows: int
-    tar_bytes: int
+    size: int  # untarred (module doc)
     tar_path: str
     keep: Callable[[], None]  # stage it (accepted)
     drop: Callable[[], None]  # delete it (to be built again)
@@ -312,7 +324,7 @@ class Cutter:
             for attempt in range(1, MAX_BUILDS + 1):
                 built = self.build(take(rows, slice(0, count)), key)
                 self.builds += 1
-                size = built.tar_bytes
+                size = built.size
                 last = final and count == have
                 fits = (LOW * self.target <= size <= HIGH * self.target) or (last and size <= HIGH * self.target)
                 self.bytes_per_row = size / max(count, 1)

@@ -35,6 +35,7 @@ from pinot_sink.storage.staging import AttemptStage, private_stage_root
 from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
+from pinot_sink.segment.spill import Spill
 from pinot_sink.segment.index_policy import plan_indexes
 
 from .. import allocator
@@ -304,7 +305,7 @@ class _Context:
             name = namer.name(len(staged), low, high)
             started = time.monotonic()
             built = build_segment(rows, schema, config, stage.build_dir, name, creation_time_ms=job.creation_time_ms,
-                                  options=job.options.build)
+                                  options=job.options.build, spill=spill)
             build_ms = (time.monotonic() - started) * 1000
 
             def keep() -> None:
@@ -314,9 +315,9 @@ class _Context:
                     partition_id=0, sequence_id=len(staged), build_ms=build_ms, stage_ms=0.0,
                     start_time_ms=_millis(built, built.start_time), end_time_ms=_millis(built, built.end_time)))
                 self.say(f"{group.describe(self.plan.bucket_ms)}: segment {built.name}: {built.rows} rows, "
-                         f"{built.tar_bytes / 1024**2:.2f} MB")
+                         f"{built.dir_bytes / 1024**2:.2f} MB ({built.tar_bytes / 1024**2:.2f} MB tarred)")
 
-            return merge.Built(built.name, built.rows, built.tar_bytes, str(built.tar_path), keep,
+            return merge.Built(built.name, built.rows, built.dir_bytes, str(built.tar_path), keep,
                                lambda: merge.remove_file(str(built.tar_path)))
 
         reduce = None
@@ -325,21 +326,26 @@ class _Context:
         elif self.plan.mode == "dedup":
             reduce = lambda rows: merge.dedup(rows, schema)  # noqa: E731
         cutter = merge.Cutter(self.plan.target_bytes, build,
-                              self.bytes_per_row or max(1.0, group.nbytes / max(group.rows, 1)), reduce)
-        for number, source in enumerate(group.sources, 1):
-            path = self._fetch(job, source.name, work)
-            try:
-                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}")
-            finally:
-                if Path(path).parent == work:
-                    merge.remove_file(path)
-            for key, part in merge.split_by_key(rows, merge.row_keys(rows, schema, config, time_column,
-                                                                     self.plan.bucket_ms)).items():
-                cutter.add(key, part)
-            del rows
-            if number % 50 == 0:
-                self.say(f"{group.describe(self.plan.bucket_ms)}: read {number}/{len(group.sources)} segment(s)")
-        cutter.finish()
+                              self.bytes_per_row or max(1.0, group.size / max(group.rows, 1)), reduce)
+        # Each build's index payloads wait on disk, not in memory, for the tarball (segment.spill)
+        spill = Spill(stage.build_dir)
+        try:
+            for number, source in enumerate(group.sources, 1):
+                path = self._fetch(job, source.name, work)
+                try:
+                    rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}")
+                finally:
+                    if Path(path).parent == work:
+                        merge.remove_file(path)
+                for key, part in merge.split_by_key(rows, merge.row_keys(rows, schema, config, time_column,
+                                                                         self.plan.bucket_ms)).items():
+                    cutter.add(key, part)
+                del rows
+                if number % 50 == 0:
+                    self.say(f"{group.describe(self.plan.bucket_ms)}: read {number}/{len(group.sources)} segment(s)")
+            cutter.finish()
+        finally:
+            spill.close()
         self.bytes_per_row = cutter.bytes_per_row
         report.builds = cutter.builds
         return staged

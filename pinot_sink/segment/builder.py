@@ -42,7 +42,7 @@ from .spill import Spill
 from .stats import ColumnStats, collect_stats, flatten
 from . import startree
 from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
-from .tarball import write_directory, write_tarball
+from .tarball import directory_bytes, write_directory, write_tarball
 from type_mapping.errors import PinotSinkError
 from .timestamp_index import with_timestamp_columns
 
@@ -94,6 +94,7 @@ class BuiltSegment:
     segment_version: str = "v3"
     partitions: dict[str, list[int]] = field(default_factory=dict)
     skipped_indexes: list[str] = field(default_factory=list)
+    dir_bytes: int = 0  # the untarred segment's size (its files' bytes)
 
 
 def default_threads() -> int:
@@ -170,14 +171,6 @@ def build_segment(
     defaults = dict(columns.defaults)  # columns whose null rows are not filled yet (type_mapping.stored)
     if options.release_input:
         columns.table, columns.null_masks, columns.defaults = columns.table.schema.empty_table(), {}, {}
-    encoded: dict[str, Dictionary] = {}  # dictionary-encoded input columns: their dictionaries (module doc)
-    for spec in schema:
-        if pa.types.is_dictionary(source[spec.name].type):
-            try:
-                encoded[spec.name] = dictionary_of_encoded(source[spec.name], spec.stored_type, spec.name)
-            except ColumnValueError as exc:
-                raise SegmentBuildError(str(exc)) from None
-            source[spec.name] = pa.chunked_array([], ARROW_STORED_TYPE[spec.stored_type])  # never read
     sorted_column = settings.sorted_columns[0] if options.sort_by_sorted_column and settings.sorted_columns \
         else None
     for name in list(defaults):
@@ -186,8 +179,13 @@ def build_segment(
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
             source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
-    if sorted_column in encoded:
-        order, sorted_dictionary = _order_of_ids(encoded[sorted_column]), encoded[sorted_column]
+    if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
+        try:
+            sorted_dictionary = dictionary_of_encoded(source[sorted_column], schema[sorted_column].stored_type,
+                                                      sorted_column)
+        except ColumnValueError as exc:
+            raise SegmentBuildError(str(exc)) from None
+        order = _order_of_ids(sorted_dictionary)
     elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
             source[sorted_column] = _joined(source[sorted_column])
@@ -204,13 +202,18 @@ def build_segment(
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         nonlocal sorted_dictionary
         release = options.release_input
+        column = source.pop(spec.name) if release else source[spec.name]
         try:
-            ctx = _column_context(spec, source.pop(spec.name) if release else source[spec.name],
-                                  masks.pop(spec.name, None) if release else masks.get(spec.name),
-                                  settings.columns[spec.name], settings, total_docs, plan.mode,
-                                  order, sorted_dictionary if spec.name == sorted_column else encoded.get(spec.name),
+            prebuilt = sorted_dictionary if spec.name == sorted_column else None
+            if pa.types.is_dictionary(column.type):  # encoded: its dictionary from the chunks' (module doc)
+                if prebuilt is None:
+                    prebuilt = dictionary_of_encoded(column, spec.stored_type, spec.name)
+                column = pa.chunked_array([], ARROW_STORED_TYPE[spec.stored_type])  # its rows are never read
+            ctx = _column_context(spec, column, masks.pop(spec.name, None) if release else masks.get(spec.name),
+                                  settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
                                   keep_values=not release or spec.name in star_columns,
                                   default=defaults.get(spec.name))
+            del column, prebuilt
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -315,6 +318,7 @@ def build_segment(
         segment_version=version,
         partitions=partitions,
         skipped_indexes=skipped,
+        dir_bytes=directory_bytes(files.files),
     )
 
 

@@ -15,7 +15,7 @@ from pinot_sink.controller import ClientConfig, ControllerClient
 from pinot_sink.naming import write_tag
 from pinot_sink.segment.read.reader import open_segment
 from tests.compaction.helpers import (BASE_MS, CONFIG, DAY_MS, SCHEMA, check_sizes, controller_ids, rows,
-                                      tiny_segments, write)
+                                      tiny_segments, untarred_size, write)
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def check_compacted(controller, tmp_path: Path, expected_ids: list[int], target:
     sizes = defaultdict(list)
     for name, path in live.items():
         day = int(controller.segments("events")[name].zk["segment.start.time"]) // DAY_MS
-        sizes[day].append(path.stat().st_size)
+        sizes[day].append(untarred_size(path))
         with open_segment(path) as reader:
             assert reader.inverted_index("country") is not None
             assert reader.column("country").sorted
