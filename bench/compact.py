@@ -189,8 +189,8 @@ def main() -> int:
         others = {repo: _child("compact", args, repo=Path(repo).resolve()) for repo in args.repo}
         fresh = _child("fresh", args, "--rows-per-segment", str(compacted["rows_per_segment"]))
         target_mb = parse_size(args.target_size) / 1024**2
-        print(f"compaction of {compacted['segments_before']} small segments ({compacted['bytes_before'] / 1024**2:.0f} MB "
-              f"tarred, {compacted['rows']} rows) into {compacted['segments_after']} ({compacted['builds']} builds), "
+        print(f"compaction of {compacted['segments_before']} small segments "
+              f"({compacted['bytes_before'] / 1024**2:.0f} MB tarred, {compacted['rows']} rows) into {compacted['segments_after']} ({compacted['builds']} builds), "
               f"target {args.target_size}: untarred sizes {compacted['sizes_mb']} MB")
         print(f"fresh build of the same rows: {fresh['segments']} segments, untarred sizes {fresh['sizes_mb']} MB")
         print(f"{'':<12} {'CPU-s':>8} {'wall s':>8} {'peak RSS MB':>12} {'above imports MB':>17} {'/ fresh CPU':>12} "

@@ -57,7 +57,7 @@ def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
     bytes as from the values at a fraction of the work (``segment.dictionary.dictionary_of_encoded``)."""
     if os.path.isdir(path):
         return _stored(path, schema, where)
-    folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-")
+    folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-", dir=_scratch(os.path.getsize(path)))
     try:
         try:
             segment_dir = extract_tarball(path, folder, where)
@@ -66,6 +66,20 @@ def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
         return _stored(segment_dir, schema, where)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+SHM = "/dev/shm"
+
+
+def _scratch(tar_bytes: int) -> str | None:
+    """Where a tarball is unpacked: memory (tmpfs) when it has room for the segment many times over, else the
+    temporary folder. Each small segment makes and removes three folders; on a disk's file system that cost
+    ~1 ms of CPU and ~10 ms of waiting each (200 segments: 0.19 CPU-s and 2 s), on tmpfs 0.16 ms."""
+    try:
+        free = os.statvfs(SHM)
+    except OSError:
+        return None
+    return SHM if free.f_bavail * free.f_frsize > 20 * tar_bytes + (64 << 20) else None
 
 
 def _stored(segment_dir: str, schema: PinotSchema, where: str) -> PinotColumns:

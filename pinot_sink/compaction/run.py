@@ -282,8 +282,9 @@ class _Context:
         # One builder thread (as a Spark task's): the compaction reads and builds one segment at a time, and a
         # second thread added ~0.3 CPU-s of hand-offs to 4M rows (bench/compact.py) and a second heap.
         threads = options.build.threads if options.build.threads is not None else 1
-        options = replace(options, build=replace(options.build, index_plan=index_plan, threads=threads, custom_properties={
-            **options.build.custom_properties, SOURCE_WRITES_KEY: format_writes(scope.source_writes)}))
+        options = replace(options, build=replace(options.build, index_plan=index_plan, threads=threads,
+                                                 custom_properties={**options.build.custom_properties,
+                                                                    SOURCE_WRITES_KEY: format_writes(scope.source_writes)}))
         return WriteJob(options=options, schema_json=self.schema_json, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,
