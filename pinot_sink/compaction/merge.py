@@ -31,6 +31,7 @@ from type_mapping.errors import PinotSinkError
 from pinot_sink.segment.builder import time_values_ms
 from pinot_sink.segment.read.reader import open_segment
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
+from pinot_sink.segment.encoded import decoded_column as decoded, is_encoded_list
 from pinot_sink.segment.read.tar_source import extract_tarball
 
 from ..partitioning import partition_id_arrays, partitioned_columns
@@ -52,9 +53,9 @@ def read_rows(path: str, schema: PinotSchema, where: str) -> PinotColumns:
     A tarball is unpacked by the reader's ``extract_tarball`` (its codec by magic number, gzip through ISA-L
     where installed: most of a small segment's read; tarfile's ``data`` filter), then read as a folder.
 
-    A single-value column with a dictionary comes dictionary-encoded (its dictIds over its dictionary, never
-    decoded): the builder merges the dictionaries of a new segment's inputs and remaps the dictIds, the same
-    bytes as from the values at a fraction of the work (``segment.dictionary.dictionary_of_encoded``)."""
+    A column with a dictionary comes dictionary-encoded (its dictIds over its dictionary, never decoded; a
+    multi-value one as lists of them): the builder merges the dictionaries of a new segment's inputs and remaps
+    the dictIds, the same bytes as from the values at a fraction of the work (``segment.encoded``)."""
     if os.path.isdir(path):
         return _stored(path, schema, where)
     folder = tempfile.mkdtemp(prefix="pinot-sink-compact-read-", dir=_scratch(os.path.getsize(path)))
@@ -90,10 +91,14 @@ def _stored(segment_dir: str, schema: PinotSchema, where: str) -> PinotColumns:
                                   f"was written); compacting it would need its default values: not done")
         columns, masks = {}, {}
         for spec in schema:
-            ids = reader.dict_ids(spec.name) if spec.single_value and reader.metadata.total_docs else None
-            if ids is not None:
+            ids = reader.dict_ids(spec.name) if reader.metadata.total_docs else None
+            if ids is not None and spec.single_value:
                 dictionary = reader.dictionary(spec.name)
                 columns[spec.name] = pa.DictionaryArray.from_arrays(_narrow(ids, len(dictionary)), dictionary)
+            elif ids is not None:
+                dictionary = reader.dictionary(spec.name)
+                values = pa.DictionaryArray.from_arrays(_narrow(ids.values, len(dictionary)), dictionary)
+                columns[spec.name] = pa.ListArray.from_arrays(ids.offsets, values)
             else:
                 columns[spec.name] = reader.stored_values(spec.name)
             mask = reader.null_mask(spec.name)
@@ -111,20 +116,12 @@ def _narrow(ids: pa.Array, cardinality: int) -> pa.Array:
     return ids
 
 
-def decoded(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
-    """A column's values (a dictionary-encoded one decoded)."""
-    if not pa.types.is_dictionary(column.type):
-        return column
-    if isinstance(column, pa.ChunkedArray):
-        return pa.chunked_array([chunk.dictionary_decode() for chunk in column.chunks], column.type.value_type)
-    return column.dictionary_decode()
-
-
 def decoded_rows(rows: PinotColumns) -> PinotColumns:
     table = rows.table
     for index, name in enumerate(table.column_names):
-        if pa.types.is_dictionary(table.schema.field(name).type):
-            table = table.set_column(index, name, decoded(table.column(name)))
+        column = table.column(name)
+        if pa.types.is_dictionary(column.type) or is_encoded_list(column.type):
+            table = table.set_column(index, name, decoded(column))
     return PinotColumns(table, rows.null_masks)
 
 

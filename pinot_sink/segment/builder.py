@@ -30,7 +30,7 @@ from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns, fill_defaults, 
 
 from .bitpack import bits_per_value
 from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
-from .encoded import decoded_unless_encodable, dictionary_of_encoded
+from .encoded import decoded_unless_encodable, dictionary_of_encoded, dictionary_of_encoded_lists, is_encoded_list
 from .format import INVALID_NAME_CHARS, tarball_name
 from .gather import gather
 from .index_policy import IndexPlan, normalise_mode, plan_indexes
@@ -204,16 +204,19 @@ def build_segment(
         release = options.release_input
         column = source.pop(spec.name) if release else source[spec.name]
         try:
-            prebuilt = sorted_dictionary if spec.name == sorted_column else None
+            prebuilt, lengths = sorted_dictionary if spec.name == sorted_column else None, None
             if pa.types.is_dictionary(column.type):  # encoded: its dictionary from the chunks' (module doc)
                 if prebuilt is None:
                     prebuilt = dictionary_of_encoded(column, spec.stored_type, spec.name)
                 column = pa.chunked_array([], ARROW_STORED_TYPE[spec.stored_type])  # its rows are never read
+            elif is_encoded_list(column.type):
+                prebuilt, lengths = dictionary_of_encoded_lists(column, spec.stored_type, spec.name)
+                column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
             ctx = _column_context(spec, column, masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
                                   keep_values=not release or spec.name in star_columns,
-                                  default=defaults.get(spec.name))
-            del column, prebuilt
+                                  default=defaults.get(spec.name), encoded_lengths=lengths)
+            del column, prebuilt, lengths
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -518,6 +521,7 @@ def _column_context(
     prebuilt: Dictionary | None,
     keep_values: bool = True,
     default: pa.Scalar | None = None,
+    encoded_lengths: np.ndarray | None = None,
 ) -> ColumnContext:
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
@@ -539,7 +543,10 @@ def _column_context(
                 # gives them without the sort that the reordered values would need.
                 input_values = flatten(column, True)[0]
             column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
-    values, row_lengths = flatten(column, spec.single_value)
+    if encoded_lengths is not None:  # a dictionary-encoded multi-value column: ``prebuilt`` has its dictIds
+        values, row_lengths = None, encoded_lengths
+    else:
+        values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
         row = int(np.argmax(row_lengths == 0))
         row = int(order[row]) if order is not None and not ids else row  # the input's row number

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
@@ -54,6 +55,23 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) 
     return merged
 
 
+def is_encoded_list(data_type: pa.DataType) -> bool:
+    """A multi-value column whose values are dictionary-encoded (``list<dictionary<...>>``)."""
+    return (pa.types.is_list(data_type) or pa.types.is_large_list(data_type)) and \
+        pa.types.is_dictionary(data_type.value_type)
+
+
+def dictionary_of_encoded_lists(column: pa.ChunkedArray, stored_type: str,
+                                name: str) -> tuple[Dictionary, np.ndarray]:
+    """A dictionary-encoded multi-value column's dictionary (dictIds of its values, row after row) and its
+    rows' value counts: what the builder gets from the decoded lists' values and lengths."""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    values = pa.chunked_array([chunk.flatten() for chunk in chunks], column.type.value_type)
+    lengths = [pc.list_value_length(chunk).to_numpy(zero_copy_only=False) for chunk in chunks]
+    return (dictionary_of_encoded(values, stored_type, name),
+            np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int32))
+
+
 def decoded_unless_encodable(columns: PinotColumns, schema: PinotSchema, settings: TableIndexSettings,
                               star_columns: set[str]) -> PinotColumns:
     """The rows with every dictionary-encoded (Arrow ``dictionary``) column decoded but those built from their
@@ -63,16 +81,31 @@ def decoded_unless_encodable(columns: PinotColumns, schema: PinotSchema, setting
     table = columns.table
     for spec in schema:
         column = table.column(spec.name)
-        if not pa.types.is_dictionary(column.type):
+        listed = is_encoded_list(column.type)
+        if not (pa.types.is_dictionary(column.type) or listed):
             continue
         c = settings.columns[spec.name]
         heuristics = settings.optimize_dictionary or settings.optimize_dictionary_for_metrics
-        if (spec.single_value and has_dict_ids(c) and (c.inverted or not heuristics)
+        if (spec.single_value != listed and has_dict_ids(c) and (c.inverted or not heuristics)
                 and spec.name not in columns.defaults and spec.name not in star_columns
                 and spec.name not in settings.partitions and not c.timestamp_granularities):
             continue
-        decoded = pa.chunked_array([chunk.dictionary_decode() for chunk in column.chunks], column.type.value_type)
-        table = table.set_column(table.schema.get_field_index(spec.name), spec.name, decoded)
+        table = table.set_column(table.schema.get_field_index(spec.name), spec.name, decoded_column(column))
     if table is columns.table:
         return columns
     return replace(columns, table=table)
+
+
+def decoded_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary-encoded column (single- or multi-value) with its values decoded."""
+    if pa.types.is_dictionary(column.type):
+        return pa.chunked_array([chunk.dictionary_decode() for chunk in column.chunks], column.type.value_type)
+    if is_encoded_list(column.type):
+        value_type = column.type.value_type.value_type
+        lists = [pa.ListArray.from_arrays(chunk.offsets, chunk.values.dictionary_decode())
+                 if pa.types.is_list(chunk.type) else
+                 pa.LargeListArray.from_arrays(chunk.offsets, chunk.values.dictionary_decode())
+                 for chunk in column.chunks]
+        return pa.chunked_array(lists, pa.list_(value_type) if pa.types.is_list(column.type)
+                                else pa.large_list(value_type))
+    return column

@@ -1,6 +1,7 @@
 """Dictionary-encoded input columns (``segment.encoded``): the same dictionary as from the decoded values, and
-a segment built from them has the bytes of one built from the decoded rows, whatever the chunks' dictionaries
-look like (unsorted, repeated values, values no row uses, one chunk per source segment)."""
+a segment built from them (single- and multi-value) has the bytes of one built from the decoded rows, whatever
+the chunks' dictionaries look like (unsorted, repeated values, values no row uses, one chunk per source
+segment)."""
 from __future__ import annotations
 
 import hashlib
@@ -59,7 +60,9 @@ def test_dictionary_of_encoded_equals_build_dictionary(stored, chunks):
 SCHEMA = PinotSchema.from_json({
     "schemaName": "t",
     "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}, {"name": "device", "dataType": "STRING"},
-                            {"name": "user", "dataType": "LONG"}, {"name": "part", "dataType": "INT"}],
+                            {"name": "user", "dataType": "LONG"}, {"name": "part", "dataType": "INT"},
+                            {"name": "tags", "dataType": "STRING", "singleValueField": False},
+                            {"name": "codes", "dataType": "INT", "singleValueField": False}],
     "metricFieldSpecs": [{"name": "price", "dataType": "DOUBLE"}],
     "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
                             "granularity": "1:MILLISECONDS"}],
@@ -67,7 +70,7 @@ SCHEMA = PinotSchema.from_json({
 CONFIG = {
     "tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
     "tableIndexConfig": {
-        "sortedColumn": ["country"], "invertedIndexColumns": ["device"], "noDictionaryColumns": ["price"],
+        "sortedColumn": ["country"], "invertedIndexColumns": ["device", "tags"], "noDictionaryColumns": ["price"],
         "bloomFilterColumns": ["user"], "rangeIndexColumns": ["ts"],
         # a partitioned column is decoded first (its partition ids read values)
         "segmentPartitionConfig": {"columnPartitionMap": {"part": {"functionName": "Modulo", "numPartitions": 4}}},
@@ -84,7 +87,21 @@ def _rows(rng, n):
         "part": rng.integers(0, 40, n).tolist(),
         "price": rng.random(n).round(2).tolist(),
         "ts": (1_700_000_000_000 + np.sort(rng.integers(0, 10**6, n))).tolist(),
+        "tags": [rng.choice(["sale", "gift", "é", "new"], int(rng.integers(1, 4))).tolist() for _ in range(n)],
+        "codes": [rng.integers(-5, 500, int(rng.integers(1, 3))).tolist() for _ in range(n)],
     }
+
+
+def _encoded_lists(rng, rows: list, value_type, chunks: int) -> pa.ChunkedArray:
+    """Multi-value rows as lists of dictIds, each chunk over a dictionary of its own (``_encoded_chunks``)."""
+    out = []
+    for part in np.array_split(np.arange(len(rows)), chunks):
+        lists = [rows[i] for i in part]
+        lengths = np.array([len(r) for r in lists])
+        flat = _encoded_chunks(rng, [v for r in lists for v in r], value_type, 1).chunk(0)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        out.append(pa.ListArray.from_arrays(pa.array(offsets), flat))
+    return pa.chunked_array(out)
 
 
 def test_segment_from_encoded_columns_has_the_decoded_rows_bytes(tmp_path):
@@ -92,10 +109,13 @@ def test_segment_from_encoded_columns_has_the_decoded_rows_bytes(tmp_path):
     rows = _rows(rng, 3000)
     types = {s.name: {"STRING": pa.string(), "LONG": pa.int64(), "INT": pa.int32(), "DOUBLE": pa.float64()}[
         s.stored_type] for s in SCHEMA}
-    plain = pa.table({name: pa.array(values, types[name]) for name, values in rows.items()})
-    encoded = pa.table({name: (_encoded_chunks(rng, values, types[name], 3) if name != "price"
-                               else pa.chunked_array([pa.array(values, types[name])]))
+    plain = pa.table({name: pa.array(values, types[name] if SCHEMA[name].single_value else pa.list_(types[name]))
+                      for name, values in rows.items()})
+    encoded = pa.table({name: (pa.chunked_array([pa.array(values, types[name])]) if name == "price" else
+                               _encoded_chunks(rng, values, types[name], 3) if SCHEMA[name].single_value else
+                               _encoded_lists(rng, values, types[name], 3))
                         for name, values in rows.items()})
+    assert pa.types.is_dictionary(encoded.schema.field("tags").type.value_type)
     mask = np.zeros(3000, dtype=np.bool_)
     mask[::7] = True  # a null vector beside the encoded dictIds
     built = []
