@@ -11,8 +11,9 @@ indexes, raw columns, a multi-value and a mostly-null column). Then, each in a f
 CPU seconds (user + system of the process, ``getrusage``) beside wall time; peak RSS above the RSS once
 everything is imported (the interpreter, numpy, pyarrow), against the target size (the untarred segment's
 size, docs/compaction.md). ``--repeat N``: each phase N times, the run of least CPU kept. ``--repo DIR``
-(repeatable): another checkout's compaction of the same small segments, in the same run (e.g. ``git archive
-3c6afd7 | tar -x -C /tmp/base``; a checkout from before be35aec measured ``--target-size`` as the tarball).
+(repeatable): another checkout's compaction of the same small segments, measured by this script in the same
+run (e.g. ``git archive 3c6afd7 | tar -x -C /tmp/base``; a checkout from before be35aec measured
+``--target-size`` as the tarball).
 
     python bench/compact.py [--rows 2000000] [--small-rows 10000] [--target-size 32mb] [--work DIR]
                             [--repeat 1] [--repo DIR ...]
@@ -31,7 +32,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+CODE = os.environ.get("PINOT_SINK_BENCH_CODE", str(ROOT))  # --repo: the code under test is that checkout's
+sys.path.insert(0, CODE)
 sys.path.insert(0, str(ROOT / "bench"))
 
 
@@ -87,10 +89,21 @@ def generate(args) -> None:
         commit_job(job, [report], query_id="bench", batch_id=number)
 
 
+def _pyarrow_lazy_imports() -> None:
+    """What pyarrow imports on its first ``pa.array`` of a numpy array (pandas, where installed, and numpy.ma:
+    ~0.3 CPU-s and ~40 MB once per process). The fresh phase pays it making its rows, before its measure;
+    the compaction pays it here, before its own, so that neither counts it."""
+    import numpy as np
+    import pyarrow as pa
+
+    pa.array(np.zeros(1))
+
+
 def run_compact(args) -> dict:
     from pinot_sink.compaction.run import compact
     import pinot_sink.segment.read.reader  # noqa: F401  (imported before the base RSS is taken)
 
+    _pyarrow_lazy_imports()
     example = _example()
     work = Path(args.work)
     out = work / "compact"
@@ -140,11 +153,13 @@ def run_fresh(args, rows_per_segment: int) -> dict:
 
 
 def _child(phase: str, args, *extra: str, repo: Path = ROOT) -> dict:
-    command = [sys.executable, str(repo / "bench" / "compact.py"), "--phase", phase, "--rows", str(args.rows),
-               "--small-rows", str(args.small_rows), "--target-size", args.target_size, "--work", args.work, *extra]
+    """One phase in a fresh process (this script, measuring ``repo``'s code), ``--repeat`` times."""
+    command = [sys.executable, __file__, "--phase", phase, "--rows", str(args.rows), "--small-rows",
+               str(args.small_rows), "--target-size", args.target_size, "--work", args.work, *extra]
+    env = {**os.environ, "PYTHONPATH": str(repo), "PINOT_SINK_BENCH_CODE": str(repo)}
     best = {}
     for _ in range(1 if phase == "generate" else args.repeat):
-        done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(repo)})
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
         if done.returncode:
             raise SystemExit(f"{phase} failed:\n{done.stderr[-4000:]}")
         result = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
