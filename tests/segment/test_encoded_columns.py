@@ -15,6 +15,7 @@ from pinot_sink.segment.dictionary import build_dictionary
 from pinot_sink.segment.encoded import dictionary_of_encoded
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 VALUES = {
     "INT": (pa.int32(), lambda rng, n: rng.integers(-50, 50, n).tolist()),
@@ -67,7 +68,7 @@ SCHEMA = PinotSchema.from_json({
     "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
                             "granularity": "1:MILLISECONDS"}],
 })
-CONFIG = {
+CONFIG = TableConfig.from_json({
     "tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
     "tableIndexConfig": {
         "sortedColumn": ["country"], "invertedIndexColumns": ["device", "tags"], "noDictionaryColumns": ["price"],
@@ -76,7 +77,7 @@ CONFIG = {
         "segmentPartitionConfig": {"columnPartitionMap": {"part": {"functionName": "Modulo", "numPartitions": 4}}},
     },
     "metadata": {},
-}
+}, SCHEMA)
 
 
 def _rows(rng, n):
