@@ -1,6 +1,5 @@
 """Segment names: the expectations are those of Pinot's own generator tests (SimpleSegmentNameGeneratorTest,
 NormalizedDateSegmentNameGeneratorTest), so a difference from Pinot's joins or date handling fails here."""
-from type_mapping.table_config import TableConfig  # noqa: E402
 import pyarrow as pa
 import pytest
 
@@ -13,6 +12,7 @@ from pinot_sink.naming import (
     writer_postfix,
 )
 from type_mapping import PinotSchema
+from type_mapping.table_config import TableConfig
 
 
 def schema(fmt="1:DAYS:EPOCH", data_type="LONG"):

@@ -3,8 +3,6 @@ built in the shared fixtures and on the quickstart-like segments kept in tests/f
 and folders, local and on an fsspec store, folders, globs, time-range pruning, the Arrow types."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import gzip
 import json
 import shutil
@@ -18,6 +16,7 @@ import pytest
 import pinot_sink
 from pinot_sink.reading import PinotReadError, list_segments
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
+from type_mapping.table_config import TableConfig
 from read_expected import compare, dump_rows, dump_types
 
 SHARED_CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs", "events_indexes",
