@@ -14,8 +14,6 @@ before (every row deserialized and through the full relate; both run once, they 
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
 import json
 import math
@@ -23,6 +21,8 @@ import os
 import random
 import sys
 from pathlib import Path
+
+from type_mapping.table_config import TableConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

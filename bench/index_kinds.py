@@ -10,8 +10,6 @@ a subprocess, for a before / after ratio in one run.
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
 import json
 import os
@@ -22,6 +20,8 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+
+from type_mapping.table_config import TableConfig
 
 REPO = Path(__file__).resolve().parents[1]
 if __name__ == "__main__" and "--child" not in sys.argv:

@@ -2,38 +2,170 @@
 
 The table is bench/segment_build.py's (default 1 000 000 rows, 10 columns: two ids, low- and high-cardinality
 strings, doubles, a small int, a millisecond timestamp), built once into a segment (v3, time column, inverted
-indexes on ``country`` and ``event_type``, Pinot's defaults otherwise) and written once as Parquet
-(``pq.write_table``'s defaults: Snappy, dictionary pages). Then, best of ``--repeat`` runs each, in this process:
+indexes on ``country`` and ``event_type``, Pinot's defaults otherwise), kept as the builder's ``.tar.gz``, as the
+same tar bytes in ``.tar.lz4`` and ``.tar.zst`` (``tar_codecs``' levels, as ``build.tar-codec`` writes them) and
+untarred, and written once as Parquet (``pq.write_table``'s defaults: Snappy, dictionary pages). Then, best of
+``--repeat`` runs each, in one worker process per checkout (the baseline in the same process):
 
 * ``parquet``: ``pq.read_table(path)`` (Arrow's C++ reader, multi-threaded);
-* ``segment tar.gz``: ``pinot_sink.read(tarball)``: gunzip + untar into a temp folder, decode, to Arrow;
-* ``segment folder``: ``pinot_sink.read(folder)``: the untarred segment (what a server or a compaction that
-  untarred once reads).
+* ``segment tar.gz`` / ``tar.lz4`` / ``tar.zst``: ``pinot_sink.read(tarball)``: decompress, untar, decode, to Arrow;
+* ``segment folder``: ``pinot_sink.read(folder)``: the untarred segment;
+* ``inflate gzip`` / ``lz4`` / ``zstd``: the tarball's decompression alone, streamed into a reused buffer (ISA-L's
+  igzip; Arrow's LZ4 and zstd): the floor under a tarball's read whatever the decoding costs.
 
 Wall and CPU seconds (``time.process_time``: every thread of the process) beside each other; the figure of merit
-is rows/s as a ratio to Parquet's, measured in the same run. The read tables are checked equal to the input
-(Parquet's after the segment's logical types: TIMESTAMP as timestamp[ms, UTC]).
+is rows/s as a ratio to Parquet's, measured in the same process. The read tables are checked equal to the input.
+``--repo DIR`` runs the same cases with another checkout's ``pinot_sink`` too, the two workers alternating (before
+/ after from one run). ``--memory``: peak RSS above the process's baseline, one fresh process per case, of
+``read`` and ``read_batches`` (default batches) of the tar.gz and the folder, and of Parquet's ``read_table``.
 
-    .venv/bin/python bench/read.py [--rows 1000000] [--repeat 3] [--threads N]
+    .venv/bin/python bench/read.py [--rows 1000000] [--repeat 3] [--repo DIR] [--memory] [--threads N]
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
+import io
+import json
 import os
+import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+CASES = ["parquet", "segment tar.gz", "segment tar.lz4", "segment tar.zst", "segment folder"]
+FLOORS = ["inflate gzip", "inflate lz4", "inflate zstd"]
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from segment_build import SCHEMA, TABLE_CONFIG, make_table  # noqa: E402
-from timing import best  # noqa: E402
+
+def prepare(rows: int, folder: Path) -> dict[str, Path]:
+    """The segment in every form and the Parquet file of the same rows, under ``folder``."""
+    import gzip
+
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(BENCH))
+    from segment_build import SCHEMA, TABLE_CONFIG, make_table
+
+    from pinot_sink.segment.builder import BuildOptions, build_segment
+    from pinot_sink.segment.tar_codecs import write_stream
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+    from type_mapping.table_config import TableConfig
+
+    table = make_table(rows)
+    schema = PinotSchema.from_json(SCHEMA)
+    built = build_segment(PinotColumns(table, {}), schema, TableConfig.from_json(TABLE_CONFIG, schema), folder,
+                          "bench_events_0", 1_700_000_000_000, BuildOptions(sort_by_sorted_column=False))
+    paths = {"segment tar.gz": Path(built.tar_path), "parquet": folder / "bench.parquet"}
+    plain = gzip.decompress(paths["segment tar.gz"].read_bytes())
+    for codec, suffix in (("lz4", "lz4"), ("zstd", "zst")):
+        paths[f"segment tar.{suffix}"] = folder / f"bench_events_0.tar.{suffix}"
+        with open(paths[f"segment tar.{suffix}"], "wb") as out:
+            write_stream(out, [plain], codec)
+    with tarfile.open(fileobj=io.BytesIO(plain)) as tar:
+        tar.extractall(folder / "untarred", filter="data")
+    paths["segment folder"] = folder / "untarred" / "bench_events_0"
+    pq.write_table(table, paths["parquet"])
+    return paths
+
+
+def worker(paths: dict[str, str], repeat: int, threads: int | None, floors: bool) -> dict[str, list[float]]:
+    """Every case in this process (``pinot_sink`` from PYTHONPATH), best of ``repeat``: {case: [wall, CPU]}."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import pinot_sink
+
+    sys.path.insert(0, str(BENCH))
+    from timing import best
+
+    if threads:
+        pa.set_cpu_count(threads)
+    table = pq.read_table(paths["parquet"])
+    expected = table.set_column(table.schema.get_field_index("ts"), "ts",
+                                table.column("ts").cast(pa.timestamp("ms", tz="UTC")))
+    actions = {"parquet": lambda: pq.read_table(paths["parquet"])}
+    for case in CASES[1:]:
+        assert pinot_sink.read(paths[case]).select(expected.column_names).equals(expected), case
+        actions[case] = (lambda p: lambda: pinot_sink.read(p))(paths[case])
+    if floors:
+        actions["inflate gzip"] = lambda: _drain(_gunzip(paths["segment tar.gz"]))
+        actions["inflate lz4"] = lambda: _drain(pa.CompressedInputStream(pa.OSFile(paths["segment tar.lz4"]), "lz4"))
+        actions["inflate zstd"] = lambda: _drain(pa.CompressedInputStream(pa.OSFile(paths["segment tar.zst"]), "zstd"))
+    return {name: list(best(action, repeat)) for name, action in actions.items()}
+
+
+def _gunzip(path: str):
+    try:
+        from isal import igzip
+    except ImportError:
+        import gzip as igzip
+    return igzip.open(path, "rb")
+
+
+def _drain(stream) -> None:
+    buffer = bytearray(1 << 20)
+    with stream:
+        while stream.readinto(buffer):
+            pass
+
+
+def memory(paths: dict[str, str], case: str) -> int:
+    """Peak RSS above the RSS before it (bytes) of one case, in this fresh process: sampled every millisecond
+    (the peak ``ru_maxrss`` keeps may be the imports')."""
+    import threading
+    import time
+
+    import pyarrow.parquet as pq
+
+    import pinot_sink
+
+    page = os.sysconf("SC_PAGE_SIZE")
+
+    def rss() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * page
+
+    # Warm up: the libraries' code pages and thread pools, mapped on first use, are no case's own.
+    pq.read_table(paths["parquet"], columns=["qty"])
+    pinot_sink.read(paths["segment folder"], columns=["qty"])
+    before, peak, done = rss(), [0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], rss())
+            time.sleep(0.001)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        _memory_case(paths, case, pq, pinot_sink)
+    finally:
+        done.set()
+        sampler.join()
+    return max(peak[0], rss()) - before
+
+
+def _memory_case(paths: dict[str, str], case: str, pq, pinot_sink) -> None:
+    if case == "parquet read_table":
+        pq.read_table(paths["parquet"])
+    else:
+        kind, form = case.split(" ", 1)
+        path = paths[f"segment {form}"]
+        if kind == "read":
+            pinot_sink.read(path)
+        else:
+            for _ in pinot_sink.read_batches(path):
+                pass
+
+
+def _run(repo: Path, mode: list[str], paths: dict[str, Path]) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    command = [sys.executable, __file__, *mode, "--paths", json.dumps({k: str(v) for k, v in paths.items()})]
+    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True, cwd=repo)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None) -> int:
@@ -41,47 +173,55 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None, help="pyarrow's CPU pool (default: its own)")
+    parser.add_argument("--repo", type=Path, help="another checkout to measure alternately (before / after)")
+    parser.add_argument("--memory", action="store_true", help="also peak RSS of read / read_batches / Parquet")
+    parser.add_argument("--rounds", type=int, default=2, help="worker runs per checkout, alternating")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floors", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--memory-case", help=argparse.SUPPRESS)
+    parser.add_argument("--paths", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.threads:
-        pa.set_cpu_count(args.threads)
+    if args.worker:
+        print(json.dumps(worker(json.loads(args.paths), args.repeat, args.threads, args.floors)))
+        return 0
+    if args.memory_case:
+        print(json.dumps(memory(json.loads(args.paths), args.memory_case)))
+        return 0
 
-    import pinot_sink
-    from pinot_sink.segment.builder import BuildOptions, build_segment
-    from type_mapping.pinot_schema import PinotSchema
-    from type_mapping.stored import PinotColumns
-
-    table = make_table(args.rows)
+    checkouts = [("this", REPO)] + ([(str(args.repo), args.repo.resolve())] if args.repo else [])
     with tempfile.TemporaryDirectory(prefix="bench-read-") as temp:
-        built = build_segment(PinotColumns(table, {}), PinotSchema.from_json(SCHEMA), TableConfig.from_json(TABLE_CONFIG, PinotSchema.from_json(SCHEMA)), temp,
-                              "bench_events_0", 1_700_000_000_000, BuildOptions(sort_by_sorted_column=False))
-        tarball = Path(built.tar_path)
-        with tarfile.open(tarball) as tar:
-            tar.extractall(Path(temp) / "untarred", filter="data")
-        folder = Path(temp) / "untarred" / "bench_events_0"
-        parquet = Path(temp) / "bench.parquet"
-        pq.write_table(table, parquet)
+        paths = prepare(args.rows, Path(temp))
+        sizes = {case: (sum(f.stat().st_size for f in paths[case].rglob("*") if f.is_file())
+                        if paths[case].is_dir() else paths[case].stat().st_size) for case in CASES}
+        results: dict[str, dict[str, list[float]]] = {name: {} for name, _ in checkouts}
+        mode = ["--worker", "--repeat", str(args.repeat)] + (["--threads", str(args.threads)] if args.threads else [])
+        for round_ in range(args.rounds):  # alternating, so both checkouts see the same load
+            for name, repo in checkouts:
+                run = _run(repo, mode + (["--floors"] if name == "this" and round_ == 0 else []), paths)
+                for case, figures in run.items():
+                    if case not in results[name] or figures[1] < results[name][case][1]:
+                        results[name][case] = figures
+        peaks = {}
+        if args.memory:
+            for case in ["parquet read_table", "read tar.gz", "read_batches tar.gz", "read folder",
+                         "read_batches folder"]:
+                peaks[case] = _run(REPO, ["--memory-case", case], paths)
 
-        expected = table.set_column(table.schema.get_field_index("ts"), "ts",
-                                    table.column("ts").cast(pa.timestamp("ms", tz="UTC")))
-        assert pinot_sink.read(tarball).select(expected.column_names).equals(expected)
-        assert pq.read_table(parquet).equals(table)
+    import pyarrow as pa
 
-        cases = {
-            "parquet": lambda: pq.read_table(parquet),
-            "segment tar.gz": lambda: pinot_sink.read(tarball),
-            "segment folder": lambda: pinot_sink.read(folder),
-        }
-        results = {name: best(action, args.repeat) for name, action in cases.items()}
-        sizes = {"parquet": parquet.stat().st_size, "segment tar.gz": tarball.stat().st_size,
-                 "segment folder": sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())}
-
-    base_wall, base_cpu = results["parquet"]
-    print(f"{args.rows:,} rows, {len(table.columns)} columns, best of {args.repeat}; pyarrow {pa.__version__}, "
-          f"{pa.cpu_count()} CPU threads")
-    print(f"{'read':<16} {'MB':>7} {'wall s':>8} {'CPU s':>8} {'rows/s (wall)':>14} {'vs parquet':>11} {'CPU vs':>7}")
-    for name, (wall, cpu) in results.items():
-        print(f"{name:<16} {sizes[name] / 1e6:>7.1f} {wall:>8.3f} {cpu:>8.3f} {args.rows / wall:>14,.0f} "
-              f"{base_wall / wall:>10.2f}x {cpu / base_cpu:>6.2f}x")
+    print(f"{args.rows:,} rows, 10 columns, best of {args.repeat} x {args.rounds} rounds; pyarrow {pa.__version__}, "
+          f"{pa.cpu_count()} CPU threads, load {os.getloadavg()[0]:.1f}")
+    print(f"{'checkout':<10} {'read':<16} {'MB':>6} {'wall s':>7} {'CPU s':>7} {'rows/s (wall)':>14} "
+          f"{'vs parquet':>10} {'CPU vs':>7}")
+    for name, _ in checkouts:
+        base_wall, base_cpu = results[name]["parquet"]
+        for case in CASES + [f for f in FLOORS if f in results[name]]:
+            wall, cpu = results[name][case]
+            size = f"{sizes[case] / 1e6:6.1f}" if case in sizes else " " * 6
+            print(f"{name[-10:]:<10} {case:<16} {size} {wall:7.3f} {cpu:7.3f} {args.rows / wall:14,.0f} "
+                  f"{base_wall / wall:9.2f}x {cpu / base_cpu:6.2f}x")
+    for case, peak in peaks.items():
+        print(f"peak RSS {case:<22} {peak / 2**20:7.1f} MiB above the process's baseline")
     return 0
 
 

@@ -18,8 +18,6 @@ long-lived Spark Python worker (``spark.python.worker.reuse``) builds its later 
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
 import json
 import os
@@ -30,6 +28,8 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+
+from type_mapping.table_config import TableConfig
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))

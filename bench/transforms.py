@@ -15,8 +15,6 @@ machine's other load only adds time); every figure of merit is a ratio measured 
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
 import os
 import sys
@@ -27,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from type_mapping.table_config import TableConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

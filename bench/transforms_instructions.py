@@ -12,8 +12,6 @@ then one of each is counted between callgrind's client requests (``task_instruct
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
 import ctypes
 import importlib.util
@@ -24,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from type_mapping.table_config import TableConfig
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

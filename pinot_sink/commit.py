@@ -314,11 +314,13 @@ class _DirectoryPublication:
     """Embedded: the staged tarballs move into the table's folder, then the replaced ones are deleted. A crash
     in between leaves rows doubled, never missing; the manifest says ``publishing`` before anything moves."""
 
-    looks_for_rivals = True
-
     def __init__(self, job: WriteJob, segments: Sequence[SegmentRecord], replacement: _Replacement,
                  record: WriteRecord) -> None:
         self.job, self.segments, self.record, self.write_id = job, segments, record, replacement.run.write_id
+        # Withdrawing deletes this run's files: safe only when every name is this run's own. A fixed name's file
+        # may be the earlier write's one it just refreshed in place; taking it out would lose those rows and
+        # report "nothing was deleted". As with Pinot's refresh, the last fixed-name write of a name wins.
+        self.looks_for_rivals = job.replacing.names_are_own
         self.new = sorted({s.name for s in segments})
         self.upload_ms: dict[str, float] = {}
         self.lineage_id = None

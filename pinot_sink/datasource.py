@@ -124,14 +124,18 @@ class PinotInputPartition(InputPartition):
         self.sources = sources
 
 
+# Spark up to 4.3 keeps the read a filter pushdown planned on the data source shared by every query of a
+# DataFrame (PythonDataSourceV2.readInfo), and a later query with no pushable filter reads with it
+# (``df.filter(ts >= x).count()`` then ``df.count()`` gave the filtered count): segments a pushed filter pruned
+# would be rows lost. Upstream Spark moved that read into the scan (PythonScanBuilder.readInfo) in the change
+# that added DataSourceReader.pushLimit, so pushed filters prune segments only where pushLimit exists.
+PUSHDOWN_SCOPED_TO_SCAN = hasattr(DataSourceReader, "pushLimit")
+
+
 class PinotBatchReader(DataSourceReader):
     """Reads the plan's segments: a partition per group, each segment's time range checked in its task (the
-    driver never decompresses a tarball but the first, for the schema).
-
-    No ``pushFilters``: Spark 4.3 keeps the reader a pushdown made for one query of a DataFrame and reads with
-    it in that DataFrame's later queries (``df.filter(ts >= x).count()`` then ``df.count()`` gave the filtered
-    count), so segments pruned by a pushed filter would be rows lost. Time pruning is the ``time-range``
-    option, which is part of the DataFrame (tests/datasource/test_read_source.py keeps the case)."""
+    driver never decompresses a tarball but the first, for the schema). No ``pushFilters``: pyspark refuses a
+    reader that has one unless ``spark.sql.python.filterPushdown.enabled`` is on (PinotPushdownReader)."""
 
     def __init__(self, plan, spark_schema) -> None:
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -152,6 +156,54 @@ class PinotBatchReader(DataSourceReader):
                 yield pa.RecordBatch.from_arrays(
                     [column.cast(field.type) for column, field in zip(batch.columns, self.arrow_schema)],
                     schema=self.arrow_schema)
+
+
+class PinotPushdownReader(PinotBatchReader):
+    """The reader with the ``filter-pushdown`` option: ``pushFilters`` skips whole segments whose metadata time
+    range cannot meet the pushed comparisons on the time column, and hands every filter back (Spark still
+    filters the rows). Only where the pushdown's read is scoped to its scan (``PUSHDOWN_SCOPED_TO_SCAN``;
+    tests/datasource/test_read_source.py keeps the case where it is not)."""
+
+    def pushFilters(self, filters):
+        low, high = time_bounds(filters, self.plan.time_column, self.plan.time_unit)
+        if low is not None or high is not None:
+            self.plan = self.plan.with_bounds(low, high)
+        return filters  # every one: the bounds skip whole segments, Spark filters the rows
+
+
+def time_bounds(filters, time_column: str | None, time_unit: str | None) -> tuple[int | None, int | None]:
+    """[low, high] epoch millis (inclusive, rounded outward) that the pushed comparisons of the time column allow;
+    None where they set no bound. Instants (TIMESTAMP) and whole numbers in the column's unit are understood."""
+    import math
+    from datetime import datetime
+
+    from pyspark.sql.datasource import (EqualTo, GreaterThan, GreaterThanOrEqual, In, LessThan,
+                                        LessThanOrEqual)
+    from type_mapping.datetime_formats import stored_to_millis
+
+    def millis(value, up: bool) -> int | None:
+        if isinstance(value, datetime):  # naive: the worker's local time, as pyspark made it
+            exact = value.timestamp() * 1000
+            return math.ceil(exact) if up else math.floor(exact)
+        if isinstance(value, int) and not isinstance(value, bool) and time_unit:
+            return stored_to_millis(value, time_unit)
+        return None
+
+    low = high = None
+    for f in filters if time_column else ():
+        if not isinstance(f, (EqualTo, In, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual)) or \
+                tuple(f.attribute) != (time_column,):
+            continue
+        values = f.value if isinstance(f, In) else (f.value,)
+        if isinstance(f, (GreaterThan, GreaterThanOrEqual, EqualTo, In)):
+            found = [millis(v, up=False) for v in values]
+            if found and None not in found:
+                low = max(low, min(found)) if low is not None else min(found)
+        if isinstance(f, (LessThan, LessThanOrEqual, EqualTo, In)):
+            found = [millis(v, up=True) for v in values]
+            if found and None not in found:
+                high = min(high, max(found)) if high is not None else max(found)
+    return low, high
 
 
 def spark_type(arrow_type):
@@ -195,7 +247,17 @@ class PinotDataSource(DataSource):
     def reader(self, schema) -> PinotBatchReader:
         """``schema``: ours, or one the user gave (``.schema("id LONG, ts TIMESTAMP")``): its columns are read."""
         with _message_first():
-            return PinotBatchReader(self._plan().with_columns(schema.fieldNames()), schema)
+            plan = self._plan().with_columns(schema.fieldNames())
+            if not plan.filter_pushdown:
+                return PinotBatchReader(plan, schema)
+            if not PUSHDOWN_SCOPED_TO_SCAN:
+                import pyspark
+
+                raise ValueError(
+                    f"option 'filter-pushdown': pyspark {pyspark.__version__} keeps the read a pushdown planned for "
+                    "one query of a DataFrame and reads the DataFrame's later queries with it (their rows would "
+                    "be missing); prune by the option 'time-range' instead")
+            return PinotPushdownReader(plan, schema)
 
     def writer(self, schema, overwrite: bool) -> PinotBatchWriter:
         if _ARROW_WRITER_MISSING:

@@ -276,11 +276,11 @@ def is_segment_of_write(name: str, write: str) -> bool:
     return tags is not None and tags[0] == write
 
 
-def inferred_kind(schema: Any, table_config: TableConfig | Mapping[str, Any] | None) -> str:
+def inferred_kind(schema: Any, table_config: TableConfig | None) -> str:
     """The generator Pinot's ``SegmentGeneratorConfig`` infers when none is configured (the one its
     SegmentProcessorFramework names merged segments with): ``normalizedDate`` for a STRING time column in
     SIMPLE_DATE_FORMAT (whose values, e.g. ``2024-03-01 10:00:00``, may not fit in a name), else ``simple``."""
-    time_column = time_column_name(table_config)
+    time_column = table_config.time_column if table_config is not None else None
     if time_column is None or schema is None or time_column not in schema:
         return "simple"
     spec = schema[time_column]

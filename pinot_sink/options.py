@@ -113,7 +113,7 @@ OPTIONS: dict[str, tuple[str | None, str]] = {
                                            "at least compaction.delay ago"),
     "compaction.delay": ("1h", "streaming, compaction.closed-buckets: a bucket counts as closed this long after "
                                "its end"),
-    "compaction.target-size": ("256mb", "streaming compaction: the size of each new segment's tarball"),
+    "compaction.target-size": ("256mb", "streaming compaction: the untarred size of each new segment"),
     "compaction.mode": ("concat", "streaming compaction: concat | rollup (metrics summed) | dedup"),
     "table.create": ("never", "never | if-missing: create the Pinot schema (derived from the DataFrame) and the "
                               "OFFLINE table on the controller before the write, when the table does not exist"),

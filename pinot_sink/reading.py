@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from pinot_sink.segment.read.reader import SegmentReader, logical_arrow_type, open_segment
 from pinot_sink.segment.read.segment_metadata import SegmentMetadata
-from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, extract_tarball, is_tarball
+from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, is_tarball, load_tarball
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
 from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
 from type_mapping.errors import PinotSinkError
@@ -230,8 +230,9 @@ def _not_live(fs, protocol: str, path: str, text: str) -> set[str]:
 
 @contextmanager
 def open_source(source: SegmentSource, storage_options: Mapping[str, Any] | None = None) -> Iterator[SegmentReader]:
-    """The segment as a ``SegmentReader``: a local one read in place (a tarball extracted to a temp folder),
-    a remote tarball streamed once through the extraction, a remote folder copied to a temp folder."""
+    """The segment as a ``SegmentReader``: a local one read in place (a tarball's files loaded into memory), a
+    remote tarball streamed once into memory (``tar_source.load_tarball``), a remote folder copied to a temp
+    folder."""
     if source.local:
         if source.kind == "tarball":
             is_tarball(source.path, required=True)  # not the bare metadata file a SegmentReader also opens
@@ -241,14 +242,16 @@ def open_source(source: SegmentSource, storage_options: Mapping[str, Any] | None
     import fsspec
 
     fs = fsspec.filesystem(source.protocol, **fsspec_options(storage_options))
+    if source.kind == "tarball":
+        with fs.open(source.path, "rb", block_size=8 << 20) as handle:
+            files = load_tarball(handle, where=str(source))
+        with SegmentReader(files) as reader:
+            yield reader
+        return
     temp = tempfile.mkdtemp(prefix="pinot-read-")
     try:
-        if source.kind == "folder":
-            target = os.path.join(temp, "segment")
-            fs.get(source.path.rstrip("/") + "/", target + "/", recursive=True)
-        else:
-            with fs.open(source.path, "rb", block_size=8 << 20) as handle:
-                target = extract_tarball(handle, temp, where=str(source))
+        target = os.path.join(temp, "segment")
+        fs.get(source.path.rstrip("/") + "/", target + "/", recursive=True)
         with open_segment(target) as reader:
             yield reader
     finally:
@@ -279,6 +282,26 @@ def segment_table(reader: SegmentReader, columns: Sequence[str] | None, schema: 
         else:
             arrays.append(pa.nulls(table.num_rows, field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def segment_batches(reader: SegmentReader, schema: pa.Schema, batch_rows: int) -> Iterator[pa.Table]:
+    """One segment's rows in ``schema`` (as ``segment_table``), ``batch_rows`` at a time, each decoded on its own
+    where the layout allows (``SegmentReader.values_slice``): memory is a batch's columns, the dictionaries and
+    the columns that cannot be sliced (raw, multi-value), not the whole segment decoded."""
+    docs = reader.metadata.total_docs
+    for start in range(0, docs, batch_rows):
+        count = min(batch_rows, docs - start)
+        present = {f.name: reader.values_slice(f.name, start, start + count) for f in schema
+                   if f.name in reader.metadata.columns}
+        table = _plain_decimals(pa.table(present) if present else pa.table({}), reader)
+        arrays = []
+        for field in schema:
+            if field.name in present:
+                column = table.column(field.name)
+                arrays.append(column if column.type == field.type else column.cast(field.type))
+            else:
+                arrays.append(pa.nulls(count, field.type))
+        yield pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _plain_decimals(table: pa.Table, reader: SegmentReader) -> pa.Table:
@@ -320,25 +343,63 @@ def arrow_schema(metadata: SegmentMetadata, columns: Sequence[str] | None = None
     return pa.schema([pa.field(n, logical_arrow_type(metadata.columns[n])) for n in names])
 
 
+def add_columns(fields: dict[str, tuple[pa.DataType, str]], metadata: SegmentMetadata,
+                columns: Sequence[str] | None = None) -> None:
+    """Add a segment's columns (or those of ``columns`` it has) to ``fields`` (name -> (Arrow type, the first
+    segment that had it)); a column whose type differs from the first segment's is a one-line error naming both,
+    unless its values convert exactly (``_converts``)."""
+    for name, column in metadata.columns.items():
+        if columns is not None and name not in columns:
+            continue
+        arrow_type = logical_arrow_type(column)
+        seen = fields.setdefault(name, (arrow_type, metadata.name))
+        if seen[0] != arrow_type and not _converts(arrow_type, seen[0]):
+            raise PinotReadError(
+                f"column {name!r} is {seen[0]} in segment {seen[1]} but {arrow_type} in segment {metadata.name}; "
+                "read those segments apart, or leave the column out with `columns`")
+
+
+_EXACT = {(pa.int32(), pa.int64()), (pa.float32(), pa.float64()),
+          # epoch millis both ways: Pinot stores a TIMESTAMP as LONG millis (a time column retyped LONG -> TIMESTAMP)
+          (pa.int64(), pa.timestamp("ms", tz="UTC")), (pa.timestamp("ms", tz="UTC"), pa.int64())}
+
+
+def _converts(source: pa.DataType, target: pa.DataType) -> bool:
+    """Whether every value of ``source`` reads as the same value of ``target`` (lists: their values)."""
+    if pa.types.is_list(source) and pa.types.is_list(target):
+        return source.value_type == target.value_type or (source.value_type, target.value_type) in _EXACT
+    return (source, target) in _EXACT
+
+
+def check_columns(schema: pa.Schema, metadata: SegmentMetadata, origins: Mapping[str, str] | str) -> None:
+    """A segment read into ``schema`` (whose columns' types come from the segments ``origins`` names, per
+    column or one for all): each of its columns there has that type."""
+    fields = {f.name: (f.type, origins if isinstance(origins, str) else origins.get(f.name, "the schema"))
+              for f in schema}
+    add_columns(fields, metadata, schema.names)
+
+
 # --- the public calls ----------------------------------------------------------------------------------
 
 
 def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None, *,
                  batch_rows: int = DEFAULT_BATCH_ROWS, **storage_options) -> Iterator[pa.RecordBatch]:
-    """Record batches of at most ``batch_rows`` rows, segment after segment; one segment is decoded at a time,
-    so memory is bounded by the largest segment, not the table. Every batch has the first segment's schema
-    (``columns``, or all its columns); see ``read`` for the arguments."""
+    """Record batches of at most ``batch_rows`` rows, segment after segment, each decoded on its own where the
+    segment's layout allows (docs/reading.md#memory): memory is bounded by a batch plus one segment's files and
+    dictionaries, not by the table. Every batch has the first segment's schema (``columns``, or all its
+    columns); see ``read`` for the arguments."""
     window = time_window(time_range)
     columns = _column_list(columns)
-    schema = None
+    schema, first = None, None
     for source in list_segments(paths_or_uris, storage_options):
         with open_source(source, storage_options) as reader:
             if schema is None:
-                schema = arrow_schema(reader.metadata, columns)
+                schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
+            check_columns(schema, reader.metadata, first)
             if not selected(reader.metadata, window):
                 continue
-            yield from segment_table(reader, schema.names, schema, default_threads()).to_batches(
-                max_chunksize=batch_rows)
+            for table in segment_batches(reader, schema, batch_rows):
+                yield from table.to_batches(max_chunksize=batch_rows)
 
 
 def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = None,
@@ -360,9 +421,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     for source in list_segments(paths_or_uris, storage_options):
         with open_source(source, storage_options) as reader:
             first_metadata = first_metadata or reader.metadata
-            for name, column in reader.metadata.columns.items():
-                if columns is None or name in columns:
-                    fields.setdefault(name, logical_arrow_type(column))
+            add_columns(fields, reader.metadata, columns)
             if selected(reader.metadata, window):
                 tables.append(segment_table(reader, columns, threads=default_threads()))
     if columns is not None:
@@ -373,7 +432,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
         order = list(columns)
     else:
         order = list(fields)
-    schema = pa.schema([pa.field(n, fields[n]) for n in order])
+    schema = pa.schema([pa.field(n, fields[n][0]) for n in order])
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([_conform(t, schema) for t in tables])
@@ -409,6 +468,8 @@ READ_OPTIONS: dict[str, tuple[str | None, str]] = {
     "time-range": (None, "START/END: only segments whose metadata time range meets [START, END)"),
     "segments-per-partition": ("1", "segments each Spark partition reads"),
     "batch-rows": (str(DEFAULT_BATCH_ROWS), "rows per Arrow batch handed to Spark"),
+    "filter-pushdown": ("false", "true: pushed time filters skip whole segments (needs a Spark whose pushdown "
+                                 "read is scoped to its scan, and spark.sql.python.filterPushdown.enabled)"),
 }
 
 
@@ -422,6 +483,26 @@ class ReadPlan:
     storage_options: dict
     batch_rows: int
     segments_per_partition: int
+    origins: dict[str, str] = dataclasses.field(default_factory=dict)  # column -> the segment its type is from
+    time_column: str | None = None  # the first segment's time column, its values' unit
+    time_unit: str | None = None
+    bounds: tuple[int | None, int | None] = (None, None)  # pushed filters' [low, high] millis, both inclusive
+    filter_pushdown: bool = False
+
+    def with_bounds(self, low_ms: int | None, high_ms: int | None) -> "ReadPlan":
+        """Also skip the segments whose time range lies wholly outside [low_ms, high_ms] (pushed filters)."""
+        return dataclasses.replace(self, bounds=(low_ms, high_ms))
+
+    def keeps(self, metadata: SegmentMetadata) -> bool:
+        """Whether a segment may hold rows the read wants: inside the ``time-range`` option and the pushed
+        bounds (a segment without a time range is kept)."""
+        if not selected(metadata, self.window):
+            return False
+        low, high = self.bounds
+        start, end = metadata.start_time_ms, metadata.end_time_ms
+        if start is None or end is None or metadata.time_column != self.time_column:
+            return True
+        return (low is None or end >= low) and (high is None or start <= high)
 
     def groups(self) -> list[list[SegmentSource]]:
         step = self.segments_per_partition
@@ -437,7 +518,9 @@ class ReadPlan:
 
 def plan_read(options: Mapping[str, str]) -> ReadPlan:
     """Parse the read options (unknown ones are an error naming the closest), list the segments and take the
-    schema from the first one's metadata (its columns, or ``columns``)."""
+    schema (its columns, or ``columns``) from the metadata of the first segment and of every segment folder:
+    their union, a column two of them type differently an error. Other tarballs are not opened on the driver
+    (their metadata sits at the end of each): the tasks check them against the schema."""
     known = {k.lower(): k for k in READ_OPTIONS}
     given = {}
     for key, value in options.items():
@@ -463,13 +546,53 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     storage = fsspec_options({k: v for k, v in options.items() if k.lower().startswith("storage.")})
     sources = list_segments(paths, storage)
     columns = _column_list(given.get("columns"))
+    window = time_window(given.get("time-range"), "option 'time-range'")
     with open_source(sources[0], storage) as reader:
         metadata = reader.metadata
-    schema = arrow_schema(metadata, columns)
+    fields: dict[str, tuple[pa.DataType, str]] = {}
+    add_columns(fields, metadata, columns)
+    outside = set() if selected(metadata, window) else {0}
+    for index, source in enumerate(sources[1:], start=1):
+        if source.kind == "folder":
+            folder = folder_metadata(source, storage)
+            add_columns(fields, folder, columns)
+            if not selected(folder, window):
+                outside.add(index)
+    # The schema stays every segment's; the ones whose metadata the driver read and the time range excludes
+    # get no partition (a tarball's is checked in its task).
+    sources = [s for i, s in enumerate(sources) if i not in outside]
+    missing = [n for n in columns or () if n not in fields]
+    if missing:
+        raise PinotReadError(f"columns {missing}: not in segment {metadata.name} (its columns: "
+                             f"{', '.join(metadata.columns)})")
+    names = list(columns) if columns is not None else list(fields)
     return ReadPlan(
-        sources=sources, schema=schema, window=time_window(given.get("time-range"), "option 'time-range'"),
+        sources=sources, schema=pa.schema([pa.field(n, fields[n][0]) for n in names]), window=window,
         storage_options=storage, batch_rows=_positive(given, "batch-rows"),
-        segments_per_partition=_positive(given, "segments-per-partition"))
+        segments_per_partition=_positive(given, "segments-per-partition"),
+        origins={n: fields[n][1] for n in names}, time_column=metadata.time_column, time_unit=metadata.time_unit,
+        filter_pushdown=_flag(given, "filter-pushdown"))
+
+
+def _flag(given: Mapping[str, str], name: str) -> bool:
+    text = str(given.get(name) or READ_OPTIONS[name][0]).strip().lower()
+    if text not in ("true", "false"):
+        raise PinotReadError(f"option {name!r}: {given.get(name)!r} is neither true nor false")
+    return text == "true"
+
+
+def folder_metadata(source: SegmentSource, storage_options: Mapping[str, Any] | None) -> SegmentMetadata:
+    """An untarred segment's metadata from its ``metadata.properties`` alone (no other file is read)."""
+    import fsspec
+
+    from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
+
+    fs = fsspec.filesystem(source.protocol, **fsspec_options(storage_options))
+    for name in reversed(_METADATA):  # v3's first, as the reader
+        path = f"{source.path.rstrip('/')}/{name}"
+        if fs.isfile(path):
+            return parse_segment_metadata(fs.cat_file(path))
+    raise PinotReadError(f"{source}: no metadata.properties")
 
 
 def _positive(given: Mapping[str, str], name: str) -> int:
@@ -484,8 +607,9 @@ def _positive(given: Mapping[str, str], name: str) -> int:
 
 
 def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.Table]:
-    """Each selected segment of a partition as one table in the plan's schema (one segment in memory at a time)."""
+    """The selected segments of a partition in the plan's schema, ``batch_rows`` rows at a time (``segment_batches``)."""
     for source in sources:
         with open_source(source, plan.storage_options) as reader:
-            if selected(reader.metadata, plan.window):
-                yield segment_table(reader, plan.schema.names, plan.schema)
+            check_columns(plan.schema, reader.metadata, plan.origins)
+            if plan.keeps(reader.metadata):
+                yield from segment_batches(reader, plan.schema, plan.batch_rows)

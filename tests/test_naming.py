@@ -1,6 +1,5 @@
 """Segment names: the expectations are those of Pinot's own generator tests (SimpleSegmentNameGeneratorTest,
 NormalizedDateSegmentNameGeneratorTest), so a difference from Pinot's joins or date handling fails here."""
-from type_mapping.table_config import TableConfig  # noqa: E402
 import pyarrow as pa
 import pytest
 
@@ -13,6 +12,7 @@ from pinot_sink.naming import (
     writer_postfix,
 )
 from type_mapping import PinotSchema
+from type_mapping.table_config import TableConfig
 
 
 def schema(fmt="1:DAYS:EPOCH", data_type="LONG"):
@@ -159,9 +159,13 @@ def test_the_kind_pinots_generator_config_infers():
     """SegmentGeneratorConfig picks normalizedDate for a STRING time column in SIMPLE_DATE_FORMAT only (what
     Pinot's SegmentProcessorFramework, and so a compaction, names merged segments with)."""
     text = schema("1:SECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm:ss", "STRING")
-    assert inferred_kind(text, config()) == "normalizedDate"
-    assert inferred_kind(schema("1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd", "INT"), config()) == "simple"
-    assert inferred_kind(schema(), config()) == "simple"
-    assert inferred_kind(text, config(time_column=None)) == "simple"
-    namer = make_namer(inferred_kind(text, config()), "myTable", text, config(), postfix="p")
+    def typed(schema_, **kw):
+        return TableConfig.from_json(config(**kw), schema_)
+
+    assert inferred_kind(text, typed(text)) == "normalizedDate"
+    days = schema("1:DAYS:SIMPLE_DATE_FORMAT:yyyyMMdd", "INT")
+    assert inferred_kind(days, typed(days)) == "simple"
+    assert inferred_kind(schema(), typed(schema())) == "simple"
+    assert inferred_kind(text, typed(text, time_column=None)) == "simple"
+    namer = make_namer(inferred_kind(text, typed(text)), "myTable", text, typed(text), postfix="p")
     assert namer.name(0, "2024-03-01 10:00:00", "2024-03-02 23:59:59") == "myTable_2024-03-01_2024-03-02_p_0"

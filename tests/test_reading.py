@@ -3,8 +3,6 @@ built in the shared fixtures and on the quickstart-like segments kept in tests/f
 and folders, local and on an fsspec store, folders, globs, time-range pruning, the Arrow types."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import gzip
 import json
 import shutil
@@ -18,6 +16,7 @@ import pytest
 import pinot_sink
 from pinot_sink.reading import PinotReadError, list_segments
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
+from type_mapping.table_config import TableConfig
 from read_expected import compare, dump_rows, dump_types
 
 SHARED_CASES = ["all_types_dict", "all_types_dict_v1", "all_types_nulls", "raw_codecs", "events_indexes",
@@ -105,6 +104,24 @@ def test_tarballs_of_every_codec_are_read_by_their_magic_number(codec, pinot_bui
     assert pinot_sink.read(target).equals(pinot_sink.read(tarball))
 
 
+@pytest.mark.parametrize("codec", ["zstd", "lz4", "gzip"])
+def test_a_cut_or_corrupt_tarball_of_any_codec_is_one_clear_error(codec, pinot_built, tmp_path):
+    """The streaming decoders (Arrow's for LZ4 / zstd, ISA-L's for gzip) fail as one line naming the file."""
+    import cramjam
+
+    plain = gzip.decompress((pinot_built / "raw_codecs" / "raw_codecs_0.tar.gz").read_bytes())
+    packed = {"zstd": lambda b: bytes(cramjam.zstd.compress(b)), "lz4": lambda b: bytes(cramjam.lz4.compress(b)),
+              "gzip": gzip.compress}[codec](plain)
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(packed[: len(packed) * 2 // 3])
+    with pytest.raises(SegmentFormatError, match="cut.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(cut)
+    corrupt = tmp_path / "corrupt.tar.gz"
+    corrupt.write_bytes(packed[:8] + bytes(len(packed) - 8))
+    with pytest.raises(SegmentFormatError, match="corrupt.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(corrupt)
+
+
 def test_not_a_tarball_is_one_clear_error(tmp_path):
     bad = tmp_path / "x.tar.gz"
     bad.write_bytes(b"PK\x03\x04 a zip file")
@@ -184,12 +201,16 @@ def test_big_decimals_read_as_pinots_query_results_print_them(tmp_path):
 
 
 def test_read_batches_holds_one_segment_at_a_time(pinot_built, tmp_path, monkeypatch):
-    """Each tarball is extracted, decoded and let go before the next is opened: at any batch, one extraction."""
+    """Each tarball is loaded, decoded and let go before the next is opened: at any batch, one segment's
+    files (with no in-memory budget, every member spills to a temp folder, which shows them)."""
     import tempfile
+
+    from pinot_sink.segment.read import tar_source
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(tar_source, "MEMORY_BUDGET", 0)
     tarball = pinot_built / "all_types_nulls" / "all_types_nulls_0.tar.gz"
     for i in range(3):
         shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")
@@ -198,3 +219,112 @@ def test_read_batches_holds_one_segment_at_a_time(pinot_built, tmp_path, monkeyp
         seen.append(len(list(scratch.iterdir())))
         assert batch.num_rows <= 100
     assert seen == [1] * 9 and not list(scratch.iterdir())
+
+
+def test_sorted_columns_read_from_their_runs(tmp_path):
+    """A sorted column's values come from its doc ranges: every value once (the dictionary itself), runs of
+    numbers (repeated) and of strings (taken); all equal to the rows written."""
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "s", "dimensionFieldSpecs": [
+        {"name": "unique", "dataType": "LONG"}, {"name": "runs", "dataType": "INT"},
+        {"name": "text_runs", "dataType": "STRING"}, {"name": "text_unique", "dataType": "STRING"}]})
+    rows = 5000
+    data = pa.table({"unique": pa.array([i * 3 for i in range(rows)], pa.int64()),
+                     "runs": pa.array([i // 7 for i in range(rows)], pa.int32()),
+                     "text_runs": pa.array([f"k{i // 100:03d}" for i in range(rows)]),
+                     "text_unique": pa.array([f"u{i:05d}" for i in range(rows)])})
+    built = build_segment(PinotColumns(data, {}), schema, TableConfig.from_json({"tableName": "s", "tableType": "OFFLINE"}, schema), tmp_path,
+                          "s_0", 1)
+    from pinot_sink.segment.read.reader import open_segment
+
+    with open_segment(built.tar_path) as reader:
+        assert all(reader.column(n).sorted for n in data.column_names)
+        assert reader.dict_ids("runs").to_pylist() == [i // 7 for i in range(rows)]
+    assert pinot_sink.read(built.tar_path).select(data.column_names).equals(data)
+
+
+def _one_column_segment(folder, name, data_type, values, arrow_type):
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "x", "dataType": data_type}, {"name": f"only_{name}", "dataType": "INT"}]})
+    data = pa.table({"x": pa.array(values, arrow_type), f"only_{name}": pa.array([1] * len(values), pa.int32())})
+    built = build_segment(PinotColumns(data, {}), schema, TableConfig.from_json({"tableName": "t", "tableType": "OFFLINE"}, schema),
+                          folder, name, 1)
+    return Path(built.tar_path)
+
+
+def test_segments_typing_a_column_differently_are_one_clear_error(tmp_path):
+    """The union of the segments' columns is checked: ``x`` INT in one, STRING in another names both segments,
+    in read, read_batches and the Spark reader's plan (folders on the driver, tarballs in its tasks)."""
+    from pinot_sink.reading import plan_read, read_group
+
+    ints = _one_column_segment(tmp_path / "a", "seg_a", "INT", [1, 2], pa.int32())
+    texts = _one_column_segment(tmp_path / "b", "seg_b", "STRING", ["u", "v"], pa.string())
+    union = pinot_sink.read([ints, _one_column_segment(tmp_path / "c", "seg_c", "INT", [3], pa.int32())])
+    assert set(union.column_names) == {"x", "only_seg_a", "only_seg_c"} and union.num_rows == 3
+    message = "column 'x' is int32 in segment seg_a but string in segment seg_b"
+    with pytest.raises(PinotReadError, match=message):
+        pinot_sink.read([ints, texts])
+    with pytest.raises(PinotReadError, match=message):
+        list(pinot_sink.read_batches([ints, texts]))
+    assert pinot_sink.read([ints, texts], columns=["only_seg_a"]).num_rows == 2  # x left out: no conflict
+    plan = plan_read({"paths": json.dumps([str(ints), str(texts)])})  # a tarball's metadata: in its task
+    assert set(plan.schema.names) == {"x", "only_seg_a"} and plan.origins == {"x": "seg_a", "only_seg_a": "seg_a"}
+    with pytest.raises(PinotReadError, match=message):
+        list(read_group(plan, plan.sources))
+    folders = []
+    for tarball in (ints, texts):
+        with tarfile.open(tarball) as tar:
+            tar.extractall(tarball.parent / "untarred", filter="data")
+        folders.append(str(next((tarball.parent / "untarred").iterdir())))
+    with pytest.raises(PinotReadError, match=message):  # folders: on the driver
+        plan_read({"paths": json.dumps(folders)})
+    plan = plan_read({"paths": json.dumps(folders), "columns": "only_seg_a,only_seg_b"})
+    assert plan.schema.names == ["only_seg_a", "only_seg_b"]
+
+
+@pytest.mark.parametrize("name", SHARED_CASES)
+def test_read_batches_decodes_each_batch_alone_and_equals_read(name, pinot_built):
+    """Batches of odd sizes (not whole bytes of dictIds, runs of a sorted column cut) give read's rows; a
+    single-value dictionary column is never decoded whole for them."""
+    from pinot_sink.segment.read.reader import open_segment
+
+    tarball = pinot_built / name / f"{name}_0.tar.gz"
+    whole = pinot_sink.read(tarball)
+    for rows in (997, 5):
+        assert pa.Table.from_batches(list(pinot_sink.read_batches(tarball, batch_rows=rows))).equals(whole)
+    with open_segment(tarball) as reader:
+        docs = reader.metadata.total_docs
+        for column in reader.column_names:
+            pieces = [reader.values_slice(column, start, start + 333) for start in range(0, docs, 333)]
+            assert pa.concat_arrays(pieces).equals(reader.values(column)) if pieces else docs == 0
+            meta = reader.column(column)
+            if meta.single_value and meta.forward_index_encoding == "DICTIONARY" and pieces:
+                reader._cache.pop((column, "stored"), None)
+                reader.values_slice(column, docs // 2, docs)
+                assert (column, "stored") not in reader._cache
+
+
+def test_the_spark_plan_gives_no_partition_to_folders_outside_the_time_range(pinot_built, tmp_path):
+    """Segment folders' metadata is read on the driver: those the time range excludes get no partition; a
+    tarball's time range is checked in its task (it is listed)."""
+    from pinot_sink.reading import plan_read, read_group
+
+    folders = []
+    for name in ("timestamp_json", "events_indexes"):  # 2023-11-14 .. 2024-01-16; 2023-11-14 .. 11-15
+        with tarfile.open(pinot_built / name / f"{name}_0.tar.gz") as tar:
+            tar.extractall(tmp_path / name, filter="data")
+        folders.append(str(tmp_path / name / f"{name}_0"))
+    tarball = str(pinot_built / "events_indexes" / "events_indexes_0.tar.gz")
+    options = {"paths": json.dumps(folders + [tarball]), "columns": "ts", "time-range": "2023-12-01/2024-01-01"}
+    plan = plan_read(options)
+    assert [s.path for s in plan.sources] == [folders[0], tarball]
+    rows = sum(t.num_rows for t in read_group(plan, plan.sources))
+    assert rows == pinot_sink.read(folders[0]).num_rows == 1500  # the tarball is skipped in its task
+    assert len(plan_read({**options, "time-range": "2020-01-01/2020-02-01"}).sources) == 1  # the tarball only

@@ -3,8 +3,6 @@
 values, a task's segment record, the ZK metadata and tarball readers, normalizedDate names, ingestion."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -17,6 +15,7 @@ from pinot_sink.storage.tarballs import NO_TIME_MS
 from segment_factory import make_segment
 from type_mapping import PinotSchema
 from type_mapping.datetime_formats import range_to_millis, stored_to_millis
+from type_mapping.table_config import TableConfig
 
 DAY = 86_400_000
 D0 = 1_709_251_200_000  # 2024-03-01T00:00Z

@@ -70,6 +70,8 @@ def arrow_type_for(spec: FieldSpec) -> pa.DataType:
 def _same_family(actual: pa.DataType, expected: pa.DataType) -> bool:
     if actual == expected:
         return True
+    if pa.types.is_dictionary(actual) and not pa.types.is_list(expected):  # dictionary-encoded (the builder's doc)
+        return _same_family(actual.value_type, expected)
     widen = {pa.string(): pa.large_string(), pa.binary(): pa.large_binary()}
     if expected in widen and actual == widen[expected]:
         return True

@@ -22,11 +22,12 @@ def register(subparsers) -> None:
                     "segments of about --target-size per time bucket; one lineage entry (or manifest) per group.")
     parser.add_argument("--output-uri", metavar="URI", help="a folder of tarballs (<URI>/<table>/), without a controller")
     parser.add_argument("--target-size", default="256mb", metavar="SIZE",
-                        help="the size of each new segment's tarball (default %(default)s)")
+                        help="the untarred size of each new segment, as Pinot counts a segment's size "
+                             "(default %(default)s)")
     parser.add_argument("--time-range", metavar="FROM..TO", help="only buckets inside this range (end exclusive)")
     parser.add_argument("--min-segment-size", metavar="SIZE",
-                        help="segments at least this big are left alone (default: 0.8 x the target for concat; "
-                             "rollup and dedup take every segment of a bucket)")
+                        help="segments at least this big (untarred, estimated) are left alone (default: "
+                             "0.8 x the target for concat; rollup and dedup take every segment of a bucket)")
     parser.add_argument("--mode", choices=("concat", "rollup", "dedup"), default="concat")
     parser.add_argument("--aggregate", action="append", default=[], metavar="COLUMN=TYPE",
                         help="rollup: the aggregation of a metric column (SUM, the default, MIN or MAX)")

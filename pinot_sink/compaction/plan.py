@@ -1,5 +1,7 @@
-"""What a compaction will do, decided before anything is read: the table's live segments, grouped by time
-bucket, the small ones chosen, and the plan printed for people (``--dry-run``).
+"""What a compaction will do, decided before any row is read: the table's live segments, grouped by time
+bucket, the small ones chosen, and the plan printed for people (``--dry-run``). Sizes are untarred sizes
+(``--target-size``, ``--min-segment-size``), estimated for listed segments from their tarballs
+(``with_untarred_sizes``: one segment is streamed to measure the ratio).
 
 A segment belongs to the buckets its time range covers (UTC days by default, hours for an HOURLY table). A
 segment whose range straddles buckets joins them: the buckets it links are merged in one *group*, so that
@@ -9,7 +11,9 @@ every segment of a bucket unless a minimum is given, since their result needs al
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Iterable
 
 from pinot_sink.storage.files import list_segment_uris
@@ -19,6 +23,7 @@ from pinot_sink.controller.store import ControllerStore, zk_time_range
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 from pinot_sink.storage.tarballs import metadata_files
 from pinot_sink.segment.read.segment_metadata import parse_segment_metadata
+from pinot_sink.segment.read.tar_source import open_tar_stream
 
 from ..time_window import TimeWindow, format_ms
 from .provenance import is_compacted
@@ -28,13 +33,19 @@ NO_TIME = None  # the bucket key of segments without a time range
 
 @dataclass(frozen=True)
 class SegmentFacts:
-    """One live segment as the plan sees it: stored bytes (the tarball), rows, time range in millis."""
+    """One live segment as the plan sees it: stored bytes (the tarball), rows, time range in millis, and its
+    untarred size (``size``: what ``--target-size`` measures), estimated from the tarball's (``list_facts``)."""
 
     name: str
     nbytes: int
     rows: int
     start_ms: int = -1
     end_ms: int = -1
+    size: int = -1  # -1: not estimated (the tarball's bytes stand for it)
+
+    @property
+    def untarred(self) -> int:
+        return self.nbytes if self.size < 0 else self.size
 
     def buckets(self, bucket_ms: int | None) -> tuple[int, int] | None:
         """First and last bucket its range covers; None without a range (or without bucketing)."""
@@ -58,6 +69,10 @@ class Group:
     @property
     def nbytes(self) -> int:
         return sum(s.nbytes for s in self.sources)
+
+    @property
+    def size(self) -> int:
+        return sum(s.untarred for s in self.sources)
 
     def describe(self, bucket_ms: int | None) -> str:
         if self.first_bucket is None or bucket_ms is None:
@@ -85,9 +100,10 @@ class CompactionPlan:
         lines = [f"compaction of {self.table} ({self.mode}, target {_mb(self.target_bytes)} MB): "
                  f"{len(self.listed)} live segment(s); {sources} in {len(self.groups)} group(s) to merge"]
         for group in self.groups:
-            estimate = max(1, -(-group.nbytes // self.target_bytes))
+            estimate = max(1, -(-group.size // self.target_bytes))
             lines.append(f"  {group.describe(self.bucket_ms)}: {len(group.sources)} segment(s), {group.rows} rows, "
-                         f"{_mb(group.nbytes)} MB -> about {estimate} segment(s)")
+                         f"{_mb(group.nbytes)} MB tarred (about {_mb(group.size)} MB untarred) -> about "
+                         f"{estimate} segment(s)")
         lines += [f"  left out: {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -96,8 +112,15 @@ def _mb(nbytes: float) -> str:
     return f"{nbytes / 1024**2:.2f}"
 
 
+# A segment a compaction wrote is merged again only when its estimated size is under this share of the
+# minimum: it is then the small last segment of its bucket, not a right-sized one whose estimate (one ratio for
+# every segment) came out a little low.
+COMPACTED_MARGIN = 0.75
+SAMPLE_MAX_BYTES = 16 * 1024**2  # the segment whose untarred / tarred ratio is measured: at most this big
+
+
 def list_facts(store: SegmentStore) -> list[SegmentFacts]:
-    """The live segments of the table with their size, rows and time range."""
+    """The live segments of the table with their size, rows, time range and estimated untarred size."""
     if isinstance(store, ControllerStore):
         live = store.list()
         zk = store.client.segment_zk_metadata(store.table)
@@ -107,8 +130,41 @@ def list_facts(store: SegmentStore) -> list[SegmentFacts]:
             start, end = zk_time_range(meta)
             facts.append(SegmentFacts(name, int(meta.get("segment.size.in.bytes") or 0),
                                       int(meta.get("segment.total.docs") or 0), start, end))
+    else:
+        facts = _folder_facts(store)
+    return with_untarred_sizes(store, facts)
+
+
+def with_untarred_sizes(store: SegmentStore, facts: list[SegmentFacts]) -> list[SegmentFacts]:
+    """``facts`` with ``size`` estimated as tarball bytes x the table's untarred / tarred ratio, measured on one
+    segment (the largest tarball up to ``SAMPLE_MAX_BYTES``, else the smallest): neither the controller's
+    ZK metadata (``segment.size.in.bytes`` is the uploaded tarball's) nor a folder says a segment's untarred
+    size without reading the segment. A tiny sample's ratio is a little high (its metadata files compress
+    well), which errs towards leaving a segment alone."""
+    sized = [f for f in facts if f.nbytes > 0]
+    if not sized:
         return facts
-    return _folder_facts(store)
+    small = [f for f in sized if f.nbytes <= SAMPLE_MAX_BYTES]
+    sample = max(small, key=lambda f: f.nbytes) if small else min(sized, key=lambda f: f.nbytes)
+    ratio = _untarred_bytes(store, sample.name) / sample.nbytes
+    return [replace(f, size=int(f.nbytes * ratio)) for f in facts]
+
+
+def _untarred_bytes(store: SegmentStore, name: str) -> int:
+    """The files' bytes of a segment's tarball, streamed (nothing written)."""
+    if isinstance(store, ControllerStore):
+        with tempfile.TemporaryDirectory(prefix="pinot-sink-compact-sample-") as folder:
+            path = store.client.download_segment(store.table, name, Path(folder) / f"{name}.tar.gz")
+            return _files_bytes(path)
+    uri = list_segment_uris(store.root_uri, store.table, store.storage_options)[name]
+    fs, target = uri_to_fs(uri, store.storage_options)
+    with fs.open(target, "rb") as handle:
+        return _files_bytes(handle)
+
+
+def _files_bytes(source) -> int:
+    with open_tar_stream(source) as archive:
+        return sum(member.size for member in archive if member.isfile())
 
 
 def _folder_facts(store: DirectoryStore) -> list[SegmentFacts]:
@@ -151,7 +207,8 @@ def make_plan(table: str, facts: Iterable[SegmentFacts], *, mode: str, target_by
                           frozenset(f.name for f in facts))
     limit = min_segment_bytes if min_segment_bytes is not None else (
         int(0.8 * target_bytes) if mode == "concat" else None)
-    chosen = [f for f in facts if limit is None or f.nbytes < limit]
+    chosen = [f for f in facts if limit is None or f.untarred < (
+        COMPACTED_MARGIN * limit if is_compacted(f.name) else limit)]
     timed = [(f.buckets(bucket_ms), f) for f in chosen]
     untimed = [f for span, f in timed if span is None]
     groups: list[tuple[int, int, list[SegmentFacts]]] = []

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import pyarrow as pa
+
 from type_mapping import PinotSchema
 from type_mapping.table_config import TableConfig
 
@@ -33,8 +35,10 @@ from pinot_sink.storage.staging import AttemptStage, private_stage_root
 from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
+from pinot_sink.segment.spill import Spill
 from pinot_sink.segment.index_policy import plan_indexes
 
+from .. import allocator
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
 from ..naming import column_min_max, inferred_kind, make_namer, run_tag
@@ -126,6 +130,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
     ``exclude_writes`` write tags whose segments are left out. Returns the report; a group that failed is in
     it (``report.failed``) and left as it was."""
     ensure_log_handler()
+    allocator.settle()  # Arrow and numpy on one heap, as a write's task (pinot_sink.allocator)
     started = time.monotonic()
     if mode not in MODES:
         raise OptionError(f"--mode {mode!r}: one of {', '.join(MODES)}")
@@ -274,8 +279,11 @@ class _Context:
         # Segments no pinot-sink write made (Pinot's own, say) hold no write to record: no provenance line, so
         # their compaction writes what Pinot's SegmentProcessorFramework writes (docs/compaction.md).
         provenance = {SOURCE_WRITES_KEY: format_writes(scope.source_writes)} if scope.source_writes else {}
-        options = replace(options, build=replace(options.build, index_plan=index_plan, custom_properties={
-            **options.build.custom_properties, **provenance}))
+        # One builder thread (as a Spark task's): the compaction reads and builds one segment at a time, and a
+        # second thread added ~0.3 CPU-s of hand-offs to 4M rows (bench/compact.py) and a second heap.
+        threads = options.build.threads if options.build.threads is not None else 1
+        options = replace(options, build=replace(options.build, index_plan=index_plan, threads=threads,
+                                                 custom_properties={**options.build.custom_properties, **provenance}))
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,
@@ -293,11 +301,12 @@ class _Context:
         staged: list[SegmentRecord] = []
 
         def build(rows, key) -> merge.Built:
-            low, high = column_min_max(rows.table, time_column) if time_column else (None, None)
+            low, high = column_min_max(pa.table({time_column: merge.decoded(rows.table.column(time_column))}),
+                                       time_column) if time_column else (None, None)
             name = namer.name(len(staged), low, high)
             started = time.monotonic()
             built = build_segment(rows, schema, config, stage.build_dir, name, creation_time_ms=job.creation_time_ms,
-                                  options=job.options.build)
+                                  options=job.options.build, spill=spill)
             build_ms = (time.monotonic() - started) * 1000
 
             def keep() -> None:
@@ -307,9 +316,9 @@ class _Context:
                     partition_id=0, sequence_id=len(staged), build_ms=build_ms, stage_ms=0.0,
                     start_time_ms=_millis(built, built.start_time), end_time_ms=_millis(built, built.end_time)))
                 self.say(f"{group.describe(self.plan.bucket_ms)}: segment {built.name}: {built.rows} rows, "
-                         f"{built.tar_bytes / 1024**2:.2f} MB")
+                         f"{built.dir_bytes / 1024**2:.2f} MB ({built.tar_bytes / 1024**2:.2f} MB tarred)")
 
-            return merge.Built(built.name, built.rows, built.tar_bytes, str(built.tar_path), keep,
+            return merge.Built(built.name, built.rows, built.dir_bytes, str(built.tar_path), keep,
                                lambda: merge.remove_file(str(built.tar_path)))
 
         reduce = None
@@ -318,21 +327,27 @@ class _Context:
         elif self.plan.mode == "dedup":
             reduce = lambda rows: merge.dedup(rows, schema)  # noqa: E731
         cutter = merge.Cutter(self.plan.target_bytes, build,
-                              self.bytes_per_row or max(1.0, group.nbytes / max(group.rows, 1)), reduce)
-        for number, source in enumerate(group.sources, 1):
-            path = self._fetch(job, source.name, work)
-            try:
-                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column)
-            finally:
-                if Path(path).parent == work:
-                    merge.remove_file(path)
-            for key, part in merge.split_by_key(rows, merge.row_keys(rows, schema, config, time_column,
-                                                                     self.plan.bucket_ms)).items():
-                cutter.add(key, part)
-            del rows
-            if number % 50 == 0:
-                self.say(f"{group.describe(self.plan.bucket_ms)}: read {number}/{len(group.sources)} segment(s)")
-        cutter.finish()
+                              self.bytes_per_row or max(1.0, group.size / max(group.rows, 1)), reduce)
+        # Each build's index payloads wait on disk, not in memory, for the tarball (segment.spill)
+        spill = Spill(stage.build_dir)
+        try:
+            for number, source in enumerate(group.sources, 1):
+                path = self._fetch(job, source.name, work)
+                try:
+                    rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}",
+                                           time_column)
+                finally:
+                    if Path(path).parent == work:
+                        merge.remove_file(path)
+                for key, part in merge.split_by_key(rows, merge.row_keys(rows, schema, config, time_column,
+                                                                         self.plan.bucket_ms)).items():
+                    cutter.add(key, part)
+                del rows
+                if number % 50 == 0:
+                    self.say(f"{group.describe(self.plan.bucket_ms)}: read {number}/{len(group.sources)} segment(s)")
+            cutter.finish()
+        finally:
+            spill.close()
         self.bytes_per_row = cutter.bytes_per_row
         report.builds = cutter.builds
         return staged

@@ -5,6 +5,9 @@ unless the column is raw) and the statistics, then each index from the writer th
 (``index_writers``: dictionary, forward, inverted, range, bloom filter, null value vector), and the
 partition metadata (``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
 which appears at ``out_dir/<name>.tar.gz`` atomically or not at all.
+
+A single-value column may come dictionary-encoded (an Arrow ``dictionary`` column; ``encoded``): its rows
+are then not decoded where its dictIds and dictionary are all that is needed. The bytes are the same.
 """
 from __future__ import annotations
 
@@ -23,10 +26,11 @@ import pyarrow.compute as pc
 from type_mapping.datetime_formats import (VALID_MAX_TIME_MS, VALID_MIN_TIME_MS, DateTimeFormatError, parse_format,
                                           parse_simple_date, range_to_millis, stored_to_millis)
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, PinotSchema
-from type_mapping.stored import PinotColumns, fill_defaults, offsets_view
+from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns, fill_defaults, offsets_view
 
 from .bitpack import bits_per_value
 from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .encoded import decoded_unless_encodable, dictionary_of_encoded, dictionary_of_encoded_lists, is_encoded_list
 from .format import INVALID_NAME_CHARS, tarball_name
 from .gather import gather
 from .index_policy import IndexPlan, normalise_mode, plan_indexes
@@ -38,7 +42,7 @@ from .spill import Spill
 from .stats import ColumnStats, collect_stats, flatten
 from . import startree
 from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
-from .tarball import write_directory, write_tarball
+from .tarball import directory_bytes, write_directory, write_tarball
 from type_mapping.errors import PinotSinkError
 from .timestamp_index import with_timestamp_columns
 
@@ -90,6 +94,7 @@ class BuiltSegment:
     segment_version: str = "v3"
     partitions: dict[str, list[int]] = field(default_factory=dict)
     skipped_indexes: list[str] = field(default_factory=list)
+    dir_bytes: int = 0  # the untarred segment's size (its files' bytes)
 
 
 def default_threads() -> int:
@@ -151,6 +156,8 @@ def build_segment(
     except TableConfigError as exc:
         raise SegmentBuildError(str(exc)) from None
     settings = config.indexes
+    star_columns = _star_columns(config, schema)
+    columns = decoded_unless_encodable(columns, schema, settings, star_columns)
     columns, schema, settings = with_timestamp_columns(columns, schema, settings)
     version = (options.segment_version or settings.segment_version).lower()
     version = "v1" if version == "v2" else version  # v2 has the v1 layout
@@ -163,7 +170,6 @@ def build_segment(
     defaults = dict(columns.defaults)  # columns whose null rows are not filled yet (type_mapping.stored)
     if options.release_input:
         columns.table, columns.null_masks, columns.defaults = columns.table.schema.empty_table(), {}, {}
-    star_columns = _star_columns(config, schema)
     sorted_column = settings.sorted_columns[0] if options.sort_by_sorted_column and settings.sorted_columns \
         else None
     for name in list(defaults):
@@ -172,7 +178,14 @@ def build_segment(
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
             source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
-    if sorted_column is not None:
+    if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
+        try:
+            sorted_dictionary = dictionary_of_encoded(source[sorted_column], schema[sorted_column].stored_type,
+                                                      sorted_column)
+        except ColumnValueError as exc:
+            raise SegmentBuildError(str(exc)) from None
+        order = _order_of_ids(sorted_dictionary)
+    elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
             source[sorted_column] = _joined(source[sorted_column])
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
@@ -188,13 +201,21 @@ def build_segment(
     def build(spec: FieldSpec) -> tuple[ColumnMetadata, list[IndexEntry]]:
         nonlocal sorted_dictionary
         release = options.release_input
+        column = source.pop(spec.name) if release else source[spec.name]
         try:
-            ctx = _column_context(spec, source.pop(spec.name) if release else source[spec.name],
-                                  masks.pop(spec.name, None) if release else masks.get(spec.name),
-                                  settings.columns[spec.name], settings, total_docs, plan.mode,
-                                  order, sorted_dictionary if spec.name == sorted_column else None,
+            prebuilt, lengths = sorted_dictionary if spec.name == sorted_column else None, None
+            if pa.types.is_dictionary(column.type):  # encoded: its dictionary from the chunks' (module doc)
+                if prebuilt is None:
+                    prebuilt = dictionary_of_encoded(column, spec.stored_type, spec.name)
+                column = pa.chunked_array([], ARROW_STORED_TYPE[spec.stored_type])  # its rows are never read
+            elif is_encoded_list(column.type):
+                prebuilt, lengths = dictionary_of_encoded_lists(column, spec.stored_type, spec.name)
+                column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
+            ctx = _column_context(spec, column, masks.pop(spec.name, None) if release else masks.get(spec.name),
+                                  settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
                                   keep_values=not release or spec.name in star_columns,
-                                  default=defaults.get(spec.name))
+                                  default=defaults.get(spec.name), encoded_lengths=lengths)
+            del column, prebuilt, lengths
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -299,6 +320,7 @@ def build_segment(
         segment_version=version,
         partitions=partitions,
         skipped_indexes=skipped,
+        dir_bytes=directory_bytes(files.files),
     )
 
 
@@ -374,12 +396,17 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
+    return _order_of_ids(dictionary), dictionary
+
+
+def _order_of_ids(dictionary: Dictionary) -> np.ndarray | None:
+    """The stable row order by the sortedColumn's dictIds; None when the rows are in it already."""
     ids = dictionary.dict_ids
     # Rows already in the column's order keep theirs (the stable order would be the identity): told from the
     # dictIds, with no sort, at half the instructions of checking the order a sort gives (int32 against intp).
     if bool((ids[1:] >= ids[:-1]).all()):
-        return None, dictionary
-    return rows_by_dict_id(ids, dictionary.cardinality), dictionary
+        return None
+    return rows_by_dict_id(ids, dictionary.cardinality)
 
 
 REORDER_BLOCK_ROWS = 65_536  # a multi-value column is reordered this many output rows at a time
@@ -493,6 +520,7 @@ def _column_context(
     prebuilt: Dictionary | None,
     keep_values: bool = True,
     default: pa.Scalar | None = None,
+    encoded_lengths: np.ndarray | None = None,
 ) -> ColumnContext:
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
@@ -514,7 +542,10 @@ def _column_context(
                 # gives them without the sort that the reordered values would need.
                 input_values = flatten(column, True)[0]
             column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
-    values, row_lengths = flatten(column, spec.single_value)
+    if encoded_lengths is not None:  # a dictionary-encoded multi-value column: ``prebuilt`` has its dictIds
+        values, row_lengths = None, encoded_lengths
+    else:
+        values, row_lengths = flatten(column, spec.single_value)
     if row_lengths is not None and (row_lengths == 0).any():
         row = int(np.argmax(row_lengths == 0))
         row = int(order[row]) if order is not None and not ids else row  # the input's row number

@@ -115,6 +115,8 @@ _UNICODE = re.compile(r"u([0-9a-fA-F]{4})")
 
 def _unescape_java(text: str) -> str:
     """Java properties unescaping; an unknown escape such as ``\\,`` keeps its backslash here."""
+    if "\\" not in text:  # most keys and values: nothing to undo (and no surrogates: the text is decoded UTF-8)
+        return text
     out = []
     i = 0
     n = len(text)
@@ -175,9 +177,15 @@ def _logical_lines(text: str) -> Iterable[str]:
         yield pending
 
 
+_KEY_END = re.compile(r"[=: \t\f]")
+
+
 def _split_key(line: str) -> tuple[str, str]:
     line = line.lstrip()
     i = 0
+    if "\\" not in line:  # no escaped separator: the first separator ends the key
+        end = _KEY_END.search(line)
+        i = end.start() if end else len(line)
     while i < len(line):
         ch = line[i]
         if ch == "\\":

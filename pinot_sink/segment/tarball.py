@@ -86,6 +86,12 @@ def _size(part: bytes | FileSpan) -> int:
     return len(part) if isinstance(part, FileSpan) else memoryview(part).nbytes
 
 
+def directory_bytes(files: Mapping[str, FileContent]) -> int:
+    """The untarred segment's size: its files' bytes (what Pinot's ``FileUtils.sizeOfDirectory`` counts for a
+    realtime segment's size threshold, less the directories' own blocks)."""
+    return sum(_size(part) for content in files.values() for part in _parts(content))
+
+
 def _buffers(parts: Sequence[bytes | FileSpan]) -> Iterator[bytes]:
     """The parts' bytes in order, a spilled payload read back a piece at a time."""
     for part in parts:

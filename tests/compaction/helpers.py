@@ -113,6 +113,14 @@ def tiny_segments(count: int, rows_each: int, *, kind: str, out: Path | None = N
     return names
 
 
+def untarred_size(tarball) -> int:
+    """A segment's size as ``--target-size`` measures it: its files' bytes, untarred."""
+    import tarfile
+
+    with tarfile.open(tarball) as archive:
+        return sum(member.size for member in archive if member.isfile())
+
+
 def check_sizes(sizes_by_bucket: dict, target: int) -> None:
     """Every segment of a bucket within [0.8, 1.0] of the target but the last (the smallest), which fits."""
     for bucket, sizes in sizes_by_bucket.items():

@@ -266,3 +266,30 @@ def test_segments_of_any_tarball_codec_are_compacted(tmp_path, codec):
     assert folder_ids(out) == list(range(200))
     [merged] = list((out / "events").glob("*.tar.gz"))
     assert merged.read_bytes()[:4] == {"zstd": b"\x28\xb5\x2f\xfd", "lz4": b"\x04\x22\x4d\x18"}[codec]
+
+
+def test_target_size_is_the_untarred_size_and_listed_sizes_are_estimated_from_the_tarballs(tmp_path):
+    """``--target-size`` measures a segment untarred (Pinot's 100-500 MB guidance); the plan estimates the
+    listed segments' untarred sizes from their tarballs with a ratio measured on one of them."""
+    import tarfile
+
+    from pinot_sink.compaction.plan import list_facts
+    from pinot_sink.storage.stores import DirectoryStore
+
+    out = tmp_path / "segments"
+    tiny_segments(30, 40, kind="stream", out=out, spacing_ms=60_000)
+    facts = list_facts(DirectoryStore("events", out.resolve().as_uri()))
+    for fact in facts:
+        with tarfile.open(out / "events" / f"{fact.name}.tar.gz") as archive:
+            untarred = sum(m.size for m in archive if m.isfile())
+        assert fact.size > 2 * fact.nbytes  # tiny segments: their metadata files compress well
+        assert abs(fact.size - untarred) <= 0.1 * untarred
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="24kb", options=OPTIONS)
+    sizes = []
+    for name in report.groups[0].new:
+        with tarfile.open(out / "events" / f"{name}.tar.gz") as archive:
+            sizes.append(sum(m.size for m in archive if m.isfile()))
+    sizes.sort(reverse=True)
+    assert len(sizes) > 1 and all(0.8 * 24 * 1024 <= s <= 24 * 1024 for s in sizes[:-1]), sizes
+    again = pinot_sink.compact("events", output_uri=str(out), target_size="24kb", options=OPTIONS)
+    assert again.groups == []  # the right-sized ones are left alone (their estimates are not read as small)

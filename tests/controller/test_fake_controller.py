@@ -2,8 +2,6 @@
 itself (shared fixtures) and with segments from our own builder."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import io
 import json
 import struct
@@ -16,6 +14,7 @@ import pytest
 import requests
 
 from pinot_sink.controller import push_segment
+from type_mapping.table_config import TableConfig
 from segment_factory import make_segment, segment_files, tar_segment
 
 

@@ -76,6 +76,24 @@ def test_an_abort_takes_back_fresh_names_and_never_a_refreshed_fixed_one(tmp_pat
         assert ids_in_directory(tmp_path) == list(range(300)) and manifest["pending"] == [one.name]
 
 
+@pytest.mark.parametrize("fixed", [False, True])
+def test_an_embedded_overwrite_withdraws_for_a_rival_only_when_its_names_are_its_own(tmp_path, fixed, monkeypatch):
+    """Withdrawing takes the run's files out again. A fixed name's file may be the one an earlier write had, which
+    this run refreshed in place: taking it out would lose those rows, so a refresh in place never looks for
+    rivals (the last fixed-name write of a name wins, as with Pinot's refresh)."""
+    import pinot_sink.commit as commit
+
+    naming = FIXED if fixed else {"sink.buffer-flush.max-rows": 10_000}
+    first = job(out=tmp_path, overwrite=True, **naming)
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    looked = []
+    monkeypatch.setattr(commit, "_yield_to_a_concurrent_run", lambda *args: looked.append(args))
+    second = job(out=tmp_path, overwrite=True, **naming)
+    commit_job(second, run_tasks(second, [(300, 600)]))
+    assert ids_in_directory(tmp_path) == list(range(300, 600))
+    assert bool(looked) is not fixed
+
+
 def test_a_window_overwrite_is_refused_for_a_refresh_in_place(tmp_path):
     from pinot_sink.options import OptionError
 

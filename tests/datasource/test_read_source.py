@@ -80,3 +80,64 @@ def test_read_option_errors_are_one_line(spark, pinot_built, tmp_path):
         spark.read.format("pinot").option("colums", "i").load(str(tarball)).schema
     with pytest.raises(Exception, match="no such file or folder"):
         spark.read.format("pinot").load(str(tmp_path / "absent")).schema
+
+
+def test_pushed_time_filters_skip_whole_segments_and_spark_filters_the_rows(spark, pinot_built, tmp_path,
+                                                                            monkeypatch):
+    """With the option ``filter-pushdown`` where the pushdown's read is scoped to its scan (not pyspark 4.3,
+    which refuses the option: PUSHDOWN_SCOPED_TO_SCAN is then forced here, on the reader Spark's pushdown worker
+    would make), ``ts >= x`` skips the segment whose metadata time range
+    ends before x: one of two segments decoded, every filter handed back to Spark, and the rows kept by
+    Spark's own filter equal to those of the unpruned read."""
+    from pyspark.sql.datasource import GreaterThanOrEqual, IsNotNull, LessThan
+
+    from pinot_sink import datasource, reading
+
+    table = tmp_path / "table"
+    _untar(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", table)  # 2023-11-14 .. 2024-01-16
+    events = _untar(pinot_built / "events_indexes" / "events_indexes_0.tar.gz", tmp_path / "x")  # 11-14 .. 11-15
+    shutil.move(str(events), str(table / "zz_events"))
+    since = datetime(2023, 11, 16, tzinfo=timezone.utc)
+    expected = (spark.read.format("pinot").option("columns", "ts").load(str(table))
+                .filter(F.col("ts") >= since).toArrow().column("ts").to_pylist())
+
+    source = datasource.PinotDataSource({"path": str(table), "columns": "ts", "filter-pushdown": "true"})
+    if not datasource.PUSHDOWN_SCOPED_TO_SCAN:  # pyspark 4.3: refused in one line, rows are never lost
+        with pytest.raises(ValueError, match="option 'filter-pushdown': pyspark .* keeps the read a pushdown"):
+            source.reader(source.schema())
+    monkeypatch.setattr(datasource, "PUSHDOWN_SCOPED_TO_SCAN", True)
+    reader = source.reader(source.schema())
+    assert isinstance(reader, datasource.PinotPushdownReader)
+    filters = [GreaterThanOrEqual(("ts",), since), IsNotNull(("ts",)), LessThan(("other",), 1)]
+    assert list(reader.pushFilters(filters)) == filters  # all handed back: Spark filters the rows
+    decoded = []
+    real = reading.segment_batches
+    monkeypatch.setattr(reading, "segment_batches",
+                        lambda r, *a, **k: decoded.append(r.metadata.name) or real(r, *a, **k))
+    partitions = reader.partitions()
+    batches = [batch for partition in partitions for batch in reader.read(partition)]
+    assert len(partitions) == 2 and decoded == ["timestamp_json_0"]
+    rows = [t for batch in batches for t in batch.column("ts").to_pylist() if t >= since]
+    assert rows == expected and len(expected) > 1000
+
+    fresh = datasource.PinotDataSource({"path": str(table), "columns": "ts"})  # an unpushed reader reads all
+    decoded.clear()
+    unpruned = fresh.reader(fresh.schema())
+    assert sum(b.num_rows for p in unpruned.partitions() for b in unpruned.read(p)) == 1500 + 20000
+    assert decoded == ["timestamp_json_0", "events_indexes_0"]
+
+
+def test_time_bounds_of_pushed_filters():
+    from pyspark.sql.datasource import EqualTo, GreaterThan, In, LessThanOrEqual
+
+    from pinot_sink.datasource import PUSHDOWN_SCOPED_TO_SCAN, time_bounds
+    from pyspark.sql.datasource import DataSourceReader
+
+    assert PUSHDOWN_SCOPED_TO_SCAN == hasattr(DataSourceReader, "pushLimit")
+    day = datetime(2024, 3, 1, 0, 0, 0, 500, tzinfo=timezone.utc)  # half a millisecond past: rounded outward
+    ms = 1709251200000
+    assert time_bounds([GreaterThan(("ts",), day), LessThanOrEqual(("ts",), day)], "ts", "MILLISECONDS") == (ms, ms + 1)
+    assert time_bounds([In(("d",), (19000, 19002)), EqualTo(("x",), 5)], "d", "DAYS") == (
+        19000 * 86_400_000, 19002 * 86_400_000)
+    assert time_bounds([EqualTo(("d",), "2024-03-01")], "d", "DAYS") == (None, None)  # not an instant or number
+    assert time_bounds([GreaterThan(("ts",), day)], None, None) == (None, None)

@@ -7,8 +7,6 @@ their parent's, depth first, so they win over a key that holds the delimiter.
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import datetime as dt
 import json
 import decimal
@@ -19,6 +17,7 @@ import pytest
 from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.complex_types import ComplexTypeSpec, java_map_key
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 STR_INT = pa.map_(pa.string(), pa.int64())
 

@@ -3,8 +3,6 @@ a sibling list, against what Pinot's own builder stored (tests/fixtures/complex_
 by tools/pinot_functions/complex_cases.py with pinot-verify)."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 from pathlib import Path
 
@@ -13,6 +11,7 @@ import pytest
 
 from pinot_sink.ingestion import IngestionPipeline
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "complex_types" / "unnest_nested.json")
                      .read_text())

@@ -5,8 +5,6 @@ null value vector / none in the segment written, as Pinot would; an invalid valu
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import pyarrow as pa
 import pytest
 
@@ -17,6 +15,7 @@ from type_mapping.convert import to_pinot_columns
 from type_mapping.reconcile import plan_write
 from type_mapping.pinot_json import ConfigValueError, as_bool, as_int
 from type_mapping.pinot_schema import PinotSchema, SchemaError
+from type_mapping.table_config import TableConfig
 
 KINDS = {
     "dimensionFieldSpecs": {"name": "c", "dataType": "STRING"},

@@ -5,8 +5,6 @@ modes, naming the row. Pinot's answers: tests/fixtures/functions/surrogates.json
 (tools/pinot_functions/surrogates.py, each expression its own build); a mirror documented in docs/ingestion.md."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import pytest
 
 from pinot_sink.ingestion import IngestionError, IngestionPipeline
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "functions" / "surrogates.json").read_text())
 CASES = [pytest.param(c, id=f"{c['expression']}-{len(c.get('rows', FIXTURE['rows']))}") for c in FIXTURE["cases"]]

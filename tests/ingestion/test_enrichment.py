@@ -2,8 +2,6 @@
 against the values of the segment Pinot built (tests/fixtures/enrichment)."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.read.reader import open_segment
 from type_mapping import PinotSchema, plan_write, to_pinot_columns
+from type_mapping.table_config import TableConfig
 
 FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "enrichment"
 

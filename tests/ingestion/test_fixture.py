@@ -6,8 +6,6 @@ the same bytes as Pinot's.
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 import pickle
 import sys
@@ -15,6 +13,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
+from type_mapping.table_config import TableConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "segment"))
 from fixture_loader import CREATION_TIME_MS, psf_payloads, read_tarball  # noqa: E402

@@ -14,9 +14,6 @@ Each output column is a case, run alone (its transform, and the helper transform
 """
 from __future__ import annotations
 
-from javalib.floating_decimal import java17_float_string
-from type_mapping.table_config import TableConfig
-
 import decimal
 import json
 import math
@@ -27,10 +24,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from javalib.floating_decimal import java17_float_string
 from pinot_sink.ingestion import IngestionError, IngestionPipeline
 from pinot_sink.ingestion.functions.arithmetic_functions import LIBM_FUNCTIONS
 from type_mapping.java_text import big_decimal_plain_string, java_substring
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 # (a sweep's tables elsewhere, tools/pinot_functions/expectations.py --out, are replayed by naming their folder)
 FIXTURES = Path(os.environ.get("PINOT_SINK_FUNCTION_FIXTURES") or Path(__file__).resolve().parents[1] / "fixtures" / "functions")

@@ -1,8 +1,6 @@
 """Array functions on multi-value columns against ArrayFunctions' Java semantics (computed here on Python lists)."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import math
 
 import pyarrow as pa
@@ -14,6 +12,7 @@ from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.evaluate import Expression
 from pinot_sink.ingestion.values import Context, IngestionError
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 INTS = st.lists(st.one_of(st.none(), st.lists(st.integers(-3, 3), max_size=6)), min_size=1, max_size=12)
 STRINGS = st.lists(st.one_of(st.none(), st.lists(st.sampled_from(["a", "b", "é", "😀", "\ue000", ""]), max_size=6)),

@@ -6,8 +6,6 @@ HashFunctionsTest asserts (Java's outputs) for the hashes nothing else computes.
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import base64
 import hashlib
 import zlib
@@ -24,6 +22,7 @@ from pinot_sink.ingestion.expression import ExpressionError
 from pinot_sink.ingestion import lone_surrogates
 from pinot_sink.ingestion.values import Context, IngestionError
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 TEXT = st.text(alphabet="ab-é😀 ", max_size=8)
 

@@ -4,8 +4,6 @@ assertions on). Their values are random, so these tests hold the shape Pinot giv
 draw per row and per call, and what Pinot's own UUID functions read back from them."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import time
 import uuid
 
@@ -16,6 +14,7 @@ from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.functions.uuid_functions import random_uuid_bytes, uuid_texts
 from test_functions import evaluate
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 ROWS = 20_000
 

@@ -3,8 +3,6 @@
 (json_objects*.jsonl); here the complex-type step and the columns they reach, byte for byte."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 import pickle
 import tarfile
@@ -16,6 +14,7 @@ import pytest
 from pinot_sink.cli import main
 from pinot_sink.ingestion import IngestionError, IngestionPipeline
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "ingestion_objects"
 

@@ -8,8 +8,6 @@ its own number; with it the row is null and counted).
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import re
 
 import pyarrow as pa
@@ -24,6 +22,7 @@ from pinot_sink.ingestion.java_objects import is_object, objects
 from pinot_sink.ingestion.values import Context, IngestionError
 from type_mapping.convert import json_text
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 ROW_OFFSET = 1000
 MILLIS = st.one_of(st.none(), st.integers(-2_000_000_000_000, 4_000_000_000_000))

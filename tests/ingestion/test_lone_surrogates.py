@@ -4,8 +4,6 @@ answers for the cases it can show are in tests/fixtures/functions/surrogates.jso
 the unicode family (test_function_expectations.py); these hold the rules that make them so."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import base64
 import hashlib
 
@@ -16,6 +14,7 @@ from pinot_sink.ingestion import IngestionError, IngestionPipeline
 from pinot_sink.ingestion import lone_surrogates
 from pinot_sink.ingestion.lone_surrogates import UNKNOWN_HALF, LoneSurrogates
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 EMOJI = "\U0001F600"  # D83D DE00
 

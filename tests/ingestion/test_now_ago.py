@@ -3,8 +3,6 @@
 made by tools/pinot_functions/JavaDuration.java), the subtraction a wrapping Java long."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 from pathlib import Path
 
@@ -13,6 +11,7 @@ import pytest
 
 from pinot_sink.ingestion import IngestionError, IngestionPipeline
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "java" / "java_duration.jsonl"
 INSTANT = 1_700_000_000_000

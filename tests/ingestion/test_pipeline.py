@@ -1,8 +1,6 @@
 """IngestionPipeline: ordering, existing values, errors, unsupported settings, complex types, time check."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import pickle
 
 import pyarrow as pa
@@ -10,6 +8,7 @@ import pytest
 
 from pinot_sink.ingestion import IngestionError, IngestionPipeline, UnsupportedIngestionConfig
 from type_mapping.pinot_schema import PinotSchema
+from type_mapping.table_config import TableConfig
 
 
 def schema(*columns, time=None):

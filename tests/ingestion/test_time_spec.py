@@ -2,8 +2,6 @@
 ``TimeSpecFunctionEvaluator`` does, and usable as the table's time column (segment time range, names)."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 
 import pyarrow as pa
@@ -16,6 +14,7 @@ from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.values import IngestionError
 from pinot_sink.segment import open_segment
 from type_mapping.pinot_schema import PinotSchema, SchemaError
+from type_mapping.table_config import TableConfig
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 NANOS = {"NANOSECONDS": 1, "MICROSECONDS": 10**3, "MILLISECONDS": 10**6, "SECONDS": 10**9, "MINUTES": 60 * 10**9,

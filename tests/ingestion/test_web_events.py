@@ -4,14 +4,14 @@ tools/pinot_functions/must_show.py): through the pipeline, the type mapping and 
 does, every value is what Pinot's reader returned and the segment has Pinot's bytes."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
+from type_mapping.table_config import TableConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "segment"))
 from fixture_loader import CREATION_TIME_MS, psf_payloads, read_tarball  # noqa: E402

@@ -8,8 +8,6 @@ and without a sortedColumn, inverted indexes, raw columns, a partition column, a
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -19,6 +17,7 @@ from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.builder import SegmentBuildError
 from type_mapping import PinotSchema, plan_write, to_pinot_columns
 from type_mapping.stored import PinotColumns, fill_defaults, filled_nbytes
+from type_mapping.table_config import TableConfig
 
 T0 = 1_700_000_000_000
 WORDS = np.array(["sale", "gift", "null", "prime", "a-much-longer-tag", "é", ""], dtype=object)

@@ -2,8 +2,6 @@
 ids and extensions, in both layouts."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import pyarrow as pa
 import pytest
 
@@ -12,6 +10,7 @@ from pinot_sink.segment import build_segment, builder, index_writers
 from pinot_sink.segment.builder import BuildOptions
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 SCHEMA = PinotSchema.from_json({
     "schemaName": "t",

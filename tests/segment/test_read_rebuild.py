@@ -3,8 +3,6 @@ bytes (issue 33): the reader's stored view (``read_segment(...).stored``: values
 rebuild needs, for segments Pinot built (shared fixtures, tests/fixtures/pinot_read) and for our own."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from pinot_sink.segment.builder import BuildOptions, build_segment
 from pinot_sink.segment.read.reader import read_segment
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 OWN = Path(__file__).resolve().parents[1] / "fixtures" / "pinot_read"
 # Where a rebuild cannot give Pinot's bytes, and why (docs/segment-format-notes.md, test_writer_fixtures).

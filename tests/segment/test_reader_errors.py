@@ -33,10 +33,21 @@ def _extract(tarball, into):
     return into / top
 
 
-def test_tarball_temp_dir_is_removed(pinot_built, private_tmp):
-    with open_segment(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz") as reader:
+def test_tarball_is_read_in_memory_and_spills_past_the_budget(pinot_built, private_tmp, monkeypatch):
+    """A tarball's members are held in memory (no temp folder); past the budget they go to a temp folder,
+    read the same and removed on close."""
+    from pinot_sink.segment.read import tar_source
+
+    tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    with open_segment(tarball) as reader:
+        assert os.listdir(private_tmp) == []
+        in_memory, crcs = reader.read().table, reader.compute_crcs()
+    assert crcs[0] == reader.metadata.crc
+    monkeypatch.setattr(tar_source, "MEMORY_BUDGET", 2000)  # metadata in memory, columns.psf spilled
+    with open_segment(tarball) as reader:
         assert len(os.listdir(private_tmp)) == 1
-        reader.values("s")
+        assert reader.read().table.equals(in_memory)
+        assert reader.compute_crcs() == crcs
     assert os.listdir(private_tmp) == []
 
 
@@ -192,3 +203,28 @@ def test_copy_of_tarball_without_gzip_is_read(pinot_built, tmp_path):
             dst.addfile(member, src.extractfile(member) if member.isfile() else None)
     assert read_segment(plain).table.num_rows == 300
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+@pytest.mark.parametrize("fmt", [tarfile.PAX_FORMAT, tarfile.GNU_FORMAT])
+def test_long_member_names_are_read_from_the_stream(fmt, tmp_path):
+    """A segment name past tar's 100 characters is carried by a pax or GNU long-name header, which the in-memory
+    loader reads from the stream as tarfile does."""
+    from pinot_sink.segment.read.tar_source import load_tarball
+
+    name = "t_" + "x" * 150
+    payload = bytes(range(256)) * 20
+    path = tmp_path / "long.tar.gz"
+    with tarfile.open(path, "w:gz", format=fmt) as tar:
+        top = tarfile.TarInfo(name)
+        top.type = tarfile.DIRTYPE
+        tar.addfile(top)
+        for member, data in (("v3/metadata.properties", b"a=b\n"), ("v3/columns.psf", payload)):
+            info = tarfile.TarInfo(f"{name}/{member}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    files = load_tarball(path)
+    try:
+        assert sorted(files.names()) == ["v3/columns.psf", "v3/metadata.properties"]
+        assert bytes(files.view("v3/columns.psf")) == payload and files.read("v3/metadata.properties") == b"a=b\n"
+    finally:
+        files.close()

@@ -7,8 +7,6 @@ reader must return it unchanged; the logical view must show nulls exactly where 
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import decimal
 
 import numpy as np
@@ -21,6 +19,7 @@ from pinot_sink.segment.builder import BuildOptions, build_segment
 from pinot_sink.segment.read.reader import open_segment
 from type_mapping.pinot_schema import PinotSchema, null_vector_columns
 from type_mapping.stored import PinotColumns, arrow_type_for
+from type_mapping.table_config import TableConfig
 
 MV_TYPES = ("INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING", "BYTES")
 SV_TYPES = ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL", "BOOLEAN", "TIMESTAMP", "STRING", "JSON", "BYTES")

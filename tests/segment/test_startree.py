@@ -12,8 +12,6 @@
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import hashlib
 import json
 from decimal import Decimal
@@ -39,6 +37,7 @@ from pinot_sink.segment.startree.tree import _hashmap_order
 from type_mapping.java_text import big_decimal_text_array
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "startree"
 SORTS = ["numba", "numpy"]  # fastutil_order_array's fast paths (numba: the test extra installs it)

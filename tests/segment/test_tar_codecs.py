@@ -3,8 +3,6 @@ with the magic number Pinot's TarCompressionUtils chooses its decompressor by, a
 controller read each back; a truncated one is a clear error."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import io
 import tarfile
 
@@ -22,6 +20,7 @@ from pinot_sink.segment.read.tar_source import open_tar
 from pinot_sink.segment.tar_codecs import CODECS, codec_of
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 SCHEMA = PinotSchema.from_json({
     "schemaName": "t",

@@ -7,8 +7,6 @@ and threads must not change a byte.
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import gzip
 import io
 import tarfile
@@ -26,6 +24,7 @@ from pinot_sink.segment.forward_index import sorted_forward_index
 from pinot_sink.segment.layout import adler32_combine
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
 
 # "hash": every column looks low-cardinality; "sort": none does (strings take the sort-key path).
 PATHS = {"hash": 2.0, "sort": 0.0}

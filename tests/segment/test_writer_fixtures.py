@@ -6,8 +6,6 @@ and creation time; every (column, index id) payload, ``index_map``, ``metadata.p
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import difflib
 
 import numpy as np
@@ -16,6 +14,7 @@ import pytest
 
 from fixture_loader import CREATION_TIME_MS, load_case, psf_payloads, read_tarball
 from pinot_sink.segment.builder import BuildOptions, build_segment
+from type_mapping.table_config import TableConfig
 
 # Where our bytes differ from Pinot's on purpose or by codec choice (docs/segment-format-notes.md).
 KNOWN_DIFFERENCES = {

@@ -1,8 +1,6 @@
 """Vectorised conversion to Pinot stored values: every type, nulls, boundaries, normalisation, errors."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import datetime as dt
 import decimal
 import math
@@ -14,6 +12,7 @@ import pytest
 from type_mapping import ConversionError, ConversionOptions, PinotSchema, plan_write, to_pinot_columns
 from type_mapping.convert import convert_column, default_column
 from type_mapping.pinot_schema import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, FieldSpec
+from type_mapping.table_config import TableConfig
 
 D = decimal.Decimal
 

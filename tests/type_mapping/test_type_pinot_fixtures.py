@@ -2,8 +2,6 @@
 back exactly as Pinot's own reader returned them (values and null-vector docs)."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import json
 
 import numpy as np
@@ -13,6 +11,7 @@ import pytest
 from type_mapping import PinotSchema
 from type_mapping.convert import to_pinot_columns
 from type_mapping.reconcile import plan_write
+from type_mapping.table_config import TableConfig
 
 # How a DataFrame would carry each Pinot type (BIG_DECIMAL as text: the fixture's values have mixed scales).
 SOURCE_TYPE = {

@@ -1,14 +1,13 @@
 """Write plans: name matching and case rules, missing and unknown columns, type checks before any task."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import pickle
 
 import pyarrow as pa
 import pytest
 
 from type_mapping import PinotSchema, PlanError, plan_write
+from type_mapping.table_config import TableConfig
 
 SCHEMA = PinotSchema.from_json({
     "schemaName": "orders",

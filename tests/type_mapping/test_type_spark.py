@@ -1,8 +1,6 @@
 """Spark side: StructType and Spark DDL -> Pinot schema, and real Spark Arrow batches through the conversion."""
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import datetime as dt
 import decimal
 
@@ -13,6 +11,7 @@ from type_mapping import PinotSchema, plan_write, to_pinot_columns
 from type_mapping.spark_types import (
     UnsupportedTypeError, spark_schema_to_pinot, spark_struct_to_arrow, spark_type_to_arrow,
 )
+from type_mapping.table_config import TableConfig
 
 T = pytest.importorskip("pyspark.sql.types")
 

@@ -9,8 +9,6 @@ asks the broker for COUNT(*) and SUM(x) per segment ($segmentName). Start a clus
 """
 from __future__ import annotations
 
-from type_mapping.table_config import TableConfig
-
 import argparse
 import subprocess
 import sys
@@ -20,6 +18,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import requests
+
+from type_mapping.table_config import TableConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

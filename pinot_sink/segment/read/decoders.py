@@ -8,8 +8,6 @@ Raw (no-dictionary) forward indexes are decoded by ``raw_forward``; this module 
 from __future__ import annotations
 
 import decimal
-import mmap
-import os
 import struct
 from typing import Mapping
 
@@ -42,23 +40,26 @@ def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> n
     if bits in (8, 16, 32):  # whole bytes: the values are the big-endian words themselves
         return np.frombuffer(buf, dtype=f">u{bits // 8}", count=count).astype(np.int32)
     # Eight values take exactly ``bits`` bytes, so value j of every group of eight starts at the same byte
-    # and bit of its group: one strided pass per j over the (groups, bits) byte matrix, no per-value gather.
+    # and bit of its group: one pass per j reads a big-endian word at that byte of every group (a strided,
+    # unaligned view, no gather), shifts and masks it. A value at bit offset <= 7 fits a 32-bit word up to
+    # 25 bits, else a 64-bit one. The words of the last group may pass the end: the bytes are padded.
     groups = -(-count // 8)
-    raw = np.frombuffer(buf, dtype=np.uint8, count=needed)
-    if groups * bits != needed:
-        raw = np.concatenate((raw, np.zeros(groups * bits - needed, dtype=np.uint8)))
-    matrix = raw.reshape(groups, bits)
-    out = np.empty(groups * 8, dtype=np.int32)
-    mask = np.uint64((1 << bits) - 1)
+    wide = bits > 25
+    word = 8 if wide else 4
+    native = np.uint64 if wide else np.uint32
+    padded = np.zeros(groups * bits + word, dtype=np.uint8)
+    padded[:needed] = np.frombuffer(buf, dtype=np.uint8, count=needed)
+    out = np.empty(groups * 8, dtype=native)
+    step = np.empty(groups, dtype=native)
+    mask = native((1 << bits) - 1)
     for j in range(8):
-        first_bit = j * bits
-        first_byte, shift = first_bit >> 3, first_bit & 7
-        width = (shift + bits + 7) >> 3  # bytes the value touches (<= 5)
-        window = matrix[:, first_byte].astype(np.uint64)
-        for k in range(1, width):
-            window = (window << np.uint64(8)) | matrix[:, first_byte + k]
-        out[j::8] = (window >> np.uint64(8 * width - shift - bits)) & mask
-    return out[:count]
+        first_byte, shift = divmod(j * bits, 8)
+        words = np.ndarray((groups,), dtype=f">u{word}", buffer=padded, offset=first_byte, strides=(bits,))
+        np.copyto(step, words)
+        step >>= native(8 * word - shift - bits)
+        step &= mask
+        out[j::8] = step
+    return out[:count].astype(np.int32) if wide else out[:count].view(np.int32)
 
 
 def decode_unsorted_sv_forward(buf, bits: int, num_docs: int, cardinality: int, where: str) -> np.ndarray:
@@ -68,23 +69,40 @@ def decode_unsorted_sv_forward(buf, bits: int, num_docs: int, cardinality: int, 
             f"{where}: unsorted forward index is {len(buf)} bytes, expected ceil({num_docs} x {bits} / 8) = {expected}"
         )
     ids = unpack_bits(buf, bits, num_docs, where)
-    _check_dict_ids(ids, cardinality, where)
+    check_dict_ids(ids, cardinality, where)
     return ids
 
 
-def decode_sorted_sv_forward(buf, cardinality: int, num_docs: int, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted forward index: (dictIds per doc, ``(cardinality, 2)`` inclusive [first, last] doc ranges)."""
+def decode_sorted_ranges(buf, cardinality: int, num_docs: int, where: str) -> np.ndarray:
+    """Sorted forward index: ``(cardinality, 2)`` inclusive [first, last] docIds per dictId, checked to tile
+    docs 0..num_docs-1 in order."""
     if len(buf) != 8 * cardinality:
         raise SegmentFormatError(
             f"{where}: sorted forward index is {len(buf)} bytes, expected 8 x cardinality {cardinality}"
         )
-    ranges = np.frombuffer(buf, dtype=">i4").reshape(cardinality, 2).astype(np.int64)
-    lengths = ranges[:, 1] - ranges[:, 0] + 1
-    expected_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    if (lengths < 1).any() or (ranges[:, 0] != expected_starts).any() or lengths.sum() != num_docs:
+    ranges = np.frombuffer(buf, dtype=">i4").astype(np.int32).reshape(cardinality, 2)
+    if cardinality == 0:
+        if num_docs:
+            raise SegmentFormatError(f"{where}: sorted doc ranges do not tile docs 0..{num_docs - 1}")
+        return ranges
+    firsts, lasts = ranges[:, 0], ranges[:, 1]
+    if (firsts[0] != 0 or lasts[-1] != num_docs - 1 or (lasts < firsts).any()
+            or (firsts[1:] != lasts[:-1] + 1).any()):
         raise SegmentFormatError(f"{where}: sorted doc ranges do not tile docs 0..{num_docs - 1}")
-    ids = np.repeat(np.arange(cardinality, dtype=np.int32), lengths)
-    return ids, ranges.astype(np.int32)
+    return ranges
+
+
+def sorted_dict_ids(ranges: np.ndarray) -> np.ndarray:
+    """dictIds per doc from a sorted column's doc ranges."""
+    if len(ranges) == 0 or len(ranges) == int(ranges[-1, 1]) + 1:  # every value once: docId == dictId
+        return np.arange(len(ranges), dtype=np.int32)
+    return np.repeat(np.arange(len(ranges), dtype=np.int32), ranges[:, 1] - ranges[:, 0] + 1)
+
+
+def decode_sorted_sv_forward(buf, cardinality: int, num_docs: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted forward index: (dictIds per doc, ``(cardinality, 2)`` inclusive [first, last] doc ranges)."""
+    ranges = decode_sorted_ranges(buf, cardinality, num_docs, where)
+    return sorted_dict_ids(ranges), ranges
 
 
 def decode_mv_forward(
@@ -116,15 +134,16 @@ def decode_mv_forward(
     if (chunk_offsets != starts[::docs_per_chunk]).any():
         raise SegmentFormatError(f"{where}: chunk offsets disagree with the row-start bitmap")
     ids = unpack_bits(memoryview(buf)[header + bitmap_size:], bits, total_entries, where)
-    _check_dict_ids(ids, cardinality, where)
+    check_dict_ids(ids, cardinality, where)
     offsets = np.append(starts, np.int32(total_entries))
     return offsets, ids
 
 
-def _check_dict_ids(ids: np.ndarray, cardinality: int, where: str) -> None:
+def check_dict_ids(ids: np.ndarray, cardinality: int, where: str, first_doc: int = 0) -> None:
     if len(ids) and int(ids.max()) >= cardinality:
         doc = int(np.argmax(ids >= cardinality))
-        raise SegmentFormatError(f"{where}: entry {doc} has dictId {ids[doc]} >= cardinality {cardinality}")
+        raise SegmentFormatError(
+            f"{where}: entry {first_doc + doc} has dictId {ids[doc]} >= cardinality {cardinality}")
 
 
 # --- dictionaries ---------------------------------------------------------------------------------
@@ -175,6 +194,7 @@ def _decode_fixed_width_values(buf, cardinality: int, width: int, unpad: bool, w
             f"{where}: fixed-width dictionary is {len(buf)} bytes, expected cardinality {cardinality} x "
             f"lengthOfEachEntry {width}"
         )
+    buf = bytes(buf)  # a copy: the array outlives the segment's buffers
     if not unpad or b"\0" not in buf:  # every entry full width (ids, hashes, fixed codes): the bytes as they are
         offsets = np.arange(0, (cardinality + 1) * width, width, dtype=np.int32) if width else np.zeros(
             cardinality + 1, dtype=np.int32)
@@ -286,15 +306,14 @@ def decode_legacy_raw_inverted(buf, stored_type: str, num_docs: int, where: str)
 
 
 class V3IndexFile:
-    """``v3/columns.psf`` located by ``v3/index_map``; buffers are memory-mapped, magic markers checked."""
+    """``v3/columns.psf`` (a zero-copy view: a memory map or a tarball's member in memory) located by
+    ``v3/index_map``; magic markers checked."""
 
-    def __init__(self, path: str, entries: Mapping[str, Mapping[str, IndexEntry]]):
+    def __init__(self, data: memoryview, entries: Mapping[str, Mapping[str, IndexEntry]], path: str):
         self.path = path
         self.entries = entries
-        size = os.path.getsize(path)
-        self._file = open(path, "rb")
-        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        self._size = size
+        self._data = data
+        size = len(data)
         for column in entries.values():
             for entry in column.values():
                 if entry.size and (entry.offset < 0 or entry.offset + entry.size > size or entry.size < 8):
@@ -310,23 +329,21 @@ class V3IndexFile:
         entry = self.entries.get(column, {}).get(index)
         return entry.size if entry else None
 
-    def buffer(self, column: str, index: str) -> bytes | None:
-        """The payload of one index (after its magic marker), or None if the index is absent."""
+    def buffer(self, column: str, index: str) -> memoryview | bytes | None:
+        """The payload of one index (after its magic marker), a view without a copy, or None if the index is
+        absent. Decoders copy what they keep (no Arrow array outlives the file's mapping)."""
         entry = self.entries.get(column, {}).get(index)
         if entry is None:
             return None
         if entry.size == 0:
             return b""
-        marker = self._map[entry.offset: entry.offset + 8]
+        marker = self._data[entry.offset: entry.offset + 8]
         if marker != V3_MAGIC_MARKER:
             raise SegmentFormatError(
                 f"{self.path}: no magic marker at offset {entry.offset} for {column}.{index} "
-                f"(found {marker.hex()})"
+                f"(found {bytes(marker).hex()})"
             )
-        # A copy (slicing an mmap), so no view outlives close().
-        return self._map[entry.offset + 8: entry.offset + entry.size]
+        return self._data[entry.offset + 8: entry.offset + entry.size]
 
     def close(self) -> None:
-        if self._map is not None:
-            self._map.close()
-        self._file.close()
+        self._data = memoryview(b"")

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -34,9 +32,11 @@ from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns
 from . import decoders
 from .decoders import SegmentFormatError, V3IndexFile
 from ..format import (COLUMNS_FILE, CREATION_META_FILE, DATA_FILE_SUFFIXES, DICTIONARY_EXTENSION, INDEX_MAP_FILE,
-                     METADATA_FILE, V1_EXTENSIONS, V3_DIR, forward_index_extension)
+                     METADATA_FILE, STAR_TREE_INDEX_FILE, STAR_TREE_INDEX_MAP_FILE, V1_EXTENSIONS, V3_DIR,
+                     forward_index_extension)
 from .segment_metadata import ColumnMetadata, SegmentMetadata, parse_index_map, parse_segment_metadata
-from .tar_source import extract_tarball, is_tarball
+from .files import SegmentFiles
+from .tar_source import is_tarball, load_tarball
 
 __all__ = ["read_segment", "open_segment", "SegmentContents", "SegmentReader", "SegmentFormatError"]
 
@@ -81,16 +81,19 @@ def read_segment(path: str | os.PathLike, columns: Iterable[str] | None = None) 
 
 
 def open_segment(path: str | os.PathLike) -> "SegmentReader":
-    """Open a segment for lazy reading; use as a context manager (a tarball is extracted to a temp dir)."""
+    """Open a segment for lazy reading; use as a context manager (a tarball's files are held in memory,
+    ``tar_source.load_tarball``)."""
     return SegmentReader(path)
 
 
 class SegmentReader:
     """Lazy, cached access to one segment's metadata, dictionaries, forward and secondary indexes."""
 
-    def __init__(self, path: str | os.PathLike):
-        self.path = os.fspath(path)
-        self._temp_dir: str | None = None
+    def __init__(self, path: str | os.PathLike | SegmentFiles):
+        """``path``: a segment folder, a tarball, a bare ``metadata.properties``, or ``SegmentFiles`` already
+        loaded (``tar_source.load_tarball`` of a stream)."""
+        self._files: SegmentFiles | None = path if isinstance(path, SegmentFiles) else None
+        self.path = self._files.where if self._files is not None else os.fspath(path)
         self._index_file: V3IndexFile | None = None
         self._cache: dict[tuple[str, str], object] = {}
         try:
@@ -102,72 +105,69 @@ class SegmentReader:
     # --- opening ---------------------------------------------------------------------------------
 
     def _open(self) -> None:
-        if not os.path.exists(self.path):
-            raise FileNotFoundError(f"no segment at {self.path}")
-        if os.path.isdir(self.path):
-            segment_dir = self.path
-        elif os.path.isfile(self.path) and is_tarball(self.path):
-            segment_dir = self._extract(self.path)
-        elif os.path.isfile(self.path):
-            # A bare metadata.properties (metadata-only view, no index files).
-            self._init_metadata_only(self.path)
-            return
-        else:
-            raise FileNotFoundError(f"no segment at {self.path}")
-        self.segment_dir = segment_dir
-        v3 = os.path.join(segment_dir, V3_DIR)
-        if os.path.isdir(v3):
-            self.layout, self.files_dir = "v3", v3
-        elif os.path.isfile(os.path.join(segment_dir, INDEX_MAP_FILE)):
+        if self._files is None:
+            if not os.path.exists(self.path):
+                raise FileNotFoundError(f"no segment at {self.path}")
+            if os.path.isdir(self.path):
+                self._files = SegmentFiles.of_folder(self.path)
+            elif os.path.isfile(self.path) and is_tarball(self.path):
+                self._files = load_tarball(self.path)
+            elif os.path.isfile(self.path):
+                # A bare metadata.properties (metadata-only view, no index files).
+                self._init_metadata_only(self.path)
+                return
+            else:
+                raise FileNotFoundError(f"no segment at {self.path}")
+        self.segment_dir = self.path
+        # ``files_prefix``: where the index files are among the segment's files ("" or "v3/").
+        if self._files.isdir(V3_DIR):
+            self.layout, self.files_prefix = "v3", V3_DIR + "/"
+        elif self._files.isfile(INDEX_MAP_FILE):
             # The contents of a v3 directory given directly.
-            self.layout, self.files_dir = "v3", segment_dir
+            self.layout, self.files_prefix = "v3", ""
         else:
-            self.layout, self.files_dir = "v1", segment_dir
+            self.layout, self.files_prefix = "v1", ""
+        self.files_dir = os.path.join(self.path, self.files_prefix.rstrip("/")) if self.files_prefix else self.path
         properties = self._read_file(METADATA_FILE, required=True)
         creation_meta = self._read_file(CREATION_META_FILE)
         entries = None
         if self.layout == "v3":
             entries = parse_index_map(self._read_file(INDEX_MAP_FILE, required=True))
-            columns_file = os.path.join(self.files_dir, COLUMNS_FILE)
-            if os.path.isfile(columns_file):
-                self._index_file = V3IndexFile(columns_file, entries)
+            columns_file = self.files_prefix + COLUMNS_FILE
+            if self._files.isfile(columns_file):
+                self._index_file = V3IndexFile(self._files.view(columns_file), entries,
+                                               self._files.path(columns_file))
         self.metadata = parse_segment_metadata(properties, creation_meta, entries)
         if self.layout == "v1":
-            self.metadata = _with_v1_sizes(self.metadata, self.files_dir)
+            self.metadata = _with_v1_sizes(self.metadata, self._files)
 
     def _init_metadata_only(self, properties_path: str) -> None:
         self.segment_dir = self.files_dir = os.path.dirname(properties_path)
-        self.layout = "metadata-only"
-        with open(properties_path, "rb") as f:
-            properties = f.read()
-        index_map = os.path.join(self.files_dir, INDEX_MAP_FILE)
-        entries = None
-        if os.path.isfile(index_map):
-            with open(index_map, "rb") as f:
-                entries = parse_index_map(f.read())
-        self.metadata = parse_segment_metadata(properties, None, entries)
-
-    def _extract(self, tar_path: str) -> str:
-        """Extraction into a temp dir (any of the tarball formats ``tar_source`` knows, by magic number)."""
-        self._temp_dir = tempfile.mkdtemp(prefix="pinot-segment-")
-        return extract_tarball(tar_path, self._temp_dir)
+        self.layout, self.files_prefix = "metadata-only", ""
+        near = {name: os.path.join(self.files_dir, name)
+                for name in (INDEX_MAP_FILE, STAR_TREE_INDEX_FILE, STAR_TREE_INDEX_MAP_FILE)}
+        self._files = SegmentFiles(self.files_dir, {METADATA_FILE: properties_path,
+                                                    **{n: p for n, p in near.items() if os.path.isfile(p)}})
+        index_map = self._read_file(INDEX_MAP_FILE)
+        entries = parse_index_map(index_map) if index_map is not None else None
+        self.metadata = parse_segment_metadata(self._read_file(METADATA_FILE), None, entries)
 
     def _read_file(self, name: str, required: bool = False) -> bytes | None:
-        path = os.path.join(self.files_dir, name)
-        if not os.path.isfile(path):
+        """A file of the segment's index folder (``v3/`` for v3), whole; None (or an error) if it is missing."""
+        relative = self.files_prefix + name
+        if self._files is None or not self._files.isfile(relative):
             if required:
-                raise SegmentFormatError(f"{self.path}: {os.path.relpath(path, self.segment_dir)} is missing")
+                raise SegmentFormatError(f"{self.path}: {relative} is missing")
             return None
-        with open(path, "rb") as f:
-            return f.read()
+        return self._files.read(relative)
 
     def close(self) -> None:
         if self._index_file is not None:
             self._index_file.close()
             self._index_file = None
-        if self._temp_dir is not None:
-            shutil.rmtree(self._temp_dir, ignore_errors=True)
-            self._temp_dir = None
+        if self._files is not None:
+            self._files.close()
+            self._files = None
 
     def __enter__(self) -> "SegmentReader":
         return self
@@ -193,31 +193,28 @@ class SegmentReader:
 
     def _where(self, column: str, index: str) -> str:
         if self.layout == "v1":
-            path = self._v1_path(column, index)
-            if path is None:  # name the file Pinot would look for
+            name = self._v1_name(column, index)
+            if name is None:  # name the file Pinot would look for
                 suffixes = V1_EXTENSIONS.get(index, ("",)) if index != "forward_index" else (
                     _forward_suffix(self.column(column)),)
-                path = os.path.join(self.files_dir, column + suffixes[0])
-            return f"column {column!r} {index} ({os.path.basename(path)})"
+                name = column + suffixes[0]
+            return f"column {column!r} {index} ({name})"
         return f"column {column!r} {index} (v3/{COLUMNS_FILE})"
 
-    def _v1_path(self, column: str, index: str) -> str | None:
+    def _v1_name(self, column: str, index: str) -> str | None:
         suffixes = (_forward_suffix(self.column(column)),) if index == "forward_index" else V1_EXTENSIONS.get(index, ())
         for suffix in suffixes:
-            path = os.path.join(self.files_dir, column + suffix)
-            if os.path.isfile(path):
-                return path
+            if self._files is not None and self._files.isfile(column + suffix):
+                return column + suffix
         return None
 
-    def index_buffer(self, column: str, index: str) -> bytes | None:
-        """The bytes of one index of a column, or None when the segment does not have it."""
+    def index_buffer(self, column: str, index: str) -> bytes | memoryview | None:
+        """The bytes of one index of a column (a zero-copy view, valid until ``close``), or None when the
+        segment does not have it."""
         self.column(column)
         if self.layout == "v1":
-            path = self._v1_path(column, index)
-            if path is None:
-                return None
-            with open(path, "rb") as f:
-                return f.read()
+            name = self._v1_name(column, index)
+            return None if name is None else self._files.view(name)
         if self._index_file is None:
             if self.layout == "v3" and index not in self.column(column).index_sizes:
                 return None
@@ -275,9 +272,7 @@ class SegmentReader:
             )
             return pa.ListArray.from_arrays(pa.array(offsets), pa.array(ids))
         if column.sorted:
-            ids, ranges = decoders.decode_sorted_sv_forward(buf, column.cardinality, docs, where)
-            self._cache[(name, "sorted_ranges")] = ranges
-            return pa.array(ids)
+            return pa.array(decoders.sorted_dict_ids(self.sorted_doc_ranges(name)))
         return pa.array(decoders.decode_unsorted_sv_forward(buf, column.bits_per_element, docs, column.cardinality, where))
 
     def sorted_doc_ranges(self, name: str) -> np.ndarray | None:
@@ -285,8 +280,9 @@ class SegmentReader:
         column = self.column(name)
         if not (column.sorted and column.single_value and column.forward_index_encoding == "DICTIONARY"):
             return None
-        self.dict_ids(name)
-        return self._cache[(name, "sorted_ranges")]
+        return self._cached(name, "sorted_ranges", lambda: decoders.decode_sorted_ranges(
+            self._required_buffer(name, "forward_index"), column.cardinality, self.metadata.total_docs,
+            self._where(name, "forward_index")))
 
     def stored_values(self, name: str) -> pa.Array:
         """The column's values in the stored Arrow type (``PinotColumns`` contract), defaults in place."""
@@ -298,6 +294,9 @@ class SegmentReader:
             raise SegmentFormatError(f"column {column.name!r}: reading {column.data_type} values is not supported")
         if self.metadata.total_docs == 0:
             return pa.array([], type=stored_arrow_type(column))
+        ranges = self.sorted_doc_ranges(column.name)
+        if ranges is not None:  # a sorted column: each value repeated over its run, no per-doc dictIds
+            return _expand_runs(self.dictionary(column.name), ranges)
         ids = self.dict_ids(column.name)
         if ids is None:
             values = self._decode_raw(column)
@@ -377,6 +376,36 @@ class SegmentReader:
 
         return self._cached(name, "legacy_inverted", compute)
 
+    def values_slice(self, name: str, start: int, stop: int) -> pa.Array:
+        """Logical values of docs [start, stop), decoding only those where the layout allows: a dictionary
+        column's bit-packed dictIds of those docs, a sorted column's runs that meet them. Other columns (raw,
+        multi-value) are decoded whole once and sliced."""
+        column = self.column(name)
+        count = max(0, min(stop, self.metadata.total_docs) - start)
+        stored = None
+        if (count and column.single_value and column.forward_index_encoding == "DICTIONARY"
+                and column.stored_type in ARROW_STORED_TYPE and (name, "stored") not in self._cache):
+            ranges = self.sorted_doc_ranges(name)
+            if ranges is not None:
+                first, runs = _clip_runs(ranges, start, start + count)
+                stored = _expand_runs(self.dictionary(name).slice(first, len(runs)), runs)
+            else:
+                stored = _take(self.dictionary(name), pa.array(self._dict_ids_slice(column, start, count)))
+        if stored is None:
+            stored = self.stored_values(name).slice(start, count)
+        mask = self.null_mask(name)
+        return to_logical(stored, column, mask[start:start + count] if mask is not None else None)
+
+    def _dict_ids_slice(self, column: ColumnMetadata, start: int, count: int) -> np.ndarray:
+        buf = self._required_buffer(column.name, "forward_index")
+        where, bits, docs = self._where(column.name, "forward_index"), column.bits_per_element, self.metadata.total_docs
+        if len(buf) != (docs * bits + 7) // 8:
+            decoders.decode_unsorted_sv_forward(buf, bits, docs, column.cardinality, where)  # raises, saying why
+        skip = start % 8  # unpacked from the doc before start that begins a whole byte
+        ids = decoders.unpack_bits(memoryview(buf)[(start - skip) * bits // 8:], bits, count + skip, where)[skip:]
+        decoders.check_dict_ids(ids, column.cardinality, where, first_doc=start)
+        return ids
+
     def values(self, name: str) -> pa.Array:
         """Logical values (see the module docstring) with the null value vector applied."""
         column = self.column(name)
@@ -394,15 +423,12 @@ class SegmentReader:
         """
         if self.layout == "metadata-only" or (self.layout == "v3" and self._index_file is None):
             return None
-        paths = []
-        for root, _, files in os.walk(self.segment_dir):
-            for name in files:
-                if name != CREATION_META_FILE and not name.endswith(".crc"):
-                    paths.append(os.path.relpath(os.path.join(root, name), self.segment_dir).replace(os.sep, "/"))
-        crc = _adler32_files(os.path.join(self.segment_dir, p) for p in sorted(paths, key=java_sort_key))
+        paths = [p for p in self._files.names()
+                 if p.rsplit("/", 1)[-1] != CREATION_META_FILE and not p.endswith(".crc")]
+        crc = _adler32_files(self._files, sorted(paths, key=java_sort_key))
         if self.layout == "v1":
             data = sorted((p for p in paths if "/" not in p and p.endswith(DATA_FILE_SUFFIXES)), key=java_sort_key)
-            return crc, _adler32_files(os.path.join(self.segment_dir, p) for p in data)
+            return crc, _adler32_files(self._files, data)
         named = {}
         for column, entries in self._index_file.entries.items():
             for index in ("dictionary", "forward_index"):
@@ -438,6 +464,28 @@ class SegmentReader:
         )
 
 
+def _clip_runs(ranges: np.ndarray, start: int, stop: int) -> tuple[int, np.ndarray]:
+    """The runs of a sorted column that meet docs [start, stop): (the first one's dictId, their doc ranges cut
+    to those docs), as ``_expand_runs`` takes them with the dictionary sliced from that dictId."""
+    first = int(np.searchsorted(ranges[:, 1], start))  # the first run that ends at or after start
+    last = int(np.searchsorted(ranges[:, 0], stop - 1, side="right"))  # past the last run that starts by stop-1
+    clipped = ranges[first:last].copy()
+    clipped[0, 0] = max(clipped[0, 0], start)
+    clipped[-1, 1] = min(clipped[-1, 1], stop - 1)
+    return first, clipped
+
+
+def _expand_runs(dictionary: pa.Array, ranges: np.ndarray) -> pa.Array:
+    """A sorted column's values from its dictionary and doc ranges: the dictionary itself when every value
+    holds one doc (ids, timestamps), numbers repeated by numpy, other values taken."""
+    lengths = ranges[:, 1] - ranges[:, 0] + 1
+    if len(lengths) == 0 or bool((lengths == 1).all()):
+        return dictionary
+    if pa.types.is_integer(dictionary.type) or pa.types.is_floating(dictionary.type):
+        return pa.array(np.repeat(dictionary.to_numpy(), lengths), type=dictionary.type)
+    return _take(dictionary, pa.array(decoders.sorted_dict_ids(ranges)))
+
+
 def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
     """``dictionary.take(ids)``; values of one length (ids, hashes, codes) gathered as rows of a byte matrix,
     which is several times cheaper than Arrow's take of variable-length values."""
@@ -468,9 +516,12 @@ def to_logical(stored: pa.Array, column: ColumnMetadata, null_mask: np.ndarray |
         if null_mask is not None and null_mask.any():
             values = pc.if_else(pa.array(null_mask), pa.scalar(None, values.type), values)
         return values
-    inner = _logical_scalar_values(stored.values, column.data_type)
+    offsets = stored.offsets
+    if stored.offset:  # a slice (read_batches): offsets from 0 over its own values, as from_arrays wants them
+        offsets = pc.subtract(offsets, offsets[0])
+    inner = _logical_scalar_values(stored.flatten() if stored.offset else stored.values, column.data_type)
     mask = pa.array(null_mask) if null_mask is not None and null_mask.any() else None
-    return pa.ListArray.from_arrays(stored.offsets, inner, mask=mask)
+    return pa.ListArray.from_arrays(offsets, inner, mask=mask)
 
 
 def _logical_scalar_values(values: pa.Array, data_type: str) -> pa.Array:
@@ -498,7 +549,7 @@ def _normalise_raw(values: pa.Array, column: ColumnMetadata, where: str) -> pa.A
     return pa.ListArray.from_arrays(values.offsets, flat)
 
 
-def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata:
+def _with_v1_sizes(metadata: SegmentMetadata, files: SegmentFiles) -> SegmentMetadata:
     """Fill each column's index sizes from the v1 file sizes."""
     columns = {}
     for name, column in metadata.columns.items():
@@ -506,18 +557,16 @@ def _with_v1_sizes(metadata: SegmentMetadata, files_dir: str) -> SegmentMetadata
         suffixes = dict(V1_EXTENSIONS, forward_index=(_forward_suffix(column),))
         for index, candidates in suffixes.items():
             for suffix in candidates:
-                path = os.path.join(files_dir, name + suffix)
-                if os.path.isfile(path):
-                    sizes[index] = os.path.getsize(path)
+                if files.isfile(name + suffix):
+                    sizes[index] = files.size(name + suffix)
                     break
         columns[name] = dataclasses.replace(column, index_sizes=sizes)
     return dataclasses.replace(metadata, columns=columns)
 
 
-def _adler32_files(paths: Iterable[str]) -> int:
+def _adler32_files(files: SegmentFiles, names: Iterable[str]) -> int:
     value = 1
-    for path in paths:
-        with open(path, "rb") as f:
-            while chunk := f.read(1 << 20):
-                value = isal_zlib.adler32(chunk, value)
+    for name in names:
+        for chunk in files.chunks(name):
+            value = isal_zlib.adler32(chunk, value)
     return value

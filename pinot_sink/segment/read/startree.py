@@ -58,9 +58,7 @@ def read_star_trees(reader, decode: bool = True) -> list[StarTreeView]:
     count = int(as_text(props.get("startree.v2.count")) or 0)
     if not count:
         return []
-    index_path = os.path.join(reader.files_dir, STAR_TREE_INDEX_FILE)
-    with open(index_path, "rb") as f:
-        data = f.read()
+    data = reader._read_file(STAR_TREE_INDEX_FILE, required=True)
     index_map = parse_properties(reader._read_file(STAR_TREE_INDEX_MAP_FILE, required=True))
     buffers: dict[tuple[int, str], memoryview] = {}
     view = memoryview(data)

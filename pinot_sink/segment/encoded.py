@@ -1,0 +1,111 @@
+"""Dictionary-encoded input columns (Arrow ``dictionary``) of the builder: a single-value column whose rows
+come as dictIds over a dictionary of stored values (any order, repeats and unused values allowed), as a
+compaction reads them from segments. Where nothing but its dictIds and dictionary is needed, the builder takes
+its dictionary from ``dictionary_of_encoded`` (work per distinct value, plus one remap of the dictIds) and never
+decodes its rows; elsewhere ``decoded_unless_encodable`` decodes it first. The bytes are those of the decoded
+rows either way (tests/segment/test_encoded_columns.py).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from type_mapping.pinot_schema import PinotSchema
+from type_mapping.stored import PinotColumns
+
+from .dictionary import Dictionary, build_dictionary
+from .index_policy import has_dict_ids
+from .table_config import TableIndexSettings
+
+
+def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) -> Dictionary:
+    """What ``build_dictionary`` gives for the decoded values of a dictionary-encoded single-value column
+    (Arrow ``dictionary`` chunks, no nulls), without decoding its rows: the dictionary of its chunks'
+    dictionaries put together (any order, repeats allowed), each row's dictId mapped through it, and values
+    no row uses left out. A compaction's rows come this way (a segment's dictIds and its dictionary): the
+    work is per distinct value, not per row."""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    if not chunks:
+        return build_dictionary(pa.array([], type=column.type.value_type), stored_type, name)
+    merged = build_dictionary(pa.concat_arrays([chunk.dictionary for chunk in chunks]), stored_type, name)
+    ids = np.empty(len(column), dtype=merged.dict_ids.dtype)
+    used = None  # the merged values some row uses, once a chunk is found not to use all of its dictionary
+    at = offset = 0
+    for chunk in chunks:
+        indices = chunk.indices.to_numpy(zero_copy_only=False)
+        mapping = merged.dict_ids[offset:offset + len(chunk.dictionary)]
+        ids[at:at + len(chunk)] = mapping[indices]
+        chunk_used = np.zeros(len(chunk.dictionary), dtype=np.bool_)  # small: the chunk's dictionary
+        chunk_used[indices] = True
+        if used is not None or not chunk_used.all():
+            if used is None:
+                used = np.zeros(merged.cardinality, dtype=np.bool_)
+                used[merged.dict_ids[:offset]] = True  # the earlier chunks used all of theirs
+            used[mapping[chunk_used]] = True
+        at += len(chunk)
+        offset += len(chunk.dictionary)
+    if used is not None and not used.all():  # a dictionary of the used values only, ids renumbered
+        renumber = (np.cumsum(used) - 1).astype(ids.dtype)
+        merged = build_dictionary(merged.values.filter(pa.array(used)), stored_type, name)
+        ids = renumber[ids]
+    merged.dict_ids = ids
+    return merged
+
+
+def is_encoded_list(data_type: pa.DataType) -> bool:
+    """A multi-value column whose values are dictionary-encoded (``list<dictionary<...>>``)."""
+    return (pa.types.is_list(data_type) or pa.types.is_large_list(data_type)) and \
+        pa.types.is_dictionary(data_type.value_type)
+
+
+def dictionary_of_encoded_lists(column: pa.ChunkedArray, stored_type: str,
+                                name: str) -> tuple[Dictionary, np.ndarray]:
+    """A dictionary-encoded multi-value column's dictionary (dictIds of its values, row after row) and its
+    rows' value counts: what the builder gets from the decoded lists' values and lengths."""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    values = pa.chunked_array([chunk.flatten() for chunk in chunks], column.type.value_type)
+    lengths = [pc.list_value_length(chunk).to_numpy(zero_copy_only=False) for chunk in chunks]
+    return (dictionary_of_encoded(values, stored_type, name),
+            np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int32))
+
+
+def decoded_unless_encodable(columns: PinotColumns, schema: PinotSchema, settings: TableIndexSettings,
+                              star_columns: set[str]) -> PinotColumns:
+    """The rows with every dictionary-encoded (Arrow ``dictionary``) column decoded but those built from their
+    dictionary and dictIds alone (``dictionary_of_encoded``): single-value, surely dictionary-encoded in the
+    segment, no default to fill, and nothing else reading their values (partitions, star-trees, TIMESTAMP
+    indexes). The same bytes either way; the encoded ones skip the per-row work."""
+    table = columns.table
+    for spec in schema:
+        column = table.column(spec.name)
+        listed = is_encoded_list(column.type)
+        if not (pa.types.is_dictionary(column.type) or listed):
+            continue
+        c = settings.columns[spec.name]
+        heuristics = settings.optimize_dictionary or settings.optimize_dictionary_for_metrics
+        if (spec.single_value != listed and has_dict_ids(c) and (c.inverted or not heuristics)
+                and spec.name not in columns.defaults and spec.name not in star_columns
+                and spec.name not in settings.partitions and not c.timestamp_granularities):
+            continue
+        table = table.set_column(table.schema.get_field_index(spec.name), spec.name, decoded_column(column))
+    if table is columns.table:
+        return columns
+    return replace(columns, table=table)
+
+
+def decoded_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary-encoded column (single- or multi-value) with its values decoded."""
+    if pa.types.is_dictionary(column.type):
+        return pa.chunked_array([chunk.dictionary_decode() for chunk in column.chunks], column.type.value_type)
+    if is_encoded_list(column.type):
+        value_type = column.type.value_type.value_type
+        lists = [pa.ListArray.from_arrays(chunk.offsets, chunk.values.dictionary_decode())
+                 if pa.types.is_list(chunk.type) else
+                 pa.LargeListArray.from_arrays(chunk.offsets, chunk.values.dictionary_decode())
+                 for chunk in column.chunks]
+        return pa.chunked_array(lists, pa.list_(value_type) if pa.types.is_list(column.type)
+                                else pa.large_list(value_type))
+    return column

@@ -1,0 +1,127 @@
+"""Dictionary-encoded input columns (``segment.encoded``): the same dictionary as from the decoded values, and
+a segment built from them (single- and multi-value) has the bytes of one built from the decoded rows, whatever
+the chunks' dictionaries look like (unsorted, repeated values, values no row uses, one chunk per source
+segment)."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pinot_sink.segment import BuildOptions, build_segment
+from pinot_sink.segment.dictionary import build_dictionary
+from pinot_sink.segment.encoded import dictionary_of_encoded
+from type_mapping.pinot_schema import PinotSchema
+from type_mapping.stored import PinotColumns
+from type_mapping.table_config import TableConfig
+
+VALUES = {
+    "INT": (pa.int32(), lambda rng, n: rng.integers(-50, 50, n).tolist()),
+    "LONG": (pa.int64(), lambda rng, n: (rng.integers(0, 10**6, n) * 10**9).tolist()),
+    "DOUBLE": (pa.float64(), lambda rng, n: rng.choice([-0.0, 0.0, 1.5, -2.25, 1e300, 3.0], n).tolist()),
+    "STRING": (pa.string(), lambda rng, n: rng.choice(["b", "a", "é", "\U0001F600", "", "zz", "\uffff"], n).tolist()),
+    "BYTES": (pa.binary(), lambda rng, n: [bytes(v) for v in rng.integers(0, 256, (n, 2)).astype(np.uint8)]),
+}
+
+
+def _encoded_chunks(rng, values: list, arrow_type, chunks: int) -> pa.ChunkedArray:
+    """``values`` cut into chunks, each over a dictionary of its own: shuffled, with repeats and extra values."""
+    out = []
+    for part in np.array_split(np.arange(len(values)), chunks):
+        rows = [values[i] for i in part]
+        distinct = list(dict.fromkeys(rows)) + list(dict.fromkeys(values))[:3]  # extra (maybe unused) values
+        rng.shuffle(distinct)
+        distinct = distinct + distinct[:2]  # repeats: a row may point at either copy
+        first = {}
+        for i, v in enumerate(distinct):
+            first.setdefault(v, []).append(i)
+        indices = [first[v][int(rng.integers(0, len(first[v])))] for v in rows]
+        out.append(pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(distinct, arrow_type)))
+    return pa.chunked_array(out)
+
+
+@pytest.mark.parametrize("stored", sorted(VALUES))
+@pytest.mark.parametrize("chunks", [1, 4])
+def test_dictionary_of_encoded_equals_build_dictionary(stored, chunks):
+    rng = np.random.default_rng(len(stored) * 10 + chunks)
+    arrow_type, make = VALUES[stored]
+    values = make(rng, 400)
+    column = _encoded_chunks(rng, values, arrow_type, chunks)
+    column = column.slice(37, 300)  # the slice leaves some dictionary values without a row
+    expected = build_dictionary(pa.array(values[37:337], arrow_type), stored, "c")
+    got = dictionary_of_encoded(column, stored, "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+    if expected.serialized_lengths is not None:
+        assert got.serialized_lengths.tolist() == expected.serialized_lengths.tolist()
+
+
+SCHEMA = PinotSchema.from_json({
+    "schemaName": "t",
+    "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}, {"name": "device", "dataType": "STRING"},
+                            {"name": "user", "dataType": "LONG"}, {"name": "part", "dataType": "INT"},
+                            {"name": "tags", "dataType": "STRING", "singleValueField": False},
+                            {"name": "codes", "dataType": "INT", "singleValueField": False}],
+    "metricFieldSpecs": [{"name": "price", "dataType": "DOUBLE"}],
+    "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                            "granularity": "1:MILLISECONDS"}],
+})
+CONFIG = TableConfig.from_json({
+    "tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
+    "tableIndexConfig": {
+        "sortedColumn": ["country"], "invertedIndexColumns": ["device", "tags"], "noDictionaryColumns": ["price"],
+        "bloomFilterColumns": ["user"], "rangeIndexColumns": ["ts"],
+        # a partitioned column is decoded first (its partition ids read values)
+        "segmentPartitionConfig": {"columnPartitionMap": {"part": {"functionName": "Modulo", "numPartitions": 4}}},
+    },
+    "metadata": {},
+}, SCHEMA)
+
+
+def _rows(rng, n):
+    return {
+        "country": rng.choice(["US", "DE", "FR", "JP"], n).tolist(),
+        "device": rng.choice(["ios", "web", "android"], n).tolist(),
+        "user": rng.integers(0, 300, n).tolist(),
+        "part": rng.integers(0, 40, n).tolist(),
+        "price": rng.random(n).round(2).tolist(),
+        "ts": (1_700_000_000_000 + np.sort(rng.integers(0, 10**6, n))).tolist(),
+        "tags": [rng.choice(["sale", "gift", "é", "new"], int(rng.integers(1, 4))).tolist() for _ in range(n)],
+        "codes": [rng.integers(-5, 500, int(rng.integers(1, 3))).tolist() for _ in range(n)],
+    }
+
+
+def _encoded_lists(rng, rows: list, value_type, chunks: int) -> pa.ChunkedArray:
+    """Multi-value rows as lists of dictIds, each chunk over a dictionary of its own (``_encoded_chunks``)."""
+    out = []
+    for part in np.array_split(np.arange(len(rows)), chunks):
+        lists = [rows[i] for i in part]
+        lengths = np.array([len(r) for r in lists])
+        flat = _encoded_chunks(rng, [v for r in lists for v in r], value_type, 1).chunk(0)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        out.append(pa.ListArray.from_arrays(pa.array(offsets), flat))
+    return pa.chunked_array(out)
+
+
+def test_segment_from_encoded_columns_has_the_decoded_rows_bytes(tmp_path):
+    rng = np.random.default_rng(5)
+    rows = _rows(rng, 3000)
+    types = {s.name: {"STRING": pa.string(), "LONG": pa.int64(), "INT": pa.int32(), "DOUBLE": pa.float64()}[
+        s.stored_type] for s in SCHEMA}
+    plain = pa.table({name: pa.array(values, types[name] if SCHEMA[name].single_value else pa.list_(types[name]))
+                      for name, values in rows.items()})
+    encoded = pa.table({name: (pa.chunked_array([pa.array(values, types[name])]) if name == "price" else
+                               _encoded_chunks(rng, values, types[name], 3) if SCHEMA[name].single_value else
+                               _encoded_lists(rng, values, types[name], 3))
+                        for name, values in rows.items()})
+    assert pa.types.is_dictionary(encoded.schema.field("tags").type.value_type)
+    mask = np.zeros(3000, dtype=np.bool_)
+    mask[::7] = True  # a null vector beside the encoded dictIds
+    built = []
+    for name, table in (("plain", plain), ("encoded", encoded)):
+        segment = build_segment(PinotColumns(table.slice(11, 2500), {"device": mask[11:2511]}), SCHEMA, CONFIG,
+                                tmp_path / name, "t_0", creation_time_ms=1, options=BuildOptions(threads=1))
+        built.append(hashlib.sha256(segment.tar_path.read_bytes()).hexdigest())
+    assert built[0] == built[1]
