@@ -60,7 +60,8 @@ def _rows(rng, n, wide):
 
 def _segment(tmp_path, name, rows, nulls):
     table = pa.table({k: pa.array(v, TYPES[k]) for k, v in rows.items()})
-    built = build_segment(PinotColumns(table, {"nullable": nulls}), SCHEMA, CONFIG, tmp_path / "in", name,
+    masks = {"nullable": nulls, "country": np.roll(nulls, 1), "tags": np.roll(nulls, 2)}  # the sorted and MV ones too
+    built = build_segment(PinotColumns(table, masks), SCHEMA, CONFIG, tmp_path / "in", name,
                           creation_time_ms=1, options=BuildOptions(threads=1))
     return str(built.tar_path)
 
@@ -89,13 +90,13 @@ def test_compaction_reads_and_rebuilds_encoded_columns_losslessly(tmp_path):
     # every input row once (a multiset of rows, the sorted column reorders them)
     def keyed(table, masks):
         cols = table.to_pydict()
-        null = masks.get("nullable")
-        return sorted(repr(tuple(None if (c == "nullable" and null is not None and null[i]) else cols[c][i]
-                                 for c in sorted(cols))) for i in range(table.num_rows))
+        null = lambda c, i: c in masks and masks[c][i]  # noqa: E731
+        return sorted(repr(tuple(None if null(c, i) else cols[c][i] for c in sorted(cols)))
+                      for i in range(table.num_rows))
     want = []
     for rows_, nulls in expected:
         table = pa.table({k: pa.array(v, TYPES[k]) for k, v in rows_.items()})
-        want += keyed(table, {"nullable": nulls})
+        want += keyed(table, {"nullable": nulls, "country": np.roll(nulls, 1), "tags": np.roll(nulls, 2)})
     assert sorted(want) == keyed(got.table.select(sorted(TYPES)), got.null_masks)
 
 
