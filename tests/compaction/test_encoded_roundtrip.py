@@ -140,3 +140,32 @@ def test_compaction_rebuilds_indexed_encoded_columns_as_from_decoded_rows(tmp_pa
                               options=BuildOptions(threads=1))
         digests.append(hashlib.sha256(built.tar_path.read_bytes()).hexdigest())
     assert digests[0] == digests[1]
+
+
+def test_a_column_raw_in_one_segment_and_encoded_in_another_compacts_to_the_decoded_rows(tmp_path):
+    """The table config changed between writes (``noDictionaryColumns``): one segment's column is raw, the
+    other's dictIds; the merged rows are plain values, and every row is kept."""
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "s", "dataType": "STRING"}, {"name": "m", "dataType": "INT", "singleValueField": False}]})
+    paths = []
+    for i, raw in enumerate((["s", "m"], [])):
+        config = TableConfig.from_json({"tableName": "t_OFFLINE", "tableType": "OFFLINE",
+                                        "tableIndexConfig": {"noDictionaryColumns": raw}}, schema)
+        table = pa.table({"s": pa.array([f"v{i}{k % 3}" for k in range(50)]),
+                          "m": pa.array([[k, k + i] for k in range(50)], pa.list_(pa.int32()))})
+        built = build_segment(PinotColumns(table, {}), schema, config, tmp_path / "in", f"t_{i}",
+                              creation_time_ms=1, options=BuildOptions(threads=1))
+        paths.append(str(built.tar_path))
+    parts = [merge.read_rows(p, schema, p) for p in paths]
+    assert not pa.types.is_dictionary(parts[0].table.schema.field("s").type)
+    assert pa.types.is_dictionary(parts[1].table.schema.field("s").type)
+    rows = merge.concat(parts)
+    config = TableConfig.from_json({"tableName": "t_OFFLINE", "tableType": "OFFLINE"}, schema)
+    digests = []
+    for label, columns in (("encoded", rows), ("decoded", merge.decoded_rows(rows))):
+        built = build_segment(columns, schema, config, tmp_path / label, "t_out", creation_time_ms=1,
+                              options=BuildOptions(threads=1))
+        digests.append(hashlib.sha256(built.tar_path.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
+    assert merge.decoded_rows(rows).table.column("s").to_pylist() == \
+        [f"v0{k % 3}" for k in range(50)] + [f"v1{k % 3}" for k in range(50)]
