@@ -344,16 +344,20 @@ def arrow_schema(metadata: SegmentMetadata, columns: Sequence[str] | None = None
 
 
 def add_columns(fields: dict[str, tuple[pa.DataType, str]], metadata: SegmentMetadata,
-                columns: Sequence[str] | None = None) -> None:
+                columns: Sequence[str] | None = None, *, widen: bool = False) -> None:
     """Add a segment's columns (or those of ``columns`` it has) to ``fields`` (name -> (Arrow type, the first
     segment that had it)); a column whose type differs from the first segment's is a one-line error naming both,
-    unless its values convert exactly (``_converts``)."""
+    unless its values convert exactly (``_converts``). With ``widen`` (the schema is settled before any row is
+    read: ``read``, the Spark plan), a later segment's wider type takes the column's place when the earlier
+    values convert exactly into it (a column widened INT -> LONG reads whatever order the segments come in)."""
     for name, column in metadata.columns.items():
         if columns is not None and name not in columns:
             continue
         arrow_type = logical_arrow_type(column)
         seen = fields.setdefault(name, (arrow_type, metadata.name))
-        if seen[0] != arrow_type and not _converts(arrow_type, seen[0]):
+        if widen and seen[0] != arrow_type and _converts(seen[0], arrow_type) and not _converts(arrow_type, seen[0]):
+            fields[name] = (arrow_type, metadata.name)
+        elif seen[0] != arrow_type and not _converts(arrow_type, seen[0]):
             raise PinotReadError(
                 f"column {name!r} is {seen[0]} in segment {seen[1]} but {arrow_type} in segment {metadata.name}; "
                 "read those segments apart, or leave the column out with `columns`")
@@ -421,7 +425,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     for source in list_segments(paths_or_uris, storage_options):
         with open_source(source, storage_options) as reader:
             first_metadata = first_metadata or reader.metadata
-            add_columns(fields, reader.metadata, columns)
+            add_columns(fields, reader.metadata, columns, widen=True)
             if selected(reader.metadata, window):
                 tables.append(segment_table(reader, columns, threads=default_threads()))
     if columns is not None:
@@ -550,12 +554,12 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     with open_source(sources[0], storage) as reader:
         metadata = reader.metadata
     fields: dict[str, tuple[pa.DataType, str]] = {}
-    add_columns(fields, metadata, columns)
+    add_columns(fields, metadata, columns, widen=True)
     outside = set() if selected(metadata, window) else {0}
     for index, source in enumerate(sources[1:], start=1):
         if source.kind == "folder":
             folder = folder_metadata(source, storage)
-            add_columns(fields, folder, columns)
+            add_columns(fields, folder, columns, widen=True)
             if not selected(folder, window):
                 outside.add(index)
     # The schema stays every segment's; the ones whose metadata the driver read and the time range excludes

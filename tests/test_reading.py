@@ -289,6 +289,29 @@ def test_segments_typing_a_column_differently_are_one_clear_error(tmp_path):
     assert plan.schema.names == ["only_seg_a", "only_seg_b"]
 
 
+def test_a_column_widened_int_to_long_reads_in_either_order(tmp_path):
+    """A column retyped INT -> LONG: ``read`` and the Spark plan settle the schema before reading a row, so the
+    wider type wins whichever segment comes first; read_batches streams in the first segment's type, so it
+    reads a LONG segment first, and names both segments the other way round."""
+    from pinot_sink.reading import plan_read
+
+    ints = _one_column_segment(tmp_path / "a", "seg_a", "INT", [1, 2], pa.int32())
+    longs = _one_column_segment(tmp_path / "b", "seg_b", "LONG", [2**40], pa.int64())
+    for order in ([ints, longs], [longs, ints]):
+        table = pinot_sink.read(order)
+        assert table.schema.field("x").type == pa.int64()
+        assert sorted(table.column("x").to_pylist()) == [1, 2, 2**40]
+    folders = []
+    for tarball in (ints, longs):
+        with tarfile.open(tarball) as tar:
+            tar.extractall(tarball.parent / "untarred", filter="data")
+        folders.append(str(next((tarball.parent / "untarred").iterdir())))
+    assert plan_read({"paths": json.dumps(folders)}).schema.field("x").type == pa.int64()
+    assert sum(b.num_rows for b in pinot_sink.read_batches([longs, ints])) == 3
+    with pytest.raises(PinotReadError, match="column 'x' is int32 in segment seg_a but int64 in segment seg_b"):
+        list(pinot_sink.read_batches([ints, longs]))
+
+
 @pytest.mark.parametrize("name", SHARED_CASES)
 def test_read_batches_decodes_each_batch_alone_and_equals_read(name, pinot_built):
     """Batches of odd sizes (not whole bytes of dictIds, runs of a sorted column cut) give read's rows; a

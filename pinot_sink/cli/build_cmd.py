@@ -138,7 +138,8 @@ def parse_cli_options(pairs: list[str]) -> dict[str, str]:
         if not sep or not value.strip():
             raise OptionError(f"--option {pair!r}: write KEY=VALUE, e.g. convert.on-oversize-string=pinot")
         if key not in _CLI_OPTIONS:
-            raise OptionError(f"--option {key!r} does not apply to pinot-sink build{suggest(key)} "
+            hint = "" if key in OPTIONS else suggest(key)  # a write option it does not take: not "did you mean" itself
+            raise OptionError(f"--option {key!r} does not apply to pinot-sink build{hint} "
                               f"(these do: {', '.join(_CLI_OPTIONS)})")
         options[key] = value.strip()
     return options

@@ -176,7 +176,9 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         plan = make_plan(table, facts, mode=mode, target_bytes=target, min_segment_bytes=minimum,
                          bucket_ms=bucket_ms, window=window)
         report = CompactionReport(table, mode, plan, dry_run)
-        log.info("pinot_sink: %s", plan.describe())
+        # A caller with its own progress lines (the CLI) prints the report itself: logged once, at DEBUG, then.
+        level = logging.DEBUG if progress else logging.INFO
+        log.log(level, "pinot_sink: %s", plan.describe())
         if dry_run:
             return report
         context = _Context(write_options, schema, table_config, store, root, plan, aggregations,
@@ -186,7 +188,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
             context.say(f"group {index + 1}/{len(plan.groups)} ({group.describe(bucket_ms)}): "
                         f"{'FAILED' if report.groups[-1].error else 'done'}")
         report.elapsed_s = time.monotonic() - started
-        log.info("pinot_sink: %s", report.summary())
+        log.log(level, "pinot_sink: %s", report.summary())
         return report
     finally:
         store.close()

@@ -6,8 +6,9 @@ unless the column is raw) and the statistics, then each index from the writer th
 partition metadata (``partition``). Then ``metadata.properties``, the v1 or v3 layout with its CRCs, and the tarball,
 which appears at ``out_dir/<name>.tar.gz`` atomically or not at all.
 
-A single-value column may come dictionary-encoded (an Arrow ``dictionary`` column; ``encoded``): its rows
-are then not decoded where its dictIds and dictionary are all that is needed. The bytes are the same.
+A column may come dictionary-encoded (an Arrow ``dictionary`` column, or a multi-value one's
+``list<dictionary>``; ``encoded``): its rows are then not decoded where its dictIds and dictionary are all
+that is needed. The bytes are the same.
 """
 from __future__ import annotations
 

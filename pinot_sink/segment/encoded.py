@@ -1,6 +1,7 @@
 """Dictionary-encoded input columns (Arrow ``dictionary``) of the builder: a single-value column whose rows
-come as dictIds over a dictionary of stored values (any order, repeats and unused values allowed), as a
-compaction reads them from segments. Where nothing but its dictIds and dictionary is needed, the builder takes
+come as dictIds over a dictionary of stored values (any order, repeats and unused values allowed), or a
+multi-value one as lists of them (``list<dictionary>``, ``dictionary_of_encoded_lists``), as a compaction reads
+them from segments. Where nothing but its dictIds and dictionary is needed, the builder takes
 its dictionary from ``dictionary_of_encoded`` (work per distinct value, plus one remap of the dictIds) and never
 decodes its rows; elsewhere ``decoded_unless_encodable`` decodes it first. The bytes are those of the decoded
 rows either way (tests/segment/test_encoded_columns.py).

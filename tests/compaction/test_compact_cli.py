@@ -10,7 +10,7 @@ from pinot_sink.controller import ClientConfig, ControllerClient
 from tests.compaction.helpers import CONFIG, SCHEMA, controller_ids, folder_ids, tiny_segments
 
 
-def test_compact_against_a_controller(fake_controller, tmp_path, capsys):
+def test_compact_against_a_controller(fake_controller, tmp_path, capsys, caplog):
     fake_controller.add_table(SCHEMA, CONFIG)
     with ControllerClient.from_config(ClientConfig(url=fake_controller.url)) as client:
         tiny_segments(20, 30, kind="stream", client=client, url=fake_controller.url, spacing_ms=60_000)
@@ -19,9 +19,12 @@ def test_compact_against_a_controller(fake_controller, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "20 live segment(s); 20 in 1 group(s) to merge" in out and "dry run: nothing was changed" in out
     assert len(fake_controller.live_segments("events")) == 20
+    caplog.set_level("INFO", logger="pinot_sink")
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "bucket 2023-11-15T00:00:00Z" in captured.out and "total: 20 segment(s) ->" in captured.out
+    # the report once, on stdout: not again as a log line
+    assert not [r for r in caplog.records if r.levelname == "INFO" and "total: 20 segment(s)" in r.getMessage()]
     assert "pinot-sink compact: bucket 2023-11-15T00:00:00Z: segment events_" in captured.err  # progress
     assert controller_ids(fake_controller, tmp_path) == list(range(600))
 

@@ -89,6 +89,18 @@ def test_unknown_options_and_unsupported_settings_are_named(tmp_path, capsys):
     assert main(base + ["--option", "convert.on-oversize-string=pinot", "--option", "ingestion.unsupported=skip"]) == 0
 
 
+def test_a_data_source_option_the_cli_does_not_take_is_not_suggested_as_itself(tmp_path, capsys):
+    """``segment-name.type`` is a write option pinot-sink build does not take: the message says so, and does not
+    offer the very key the user typed ("did you mean 'segment-name.type'?")."""
+    schema, config = _small_table(tmp_path)
+    assert main(["build", "--schema", str(schema), "--table-config", str(config), "--input",
+                 str(tmp_path / "in.jsonl"), "--out", str(tmp_path / "out"),
+                 "--option", "segment-name.type=fixed"]) == 1
+    err = capsys.readouterr().err
+    assert "'segment-name.type' does not apply to pinot-sink build" in err
+    assert "did you mean 'segment-name.type'" not in err
+
+
 def test_the_schema_policy_options_apply_to_a_file_with_extra_columns(tmp_path, capsys):
     """A file with columns the schema lacks: refused naming the option, then taken with that option (as
     Pinot's own job skips fields it does not read); the data source's schema.* options, the same words."""
