@@ -278,8 +278,7 @@ def row_keys(rows: PinotColumns, schema: PinotSchema, table_config, time_column:
     column; rows with equal keys go to the same output segments."""
     parts = []
     if time_column is not None and bucket_ms is not None:
-        parts.append(bucket_keys(time_values_ms(decoded(rows.table.column(time_column)), schema[time_column]),
-                                 bucket_ms))
+        parts.append(_time_buckets(rows.table.column(time_column), schema[time_column], bucket_ms))
     partitioned = partitioned_columns(table_config, schema)
     if partitioned:
         values = decoded_rows(PinotColumns(rows.table.select(list(partitioned)), {}))
@@ -287,6 +286,16 @@ def row_keys(rows: PinotColumns, schema: PinotSchema, table_config, time_column:
     if not parts:
         return np.zeros((rows.table.num_rows, 1), dtype=np.int64)
     return np.stack([np.asarray(p, dtype=np.int64) for p in parts], axis=1)
+
+
+def _time_buckets(column: pa.ChunkedArray, spec, bucket_ms: int) -> np.ndarray:
+    """Each row's time bucket; of a dictionary-encoded column (a segment's dictIds) computed once per
+    dictionary value and indexed by the dictIds, not decoded per row (a date string parsed once)."""
+    if not pa.types.is_dictionary(column.type):
+        return bucket_keys(time_values_ms(decoded(column), spec), bucket_ms)
+    parts = [bucket_keys(time_values_ms(chunk.dictionary, spec), bucket_ms)[chunk.indices.to_numpy(
+        zero_copy_only=False)] for chunk in column.chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def split_by_key(rows: PinotColumns, keys: np.ndarray) -> dict[tuple, PinotColumns]:
