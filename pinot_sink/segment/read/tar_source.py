@@ -134,7 +134,7 @@ def load_tarball(source: str | os.PathLike | IO[bytes], where: str | None = None
     temp_dir, stream = None, None
     source_stream = handle if handle is not None else source
     try:
-        stream = (_inflated_whole(handle) if handle is not None else None) or _decompressed(source_stream, where)
+        stream = (_small_gzip(handle) if handle is not None else None) or _decompressed(source_stream, where)
         reader = _Forward(stream)
         with tarfile.open(fileobj=reader, mode="r:") as tar:
             first, held = None, 0
@@ -175,29 +175,20 @@ def load_tarball(source: str | os.PathLike | IO[bytes], where: str | None = None
     return SegmentFiles(where, members, temp_dir)
 
 
-WHOLE_GZIP = 8 << 20  # a local .tar.gz up to this size is inflated in one call (below)
+SMALL_GZIP = 8 << 20  # a local .tar.gz up to this size is inflated in this thread (below)
 
 
-class _Inflated(io.BytesIO):
-    """Tar bytes inflated whole; ``data`` views them, so that a member is a slice, not a copy."""
-
-    def __init__(self, data: bytes):
-        super().__init__(data)  # shares ``data`` (no copy: it is never written)
-        self.data = memoryview(data)
-
-
-def _inflated_whole(handle) -> "_Inflated | None":
-    """A small local gzip tarball's tar bytes, inflated in one call (ISA-L): a compaction reads hundreds of
-    small segments, and the threaded stream's thread and queue per tarball cost ~20% over the inflate itself
-    (bench/compact.py); ``None`` for anything else (streamed by ``_decompressed``)."""
-    head = handle.peek(4)[:4]
-    if codec_of(head) != GZIP or os.fstat(handle.fileno()).st_size > WHOLE_GZIP:
+def _small_gzip(handle):
+    """A small local gzip tarball's tar bytes, inflated as they are read in this thread (ISA-L's igzip): a
+    compaction reads hundreds of small segments, and the threaded stream's thread and queue per tarball cost
+    ~15% over the inflate itself (bench/compact.py); ``None`` for anything else (``_decompressed``)."""
+    if codec_of(handle.peek(4)[:4]) != GZIP or os.fstat(handle.fileno()).st_size > SMALL_GZIP:
         return None
     try:
         from isal import igzip
     except ImportError:
         return None
-    return _Inflated(igzip.decompress(handle.read()))
+    return igzip.open(handle, "rb")
 
 
 class _Forward(io.RawIOBase):
@@ -242,13 +233,6 @@ class _Forward(io.RawIOBase):
         return bytes(self._read(size if size >= 0 else 1 << 62))
 
     def take(self, size: int) -> memoryview:
-        if isinstance(self._stream, _Inflated):  # the member is a view of the inflated bytes, not a copy
-            data = self._stream.data[self._pos:self._pos + size]
-            if len(data) < size:
-                raise EOFError("the tarball ends inside a member")
-            self._stream.seek(size, io.SEEK_CUR)
-            self._pos += size
-            return data
         data = memoryview(np.empty(size, dtype=np.uint8))  # not zero-filled (bytearray's memset: +30% CPU)
         done = 0
         while done < size:
