@@ -260,6 +260,18 @@ class SegmentMetadata:
         return PinotSchema(name=self.table_name or "", fields=fields)
 
 
+def _described(props: Mapping[str, Value]) -> set[str]:
+    """Every name ``c`` with some ``column.c.*`` key (a name may hold dots: each prefix up to a dot counts),
+    in one pass over the keys instead of one pass per column."""
+    names = set()
+    for key in props:
+        if key.startswith("column."):
+            at = 7
+            while (at := key.find(".", at + 1)) != -1:
+                names.add(key[7:at])
+    return names
+
+
 def parse_segment_metadata(
     properties: bytes | str | Mapping[str, Value],
     creation_meta: bytes | None = None,
@@ -289,8 +301,9 @@ def parse_segment_metadata(
 
     columns = {}
     undescribed = []
+    described = _described(props)
     for column in sorted(physical):
-        if not any(key.startswith(f"column.{column}.") for key in props):
+        if column not in described:
             # Listed but without any column keys (seen in real files for the time column). Pinot would fail
             # to load such a segment; a reader for inspection reports it instead.
             undescribed.append(column)
