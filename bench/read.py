@@ -32,6 +32,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from pinot_sink.segment.read.tar_source import extract_all
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -65,7 +66,7 @@ def prepare(rows: int, folder: Path) -> dict[str, Path]:
         with open(paths[f"segment tar.{suffix}"], "wb") as out:
             write_stream(out, [plain], codec)
     with tarfile.open(fileobj=io.BytesIO(plain)) as tar:
-        tar.extractall(folder / "untarred", filter="data")
+        extract_all(tar, folder / "untarred")
     paths["segment folder"] = folder / "untarred" / "bench_events_0"
     pq.write_table(table, paths["parquet"])
     return paths

@@ -16,6 +16,7 @@ import pytest
 import pinot_sink
 from pinot_sink.reading import PinotReadError, list_segments
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
+from pinot_sink.segment.read.tar_source import extract_all
 from type_mapping.table_config import TableConfig
 from read_expected import compare, dump_rows, dump_types
 
@@ -55,7 +56,7 @@ def test_arrow_types(pinot_built):
 
 def _untar(tarball: Path, dest: Path) -> Path:
     with tarfile.open(tarball) as tar:
-        tar.extractall(dest, filter="data")
+        extract_all(tar, dest)
     return next(p for p in dest.iterdir() if p.is_dir())
 
 
@@ -281,7 +282,7 @@ def test_segments_typing_a_column_differently_are_one_clear_error(tmp_path):
     folders = []
     for tarball in (ints, texts):
         with tarfile.open(tarball) as tar:
-            tar.extractall(tarball.parent / "untarred", filter="data")
+            extract_all(tar, tarball.parent / "untarred")
         folders.append(str(next((tarball.parent / "untarred").iterdir())))
     with pytest.raises(PinotReadError, match=message):  # folders: on the driver
         plan_read({"paths": json.dumps(folders)})
@@ -304,7 +305,7 @@ def test_a_column_widened_int_to_long_reads_in_either_order(tmp_path):
     folders = []
     for tarball in (ints, longs):
         with tarfile.open(tarball) as tar:
-            tar.extractall(tarball.parent / "untarred", filter="data")
+            extract_all(tar, tarball.parent / "untarred")
         folders.append(str(next((tarball.parent / "untarred").iterdir())))
     assert plan_read({"paths": json.dumps(folders)}).schema.field("x").type == pa.int64()
     assert sum(b.num_rows for b in pinot_sink.read_batches([longs, ints])) == 3
@@ -342,7 +343,7 @@ def test_the_spark_plan_gives_no_partition_to_folders_outside_the_time_range(pin
     folders = []
     for name in ("timestamp_json", "events_indexes"):  # 2023-11-14 .. 2024-01-16; 2023-11-14 .. 11-15
         with tarfile.open(pinot_built / name / f"{name}_0.tar.gz") as tar:
-            tar.extractall(tmp_path / name, filter="data")
+            extract_all(tar, tmp_path / name)
         folders.append(str(tmp_path / name / f"{name}_0"))
     tarball = str(pinot_built / "events_indexes" / "events_indexes_0.tar.gz")
     options = {"paths": json.dumps(folders + [tarball]), "columns": "ts", "time-range": "2023-12-01/2024-01-01"}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+import pathlib
 import shutil
 import struct
 import tarfile
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from pinot_sink.segment.read import decoders
 from pinot_sink.segment.read.reader import SegmentFormatError, open_segment, read_segment
+from pinot_sink.segment.read.tar_source import extract_all
 
 
 @pytest.fixture
@@ -29,7 +31,7 @@ def private_tmp(tmp_path, monkeypatch):
 def _extract(tarball, into):
     with tarfile.open(tarball) as tar:
         top = tar.getnames()[0].split("/")[0]
-        tar.extractall(into, filter="data")
+        extract_all(tar, into)
     return into / top
 
 
@@ -228,3 +230,28 @@ def test_long_member_names_are_read_from_the_stream(fmt, tmp_path):
         assert bytes(files.view("v3/columns.psf")) == payload and files.read("v3/metadata.properties") == b"a=b\n"
     finally:
         files.close()
+
+
+@pytest.mark.parametrize("data_filter", [True, False], ids=["tarfile's data filter", "a Python without it"])
+def test_extraction_refuses_links_and_escapes_with_or_without_tarfiles_data_filter(tmp_path, pinot_built,
+                                                                                   monkeypatch, data_filter):
+    """``extract_tarball`` uses tarfile's ``data`` filter where Python has it (3.10.12+, 3.11.4+) and makes the
+    same refusals itself where it does not (Debian 12's 3.11.2): a link or a member leaving the folder is an
+    unsafe tarball either way, and a good one extracts the same files."""
+    from pinot_sink.segment.read import tar_source
+
+    if data_filter and not hasattr(tarfile, "data_filter"):
+        pytest.skip("this Python's tarfile has no data filter")
+    monkeypatch.setattr(tar_source, "_HAS_DATA_FILTER", data_filter)
+    link = tarfile.TarInfo("seg/metadata.properties")
+    link.type = tarfile.SYMTYPE
+    link.linkname = "../../../../etc/passwd"
+    for name, members in (("link", [_dir("seg"), (link, None)]), ("escape", [_dir("seg"), _file("seg/../../x")])):
+        tarball = _tar(tmp_path / f"{name}.tar.gz", members)
+        with pytest.raises(SegmentFormatError, match="unsafe"):
+            tar_source.extract_tarball(tarball, str(tmp_path / f"{name}_out"))
+        assert not (tmp_path / "x").exists()
+    folder = tar_source.extract_tarball(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz",
+                                        str(tmp_path / "good"))
+    assert sorted(p.name for p in pathlib.Path(folder).rglob("*")) == ["columns.psf", "creation.meta", "index_map",
+                                                               "metadata.properties", "v3"]

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.compaction import spf_cases as sc  # noqa: E402
+from pinot_sink.segment.read.tar_source import extract_all
 
 VERIFY = Path(os.environ.get("PINOT_VERIFY_HOME", Path.home() / "pinot-verify"))
 SPF = Path(os.environ.get("PINOT_SPF_HOME", Path.home() / "pinot-spf"))
@@ -106,7 +107,7 @@ def main() -> None:
                 shutil.copytree(work / f"spf-{case}" / entry["segment"], target)
                 ours = work / f"ours-{case}-x"
                 with tarfile.open(root / sc.TABLE / f"{entry['segment']}.tar.gz") as archive:
-                    archive.extractall(ours, filter="data")
+                    extract_all(archive, ours)
                 files = sorted(p.name for p in (target / "v3").iterdir())
                 assert files == sorted(p.name for p in (ours / entry["segment"] / "v3").iterdir()), files
                 same = {f: (ours / entry["segment"] / "v3" / f).read_bytes() == (target / "v3" / f).read_bytes()
