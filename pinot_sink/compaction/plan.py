@@ -121,18 +121,7 @@ SAMPLE_MAX_BYTES = 16 * 1024**2  # the segment whose untarred / tarred ratio is 
 
 def list_facts(store: SegmentStore) -> list[SegmentFacts]:
     """The live segments of the table with their size, rows, time range and estimated untarred size."""
-    if isinstance(store, ControllerStore):
-        live = store.list()
-        zk = store.client.segment_zk_metadata(store.table)
-        facts = []
-        for name in sorted(live):
-            meta = zk.get(name) or {}
-            start, end = zk_time_range(meta)
-            facts.append(SegmentFacts(name, int(meta.get("segment.size.in.bytes") or 0),
-                                      int(meta.get("segment.total.docs") or 0), start, end))
-    else:
-        facts = _folder_facts(store)
-    return with_untarred_sizes(store, facts)
+    return with_untarred_sizes(store, _facts_of(store).facts())
 
 
 def with_untarred_sizes(store: SegmentStore, facts: list[SegmentFacts]) -> list[SegmentFacts]:
@@ -152,14 +141,60 @@ def with_untarred_sizes(store: SegmentStore, facts: list[SegmentFacts]) -> list[
 
 def _untarred_bytes(store: SegmentStore, name: str) -> int:
     """The files' bytes of a segment's tarball, streamed (nothing written)."""
-    if isinstance(store, ControllerStore):
+    return _facts_of(store).untarred_bytes(name)
+
+
+class _ControllerFacts:
+    """A controller's table: its segments' ZK metadata; a sample tarball downloaded."""
+
+    def __init__(self, store: ControllerStore) -> None:
+        self.store = store
+
+    def facts(self) -> list[SegmentFacts]:
+        store = self.store
+        live = store.list()
+        zk = store.client.segment_zk_metadata(store.table)
+        facts = []
+        for name in sorted(live):
+            meta = zk.get(name) or {}
+            start, end = zk_time_range(meta)
+            facts.append(SegmentFacts(name, int(meta.get("segment.size.in.bytes") or 0),
+                                      int(meta.get("segment.total.docs") or 0), start, end))
+        return facts
+
+    def untarred_bytes(self, name: str) -> int:
         with tempfile.TemporaryDirectory(prefix="pinot-sink-compact-sample-") as folder:
-            path = store.client.download_segment(store.table, name, Path(folder) / f"{name}.tar.gz")
+            path = self.store.client.download_segment(self.store.table, name, Path(folder) / f"{name}.tar.gz")
             return _files_bytes(path)
-    uri = list_segment_uris(store.root_uri, store.table, store.storage_options)[name]
-    fs, target = uri_to_fs(uri, store.storage_options)
-    with fs.open(target, "rb") as handle:
-        return _files_bytes(handle)
+
+
+class _FolderFacts:
+    """A folder's table: its tarballs and manifests (``_folder_facts``); a sample tarball streamed."""
+
+    def __init__(self, store: DirectoryStore) -> None:
+        self.store = store
+
+    def facts(self) -> list[SegmentFacts]:
+        return _folder_facts(self.store)
+
+    def untarred_bytes(self, name: str) -> int:
+        store = self.store
+        uri = list_segment_uris(store.root_uri, store.table, store.storage_options)[name]
+        fs, target = uri_to_fs(uri, store.storage_options)
+        with fs.open(target, "rb") as handle:
+            return _files_bytes(handle)
+
+
+class _Facts:
+    """The ways of reading a table's facts, one per kind of store: the store picks its own
+    (``SegmentStore.publication``), so the planner never asks which store it holds."""
+
+    into_folder = _FolderFacts
+    through_controller = _ControllerFacts
+
+
+def _facts_of(store: SegmentStore):
+    return store.publication(_Facts)(store)
 
 
 def _files_bytes(source) -> int:

@@ -170,8 +170,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         bucket_ms = bucket_ms_of(bucket, table_config)
         if window is not None and bucket_ms is None:
             raise OptionError(f"--time-range: table {table} has no time column (segmentsConfig.timeColumnName)")
-        if isinstance(store, DirectoryStore):
-            _refuse_unfinished(store)
+        _side_of(store).refuse_unfinished()
         facts = [f for f in list_facts(store) if write_tag_of(f.name) not in exclude_writes]
         plan = make_plan(table, facts, mode=mode, target_bytes=target, min_segment_bytes=minimum,
                          bucket_ms=bucket_ms, window=window)
@@ -236,6 +235,11 @@ class _Context:
     write_id: str = field(default_factory=lambda: f"compact:{uuid.uuid4().hex}")
     bytes_per_row: float | None = None
 
+    @property
+    def side(self):
+        """The steps that differ by store (``_Sides``), picked by the store itself."""
+        return _side_of(self.store)
+
     def compact_group(self, index: int, group: Group) -> GroupReport:
         plan = self.plan
         where = group.describe(plan.bucket_ms)
@@ -245,13 +249,9 @@ class _Context:
         staged: list[SegmentRecord] = []
         try:
             try:
-                if isinstance(self.store, DirectoryStore):
-                    # The run's record before anything is staged in the folder: killed while building, it says
-                    # an embedded run began (nothing to publish, nothing replaced), so recovery settles it.
-                    write_publishing(job.record(job.run), job.run.write_id, [], [])
+                self.side.before_build(job)
                 staged = self._build(job, group, work, report)
-                if not isinstance(self.store, DirectoryStore):
-                    _revert_dead_compactions(self.store, job.compaction.sources)
+                self.side.before_commit(job.compaction.sources)
                 result = commit_job(job, [TaskReport(0, 0, staged, input_rows=group.rows)])
             except BaseException as exc:
                 _abort(job, staged)
@@ -276,7 +276,7 @@ class _Context:
                        rerun=False, stage_root=stage_root, instant_ms=now_ms)
         names = [s.name for s in group.sources]
         scope = CompactionScope(tuple(names), self.plan.listed, frozenset(source_writes(names, self.store)),
-                                sources_stay_listed=isinstance(self.store, DirectoryStore))
+                                sources_stay_listed=self.side.sources_stay_listed)
         index_plan = plan_indexes(self.table_config, self.schema, options.build.unsupported_indexes)
         # Segments no pinot-sink write made (Pinot's own, say) hold no write to record: no provenance line, so
         # their compaction writes what Pinot's SegmentProcessorFramework writes (docs/compaction.md).
@@ -356,15 +356,69 @@ class _Context:
 
     def _fetch(self, job: WriteJob, name: str, work: Path) -> str:
         """A local path of the segment's tarball: the folder's own file, or a download."""
-        if isinstance(self.store, DirectoryStore):
-            uri = segment_uri(self.root, job.table, name)
-            local = local_path(uri)
-            if local is not None:
-                return local
-            fs, remote = uri_to_fs(uri, job.storage_options)
-            fs.get_file(remote, str(work / f"{name}.tar.gz"))
-            return str(work / f"{name}.tar.gz")
+        return self.side.fetch(job, name, work)
+
+
+class _FolderSide:
+    """Compacting a folder's table: the manifests are the record, a merged segment's file is read in place."""
+
+    sources_stay_listed = True  # the merged files stay in the folder until the publish deletes them
+
+    def __init__(self, store: DirectoryStore) -> None:
+        self.store = store
+
+    def refuse_unfinished(self) -> None:
+        _refuse_unfinished(self.store)
+
+    def before_build(self, job: WriteJob) -> None:
+        # The run's record before anything is staged in the folder: killed while building, it says an embedded
+        # run began (nothing to publish, nothing replaced), so recovery settles it.
+        write_publishing(job.record(job.run), job.run.write_id, [], [])
+
+    def before_commit(self, sources: tuple[str, ...]) -> None:
+        pass
+
+    def fetch(self, job: WriteJob, name: str, work: Path) -> str:
+        uri = segment_uri(self.store.root_uri, job.table, name)
+        local = local_path(uri)
+        if local is not None:
+            return local
+        fs, remote = uri_to_fs(uri, job.storage_options)
+        fs.get_file(remote, str(work / f"{name}.tar.gz"))
+        return str(work / f"{name}.tar.gz")
+
+
+class _ControllerSide:
+    """Compacting a controller's table: the lineage is the record, a merged segment is downloaded."""
+
+    sources_stay_listed = False
+
+    def __init__(self, store) -> None:
+        self.store = store
+
+    def refuse_unfinished(self) -> None:
+        pass  # an unfinished lineage entry is the controller's to show; a dead compaction's is reverted below
+
+    def before_build(self, job: WriteJob) -> None:
+        pass
+
+    def before_commit(self, sources: tuple[str, ...]) -> None:
+        _revert_dead_compactions(self.store, sources)
+
+    def fetch(self, job: WriteJob, name: str, work: Path) -> str:
         return str(self.store.client.download_segment(job.table, name, work / f"{name}.tar.gz"))
+
+
+class _Sides:
+    """A compaction's steps that differ by store, one class per kind: the store picks its own
+    (``SegmentStore.publication``), so the compaction never asks which store it holds."""
+
+    into_folder = _FolderSide
+    through_controller = _ControllerSide
+
+
+def _side_of(store):
+    return store.publication(_Sides)(store)
 
 
 def _refuse_unfinished(store: DirectoryStore) -> None:
