@@ -167,10 +167,15 @@ class _Failure(Exception):
 
 
 def _document(item: Any) -> Any:
+    """The parsed document a JSON path reads; invalid JSON and the text ``null`` fail the row, as Jayway refuses
+    both (in Pinot the row fails)."""
     try:
-        return _parse(item)
+        document = _parse(item)
     except _InvalidJson:
         raise _Failure("the input is not valid JSON (InvalidJsonException)") from None
+    if document is None:
+        raise _Failure("json can not be null (IllegalArgumentException)")
+    return document
 
 
 def _can_extract(item: Any) -> bool:
@@ -213,10 +218,7 @@ def _json_path_string(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
 
     def one(item):
-        document = _document(item)
-        if document is None:  # the text `null`: Jayway refuses a null document (the row fails in Pinot)
-            raise _Failure("json can not be null (IllegalArgumentException)")
-        found = read_path(document, steps, definite)
+        found = read_path(_document(item), steps, definite)
         return None if found is None else _text_of(found)
 
     return _map_rows(ctx, args[0], one, pa.string())
@@ -361,10 +363,7 @@ def _json_path_array(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
 
     def one(item):
-        document = _document(item)
-        if document is None:  # the text `null`: Jayway refuses a null document (the row fails in Pinot)
-            raise _Failure("json can not be null (IllegalArgumentException)")
-        return _as_array(read_path(document, steps, definite))
+        return _as_array(read_path(_document(item), steps, definite))
 
     return _array_result(ctx, args[0], one, None)
 
@@ -462,10 +461,7 @@ def _json_path(ctx: Context, args: list[Value]) -> Value:
     steps, definite = _path(ctx, args[1])
 
     def one(item):
-        document = _document(item)
-        if document is None:
-            raise _Failure("json can not be null (IllegalArgumentException)")
-        return read_path(document, steps, definite)
+        return read_path(_document(item), steps, definite)
 
     return _objects_of(ctx, args[0], one)
 
