@@ -139,8 +139,8 @@ def load_tarball(source: str | os.PathLike | IO[bytes], where: str | None = None
         with tarfile.open(fileobj=reader, mode="r:") as tar:
             first, held = None, 0
             for member in tar:
-                parts = member.name.replace("\\", "/").split("/")
-                if member.name.startswith("/") or ".." in parts or not (member.isfile() or member.isdir()):
+                parts = _member_parts(member, where)
+                if not (member.isfile() or member.isdir()):
                     raise SegmentFormatError(f"{where}: unsafe tarball member {member.name!r}")
                 first = first or member
                 if member.isdir():
@@ -173,6 +173,15 @@ def load_tarball(source: str | os.PathLike | IO[bytes], where: str | None = None
     if top and any(n.startswith(top + "/") for n in members):
         members = {n[len(top) + 1:]: m for n, m in members.items() if n.startswith(top + "/")}
     return SegmentFiles(where, members, temp_dir)
+
+
+def _member_parts(member: tarfile.TarInfo, where: str) -> list[str]:
+    """A member's path parts; an absolute name, or one with ``..``, makes the tarball unsafe (checked before
+    tarfile's ``data`` filter, which would strip a leading ``/`` rather than refuse it)."""
+    parts = member.name.replace("\\", "/").split("/")
+    if member.name.startswith("/") or ".." in parts:
+        raise SegmentFormatError(f"{where}: unsafe tarball member {member.name!r}")
+    return parts
 
 
 SMALL_GZIP = 8 << 20  # a local .tar.gz up to this size is inflated in this thread (below)
@@ -333,9 +342,7 @@ def extract_tarball(source: str | os.PathLike | IO[bytes], dest: str, where: str
             tar.copybufsize = COPY_BUFFER
             first = None
             for member in tar:
-                parts = member.name.replace("\\", "/").split("/")
-                if member.name.startswith("/") or ".." in parts:  # the filter would strip a leading "/"
-                    raise SegmentFormatError(f"{where}: unsafe tarball member {member.name!r}")
+                _member_parts(member, where)
                 first = first or member
                 extract_member(tar, member, dest)
     except _corrupt() as exc:
