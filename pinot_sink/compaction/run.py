@@ -36,7 +36,6 @@ from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.spill import Spill
-from pinot_sink.segment.index_policy import plan_indexes
 
 from .. import allocator
 from ..commit import abort_job, commit_job
@@ -44,7 +43,7 @@ from ..job import WriteJob, ensure_log_handler
 from ..naming import column_min_max, inferred_kind, make_namer, run_tag
 from ..recovery import find_leftovers
 from ..options import OptionError, WriteOptions, parse_size, redact_options
-from ..prepare import parse_table
+from ..prepare import parse_table, prepare_table
 from ..reports import SegmentRecord, TaskReport, WriteResult
 from ..time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from ..write_run import COMPACT, WriteRun
@@ -180,6 +179,8 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         log.log(level, "pinot_sink: %s", plan.describe())
         if dry_run:
             return report
+        # Every index the config names: built, left to the servers, or refused, once for every group.
+        write_options = prepare_table(write_options, schema, table_config).options
         context = _Context(write_options, schema, table_config, store, root, plan, aggregations,
                            progress or (lambda line: log.info("pinot_sink: %s", line)))
         for index, group in enumerate(plan.groups):
@@ -277,14 +278,13 @@ class _Context:
         names = [s.name for s in group.sources]
         scope = CompactionScope(tuple(names), self.plan.listed, frozenset(source_writes(names, self.store)),
                                 sources_stay_listed=self.side.sources_stay_listed)
-        index_plan = plan_indexes(self.table_config, self.schema, options.build.unsupported_indexes)
         # Segments no pinot-sink write made (Pinot's own, say) hold no write to record: no provenance line, so
         # their compaction writes what Pinot's SegmentProcessorFramework writes (docs/compaction.md).
         provenance = {SOURCE_WRITES_KEY: format_writes(scope.source_writes)} if scope.source_writes else {}
         # One builder thread (as a Spark task's): the compaction reads and builds one segment at a time, and a
         # second thread added ~0.3 CPU-s of hand-offs to 4M rows (bench/compact.py) and a second heap.
         threads = options.build.threads if options.build.threads is not None else 1
-        options = replace(options, build=replace(options.build, index_plan=index_plan, threads=threads,
+        options = replace(options, build=replace(options.build, threads=threads,
                                                  custom_properties={**options.build.custom_properties, **provenance}))
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
@@ -292,7 +292,7 @@ class _Context:
                         driver_host=socket.gethostname(), started_at=time.time(),
                         logged_options={str(k): str(v) for k, v in redact_options(
                             {"table-name": options.table_name, "compaction.mode": self.plan.mode}).items()},
-                        index_plan=index_plan, segment_store=self.store, compaction=scope)
+                        index_plan=options.build.index_plan, segment_store=self.store, compaction=scope)
 
     def _build(self, job: WriteJob, group: Group, work: Path, report: GroupReport) -> list[SegmentRecord]:
         run, schema, config = job.run, self.schema, self.table_config
