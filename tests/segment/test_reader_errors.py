@@ -235,7 +235,7 @@ def test_long_member_names_are_read_from_the_stream(fmt, tmp_path):
 @pytest.mark.parametrize("data_filter", [True, False], ids=["tarfile's data filter", "a Python without it"])
 def test_extraction_refuses_links_and_escapes_with_or_without_tarfiles_data_filter(tmp_path, pinot_built,
                                                                                    monkeypatch, data_filter):
-    """``extract_tarball`` uses tarfile's ``data`` filter where Python has it (3.10.12+, 3.11.4+) and makes the
+    """``extract_all`` uses tarfile's ``data`` filter where Python has it (3.10.12+, 3.11.4+) and makes the
     same refusals itself where it does not (Debian 12's 3.11.2): a link or a member leaving the folder is an
     unsafe tarball either way, and a good one extracts the same files."""
     from pinot_sink.segment.read import tar_source
@@ -248,10 +248,10 @@ def test_extraction_refuses_links_and_escapes_with_or_without_tarfiles_data_filt
     link.linkname = "../../../../etc/passwd"
     for name, members in (("link", [_dir("seg"), (link, None)]), ("escape", [_dir("seg"), _file("seg/../../x")])):
         tarball = _tar(tmp_path / f"{name}.tar.gz", members)
-        with pytest.raises(SegmentFormatError, match="unsafe"):
-            tar_source.extract_tarball(tarball, str(tmp_path / f"{name}_out"))
-        assert not (tmp_path / "x").exists()
-    folder = tar_source.extract_tarball(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz",
-                                        str(tmp_path / "good"))
-    assert sorted(p.name for p in pathlib.Path(folder).rglob("*")) == ["columns.psf", "creation.meta", "index_map",
-                                                               "metadata.properties", "v3"]
+        with tarfile.open(tarball) as tar, pytest.raises(SegmentFormatError, match="unsafe"):
+            tar_source.extract_all(tar, tmp_path / f"{name}_out")
+        assert not (tmp_path / "x").exists() and not (tmp_path / f"{name}_out" / "seg" / "metadata.properties").exists()
+    with tarfile.open(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz") as tar:
+        tar_source.extract_all(tar, tmp_path / "good")
+    assert sorted(p.name for p in (tmp_path / "good").rglob("*")) == [
+        "all_types_dict_0", "columns.psf", "creation.meta", "index_map", "metadata.properties", "v3"]

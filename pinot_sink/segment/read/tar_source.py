@@ -1,5 +1,5 @@
 """Segment tarballs, read side: which compression a tarball has (by its magic number, never its name), and
-its safe extraction from a stream (a local file or an object store's file object) into a folder.
+its members read safely from a stream (a local file or an object store's file object).
 
 Pinot's ``TarCompressionUtils`` writes ``.tar.gz`` by default and ``.tar.lz4`` / ``.tar.zst`` when a table
 asks for them; a plain ``.tar`` is accepted too. gzip streams through ISA-L's igzip where installed (2-3x
@@ -307,54 +307,25 @@ def is_tarball(path: str | os.PathLike, *, required: bool = False) -> bool:
 _HAS_DATA_FILTER = hasattr(tarfile, "data_filter")  # Python 3.10.12+ / 3.11.4+; Debian 12's 3.11.2 has none
 
 
-def extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: str) -> None:
-    """Extract one member into ``dest`` through tarfile's ``data`` filter, or, on a Python without it, with the
-    refusals a segment tarball needs made here: only regular files and folders (no links, no devices), inside
-    ``dest``, without set-uid bits or write access for others."""
+def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: str) -> None:
+    """One member (its name checked by ``_member_parts``) into ``dest`` through tarfile's ``data`` filter, or, on
+    a Python without it, with the refusals a segment tarball needs made here: only regular files and folders
+    (no links, no devices), without set-uid bits or write access for others."""
     if _HAS_DATA_FILTER:
         tar.extract(member, dest, filter="data")
         return
     if not (member.isfile() or member.isdir()):
         raise tarfile.TarError(f"member {member.name!r} is not a regular file or folder")
-    root = os.path.realpath(dest)
-    if os.path.commonpath([root, os.path.realpath(os.path.join(root, member.name))]) != root:
-        raise tarfile.TarError(f"member {member.name!r} leaves the destination")
     member.mode &= 0o755
     tar.extract(member, dest, set_attrs=member.isfile())
 
 
-def extract_all(tar: tarfile.TarFile, dest: str | os.PathLike) -> None:
-    """Every member of ``tar`` into ``dest`` by ``extract_member`` (tests and benches unpacking a tarball)."""
+def extract_all(tar: tarfile.TarFile, dest: str | os.PathLike, where: str = "segment tarball") -> None:
+    """Every member of ``tar`` into ``dest`` (tests, benches and tools unpacking a tarball; a segment is read
+    without unpacking, ``load_tarball``): an absolute name, ``..``, a link or device is an unsafe tarball."""
     for member in tar:
-        extract_member(tar, member, os.fspath(dest))
-
-
-def extract_tarball(source: str | os.PathLike | IO[bytes], dest: str, where: str | None = None) -> str:
-    """Extract a segment tarball (a path or a binary file object, read once as a stream) into ``dest``;
-    returns the segment's folder (the tarball's first member, SEGMENT_FORMAT.md 1.6), or ``dest`` for a
-    flat tarball. Members leaving ``dest`` (absolute, ``..``, links out), devices and odd modes are refused
-    by tarfile's ``data`` filter."""
-    where = where or (os.fspath(source) if not hasattr(source, "read") else "segment tarball")
-    handle = open(source, "rb") if not hasattr(source, "read") else None
-    try:
-        stream = _decompressed(handle if handle is not None else source, where)
-        with tarfile.open(fileobj=stream, mode="r|") as tar:
-            tar.copybufsize = COPY_BUFFER
-            first = None
-            for member in tar:
-                _member_parts(member, where)
-                first = first or member
-                extract_member(tar, member, dest)
-    except _corrupt() as exc:
-        if isinstance(exc, FileNotFoundError) and handle is None:
-            raise
-        raise SegmentFormatError(f"{where}: unsafe or unreadable tarball: {exc}") from None
-    finally:
-        if handle is not None:
-            handle.close()
-    if first is None:
-        raise SegmentFormatError(f"{where}: empty tarball")
-    top = first.name.lstrip("./").split("/", 1)[0]
-    if top and os.path.isdir(os.path.join(dest, top)):
-        return os.path.join(dest, top)
-    return dest  # flat (metadata-only) tarball
+        _member_parts(member, where)
+        try:
+            _extract_member(tar, member, os.fspath(dest))
+        except tarfile.TarError as exc:
+            raise SegmentFormatError(f"{where}: unsafe tarball member {member.name!r}: {exc}") from None
