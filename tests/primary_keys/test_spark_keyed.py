@@ -87,3 +87,33 @@ def test_dedup_and_dimension_tables_keep_the_row_they_would(spark, fake_controll
     for row in rows if keep == "last" else reversed(rows):
         kept[row[0]] = row
     assert _live_rows(fake_controller, tmp_path) == sorted(kept.values())
+
+
+
+DOUBLE_KEYED = {"schemaName": "orders", "primaryKeyColumns": ["key"],
+                "dimensionFieldSpecs": [{"name": "key", "dataType": "DOUBLE"}, {"name": "city", "dataType": "STRING"}]}
+
+
+def test_double_keys_are_compared_after_pinots_special_values(spark, fake_controller, tmp_path):
+    """Pinot's ``SpecialValueTransformer`` stores -0.0 as 0.0 and NaN as the column's null before any key is
+    compared, so 0.0 and -0.0 are one key, as Spark's grouping makes them; all NaNs one key too. Telling the zeros
+    apart would leave two rows of key 0.0 in the segment."""
+    config = {"tableName": "orders_OFFLINE", "tableType": "OFFLINE", "isDimTable": True, "segmentsConfig": {},
+              "dimensionTableConfig": {"errorOnDuplicatePrimaryKey": True}, "tableIndexConfig": {}, "metadata": {}}
+    fake_controller.add_table(DOUBLE_KEYED, config)
+    schema = T.StructType([T.StructField("key", T.DoubleType()), T.StructField("city", T.StringType())])
+    df = spark.createDataFrame([(0.0, "a"), (-0.0, "b")], schema)
+    with pytest.raises(WriteCheckError, match=r"primary key \(key=0\.0\) occurs 2 times"):
+        pinot_sink.write(df, "orders", url=fake_controller.url, entry_point="map-in-arrow")
+    nan = float("nan")
+    df = spark.createDataFrame(spark.sparkContext.parallelize(
+        [(0.0, "a"), (-0.0, "b"), (0.0, "c"), (nan, "d"), (nan, "e"), (-0.0, "f")], 1), schema)
+    pinot_sink.write(df, "orders", url=fake_controller.url, entry_point="map-in-arrow",
+                     **{"upsert.dedup-batch": "latest"})
+    kept = []
+    for name in fake_controller.live_segments("orders"):
+        path = tmp_path / f"{name}.tar.gz"
+        path.write_bytes(fake_controller.segments("orders")[name].tar_bytes)
+        table = read_segment(str(path)).table
+        kept += [(str(k), c) for k, c in zip(table.column("key").to_pylist(), table.column("city").to_pylist())]
+    assert sorted(kept) == [("-inf", "e"), ("0.0", "f")]  # NaN stored as DOUBLE's null, -Infinity
