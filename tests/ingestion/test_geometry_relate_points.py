@@ -230,6 +230,21 @@ def test_the_fast_path_answers_the_geofencing_rows():
     assert sum(v for v in out if v) > 50
 
 
+def test_a_geometry_whose_array_relate_throws_goes_row_by_row(monkeypatch):
+    """A JTS exception from the over-arrays relate (its graph, the locator) is not the build's error: that
+    geometry's rows go the row-wise way, with the answers and failures of the code before."""
+    import pinot_sink.ingestion.functions.geospatial_scalar_functions as geo
+
+    expression = f"ST_Contains(ST_GeomFromText('{SQUARE_HOLED}'), ST_Point(lon, lat))"
+    columns = _columns(400, 7)
+    want = _row_by_row(expression, columns, False)
+
+    def throwing(*args):
+        raise JavaException("org.locationtech.jts.geom.TopologyException: side location conflict")
+    monkeypatch.setattr(geo.relate, "with_points", throwing)
+    assert _evaluate(expression, columns, False) == want
+
+
 @pytest.mark.parametrize("distinct", [2, 100])  # over arrays; row by row (over _MAX_GEOMETRIES), PointRelate kept
 @pytest.mark.parametrize("continue_on_error", [False, True])
 def test_a_column_of_polygons(distinct, continue_on_error):

@@ -289,7 +289,10 @@ def _with_points(first: pa.Array, second: pa.Array, name: str) -> tuple[np.ndarr
             except JavaException:  # ours or JTS's construction checks
                 continue
             mine = np.flatnonzero((indices == k) & (geography == geom.geography))  # else a mismatch: it throws
-            got, ok = relate.with_points(name, geom, point_first, x[mine], y[mine])
+            try:
+                got, ok = relate.with_points(name, geom, point_first, x[mine], y[mine])
+            except JavaException:  # JTS throws on this geometry: its rows go the row-wise way, which fails them
+                continue
             values[rows[mine]], answered[rows[mine]] = got, ok
         return values, answered
     return None
