@@ -335,7 +335,8 @@ def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
 def release_private_stage_root(job: WriteJob) -> None:
     """Remove a batch write's private staging root (``private_stage_root``) once its run is committed or
     aborted. A streaming query keeps its root for its micro-batches (each one's run folder goes after its
-    commit); the empty root stays in the temp folder after the query."""
+    commit); the empty root stays after the query, until a later write of the table sweeps it
+    (``staging.sweep_empty_roots``)."""
     if job.stage_is_driver_local and not job.streaming:
         remove_tree(job.stage_root)
 

@@ -49,7 +49,7 @@ from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERS
                                           rewrite_status)
 from pinot_sink.storage.tarballs import tarball_crc
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
-from pinot_sink.storage.staging import OWNER_FILE, owner_running
+from pinot_sink.storage.staging import OWNER_FILE, owner_running, private_stage_roots
 
 from .job import WriteJob
 from .write_run import WriteRun
@@ -164,20 +164,9 @@ def _private_staging_roots(table: str, write_tag: str | None) -> list[Leftover]:
     output-uri stages in the driver's temp folder) of ``table`` on this machine, which an interrupted write
     (a Ctrl-C during its commit, a killed driver) leaves with its tarballs. Only those whose name is exactly
     the root's (``mkdtemp``'s 8-character suffix) and which hold nothing but ``<table>/``."""
-    import os
-    import re
-    import tempfile
-
-    prefix = f"pinot-sink-staging-{table[:64]}-"
     found: list[Leftover] = []
-    try:
-        names = sorted(os.listdir(tempfile.gettempdir()))
-    except OSError:
-        return found
-    for name in names:
-        root = os.path.join(tempfile.gettempdir(), name)
-        if not name.startswith(prefix) or not re.fullmatch(r"[a-z0-9_]{8}", name[len(prefix):]) \
-                or not os.path.isdir(root) or set(os.listdir(root)) - {table, OWNER_FILE} or owner_running(root):
+    for root in private_stage_roots(table):
+        if set(os.listdir(root)) - {table, OWNER_FILE} or owner_running(root):
             continue  # not one of ours, or a running write's (its driver is alive)
         runs = list_folders(os.path.join(root, table, STAGING_DIR))
         if write_tag is not None and not any(run.startswith(f"{write_tag}_") for run in runs):

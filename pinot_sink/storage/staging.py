@@ -9,7 +9,10 @@ its folder when that is local, else in its own temporary folder, then copies the
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -22,11 +25,49 @@ def private_stage_root(table: str) -> str:
     never at an existing path (a planted directory or symlink makes it pick another name), so no other user
     can read, replace or redirect the staged tarballs. Made on the driver, because only tasks on the
     driver's machine may stage there, and they run as the driver's user; the job removes it after the commit
-    or abort."""
-    root = tempfile.mkdtemp(prefix=f"pinot-sink-staging-{table[:64]}-")
+    or abort. Empty roots of the table that ended writes left are swept first (``sweep_empty_roots``)."""
+    sweep_empty_roots(table)
+    root = tempfile.mkdtemp(prefix=_root_prefix(table))
     with open(os.path.join(root, OWNER_FILE), "w", encoding="ascii") as owner:
         owner.write("".join(process_identity(pid) + "\n" for pid in owner_pids()))
     return root
+
+
+def _root_prefix(table: str) -> str:
+    return f"pinot-sink-staging-{table[:64]}-"
+
+
+def private_stage_roots(table: str) -> list[str]:
+    """The private staging roots of ``table`` in this machine's temp folder: folders named exactly as
+    ``private_stage_root`` names them (``mkdtemp``'s 8-character suffix), whoever's they are."""
+    prefix, folder = _root_prefix(table), tempfile.gettempdir()
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, name) for name in names
+            if name.startswith(prefix) and re.fullmatch(r"[a-z0-9_]{8}", name[len(prefix):])
+            and os.path.isdir(os.path.join(folder, name))]
+
+
+# A root younger than this is never swept: between ``mkdtemp`` and its owner file a root has no owner yet.
+SWEEP_AFTER_SECONDS = 600
+
+
+def sweep_empty_roots(table: str) -> None:
+    """Remove ``table``'s private staging roots that hold no file (only folders and the owner file), whose
+    owner no longer runs, unchanged for ``SWEEP_AFTER_SECONDS``. A streaming query keeps its root for its
+    micro-batches and has no end hook to remove it, so each one left an empty root behind; a root with a
+    staged tarball is an interrupted write's, left for ``pinot-sink recover``, which says what it deletes."""
+    for root in private_stage_roots(table):
+        try:
+            if time.time() - os.stat(root).st_mtime < SWEEP_AFTER_SECONDS or owner_running(root):
+                continue
+            if any(f != OWNER_FILE or folder != root for folder, _, files in os.walk(root) for f in files):
+                continue
+            shutil.rmtree(root)
+        except OSError:  # another user's root, or another process swept it first
+            continue
 
 
 # Who made a private staging root: `pinot-sink recover` on the same machine must never take a running write's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 import tempfile
 from pathlib import Path
 
@@ -63,3 +64,31 @@ def test_every_write_gets_its_own_folder_and_an_abort_removes_it(fake_controller
     assert not Path(local_path(first.stage_root)).exists()
     commit_job(second, [write_partition(second, rows(5), partition_id=0)])
     assert os.listdir(temp_dir) == []
+
+
+def test_a_new_root_sweeps_the_empty_ones_of_ended_writes(temp_dir):
+    """A streaming query keeps its root for its micro-batches and nothing removes it when the query ends: the
+    next write of the table sweeps such roots. Kept: a root with a tarball (``pinot-sink recover``'s), one
+    whose owner runs, one changed in the last ten minutes (its owner file may not be written yet), another
+    table's."""
+    from pinot_sink.storage.staging import OWNER_FILE, SWEEP_AFTER_SECONDS, private_stage_root
+
+    old = time.time() - SWEEP_AFTER_SECONDS - 60
+    dead_pid = "999999999 1"  # never a live pid (above pid_max)
+
+    def root(name: str, owner: str | None = dead_pid, tarball: bool = False, age: float = old) -> Path:
+        path = temp_dir / f"pinot-sink-staging-{name}"
+        (path / "events" / "_staging" / "wx_ry").mkdir(parents=True)
+        if owner is not None:
+            (path / OWNER_FILE).write_text(owner + "\n")
+        if tarball:
+            (path / "events" / "_staging" / "wx_ry" / "events_0.tar.gz").write_bytes(b"x")
+        os.utime(path, (age, age))
+        return path
+
+    ended = [root("events-aaaaaaaa"), root("events-bbbbbbbb", owner=None)]
+    kept = [root("events-cccccccc", tarball=True), root("events-dddddddd", owner=f"{os.getpid()}"),
+            root("events-eeeeeeee", age=time.time()), root("clicks-ffffffff"), root("events-gggggggg9")]
+    made = Path(private_stage_root("events"))
+    assert sorted(p.name for p in temp_dir.iterdir()) == sorted([made.name] + [p.name for p in kept])
+    assert all(not p.exists() for p in ended)
