@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from javalib.exceptions import JavaException
 from type_mapping.errors import PinotSinkError
 
-from ..values import Const, Context, Value
+from ..values import Const, Context, Value, as_numpy_mask
 
 
 class JavaThrows(PinotSinkError, JavaException):
@@ -52,8 +52,10 @@ def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: 
             results.append(call(values))
         out = pa.array(results, out_type).take(encoded.indices)
         if failures:
-            failed = pa.array([k in failures for k in keys], pa.bool_()).take(encoded.indices)
-            ctx.fail(failed, next(iter(failures.values())), args[position])
+            codes = _codes(failures, keys)
+            indices = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False)
+            row_codes = np.where(encoded.indices.is_valid().to_numpy(zero_copy_only=False), codes[indices], -1)
+            _fail_by_reason(ctx, failures, row_codes, args[position])
         return out
     lists = [[tuple(v) if isinstance(v, list) else v for v in args[i].to_pylist()] for i in columns]
     cache: dict[tuple, Any] = {}
@@ -68,9 +70,28 @@ def per_row(ctx: Context, fn: Callable[..., Any], out_type: pa.DataType, *args: 
         rows.append(key)
     out = pa.array([cache[k] for k in rows], out_type)  # a list argument reaches fn as a tuple
     if failures:
-        failed = np.array([k in failures for k in rows], dtype=np.bool_)
-        ctx.fail(failed, next(iter(failures.values())), [k[columns[0]] for k in rows])
+        row_codes = _codes(failures, rows)
+        _fail_by_reason(ctx, failures, row_codes, [k[columns[0]] for k in rows])
     return out
+
+
+def _codes(failures: dict[Any, str], keys: list) -> np.ndarray:
+    """Per key, the position of its failure's reason among the distinct reasons; -1 where it did not throw."""
+    number = {reason: i for i, reason in enumerate(dict.fromkeys(failures.values()))}
+    return np.array([number[failures[k]] if k in failures else -1 for k in keys], np.int64)
+
+
+def _fail_by_reason(ctx: Context, failures: dict[Any, str], row_codes: np.ndarray, values: Any) -> None:
+    """Fail each row with its own throw's reason: one ``ctx.fail`` per distinct reason, the earliest failing
+    row's first (a build without continueOnError stops there, naming that row's reason). Before, every failing
+    row was failed with the first reason, so a reader of the failures (the differential search's classifier
+    of deliberate differences, tools/pinot_functions) saw one row's reason for all."""
+    reasons = list(dict.fromkeys(failures.values()))
+    if ctx.active is not None:  # rows a conditional leaves out do not throw (Context.fail ignores them too)
+        row_codes = np.where(as_numpy_mask(ctx.active), row_codes, -1)
+    firsts = sorted((int(np.argmax(row_codes == c)), c) for c in range(len(reasons)) if (row_codes == c).any())
+    for _, code in firsts:
+        ctx.fail(row_codes == code, reasons[code], values)
 
 
 def _is_list(t: pa.DataType) -> bool:
