@@ -88,7 +88,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     sizing = small_segments_warning(job.options, segments)
     if sizing:  # before anything becomes visible, so the user can still stop and resize
         log.warning("%s", sizing)
-    run = job.run_of(query_id, batch_id)
+    run = job.run_of(query_id, batch_id, reports)
     wanted = job.options.parallelism
     if wanted and len(reports) != wanted:
         log.warning("pinot_sink: sink.parallelism=%d, but the DataFrame had %d partitions: a data source cannot "
@@ -108,7 +108,7 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     finally:
         job.store().close()
         remove_tree(run.staging, job.storage_options)
-        release_private_stage_root(job)
+        release_private_stage_root(job, run)
     published = tuple(_published(job, s, upload_ms.get(s.name, 0.0)) for s in segments)
     # Streaming writers are made once per query, so time a micro-batch from its first task.
     starts = [r.started_at for r in reports if r is not None and r.started_at]
@@ -137,7 +137,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     Returns what could not be removed (segment names and folders), which is also logged, with ``cause`` (else
     the first error a task recorded) in one line."""
     ensure_log_handler()
-    run = job.run_of(query_id, batch_id)
+    run = job.run_of(query_id, batch_id, reports)
     cause = cause or first_task_error(run.staging, job.storage_options)
     because = f": {cause}" if cause else ""
     left: list[str] = []
@@ -152,7 +152,7 @@ def abort_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id: 
     left += job.store().publication(_Publications).take_back(job, run, record, _names(reports))
     if not remove_tree(run.staging, job.storage_options):
         left.append(run.staging)
-    release_private_stage_root(job)
+    release_private_stage_root(job, run)
     if left:
         log.error("pinot_sink: abort of %s could not remove: %s%s", job.table, redact_text(", ".join(left)), because)
     else:

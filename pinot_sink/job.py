@@ -13,19 +13,20 @@ import socket
 import sys
 import time
 import uuid
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
 
 from type_mapping import PinotSchema
 from type_mapping.reconcile import WritePlan
+from type_mapping.errors import PinotSinkError
 from type_mapping.table_config import TableConfig
 
 from pinot_sink.controller import ControllerClient, redact_text
 from pinot_sink.controller.errors import ControllerNotFoundError
 from pinot_sink.storage.files import remove_tree
-from pinot_sink.storage.layout import manifest_uri, normalise_uri, table_uri
+from pinot_sink.storage.layout import local_path, manifest_uri, normalise_uri, table_uri
 from pinot_sink.storage.manifests import WriteRecord, common_fields
-from pinot_sink.storage.staging import private_stage_root
+from pinot_sink.storage.staging import private_stage_root, remove_empty_root
 from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import SegmentStore
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
@@ -38,6 +39,7 @@ from .options import OptionError, WriteOptions, redact_options
 from .prepare import parse_table, prepare_table, segment_namer
 from .primary_keys import PrimaryKeyPlan, PrimaryKeyTableError, check_table_type, plan_primary_keys
 from .replacing import Replacing, replacing_for
+from .reports import TaskReport
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
 from .write_run import APPEND, TABLE, WINDOW, WriteRun
@@ -101,9 +103,23 @@ class WriteJob:
         """The run tag of this write (of every micro-batch of a streaming query)."""
         return self.run.run_tag
 
-    def run_of(self, query_id: str | None = None, batch_id: int | None = None) -> WriteRun:
-        """The run a task or the commit belongs to: the write's, or in streaming its micro-batch's."""
-        return self.run.for_batch(query_id, batch_id) if self.streaming else self.run
+    def run_of(self, query_id: str | None = None, batch_id: int | None = None,
+               reports: Sequence[TaskReport | None] = ()) -> WriteRun:
+        """The run a task or the commit belongs to: the write's, or in streaming its micro-batch's. PySpark
+        commits a micro-batch with a writer it makes apart from the one its tasks ran (its streaming sink
+        runner calls ``streamWriter`` again), so that writer's own run tag and private staging root are not the
+        tasks': the commit takes both from the tasks' ``reports``."""
+        if not self.streaming:
+            return self.run
+        run = self.run.for_batch(query_id, batch_id)
+        staged = {(r.run_tag, r.stage_root) for r in reports if r is not None and r.run_tag is not None}
+        if len(staged) > 1:
+            raise PinotSinkError(f"table {self.table}: the tasks of micro-batch {batch_id} report different runs "
+                                  f"{sorted(staged)}: they were not made by one writer")
+        if staged:
+            run_tag, stage_root = staged.pop()
+            run = replace(run, run_tag=run_tag, stage_root=stage_root)
+        return run
 
     def store(self) -> SegmentStore:
         """Where the table's live segments are: the controller, or the output directory (chosen once, in
@@ -117,7 +133,7 @@ class WriteJob:
         if self.options.manifest_path:
             uris += (self.options.manifest_path,)
         client = self.client_config
-        common = common_fields(table=self.table, overwrite=self.overwrite, run_tag=self.run_tag,
+        common = common_fields(table=self.table, overwrite=self.overwrite, run_tag=run.run_tag,
                                push_mode=self.options.delivery.push_mode if client else None,
                                controller=client.url if client else None, output_uri=self.output_uri,
                                options=self.logged_options, started_at=self.started_at)
@@ -332,13 +348,20 @@ def _check_name_length(namer: SegmentNamer, options: WriteOptions) -> None:
         f"{' or '.join(repr(g) for g in given)}")
 
 
-def release_private_stage_root(job: WriteJob) -> None:
-    """Remove a batch write's private staging root (``private_stage_root``) once its run is committed or
-    aborted. A streaming query keeps its root for its micro-batches (each one's run folder goes after its
-    commit); the empty root stays after the query, until a later write of the table sweeps it
-    (``staging.sweep_empty_roots``)."""
-    if job.stage_is_driver_local and not job.streaming:
+def release_private_stage_root(job: WriteJob, run: WriteRun | None = None) -> None:
+    """Remove a write's private staging root (``private_stage_root``) once ``run`` is committed or aborted.
+    A streaming writer that staged its micro-batch itself keeps its root for the next ones (each one's run
+    folder goes after its commit), and the empty root stays until a later write of the table sweeps it
+    (``staging.sweep_empty_roots``). Where the committing writer is not the tasks' (PySpark: see ``run_of``),
+    its own root was never used, and the tasks' root, made for this micro-batch, goes once it holds no file
+    (micro-batches run one after another, so no later one stages in it yet)."""
+    if not job.stage_is_driver_local:
+        return
+    if not job.streaming:
         remove_tree(job.stage_root)
+    elif run is not None and run.stage_root != job.stage_root:
+        remove_tree(job.stage_root)
+        remove_empty_root(local_path(run.stage_root), job.table)
 
 
 def check_staging_reachable(master: str, options: dict) -> None:

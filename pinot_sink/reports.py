@@ -47,6 +47,10 @@ class TaskReport:
     error_rows: int = 0  # rows with values that became defaults under continueOnError
     batch_id: int | None = None  # streaming: the micro-batch
     query_id: str | None = None  # streaming: the query (stable across restarts from one checkpoint)
+    # The run the task staged for (streaming: PySpark makes a micro-batch's committing writer apart from its
+    # tasks' writer, so the commit learns the run, and where it staged, from here: WriteJob.run_of)
+    run_tag: str | None = None
+    stage_root: str | None = None
     started_at: float = 0.0  # wall clock (epoch s) when the task began writing
 
     @property

@@ -66,7 +66,7 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     run = job.run_of(query_id, batch_id)
     schema = job.segment_schema()
     report = TaskReport(partition_id=partition_id, attempt=attempt, batch_id=batch_id, query_id=query_id,
-                        started_at=time.time())
+                        started_at=time.time(), run_tag=run.run_tag, stage_root=run.stage_root)
     attempt_id = attempt if task_attempt_id is None else task_attempt_id
     stage_uri = run.attempt_staging(partition_id, attempt_id)
     work_dir = Path(tempfile.mkdtemp(prefix=f"pinot-sink-{job.table[:64]}-p{partition_id}-"))

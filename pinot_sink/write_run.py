@@ -8,9 +8,10 @@ collide with the ones it replaces) and says what the run replaces besides its ow
 nothing, the whole table, or a time window. The run stages under ``<stage root>/<table>/_staging/<write
 tag>_<run tag>/`` (its *folder*, also the name of its manifest).
 
-``prepare_job`` makes the run of a batch write once, on the driver. A streaming query's writer is made once
-per query, and Spark tells a task which micro-batch it belongs to only in the task: each micro-batch's run
-is then ``WriteJob.run_of(query_id, batch_id)``, the same run in its tasks and in its commit.
+``prepare_job`` makes the run of a batch write once, on the driver. A streaming query's writer is a template,
+and Spark tells a task which micro-batch it belongs to only in the task: each micro-batch's run is then
+``WriteJob.run_of(query_id, batch_id)`` in its tasks. PySpark commits a micro-batch with another writer (made
+again for the commit, with its own run tag and staging root), so the commit takes the run its tasks report.
 """
 from __future__ import annotations
 

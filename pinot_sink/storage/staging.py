@@ -40,14 +40,13 @@ def _root_prefix(table: str) -> str:
 def private_stage_roots(table: str) -> list[str]:
     """The private staging roots of ``table`` in this machine's temp folder: folders named exactly as
     ``private_stage_root`` names them (``mkdtemp``'s 8-character suffix), whoever's they are."""
-    prefix, folder = _root_prefix(table), tempfile.gettempdir()
+    folder = tempfile.gettempdir()
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
     return [os.path.join(folder, name) for name in names
-            if name.startswith(prefix) and re.fullmatch(r"[a-z0-9_]{8}", name[len(prefix):])
-            and os.path.isdir(os.path.join(folder, name))]
+            if _is_root_name(name, table) and os.path.isdir(os.path.join(folder, name))]
 
 
 # A root younger than this is never swept: between ``mkdtemp`` and its owner file a root has no owner yet.
@@ -63,11 +62,28 @@ def sweep_empty_roots(table: str) -> None:
         try:
             if time.time() - os.stat(root).st_mtime < SWEEP_AFTER_SECONDS or owner_running(root):
                 continue
-            if any(f != OWNER_FILE or folder != root for folder, _, files in os.walk(root) for f in files):
-                continue
-            shutil.rmtree(root)
+            remove_empty_root(root, table)
         except OSError:  # another user's root, or another process swept it first
             continue
+
+
+def remove_empty_root(root: str | None, table: str) -> None:
+    """Remove ``root`` if it is a private staging root of ``table`` (by its name) that holds no file but
+    its owner file: a staged tarball in it is some write's, which only its commit, abort or ``pinot-sink
+    recover`` may delete."""
+    if root is None or not _is_root_name(os.path.basename(root), table):
+        return
+    try:
+        if any(f != OWNER_FILE or folder != root for folder, _, files in os.walk(root) for f in files):
+            return
+        shutil.rmtree(root)
+    except OSError:  # gone already, or not ours
+        pass
+
+
+def _is_root_name(name: str, table: str) -> bool:
+    prefix = _root_prefix(table)
+    return name.startswith(prefix) and re.fullmatch(r"[a-z0-9_]{8}", name[len(prefix):]) is not None
 
 
 # Who made a private staging root: `pinot-sink recover` on the same machine must never take a running write's

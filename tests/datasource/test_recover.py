@@ -285,7 +285,7 @@ def test_a_crash_mid_commit_without_output_uri_leaves_a_private_staging_folder_t
 
     monkeypatch.setattr(ControllerClient, "end_replace", crash)
     monkeypatch.setattr("pinot_sink.commit.remove_tree", lambda *a, **k: True)  # killed: no finally runs
-    monkeypatch.setattr("pinot_sink.commit.release_private_stage_root", lambda job: None)
+    monkeypatch.setattr("pinot_sink.commit.release_private_stage_root", lambda job, run=None: None)
     with pytest.raises(Crash):
         commit_job(the_job, reports)
     monkeypatch.undo()

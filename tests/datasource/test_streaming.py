@@ -62,3 +62,50 @@ def test_three_batches_and_a_replayed_batch_after_restart(spark, fake_controller
     blobs = {n: segments[n].tar_bytes for n in fake_controller.live_segments()}
     values = sorted(read_tar_bytes(blobs, tmp_path).column("value").to_pylist())
     assert values == list(range(800))  # nothing lost, nothing twice
+
+
+@pytest.mark.slow  # two streaming queries, own Spark jobs
+def test_each_micro_batch_commits_its_tasks_run_and_leaves_no_staging(spark, fake_controller, tmp_path):
+    """PySpark commits a micro-batch with a writer it makes apart from its tasks' (its streaming sink runner
+    calls streamWriter again): the commit must still take the tasks' run. With a controller and no
+    output-uri, no private staging root of the query is left in the temp folder; embedded, no run folder is
+    left under _staging/, and each manifest is named after the run in its segments' names."""
+    import copy
+    import json
+
+    from pinot_sink.storage.staging import private_stage_roots
+    from tests.datasource.helpers import SCHEMA, TABLE_CONFIG
+
+    pinot_sink.register(spark)
+    table = f"stream_roots_{tmp_path.name[-12:].replace('-', '_').lower()}"
+    schema = dict(copy.deepcopy(SCHEMA), schemaName=table)
+    config = dict(copy.deepcopy(TABLE_CONFIG), tableName=f"{table}_OFFLINE")
+    fake_controller.add_table(schema, config)
+    source = tmp_path / "in"
+    source.mkdir()
+    for index in range(2):
+        drop_file(source, index)
+
+    def run(checkpoint: Path, **options) -> None:
+        writer = (spark.readStream.schema("country STRING, value BIGINT, ts TIMESTAMP")
+                  .option("maxFilesPerTrigger", 1).parquet(str(source))
+                  .writeStream.format("pinot").option("table-name", table)
+                  .option("sink.buffer-flush.max-rows", 150).option("checkpointLocation", str(checkpoint)))
+        for key, value in options.items():
+            writer = writer.option(key, str(value))
+        query = writer.trigger(availableNow=True).start()
+        query.awaitTermination()
+        assert query.exception() is None
+
+    run(tmp_path / "cp1", url=fake_controller.url)  # Spark's Python workers share this temp folder
+    assert len(fake_controller.live_segments(table)) == 4
+    assert private_stage_roots(table) == []
+
+    out = tmp_path / "out"
+    run(tmp_path / "cp2", **{"output-uri": out, "schema": json.dumps(schema), "table-config": json.dumps(config)})
+    staging = out / table / "_staging"
+    assert not staging.exists() or [p for p in staging.iterdir()] == []
+    manifests = {p.stem for p in (out / table / "_manifests").glob("*.json")}
+    tarballs = {p.name[: -len(".tar.gz")] for p in (out / table).glob("*.tar.gz")}
+    assert len(manifests) == 2 and len(tarballs) == 4
+    assert {"_".join(name_tags(n)) for n in tarballs} == manifests
