@@ -422,12 +422,12 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     window = time_window(time_range)
     columns = _column_list(columns)
     tables, fields, first_metadata = [], {}, None
-    for source in list_segments(paths_or_uris, storage_options):
-        with open_source(source, storage_options) as reader:
-            first_metadata = first_metadata or reader.metadata
-            add_columns(fields, reader.metadata, columns, widen=True)
-            if selected(reader.metadata, window):
-                tables.append(segment_table(reader, columns, threads=default_threads()))
+    for metadata, table in _read_segments(list_segments(paths_or_uris, storage_options), storage_options,
+                                          columns, window):
+        first_metadata = first_metadata or metadata
+        add_columns(fields, metadata, columns, widen=True)
+        if table is not None:
+            tables.append(table)
     if columns is not None:
         missing = [n for n in columns if n not in fields]
         if missing:
@@ -440,6 +440,41 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([_conform(t, schema) for t in tables])
+
+
+# A segment below this many rows is decoded on the reading thread alone: its columns take well under a
+# millisecond each, less than handing them to a pool costs.
+THREADED_DECODE_ROWS = 500_000
+
+
+def _read_segments(sources: Sequence[SegmentSource], storage_options, columns: Sequence[str] | None,
+                   window: TimeWindow | None) -> Iterator[tuple[SegmentMetadata, pa.Table | None]]:
+    """Each segment's metadata and its rows (``None`` where the time range drops it), in the order given.
+    Several segments are read at once, one per thread up to ``default_threads()`` (inflating and decoding let
+    go of the GIL): with two CPUs two segments are inflated and decoded side by side, rather than one segment's
+    columns handed to a pool while the inflate, the larger part, runs alone. A lone segment gets the threads
+    itself, for its columns, where it is large enough to use them (``THREADED_DECODE_ROWS``)."""
+    threads = default_threads()
+    if len(sources) == 1 or threads == 1:
+        for source in sources:
+            yield _read_segment(source, storage_options, columns, window, threads)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(min(threads, len(sources)), thread_name_prefix="pinot-read")
+    try:
+        yield from pool.map(lambda s: _read_segment(s, storage_options, columns, window, 1), sources)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # an error: the segments not yet started are not read
+
+
+def _read_segment(source: SegmentSource, storage_options, columns: Sequence[str] | None, window: TimeWindow | None,
+                  threads: int) -> tuple[SegmentMetadata, pa.Table | None]:
+    with open_source(source, storage_options) as reader:
+        if not selected(reader.metadata, window):
+            return reader.metadata, None
+        small = reader.metadata.total_docs < THREADED_DECODE_ROWS
+        return reader.metadata, segment_table(reader, columns, threads=1 if small else threads)
 
 
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:

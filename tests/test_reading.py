@@ -352,3 +352,69 @@ def test_the_spark_plan_gives_no_partition_to_folders_outside_the_time_range(pin
     rows = sum(t.num_rows for t in read_group(plan, plan.sources))
     assert rows == pinot_sink.read(folders[0]).num_rows == 1500  # the tarball is skipped in its task
     assert len(plan_read({**options, "time-range": "2020-01-01/2020-02-01"}).sources) == 1  # the tarball only
+
+
+def test_several_segments_are_read_at_once_in_the_order_given(pinot_built, tmp_path, monkeypatch):
+    """``read`` of many segments reads them on a pool (two threads here, whatever the machine), yet the rows
+    come in the order the segments are listed, even when the first one finishes last; time-range pruning,
+    the columns' union and their types are as when read one at a time."""
+    import threading
+    import time
+
+    from pinot_sink import reading
+
+    names = ["timestamp_json", "events_indexes", "all_types_dict", "timestamp_json"]
+    for i, name in enumerate(names):
+        shutil.copy(pinot_built / name / f"{name}_0.tar.gz", tmp_path / f"seg_{i}.tar.gz")
+    monkeypatch.setattr(reading, "default_threads", lambda: 1)
+    expected = {key: pinot_sink.read(tmp_path, **kwargs) for key, kwargs in (
+        ("all", {}), ("ts", {"columns": ["ts"]}), ("pruned", {"time_range": "2023-12-01/2024-02-01"}))}
+    # timestamp_json reaches 2024-01-16; the other two end in 2023-11
+    assert expected["pruned"].num_rows == 2 * 1500 and expected["all"].num_rows > 3000
+    threads, original = [], reading._read_segment
+
+    def slow_first(source, *args):
+        threads.append(threading.current_thread().name)
+        if source.path.endswith("seg_0.tar.gz"):
+            time.sleep(0.3)
+        return original(source, *args)
+
+    monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    monkeypatch.setattr(reading, "_read_segment", slow_first)
+    assert pinot_sink.read(tmp_path).equals(expected["all"])
+    assert len(threads) == 4 and all(t.startswith("pinot-read") for t in threads)
+    assert pinot_sink.read(tmp_path, columns=["ts"]).equals(expected["ts"])
+    assert pinot_sink.read(tmp_path, time_range="2023-12-01/2024-02-01").equals(expected["pruned"])
+
+
+def test_among_many_segments_the_first_bad_one_is_the_error(pinot_built, tmp_path, monkeypatch):
+    from pinot_sink import reading
+
+    monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    for i in range(4):
+        shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")
+    data = tarball.read_bytes()
+    (tmp_path / "seg_1.tar.gz").write_bytes(data[: len(data) // 2])
+    (tmp_path / "seg_3.tar.gz").write_bytes(b"PK\x03\x04 a zip file")
+    with pytest.raises(SegmentFormatError, match="seg_1.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(tmp_path)
+
+
+def test_a_small_segment_starts_no_thread_pool(pinot_built, monkeypatch):
+    """A lone segment below ``THREADED_DECODE_ROWS`` is decoded on the calling thread: a pool costs more
+    than its columns take (bench/read.py); a large one gets its columns decoded on the pool."""
+    import concurrent.futures
+
+    from pinot_sink import reading
+
+    monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    pools = []
+    real = concurrent.futures.ThreadPoolExecutor
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", lambda *a, **k: pools.append(a) or real(*a, **k))
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    expected = pinot_sink.read(tarball)
+    assert pools == []
+    monkeypatch.setattr(reading, "THREADED_DECODE_ROWS", 1)
+    assert pinot_sink.read(tarball).equals(expected)
+    assert len(pools) == 1
