@@ -29,7 +29,7 @@ from pinot_sink.segment.read.reader import SegmentReader, logical_arrow_type, op
 from pinot_sink.segment.read.segment_metadata import SegmentMetadata
 from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, is_tarball, load_tarball
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
-from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
+from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live, recorded_segments
 from type_mapping.errors import PinotSinkError
 
 from .options import _storage_options
@@ -54,6 +54,10 @@ class SegmentSource:
     protocol: str
     path: str
     kind: str  # "tarball" | "folder"
+    # [start, end] epoch millis (None: no time column) as the table folder's write record gives it, for a
+    # tarball of that very size; None: no record (the plan cannot know without inflating it: the metadata
+    # sits at the end of the stream)
+    recorded_time: tuple[int | None, int | None] | None = None
 
     @property
     def local(self) -> bool:
@@ -172,7 +176,10 @@ def _is_segment_folder(fs, path: str) -> bool:
 
 
 def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSource]:
-    """A table's folder: its tarballs and segment folders, less what its write records say is not live."""
+    """A table's folder: its tarballs and segment folders, less what its write records say is not live; a
+    tarball a committed write recorded, at the size it recorded, carries the recorded time range."""
+    documents = _write_records(fs, protocol, path, text)
+    recorded = recorded_segments(documents)
     sources = []
     for entry in sorted(fs.ls(path, detail=True), key=lambda e: e["name"]):
         name = entry["name"].rstrip("/")
@@ -183,8 +190,13 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
             if _is_segment_folder(fs, name):
                 sources.append(SegmentSource(protocol, name, "folder"))
         elif base.endswith(TARBALL_SUFFIXES):
-            sources.append(SegmentSource(protocol, name, "tarball"))
-    skipped = _not_live(fs, protocol, path, text)
+            source = SegmentSource(protocol, name, "tarball")
+            record = recorded.get(_segment_name(source))
+            if record is not None and record.get("tar_bytes") == entry.get("size"):
+                source = dataclasses.replace(source, recorded_time=(record.get("start_time_ms"),
+                                                                    record.get("end_time_ms")))
+            sources.append(source)
+    skipped = not_live(documents)
     if skipped:
         kept = [s for s in sources if _segment_name(s) not in skipped]
         if len(kept) < len(sources):
@@ -202,12 +214,13 @@ def _segment_name(source: SegmentSource) -> str:
     return base
 
 
-def _not_live(fs, protocol: str, path: str, text: str) -> set[str]:
-    """Names the folder's ``_manifests/`` mark as not live; a record that cannot be read, or a write still
-    publishing, is an error rather than a guess (``pinot-sink push`` holds the same line)."""
+def _write_records(fs, protocol: str, path: str, text: str) -> list[dict]:
+    """The folder's ``_manifests/`` (which segments are not live, what committed writes recorded); a record
+    that cannot be read, or a write still publishing, is an error rather than a guess (``pinot-sink push``
+    holds the same line)."""
     manifests = f"{path.rstrip('/')}/{MANIFEST_DIR}"
     if not fs.isdir(manifests):
-        return set()
+        return []
     folder_uri = path if protocol in ("file", "local") else fs.unstrip_protocol(path)
     unreadable: list[str] = []
     documents = manifests_of_table(folder_uri, getattr(fs, "storage_options", None), unreadable=unreadable)
@@ -222,7 +235,7 @@ def _not_live(fs, protocol: str, path: str, text: str) -> set[str]:
         raise PinotReadError(f"{text}: a write into this folder is publishing or stopped while publishing "
                              f"({', '.join(running)} in {MANIFEST_DIR}/); wait for it, or settle it with "
                              "`pinot-sink recover`, then read")
-    return not_live(documents.values())
+    return list(documents.values())
 
 
 # --- opening one segment -------------------------------------------------------------------------------
@@ -559,7 +572,9 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     """Parse the read options (unknown ones are an error naming the closest), list the segments and take the
     schema (its columns, or ``columns``) from the metadata of the first segment and of every segment folder:
     their union, a column two of them type differently an error. Other tarballs are not opened on the driver
-    (their metadata sits at the end of each): the tasks check them against the schema."""
+    (their metadata sits at the end of each): the tasks check them against the schema; ``time-range`` prunes
+    them by their table folder's write records where those describe them (``SegmentSource.recorded_time``),
+    else in their tasks."""
     known = {k.lower(): k for k in READ_OPTIONS}
     given = {}
     for key, value in options.items():
@@ -597,8 +612,12 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
             add_columns(fields, folder, columns, widen=True)
             if not selected(folder, window):
                 outside.add(index)
-    # The schema stays every segment's; the ones whose metadata the driver read and the time range excludes
-    # get no partition (a tarball's is checked in its task).
+        elif window is not None and source.recorded_time is not None and not pinot_selects(
+                *source.recorded_time, window, exclude_overlapping=False):
+            outside.add(index)
+    # The schema stays every segment's; the ones whose time range the driver knows (a folder's metadata, a
+    # tarball's write record) and the time range excludes get no partition (any other tarball's is checked
+    # in its task).
     sources = [s for i, s in enumerate(sources) if i not in outside]
     missing = [n for n in columns or () if n not in fields]
     if missing:

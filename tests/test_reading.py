@@ -418,3 +418,42 @@ def test_a_small_segment_starts_no_thread_pool(pinot_built, monkeypatch):
     monkeypatch.setattr(reading, "THREADED_DECODE_ROWS", 1)
     assert pinot_sink.read(tarball).equals(expected)
     assert len(pools) == 1
+
+
+def test_the_spark_plan_prunes_tarballs_by_their_write_records(pinot_built, tmp_path, monkeypatch):
+    """A table folder's committed write records give each tarball's time range: the plan drops those outside
+    ``time-range`` without opening them; a tarball without a record, or whose size is not the recorded one
+    (not the bytes the record describes), gets a partition and is checked in its task."""
+    from pinot_sink import reading
+    from pinot_sink.reading import plan_read, read_group
+
+    events = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"  # 2023-11-14 .. 11-15
+    stamps = pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"  # 2023-11-14 .. 2024-01-16
+    table = tmp_path / "table"
+    table.mkdir()
+    for name, tarball in (("a", events), ("b", stamps), ("c", events), ("d", events), ("e", events)):
+        shutil.copy(tarball, table / f"{name}.tar.gz")
+    ranges = {}
+    for tarball in (events, stamps):
+        with reading.open_source(reading.SegmentSource("file", str(tarball), "tarball")) as reader:
+            ranges[tarball] = (reader.metadata.start_time_ms, reader.metadata.end_time_ms, reader.metadata.total_docs)
+
+    def entry(name, tarball, size=None):
+        start, end, rows = ranges[tarball]
+        return {"name": name, "rows": rows, "tar_bytes": size or tarball.stat().st_size,
+                "start_time_ms": start, "end_time_ms": end}
+
+    (table / "_manifests").mkdir()
+    (table / "_manifests" / "w1_r1.json").write_text(json.dumps({"status": "committed", "segments": [
+        entry("a", events), entry("b", stamps), entry("c", events), entry("d", events, size=123)]}))
+    opened, real_open = [], reading.open_source
+    monkeypatch.setattr(reading, "open_source", lambda source, *a, **k: opened.append(source.path) or real_open(
+        source, *a, **k))
+    plan = plan_read({"path": str(table), "time-range": "2023-12-01/2024-01-01"})
+    # a: opened for the schema, out by its metadata; b: kept by its record; c: out by its record, unopened;
+    # d: its record is for other bytes, e: has none: both listed, checked in their tasks
+    assert [Path(s.path).name for s in plan.sources] == ["b.tar.gz", "d.tar.gz", "e.tar.gz"]
+    assert opened == [str(table / "a.tar.gz")]
+    assert sum(t.num_rows for t in read_group(plan, plan.sources)) == 1500
+    whole = plan_read({"path": str(table)})
+    assert len(whole.sources) == 5
