@@ -121,6 +121,13 @@ def selected(metadata: SegmentMetadata, window: TimeWindow | None) -> bool:
                                            exclude_overlapping=False)
 
 
+def _recorded_outside(source: "SegmentSource", window: TimeWindow | None) -> bool:
+    """Whether the time range drops the segment by its write record alone (``SegmentSource.recorded_time``),
+    so it need not be opened (a tarball's metadata sits at the end of its stream: the whole of it inflated)."""
+    return window is not None and source.recorded_time is not None and not pinot_selects(
+        *source.recorded_time, window, exclude_overlapping=False)
+
+
 # --- finding segments ----------------------------------------------------------------------------------
 
 
@@ -408,7 +415,9 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     window = time_window(time_range)
     columns = _column_list(columns)
     schema, first = None, None
-    for source in list_segments(paths_or_uris, storage_options):
+    for index, source in enumerate(list_segments(paths_or_uris, storage_options)):
+        if index and _recorded_outside(source, window):
+            continue
         with open_source(source, storage_options) as reader:
             if schema is None:
                 schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
@@ -429,8 +438,10 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     epoch millis / datetimes. ``storage_options``: fsspec's, as the write takes them (``key=``, ``secret=``,
     ``client_kwargs=``, or the option names ``**{"storage.key": ...}``).
 
-    Columns are the union over the segments (a column a segment lacks reads as nulls there); a column named
-    in ``columns`` that no segment has is an error.
+    Columns are the union over the segments opened (a column a segment lacks reads as nulls there); a column
+    named in ``columns`` that no segment has is an error. A segment of a table folder that the time range
+    drops by its write record (a committed write's manifest: its time range) is not opened (the first one
+    listed always is).
     """
     window = time_window(time_range)
     columns = _column_list(columns)
@@ -467,6 +478,8 @@ def _read_segments(sources: Sequence[SegmentSource], storage_options, columns: S
     go of the GIL): with two CPUs two segments are inflated and decoded side by side, rather than one segment's
     columns handed to a pool while the inflate, the larger part, runs alone. A lone segment gets the threads
     itself, for its columns, where it is large enough to use them (``THREADED_DECODE_ROWS``)."""
+    # The first segment is always opened (the columns, should the time range drop every segment).
+    sources = [s for i, s in enumerate(sources) if i == 0 or not _recorded_outside(s, window)]
     threads = default_threads()
     if len(sources) == 1 or threads == 1:
         for source in sources:
@@ -612,8 +625,7 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
             add_columns(fields, folder, columns, widen=True)
             if not selected(folder, window):
                 outside.add(index)
-        elif window is not None and source.recorded_time is not None and not pinot_selects(
-                *source.recorded_time, window, exclude_overlapping=False):
+        elif _recorded_outside(source, window):
             outside.add(index)
     # The schema stays every segment's; the ones whose time range the driver knows (a folder's metadata, a
     # tarball's write record) and the time range excludes get no partition (any other tarball's is checked

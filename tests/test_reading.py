@@ -457,3 +457,39 @@ def test_the_spark_plan_prunes_tarballs_by_their_write_records(pinot_built, tmp_
     assert sum(t.num_rows for t in read_group(plan, plan.sources)) == 1500
     whole = plan_read({"path": str(table)})
     assert len(whole.sources) == 5
+
+
+def test_read_skips_tarballs_its_time_range_drops_by_their_write_records(pinot_built, tmp_path, monkeypatch):
+    """``read`` and ``read_batches`` of a table folder with a time range open no tarball its write record puts
+    outside the range (but the first, for the columns); the rows are those of a read that opens them all."""
+    from pinot_sink import reading
+
+    events = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"  # 2023-11-14 .. 11-15
+    stamps = pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"  # 2023-11-14 .. 2024-01-16
+    table = tmp_path / "table"
+    table.mkdir()
+    for name, tarball in (("a", stamps), ("b", events), ("c", stamps), ("d", events)):
+        shutil.copy(tarball, table / f"{name}.tar.gz")
+    window = "2023-12-01/2024-01-01"
+    expected = pinot_sink.read(table, columns=["ts"], time_range=window)  # no records yet: every tarball opened
+    assert expected.num_rows == 2 * 1500
+    meta = {}
+    for tarball in (events, stamps):
+        with reading.open_source(reading.SegmentSource("file", str(tarball), "tarball")) as reader:
+            meta[tarball] = reader.metadata
+    (table / "_manifests").mkdir()
+    (table / "_manifests" / "w1_r1.json").write_text(json.dumps({"status": "committed", "segments": [
+        {"name": name, "rows": meta[t].total_docs, "tar_bytes": t.stat().st_size,
+         "start_time_ms": meta[t].start_time_ms, "end_time_ms": meta[t].end_time_ms}
+        for name, t in (("a", stamps), ("b", events), ("c", stamps), ("d", events))]}))
+    opened, real_open = [], reading.open_source
+    monkeypatch.setattr(reading, "open_source", lambda source, *a, **k: opened.append(Path(source.path).name)
+                        or real_open(source, *a, **k))
+    assert pinot_sink.read(table, columns=["ts"], time_range=window).equals(expected)
+    assert sorted(opened) == ["a.tar.gz", "c.tar.gz"]
+    opened.clear()
+    batches = list(pinot_sink.read_batches(table, columns=["ts"], time_range=window))
+    assert pa.Table.from_batches(batches).equals(expected) and opened == ["a.tar.gz", "c.tar.gz"]
+    opened.clear()
+    assert pinot_sink.read(table, columns=["ts"], time_range="2020-01-01/2020-02-01").num_rows == 0
+    assert opened == ["a.tar.gz"]  # the first, for the columns
