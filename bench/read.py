@@ -20,7 +20,8 @@ Wall and CPU seconds (``time.process_time``: every thread of the process) beside
 is rows/s as a ratio to Parquet's, measured in the same process. The read tables are checked equal to the input.
 ``--repo DIR`` runs the same cases with another checkout's ``pinot_sink`` too, the two workers alternating (before
 / after from one run). ``--memory``: peak RSS above the process's baseline, one fresh process per case, of
-``read`` and ``read_batches`` (default batches) of the tar.gz and the folder, and of Parquet's ``read_table``.
+``read`` and ``read_batches`` (default batches) of the tar.gz and the folder, ``read`` of the table (its segments
+read side by side), and of Parquet's ``read_table``.
 
     .venv/bin/python bench/read.py [--rows 1000000] [--repeat 3] [--repo DIR] [--memory] [--threads N]
                                    [--segments 4]
@@ -179,7 +180,7 @@ def _memory_case(paths: dict[str, str], case: str, pq, pinot_sink) -> None:
         pq.read_table(paths["parquet"])
     else:
         kind, form = case.split(" ", 1)
-        path = paths[f"segment {form}"]
+        path = paths[form if form.startswith("table") else f"segment {form}"]
         if kind == "read":
             pinot_sink.read(path)
         else:
@@ -233,8 +234,9 @@ def main(argv=None) -> int:
         peaks = {}
         if args.memory:
             for case in ["parquet read_table", "read tar.gz", "read_batches tar.gz", "read folder",
-                         "read_batches folder"]:
-                peaks[case] = _run(REPO, ["--memory-case", case], paths)
+                         "read_batches folder"] + (["read table tar.gz"] if args.segments else []):
+                for name, repo in checkouts:
+                    peaks[f"{case}  ({name[-10:]})"] = _run(repo, ["--memory-case", case], paths)
 
     import pyarrow as pa
 
@@ -252,7 +254,7 @@ def main(argv=None) -> int:
             print(f"{name[-10:]:<10} {case:<16} {size} {wall:7.3f} {cpu:7.3f} {args.rows / wall:14,.0f} "
                   f"{base_wall / wall:9.2f}x {cpu / base_cpu:6.2f}x")
     for case, peak in peaks.items():
-        print(f"peak RSS {case:<22} {peak / 2**20:7.1f} MiB above the process's baseline")
+        print(f"peak RSS {case:<36} {peak / 2**20:7.1f} MiB above the process's baseline")
     return 0
 
 
