@@ -469,19 +469,23 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
 # A segment below this many rows is decoded on the reading thread alone: its columns take well under a
 # millisecond each, less than handing them to a pool costs.
 THREADED_DECODE_ROWS = 500_000
+# Local segments are read side by side when they average this many bytes on disk: smaller ones spend most of
+# their time in Python (opening, metadata, per-column calls) under the GIL, and a pool only adds its hand-offs
+# (40 x 25k rows, ~1 MB each: 3% more CPU-s, no less wall; bench/read.py's 4 x 250k rows, 10 MB: less wall).
+SIDE_BY_SIDE_BYTES = 4 << 20
 
 
 def _read_segments(sources: Sequence[SegmentSource], storage_options, columns: Sequence[str] | None,
                    window: TimeWindow | None) -> Iterator[tuple[SegmentMetadata, pa.Table | None]]:
     """Each segment's metadata and its rows (``None`` where the time range drops it), in the order given.
-    Several segments are read at once, one per thread up to ``default_threads()`` (inflating and decoding let
-    go of the GIL): with two CPUs two segments are inflated and decoded side by side, rather than one segment's
+    Several segments are read at once, one per thread up to ``default_threads()``, when they are large enough
+    (``_large_enough``; inflating and decoding let go of the GIL): with two CPUs two segments are inflated and decoded side by side, rather than one segment's
     columns handed to a pool while the inflate, the larger part, runs alone. A lone segment gets the threads
     itself, for its columns, where it is large enough to use them (``THREADED_DECODE_ROWS``)."""
     # The first segment is always opened (the columns, should the time range drop every segment).
     sources = [s for i, s in enumerate(sources) if i == 0 or not _recorded_outside(s, window)]
     threads = default_threads()
-    if len(sources) == 1 or threads == 1:
+    if len(sources) == 1 or threads == 1 or not _large_enough(sources):
         for source in sources:
             yield _read_segment(source, storage_options, columns, window, threads)
         return
@@ -492,6 +496,24 @@ def _read_segments(sources: Sequence[SegmentSource], storage_options, columns: S
         yield from pool.map(lambda s: _read_segment(s, storage_options, columns, window, 1), sources)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # an error: the segments not yet started are not read
+
+
+def _large_enough(sources: Sequence[SegmentSource], sample: int = 8) -> bool:
+    """Whether segments are worth reading side by side: remote ones always (their fetches overlap), local ones
+    when the first few average ``SIDE_BY_SIDE_BYTES`` on disk."""
+    if not all(s.local for s in sources):
+        return True
+    sizes = []
+    for source in sources[:sample]:
+        try:
+            if source.kind == "tarball":
+                sizes.append(os.path.getsize(source.path))
+            else:
+                sizes.append(sum(os.path.getsize(os.path.join(root, name))
+                                 for root, _, names in os.walk(source.path) for name in names))
+        except OSError:  # gone meanwhile: its reading says so
+            sizes.append(0)
+    return sum(sizes) >= SIDE_BY_SIDE_BYTES * len(sizes)
 
 
 def _read_segment(source: SegmentSource, storage_options, columns: Sequence[str] | None, window: TimeWindow | None,

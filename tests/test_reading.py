@@ -380,6 +380,7 @@ def test_several_segments_are_read_at_once_in_the_order_given(pinot_built, tmp_p
         return original(source, *args)
 
     monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    monkeypatch.setattr(reading, "SIDE_BY_SIDE_BYTES", 1)  # the fixtures are small
     monkeypatch.setattr(reading, "_read_segment", slow_first)
     assert pinot_sink.read(tmp_path).equals(expected["all"])
     assert len(threads) == 4 and all(t.startswith("pinot-read") for t in threads)
@@ -391,6 +392,7 @@ def test_among_many_segments_the_first_bad_one_is_the_error(pinot_built, tmp_pat
     from pinot_sink import reading
 
     monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    monkeypatch.setattr(reading, "SIDE_BY_SIDE_BYTES", 1)
     tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
     for i in range(4):
         shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")
@@ -401,9 +403,10 @@ def test_among_many_segments_the_first_bad_one_is_the_error(pinot_built, tmp_pat
         pinot_sink.read(tmp_path)
 
 
-def test_a_small_segment_starts_no_thread_pool(pinot_built, monkeypatch):
-    """A lone segment below ``THREADED_DECODE_ROWS`` is decoded on the calling thread: a pool costs more
-    than its columns take (bench/read.py); a large one gets its columns decoded on the pool."""
+def test_small_segments_start_no_thread_pool(pinot_built, tmp_path, monkeypatch):
+    """A lone segment below ``THREADED_DECODE_ROWS`` is decoded on the calling thread, and segments below
+    ``SIDE_BY_SIDE_BYTES`` are read one after the other: a pool costs more than they take; large ones get
+    one (this machine's CPUs aside: two threads here)."""
     import concurrent.futures
 
     from pinot_sink import reading
@@ -417,6 +420,13 @@ def test_a_small_segment_starts_no_thread_pool(pinot_built, monkeypatch):
     assert pools == []
     monkeypatch.setattr(reading, "THREADED_DECODE_ROWS", 1)
     assert pinot_sink.read(tarball).equals(expected)
+    assert len(pools) == 1
+    pools.clear()  # small segments are read one after the other; large ones side by side
+    monkeypatch.setattr(reading, "THREADED_DECODE_ROWS", 1 << 40)
+    assert pinot_sink.read([tarball, untarred := _untar(tarball, tmp_path / "u")]).num_rows == 2 * expected.num_rows
+    assert pools == [] and untarred.is_dir()
+    monkeypatch.setattr(reading, "SIDE_BY_SIDE_BYTES", 1)
+    assert pinot_sink.read([tarball, untarred]).num_rows == 2 * expected.num_rows
     assert len(pools) == 1
 
 
