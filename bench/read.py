@@ -5,11 +5,14 @@ strings, doubles, a small int, a millisecond timestamp), built once into a segme
 indexes on ``country`` and ``event_type``, Pinot's defaults otherwise), kept as the builder's ``.tar.gz``, as the
 same tar bytes in ``.tar.lz4`` and ``.tar.zst`` (``tar_codecs``' levels, as ``build.tar-codec`` writes them) and
 untarred, and written once as Parquet (``pq.write_table``'s defaults: Snappy, dictionary pages). Then, best of
-``--repeat`` runs each, in one worker process per checkout (the baseline in the same process):
+``--repeat`` runs each (the cases taking turns), in one worker process per checkout (the baseline in the same process):
 
 * ``parquet``: ``pq.read_table(path)`` (Arrow's C++ reader, multi-threaded);
 * ``segment tar.gz`` / ``tar.lz4`` / ``tar.zst``: ``pinot_sink.read(tarball)``: decompress, untar, decode, to Arrow;
 * ``segment folder``: ``pinot_sink.read(folder)``: the untarred segment;
+* ``table tar.gz`` against ``parquet files``: the same rows cut into ``--segments`` segments (``.tar.gz``) in one
+  table folder, ``pinot_sink.read(folder)``, against as many Parquet files in a folder, ``pq.read_table(folder)``
+  (a table is many segments: ``read`` reads them concurrently);
 * ``inflate gzip`` / ``lz4`` / ``zstd``: the tarball's decompression alone, streamed into a reused buffer (ISA-L's
   igzip; Arrow's LZ4 and zstd): the floor under a tarball's read whatever the decoding costs.
 
@@ -17,9 +20,11 @@ Wall and CPU seconds (``time.process_time``: every thread of the process) beside
 is rows/s as a ratio to Parquet's, measured in the same process. The read tables are checked equal to the input.
 ``--repo DIR`` runs the same cases with another checkout's ``pinot_sink`` too, the two workers alternating (before
 / after from one run). ``--memory``: peak RSS above the process's baseline, one fresh process per case, of
-``read`` and ``read_batches`` (default batches) of the tar.gz and the folder, and of Parquet's ``read_table``.
+``read`` and ``read_batches`` (default batches) of the tar.gz and the folder, ``read`` of the table (its segments
+read side by side), and of Parquet's ``read_table``.
 
     .venv/bin/python bench/read.py [--rows 1000000] [--repeat 3] [--repo DIR] [--memory] [--threads N]
+                                   [--segments 4]
 """
 from __future__ import annotations
 
@@ -37,11 +42,13 @@ from pinot_sink.segment.read.tar_source import extract_all
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 CASES = ["parquet", "segment tar.gz", "segment tar.lz4", "segment tar.zst", "segment folder"]
+TABLE_CASES = ["parquet files", "table tar.gz"]
 FLOORS = ["inflate gzip", "inflate lz4", "inflate zstd"]
 
 
-def prepare(rows: int, folder: Path) -> dict[str, Path]:
-    """The segment in every form and the Parquet file of the same rows, under ``folder``."""
+def prepare(rows: int, folder: Path, segments: int = 0) -> dict[str, Path]:
+    """The segment in every form and the Parquet file of the same rows, under ``folder``; with ``segments``,
+    also the rows cut into that many segment tarballs in ``table/`` and as many Parquet files in ``parquet/``."""
     import gzip
 
     import pyarrow.parquet as pq
@@ -69,6 +76,16 @@ def prepare(rows: int, folder: Path) -> dict[str, Path]:
         extract_all(tar, folder / "untarred")
     paths["segment folder"] = folder / "untarred" / "bench_events_0"
     pq.write_table(table, paths["parquet"])
+    if segments:
+        paths["table tar.gz"], paths["parquet files"] = folder / "table", folder / "parquet"
+        paths["parquet files"].mkdir()
+        step = -(-rows // segments)
+        for i, start in enumerate(range(0, rows, step)):
+            part = table.slice(start, step)
+            build_segment(PinotColumns(part, {}), schema, TableConfig.from_json(TABLE_CONFIG, schema),
+                          paths["table tar.gz"], f"bench_events_{i}", 1_700_000_000_000,
+                          BuildOptions(sort_by_sorted_column=False))
+            pq.write_table(part, paths["parquet files"] / f"part_{i}.parquet")
     return paths
 
 
@@ -88,14 +105,23 @@ def worker(paths: dict[str, str], repeat: int, threads: int | None, floors: bool
     expected = table.set_column(table.schema.get_field_index("ts"), "ts",
                                 table.column("ts").cast(pa.timestamp("ms", tz="UTC")))
     actions = {"parquet": lambda: pq.read_table(paths["parquet"])}
-    for case in CASES[1:]:
+    for case in CASES[1:] + TABLE_CASES[1:]:
+        if case not in paths:
+            continue
         assert pinot_sink.read(paths[case]).select(expected.column_names).equals(expected), case
         actions[case] = (lambda p: lambda: pinot_sink.read(p))(paths[case])
+    if "parquet files" in paths:
+        actions["parquet files"] = lambda: pq.read_table(paths["parquet files"])
     if floors:
         actions["inflate gzip"] = lambda: _drain(_gunzip(paths["segment tar.gz"]))
         actions["inflate lz4"] = lambda: _drain(pa.CompressedInputStream(pa.OSFile(paths["segment tar.lz4"]), "lz4"))
         actions["inflate zstd"] = lambda: _drain(pa.CompressedInputStream(pa.OSFile(paths["segment tar.zst"]), "zstd"))
-    return {name: list(best(action, repeat)) for name, action in actions.items()}
+    # The cases take turns, one run each per round, so a change in the machine's load meets them all alike.
+    runs = {name: [] for name in actions}
+    for _ in range(repeat):
+        for name, action in actions.items():
+            runs[name].append(best(action, 1))
+    return {name: list(min(times)) for name, times in runs.items()}
 
 
 def _gunzip(path: str):
@@ -154,7 +180,7 @@ def _memory_case(paths: dict[str, str], case: str, pq, pinot_sink) -> None:
         pq.read_table(paths["parquet"])
     else:
         kind, form = case.split(" ", 1)
-        path = paths[f"segment {form}"]
+        path = paths[form if form.startswith("table") else f"segment {form}"]
         if kind == "read":
             pinot_sink.read(path)
         else:
@@ -177,6 +203,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repo", type=Path, help="another checkout to measure alternately (before / after)")
     parser.add_argument("--memory", action="store_true", help="also peak RSS of read / read_batches / Parquet")
     parser.add_argument("--rounds", type=int, default=2, help="worker runs per checkout, alternating")
+    parser.add_argument("--segments", type=int, default=4,
+                        help="the table cases' segments (and Parquet files); 0: no table cases")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--floors", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--memory-case", help=argparse.SUPPRESS)
@@ -191,9 +219,10 @@ def main(argv=None) -> int:
 
     checkouts = [("this", REPO)] + ([(str(args.repo), args.repo.resolve())] if args.repo else [])
     with tempfile.TemporaryDirectory(prefix="bench-read-") as temp:
-        paths = prepare(args.rows, Path(temp))
+        paths = prepare(args.rows, Path(temp), args.segments)
         sizes = {case: (sum(f.stat().st_size for f in paths[case].rglob("*") if f.is_file())
-                        if paths[case].is_dir() else paths[case].stat().st_size) for case in CASES}
+                        if paths[case].is_dir() else paths[case].stat().st_size) for case in CASES + TABLE_CASES
+                 if case in paths}
         results: dict[str, dict[str, list[float]]] = {name: {} for name, _ in checkouts}
         mode = ["--worker", "--repeat", str(args.repeat)] + (["--threads", str(args.threads)] if args.threads else [])
         for round_ in range(args.rounds):  # alternating, so both checkouts see the same load
@@ -205,8 +234,9 @@ def main(argv=None) -> int:
         peaks = {}
         if args.memory:
             for case in ["parquet read_table", "read tar.gz", "read_batches tar.gz", "read folder",
-                         "read_batches folder"]:
-                peaks[case] = _run(REPO, ["--memory-case", case], paths)
+                         "read_batches folder"] + (["read table tar.gz"] if args.segments else []):
+                for name, repo in checkouts:
+                    peaks[f"{case}  ({name[-10:]})"] = _run(repo, ["--memory-case", case], paths)
 
     import pyarrow as pa
 
@@ -216,13 +246,15 @@ def main(argv=None) -> int:
           f"{'vs parquet':>10} {'CPU vs':>7}")
     for name, _ in checkouts:
         base_wall, base_cpu = results[name]["parquet"]
-        for case in CASES + [f for f in FLOORS if f in results[name]]:
+        for case in CASES + [f for f in FLOORS + TABLE_CASES if f in results[name]]:
+            if case == "parquet files":
+                base_wall, base_cpu = results[name][case]
             wall, cpu = results[name][case]
             size = f"{sizes[case] / 1e6:6.1f}" if case in sizes else " " * 6
             print(f"{name[-10:]:<10} {case:<16} {size} {wall:7.3f} {cpu:7.3f} {args.rows / wall:14,.0f} "
                   f"{base_wall / wall:9.2f}x {cpu / base_cpu:6.2f}x")
     for case, peak in peaks.items():
-        print(f"peak RSS {case:<22} {peak / 2**20:7.1f} MiB above the process's baseline")
+        print(f"peak RSS {case:<36} {peak / 2**20:7.1f} MiB above the process's baseline")
     return 0
 
 

@@ -352,3 +352,154 @@ def test_the_spark_plan_gives_no_partition_to_folders_outside_the_time_range(pin
     rows = sum(t.num_rows for t in read_group(plan, plan.sources))
     assert rows == pinot_sink.read(folders[0]).num_rows == 1500  # the tarball is skipped in its task
     assert len(plan_read({**options, "time-range": "2020-01-01/2020-02-01"}).sources) == 1  # the tarball only
+
+
+def test_several_segments_are_read_at_once_in_the_order_given(pinot_built, tmp_path, monkeypatch):
+    """``read`` of many segments reads them on a pool (two threads here, whatever the machine), yet the rows
+    come in the order the segments are listed, even when the first one finishes last; time-range pruning,
+    the columns' union and their types are as when read one at a time."""
+    import threading
+    import time
+
+    from pinot_sink import reading
+
+    names = ["timestamp_json", "events_indexes", "all_types_dict", "timestamp_json"]
+    for i, name in enumerate(names):
+        shutil.copy(pinot_built / name / f"{name}_0.tar.gz", tmp_path / f"seg_{i}.tar.gz")
+    monkeypatch.setattr(reading, "default_threads", lambda: 1)
+    expected = {key: pinot_sink.read(tmp_path, **kwargs) for key, kwargs in (
+        ("all", {}), ("ts", {"columns": ["ts"]}), ("pruned", {"time_range": "2023-12-01/2024-02-01"}))}
+    # timestamp_json reaches 2024-01-16; the other two end in 2023-11
+    assert expected["pruned"].num_rows == 2 * 1500 and expected["all"].num_rows > 3000
+    threads, original = [], reading._read_segment
+
+    def slow_first(source, *args):
+        threads.append(threading.current_thread().name)
+        if source.path.endswith("seg_0.tar.gz"):
+            time.sleep(0.3)
+        return original(source, *args)
+
+    monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    monkeypatch.setattr(reading, "SIDE_BY_SIDE_BYTES", 1)  # the fixtures are small
+    monkeypatch.setattr(reading, "_read_segment", slow_first)
+    assert pinot_sink.read(tmp_path).equals(expected["all"])
+    assert len(threads) == 4 and all(t.startswith("pinot-read") for t in threads)
+    assert pinot_sink.read(tmp_path, columns=["ts"]).equals(expected["ts"])
+    assert pinot_sink.read(tmp_path, time_range="2023-12-01/2024-02-01").equals(expected["pruned"])
+
+
+def test_among_many_segments_the_first_bad_one_is_the_error(pinot_built, tmp_path, monkeypatch):
+    from pinot_sink import reading
+
+    monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    monkeypatch.setattr(reading, "SIDE_BY_SIDE_BYTES", 1)
+    tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    for i in range(4):
+        shutil.copy(tarball, tmp_path / f"seg_{i}.tar.gz")
+    data = tarball.read_bytes()
+    (tmp_path / "seg_1.tar.gz").write_bytes(data[: len(data) // 2])
+    (tmp_path / "seg_3.tar.gz").write_bytes(b"PK\x03\x04 a zip file")
+    with pytest.raises(SegmentFormatError, match="seg_1.tar.gz: unsafe or unreadable tarball"):
+        pinot_sink.read(tmp_path)
+
+
+def test_small_segments_start_no_thread_pool(pinot_built, tmp_path, monkeypatch):
+    """A lone segment below ``THREADED_DECODE_ROWS`` is decoded on the calling thread, and segments below
+    ``SIDE_BY_SIDE_BYTES`` are read one after the other: a pool costs more than they take; large ones get
+    one (this machine's CPUs aside: two threads here)."""
+    import concurrent.futures
+
+    from pinot_sink import reading
+
+    monkeypatch.setattr(reading, "default_threads", lambda: 2)
+    pools = []
+    real = concurrent.futures.ThreadPoolExecutor
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", lambda *a, **k: pools.append(a) or real(*a, **k))
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    expected = pinot_sink.read(tarball)
+    assert pools == []
+    monkeypatch.setattr(reading, "THREADED_DECODE_ROWS", 1)
+    assert pinot_sink.read(tarball).equals(expected)
+    assert len(pools) == 1
+    pools.clear()  # small segments are read one after the other; large ones side by side
+    monkeypatch.setattr(reading, "THREADED_DECODE_ROWS", 1 << 40)
+    assert pinot_sink.read([tarball, untarred := _untar(tarball, tmp_path / "u")]).num_rows == 2 * expected.num_rows
+    assert pools == [] and untarred.is_dir()
+    monkeypatch.setattr(reading, "SIDE_BY_SIDE_BYTES", 1)
+    assert pinot_sink.read([tarball, untarred]).num_rows == 2 * expected.num_rows
+    assert len(pools) == 1
+
+
+def test_the_spark_plan_prunes_tarballs_by_their_write_records(pinot_built, tmp_path, monkeypatch):
+    """A table folder's committed write records give each tarball's time range: the plan drops those outside
+    ``time-range`` without opening them; a tarball without a record, or whose size is not the recorded one
+    (not the bytes the record describes), gets a partition and is checked in its task."""
+    from pinot_sink import reading
+    from pinot_sink.reading import plan_read, read_group
+
+    events = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"  # 2023-11-14 .. 11-15
+    stamps = pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"  # 2023-11-14 .. 2024-01-16
+    table = tmp_path / "table"
+    table.mkdir()
+    for name, tarball in (("a", events), ("b", stamps), ("c", events), ("d", events), ("e", events)):
+        shutil.copy(tarball, table / f"{name}.tar.gz")
+    ranges = {}
+    for tarball in (events, stamps):
+        with reading.open_source(reading.SegmentSource("file", str(tarball), "tarball")) as reader:
+            ranges[tarball] = (reader.metadata.start_time_ms, reader.metadata.end_time_ms, reader.metadata.total_docs)
+
+    def entry(name, tarball, size=None):
+        start, end, rows = ranges[tarball]
+        return {"name": name, "rows": rows, "tar_bytes": size or tarball.stat().st_size,
+                "start_time_ms": start, "end_time_ms": end}
+
+    (table / "_manifests").mkdir()
+    (table / "_manifests" / "w1_r1.json").write_text(json.dumps({"status": "committed", "segments": [
+        entry("a", events), entry("b", stamps), entry("c", events), entry("d", events, size=123)]}))
+    opened, real_open = [], reading.open_source
+    monkeypatch.setattr(reading, "open_source", lambda source, *a, **k: opened.append(source.path) or real_open(
+        source, *a, **k))
+    plan = plan_read({"path": str(table), "time-range": "2023-12-01/2024-01-01"})
+    # a: opened for the schema, out by its metadata; b: kept by its record; c: out by its record, unopened;
+    # d: its record is for other bytes, e: has none: both listed, checked in their tasks
+    assert [Path(s.path).name for s in plan.sources] == ["b.tar.gz", "d.tar.gz", "e.tar.gz"]
+    assert opened == [str(table / "a.tar.gz")]
+    assert sum(t.num_rows for t in read_group(plan, plan.sources)) == 1500
+    whole = plan_read({"path": str(table)})
+    assert len(whole.sources) == 5
+
+
+def test_read_skips_tarballs_its_time_range_drops_by_their_write_records(pinot_built, tmp_path, monkeypatch):
+    """``read`` and ``read_batches`` of a table folder with a time range open no tarball its write record puts
+    outside the range (but the first, for the columns); the rows are those of a read that opens them all."""
+    from pinot_sink import reading
+
+    events = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"  # 2023-11-14 .. 11-15
+    stamps = pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz"  # 2023-11-14 .. 2024-01-16
+    table = tmp_path / "table"
+    table.mkdir()
+    for name, tarball in (("a", stamps), ("b", events), ("c", stamps), ("d", events)):
+        shutil.copy(tarball, table / f"{name}.tar.gz")
+    window = "2023-12-01/2024-01-01"
+    expected = pinot_sink.read(table, columns=["ts"], time_range=window)  # no records yet: every tarball opened
+    assert expected.num_rows == 2 * 1500
+    meta = {}
+    for tarball in (events, stamps):
+        with reading.open_source(reading.SegmentSource("file", str(tarball), "tarball")) as reader:
+            meta[tarball] = reader.metadata
+    (table / "_manifests").mkdir()
+    (table / "_manifests" / "w1_r1.json").write_text(json.dumps({"status": "committed", "segments": [
+        {"name": name, "rows": meta[t].total_docs, "tar_bytes": t.stat().st_size,
+         "start_time_ms": meta[t].start_time_ms, "end_time_ms": meta[t].end_time_ms}
+        for name, t in (("a", stamps), ("b", events), ("c", stamps), ("d", events))]}))
+    opened, real_open = [], reading.open_source
+    monkeypatch.setattr(reading, "open_source", lambda source, *a, **k: opened.append(Path(source.path).name)
+                        or real_open(source, *a, **k))
+    assert pinot_sink.read(table, columns=["ts"], time_range=window).equals(expected)
+    assert sorted(opened) == ["a.tar.gz", "c.tar.gz"]
+    opened.clear()
+    batches = list(pinot_sink.read_batches(table, columns=["ts"], time_range=window))
+    assert pa.Table.from_batches(batches).equals(expected) and opened == ["a.tar.gz", "c.tar.gz"]
+    opened.clear()
+    assert pinot_sink.read(table, columns=["ts"], time_range="2020-01-01/2020-02-01").num_rows == 0
+    assert opened == ["a.tar.gz"]  # the first, for the columns

@@ -239,6 +239,14 @@ def not_live(documents) -> set[str]:
     return replaced | (pending - published)
 
 
+def recorded_segments(documents) -> dict[str, dict]:
+    """``{segment name: its entry}`` from the committed writes' manifests: rows, ``tar_bytes``, CRC and time
+    range in epoch millis, for what reads a folder without opening its tarballs. A segment a recovery finished
+    (its entry has only a name) or one copied in by hand has none."""
+    return {s["name"]: s for d in documents if d.get("status") in WAS_COMMITTED
+            for s in d.get("segments") or [] if isinstance(s, dict) and s.get("name") and s.get("rows") is not None}
+
+
 def rewrite_status(uri: str, document: dict, status: str, storage_options: dict | None = None, **extra) -> None:
     """Record a recovery's settlement of a manifest (``status`` and what was done) in place."""
     updated = {**document, "status": status, **extra}

@@ -75,6 +75,27 @@ def test_a_filtered_query_never_prunes_the_next_query_of_the_same_dataframe(spar
         spark.conf.unset("spark.sql.python.filterPushdown.enabled")
 
 
+@pytest.mark.slow
+def test_time_range_prunes_a_written_table_folder_by_its_write_records(spark, tmp_path):
+    """A table folder an embedded write made: its manifest records each segment's time range, so the plan
+    gives a partition only to the tarballs ``time-range`` keeps (the first is opened for the schema; no other
+    is inflated on the driver); a tarball copied in by hand has no record and is checked in its task."""
+    from tests.datasource.helpers import BASE_MS, embedded_writer, events_df
+
+    embedded_writer(events_df(spark, rows=3000, partitions=2), tmp_path, **{"sink.buffer-flush.max-rows": 1000}) \
+        .mode("append").save()
+    table = tmp_path / "events"
+    names = sorted(p.name for p in table.glob("*.tar.gz"))
+    assert len(names) == 4  # ts ranges (seconds after BASE_MS): [0, 999] [1000, 1499] [1500, 2499] [2500, 2999]
+    window = f"{BASE_MS + 1_500_000}/{BASE_MS + 2_500_000}"  # the third segment's, end exclusive
+    df = spark.read.format("pinot").option("time-range", window).load(str(table))
+    assert df.rdd.getNumPartitions() == 1 and df.count() == 1000
+    shutil.copy(table / names[1], table / "zz_copied_by_hand.tar.gz")  # no record: listed, skipped in its task
+    df = spark.read.format("pinot").option("time-range", window).load(str(table))
+    assert df.rdd.getNumPartitions() == 2 and df.count() == 1000
+    assert spark.read.format("pinot").load(str(table)).count() == 3000 + 500
+
+
 def test_read_option_errors_are_one_line(spark, pinot_built, tmp_path):
     tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
     with pytest.raises(Exception, match="unknown read option 'colums'.*did you mean 'columns'"):

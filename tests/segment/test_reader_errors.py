@@ -255,3 +255,28 @@ def test_extraction_refuses_links_and_escapes_with_or_without_tarfiles_data_filt
         tar_source.extract_all(tar, tmp_path / "good")
     assert sorted(p.name for p in (tmp_path / "good").rglob("*")) == [
         "all_types_dict_0", "columns.psf", "creation.meta", "index_map", "metadata.properties", "v3"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=12), min_size=1, max_size=30), st.integers(0, 3), st.booleans())
+def test_bytes_read_as_strings_as_javas_new_string_reads_them(values, cut, large):
+    """ASCII values are taken as they are (the fast path), any other bytes validated, malformed sequences
+    replaced by U+FFFD as ``new String(bytes, UTF_8)`` does; slices too."""
+    import pyarrow as pa
+
+    raw = pa.array(values, pa.large_binary() if large else pa.binary()).slice(min(cut, len(values) - 1))
+    strings = decoders.binary_to_utf8(raw, "t")
+    assert strings.to_pylist() == [v.decode("utf-8", "replace") for v in raw.to_pylist()]
+    strings.validate(full=True)
+
+
+def test_strings_with_offsets_out_of_their_data_are_not_taken_as_ascii():
+    import pyarrow as pa
+
+    offsets = np.array([0, 3, 2, 4], dtype=np.int32)  # falling: not a sound array, whatever its bytes
+    bad = pa.BinaryArray.from_buffers(pa.binary(), 3, [None, pa.py_buffer(offsets), pa.py_buffer(b"abcd")])
+    assert not decoders._ascii_with_sound_offsets(bad.view(pa.string()))
+    good = pa.BinaryArray.from_buffers(pa.binary(), 3, [None, pa.py_buffer(np.array([0, 1, 3, 4], np.int32)),
+                                                       pa.py_buffer(b"abcd")])
+    assert decoders._ascii_with_sound_offsets(good.view(pa.string()))
+    assert not decoders._ascii_with_sound_offsets(pa.array(["a", "\u00e9"]))

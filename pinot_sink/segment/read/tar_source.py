@@ -184,14 +184,14 @@ def _member_parts(member: tarfile.TarInfo, where: str) -> list[str]:
     return parts
 
 
-SMALL_GZIP = 8 << 20  # a local .tar.gz up to this size is inflated in this thread (below)
-
-
 def _small_gzip(handle):
-    """A small local gzip tarball's tar bytes, inflated as they are read in this thread (ISA-L's igzip): a
-    compaction reads hundreds of small segments, and the threaded stream's thread and queue per tarball cost
-    ~15% over the inflate itself (bench/compact.py); ``None`` for anything else (``_decompressed``)."""
-    if codec_of(handle.peek(4)[:4]) != GZIP or os.fstat(handle.fileno()).st_size > SMALL_GZIP:
+    """A local gzip tarball's tar bytes, of any size, inflated as they are read in this thread (ISA-L's igzip)
+    straight into the members' buffers: a compaction reads hundreds of small segments, and the threaded
+    stream's thread and queue per tarball cost ~15% over the inflate itself (bench/compact.py); a large one
+    gains nothing from them either (its blocks copied out of the queue: ~5% more CPU-s, no less wall,
+    bench/read.py), and ``read`` of a table reads its segments side by side instead. ``None`` for anything
+    else (``_decompressed``: a remote stream keeps the thread, which overlaps fetching with inflating)."""
+    if codec_of(handle.peek(4)[:4]) != GZIP:
         return None
     try:
         from isal import igzip
