@@ -344,7 +344,7 @@ def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Ma
         listed = is_encoded_list(column.type)
         if not (pa.types.is_dictionary(column.type) or listed):
             continue
-        chunks = [chunk.values if listed else chunk for chunk in column.chunks if len(chunk)]
+        chunks = [chunk.flatten() if listed else chunk for chunk in column.chunks if len(chunk)]
         # a dictionary once however many chunks carry it (the rest of a segment cut before)
         dictionaries = {(chunk.dictionary.buffers()[-1].address, len(chunk.dictionary)): chunk for chunk in chunks}
         inputs = max(inputs, len(dictionaries))

@@ -34,6 +34,13 @@ def test_a_value_in_several_inputs_dictionaries_is_counted_once():
     once = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int8()), shared),
                              pa.DictionaryArray.from_arrays(pa.array([2], pa.int8()), shared)])
     assert merge.merged_bytes_per_row(PinotColumns(pa.table({"k": once}), {}), 10.0, {"k": 20}) == 10.0
+    # a multi-value column's values: "b" in both inputs' dictionaries (1 B a string); 6 values' dictIds 1 -> 2 bits
+    def listed(values, offsets, ids):
+        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.DictionaryArray.from_arrays(
+            pa.array(ids, pa.int8()), pa.array(values)))
+    tags = pa.chunked_array([listed(["a", "b"], [0, 2, 3], [0, 1, 1]), listed(["b", "c"], [0, 1, 3], [0, 1, 0])])
+    assert merge.merged_bytes_per_row(PinotColumns(pa.table({"tags": tags}), {}), 1000.0, {}) == \
+        1000.0 - (1 - 6 * (2 - 1) / 8 + metadata) / 4
     # never below a quarter of the inputs' (an estimate gone wrong still aims near the band)
     assert merge.merged_bytes_per_row(rows, 100.0, {"k": 20}) == 25.0
 
