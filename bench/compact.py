@@ -67,7 +67,11 @@ def _orders(rows: int):
     import pyarrow as pa
     from partition_build import make_orders
 
-    table = make_orders(rows)
+    piece = 4_000_000  # make_orders: a list column of more rows comes back chunked (pa.array): made in pieces
+    tables = [make_orders(min(piece, rows - start), seed=7 + start // piece) for start in range(0, rows, piece)]
+    tables = [t.set_column(0, "order_id", pa.array(np.arange(start, start + t.num_rows, dtype=np.int64)))
+              for start, t in zip(range(0, rows, piece), tables)]
+    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
     times = (1_704_067_200_000 + np.arange(rows, dtype=np.int64) * (86_400_000 // rows)) * 1000
     return table.set_column(table.schema.get_field_index("order_time"), "order_time",
                             pa.array(times, pa.timestamp("us", tz="UTC")))
@@ -102,6 +106,8 @@ def _pyarrow_lazy_imports() -> None:
 def run_compact(args) -> dict:
     from pinot_sink.compaction.run import compact
     import pinot_sink.segment.read.reader  # noqa: F401  (imported before the base RSS is taken)
+    import fsspec.implementations.local  # noqa: F401  (~0.045 CPU-s once a process: the fresh phase's
+    # prepare_job imports it before its measure, the compaction's store opening inside its own)
 
     _pyarrow_lazy_imports()
     example = _example()

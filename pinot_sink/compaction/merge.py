@@ -7,7 +7,9 @@ so nothing is converted twice and the table config's ingestion steps are not app
 Sizing: a segment's size is its untarred size (its files' bytes: Pinot's 100-500 MB guidance is for
 untarred segments, and a realtime table's ``segment.size`` threshold measures the segment's directory), known
 only once it is built. The row count of the next segment is ``0.9 * target / bytes-per-row``; the bytes per
-row start from the merged segments' own and are learned from every segment built. A segment that comes out
+row start from the merged segments' own, less what merging their dictionaries saves (``merged_bytes_per_row``:
+without it the first segment of many small inputs came out ~20% under the band and was built twice), and are
+learned from every segment built. A segment that comes out
 outside [0.8, 1.0] of the target is built again with the corrected count (at most ``MAX_BUILDS`` times); the
 last of a bucket only needs to fit under the target.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +29,7 @@ from type_mapping.convert import default_column
 from type_mapping.stored import PinotColumns
 from type_mapping.errors import PinotSinkError
 
+from pinot_sink.segment.bitpack import bits_per_value
 from pinot_sink.segment.builder import time_values_ms
 from pinot_sink.segment.read.files import SegmentFiles
 from pinot_sink.segment.read.reader import SegmentReader
@@ -315,6 +318,67 @@ def split_by_key(rows: PinotColumns, keys: np.ndarray) -> dict[tuple, PinotColum
 
 # --- sized cutting -----------------------------------------------------------------------------------------
 
+# What one distinct value of a dictionary column costs a segment besides its dictionary entry, by the indexes
+# the column has: an inverted index's bitmap (its offset 4 B, the roaring bitmap's header 8 B, one container's
+# key, cardinality and offset 8 B); a sorted column's forward index (the value's first and last docId, 8 B).
+INVERTED_PER_VALUE, SORTED_PER_VALUE = 20, 8
+# A segment's metadata files (metadata.properties, index_map) per column: ~660 B and ~150 B in Pinot's
+# format; merged inputs keep one set. Tiny inputs (a few hundred rows) are mostly these.
+METADATA_PER_COLUMN = 800
+
+
+def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Mapping[str, int],
+                         sorted_column: str | None = None) -> float:
+    """The untarred bytes per row of a segment built from ``rows``, estimated from the inputs' own
+    ``bytes_per_row``: a value held by several inputs' dictionaries (each input's chunk of a dictionary
+    column carries its segment's dictionary) is one entry of the merged segment's dictionary, and one bitmap
+    of its inverted index (``per_value``: a distinct value's other bytes); the forward index's dictIds grow to
+    the merged cardinality's bits; the inputs' metadata files become one segment's. Only aims the first segment (``Cutter.estimate``): what it builds is
+    measured and kept only inside the band."""
+    count = rows.table.num_rows
+    if count == 0:
+        return bytes_per_row
+    saved, inputs = 0.0, 1  # inputs: as many as the most dictionaries a column's chunks carry
+    for name in rows.table.column_names:
+        column = rows.table.column(name)
+        listed = is_encoded_list(column.type)
+        if not (pa.types.is_dictionary(column.type) or listed):
+            continue
+        chunks = [chunk.flatten() if listed else chunk for chunk in column.chunks if len(chunk)]
+        # a dictionary once however many chunks carry it (the rest of a segment cut before)
+        dictionaries = {(chunk.dictionary.buffers()[-1].address, len(chunk.dictionary)): chunk for chunk in chunks}
+        inputs = max(inputs, len(dictionaries))
+        if len(dictionaries) < 2:
+            continue
+        held = sum(len(chunk.dictionary) for chunk in dictionaries.values())
+        merged = pa.concat_arrays([chunk.dictionary for chunk in dictionaries.values()])
+        distinct = _distinct(merged)
+        saved += (held - distinct) * (_value_width(merged) + per_value.get(name, 0))
+        if name != sorted_column:  # the sorted column's forward index is per value (per_value)
+            entries = sum(len(chunk) for chunk in chunks)
+            bits = sum(len(chunk) * bits_per_value(len(chunk.dictionary)) for chunk in chunks)
+            saved -= (entries * bits_per_value(distinct) - bits) / 8
+    saved += (inputs - 1) * METADATA_PER_COLUMN * rows.table.num_columns
+    return max(bytes_per_row - saved / count, 0.25 * bytes_per_row)
+
+
+def _distinct(values: pa.Array) -> int:
+    """How many distinct values: of numbers, sorted (a stable sort merges the segments' sorted dictionaries
+    as runs: ~5x faster than hashing a mostly distinct column), else hashed."""
+    if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        ordered = np.sort(values.to_numpy(zero_copy_only=False), kind="stable")
+        return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1 if len(ordered) else 0
+    return pc.count_distinct(values).as_py()
+
+
+def _value_width(values: pa.Array) -> float:
+    """A dictionary entry's bytes: a fixed width, or a string's padded to the longest (Pinot's default)."""
+    if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        return values.type.bit_width / 8
+    longest = pc.max(pc.binary_length(values)).as_py()
+    return float(longest or 0)
+
+
 
 @dataclass
 class Built:
@@ -336,6 +400,9 @@ class Cutter:
     build: Callable[[PinotColumns, tuple], Built]
     bytes_per_row: float
     reduce: Callable[[PinotColumns], PinotColumns] | None = None  # rollup / dedup: applied to all of a key's rows
+    # bytes per row of a segment of these rows, from the inputs' (``merged_bytes_per_row``): taken once, before
+    # the first build, when ``bytes_per_row`` is still the inputs'
+    estimate: Callable[[PinotColumns, float], float] | None = None
     pending: dict[tuple, list[PinotColumns]] = field(default_factory=dict)
     rows: dict[tuple, int] = field(default_factory=dict)
     builds: int = 0  # every build, kept or not (the report says how many were rebuilt)
@@ -367,6 +434,12 @@ class Cutter:
             if have < self.want() and not final:
                 return
             rows = concat(self.pending[key])
+            if self.estimate is not None:
+                estimate, self.estimate = self.estimate, None
+                self.bytes_per_row = estimate(take(rows, slice(0, min(self.want(), have))), self.bytes_per_row)
+                if self.want() > have and not final:
+                    self.pending[key] = [rows]
+                    return  # a right-sized segment needs more rows than the inputs' size said
             count = min(self.want(), have)
             for attempt in range(1, MAX_BUILDS + 1):
                 built = self.build(take(rows, slice(0, count)), key)

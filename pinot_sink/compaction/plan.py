@@ -11,13 +11,14 @@ every segment of a bucket unless a minimum is given, since their result needs al
 """
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
 from pinot_sink.storage.files import list_segment_uris
-from pinot_sink.storage.layout import table_uri, uri_to_fs
+from pinot_sink.storage.layout import local_path, table_uri, uri_to_fs
 from pinot_sink.storage.manifests import WAS_COMMITTED, manifests_of_table, not_live
 from pinot_sink.controller.store import ControllerStore, zk_time_range
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
@@ -219,17 +220,20 @@ def _folder_facts(store: DirectoryStore) -> list[SegmentFacts]:
     for name, uri in sorted(list_segment_uris(store.root_uri, store.table, store.storage_options).items()):
         if name in hidden:
             continue
-        fs, target = uri_to_fs(uri, store.storage_options)
         known = recorded.get(name)
+        local = local_path(uri)
+        # a local file's size without fsspec (~0.1 ms of its a segment, thousands of segments)
+        fs, target = (None, local) if local is not None else uri_to_fs(uri, store.storage_options)
+        nbytes = os.path.getsize(local) if fs is None else int(fs.size(target))
         if known is not None:
             start, end = known.get("start_time_ms"), known.get("end_time_ms")
-            facts.append(SegmentFacts(name, int(fs.size(target)), int(known["rows"]),
+            facts.append(SegmentFacts(name, nbytes, int(known["rows"]),
                                       -1 if start is None else int(start), -1 if end is None else int(end)))
             continue
-        with fs.open(target, "rb") as handle:
+        with open(target, "rb") if fs is None else fs.open(target, "rb") as handle:
             properties = metadata_files(handle).get("metadata.properties")
         meta = parse_segment_metadata(properties)
-        facts.append(SegmentFacts(name, int(fs.size(target)), int(meta.total_docs),
+        facts.append(SegmentFacts(name, nbytes, int(meta.total_docs),
                                   -1 if meta.start_time_ms is None else int(meta.start_time_ms),
                                   -1 if meta.end_time_ms is None else int(meta.end_time_ms)))
     return facts

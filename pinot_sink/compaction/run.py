@@ -329,7 +329,8 @@ class _Context:
         elif self.plan.mode == "dedup":
             reduce = lambda rows: merge.dedup(rows, schema)  # noqa: E731
         cutter = merge.Cutter(self.plan.target_bytes, build,
-                              self.bytes_per_row or max(1.0, group.size / max(group.rows, 1)), reduce)
+                              self.bytes_per_row or max(1.0, group.size / max(group.rows, 1)), reduce,
+                              estimate=None if self.bytes_per_row else self._estimate)
         # Each build's index payloads wait on disk, not in memory, for the tarball (segment.spill)
         spill = Spill(stage.build_dir)
         try:
@@ -353,6 +354,15 @@ class _Context:
         self.bytes_per_row = cutter.bytes_per_row
         report.builds = cutter.builds
         return staged
+
+    def _estimate(self, rows, bytes_per_row: float) -> float:
+        """The first segment's bytes per row (``merge.merged_bytes_per_row``), by the indexes the table gives
+        each column."""
+        settings = self.table_config.indexes
+        sorted_column = settings.sorted_columns[0] if settings.sorted_columns else None
+        per_value = {name: merge.SORTED_PER_VALUE if name == sorted_column else
+                     merge.INVERTED_PER_VALUE if c.inverted else 0 for name, c in settings.columns.items()}
+        return merge.merged_bytes_per_row(rows, bytes_per_row, per_value, sorted_column)
 
     def _fetch(self, job: WriteJob, name: str, work: Path) -> str:
         """A local path of the segment's tarball: the folder's own file, or a download."""

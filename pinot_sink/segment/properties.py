@@ -161,22 +161,6 @@ def _split_list(value: str) -> list[str]:
     return tokens
 
 
-def _logical_lines(text: str) -> Iterable[str]:
-    pending = ""
-    for raw in text.splitlines():
-        line = raw.lstrip() if pending else raw
-        if not pending and (not line.strip() or line.lstrip()[:1] in ("#", "!")):
-            continue
-        trailing = len(line) - len(line.rstrip("\\"))
-        if trailing % 2 == 1:
-            pending += line[:-1]
-            continue
-        yield pending + line
-        pending = ""
-    if pending:
-        yield pending
-
-
 _KEY_END = re.compile(r"[=: \t\f]")
 
 
@@ -202,26 +186,72 @@ def _split_key(line: str) -> tuple[str, str]:
 
 
 def parse_properties(data: bytes | str) -> dict[str, Value]:
-    """Parse a properties file: key -> string, or list of strings for list values / repeated keys."""
+    """Parse a properties file: key -> string, or list of strings for list values / repeated keys.
+
+    A line without a backslash (nearly every line Pinot writes) has no escape and does not go on: it is split
+    at its key's end and its commas directly; only the others take the escape-aware path (a compaction opens
+    hundreds of segments: metadata.properties's ~190 lines cost ~0.2 ms a segment the escape-aware way)."""
     text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
     result: dict[str, Value] = {}
-    for line in _logical_lines(text):
-        raw_key, raw_value = _split_key(line)
-        key = _unescape_java(raw_key)
-        raw_value = raw_value.strip()
-        value = _unescape_java(raw_value)
-        parsed: Value = value
-        if "," in raw_value:
-            tokens = _split_list(value)
-            parsed = tokens[0] if len(tokens) == 1 else tokens
-        if key in result:
-            previous = result[key]
-            merged = list(previous) if isinstance(previous, list) else [previous]
-            merged.extend(parsed if isinstance(parsed, list) else [parsed])
-            result[key] = merged
-        else:
-            result[key] = parsed
+    search = _KEY_END.search
+    pending = ""  # a logical line that goes on (its last line ended with an odd backslash)
+    for raw in text.splitlines():
+        if not pending and "\\" not in raw:
+            line = raw.lstrip()
+            if not line or line[0] in "#!":
+                continue
+            end = search(line)
+            if end is None:
+                key, value = line, ""
+            else:
+                key, value = line[:end.start()], line[end.start():].lstrip(" \t\f")
+                if value[:1] in ("=", ":"):
+                    value = value[1:]
+                value = value.strip()
+            parsed: Value = value
+            if "," in value:
+                tokens = [token.strip() for token in value.split(",")]
+                parsed = tokens[0] if len(tokens) == 1 else tokens
+            if key in result:
+                _put(result, key, parsed)
+            else:
+                result[key] = parsed
+            continue
+        line = raw.lstrip() if pending else raw
+        if not pending and (not line.strip() or line.lstrip()[:1] in ("#", "!")):
+            continue
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2 == 1:
+            pending += line[:-1]
+            continue
+        _put_escaped(result, pending + line)
+        pending = ""
+    if pending:
+        _put_escaped(result, pending)
     return result
+
+
+def _put_escaped(result: dict[str, Value], line: str) -> None:
+    raw_key, raw_value = _split_key(line)
+    key = _unescape_java(raw_key)
+    raw_value = raw_value.strip()
+    value = _unescape_java(raw_value)
+    parsed: Value = value
+    if "," in raw_value:
+        tokens = _split_list(value)
+        parsed = tokens[0] if len(tokens) == 1 else tokens
+    _put(result, key, parsed)
+
+
+def _put(result: dict[str, Value], key: str, parsed: Value) -> None:
+    """A key's value; a repeated key's values join into one list (as commons-configuration reads them)."""
+    if key in result:
+        previous = result[key]
+        merged = list(previous) if isinstance(previous, list) else [previous]
+        merged.extend(parsed if isinstance(parsed, list) else [parsed])
+        result[key] = merged
+    else:
+        result[key] = parsed
 
 
 def as_text(value: Value | None) -> str | None:

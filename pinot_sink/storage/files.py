@@ -113,24 +113,31 @@ def publish_into_directory(root_uri: str, table: str, staged: dict[str, str],
 
 
 def write_text(uri: str, text: str, storage_options: Mapping[str, Any] | None = None) -> None:
-    """A small file (a manifest) written whole: a temp name and a rename on local disks."""
-    fs, path = uri_to_fs(uri, storage_options)
-    fs.makedirs(os.path.dirname(path), exist_ok=True)
-    if local_path(uri) is not None:
+    """A small file (a manifest) written whole: a temp name and a rename on local disks (there without
+    fsspec: a compaction of 2000 segments rewrites their 2000 manifests, ~0.05 ms of fsspec's each)."""
+    path = local_path(uri)
+    if path is not None:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         temporary = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.chmod(temporary, public_file_mode())
         os.replace(temporary, path)
-    else:
-        with fs.open(path, "w") as handle:
-            handle.write(text)
+        return
+    fs, path = uri_to_fs(uri, storage_options)
+    fs.makedirs(os.path.dirname(path), exist_ok=True)
+    with fs.open(path, "w") as handle:
+        handle.write(text)
 
 
 def read_text(uri: str, storage_options: Mapping[str, Any] | None = None) -> str | None:
-    """A small file's text, or None when there is none."""
-    fs, path = uri_to_fs(uri, storage_options)
+    """A small file's text, or None when there is none (a local one read without fsspec, as written)."""
+    path = local_path(uri)
     try:
+        if path is not None:
+            with open(path, encoding="utf-8") as handle:
+                return handle.read()
+        fs, path = uri_to_fs(uri, storage_options)
         with fs.open(path, "r") as handle:
             return handle.read()
     except FileNotFoundError:

@@ -13,13 +13,14 @@ Callers never ask which one they hold: a store even picks its own way of publish
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol
 
 from pinot_sink.segment.format import tarball_name
 
 from .files import list_segment_uris
-from .layout import segment_uri, table_uri, uri_to_fs
+from .layout import local_path, segment_uri, table_uri, uri_to_fs
 from .tarballs import NO_TIME_MS, tarball_custom_metadata, tarball_time_range
 
 log = logging.getLogger("pinot_sink")
@@ -79,8 +80,16 @@ class DirectoryStore:
         """Delete ``names``; returns the ones that could not be deleted (the error is logged)."""
         left = []
         for name in sorted(set(names)):
-            fs, target = uri_to_fs(segment_uri(self.root_uri, self.table, name), self.storage_options)
+            uri = segment_uri(self.root_uri, self.table, name)
+            target = local_path(uri)
             try:
+                if target is not None:  # without fsspec: a compaction deletes thousands (~0.07 ms of its each)
+                    try:
+                        os.remove(target)
+                    except FileNotFoundError:
+                        pass
+                    continue
+                fs, target = uri_to_fs(uri, self.storage_options)
                 if fs.exists(target):
                     fs.rm(target)
             except OSError as exc:

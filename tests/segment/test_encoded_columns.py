@@ -58,6 +58,19 @@ def test_dictionary_of_encoded_equals_build_dictionary(stored, chunks):
         assert got.serialized_lengths.tolist() == expected.serialized_lengths.tolist()
 
 
+@pytest.mark.parametrize("rows", [[[0, 2], [2, 0]], [[0, 1, 2], [2]], [[1], [0, 2]]])
+def test_chunks_over_the_merged_dictionary_itself_keep_their_ids_and_drop_what_no_row_uses(rows):
+    """Each chunk's dictionary is the whole sorted one (a low-cardinality column of many inputs): its dictIds
+    stay as they are; a value no chunk's row uses still leaves the dictionary."""
+    dictionary = pa.array([10, 20, 30], pa.int32())
+    column = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array(ids, pa.int8()), dictionary) for ids in rows])
+    values = [[10, 20, 30][i] for ids in rows for i in ids]
+    expected = build_dictionary(pa.array(values, pa.int32()), "INT", "c")
+    got = dictionary_of_encoded(column, "INT", "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+
+
 SCHEMA = PinotSchema.from_json({
     "schemaName": "t",
     "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}, {"name": "device", "dataType": "STRING"},

@@ -195,3 +195,13 @@ def test_a_column_named_with_a_tab_is_read_as_pinot_reads_it(tmp_path):
         return sorted(line.split(" = ")[0] for line in text.splitlines() if line.startswith("column.a"))
 
     assert keys(tmp_path / "tabs_0.tar.gz") == keys(folder / "tabs_0.tar.gz")
+
+
+def test_plain_lines_escaped_lines_and_continued_lines_read_together():
+    """Lines without a backslash take the direct path, the others the escape-aware one: mixed in one file
+    (a continued line, an escaped comma, a repeated key, a comment, a key ended by a tab) they read as Java's."""
+    text = ("segment.padding.character = \\u0000\n# a comment = x\n a.b = 1, 2 ,3\nlist = x\\,y, z\n"
+            "long = one \\\n    two\nk\tv\nrepeated = a\nrepeated = b, c\n! another\nempty =\nbare\n")
+    assert parse_properties(text) == {
+        "segment.padding.character": "\0", "a.b": ["1", "2", "3"], "list": ["x,y", "z"], "long": "one two",
+        "k": "v", "repeated": ["a", "b", "c"], "empty": "", "bare": ""}

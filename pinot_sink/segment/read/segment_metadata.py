@@ -301,7 +301,8 @@ def parse_segment_metadata(
 
     columns = {}
     undescribed = []
-    described = _described(props)
+    # Nearly every column has its columnType key; only when one lacks it are all the keys looked through.
+    described = physical if all(f"column.{c}.columnType" in props for c in physical) else _described(props)
     for column in sorted(physical):
         if column not in described:
             # Listed but without any column keys (seen in real files for the time column). Pinot would fail
