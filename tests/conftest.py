@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,19 @@ def _shared_dir() -> Path:
 SHARED = _shared_dir()
 PINOT_BUILT = SHARED / "fixtures" / "pinot-built"
 PINOT_SEGMENTS = SHARED / "fixtures" / "pinot-segments"
+
+# Each test process gets its own temp folder, which the Spark JVM, its Python workers and the drivers tests
+# start inherit (TMPDIR). A write without output-uri stages in a private root there, and `pinot-sink recover`
+# (rightly) lists a table's roots whose driver has ended: a driver another xdist worker killed, or one an
+# earlier run left in /tmp, must not show up in this process's recover.
+TEST_TMP = tempfile.mkdtemp(prefix="pinot-sink-tests-")
+os.environ["TMPDIR"] = TEST_TMP
+tempfile.tempdir = None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(TEST_TMP, ignore_errors=True)
+
 
 # Spark 4 starts Python workers with PYSPARK_PYTHON; they must be this interpreter (pyarrow, this package).
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
