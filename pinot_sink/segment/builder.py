@@ -430,6 +430,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
         return values, lengths
     # In intp: the gathers would copy int32 indices to intp anyway (and cast every int32 operand on the way).
+    own = firsts is None  # the starts made here, not the caller's: packed in place below
     if firsts is None:
         firsts = np.cumsum(row_lengths, dtype=np.intp)
         firsts -= row_lengths  # where each input row's values start
@@ -439,7 +440,10 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     if order is None:
         lengths = row_lengths
     elif len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
-        packed = np.left_shift(firsts, 32)
+        # Packed into the starts' own array when they are ours (no third int64 per row beside the starts and
+        # the gathered copy: at 7.6M rows that third one was 61 MB of a compaction's 256mb build peak)
+        packed = np.left_shift(firsts, 32, out=firsts if own else None)
+        del firsts
         packed |= row_lengths
         packed = gather(packed, order)
         lengths = np.empty(len(packed), dtype=row_lengths.dtype)
@@ -533,15 +537,17 @@ def _column_context(
     if default is not None:
         return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
                                     keep_values, default)
-    input_values = None  # a raw number column's values in input order, for its distinct values
+    distinct = None  # a raw number column's distinct values, from its input order
     if order is not None:
         if mask is not None:
             mask = gather(mask, order)
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
             if spec.single_value and spec.stored_type in NUMPY_NATIVE:
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
-                # gives them without the sort that the reordered values would need.
-                input_values = flatten(column, True)[0]
+                # gives them without the sort that the reordered values would need. Found before the take, so
+                # that the sort's working arrays never meet the reordered copy (a column's worth less at the
+                # step's peak: docs/performance-log.md, compaction memory)
+                distinct = build_dictionary(flatten(column, True)[0], spec.stored_type, name, ids=False)
             column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
     if encoded_lengths is not None:  # a dictionary-encoded multi-value column: ``prebuilt`` has its dictIds
         values, row_lengths = None, encoded_lengths
@@ -556,9 +562,8 @@ def _column_context(
         )
     if prebuilt is not None and ids:
         dictionary = prebuilt
-    elif input_values is not None:
-        dictionary = build_dictionary(input_values, spec.stored_type, name, ids=False)
-        del input_values
+    elif distinct is not None:
+        dictionary, distinct = distinct, None
         numbers = values.to_numpy(zero_copy_only=False)
         # Only the distinct values come from the input order; sortedness and count are the segment's.
         dictionary.dict_ids, dictionary.input_count = None, len(numbers)

@@ -693,6 +693,22 @@ def test_longest_multi_value_row_in_bytes_by_blocks_of_rows(block_rows, sliced, 
     assert stats._longest_row_bytes(offsets, lengths, stats.offsets_view(column)) == longest
 
 
+@pytest.mark.parametrize("block_rows", [1, 3, 65_536])
+def test_longest_multi_value_row_of_dict_ids_by_blocks_of_rows(block_rows, monkeypatch):
+    """The same figure for rows given as dictIds (a compaction's encoded lists: each value's length looked up),
+    a block of rows at a time: the longest row however the blocks fall."""
+    from pinot_sink.segment import stats
+
+    monkeypatch.setattr(stats, "STATS_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(block_rows)
+    value_lengths = rng.integers(0, 9, 20).astype(np.int32)
+    lengths = rng.integers(1, 4, 500).astype(np.int32)
+    dict_ids = rng.integers(0, 20, int(lengths.sum())).astype(np.int32)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    longest = max(int(value_lengths[dict_ids[starts[r]:starts[r + 1]]].sum()) for r in range(len(lengths)))
+    assert stats._longest_row_of_ids(value_lengths, dict_ids, lengths) == longest
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
                                    np.float32, np.float64, np.bool_, ">i4"])
 @pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint16, np.uint8])
