@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -74,6 +74,11 @@ class BuildOptions:
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
+    # Called as the build starts and before each larger column on one thread: hands the heap's free pages back
+    # to the system (the compaction's: ``allocator.release_free``). The frees of one column leave holes the
+    # next, differently sized arrays do not fit, and they stay resident: at a 256mb compaction ~0.4x the target
+    # of the peak (docs/performance-log.md, compaction memory). None: nothing is called.
+    release_free: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -178,6 +183,10 @@ def build_segment(
         # raw columns and star-tree dimensions read values from the start: they get them filled now.
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
             source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
+    release_free = options.release_free if (options.threads if options.threads is not None
+                                            else default_threads()) <= 1 else None
+    if release_free is not None:
+        release_free()
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
     if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
         try:
@@ -240,7 +249,12 @@ def build_segment(
         # Measured with release_input on one thread: memory_probe 16mb 42-46 MB against 47-48 in schema
         # order, 32mb unchanged (docs/performance.md, "Task memory").
         built = [None] * len(specs)
-        for i in sorted(range(len(specs)), key=lambda i: source[specs[i].name].nbytes):
+        sizes = [source[spec.name].nbytes for spec in specs]
+        for i in sorted(range(len(specs)), key=lambda i: sizes[i]):
+            # Before the larger columns only (at least the average): the peak is theirs, and what a small
+            # column would reuse of the space trimmed is faulted in again for nothing
+            if release_free is not None and sizes[i] * len(sizes) >= sum(sizes):
+                release_free()
             try:
                 built[i] = build(specs[i])
             except SegmentBuildError:
