@@ -74,7 +74,7 @@ class BuildOptions:
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
-    # Called as the build starts and before each larger column on one thread: hands the heap's free pages back
+    # Called before each column of at least the average size on one thread: hands the heap's free pages back
     # to the system (the compaction's: ``allocator.release_free``). The frees of one column leave holes the
     # next, differently sized arrays do not fit, and they stay resident: at a 256mb compaction ~0.4x the target
     # of the peak (docs/performance-log.md, compaction memory). None: nothing is called.
@@ -183,10 +183,6 @@ def build_segment(
         # raw columns and star-tree dimensions read values from the start: they get them filled now.
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
             source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
-    release_free = options.release_free if (options.threads if options.threads is not None
-                                            else default_threads()) <= 1 else None
-    if release_free is not None:
-        release_free()
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
     if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
         try:
@@ -203,6 +199,7 @@ def build_segment(
     if spill is not None:
         spill.restart()
     threads = options.threads if options.threads is not None else default_threads()
+    release_free = options.release_free if threads <= 1 else None
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
@@ -252,7 +249,8 @@ def build_segment(
         sizes = [source[spec.name].nbytes for spec in specs]
         for i in sorted(range(len(specs)), key=lambda i: sizes[i]):
             # Before the larger columns only (at least the average): the peak is theirs, and what a small
-            # column would reuse of the space trimmed is faulted in again for nothing
+            # column (or the sorted order, at the start) would reuse of the space trimmed is faulted in again
+            # for nothing (~30k page faults more per 4M rows at 64mb, the same peak)
             if release_free is not None and sizes[i] * len(sizes) >= sum(sizes):
                 release_free()
             try:

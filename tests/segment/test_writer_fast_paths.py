@@ -614,8 +614,8 @@ def test_threads_do_not_change_a_byte(tmp_path, monkeypatch):
 
 
 def test_release_free_is_called_on_one_thread_and_changes_no_byte(tmp_path):
-    """``BuildOptions.release_free`` (the compaction's heap trim): called as a one-thread build starts and before
-    each column of at least the average size, never by several threads; the bytes are the same."""
+    """``BuildOptions.release_free`` (the compaction's heap trim): called by a one-thread build before each column
+    of at least the average size, never by several threads; the bytes are the same."""
     from pinot_sink import allocator
 
     calls = []
@@ -630,7 +630,7 @@ def test_release_free_is_called_on_one_thread_and_changes_no_byte(tmp_path):
              for name, threads, hook in (("plain", 1, None), ("trimmed", 1, count), ("threads", 3, count))]
     assert built[0].tar_path.read_bytes() == built[1].tar_path.read_bytes() == built[2].tar_path.read_bytes()
     columns = len(SCHEMA.column_names)
-    assert 2 <= len(calls) <= columns  # the start and the larger columns, all from the one-thread build
+    assert 1 <= len(calls) < columns  # the larger columns only, all from the one-thread build
 
 
 @pytest.mark.parametrize("threads", [1, 4])  # one thread builds the smallest columns first
