@@ -74,10 +74,11 @@ class BuildOptions:
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
-    # Called before each column of at least the average size on one thread: hands the heap's free pages back
-    # to the system (the compaction's: ``allocator.release_free``). The frees of one column leave holes the
-    # next, differently sized arrays do not fit, and they stay resident: at a 256mb compaction ~0.4x the target
-    # of the peak (docs/performance-log.md, compaction memory). None: nothing is called.
+    # Called before each column of at least the average size on one thread, in builds of at least
+    # RELEASE_FREE_MIN_ROWS rows: hands the heap's free pages back to the system (the compaction's:
+    # ``allocator.release_free``). The frees of one column leave holes the next, differently sized arrays do
+    # not fit, and they stay resident: at a 256mb compaction ~0.4x the target of the peak
+    # (docs/performance-log.md, compaction memory). None: nothing is called.
     release_free: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
@@ -101,6 +102,14 @@ class BuiltSegment:
     partitions: dict[str, list[int]] = field(default_factory=dict)
     skipped_indexes: list[str] = field(default_factory=list)
     dir_bytes: int = 0  # the untarred segment's size (its files' bytes)
+
+
+# ``BuildOptions.release_free`` is called for builds of at least this many rows only: their int64-per-row
+# working arrays (32 MiB and more) are over glibc's largest mmap threshold, mapped fresh and never placed in the
+# heap's holes, so the holes given back are not faulted in again by them (a 256mb compaction, 7.6M rows a build:
+# the same CPU-s, the peak -0.44x the target). Smaller builds reuse the holes: trimmed, the 64mb compaction's
+# 1.9M-row builds took 10-15% more CPU-s in page faults for -0.47x (docs/performance-log.md, compaction memory).
+RELEASE_FREE_MIN_ROWS = 4 << 20
 
 
 def default_threads() -> int:
@@ -199,7 +208,7 @@ def build_segment(
     if spill is not None:
         spill.restart()
     threads = options.threads if options.threads is not None else default_threads()
-    release_free = options.release_free if threads <= 1 else None
+    release_free = options.release_free if threads <= 1 and total_docs >= RELEASE_FREE_MIN_ROWS else None
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}

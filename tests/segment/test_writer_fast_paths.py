@@ -613,11 +613,13 @@ def test_threads_do_not_change_a_byte(tmp_path, monkeypatch):
     assert built[0].crc == built[1].crc and built[0].data_crc == built[1].data_crc
 
 
-def test_release_free_is_called_on_one_thread_and_changes_no_byte(tmp_path):
+def test_release_free_is_called_on_one_thread_and_changes_no_byte(tmp_path, monkeypatch):
     """``BuildOptions.release_free`` (the compaction's heap trim): called by a one-thread build before each column
     of at least the average size, never by several threads; the bytes are the same."""
     from pinot_sink import allocator
+    from pinot_sink.segment import builder
 
+    monkeypatch.setattr(builder, "RELEASE_FREE_MIN_ROWS", 1)  # (builds of fewer rows never call it)
     calls = []
 
     def count():
