@@ -61,20 +61,29 @@ def _options(example, out: Path) -> dict:
             "table-config": json.dumps(example.TABLE_CONFIG)}
 
 
-def _orders(rows: int):
-    """The example's orders, their times in one day: one bucket, so segments are cut by size, not by day."""
+PIECE = 4_000_000  # rows made at once: a larger table's list column overflows one Arrow chunk
+
+
+def _orders(rows: int, first: int = 0, total: int | None = None):
+    """The example's orders ``first .. first + rows`` of ``total``, their times in one day: one bucket, so
+    segments are cut by size, not by day."""
     import numpy as np
     import pyarrow as pa
     from partition_build import make_orders
 
-    piece = 4_000_000  # make_orders: a list column of more rows comes back chunked (pa.array): made in pieces
-    tables = [make_orders(min(piece, rows - start), seed=7 + start // piece) for start in range(0, rows, piece)]
-    tables = [t.set_column(0, "order_id", pa.array(np.arange(start, start + t.num_rows, dtype=np.int64)))
-              for start, t in zip(range(0, rows, piece), tables)]
-    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    times = (1_704_067_200_000 + np.arange(rows, dtype=np.int64) * (86_400_000 // rows)) * 1000
+    total = total or rows
+    table = make_orders(rows, seed=7 + first // PIECE)
+    times = (1_704_067_200_000 + np.arange(first, first + rows, dtype=np.int64) * (86_400_000 // total)) * 1000
+    table = table.set_column(table.schema.get_field_index("order_id"), "order_id",
+                             pa.array(np.arange(first, first + rows, dtype=np.int64)))
     return table.set_column(table.schema.get_field_index("order_time"), "order_time",
                             pa.array(times, pa.timestamp("us", tz="UTC")))
+
+
+def _pieces(rows: int, size: int = PIECE):
+    """The orders a piece at a time (``_orders``): 1 GB of segments is ~35M rows, ~5 GB as one Arrow table."""
+    for first in range(0, rows, size):
+        yield _orders(min(size, rows - first), first, rows)
 
 
 def generate(args) -> None:
@@ -83,14 +92,16 @@ def generate(args) -> None:
     from pinot_sink.task import write_partition
 
     example = _example()
-    table = _orders(args.rows)
     out = Path(args.work) / "small"
-    job = prepare_job(_options(example, out), table.schema, overwrite=False, streaming=True)
-    for number, start in enumerate(range(0, args.rows, args.small_rows)):
-        batch = table.slice(start, args.small_rows).to_batches()
-        report = write_partition(job, batch, partition_id=0, task_attempt_id=number, query_id="bench",
-                                 batch_id=number, threads=1)
-        commit_job(job, [report], query_id="bench", batch_id=number)
+    job, number = None, 0
+    for table in _pieces(args.rows, PIECE // args.small_rows * args.small_rows or args.small_rows):
+        job = job or prepare_job(_options(example, out), table.schema, overwrite=False, streaming=True)
+        for start in range(0, table.num_rows, args.small_rows):
+            batch = table.slice(start, args.small_rows).to_batches()
+            report = write_partition(job, batch, partition_id=0, task_attempt_id=number, query_id="bench",
+                                     batch_id=number, threads=1)
+            commit_job(job, [report], query_id="bench", batch_id=number)
+            number += 1
 
 
 def _pyarrow_lazy_imports() -> None:
@@ -142,16 +153,32 @@ def run_fresh(args, rows_per_segment: int) -> dict:
     from pinot_sink.task import write_partition
 
     example = _example()
-    table = _orders(args.rows)
     out = Path(args.work) / "fresh"
     shutil.rmtree(out, ignore_errors=True)
     options = {**_options(example, out), "sink.buffer-flush.max-rows": str(rows_per_segment),
                "sink.buffer-flush.max-size": "4gb"}
+    making = [0.0]  # CPU-s spent making pieces inside the measure, taken off it
+
+    def made():
+        pieces = _pieces(args.rows)
+        while True:
+            started = time.thread_time()
+            piece = next(pieces, None)
+            making[0] += time.thread_time() - started
+            if piece is None:
+                return
+            yield from piece.to_batches(max_chunksize=10_000)
+
+    if args.rows <= PIECE:
+        table = _orders(args.rows)
+        batches = table.to_batches(max_chunksize=10_000)
+    else:  # made as they are written: all of them at once would be ~5 GB per 35M rows
+        table = _orders(1)
+        batches = made()
     job = prepare_job(options, table.schema, overwrite=False)
-    batches = table.to_batches(max_chunksize=10_000)
     base, cpu, wall = _rss_mb(), _cpu(), time.perf_counter()
     report = write_partition(job, batches, partition_id=0, task_attempt_id=0)
-    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+    cpu, wall = _cpu() - cpu - making[0], time.perf_counter() - wall
     return {"cpu_s": cpu, "wall_s": wall, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "base_mb": base, "segments": len(report.segments),
             "sizes_mb": sorted((round(_untarred(Path(s.staged_uri[len("file://"):])) / 1024**2, 2)
@@ -203,7 +230,12 @@ def main() -> int:
     args.work = args.work or tempfile.mkdtemp(prefix="pinot-sink-bench-compact-")
     try:
         started = time.perf_counter()
-        _child("generate", args)
+        # A given --work keeps its small segments: a later run of the same --rows / --small-rows reuses them
+        stamp = Path(args.work) / "small" / f".generated-{args.rows}-{args.small_rows}"
+        if not stamp.exists():
+            shutil.rmtree(Path(args.work) / "small", ignore_errors=True)
+            _child("generate", args)
+            stamp.touch()
         print(f"generated {args.rows} rows as small segments of {args.small_rows} rows in "
               f"{time.perf_counter() - started:.0f}s", file=sys.stderr)
         compacted = _child("compact", args)

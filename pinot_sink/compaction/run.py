@@ -285,7 +285,8 @@ class _Context:
         # second thread added ~0.3 CPU-s of hand-offs to 4M rows (bench/compact.py) and a second heap.
         threads = options.build.threads if options.build.threads is not None else 1
         options = replace(options, build=replace(options.build, threads=threads,
-                                                 custom_properties={**options.build.custom_properties, **provenance}))
+                                                 custom_properties={**options.build.custom_properties, **provenance},
+                                                 release_free=allocator.release_free))  # between columns
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,

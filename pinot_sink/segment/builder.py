@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -74,6 +74,12 @@ class BuildOptions:
     # being built then holds its indexes in place of its rows instead of both. For callers that are done
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
+    # Called before each column of at least the average size on one thread, in builds of at least
+    # RELEASE_FREE_MIN_ROWS rows: hands the heap's free pages back to the system (the compaction's:
+    # ``allocator.release_free``). The frees of one column leave holes the next, differently sized arrays do
+    # not fit, and they stay resident: at a 256mb compaction ~0.4x the target of the peak
+    # (docs/performance-log.md, compaction memory). None: nothing is called.
+    release_free: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -96,6 +102,14 @@ class BuiltSegment:
     partitions: dict[str, list[int]] = field(default_factory=dict)
     skipped_indexes: list[str] = field(default_factory=list)
     dir_bytes: int = 0  # the untarred segment's size (its files' bytes)
+
+
+# ``BuildOptions.release_free`` is called for builds of at least this many rows only: their int64-per-row
+# working arrays (32 MiB and more) are over glibc's largest mmap threshold, mapped fresh and never placed in the
+# heap's holes, so the holes given back are not faulted in again by them (a 256mb compaction, 7.6M rows a build:
+# the same CPU-s, the peak -0.44x the target). Smaller builds reuse the holes: trimmed, the 64mb compaction's
+# 1.9M-row builds took 10-15% more CPU-s in page faults for -0.47x (docs/performance-log.md, compaction memory).
+RELEASE_FREE_MIN_ROWS = 4 << 20
 
 
 def default_threads() -> int:
@@ -194,6 +208,7 @@ def build_segment(
     if spill is not None:
         spill.restart()
     threads = options.threads if options.threads is not None else default_threads()
+    release_free = options.release_free if threads <= 1 and total_docs >= RELEASE_FREE_MIN_ROWS else None
     entries: list[IndexEntry] = []
     column_meta: dict[str, ColumnMetadata] = {}
     partitions: dict[str, list[int]] = {}
@@ -240,7 +255,13 @@ def build_segment(
         # Measured with release_input on one thread: memory_probe 16mb 42-46 MB against 47-48 in schema
         # order, 32mb unchanged (docs/performance.md, "Task memory").
         built = [None] * len(specs)
-        for i in sorted(range(len(specs)), key=lambda i: source[specs[i].name].nbytes):
+        sizes = [source[spec.name].nbytes for spec in specs]
+        for i in sorted(range(len(specs)), key=lambda i: sizes[i]):
+            # Before the larger columns only (at least the average): the peak is theirs, and what a small
+            # column (or the sorted order, at the start) would reuse of the space trimmed is faulted in again
+            # for nothing (~30k page faults more per 4M rows at 64mb, the same peak)
+            if release_free is not None and sizes[i] * len(sizes) >= sum(sizes):
+                release_free()
             try:
                 built[i] = build(specs[i])
             except SegmentBuildError:
@@ -430,6 +451,7 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
         return values, lengths
     # In intp: the gathers would copy int32 indices to intp anyway (and cast every int32 operand on the way).
+    own = firsts is None  # the starts made here, not the caller's: packed in place below
     if firsts is None:
         firsts = np.cumsum(row_lengths, dtype=np.intp)
         firsts -= row_lengths  # where each input row's values start
@@ -439,7 +461,10 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     if order is None:
         lengths = row_lengths
     elif len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
-        packed = np.left_shift(firsts, 32)
+        # Packed into the starts' own array when they are ours (no third int64 per row beside the starts and
+        # the gathered copy: at 7.6M rows that third one was 61 MB of a compaction's 256mb build peak)
+        packed = np.left_shift(firsts, 32, out=firsts if own else None)
+        del firsts
         packed |= row_lengths
         packed = gather(packed, order)
         lengths = np.empty(len(packed), dtype=row_lengths.dtype)
@@ -533,15 +558,17 @@ def _column_context(
     if default is not None:
         return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
                                     keep_values, default)
-    input_values = None  # a raw number column's values in input order, for its distinct values
+    distinct = None  # a raw number column's distinct values, from its input order
     if order is not None:
         if mask is not None:
             mask = gather(mask, order)
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
             if spec.single_value and spec.stored_type in NUMPY_NATIVE:
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
-                # gives them without the sort that the reordered values would need.
-                input_values = flatten(column, True)[0]
+                # gives them without the sort that the reordered values would need. Found before the take, so
+                # that the sort's working arrays never meet the reordered copy (a column's worth less at the
+                # step's peak: docs/performance-log.md, compaction memory)
+                distinct = build_dictionary(flatten(column, True)[0], spec.stored_type, name, ids=False)
             column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
     if encoded_lengths is not None:  # a dictionary-encoded multi-value column: ``prebuilt`` has its dictIds
         values, row_lengths = None, encoded_lengths
@@ -556,9 +583,8 @@ def _column_context(
         )
     if prebuilt is not None and ids:
         dictionary = prebuilt
-    elif input_values is not None:
-        dictionary = build_dictionary(input_values, spec.stored_type, name, ids=False)
-        del input_values
+    elif distinct is not None:
+        dictionary, distinct = distinct, None
         numbers = values.to_numpy(zero_copy_only=False)
         # Only the distinct values come from the input order; sortedness and count are the segment's.
         dictionary.dict_ids, dictionary.input_count = None, len(numbers)

@@ -101,10 +101,7 @@ def collect_stats(
             raise ValueError(f"column {spec.name!r}: statistics of unfilled [default] rows need the STRING / "
                              f"BYTES values' offsets")
         else:
-            per_value = value_lengths[dict_ids]
-            starts = np.zeros(len(row_lengths), dtype=np.int64)
-            np.cumsum(row_lengths[:-1], out=starts[1:])
-            max_row = int(np.add.reduceat(per_value, starts).max()) if len(per_value) else 0
+            max_row = _longest_row_of_ids(value_lengths, dict_ids, row_lengths)
     values = dictionary.values
     return ColumnStats(
         column=spec.name,
@@ -169,6 +166,24 @@ def _longest_row_bytes(offsets: np.ndarray, row_lengths: np.ndarray, row_starts:
             bounds[1:] += done
             done = int(bounds[-1])
         longest = max(longest, int(np.diff(gather(offsets, bounds)).max()))  # one gather of the bounds, not two
+    return longest
+
+
+def _longest_row_of_ids(value_lengths: np.ndarray, dict_ids: np.ndarray, row_lengths: np.ndarray) -> int:
+    """The most bytes of one multi-value row given as dictIds (a compaction's encoded lists: no flat values'
+    offsets), each value's length looked up. A block of rows at a time: a length per value and a start and a
+    sum per row, column-sized, were ~180 MB of a 256mb compaction's build peak (docs/performance-log.md)."""
+    longest, done = 0, 0  # done: values before the block
+    for first in range(0, len(row_lengths), STATS_BLOCK_ROWS):
+        block = row_lengths[first:first + STATS_BLOCK_ROWS]
+        starts = np.zeros(len(block), dtype=np.int64)
+        np.cumsum(block[:-1], out=starts[1:])
+        count = int(starts[-1]) + int(block[-1]) if len(block) else 0
+        if count:
+            per_value = value_lengths[dict_ids[done:done + count]]
+            np.minimum(starts, count - 1, out=starts)  # (empty rows, refused before, would end a block past it)
+            longest = max(longest, int(np.add.reduceat(per_value, starts).max()))
+        done += count
     return longest
 
 

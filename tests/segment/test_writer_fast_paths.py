@@ -613,6 +613,28 @@ def test_threads_do_not_change_a_byte(tmp_path, monkeypatch):
     assert built[0].crc == built[1].crc and built[0].data_crc == built[1].data_crc
 
 
+def test_release_free_is_called_on_one_thread_and_changes_no_byte(tmp_path, monkeypatch):
+    """``BuildOptions.release_free`` (the compaction's heap trim): called by a one-thread build before each column
+    of at least the average size, never by several threads; the bytes are the same."""
+    from pinot_sink import allocator
+    from pinot_sink.segment import builder
+
+    monkeypatch.setattr(builder, "RELEASE_FREE_MIN_ROWS", 1)  # (builds of fewer rows never call it)
+    calls = []
+
+    def count():
+        calls.append(1)
+        allocator.release_free()  # glibc's malloc_trim where there is one: harmless mid-build
+
+    config = TableConfig.from_json(CONFIG, SCHEMA)
+    built = [build_segment(PinotColumns(_table(), {}), SCHEMA, config, tmp_path / name, "seg_0", 1_700_000_000_000,
+                           BuildOptions(threads=threads, release_free=hook))
+             for name, threads, hook in (("plain", 1, None), ("trimmed", 1, count), ("threads", 3, count))]
+    assert built[0].tar_path.read_bytes() == built[1].tar_path.read_bytes() == built[2].tar_path.read_bytes()
+    columns = len(SCHEMA.column_names)
+    assert 1 <= len(calls) < columns  # the larger columns only, all from the one-thread build
+
+
 @pytest.mark.parametrize("threads", [1, 4])  # one thread builds the smallest columns first
 def test_first_failing_column_in_schema_order_is_reported(tmp_path, threads):
     table = _table(10)
@@ -691,6 +713,22 @@ def test_longest_multi_value_row_in_bytes_by_blocks_of_rows(block_rows, sliced, 
     assert stats._longest_row_bytes(offsets, lengths) == longest
     # the bounds read from the list's own offsets (not rebased when sliced) instead of summed
     assert stats._longest_row_bytes(offsets, lengths, stats.offsets_view(column)) == longest
+
+
+@pytest.mark.parametrize("block_rows", [1, 3, 65_536])
+def test_longest_multi_value_row_of_dict_ids_by_blocks_of_rows(block_rows, monkeypatch):
+    """The same figure for rows given as dictIds (a compaction's encoded lists: each value's length looked up),
+    a block of rows at a time: the longest row however the blocks fall."""
+    from pinot_sink.segment import stats
+
+    monkeypatch.setattr(stats, "STATS_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(block_rows)
+    value_lengths = rng.integers(0, 9, 20).astype(np.int32)
+    lengths = rng.integers(1, 4, 500).astype(np.int32)
+    dict_ids = rng.integers(0, 20, int(lengths.sum())).astype(np.int32)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    longest = max(int(value_lengths[dict_ids[starts[r]:starts[r + 1]]].sum()) for r in range(len(lengths)))
+    assert stats._longest_row_of_ids(value_lengths, dict_ids, lengths) == longest
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
