@@ -214,16 +214,24 @@ def test_abort_after_an_embedded_commit_failed_to_delete_a_replaced_file_loses_n
     old = sorted(p.name for p in (tmp_path / "events").glob("*.tar.gz"))
     the_job = job(out=tmp_path, overwrite=True)
     reports = run_tasks(the_job, [(1000, 1500)])
+    import os
+
     from fsspec.implementations.local import LocalFileSystem
 
-    real_rm = LocalFileSystem.rm
+    real_rm, real_remove = LocalFileSystem.rm, os.remove
 
     def rm(self, path, *args, **kwargs):
         if str(path).endswith(old[1]):
             raise PermissionError(13, "Permission denied", str(path))
         return real_rm(self, path, *args, **kwargs)
 
+    def remove(path, *args, **kwargs):  # a local folder's files are deleted without fsspec
+        if str(path).endswith(old[1]):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_remove(path, *args, **kwargs)
+
     monkeypatch.setattr(LocalFileSystem, "rm", rm)
+    monkeypatch.setattr(os, "remove", remove)
     with pytest.raises(Exception):
         commit_job(the_job, reports)  # Spark calls abort when commit raises
     left = abort_job(the_job, reports)
