@@ -74,3 +74,27 @@ def test_compaction_every_batches_and_a_replay_with_a_writer_per_commit(fake_con
     assert controller_ids(fake_controller, tmp_path) == list(range(400))
     left = {r: staged_files(Path(r)) for r in set(private_stage_roots("events")) - before}
     assert {r: files for r, files in left.items() if files} == {}
+
+
+def test_an_embedded_replay_replaces_the_first_attempt_and_history_names_the_tasks_runs(tmp_path):
+    from pinot_sink.history import folder_history
+    from pinot_sink.naming import name_tags
+
+    out = tmp_path / "out"
+
+    def batch(number: int, first: int) -> str:
+        tasks = stream_job(**options(out=out), **{"sink.buffer-flush.max-rows": "20"})
+        report = write_partition(tasks, [rows(first, 50, start_ms=BASE_MS + number * 60_000)], partition_id=0,
+                                 task_attempt_id=0, query_id="q", batch_id=number)
+        PinotStreamWriter(stream_job(**options(out=out))).commit([PinotCommitMessage(report)], number)
+        return tasks.run_of("q", number).run_tag
+
+    runs = [batch(0, 0), batch(1, 50)]
+    runs.append(batch(1, 50))  # restarted from the checkpoint: batch 1 again, its first attempt replaced
+    assert folder_ids(out) == list(range(100))
+    live = {name_tags(p.name[: -len(".tar.gz")])[1] for p in (out / "events").glob("*.tar.gz")}
+    assert live == {runs[0], runs[2]}
+    assert [p for p in (out / "events" / "_staging").rglob("*") if p.is_file()] == []
+    history = {r.run_tag: r for r in folder_history(str(out), "events")}
+    assert set(history) == set(runs)
+    assert history[runs[1]].replaced_by == runs[2]
