@@ -104,3 +104,17 @@ def test_an_embedded_replay_replaces_the_first_attempt_and_history_names_the_tas
     history = {r.run_tag: r for r in folder_history(str(out), "events")}
     assert set(history) == set(runs)
     assert history[runs[1]].replaced_by == runs[2]
+
+
+def test_a_micro_batch_no_task_reported_leaves_no_root_of_its_committing_writer(fake_controller, tmp_path):
+    """A commit with no report (no partition) or an abort whose every task failed: the committing writer's own
+    private root was never used and goes (the query's JVM outlives it, so no sweep would take it while the
+    query runs: one root a micro-batch), and the abort records no run of an unknown query."""
+    fake_controller.add_table(SCHEMA, CONFIG)
+    PinotStreamWriter(stream_job(url=fake_controller.url)).commit([], 3)
+    PinotStreamWriter(stream_job(url=fake_controller.url)).commit([None], 4)
+    PinotStreamWriter(stream_job(url=fake_controller.url)).abort([None, None], 5)
+    assert private_stage_roots("events") == []
+    out = tmp_path / "out"
+    PinotStreamWriter(stream_job(**options(out=out))).abort([None], 6)
+    assert not (out / "events" / "_manifests").exists() or list((out / "events" / "_manifests").iterdir()) == []
