@@ -11,6 +11,7 @@ import pytest
 
 from pinot_sink.datasource import PinotCommitMessage, PinotStreamWriter
 from pinot_sink.job import prepare_job
+from pinot_sink.storage.layout import local_path
 from pinot_sink.storage.staging import private_stage_roots
 from pinot_sink.task import write_partition
 from tests.compaction.helpers import ARROW, BASE_MS, CONFIG, SCHEMA, controller_ids, folder_ids, options, rows
@@ -118,3 +119,50 @@ def test_a_micro_batch_no_task_reported_leaves_no_root_of_its_committing_writer(
     out = tmp_path / "out"
     PinotStreamWriter(stream_job(**options(out=out))).abort([None], 6)
     assert not (out / "events" / "_manifests").exists() or list((out / "events" / "_manifests").iterdir()) == []
+
+
+def test_a_micro_batch_killed_mid_commit_is_settled_by_recover(fake_controller, tmp_path, monkeypatch, capsys):
+    """The committing writer (not the tasks') is killed while publishing: the record, named after the tasks'
+    run, and their private root are what `pinot-sink recover` finds and settles; a replay is then exact."""
+    import os
+    import subprocess
+    import sys
+
+    from pinot_sink.cli import main
+    from pinot_sink.controller import ControllerClient
+    from pinot_sink.storage.staging import OWNER_FILE, process_identity
+
+    class Crash(BaseException):
+        pass
+
+    fake_controller.add_table(SCHEMA, CONFIG)
+    tasks = stream_job(url=fake_controller.url)
+    report = write_partition(tasks, [rows(0, 50)], partition_id=0, task_attempt_id=0, query_id="q", batch_id=0)
+    monkeypatch.setattr(ControllerClient, "end_replace", lambda *a, **k: (_ for _ in ()).throw(Crash()))
+    monkeypatch.setattr("pinot_sink.commit.remove_tree", lambda *a, **k: True)  # killed: no finally runs
+    monkeypatch.setattr("pinot_sink.commit.release_private_stage_root", lambda job, run=None: None)
+    with pytest.raises(Crash):
+        PinotStreamWriter(stream_job(url=fake_controller.url)).commit([PinotCommitMessage(report)], 0)
+    monkeypatch.undo()
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    root = Path(local_path(tasks.stage_root))
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    for folder in [Path(r) for r in private_stage_roots("events")]:  # the driver is gone
+        (folder / OWNER_FILE).write_text(process_identity(os.getpid()).replace(str(os.getpid()), str(dead.pid), 1))
+
+    def recover(*args) -> str:
+        capsys.readouterr()
+        assert main(["recover", "--table", "events", "--min-age", "0", "--url", fake_controller.url, *args]) == 0
+        return capsys.readouterr().out
+
+    listed = recover()
+    assert f"staging folder {root}" in listed and "lineage entry" in listed
+    recover("--apply")
+    assert fake_controller.live_segments("events") == [] and not root.exists()
+    replay = stream_job(url=fake_controller.url)
+    again = write_partition(replay, [rows(0, 50)], partition_id=0, task_attempt_id=0, query_id="q", batch_id=0)
+    PinotStreamWriter(stream_job(url=fake_controller.url)).commit([PinotCommitMessage(again)], 0)
+    assert controller_ids(fake_controller, tmp_path) == list(range(50))
