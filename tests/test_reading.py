@@ -539,5 +539,5 @@ def test_a_fixed_name_written_again_is_not_pruned_by_its_earlier_write_record(tm
     write(out, 100, name="another")  # listed first: read opens the first tarball for the columns
     day = (BASE_MS + second * DAY_MS, BASE_MS + (second + 1) * DAY_MS)
     assert pinot_sink.read(out / "events", columns=["id"], time_range=day).num_rows == 50
-    assert pinot_sink.read(out / "events", columns=["id"], time_range=(day[0] - (second - first) * DAY_MS,
-                                                                        day[1] - (second - first) * DAY_MS)).num_rows == 0
+    back = (second - first) * DAY_MS
+    assert pinot_sink.read(out / "events", columns=["id"], time_range=(day[0] - back, day[1] - back)).num_rows == 0
