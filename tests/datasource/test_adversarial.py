@@ -214,6 +214,8 @@ def test_abort_after_an_embedded_commit_failed_to_delete_a_replaced_file_loses_n
     old = sorted(p.name for p in (tmp_path / "events").glob("*.tar.gz"))
     the_job = job(out=tmp_path, overwrite=True)
     reports = run_tasks(the_job, [(1000, 1500)])
+    import os
+
     from fsspec.implementations.local import LocalFileSystem
 
     real_rm = LocalFileSystem.rm
@@ -224,6 +226,14 @@ def test_abort_after_an_embedded_commit_failed_to_delete_a_replaced_file_loses_n
         return real_rm(self, path, *args, **kwargs)
 
     monkeypatch.setattr(LocalFileSystem, "rm", rm)
+    real_remove = os.remove
+
+    def remove(path, *args, **kwargs):  # a local folder's files are deleted without fsspec (DirectoryStore.delete)
+        if str(path).endswith(old[1]):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_remove(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "remove", remove)
     with pytest.raises(Exception):
         commit_job(the_job, reports)  # Spark calls abort when commit raises
     left = abort_job(the_job, reports)
