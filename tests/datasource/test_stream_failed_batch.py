@@ -1,9 +1,12 @@
 """A micro-batch whose task fails, with real Spark: PySpark aborts it with its committing writer (made apart
-from the tasks'), which learns nothing of the failed task. The table stays as it was and the query fails."""
+from the tasks'), which learns nothing of the failed task. The table stays as it was, the query fails, and the
+task removed its staged tarball itself."""
 from __future__ import annotations
 
 import copy
+import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,7 +23,7 @@ pytestmark = pytest.mark.spark
 @pytest.mark.slow  # a streaming query of its own
 def test_a_micro_batch_whose_task_fails_leaves_the_table_and_only_the_tasks_root(spark, fake_controller, tmp_path):
     pinot_sink.register(spark)
-    table = f"stream_fail_{tmp_path.name[-12:].replace('-', '_').lower()}"
+    table = f"stream_fail_{uuid.uuid4().hex[:12]}"  # its own roots in the machine's temp folder
     fake_controller.add_table(dict(copy.deepcopy(SCHEMA), schemaName=table),
                               dict(copy.deepcopy(TABLE_CONFIG), tableName=f"{table}_OFFLINE"))
     source = tmp_path / "in"
@@ -36,6 +39,8 @@ def test_a_micro_batch_whose_task_fails_leaves_the_table_and_only_the_tasks_root
         query.awaitTermination()
     assert fake_controller.live_segments(table) == []
     roots = private_stage_roots(table)  # Spark's Python workers share the machine's temp folder
-    assert len(roots) == 1  # the tasks' (the committing writer's own is gone), its tarball left for recover
-    assert any(p.name.endswith(".tar.gz") for p in Path(roots[0]).rglob("*"))
+    assert len(roots) == 1  # the tasks' (the committing writer's own is gone), with the task's note for recover
+    left = [p.name for p in Path(roots[0]).rglob("*") if p.is_file()]
+    assert not [n for n in left if n.endswith(".tar.gz")] and [n for n in left if n.endswith(".task-error")]
     assert Path(roots[0]).parent == Path(tempfile.gettempdir())
+    shutil.rmtree(roots[0])  # what `pinot-sink recover --apply` would do
