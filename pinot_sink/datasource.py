@@ -8,6 +8,7 @@ all state lives in the ``WriteJob`` (made before any task) and in the task repor
 """
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from typing import Iterator
@@ -37,8 +38,11 @@ else:
     _STREAM_WRITER_MISSING = None
 
 
+from pinot_sink.storage.layout import local_path
+from pinot_sink.storage.staging import remove_empty_root
+
 from .commit import abort_job, commit_job
-from .job import WriteJob, check_staging_reachable, prepare_job
+from .job import WriteJob, check_staging_reachable, ensure_log_handler, prepare_job
 from .options import pop_option
 from .reports import TaskReport, WriteResult, read_result
 from .spark_task import message_first, task_kwargs
@@ -48,6 +52,8 @@ from .task import PinotWriteError, write_partition
 # (pinot_sink.spark_task.message_first, which the mapInArrow tasks use too).
 _message_first = message_first
 
+
+log = logging.getLogger("pinot_sink")
 
 BATCH_ID_PROPERTY = "streaming.sql.batchId"  # set by Spark's MicroBatchExecution on every task
 QUERY_ID_PROPERTY = "sql.streaming.queryId"  # stable across restarts from the same checkpoint
@@ -96,6 +102,11 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
             self.job, iterator, query_id=context.getLocalProperty(QUERY_ID_PROPERTY), batch_id=int(raw_batch_id),
             **task_kwargs()))
 
+    def _release_unused_root(self) -> None:
+        """This writer's own private staging root, which no task used (they stage in their writer's)."""
+        if self.job.stage_is_driver_local:
+            remove_empty_root(local_path(self.job.stage_root), self.job.table)
+
     @staticmethod
     def _query_id(reports: list[TaskReport | None]) -> str | None:
         query_ids = {r.query_id for r in reports if r is not None}
@@ -104,6 +115,7 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         reports = _reports(messages)
         if all(r is None for r in reports):
+            self._release_unused_root()
             return  # no task reported: nothing was written
         commit_job(self.job, reports, query_id=self._query_id(reports), batch_id=batchId)
         if self.job.options.compaction.enabled:  # compaction.*: on the driver, after the batch is committed
@@ -113,6 +125,17 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         reports = _reports(messages)
+        if all(r is None for r in reports):
+            # Every task failed: no report names the query or the run its tasks staged for (PySpark's committing
+            # writer is not theirs, see WriteJob.run_of), so nothing here can find their staging, and a record
+            # of a run of an unknown query would only mislead; the failed attempts' tarballs, never committed,
+            # are left for `pinot-sink recover`.
+            self._release_unused_root()
+            ensure_log_handler()
+            log.warning("pinot_sink: micro-batch %s of %s aborted, no task reported: nothing was committed, the "
+                        "table is as it was; the failed tasks' staged tarballs are left for `pinot-sink recover`",
+                        batchId, self.job.table)
+            return
         abort_job(self.job, reports, query_id=self._query_id(reports), batch_id=batchId)
 
 

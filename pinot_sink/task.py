@@ -29,6 +29,7 @@ from type_mapping.stored import PinotColumns
 
 from pinot_sink.controller.auth import redact_text
 from pinot_sink.segment.builder import time_values_ms
+from pinot_sink.storage.files import remove_tree
 from pinot_sink.storage.staging import AttemptStage
 
 from .buffer import BucketBuffer, Buffer, PartitionBuffer
@@ -106,6 +107,9 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
         writer.write(batches)
     except Exception as exc:
         record_task_error(run.staging, partition_id, attempt_id, exc, job.storage_options)
+        # This attempt's tarballs: no report names them, so no commit takes them, and an abort may not learn
+        # where they are (a streaming micro-batch whose every task failed: WriteJob.run_of).
+        remove_tree(stage_uri, job.storage_options)
         raise
     finally:
         report.input_rows, report.filtered_rows, report.error_rows = (writer.rows_in, writer.filtered_rows,

@@ -503,3 +503,41 @@ def test_read_skips_tarballs_its_time_range_drops_by_their_write_records(pinot_b
     opened.clear()
     assert pinot_sink.read(table, columns=["ts"], time_range="2020-01-01/2020-02-01").num_rows == 0
     assert opened == ["a.tar.gz"]  # the first, for the columns
+
+
+def test_a_fixed_name_written_again_is_not_pruned_by_its_earlier_write_record(tmp_path):
+    """``segment-name.type=fixed`` writes replace the tarball under one name, and each committed write record
+    keeps its own entry for that name. Their manifests' names carry no order: an earlier write's entry whose
+    tarball happened to have the same size (creation time fixed here, as gzip sizes often coincide) must not
+    give the tarball now in the folder its time range, else a time-range read drops its rows."""
+    from pinot_sink.commit import commit_job
+    from pinot_sink.task import write_partition
+    from tests.compaction.helpers import ARROW, BASE_MS, CONFIG, DAY_MS, SCHEMA, rows
+    from tests.datasource.helpers import prepared_job
+
+    def write(out: Path, day: int, name: str = "events_fixed") -> int:
+        job = prepared_job(SCHEMA, CONFIG, ARROW, out=out, **{
+            "segment-name.type": "fixed", "segment.name": name, "creation-time": "2024-01-01"})
+        commit_job(job, [write_partition(job, [rows(0, 50, start_ms=BASE_MS + day * DAY_MS)], partition_id=0,
+                                         task_attempt_id=1)])
+        return (out / "events" / "events_fixed.tar.gz").stat().st_size
+
+    sizes: dict[int, int] = {}
+    for day in range(40):  # two days whose tarballs have one size
+        size = write(tmp_path / f"probe{day}", day)
+        if size in sizes:
+            first, second = sizes[size], day
+            break
+        sizes[size] = day
+    else:
+        pytest.skip("no two days' tarballs of one size")
+    out = tmp_path / "out"
+    write(out, first)
+    (earlier,) = (out / "events" / "_manifests").glob("*.json")
+    write(out, second)
+    earlier.rename(earlier.with_name("zzzzzzzzzz.json"))  # listed last, whatever the random write tags
+    write(out, 100, name="another")  # listed first: read opens the first tarball for the columns
+    day = (BASE_MS + second * DAY_MS, BASE_MS + (second + 1) * DAY_MS)
+    assert pinot_sink.read(out / "events", columns=["id"], time_range=day).num_rows == 50
+    back = (second - first) * DAY_MS
+    assert pinot_sink.read(out / "events", columns=["id"], time_range=(day[0] - back, day[1] - back)).num_rows == 0

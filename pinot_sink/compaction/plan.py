@@ -19,7 +19,7 @@ from typing import Iterable
 
 from pinot_sink.storage.files import list_segment_uris
 from pinot_sink.storage.layout import local_path, table_uri, uri_to_fs
-from pinot_sink.storage.manifests import WAS_COMMITTED, manifests_of_table, not_live
+from pinot_sink.storage.manifests import manifests_of_table, not_live, recorded_segments
 from pinot_sink.controller.store import ControllerStore, zk_time_range
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 from pinot_sink.storage.tarballs import metadata_files
@@ -213,9 +213,9 @@ def _folder_facts(store: DirectoryStore) -> list[SegmentFacts]:
                            f"live is unknown; `pinot-sink recover` lists them")
     hidden = not_live(documents.values())
     # A committed write's manifest has each segment's rows and time range: the tarball is read only for a
-    # segment no manifest describes (a tarball copied in by hand, a publish finished by recovery).
-    recorded = {s["name"]: s for d in documents.values() if d.get("status") in WAS_COMMITTED
-                for s in d.get("segments") or [] if isinstance(s, dict) and s.get("rows") is not None}
+    # segment no manifest describes (a tarball copied in by hand, a publish finished by recovery, a fixed name
+    # written again).
+    recorded = recorded_segments(documents.values())
     facts = []
     for name, uri in sorted(list_segment_uris(store.root_uri, store.table, store.storage_options).items()):
         if name in hidden:

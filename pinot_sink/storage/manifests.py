@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -242,9 +243,13 @@ def not_live(documents) -> set[str]:
 def recorded_segments(documents) -> dict[str, dict]:
     """``{segment name: its entry}`` from the committed writes' manifests: rows, ``tar_bytes``, CRC and time
     range in epoch millis, for what reads a folder without opening its tarballs. A segment a recovery finished
-    (its entry has only a name) or one copied in by hand has none."""
-    return {s["name"]: s for d in documents if d.get("status") in WAS_COMMITTED
-            for s in d.get("segments") or [] if isinstance(s, dict) and s.get("name") and s.get("rows") is not None}
+    (its entry has only a name) or one copied in by hand has none, and so has a name that more than one
+    committed write published (a ``fixed`` name written again): manifests' names carry no order, and an
+    earlier tarball of the same size would lend the one now in the folder its time range."""
+    entries = [s for d in documents if d.get("status") in WAS_COMMITTED
+               for s in d.get("segments") or [] if isinstance(s, dict) and s.get("name")]
+    times = Counter(s["name"] for s in entries)
+    return {s["name"]: s for s in entries if s.get("rows") is not None and times[s["name"]] == 1}
 
 
 def rewrite_status(uri: str, document: dict, status: str, storage_options: dict | None = None, **extra) -> None:

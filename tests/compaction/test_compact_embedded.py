@@ -294,3 +294,19 @@ def test_target_size_is_the_untarred_size_and_listed_sizes_are_estimated_from_th
     assert len(sizes) > 1 and all(0.8 * 24 * 1024 <= s <= 24 * 1024 for s in sizes[:-1]), sizes
     again = pinot_sink.compact("events", output_uri=str(out), target_size="24kb", options=OPTIONS)
     assert again.groups == []  # the right-sized ones are left alone (their estimates are not read as small)
+
+
+def test_a_fixed_name_written_again_is_planned_by_its_tarball_not_an_earlier_record(tmp_path):
+    """Each committed write of a ``fixed`` name records it; manifests' names carry no order, so the plan takes
+    the tarball's own time range (its bucket) rather than whichever record is listed last."""
+    from pinot_sink.compaction.plan import list_facts
+    from pinot_sink.storage.stores import DirectoryStore
+
+    out = tmp_path / "segments"
+    fixed = {"segment-name.type": "fixed", "segment.name": "events_fixed"}
+    write(rows(0, 10, start_ms=BASE_MS), out=out, **fixed)
+    (earlier,) = (out / "events" / "_manifests").glob("*.json")
+    write(rows(0, 10, start_ms=BASE_MS + 5 * 86_400_000), out=out, **fixed)
+    earlier.rename(earlier.with_name("zzzzzzzzzz.json"))  # listed last, whatever the random write tags
+    [facts] = list_facts(DirectoryStore("events", out.resolve().as_uri()))
+    assert (facts.name, facts.start_ms) == ("events_fixed", BASE_MS + 5 * 86_400_000)

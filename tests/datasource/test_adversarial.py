@@ -218,19 +218,21 @@ def test_abort_after_an_embedded_commit_failed_to_delete_a_replaced_file_loses_n
 
     from fsspec.implementations.local import LocalFileSystem
 
-    real_rm, real_remove = LocalFileSystem.rm, os.remove
+    real_rm = LocalFileSystem.rm
 
     def rm(self, path, *args, **kwargs):
         if str(path).endswith(old[1]):
             raise PermissionError(13, "Permission denied", str(path))
         return real_rm(self, path, *args, **kwargs)
 
-    def remove(path, *args, **kwargs):  # a local folder's files are deleted without fsspec
+    monkeypatch.setattr(LocalFileSystem, "rm", rm)
+    real_remove = os.remove
+
+    def remove(path, *args, **kwargs):  # a local folder's files are deleted without fsspec (DirectoryStore.delete)
         if str(path).endswith(old[1]):
             raise PermissionError(13, "Permission denied", str(path))
         return real_remove(path, *args, **kwargs)
 
-    monkeypatch.setattr(LocalFileSystem, "rm", rm)
     monkeypatch.setattr(os, "remove", remove)
     with pytest.raises(Exception):
         commit_job(the_job, reports)  # Spark calls abort when commit raises

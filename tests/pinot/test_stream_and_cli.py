@@ -9,9 +9,38 @@ import pyarrow.parquet as pq
 
 import pinot_sink
 from pinot_sink.cli import main as cli
+from pinot_sink.controller import ControllerClient
+from pinot_sink.naming import name_tags
 
 from .cluster import BASE_MS, DAY_MS, by_day_sql, per_day
 from .frames import events_config, events_schema
+
+
+def drop_file(source, index: int, rows: int = 300) -> None:
+    start = index * rows
+    pq.write_table(pa.table({
+        "country": pa.array(["US", "DE", "FR"] * (rows // 3)),
+        "value": pa.array(range(start, start + rows), pa.int64()),
+        "ts": pa.array([BASE_MS + (i % 3) * DAY_MS + i * 1000 for i in range(start, start + rows)], pa.int64()),
+    }), source / f"part-{index:03d}.parquet")
+
+
+def run_available(spark, pinot, table: str, source, checkpoint, **options) -> None:
+    writer = (spark.readStream.schema("country STRING, value BIGINT, ts BIGINT")
+              .option("maxFilesPerTrigger", 1).parquet(str(source))
+              .writeStream.format("pinot").option("table-name", table).option("url", pinot.url)
+              .option("checkpointLocation", str(checkpoint)))
+    for key, value in options.items():
+        writer = writer.option(key, str(value))
+    query = writer.trigger(availableNow=True).start()
+    query.awaitTermination()
+    assert query.exception() is None
+
+
+def replay(checkpoint, batch: int) -> None:
+    """The driver died after ``batch`` was committed to Pinot but before Spark recorded it: a restart replays it."""
+    (checkpoint / "commits" / str(batch)).unlink()
+    (checkpoint / "commits" / f".{batch}.crc").unlink(missing_ok=True)
 
 
 def test_streaming_micro_batches_and_a_replayed_batch(spark, pinot, tmp_path):
@@ -20,35 +49,37 @@ def test_streaming_micro_batches_and_a_replayed_batch(spark, pinot, tmp_path):
     pinot_sink.register(spark)
     source, checkpoint = tmp_path / "in", tmp_path / "checkpoint"
     source.mkdir()
-
-    def drop_file(index: int, rows: int = 300) -> None:
-        start = index * rows
-        pq.write_table(pa.table({
-            "country": pa.array(["US", "DE", "FR"] * (rows // 3)),
-            "value": pa.array(range(start, start + rows), pa.int64()),
-            "ts": pa.array([BASE_MS + (i % 3) * DAY_MS + i * 1000 for i in range(start, start + rows)], pa.int64()),
-        }), source / f"part-{index:03d}.parquet")
-
-    def run_available() -> None:
-        stream = (spark.readStream.schema("country STRING, value BIGINT, ts BIGINT")
-                  .option("maxFilesPerTrigger", 1).parquet(str(source)))
-        query = (stream.writeStream.format("pinot").option("table-name", table).option("url", pinot.url)
-                 .option("sink.buffer-flush.max-rows", 200).option("checkpointLocation", str(checkpoint))
-                 .trigger(availableNow=True).start())
-        query.awaitTermination()
-        assert query.exception() is None
-
     for index in range(2):
-        drop_file(index)
-    run_available()
+        drop_file(source, index)
+    run_available(spark, pinot, table, source, checkpoint, **{"sink.buffer-flush.max-rows": 200})
     sql = by_day_sql(table)
     pinot.wait_rows(sql, per_day(spark.read.parquet(str(source))))
-    # The driver died after batch 1 was committed to Pinot but before Spark recorded it: the restart replays it.
-    (checkpoint / "commits" / "1").unlink()
-    (checkpoint / "commits" / ".1.crc").unlink(missing_ok=True)
-    drop_file(2)
-    run_available()
+    replay(checkpoint, 1)
+    drop_file(source, 2)
+    run_available(spark, pinot, table, source, checkpoint, **{"sink.buffer-flush.max-rows": 200})
     pinot.wait_rows(sql, per_day(spark.read.parquet(str(source))))  # batch 1 once, batch 2 in
+
+
+def test_streaming_compaction_every_two_batches_and_a_replay(spark, pinot, tmp_path):
+    """``compaction.every-batches`` after micro-batches each committed by PySpark's own committing writer (made
+    apart from its tasks'), then a replayed batch: a compaction's run is live, the broker's answers the input's."""
+    table = "rp_stream_compact"
+    pinot.create(events_schema(table), events_config(table))
+    pinot_sink.register(spark)
+    source, checkpoint = tmp_path / "in", tmp_path / "checkpoint"
+    source.mkdir()
+    compaction = {"compaction.every-batches": 2, "compaction.target-size": "1mb"}
+    for index in range(5):
+        drop_file(source, index, rows=90)
+    run_available(spark, pinot, table, source, checkpoint, **compaction)
+    sql = by_day_sql(table)
+    pinot.wait_rows(sql, per_day(spark.read.parquet(str(source))))
+    live = ControllerClient(pinot.url).list_segments(table, exclude_replaced=True)
+    assert any(name_tags(n)[1].startswith("c") for n in live)  # a compaction's run (naming.run_tag) is live
+    replay(checkpoint, 4)
+    drop_file(source, 5, rows=90)
+    run_available(spark, pinot, table, source, checkpoint, **compaction)
+    pinot.wait_rows(sql, per_day(spark.read.parquet(str(source))))  # batch 4 once, batch 5 in
 
 
 def test_cli_build_push_segments_and_recover(pinot, tmp_path, capsys):

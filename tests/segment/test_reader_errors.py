@@ -266,8 +266,24 @@ def test_bytes_read_as_strings_as_javas_new_string_reads_them(values, cut, large
 
     raw = pa.array(values, pa.large_binary() if large else pa.binary()).slice(min(cut, len(values) - 1))
     strings = decoders.binary_to_utf8(raw, "t")
-    assert strings.to_pylist() == [v.decode("utf-8", "replace") for v in raw.to_pylist()]
+    assert strings.to_pylist() == [v.decode("utf-8", decoders.JAVA_UTF8_REPLACE) for v in raw.to_pylist()]
     strings.validate(full=True)
+
+
+def test_malformed_utf8_reads_as_javas_new_string_reads_it():
+    """Java 17.0.15's ``new String(bytes, StandardCharsets.UTF_8)`` of 636 byte strings (1-6 bytes among lead,
+    continuation and invalid bytes; UTF-16 code units in hex), kept in tests/fixtures/java/utf8_new_string.jsonl:
+    Python's ``replace`` differs at ED A0..BF (a surrogate, as CESU-8 writes one: 3 U+FFFD where Java puts 1)."""
+    import json
+
+    import pyarrow as pa
+
+    fixture = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "java" / "utf8_new_string.jsonl"
+    cases = [json.loads(line) for line in fixture.read_text().splitlines()]
+    raw = pa.array([bytes.fromhex(c["bytes"]) for c in cases], pa.binary())
+    java = [bytes.fromhex(c["java"]).decode("utf-16-be") for c in cases]
+    assert decoders.binary_to_utf8(raw, "t").to_pylist() == java
+    assert decoders.binary_to_utf8(pa.array([b"\xed\xa0\xbd\xed\xb8\x80"]), "t").to_pylist() == ["\ufffd\ufffd"]
 
 
 def test_strings_with_offsets_out_of_their_data_are_not_taken_as_ascii():
