@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from javalib.charsets import new_string_utf8
 from pinot_sink.ingestion import IngestionPipeline
 from pinot_sink.ingestion.evaluate import Expression
 from pinot_sink.ingestion.expression import ExpressionError
@@ -297,7 +298,7 @@ def test_bytes_functions_read_a_string_argument_as_hex(values):
     assert evaluate("hexToBytes(h)", h=hex_text)[0] == values
     assert evaluate("base64Decode(base64Encode(b))", b=pa.array(values, pa.binary()))[0] == values
     assert evaluate("fromUtf8(b)", b=pa.array(values, pa.binary()))[0] == \
-        [b.decode("utf-8", "replace") for b in values]
+        [new_string_utf8(b) for b in values]  # Java's replacement (the fixture test below holds Java's answers)
     assert evaluate("fromAscii(b)", b=pa.array(values, pa.binary()))[0] == \
         [b.decode("ascii", "replace") for b in values]
 
@@ -462,3 +463,21 @@ def test_a_json_path_is_trimmed_of_spaces_as_jayways_path_compiler_does():
     assert evaluate("jsonPathString(j, 'a ', 'd')", j=['{"a": "x"}'])[0] == ["x"]
     with pytest.raises(ExpressionError, match="not valid|blank"):
         Expression("jsonPathString(j, ' $.a', 'd')")
+
+
+def test_from_utf8_decodes_malformed_bytes_as_javas_new_string():
+    """``fromUtf8`` is ``new String(bytes, UTF_8)``: Java 17's answers for 636 byte strings
+    (tests/fixtures/java/utf8_new_string.jsonl); Python's ``replace`` differs on 315 of them (ED A0..BF)."""
+    import json
+    from pathlib import Path
+
+    from pinot_sink.ingestion.evaluate import Expression
+    from pinot_sink.ingestion.values import Context
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "java" / "utf8_new_string.jsonl"
+    cases = [json.loads(line) for line in fixture.read_text().splitlines()]
+    data = pa.array([bytes.fromhex(c["bytes"]) for c in cases], pa.binary())
+    ctx = Context(len(cases))
+    ctx.where = "fromUtf8(b)"
+    out = Expression("fromUtf8(b)").evaluate_array({"b": data}, ctx).to_pylist()
+    assert out == [bytes.fromhex(c["java"]).decode("utf-16-be") for c in cases]

@@ -28,3 +28,4 @@ def test_each_failing_row_is_failed_with_its_own_reason(monkeypatch, expression,
     assert out.to_pylist() == [list(range(11)), None, None, None, None, None]
     assert recorded == [("ArithmeticException: / by zero", [1, 5]), ("NegativeArraySizeException: -9", [2, 4])]
     assert ctx.errors.tolist() == [False, True, True, False, True, True]
+

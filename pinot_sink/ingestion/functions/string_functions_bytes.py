@@ -17,6 +17,7 @@ from urllib.parse import quote_plus
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from javalib.charsets import new_string_utf8
 from type_mapping.java_text import java_parse_long
 
 from .. import lone_surrogates
@@ -65,7 +66,7 @@ def _from_utf8(ctx: Context, args: list[Value]) -> Value:
     """``new String(bytes, UTF_8)``: malformed input becomes U+FFFD."""
     data = to_bytes(args[0], ctx)
 
-    return per_row(ctx, lambda b: b.decode("utf-8", "replace"), pa.string(), data)
+    return per_row(ctx, new_string_utf8, pa.string(), data)
 
 
 @scalar_function("toAscii", arity=1)
@@ -180,7 +181,7 @@ def java_url_decode(s: str) -> str:
                 i += 3
             if i < n and s[i] == "%":
                 raise JavaThrows("IllegalArgumentException: URLDecoder: Incomplete trailing escape (%) pattern")
-            out.append(run.decode("utf-8", "replace"))
+            out.append(new_string_utf8(bytes(run)))  # URLDecoder: new String(bytes, charset)
         else:
             out.append(c)
             i += 1

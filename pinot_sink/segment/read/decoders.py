@@ -7,7 +7,6 @@ Raw (no-dictionary) forward indexes are decoded by ``raw_forward``; this module 
 """
 from __future__ import annotations
 
-import codecs
 import decimal
 import struct
 from typing import Mapping
@@ -15,6 +14,8 @@ from typing import Mapping
 import numpy as np
 import pyarrow as pa
 import pyroaring
+
+from javalib.charsets import JAVA_UTF8_REPLACE
 
 from ..format import V3_MAGIC_MARKER, VAR_LENGTH_DICTIONARY_MAGIC
 from .segment_metadata import IndexEntry, SegmentFormatError
@@ -231,21 +232,6 @@ def binary_to_utf8(raw: pa.Array, where: str) -> pa.Array:
     except pa.ArrowInvalid:
         values = [None if v is None else v.decode("utf-8", JAVA_UTF8_REPLACE) for v in raw.to_pylist()]
         return pa.array(values, type=strings.type)
-
-
-def _java_utf8_replace(error: UnicodeDecodeError) -> tuple[str, int]:
-    """Python's ``replace`` is Java's everywhere but at ED A0..BF (a UTF-16 surrogate, as CESU-8 writes one):
-    Java reads the three bytes as one character and puts one U+FFFD for it (for the first two when the third
-    is not a continuation byte, or at the end of the value), Python one for each byte (a CESU-8 emoji: 2
-    against 6). tests/fixtures/java/utf8_new_string.jsonl holds Java's answers."""
-    data, at = error.object, error.start
-    if data[at] == 0xED and at + 1 < len(data) and 0xA0 <= data[at + 1] <= 0xBF:
-        return "\ufffd", at + 3 if at + 2 < len(data) and data[at + 2] & 0xC0 == 0x80 else at + 2
-    return "\ufffd", error.end
-
-
-JAVA_UTF8_REPLACE = "pinot-sink-java-utf8"  # bytes.decode's error handler: Java's ``new String(bytes, UTF_8)``
-codecs.register_error(JAVA_UTF8_REPLACE, _java_utf8_replace)
 
 
 def _ascii_with_sound_offsets(strings: pa.Array) -> bool:
