@@ -24,11 +24,14 @@ def drop_file(folder: Path, index: int, rows: int = 200) -> None:
     pq.write_table(table, folder / f"part-{index:03d}.parquet")
 
 
-def run_available(spark, source: Path, checkpoint: Path, controller, **options) -> None:
+def run_available(spark, source: Path, checkpoint: Path, controller, table: str = "events", **options) -> None:
+    """The files in ``source`` through a streaming query, a file a micro-batch; ``controller`` None: embedded."""
     stream = (spark.readStream.schema("country STRING, value BIGINT, ts TIMESTAMP")
               .option("maxFilesPerTrigger", 1).parquet(str(source)))
-    writer = (stream.writeStream.format("pinot").option("table-name", "events").option("url", controller.url)
+    writer = (stream.writeStream.format("pinot").option("table-name", table)
               .option("sink.buffer-flush.max-rows", 150).option("checkpointLocation", str(checkpoint)))
+    if controller is not None:
+        writer = writer.option("url", controller.url)
     for key, value in options.items():
         writer = writer.option(key, str(value))
     query = writer.trigger(availableNow=True).start()
@@ -86,23 +89,13 @@ def test_each_micro_batch_commits_its_tasks_run_and_leaves_no_staging(spark, fak
     for index in range(2):
         drop_file(source, index)
 
-    def run(checkpoint: Path, **options) -> None:
-        writer = (spark.readStream.schema("country STRING, value BIGINT, ts TIMESTAMP")
-                  .option("maxFilesPerTrigger", 1).parquet(str(source))
-                  .writeStream.format("pinot").option("table-name", table)
-                  .option("sink.buffer-flush.max-rows", 150).option("checkpointLocation", str(checkpoint)))
-        for key, value in options.items():
-            writer = writer.option(key, str(value))
-        query = writer.trigger(availableNow=True).start()
-        query.awaitTermination()
-        assert query.exception() is None
-
-    run(tmp_path / "cp1", url=fake_controller.url)  # Spark's Python workers share this temp folder
+    run_available(spark, source, tmp_path / "cp1", fake_controller, table)  # its Python workers share our temp folder
     assert len(fake_controller.live_segments(table)) == 4
     assert private_stage_roots(table) == []
 
     out = tmp_path / "out"
-    run(tmp_path / "cp2", **{"output-uri": out, "schema": json.dumps(schema), "table-config": json.dumps(config)})
+    run_available(spark, source, tmp_path / "cp2", None, table,
+                  **{"output-uri": out, "schema": json.dumps(schema), "table-config": json.dumps(config)})
     staging = out / table / "_staging"
     assert not staging.exists() or [p for p in staging.iterdir()] == []
     manifests = {p.stem for p in (out / table / "_manifests").glob("*.json")}
