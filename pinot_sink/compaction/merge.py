@@ -443,6 +443,10 @@ class Cutter:
     # the first build, when ``bytes_per_row`` is still the inputs'
     estimate: Callable[[PinotColumns, float], float] | None = None
     reread: Callable[[object], PinotColumns] | None = None
+    # Segments of at least this many rows keep their rows held (None: no limit): where the builder gives freed
+    # pages back (``builder.RELEASE_FREE_MIN_ROWS``), rows let go mid-build were given back too and faulted in
+    # again by the next reads (256mb: +7% CPU-s for -0.15x the target; docs/performance-log.md)
+    reread_below: int | None = None
     pending: dict[tuple, list[_Piece]] = field(default_factory=dict)
     rows: dict[tuple, int] = field(default_factory=dict)
     builds: int = 0  # every build, kept or not (the report says how many were rebuilt)
@@ -490,7 +494,8 @@ class Cutter:
             for attempt in range(1, MAX_BUILDS + 1):
                 head, rest = _split(self.pending[key], count)
                 rows = take(concat([p.rows for p in head]), slice(0, count))  # the build's own object
-                if self.reread is not None and all(p.origin is not None for p in head):
+                if self.reread is not None and (self.reread_below is None or count < self.reread_below) and all(
+                        p.origin is not None for p in head):
                     self.pending[key] = [_Piece(None, p.origin, p.start, p.count) for p in head] + rest
                     del head  # the build holds the segment's rows alone
                 built = self.build(rows, key)

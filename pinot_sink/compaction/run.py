@@ -36,6 +36,7 @@ from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.spill import Spill
+from pinot_sink.segment.builder import RELEASE_FREE_MIN_ROWS
 
 from .. import allocator
 from ..commit import abort_job, commit_job
@@ -348,7 +349,7 @@ class _Context:
         cutter = merge.Cutter(self.plan.target_bytes, build,
                               self.bytes_per_row or max(1.0, group.size / max(group.rows, 1)), reduce,
                               estimate=None if self.bytes_per_row else self._estimate,
-                              reread=reread if reduce is None else None)
+                              reread=reread if reduce is None else None, reread_below=RELEASE_FREE_MIN_ROWS)
         # Each build's index payloads wait on disk, not in memory, for the tarball (segment.spill)
         spill = Spill(stage.build_dir)
         try:
