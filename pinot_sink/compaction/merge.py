@@ -429,10 +429,11 @@ class Cutter:
     """Cuts each key's rows into segments of about ``target`` bytes (module doc).
 
     With ``reread`` (given the ``origin`` of an ``add``, the same rows again: the caller re-reads its source),
-    a segment's rows are handed to its build as their only reference, so that the builder, letting go of each
-    column once built (``BuildOptions.release_input``), holds less than all the rows beside its last, largest
-    columns' working arrays (~1.5x the target at 256mb before; docs/performance-log.md, compaction memory). A
-    build outside the size band, rare after the first, gets its rows back by ``reread`` for the next build.
+    a segment's rows (of fewer than ``reread_below``) are handed to its build as their only reference, so that
+    the builder, letting go of each column once built (``BuildOptions.release_input``), holds less than all the
+    rows (~1.5x the target) beside its last, largest columns' working arrays (64mb: -0.25x the target at the
+    peak; docs/performance-log.md, compaction memory, held rows). A build outside the size band, rare after the
+    first, gets its rows back by ``reread`` for the next build.
     Without it (rollup and dedup, whose rows are reduced, not a source's) the cutter keeps them."""
 
     target: int
