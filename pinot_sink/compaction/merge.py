@@ -393,8 +393,48 @@ class Built:
 
 
 @dataclass
+class _Piece:
+    """Rows of one key held by the cutter: rows ``[start, start + count)`` of what ``origin`` (the caller's
+    token for where the rows came from, or None) gave ``Cutter.add``. ``rows`` is None while a build holds
+    them alone (``Cutter.reread``)."""
+
+    rows: PinotColumns | None
+    origin: object
+    start: int
+    count: int
+
+    def cut(self, at: int) -> tuple["_Piece", "_Piece"]:
+        """Its first ``at`` rows and the rest, without copies (slices of the same buffers)."""
+        return (_Piece(take(self.rows, slice(0, at)), self.origin, self.start, at),
+                _Piece(take(self.rows, slice(at, self.count)), self.origin, self.start + at, self.count - at))
+
+
+def _split(pieces: list[_Piece], count: int) -> tuple[list[_Piece], list[_Piece]]:
+    """The pieces of the first ``count`` rows and those of the rest (a piece across the line cut in two)."""
+    head: list[_Piece] = []
+    for index, piece in enumerate(pieces):
+        if count <= 0:
+            return head, pieces[index:]
+        if piece.count <= count:
+            head.append(piece)
+            count -= piece.count
+            continue
+        first, rest = piece.cut(count)
+        return head + [first], [rest] + pieces[index + 1:]
+    return head, []
+
+
+@dataclass
 class Cutter:
-    """Cuts each key's rows into segments of about ``target`` bytes (module doc)."""
+    """Cuts each key's rows into segments of about ``target`` bytes (module doc).
+
+    With ``reread`` (given the ``origin`` of an ``add``, the same rows again: the caller re-reads its source),
+    a segment's rows (of fewer than ``reread_below``) are handed to its build as their only reference, so that
+    the builder, letting go of each column once built (``BuildOptions.release_input``), holds less than all the
+    rows (~1.5x the target) beside its last, largest columns' working arrays (64mb: -0.25x the target at the
+    peak; docs/performance-log.md, compaction memory, held rows). A build outside the size band, rare after the
+    first, gets its rows back by ``reread`` for the next build.
+    Without it (rollup and dedup, whose rows are reduced, not a source's) the cutter keeps them."""
 
     target: int
     build: Callable[[PinotColumns, tuple], Built]
@@ -403,46 +443,64 @@ class Cutter:
     # bytes per row of a segment of these rows, from the inputs' (``merged_bytes_per_row``): taken once, before
     # the first build, when ``bytes_per_row`` is still the inputs'
     estimate: Callable[[PinotColumns, float], float] | None = None
-    pending: dict[tuple, list[PinotColumns]] = field(default_factory=dict)
+    reread: Callable[[object], PinotColumns] | None = None
+    # Segments of at least this many rows keep their rows held (None: no limit): where the builder gives freed
+    # pages back (``builder.RELEASE_FREE_MIN_ROWS``), rows let go mid-build were given back too and faulted in
+    # again by the next reads (256mb: +7% CPU-s for -0.15x the target; docs/performance-log.md)
+    reread_below: int | None = None
+    pending: dict[tuple, list[_Piece]] = field(default_factory=dict)
     rows: dict[tuple, int] = field(default_factory=dict)
     builds: int = 0  # every build, kept or not (the report says how many were rebuilt)
+    rereads: int = 0  # rows of a segment read again for a build after one that missed the band
 
     def want(self) -> int:
         return max(1, int(AIM * self.target / max(self.bytes_per_row, 1e-9)))
 
-    def add(self, key: tuple, rows: PinotColumns) -> None:
-        self.pending.setdefault(key, []).append(rows)
+    def add(self, key: tuple, rows: PinotColumns, origin: object = None) -> None:
+        """``origin``: what ``reread`` takes to give these rows again (None: they cannot be re-read)."""
+        self.pending.setdefault(key, []).append(_Piece(rows, origin, 0, rows.table.num_rows))
         self.rows[key] = self.rows.get(key, 0) + rows.table.num_rows
+        del rows  # the pieces' alone (a build may let them go)
         if self.reduce is None:
             self._drain(key, final=False)
         elif self.rows[key] >= 2 * max(self.want(), 100_000):
-            reduced = self.reduce(concat(self.pending[key]))  # keeps memory to the distinct rows of the key
-            self.pending[key], self.rows[key] = [reduced], reduced.table.num_rows
+            self._reduce(key)
 
     def finish(self) -> None:
         for key in sorted(self.pending):
             if self.reduce is not None and self.pending[key]:
-                reduced = self.reduce(concat(self.pending[key]))
-                self.pending[key], self.rows[key] = [reduced], reduced.table.num_rows
+                self._reduce(key)
             self._drain(key, final=True)
         self.pending.clear()
         self.rows.clear()
+
+    def _reduce(self, key: tuple) -> None:
+        reduced = self.reduce(concat([p.rows for p in self.pending[key]]))  # memory: the key's distinct rows
+        self.pending[key] = [_Piece(reduced, None, 0, reduced.table.num_rows)]
+        self.rows[key] = reduced.table.num_rows
 
     def _drain(self, key: tuple, *, final: bool) -> None:
         while self.rows.get(key, 0) > 0:
             have = self.rows[key]
             if have < self.want() and not final:
                 return
-            rows = concat(self.pending[key])
             if self.estimate is not None:
                 estimate, self.estimate = self.estimate, None
+                rows = concat([p.rows for p in self.pending[key]])
                 self.bytes_per_row = estimate(take(rows, slice(0, min(self.want(), have))), self.bytes_per_row)
+                del rows
                 if self.want() > have and not final:
-                    self.pending[key] = [rows]
                     return  # a right-sized segment needs more rows than the inputs' size said
             count = min(self.want(), have)
             for attempt in range(1, MAX_BUILDS + 1):
-                built = self.build(take(rows, slice(0, count)), key)
+                head, rest = _split(self.pending[key], count)
+                rows = take(concat([p.rows for p in head]), slice(0, count))  # the build's own object
+                if self.reread is not None and (self.reread_below is None or count < self.reread_below) and all(
+                        p.origin is not None for p in head):
+                    self.pending[key] = [_Piece(None, p.origin, p.start, p.count) for p in head] + rest
+                    del head  # the build holds the segment's rows alone
+                built = self.build(rows, key)
+                del rows
                 self.builds += 1
                 size = built.size
                 last = final and count == have
@@ -454,14 +512,23 @@ class Cutter:
                                     built.name, 100 * size / self.target, attempt)
                     break
                 built.drop()
+                self._reread(key)
                 if self.want() > have and not final:
-                    self.pending[key] = [rows]
                     return  # more rows are needed for a right-sized segment
                 count = min(self.want(), have)
             built.keep()
-            rest = take(rows, slice(count, have))
-            self.pending[key] = [rest] if rest.table.num_rows else []
+            self.pending[key] = rest
             self.rows[key] = have - count
+
+    def _reread(self, key: tuple) -> None:
+        """The rows a build held alone back in the key's pieces (``reread``), for the next build."""
+        pieces = self.pending[key]
+        for index, piece in enumerate(pieces):
+            if piece.rows is None:
+                self.rereads += 1
+                again = self.reread(piece.origin)
+                pieces[index] = _Piece(take(again, slice(piece.start, piece.start + piece.count)), piece.origin,
+                                       piece.start, piece.count)
 
 
 def remove_file(path: str) -> None:

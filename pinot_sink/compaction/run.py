@@ -36,6 +36,7 @@ from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.spill import Spill
+from pinot_sink.segment.builder import RELEASE_FREE_MIN_ROWS
 
 from .. import allocator
 from ..commit import abort_job, commit_job
@@ -286,7 +287,8 @@ class _Context:
         threads = options.build.threads if options.build.threads is not None else 1
         options = replace(options, build=replace(options.build, threads=threads,
                                                  custom_properties={**options.build.custom_properties, **provenance},
-                                                 release_free=allocator.release_free))  # between columns
+                                                 release_free=allocator.release_free,  # between columns
+                                                 release_input=True))  # the cutter hands each build its rows
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,
@@ -329,24 +331,32 @@ class _Context:
             reduce = lambda rows: merge.rollup(rows, schema, self.aggregations)  # noqa: E731
         elif self.plan.mode == "dedup":
             reduce = lambda rows: merge.dedup(rows, schema)  # noqa: E731
+        def rows_of(number: int) -> dict[tuple, merge.PinotColumns]:
+            """The rows of the group's source ``number``, by key."""
+            source = group.sources[number]
+            path = self._fetch(job, source.name, work)
+            try:
+                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column)
+            finally:
+                if Path(path).parent == work:
+                    merge.remove_file(path)
+            return merge.split_by_key(rows, merge.row_keys(rows, schema, config, time_column, self.plan.bucket_ms))
+
+        def reread(origin) -> merge.PinotColumns:  # a segment's rows again, after a build that missed the band
+            number, key = origin
+            return rows_of(number)[key]
+
         cutter = merge.Cutter(self.plan.target_bytes, build,
                               self.bytes_per_row or max(1.0, group.size / max(group.rows, 1)), reduce,
-                              estimate=None if self.bytes_per_row else self._estimate)
+                              estimate=None if self.bytes_per_row else self._estimate,
+                              reread=reread if reduce is None else None, reread_below=RELEASE_FREE_MIN_ROWS)
         # Each build's index payloads wait on disk, not in memory, for the tarball (segment.spill)
         spill = Spill(stage.build_dir)
         try:
-            for number, source in enumerate(group.sources, 1):
-                path = self._fetch(job, source.name, work)
-                try:
-                    rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}",
-                                           time_column)
-                finally:
-                    if Path(path).parent == work:
-                        merge.remove_file(path)
-                for key, part in merge.split_by_key(rows, merge.row_keys(rows, schema, config, time_column,
-                                                                         self.plan.bucket_ms)).items():
-                    cutter.add(key, part)
-                del rows
+            for number in range(1, len(group.sources) + 1):
+                parts = rows_of(number - 1)
+                for key in list(parts):  # popped: a part built and let go by the cutter is held nowhere else
+                    cutter.add(key, parts.pop(key), (number - 1, key))
                 if number % 50 == 0:
                     self.say(f"{group.describe(self.plan.bucket_ms)}: read {number}/{len(group.sources)} segment(s)")
             cutter.finish()

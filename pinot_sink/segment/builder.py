@@ -172,7 +172,7 @@ def build_segment(
         raise SegmentBuildError(str(exc)) from None
     settings = config.indexes
     star_columns = _star_columns(config, schema)
-    columns = decoded_unless_encodable(columns, schema, settings, star_columns)
+    given, columns = columns, decoded_unless_encodable(columns, schema, settings, star_columns)
     columns, schema, settings = with_timestamp_columns(columns, schema, settings)
     version = (options.segment_version or settings.segment_version).lower()
     version = "v1" if version == "v2" else version  # v2 has the v1 layout
@@ -184,7 +184,9 @@ def build_segment(
     masks = dict(columns.null_masks)
     defaults = dict(columns.defaults)  # columns whose null rows are not filled yet (type_mapping.stored)
     if options.release_input:
-        columns.table, columns.null_masks, columns.defaults = columns.table.schema.empty_table(), {}, {}
+        for held in {id(given): given, id(columns): columns}.values():  # given: its encoded columns decoded
+            held.table, held.null_masks, held.defaults = held.table.schema.empty_table(), {}, {}
+    del given
     sorted_column = settings.sorted_columns[0] if options.sort_by_sorted_column and settings.sorted_columns \
         else None
     for name in list(defaults):

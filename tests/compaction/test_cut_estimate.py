@@ -4,6 +4,7 @@ by the inputs' own it came out under the size band and was built twice."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pyarrow as pa
@@ -79,3 +80,81 @@ def test_many_small_inputs_sharing_their_values_are_compacted_with_one_build_a_s
     [group] = report.groups
     assert group.rows_after == 12_000 and group.segments_after > 1
     assert group.builds == group.segments_after
+
+
+def test_the_cutter_hands_a_build_its_rows_alone_and_rereads_them_after_a_miss():
+    """With ``reread``, the cutter keeps none of a segment's rows while it is built (the builder lets them
+    go); after a build outside the band it reads them again: the builds get the same rows as without."""
+    parts = [np.arange(start, start + 100) for start in range(0, 4000, 100)]
+
+    def cut(reread, below=None):
+        built, held = [], []
+
+        def build(rows, key):
+            values = rows.table.column("x").to_numpy()
+            built.append(values.tolist())
+            held.append(sum(p.count for p in cutter.pending[key] if p.rows is not None))
+            rows.table = rows.table.schema.empty_table()  # as the builder's release_input
+            return merge.Built(f"s{len(built)}", len(values), 10 * len(values), "", lambda: None, lambda: None)
+
+        cutter = merge.Cutter(10_000, build, 20.0, reread=reread, reread_below=below)
+        for number, values in enumerate(parts):
+            cutter.add((0,), PinotColumns(pa.table({"x": pa.array(values)}), {}), number)
+        cutter.finish()
+        return built, held, cutter.rereads
+
+    kept, kept_held, none = cut(None)
+    read = []
+    built, held, rereads = cut(lambda number: read.append(number) or
+                               PinotColumns(pa.table({"x": pa.array(parts[number])}), {}))
+    assert built == kept and [len(b) for b in built[:3]] == [450, 900, 900]  # the first missed the band
+    assert none == 0 and rereads == 5 and read == [0, 1, 2, 3, 4]  # the first build's 450 rows, 4.5 parts
+    # while built, the cutter held only the rows after the segment's (50: the 5th part's rest); without
+    # reread, all it had (the first segment's 450 rows beside them)
+    assert held == [50, 0, 0, 0, 0, 0] and kept_held == [500, 900, 900, 900, 900, 400]
+    # reread_below: segments of 900 rows (not 450 or 400) keep theirs held
+    assert cut(lambda number: PinotColumns(pa.table({"x": pa.array(parts[number])}), {}), 900)[1] == \
+        [50, 900, 900, 900, 900, 0]
+
+
+def test_a_segment_built_again_from_reread_rows_is_the_one_built_from_kept_rows(tmp_path, monkeypatch):
+    """A first build aimed at half the band (the estimate made wrong) is built again: from its sources read
+    again by default, from the rows the cutter kept without ``reread``; the segments hold the same rows."""
+    from pinot_sink.compaction import run as run_module
+    from pinot_sink.segment import read_segment
+
+    options = {"schema": json.dumps(SCHEMA), "table-config": json.dumps(CONFIG)}
+    rereads = []
+
+    class Counting(merge.Cutter):
+        def finish(self):
+            super().finish()
+            rereads.append(self.rereads)
+
+    class Keeping(Counting):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "reread": None})
+
+    made = tmp_path / "made"
+    for i in range(40):
+        ids = np.arange(i * 300, (i + 1) * 300, dtype=np.int64)
+        write(pa.record_batch({"id": ids, "country": np.array(["US", "DE", "FR"])[ids % 3], "amount": ids * 0.5,
+                               "clicks": ids % 7, "ts": pa.array(BASE_MS + ids * 1000,
+                                                                 type=pa.timestamp("ms", tz="UTC"))},
+                              schema=ARROW), out=made, write_id=f"w{i}")
+
+    def compacted(cutter, folder) -> list[pa.Table]:
+        out = shutil.copytree(made, tmp_path / folder)  # the same inputs (their write tags are in the segments)
+        monkeypatch.setattr(merge, "merged_bytes_per_row", lambda rows, bytes_per_row, *_: 2 * bytes_per_row)
+        monkeypatch.setattr(merge, "Cutter", cutter)
+        # one instant for both (the names and creation time in the segments, so their sizes, depend on it)
+        monkeypatch.setattr(run_module.time, "time", lambda: 1_700_000_000.0)
+        [group] = pinot_sink.compact("events", output_uri=str(out), target_size="64kb", options=options).groups
+        monkeypatch.undo()
+        assert group.segments_after > 1 and group.builds > group.segments_after  # the first missed the band
+        return [read_segment(str(out / "events" / f"{name}.tar.gz")).table for name in group.new]
+
+    again, kept = compacted(Counting, "reread"), compacted(Keeping, "kept")
+    assert rereads[0] > 0 and rereads[1] == 0
+    assert [t.num_rows for t in again] == [t.num_rows for t in kept] and all(
+        a.equals(k) for a, k in zip(again, kept))
