@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from type_mapping import PinotSchema
-from type_mapping.reconcile import WritePlan
 from type_mapping.errors import PinotSinkError
+from type_mapping.reconcile import WritePlan
 from type_mapping.table_config import TableConfig
 
 from pinot_sink.controller import ControllerClient, redact_text
