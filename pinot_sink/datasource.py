@@ -128,12 +128,12 @@ class PinotStreamWriter(DataSourceStreamArrowWriter):
         if all(r is None for r in reports):
             # Every task failed: no report names the query or the run its tasks staged for (PySpark's committing
             # writer is not theirs, see WriteJob.run_of), so nothing here can find their staging, and a record
-            # of a run of an unknown query would only mislead; the failed attempts' tarballs, never committed,
-            # are left for `pinot-sink recover`.
+            # of a run of an unknown query would only mislead. A failed attempt removed its own tarballs
+            # (task.write_partition); its error note and its private root are left for `pinot-sink recover`.
             self._release_unused_root()
             ensure_log_handler()
             log.warning("pinot_sink: micro-batch %s of %s aborted, no task reported: nothing was committed, the "
-                        "table is as it was; the failed tasks' staged tarballs are left for `pinot-sink recover`",
+                        "table is as it was; the failed tasks' error notes are left for `pinot-sink recover`",
                         batchId, self.job.table)
             return
         abort_job(self.job, reports, query_id=self._query_id(reports), batch_id=batchId)

@@ -128,6 +128,12 @@ def _recorded_outside(source: "SegmentSource", window: TimeWindow | None) -> boo
         *source.recorded_time, window, exclude_overlapping=False)
 
 
+def _to_open(sources: Iterable[SegmentSource], window: TimeWindow | None) -> list[SegmentSource]:
+    """The segments ``read`` / ``read_batches`` open: all but those the time range drops by their write record;
+    the first one listed always (the columns, should the time range drop every segment)."""
+    return [s for i, s in enumerate(sources) if i == 0 or not _recorded_outside(s, window)]
+
+
 # --- finding segments ----------------------------------------------------------------------------------
 
 
@@ -415,9 +421,7 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     window = time_window(time_range)
     columns = _column_list(columns)
     schema, first = None, None
-    for index, source in enumerate(list_segments(paths_or_uris, storage_options)):
-        if index and _recorded_outside(source, window):
-            continue
+    for source in _to_open(list_segments(paths_or_uris, storage_options), window):
         with open_source(source, storage_options) as reader:
             if schema is None:
                 schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
@@ -477,13 +481,13 @@ SIDE_BY_SIDE_BYTES = 4 << 20
 
 def _read_segments(sources: Sequence[SegmentSource], storage_options, columns: Sequence[str] | None,
                    window: TimeWindow | None) -> Iterator[tuple[SegmentMetadata, pa.Table | None]]:
-    """Each segment's metadata and its rows (``None`` where the time range drops it), in the order given.
-    Several segments are read at once, one per thread up to ``default_threads()``, when they are large enough
-    (``_large_enough``; inflating and decoding let go of the GIL): with two CPUs two segments are inflated and decoded side by side, rather than one segment's
-    columns handed to a pool while the inflate, the larger part, runs alone. A lone segment gets the threads
-    itself, for its columns, where it is large enough to use them (``THREADED_DECODE_ROWS``)."""
-    # The first segment is always opened (the columns, should the time range drop every segment).
-    sources = [s for i, s in enumerate(sources) if i == 0 or not _recorded_outside(s, window)]
+    """Each segment's metadata and its rows (``None`` where the time range drops it), in the order given
+    (``_to_open``). Several segments are read at once, one per thread up to ``default_threads()``, when they
+    are large enough (``_large_enough``; inflating and decoding let go of the GIL): with two CPUs two segments
+    are inflated and decoded side by side, rather than one segment's columns handed to a pool while the
+    inflate, the larger part, runs alone. A lone segment gets the threads itself, for its columns, where it is
+    large enough to use them (``THREADED_DECODE_ROWS``)."""
+    sources = _to_open(sources, window)
     threads = default_threads()
     if len(sources) == 1 or threads == 1 or not _large_enough(sources):
         for source in sources:

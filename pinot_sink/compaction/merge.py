@@ -333,8 +333,8 @@ def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Ma
     ``bytes_per_row``: a value held by several inputs' dictionaries (each input's chunk of a dictionary
     column carries its segment's dictionary) is one entry of the merged segment's dictionary, and one bitmap
     of its inverted index (``per_value``: a distinct value's other bytes); the forward index's dictIds grow to
-    the merged cardinality's bits; the inputs' metadata files become one segment's. Only aims the first segment (``Cutter.estimate``): what it builds is
-    measured and kept only inside the band."""
+    the merged cardinality's bits; the inputs' metadata files become one segment's. Only aims the first
+    segment (``Cutter.estimate``): what it builds is measured and kept only inside the band."""
     count = rows.table.num_rows
     if count == 0:
         return bytes_per_row
