@@ -134,7 +134,7 @@ def load_tarball(source: str | os.PathLike | IO[bytes], where: str | None = None
     temp_dir, stream = None, None
     source_stream = handle if handle is not None else source
     try:
-        stream = (_small_gzip(handle) if handle is not None else None) or _decompressed(source_stream, where)
+        stream = (_local_gzip(handle) if handle is not None else None) or _decompressed(source_stream, where)
         reader = _Forward(stream)
         with tarfile.open(fileobj=reader, mode="r:") as tar:
             first, held = None, 0
@@ -184,7 +184,7 @@ def _member_parts(member: tarfile.TarInfo, where: str) -> list[str]:
     return parts
 
 
-def _small_gzip(handle):
+def _local_gzip(handle):
     """A local gzip tarball's tar bytes, of any size, inflated as they are read in this thread (ISA-L's igzip)
     straight into the members' buffers: a compaction reads hundreds of small segments, and the threaded
     stream's thread and queue per tarball cost ~15% over the inflate itself (bench/compact.py); a large one
