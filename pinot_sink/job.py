@@ -115,7 +115,7 @@ class WriteJob:
         staged = {(r.run_tag, r.stage_root) for r in reports if r is not None and r.run_tag is not None}
         if len(staged) > 1:
             raise PinotSinkError(f"table {self.table}: the tasks of micro-batch {batch_id} report different runs "
-                                  f"{sorted(staged)}: they were not made by one writer")
+                                 f"{redact_text(str(sorted(staged)))}: they were not made by one writer")
         if staged:
             run_tag, stage_root = staged.pop()
             run = replace(run, run_tag=run_tag, stage_root=stage_root)

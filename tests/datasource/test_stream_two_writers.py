@@ -165,3 +165,17 @@ def test_a_micro_batch_killed_mid_commit_is_settled_by_recover(fake_controller, 
     again = write_partition(replay, [rows(0, 50)], partition_id=0, task_attempt_id=0, query_id="q", batch_id=0)
     PinotStreamWriter(stream_job(url=fake_controller.url)).commit([PinotCommitMessage(again)], 0)
     assert controller_ids(fake_controller, tmp_path) == list(range(50))
+
+
+def test_tasks_of_one_micro_batch_reporting_two_runs_are_refused_without_credentials(tmp_path):
+    """A micro-batch's tasks come from one writer: reports of two runs are refused before anything is
+    committed, and the message names the runs with their staging roots' credentials redacted."""
+    from pinot_sink.reports import TaskReport
+    from type_mapping.errors import PinotSinkError
+
+    job = stream_job(**options(out=tmp_path / "out"))
+    reports = [TaskReport(0, 0, run_tag="rmx1", stage_root="sftp://user:hunter2@host/a", query_id="q", batch_id=3),
+               TaskReport(1, 0, run_tag="rmx2", stage_root="sftp://user:hunter2@host/b", query_id="q", batch_id=3)]
+    with pytest.raises(PinotSinkError, match=r"micro-batch 3 report different runs") as info:
+        job.run_of("q", 3, reports)
+    assert "hunter2" not in str(info.value) and "rmx1" in str(info.value)
