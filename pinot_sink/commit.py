@@ -97,7 +97,8 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
     record = job.record(run)
     replacement = _REPLACEMENTS[run.replaces](job, run, segments)
     try:
-        check_dimension_size(job.primary_keys, [s.tar_bytes for s in segments], job.table)
+        check_dimension_size(job.primary_keys, segments, job.table,
+                             tarred=job.options.delivery.push_mode == "metadata")
         settle_own_leftovers(job, run)
         replaced, upload_ms, lineage_id = _publish(job, segments, replacement, record)
     except CommitOutcomeUnknownError as error:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Sequence
 
 from type_mapping.errors import PinotSinkError
 from type_mapping.pinot_schema import PinotSchema
@@ -128,18 +129,24 @@ def check_table_type(asked: str, config: TableConfig, plan: PrimaryKeyPlan | Non
                           f"pinot_sink uploads to REALTIME tables for upsert and dedup backfills only")
 
 
-def check_dimension_size(plan: PrimaryKeyPlan | None, tar_sizes: list[int], table: str) -> None:
+def check_dimension_size(plan: PrimaryKeyPlan | None, segments: Sequence, table: str, *, tarred: bool = False) -> None:
     """A dimension table lives whole in every server's memory, so Pinot caps it: ``quota.storage``, which the
     controller sets to its ``controller.dimTable.maxSize`` (200M by default) when the table has none, checked
-    on every upload against the table's uncompressed size. Checked here before anything is uploaded, with the
-    write's tarred sizes: a lower bound of what the controller counts (it also counts the segments a replace
-    is about to take out, until the lineage entry ends), so a write over it is certain to be refused."""
+    on every upload against the table's size plus the incoming segment's *untarred* size
+    (``PinotSegmentUploadDownloadRestletResource``: ``FileUtils.sizeOfDirectory`` of the untarred segment; a
+    METADATA push, ``tarred``, only has the tarball's). Checked here before anything is uploaded with the
+    write's own segments (``dir_bytes``, their files' bytes as the builder wrote them; the tarball's where a
+    report does not say): a lower bound of what the controller counts (it also counts the table's segments,
+    and those a replace is about to take out until the lineage entry ends), so a write over it would be
+    refused at its upload."""
     if plan is None or not plan.settings.dim_table:
         return
     quota = plan.settings.storage_quota or DEFAULT_DIM_TABLE_MAX_SIZE
-    limit, total = data_size_bytes(quota, "quota.storage"), sum(tar_sizes)
+    sizes = [s.tar_bytes if tarred or not getattr(s, "dir_bytes", 0) else s.dir_bytes for s in segments]
+    limit, total = data_size_bytes(quota, "quota.storage"), sum(sizes)
     if total > limit:
         raise PrimaryKeyTableError(
-            f"table {table}: the write's {len(tar_sizes)} segment(s) take {data_size_text(total)} compressed, over "
-            f"the dimension table's storage quota {quota} (quota.storage, or the controller's "
-            f"controller.dimTable.maxSize, {DEFAULT_DIM_TABLE_MAX_SIZE} by default): nothing was uploaded")
+            f"table {table}: the write's {len(sizes)} segment(s) take {data_size_text(total)} "
+            f"{'tarred' if tarred else 'untarred'}, over the dimension table's storage quota {quota} (quota.storage, "
+            f"or the controller's controller.dimTable.maxSize, {DEFAULT_DIM_TABLE_MAX_SIZE} by default): nothing "
+            f"was uploaded")

@@ -33,6 +33,7 @@ class SegmentRecord:
     rows_outside_window: int = 0  # overwrite.time-range: rows outside the window (the commit refuses them)
     first_outside_ms: int | None = None  # the first of them, in the partition's row order
     time_buckets: tuple[int, ...] = ()  # dynamic overwrite: the days/hours (bucket numbers) of its rows
+    dir_bytes: int = 0  # the untarred segment's bytes (what Pinot's quota check counts); 0: not known
 
 
 @dataclass

@@ -79,7 +79,8 @@ def write_partition(job: WriteJob, batches: Iterable[pa.RecordBatch], *, partiti
     def record(segment: StagedSegment) -> None:
         built = segment.built
         staged = SegmentRecord(
-            name=built.name, rows=built.rows, tar_bytes=built.tar_bytes, crc=built.crc, staged_uri=segment.staged_uri,
+            name=built.name, rows=built.rows, tar_bytes=built.tar_bytes, dir_bytes=built.dir_bytes, crc=built.crc,
+            staged_uri=segment.staged_uri,
             partition_id=partition_id, sequence_id=segment.sequence, build_ms=segment.build_ms,
             stage_ms=segment.stage_ms, start_time_ms=_millis(built, built.start_time),
             end_time_ms=_millis(built, built.end_time), **segment.facts,

@@ -28,7 +28,7 @@ def test_the_dimension_quota_is_checked_before_upload(fake_controller, quota, re
     job = prepared_job(SCHEMA, None, ARROW, url=fake_controller.url, **{"table-name": "orders"})
     reports = [write_partition(job, _rows(2000), partition_id=0, attempt=0, task_attempt_id=0)]
     if refused:
-        with pytest.raises(PrimaryKeyTableError, match=r"table orders: the write's 4 segment\(s\) take .* compressed, "
+        with pytest.raises(PrimaryKeyTableError, match=r"table orders: the write's 4 segment\(s\) take .* untarred, "
                                                        r"over the dimension table's storage quota 8K"):
             commit_job(job, reports)
         assert fake_controller.uploads() == []
