@@ -49,3 +49,24 @@ def test_bad_arguments_are_one_line(tmp_path, capsys):
     assert "--time-range '2024-03-01': give FROM..TO" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="give --url"):
         main(["compact", "--table", "events"])
+
+
+def test_the_dry_run_counts_a_segment_per_bucket_of_a_group(tmp_path, capsys):
+    """Segments that straddle days join their days into one group, and the compaction still writes one segment
+    per day: the plan's "about N segment(s)" counts them, not the group's bytes over the target alone (two
+    writes over three days, tiny: three segments, which the plan said was one)."""
+    from tests.compaction.helpers import BASE_MS, DAY_MS, rows, write
+
+    out = tmp_path / "segments"
+    for first in (0, 30):  # each write's 30 rows spread over the same three days
+        write(rows(first, 30, start_ms=BASE_MS + first, step_ms=DAY_MS // 10), out=out)
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "table.json").write_text(json.dumps(CONFIG))
+    argv = ["compact", "--table", "events", "--output-uri", str(out), "--schema", str(tmp_path / "schema.json"),
+            "--table-config", str(tmp_path / "table.json")]
+    assert main(argv + ["--dry-run"]) == 0
+    assert "buckets 2023-11-15T00:00:00Z .. 2023-11-17T00:00:00Z: 2 segment(s), 60 rows" in (plan := capsys.readouterr().out)
+    assert "-> about 3 segment(s)" in plan
+    assert main(argv) == 0
+    assert "total: 2 segment(s) -> 3" in capsys.readouterr().out
+    assert folder_ids(out) == list(range(60))
