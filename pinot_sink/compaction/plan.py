@@ -75,6 +75,11 @@ class Group:
     def size(self) -> int:
         return sum(s.untarred for s in self.sources)
 
+    @property
+    def buckets(self) -> int:
+        """The time buckets the group covers (1 without a time range)."""
+        return 1 if self.first_bucket is None else self.last_bucket - self.first_bucket + 1
+
     def describe(self, bucket_ms: int | None) -> str:
         if self.first_bucket is None or bucket_ms is None:
             return "no time range"
@@ -101,7 +106,9 @@ class CompactionPlan:
         lines = [f"compaction of {self.table} ({self.mode}, target {_mb(self.target_bytes)} MB): "
                  f"{len(self.listed)} live segment(s); {sources} in {len(self.groups)} group(s) to merge"]
         for group in self.groups:
-            estimate = max(1, -(-group.size // self.target_bytes))
+            # every bucket of the group gets its own segments (a straddling segment's rows go to their own
+            # bucket's), so at least one per bucket, and per partition id of a partitioned table
+            estimate = max(1, -(-group.size // self.target_bytes), group.buckets)
             lines.append(f"  {group.describe(self.bucket_ms)}: {len(group.sources)} segment(s), {group.rows} rows, "
                          f"{_mb(group.nbytes)} MB tarred (about {_mb(group.size)} MB untarred) -> about "
                          f"{estimate} segment(s)")
