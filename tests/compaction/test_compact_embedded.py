@@ -310,3 +310,16 @@ def test_a_fixed_name_written_again_is_planned_by_its_tarball_not_an_earlier_rec
     earlier.rename(earlier.with_name("zzzzzzzzzz.json"))  # listed last, whatever the random write tags
     [facts] = list_facts(DirectoryStore("events", out.resolve().as_uri()))
     assert (facts.name, facts.start_ms) == ("events_fixed", BASE_MS + 5 * 86_400_000)
+
+
+def test_a_target_smaller_than_a_one_row_segment_is_refused_not_a_segment_per_row(tmp_path):
+    """A ``--target-size`` that even a one-row segment exceeds cannot be met: the group fails in one line naming
+    the option and the smallest segment's size, and the folder keeps its segments (before: a segment per row,
+    3 tiny segments of 40 rows became 120)."""
+    out = tmp_path / "segments"
+    names = tiny_segments(3, 40, kind="hourly", out=out, spacing_ms=60_000)
+    report = pinot_sink.compact("events", output_uri=str(out), target_size=1, min_segment_size="1mb", options=OPTIONS)
+    assert len(report.failed) == 1
+    assert "--target-size is 1 bytes, smaller than a one-row segment of this table (" in report.failed[0].error
+    on_disk = {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")}
+    assert on_disk == set(names) and folder_ids(out) == list(range(120))
