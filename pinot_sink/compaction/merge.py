@@ -503,6 +503,12 @@ class Cutter:
                 del rows
                 self.builds += 1
                 size = built.size
+                if count == 1 and size > HIGH * self.target:  # no cut can meet it: a segment per row, refused
+                    built.drop()
+                    raise CompactionError(
+                        f"--target-size is {self.target:,} bytes, smaller than a one-row segment of this table "
+                        f"({size:,} bytes untarred: a segment's metadata and indexes take room whatever its "
+                        f"rows); give a larger --target-size")
                 last = final and count == have
                 fits = (LOW * self.target <= size <= HIGH * self.target) or (last and size <= HIGH * self.target)
                 self.bytes_per_row = size / max(count, 1)
