@@ -541,3 +541,30 @@ def test_a_fixed_name_written_again_is_not_pruned_by_its_earlier_write_record(tm
     assert pinot_sink.read(out / "events", columns=["id"], time_range=day).num_rows == 50
     back = (second - first) * DAY_MS
     assert pinot_sink.read(out / "events", columns=["id"], time_range=(day[0] - back, day[1] - back)).num_rows == 0
+
+
+def test_a_named_column_only_segments_outside_the_time_range_have_reads_as_nulls(tmp_path):
+    """``read(columns=[...], time_range=...)`` of a table folder does not open the tarballs its write records put
+    outside the range; a named column that only those have (added to the table later) is still a column of the
+    table: nulls in the rows read, as without the time range, not an error saying no segment has it."""
+    from pinot_sink.commit import commit_job
+    from pinot_sink.task import write_partition
+    from tests.compaction.helpers import ARROW, BASE_MS, CONFIG, DAY_MS, SCHEMA, rows
+    from tests.datasource.helpers import prepared_job
+
+    out = tmp_path / "out"
+    job = prepared_job(SCHEMA, CONFIG, ARROW, out=out)
+    commit_job(job, [write_partition(job, [rows(0, 20)], partition_id=0, task_attempt_id=1)])
+    wider = {**SCHEMA, "dimensionFieldSpecs": SCHEMA["dimensionFieldSpecs"] + [{"name": "added", "dataType": "STRING"}]}
+    later = rows(100, 10, start_ms=BASE_MS + 5 * DAY_MS)
+    later = pa.record_batch(later.columns + [pa.array(["x"] * 10)], schema=ARROW.append(pa.field("added", pa.string())))
+    job = prepared_job(wider, CONFIG, later.schema, out=out)
+    commit_job(job, [write_partition(job, [later], partition_id=0, task_attempt_id=1)])
+
+    everything = pinot_sink.read(out / "events", columns=["id", "added"])
+    assert everything.num_rows == 30 and everything.column("added").null_count == 20
+    first_day = (BASE_MS, BASE_MS + DAY_MS)
+    table = pinot_sink.read(out / "events", columns=["id", "added"], time_range=first_day)
+    assert table.num_rows == 20 and table.schema == everything.schema and table.column("added").null_count == 20
+    with pytest.raises(PinotReadError, match=r"columns \['nope'\]: in no segment"):
+        pinot_sink.read(out / "events", columns=["id", "nope"], time_range=first_day)
