@@ -443,21 +443,24 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     ``client_kwargs=``, or the option names ``**{"storage.key": ...}``).
 
     Columns are the union over the segments opened (a column a segment lacks reads as nulls there); a column
-    named in ``columns`` that no segment has is an error. A segment of a table folder that the time range
+    named in ``columns`` that no segment has is an error (the segments left unopened are looked in first). A segment of a table folder that the time range
     drops by its write record (a committed write's manifest: its time range) is not opened (the first one
     listed always is).
     """
     window = time_window(time_range)
     columns = _column_list(columns)
     tables, fields, first_metadata = [], {}, None
-    for metadata, table in _read_segments(list_segments(paths_or_uris, storage_options), storage_options,
-                                          columns, window):
+    sources = list_segments(paths_or_uris, storage_options)
+    for metadata, table in _read_segments(sources, storage_options, columns, window):
         first_metadata = first_metadata or metadata
         add_columns(fields, metadata, columns, widen=True)
         if table is not None:
             tables.append(table)
     if columns is not None:
         missing = [n for n in columns if n not in fields]
+        if missing:
+            _add_unopened_columns(fields, missing, sources, window, storage_options)
+            missing = [n for n in columns if n not in fields]
         if missing:
             raise PinotReadError(f"columns {missing}: in no segment read (segment {first_metadata.name} has "
                                  f"{', '.join(first_metadata.columns)})")
@@ -468,6 +471,21 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([_conform(t, schema) for t in tables])
+
+
+def _add_unopened_columns(fields: dict, missing: Sequence[str], sources: Sequence[SegmentSource],
+                          window: TimeWindow | None, storage_options) -> None:
+    """Named columns no opened segment has, looked for in the segments the time range dropped by their write
+    record unopened (a column the table gained after the segments read): found, it is a column of nulls in the
+    rows read, as a read without the time range gives; only then are those tarballs inflated."""
+    opened = set(_to_open(sources, window))
+    for source in sources:
+        if source in opened:
+            continue
+        with open_source(source, storage_options) as reader:
+            add_columns(fields, reader.metadata, missing, widen=True)
+        if all(n in fields for n in missing):
+            return
 
 
 # A segment below this many rows is decoded on the reading thread alone: its columns take well under a
