@@ -568,3 +568,17 @@ def test_a_named_column_only_segments_outside_the_time_range_have_reads_as_nulls
     assert table.num_rows == 20 and table.schema == everything.schema and table.column("added").null_count == 20
     with pytest.raises(PinotReadError, match=r"columns \['nope'\]: in no segment"):
         pinot_sink.read(out / "events", columns=["id", "nope"], time_range=first_day)
+
+
+def test_a_misspelt_argument_is_an_error_not_a_storage_option(pinot_built):
+    """Keywords ``read`` does not know are fsspec storage options, which a local path ignores: ``colums=`` (or
+    Spark's ``time-range``) read every column of every segment, silently. A keyword that is close to one of
+    ``read``'s own is refused naming it; storage options (``key=``, ``storage.key``) still pass."""
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    with pytest.raises(PinotReadError, match=r"read: unknown argument 'colums' \(did you mean 'columns'\?\)"):
+        pinot_sink.read(tarball, colums=["ts"])
+    with pytest.raises(PinotReadError, match=r"unknown argument 'time-range' \(did you mean 'time_range'\?\)"):
+        list(pinot_sink.read_batches(tarball, **{"time-range": "2024-01-01/2024-01-02"}))
+    with pytest.raises(PinotReadError, match=r"unknown argument 'batch_row' \(did you mean 'batch_rows'\?\)"):
+        list(pinot_sink.read_batches(tarball, batch_row=10))
+    assert pinot_sink.read(tarball, columns=["ts"], key="k", **{"storage.secret": "s"}).column_names == ["ts"]
