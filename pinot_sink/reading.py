@@ -418,6 +418,7 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     segment's layout allows (docs/reading.md#memory): memory is bounded by a batch plus one segment's files and
     dictionaries, not by the table. Every batch has the first segment's schema (``columns``, or all its
     columns); see ``read`` for the arguments."""
+    _refuse_misspelt(storage_options, "read_batches")
     window = time_window(time_range)
     columns = _column_list(columns)
     schema, first = None, None
@@ -447,6 +448,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     drops by its write record (a committed write's manifest: its time range) is not opened (the first one
     listed always is).
     """
+    _refuse_misspelt(storage_options, "read")
     window = time_window(time_range)
     columns = _column_list(columns)
     tables, fields, first_metadata = [], {}, None
@@ -553,6 +555,22 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     arrays = [table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
               for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+_ARGUMENTS = ("columns", "time_range", "batch_rows")
+
+
+def _refuse_misspelt(storage_options: Mapping[str, Any], call: str) -> None:
+    """A keyword ``read`` / ``read_batches`` does not know is a storage option, which fsspec's local file system
+    ignores: one close to their own arguments (``colums``, Spark's ``time-range``) is a typo, refused naming it."""
+    import difflib
+
+    for key in storage_options:
+        if key.startswith("storage."):
+            continue
+        close = difflib.get_close_matches(key.replace("-", "_").lower(), _ARGUMENTS, n=1, cutoff=0.8)
+        if close:
+            raise PinotReadError(f"{call}: unknown argument {key!r} (did you mean {close[0]!r}?)")
 
 
 def _column_list(columns) -> list[str] | None:
