@@ -92,3 +92,29 @@ def test_a_new_root_sweeps_the_empty_ones_of_ended_writes(temp_dir):
     made = Path(private_stage_root("events"))
     assert sorted(p.name for p in temp_dir.iterdir()) == sorted([made.name] + [p.name for p in kept])
     assert all(not p.exists() for p in ended)
+
+
+def test_a_root_left_with_only_task_error_notes_is_swept(temp_dir):
+    """A streaming micro-batch whose every task failed: each failed attempt removed its tarballs but left its
+    error note, which only an abort that knows the tasks' run reads, and the committing writer does not know it
+    (``PinotStreamWriter.abort``). Such a root holds no tarball, so the next write of the table sweeps it, once
+    its owner has ended, as an empty one (before: it stayed until `pinot-sink recover`); one with a tarball too
+    is kept."""
+    from pinot_sink.reports import TASK_ERROR_SUFFIX
+    from pinot_sink.storage.staging import OWNER_FILE, SWEEP_AFTER_SECONDS, private_stage_root
+
+    old = time.time() - SWEEP_AFTER_SECONDS - 60
+    roots = {}
+    for name, tarball in (("events-aaaaaaaa", False), ("events-bbbbbbbb", True)):
+        run = temp_dir / f"pinot-sink-staging-{name}" / "events" / "_staging" / "wx_ry"
+        run.mkdir(parents=True)
+        (run / f"p0_a0{TASK_ERROR_SUFFIX}").write_text("ValueError: bad row\n")
+        if tarball:
+            (run / "p0_a1").mkdir()
+            (run / "p0_a1" / "events_0.tar.gz").write_bytes(b"x")
+        root = temp_dir / f"pinot-sink-staging-{name}"
+        (root / OWNER_FILE).write_text("999999999 1\n")  # never a live pid
+        os.utime(root, (old, old))
+        roots[tarball] = root
+    made = Path(private_stage_root("events"))
+    assert sorted(p.name for p in temp_dir.iterdir()) == sorted([made.name, roots[True].name])
