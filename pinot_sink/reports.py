@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from pinot_sink.storage.layout import TASK_ERROR_SUFFIX
 from pinot_sink.storage.manifests import WAS_COMMITTED
 
 
@@ -128,8 +129,8 @@ def read_result(text: str) -> WriteResult:
 
 # A failed task leaves its error, one line, beside the attempt folders of its run's staging folder: the
 # abort (in Spark's committer process, which gets no exception, only the reports) says the cause with the
-# outcome. The abort removes the staging folder, these files with it.
-TASK_ERROR_SUFFIX = ".task-error"
+# outcome. The abort removes the staging folder, these files with it. (TASK_ERROR_SUFFIX: storage.layout's, whose
+# staging sweep leaves no root for such a note alone.)
 
 
 def one_line(exc: BaseException) -> str:

@@ -41,6 +41,9 @@ from pinot_sink.segment.format import TARBALL_EXTENSION as TARBALL_SUFFIX
 
 STAGING_DIR = "_staging"
 MANIFEST_DIR = "_manifests"
+# A failed task attempt's error note, one line, in its run's staging folder (``reports.record_task_error``):
+# only an abort that knows the run reads it; never a tarball, so it holds back no sweep of an ended root.
+TASK_ERROR_SUFFIX = ".task-error"
 
 _TARBALL_SUFFIXES = (TARBALL_SUFFIX, ".tgz", ".tar")  # accepted when reading a name back from a path
 FILESYSTEM_PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "hdfs": "pyarrow",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .files import copy_to_deep_store
-from .layout import local_path, tarball_uri
+from .layout import TASK_ERROR_SUFFIX, local_path, tarball_uri
 
 
 def private_stage_root(table: str) -> str:
@@ -69,12 +69,14 @@ def sweep_empty_roots(table: str) -> None:
 
 def remove_empty_root(root: str | None, table: str) -> None:
     """Remove ``root`` if it is a private staging root of ``table`` (by its name) that holds no file but
-    its owner file: a staged tarball in it is some write's, which only its commit, abort or ``pinot-sink
-    recover`` may delete."""
+    its owner file and failed tasks' error notes: a staged tarball in it is some write's, which only its
+    commit, abort or ``pinot-sink recover`` may delete. A note alone is what a streaming micro-batch whose
+    every task failed leaves (its committing writer cannot find the tasks' root to read it)."""
     if root is None or not _is_root_name(os.path.basename(root), table):
         return
     try:
-        if any(f != OWNER_FILE or folder != root for folder, _, files in os.walk(root) for f in files):
+        if any(not (f == OWNER_FILE and folder == root) and not f.endswith(TASK_ERROR_SUFFIX)
+               for folder, _, files in os.walk(root) for f in files):
             return
         shutil.rmtree(root)
     except OSError:  # gone already, or not ours
