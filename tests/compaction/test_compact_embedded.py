@@ -323,3 +323,17 @@ def test_a_target_smaller_than_a_one_row_segment_is_refused_not_a_segment_per_ro
     assert "--target-size is 1 bytes, smaller than a one-row segment of this table (" in report.failed[0].error
     on_disk = {p.name[: -len(".tar.gz")] for p in (out / "events").glob("*.tar.gz")}
     assert on_disk == set(names) and folder_ids(out) == list(range(120))
+
+
+@pytest.mark.parametrize("mode", ["rollup", "dedup"])
+def test_rollup_and_dedup_of_a_multi_value_table_are_refused_before_the_plan(tmp_path, mode):
+    """A multi-value column cannot be grouped: refused at once in one line naming it, the dry run too (before:
+    the dry run showed a plan, and the run then read every group's segments to fail each group alike)."""
+    out = tmp_path / "segments"
+    write(rows(0, 10), out=out)
+    schema = {**SCHEMA, "dimensionFieldSpecs": SCHEMA["dimensionFieldSpecs"] + [
+        {"name": "tags", "dataType": "STRING", "singleValueField": False}]}
+    options = {"schema": json.dumps(schema), "table-config": json.dumps(CONFIG)}
+    for dry_run in (True, False):
+        with pytest.raises(CompactionError, match=f"--mode {mode}: column 'tags' is multi-value"):
+            compact("events", output_uri=str(out), mode=mode, dry_run=dry_run, options=options)
