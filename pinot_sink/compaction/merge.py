@@ -258,6 +258,13 @@ def rollup(rows: PinotColumns, schema: PinotSchema, aggregations: dict[str, str]
     return PinotColumns(pa.table(out), masks)
 
 
+def check_mode(schema: PinotSchema, mode: str) -> None:
+    """Rollup and dedup group rows by their columns (every one of them, or every non-metric one, and metrics are
+    single-value): a multi-value column of the schema is refused before anything is planned or read."""
+    if mode in ("rollup", "dedup"):
+        _check_groupable(schema, [spec.name for spec in schema], mode)
+
+
 def check_aggregations(schema: PinotSchema, aggregations: dict[str, str]) -> dict[str, str]:
     checked = {}
     for column, kind in aggregations.items():

@@ -166,6 +166,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
             raise OptionError(f"table {table}: only OFFLINE tables without upsert or dedup are compacted (merging "
                               f"an upsert or dedup table's segments would change which row of a key wins)")
         schema, table_config = parse_table(schema_json, config_json, table)
+        merge.check_mode(schema, mode)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))
         bucket_ms = bucket_ms_of(bucket, table_config)
         if window is not None and bucket_ms is None:
