@@ -582,3 +582,12 @@ def test_a_misspelt_argument_is_an_error_not_a_storage_option(pinot_built):
     with pytest.raises(PinotReadError, match=r"unknown argument 'batch_row' \(did you mean 'batch_rows'\?\)"):
         list(pinot_sink.read_batches(tarball, batch_row=10))
     assert pinot_sink.read(tarball, columns=["ts"], key="k", **{"storage.secret": "s"}).column_names == ["ts"]
+
+
+def test_a_bad_time_range_is_not_offered_dynamic(pinot_built):
+    """'dynamic' is an overwrite's time range, not a read's: the error does not offer it, and refuses it."""
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    for text in ("bad", "dynamic"):
+        with pytest.raises(PinotReadError, match="is not START/END") as error:
+            pinot_sink.read(tarball, time_range=text)
+        assert "nor 'dynamic'" not in str(error.value)

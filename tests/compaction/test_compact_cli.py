@@ -70,3 +70,19 @@ def test_the_dry_run_counts_a_segment_per_bucket_of_a_group(tmp_path, capsys):
     assert main(argv) == 0
     assert "total: 2 segment(s) -> 3" in capsys.readouterr().out
     assert folder_ids(out) == list(range(60))
+
+
+def test_errors_speak_the_flags_a_user_types(tmp_path, capsys):
+    """A folder without --schema is told the flag (it said "option 'schema'", the Python spelling); a --time-range
+    that does not parse is not offered 'dynamic' (an overwrite's value, which compact refuses) and is quoted as
+    typed, with '..'."""
+    assert main(["compact", "--table", "events", "--output-uri", str(tmp_path)]) == 1
+    assert "--output-uri needs --schema FILE (the table's Pinot schema)" in capsys.readouterr().err
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    folder = ["compact", "--table", "events", "--output-uri", str(tmp_path), "--schema", str(tmp_path / "schema.json")]
+    assert main(folder + ["--time-range", "garbage"]) == 1
+    err = capsys.readouterr().err
+    assert "--time-range 'garbage': give FROM..TO" in err and "dynamic" not in err
+    assert main(folder + ["--time-range", "2024-03-08..2024-03-01"]) == 1
+    err = capsys.readouterr().err
+    assert "'2024-03-08..2024-03-01': the start must be before the end" in err and "/" not in err.split(":", 1)[1]
