@@ -88,7 +88,7 @@ def time_window(time_range: Any, option: str = "time_range") -> TimeWindow | Non
         if isinstance(time_range, TimeWindow):
             window = time_range
         elif isinstance(time_range, str):
-            window = parse_time_range(time_range)
+            window = parse_time_range(time_range, dynamic=False)
             if not isinstance(window, TimeWindow):
                 raise TimeWindowError(f"{time_range!r} is not START/END")
         elif isinstance(time_range, (tuple, list)) and len(time_range) == 2:

@@ -101,15 +101,16 @@ def parse_instant(text: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def parse_time_range(text: str) -> TimeWindow | str:
-    """``START/END`` -> ``TimeWindow``; ``dynamic`` -> ``DYNAMIC``."""
+def parse_time_range(text: str, *, dynamic: bool = True) -> TimeWindow | str:
+    """``START/END`` -> ``TimeWindow``; ``dynamic`` -> ``DYNAMIC`` (with ``dynamic``: an overwrite's; a read's or
+    a compaction's range is a window only)."""
     stripped = str(text).strip()
-    if stripped.lower() == DYNAMIC:
+    if dynamic and stripped.lower() == DYNAMIC:
         return DYNAMIC
     parts = re.split(r"/(?![^\[]*\])", stripped)  # not the '/' of a zone id in brackets
     if len(parts) != 2 or not all(p.strip() for p in parts):
-        raise TimeWindowError(f"{text!r} is not START/END (example: 2024-03-01/2024-03-08, end exclusive) "
-                              f"nor 'dynamic'")
+        raise TimeWindowError(f"{text!r} is not START/END (example: 2024-03-01/2024-03-08, end exclusive)"
+                              + (" nor 'dynamic'" if dynamic else ""))
     window = TimeWindow(parse_instant(parts[0]), parse_instant(parts[1]))
     if window.start_ms >= window.end_ms:
         raise TimeWindowError(f"{text!r}: the start must be before the end (the end is exclusive)")

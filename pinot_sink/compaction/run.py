@@ -150,12 +150,12 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
     target = _size(target_size, "--target-size")
     minimum = _size(min_segment_size, "--min-segment-size") if min_segment_size is not None else None
     try:
-        window = parse_time_range(time_range.replace("..", "/")) if isinstance(time_range, str) else time_range
-    except TimeWindowError as exc:
+        window = parse_time_range(time_range.replace("..", "/"), dynamic=False) if isinstance(time_range, str) \
+            else time_range
+    except TimeWindowError as exc:  # quoted as typed, with '..'
+        reason = str(exc).replace(repr(time_range.replace("..", "/")), repr(time_range))
         raise OptionError(f"--time-range {time_range!r}: give FROM..TO (end exclusive), e.g. "
-                          f"2024-03-01..2024-03-08 ({exc})") from None
-    if window == "dynamic":
-        raise OptionError("--time-range: give FROM..TO (end exclusive), e.g. 2024-03-01..2024-03-08")
+                          f"2024-03-01..2024-03-08 ({reason.split(' (example', 1)[0]})") from None
     root = normalise_uri(write_options.delivery.output_uri) if write_options.delivery.output_uri else None
     store = open_store(table, client_config=write_options.client, root_uri=root,
                        storage_options=write_options.delivery.storage_options)
@@ -218,8 +218,9 @@ def _schema_and_config(store, options: WriteOptions) -> tuple[dict, dict]:
         return (options.schema.schema_json or client.get_schema(options.table_name),
                 options.schema.table_config_json or client.get_table_config(options.table_name))
     if options.schema.schema_json is None:
-        raise OptionError("a folder's compaction needs the Pinot schema: option 'schema' (and 'table-config' for "
-                          "its indexes, time column and partitions)")
+        raise OptionError("--output-uri needs --schema FILE (the table's Pinot schema) and --table-config FILE (its "
+                          "time column, indexes and partitions; in Python options={'schema': ..., 'table-config': "
+                          "...}): a folder of tarballs does not hold them")
     return options.schema.schema_json, options.schema.table_config_json or {
         "tableName": f"{options.table_name}_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
         "tableIndexConfig": {}, "metadata": {}}
