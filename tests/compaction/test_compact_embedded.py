@@ -337,3 +337,19 @@ def test_rollup_and_dedup_of_a_multi_value_table_are_refused_before_the_plan(tmp
     for dry_run in (True, False):
         with pytest.raises(CompactionError, match=f"--mode {mode}: column 'tags' is multi-value"):
             compact("events", output_uri=str(out), mode=mode, dry_run=dry_run, options=options)
+
+
+def test_history_lists_a_compaction_as_a_compaction(tmp_path):
+    """``pinot-sink history`` after a compaction: its runs say ``compaction`` (they said ``append``), and the
+    writes it merged say by which run they were replaced."""
+    from pinot_sink.history import LIVE, REPLACED, folder_history
+
+    out = tmp_path / "segments"
+    for hour in range(3):
+        write(rows(hour * 40, 40, start_ms=BASE_MS + hour * 3_600_000), out=out, write_id=f"hourly-{hour}")
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=OPTIONS)
+    assert not report.failed
+    history = folder_history(str(out), "events")
+    compactions = [r for r in history if r.status == LIVE]
+    assert [r.mode for r in compactions] == ["compaction"]
+    assert {r.mode for r in history if r.status == REPLACED} == {"append"}
