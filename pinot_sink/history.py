@@ -64,7 +64,8 @@ class WriteRun:
     def mode(self) -> str:
         if self.write_tag == EMPTY_WRITE:
             return "overwrite"
-        return {"table": "overwrite", "window": "window overwrite"}.get(run_replaces(self.run_tag) or "", "append")
+        return {"table": "overwrite", "window": "window overwrite", "compact": "compaction"}.get(
+            run_replaces(self.run_tag) or "", "append")
 
     @property
     def started_ms(self) -> int | None:
