@@ -163,3 +163,12 @@ def test_time_bounds_of_pushed_filters():
         19000 * 86_400_000, 19002 * 86_400_000)
     assert time_bounds([EqualTo(("d",), "2024-03-01")], "d", "DAYS") == (None, None)  # not an instant or number
     assert time_bounds([GreaterThan(("ts",), day)], None, None) == (None, None)
+
+
+def test_a_time_range_that_keeps_no_segment_reads_no_rows(spark, pinot_built, tmp_path):
+    """Every segment outside ``time-range`` by what the driver knows (a folder's metadata, here untarred
+    segments): the plan has no partition, and pyspark then hands the reader one bare ``InputPartition(None)`` of
+    its own; it reads nothing (it failed: 'InputPartition' object has no attribute 'sources')."""
+    folder = _untar(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", tmp_path / "untarred")
+    df = spark.read.format("pinot").option("time-range", "2020-01-01/2021-01-01").load(str(folder))
+    assert df.count() == 0 and df.collect() == []
