@@ -174,7 +174,9 @@ class PinotBatchReader(DataSourceReader):
 
         from .reading import read_group
 
-        for table in read_group(self.plan, partition.sources):
+        # A plan with no partition (every segment outside the time range, known on the driver): pyspark hands
+        # the reader one bare InputPartition(None) of its own instead (plan_data_source_read), to read nothing.
+        for table in read_group(self.plan, getattr(partition, "sources", None) or ()):
             for batch in table.to_batches(max_chunksize=self.plan.batch_rows):
                 yield pa.RecordBatch.from_arrays(
                     [column.cast(field.type) for column, field in zip(batch.columns, self.arrow_schema)],
