@@ -86,3 +86,18 @@ def test_errors_speak_the_flags_a_user_types(tmp_path, capsys):
     assert main(folder + ["--time-range", "2024-03-08..2024-03-01"]) == 1
     err = capsys.readouterr().err
     assert "'2024-03-08..2024-03-01': the start must be before the end" in err and "/" not in err.split(":", 1)[1]
+
+
+def test_the_table_may_be_named_with_its_offline_suffix(tmp_path, capsys):
+    """``--table`` is "raw or with _OFFLINE", as every controller command's help says: compact took only the raw
+    name (it refused 'events_OFFLINE' as "option 'table-name'"); a REALTIME table is refused naming the flag."""
+    out = tmp_path / "segments"
+    tiny_segments(4, 30, kind="hourly", out=out, spacing_ms=60_000)
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "table.json").write_text(json.dumps(CONFIG))
+    files = ["--schema", str(tmp_path / "schema.json"), "--table-config", str(tmp_path / "table.json")]
+    assert main(["compact", "--table", "events_OFFLINE", "--output-uri", str(out), *files]) == 0
+    assert "total: 4 segment(s) -> 1" in capsys.readouterr().out
+    assert folder_ids(out) == list(range(120))
+    with pytest.raises(SystemExit, match="--table events_REALTIME: compaction merges OFFLINE tables only"):
+        main(["compact", "--table", "events_REALTIME", "--output-uri", str(out), *files])
