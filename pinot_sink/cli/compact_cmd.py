@@ -64,9 +64,13 @@ def run(args) -> int:
     output_uri = args.output_uri
     if output_uri and "://" not in output_uri:
         output_uri = os.path.abspath(output_uri)
+    table = args.table  # "raw or with _OFFLINE", as every controller command takes it
+    if table.endswith("_REALTIME"):
+        raise SystemExit(f"--table {table}: compaction merges OFFLINE tables only")
+    table = table[: -len("_OFFLINE")] if table.endswith("_OFFLINE") else table
     client = client_from_args(args) if args.url else None
     try:
-        report = compact(args.table, output_uri=output_uri, client_config=client.config if client else None,
+        report = compact(table, output_uri=output_uri, client_config=client.config if client else None,
                          target_size=args.target_size, time_range=args.time_range,
                          min_segment_size=args.min_segment_size, mode=args.mode, dry_run=args.dry_run,
                          bucket=args.bucket, aggregations=_pairs(args.aggregate, "--aggregate"), options=options,
