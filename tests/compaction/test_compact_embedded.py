@@ -353,3 +353,29 @@ def test_history_lists_a_compaction_as_a_compaction(tmp_path):
     compactions = [r for r in history if r.status == LIVE]
     assert [r.mode for r in compactions] == ["compaction"]
     assert {r.mode for r in history if r.status == REPLACED} == {"append"}
+
+
+def test_a_given_schema_without_a_column_the_segments_hold_is_refused_not_dropped(tmp_path):
+    """``--schema`` (a folder's compaction takes the schema it is given) without a column that merged segments
+    hold, a stale schema file say: the compaction would drop that column's values, and servers given the
+    segments under the table's real schema would answer its default instead. Refused in one line naming the
+    column and the segment; the folder keeps its segments (before: the values were dropped silently)."""
+    from tests.datasource.helpers import prepared_job
+    from pinot_sink.commit import commit_job
+    from pinot_sink.task import write_partition
+
+    out = tmp_path / "segments"
+    wider = {**SCHEMA, "dimensionFieldSpecs": SCHEMA["dimensionFieldSpecs"] + [{"name": "added", "dataType": "STRING"}]}
+    for hour in range(2):
+        batch = rows(hour * 10, 10, start_ms=BASE_MS + hour * 60_000)
+        batch = pa.record_batch(batch.columns + [pa.array(["x"] * 10)], schema=ARROW.append(pa.field("added", pa.string())))
+        job = prepared_job(wider, CONFIG, batch.schema, out=out)
+        commit_job(job, [write_partition(job, [batch], partition_id=0, task_attempt_id=1)])
+    before = sorted(p.name for p in (out / "events").glob("*.tar.gz"))
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=OPTIONS)
+    assert len(report.failed) == 1
+    assert "holds column(s) ['added'], which the schema lacks" in report.failed[0].error
+    assert sorted(p.name for p in (out / "events").glob("*.tar.gz")) == before
+    wide = {"schema": json.dumps(wider), "table-config": json.dumps(CONFIG)}
+    assert not pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=wide).failed
+    assert pinot_sink.read(out / "events", columns=["added"]).column("added").to_pylist() == ["x"] * 20
