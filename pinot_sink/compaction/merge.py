@@ -51,7 +51,8 @@ class CompactionError(PinotSinkError, ValueError):
     """A compaction that cannot be done as asked; the message names the column or segment."""
 
 
-def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | None = None) -> PinotColumns:
+def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | None = None, *,
+              refuse_dropped: bool = False) -> PinotColumns:
     """Every schema column of a segment (a tarball of any codec, or a folder), in stored form with null masks
     (a column the segment lacks, but for ``time_column``, filled with its default null value, null).
     A tarball is read in memory by the reader's ``load_tarball`` (its codec by magic number, gzip through ISA-L
@@ -60,20 +61,24 @@ def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | Non
 
     A column with a dictionary comes dictionary-encoded (its dictIds over its dictionary, never decoded; a
     multi-value one as lists of them): the builder merges the dictionaries of a new segment's inputs and remaps
-    the dictIds, the same bytes as from the values at a fraction of the work (``segment.encoded``)."""
+    the dictIds, the same bytes as from the values at a fraction of the work (``segment.encoded``).
+
+    ``refuse_dropped``: a column the segment holds but the schema lacks is an error (``dropped_columns``)."""
     if os.path.isdir(path):
-        return _stored(path, schema, where, time_column)
+        return _stored(path, schema, where, time_column, refuse_dropped)
     try:
         files = load_tarball(path, where)
     except (SegmentFormatError, OSError) as exc:
         raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
-    return _stored(files, schema, where, time_column)  # the reader closes (frees) the files
+    return _stored(files, schema, where, time_column, refuse_dropped)  # the reader closes (frees) the files
 
 
 def _stored(segment: "str | SegmentFiles", schema: PinotSchema, where: str,
-            time_column: str | None = None) -> PinotColumns:
+            time_column: str | None = None, refuse_dropped: bool = False) -> PinotColumns:
     with SegmentReader(segment) as reader:
         total_docs = reader.metadata.total_docs
+        if refuse_dropped:
+            dropped_columns(schema, reader.metadata.columns, where)
         gained = gained_columns(schema, reader.metadata.columns, total_docs, where, time_column)
         columns, masks = {}, {}
         for spec in schema:
@@ -256,6 +261,18 @@ def rollup(rows: PinotColumns, schema: PinotSchema, aggregations: dict[str, str]
         if name in rows.null_masks:
             masks[name] = grouped.column(f"{_NULL}{name}_min").to_numpy(zero_copy_only=False).astype(np.bool_)
     return PinotColumns(pa.table(out), masks)
+
+
+def dropped_columns(schema: PinotSchema, columns, where: str) -> None:
+    """A schema the caller gave (a folder's ``--schema``) without a column a merged segment holds, a stale file
+    say: the new segments would lack its values, and servers serving them under the table's real schema would
+    answer its default instead. Refused, naming the columns (derived ``$...`` columns are the indexes' own).
+    The controller's own schema is the table's: a column it no longer has is one no query can name, and is left
+    out as Pinot's MergeRollupTask leaves it."""
+    dropped = sorted(c for c in columns if c not in schema and not c.startswith("$"))
+    if dropped:
+        raise CompactionError(f"{where}: holds column(s) {dropped}, which the schema lacks: compacting would drop "
+                              f"their values; give the table's current schema (--schema)")
 
 
 def check_mode(schema: PinotSchema, mode: str) -> None:

@@ -160,6 +160,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
     store = open_store(table, client_config=write_options.client, root_uri=root,
                        storage_options=write_options.delivery.storage_options)
     try:
+        schema_given = write_options.schema.schema_json is not None
         schema_json, config_json = _schema_and_config(store, write_options)
         if str(config_json.get("tableType") or "OFFLINE").upper() != "OFFLINE" or any(
                 config_json.get(key) for key in ("upsertConfig", "dedupConfig")):
@@ -184,7 +185,7 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         # Every index the config names: built, left to the servers, or refused, once for every group.
         write_options = prepare_table(write_options, schema, table_config).options
         context = _Context(write_options, schema, table_config, store, root, plan, aggregations,
-                           progress or (lambda line: log.info("pinot_sink: %s", line)))
+                           progress or (lambda line: log.info("pinot_sink: %s", line)), schema_given=schema_given)
         for index, group in enumerate(plan.groups):
             report.groups.append(context.compact_group(index, group))
             context.say(f"group {index + 1}/{len(plan.groups)} ({group.describe(bucket_ms)}): "
@@ -238,6 +239,7 @@ class _Context:
     say: Callable[[str], None]
     write_id: str = field(default_factory=lambda: f"compact:{uuid.uuid4().hex}")
     bytes_per_row: float | None = None
+    schema_given: bool = False  # the caller's schema (a folder's --schema), not the controller's: merge.dropped_columns
 
     @property
     def side(self):
@@ -338,7 +340,8 @@ class _Context:
             source = group.sources[number]
             path = self._fetch(job, source.name, work)
             try:
-                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column)
+                rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column,
+                                       refuse_dropped=self.schema_given)
             finally:
                 if Path(path).parent == work:
                     merge.remove_file(path)
