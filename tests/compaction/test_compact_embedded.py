@@ -379,3 +379,24 @@ def test_a_given_schema_without_a_column_the_segments_hold_is_refused_not_droppe
     wide = {"schema": json.dumps(wider), "table-config": json.dumps(CONFIG)}
     assert not pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=wide).failed
     assert pinot_sink.read(out / "events", columns=["added"]).column("added").to_pylist() == ["x"] * 20
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"name": "clicks", "dataType": "INT"}, "column 'clicks' is LONG in the segment but INT in the schema"),
+    ({"name": "country", "dataType": "STRING", "singleValueField": False},
+     "column 'country' is single-value STRING in the segment but multi-value STRING in the schema")])
+def test_a_schema_that_types_a_column_otherwise_is_one_line_naming_it(tmp_path, change, said):
+    """A schema (a stale file, a forced change) whose column is stored otherwise than in the merged segments: the
+    compaction keeps stored values and converts nothing, so it is refused in one line naming the column, the
+    segment and both types (it failed with numpy's "setting an array element with a sequence", or an Arrow
+    dictionary type)."""
+    out = tmp_path / "segments"
+    for hour in range(2):
+        write(rows(hour * 10, 10, start_ms=BASE_MS + hour * 60_000), out=out)
+    schema = json.loads(json.dumps(SCHEMA))
+    for key in ("dimensionFieldSpecs", "metricFieldSpecs"):
+        schema[key] = [dict(spec, **change) if spec["name"] == change["name"] else spec for spec in schema[key]]
+    options = {"schema": json.dumps(schema), "table-config": json.dumps(CONFIG)}
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=options)
+    assert len(report.failed) == 1 and said in report.failed[0].error and "segment events_" in report.failed[0].error
+    assert folder_ids(out) == list(range(20))
