@@ -63,7 +63,7 @@ def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | Non
     multi-value one as lists of them): the builder merges the dictionaries of a new segment's inputs and remaps
     the dictIds, the same bytes as from the values at a fraction of the work (``segment.encoded``).
 
-    ``refuse_dropped``: a column the segment holds but the schema lacks is an error (``dropped_columns``)."""
+    ``refuse_dropped``: a column the segment holds but the schema lacks is an error (``check_columns``)."""
     if os.path.isdir(path):
         return _stored(path, schema, where, time_column, refuse_dropped)
     try:
@@ -77,8 +77,7 @@ def _stored(segment: "str | SegmentFiles", schema: PinotSchema, where: str,
             time_column: str | None = None, refuse_dropped: bool = False) -> PinotColumns:
     with SegmentReader(segment) as reader:
         total_docs = reader.metadata.total_docs
-        if refuse_dropped:
-            dropped_columns(schema, reader.metadata.columns, where)
+        check_columns(schema, reader.metadata.columns, where, refuse_dropped=refuse_dropped)
         gained = gained_columns(schema, reader.metadata.columns, total_docs, where, time_column)
         columns, masks = {}, {}
         for spec in schema:
@@ -263,13 +262,30 @@ def rollup(rows: PinotColumns, schema: PinotSchema, aggregations: dict[str, str]
     return PinotColumns(pa.table(out), masks)
 
 
-def dropped_columns(schema: PinotSchema, columns, where: str) -> None:
-    """A schema the caller gave (a folder's ``--schema``) without a column a merged segment holds, a stale file
-    say: the new segments would lack its values, and servers serving them under the table's real schema would
-    answer its default instead. Refused, naming the columns (derived ``$...`` columns are the indexes' own).
-    The controller's own schema is the table's: a column it no longer has is one no query can name, and is left
-    out as Pinot's MergeRollupTask leaves it."""
-    dropped = sorted(c for c in columns if c not in schema and not c.startswith("$"))
+def check_columns(schema: PinotSchema, columns: Mapping, where: str, *, refuse_dropped: bool) -> None:
+    """A merged segment's columns (``ColumnMetadata`` by name) against the schema its rows are read in.
+
+    Stored values are kept, never converted: a column the segment stores otherwise (another stored type,
+    single- against multi-value: a stale schema file, a forced schema change) is refused in one line naming
+    it, the segment and both types. With ``refuse_dropped`` (the caller gave the schema: a folder's
+    ``--schema``) a column the segment holds and the schema lacks is refused too: the new segments would lack
+    its values, and servers serving them under the table's real schema would answer its default instead
+    (derived ``$...`` columns are the indexes' own). The controller's own schema is the table's: a column it
+    no longer has is one no query can name, and is left out as Pinot's MergeRollupTask leaves it."""
+    for spec in schema:
+        column = columns.get(spec.name)
+        if column is None:
+            continue
+        if column.stored_type != spec.stored_type or column.single_value != spec.single_value:
+            def kind(single: bool, data_type: str) -> str:
+                return data_type if single == spec.single_value == column.single_value else \
+                    f"{'single' if single else 'multi'}-value {data_type}"
+
+            raise CompactionError(
+                f"{where}: column {spec.name!r} is {kind(column.single_value, column.data_type)} in the segment but "
+                f"{kind(spec.single_value, spec.data_type)} in the schema: a compaction keeps stored values and "
+                f"converts none; give the schema the segments were written with")
+    dropped = sorted(c for c in columns if c not in schema and not c.startswith("$")) if refuse_dropped else []
     if dropped:
         raise CompactionError(f"{where}: holds column(s) {dropped}, which the schema lacks: compacting would drop "
                               f"their values; give the table's current schema (--schema)")

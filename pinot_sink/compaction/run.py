@@ -239,7 +239,7 @@ class _Context:
     say: Callable[[str], None]
     write_id: str = field(default_factory=lambda: f"compact:{uuid.uuid4().hex}")
     bytes_per_row: float | None = None
-    schema_given: bool = False  # the caller's schema (a folder's --schema), not the controller's: merge.dropped_columns
+    schema_given: bool = False  # the caller's schema (a folder's --schema), not the controller's: merge.check_columns
 
     @property
     def side(self):
