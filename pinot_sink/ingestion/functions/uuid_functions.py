@@ -4,7 +4,7 @@ toUUIDBytes / fromUUIDBytes), checked against Pinot's own build (tests/fixtures/
 A text passed where Pinot expects a ``UUID`` is trimmed, then read as ``UuidUtils.toBytes``: the canonical
 form (any case; ``UUID.fromString`` must print it back) or 32 hex digits; anything else throws. ``isUuid``
 asks the same of the untrimmed text. A UUID result is stored as its lowercase text (a STRING column).
-``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted); ``uuidTimestamp`` is
+``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted; a text it throws on is null); ``uuidTimestamp`` is
 the time of a version 1 (Gregorian 100 ns since 1582, to millis) or 7 (the first 48 bits) UUID, else null.
 ``uuidV4`` / ``uuidV7`` are fresh random UUIDs per row, as Pinot makes them (``UuidUtils.randomV4`` /
 ``randomV7``: the version and variant bits set, the rest random; v7's first 48 bits the clock's milliseconds
@@ -115,9 +115,18 @@ def _is_uuid(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, valid, pa.bool_(), to_string(args[0], ctx))
 
 
+def _uuid_bytes_or_null(text: str) -> bytes | None:
+    """toUUIDBytes catches IllegalArgumentException, NumberFormatException included: every throw of
+    ``UUID.fromString`` on a text is a null, not a failed row."""
+    try:
+        return java_uuid_from_string(text)
+    except JavaThrows:
+        return None
+
+
 @scalar_function("toUUIDBytes", arity=1)
 def _to_uuid_bytes(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, java_uuid_from_string, pa.binary(), to_string(args[0], ctx))
+    return per_row(ctx, _uuid_bytes_or_null, pa.binary(), to_string(args[0], ctx))
 
 
 @scalar_function("fromUUIDBytes", "bytesToUuid", arity=1)
