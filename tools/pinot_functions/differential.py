@@ -120,6 +120,8 @@ _EDGE_ZONES = ["Asia/Kathmandu", "+05:45", "GMT-00:30", "Europe/London", "-23:59
 _COLUMNS = {"long": ["l", "n"], "int": ["n"], "double": ["d", "f"], "string": ["s", "z", "j"], "bytes": ["b"],
             "longs": ["ia"], "doubles": ["ia"], "strings": ["sa"], "bool": [], "any": ["l", "d", "s", "n"],
             "uuid": ["s", "b"], "decimal": ["d", "l", "s"]}
+# a multi-value column passed where a function takes one value (Pinot converts it by its first element)
+_MV_AS_ONE = {"string": ["sa", "ia"], "long": ["ia"], "int": ["ia"], "double": ["ia"], "bytes": ["sa"], "any": ["ia", "sa"]}
 _LITERALS["uuid"] = ["'550e8400-e29b-41d4-a716-446655440000'", "'550E8400E29B41D4A716446655440000'",
                      "' 550e8400-e29b-41d4-a716-446655440000 '", "'1-2-3-4-5'", "''", "'00000000-0000-0000-0000-000000000000'",
                      "'017f22e2-79b0-7cc3-98c4-dc0c0c07398f'", "'c232ab00-9414-11ec-b3c8-9f6bdeced846'",
@@ -161,6 +163,8 @@ class Generator:
         if depth > 0 and rng.random() < 0.3 and self.by_kind.get(kind):
             return self.call(rng.choice(self.by_kind[kind]), depth - 1, literal_only)
         columns = [] if literal_only else _COLUMNS[kind]
+        if columns and kind in _MV_AS_ONE and rng.random() < 0.06:  # a multi-value where one value is taken
+            return rng.choice(_MV_AS_ONE[kind])
         literals = _LITERALS.get(kind) or (_LITERALS["string"] + _LITERALS["long"] if kind == "any" else [])
         if columns and (not literals or rng.random() < 0.55):
             return rng.choice(columns)
