@@ -237,6 +237,11 @@ _REFUSED_SIZE = "refused here: a JVM with heap enough allocates it"
 # in a Spark job, whose LongType column gives Longs (this package's answer).
 _OBJECT_EQUALS = {"isdistinctfrom", "isnotdistinctfrom"}
 _LONG_COLUMNS = set(_COLUMNS["long"])
+# The same artifact where a java.sql.Timestamp parameter reads such a column (l, n, or ia's elements): Pinot's
+# PinotDataType converts a Long but throws on an Integer (fromTimestamp(n) fails every row of these tables; a
+# Spark job's LongType column converts, an IntegerType one fails here too: round4_timestamp_arguments)
+_TIMESTAMP_PARAMS = {"fromtimestamp": (0,), "fromtimestampmv": (0,), "datebin": (1, 2)}
+_INTEGER_IN_JSON = _LONG_COLUMNS | {"ia"}
 REASONS: list[str] = []  # the failure reasons of our evaluation of the case being compared
 
 
@@ -257,6 +262,10 @@ def deliberate(expression: str) -> str | None:
             longs = [isinstance(a, Identifier) and a.name in _LONG_COLUMNS for a in node.args]
             if any(longs) and not all(longs):
                 return f"{node.text or node.name}: a LONG column pinot-verify's JSON rows give as Integer (harness)"
+        if isinstance(node, Call) and any(i < len(node.args) and isinstance(node.args[i], Identifier)
+                                          and node.args[i].name in _INTEGER_IN_JSON
+                                          for i in _TIMESTAMP_PARAMS.get(node.name, ())):
+            return f"{node.text or node.name}: a LONG column pinot-verify's JSON rows give as Integer (harness)"
         if isinstance(node, Call):
             if any(i < len(node.args) and _reads_a_column(node.args[i]) for i in _CACHED.get(node.name, ())):
                 return f"{node.text or node.name}: a pattern from a column (Pinot's function object keeps its first)"
