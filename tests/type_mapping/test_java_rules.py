@@ -22,8 +22,8 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 def _seed() -> int:
     """The random inputs' seed: fixed, so a run of the suite is a replay (a fresh seed each run once failed
-    CI on a 1-in-200,000 input, now pinned in test_math_pow_of_a_negative_base_is_javas_not_the_mirror_of_a_positive_one); set PINOT_SINK_JAVA_SEED
-    to search with another one by hand, and keep what it finds as a fixed case."""
+    CI on a 1-in-200,000 input, now pinned in _NEGATIVE_BASE_POW); set PINOT_SINK_JAVA_SEED to search with another
+    one by hand, and keep what it finds as a fixed case."""
     import os
 
     return int(os.environ.get("PINOT_SINK_JAVA_SEED", "20261129"))

@@ -4,9 +4,9 @@ toUUIDBytes / fromUUIDBytes), checked against Pinot's own build (tests/fixtures/
 A text passed where Pinot expects a ``UUID`` is trimmed, then read as ``UuidUtils.toBytes``: the canonical
 form (any case; ``UUID.fromString`` must print it back) or 32 hex digits; anything else throws. ``isUuid``
 asks the same of the untrimmed text. A UUID result is stored as its lowercase text (a STRING column).
-``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted; a text it throws on is null); ``uuidTimestamp`` is
-the time of a version 1 or 6 (Gregorian 100 ns since 1582, to millis) or 7 (the first 48 bits) UUID; any other
-version fails the row.
+``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted; a text it throws on is
+null); ``uuidTimestamp`` is the time of a version 1 or 6 (Gregorian 100 ns since 1582, to millis) or 7 (the
+first 48 bits) UUID; any other version fails the row.
 ``uuidV4`` / ``uuidV7`` are fresh random UUIDs per row, as Pinot makes them (``UuidUtils.randomV4`` /
 ``randomV7``: the version and variant bits set, the rest random; v7's first 48 bits the clock's milliseconds
 when the batch is transformed), drawn from the operating system's entropy: no two attempts of a task store the
