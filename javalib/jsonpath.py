@@ -76,7 +76,8 @@ def compile_path(path: str) -> tuple[list[tuple], bool]:
 
 
 def _compile_path(path: str) -> tuple[list[tuple], bool]:
-    if not isinstance(path, str) or not path.strip():
+    # (Jayway trims the space character only: a path of a tab or U+2028 is the key of that name, "$.\u2028")
+    if not isinstance(path, str) or not path.strip(" "):
         raise JsonPathError(f"JSON path {path!r} is empty")
     # PathCompiler trims the spaces around the path (CharacterIndex.trim), but looks for the leading "$" at the
     # untrimmed text's first character: " $.a" becomes "$. $.a" (invalid), "a " becomes "$.a"

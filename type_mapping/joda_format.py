@@ -119,11 +119,14 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             offsets = _offset_minutes(local_ms - millis)
     years = None  # 400-year cycles taken off instants beyond Arrow's range, put back into the printed year
     millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    zone_name = None  # beyond Arrow's range, the name of a zone of offset zero: the same at every instant
     if outside_arrow_range(millis):
-        if any(t.letter == "z" for t in tokens):
-            raise DateTimeFormatError(f"printing a zone name ({pattern!r}) for instants beyond the years 1684..2255 "
-                                      f"is not supported")
         local_ms = _print_local(millis, time_zone)
+        if any(t.letter == "z" for t in tokens):
+            if not (FIXED_ZONE.match(time_zone) and not (local_ms - millis).any()):
+                raise DateTimeFormatError(f"printing a zone name ({pattern!r}) for instants beyond the years "
+                                          f"1684..2255 is not supported (but in UTC)")
+            zone_name = pc.strftime(pa.array([0], pa.timestamp("ms", tz=time_zone)), format="%Z", locale="C")[0]
         # the calendar (weekdays too) repeats every 400 years: print the same date between 1770 and 2170
         cycles, rest = np.floor_divide(local_ms, CYCLE_MS), np.mod(local_ms, CYCLE_MS)
         late = rest >= CYCLE_MS // 2
@@ -140,6 +143,8 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             pieces.append(pc.if_else(local.is_valid(), pa.scalar(time_zone), pa.scalar(None, pa.string())))
         elif token.letter == "Z" and offsets is not None:
             pieces.append(_offset_text(offsets, token.count))
+        elif token.letter == "z" and zone_name is not None:
+            pieces.append(pc.if_else(local.is_valid(), zone_name, pa.scalar(None, pa.string())))
         elif token.letter in "xwe" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
             name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week"}[token.letter]
             values = pa.array(calendar_field(local_ms, name), pa.int64(), mask=nulls)

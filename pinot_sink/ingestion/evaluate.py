@@ -137,7 +137,9 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
         # the rows come from the first argument that is not one the function reads as a literal (dateTrunc's
         # unit, extract's field): those stay constants
         first = next((i for i in range(len(args)) if i not in function.literal_args), 0)
-        args[first] = broadcast(args[first], ctx.num_rows)
+        # an int literal stays an Integer (int32), as Pinot's parser makes it: PinotDataType converts an Integer
+        # apart from a Long (fromTimestamp(0) fails the row, fromTimestamp(1700000000000) does not)
+        args[first] = broadcast(args[first], ctx.num_rows, pa.int32() if args[first].java_type == "INT" else None)
     return _call(function, args, ctx, nulls)
 
 

@@ -213,8 +213,28 @@ def per_distinct(strings: pa.Array, fn: Callable[[str], Any], out_type: pa.DataT
     return mapped.take(encoded.indices)
 
 
+def first_elements(value: Value, ctx: Context) -> pa.Array:
+    """A multi-value (an Arrow list) passed where the function takes one value: ``FunctionInvoker`` converts the
+    ``Object[]`` by its first element, as a value of the element's type (PinotDataType's array types,
+    ``toObjectArray(value)[0]``); an empty array or a null first element fails the row
+    (ArrayIndexOutOfBoundsException / NullPointerException). A null array stays null (no call)."""
+    array = _array(value)
+    has = pc.fill_null(pc.greater(pc.list_value_length(array), 0), False)
+    firsts = pc.list_element(pc.if_else(has, array, pa.scalar(None, array.type)), 0)
+    ctx.fail(pc.and_(array.is_valid(), pc.invert(firsts.is_valid())),
+             "a multi-value with no first element where Pinot takes its first (ArrayIndexOutOfBoundsException / "
+             "NullPointerException)", value)
+    return firsts
+
+
+def _is_list(value: Value) -> bool:
+    return not isinstance(value, Const) and arrow_java_type(value.type) == "ARRAY"
+
+
 def to_long(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``long`` parameter (int64 array, or a Const)."""
+    if _is_list(value):
+        return to_long(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         return Const(_const_to_number(value, int, ctx), "LONG") if value.value is not None else value
     if is_object(value.type):  # a Java Map / List / object from another function
@@ -251,6 +271,8 @@ def to_long(value: Value, ctx: Context) -> Value:
 
 def to_int(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``int`` parameter (LONG wraps like ``intValue()``)."""
+    if _is_list(value):  # (first_elements)
+        return to_int(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.value is None:
             return value
@@ -275,6 +297,8 @@ def to_int(value: Value, ctx: Context) -> Value:
 
 def to_double(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``double`` parameter."""
+    if _is_list(value):  # (first_elements)
+        return to_double(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         return Const(_const_to_number(value, float, ctx), "DOUBLE") if value.value is not None else value
     if is_object(value.type):  # a Java Map / List / object from another function
@@ -300,6 +324,8 @@ def to_double(value: Value, ctx: Context) -> Value:
 def to_float(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``float``: numbers round once (``Number.floatValue()``), not through a
     double; anything else as ``(float)`` of its double."""
+    if _is_list(value):  # (first_elements)
+        return to_float(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         converted = to_double(value, ctx)
         if converted.value is None:
@@ -319,6 +345,8 @@ def _array(value: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 def to_boolean(value: Value, ctx: Context) -> Value:
     """A Java ``boolean`` parameter: numbers are ``!= 0``; text is ``BooleanUtils.toBoolean``."""
+    if _is_list(value):  # (first_elements)
+        return to_boolean(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, bool):
             return value
@@ -343,6 +371,8 @@ _TRUE_WORDS = {"true", "on", "yes", "y", "t"}
 
 def to_string(value: Value, ctx: Context) -> Value:
     """A Java ``String`` parameter: numbers as Java prints them, booleans ``true``/``false``."""
+    if _is_list(value):  # (first_elements)
+        return to_string(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, str):
             return value

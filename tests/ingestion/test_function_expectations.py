@@ -156,11 +156,14 @@ def _pinot_type(header: dict, column: str) -> str | None:
 def _held_to_max_length(value, pinot_type: str | None = "STRING"):
     """A text beyond a STRING column's default maxLength (512) is cut there by Pinot's SanitizationTransformer,
     each element of a multi-value one too (a JSON column is not cut by default); here the writer does it
-    (type_mapping/convert.py, on_oversize_string), after the transforms."""
+    (type_mapping/convert.py, on_oversize_string), after the transforms; and first cut at a NUL, as the same
+    transformer does (type_mapping/sanitise.py): chr(0) is stored as ''."""
     if pinot_type != "STRING":
         return value
     if isinstance(value, list):
         return [_held_to_max_length(v) for v in value]
+    if isinstance(value, str) and "\x00" in value:
+        value = value[:value.index("\x00")]
     return java_substring(value, 512) if isinstance(value, str) and len(value) > 256 else value  # UTF-16 units
 
 

@@ -78,7 +78,8 @@ def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | N
         if keep is not None:
             subprocess.run(["tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner",
                             "-czf", str(keep / f"{name}_0.tar.gz"), "-C", str(tmp / "out"), f"{name}_0"], check=True)
-    docs = [json.loads(line) for line in dump.splitlines() if line.strip()]
+    # (split on newlines only: a text may hold U+2028, which splitlines() would cut at; Jackson leaves it raw)
+    docs = [json.loads(line) for line in dump.split("\n") if line.strip()]
     return sorted((d for d in docs if d.get("kind") == "row"), key=lambda d: d["docId"])
 
 

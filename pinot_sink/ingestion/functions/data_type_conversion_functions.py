@@ -117,9 +117,50 @@ def _to_timestamp(ctx: Context, args: list[Value]) -> Value:
     return broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
 
 
+# PinotDataType.toTimestamp by the argument's Java type: a Long, Double (longValue), BigDecimal, Timestamp or
+# LocalDate converts; an Integer, Float, Boolean or bytes throws UnsupportedOperationException (an INT column,
+# a small literal such as fromTimestamp(0), an int function's result: the row fails); text is
+# TimestampUtils.toTimestamp (a whole number, or a timestamp's text)
+_TIMESTAMP_FROM = {"LONG", "DOUBLE", "BIG_DECIMAL", "TIMESTAMP", "DATE", "OBJECT", "NULL"}
+
+
+def timestamp_argument(value: Value, ctx: Context) -> pa.Array:
+    """A value converted for a ``java.sql.Timestamp`` parameter, as epoch millis (int64)."""
+    array = broadcast(value, ctx.num_rows, _LITERAL_TYPES.get(value.java_type) if isinstance(value, Const) else None)
+    jt = arrow_java_type(array.type)
+    if jt == "ARRAY":  # a multi-value: its first element
+        from ..values import first_elements
+
+        return timestamp_argument(first_elements(array, ctx), ctx)
+    if jt == "STRING":
+        text = pc.utf8_trim_whitespace(array.cast(pa.string()))
+        whole = pc.fill_null(pc.match_substring_regex(text, r"^[+-]?\d{1,19}$"), False)
+        numbers = per_distinct_long(pc.if_else(whole, text, pa.scalar(None, pa.string())))
+        stamps = _timestamp_millis(pc.if_else(whole, pa.scalar(None, pa.string()), text))
+        out = pc.coalesce(numbers, stamps)
+        ctx.fail(pc.and_(array.is_valid(), out.is_null()), "IllegalArgumentException: Invalid timestamp", array)
+        return out
+    if jt not in _TIMESTAMP_FROM:
+        ctx.fail(array.is_valid(), f"UnsupportedOperationException: Cannot convert value from {jt} to TIMESTAMP",
+                 array)
+        return pa.nulls(len(array), pa.int64())
+    return broadcast(to_long(array, ctx), ctx.num_rows, pa.int64())
+
+
+_LITERAL_TYPES = {"INT": pa.int32(), "LONG": pa.int64(), "DOUBLE": pa.float64(), "FLOAT": pa.float32(),
+                  "STRING": pa.string(), "BOOLEAN": pa.bool_()}
+
+
+def per_distinct_long(text: pa.Array) -> pa.Array:
+    """Long.parseLong of whole-number text (null beyond the long range or where text is null)."""
+    from ..values import per_distinct
+
+    return per_distinct(text, lambda v: int(v) if v is not None and -2**63 <= int(v) < 2**63 else None, pa.int64())
+
+
 @scalar_function("fromTimestamp", arity=1)
 def _from_timestamp(ctx: Context, args: list[Value]) -> Value:
-    return broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
+    return timestamp_argument(args[0], ctx)
 
 
 @scalar_function("toIso8601", arity=1)

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from type_mapping.pinot_schema import LONG_MAX, LONG_MIN
 
-from ..values import Context, IngestionError, Value, java_type, to_long, to_string
+from ..values import Context, Value, to_long, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -215,9 +215,8 @@ def date_bin(width: str, source: int, origin: int) -> int:
 
 @scalar_function("dateBin", arity=3, literal_args=(0,))
 def _date_bin(ctx: Context, args: list[Value]) -> Value:
-    for value in args[1:]:  # java.sql.Timestamp parameters: PinotDataType converts only LONG and TIMESTAMP
-        if java_type(value) not in ("LONG", "TIMESTAMP"):
-            raise IngestionError(f"{ctx.where}: Cannot convert value from {java_type(value)} to TIMESTAMP "
-                                 f"(UnsupportedOperationException in Pinot; this package does not read text here)")
-    width, source, origin = to_string(args[0], ctx), to_long(args[1], ctx), to_long(args[2], ctx)
+    # java.sql.Timestamp parameters: PinotDataType's conversion (an INT fails the row, a DOUBLE is its longValue...)
+    from .data_type_conversion_functions import timestamp_argument
+
+    width, source, origin = to_string(args[0], ctx), timestamp_argument(args[1], ctx), timestamp_argument(args[2], ctx)
     return per_row(ctx, date_bin, pa.int64(), width, source, origin)

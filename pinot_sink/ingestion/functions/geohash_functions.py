@@ -1,6 +1,7 @@
 """GeohashFunctions: ``encodeGeoHash(lat, lon, precision)`` (precision 1..12, else the row fails) and
 ``decodeGeoHash`` / ``decodeGeoHashLatitude`` / ``decodeGeoHashLongitude`` (the centre of the cell; a
-character outside the geohash alphabet is read as all bits set, as Pinot's ``indexOf`` of -1 does), once per
+character outside the geohash alphabet is read as all bits set, as Pinot's ``indexOf`` of -1 does, a character
+beyond the BMP twice: its two UTF-16 units), once per
 distinct value, checked against Pinot's own build (tests/fixtures/functions/geohash.jsonl)."""
 from __future__ import annotations
 
@@ -35,9 +36,12 @@ def encode(latitude: float, longitude: float, length: int) -> str:
 def decode(geohash: str) -> tuple[float, float]:
     lat, lon = [-90.0, 90.0], [-180.0, 180.0]
     even = True
+    # Java walks the String's UTF-16 units: a character beyond the BMP is two units outside the alphabet (its
+    # surrogates), so two rounds of all bits set ('a😀' is three characters to Pinot); a lone surrogate's
+    # marker is one unit, as the surrogate is
     for c in geohash:
         cd = _BASE32.find(c)
-        for mask in (16, 8, 4, 2, 1):
+        for mask in (16, 8, 4, 2, 1) * (2 if ord(c) > 0xFFFF else 1):
             interval = lon if even else lat
             if cd & mask:
                 interval[0] = (interval[0] + interval[1]) / 2

@@ -862,7 +862,8 @@ def is_json(text: str) -> bool:
 
 @scalar_function("soundex", arity=1, nullable=True)
 def _soundex(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, soundex, pa.string(), to_string(args[0], ctx))
+    # (nullable, so a literal comes as a Const, not broadcast by the evaluator: per_row needs a column)
+    return per_row(ctx, soundex, pa.string(), broadcast(to_string(args[0], ctx), ctx.num_rows, pa.string()))
 
 
 @scalar_function("difference", arity=2)

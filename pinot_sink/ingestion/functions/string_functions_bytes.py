@@ -21,7 +21,8 @@ from javalib.charsets import new_string_utf8
 from type_mapping.java_text import java_parse_long
 
 from .. import lone_surrogates
-from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, java_utf8, to_long, to_string)
+from ..values import (Context, IngestionError, Value, arrow_java_type, broadcast, first_elements, java_utf8, to_long,
+                      to_string)
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
 
@@ -32,6 +33,8 @@ def to_bytes(value: Value, ctx: Context) -> pa.Array:
     """A value converted for a Java ``byte[]`` parameter (``PinotDataType.toBytes``), as an Arrow binary array."""
     array = broadcast(value, ctx.num_rows)
     jt = arrow_java_type(array.type)
+    if jt == "ARRAY":  # a multi-value: its first element (values.first_elements)
+        return to_bytes(first_elements(array, ctx), ctx)
     if jt == "BYTES":
         return array if pa.types.is_binary(array.type) else array.cast(pa.binary())
     if jt == "STRING":

@@ -4,8 +4,9 @@ toUUIDBytes / fromUUIDBytes), checked against Pinot's own build (tests/fixtures/
 A text passed where Pinot expects a ``UUID`` is trimmed, then read as ``UuidUtils.toBytes``: the canonical
 form (any case; ``UUID.fromString`` must print it back) or 32 hex digits; anything else throws. ``isUuid``
 asks the same of the untrimmed text. A UUID result is stored as its lowercase text (a STRING column).
-``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted); ``uuidTimestamp`` is
-the time of a version 1 (Gregorian 100 ns since 1582, to millis) or 7 (the first 48 bits) UUID, else null.
+``toUUIDBytes`` is ``UUID.fromString``'s lenient reading (``1-2-3-4-5`` is accepted; a text it throws on is
+null); ``uuidTimestamp`` is the time of a version 1 or 6 (Gregorian 100 ns since 1582, to millis) or 7 (the
+first 48 bits) UUID; any other version fails the row.
 ``uuidV4`` / ``uuidV7`` are fresh random UUIDs per row, as Pinot makes them (``UuidUtils.randomV4`` /
 ``randomV7``: the version and variant bits set, the rest random; v7's first 48 bits the clock's milliseconds
 when the batch is transformed), drawn from the operating system's entropy: no two attempts of a task store the
@@ -89,15 +90,21 @@ def _uuid_function(fn, out_type):
 
 
 def uuid_timestamp(raw: bytes):
+    """``UuidUtils.getTimestampMillis``: a version 1 or 6 UUID's Gregorian 100 ns (each its own layout), a
+    version 7's first 48 bits; any other version throws (IllegalArgumentException: the row fails)."""
     msb = int.from_bytes(raw[:8], "big")
     version = (msb >> 12) & 0xF
-    if version == 1:
-        ticks = ((msb & 0xFFF) << 48) | (((msb >> 16) & 0xFFFF) << 32) | (msb >> 32)
-        delta = ticks - _GREGORIAN_OFFSET
-        return abs(delta) // 10_000 * (1 if delta >= 0 else -1)
     if version == 7:
         return msb >> 16
-    return None
+    if version == 1:
+        ticks = ((msb & 0xFFF) << 48) | (((msb >> 16) & 0xFFFF) << 32) | (msb >> 32)
+    elif version == 6:
+        ticks = ((msb >> 32) << 28) | (((msb >> 16) & 0xFFFF) << 12) | (msb & 0xFFF)
+    else:
+        raise JavaThrows(f"IllegalArgumentException: UUID version {version} is not time-based; only versions 1, 6, "
+                         f"and 7 carry an embedded timestamp")
+    delta = ticks - _GREGORIAN_OFFSET
+    return abs(delta) // 10_000 * (1 if delta >= 0 else -1)  # (Java's division truncates toward zero)
 
 
 scalar_function("toUuid", arity=1)(_uuid_function(uuid_text, pa.string()))
@@ -115,9 +122,18 @@ def _is_uuid(ctx: Context, args: list[Value]) -> Value:
     return per_row(ctx, valid, pa.bool_(), to_string(args[0], ctx))
 
 
+def _uuid_bytes_or_null(text: str) -> bytes | None:
+    """toUUIDBytes catches IllegalArgumentException, NumberFormatException included: every throw of
+    ``UUID.fromString`` on a text is a null, not a failed row."""
+    try:
+        return java_uuid_from_string(text)
+    except JavaThrows:
+        return None
+
+
 @scalar_function("toUUIDBytes", arity=1)
 def _to_uuid_bytes(ctx: Context, args: list[Value]) -> Value:
-    return per_row(ctx, java_uuid_from_string, pa.binary(), to_string(args[0], ctx))
+    return per_row(ctx, _uuid_bytes_or_null, pa.binary(), to_string(args[0], ctx))
 
 
 @scalar_function("fromUUIDBytes", "bytesToUuid", arity=1)
