@@ -54,9 +54,17 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) 
         at += len(chunk)
         offset += len(chunk.dictionary)
     if unseen:  # a dictionary of the used values only, ids renumbered
-        renumber = (np.cumsum(used) - 1).astype(ids.dtype)
-        merged = build_dictionary(merged.values.filter(pa.array(used)), stored_type, name)
-        ids = renumber[ids]
+        # Each step lets go of what it replaces first: a time column's merge (every value distinct, the first
+        # chunk the rest of an input cut before, most of its dictionary unused) held ~4x its dictIds' bytes
+        # at once, the last and largest column's step of a compaction's build (docs/performance-log.md)
+        merged.dict_ids = mapping = None
+        renumber = np.cumsum(used, dtype=ids.dtype)
+        renumber -= 1
+        kept = merged.values.filter(pa.array(used))
+        merged = used = None
+        merged = build_dictionary(kept, stored_type, name)
+        del kept
+        np.take(renumber, ids, out=ids, mode="clip")  # in place: every id is in range
     merged.dict_ids = ids
     return merged
 
