@@ -452,27 +452,14 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
         filled = row_lengths > 0
         values, _ = _reorder_multi_value(dict_ids, row_lengths[filled], _compact_order(order[lengths > 0], filled))
         return values, lengths
-    # In intp: the gathers would copy int32 indices to intp anyway (and cast every int32 operand on the way).
-    own = firsts is None  # the starts made here, not the caller's: packed in place below
+    # The starts in int32 (half of intp's bytes, the list column's largest array beside its values) while the
+    # values fit; a block's are gathered and cast to intp below (the gathers would copy int32 indices to intp
+    # anyway). Each block gathers its rows' starts by the order: no whole gathered copy of them beside the starts
+    # (a packed start and length gathered whole was 15 MB of a 64mb compaction's build, and ~10% slower).
     if firsts is None:
-        firsts = np.cumsum(row_lengths, dtype=np.intp)
+        firsts = np.cumsum(row_lengths, dtype=np.int32 if len(dict_ids) < 2**31 else np.intp)
         firsts -= row_lengths  # where each input row's values start
-    else:
-        firsts = firsts.astype(np.intp, copy=False)
-    packed = None  # the gathered rows' (start << 32 | length), unpacked a block at a time below
-    if order is None:
-        lengths = row_lengths
-    elif len(dict_ids) < 2**31:  # a row's start and length as the halves of one int64: one gather moves both
-        # Packed into the starts' own array when they are ours (no third int64 per row beside the starts and
-        # the gathered copy: at 7.6M rows that third one was 61 MB of a compaction's 256mb build peak)
-        packed = np.left_shift(firsts, 32, out=firsts if own else None)
-        del firsts
-        packed |= row_lengths
-        packed = gather(packed, order)
-        lengths = np.empty(len(packed), dtype=row_lengths.dtype)
-        np.bitwise_and(packed, 0xFFFFFFFF, out=lengths, casting="unsafe")  # no whole int64 temporary
-    else:
-        firsts, lengths = gather(firsts, order), gather(row_lengths, order)
+    lengths = row_lengths if order is None else gather(row_lengths, order)
     marked = None if marked_first is None else np.empty(len(lengths), dtype=bool)
     # The source index of every output value, as a running sum of steps: +1 within a row, and at a row's
     # first value the jump from the previous row's last value. Made and used a block of output rows at a time,
@@ -483,10 +470,8 @@ def _reorder_multi_value(dict_ids: np.ndarray, row_lengths: np.ndarray, order: n
     done = 0  # output values written
     for first in range(0, len(lengths), REORDER_BLOCK_ROWS):
         rows = slice(first, first + REORDER_BLOCK_ROWS)
-        if packed is None:
-            block, sources = lengths[rows].astype(np.intp), firsts[rows]  # the block's rows' first values
-        else:
-            block, sources = packed[rows] & 0xFFFFFFFF, packed[rows] >> 32
+        block = lengths[rows].astype(np.intp)
+        sources = (firsts[rows] if order is None else gather(firsts, order[rows])).astype(np.intp, copy=False)
         if marked is not None:
             np.equal(sources, marked_first, out=marked[rows])
         jumps = np.empty(len(block), dtype=np.intp)

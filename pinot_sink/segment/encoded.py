@@ -22,6 +22,11 @@ from .index_policy import has_dict_ids
 from .table_config import TableIndexSettings
 
 
+# dictIds renumbered in place this many at a time: np.take copies int32 indices to intp first, a whole
+# column's 8 bytes a row at once (15 MB of a 64mb compaction's build) where a block's are 2 MB
+_RENUMBER_BLOCK = 1 << 18
+
+
 def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) -> Dictionary:
     """What ``build_dictionary`` gives for the decoded values of a dictionary-encoded single-value column
     (Arrow ``dictionary`` chunks, no nulls), without decoding its rows: the dictionary of its chunks'
@@ -54,9 +59,19 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) 
         at += len(chunk)
         offset += len(chunk.dictionary)
     if unseen:  # a dictionary of the used values only, ids renumbered
-        renumber = (np.cumsum(used) - 1).astype(ids.dtype)
-        merged = build_dictionary(merged.values.filter(pa.array(used)), stored_type, name)
-        ids = renumber[ids]
+        # Each step lets go of what it replaces first: a time column's merge (every value distinct, the first
+        # chunk the rest of an input cut before, most of its dictionary unused) held ~4x its dictIds' bytes
+        # at once, the last and largest column's step of a compaction's build (docs/performance-log.md)
+        merged.dict_ids = mapping = None
+        renumber = np.cumsum(used, dtype=ids.dtype)
+        renumber -= 1
+        kept = merged.values.filter(pa.array(used))
+        merged = used = None
+        merged = build_dictionary(kept, stored_type, name)
+        del kept
+        for start in range(0, len(ids), _RENUMBER_BLOCK):  # in place: every id is in range
+            block = ids[start:start + _RENUMBER_BLOCK]
+            np.take(renumber, block, out=block, mode="clip")
     merged.dict_ids = ids
     return merged
 

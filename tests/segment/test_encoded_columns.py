@@ -12,6 +12,7 @@ import pytest
 
 from pinot_sink.segment import BuildOptions, build_segment
 from pinot_sink.segment.dictionary import build_dictionary
+from pinot_sink.segment import encoded
 from pinot_sink.segment.encoded import dictionary_of_encoded
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
@@ -56,6 +57,21 @@ def test_dictionary_of_encoded_equals_build_dictionary(stored, chunks):
     assert got.dict_ids.tolist() == expected.dict_ids.tolist()
     if expected.serialized_lengths is not None:
         assert got.serialized_lengths.tolist() == expected.serialized_lengths.tolist()
+
+
+def test_dict_ids_renumbered_a_block_at_a_time_as_at_once(monkeypatch):
+    """Values no row uses leave the dictionary and the dictIds are renumbered in place, a block at a time
+    (here of 7 ids, across many blocks): the same dictIds as the decoded rows' dictionary gives."""
+    monkeypatch.setattr(encoded, "_RENUMBER_BLOCK", 7)
+    rng = np.random.default_rng(5)
+    arrow_type, make = VALUES["LONG"]
+    values = make(rng, 400)
+    column = _encoded_chunks(rng, values, arrow_type, 4).slice(37, 300)
+    expected = build_dictionary(pa.array(values[37:337], arrow_type), "LONG", "c")
+    assert sum(len(chunk.dictionary) for chunk in column.chunks) > expected.cardinality  # unused values
+    got = dictionary_of_encoded(column, "LONG", "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
 
 
 @pytest.mark.parametrize("rows", [[[0, 2], [2, 0]], [[0, 1, 2], [2]], [[1], [0, 2]]])
