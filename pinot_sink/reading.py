@@ -29,7 +29,7 @@ from pinot_sink.segment.read.reader import SegmentReader, logical_arrow_type, op
 from pinot_sink.segment.read.segment_metadata import SegmentMetadata
 from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, is_tarball, load_tarball
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
-from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live, recorded_segments
+from pinot_sink.storage.manifests import manifests_of_table, not_live, publishing, recorded_segments
 from type_mapping.errors import PinotSinkError
 
 from .options import _storage_options
@@ -242,8 +242,7 @@ def _write_records(fs, protocol: str, path: str, text: str) -> list[dict]:
         raise PinotReadError(f"{text}: cannot read the write record(s) {names} "
                              f"in {MANIFEST_DIR}/, so which segments are live is unknown; name the tarballs "
                              "to read, or settle the folder with `pinot-sink recover`")
-    running = sorted(u.rsplit("/", 1)[-1] for u, d in documents.items()
-                     if d.get("status") == PUBLISHING or (d.get("status") == UNKNOWN and d.get("replacing")))
+    running = sorted(u.rsplit("/", 1)[-1] for u, d in documents.items() if publishing(d))
     if running:
         raise PinotReadError(f"{text}: a write into this folder is publishing or stopped while publishing "
                              f"({', '.join(running)} in {MANIFEST_DIR}/); wait for it, or settle it with "
