@@ -420,3 +420,15 @@ def test_a_folder_reads_while_its_compaction_builds(tmp_path, monkeypatch):
     monkeypatch.setattr(run_module.merge, "read_rows", reading_meanwhile)
     report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=OPTIONS)
     assert not report.failed and seen == [30, 30, 30]
+
+
+def test_a_compactions_commit_log_says_compaction_not_append(tmp_path, caplog):
+    """The commit's summary of a compaction's group (logged; the CLI shows it) said "(append, ...)", as if the
+    merged rows had been added again."""
+    out = tmp_path / "segments"
+    for hour in range(2):
+        write(rows(hour * 10, 10, start_ms=BASE_MS + hour * 60_000), out=out)
+    caplog.set_level("INFO", logger="pinot_sink")
+    assert not pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=OPTIONS).failed
+    [line] = [r.getMessage() for r in caplog.records if "segment(s) into events (" in r.getMessage()]
+    assert "wrote 1 segment(s) into events (compaction, embedded" in line and "append" not in line
