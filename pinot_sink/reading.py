@@ -424,6 +424,12 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     for source in _to_open(list_segments(paths_or_uris, storage_options), window):
         with open_source(source, storage_options) as reader:
             if schema is None:
+                missing = [n for n in columns or () if n not in reader.metadata.columns]
+                if missing:  # it streams in its first segment's columns: say so, and the way out
+                    raise PinotReadError(
+                        f"columns {missing}: not in segment {reader.metadata.name}, the first read_batches opened "
+                        f"(its columns: {', '.join(reader.metadata.columns)}); it streams in the first segment's "
+                        "columns: list a segment that has them first, or use read")
                 schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
             check_columns(schema, reader.metadata, first)
             if not selected(reader.metadata, window):
