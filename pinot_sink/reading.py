@@ -484,11 +484,15 @@ def _add_unopened_columns(fields: dict, missing: Sequence[str], sources: Sequenc
                           window: TimeWindow | None, storage_options) -> None:
     """Named columns no opened segment has, looked for in the segments the time range dropped by their write
     record unopened (a column the table gained after the segments read): found, it is a column of nulls in the
-    rows read, as a read without the time range gives; only then are those tarballs inflated."""
+    rows read, as a read without the time range gives; only then are those tarballs inflated, the last listed
+    first (a table folder lists by name, and names begin with the time: the newest segments, a column added
+    later, first; a column no segment has is looked for in every one, and logged so)."""
     opened = set(_to_open(sources, window))
-    for source in sources:
-        if source in opened:
-            continue
+    unopened = [s for s in reversed(sources) if s not in opened]
+    if unopened:
+        log.info("pinot_sink.read: columns %s: in no segment read; looking in the %d segment(s) the time range "
+                 "left unopened", list(missing), len(unopened))
+    for source in unopened:
         with open_source(source, storage_options) as reader:
             add_columns(fields, reader.metadata, missing, widen=True)
         if all(n in fields for n in missing):
