@@ -644,12 +644,27 @@ class ReadPlan:
         step = self.segments_per_partition
         return [self.sources[i:i + step] for i in range(0, len(self.sources), step)]
 
-    def with_columns(self, names: Sequence[str]) -> "ReadPlan":
-        missing = [n for n in names if n not in self.schema.names]
+    def with_columns(self, names: Sequence[str], given: pa.Schema | None = None) -> "ReadPlan":
+        """The plan reading ``names``; ``given``: the user's own schema (``.schema(...)``), whose types stand for
+        a column the driver did not see (only later tarballs have it: their metadata is read in their tasks, which
+        check it against that type; a segment without it reads nulls)."""
+        missing = [n for n in names if n not in self.schema.names and (given is None or n not in given.names)]
         if missing:
             raise PinotReadError(f"columns {missing}: not in the segments "
                                  f"(their columns: {', '.join(self.schema.names)})")
-        return dataclasses.replace(self, schema=pa.schema([self.schema.field(n) for n in names]))
+        fields = [self.schema.field(n) if n in self.schema.names else _logical(given.field(n)) for n in names]
+        return dataclasses.replace(self, schema=pa.schema(fields))
+
+
+def _logical(field: pa.Field) -> pa.Field:
+    """A user's Arrow field (from a Spark schema) in the reader's logical types: Spark's timestamps are
+    microseconds, a segment's TIMESTAMP reads as milliseconds (the reader casts to the user's type last)."""
+    def unit(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_timestamp(t):
+            return pa.timestamp("ms", tz="UTC")
+        return pa.list_(unit(t.value_type)) if pa.types.is_list(t) else t
+
+    return pa.field(field.name, unit(field.type))
 
 
 def plan_read(options: Mapping[str, str]) -> ReadPlan:
@@ -704,8 +719,11 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     sources = [s for i, s in enumerate(sources) if i not in outside]
     missing = [n for n in columns or () if n not in fields]
     if missing:
-        raise PinotReadError(f"columns {missing}: not in segment {metadata.name} (its columns: "
-                             f"{', '.join(metadata.columns)})")
+        raise PinotReadError(
+            f"columns {missing}: not in segment {metadata.name} (its columns: {', '.join(metadata.columns)}) nor in "
+            f"any segment folder; the driver opens only the first tarball (the others' metadata sits at their end): "
+            f"a column only later tarballs have is read with a schema of your own, "
+            f"spark.read.format('pinot').schema('{missing[0]} <type>, ...')")
     names = list(columns) if columns is not None else list(fields)
     return ReadPlan(
         sources=sources, schema=pa.schema([pa.field(n, fields[n][0]) for n in names]), window=window,
