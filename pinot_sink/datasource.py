@@ -272,7 +272,9 @@ class PinotDataSource(DataSource):
     def reader(self, schema) -> PinotBatchReader:
         """``schema``: ours, or one the user gave (``.schema("id LONG, ts TIMESTAMP")``): its columns are read."""
         with _message_first():
-            plan = self._plan().with_columns(schema.fieldNames())
+            from pyspark.sql.pandas.types import to_arrow_schema
+
+            plan = self._plan().with_columns(schema.fieldNames(), to_arrow_schema(schema, timezone="UTC"))
             if not plan.filter_pushdown:
                 return PinotBatchReader(plan, schema)
             if not PUSHDOWN_SCOPED_TO_SCAN:

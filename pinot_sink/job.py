@@ -42,7 +42,7 @@ from .replacing import Replacing, replacing_for
 from .reports import TaskReport
 from .table_create import create_if_missing, derived_schema, derived_table_config
 from .time_window import StraddlingSegmentsError, TimeWindowError, WindowPlan, plan_window, select_replaced
-from .write_run import APPEND, TABLE, WINDOW, WriteRun
+from .write_run import APPEND, COMPACT, TABLE, WINDOW, WriteRun
 
 log = logging.getLogger("pinot_sink")
 
@@ -376,7 +376,7 @@ def check_staging_reachable(master: str, options: dict) -> None:
 
 def describe_mode(job: WriteJob) -> str:
     """For people (logs, the result, the manifest): credentials in output-uri (``sftp://user:pw@host``) redacted."""
-    mode = "overwrite" if job.overwrite else "append"
+    mode = "compaction" if job.run.replaces == COMPACT else "overwrite" if job.overwrite else "append"
     if job.window is not None and job.window.window is not None:
         mode = f"overwrite of {job.window.window}"
     elif job.window is not None and job.window.dynamic_bucket_ms is not None:

@@ -29,7 +29,7 @@ from pinot_sink.segment.read.reader import SegmentReader, logical_arrow_type, op
 from pinot_sink.segment.read.segment_metadata import SegmentMetadata
 from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, is_tarball, load_tarball
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
-from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live, recorded_segments
+from pinot_sink.storage.manifests import manifests_of_table, not_live, publishing, recorded_segments
 from type_mapping.errors import PinotSinkError
 
 from .options import _storage_options
@@ -242,8 +242,7 @@ def _write_records(fs, protocol: str, path: str, text: str) -> list[dict]:
         raise PinotReadError(f"{text}: cannot read the write record(s) {names} "
                              f"in {MANIFEST_DIR}/, so which segments are live is unknown; name the tarballs "
                              "to read, or settle the folder with `pinot-sink recover`")
-    running = sorted(u.rsplit("/", 1)[-1] for u, d in documents.items()
-                     if d.get("status") == PUBLISHING or (d.get("status") == UNKNOWN and d.get("replacing")))
+    running = sorted(u.rsplit("/", 1)[-1] for u, d in documents.items() if publishing(d))
     if running:
         raise PinotReadError(f"{text}: a write into this folder is publishing or stopped while publishing "
                              f"({', '.join(running)} in {MANIFEST_DIR}/); wait for it, or settle it with "
@@ -425,6 +424,12 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     for source in _to_open(list_segments(paths_or_uris, storage_options), window):
         with open_source(source, storage_options) as reader:
             if schema is None:
+                missing = [n for n in columns or () if n not in reader.metadata.columns]
+                if missing:  # it streams in its first segment's columns: say so, and the way out
+                    raise PinotReadError(
+                        f"columns {missing}: not in segment {reader.metadata.name}, the first read_batches opened "
+                        f"(its columns: {', '.join(reader.metadata.columns)}); it streams in the first segment's "
+                        "columns: list a segment that has them first, or use read")
                 schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
             check_columns(schema, reader.metadata, first)
             if not selected(reader.metadata, window):
@@ -479,11 +484,15 @@ def _add_unopened_columns(fields: dict, missing: Sequence[str], sources: Sequenc
                           window: TimeWindow | None, storage_options) -> None:
     """Named columns no opened segment has, looked for in the segments the time range dropped by their write
     record unopened (a column the table gained after the segments read): found, it is a column of nulls in the
-    rows read, as a read without the time range gives; only then are those tarballs inflated."""
+    rows read, as a read without the time range gives; only then are those tarballs inflated, the last listed
+    first (a table folder lists by name, and names begin with the time: the newest segments, a column added
+    later, first; a column no segment has is looked for in every one, and logged so)."""
     opened = set(_to_open(sources, window))
-    for source in sources:
-        if source in opened:
-            continue
+    unopened = [s for s in reversed(sources) if s not in opened]
+    if unopened:
+        log.info("pinot_sink.read: columns %s: in no segment read; looking in the %d segment(s) the time range "
+                 "left unopened", list(missing), len(unopened))
+    for source in unopened:
         with open_source(source, storage_options) as reader:
             add_columns(fields, reader.metadata, missing, widen=True)
         if all(n in fields for n in missing):
@@ -635,12 +644,27 @@ class ReadPlan:
         step = self.segments_per_partition
         return [self.sources[i:i + step] for i in range(0, len(self.sources), step)]
 
-    def with_columns(self, names: Sequence[str]) -> "ReadPlan":
-        missing = [n for n in names if n not in self.schema.names]
+    def with_columns(self, names: Sequence[str], given: pa.Schema | None = None) -> "ReadPlan":
+        """The plan reading ``names``; ``given``: the user's own schema (``.schema(...)``), whose types stand for
+        a column the driver did not see (only later tarballs have it: their metadata is read in their tasks, which
+        check it against that type; a segment without it reads nulls)."""
+        missing = [n for n in names if n not in self.schema.names and (given is None or n not in given.names)]
         if missing:
             raise PinotReadError(f"columns {missing}: not in the segments "
                                  f"(their columns: {', '.join(self.schema.names)})")
-        return dataclasses.replace(self, schema=pa.schema([self.schema.field(n) for n in names]))
+        fields = [self.schema.field(n) if n in self.schema.names else _logical(given.field(n)) for n in names]
+        return dataclasses.replace(self, schema=pa.schema(fields))
+
+
+def _logical(field: pa.Field) -> pa.Field:
+    """A user's Arrow field (from a Spark schema) in the reader's logical types: Spark's timestamps are
+    microseconds, a segment's TIMESTAMP reads as milliseconds (the reader casts to the user's type last)."""
+    def unit(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_timestamp(t):
+            return pa.timestamp("ms", tz="UTC")
+        return pa.list_(unit(t.value_type)) if pa.types.is_list(t) else t
+
+    return pa.field(field.name, unit(field.type))
 
 
 def plan_read(options: Mapping[str, str]) -> ReadPlan:
@@ -695,8 +719,11 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     sources = [s for i, s in enumerate(sources) if i not in outside]
     missing = [n for n in columns or () if n not in fields]
     if missing:
-        raise PinotReadError(f"columns {missing}: not in segment {metadata.name} (its columns: "
-                             f"{', '.join(metadata.columns)})")
+        raise PinotReadError(
+            f"columns {missing}: not in segment {metadata.name} (its columns: {', '.join(metadata.columns)}) nor in "
+            f"any segment folder; the driver opens only the first tarball (the others' metadata sits at their end): "
+            f"a column only later tarballs have is read with a schema of your own, "
+            f"spark.read.format('pinot').schema('{missing[0]} <type>, ...')")
     names = list(columns) if columns is not None else list(fields)
     return ReadPlan(
         sources=sources, schema=pa.schema([pa.field(n, fields[n][0]) for n in names]), window=window,

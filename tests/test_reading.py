@@ -591,3 +591,27 @@ def test_a_bad_time_range_is_not_offered_dynamic(pinot_built):
         with pytest.raises(PinotReadError, match="is not START/END") as error:
             pinot_sink.read(tarball, time_range=text)
         assert "nor 'dynamic'" not in str(error.value)
+
+
+def test_read_batches_says_why_a_column_of_later_segments_is_refused(tmp_path):
+    """``read_batches`` takes its columns from the first segment it opens: a named column only later segments
+    have (one the table gained) is refused saying so and what to do, not as if no segment had it."""
+    old = _one_column_segment(tmp_path / "a", "seg_a", "INT", [1, 2], pa.int32())
+    new = _one_column_segment(tmp_path / "b", "seg_b", "INT", [3], pa.int32())
+    with pytest.raises(PinotReadError, match=r"columns \['only_seg_b'\]: not in segment seg_a, the first read_batches "
+                                             r"opened .*list a segment that has them first, or use read"):
+        list(pinot_sink.read_batches([old, new], columns=["x", "only_seg_b"]))
+    assert sum(b.num_rows for b in pinot_sink.read_batches([new, old], columns=["x", "only_seg_b"])) == 3
+
+
+def test_the_spark_plan_says_how_to_read_a_column_only_later_tarballs_have(tmp_path):
+    """The Spark reader's driver opens only the first tarball (the others' metadata sits at their end): a
+    ``columns`` option naming a column only later tarballs have is refused saying so and the way out, a schema
+    of your own, which reads it (nulls where a segment lacks it)."""
+    from pinot_sink.reading import plan_read
+
+    old = _one_column_segment(tmp_path / "a", "seg_a", "INT", [1, 2], pa.int32())
+    new = _one_column_segment(tmp_path / "b", "seg_b", "INT", [3], pa.int32())
+    with pytest.raises(PinotReadError, match=r"columns \['only_seg_b'\]: not in segment seg_a .*the driver opens only "
+                                             r"the first tarball.*\.schema\('only_seg_b <type>, \.\.\.'\)"):
+        plan_read({"paths": json.dumps([str(old), str(new)]), "columns": "x,only_seg_b"})

@@ -10,7 +10,7 @@ from pathlib import Path
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, segment_name_from_path
-from pinot_sink.storage.manifests import PUBLISHING, UNKNOWN, manifests_of_table, not_live
+from pinot_sink.storage.manifests import manifests_of_table, not_live, publishing
 from pinot_sink.controller.store import ControllerStore
 from pinot_sink.storage.tarballs import SegmentTarballError, tarball_time_range
 from pinot_sink.time_window import (DYNAMIC, INSIDE, TimeWindow, TimeWindowError, classify, format_ms,
@@ -86,8 +86,7 @@ def _not_live_in(folder: Path) -> set[str]:
             f"{folder}: cannot read the write record(s) {', '.join(Path(u).name for u in unreadable)} in "
             f"{MANIFEST_DIR}/ (truncated or corrupted), so which tarballs are committed is unknown; nothing was "
             "pushed. Restore or remove the file once you have checked the table (`pinot-sink recover` lists it)")
-    running = sorted(Path(uri).name for uri, d in documents.items() if d.get("status") == PUBLISHING
-                     or (d.get("status") == UNKNOWN and d.get("replacing")))
+    running = sorted(Path(uri).name for uri, d in documents.items() if publishing(d))
     if running:  # an unknown write that replaces others: whether those are live is the controller's to say
         raise SystemExit(
             f"{folder}: a write into this folder is publishing, stopped while publishing, or replaced segments with "

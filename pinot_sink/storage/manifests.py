@@ -228,6 +228,17 @@ def manifests_of_table(table_folder_uri: str, storage_options: dict | None = Non
     return {uri: document for uri, document in found.items() if isinstance(document, dict)}
 
 
+def publishing(document: dict) -> bool:
+    """Whether a record says the folder may show part of a run: publishing (or stopped while publishing) files
+    it names, or with an unknown outcome where it replaces others (whether those are live is the controller's to
+    say). A publishing record that names nothing to publish and nothing to replace (a folder's compaction
+    records its run so before it builds) leaves the folder exactly as committed: readers go on."""
+    status = document.get("status")
+    if status == PUBLISHING:
+        return bool(document.get("pending") or document.get("replacing"))
+    return status == UNKNOWN and bool(document.get("replacing"))
+
+
 def not_live(documents) -> set[str]:
     """Segment names the manifests say are not live: a write's that is not committed (``pending``), or one a
     committed write replaced (a controller keeps replaced segments, hidden; their tarballs stay in the folder).

@@ -400,3 +400,35 @@ def test_a_schema_that_types_a_column_otherwise_is_one_line_naming_it(tmp_path, 
     report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=options)
     assert len(report.failed) == 1 and said in report.failed[0].error and "segment events_" in report.failed[0].error
     assert folder_ids(out) == list(range(20))
+
+
+def test_a_folder_reads_while_its_compaction_builds(tmp_path, monkeypatch):
+    """A folder's compaction records its run before it builds (so a kill then is settled by recover), a
+    publishing record that names nothing to publish and nothing to replace: the folder shows exactly its
+    committed segments all along, so reading it goes on while the compaction builds, minutes for big buckets
+    (it was refused as "a write into this folder is publishing" for the whole compaction)."""
+    out = tmp_path / "segments"
+    for hour in range(3):
+        write(rows(hour * 10, 10, start_ms=BASE_MS + hour * 60_000), out=out)
+    seen = []
+    real_read_rows = run_module.merge.read_rows
+
+    def reading_meanwhile(*args, **kwargs):
+        seen.append(pinot_sink.read(out / "events", columns=["id"]).num_rows)
+        return real_read_rows(*args, **kwargs)
+
+    monkeypatch.setattr(run_module.merge, "read_rows", reading_meanwhile)
+    report = pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=OPTIONS)
+    assert not report.failed and seen == [30, 30, 30]
+
+
+def test_a_compactions_commit_log_says_compaction_not_append(tmp_path, caplog):
+    """The commit's summary of a compaction's group (logged; the CLI shows it) said "(append, ...)", as if the
+    merged rows had been added again."""
+    out = tmp_path / "segments"
+    for hour in range(2):
+        write(rows(hour * 10, 10, start_ms=BASE_MS + hour * 60_000), out=out)
+    caplog.set_level("INFO", logger="pinot_sink")
+    assert not pinot_sink.compact("events", output_uri=str(out), target_size="1mb", options=OPTIONS).failed
+    [line] = [r.getMessage() for r in caplog.records if "segment(s) into events (" in r.getMessage()]
+    assert "wrote 1 segment(s) into events (compaction, embedded" in line and "append" not in line

@@ -172,3 +172,30 @@ def test_a_time_range_that_keeps_no_segment_reads_no_rows(spark, pinot_built, tm
     folder = _untar(pinot_built / "timestamp_json" / "timestamp_json_0.tar.gz", tmp_path / "untarred")
     df = spark.read.format("pinot").option("time-range", "2020-01-01/2021-01-01").load(str(folder))
     assert df.count() == 0 and df.collect() == []
+
+
+def test_a_schema_of_your_own_reads_a_column_only_later_tarballs_have(spark, tmp_path):
+    """docs/reading.md: the driver opens only the first tarball, so a column only later tarballs have is not in
+    the inferred schema: "name it in a schema of your own". That schema was refused ("not in the segments");
+    it reads the column, nulls where a segment lacks it."""
+    import pyarrow as pa
+
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+    from type_mapping.table_config import TableConfig
+
+    def segment(name: str, ids: list[int], added: list[str] | None) -> None:
+        specs = [{"name": "id", "dataType": "LONG"}] + ([{"name": "added", "dataType": "STRING"}] if added else [])
+        schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": specs})
+        data = {"id": pa.array(ids, pa.int64()), **({"added": pa.array(added)} if added else {})}
+        build_segment(PinotColumns(pa.table(data), {}), schema,
+                      TableConfig.from_json({"tableName": "t", "tableType": "OFFLINE"}, schema), tmp_path, name, 1)
+
+    segment("t_0", [1, 2], None)
+    segment("t_1", [3], ["x"])
+    df = spark.read.format("pinot").schema("id LONG, added STRING").load(str(tmp_path / "*.tar.gz"))
+    assert sorted(tuple(r) for r in df.collect()) == [(1, None), (2, None), (3, "x")]
+    wrong = spark.read.format("pinot").schema("id LONG, added INT").load(str(tmp_path / "*.tar.gz"))
+    with pytest.raises(Exception, match="column 'added' is int32 in .* but string in segment t_1"):
+        wrong.collect()
