@@ -23,6 +23,7 @@ from .errors import (
     ControllerUnavailableError,
     DeepStoreError,
     RetriesExhaustedError,
+    RetryRefusedError,
     SegmentConflictError,
 )
 from .push import PUSH_MODES, PushResult, controller_download_uri, metadata_tarball, push_segment, push_segments
@@ -36,7 +37,7 @@ __all__ = [
     "CommitOutcomeUnknownError", "ConsistentPushError", "ControllerAuthError", "ControllerConfigError",
     "ControllerError", "ControllerNotFoundError", "ControllerRedirectError", "ControllerRequestError",
     "ControllerResponseError", "ControllerTLSError", "ControllerUnavailableError",
-    "DeepStoreError", "RetriesExhaustedError", "SegmentConflictError",
+    "DeepStoreError", "RetriesExhaustedError", "RetryRefusedError", "SegmentConflictError",
     "PUSH_MODES", "PushResult", "controller_download_uri", "metadata_tarball", "push_segment", "push_segments",
     "RetryPolicy",
 ]

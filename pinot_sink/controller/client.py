@@ -19,7 +19,8 @@ import requests
 
 from ..segment.format import raw_table_name
 from .config import ClientConfig
-from .errors import ControllerError, ControllerNotFoundError, ControllerRequestError, ControllerUnavailableError
+from .errors import (ControllerError, ControllerNotFoundError, ControllerRequestError, ControllerUnavailableError,
+                     RetryRefusedError)
 from .retry import RetryPolicy
 from .transport import MULTIPART_CHUNK, MultipartFile, Transport
 
@@ -331,6 +332,15 @@ class ControllerClient:
                     and sorted(entry.get("segmentsTo") or []) == sorted(segments_to)
                 ):
                     return _Resolved({"segmentLineageEntryId": entry_id})
+            # No entry: was it refused for good? Pinot checks first that every segmentsFrom segment is live
+            # (a rerun or compaction that replaced one wins) and answers 500, as for a lost ZooKeeper race.
+            live = set(self.list_segments(raw, exclude_replaced=True)) if segments_from else set()
+            gone = [s for s in segments_from if s not in live]
+            if gone:
+                raise RetryRefusedError(
+                    f"segment {gone[0]} (of {len(gone)} to replace) is no longer in table {raw}: another write, "
+                    f"compaction or delete replaced it first; nothing was started", operation="start segment "
+                    "replacement", table=raw, segment=gone[0])
             return None
 
         response = self.request(

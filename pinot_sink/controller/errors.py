@@ -66,6 +66,12 @@ class ControllerRequestError(ControllerError):
     """The controller refused the request for good (400, 404, 410, 412 and other 4xx): fix the input."""
 
 
+class RetryRefusedError(ControllerRequestError):
+    """Raised by a call's pre-retry check (``on_retry``) when the controller's record shows that trying again
+    cannot succeed and that the failed attempt changed nothing (Pinot answers a broken precondition with a 500,
+    which is retried like an outage): the call fails at once with this, not after its every attempt."""
+
+
 class ControllerConfigError(ControllerRequestError, ValueError):
     """The client's own settings are wrong (a URL that is not http(s), a missing certificate file): found
     before any request, never retried. ``option`` is the data source option as a user types it (``url``,

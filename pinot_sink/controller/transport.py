@@ -41,6 +41,7 @@ from .errors import (
     ControllerResponseError,
     ControllerTLSError,
     ControllerUnavailableError,
+    RetryRefusedError,
     error_for_status,
 )
 from .retry import RetryPolicy
@@ -382,6 +383,8 @@ class Transport:
             if attempts > 1 and on_retry is not None:
                 try:
                     resolved = on_retry()
+                except RetryRefusedError:  # the record says another attempt cannot succeed
+                    raise
                 except ControllerError as error:  # the check is a refinement: without it, just retry
                     log.debug("%s: pre-retry check failed (%s); retrying the call itself", operation, error)
                     resolved = None

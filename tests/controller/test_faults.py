@@ -179,6 +179,17 @@ def test_start_replace_retry_after_a_lost_answer_returns_the_same_entry(fake_con
     assert list(lineage) == [entry] and lineage[entry]["state"] == "IN_PROGRESS"
 
 
+def test_start_replace_of_segments_gone_is_refused_after_one_retry_not_retried_to_exhaustion(fake_controller, tmp_path):
+    # Pinot answers every failed start with a 500, a missing 'segmentsFrom' segment (a rerun or compaction that
+    # replaced it first) included: the retry reads the table back and stops, nothing was started.
+    client = client_for(fake_controller)
+    push_segment(client, "events", make_segment(tmp_path, "old_0"))
+    with pytest.raises(ControllerRequestError, match="old_1.*no longer in table events"):
+        client.start_replace("events", ["old_0", "old_1"], ["new_0"])
+    starts = [r for r in fake_controller.received if r.path.endswith("/startReplaceSegments")]
+    assert len(starts) == 1 and client.get_lineage("events") == {}
+
+
 def test_revert_retry_after_a_lost_answer_succeeds(fake_controller, tmp_path):
     client = client_for(fake_controller)
     entry = client.start_replace("events", [], ["new_0"])
