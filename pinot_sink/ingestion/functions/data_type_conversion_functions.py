@@ -44,6 +44,9 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
         raise IngestionError(f"{ctx.where}: the CAST type must be one of {sorted(_TARGETS)}")
     kind = _TARGETS[str(target.value).upper()]
     value = broadcast(args[0], ctx.num_rows) if isinstance(args[0], Const) else args[0]
+    if arrow_java_type(value.type) == "ARRAY":  # cast takes an Object: no first element, Pinot refuses the array
+        ctx.fail(value.is_valid(), "IllegalArgumentException: a multi-value must not be an array type in CAST", value)
+        return pa.nulls(len(value), pa.string())
     text = arrow_java_type(value.type) == "STRING"
     if kind in ("INT", "LONG", "TIMESTAMP") and text:
         return _text_to_whole(ctx, value.cast(pa.string()), kind)
