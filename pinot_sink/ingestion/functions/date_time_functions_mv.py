@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from type_mapping.joda_zones import ZoneError, joda_zone, to_local
 
 from ..expression import canonicalize
-from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string
+from ..values import (Const, Context, IngestionError, Value, arrow_java_type, broadcast, first_elements, null_mask,
+                      to_long, to_string)
 from .array_functions import to_array
 from .registry import REGISTRY, scalar_function
 from .rowwise import JavaThrows, per_row
@@ -79,6 +80,11 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
 
     def impl(ctx: Context, args: list[Value]) -> Value:
         lists = to_array(args[position], kind, ctx)
+        for i, a in enumerate(args):  # a multi-value where the function takes one value: FunctionInvoker
+            if i != position and not isinstance(a, Const) and arrow_java_type(a.type) == "ARRAY":
+                # converts it before the call, elements or not: an empty one, or text that is no number for a long
+                # parameter (the only kind these take besides their literal patterns, units and zones), fails the row
+                first_elements(a, ctx) if i in sv.literal_args else to_long(a, ctx)
         flat = pc.list_flatten(lists)
         parents = pc.list_parent_indices(lists)
         element_ctx = Context(len(flat), 0, continue_on_error=True, instant_ms=ctx.instant_ms)
