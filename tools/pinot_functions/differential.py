@@ -258,6 +258,8 @@ def deliberate(expression: str) -> str | None:
     from pinot_sink.ingestion.expression import Call, Identifier, parse_expression
     if any(_REFUSED_SIZE in r for r in REASONS):
         return "an array of over 2^24 elements (Java's outcome is its heap's)"
+    if any("beyond Arrow's decimals" in r for r in REASONS):
+        return "a BigDecimal beyond Arrow's decimal256 in a BIG_DECIMAL column (the row fails here)"
     stack = [parse_expression(expression)]
     while stack:
         node = stack.pop()
