@@ -111,9 +111,10 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
             failed = np.bincount(parents.to_numpy(zero_copy_only=False)[element_ctx.errors],
                                  minlength=len(lists)) > 0
             ctx.fail(failed, f"{sv_name} fails on an element", lists)
-        offsets = lists.offsets
-        if lists.offset or len(offsets) and offsets[0].as_py():
-            offsets = pc.subtract(offsets, offsets[0])
+        # offsets of the flattened elements: a null row (or one whose conversion failed, null with its offsets
+        # still spanning its elements) holds none of them
+        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
         return pa.ListArray.from_arrays(offsets, values, mask=lists.is_null() if lists.null_count else None)
 
     return impl
@@ -162,7 +163,7 @@ def _register() -> None:
     _mv("toIso8601MV", "toIso8601", 1, 0, "Long")
     _mv("fromIso8601MV", "fromIso8601", 1, 0, "String")
     _mv("toTimestampMV", "toTimestamp", 1, 0, "Long")
-    _mv("fromTimestampMV", "fromTimestamp", 1, 0, "Long")
+    _mv("fromTimestampMV", "fromTimestamp", 1, 0, "Timestamp")
     for arity in (2, 3, 4, 5):
         _mv("dateTruncMV", "dateTrunc", arity, 1, "Long", literal_args=(0, 2, 3, 4))
     _mv(("timestampAddMV", "dateAddMV"), "timestampAdd", 3, 2, "Long", literal_args=(0,))
