@@ -564,7 +564,8 @@ def main() -> None:
                 print("kept", path.relative_to(ROOT), flush=True)
     names = {e.split("(", 1)[0].lower() for _, e, _ in differing_all}
     print(json.dumps({"functions": len(functions), "functions_called": len(used), "cases": total,
-                      "expressions": args.cases * (args.batches - len(skipped)), "seeds": f"{args.seed}-0..{args.batches - 1}",
+                      "expressions": args.cases * (args.batches - len(skipped)),
+                      "seeds": f"{args.seed}-0..{args.batches - 1}",
                       "differences": len(differing_all), "deliberate": len(DELIBERATE),
                       "deliberate_by_kind": dict(collections.Counter(w.split(": ", 1)[-1] for _, w in DELIBERATE)),
                       "not_asked": len(UNASKED), "batches_skipped": skipped,
