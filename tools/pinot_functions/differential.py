@@ -6,9 +6,10 @@
 
 Each batch draws ``--cases`` random nested expressions over every scalar function of the registry
 (tests/fixtures/functions/pinot_scalar_functions.json, what tools/pinot_functions/DumpFunctionRegistry.java read
-from Pinot), typed by the Java signatures, with edge literals (integer extremes, -0.0, huge exponents, emoji and
-cut surrogates, invalid zones, JSON null / duplicate keys, literal-only calls) over rows with edge values (empty,
-singleton and huge arrays, ...). One Pinot build answers the whole batch (one segment, one transform column per
+from Pinot), typed by the Java signatures, with edge literals (integer extremes, -0.0, huge exponents, NaN and
+the infinities by division, emoji and cut surrogates, case-mapping oddities, regexp / LIKE metacharacters, URLs,
+UUIDs, invalid and odd zones, JSON null / duplicate keys / malformed JSON, literal-only calls; 6% of single-value
+arguments a multi-value column) over rows with edge values (empty, singleton and huge arrays, edge texts, ...). One Pinot build answers the whole batch (one segment, one transform column per
 case and an ``isNotNull`` column beside it, continueOnError on); the replay test's own comparison
 (tests/ingestion/test_function_expectations.py) then runs each case through this package on the same rows.
 
