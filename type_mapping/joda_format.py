@@ -163,12 +163,12 @@ def _print_local(millis: np.ndarray, zone: str) -> np.ndarray:
     """``to_local`` as ``DateTimeFormatter.printTo`` does it: an instant whose offset would overflow the long
     range is printed in UTC instead (no failure)."""
     try:
-        return to_local(millis, zone)
+        return to_local(millis, zone, keep_ends=False)
     except ZoneOverflow:
         local = millis.copy()
         for i in range(len(millis)):
             try:
-                local[i] = to_local(millis[i:i + 1], zone)[0]
+                local[i] = to_local(millis[i:i + 1], zone, keep_ends=False)[0]
             except ZoneOverflow:
                 pass
         return local

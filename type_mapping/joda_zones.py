@@ -76,7 +76,9 @@ _JODA_OFFSET = re.compile(r"([+-])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:\.?(\d{3}))?)?)
 # database still has the fixed-rule zone (EST: -05:00 always; America/Panama: its local mean time before 1908).
 _JODA_LINKS = {"EST": "America/Panama", "MST": "America/Phoenix", "HST": "Pacific/Honolulu",
                "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago", "MST7MDT": "America/Denver",
-               "PST8PDT": "America/Los_Angeles"}
+               "PST8PDT": "America/Los_Angeles",
+               # (and the European ones, the same release: CET's offset at year 0 is Brussels' mean time, +00:17:30)
+               "CET": "Europe/Brussels", "MET": "Europe/Brussels", "EET": "Europe/Athens", "WET": "Europe/Lisbon"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -224,8 +226,10 @@ class ZoneOverflow(PinotSinkError, ArithmeticError):
     """Joda's ``convertUTCToLocal``: an instant whose local time is beyond the long range."""
 
 
-def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
-    """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``)."""
+def to_local(millis: np.ndarray, zone: str, keep_ends: bool = True) -> np.ndarray:
+    """Wall-clock millis in ``zone`` of UTC instants (Joda's ``DateTimeZone.convertUTCToLocal``); ``keep_ends``
+    False for printing, where Joda's formatter applies the offset to Long.MIN_VALUE / MAX_VALUE too
+    (toDateTime(Long.MIN_VALUE, '... Z', 'CET') is Brussels' +0017)."""
     if zone == "UTC":
         return millis
     instants = pa.array(millis, pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
@@ -236,7 +240,7 @@ def to_local(millis: np.ndarray, zone: str) -> np.ndarray:
     # Joda keeps Long.MIN_VALUE and Long.MAX_VALUE as they are in every zone (seen in Pinot: hour(Long.MAX_VALUE,
     # 'America/New_York') is the UTC hour); any other instant whose local time leaves the long range throws
     ends = (millis == np.iinfo(np.int64).min) | (millis == np.iinfo(np.int64).max)
-    if ends.any():
+    if keep_ends and ends.any():
         local[ends] = millis[ends]
     offset = local - millis
     if ((millis ^ local) < 0).any() and (((millis ^ local) < 0) & ((millis ^ offset) >= 0)).any():

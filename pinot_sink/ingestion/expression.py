@@ -343,7 +343,7 @@ class _Parser:
 
     def _trim(self, name: str) -> Node:
         """``TRIM(s)``, ``TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)`` (``trim('BOTH', chars, s)``; the
-        characters default to a space); ``trim(a, b, c)`` with commas does not parse in Pinot."""
+        characters default to a space, ``TRIM(s)``'s too); ``trim(a, b, c)`` with commas does not parse in Pinot."""
         side = None
         if self.tok.kind == "word" and self.tok.value.upper() in ("BOTH", "LEADING", "TRAILING"):
             side = self.tok.value.upper()
@@ -360,7 +360,9 @@ class _Parser:
         if self.tok.kind == "op" and self.tok.value == ",":
             raise self._refuse(name, "TRIM(BOTH chars FROM s)")
         self._expect("op", ")")
-        return Call("trim", (chars,), name)
+        # Calcite reads TRIM(s) as TRIM(BOTH ' ' FROM s): spaces only, not String.trim's characters up to U+0020
+        # (Pinot keeps trim('\t x') as it is)
+        return Call("trim", (Literal("BOTH", "STRING"), Literal(" ", "STRING"), chars), name)
 
     def _overlay(self, name: str) -> Node:
         """``OVERLAY(s PLACING r FROM n [FOR len])`` is ``overlay(s, r, n[, len])``."""

@@ -288,6 +288,8 @@ def to_int(value: Value, ctx: Context) -> Value:
     if jt in ("FLOAT", "DOUBLE"):
         data = java_double_to_int(_numpy(value, 0.0, np.float64))
         return pa.array(data, pa.int32(), mask=null_mask(value) if value.null_count else None)
+    if jt == "TIMESTAMP":
+        return _unconvertible(value, ctx, jt, "INT", pa.int32())
     as_long = to_long(value, ctx)
     if jt == "STRING":
         outside = pc.or_(pc.less(as_long, INT_MIN), pc.greater(as_long, INT_MAX))
@@ -308,8 +310,8 @@ def to_double(value: Value, ctx: Context) -> Value:
         return java_double_value(_array(value))  # Number.doubleValue(): the nearest double, BigDecimal's included
     if jt == "BOOLEAN":
         return pc.if_else(value, 1.0, 0.0)
-    if jt in ("TIMESTAMP", "DATE"):
-        return to_long(value, ctx).cast(pa.float64())
+    if jt in ("TIMESTAMP", "DATE"):  # (double) of the millis: the nearest double beyond 2^53 too
+        return to_long(value, ctx).cast(pa.float64(), safe=False)
     if jt == "STRING":
         text = value.cast(pa.string())
         try:
@@ -336,7 +338,16 @@ def to_float(value: Value, ctx: Context) -> Value:
         return as_argument(value, ctx, to_float, text=False)
     if arrow_java_type(value.type) in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
         return java_float_value(_array(value))
+    if arrow_java_type(value.type) == "TIMESTAMP":
+        return _unconvertible(value, ctx, "TIMESTAMP", "FLOAT", pa.float32())
     return to_double(value, ctx).cast(pa.float32())
+
+
+def _unconvertible(value: pa.Array, ctx: Context, source: str, target: str, arrow_type: pa.DataType) -> pa.Array:
+    """PinotDataType's UnsupportedOperationException (a TIMESTAMP into an int or float parameter, while a long or
+    double one takes its millis): every row with a value fails."""
+    ctx.fail(value.is_valid(), f"UnsupportedOperationException: Cannot convert value from {source} to {target}", value)
+    return pa.nulls(len(value), arrow_type)
 
 
 def _array(value: pa.Array | pa.ChunkedArray) -> pa.Array:

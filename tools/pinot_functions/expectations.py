@@ -57,7 +57,8 @@ def _configs(family: str, spec: dict) -> tuple[dict, dict]:
     return schema, table_config
 
 
-def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | None = None) -> list[dict]:
+def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | None = None,
+              timeout: float | None = None) -> list[dict]:
     """Pinot's build of ``rows``; returns the dump's row records by docId (and keeps the segment as
     ``keep/<name>_0.tar.gz``, packed reproducibly, when asked)."""
     name = table_config["tableName"]
@@ -69,7 +70,8 @@ def run_pinot(schema: dict, table_config: dict, rows: list[dict], keep: Path | N
         built = subprocess.run([str(VERIFY / "pinot-segment-build"), "--schema", str(tmp / "schema.json"),
                                 "--table-config", str(tmp / "table_config.json"), "--input", str(tmp / "rows.jsonl"),
                                 "--out", str(tmp / "out"), "--segment-name", f"{name}_0",
-                                "--creation-time", "1700000000000"], capture_output=True, text=True)
+                                "--creation-time", "1700000000000"], capture_output=True, text=True,
+                               timeout=timeout)  # (TimeoutExpired to the caller; the wrapper execs the JVM)
         if built.returncode:
             shown = [line for line in built.stderr.splitlines() if "WARN" not in line and " at " not in line]
             raise SystemExit("pinot-segment-build failed:\n" + "\n".join(shown)[:3000])

@@ -26,9 +26,16 @@ from .registry import scalar_function, VAR_ARGS
 from .rowwise import JavaThrows, per_row
 
 
+def _to_timestamp(value: Value, ctx: Context) -> Value:
+    """A ``Timestamp[]``'s elements (PinotDataType.toTimestamp each: an Integer element fails)."""
+    from .data_type_conversion_functions import timestamp_argument  # (it imports the string functions)
+
+    return timestamp_argument(value, ctx)
+
+
 _CONVERT: dict[str, tuple[Callable[[Value, Context], Value], pa.DataType]] = {
     "Int": (to_int, pa.int32()), "Long": (to_long, pa.int64()), "Float": (to_float, pa.float32()),
-    "Double": (to_double, pa.float64()), "String": (to_string, pa.string())}
+    "Double": (to_double, pa.float64()), "String": (to_string, pa.string()), "Timestamp": (_to_timestamp, pa.int64())}
 _ZERO = {"Int": 0, "Long": 0, "Float": 0.0, "Double": 0.0, "String": None}  # a new Java array's elements
 _PLACEHOLDER = {"Int": 0, "Long": 0, "Float": 0.0, "Double": 0.0, "String": ""}  # NullValuePlaceHolder
 

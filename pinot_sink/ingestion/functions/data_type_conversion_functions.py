@@ -7,6 +7,7 @@ the truncated double (``(int) Double.parseDouble``); text into LONG / TIMESTAMP 
 from __future__ import annotations
 
 import datetime as _dt
+import decimal
 import re
 
 import numpy as np
@@ -19,7 +20,7 @@ from type_mapping.joda_format import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 from type_mapping.java_text import parse_big_decimal, to_decimal
 
-from ..java_objects import object_array
+from ..java_objects import is_object, object_array, objects
 from ..values import (arrow_java_type, as_numpy_mask, broadcast, Const, Context, IngestionError, null_mask,
                       to_boolean, to_double, to_float, to_long, to_string, Value, with_nulls)
 from .registry import scalar_function
@@ -44,6 +45,9 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
         raise IngestionError(f"{ctx.where}: the CAST type must be one of {sorted(_TARGETS)}")
     kind = _TARGETS[str(target.value).upper()]
     value = broadcast(args[0], ctx.num_rows) if isinstance(args[0], Const) else args[0]
+    if arrow_java_type(value.type) == "ARRAY":  # cast takes an Object: no first element, Pinot refuses the array
+        ctx.fail(value.is_valid(), "IllegalArgumentException: a multi-value must not be an array type in CAST", value)
+        return pa.nulls(len(value), pa.string())
     text = arrow_java_type(value.type) == "STRING"
     if kind in ("INT", "LONG", "TIMESTAMP") and text:
         return _text_to_whole(ctx, value.cast(pa.string()), kind)
@@ -220,6 +224,22 @@ def _serialize(text: str) -> bytes:
 
 @scalar_function("bigDecimalToBytes", arity=1)
 def _big_decimal_to_bytes(ctx: Context, args: list[Value]) -> Value:
+    if not isinstance(args[0], Const) and is_object(args[0].type):
+        # BigDecimal objects (bytesToBigDecimal's of several scales or beyond Arrow) are passed as they are, not
+        # through their text, which for an exponent like 1.01E+24857 runs past Python's digit limit
+        values = objects(args[0])
+        if all(v is None or isinstance(v, decimal.Decimal) for v in values):
+            out: list[bytes | None] = []
+            failed = np.zeros(len(values), np.bool_)
+            for i, v in enumerate(values):
+                try:
+                    out.append(None if v is None else serialize(v))
+                except BigDecimalError:
+                    out.append(None)
+                    failed[i] = True
+            if failed.any():
+                ctx.fail(failed, "NumberFormatException: a scale beyond the 2 bytes Pinot stores", args[0])
+            return pa.array(out, pa.binary())
     return per_row(ctx, _serialize, pa.binary(), to_string(args[0], ctx))
 
 

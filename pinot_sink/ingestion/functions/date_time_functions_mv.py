@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from type_mapping.joda_zones import ZoneError, joda_zone, to_local
 
 from ..expression import canonicalize
-from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string
+from ..values import (Const, Context, IngestionError, Value, arrow_java_type, broadcast, first_elements, null_mask,
+                      to_long, to_string)
 from .array_functions import to_array
 from .registry import REGISTRY, scalar_function
 from .rowwise import JavaThrows, per_row
@@ -79,6 +80,11 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
 
     def impl(ctx: Context, args: list[Value]) -> Value:
         lists = to_array(args[position], kind, ctx)
+        for i, a in enumerate(args):  # a multi-value where the function takes one value: FunctionInvoker
+            if i != position and not isinstance(a, Const) and arrow_java_type(a.type) == "ARRAY":
+                # converts it before the call, elements or not: an empty one, or text that is no number for a long
+                # parameter (the only kind these take besides their literal patterns, units and zones), fails the row
+                first_elements(a, ctx) if i in sv.literal_args else to_long(a, ctx)
         flat = pc.list_flatten(lists)
         parents = pc.list_parent_indices(lists)
         element_ctx = Context(len(flat), 0, continue_on_error=True, instant_ms=ctx.instant_ms)
@@ -105,9 +111,10 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
             failed = np.bincount(parents.to_numpy(zero_copy_only=False)[element_ctx.errors],
                                  minlength=len(lists)) > 0
             ctx.fail(failed, f"{sv_name} fails on an element", lists)
-        offsets = lists.offsets
-        if lists.offset or len(offsets) and offsets[0].as_py():
-            offsets = pc.subtract(offsets, offsets[0])
+        # offsets of the flattened elements: a null row (or one whose conversion failed, null with its offsets
+        # still spanning its elements) holds none of them
+        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
         return pa.ListArray.from_arrays(offsets, values, mask=lists.is_null() if lists.null_count else None)
 
     return impl
@@ -156,7 +163,7 @@ def _register() -> None:
     _mv("toIso8601MV", "toIso8601", 1, 0, "Long")
     _mv("fromIso8601MV", "fromIso8601", 1, 0, "String")
     _mv("toTimestampMV", "toTimestamp", 1, 0, "Long")
-    _mv("fromTimestampMV", "fromTimestamp", 1, 0, "Long")
+    _mv("fromTimestampMV", "fromTimestamp", 1, 0, "Timestamp")
     for arity in (2, 3, 4, 5):
         _mv("dateTruncMV", "dateTrunc", arity, 1, "Long", literal_args=(0, 2, 3, 4))
     _mv(("timestampAddMV", "dateAddMV"), "timestampAdd", 3, 2, "Long", literal_args=(0,))

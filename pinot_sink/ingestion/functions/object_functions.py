@@ -26,7 +26,9 @@ def _bits(array: pa.Array) -> pa.Array:
 
 def _equal(ctx: Context, a: Value, b: Value) -> np.ndarray:
     """``a.equals(b)`` per row (False where either is null)."""
-    if java_type(a) != java_type(b) or java_type(a) in ("BYTES", "NULL"):
+    if java_type(a) == "ARRAY" and a is b:  # a multi-value is an Object[]: equal to itself only (the same column)
+        return ~null_mask(a)
+    if java_type(a) != java_type(b) or java_type(a) in ("BYTES", "NULL", "ARRAY"):
         return np.zeros(ctx.num_rows, np.bool_)
     x, y = broadcast(a, ctx.num_rows), broadcast(b, ctx.num_rows)
     if java_type(a) in ("FLOAT", "DOUBLE"):
