@@ -30,6 +30,8 @@ _TARGETS = {"INT": "INT", "INTEGER": "INT", "UTINYINT": "INT", "USMALLINT": "INT
             "BIGINT": "LONG", "UINTEGER": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "BOOLEAN": "BOOLEAN",
             "STRING": "STRING", "VARCHAR": "STRING", "TIMESTAMP": "TIMESTAMP", "DECIMAL": "BIG_DECIMAL",
             "BIG_DECIMAL": "BIG_DECIMAL"}
+_OUT_TYPES = {"INT": pa.int32(), "LONG": pa.int64(), "TIMESTAMP": pa.int64(), "FLOAT": pa.float32(),
+              "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "STRING": pa.string(), "BIG_DECIMAL": pa.string()}
 
 
 def _check_cast(args: list) -> None:
@@ -44,6 +46,10 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
         raise IngestionError(f"{ctx.where}: the CAST type must be one of {sorted(_TARGETS)}")
     kind = _TARGETS[str(target.value).upper()]
     value = broadcast(args[0], ctx.num_rows) if isinstance(args[0], Const) else args[0]
+    if arrow_java_type(value.type) == "ARRAY":  # cast's parameter is an Object: no first element taken
+        ctx.fail(value.is_valid(), "IllegalArgumentException: class [Ljava.lang.Object; must not be an array type",
+                 value)
+        return pa.nulls(len(value), _OUT_TYPES[kind])
     text = arrow_java_type(value.type) == "STRING"
     if kind in ("INT", "LONG", "TIMESTAMP") and text:
         return _text_to_whole(ctx, value.cast(pa.string()), kind)
