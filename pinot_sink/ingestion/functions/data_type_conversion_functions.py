@@ -18,6 +18,7 @@ from type_mapping.joda_calendar import calendar_field, outside_arrow_range
 from type_mapping.joda_format import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 from type_mapping.java_text import parse_big_decimal, to_decimal
+from type_mapping.java_timestamp import timestamp_utils_millis
 
 from ..java_objects import object_array
 from ..values import (arrow_java_type, as_numpy_mask, broadcast, Const, Context, IngestionError, null_mask,
@@ -138,12 +139,10 @@ def timestamp_argument(value: Value, ctx: Context) -> pa.Array:
         from ..values import first_elements
 
         return timestamp_argument(first_elements(array, ctx), ctx)
-    if jt == "STRING":
-        text = pc.utf8_trim_whitespace(array.cast(pa.string()))
-        whole = pc.fill_null(pc.match_substring_regex(text, r"^[+-]?\d{1,19}$"), False)
-        numbers = per_distinct_long(pc.if_else(whole, text, pa.scalar(None, pa.string())))
-        stamps = _timestamp_millis(pc.if_else(whole, pa.scalar(None, pa.string()), text))
-        out = pc.coalesce(numbers, stamps)
+    if jt == "STRING":  # (Java's trim, Timestamp.valueOf, Long.parseLong, then ISO text: java_timestamp)
+        from ..values import per_distinct
+
+        out = per_distinct(array.cast(pa.string()), timestamp_utils_millis, pa.int64())
         ctx.fail(pc.and_(array.is_valid(), out.is_null()), "IllegalArgumentException: Invalid timestamp", array)
         return out
     if jt not in _TIMESTAMP_FROM:
@@ -155,13 +154,6 @@ def timestamp_argument(value: Value, ctx: Context) -> pa.Array:
 
 _LITERAL_TYPES = {"INT": pa.int32(), "LONG": pa.int64(), "DOUBLE": pa.float64(), "FLOAT": pa.float32(),
                   "STRING": pa.string(), "BOOLEAN": pa.bool_()}
-
-
-def per_distinct_long(text: pa.Array) -> pa.Array:
-    """Long.parseLong of whole-number text (null beyond the long range or where text is null)."""
-    from ..values import per_distinct
-
-    return per_distinct(text, lambda v: int(v) if v is not None and -2**63 <= int(v) < 2**63 else None, pa.int64())
 
 
 @scalar_function("fromTimestamp", arity=1)
