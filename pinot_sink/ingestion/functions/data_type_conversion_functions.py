@@ -2,7 +2,8 @@
 
 ``CAST(x AS INT)`` converts with ``PinotDataType``'s rules, except text into INT / LONG: an integer, else
 the truncated double (``(int) Double.parseDouble``); text into LONG / TIMESTAMP may also be a timestamp
-(``TimestampUtils.toMillisSinceEpoch``: epoch millis or ``yyyy-MM-dd HH:mm:ss[.f]`` / ISO text, UTC).
+(``TimestampUtils``: epoch millis or ``yyyy-MM-dd HH:mm:ss[.f]`` / ISO text, UTC; type_mapping/java_timestamp.py);
+a multi-value is refused (cast takes an Object, never an array).
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from type_mapping.joda_calendar import calendar_field, outside_arrow_range
 from type_mapping.joda_format import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 from type_mapping.java_text import parse_big_decimal, to_decimal
-from type_mapping.java_timestamp import timestamp_utils_millis
+from type_mapping.java_text import java_parse_long
+from type_mapping.java_timestamp import java_trim, timestamp_utils_millis
 
 from ..java_objects import object_array
 from ..values import (arrow_java_type, as_numpy_mask, broadcast, Const, Context, IngestionError, null_mask,
@@ -67,38 +69,45 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
 
 
 def _text_to_whole(ctx: Context, text: pa.Array, kind: str) -> pa.Array:
-    trimmed = pc.utf8_trim_whitespace(text)
-    whole = pc.fill_null(pc.match_substring_regex(trimmed, r"^[+-]?\d{1,18}$"), False)
-    out = pc.if_else(whole, trimmed, pa.scalar(None, pa.string())).cast(pa.int64())
-    rest = pc.and_(pc.invert(whole), text.is_valid())
-    if pc.any(rest).as_py():
-        remaining = pc.if_else(rest, trimmed, pa.scalar(None, pa.string()))
-        if kind != "INT":  # a timestamp's text first
-            stamps = _timestamp_millis(remaining)
-            out = pc.coalesce(out, stamps)
-            remaining = pc.if_else(stamps.is_null(), remaining, pa.scalar(None, pa.string()))
-        from ..values import java_parse_double, per_distinct
+    """Pinot's cast of text (``value.toString().trim()``, Java's trim): INT by ``Integer.parseInt``, else
+    ``(int) Double.parseDouble``; LONG by ``TimestampUtils.toMillisSinceEpoch`` (whole millis or a timestamp's
+    text), else ``(long) Double.parseDouble``; TIMESTAMP by ``TimestampUtils.toTimestamp`` alone."""
+    from ..values import per_distinct
 
-        doubles = per_distinct(remaining, java_parse_double, pa.float64())
+    out = per_distinct(text, _java_int if kind == "INT" else timestamp_utils_millis, pa.int64())
+    rest = pc.and_(out.is_null(), text.is_valid())
+    if kind == "TIMESTAMP":
+        ctx.fail(rest, "IllegalArgumentException: Invalid timestamp", text)
+        return out
+    if pc.any(rest).as_py():
+        remaining = pc.if_else(rest, text, pa.scalar(None, pa.string()))
+        doubles = per_distinct(remaining, _java_double, pa.float64())
         ctx.fail(pc.and_(doubles.is_null(), remaining.is_valid()), "NumberFormatException (not a number)", text)
         data = pc.fill_null(doubles, 0.0).to_numpy(zero_copy_only=False)
         truncated = java_double_to_int(data).astype(np.int64) if kind == "INT" else java_double_to_long(data)
         out = pc.coalesce(out, pa.array(truncated, pa.int64(), mask=null_mask(doubles)))
     if kind == "INT":
-        return out.cast(pa.int32(), safe=False)
+        return out.cast(pa.int32())  # (every value is in the int range)
     return out
 
 
-_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z)?$")
+def _java_int(text: str | None) -> int | None:
+    """``Integer.parseInt(text.trim())`` (any script's digits), or None where it throws."""
+    try:
+        value = java_parse_long(java_trim(text)) if text is not None else None
+    except ValueError:
+        return None
+    return value if value is not None and -2**31 <= value < 2**31 else None
 
 
-def _timestamp_millis(text: pa.Array) -> pa.Array:
-    """``TimestampUtils.toMillisSinceEpoch`` of text that is not a whole number, per distinct value (null when
-    it is no timestamp)."""
+def _java_double(text: str | None) -> float | None:
+    """``Double.parseDouble(text.trim())``: ASCII only, and no other blank than Java's trim takes at the ends."""
+    from ..values import java_parse_double
 
-    from ..values import per_distinct
-
-    return per_distinct(text, lambda s: _iso_millis(s, _STAMP), pa.int64())
+    if text is None:
+        return None
+    trimmed = java_trim(text)
+    return java_parse_double(trimmed) if trimmed.isascii() and trimmed == trimmed.strip() else None
 
 
 def _iso_millis(text: str | None, shape: re.Pattern) -> int | None:
