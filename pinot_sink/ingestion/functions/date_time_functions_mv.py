@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from type_mapping.joda_zones import ZoneError, joda_zone, to_local
 
 from ..expression import canonicalize
-from ..values import Const, Context, IngestionError, Value, broadcast, null_mask, to_long, to_string
+from ..values import (Const, Context, IngestionError, Value, arrow_java_type, broadcast, first_elements, null_mask,
+                      to_long, to_string)
 from .array_functions import to_array
 from .registry import REGISTRY, scalar_function
 from .rowwise import JavaThrows, per_row
@@ -89,8 +90,8 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
                 element_args.append(flat)
             elif isinstance(a, Const):
                 element_args.append(a)
-            else:
-                element_args.append(a.take(parents))
+            else:  # (a multi-value here is its first element, for the row, before any call: first_elements)
+                element_args.append((first_elements(a, ctx) if arrow_java_type(a.type) == "ARRAY" else a).take(parents))
         if len(flat) == 0:
             values = pa.array([], _element_type(sv_name))
         else:
