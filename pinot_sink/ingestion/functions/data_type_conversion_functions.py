@@ -2,7 +2,8 @@
 
 ``CAST(x AS INT)`` converts with ``PinotDataType``'s rules, except text into INT / LONG: an integer, else
 the truncated double (``(int) Double.parseDouble``); text into LONG / TIMESTAMP may also be a timestamp
-(``TimestampUtils.toMillisSinceEpoch``: epoch millis or ``yyyy-MM-dd HH:mm:ss[.f]`` / ISO text, UTC).
+(``TimestampUtils``: epoch millis or ``yyyy-MM-dd HH:mm:ss[.f]`` / ISO text, UTC; type_mapping/java_timestamp.py);
+a multi-value is refused (cast takes an Object, never an array).
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from type_mapping.joda_calendar import calendar_field, outside_arrow_range
 from type_mapping.joda_format import print_pattern
 from type_mapping.java_numbers import java_double_to_int, java_double_to_long
 from type_mapping.java_text import parse_big_decimal, to_decimal
+from type_mapping.java_text import java_parse_long
+from type_mapping.java_timestamp import java_trim, timestamp_utils_millis
 
 from ..java_objects import is_object, object_array, objects
 from ..values import (arrow_java_type, as_numpy_mask, broadcast, Const, Context, IngestionError, null_mask,
@@ -31,6 +34,8 @@ _TARGETS = {"INT": "INT", "INTEGER": "INT", "UTINYINT": "INT", "USMALLINT": "INT
             "BIGINT": "LONG", "UINTEGER": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "BOOLEAN": "BOOLEAN",
             "STRING": "STRING", "VARCHAR": "STRING", "TIMESTAMP": "TIMESTAMP", "DECIMAL": "BIG_DECIMAL",
             "BIG_DECIMAL": "BIG_DECIMAL"}
+_OUT_TYPES = {"INT": pa.int32(), "LONG": pa.int64(), "TIMESTAMP": pa.int64(), "FLOAT": pa.float32(),
+              "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "STRING": pa.string(), "BIG_DECIMAL": pa.string()}
 
 
 def _check_cast(args: list) -> None:
@@ -45,9 +50,10 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
         raise IngestionError(f"{ctx.where}: the CAST type must be one of {sorted(_TARGETS)}")
     kind = _TARGETS[str(target.value).upper()]
     value = broadcast(args[0], ctx.num_rows) if isinstance(args[0], Const) else args[0]
-    if arrow_java_type(value.type) == "ARRAY":  # cast takes an Object: no first element, Pinot refuses the array
-        ctx.fail(value.is_valid(), "IllegalArgumentException: a multi-value must not be an array type in CAST", value)
-        return pa.nulls(len(value), pa.string())
+    if arrow_java_type(value.type) == "ARRAY":  # cast's parameter is an Object: no first element taken
+        ctx.fail(value.is_valid(), "IllegalArgumentException: class [Ljava.lang.Object; must not be an array type",
+                 value)
+        return pa.nulls(len(value), _OUT_TYPES[kind])
     text = arrow_java_type(value.type) == "STRING"
     if kind in ("INT", "LONG", "TIMESTAMP") and text:
         return _text_to_whole(ctx, value.cast(pa.string()), kind)
@@ -64,38 +70,45 @@ def _cast(ctx: Context, args: list[Value]) -> Value:
 
 
 def _text_to_whole(ctx: Context, text: pa.Array, kind: str) -> pa.Array:
-    trimmed = pc.utf8_trim_whitespace(text)
-    whole = pc.fill_null(pc.match_substring_regex(trimmed, r"^[+-]?\d{1,18}$"), False)
-    out = pc.if_else(whole, trimmed, pa.scalar(None, pa.string())).cast(pa.int64())
-    rest = pc.and_(pc.invert(whole), text.is_valid())
-    if pc.any(rest).as_py():
-        remaining = pc.if_else(rest, trimmed, pa.scalar(None, pa.string()))
-        if kind != "INT":  # a timestamp's text first
-            stamps = _timestamp_millis(remaining)
-            out = pc.coalesce(out, stamps)
-            remaining = pc.if_else(stamps.is_null(), remaining, pa.scalar(None, pa.string()))
-        from ..values import java_parse_double, per_distinct
+    """Pinot's cast of text (``value.toString().trim()``, Java's trim): INT by ``Integer.parseInt``, else
+    ``(int) Double.parseDouble``; LONG by ``TimestampUtils.toMillisSinceEpoch`` (whole millis or a timestamp's
+    text), else ``(long) Double.parseDouble``; TIMESTAMP by ``TimestampUtils.toTimestamp`` alone."""
+    from ..values import per_distinct
 
-        doubles = per_distinct(remaining, java_parse_double, pa.float64())
+    out = per_distinct(text, _java_int if kind == "INT" else timestamp_utils_millis, pa.int64())
+    rest = pc.and_(out.is_null(), text.is_valid())
+    if kind == "TIMESTAMP":
+        ctx.fail(rest, "IllegalArgumentException: Invalid timestamp", text)
+        return out
+    if pc.any(rest).as_py():
+        remaining = pc.if_else(rest, text, pa.scalar(None, pa.string()))
+        doubles = per_distinct(remaining, _java_double, pa.float64())
         ctx.fail(pc.and_(doubles.is_null(), remaining.is_valid()), "NumberFormatException (not a number)", text)
         data = pc.fill_null(doubles, 0.0).to_numpy(zero_copy_only=False)
         truncated = java_double_to_int(data).astype(np.int64) if kind == "INT" else java_double_to_long(data)
         out = pc.coalesce(out, pa.array(truncated, pa.int64(), mask=null_mask(doubles)))
     if kind == "INT":
-        return out.cast(pa.int32(), safe=False)
+        return out.cast(pa.int32())  # (every value is in the int range)
     return out
 
 
-_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z)?$")
+def _java_int(text: str | None) -> int | None:
+    """``Integer.parseInt(text.trim())`` (any script's digits), or None where it throws."""
+    try:
+        value = java_parse_long(java_trim(text)) if text is not None else None
+    except ValueError:
+        return None
+    return value if value is not None and -2**31 <= value < 2**31 else None
 
 
-def _timestamp_millis(text: pa.Array) -> pa.Array:
-    """``TimestampUtils.toMillisSinceEpoch`` of text that is not a whole number, per distinct value (null when
-    it is no timestamp)."""
+def _java_double(text: str | None) -> float | None:
+    """``Double.parseDouble(text.trim())``: ASCII only, and no other blank than Java's trim takes at the ends."""
+    from ..values import java_parse_double
 
-    from ..values import per_distinct
-
-    return per_distinct(text, lambda s: _iso_millis(s, _STAMP), pa.int64())
+    if text is None:
+        return None
+    trimmed = java_trim(text)
+    return java_parse_double(trimmed) if trimmed.isascii() and trimmed == trimmed.strip() else None
 
 
 def _iso_millis(text: str | None, shape: re.Pattern) -> int | None:
@@ -136,12 +149,10 @@ def timestamp_argument(value: Value, ctx: Context) -> pa.Array:
         from ..values import first_elements
 
         return timestamp_argument(first_elements(array, ctx), ctx)
-    if jt == "STRING":
-        text = pc.utf8_trim_whitespace(array.cast(pa.string()))
-        whole = pc.fill_null(pc.match_substring_regex(text, r"^[+-]?\d{1,19}$"), False)
-        numbers = per_distinct_long(pc.if_else(whole, text, pa.scalar(None, pa.string())))
-        stamps = _timestamp_millis(pc.if_else(whole, pa.scalar(None, pa.string()), text))
-        out = pc.coalesce(numbers, stamps)
+    if jt == "STRING":  # (Java's trim, Timestamp.valueOf, Long.parseLong, then ISO text: java_timestamp)
+        from ..values import per_distinct
+
+        out = per_distinct(array.cast(pa.string()), timestamp_utils_millis, pa.int64())
         ctx.fail(pc.and_(array.is_valid(), out.is_null()), "IllegalArgumentException: Invalid timestamp", array)
         return out
     if jt not in _TIMESTAMP_FROM:
@@ -153,13 +164,6 @@ def timestamp_argument(value: Value, ctx: Context) -> pa.Array:
 
 _LITERAL_TYPES = {"INT": pa.int32(), "LONG": pa.int64(), "DOUBLE": pa.float64(), "FLOAT": pa.float32(),
                   "STRING": pa.string(), "BOOLEAN": pa.bool_()}
-
-
-def per_distinct_long(text: pa.Array) -> pa.Array:
-    """Long.parseLong of whole-number text (null beyond the long range or where text is null)."""
-    from ..values import per_distinct
-
-    return per_distinct(text, lambda v: int(v) if v is not None and -2**63 <= int(v) < 2**63 else None, pa.int64())
 
 
 @scalar_function("fromTimestamp", arity=1)

@@ -95,8 +95,8 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
                 element_args.append(flat)
             elif isinstance(a, Const):
                 element_args.append(a)
-            else:
-                element_args.append(a.take(parents))
+            else:  # (a multi-value here is its first element, for the row, before any call: first_elements)
+                element_args.append((first_elements(a, ctx) if arrow_java_type(a.type) == "ARRAY" else a).take(parents))
         if len(flat) == 0:
             values = pa.array([], _element_type(sv_name))
         else:

@@ -137,8 +137,16 @@ def extract_keys(text: str, steps: list[tuple[str, Any]], deep: bool) -> list[st
 def _json_extract_key(ctx: Context, args: list[Value]) -> Value:
     path = args[1]
     assert isinstance(path, Const)
-    steps, deep = compile_key_path(to_string(path, ctx).value)
+    text = to_string(path, ctx).value
+    steps, deep = compile_key_path(text)
+    if _is_list(args[0]):  # Jayway reads a Java array (the multi-value, as its Object parameter) as a leaf:
+        keys = ["$"] if (text or "").strip(" ") == "$" else []  # no key below it, no failure
+        return pa.array([keys if v else None for v in args[0].is_valid().to_pylist()], pa.list_(pa.string()))
     return per_row(ctx, lambda text: extract_keys(text, steps, deep), pa.list_(pa.string()), _document(args[0], ctx))
+
+
+def _is_list(value: Value) -> bool:
+    return not isinstance(value, Const) and (pa.types.is_list(value.type) or pa.types.is_large_list(value.type))
 
 
 def _document(value: Value, ctx: Context) -> Value:
@@ -146,6 +154,8 @@ def _document(value: Value, ctx: Context) -> Value:
     it is the same), a String inside as it is (Jayway parses it)."""
     if not isinstance(value, Const) and is_object(value.type):
         return pa.array([v if v is None or isinstance(v, str) else json_text(v) for v in objects(value)], pa.string())
+    if _is_list(value):  # a multi-value: the parameter is an Object (no first element), read as JSON whole
+        return pa.array([None if v is None else json_text(v) for v in value.to_pylist()], pa.string())
     return to_string(value, ctx)
 
 
