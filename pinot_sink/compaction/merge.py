@@ -87,11 +87,9 @@ def _stored(segment: "str | SegmentFiles", schema: PinotSchema, where: str,
                 continue
             ids = reader.dict_ids(spec.name) if total_docs else None
             if ids is not None and spec.single_value:
-                dictionary = reader.dictionary(spec.name)
-                columns[spec.name] = pa.DictionaryArray.from_arrays(_narrow(ids, len(dictionary)), dictionary)
+                columns[spec.name] = _over_dictionary(ids, reader.dictionary(spec.name))
             elif ids is not None:
-                dictionary = reader.dictionary(spec.name)
-                values = pa.DictionaryArray.from_arrays(_narrow(ids.values, len(dictionary)), dictionary)
+                values = _over_dictionary(ids.values, reader.dictionary(spec.name))
                 columns[spec.name] = pa.ListArray.from_arrays(ids.offsets, values)
             else:
                 columns[spec.name] = reader.stored_values(spec.name)
@@ -115,6 +113,13 @@ def gained_columns(schema: PinotSchema, present, num_rows: int, where: str,
                                   f"gained it after the segment was written): not compacted")
         gained[spec.name] = default_column(spec, num_rows)
     return gained
+
+
+def _over_dictionary(ids: pa.Array, dictionary: pa.Array) -> pa.DictionaryArray:
+    """A segment's dictIds over its dictionary, narrowed. Not checked again by Arrow (``safe``: ~10 us a column
+    of 20k rows, ~9 columns an input): the reader checked every id against the column's cardinality, the
+    dictionary's length (``decoders.check_dict_ids``, ``decode_dictionary``)."""
+    return pa.DictionaryArray.from_arrays(_narrow(ids, len(dictionary)), dictionary, safe=False)
 
 
 def _narrow(ids: pa.Array, cardinality: int) -> pa.Array:

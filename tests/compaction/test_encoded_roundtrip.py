@@ -167,3 +167,30 @@ def test_a_column_raw_in_one_segment_and_encoded_in_another_compacts_to_the_deco
     assert digests[0] == digests[1]
     assert merge.decoded_rows(rows).table.column("s").to_pylist() == \
         [f"v0{k % 3}" for k in range(50)] + [f"v1{k % 3}" for k in range(50)]
+
+
+def test_a_dict_id_past_the_dictionary_is_refused_before_arrow_takes_the_ids_unchecked(tmp_path):
+    """``merge._over_dictionary`` hands Arrow the dictIds without its bounds check: the reader's own check of
+    every id against the cardinality must stop a corrupt forward index first."""
+    import tarfile
+
+    import pytest
+
+    from pinot_sink.segment.read.reader import SegmentFormatError
+    from pinot_sink.segment.read.segment_metadata import parse_index_map
+    from pinot_sink.segment.read.tar_source import extract_all
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [{"name": "s", "dataType": "STRING"}]})
+    config = TableConfig.from_json({"tableName": "t_OFFLINE", "tableType": "OFFLINE"}, schema)
+    table = pa.table({"s": pa.array(["a", "b", "c"] * 20)})  # cardinality 3: 2-bit ids, 3 = 0b11 is past it
+    built = build_segment(PinotColumns(table, {}), schema, config, tmp_path / "in", "t_0", creation_time_ms=1,
+                          options=BuildOptions(threads=1))
+    with tarfile.open(built.tar_path) as tar:
+        extract_all(tar, tmp_path / "out")
+    folder = tmp_path / "out" / "t_0"
+    entry = parse_index_map((folder / "v3" / "index_map").read_bytes())["s"]["forward_index"]
+    psf = bytearray((folder / "v3" / "columns.psf").read_bytes())
+    psf[entry.offset + 8] = 0xFF  # the first four ids: 3
+    (folder / "v3" / "columns.psf").write_bytes(bytes(psf))
+    with pytest.raises(SegmentFormatError, match="has dictId 3 >= cardinality 3"):
+        merge.read_rows(str(folder), schema, "t_0")

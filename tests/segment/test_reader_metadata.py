@@ -128,3 +128,43 @@ def test_empty_segment_reads_as_zero_rows(tmp_path):
     assert contents.table.column_names == ["a.b", "m", "mv", "name"]
     column = contents.metadata.columns["mv"]
     assert (column.cardinality, column.has_dictionary, column.min_max_value_invalid) == (0, False, True)
+
+
+INDEX_MAP_TEXTS = {
+    "as written": "a.dictionary.startOffset = 0\na.dictionary.size = 16\nb.c.forward_index.startOffset = 16\n"
+                  "b.c.forward_index.size = 40\n",
+    "no spaces": "a.dictionary.startOffset=0\na.dictionary.size=16\n",
+    "colon and tab": "a.dictionary.startOffset:\t0\na.dictionary.size = 16\n",
+    "comment and blank line": "# offsets\na.dictionary.startOffset = 0\n\na.dictionary.size = 16\n",
+    "CRLF": "a.dictionary.startOffset = 0\r\na.dictionary.size = 16\r\n",
+    "escaped key": "a\\ b.dictionary.startOffset = 0\na\\ b.dictionary.size = 16\n",
+    "repeated key": "a.dictionary.startOffset = 0\na.dictionary.startOffset = 8\na.dictionary.size = 16\n",
+    "no last newline": "a.dictionary.startOffset = 0\na.dictionary.size = 16",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_MAP_TEXTS))
+def test_index_map_read_by_its_pattern_or_by_the_parser_alike(name, monkeypatch):
+    """Index maps as Pinot writes them skip the properties parser; any other line sends the whole map through
+    it: the entries (or the error) are the parser's either way."""
+    import re
+
+    from pinot_sink.segment.read import segment_metadata
+
+    def outcome():
+        try:
+            return parse_index_map(INDEX_MAP_TEXTS[name])
+        except SegmentFormatError as exc:
+            return str(exc)
+
+    fast = outcome()
+    monkeypatch.setattr(segment_metadata, "_INDEX_MAP_LINE", re.compile(r"(?!)"))  # never matches: the parser
+    assert outcome() == fast
+
+
+def test_an_index_map_as_written_is_not_given_to_the_parser(monkeypatch):
+    from pinot_sink.segment.read import segment_metadata
+
+    monkeypatch.setattr(segment_metadata, "parse_properties", lambda text: pytest.fail("parsed"))
+    entries = parse_index_map(INDEX_MAP_TEXTS["as written"])
+    assert entries["b.c"]["forward_index"] == segment_metadata.IndexEntry("b.c", "forward_index", 16, 40)

@@ -110,12 +110,38 @@ class IndexEntry:
     size: int
 
 
+# A line as Pinot's writers (and ours) write the index map: ``<column>.<index>.startOffset|size = <digits>``.
+_INDEX_MAP_LINE = re.compile(r"^([^\s=:#!\\][^\s=:\\]*)\.([^\s=:.\\]+)\.(startOffset|size) = (\d+)$", re.M)
+
+
 def parse_index_map(data: bytes | str) -> dict[str, dict[str, IndexEntry]]:
-    """``v3/index_map`` -> column -> index id -> entry. Keys split from the right, so names may hold dots."""
-    parsed = parse_properties(data)
+    """``v3/index_map`` -> column -> index id -> entry. Keys split from the right, so names may hold dots.
+    A map whose every line is as Pinot writes it, each key once, is read by one regular expression (a
+    compaction opens thousands of segments); any other goes through the properties parser."""
+    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
     starts: dict[tuple[str, str], int] = {}
     sizes: dict[tuple[str, str], int] = {}
-    for key, value in parsed.items():
+    lines = _INDEX_MAP_LINE.findall(text)
+    for column, index, what, number in lines:
+        (starts if what == "startOffset" else sizes)[(column, index)] = int(number)
+    if len(starts) + len(sizes) != len(lines) or len(lines) != len(text.splitlines()):
+        starts, sizes = _parsed_index_map(text)
+    result: dict[str, dict[str, IndexEntry]] = {}
+    for pair in sorted(set(starts) | set(sizes)):
+        if pair not in starts or pair not in sizes:
+            raise SegmentFormatError(f"index_map: {pair[0]}.{pair[1]} has no "
+                                     f"{'startOffset' if pair not in starts else 'size'}")
+        column, index = pair
+        result.setdefault(column, {})[index] = IndexEntry(column, index, starts[pair], sizes[pair])
+    return result
+
+
+def _parsed_index_map(text: str) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+    """The index map's start offsets and sizes by (column, index) through the properties parser (escapes,
+    comments, other separators; a repeated key is not a number)."""
+    starts: dict[tuple[str, str], int] = {}
+    sizes: dict[tuple[str, str], int] = {}
+    for key, value in parse_properties(text).items():
         parts = key.rsplit(".", 2)
         if len(parts) != 3:
             raise SegmentFormatError(f"index_map: malformed key {key!r}")
@@ -130,14 +156,7 @@ def parse_index_map(data: bytes | str) -> dict[str, dict[str, IndexEntry]]:
             sizes[(column, index)] = number
         else:
             raise SegmentFormatError(f"index_map: unknown key {key!r}")
-    result: dict[str, dict[str, IndexEntry]] = {}
-    for pair in sorted(set(starts) | set(sizes)):
-        if pair not in starts or pair not in sizes:
-            raise SegmentFormatError(f"index_map: {pair[0]}.{pair[1]} has no "
-                                     f"{'startOffset' if pair not in starts else 'size'}")
-        column, index = pair
-        result.setdefault(column, {})[index] = IndexEntry(column, index, starts[pair], sizes[pair])
-    return result
+    return starts, sizes
 
 
 @dataclass(frozen=True)
