@@ -11,6 +11,7 @@ to the ``Context``, which raises naming the row, or (``continueOnError``) nulls 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 import re
 import sys
@@ -276,6 +277,9 @@ def to_int(value: Value, ctx: Context) -> Value:
     if isinstance(value, Const):
         if value.value is None:
             return value
+        if value.java_type == "TIMESTAMP":  # (as a column's: _unconvertible)
+            raise IngestionError(f"{ctx.where}: UnsupportedOperationException: Cannot convert value from TIMESTAMP "
+                                 f"to INT")
         number = _const_to_number(value, int, ctx)
         if value.java_type == "STRING" and not INT_MIN <= number <= INT_MAX:
             raise IngestionError(f"{ctx.where}: {value.value!r} is not an int")
@@ -329,6 +333,9 @@ def to_float(value: Value, ctx: Context) -> Value:
     if _is_list(value):  # (first_elements)
         return to_float(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
+        if value.java_type == "TIMESTAMP":  # (as a column's: _unconvertible)
+            raise IngestionError(f"{ctx.where}: UnsupportedOperationException: Cannot convert value from TIMESTAMP "
+                                 f"to FLOAT")
         converted = to_double(value, ctx)
         if converted.value is None:
             return converted
@@ -433,8 +440,14 @@ def java_text(value: Any, java_type: str = "") -> str:
     return java_object_string(value)
 
 
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
 def _const_to_number(value: Const, kind: type, ctx: Context) -> Any:
     v = value.value
+    if isinstance(v, datetime.datetime):  # a TIMESTAMP: Timestamp.getTime(), the millis (a long or double)
+        stamp = v if v.tzinfo is not None else v.replace(tzinfo=datetime.timezone.utc)
+        return kind((stamp - _EPOCH_UTC) // datetime.timedelta(milliseconds=1))
     if isinstance(v, bool):
         return kind(1 if v else 0)
     if isinstance(v, (int, float)):

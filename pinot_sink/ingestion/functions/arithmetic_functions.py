@@ -134,9 +134,17 @@ def _power(ctx: Context, args: list[Value]) -> Value:
 _POW_TEN_OVERFLOW = 536_870_920
 
 
+def _special_text(value: float) -> str:
+    return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+
+
 def _half_up(value: float, scale: int, rounding: str) -> float:
-    """``BigDecimal.valueOf(a).setScale(scale, mode).doubleValue()``: valueOf uses Double.toString's digits."""
+    """``BigDecimal.valueOf(a).setScale(scale, mode).doubleValue()``: valueOf uses Double.toString's digits.
+    NaN and the infinities: ``roundDecimal`` returns them as they are; ``truncate`` does not check, and
+    ``BigDecimal.valueOf`` throws on them (the row fails)."""
     if value != value or value in (float("inf"), float("-inf")):
+        if rounding == decimal.ROUND_DOWN:
+            raise JavaThrows(f"NumberFormatException: BigDecimal.valueOf({_special_text(value)})")
         return value
     from type_mapping.java_text import java_float_str
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from javalib.regex.matcher import java_find, replacement_parts as _replacement
-from javalib.regex.pattern import JavaPattern
+from javalib.regex.pattern import JavaPattern, _java_lower
 
 from ..values import Const, Context, IngestionError, Value, broadcast, per_distinct, to_int, to_string
 from .registry import scalar_function
@@ -68,9 +68,11 @@ def _match_flags(args: list) -> dict:
     """regexpLike's match parameter (``RegexpPatternConverterUtils.isCaseInsensitive``)."""
     if len(args) < 3 or args[2] is None or args[2] == "":
         return {}
-    if not isinstance(args[2], str) or len(args[2]) != 1 or args[2].lower() not in "ic":
+    # Character.toLowerCase of its one char: the simple mapping ('İ' is 'i', where Python's full one adds a dot)
+    lowered = chr(_java_lower(ord(args[2]))) if isinstance(args[2], str) and len(args[2]) == 1 else None
+    if lowered is None or lowered not in "ic":
         raise ValueError(f"the match parameter must be 'i' or 'c' (got {args[2]!r})")
-    insensitive = args[2].lower() == "i"
+    insensitive = lowered == "i"
     return {"case_insensitive": insensitive, "unicode_case": insensitive}  # JavaUtilPattern: both or none
 
 

@@ -15,7 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import lone_surrogates
-from ..values import Const, Context, IngestionError, Value, as_numpy_mask, broadcast, per_distinct, to_int, to_string
+from ..values import (Const, Context, IngestionError, Value, as_numpy_mask, broadcast, java_utf8, per_distinct, to_int,
+                      to_string)
 from .json_functions import within_jackson_limits
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -629,12 +630,13 @@ def _remove(ctx: Context, args: list[Value]) -> Value:
 
 @scalar_function("octetLength", arity=1)
 def _octet_length(ctx: Context, args: list[Value]) -> Value:
-    return pc.binary_length(_text(ctx, args[0])).cast(pa.int32())
+    # getBytes(UTF_8).length: a lone surrogate is one byte ('?'), not its marker's three (java_utf8)
+    return pc.binary_length(java_utf8(_text(ctx, args[0]))).cast(pa.int32())
 
 
 @scalar_function("bitLength", arity=1)
 def _bit_length(ctx: Context, args: list[Value]) -> Value:
-    return pc.multiply(pc.binary_length(_text(ctx, args[0])).cast(pa.int32()), 8)
+    return pc.multiply(pc.binary_length(java_utf8(_text(ctx, args[0]))).cast(pa.int32()), 8)
 
 
 @scalar_function("charLength", "characterLength", arity=1)
