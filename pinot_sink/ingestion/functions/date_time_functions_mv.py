@@ -80,11 +80,16 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
 
     def impl(ctx: Context, args: list[Value]) -> Value:
         lists = to_array(args[position], kind, ctx)
+        args = list(args)
         for i, a in enumerate(args):  # a multi-value where the function takes one value: FunctionInvoker
             if i != position and not isinstance(a, Const) and arrow_java_type(a.type) == "ARRAY":
                 # converts it before the call, elements or not: an empty one, or text that is no number for a long
-                # parameter (the only kind these take besides their literal patterns, units and zones), fails the row
-                first_elements(a, ctx) if i in sv.literal_args else to_long(a, ctx)
+                # parameter (the only kind these take besides their literal patterns, units and zones), fails the
+                # row; the elements' calls then take its first element (values.first_elements)
+                first = first_elements(a, ctx)
+                if i not in sv.literal_args:
+                    to_long(first, ctx)
+                args[i] = first
         flat = pc.list_flatten(lists)
         parents = pc.list_parent_indices(lists)
         element_ctx = Context(len(flat), 0, continue_on_error=True, instant_ms=ctx.instant_ms)
@@ -95,8 +100,8 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
                 element_args.append(flat)
             elif isinstance(a, Const):
                 element_args.append(a)
-            else:  # (a multi-value here is its first element, for the row, before any call: first_elements)
-                element_args.append((first_elements(a, ctx) if arrow_java_type(a.type) == "ARRAY" else a).take(parents))
+            else:
+                element_args.append(a.take(parents))
         if len(flat) == 0:
             values = pa.array([], _element_type(sv_name))
         else:
