@@ -223,6 +223,19 @@ _ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": p
 
 Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)
 
+# A BigDecimal no Arrow decimal holds (a 2-byte scale of bytesToBigDecimal: 1E+32768, 1E-32767) into a number
+# column: PinotDataType's BIG_DECIMAL conversions, Java's doubleValue (correctly rounded, as Python's float of a
+# Decimal; Infinity beyond a double) / longValue / intValue (the whole part's low 64 / 32 bits)
+_JAVA_NUMBER = {"DOUBLE": pa.float64(), "LONG": pa.int64(), "INT": pa.int32()}
+
+
+def _java_number(value: decimal.Decimal, data_type: str) -> float | int:
+    if data_type == "DOUBLE":
+        return float(value)
+    bits = 64 if data_type == "LONG" else 32
+    low = int(value) & ((1 << bits) - 1)  # (int() truncates toward zero, as toBigInteger does)
+    return low - (1 << bits) if low >> (bits - 1) else low
+
 
 def to_column(array: pa.Array, spec, ctx, convert: Convert) -> pa.Array:
     """A ``JAVA_OBJECT`` column stored into the schema column ``spec`` (``DataTypeTransformer``); rows Java
@@ -289,6 +302,11 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
                 continue
             scale = int(kind.split(":")[1])
             width = max([scale] + [len(values[i].as_tuple().digits) for i in index])
+            if width > 76 and spec.data_type in _JAVA_NUMBER:
+                for i in index:
+                    out[i] = _java_number(values[i], spec.data_type)
+                out_type = out_type or _JAVA_NUMBER[spec.data_type]
+                continue
             if width > 76:
                 failed[index] = True
                 reason = reason or f"a BigDecimal of scale {scale} is beyond Arrow's decimals"
@@ -304,6 +322,11 @@ def _convert_scalars(values: list[Any], spec, ctx, convert: Convert
         try:
             group = pa.array([values[i] if kind != "big" else str(values[i]) for i in index], arrow_type)
         except pa.ArrowInvalid as exc:  # a BigDecimal of an exponent no Arrow decimal holds (1E+3941)
+            if kind.startswith("decimal:") and spec.data_type in _JAVA_NUMBER:
+                for i in index:
+                    out[i] = _java_number(values[i], spec.data_type)
+                out_type = out_type or _JAVA_NUMBER[spec.data_type]
+                continue
             failed[index] = True
             reason = reason or f"a BigDecimal beyond Arrow's decimals ({exc})"
             continue

@@ -20,6 +20,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
                       to_double, to_int, to_long, to_string)
+from ..java_objects import is_object, object_array, objects
 from javalib.fdlibm import fdlibm_cbrt, fdlibm_hypot, fdlibm_log1p
 from javalib.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
@@ -326,10 +327,64 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         args = args[:first + 1]
     if all(isinstance(a, Const) for a in args):
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
+    if _mixes_lists(args):
+        return _coalesce_objects(args)
     values = common_values(ctx, args)
     if all(isinstance(v, pa.Scalar) for v in values[:1]):
         values[0] = pa.repeat(values[0], ctx.num_rows)  # the kernel needs one array to size the result
     return pc.coalesce(*values)
+
+
+_PLAIN = (bool, int, float, str, decimal.Decimal)
+
+
+def _is_list_array(value: Value) -> bool:
+    return not isinstance(value, Const) and (pa.types.is_list(value.type) or pa.types.is_large_list(value.type))
+
+
+def _mixes_lists(args: list[Value]) -> bool:
+    """A multi-value beside a value of another kind (``coalesce(ia, 1)``): Java's varargs hold the array itself
+    (an ``Object[]``, not its first element), so the result is an array in some rows and a scalar in others."""
+    if not any(_is_list_array(a) for a in args):
+        return False
+    if all(_is_list_array(a) or (isinstance(a, Const) and a.value is None) for a in args):
+        return False  # lists only: one Arrow list type holds the result
+    for a in args:
+        if isinstance(a, Const):
+            if a.value is not None and not isinstance(a.value, _PLAIN):
+                return False
+        elif not (is_object(a.type) or _plain_type(a.type.value_type if _is_list_array(a) else a.type)):
+            return False
+    return True
+
+
+def _plain_type(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_string(t) or pa.types.is_boolean(t) \
+        or pa.types.is_null(t)
+
+
+def _coalesce_objects(args: list[Value]) -> Value:
+    """Per row the first non-null argument as the Java object it is (a multi-value whole, even empty: it is not
+    null), left to the destination column's conversion (``java_objects.to_column``: one element into a
+    single-value column is that element, more fail the row)."""
+    columns = []
+    for a in args:
+        if isinstance(a, Const):
+            columns.append(None if a.value is None else a)
+        else:
+            columns.append(objects(a) if is_object(a.type) else a.to_pylist())
+    num_rows = next(len(c) for c in columns if isinstance(c, list))
+    out = []
+    for row in range(num_rows):
+        value = None
+        for c in columns:
+            if c is None:
+                continue
+            value = c.value if isinstance(c, Const) else c[row]
+            if value is not None:
+                break
+        out.append(value)
+    return object_array(out)
 
 
 @scalar_function("case", "caseWhen", arity=VAR_ARGS, nullable=True)

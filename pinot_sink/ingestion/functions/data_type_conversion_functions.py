@@ -261,7 +261,7 @@ def _bytes_to_big_decimal(ctx: Context, args: list[Value]) -> Value:
     scales = sorted({p[1] for p in pairs if p is not None})
     scale = scales[0] if scales else 0
     digits = max((len(str(abs(p[0]))) for p in pairs if p is not None), default=1)
-    if len(scales) == 1 and max(digits, scale) <= 76:
+    if len(scales) == 1 and 0 <= scale and max(digits, scale) <= 76:  # (Arrow prints a negative scale 5E+1)
         arrow_type = pa.decimal128(38, scale) if max(digits, scale) <= 38 else pa.decimal256(76, scale)
         try:
             return pa.array([None if p is None else to_decimal(*p) for p in pairs], arrow_type)

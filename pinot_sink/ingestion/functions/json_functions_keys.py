@@ -12,7 +12,9 @@ middle) are refused when the config is read.
 each key before its children (not Jayway's order); other paths as above, keys deeper than N (``getKeyDepth``:
 the ``[`` of a ``$[`` path, or the dot-separated parts) dropped, printed ``a.b.0`` with ``dotNotation``. The
 document is the first JSON value of the text (Jackson ignores what follows); no match, or a document that is
-not JSON or not a container, gives an empty list (stored as null).
+not a container gives an empty list (stored as null); the path ``$`` gives ``['$']``; a text that is not
+JSON, or the JSON ``null``, fails the row (Jayway throws; the all-keys form of the 3 arguments reads it with
+Jackson instead and gives no keys).
 """
 from __future__ import annotations
 
@@ -110,8 +112,8 @@ def extract_keys(text: str, steps: list[tuple[str, Any]], deep: bool) -> list[st
         document = read_first_value(text)
     except _InvalidJson:
         raise JavaThrows(f"InvalidJsonException: not JSON: {text[:100]!r}") from None
-    if document is None and any(kind == "deepkey" for kind, _ in steps):  # (seen in Pinot: the row fails)
-        raise JavaThrows("a deep scan of the JSON text null fails (Jayway's ScanPathToken)")
+    if document is None:  # (Jayway's read of any path over the document null throws; Pinot's row fails)
+        raise JavaThrows("jsonExtractKey: the JSON text null has no keys to read (Jayway throws)")
     nodes = [("$", document)]
     for kind, arg in steps:
         found = []
@@ -126,7 +128,7 @@ def extract_keys(text: str, steps: list[tuple[str, Any]], deep: bool) -> list[st
                 _scan(node, prefix, arg, found)
         nodes = found
     if not deep:
-        return [prefix for prefix, _ in nodes if prefix != "$"]
+        return [prefix for prefix, _ in nodes]  # (the path '$' alone matches the document: ['$'])
     out: list[str] = []
     for prefix, node in nodes:
         _deep(node, prefix, out)
