@@ -23,7 +23,7 @@ from .expression import Call, ExpressionError, Identifier, Literal, Node, argume
 from . import lone_surrogates
 from .functions import lookup
 from .values import (Const, Context, IngestionError, RowFailure, Value, arrow_java_type, as_numpy_mask, broadcast, java_type,
-                     first_elements, null_mask,
+                     first_elements, is_list, null_mask,
                      with_nulls)
 
 # AND / OR / NOT (operators, or the function-call forms Pinot's registry lists from LogicalFunctions): its
@@ -293,8 +293,7 @@ def _per_literal(function, args: list[Value], ctx: Context) -> Value:
     n = ctx.num_rows
     # a multi-value where the function reads a literal: its first element, as FunctionInvoker converts any
     # parameter that takes one value (values.first_elements; grouped by it, as a literal would be)
-    args = [first_elements(a, ctx) if i in function.literal_args and not isinstance(a, Const)
-            and arrow_java_type(a.type) == "ARRAY" else a for i, a in enumerate(args)]
+    args = [first_elements(a, ctx) if i in function.literal_args and is_list(a) else a for i, a in enumerate(args)]
     scope = np.ones(n, np.bool_) if ctx.active is None else ctx.active.copy()
     if not function.nullable:  # a null argument gives null without a call (so the row cannot fail)
         for a in args:

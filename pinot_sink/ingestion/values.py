@@ -228,13 +228,14 @@ def first_elements(value: Value, ctx: Context) -> pa.Array:
     return firsts
 
 
-def _is_list(value: Value) -> bool:
+def is_list(value: Value) -> bool:
+    """A multi-value column (an Arrow list of any kind), not a literal."""
     return not isinstance(value, Const) and arrow_java_type(value.type) == "ARRAY"
 
 
 def to_long(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``long`` parameter (int64 array, or a Const)."""
-    if _is_list(value):
+    if is_list(value):
         return to_long(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         return Const(_const_to_number(value, int, ctx), "LONG") if value.value is not None else value
@@ -272,7 +273,7 @@ def to_long(value: Value, ctx: Context) -> Value:
 
 def to_int(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``int`` parameter (LONG wraps like ``intValue()``)."""
-    if _is_list(value):  # (first_elements)
+    if is_list(value):  # (first_elements)
         return to_int(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.value is None:
@@ -303,7 +304,7 @@ def to_int(value: Value, ctx: Context) -> Value:
 
 def to_double(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``double`` parameter."""
-    if _is_list(value):  # (first_elements)
+    if is_list(value):  # (first_elements)
         return to_double(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         return Const(_const_to_number(value, float, ctx), "DOUBLE") if value.value is not None else value
@@ -330,7 +331,7 @@ def to_double(value: Value, ctx: Context) -> Value:
 def to_float(value: Value, ctx: Context) -> Value:
     """A value converted for a Java ``float``: numbers round once (``Number.floatValue()``), not through a
     double; anything else as ``(float)`` of its double."""
-    if _is_list(value):  # (first_elements)
+    if is_list(value):  # (first_elements)
         return to_float(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.java_type == "TIMESTAMP":  # (as a column's: _unconvertible)
@@ -363,7 +364,7 @@ def _array(value: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 def to_boolean(value: Value, ctx: Context) -> Value:
     """A Java ``boolean`` parameter: numbers are ``!= 0``; text is ``BooleanUtils.toBoolean``."""
-    if _is_list(value):  # (first_elements)
+    if is_list(value):  # (first_elements)
         return to_boolean(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, bool):
@@ -389,7 +390,7 @@ _TRUE_WORDS = {"true", "on", "yes", "y", "t"}
 
 def to_string(value: Value, ctx: Context) -> Value:
     """A Java ``String`` parameter: numbers as Java prints them, booleans ``true``/``false``."""
-    if _is_list(value):  # (first_elements)
+    if is_list(value):  # (first_elements)
         return to_string(first_elements(value, ctx), ctx)
     if isinstance(value, Const):
         if value.value is None or isinstance(value.value, str):

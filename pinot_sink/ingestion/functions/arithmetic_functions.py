@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from type_mapping.java_numbers import java_double_to_long
 
-from ..values import (Const, Context, Value, arrow_java_type, broadcast, java_type, null_mask,
+from ..values import (Const, Context, Value, arrow_java_type, broadcast, is_list, java_type, null_mask,
                       to_double, to_int, to_long, to_string)
 from ..java_objects import is_object, object_array, objects
 from javalib.fdlibm import fdlibm_cbrt, fdlibm_hypot, fdlibm_log1p
@@ -338,22 +338,18 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
 _PLAIN = (bool, int, float, str, decimal.Decimal)
 
 
-def _is_list_array(value: Value) -> bool:
-    return not isinstance(value, Const) and (pa.types.is_list(value.type) or pa.types.is_large_list(value.type))
-
-
 def _mixes_lists(args: list[Value]) -> bool:
     """A multi-value beside a value of another kind (``coalesce(ia, 1)``): Java's varargs hold the array itself
     (an ``Object[]``, not its first element), so the result is an array in some rows and a scalar in others."""
-    if not any(_is_list_array(a) for a in args):
+    if not any(is_list(a) for a in args):
         return False
-    if all(_is_list_array(a) or (isinstance(a, Const) and a.value is None) for a in args):
+    if all(is_list(a) or (isinstance(a, Const) and a.value is None) for a in args):
         return False  # lists only: one Arrow list type holds the result
     for a in args:
         if isinstance(a, Const):
             if a.value is not None and not isinstance(a.value, _PLAIN):
                 return False
-        elif not (is_object(a.type) or _plain_type(a.type.value_type if _is_list_array(a) else a.type)):
+        elif not (is_object(a.type) or _plain_type(a.type.value_type if is_list(a) else a.type)):
             return False
     return True
 

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from type_mapping.joda_zones import ZoneError, joda_zone, to_local
 
 from ..expression import canonicalize
-from ..values import (Const, Context, IngestionError, Value, arrow_java_type, broadcast, first_elements, null_mask,
+from ..values import (Const, Context, IngestionError, Value, broadcast, first_elements, is_list, null_mask,
                       to_long, to_string)
 from .array_functions import to_array
 from .registry import REGISTRY, scalar_function
@@ -82,7 +82,7 @@ def _per_element(sv_name: str, arity: int, position: int, kind: str):
         lists = to_array(args[position], kind, ctx)
         args = list(args)
         for i, a in enumerate(args):  # a multi-value where the function takes one value: FunctionInvoker
-            if i != position and not isinstance(a, Const) and arrow_java_type(a.type) == "ARRAY":
+            if i != position and is_list(a):
                 # converts it before the call, elements or not: an empty one, or text that is no number for a long
                 # parameter (the only kind these take besides their literal patterns, units and zones), fails the
                 # row; the elements' calls then take its first element (values.first_elements)

@@ -26,7 +26,7 @@ import pyarrow as pa
 from type_mapping.convert import json_text
 
 from ..java_objects import is_object, objects
-from ..values import Const, Context, Value, to_string
+from ..values import Const, Context, Value, is_list, to_string
 from .json_functions import _InvalidJson, read_first_value
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -141,14 +141,10 @@ def _json_extract_key(ctx: Context, args: list[Value]) -> Value:
     assert isinstance(path, Const)
     text = to_string(path, ctx).value
     steps, deep = compile_key_path(text)
-    if _is_list(args[0]):  # Jayway reads a Java array (the multi-value, as its Object parameter) as a leaf:
+    if is_list(args[0]):  # Jayway reads a Java array (the multi-value, as its Object parameter) as a leaf:
         keys = ["$"] if (text or "").strip(" ") == "$" else []  # no key below it, no failure
         return pa.array([keys if v else None for v in args[0].is_valid().to_pylist()], pa.list_(pa.string()))
     return per_row(ctx, lambda text: extract_keys(text, steps, deep), pa.list_(pa.string()), _document(args[0], ctx))
-
-
-def _is_list(value: Value) -> bool:
-    return not isinstance(value, Const) and (pa.types.is_list(value.type) or pa.types.is_large_list(value.type))
 
 
 def _document(value: Value, ctx: Context) -> Value:
@@ -156,7 +152,7 @@ def _document(value: Value, ctx: Context) -> Value:
     it is the same), a String inside as it is (Jayway parses it)."""
     if not isinstance(value, Const) and is_object(value.type):
         return pa.array([v if v is None or isinstance(v, str) else json_text(v) for v in objects(value)], pa.string())
-    if _is_list(value):  # a multi-value: the parameter is an Object (no first element), read as JSON whole
+    if is_list(value):  # a multi-value: the parameter is an Object (no first element), read as JSON whole
         return pa.array([None if v is None else json_text(v) for v in value.to_pylist()], pa.string())
     return to_string(value, ctx)
 
