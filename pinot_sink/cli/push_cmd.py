@@ -171,6 +171,7 @@ def _create_table(client, table: str, schema_path: Path, config_path: Path) -> N
 
     from pinot_sink.controller import ControllerError
     from pinot_sink.controller.errors import ControllerNotFoundError
+    from pinot_sink.segment.format import raw_table_name
     from pinot_sink.table_create import create_table
 
     try:
@@ -181,6 +182,15 @@ def _create_table(client, table: str, schema_path: Path, config_path: Path) -> N
     except ControllerError as exc:
         raise SystemExit(f"cannot reach the controller at {client.url}: {exc}; nothing was pushed") from None
     schema, config = json.loads(schema_path.read_text()), json.loads(config_path.read_text())
+    # Pinot names the table after its config and looks its schema up by that name: files naming another
+    # table would create (or find) that one, and the push would then stop on "--table does not exist".
+    raw = raw_table_name(table.strip())
+    named = {"schemaName": (schema_path, schema.get("schemaName") if isinstance(schema, dict) else None),
+             "tableName": (config_path, config.get("tableName") if isinstance(config, dict) else None)}
+    for key, (path, name) in named.items():
+        if not isinstance(name, str) or raw_table_name(name.strip()) != raw:
+            raise SystemExit(f"--create-table: {path} has {key} {name!r}, not the --table {raw!r}: push with "
+                             f"--table {name}, or set {key} to {raw!r} in it; nothing was pushed")
     create_table(client, table, schema, config)  # says "created table ..." (INFO, the CLI's log) when it did
 
 

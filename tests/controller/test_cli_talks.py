@@ -166,3 +166,24 @@ def test_a_refused_connection_is_retried_only_for_a_moment(tmp_path, monkeypatch
     with pytest.raises(SystemExit, match=rf"^cannot reach the controller at {url}: .*Connection refused"):
         main(["push", str(tmp_path), "--url", url, "--table", "events", "--retries", "1000", "--retry-time", "600"])
     assert time.monotonic() - started < 60  # not the 600 s --retry-time allows
+
+
+def test_push_create_table_refuses_files_naming_another_table(fake_controller, tmp_path):
+    """Files built for ``clicks`` pushed with ``--table clicks2``: the push created (or found) ``clicks``, then
+    stopped on "clicks2_OFFLINE does not exist" after logging "schema clicks2 exists already". It now says
+    which file names which table, and touches nothing."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    millis = pa.array([1_700_000_000_000 + i * 1000 for i in range(10)], pa.timestamp("ms"))
+    pq.write_table(pa.table({"id": pa.array(range(10), pa.int64()), "ts": millis}), tmp_path / "rows.parquet")
+    out = tmp_path / "out"
+    assert main(["build", "--table", "clicks", "--input", str(tmp_path / "rows.parquet"), "--out", str(out),
+                 "--option", "table.create=if-missing", "--option", "table.time-column=ts"]) == 0
+    with pytest.raises(SystemExit, match=r"^--create-table: .*schema.json has schemaName 'clicks', not the --table "
+                                         r"'clicks2': push with --table clicks, .*nothing was pushed$"):
+        main(["push", str(out), "--url", fake_controller.url, "--table", "clicks2", *FAST,
+              "--create-table", str(out / "schema.json"), str(out / "table_config.json")])
+    assert "clicks" not in fake_controller.tables and "clicks2" not in fake_controller.tables
+    assert main(["push", str(out), "--url", fake_controller.url, "--table", "clicks_OFFLINE", *FAST,
+                 "--create-table", str(out / "schema.json"), str(out / "table_config.json")]) == 0
