@@ -180,7 +180,22 @@ def take(rows: PinotColumns, indices: np.ndarray | slice) -> PinotColumns:
         start, stop, _ = indices.indices(rows.table.num_rows)
         return PinotColumns(rows.table.slice(start, stop - start),
                             {k: v[start:stop] for k, v in rows.null_masks.items()})
-    return PinotColumns(rows.table.take(pa.array(indices)), {k: v[indices] for k, v in rows.null_masks.items()})
+    return PinotColumns(_wide_dict_ids(rows.table).take(pa.array(indices)),
+                        {k: v[indices] for k, v in rows.null_masks.items()})
+
+
+def _wide_dict_ids(table: pa.Table) -> pa.Table:
+    """Gathering rows from several segments' chunks unifies their dictionaries, and the union keeps the
+    chunks' index type: int8 dictIds of small segments overflow past 127 values (Arrow: "requires a larger
+    index type"). Such columns get int32 dictIds first (the builder takes any width)."""
+    for position, field in enumerate(table.schema):
+        column = table.column(position)
+        listed = pa.types.is_list(field.type)
+        inner = field.type.value_type if listed else field.type
+        if column.num_chunks > 1 and pa.types.is_dictionary(inner) and inner.index_type != pa.int32():
+            wide = pa.dictionary(pa.int32(), inner.value_type)
+            table = table.set_column(position, field.name, column.cast(pa.list_(wide) if listed else wide))
+    return table
 
 
 # --- reducers ----------------------------------------------------------------------------------------------
