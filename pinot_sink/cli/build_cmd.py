@@ -186,10 +186,11 @@ def make_writer(args, *, progress=None, on_segment=None):
     """The ``PartitionWriter`` for these arguments, prepared as a Spark write prepares
     (``pinot_sink.prepare``): the data source's option parsing, the schema and table config checks, the index
     plan, the ingestion steps and write plan for each input's columns, naming; its defaults and file modes."""
-    from ..buffer import PartitionBuffer
+    from ..buffer import BucketBuffer, PartitionBuffer
     from ..naming import SegmentNameError
     from ..options import OptionError, WriteOptions, parse_int, parse_size
     from ..partition_writer import PartitionWriter, SegmentSpec
+    from ..partitioning import SegmentKeys, partitioned_columns
     from ..prepare import parse_table, prepare_table
 
     for path in args.input:
@@ -218,8 +219,13 @@ def make_writer(args, *, progress=None, on_segment=None):
     # now() / ago() give the build's start, one instant for every row and segment of this run
     instant_ms = int(time.time() * 1000)
     spec = SegmentSpec(schema, table_config, build_options, args.creation_time, namer, single_name=args.name)
+    # One partition id per segment, as a Spark task cuts them: Pinot refuses an OFFLINE upsert segment with two
+    # ids, and a partitioned table's broker prunes by the one id each segment records.
+    partitioned = partitioned_columns(table_config, schema)
+    buffer = (BucketBuffer(max_rows, max_bytes, SegmentKeys(table_config, schema, partitioned)) if partitioned
+              else PartitionBuffer(max_rows, max_bytes))
     return PartitionWriter(spec, rules=prepared.rules, conversion=options.conversion,
-                           buffer=PartitionBuffer(max_rows, max_bytes), stage=_OutputFolder(args.out),
+                           buffer=buffer, stage=_OutputFolder(args.out),
                            where=f"table {raw_table}", rows_of="the input", max_bytes=max_bytes,
                            on_segment=on_segment, progress=progress, instant_ms=instant_ms)
 

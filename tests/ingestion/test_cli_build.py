@@ -123,3 +123,37 @@ def test_the_schema_policy_options_apply_to_a_file_with_extra_columns(tmp_path, 
     capsys.readouterr()
     with open_segment(tmp_path / "out" / "t_0.tar.gz") as segment:
         assert segment.values("S").to_pylist() == ["null", "null"]  # "s" is unknown now, "S" gets its default
+
+
+def test_a_partitioned_tables_segments_hold_one_partition_id_each(tmp_path, capsys):
+    """An OFFLINE upsert table (``segmentPartitionConfig`` on its key): the CLI cut one segment with ids of both
+    partitions (``partitionValues = 0,1``), which Pinot refuses at upload ("must contain exactly one partition
+    id for column: id, got: {0, 1}"); it now cuts one segment per id, as a Spark task does. Found on a real
+    cluster."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = {"schemaName": "keyed", "primaryKeyColumns": ["id"],
+              "dimensionFieldSpecs": [{"name": "id", "dataType": "INT"}],
+              "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                                      "granularity": "1:MILLISECONDS"}]}
+    config = {"tableName": "keyed", "tableType": "OFFLINE", "upsertConfig": {"mode": "FULL"},
+              "segmentsConfig": {"timeColumnName": "ts"}, "metadata": {},
+              "tableIndexConfig": {"segmentPartitionConfig": {"columnPartitionMap": {
+                  "id": {"functionName": "Murmur", "numPartitions": 2}}}}}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    (tmp_path / "table.json").write_text(json.dumps(config))
+    pq.write_table(pa.table({"id": pa.array(range(100), pa.int32()),
+                             "ts": pa.array([1_700_000_000_000 + i for i in range(100)], pa.int64())}),
+                   tmp_path / "rows.parquet")
+    out = tmp_path / "out"
+    assert main(["build", "--schema", str(tmp_path / "schema.json"), "--table-config", str(tmp_path / "table.json"),
+                 "--input", str(tmp_path / "rows.parquet"), "--out", str(out)]) == 0
+    capsys.readouterr()
+    tarballs = sorted(out.glob("*.tar.gz"))
+    values = []
+    for tarball in tarballs:
+        segment = open_segment(tarball)
+        values.append(segment.metadata.properties["column.id.partitionValues"])
+        assert segment.metadata.total_docs > 0
+    assert sorted(values) == ["0", "1"]
