@@ -129,6 +129,7 @@ class Table:
     kind: str = "OFFLINE"  # the table type (one type per raw name here: no hybrid tables)
     # what a server would log on loading a segment of a primary-key table (the controller accepted it)
     load_errors: dict[str, str] = field(default_factory=dict)
+    reloads: int = 0  # POST /segments/{t}/reload calls (servers reload every segment)
 
 
 @dataclass
@@ -500,6 +501,10 @@ class FakeController:
                     with _lineage_update("endReplaceSegments", table, f"segmentLineageEntryId = "
                                                                        f"{q['segmentLineageEntryId']}"):
                         return 200, self._end_replace(table, q, _json_body(body))
+                if rest == ["reload"] and method == "POST":  # Pinot: the job id and messages sent, per table type
+                    table.reloads += 1
+                    return 200, {"status": json.dumps({f"{table.raw}_{table.kind}": {
+                        "reloadJobId": str(uuid.uuid4()), "numMessagesSent": "1"}})}
                 if rest == ["revertReplaceSegments"] and method == "POST":
                     with _lineage_update("revertReplaceSegments", table,
                                          f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):

@@ -395,6 +395,13 @@ class ControllerClient:
             operation="revert segment replacement", table=raw, on_retry=already_reverted,
         )
 
+    def reload_segments(self, table: str) -> None:
+        """Ask the servers to reload every segment of the table (``POST /segments/{t}/reload``; asynchronous:
+        the controller answers once the messages are sent)."""
+        raw = self._raw(table)
+        self.request("POST", f"/segments/{quote(raw, safe='')}/reload", params={"type": self.table_type},
+                     body_factory=lambda: (b"", "application/json"), operation="reload segments", table=raw)
+
     def _lineage_single_attempt(self, raw: str) -> dict[str, dict]:
         """Lineage lookup used inside another call's retry loop (so it must not loop itself)."""
         response = self.request(

@@ -1,0 +1,34 @@
+"""A revert on an upsert or dedup table reloads the table's segments. A server resolves a key as segments come
+and go: a write's new segments, once loaded (its lineage entry still IN_PROGRESS), mark the key's rows in the
+older segments invalid, and when a revert removes them Pinot drops the key without looking at those rows again.
+On a real cluster (Pinot 210c2951e720) a failed write of 100 keys left the broker answering 200 of 300 rows,
+and an undo of a rerun 100 of 300, until ``POST /segments/{t}/reload``; after it, 300 (tests/pinot/test_upsert.py
+checks the broker). Here: the reload is asked after the failed write's revert and after an undo, and never for a
+table without keys."""
+from __future__ import annotations
+
+import pytest
+
+from pinot_sink.commit import CommitError
+from pinot_sink.controller import ControllerClient
+from pinot_sink.history import undo_write
+from tests.primary_keys.tables import SCHEMA, table_config
+from tests.primary_keys.test_keyed_writes import write
+
+
+@pytest.mark.parametrize("keyed", [True, False])
+def test_a_failed_write_and_an_undo_reload_a_keyed_table(fake_controller, keyed):
+    config = table_config("OFFLINE") if keyed else table_config("OFFLINE", upsertConfig=None, routing=None)
+    fake_controller.add_table(SCHEMA, config)
+    table = fake_controller.tables["orders"]
+    write(fake_controller, kind="OFFLINE", seed=1, **{"write.id": "first"})
+    assert table.reloads == 0  # a commit that completes reloads nothing
+    fake_controller.fail_next(20, 500, method="POST", path="/segments/orders/endReplaceSegments")
+    with pytest.raises(CommitError):
+        write(fake_controller, kind="OFFLINE", seed=2, **{"write.id": "second", "retry.max-attempts": 2,
+                                                         "retry.initial-backoff": "10ms"})
+    assert "REVERTED" in {e.state for e in table.lineage.values()}
+    assert table.reloads == (1 if keyed else 0)
+    with ControllerClient(fake_controller.url) as client:
+        undo_write(client, "orders", "first")
+    assert table.reloads == (2 if keyed else 0)
