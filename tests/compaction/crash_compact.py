@@ -1,6 +1,7 @@
 """Run a compaction in this process and die (``os._exit``, as SIGKILL would: no clean-up runs) at one phase.
 
     python crash_compact.py PHASE (--url URL | --output-uri DIR --schema S --table-config T) --target-size SIZE
+        [--table T (default events)]
 
 Phases: ``read`` (the third segment read), ``built`` (every new segment staged, before the commit),
 ``started`` (the lineage entry opened), ``uploaded`` (every new segment uploaded, the entry not ended),
@@ -46,6 +47,7 @@ def main() -> None:
     parser.add_argument("--schema")
     parser.add_argument("--table-config")
     parser.add_argument("--target-size", default="64kb")
+    parser.add_argument("--table", default="events")
     args = parser.parse_args()
 
     from pinot_sink import commit
@@ -93,7 +95,7 @@ def main() -> None:
         options = {"schema": args.schema, "table-config": args.table_config}
     if args.url:
         options.update({"retry.initial-backoff": "10ms", "retry.max-backoff": "50ms"})
-    run.compact("events", url=args.url, output_uri=args.output_uri, target_size=args.target_size, options=options)
+    run.compact(args.table, url=args.url, output_uri=args.output_uri, target_size=args.target_size, options=options)
     print("the compaction ended without reaching its phase", file=sys.stderr)
     os._exit(3)
 
