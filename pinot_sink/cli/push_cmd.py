@@ -294,6 +294,14 @@ def _replace_window(client, args, window: TimeWindow, tarballs: list[Path], prog
                                    straddling_hint="--include-straddling")
     except TimeWindowError as exc:
         raise SystemExit(f"table {args.table}: nothing was pushed: {exc}") from None
+    # Pinot refuses a replacement whose new names are in the table already, live or replaced (a 500, which the
+    # start would retry for a minute): the same tarballs pushed again, say. Named here, before anything starts.
+    taken = sorted(set(names) & set(client.list_segments(args.table, exclude_replaced=False)))
+    if taken:
+        raise SystemExit(f"table {args.table}: nothing was pushed: {len(taken)} segment name(s) are in the table "
+                         f"already ({', '.join(taken[:3])}{', ...' if len(taken) > 3 else ''}); a replacement needs "
+                         f"new names: build the segments again (a new --name), or push without "
+                         f"--replace-time-range")
     return _consistent_push(client, args.table, tarballs, progress, options,
                             segments_from=sorted(replaced - set(names)), window=window)
 

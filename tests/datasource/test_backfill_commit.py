@@ -200,3 +200,19 @@ def test_cli_refuses_straddling_segments_unless_included(fake_controller, tmp_pa
     assert sorted(fake_controller.live_segments()) == ["events_day2", "events_days01"]
     assert main([*args, "--include-straddling"]) == 0
     assert sorted(fake_controller.live_segments()) == ["events_day2", "events_new"]
+
+
+def test_cli_names_segments_already_in_the_table_before_starting(fake_controller, tmp_path):
+    """The same tarballs pushed again with --replace-time-range: Pinot refuses new names that are in the table
+    (HTTP 500 "... from 'segmentsTo' exists in table"), which the start retried for its whole budget before
+    failing. Found following the README's push lines against one folder. Now one line first, nothing started."""
+    for day in range(3):
+        daily_segment(tmp_path / "old", f"events_day{day}", day)
+    assert main(["push", str(tmp_path / "old"), "--url", fake_controller.url, "--table", "events", *FAST]) == 0
+    starts = len(fake_controller.received)
+    with pytest.raises(SystemExit, match=r"^table events: nothing was pushed: 3 segment name\(s\) are in the table "
+                                         r"already \(events_day0, events_day1, events_day2\); a replacement needs new"):
+        main(["push", str(tmp_path / "old"), "--replace-time-range", "2024-02-15/2024-02-20", "--url",
+              fake_controller.url, "--table", "events", *FAST])
+    assert not any(r.path.endswith("startReplaceSegments") for r in fake_controller.received[starts:])
+    assert len(fake_controller.uploads()) == 3 and not fake_controller.tables["events"].lineage
