@@ -18,6 +18,7 @@ result = pinot_sink.write(clicks, "clicks", url=url, **{
     "table.create": "if-missing",              # derive the schema from the DataFrame, create schema + table
     "table.time-column": "ts",
     "table.inverted-index-columns": "country",
+    "write.id": "clicks-quickstart",           # run it again: it replaces its own rows, never doubles them
 })
 print(f"wrote {result.rows} rows in {len(result.segments)} segment(s) to table {result.table}")
 spark.stop()

@@ -35,3 +35,10 @@ def test_quickstart_creates_the_table_and_writes(fake_controller, tmp_path):
         "click_id": "LONG", "country": "STRING", "price": "BIG_DECIMAL"}
     live = fake_controller.live_segments("clicks")
     assert sum(int(fake_controller.segments("clicks")[n].zk["segment.total.docs"]) for n in live) == 10_000
+    # Run again (a newcomer does): the write.id makes it replace its own rows; without it the table held 20,000.
+    again = subprocess.run([sys.executable, str(REPO / "examples" / "quickstart.py"), fake_controller.url],
+                           capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+    assert "wrote 10000 rows in" in again.stdout, again.stdout + again.stderr[-3000:]
+    rerun = fake_controller.live_segments("clicks")
+    assert not set(rerun) & set(live)
+    assert sum(int(fake_controller.segments("clicks")[n].zk["segment.total.docs"]) for n in rerun) == 10_000
