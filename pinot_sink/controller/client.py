@@ -10,6 +10,7 @@ pickles as its ``ClientConfig`` (Spark ships it to executors) and rebuilds its H
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -39,6 +40,24 @@ def offline_raw_name(table: str, table_type: str = "OFFLINE") -> str:
     if table.endswith(other):
         raise ControllerRequestError(f"this client writes {table_type} tables (option 'table-type')", table=table)
     return raw_table_name(table)
+
+
+def _refuse_if_being_replaced(raw: str, segments_from: list[str], lineage: Mapping[str, Any]) -> None:
+    """A start refused because another lineage entry, IN_PROGRESS, replaces one of our segments: a write or
+    compaction running now, or one that was killed. Retrying cannot help; say which entry, in one line."""
+    wanted = set(segments_from)
+    for entry_id, entry in lineage.items():
+        held = wanted & set(entry.get("segmentsFrom") or [])
+        if entry.get("state") == "IN_PROGRESS" and held:
+            since = entry.get("timestamp")
+            when = (time.strftime(" since %Y-%m-%dT%H:%M:%SZ", time.gmtime(int(since) / 1000))
+                    if isinstance(since, (int, str)) and str(since).isdigit() else "")
+            segment = sorted(held)[0]
+            raise RetryRefusedError(
+                f"segment {segment} (of {len(segments_from)} to replace) is being replaced by lineage entry {entry_id} "
+                f"(IN_PROGRESS{when}): another write or compaction is running, or was killed (`pinot-sink recover "
+                f"--table {raw}` settles a killed one); nothing was started", operation="start segment replacement",
+                table=raw, segment=segment)
 
 
 class ControllerClient:
@@ -325,13 +344,16 @@ class ControllerClient:
             body["customMap"] = dict(custom_map)
 
         def existing_entry():
-            for entry_id, entry in self._lineage_single_attempt(raw).items():
+            lineage = self._lineage_single_attempt(raw)
+            for entry_id, entry in lineage.items():
                 if (
                     entry.get("state") == "IN_PROGRESS"
                     and sorted(entry.get("segmentsFrom") or []) == sorted(segments_from)
                     and sorted(entry.get("segmentsTo") or []) == sorted(segments_to)
                 ):
                     return _Resolved({"segmentLineageEntryId": entry_id})
+            if not force_cleanup:  # Pinot refuses (500) to replace a segment another IN_PROGRESS entry replaces
+                _refuse_if_being_replaced(raw, segments_from, lineage)
             # No entry: was it refused for good? Pinot checks first that every segmentsFrom segment is live
             # (a rerun or compaction that replaced one wins) and answers 500, as for a lost ZooKeeper race.
             live = set(self.list_segments(raw, exclude_replaced=True)) if segments_from else set()

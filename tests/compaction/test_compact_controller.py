@@ -185,6 +185,26 @@ def test_a_compaction_that_completes_first_makes_the_rerun_fail_cleanly(table, c
     assert controller_ids(table, tmp_path) == list(range(400))
 
 
+def test_a_write_still_replacing_a_segment_fails_the_compaction_at_once_naming_its_entry(table, client, tmp_path):
+    """A rerun (or a killed one) holds an IN_PROGRESS entry on a segment the compaction merges: Pinot answers the
+    compaction's start 500 ("Failed to update the segment lineage"), which was retried for the whole budget (11 s
+    per group on a real cluster) and then reported as that 500. The retry now looks and stops, naming the entry."""
+    for hour in range(4):
+        write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")
+    held = sorted(table.live_segments("events"))[1]
+    rival = client.start_replace("events", [held], [], force_cleanup=False)
+    before = len(table.received)
+    report = compact("events", url=table.url, target_size="1mb", min_segment_size="1mb",
+                     options={"retry.initial-backoff": "200ms", "retry.max-backoff": "1s"})
+    [group] = report.groups
+    assert f"segment {held} (of 4 to replace) is being replaced by lineage entry {rival} (IN_PROGRESS since " \
+        in group.error, group.error
+    assert "`pinot-sink recover --table events` settles a killed one); nothing was started" in group.error
+    starts = [r for r in table.received[before:] if r.path.endswith("/startReplaceSegments")]
+    assert len(starts) == 1  # no retry
+    assert controller_ids(table, tmp_path) == list(range(400))
+
+
 def test_an_append_during_a_compaction_is_kept(table, client, tmp_path):
     for hour in range(4):
         write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")

@@ -137,7 +137,8 @@ def test_a_crashed_run_does_not_block_the_next_one(client, fake_controller, tmp_
     crashed.start()
     push_segment(client, "events", make_segment(tmp_path / "crashed", "events_crashed_0"))
     # the driver died here: no end, no revert; a rerun must still go through (forceCleanup, as Pinot's jobs do)
-    with pytest.raises(ConsistentPushError, match="Failed to update the segment lineage during startReplaceSegments"):  # replacing a replaced one
+    with pytest.raises(ConsistentPushError, match=f"is being replaced by lineage entry {crashed.lineage_id} "
+                                                  r"\(IN_PROGRESS since .*nothing was started"):  # no retries
         ConsistentPush(client, "events", segments_to=NEW, force_cleanup=False).start()
     ConsistentPush(client, "events", segments_to=NEW).run(new_paths)
     assert client.list_segments("events") == NEW
