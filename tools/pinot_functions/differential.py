@@ -230,7 +230,8 @@ _OBJECTS = {f["name"] for f in REGISTRY if f["returns"] in ("Object", "List", "M
 def _may_be_empty(expression: str) -> bool:
     """Whether the outermost call may return a Java Map / List / Object[]: an empty one Pinot's column
     conversion stores as null without a failure (the replay reads the header's ``may_be_empty``)."""
-    return expression.split("(", 1)[0].strip().lower().replace("_", "") in _OBJECTS
+    name = expression.split("(", 1)[0].strip().lower().replace("_", "")
+    return (name.split()[0] if name.startswith("case ") else name) in _OBJECTS  # (SQL's CASE WHEN is case(...))
 
 
 def _family_of(expression: str, functions: dict) -> str:
