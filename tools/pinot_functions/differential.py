@@ -280,9 +280,9 @@ def deliberate(expression: str) -> str | None:
     if any("beyond Arrow's decimals" in r for r in REASONS):
         return "a BigDecimal beyond Arrow's decimal256 in a BIG_DECIMAL column (the row fails here)"
     if any("identity text" in r for r in REASONS):
-        return "a primitive array into a STRING column (Pinot stores its identity text '[I@...': refused here)"
+        return "array: a primitive array into a STRING column (Pinot stores its identity text '[I@...', refused here)"
     if any("IPAddress library reads but this package does not reproduce" in r for r in REASONS):
-        return "an IP wildcard / range form (not reproduced: the row fails here)"
+        return "ip: an IP wildcard / range form (not reproduced, the row fails here)"
     stack = [parse_expression(expression)]
     while stack:
         node = stack.pop()

@@ -67,7 +67,7 @@ def _case_when(gen, depth, literal_only):
     args = _conditions(gen, depth, literal_only)
     if rng.random() < 0.6:
         args += _args(gen, _ANY_KINDS, 1, depth, literal_only)
-    return f"{rng.choice(['caseWhen', 'case'])}({', '.join(args)})"
+    return f"caseWhen({', '.join(args)})"  # (case(...): CASE is a keyword of the parser, here and in Pinot)
 
 
 def _sql_case(gen, depth, literal_only):
