@@ -409,9 +409,9 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
         cap.__exit__(None, None, None)
         replay.load.cache_clear()
     for case in failing:  # Pinot's build fails on it alone: ours must fail too (continueOnError on)
+        REASONS.clear()  # (what deliberate() reads: this build's reasons, so cleared before it, not after)
         with _memory_cap():
             builds = _ours_builds(case, seed)
-        REASONS.clear()
         why = deliberate(case[0]) if builds else None
         if why is not None:  # (a pattern from a column: rows before the first valid one, missing from the stats)
             print(f"  deliberate, Pinot's build fails ({why}): {case[0]}", flush=True)
