@@ -336,6 +336,8 @@ def _array(ctx: Context, args: list[Value]) -> Value:
     if not args:  # Pinot returns its empty Object[] as it is (a column stores it as null)
         return object_array([[] for _ in range(ctx.num_rows)])
     types = [java_type(a) for a in args]
+    if types[0] == "ARRAY" and not is_object(args[0].type):  # a multi-value first: Pinot's Object[] as it is
+        return _objects_of(ctx, args)
     element = _ELEMENT.get(types[0])
     if element is None:
         raise IngestionError(f"{ctx.where}: array() of {types[0]} values is not supported here")
@@ -347,6 +349,18 @@ def _array(ctx: Context, args: list[Value]) -> Value:
     table = pa.table({str(i): c for i, c in enumerate(columns)})
     rows = [list(r.values()) for r in table.to_pylist()]
     return pa.array(rows, pa.list_(element))
+
+
+def _objects_of(ctx: Context, args: list[Value]) -> Value:
+    """``array(...)`` whose first argument is of no class it makes a typed array for (a multi-value's
+    ``Object[]``): Pinot returns its ``Object[]`` of the arguments as they are (arrays whole), which a column
+    stores as any Java array (nested ones flattened, nulls dropped)."""
+    columns = [a.value if isinstance(a, Const) else (objects(a) if is_object(a.type) else a.to_pylist())
+               for a in args]
+    rows = [[c[row] if isinstance(c, list) else c for c in columns] for row in range(ctx.num_rows)]
+    if any(isinstance(v, (bytes, bytearray)) for row in rows for v in row):
+        raise IngestionError(f"{ctx.where}: array() of a multi-value and BYTES values is not supported here")
+    return object_array(rows)
 
 
 def gives_primitive_array(value: Value) -> bool:
