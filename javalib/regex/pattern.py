@@ -59,6 +59,45 @@ class JavaPattern:
             self.regex = _AtLastMatch(self.regex)
         self.groups = self.regex.groups
         self.group_names = dict(self.regex.groupindex)
+        # Java's search (Pattern.Start) tries every UTF-16 unit as a start, between an emoji's halves too,
+        # unless the pattern "has supplementary" characters (Pattern.StartS skips a pair's low half): a
+        # supplementary character in the text of the pattern, a complemented class or escape (``[^...]``,
+        # ``\P{..}``, ``\W \D \S \H \V``) or a Unicode property (``\p{L}``; not the ASCII POSIX ones)
+        self.tries_pair_halves = not _has_supplementary(pattern)
+
+
+_POSIX = {"Lower", "Upper", "ASCII", "Alpha", "Digit", "Alnum", "Punct", "Graph", "Print", "Blank", "Cntrl",
+          "XDigit", "Space"}
+
+
+def _has_supplementary(source: str) -> bool:
+    """Whether Java's Pattern compiles ``source`` with ``hasSupplementary`` set (see JavaPattern)."""
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if ord(c) > 0xFFFF:
+            return True
+        if c == "[" and source[i + 1:i + 2] == "^":
+            return True
+        if c == "\\" and i + 1 < n:
+            e = source[i + 1]
+            if e in "PDHSVW":
+                return True
+            if e == "p":
+                name = source[i + 3:source.find("}", i)] if source[i + 2:i + 3] == "{" else source[i + 2:i + 3]
+                if name.startswith("^") or name.removeprefix("Is") not in _POSIX:
+                    return True
+            if e == "Q":  # quoted text: literal up to \\E
+                end = source.find("\\E", i + 2)
+                quoted = source[i + 2:] if end < 0 else source[i + 2:end]
+                if any(ord(q) > 0xFFFF for q in quoted):
+                    return True
+                i = n if end < 0 else end + 2
+                continue
+            i += 2
+            continue
+        i += 1
+    return False
 
 
 def _char(cp: int) -> str:

@@ -60,6 +60,14 @@ class Expression:
         function = lookup(self.root.name, len(self.root.args))
         return function is not None and function.primitive_array
 
+    def primitive_array_value(self, value: Value) -> bool:
+        """Whether the expression's value is a Java primitive array: a function returning one, or ``array(...)``
+        of numbers or booleans (its first argument's class decides, known once evaluated)."""
+        if self.primitive_array_result:
+            return True
+        from .functions.array_functions import gives_primitive_array
+        return isinstance(self.root, Call) and self.root.name == "array" and gives_primitive_array(value)
+
     def evaluate(self, columns: Mapping[str, pa.Array], ctx: Context) -> Value:
         return _evaluate(self.root, columns, ctx)
 
@@ -70,6 +78,8 @@ class Expression:
 
 # Arguments Pinot's SQL parser wants as literals, checked when the expression is compiled (not a nested call)
 _PARSER_LITERALS = {"jsonextractkey": (1, 2)}
+# ... and every argument of these: Pinot's evaluator reads each as a literal when it plans the expression
+_ALL_LITERALS = {"arrayvalueconstructor"}
 
 
 def _check(node: Node, text: str) -> None:
@@ -81,6 +91,9 @@ def _check(node: Node, text: str) -> None:
         if node.name == "not" and len(node.args) != 1:
             raise ExpressionError(f"NOT expects 1 argument in {text!r}")
         return
+    if node.name in _ALL_LITERALS and not all(isinstance(a, Literal) for a in node.args):
+        raise ExpressionError(f"{node.text} in {text!r}: every argument must be a literal, as Pinot's evaluator "
+                              f"requires (InbuiltFunctionEvaluator reads them as literals: NullPointerException)")
     for i in _PARSER_LITERALS.get(node.name, ()):
         if i < len(node.args) and not isinstance(node.args[i], Literal):
             raise ExpressionError(f"{node.text} in {text!r}: argument {i + 1} must be a single-quoted literal, as "

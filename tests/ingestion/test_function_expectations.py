@@ -15,6 +15,7 @@ Each output column is a case, run alone (its transform, and the helper transform
 from __future__ import annotations
 
 import decimal
+import functools
 import json
 import math
 import os
@@ -56,6 +57,9 @@ _DELIBERATE = FIXTURES / "diff_deliberate_differences.json"
 if _DELIBERATE.exists():
     KNOWN_DIFFERENCES = {**KNOWN_DIFFERENCES, **{(mode, case_id): f"deliberate: {rule}"
                                                  for mode, case_id, rule in json.loads(_DELIBERATE.read_text())}}
+
+# The write's instant of every replay (what now() / ago() give): the day the clock's shapes were asked of Pinot
+_NOW = 1_795_910_400_000  # 2026-11-29T00:00:00Z
 
 # Cases that cost tens of seconds (lpad to lengths near Integer.MAX_VALUE builds strings of up to 2 GB where
 # Java's does): `make test-slow` runs them, `make test` leaves them out.
@@ -128,7 +132,11 @@ def _pipeline(header: dict, columns: list[str], continue_on_error: bool, table: 
         "transformConfigs": [{"columnName": c, "transformFunction": e} for c, e in transforms.items()
                              if c in columns or c not in in_schema]}
     schema = PinotSchema.from_json({**header["schema"], "dimensionFieldSpecs": fields})
-    return IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
+    pipeline = IngestionPipeline.from_configs(schema, TableConfig.from_json(config, schema), table.schema)
+    # now() / ago() read the write's instant: here a fixed one, _NOW (the tables hold the clock's functions only
+    # inside shapes any instant keeps, e.g. greaterThan(now(), ...): tools/pinot_functions/forms.py)
+    pipeline.apply = functools.partial(pipeline.apply, instant_ms=_NOW)
+    return pipeline
 
 
 def _stored(value, pinot_type: str | None = None):

@@ -37,8 +37,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "ingestion"))
-from expectations import COMMIT, _configs, run_pinot  # noqa: E402
-from families import EMOJI, _cases_family, _inputs  # noqa: E402
+from expectations import COMMIT, VERIFY, _configs, run_pinot  # noqa: E402
+from families import EMOJI, IP_ADDRESSES, IP_PREFIXES, _cases_family, _inputs  # noqa: E402
+import forms  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "functions"
 _CALLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
@@ -60,12 +61,18 @@ _OUT.update({"UUID": ("STRING", True), "Timestamp": ("TIMESTAMP", True), "Timest
              "BigDecimal": ("BIG_DECIMAL", True), "Object[]": ("STRING", False)})
 # classes pinot-verify cannot run (its class audit fails the build); the geospatial ST_* functions are pinot-core's,
 # absent from the dump (``source``). Whole class names: a fragment ("St", "Geo") once left out StringFunctions,
-# GeohashFunctions and UuidToStringScalarFunction, 86 names the search never called.
-_SKIP_CLASS = {"IpAddressFunctions"}
+# GeohashFunctions and UuidToStringScalarFunction, 86 names the search never called. A pinot-verify whose
+# launcher puts the real IPAddress library before its stand-ins (docs/ingestion.md, "The random differential
+# search") runs IpAddressFunctions; one built with httpcore5 (URIUtils compiles) runs encodeUrl / decodeUrl.
+_LAUNCHER = VERIFY / "pinot-segment-build"
+_RUNS_IP = _LAUNCHER.exists() and "first/" in _LAUNCHER.read_text() and any((VERIFY / "first").glob("ipaddress*.jar"))
+_SKIP_CLASS = set() if _RUNS_IP else {"IpAddressFunctions"}
 # functions of a runnable class whose Pinot code reaches a class pinot-verify's audit refuses (URIUtils needs
-# httpclient5's URIBuilder): every build that calls them fails, there is nothing to compare
-_UNRUNNABLE = {"encodeurl", "decodeurl"}
-_SKIP_NAMES = {"now", "ago", "agomv", "sleep", "uuid", "generateuuid", "randomuuid", "rand", "random", "inidset",
+# httpcore5's URIBuilder): every build that calls them fails, there is nothing to compare
+_UNRUNNABLE = set() if any((VERIFY / "lib").glob("httpcore5*.jar")) else {"encodeurl", "decodeurl"}
+# (the variadic ones, the two over a Map, sleep and the clock's / random ones by their shape: forms.py; rand(seed)
+# is deterministic and drawn as any function)
+_SKIP_NAMES = {"now", "ago", "agomv", "sleep", "uuid", "generateuuid", "randomuuid", "random", "inidset",
                "arrayvalueconstructor", "array", "case", "casewhen", "in", "notin", "inidsetmv"}
 
 _LITERALS = {
@@ -122,7 +129,7 @@ _EDGE_ZONES = ["Asia/Kathmandu", "+05:45", "GMT-00:30", "Europe/London", "-23:59
                "GMT0", "UTC-0"]
 _COLUMNS = {"long": ["l", "n"], "int": ["n"], "double": ["d", "f"], "string": ["s", "z", "j"], "bytes": ["b"],
             "longs": ["ia"], "doubles": ["ia"], "strings": ["sa"], "bool": [], "any": ["l", "d", "s", "n"],
-            "uuid": ["s", "b"], "decimal": ["d", "l", "s"]}
+            "uuid": ["s", "b"], "decimal": ["d", "l", "s"], "ip": ["s", "z"]}
 # a multi-value column passed where a function takes one value (Pinot converts it by its first element)
 _MV_AS_ONE = {"string": ["sa", "ia"], "long": ["ia"], "int": ["ia"], "double": ["ia"], "bytes": ["sa"],
               "any": ["ia", "sa"]}
@@ -131,6 +138,8 @@ _LITERALS["uuid"] = ["'550e8400-e29b-41d4-a716-446655440000'", "'550E8400E29B41D
                      "'00000000-0000-0000-0000-000000000000'",
                      "'017f22e2-79b0-7cc3-98c4-dc0c0c07398f'", "'c232ab00-9414-11ec-b3c8-9f6bdeced846'",
                      "hexToBytes('550e8400e29b41d4a716446655440000')", "hexToBytes('00')", "'not-a-uuid'"]
+# IpAddressFunctions' texts: the ip table's addresses and prefixes (families.py), and a few texts of any kind
+_LITERALS["ip"] = [f"'{a}'" for a in IP_ADDRESSES + IP_PREFIXES] + ["'1.2.*.*'", "'1.2.3.0-255'", "'-7'", "'a%20b'"]
 _LITERALS["decimal"] = ["'1.5'", "'-0.00'", "'1E+3'", "'123456789012345678901234567890.123'", "'0.1'", "0", "1.5",
                         "'-1e-20'", "9223372036854775807", "'abc'"]
 
@@ -149,7 +158,7 @@ def _functions() -> list[dict]:
             continue
         seen.add((name, f["arity"]))
         chosen.append({**f, "call": name})
-    return chosen
+    return chosen + forms.functions()
 
 
 def _returns(kind: str, f: dict) -> bool:
@@ -162,6 +171,7 @@ class Generator:
     def __init__(self, rng: random.Random, functions: list[dict]):
         self.rng, self.functions = rng, functions
         self.by_kind = {k: [f for f in functions if _returns(k, f)] for k in set(_KIND.values())}
+        self.by_kind["ip"] = self.by_kind["string"]
 
     def arg(self, kind: str, depth: int, literal_only: bool) -> str:
         rng = self.rng
@@ -178,7 +188,10 @@ class Generator:
         return rng.choice(literals)
 
     def call(self, f: dict, depth: int, literal_only: bool = False) -> str:
-        args = [self.arg(_KIND[p], depth, literal_only) for p in f["params"]]
+        if "form" in f:
+            return f["form"](self, depth, literal_only)
+        ip = f["class"].endswith("IpAddressFunctions")  # (its texts: addresses and prefixes, mostly)
+        args = [self.arg("ip" if ip and p == "String" else _KIND[p], depth, literal_only) for p in f["params"]]
         return f"{f['call']}({', '.join(args)})"
 
 
@@ -217,7 +230,8 @@ _OBJECTS = {f["name"] for f in REGISTRY if f["returns"] in ("Object", "List", "M
 def _may_be_empty(expression: str) -> bool:
     """Whether the outermost call may return a Java Map / List / Object[]: an empty one Pinot's column
     conversion stores as null without a failure (the replay reads the header's ``may_be_empty``)."""
-    return expression.split("(", 1)[0].strip().lower().replace("_", "") in _OBJECTS
+    name = expression.split("(", 1)[0].strip().lower().replace("_", "")
+    return (name.split()[0] if name.startswith("case ") else name) in _OBJECTS  # (SQL's CASE WHEN is case(...))
 
 
 def _family_of(expression: str, functions: dict) -> str:
@@ -265,6 +279,10 @@ def deliberate(expression: str) -> str | None:
         return "an array of over 2^24 elements (Java's outcome is its heap's)"
     if any("beyond Arrow's decimals" in r for r in REASONS):
         return "a BigDecimal beyond Arrow's decimal256 in a BIG_DECIMAL column (the row fails here)"
+    if any("identity text" in r for r in REASONS):
+        return "array: a primitive array into a STRING column (Pinot stores its identity text '[I@...', refused here)"
+    if any("IPAddress library reads but this package does not reproduce" in r for r in REASONS):
+        return "ip: an IP wildcard / range form (not reproduced, the row fails here)"
     stack = [parse_expression(expression)]
     while stack:
         node = stack.pop()
@@ -319,20 +337,22 @@ def _buildable(exprs: list[tuple], seed: str) -> tuple[list[tuple], list[tuple]]
     return a + b, fa + fb
 
 
-def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] | None = None
-              ) -> tuple[dict, list[dict], list[tuple[str, str, str]]]:
+def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] | None = None,
+              outer: list[dict] | None = None) -> tuple[dict, list[dict], list[tuple[str, str, str]]]:
     """One Pinot build of ``cases`` random expressions (or the ``given`` (expression, Pinot type, single value)
     cases); returns (header, rows, differing [(column, expression, why)])."""
     import test_function_expectations as replay
     rng = random.Random(seed)
     gen = Generator(rng, functions)
     exprs = list(given or [])
-    order = functions[:]
+    order = (outer or functions)[:]  # (the outermost calls; any function nests inside them)
     random.Random(_rows_seed(seed)).shuffle(order)  # one order per run: its batches take turns through it
-    batch = int(seed.rsplit("-", 1)[1]) if seed.rsplit("-", 1)[-1].isdigit() else 0
+    tail = seed.rsplit("-", 1)[-1]
+    batch = int(tail) if "-" in seed and tail.isdigit() else 0  # (a bare seed, '1': batch 0)
     for k in range(0 if given else cases):
         f = order[(batch * cases + k) % len(order)]
-        exprs.append((gen.call(f, rng.choice([0, 1, 1, 2]), literal_only=rng.random() < 0.15),) + _OUT[f["returns"]])
+        expression = gen.call(f, rng.choice([0, 1, 1, 2]), literal_only=rng.random() < 0.15)
+        exprs.append((expression,) + (forms.shape_type(expression) or _OUT[f["returns"]]))
     # a case whose build fails here (a cut surrogate stored: Pinot's build fails then too, docs/ingestion.md)
     # would fail Pinot's whole batch: such cases are set aside, not asked (counted in the summary)
     with _memory_cap():
@@ -389,9 +409,9 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
         cap.__exit__(None, None, None)
         replay.load.cache_clear()
     for case in failing:  # Pinot's build fails on it alone: ours must fail too (continueOnError on)
+        REASONS.clear()  # (what deliberate() reads: this build's reasons, so cleared before it, not after)
         with _memory_cap():
             builds = _ours_builds(case, seed)
-        REASONS.clear()
         why = deliberate(case[0]) if builds else None
         if why is not None:  # (a pattern from a column: rows before the first valid one, missing from the stats)
             print(f"  deliberate, Pinot's build fails ({why}): {case[0]}", flush=True)
@@ -519,9 +539,15 @@ def main() -> None:
     parser.add_argument("--family", help="with --expressions: keep every case as tests/fixtures/functions/FAMILY.jsonl")
     parser.add_argument("--expressions", type=Path, help="a JSON list of [expression, Pinot type, single value] "
                         "to ask about instead of random ones (one batch)")
+    parser.add_argument("--only", help="draw only the functions whose name or Java class holds one of these "
+                        "comma-separated words (e.g. 'forms.,IpAddress,url,rand': the widened families)")
     args = parser.parse_args()
     sys.stdout.reconfigure(errors="backslashreplace")  # (expressions may hold a cut surrogate)
     functions = _functions()
+    outer = None
+    if args.only:
+        words = [w.lower() for w in args.only.split(",") if w]
+        outer = [f for f in functions if any(w in f["name"] or w in f["class"].lower() for w in words)]
     if args.expressions:
         given = [tuple(x) for x in json.loads(args.expressions.read_text())]
         header, lines, differing = run_batch(args.seed, 0, functions, given)
@@ -546,7 +572,7 @@ def main() -> None:
     for batch in range(args.batches):
         seed = f"{args.seed}-{batch}"
         try:
-            header, lines, differing = run_batch(seed, args.cases, functions)
+            header, lines, differing = run_batch(seed, args.cases, functions, outer=outer)
         except subprocess.TimeoutExpired:
             print(f"batch {seed}: skipped, a Pinot build ran past {BUILD_TIMEOUT} s", flush=True)
             skipped.append(seed)
@@ -564,7 +590,7 @@ def main() -> None:
             for path in keep(header, lines, differing, classes):
                 print("kept", path.relative_to(ROOT), flush=True)
     names = {e.split("(", 1)[0].lower() for _, e, _ in differing_all}
-    print(json.dumps({"functions": len(functions), "functions_called": len(used), "cases": total,
+    print(json.dumps({"functions": len(outer or functions), "functions_called": len(used), "cases": total,
                       "expressions": args.cases * (args.batches - len(skipped)),
                       "seeds": f"{args.seed}-0..{args.batches - 1}",
                       "differences": len(differing_all), "deliberate": len(DELIBERATE),

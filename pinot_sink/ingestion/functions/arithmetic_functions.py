@@ -260,12 +260,15 @@ def _is_not_null(ctx: Context, args: list[Value]) -> Value:
     return a.is_valid()
 
 
-def common_values(ctx: Context, values: list[Value]) -> list[pa.Array | pa.Scalar]:
+def common_values(ctx: Context, values: list[Value], chosen: list[np.ndarray] | None = None
+                  ) -> list[pa.Array | pa.Scalar]:
     """Branches of CASE / COALESCE brought to one Arrow type (literals stay scalars, broadcast by the kernel).
 
     Pinot returns whichever Java object the branch holds and the destination column converts it; mixed
     branches are brought to one type here: whole numbers to int64, numbers to float64, anything else with a
-    string to Java's text of the value.
+    string to Java's text of the value. ``chosen``: per value, the rows that take it (CASE's branches): a value
+    is converted on those rows only (Pinot converts none of them, only the one a row returns: a multi-value branch
+    another row takes cannot fail this row).
     """
     kinds = {java_type(v) for v in values} - {"NULL"}
     if not kinds:
@@ -288,7 +291,7 @@ def common_values(ctx: Context, values: list[Value]) -> list[pa.Array | pa.Scala
     elif len(kinds) == 1 and not all(isinstance(v, Const) for v in values):
         target = next(v.type for v in values if not isinstance(v, Const) and arrow_java_type(v.type) != "NULL")
     else:
-        values = [to_string(v, ctx) for v in values]
+        values = [_on_rows(ctx, None if chosen is None else chosen[i], to_string, v) for i, v in enumerate(values)]
         target = pa.string()
     out: list[pa.Array | pa.Scalar] = []
     for v in values:
@@ -363,12 +366,7 @@ def _coalesce_objects(args: list[Value]) -> Value:
     """Per row the first non-null argument as the Java object it is (a multi-value whole, even empty: it is not
     null), left to the destination column's conversion (``java_objects.to_column``: one element into a
     single-value column is that element, more fail the row)."""
-    columns = []
-    for a in args:
-        if isinstance(a, Const):
-            columns.append(None if a.value is None else a)
-        else:
-            columns.append(objects(a) if is_object(a.type) else a.to_pylist())
+    columns = [_object_values(a) for a in args]
     num_rows = next(len(c) for c in columns if isinstance(c, list))
     out = []
     for row in range(num_rows):
@@ -383,12 +381,59 @@ def _coalesce_objects(args: list[Value]) -> Value:
     return object_array(out)
 
 
+def _on_rows(ctx: Context, rows: np.ndarray | None, convert, value: Value) -> Value:
+    if rows is None:
+        return convert(value, ctx)
+    outer = ctx.active
+    ctx.active = rows if outer is None else (outer & rows)
+    try:
+        return convert(value, ctx)
+    finally:
+        ctx.active = outer
+
+
+def _object_values(a: Value) -> Const | list | None:
+    """An argument as Java objects: a literal (None for null), or the column's values per row."""
+    if isinstance(a, Const):
+        return None if a.value is None else a
+    return objects(a) if is_object(a.type) else a.to_pylist()
+
+
+def _case_objects(ctx: Context, conditions: list[Value], branches: list[Value]) -> Value:
+    """Per row the branch of the first condition that is ``Boolean.TRUE`` (else the last, the ELSE), as the Java
+    object it is: a multi-value whole, left to the destination column's conversion, as coalesce's."""
+    columns = [_object_values(b) for b in branches]
+    out = []
+    for row, chosen in enumerate(_chosen_branches(ctx, conditions).tolist()):
+        column = columns[chosen]
+        out.append(None if column is None else column.value if isinstance(column, Const) else column[row])
+    return object_array(out)
+
+
+def _chosen_branches(ctx: Context, conditions: list[Value]) -> np.ndarray:
+    """Per row the index of the first condition that is ``Boolean.TRUE`` (``len(conditions)``: the ELSE)."""
+    chosen = np.full(ctx.num_rows, len(conditions), dtype=np.int64)
+    for i in reversed(range(len(conditions))):
+        c = conditions[i]
+        if isinstance(c, Const):
+            true = np.full(ctx.num_rows, c.value is True, dtype=np.bool_)
+        elif pa.types.is_boolean(c.type):  # (Boolean.TRUE.equals(...) is false for anything not a boolean)
+            true = pc.fill_null(c, False).to_numpy(zero_copy_only=False).astype(np.bool_)
+        else:
+            continue
+        chosen[true] = i
+    return chosen
+
+
 @scalar_function("case", "caseWhen", arity=VAR_ARGS, nullable=True)
 def _case(ctx: Context, args: list[Value]) -> Value:
     conditions = args[0:len(args) - 1:2]
     results = list(args[1:len(args):2])
     otherwise = args[-1] if len(args) % 2 == 1 else Const(None, "NULL")
-    arrays = common_values(ctx, results + [otherwise])
+    if _mixes_lists(results + [otherwise]):  # a multi-value beside another kind: Java objects, as coalesce's
+        return _case_objects(ctx, conditions, results + [otherwise])
+    chosen = _chosen_branches(ctx, conditions)
+    arrays = common_values(ctx, results + [otherwise], [chosen == i for i in range(len(results) + 1)])
     out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
     # The first condition that is TRUE wins: apply them from last to first.
     for condition, result in zip(reversed(conditions), reversed(arrays[:-1])):

@@ -331,16 +331,50 @@ _ELEMENT = {"INT": pa.int32(), "LONG": pa.int64(), "FLOAT": pa.float32(), "DOUBL
             "BOOLEAN": pa.bool_(), "STRING": pa.string()}
 
 
-@scalar_function("array", "arrayValueConstructor", arity=VAR_ARGS)
+@scalar_function("array", arity=VAR_ARGS)
 def _array(ctx: Context, args: list[Value]) -> Value:
+    if not args:  # Pinot returns its empty Object[] as it is (a column stores it as null)
+        return object_array([[] for _ in range(ctx.num_rows)])
     types = [java_type(a) for a in args]
+    if types[0] == "ARRAY" and not is_object(args[0].type):  # a multi-value first: Pinot's Object[] as it is
+        return _objects_of(ctx, args)
     element = _ELEMENT.get(types[0])
     if element is None:
         raise IngestionError(f"{ctx.where}: array() of {types[0]} values is not supported here")
-    if any(t != types[0] for t in types):
-        raise IngestionError(f"{ctx.where}: array() of {', '.join(types)}: ClassCastException in Pinot "
-                             f"(every argument must have the first one's type)")
+    if any(t != types[0] for t in types):  # Java's cast of each argument to the first one's class, per row
+        ctx.fail(np.ones(ctx.num_rows, dtype=np.bool_), f"ClassCastException: array() of {', '.join(types)} "
+                 f"(every argument must have the first one's type)")
+        return Const(None, "NULL")
     columns = [broadcast(a, ctx.num_rows, element).cast(element) for a in args]
     table = pa.table({str(i): c for i, c in enumerate(columns)})
     rows = [list(r.values()) for r in table.to_pylist()]
     return pa.array(rows, pa.list_(element))
+
+
+def _objects_of(ctx: Context, args: list[Value]) -> Value:
+    """``array(...)`` whose first argument is of no class it makes a typed array for (a multi-value's
+    ``Object[]``): Pinot returns its ``Object[]`` of the arguments as they are (arrays whole), which a column
+    stores as any Java array (nested ones flattened, nulls dropped)."""
+    columns = [a.value if isinstance(a, Const) else (objects(a) if is_object(a.type) else a.to_pylist())
+               for a in args]
+    rows = [[c[row] if isinstance(c, list) else c for c in columns] for row in range(ctx.num_rows)]
+    if any(isinstance(v, (bytes, bytearray)) for row in rows for v in row):
+        raise IngestionError(f"{ctx.where}: array() of a multi-value and BYTES values is not supported here")
+    return object_array(rows)
+
+
+def gives_primitive_array(value: Value) -> bool:
+    """Whether ``array(...)``'s value is a Java primitive array (``int[]``, ``long[]``, ``float[]``, ``double[]``,
+    ``boolean[]``: its first argument a number or a boolean), which a column cannot store as values."""
+    return not isinstance(value, Const) and pa.types.is_list(value.type) and not pa.types.is_string(
+        value.type.value_type)
+
+
+@scalar_function("arrayValueConstructor", arity=VAR_ARGS, nullable=True)
+def _array_value_constructor(ctx: Context, args: list[Value]) -> Value:
+    """Pinot's evaluator plans this name apart (``ArrayConstantExecutionNode``): its literal arguments as they are,
+    an ``Object[]`` of Integer / Long / Double / String / Boolean and nulls, the same in every row; a column stores
+    it as it stores any Java array (null elements dropped, an empty one null). evaluate._check refuses an argument
+    that is not a literal (Pinot's NullPointerException when the config is read)."""
+    values = [a.value for a in args]
+    return object_array([list(values) for _ in range(ctx.num_rows)])

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from javalib.regex.matcher import java_find, replacement_parts as _replacement
 from javalib.regex.pattern import JavaPattern, _java_lower
 
+from .. import lone_surrogates
 from ..values import Const, Context, IngestionError, Value, broadcast, per_distinct, to_int, to_string
 from .registry import scalar_function
 from .rowwise import JavaThrows, per_row
@@ -189,29 +190,35 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
             raise JavaThrows("IndexOutOfBoundsException: start")
         head, tail = s[:begin], s[begin:]
         if occurrence >= 0:
-            for index, m in enumerate(java_find(regex, tail)):
+            for index, (text, m) in enumerate(java_find(pattern, tail)):
                 if index == occurrence:
-                    return head + tail[:m.start()] + replacement + tail[m.end():]
+                    return _from_java(head + text[:m.start()] + replacement + text[m.end():])
             return s
         if isinstance(template, str):  # an invalid replacement throws on the first match
             if regex.search(tail) is None:
                 return s
             raise JavaThrows(template)
-        out, end = [head], 0
-        for m in java_find(regex, tail):
-            out += [tail[end:m.start()], expand(m)]
+        out, end, text = [head], 0, tail
+        for text, m in java_find(pattern, tail):  # (text: tail, an emoji stepped into split in two, see java_find)
+            out += [text[end:m.start()], expand(m)]
             end = m.end()
-        out.append(tail[end:])
-        return "".join(out)
+        out.append(text[end:])
+        return _from_java("".join(out))
 
     return per_row(ctx, one, pa.string(), _text(ctx, args[0]))
 
 
 @scalar_function("regexpCount", arity=2, literal_args=(1,), check=_check_pattern(1))
 def _regexp_count(ctx: Context, args: list[Value]) -> Value:
-    regex = _compiled(ctx, _literal(ctx, to_string(args[1], ctx), "pattern")).regex
-    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in java_find(regex, s)),
+    pattern = _compiled(ctx, _literal(ctx, to_string(args[1], ctx), "pattern"))
+    return per_distinct(_text(ctx, args[0]), lambda s: None if s is None else sum(1 for _ in java_find(pattern, s)),
                         pa.int32())
+
+
+def _from_java(text: str) -> str:
+    """A result that may hold an emoji's halves apart (an empty match stepped between them): each half as the
+    pipeline holds a lone surrogate (lone_surrogates.py), two side by side as their character again."""
+    return lone_surrogates.current().from_java(text)
 
 
 @scalar_function("regexpSubstr", arity=2, literal_args=(1,), check=_check_pattern(1))
