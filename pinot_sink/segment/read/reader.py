@@ -490,10 +490,10 @@ def _expand_runs(dictionary: pa.Array, ranges: np.ndarray) -> pa.Array:
     holds one doc (ids, timestamps), else each doc's dictId (``decoders.sorted_dict_ids``) taken."""
     if len(ranges) == 0 or len(ranges) == int(ranges[-1, 1] - ranges[0, 0]) + 1:  # every run one doc
         return dictionary
-    ids = decoders.sorted_dict_ids(ranges, np.intp)
+    ids = pa.array(decoders.sorted_dict_ids(ranges, np.intp))
     if pa.types.is_integer(dictionary.type) or pa.types.is_floating(dictionary.type):
-        return pa.array(np.take(dictionary.to_numpy(), ids), type=dictionary.type)
-    return _take(dictionary, pa.array(ids))
+        return dictionary.take(ids)
+    return _take(dictionary, ids)
 
 
 def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
@@ -511,9 +511,8 @@ def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
         return dictionary.take(ids)
     # Arrow's take of fixed-size binary rows: ~2x numpy's (whose fresh output pages fault in every time, where
     # Arrow's memory pool reuses its own)
-    rows = pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(width), len(dictionary), [None, dictionary.buffers()[2].slice(int(offsets[0]), width * len(dictionary))]
-    ).take(ids)
+    values = dictionary.buffers()[2].slice(int(offsets[0]), width * len(dictionary))
+    rows = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(dictionary), [None, values]).take(ids)
     new_offsets = np.arange(0, (count + 1) * width, width, dtype=np.int32)
     return pa.Array.from_buffers(dictionary.type, count, [None, pa.py_buffer(new_offsets), rows.buffers()[1]])
 
