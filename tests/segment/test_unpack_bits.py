@@ -48,9 +48,8 @@ def test_sorted_dict_ids_of_runs_and_of_a_slice_of_them():
     firsts = np.cumsum([0] + lengths[:-1])
     ranges = np.stack([firsts, firsts + np.array(lengths) - 1], axis=1).astype(np.int32)
     expected = np.repeat(np.arange(len(lengths)), lengths)
-    for dtype in (np.int32, np.intp):
-        got = sorted_dict_ids(ranges, dtype)
-        assert got.dtype == dtype and got.tolist() == expected.tolist()
+    got = sorted_dict_ids(ranges)
+    assert got.dtype == np.int32 and got.tolist() == expected.tolist()
     # runs cut to docs [2, 10), as read_batches clips them: ids from 0, one per doc
     clipped = ranges[1:5].copy()
     clipped[0, 0], clipped[-1, 1] = 2, 9

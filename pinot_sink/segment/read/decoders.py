@@ -105,17 +105,17 @@ def decode_sorted_ranges(buf, cardinality: int, num_docs: int, where: str) -> np
     return ranges
 
 
-def sorted_dict_ids(ranges: np.ndarray, dtype=np.int32) -> np.ndarray:
+def sorted_dict_ids(ranges: np.ndarray) -> np.ndarray:
     """dictIds per doc from a sorted column's doc ranges (tiling their docs in order, as
     ``decode_sorted_ranges`` checks; a slice of them, ``reader._clip_runs``, numbers its runs from 0)."""
     if len(ranges) == 0 or len(ranges) == int(ranges[-1, 1] - ranges[0, 0]) + 1:  # every value once
-        return np.arange(len(ranges), dtype=dtype)
+        return np.arange(len(ranges), dtype=np.int32)
     # A 1 where each run but the first starts, summed up: 3-4x cheaper than np.repeat of mostly 1-doc runs
     # (which also holds the GIL), the same ids.
-    ids = empty(int(ranges[-1, 1] - ranges[0, 0]) + 1, dtype)
+    ids = empty(int(ranges[-1, 1] - ranges[0, 0]) + 1, np.int32)
     ids.fill(0)
     ids[ranges[1:, 0] - ranges[0, 0]] = 1
-    return np.cumsum(ids, dtype=dtype, out=ids)
+    return np.cumsum(ids, dtype=np.int32, out=ids)
 
 
 def decode_sorted_sv_forward(buf, cardinality: int, num_docs: int, where: str) -> tuple[np.ndarray, np.ndarray]:

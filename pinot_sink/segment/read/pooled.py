@@ -13,8 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-# Below this, glibc's heap serves the array from pages it already has
-MIN_BYTES = 1 << 20
+# Below this numpy's allocator (the pool's own call costs more than such an array saves). Not higher: arrays of
+# 1-4 MB (a 250k-row segment's dictIds, dictionaries) left to glibc faulted in anew as often as the large ones
+# (bench/read.py's table of 4 folders in the process that read the other cases: 8.7k faults per read at a 1 MiB
+# floor, 2.1k at 64 KiB; the lone folder 3.9k and 1.6k).
+MIN_BYTES = 1 << 16
 
 
 def empty(count: int, dtype=np.uint8) -> np.ndarray:

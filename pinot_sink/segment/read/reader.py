@@ -490,7 +490,7 @@ def _expand_runs(dictionary: pa.Array, ranges: np.ndarray) -> pa.Array:
     holds one doc (ids, timestamps), else each doc's dictId (``decoders.sorted_dict_ids``) taken."""
     if len(ranges) == 0 or len(ranges) == int(ranges[-1, 1] - ranges[0, 0]) + 1:  # every run one doc
         return dictionary
-    ids = pa.array(decoders.sorted_dict_ids(ranges, np.intp))
+    ids = pa.array(decoders.sorted_dict_ids(ranges))
     if pa.types.is_integer(dictionary.type) or pa.types.is_floating(dictionary.type):
         return dictionary.take(ids)
     return _take(dictionary, ids)
