@@ -267,7 +267,8 @@ def main(argv=None) -> int:
             ratio = [b / f for b, f in zip(base[:2], wall)]
             cpu_ratio = [f / b for b, f in zip(base[2:], cpu)]
             print(f"{name[-10:]:<10} {case:<16} {size} {wall[0]:6.3f}/{wall[1]:.3f} {cpu[0]:6.3f}/{cpu[1]:.3f} "
-                  f"{args.rows / wall[0]:14,.0f} {ratio[0]:5.2f}x/{ratio[1]:.2f}x {cpu_ratio[0]:4.2f}x/{cpu_ratio[1]:.2f}x")
+                  f"{args.rows / wall[0]:14,.0f} {ratio[0]:5.2f}x/{ratio[1]:.2f}x "
+                  f"{cpu_ratio[0]:4.2f}x/{cpu_ratio[1]:.2f}x")
     for case, peak in peaks.items():
         print(f"peak RSS {case:<36} {peak / 2**20:7.1f} MiB above the process's baseline")
     return 0

@@ -31,8 +31,9 @@ MV_VALUES_PER_CHUNK = 2048  # FixedBitMVForwardIndexWriter.PREFERRED_NUM_VALUES_
 # --- bit-packed dictIds ---------------------------------------------------------------------------
 
 
-def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> np.ndarray:
-    """``count`` unsigned ``bits``-wide values packed MSB-first (``PinotDataBitSet``), as int32."""
+def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str, allocate=empty) -> np.ndarray:
+    """``count`` unsigned ``bits``-wide values packed MSB-first (``PinotDataBitSet``), as int32; the arrays
+    from ``allocate`` (``pooled.empty``, or numpy's for a batch's: ``reader.values_slice``)."""
     if not 1 <= bits <= 32:
         raise SegmentFormatError(f"{where}: bitsPerElement {bits} is out of range 1..32")
     needed = (count * bits + 7) // 8
@@ -41,13 +42,14 @@ def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> n
     if count == 0:
         return np.zeros(0, dtype=np.int32)
     if bits in (8, 16, 32):  # whole bytes: the values are the big-endian words themselves
-        return copy_as(np.frombuffer(buf, dtype=f">u{bits // 8}", count=count), np.int32)
+        return copy_as(np.frombuffer(buf, dtype=f">u{bits // 8}", count=count), np.int32, allocate)
     if bits == 1:  # booleans, two-value columns: numpy's own bit unpacking (MSB first), ~10x the passes below
-        return copy_as(np.unpackbits(np.frombuffer(buf, dtype=np.uint8, count=needed), count=count), np.int32)
+        return copy_as(np.unpackbits(np.frombuffer(buf, dtype=np.uint8, count=needed), count=count), np.int32,
+                       allocate)
     if bits in (2, 4):  # whole values in every byte: one pass per value of a byte, no words, no padding copy
         packed = np.frombuffer(buf, dtype=np.uint8, count=needed)
         per = 8 // bits
-        out = empty(needed * per, np.int32)
+        out = allocate(needed * per, np.int32)
         for j in range(per):
             np.bitwise_and(packed >> (8 - (j + 1) * bits), (1 << bits) - 1, out=out[j::per], casting="unsafe")
         return out[:count]
@@ -59,10 +61,10 @@ def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> n
     wide = bits > 25
     word = 8 if wide else 4
     native = np.uint64 if wide else np.uint32
-    padded = empty(groups * bits + word)
+    padded = allocate(groups * bits + word, np.uint8)
     padded[:needed] = np.frombuffer(buf, dtype=np.uint8, count=needed)
     padded[needed:] = 0
-    out = empty(groups * 8, native)
+    out = allocate(groups * 8, native)
     step = np.empty(groups, dtype=native)
     mask = native((1 << bits) - 1)
     for j in range(8):
@@ -72,7 +74,7 @@ def unpack_bits(buf: bytes | memoryview, bits: int, count: int, where: str) -> n
         step >>= native(8 * word - shift - bits)
         step &= mask
         out[j::8] = step
-    return copy_as(out[:count], np.int32) if wide else out[:count].view(np.int32)
+    return copy_as(out[:count], np.int32, allocate) if wide else out[:count].view(np.int32)
 
 
 def decode_unsorted_sv_forward(buf, bits: int, num_docs: int, cardinality: int, where: str) -> np.ndarray:

@@ -29,9 +29,9 @@ def empty(count: int, dtype=np.uint8) -> np.ndarray:
     return np.frombuffer(pa.allocate_buffer(nbytes), dtype=dtype, count=count)
 
 
-def copy_as(source: np.ndarray, dtype) -> np.ndarray:
-    """``source.astype(dtype)`` (a byte swap, a widening) into an array of ``empty``."""
-    out = empty(source.size, dtype)
+def copy_as(source: np.ndarray, dtype, allocate=empty) -> np.ndarray:
+    """``source.astype(dtype)`` (a byte swap, a widening) into an array of ``allocate`` (``empty``)."""
+    out = allocate(source.size, dtype)
     np.copyto(out, source.reshape(-1), casting="unsafe")
     return out.reshape(source.shape)
 

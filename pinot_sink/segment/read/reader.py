@@ -402,7 +402,9 @@ class SegmentReader:
         if len(buf) != (docs * bits + 7) // 8:
             decoders.decode_unsorted_sv_forward(buf, bits, docs, column.cardinality, where)  # raises, saying why
         skip = start % 8  # unpacked from the doc before start that begins a whole byte
-        ids = decoders.unpack_bits(memoryview(buf)[(start - skip) * bits // 8:], bits, count + skip, where)[skip:]
+        # numpy's arrays: glibc reuses a batch's for the next; from Arrow's pool read_batches' peak grew ~15 MiB
+        ids = decoders.unpack_bits(memoryview(buf)[(start - skip) * bits // 8:], bits, count + skip, where,
+                                   allocate=np.empty)[skip:]
         decoders.check_dict_ids(ids, column.cardinality, where, first_doc=start)
         return ids
 
