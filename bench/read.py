@@ -4,15 +4,16 @@ The table is bench/segment_build.py's (default 1 000 000 rows, 10 columns: two i
 strings, doubles, a small int, a millisecond timestamp), built once into a segment (v3, time column, inverted
 indexes on ``country`` and ``event_type``, Pinot's defaults otherwise), kept as the builder's ``.tar.gz``, as the
 same tar bytes in ``.tar.lz4`` and ``.tar.zst`` (``tar_codecs``' levels, as ``build.tar-codec`` writes them) and
-untarred, and written once as Parquet (``pq.write_table``'s defaults: Snappy, dictionary pages). Then, best of
-``--repeat`` runs each (the cases taking turns), in one worker process per checkout (the baseline in the same process):
+untarred, and written once as Parquet (``pq.write_table``'s defaults: Snappy, dictionary pages). Then ``--repeat``
+runs each (the cases taking turns) in each of ``--rounds`` worker processes per checkout (the baseline in the same
+process), their minimum and median wall and CPU seconds printed (a shared machine's load moves both):
 
 * ``parquet``: ``pq.read_table(path)`` (Arrow's C++ reader, multi-threaded);
 * ``segment tar.gz`` / ``tar.lz4`` / ``tar.zst``: ``pinot_sink.read(tarball)``: decompress, untar, decode, to Arrow;
 * ``segment folder``: ``pinot_sink.read(folder)``: the untarred segment;
-* ``table tar.gz`` against ``parquet files``: the same rows cut into ``--segments`` segments (``.tar.gz``) in one
-  table folder, ``pinot_sink.read(folder)``, against as many Parquet files in a folder, ``pq.read_table(folder)``
-  (a table is many segments: ``read`` reads them concurrently);
+* ``table tar.gz`` / ``table folder`` against ``parquet files``: the same rows cut into ``--segments`` segments
+  (``.tar.gz``, and untarred) in one table folder, ``pinot_sink.read(folder)``, against as many Parquet files in a
+  folder, ``pq.read_table(folder)`` (a table is many segments: ``read`` reads them concurrently);
 * ``inflate gzip`` / ``lz4`` / ``zstd``: the tarball's decompression alone, streamed into a reused buffer (ISA-L's
   igzip; Arrow's LZ4 and zstd): the floor under a tarball's read whatever the decoding costs.
 
@@ -42,7 +43,7 @@ from pinot_sink.segment.read.tar_source import extract_all
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 CASES = ["parquet", "segment tar.gz", "segment tar.lz4", "segment tar.zst", "segment folder"]
-TABLE_CASES = ["parquet files", "table tar.gz"]
+TABLE_CASES = ["parquet files", "table tar.gz", "table folder"]
 FLOORS = ["inflate gzip", "inflate lz4", "inflate zstd"]
 
 
@@ -86,11 +87,15 @@ def prepare(rows: int, folder: Path, segments: int = 0) -> dict[str, Path]:
                           paths["table tar.gz"], f"bench_events_{i}", 1_700_000_000_000,
                           BuildOptions(sort_by_sorted_column=False))
             pq.write_table(part, paths["parquet files"] / f"part_{i}.parquet")
+        paths["table folder"] = folder / "table_folders"
+        for tarball in sorted(paths["table tar.gz"].glob("*.tar.gz")):
+            with tarfile.open(tarball) as tar:
+                extract_all(tar, paths["table folder"])
     return paths
 
 
-def worker(paths: dict[str, str], repeat: int, threads: int | None, floors: bool) -> dict[str, list[float]]:
-    """Every case in this process (``pinot_sink`` from PYTHONPATH), best of ``repeat``: {case: [wall, CPU]}."""
+def worker(paths: dict[str, str], repeat: int, threads: int | None, floors: bool) -> dict[str, list[list[float]]]:
+    """Every case in this process (``pinot_sink`` from PYTHONPATH), ``repeat`` runs: {case: [[wall, CPU], ...]}."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -121,7 +126,7 @@ def worker(paths: dict[str, str], repeat: int, threads: int | None, floors: bool
     for _ in range(repeat):
         for name, action in actions.items():
             runs[name].append(best(action, 1))
-    return {name: list(min(times)) for name, times in runs.items()}
+    return {name: [list(t) for t in times] for name, times in runs.items()}
 
 
 def _gunzip(path: str):
@@ -188,6 +193,14 @@ def _memory_case(paths: dict[str, str], case: str, pq, pinot_sink) -> None:
                 pass
 
 
+def _figures(times: list[list[float]]) -> tuple[float, float, float, float]:
+    """Wall min, wall median, CPU min, CPU median of a case's runs."""
+    import statistics
+
+    walls, cpus = [t[0] for t in times], [t[1] for t in times]
+    return min(walls), statistics.median(walls), min(cpus), statistics.median(cpus)
+
+
 def _run(repo: Path, mode: list[str], paths: dict[str, Path]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(repo)}
     command = [sys.executable, __file__, *mode, "--paths", json.dumps({k: str(v) for k, v in paths.items()})]
@@ -223,36 +236,39 @@ def main(argv=None) -> int:
         sizes = {case: (sum(f.stat().st_size for f in paths[case].rglob("*") if f.is_file())
                         if paths[case].is_dir() else paths[case].stat().st_size) for case in CASES + TABLE_CASES
                  if case in paths}
-        results: dict[str, dict[str, list[float]]] = {name: {} for name, _ in checkouts}
+        results: dict[str, dict[str, list[list[float]]]] = {name: {} for name, _ in checkouts}
         mode = ["--worker", "--repeat", str(args.repeat)] + (["--threads", str(args.threads)] if args.threads else [])
         for round_ in range(args.rounds):  # alternating, so both checkouts see the same load
             for name, repo in checkouts:
                 run = _run(repo, mode + (["--floors"] if name == "this" and round_ == 0 else []), paths)
-                for case, figures in run.items():
-                    if case not in results[name] or figures[1] < results[name][case][1]:
-                        results[name][case] = figures
+                for case, times in run.items():
+                    results[name].setdefault(case, []).extend(times)
         peaks = {}
         if args.memory:
             for case in ["parquet read_table", "read tar.gz", "read_batches tar.gz", "read folder",
-                         "read_batches folder"] + (["read table tar.gz"] if args.segments else []):
+                         "read_batches folder"] + (["read table tar.gz", "read table folder"] if args.segments else []):
                 for name, repo in checkouts:
                     peaks[f"{case}  ({name[-10:]})"] = _run(repo, ["--memory-case", case], paths)
 
     import pyarrow as pa
 
-    print(f"{args.rows:,} rows, 10 columns, best of {args.repeat} x {args.rounds} rounds; pyarrow {pa.__version__}, "
-          f"{pa.cpu_count()} CPU threads, load {os.getloadavg()[0]:.1f}")
-    print(f"{'checkout':<10} {'read':<16} {'MB':>6} {'wall s':>7} {'CPU s':>7} {'rows/s (wall)':>14} "
-          f"{'vs parquet':>10} {'CPU vs':>7}")
+    print(f"{args.rows:,} rows, 10 columns, {args.repeat} x {args.rounds} runs each; pyarrow {pa.__version__}, "
+          f"{pa.cpu_count()} CPU threads, load {os.getloadavg()[0]:.1f}; min / median, rows/s by the least wall")
+    print(f"{'checkout':<10} {'read':<16} {'MB':>6} {'wall s':>13} {'CPU s':>13} {'rows/s (wall)':>14} "
+          f"{'vs parquet':>13} {'CPU vs':>11}")
     for name, _ in checkouts:
-        base_wall, base_cpu = results[name]["parquet"]
+        base = _figures(results[name]["parquet"])
         for case in CASES + [f for f in FLOORS + TABLE_CASES if f in results[name]]:
             if case == "parquet files":
-                base_wall, base_cpu = results[name][case]
-            wall, cpu = results[name][case]
+                base = _figures(results[name][case])
+            figures = _figures(results[name][case])
+            wall, cpu = figures[:2], figures[2:]
             size = f"{sizes[case] / 1e6:6.1f}" if case in sizes else " " * 6
-            print(f"{name[-10:]:<10} {case:<16} {size} {wall:7.3f} {cpu:7.3f} {args.rows / wall:14,.0f} "
-                  f"{base_wall / wall:9.2f}x {cpu / base_cpu:6.2f}x")
+            ratio = [b / f for b, f in zip(base[:2], wall)]
+            cpu_ratio = [f / b for b, f in zip(base[2:], cpu)]
+            print(f"{name[-10:]:<10} {case:<16} {size} {wall[0]:6.3f}/{wall[1]:.3f} {cpu[0]:6.3f}/{cpu[1]:.3f} "
+                  f"{args.rows / wall[0]:14,.0f} {ratio[0]:5.2f}x/{ratio[1]:.2f}x "
+                  f"{cpu_ratio[0]:4.2f}x/{cpu_ratio[1]:.2f}x")
     for case, peak in peaks.items():
         print(f"peak RSS {case:<36} {peak / 2**20:7.1f} MiB above the process's baseline")
     return 0

@@ -245,6 +245,9 @@ def test_sorted_columns_read_from_their_runs(tmp_path):
         assert all(reader.column(n).sorted for n in data.column_names)
         assert reader.dict_ids("runs").to_pylist() == [i // 7 for i in range(rows)]
     assert pinot_sink.read(built.tar_path).select(data.column_names).equals(data)
+    # batches that cut runs (each batch from the runs that meet it)
+    batches = pa.Table.from_batches(list(pinot_sink.read_batches(built.tar_path, batch_rows=333)))
+    assert batches.select(data.column_names).equals(data)
 
 
 def _one_column_segment(folder, name, data_type, values, arrow_type):

@@ -39,3 +39,20 @@ def test_take_of_one_length_values_equals_arrows_take():
                        pa.array(["xx", "aa", "bb", "cc", "dd"]).slice(1)):
         got = _take(dictionary, ids)
         assert got.type == dictionary.type and got.equals(dictionary.take(ids)), dictionary
+
+
+def test_sorted_dict_ids_of_runs_and_of_a_slice_of_them():
+    from pinot_sink.segment.read.decoders import sorted_dict_ids
+
+    lengths = [1, 3, 1, 1, 5, 2, 1]
+    firsts = np.cumsum([0] + lengths[:-1])
+    ranges = np.stack([firsts, firsts + np.array(lengths) - 1], axis=1).astype(np.int32)
+    expected = np.repeat(np.arange(len(lengths)), lengths)
+    got = sorted_dict_ids(ranges)
+    assert got.dtype == np.int32 and got.tolist() == expected.tolist()
+    # runs cut to docs [2, 10), as read_batches clips them: ids from 0, one per doc
+    clipped = ranges[1:5].copy()
+    clipped[0, 0], clipped[-1, 1] = 2, 9
+    assert sorted_dict_ids(clipped).tolist() == [0, 0, 1, 2, 3, 3, 3, 3]
+    unique = np.array([[4, 4], [5, 5], [6, 6]], dtype=np.int32)
+    assert sorted_dict_ids(unique).tolist() == [0, 1, 2]

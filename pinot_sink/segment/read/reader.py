@@ -402,7 +402,9 @@ class SegmentReader:
         if len(buf) != (docs * bits + 7) // 8:
             decoders.decode_unsorted_sv_forward(buf, bits, docs, column.cardinality, where)  # raises, saying why
         skip = start % 8  # unpacked from the doc before start that begins a whole byte
-        ids = decoders.unpack_bits(memoryview(buf)[(start - skip) * bits // 8:], bits, count + skip, where)[skip:]
+        # numpy's arrays: glibc reuses a batch's for the next; from Arrow's pool read_batches' peak grew ~15 MiB
+        ids = decoders.unpack_bits(memoryview(buf)[(start - skip) * bits // 8:], bits, count + skip, where,
+                                   allocate=np.empty)[skip:]
         decoders.check_dict_ids(ids, column.cardinality, where, first_doc=start)
         return ids
 
@@ -442,6 +444,14 @@ class SegmentReader:
 
     # --- whole segment ---------------------------------------------------------------------------
 
+    def _decode_cost(self, name: str) -> int:
+        """A column's decoding cost, roughly, for ordering the work: the bytes of its forward index and
+        dictionary read, and for text a gather of variable-length values per doc (~4x a number's)."""
+        column = self.column(name)
+        sizes = column.index_sizes
+        per_doc = 4 if column.stored_type in ("STRING", "BYTES", "BIG_DECIMAL") else 0
+        return sizes.get("forward_index", 0) + sizes.get("dictionary", 0) + per_doc * self.metadata.total_docs
+
     def read(self, columns: Iterable[str] | None = None, threads: int = 1) -> SegmentContents:
         """The whole segment (or ``columns``). ``threads`` > 1 decodes that many columns at a time (numpy and
         pyarrow let go of the GIL): less wall time on idle cores, the same CPU and the same result."""
@@ -451,8 +461,10 @@ class SegmentReader:
         if threads > 1 and len(names) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
+            # The costliest columns first, so that no large one is left running alone at the end
+            longest_first = sorted(names, key=self._decode_cost, reverse=True)
             with ThreadPoolExecutor(min(threads, len(names))) as pool:  # each column has its own cache keys
-                list(pool.map(lambda n: (self.stored_values(n), self.null_mask(n)), names))
+                list(pool.map(lambda n: (self.stored_values(n), self.null_mask(n)), longest_first))
         stored = {name: self.stored_values(name) for name in names}
         masks = {name: mask for name in names if (mask := self.null_mask(name)) is not None}
         logical = {name: to_logical(stored[name], self.column(name), masks.get(name)) for name in names}
@@ -477,13 +489,13 @@ def _clip_runs(ranges: np.ndarray, start: int, stop: int) -> tuple[int, np.ndarr
 
 def _expand_runs(dictionary: pa.Array, ranges: np.ndarray) -> pa.Array:
     """A sorted column's values from its dictionary and doc ranges: the dictionary itself when every value
-    holds one doc (ids, timestamps), numbers repeated by numpy, other values taken."""
-    lengths = ranges[:, 1] - ranges[:, 0] + 1
-    if len(lengths) == 0 or bool((lengths == 1).all()):
+    holds one doc (ids, timestamps), else each doc's dictId (``decoders.sorted_dict_ids``) taken."""
+    if len(ranges) == 0 or len(ranges) == int(ranges[-1, 1] - ranges[0, 0]) + 1:  # every run one doc
         return dictionary
+    ids = pa.array(decoders.sorted_dict_ids(ranges))
     if pa.types.is_integer(dictionary.type) or pa.types.is_floating(dictionary.type):
-        return pa.array(np.repeat(dictionary.to_numpy(), lengths), type=dictionary.type)
-    return _take(dictionary, pa.array(decoders.sorted_dict_ids(ranges)))
+        return dictionary.take(ids)
+    return _take(dictionary, ids)
 
 
 def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
@@ -496,15 +508,15 @@ def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
     width = int(offsets[1] - offsets[0])
     if width == 0 or int(offsets[-1] - offsets[0]) != width * len(dictionary) or (np.diff(offsets) != width).any():
         return dictionary.take(ids)
-    data = np.frombuffer(dictionary.buffers()[2], dtype=np.dtype((np.void, width)), count=len(dictionary),
-                         offset=int(offsets[0]))
-    rows = np.take(data, ids.to_numpy(zero_copy_only=False))
     count = len(ids)
-    new_offsets = np.arange(0, (count + 1) * width, width, dtype=np.int64)
-    if new_offsets[-1] > np.iinfo(np.int32).max:
+    if count * width > np.iinfo(np.int32).max:
         return dictionary.take(ids)
-    return pa.Array.from_buffers(dictionary.type, count, [None, pa.py_buffer(new_offsets.astype(np.int32)),
-                                                         pa.py_buffer(rows)])
+    # Arrow's take of fixed-size binary rows: ~2x numpy's (whose fresh output pages fault in every time, where
+    # Arrow's memory pool reuses its own)
+    values = dictionary.buffers()[2].slice(int(offsets[0]), width * len(dictionary))
+    rows = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(dictionary), [None, values]).take(ids)
+    new_offsets = np.arange(0, (count + 1) * width, width, dtype=np.int32)
+    return pa.Array.from_buffers(dictionary.type, count, [None, pa.py_buffer(new_offsets), rows.buffers()[1]])
 
 
 def to_logical(stored: pa.Array, column: ColumnMetadata, null_mask: np.ndarray | None) -> pa.Array:
