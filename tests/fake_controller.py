@@ -517,7 +517,8 @@ class FakeController:
                 if rest == ["reload"] and method == "POST":  # Pinot: the job id and messages sent, per table type
                     table.reloads += 1
                     return 200, {"status": json.dumps({f"{table.raw}_{table.kind}": {
-                        "reloadJobId": str(uuid.uuid4()), "numMessagesSent": "1"}})}
+                        "reloadJobId": str(uuid.uuid4()), "reloadJobMetaZKStorageStatus": "SUCCESS",
+                        "numMessagesSent": "1"}})}
                 if rest == ["revertReplaceSegments"] and method == "POST":
                     with _lineage_update("revertReplaceSegments", table,
                                          f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):
