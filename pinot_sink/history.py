@@ -208,7 +208,7 @@ def undo_write(client: ControllerClient, table: str, write: str, *, output_uri: 
     if entry.get("state") != "REVERTED":
         raise UndoRefused(f"table {table}: the controller answered the revert of lineage entry {run.lineage_id}, "
                           f"but records it {entry.get('state') or 'as gone'}: nothing may have changed")
-    reload_after_revert(client, table)
+    reload_after_revert(client, table, run.lineage_id)
     if run.manifest:
         _mark_undone(run, storage_options)
     earlier = [r for r in runs if r is not run and r.replaced_by == run.run_tag]

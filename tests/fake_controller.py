@@ -130,6 +130,10 @@ class Table:
     # what a server would log on loading a segment of a primary-key table (the controller accepted it)
     load_errors: dict[str, str] = field(default_factory=dict)
     reloads: int = 0  # POST /segments/{t}/reload calls (servers reload every segment)
+    # a server drops a reverted segment a moment after the controller: the external view keeps showing it for
+    # this many reads after a revert (``lingering``: segment -> reads left)
+    linger_reads: int = 0
+    lingering: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -469,6 +473,15 @@ class FakeController:
                 table = self._table(table_name(parts[1]))  # TableViews.getIdealState: the table's segment map
                 other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
                 return 200, {table.kind: {name: {self.instance: "ONLINE"} for name in table.segments}, other: None}
+            if parts[0] == "tables" and len(parts) == 3 and parts[2] == "externalview" and method == "GET":
+                table = self._table(table_name(parts[1]))  # TableViews.getExternalView: what servers hold
+                held = {name: {self.instance: "ONLINE"} for name in table.segments}
+                for name, left in list(table.lingering.items()):
+                    if left > 0:
+                        held[name] = {self.instance: "ONLINE"}
+                        table.lingering[name] = left - 1
+                other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
+                return 200, {table.kind: held, other: None}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "schema" and method == "GET":
                 table = self._table(table_name(parts[1]), missing="Schema not found for table: {raw}")
                 if table.schema is None:
@@ -504,7 +517,8 @@ class FakeController:
                 if rest == ["reload"] and method == "POST":  # Pinot: the job id and messages sent, per table type
                     table.reloads += 1
                     return 200, {"status": json.dumps({f"{table.raw}_{table.kind}": {
-                        "reloadJobId": str(uuid.uuid4()), "numMessagesSent": "1"}})}
+                        "reloadJobId": str(uuid.uuid4()), "reloadJobMetaZKStorageStatus": "SUCCESS",
+                        "numMessagesSent": "1"}})}
                 if rest == ["revertReplaceSegments"] and method == "POST":
                     with _lineage_update("revertReplaceSegments", table,
                                          f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):
@@ -1017,7 +1031,8 @@ class FakeController:
         entry.state = "REVERTED"
         entry.timestamp = int(time.time() * 1000)
         for segment in entry.segments_to:
-            table.segments.pop(segment, None)
+            if table.segments.pop(segment, None) is not None and table.linger_reads:
+                table.lingering[segment] = table.linger_reads
         return None
 
 

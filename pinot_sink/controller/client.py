@@ -417,6 +417,14 @@ class ControllerClient:
             operation="revert segment replacement", table=raw, on_retry=already_reverted,
         )
 
+    def external_view(self, table: str) -> dict[str, dict[str, str]]:
+        """What the servers hold: segment -> {server: state} (``GET /tables/{t}/externalview``)."""
+        raw = self._raw(table)
+        body = self._get_json(f"/tables/{quote(raw, safe='')}/externalview", params={"tableType": self.table_type},
+                              operation="get external view", table=raw)
+        view = body.get(self.table_type) if isinstance(body, dict) else None
+        return view if isinstance(view, dict) else {}
+
     def reload_segments(self, table: str) -> None:
         """Ask the servers to reload every segment of the table (``POST /segments/{t}/reload``; asynchronous:
         the controller answers once the messages are sent)."""

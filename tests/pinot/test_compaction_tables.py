@@ -80,7 +80,7 @@ def settled(pinot, table: str, rows: int) -> list[list]:
     return every_row(pinot, table)
 
 
-def test_concat_dedup_rollup_of_every_column_kind(spark, pinot, capsys):
+def test_concat_dedup_rollup_of_every_column_kind(spark, pinot, capsys, tmp_path):
     table = "rp_compact_kinds"
     pinot.create(schema(table, multi_value=False), config(table))
     for k in range(6):  # segments of about 75 rows (2 tasks x 2 partition ids): int8 dictIds each
@@ -108,6 +108,22 @@ def test_concat_dedup_rollup_of_every_column_kind(spark, pinot, capsys):
                       - sum(i / 4 for i in range(0, 600, 10)) - sum(i / 4 for i in range(0, 1800, 10)),
                       1620, 1440, 1350]])
     assert set(pinot.lineage_states(table)) == {"COMPLETED"}
+    read_back = read_live(pinot, table, tmp_path)  # what a user reads of the cluster: its live segments
+    assert read_back.num_rows == 1800
+    assert sum(read_back.column("value").to_pylist()) == sum(range(1800)) + sum(range(600))
+
+
+def read_live(pinot, table: str, folder: Path):
+    """The table's live segments (the controller's excludeReplacedSegments), downloaded and read with
+    ``pinot_sink.read``: the replaced ones stay in the deep store a while (docs/reading.md)."""
+    import pinot_sink
+
+    paths = []
+    for name in pinot.live_segments(table):
+        path = folder / name  # Pinot's deep-store name, no suffix: read by name whatever it is
+        path.write_bytes(pinot.http.get(f"{pinot.url}/segments/{table}/{name}", timeout=120).content)
+        paths.append(str(path))
+    return pinot_sink.read(paths)
 
 
 def test_a_compaction_killed_with_its_entry_in_progress_then_rerun(spark, pinot, tmp_path):
@@ -125,4 +141,5 @@ def test_a_compaction_killed_with_its_entry_in_progress_then_rerun(spark, pinot,
     assert settled(pinot, table, 1500) == before
     states = pinot.lineage_states(table)
     assert "IN_PROGRESS" not in states and "REVERTED" in states
+    assert read_live(pinot, table, tmp_path).num_rows == 1500
     assert cli(["recover", "--table", table, "--url", pinot.url, "--min-age", "0"]) == 0

@@ -21,6 +21,7 @@ def test_a_failed_write_and_an_undo_reload_a_keyed_table(fake_controller, keyed)
     config = table_config("OFFLINE") if keyed else table_config("OFFLINE", upsertConfig=None, routing=None)
     fake_controller.add_table(SCHEMA, config)
     table = fake_controller.tables["orders"]
+    table.linger_reads = 2
     write(fake_controller, kind="OFFLINE", seed=1, **{"write.id": "first"})
     assert table.reloads == 0  # a commit that completes reloads nothing
     fake_controller.fail_next(20, 500, method="POST", path="/segments/orders/endReplaceSegments")
@@ -29,6 +30,10 @@ def test_a_failed_write_and_an_undo_reload_a_keyed_table(fake_controller, keyed)
                                                          "retry.initial-backoff": "10ms"})
     assert "REVERTED" in {e.state for e in table.lineage.values()}
     assert table.reloads == (1 if keyed else 0)
+    if keyed:  # asked once no server held the reverted segments (they lingered for 2 reads of the external view)
+        asked = [i for i, r in enumerate(fake_controller.received) if r.path == "/segments/orders/reload"]
+        views = [i for i, r in enumerate(fake_controller.received) if r.path == "/tables/orders/externalview"]
+        assert len(views) == 3 and views[-1] < asked[0]
     with ControllerClient(fake_controller.url) as client:
         undo_write(client, "orders", "first")
     assert table.reloads == (2 if keyed else 0)
