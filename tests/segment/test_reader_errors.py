@@ -19,14 +19,16 @@ from pinot_sink.segment.read.reader import SegmentFormatError, open_segment, rea
 from pinot_sink.segment.read.tar_source import extract_all
 
 
-@pytest.fixture(params=["whole, own headers", "whole, tarfile's headers", "streamed"])
+@pytest.fixture(params=["whole, own headers", "whole by ISA-L", "whole, tarfile's headers", "streamed"])
 def tar_path(request, monkeypatch):
-    """Each way ``load_tarball`` reads a local gzip tarball: inflated whole with its headers read by
-    ``_plain_headers`` or (anything but a plain header) by tarfile, or streamed (larger than
-    ``WHOLE_INFLATE_MAX``, past the budget): the same members and the same refusals."""
+    """Each way ``load_tarball`` reads a local gzip tarball: inflated whole (by libdeflate, or by ISA-L
+    without it) with its headers read by ``_plain_headers`` or (anything but a plain header) by tarfile, or
+    streamed (larger than ``WHOLE_INFLATE_MAX``, past the budget): the same members and the same refusals."""
     from pinot_sink.segment.read import tar_source
 
-    if request.param == "whole, tarfile's headers":
+    if request.param == "whole by ISA-L":
+        monkeypatch.setattr(tar_source, "_libdeflate", None)
+    elif request.param == "whole, tarfile's headers":
         monkeypatch.setattr(tar_source, "_plain_headers", lambda data: None)
     elif request.param == "streamed":
         monkeypatch.setattr(tar_source, "WHOLE_INFLATE_MAX", 0)
@@ -410,3 +412,35 @@ def test_a_small_gzip_tarball_is_one_buffer_a_large_one_a_buffer_per_member(pino
     finally:
         whole.close()
         streamed.close()
+
+
+def test_a_tarball_of_two_gzip_members_is_read_whole(pinot_built, tmp_path, tar_path):
+    """A gzip file of two members (a concatenation: the first half of the tar, then the rest), of any sizes,
+    even two of the same size: every member is read, as gzip reads such a file (libdeflate alone would
+    inflate the first member and stop)."""
+    import gzip
+
+    tar = _inflated(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz")
+    expected = read_segment(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz").table
+    for cut in (len(tar) // 3, len(tar) // 2, 2 * len(tar) // 3):
+        path = tmp_path / f"two_{cut}.tar.gz"
+        path.write_bytes(gzip.compress(tar[:cut]) + gzip.compress(tar[cut:]))
+        assert read_segment(path).table.equals(expected)
+
+
+def test_libdeflate_is_trusted_only_with_one_member_that_ends_the_file():
+    """``_by_libdeflate`` gives the tar only when its size and CRC-32 are the file's last eight bytes'; else
+    ``None`` (ISA-L's inflater then reads it, or refuses it)."""
+    import gzip
+
+    from pinot_sink.segment.read import tar_source
+
+    if tar_source._libdeflate is None:
+        pytest.skip("libdeflate (the deflate package) is not installed")
+    one, other = b"a" * 5000, b"b" * 5000
+    assert bytes(tar_source._by_libdeflate(gzip.compress(one), 1 << 20)) == one
+    assert tar_source._by_libdeflate(gzip.compress(b"short") + gzip.compress(one), 1 << 20) is None
+    assert tar_source._by_libdeflate(gzip.compress(one) + gzip.compress(other), 1 << 20) is None  # same size
+    assert tar_source._by_libdeflate(gzip.compress(one) + b"garbage!", 1 << 20) is None
+    assert tar_source._by_libdeflate(gzip.compress(one)[:-20], 1 << 20) is None
+    assert tar_source._by_libdeflate(gzip.compress(one), 4999) is None  # past the budget
