@@ -190,12 +190,38 @@ def parse_properties(data: bytes | str) -> dict[str, Value]:
 
     A line without a backslash (nearly every line Pinot writes) has no escape and does not go on: it is split
     at its key's end and its commas directly; only the others take the escape-aware path (a compaction opens
-    hundreds of segments: metadata.properties's ~190 lines cost ~0.2 ms a segment the escape-aware way)."""
+    hundreds of segments: metadata.properties's ~190 lines cost ~0.2 ms a segment the escape-aware way). In
+    a text whose lines all end at "\\n", the lines "<key> = <value>" are split by one regular expression
+    (``_LINE``: ~125 -> ~70 us a segment's metadata)."""
     text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    if text.isascii() and not any(mark in text for mark in "\r\v\f\x1c\x1d\x1e"):  # lines end at "\n" only
+        return _parsed(_LINE.findall(text))
+    return _parsed([("", "", raw) for raw in text.splitlines()])
+
+
+# Every line of a text whose lines end at "\n" only, in one call (a compaction reads the ~190 lines of
+# thousands of segments' metadata): (key, value, "") for a line as Pinot writes it, "<key> = <value>" (a key
+# of no separator, backslash or leading blank, not a comment; a value without a backslash), else ("", "",
+# the line). A "\n" at the very end gives one more line, empty: blank, skipped.
+_LINE = re.compile(r"^(?:([^=: \t\f\\#!\n\r\v\x1c-\x1f][^=: \t\f\\\n]*) = ([^\\\n]*)|(.*))$", re.M)
+
+
+def _parsed(lines: list[tuple[str, str, str]]) -> dict[str, Value]:
+    """``parse_properties`` of the lines (``_LINE``'s triples)."""
     result: dict[str, Value] = {}
     search = _KEY_END.search
     pending = ""  # a logical line that goes on (its last line ended with an odd backslash)
-    for raw in text.splitlines():
+    for key, value, raw in lines:
+        if key and not pending:  # split by _LINE already
+            value = value.strip()
+            parsed: Value = [token.strip() for token in value.split(",")] if "," in value else value
+            if key in result:
+                _put(result, key, parsed)
+            else:
+                result[key] = parsed
+            continue
+        if key:  # such a line continuing the one before: the line as it was
+            raw = f"{key} = {value}"
         if not pending and "\\" not in raw:
             line = raw.lstrip()
             if not line or line[0] in "#!":
@@ -208,7 +234,7 @@ def parse_properties(data: bytes | str) -> dict[str, Value]:
                 if value[:1] in ("=", ":"):
                     value = value[1:]
                 value = value.strip()
-            parsed: Value = value
+            parsed = value
             if "," in value:
                 tokens = [token.strip() for token in value.split(",")]
                 parsed = tokens[0] if len(tokens) == 1 else tokens

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pinot_sink.segment.properties import (
     PropertiesWriter,
@@ -205,3 +207,27 @@ def test_plain_lines_escaped_lines_and_continued_lines_read_together():
     assert parse_properties(text) == {
         "segment.padding.character": "\0", "a.b": ["1", "2", "3"], "list": ["x,y", "z"], "long": "one two",
         "k": "v", "repeated": ["a", "b", "c"], "empty": "", "bare": ""}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b.c", " = ", "=", ":", " ", "\t", "\\", "#", "!", ",", "\x1f",
+                                           "\u00e9", "x, y "]), max_size=6).map("".join), max_size=8),
+       st.sampled_from(["", "\n"]))
+def test_lines_split_in_one_go_read_as_line_by_line(lines, end):
+    """``parse_properties`` splits a text's "<key> = <value>" lines by one regular expression: the same keys,
+    values, lists and repeats as reading every line one at a time (``splitlines``), whatever the lines hold
+    (separators, blanks, comments, escapes, continued lines, non-ASCII)."""
+    from pinot_sink.segment.properties import _parsed, parse_properties
+
+    text = "\n".join(lines) + end
+    assert parse_properties(text) == _parsed([("", "", raw) for raw in text.splitlines()])
+
+
+@pytest.mark.parametrize("text", ["\x1fa = b", " a = b", "a = b\\", "a = b\\\nc = d", "x\\\na = b", "#a = b",
+                                  "!a = b", "a = b, c", "a =  b ", "a:b = c", "=a = b", "a\t= b", "a = \\u0041",
+                                  "a = b\na = c", "a = b\n\n\na = c, d\n", "a = b\r\nc = d", "é = b\na = c"])
+def test_lines_split_in_one_go_read_as_line_by_line_examples(text):
+    """The same, on the lines where the one-go split and the line-by-line reading could part."""
+    from pinot_sink.segment.properties import _parsed, parse_properties
+
+    assert parse_properties(text) == _parsed([("", "", raw) for raw in text.splitlines()])

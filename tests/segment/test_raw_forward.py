@@ -212,6 +212,48 @@ def test_chunk_compressor_equals_compress_for_every_codec(codec):
         assert compress(np.frombuffer(b"?" + chunk, dtype=np.uint8)[1:]) == expected
 
 
+@pytest.mark.parametrize("codec", sorted(codecs.CODEC_NAMES))
+def test_chunks_decompressed_joined_are_each_chunks_bytes_joined(codec):
+    """``decompress_joined`` (raw LZ4 straight into one buffer) gives the bytes of each chunk's ``decompress``
+    joined: full chunks, a short last one, an empty one."""
+    rng = np.random.default_rng(codec + 10)
+    chunks = [rng.integers(0, 4, 8192, dtype=np.uint8).tobytes(), bytes(8192), b"", b"tail" * 100]
+    payloads = [memoryview(codecs.compress(codec, chunk)) for chunk in chunks]
+    joined = codecs.decompress_joined(codec, payloads, 8192)
+    assert bytes(joined) == b"".join(chunks)
+
+
+@pytest.mark.parametrize("codec", [codecs.PASS_THROUGH, codecs.LZ4, codecs.SNAPPY])
+@pytest.mark.parametrize("docs", [1, 1024, 2500])
+def test_fixed_byte_numbers_of_several_chunks_read_back(codec, docs):
+    """Fixed-byte LONG and DOUBLE columns of one chunk, of whole chunks and a short last one read back as
+    written, with every codec path (the chunks as they lie for PASS_THROUGH, one buffer for LZ4)."""
+    rng = np.random.default_rng(docs)
+    for spec, values in ((FieldSpec("n", "LONG"), pa.array(rng.integers(-2**62, 2**62, docs))),
+                         (FieldSpec("d", "DOUBLE"), pa.array(rng.normal(size=docs)))):
+        buf = rf.write_raw_forward(values, spec, codec)
+        assert struct.unpack(">i", buf[:4])[0] == 4 and struct.unpack(">i", buf[20:24])[0] == codec
+        assert read_raw_forward(buf, spec, True, docs).equals(values)
+
+
+def test_pass_through_chunks_out_of_order_are_still_joined_in_table_order():
+    """A PASS_THROUGH file whose chunk table is not in file order (no writer makes one) is read as before:
+    each chunk from its offset to the next one's (to the end for the last), joined in table order; only a
+    table in file order is read as the bytes lie."""
+    spec, values = FieldSpec("n", "LONG"), pa.array(np.arange(2048, dtype=np.int64))
+    buf = bytearray(rf.write_raw_forward(values, spec, codecs.PASS_THROUGH))
+    table = 28
+    first, second = struct.unpack(">2q", buf[table:table + 16])
+    body = bytes(buf[first:])
+    chunk = second - first
+    buf[first:] = body[chunk:] + body[:chunk]  # the chunks' bytes swapped, the table pointing at each
+    buf[table:table + 16] = struct.pack(">2q", first + len(body) - chunk, first)
+    starts = [first + len(body) - chunk, first]
+    ends = [first, len(buf)]  # each chunk runs to the next one's offset
+    expected = np.frombuffer(b"".join(bytes(buf[a:b]) for a, b in zip(starts, ends)), dtype=">i8")
+    assert read_raw_forward(bytes(buf), spec, True, 2048).to_pylist() == expected.astype(np.int64).tolist()
+
+
 # --- chunking rules -------------------------------------------------------------------------------
 
 

@@ -19,6 +19,22 @@ from pinot_sink.segment.read.reader import SegmentFormatError, open_segment, rea
 from pinot_sink.segment.read.tar_source import extract_all
 
 
+@pytest.fixture(params=["whole, own headers", "whole by ISA-L", "whole, tarfile's headers", "streamed"])
+def tar_path(request, monkeypatch):
+    """Each way ``load_tarball`` reads a local gzip tarball: inflated whole (by libdeflate, or by ISA-L
+    without it) with its headers read by ``_plain_headers`` or (anything but a plain header) by tarfile, or
+    streamed (larger than ``WHOLE_INFLATE_MAX``, past the budget): the same members and the same refusals."""
+    from pinot_sink.segment.read import tar_source
+
+    if request.param == "whole by ISA-L":
+        monkeypatch.setattr(tar_source, "_libdeflate", None)
+    elif request.param == "whole, tarfile's headers":
+        monkeypatch.setattr(tar_source, "_plain_headers", lambda data: None)
+    elif request.param == "streamed":
+        monkeypatch.setattr(tar_source, "WHOLE_INFLATE_MAX", 0)
+    return request.param
+
+
 @pytest.fixture
 def private_tmp(tmp_path, monkeypatch):
     """Point tempfile at an empty dir so a test can see what the reader leaves behind."""
@@ -85,7 +101,7 @@ def _file(name, data=b"x"):
         _file("/tmp/absolute-evil.txt"),
     ],
 )
-def test_tar_path_traversal_is_rejected(tmp_path, private_tmp, member):
+def test_tar_path_traversal_is_rejected(tmp_path, private_tmp, member, tar_path):
     tarball = _tar(tmp_path / "evil.tar.gz", [_dir("seg"), member])
     with pytest.raises(SegmentFormatError, match="unsafe"):
         open_segment(tarball)
@@ -93,7 +109,7 @@ def test_tar_path_traversal_is_rejected(tmp_path, private_tmp, member):
     assert not (tmp_path / "evil.txt").exists()
 
 
-def test_tar_link_escaping_the_root_is_rejected(tmp_path, private_tmp):
+def test_tar_link_escaping_the_root_is_rejected(tmp_path, private_tmp, tar_path):
     link = tarfile.TarInfo("seg/metadata.properties")
     link.type = tarfile.SYMTYPE
     link.linkname = "../../../../etc/passwd"
@@ -103,7 +119,7 @@ def test_tar_link_escaping_the_root_is_rejected(tmp_path, private_tmp):
     assert os.listdir(private_tmp) == []
 
 
-def test_missing_metadata_is_named(tmp_path, private_tmp):
+def test_missing_metadata_is_named(tmp_path, private_tmp, tar_path):
     tarball = _tar(tmp_path / "empty.tar.gz", [_dir("seg"), _file("seg/creation.meta", bytes(24))])
     with pytest.raises(SegmentFormatError, match="metadata.properties is missing"):
         open_segment(tarball)
@@ -208,7 +224,7 @@ def test_copy_of_tarball_without_gzip_is_read(pinot_built, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", [tarfile.PAX_FORMAT, tarfile.GNU_FORMAT])
-def test_long_member_names_are_read_from_the_stream(fmt, tmp_path):
+def test_long_member_names_are_read_from_the_stream(fmt, tmp_path, tar_path):
     """A segment name past tar's 100 characters is carried by a pax or GNU long-name header, which the in-memory
     loader reads from the stream as tarfile does."""
     from pinot_sink.segment.read.tar_source import load_tarball
@@ -296,3 +312,135 @@ def test_strings_with_offsets_out_of_their_data_are_not_taken_as_ascii():
                                                        pa.py_buffer(b"abcd")])
     assert decoders._ascii_with_sound_offsets(good.view(pa.string()))
     assert not decoders._ascii_with_sound_offsets(pa.array(["a", "\u00e9"]))
+
+
+def _inflated(tarball) -> bytes:
+    import gzip
+
+    return gzip.decompress(pathlib.Path(tarball).read_bytes())
+
+
+def _as_tarfile_reads(members):
+    return [(m.name, m.isfile(), m.isdir(), m.size if m.isfile() else 0, m.offset_data) for m in members]
+
+
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT])
+def test_plain_tar_headers_are_read_as_tarfile_reads_them(pinot_built, tmp_path, fmt):
+    """A segment's headers as Pinot's builder writes them, and ustar / GNU ones with owner names and modes,
+    give the members tarfile gives: names (a folder's trailing slash dropped), kinds, sizes, data offsets."""
+    from pinot_sink.segment.read.tar_source import _plain_headers
+
+    built = _inflated(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz")
+    assert _as_tarfile_reads(_plain_headers(built)) == _as_tarfile_reads(tarfile.open(fileobj=io.BytesIO(built)))
+    path = tmp_path / "owned.tar"
+    with tarfile.open(path, "w", format=fmt) as tar:
+        for info, data in (_dir("seg/"), _dir("seg/v3"), _file("seg/v3/a", b"x" * 700), _file("seg/v3/empty", b"")):
+            info.uname, info.gname, info.mode, info.mtime = "pinot", "staff", 0o640, 1_700_000_000
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    data = path.read_bytes()
+    mine = _plain_headers(data)
+    assert mine is not None and len(mine) == 4
+    assert _as_tarfile_reads(mine) == _as_tarfile_reads(tarfile.open(fileobj=io.BytesIO(data)))
+
+
+def _one_member_tar(**change) -> bytes:
+    info = tarfile.TarInfo("seg/metadata.properties")
+    info.size = 3
+    for key, value in change.items():
+        setattr(info, key, value)
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT if "linkname" in change else
+                      tarfile.USTAR_FORMAT) as tar:
+        tar.addfile(info, io.BytesIO(b"a=b") if info.isfile() else None)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("what, data", [
+    ("a symbolic link", _one_member_tar(type=tarfile.SYMTYPE, linkname="../x")),
+    ("a device", _one_member_tar(type=tarfile.CHRTYPE)),
+    ("a name in the ustar prefix", _one_member_tar(name="p" * 120 + "/metadata.properties")),
+    ("a pax header", None),
+    ("a bad checksum", (lambda d: d[:148] + b"0000000\0" + d[156:])(_one_member_tar())),
+    ("a base-256 size", (lambda d: d[:124] + b"\x80" + bytes(8) + (3).to_bytes(3, "big") + d[136:])(
+        _one_member_tar())),
+    ("an all-zero first block", bytes(1024)),
+    ("a short archive", _one_member_tar()[:300]),
+])
+def test_anything_but_plain_headers_is_left_to_tarfile(what, data):
+    """Headers the quick reader does not read as tarfile would are not read by it at all (``None``: tarfile
+    reads that tarball, refusing what it refuses)."""
+    from pinot_sink.segment.read.tar_source import _plain_headers
+
+    if data is None:  # a pax header: a name past 100 characters, written as pax writes it
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            info = tarfile.TarInfo("seg/" + "n" * 120)
+            tar.addfile(info, io.BytesIO(b""))
+        data = out.getvalue()
+    assert _plain_headers(data) is None
+    assert _plain_headers(_one_member_tar()) is not None  # the same member, plain
+
+
+def test_a_truncated_gzip_tarball_is_a_clear_error(pinot_built, tmp_path, tar_path):
+    """Cut short, corrupt inside the stream, or its CRC wrong: an error on every path; inflated whole, the
+    tarball is unreadable (its CRC checked before any member is read), never read as fewer members. (Streamed,
+    a stream corrupt before its end can stop tarfile at a bad header first: a member is then missing.)"""
+    whole = (pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz").read_bytes()
+    for name, data in (("cut", whole[:-100]), ("crc", whole[:-8] + bytes([whole[-8] ^ 1]) + whole[-7:]),
+                       ("middle", whole[:2000] + bytes(64) + whole[2064:])):
+        path = tmp_path / f"{name}.tar.gz"
+        path.write_bytes(data)
+        with pytest.raises(SegmentFormatError, match=None if tar_path == "streamed" else "unreadable tarball"):
+            read_segment(path)
+
+
+def test_a_small_gzip_tarball_is_one_buffer_a_large_one_a_buffer_per_member(pinot_built, monkeypatch):
+    """The whole-inflate path is the one a small local tarball takes (its members views of one buffer),
+    and a larger one streams (a buffer each); both read the same."""
+    from pinot_sink.segment.read import tar_source
+
+    tarball = pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz"
+    whole = tar_source.load_tarball(tarball)
+    monkeypatch.setattr(tar_source, "WHOLE_INFLATE_MAX", 0)
+    streamed = tar_source.load_tarball(tarball)
+    try:
+        names = sorted(whole.names())
+        assert names == sorted(streamed.names()) and len(names) >= 3
+        assert len({id(whole.view(n).obj) for n in names}) == 1
+        assert len({id(streamed.view(n).obj) for n in names}) == len(names)
+        assert all(bytes(whole.view(n)) == bytes(streamed.view(n)) for n in names)
+    finally:
+        whole.close()
+        streamed.close()
+
+
+def test_a_tarball_of_two_gzip_members_is_read_whole(pinot_built, tmp_path, tar_path):
+    """A gzip file of two members (a concatenation: the first half of the tar, then the rest), of any sizes,
+    even two of the same size: every member is read, as gzip reads such a file (libdeflate alone would
+    inflate the first member and stop)."""
+    import gzip
+
+    tar = _inflated(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz")
+    expected = read_segment(pinot_built / "all_types_dict" / "all_types_dict_0.tar.gz").table
+    for cut in (len(tar) // 3, len(tar) // 2, 2 * len(tar) // 3):
+        path = tmp_path / f"two_{cut}.tar.gz"
+        path.write_bytes(gzip.compress(tar[:cut]) + gzip.compress(tar[cut:]))
+        assert read_segment(path).table.equals(expected)
+
+
+def test_libdeflate_is_trusted_only_with_one_member_that_ends_the_file():
+    """``_by_libdeflate`` gives the tar only when its size and CRC-32 are the file's last eight bytes'; else
+    ``None`` (ISA-L's inflater then reads it, or refuses it)."""
+    import gzip
+
+    from pinot_sink.segment.read import tar_source
+
+    if tar_source._libdeflate is None:
+        pytest.skip("libdeflate (the deflate package) is not installed")
+    one, other = b"a" * 5000, b"b" * 5000
+    assert bytes(tar_source._by_libdeflate(gzip.compress(one), 1 << 20)) == one
+    assert tar_source._by_libdeflate(gzip.compress(b"short") + gzip.compress(one), 1 << 20) is None
+    assert tar_source._by_libdeflate(gzip.compress(one) + gzip.compress(other), 1 << 20) is None  # same size
+    assert tar_source._by_libdeflate(gzip.compress(one) + b"garbage!", 1 << 20) is None
+    assert tar_source._by_libdeflate(gzip.compress(one)[:-20], 1 << 20) is None
+    assert tar_source._by_libdeflate(gzip.compress(one), 4999) is None  # past the budget

@@ -15,7 +15,7 @@ from type_mapping.java_text import big_decimal_string
 from type_mapping.pinot_schema import FIXED_WIDTH_STORED, STORED_TYPE, FieldSpec
 
 from .. import bigdecimal
-from ..codecs import SNAPPY, decompress
+from ..codecs import PASS_THROUGH, SNAPPY, decompress, decompress_joined
 from ..raw_forward import (_ARROW_VALUE_TYPE, _BIG_ENDIAN, _NATIVE, HUGE_CHUNK_FLAG, INT_MAX, VAR_BYTE_V4_HEADER_SIZE,
                            RawForwardIndexError)
 
@@ -77,11 +77,11 @@ def _read_fixed_byte(buf: memoryview, stored: str, version: int, num_docs: int) 
         raise RawForwardIndexError(f"entry size {entry_size} does not match stored type {stored}")
     if total_docs >= 0 and total_docs != num_docs:
         raise RawForwardIndexError(f"forward index holds {total_docs} docs, expected {num_docs}")
-    parts = [
-        decompress(codec, bytes(payload), docs_per_chunk * size)
-        for payload in _chunk_payloads(buf, chunk_offsets)
-    ]
-    raw = np.frombuffer(b"".join(parts), dtype=_BIG_ENDIAN[stored])
+    if codec == PASS_THROUGH and len(chunk_offsets) and chunk_offsets[0] >= 0 and (np.diff(chunk_offsets) >= 0).all():
+        joined = buf[int(chunk_offsets[0]):]  # the chunks back to back as they lie: their join, not copied
+    else:
+        joined = decompress_joined(codec, _chunk_payloads(buf, chunk_offsets), docs_per_chunk * size)
+    raw = np.frombuffer(joined, dtype=_BIG_ENDIAN[stored])
     if len(raw) < num_docs:
         raise RawForwardIndexError(f"forward index holds {len(raw)} values, expected {num_docs}")
     return pa.array(raw[:num_docs].astype(_NATIVE[stored]), type=_ARROW_VALUE_TYPE[stored])
