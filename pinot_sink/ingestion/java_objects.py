@@ -226,15 +226,33 @@ Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)
 # A BigDecimal no Arrow decimal holds (a 2-byte scale of bytesToBigDecimal: 1E+32768, 1E-32767) into a number
 # column: PinotDataType's BIG_DECIMAL conversions, Java's doubleValue (correctly rounded, as Python's float of a
 # Decimal; Infinity beyond a double) / longValue / intValue (the whole part's low 64 / 32 bits)
-_JAVA_NUMBER = {"DOUBLE": pa.float64(), "LONG": pa.int64(), "INT": pa.int32()}
+_JAVA_NUMBER = {"DOUBLE": pa.float64(), "FLOAT": pa.float32(), "LONG": pa.int64(), "INT": pa.int32()}
 
 
 def _java_number(value: decimal.Decimal, data_type: str) -> float | int:
     if data_type == "DOUBLE":
         return float(value)
+    if data_type == "FLOAT":
+        return _float_value(value)
     bits = 64 if data_type == "LONG" else 32
     low = int(value) & ((1 << bits) - 1)  # (int() truncates toward zero, as toBigInteger does)
     return low - (1 << bits) if low >> (bits - 1) else low
+
+
+def _float_value(value: decimal.Decimal) -> float:
+    """``BigDecimal.floatValue``: the float nearest the exact value (``Float.parseFloat`` of its text), ties to
+    even; through the nearest double, whose rounding to a float errs only where that double is a float midpoint,
+    decided there by the exact value."""
+    x = float(value)
+    with np.errstate(over="ignore"):
+        f = np.float32(x)
+        other = np.nextafter(f, np.float32(np.inf) if x > float(f) else np.float32(-np.inf), dtype=np.float32)
+    if np.isfinite(f) and float(f) != x:
+        if np.isfinite(other) and (float(f) + float(other)) / 2 == x:  # a midpoint: the exact value decides
+            exact = decimal.Decimal(x)
+            if value != exact:
+                f = max(f, other) if value > exact else min(f, other)
+    return float(f)
 
 
 def to_column(array: pa.Array, spec, ctx, convert: Convert) -> pa.Array:
