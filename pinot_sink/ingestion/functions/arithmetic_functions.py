@@ -332,7 +332,14 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
     if _mixes_lists(args):
         return _coalesce_objects(args)
-    values = common_values(ctx, args)
+    # each argument brought to the common type on the rows that return it only (Pinot converts none of them: a
+    # multi-value after a non-null BYTES value cannot fail the row)
+    chosen = np.full(ctx.num_rows, len(args), dtype=np.int64)
+    for i in reversed(range(len(args))):
+        a = args[i]
+        present = np.full(ctx.num_rows, a.value is not None) if isinstance(a, Const) else ~null_mask(a)
+        chosen[present] = i
+    values = common_values(ctx, args, [chosen == i for i in range(len(args))])
     if all(isinstance(v, pa.Scalar) for v in values[:1]):
         values[0] = pa.repeat(values[0], ctx.num_rows)  # the kernel needs one array to size the result
     return pc.coalesce(*values)
