@@ -92,17 +92,22 @@ def objects(array: pa.Array) -> list[Any]:
 
 
 _BIG_DECIMAL = "\u0000BigDecimal"  # a BigDecimal (decimal.Decimal, its scale kept) in the JSON text
+_BYTES = "\u0000bytes"  # a byte[] (Python bytes) in the JSON text, as hex
 
 
 def _encode(value: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         return {_BIG_DECIMAL: str(value)}
+    if isinstance(value, (bytes, bytearray)):
+        return {_BYTES: bytes(value).hex()}
     raise TypeError(f"a {type(value).__name__} is no Java value here")
 
 
 def _decode(mapping: dict) -> Any:
     if len(mapping) == 1 and _BIG_DECIMAL in mapping:
         return decimal.Decimal(mapping[_BIG_DECIMAL])
+    if len(mapping) == 1 and _BYTES in mapping:
+        return bytes.fromhex(mapping[_BYTES])
     return mapping
 
 
@@ -215,10 +220,13 @@ def _kind(value: Any) -> str:
         return "list"
     if isinstance(value, decimal.Decimal):  # by scale: an Arrow decimal column holds one
         return f"decimal:{-value.as_tuple().exponent}"
+    if isinstance(value, bytes):
+        return "bytes"
     return "none" if value is None else "other"
 
 
-_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "big": pa.string()}
+_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "big": pa.string(),
+          "bytes": pa.binary()}
 
 
 Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)

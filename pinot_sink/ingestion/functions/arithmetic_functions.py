@@ -345,7 +345,7 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
     return pc.coalesce(*values)
 
 
-_PLAIN = (bool, int, float, str, decimal.Decimal)
+_PLAIN = (bool, int, float, str, decimal.Decimal, bytes)
 
 
 def _mixes_lists(args: list[Value]) -> bool:
@@ -366,7 +366,7 @@ def _mixes_lists(args: list[Value]) -> bool:
 
 def _plain_type(t: pa.DataType) -> bool:
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_string(t) or pa.types.is_boolean(t) \
-        or pa.types.is_null(t)
+        or pa.types.is_null(t) or pa.types.is_binary(t)
 
 
 def _coalesce_objects(args: list[Value]) -> Value:
