@@ -576,7 +576,10 @@ def _ascii(s: str) -> int:
 
 @_string_function("space", arity=1, kinds="i", out_type=pa.string())
 def _space(n: int) -> str:
-    return " " * n if n > 0 else ""
+    if n <= 0:
+        return ""
+    _check_repeated(n, "space(n)")
+    return " " * n
 
 
 @_string_function("firstLine", arity=1, kinds="s", out_type=pa.string())
