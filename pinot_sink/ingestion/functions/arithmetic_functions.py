@@ -440,7 +440,11 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     if _mixes_lists(results + [otherwise]):  # a multi-value beside another kind: Java objects, as coalesce's
         return _case_objects(ctx, conditions, results + [otherwise])
     chosen = _chosen_branches(ctx, conditions)
-    arrays = common_values(ctx, results + [otherwise], [chosen == i for i in range(len(results) + 1)])
+    taken = [chosen == i for i in range(len(results) + 1)]
+    # a branch no row takes is never returned: its Java type takes no part in the common type (seed 51: a FLOAT
+    # branch behind WHEN false made a LONG one's '0' the text '0.0')
+    branches = [b if taken[i].any() else Const(None, "NULL") for i, b in enumerate(results + [otherwise])]
+    arrays = common_values(ctx, branches, taken)
     out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
     # The first condition that is TRUE wins: apply them from last to first.
     for condition, result in zip(reversed(conditions), reversed(arrays[:-1])):
