@@ -305,8 +305,20 @@ def _per_literal(function, args: list[Value], ctx: Context) -> Value:
     arguments' values, on that group's rows (a ``_GroupContext``), the results put back in row order."""
     n = ctx.num_rows
     # a multi-value where the function reads a literal: its first element, as FunctionInvoker converts any
-    # parameter that takes one value (values.first_elements; grouped by it, as a literal would be)
-    args = [first_elements(a, ctx) if i in function.literal_args and is_list(a) else a for i, a in enumerate(args)]
+    # parameter that takes one value (values.first_elements; grouped by it, as a literal would be); only on
+    # the rows with no null argument: Pinot's evaluator returns null before converting any (seed 45)
+    if any(i in function.literal_args and is_list(a) for i, a in enumerate(args)):
+        outer = ctx.active
+        if not function.nullable:
+            present = np.ones(n, np.bool_) if outer is None else outer.copy()
+            for a in args:
+                present &= ~null_mask(broadcast(a, n) if isinstance(a, Const) else a)
+            ctx.active = present
+        try:
+            args = [first_elements(a, ctx) if i in function.literal_args and is_list(a) else a
+                    for i, a in enumerate(args)]
+        finally:
+            ctx.active = outer
     scope = np.ones(n, np.bool_) if ctx.active is None else ctx.active.copy()
     if not function.nullable:  # a null argument gives null without a call (so the row cannot fail)
         for a in args:

@@ -92,17 +92,22 @@ def objects(array: pa.Array) -> list[Any]:
 
 
 _BIG_DECIMAL = "\u0000BigDecimal"  # a BigDecimal (decimal.Decimal, its scale kept) in the JSON text
+_BYTES = "\u0000bytes"  # a byte[] (Python bytes) in the JSON text, as hex
 
 
 def _encode(value: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         return {_BIG_DECIMAL: str(value)}
+    if isinstance(value, (bytes, bytearray)):
+        return {_BYTES: bytes(value).hex()}
     raise TypeError(f"a {type(value).__name__} is no Java value here")
 
 
 def _decode(mapping: dict) -> Any:
     if len(mapping) == 1 and _BIG_DECIMAL in mapping:
         return decimal.Decimal(mapping[_BIG_DECIMAL])
+    if len(mapping) == 1 and _BYTES in mapping:
+        return bytes.fromhex(mapping[_BYTES])
     return mapping
 
 
@@ -215,10 +220,13 @@ def _kind(value: Any) -> str:
         return "list"
     if isinstance(value, decimal.Decimal):  # by scale: an Arrow decimal column holds one
         return f"decimal:{-value.as_tuple().exponent}"
+    if isinstance(value, bytes):
+        return "bytes"
     return "none" if value is None else "other"
 
 
-_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "big": pa.string()}
+_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "big": pa.string(),
+          "bytes": pa.binary()}
 
 
 Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)
@@ -226,15 +234,33 @@ Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)
 # A BigDecimal no Arrow decimal holds (a 2-byte scale of bytesToBigDecimal: 1E+32768, 1E-32767) into a number
 # column: PinotDataType's BIG_DECIMAL conversions, Java's doubleValue (correctly rounded, as Python's float of a
 # Decimal; Infinity beyond a double) / longValue / intValue (the whole part's low 64 / 32 bits)
-_JAVA_NUMBER = {"DOUBLE": pa.float64(), "LONG": pa.int64(), "INT": pa.int32()}
+_JAVA_NUMBER = {"DOUBLE": pa.float64(), "FLOAT": pa.float32(), "LONG": pa.int64(), "INT": pa.int32()}
 
 
 def _java_number(value: decimal.Decimal, data_type: str) -> float | int:
     if data_type == "DOUBLE":
         return float(value)
+    if data_type == "FLOAT":
+        return _float_value(value)
     bits = 64 if data_type == "LONG" else 32
     low = int(value) & ((1 << bits) - 1)  # (int() truncates toward zero, as toBigInteger does)
     return low - (1 << bits) if low >> (bits - 1) else low
+
+
+def _float_value(value: decimal.Decimal) -> float:
+    """``BigDecimal.floatValue``: the float nearest the exact value (``Float.parseFloat`` of its text), ties to
+    even; through the nearest double, whose rounding to a float errs only where that double is a float midpoint,
+    decided there by the exact value."""
+    x = float(value)
+    with np.errstate(over="ignore"):
+        f = np.float32(x)
+        other = np.nextafter(f, np.float32(np.inf) if x > float(f) else np.float32(-np.inf), dtype=np.float32)
+    if np.isfinite(f) and float(f) != x:
+        if np.isfinite(other) and (float(f) + float(other)) / 2 == x:  # a midpoint: the exact value decides
+            exact = decimal.Decimal(x)
+            if value != exact:
+                f = max(f, other) if value > exact else min(f, other)
+    return float(f)
 
 
 def to_column(array: pa.Array, spec, ctx, convert: Convert) -> pa.Array:

@@ -424,6 +424,8 @@ def to_string(value: Value, ctx: Context) -> Value:
         return java_timestamp_string(to_long(value, ctx))
     if jt == "DATE":  # java.sql.Date.toString
         return value.cast(pa.date32()).cast(pa.string())
+    if jt == "NULL":  # a column of nulls only (every row of a function failed or was null): nulls
+        return pa.nulls(len(value), pa.string())
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be passed where Pinot expects a string")
 
 

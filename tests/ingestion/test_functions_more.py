@@ -481,3 +481,24 @@ def test_from_utf8_decodes_malformed_bytes_as_javas_new_string():
     ctx.where = "fromUtf8(b)"
     out = Expression("fromUtf8(b)").evaluate_array({"b": data}, ctx).to_pylist()
     assert out == [bytes.fromhex(c["java"]).decode("utf-16-be") for c in cases]
+
+
+def test_space_into_gigabytes_fails_the_row_naming_the_function_and_the_size():
+    # seed 50: cutToFirstSignificantSubdomainWithWWW(space(ia)), an element of 1,379,413,761
+    values, _ = evaluate("length(space(n))", True, n=[1_379_413_761, 3, -1])
+    assert values == [None, 3, 0]
+    with pytest.raises(Exception, match="space\\(n\\) would make a text of 1,379,413,761 characters, over the "
+                                        "16,777,216 this package builds"):
+        evaluate("space(n)", False, n=[1_379_413_761, 3, -1])
+
+
+@pytest.mark.parametrize("text", ["repeat(s, n)", "repeat(s, ',', n)", "length(repeat(s, n))"])
+def test_repeat_into_gigabytes_fails_the_row_naming_the_function_and_the_size(text):
+    # Pinot's JVM builds a text of 1.2 billion characters with heap enough; here the row fails with a clear
+    # reason rather than exhausting the machine (or Arrow's 2 GB of text per batch): a deliberate difference
+    values, ctx = evaluate(text, True, s=["abc", "abc", None], n=[400_000_000, 2, 1_000_000_000])
+    assert values[1] in ("abcabc", "abc,abc", 6) and values[0] is None
+    with pytest.raises(Exception, match=r"(repeat\(s, n\) would make a text of 1,200,000,000|repeat\(s, separator, n\)"
+                                        r" would make a text of 1,600,000,000) characters, over the 16,777,216 this "
+                                        r"package builds"):
+        evaluate(text, False, s=["abc", "abc", None], n=[400_000_000, 2, 1_000_000_000])

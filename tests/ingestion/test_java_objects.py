@@ -77,3 +77,24 @@ def test_bytes_to_big_decimal_keeps_each_value_s_scale():
     several = pa.array([bytes.fromhex("000200" + "96"), bytes.fromhex("00010096"), bytes.fromhex("fffd01")])
     assert _evaluate("bytesToBigDecimal(b)", several) == (["1.50", "15.0", "1000"], 0)
     assert _evaluate("upper(bytesToBigDecimal(b))", several) == (["1.50", "15.0", "1000"], 0)
+
+
+def test_a_big_decimal_into_a_float_column_is_javas_float_value():
+    # BigDecimal.floatValue: the nearest float of the exact value (Float.parseFloat of its text), not the float
+    # of the nearest double, which is a float midpoint where the exact value lies just beside one
+    import decimal
+
+    from pinot_sink.ingestion.java_objects import _float_value
+
+    with decimal.localcontext() as context:
+        context.prec = 100
+        one = decimal.Decimal(1)
+        midpoint = one + decimal.Decimal(2) ** -24
+        tiny = decimal.Decimal(10) ** -40
+        assert _float_value(midpoint) == 1.0  # (ties to even)
+        assert _float_value(midpoint + tiny) == 1.0000001192092896
+        assert _float_value(midpoint - tiny) == 1.0
+    assert _float_value(decimal.Decimal("1E+32768")) == float("inf")
+    assert _float_value(decimal.Decimal("-1E+32768")) == float("-inf")
+    assert _float_value(decimal.Decimal("1E-32767")) == 0.0
+    assert _float_value(decimal.Decimal("3.4028235E38")) == 3.4028234663852886e38

@@ -332,13 +332,20 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
     if _mixes_lists(args):
         return _coalesce_objects(args)
-    values = common_values(ctx, args)
+    # each argument brought to the common type on the rows that return it only (Pinot converts none of them: a
+    # multi-value after a non-null BYTES value cannot fail the row)
+    chosen = np.full(ctx.num_rows, len(args), dtype=np.int64)
+    for i in reversed(range(len(args))):
+        a = args[i]
+        present = np.full(ctx.num_rows, a.value is not None) if isinstance(a, Const) else ~null_mask(a)
+        chosen[present] = i
+    values = common_values(ctx, args, [chosen == i for i in range(len(args))])
     if all(isinstance(v, pa.Scalar) for v in values[:1]):
         values[0] = pa.repeat(values[0], ctx.num_rows)  # the kernel needs one array to size the result
     return pc.coalesce(*values)
 
 
-_PLAIN = (bool, int, float, str, decimal.Decimal)
+_PLAIN = (bool, int, float, str, decimal.Decimal, bytes)
 
 
 def _mixes_lists(args: list[Value]) -> bool:
@@ -359,7 +366,7 @@ def _mixes_lists(args: list[Value]) -> bool:
 
 def _plain_type(t: pa.DataType) -> bool:
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_string(t) or pa.types.is_boolean(t) \
-        or pa.types.is_null(t)
+        or pa.types.is_null(t) or pa.types.is_binary(t)
 
 
 def _coalesce_objects(args: list[Value]) -> Value:
@@ -433,7 +440,11 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     if _mixes_lists(results + [otherwise]):  # a multi-value beside another kind: Java objects, as coalesce's
         return _case_objects(ctx, conditions, results + [otherwise])
     chosen = _chosen_branches(ctx, conditions)
-    arrays = common_values(ctx, results + [otherwise], [chosen == i for i in range(len(results) + 1)])
+    taken = [chosen == i for i in range(len(results) + 1)]
+    # a branch no row takes is never returned: its Java type takes no part in the common type (seed 51: a FLOAT
+    # branch behind WHEN false made a LONG one's '0' the text '0.0')
+    branches = [b if taken[i].any() else Const(None, "NULL") for i, b in enumerate(results + [otherwise])]
+    arrays = common_values(ctx, branches, taken)
     out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
     # The first condition that is TRUE wins: apply them from last to first.
     for condition, result in zip(reversed(conditions), reversed(arrays[:-1])):

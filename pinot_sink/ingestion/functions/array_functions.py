@@ -358,7 +358,8 @@ def _objects_of(ctx: Context, args: list[Value]) -> Value:
     columns = [a.value if isinstance(a, Const) else (objects(a) if is_object(a.type) else a.to_pylist())
                for a in args]
     rows = [[c[row] if isinstance(c, list) else c for c in columns] for row in range(ctx.num_rows)]
-    if any(isinstance(v, (bytes, bytearray)) for row in rows for v in row):
+    if any(isinstance(v, (bytes, bytearray)) for row in rows for v in row):  # (Pinot's storing of a byte[]
+        # inside an Object[] is not reproduced: its rows fail there, array(b, ...) and arrayLength(array(b, n)))
         raise IngestionError(f"{ctx.where}: array() of a multi-value and BYTES values is not supported here")
     return object_array(rows)
 

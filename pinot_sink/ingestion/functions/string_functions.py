@@ -495,8 +495,7 @@ def _repeat(s: str, times: int) -> str:
     """``StringUtils.repeat``: "" for ``times <= 0``."""
     if times <= 0:
         return ""
-    if len(_utf16(s)) // 2 * times > _MAX_STRING:
-        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    _check_repeated(len(_utf16(s)) // 2 * times, "repeat(s, n)")
     return s * times
 
 
@@ -504,12 +503,23 @@ def _repeat(s: str, times: int) -> str:
 def _repeat_separated(s: str, separator: str, times: int) -> str:
     if times <= 0:
         return ""
-    if (len(_utf16(s)) + len(_utf16(separator))) // 2 * times > _MAX_STRING:
-        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    _check_repeated((len(_utf16(s)) + len(_utf16(separator))) // 2 * times, "repeat(s, separator, n)")
     return separator.join([s] * times)
 
 
 _MAX_STRING = 2**31 - 2
+# The longest text repeat builds here, in UTF-16 units (as the 2^24 elements of a generated array): beyond it
+# a JVM builds gigabytes with heap enough (and Pinot stores the value cut at the column's maxLength), this
+# package would exhaust the machine or Arrow's 2 GB of text per batch; the row fails saying so
+_MAX_REPEATED = 1 << 24
+
+
+def _check_repeated(length: int, call: str) -> None:
+    if length > _MAX_STRING:
+        raise JavaThrows("OutOfMemoryError: the repeated string is longer than a Java string can be")
+    if length > _MAX_REPEATED:
+        raise JavaThrows(f"{call} would make a text of {length:,} characters, over the {_MAX_REPEATED:,} this "
+                         f"package builds (refused here: a JVM with heap enough allocates it)")
 
 
 @_string_function("hammingDistance", arity=2, kinds="ss", out_type=pa.int32())
@@ -566,7 +576,10 @@ def _ascii(s: str) -> int:
 
 @_string_function("space", arity=1, kinds="i", out_type=pa.string())
 def _space(n: int) -> str:
-    return " " * n if n > 0 else ""
+    if n <= 0:
+        return ""
+    _check_repeated(n, "space(n)")
+    return " " * n
 
 
 @_string_function("firstLine", arity=1, kinds="s", out_type=pa.string())
