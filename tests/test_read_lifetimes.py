@@ -122,3 +122,18 @@ def test_segments_side_by_side_and_columns_on_threads_equal_one_at_a_time(segmen
     for path in segments:
         with open_segment(path) as reader:
             assert reader.read(threads=3).table.equals(pinot_sink.read(path).select(reader.column_names))
+
+
+def test_a_process_on_the_system_allocator_reads_with_numpys_arrays(segments, arrows_own_pool, monkeypatch):
+    """Where allocator.settle put Arrow on the system allocator (write tasks, the compaction) no array of the
+    reader's comes from ``pa.allocate_buffer``; on Arrow's own pool its large ones do."""
+    from pinot_sink.segment.read import pooled
+
+    calls = []
+    real = pooled.pa.allocate_buffer
+    monkeypatch.setattr(pooled.pa, "allocate_buffer", lambda *a, **k: calls.append(a) or real(*a, **k))
+    pa.set_memory_pool(pa.system_memory_pool())
+    on_system = pinot_sink.read(segments[0])
+    assert calls == []
+    pa.set_memory_pool(arrows_own_pool)
+    assert pinot_sink.read(segments[0]).equals(on_system) and calls
