@@ -77,6 +77,26 @@ def spark():
     session.stop()
 
 
+@pytest.fixture
+def arrows_own_pool():
+    """Arrow's own allocator (mimalloc or jemalloc) as the process's pool for one test, as a reading process has
+    it (an earlier write in this process may have settled it on the system's: allocator.settle)."""
+    import pyarrow as pa
+
+    before = pa.default_memory_pool()
+    for factory in (pa.mimalloc_memory_pool, pa.jemalloc_memory_pool):
+        try:
+            pool = factory()
+            break
+        except NotImplementedError:
+            pass
+    else:
+        pytest.skip("this pyarrow has neither mimalloc nor jemalloc")
+    pa.set_memory_pool(pool)
+    yield pool
+    pa.set_memory_pool(before)
+
+
 @pytest.fixture(scope="session")
 def java_oracle(tmp_path_factory):
     """One JVM answering the whole session's Java comparisons (tests/java_oracle.py); skipped with the reason

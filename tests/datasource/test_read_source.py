@@ -199,3 +199,23 @@ def test_a_schema_of_your_own_reads_a_column_only_later_tarballs_have(spark, tmp
     wrong = spark.read.format("pinot").schema("id LONG, added INT").load(str(tmp_path / "*.tar.gz"))
     with pytest.raises(Exception, match="column 'added' is int32 in .* but string in segment t_1"):
         wrong.collect()
+
+
+@pytest.mark.slow
+def test_spark_reads_many_pooled_segments_row_for_row(spark, tmp_path):
+    """Segments whose dictIds, dictionaries, doc ranges and tar members come from Arrow's pool in the Python
+    workers (segment/read/pooled.py; every layout: tests/read_stress_segments.py), read twice over reused
+    workers, row for row what ``pinot_sink.read`` returns."""
+    from read_stress_segments import build_stress_segment
+
+    for seed in range(4):
+        build_stress_segment(tmp_path, seed, 30_000)
+    expected = pinot_sink.read(str(tmp_path / "*.tar.gz"))
+    keys = [("one_run", "ascending"), ("unique", "ascending")]  # one_run: the segment's seed
+    expected = expected.sort_by(keys)
+    for _ in range(2):
+        got = spark.read.format("pinot").load(str(tmp_path)).toArrow()
+        got = got.select(expected.column_names).sort_by(keys)
+        assert got.num_rows == 120_000
+        for name in expected.column_names:
+            assert got.column(name).to_pylist() == expected.column(name).to_pylist(), name

@@ -5,31 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pytest
 
 from pinot_sink.segment.read import pooled
 
 
-def _arrows_own_pool() -> pa.MemoryPool:
-    for factory in (pa.mimalloc_memory_pool, pa.jemalloc_memory_pool):
-        try:
-            return factory()
-        except NotImplementedError:
-            pass
-    pytest.skip("this pyarrow has neither mimalloc nor jemalloc")
-
-
-def test_large_arrays_come_from_arrows_pool_and_small_ones_from_numpy():
-    before = pa.default_memory_pool()
-    pa.set_memory_pool(_arrows_own_pool())  # a write earlier in this process may have settled it on the system's
-    try:
-        large = pooled.empty(pooled.MIN_BYTES // 4, np.int32)
-        assert large.dtype == np.int32 and large.shape == (pooled.MIN_BYTES // 4,) and large.flags.writeable
-        assert isinstance(large.base, pa.Buffer)
-        small = pooled.empty(10, np.int64)
-        assert small.shape == (10,) and not isinstance(small.base, pa.Buffer)
-    finally:
-        pa.set_memory_pool(before)
+def test_large_arrays_come_from_arrows_pool_and_small_ones_from_numpy(arrows_own_pool):
+    large = pooled.empty(pooled.MIN_BYTES // 4, np.int32)
+    assert large.dtype == np.int32 and large.shape == (pooled.MIN_BYTES // 4,) and large.flags.writeable
+    assert isinstance(large.base, pa.Buffer)
+    small = pooled.empty(10, np.int64)
+    assert small.shape == (10,) and not isinstance(small.base, pa.Buffer)
 
 
 def test_on_the_system_allocator_numpy_allocates():

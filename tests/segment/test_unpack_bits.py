@@ -3,6 +3,7 @@ every width 1..32 and counts that end mid-group, on bytes the writer's packer ma
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from pinot_sink.segment.bitpack import pack_bits
@@ -56,3 +57,42 @@ def test_sorted_dict_ids_of_runs_and_of_a_slice_of_them():
     assert sorted_dict_ids(clipped).tolist() == [0, 0, 1, 2, 3, 3, 3, 3]
     unique = np.array([[4, 4], [5, 5], [6, 6]], dtype=np.int32)
     assert sorted_dict_ids(unique).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("bits", range(1, 33))
+def test_every_width_from_arrows_pool_over_scribbled_pages(bits, arrows_own_pool):
+    """70 001 values: every array of the unpacking comes from Arrow's pool (segment/read/pooled.py, 64 KiB
+    and up), whose pages are not zero-filled: pages a freed buffer left full of 0xAB read as nothing but the
+    packed values (the padding past the last byte zeroed)."""
+    count = 70_001
+    for size in (1 << 16, 1 << 18, 1 << 20, 3 << 20):
+        np.frombuffer(pa.allocate_buffer(size), dtype=np.uint8)[:] = 0xAB  # freed at once, pages kept
+    values = np.random.default_rng(bits).integers(0, min(2**bits, 2**31), count, dtype=np.int64)
+    buf = bytes(pack_bits(values, bits))
+    got = unpack_bits(buf, bits, count, "test")
+    plain = np.unpackbits(np.frombuffer(buf, dtype=np.uint8))[:count * bits].reshape(count, bits)
+    assert got.dtype == np.int32 and np.array_equal(got, plain.astype(np.int64) @ (1 << np.arange(bits - 1, -1, -1)))
+    assert np.array_equal(got, values)
+
+
+def test_arrays_it_writes_into_must_be_writable():
+    """An allocator handing out read-only memory is refused by numpy (raises), never written around."""
+    def read_only(count, dtype):
+        array = np.zeros(count, dtype=dtype)
+        array.flags.writeable = False
+        return array
+
+    buf = bytes(pack_bits(np.arange(100, dtype=np.int64) % 8, 3))
+    with pytest.raises(ValueError, match="read-only"):
+        unpack_bits(buf, 3, 100, "test", allocate=read_only)
+
+
+def test_take_of_ids_with_nulls_is_arrows_take():
+    """A null id reads as null (the one-width path builds its rows without a validity buffer: it must not take
+    them); none of the reader's own ids are null, a caller's may be."""
+    from pinot_sink.segment.read.reader import _take
+
+    ids = pa.array([2, None, 0, None], pa.int32())
+    for dictionary in (pa.array(["aa", "bb", "cc"]), pa.array([b"\x00\x01", b"zz", b"qq"])):
+        got = _take(dictionary, ids)
+        assert got.equals(dictionary.take(ids)) and got.null_count == 2, got

@@ -501,7 +501,8 @@ def _expand_runs(dictionary: pa.Array, ranges: np.ndarray) -> pa.Array:
 def _take(dictionary: pa.Array, ids: pa.Array) -> pa.Array:
     """``dictionary.take(ids)``; values of one length (ids, hashes, codes) gathered as rows of a byte matrix,
     which is several times cheaper than Arrow's take of variable-length values."""
-    if dictionary.type not in (pa.string(), pa.binary()) or len(dictionary) == 0 or dictionary.null_count:
+    if (dictionary.type not in (pa.string(), pa.binary()) or len(dictionary) == 0 or dictionary.null_count
+            or ids.null_count):  # the rows below carry no validity: a null id would read the bytes of none
         return dictionary.take(ids)
     offsets = np.frombuffer(dictionary.buffers()[1], dtype=np.int32, count=len(dictionary) + 1,
                             offset=dictionary.offset * 4)
