@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
+
+from type_mapping.table_config import primary_key_settings
 
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig
@@ -352,10 +355,6 @@ def reload_after_revert(client: ControllerClient, table: str, lineage_id: str | 
     are loaded afresh. The reload is asked once the servers no longer hold the reverted segments (a reload
     while one is still there resolves its keys to it again, and they vanish when it goes: 49 of 300 keys on a
     real cluster), waiting up to ``wait_s``. Never raises: the revert is done; a failure says what to run."""
-    import time
-
-    from type_mapping.table_config import primary_key_settings
-
     raw = offline_raw_name(table, client.table_type)
     try:
         if not primary_key_settings(client.get_table_config(raw)).keyed:
