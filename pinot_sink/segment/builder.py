@@ -30,7 +30,8 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, Pin
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns, fill_defaults, offsets_view
 
 from .bitpack import bits_per_value
-from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .dictionary import (NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id,
+                         rows_by_dict_id_narrow)
 from .encoded import decoded_unless_encodable, dictionary_of_encoded, dictionary_of_encoded_lists, is_encoded_list
 from .format import INVALID_NAME_CHARS, tarball_name
 from .gather import gather
@@ -430,6 +431,11 @@ def _order_of_ids(dictionary: Dictionary) -> np.ndarray | None:
     # dictIds, with no sort, at half the instructions of checking the order a sort gives (int32 against intp).
     if bool((ids[1:] >= ids[:-1]).all()):
         return None
+    if len(ids) < 2**31:
+        # int32, not intp: the order lives through the whole build (7.5 MB less at a 64mb compaction's 1.9M
+        # rows), and its counting sort never holds an intp copy (the whole-column argsort held two beside the
+        # keys: ~30 MB at the build's start, where every row is still held); gathers by it go a block at a time
+        return rows_by_dict_id_narrow(ids, dictionary.cardinality, np.int32)
     return rows_by_dict_id(ids, dictionary.cardinality)
 
 
