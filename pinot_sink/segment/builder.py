@@ -30,8 +30,8 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, Pin
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns, fill_defaults, offsets_view
 
 from .bitpack import bits_per_value
-from .dictionary import (NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id,
-                         rows_by_dict_id_narrow)
+from .dictionary import (NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, non_decreasing,
+                         rows_by_dict_id, rows_by_dict_id_narrow)
 from .encoded import decoded_unless_encodable, dictionary_of_encoded, dictionary_of_encoded_lists, is_encoded_list
 from .format import INVALID_NAME_CHARS, tarball_name
 from .gather import gather
@@ -230,11 +230,14 @@ def build_segment(
             elif is_encoded_list(column.type):
                 prebuilt, lengths = dictionary_of_encoded_lists(column, spec.stored_type, spec.name)
                 column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
-            ctx = _column_context(spec, column, masks.pop(spec.name, None) if release else masks.get(spec.name),
+            else:  # joined here, where the chunks' one reference is rebound (with release_input): they go now,
+                column = _joined(column)  # not after the column is built (a raw LONG's 15 MB at 64mb)
+            handed, column = [column], None  # its one reference, taken by _column_context (release_input)
+            ctx = _column_context(spec, handed, masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
                                   keep_values=not release or spec.name in star_columns,
                                   default=defaults.get(spec.name), encoded_lengths=lengths)
-            del column, prebuilt, lengths
+            del column, handed, prebuilt, lengths
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -505,6 +508,12 @@ def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
 # --- one column --------------------------------------------------------------------------------------
 
 
+def _non_decreasing(column: pa.ChunkedArray) -> bool:
+    """Whether a single-value number column (one chunk, no nulls) never decreases."""
+    numbers = column.chunk(0).to_numpy(zero_copy_only=False) if column.num_chunks else np.zeros(0)
+    return non_decreasing(numbers)
+
+
 def _joined(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """The column in one chunk. One copy now, in place of the buffered chunks (the caller holds no other
     reference with release_input): later steps would combine them anyway, and the chunks would stay alive
@@ -529,7 +538,7 @@ def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]
 
 def _column_context(
     spec: FieldSpec,
-    column: pa.ChunkedArray,
+    column: pa.ChunkedArray | list[pa.ChunkedArray],
     mask: np.ndarray | None,
     c: ColumnIndexSettings,
     settings: TableIndexSettings,
@@ -544,10 +553,12 @@ def _column_context(
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
     (the sortedColumn's); ``default``: what the rows of ``mask`` stand for when the column does not hold it
-    there yet (``PinotColumns.defaults``; a dictionary column's, not the sortedColumn's)."""
+    there yet (``PinotColumns.defaults``; a dictionary column's, not the sortedColumn's). ``column`` in a
+    one-item list: handed over, taken out here, so that the reorder below lets go of the input (the caller's
+    reference would keep it through the whole column)."""
     name = spec.name
     ids = has_dict_ids(c)
-    column = _joined(column)
+    column = _joined(column.pop() if isinstance(column, list) else column)
     if default is not None:
         return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
                                     keep_values, default)
@@ -556,11 +567,12 @@ def _column_context(
         if mask is not None:
             mask = gather(mask, order)
         if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
-            if spec.single_value and spec.stored_type in NUMPY_NATIVE:
+            if spec.single_value and spec.stored_type in NUMPY_NATIVE and _non_decreasing(column):
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
-                # gives them without the sort that the reordered values would need. Found before the take, so
-                # that the sort's working arrays never meet the reordered copy (a column's worth less at the
-                # step's peak: docs/performance-log.md, compaction memory)
+                # gives them without the sort that the reordered values would need: found before the take.
+                # Not otherwise: the input, its sorted copy and the distinct values kept would all meet the
+                # reordered copy (from the reordered values, the input is gone by then: a 64mb compaction's
+                # raw order_id, 45 -> 32 MB at the step's peak; docs/performance-log.md)
                 distinct = build_dictionary(flatten(column, True)[0], spec.stored_type, name, ids=False)
             column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
     if encoded_lengths is not None:  # a dictionary-encoded multi-value column: ``prebuilt`` has its dictIds

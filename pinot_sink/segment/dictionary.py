@@ -84,7 +84,7 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
             )
         if bounds[0] <= 0 <= bounds[1]:  # a -0.0 is between them (only there): -0.0 -> 0.0, as Pinot's ingestion
             values = values + values.dtype.type(0.0)
-    if _non_decreasing(values):
+    if non_decreasing(values):
         distinct, dict_ids = _distinct_of_sorted(values, ids)
         if dict_ids is None:
             return Dictionary(stored_type, pa.array(distinct), None, input_sorted=True, input_count=len(values))
@@ -109,7 +109,7 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
 _SORTED_PROBE = 1024  # values checked first for order: an unsorted column shows it there, before a whole pass
 
 
-def _non_decreasing(values: np.ndarray) -> bool:
+def non_decreasing(values: np.ndarray) -> bool:
     """Whether ``values`` never decrease (also empty and single-value arrays)."""
     head = values[: _SORTED_PROBE + 1]
     if not bool((head[1:] >= head[:-1]).all()):
