@@ -563,10 +563,17 @@ def _column_context(
         return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
                                     keep_values, default)
     distinct = None  # a raw number column's distinct values, from its input order
+    raw_order = None  # set: ``column`` stays in input order, its forward index writer gathers it by this
     if order is not None:
         if mask is not None:
             mask = gather(mask, order)
-        if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
+        if not ids and _reordered_by_writer(spec, c, settings, keep_values):
+            # Only its forward index reads the values: that writer gathers them a block at a time, and the
+            # reordered copy (8 bytes a row of a LONG / DOUBLE, made while the input was still held) is never
+            # made: the step that grew a 64mb compaction's heap most (raw order_id and price)
+            distinct = build_dictionary(flatten(column, True)[0], spec.stored_type, name, ids=False)
+            raw_order = order
+        elif not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
             if spec.single_value and spec.stored_type in NUMPY_NATIVE and _non_decreasing(column):
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
                 # gives them without the sort that the reordered values would need: found before the take.
@@ -593,7 +600,8 @@ def _column_context(
         numbers = values.to_numpy(zero_copy_only=False)
         # Only the distinct values come from the input order; sortedness and count are the segment's.
         dictionary.dict_ids, dictionary.input_count = None, len(numbers)
-        dictionary.input_sorted = bool((numbers[1:] >= numbers[:-1]).all())
+        dictionary.input_sorted = non_decreasing(numbers) if raw_order is None else \
+            _gathered_non_decreasing(numbers, raw_order)
     else:
         dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values
@@ -612,7 +620,30 @@ def _column_context(
     if reorder_ids and not spec.single_value:
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
-                         unsupported_mode)
+                         unsupported_mode, raw_order=raw_order)
+
+
+def _reordered_by_writer(spec: FieldSpec, c: ColumnIndexSettings, settings: TableIndexSettings,
+                         keep_values: bool) -> bool:
+    """A raw single-value number column whose values only its forward index reads (no range or JSON index, no
+    partition, no star-tree, nothing kept after the build): that writer can take them in input order and the
+    segment's order (``ColumnContext.raw_order``)."""
+    return (spec.single_value and spec.stored_type in NUMPY_NATIVE and not keep_values and not c.range
+            and c.json is None and not c.others and spec.name not in settings.partitions)
+
+
+_GATHER_BLOCK = 1 << 18  # values gathered at a time by _gathered_non_decreasing
+
+
+def _gathered_non_decreasing(numbers: np.ndarray, order: np.ndarray) -> bool:
+    """Whether ``numbers[order]`` never decreases, a block at a time (no reordered copy)."""
+    last = None
+    for start in range(0, len(order), _GATHER_BLOCK):
+        block = np.take(numbers, order[start:start + _GATHER_BLOCK], mode="clip")  # gather()
+        if (last is not None and not last <= block[0]) or not non_decreasing(block):
+            return False
+        last = block[-1]
+    return True
 
 
 def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndarray, c: ColumnIndexSettings,
