@@ -30,14 +30,15 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, Pin
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns, fill_defaults, offsets_view
 
 from .bitpack import bits_per_value
-from .dictionary import (NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, non_decreasing,
-                         rows_by_dict_id, rows_by_dict_id_narrow)
+from .dictionary import (NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width,
+                         non_decreasing)
 from .encoded import decoded_unless_encodable, dictionary_of_encoded, dictionary_of_encoded_lists, is_encoded_list
 from .format import INVALID_NAME_CHARS, tarball_name
 from .gather import gather
 from .index_policy import IndexPlan, normalise_mode, plan_indexes
 from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
+from .row_order import rows_by_dict_id, rows_by_dict_id_narrow
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
 from .spill import Spill

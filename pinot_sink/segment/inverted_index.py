@@ -13,7 +13,7 @@ import numpy as np
 from pyroaring import BitMap
 
 from .bitpack import byte_view
-from .dictionary import dict_id_counts, rows_by_dict_id, rows_by_dict_id_narrow
+from .row_order import dict_id_counts, rows_by_dict_id, rows_by_dict_id_narrow
 
 
 def serialize_bitmap(doc_ids: np.ndarray) -> bytes:
