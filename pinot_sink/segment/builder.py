@@ -87,6 +87,11 @@ class BuildOptions:
     # columns' working arrays are cut from it: a 64mb compaction of 1 GB peaked at 2.99x the target against
     # 3.12x, 16mb 3.77-3.88x against 3.88-4.02x (docs/performance-log.md). A Spark task keeps smallest first.
     largest_first: bool = False
+    # The segment's row order in int32 by a blockwise counting sort (the compaction's): 4 bytes a row less
+    # through the build and no intp argsort buffers (~30 MB at a 64mb compaction's start, every row held),
+    # but numpy's gathers copy int32 indices to intp a block at a time: ~5% of a Spark task's CPU-s
+    # (bench/task_cpu.py), whose memory is within its goal; a task keeps the intp order.
+    narrow_order: bool = False
 
 
 @dataclass
@@ -208,11 +213,11 @@ def build_segment(
                                                       sorted_column)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
-        order = _order_of_ids(sorted_dictionary)
+        order = _order_of_ids(sorted_dictionary, options.narrow_order)
     elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
             source[sorted_column] = _joined(source[sorted_column])
-        order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
+        order, sorted_dictionary = _sorted_order(source, schema, sorted_column, options.narrow_order)
 
     if spill is not None:
         spill.restart()
@@ -413,8 +418,8 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
-                  column: str) -> tuple[np.ndarray | None, Dictionary | None]:
+def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema, column: str,
+                  narrow: bool = False) -> tuple[np.ndarray | None, Dictionary | None]:
     """The stable row order by the sortedColumn's values (None: keep the input's), and that column's
     dictionary (dictIds in input order), which its own build reuses. Columns are not reordered here: each
     column applies the order to its dictIds (or, raw, its values), which costs far less than reordering
@@ -430,17 +435,17 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
-    return _order_of_ids(dictionary), dictionary
+    return _order_of_ids(dictionary, narrow), dictionary
 
 
-def _order_of_ids(dictionary: Dictionary) -> np.ndarray | None:
+def _order_of_ids(dictionary: Dictionary, narrow: bool = False) -> np.ndarray | None:
     """The stable row order by the sortedColumn's dictIds; None when the rows are in it already."""
     ids = dictionary.dict_ids
     # Rows already in the column's order keep theirs (the stable order would be the identity): told from the
     # dictIds, with no sort, at half the instructions of checking the order a sort gives (int32 against intp).
     if bool((ids[1:] >= ids[:-1]).all()):
         return None
-    if len(ids) < 2**31:
+    if narrow and len(ids) < 2**31:
         # int32, not intp: the order lives through the whole build (7.5 MB less at a 64mb compaction's 1.9M
         # rows), and its counting sort never holds an intp copy (the whole-column argsort held two beside the
         # keys: ~30 MB at the build's start, where every row is still held); gathers by it go a block at a time
