@@ -292,7 +292,8 @@ class _Context:
         options = replace(options, build=replace(options.build, threads=threads,
                                                  custom_properties={**options.build.custom_properties, **provenance},
                                                  release_free=allocator.release_free,  # between columns
-                                                 release_input=True))  # the cutter hands each build its rows
+                                                 release_input=True,  # the cutter hands each build its rows
+                                                 largest_first=True, narrow_order=True))
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
                         overwrite=False, streaming=False, run=run, creation_time_ms=now_ms, output_uri=self.root,
                         stage_root=stage_root, stage_is_driver_local=self.root is None,

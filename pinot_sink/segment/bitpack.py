@@ -44,6 +44,10 @@ def pack_bits(values: np.ndarray, bits: int) -> memoryview | bytes:
         return byte_view(np.packbits(values.astype(np.uint8, copy=False), bitorder="big"))
     if values.dtype.kind in "iu" and values.dtype.itemsize == 4:
         values = values.reshape(-1).view(np.uint32)  # non-negative and < 2**bits: the same numbers
+    elif values.dtype.kind in "iu" and values.dtype.itemsize < 4:
+        # narrow dictIds (a compaction's list columns): unsigned of their width, widened into the words by the
+        # copies below, not a whole uint32 copy first
+        values = values.reshape(-1).view(f"u{values.dtype.itemsize}")
     else:
         values = values.reshape(-1).astype(np.uint32)
     group = 32 // math.gcd(bits, 32)

@@ -30,13 +30,15 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, METRIC, FieldSpec, Pin
 from type_mapping.stored import ARROW_STORED_TYPE, PinotColumns, fill_defaults, offsets_view
 
 from .bitpack import bits_per_value
-from .dictionary import NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width, rows_by_dict_id
+from .dictionary import (NUMPY_NATIVE, ColumnValueError, Dictionary, build_dictionary, entry_width,
+                         non_decreasing)
 from .encoded import decoded_unless_encodable, dictionary_of_encoded, dictionary_of_encoded_lists, is_encoded_list
 from .format import INVALID_NAME_CHARS, tarball_name
 from .gather import gather
 from .index_policy import IndexPlan, normalise_mode, plan_indexes
 from .index_writers import INDEX_WRITERS, ColumnContext, has_dict_ids
 from .layout import IndexEntry, segment_file_parts
+from .row_order import rows_by_dict_id, rows_by_dict_id_narrow
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
 from .spill import Spill
@@ -80,6 +82,16 @@ class BuildOptions:
     # not fit, and they stay resident: at a 256mb compaction ~0.4x the target of the peak
     # (docs/performance-log.md, compaction memory). None: nothing is called.
     release_free: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+    # One thread: the columns largest first, not smallest first (the compaction's). Its large raw columns'
+    # 15 MB arrays then come while the space the previous build's arrays left is still whole, before the small
+    # columns' working arrays are cut from it: a 64mb compaction of 1 GB peaked at 2.99x the target against
+    # 3.12x, 16mb 3.77-3.88x against 3.88-4.02x (docs/performance-log.md). A Spark task keeps smallest first.
+    largest_first: bool = False
+    # The segment's row order in int32 by a blockwise counting sort (the compaction's): 4 bytes a row less
+    # through the build and no intp argsort buffers (~30 MB at a 64mb compaction's start, every row held),
+    # but numpy's gathers copy int32 indices to intp a block at a time: ~5% of a Spark task's CPU-s
+    # (bench/task_cpu.py), whose memory is within its goal; a task keeps the intp order.
+    narrow_order: bool = False
 
 
 @dataclass
@@ -201,11 +213,11 @@ def build_segment(
                                                       sorted_column)
         except ColumnValueError as exc:
             raise SegmentBuildError(str(exc)) from None
-        order = _order_of_ids(sorted_dictionary)
+        order = _order_of_ids(sorted_dictionary, options.narrow_order)
     elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
             source[sorted_column] = _joined(source[sorted_column])
-        order, sorted_dictionary = _sorted_order(source, schema, sorted_column)
+        order, sorted_dictionary = _sorted_order(source, schema, sorted_column, options.narrow_order)
 
     if spill is not None:
         spill.restart()
@@ -229,11 +241,14 @@ def build_segment(
             elif is_encoded_list(column.type):
                 prebuilt, lengths = dictionary_of_encoded_lists(column, spec.stored_type, spec.name)
                 column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
-            ctx = _column_context(spec, column, masks.pop(spec.name, None) if release else masks.get(spec.name),
+            else:  # joined here, where the chunks' one reference is rebound (with release_input): they go now,
+                column = _joined(column)  # not after the column is built (a raw LONG's 15 MB at 64mb)
+            handed, column = [column], None  # its one reference, taken by _column_context (release_input)
+            ctx = _column_context(spec, handed, masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
                                   keep_values=not release or spec.name in star_columns,
                                   default=defaults.get(spec.name), encoded_lengths=lengths)
-            del column, prebuilt, lengths
+            del column, handed, prebuilt, lengths
             if spec.name == sorted_column and release:
                 sorted_dictionary = None
             meta, column_entries = _build_column(ctx)
@@ -258,7 +273,7 @@ def build_segment(
         # order, 32mb unchanged (docs/performance.md, "Task memory").
         built = [None] * len(specs)
         sizes = [source[spec.name].nbytes for spec in specs]
-        for i in sorted(range(len(specs)), key=lambda i: sizes[i]):
+        for i in sorted(range(len(specs)), key=lambda i: -sizes[i] if options.largest_first else sizes[i]):
             # Before the larger columns only (at least the average): the peak is theirs, and what a small
             # column (or the sorted order, at the start) would reuse of the space trimmed is faulted in again
             # for nothing (~30k page faults more per 4M rows at 64mb, the same peak)
@@ -403,8 +418,8 @@ def _single_value_keeps_dictionary(spec: FieldSpec, stats: ColumnStats, settings
 # --- rows ------------------------------------------------------------------------------------------
 
 
-def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
-                  column: str) -> tuple[np.ndarray | None, Dictionary | None]:
+def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema, column: str,
+                  narrow: bool = False) -> tuple[np.ndarray | None, Dictionary | None]:
     """The stable row order by the sortedColumn's values (None: keep the input's), and that column's
     dictionary (dictIds in input order), which its own build reuses. Columns are not reordered here: each
     column applies the order to its dictIds (or, raw, its values), which costs far less than reordering
@@ -420,16 +435,21 @@ def _sorted_order(source: Mapping[str, pa.ChunkedArray], schema: PinotSchema,
         dictionary = build_dictionary(values, spec.stored_type, column)
     except ColumnValueError as exc:
         raise SegmentBuildError(str(exc)) from None
-    return _order_of_ids(dictionary), dictionary
+    return _order_of_ids(dictionary, narrow), dictionary
 
 
-def _order_of_ids(dictionary: Dictionary) -> np.ndarray | None:
+def _order_of_ids(dictionary: Dictionary, narrow: bool = False) -> np.ndarray | None:
     """The stable row order by the sortedColumn's dictIds; None when the rows are in it already."""
     ids = dictionary.dict_ids
     # Rows already in the column's order keep theirs (the stable order would be the identity): told from the
     # dictIds, with no sort, at half the instructions of checking the order a sort gives (int32 against intp).
     if bool((ids[1:] >= ids[:-1]).all()):
         return None
+    if narrow and len(ids) < 2**31:
+        # int32, not intp: the order lives through the whole build (7.5 MB less at a 64mb compaction's 1.9M
+        # rows), and its counting sort never holds an intp copy (the whole-column argsort held two beside the
+        # keys: ~30 MB at the build's start, where every row is still held); gathers by it go a block at a time
+        return rows_by_dict_id_narrow(ids, dictionary.cardinality, np.int32)
     return rows_by_dict_id(ids, dictionary.cardinality)
 
 
@@ -499,6 +519,12 @@ def _compact_order(order: np.ndarray, filled: np.ndarray) -> np.ndarray:
 # --- one column --------------------------------------------------------------------------------------
 
 
+def _non_decreasing(column: pa.ChunkedArray) -> bool:
+    """Whether a single-value number column (one chunk, no nulls) never decreases."""
+    numbers = column.chunk(0).to_numpy(zero_copy_only=False) if column.num_chunks else np.zeros(0)
+    return non_decreasing(numbers)
+
+
 def _joined(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """The column in one chunk. One copy now, in place of the buffered chunks (the caller holds no other
     reference with release_input): later steps would combine them anyway, and the chunks would stay alive
@@ -523,7 +549,7 @@ def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]
 
 def _column_context(
     spec: FieldSpec,
-    column: pa.ChunkedArray,
+    column: pa.ChunkedArray | list[pa.ChunkedArray],
     mask: np.ndarray | None,
     c: ColumnIndexSettings,
     settings: TableIndexSettings,
@@ -538,23 +564,33 @@ def _column_context(
     """The column in segment order, its dictionary and statistics; ``order``: the segment's row order when
     it is not the input's; ``prebuilt``: this column's dictionary over the input rows, when already built
     (the sortedColumn's); ``default``: what the rows of ``mask`` stand for when the column does not hold it
-    there yet (``PinotColumns.defaults``; a dictionary column's, not the sortedColumn's)."""
+    there yet (``PinotColumns.defaults``; a dictionary column's, not the sortedColumn's). ``column`` in a
+    one-item list: handed over, taken out here, so that the reorder below lets go of the input (the caller's
+    reference would keep it through the whole column)."""
     name = spec.name
     ids = has_dict_ids(c)
-    column = _joined(column)
+    column = _joined(column.pop() if isinstance(column, list) else column)
     if default is not None:
         return _context_filling_ids(spec, column, mask, c, settings, total_docs, unsupported_mode, order,
                                     keep_values, default)
     distinct = None  # a raw number column's distinct values, from its input order
+    raw_order = None  # set: ``column`` stays in input order, its forward index writer gathers it by this
     if order is not None:
         if mask is not None:
             mask = gather(mask, order)
-        if not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
-            if spec.single_value and spec.stored_type in NUMPY_NATIVE:
+        if not ids and _reordered_by_writer(spec, c, settings, keep_values):
+            # Only its forward index reads the values: that writer gathers them a block at a time, and the
+            # reordered copy (8 bytes a row of a LONG / DOUBLE, made while the input was still held) is never
+            # made: the step that grew a 64mb compaction's heap most (raw order_id and price)
+            distinct = build_dictionary(flatten(column, True)[0], spec.stored_type, name, ids=False)
+            raw_order = order
+        elif not ids:  # a raw column writes its values: reorder them (numbers are cheap to take)
+            if spec.single_value and spec.stored_type in NUMPY_NATIVE and _non_decreasing(column):
                 # Its distinct values do not depend on the order, and an input already sorted (ids, times)
-                # gives them without the sort that the reordered values would need. Found before the take, so
-                # that the sort's working arrays never meet the reordered copy (a column's worth less at the
-                # step's peak: docs/performance-log.md, compaction memory)
+                # gives them without the sort that the reordered values would need: found before the take.
+                # Not otherwise: the input, its sorted copy and the distinct values kept would all meet the
+                # reordered copy (from the reordered values, the input is gone by then: a 64mb compaction's
+                # raw order_id, 45 -> 32 MB at the step's peak; docs/performance-log.md)
                 distinct = build_dictionary(flatten(column, True)[0], spec.stored_type, name, ids=False)
             column = pc.take(column, pa.array(order), boundscheck=False)  # a permutation: no bounds check
     if encoded_lengths is not None:  # a dictionary-encoded multi-value column: ``prebuilt`` has its dictIds
@@ -575,7 +611,8 @@ def _column_context(
         numbers = values.to_numpy(zero_copy_only=False)
         # Only the distinct values come from the input order; sortedness and count are the segment's.
         dictionary.dict_ids, dictionary.input_count = None, len(numbers)
-        dictionary.input_sorted = bool((numbers[1:] >= numbers[:-1]).all())
+        dictionary.input_sorted = non_decreasing(numbers) if raw_order is None else \
+            _gathered_non_decreasing(numbers, raw_order)
     else:
         dictionary = build_dictionary(values, spec.stored_type, name, ids=ids)
     reorder_ids = order is not None and ids  # a dictionary column reorders its dictIds, not its values
@@ -594,7 +631,30 @@ def _column_context(
     if reorder_ids and not spec.single_value:
         dictionary.dict_ids, row_lengths = _reorder_multi_value(dictionary.dict_ids, row_lengths, order)
     return ColumnContext(spec, column, mask, c, settings, dictionary, row_lengths, stats, has_dictionary,
-                         unsupported_mode)
+                         unsupported_mode, raw_order=raw_order)
+
+
+def _reordered_by_writer(spec: FieldSpec, c: ColumnIndexSettings, settings: TableIndexSettings,
+                         keep_values: bool) -> bool:
+    """A raw single-value number column whose values only its forward index reads (no range or JSON index, no
+    partition, no star-tree, nothing kept after the build): that writer can take them in input order and the
+    segment's order (``ColumnContext.raw_order``)."""
+    return (spec.single_value and spec.stored_type in NUMPY_NATIVE and not keep_values and not c.range
+            and c.json is None and not c.others and spec.name not in settings.partitions)
+
+
+_GATHER_BLOCK = 1 << 18  # values gathered at a time by _gathered_non_decreasing
+
+
+def _gathered_non_decreasing(numbers: np.ndarray, order: np.ndarray) -> bool:
+    """Whether ``numbers[order]`` never decreases, a block at a time (no reordered copy)."""
+    last = None
+    for start in range(0, len(order), _GATHER_BLOCK):
+        block = np.take(numbers, order[start:start + _GATHER_BLOCK], mode="clip")  # gather()
+        if (last is not None and not last <= block[0]) or not non_decreasing(block):
+            return False
+        last = block[-1]
+    return True
 
 
 def _context_filling_ids(spec: FieldSpec, column: pa.ChunkedArray, mask: np.ndarray, c: ColumnIndexSettings,

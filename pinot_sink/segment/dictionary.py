@@ -22,6 +22,14 @@ from type_mapping.stored import offsets_and_data, offsets_view
 from . import bigdecimal
 from .bitpack import byte_view
 from .format import VAR_LENGTH_DICTIONARY_MAGIC
+from .counted_numbers import OFFSET_BLOCK as _OFFSET_BLOCK
+from .counted_numbers import SAMPLE_BLOCK_SIZE as _SAMPLE_BLOCK_SIZE
+from .counted_numbers import SAMPLE_BLOCKS as _SAMPLE_BLOCKS
+from .counted_numbers import SAMPLE_PER_VALUE as _SAMPLE_PER_VALUE
+from .counted_numbers import distinct_by_counting as _distinct_by_counting
+from .counted_numbers import distinct_of_decimals as _distinct_of_decimals
+from .counted_numbers import running_ranks as _running_ranks
+from .counted_numbers import sample_blocks as _sample
 from .gather import gather
 from type_mapping.errors import PinotSinkError
 
@@ -84,7 +92,7 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
             )
         if bounds[0] <= 0 <= bounds[1]:  # a -0.0 is between them (only there): -0.0 -> 0.0, as Pinot's ingestion
             values = values + values.dtype.type(0.0)
-    if _non_decreasing(values):
+    if non_decreasing(values):
         distinct, dict_ids = _distinct_of_sorted(values, ids)
         if dict_ids is None:
             return Dictionary(stored_type, pa.array(distinct), None, input_sorted=True, input_count=len(values))
@@ -97,8 +105,7 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
         if _looks_low_cardinality(values):  # hash out the distinct values, then sort only those
             distinct = np.sort(pc.unique(pa.array(values)).to_numpy(zero_copy_only=False))
         else:
-            ordered = np.sort(values)
-            distinct = ordered[_change_flags(ordered)]
+            distinct = _distinct_in_place(np.sort(values))
         return Dictionary(stored_type, pa.array(distinct), None, input_sorted=False, input_count=len(values))
     elif _looks_low_cardinality(values):
         distinct, dict_ids = _distinct_by_hash(values)
@@ -110,7 +117,7 @@ def _numeric(flat: pa.Array, stored_type: str, column: str, ids: bool = True) ->
 _SORTED_PROBE = 1024  # values checked first for order: an unsorted column shows it there, before a whole pass
 
 
-def _non_decreasing(values: np.ndarray) -> bool:
+def non_decreasing(values: np.ndarray) -> bool:
     """Whether ``values`` never decrease (also empty and single-value arrays)."""
     head = values[: _SORTED_PROBE + 1]
     if not bool((head[1:] >= head[:-1]).all()):
@@ -120,18 +127,7 @@ def _non_decreasing(values: np.ndarray) -> bool:
 
 # Cardinality guess from a sample: when most sampled values repeat, hashing every value and sorting
 # only the distinct ones beats sorting all values. The result is the same either way; only speed differs.
-_SAMPLE_BLOCKS, _SAMPLE_BLOCK_SIZE = 4, 4096
 _LOW_CARDINALITY_FRACTION = 0.9
-
-
-def _sample(values):
-    """A few contiguous blocks spread over ``values`` (numpy or Arrow), without copying."""
-    count = len(values)
-    size = _SAMPLE_BLOCKS * _SAMPLE_BLOCK_SIZE
-    if count <= size:
-        return [values]
-    step = (count - _SAMPLE_BLOCK_SIZE) // (_SAMPLE_BLOCKS - 1)
-    return [values[k * step : k * step + _SAMPLE_BLOCK_SIZE] for k in range(_SAMPLE_BLOCKS)]
 
 
 def _distinct_count(values: np.ndarray) -> int:
@@ -164,18 +160,26 @@ def _sorted_ranks(flags: np.ndarray) -> np.ndarray:
     return _running_ranks(flags)
 
 
-def _running_ranks(flags: np.ndarray) -> np.ndarray:
-    """The running count of ``flags`` less one, as int32: the rank of each set entry among the set ones (a
-    sorted position's dictId, a present key's in a presence table; meaningless where not set)."""
-    rank = np.cumsum(flags, dtype=np.int32)
-    rank -= 1
-    return rank
-
-
 def _distinct_of_sorted(values: np.ndarray, ids: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Distinct values and (with ``ids``) dictIds of a non-decreasing array, in one pass."""
     flags = _change_flags(values)
     return (values if flags.all() else values[flags]), (_sorted_ranks(flags) if ids else None)
+
+
+def _distinct_in_place(ordered: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array (its own copy): moved to its front a block at a time, not gathered
+    into a new one (a raw high-cardinality LONG column's sorted copy and its distinct copy were two columns'
+    bytes at once: a 64mb compaction's order_id, 30 MB); all distinct, it is the array itself."""
+    flags = _change_flags(ordered)
+    if flags.all():
+        return ordered
+    write = 0
+    for start in range(0, len(ordered), _OFFSET_BLOCK):
+        kept = ordered[start:start + _OFFSET_BLOCK][flags[start:start + _OFFSET_BLOCK]]  # a copy: no overlap
+        ordered[write:write + len(kept)] = kept
+        write += len(kept)
+    # a small remainder is copied out, so that the sorted copy's buffer does not stay behind it
+    return ordered[:write].copy() if 2 * write < len(ordered) else ordered[:write]
 
 
 def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -185,91 +189,6 @@ def _distinct_by_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(distinct, kind="stable")
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     return distinct[order], gather(_ranks(order), indices)
-
-
-# Integers spanning at most this many values per value counted (or _COUNTING_MIN_SPAN) take the counting
-# path: a presence table over min..max, whose running sum is the dictId of every value. No sort and no hash:
-# on 1M ids over 0..200k, 14 ms instead of 40 ms for the packed sort.
-_COUNTING_SPAN_PER_VALUE = 1
-_COUNTING_MIN_SPAN = 1 << 16
-
-
-def _distinct_by_counting(values: np.ndarray, ids: bool, bounds: tuple[int, int] | None = None
-                          ) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """Distinct values (ascending) and, with ``ids``, dictIds of integers whose range is small next to their
-    count; None for floats, empty arrays and wide ranges. ``bounds``: their minimum and maximum, when known."""
-    if values.dtype.kind != "i" or not len(values):
-        return None
-    low, high = (int(values.min()), int(values.max())) if bounds is None else bounds
-    span = high - low + 1
-    if span > max(_COUNTING_SPAN_PER_VALUE * len(values), _COUNTING_MIN_SPAN):
-        return None
-    offsets = values - values.dtype.type(low)  # within 0..span-1: no overflow (any wrap-around cancels out)
-    if span * _SAMPLE_PER_VALUE <= _SAMPLE_BLOCKS * _SAMPLE_BLOCK_SIZE < len(values) and _all_in_sample(offsets, span):
-        # every value of min..max is in a sample (flags, codes, small counts): no count over all the values
-        distinct = np.arange(low, high + 1, dtype=values.dtype)
-        return distinct, (offsets.astype(np.int32, copy=False) if ids else None)
-    if span <= _COUNTING_MIN_SPAN:  # a small table: counting is about half the instructions of a scatter
-        present = np.bincount(offsets, minlength=span) > 0
-    else:
-        present = np.zeros(span, dtype=bool)
-        present[offsets] = True
-    distinct = np.flatnonzero(present)
-    if not ids:
-        return (distinct + low).astype(values.dtype, copy=False), None
-    if len(distinct) == span:  # every value of min..max present (codes, flags, small counts): dictId = offset
-        return (distinct + low).astype(values.dtype, copy=False), offsets.astype(np.int32, copy=False)
-    distinct = (distinct + low).astype(values.dtype, copy=False)
-    return distinct, gather(_running_ranks(present), offsets)
-
-
-# A range this many times smaller than the sample is likely to be all in it (few codes or flags).
-_SAMPLE_PER_VALUE = 8
-
-
-# Floats with a fixed number of decimals (prices, amounts, rounded measures) are integers scaled down: each
-# value v with v == rint(v * s) / s, checked exactly, maps to the integer rint(v * s), in the same order (both
-# steps are monotonic) and one to one (two values of one integer k both equal k / s). Those integers take the
-# counting path, with no sort and no hash (price's 20k distinct of 200k: 17.9 -> ~6 M instructions, Arrow's
-# hash and its table's growth gone). The scale is the first that fits a sample; the column is then checked whole.
-_DECIMAL_SCALES = (1, 10, 100, 1000, 10_000)
-
-
-def _distinct_of_decimals(values: np.ndarray, bounds: tuple, ids: bool
-                          ) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """Distinct values (ascending) and, with ``ids``, dictIds of floats (no NaN; ``bounds`` their minimum and
-    maximum) that are all integers over one of ``_DECIMAL_SCALES`` in a range the counting path takes; None
-    otherwise."""
-    sample = np.concatenate(_sample(values))
-    scale = next((s for s in _DECIMAL_SCALES if _scaled(sample, s) is not None), None)
-    if scale is None:
-        return None
-    scale = values.dtype.type(scale)
-    with np.errstate(over="ignore"):  # an infinity is out of the range
-        low, high = np.rint(bounds[0] * scale), np.rint(bounds[1] * scale)  # the scaled values' (monotonic)
-    if not -2.0**62 < low <= high < 2.0**62:  # finite, and exact as int64
-        return None
-    scaled = _scaled(values, scale)
-    counted = None if scaled is None else _distinct_by_counting(scaled.astype(np.int64), ids, (int(low), int(high)))
-    if counted is None:
-        return None
-    integers, dict_ids = counted
-    # the check's own division: each distinct value comes back exactly
-    return integers.astype(values.dtype) / scale, dict_ids
-
-
-def _scaled(values: np.ndarray, scale) -> np.ndarray | None:
-    """rint(values * scale) when every value equals it divided by ``scale``, else None."""
-    scale = values.dtype.type(scale)
-    with np.errstate(over="ignore", invalid="ignore"):  # infinities pass here: the caller checks the range
-        scaled = values * scale
-        np.rint(scaled, out=scaled)
-        return scaled if bool((scaled / scale == values).all()) else None
-
-
-def _all_in_sample(offsets: np.ndarray, span: int) -> bool:
-    """Whether a sample of ``offsets`` (each in 0..span-1) holds every one of them: then so do all of them."""
-    return bool(np.count_nonzero(np.bincount(np.concatenate(_sample(offsets)), minlength=span)) == span)
 
 
 def _order_preserving_unsigned(values: np.ndarray) -> np.ndarray:
@@ -334,20 +253,6 @@ def _ranks(order: np.ndarray) -> np.ndarray:
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     return rank
-
-
-def rows_by_dict_id(dict_ids: np.ndarray, cardinality: int) -> np.ndarray:
-    """The stable order of rows by dictId (rows of one dictId stay in row order), fastest per width:
-    numpy radix-sorts 8- and 16-bit keys; wider ones sort as (dictId, row) packed into one uint64, several
-    times faster than a stable argsort, with the same result."""
-    if cardinality <= 1 << 16:
-        return np.argsort(dict_ids.astype(np.uint8 if cardinality <= 1 << 8 else np.uint16), kind="stable")
-    bits = max(1, (len(dict_ids) - 1).bit_length())
-    packed = dict_ids.astype(np.uint64)
-    packed <<= np.uint64(bits)
-    packed |= np.arange(len(dict_ids), dtype=np.uint64)
-    packed.sort()
-    return (packed & np.uint64((1 << bits) - 1)).astype(np.intp)
 
 
 def _has_nul(strings: pa.Array) -> bool:

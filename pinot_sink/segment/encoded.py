@@ -27,18 +27,22 @@ from .table_config import TableIndexSettings
 _RENUMBER_BLOCK = 1 << 18
 
 
-def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) -> Dictionary:
+def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str, narrow: bool = True) -> Dictionary:
     """What ``build_dictionary`` gives for the decoded values of a dictionary-encoded single-value column
     (Arrow ``dictionary`` chunks, no nulls), without decoding its rows: the dictionary of its chunks'
     dictionaries put together (any order, repeats allowed), each row's dictId mapped through it, and values
     no row uses left out. A compaction's rows come this way (a segment's dictIds and its dictionary): the
-    work is per distinct value, not per row."""
+    work is per distinct value, not per row. ``narrow``: the dictIds in the smallest signed integer type that
+    holds the chunks' dictionaries together (int8 up to 127 values), not int32: a compaction's build holds
+    every row it has not built yet beside them, and each dictIds array is gathered once more by the segment's
+    order (a 64mb compaction's flag and code columns: 2 x 7.5 MB each as int32, 2 x 1.9 MB as int8); every
+    writer of a dictionary column takes any integer width."""
     chunks = [chunk for chunk in column.chunks if len(chunk)]
     if not chunks:
         return build_dictionary(pa.array([], type=column.type.value_type), stored_type, name)
     merged = build_dictionary(pa.concat_arrays([chunk.dictionary for chunk in chunks]), stored_type, name)
     cardinality = merged.cardinality
-    ids = np.empty(len(column), dtype=merged.dict_ids.dtype)
+    ids = np.empty(len(column), dtype=_narrow_ids(cardinality) if narrow else merged.dict_ids.dtype)
     # The merged values some row uses; once every one is, the later chunks' rows need no look (a low-cardinality
     # column's first input usually uses them all: ~40 us of 20k rows spared a chunk).
     used = np.zeros(cardinality, dtype=np.bool_)
@@ -76,6 +80,15 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str) 
     return merged
 
 
+def _narrow_ids(cardinality: int) -> np.dtype:
+    """The smallest signed integer type that holds dictIds ``0 .. cardinality - 1`` (signed: the builder's
+    dictIds are non-negative signed integers everywhere)."""
+    for dtype in (np.int8, np.int16):
+        if cardinality <= np.iinfo(dtype).max + 1:
+            return np.dtype(dtype)
+    return np.dtype(np.int32)
+
+
 def is_encoded_list(data_type: pa.DataType) -> bool:
     """A multi-value column whose values are dictionary-encoded (``list<dictionary<...>>``)."""
     return (pa.types.is_list(data_type) or pa.types.is_large_list(data_type)) and \
@@ -85,7 +98,11 @@ def is_encoded_list(data_type: pa.DataType) -> bool:
 def dictionary_of_encoded_lists(column: pa.ChunkedArray, stored_type: str,
                                 name: str) -> tuple[Dictionary, np.ndarray]:
     """A dictionary-encoded multi-value column's dictionary (dictIds of its values, row after row) and its
-    rows' value counts: what the builder gets from the decoded lists' values and lengths."""
+    rows' value counts: what the builder gets from the decoded lists' values and lengths. Its dictIds come as
+    narrow as the cardinality allows (``narrow``): a list column's values outnumber its rows, its dictIds and
+    their reorder were the largest arrays of a 64mb compaction's build beside the rows (int8: a quarter of
+    int32's 10 MB each; docs/performance-log.md), and its writers (the forward index's bit packing, the
+    statistics, an inverted index) take any integer width."""
     chunks = [chunk for chunk in column.chunks if len(chunk)]
     values = pa.chunked_array([chunk.flatten() for chunk in chunks], column.type.value_type)
     lengths = [pc.list_value_length(chunk).to_numpy(zero_copy_only=False) for chunk in chunks]

@@ -37,15 +37,29 @@ def unsorted_forward_index(dict_ids: np.ndarray, bits: int) -> bytes:
 def multi_value_forward_index(dict_ids: np.ndarray, row_lengths: np.ndarray, bits: int) -> bytes:
     """``FixedBitMVForwardIndexWriter``: every row has at least one value (ingestion guarantees it)."""
     num_docs = len(row_lengths)
-    row_starts = np.empty(num_docs, dtype=np.intp)  # not zeros: calloc's memset cost more than the running sum
-    row_starts[0] = 0
-    np.cumsum(row_lengths[:-1], out=row_starts[1:])
-    total = int(row_starts[-1]) + int(row_lengths[-1])
+    total = int(row_lengths.sum())
     avg = total // num_docs
     docs_per_chunk = math.ceil(MV_CHUNK_TARGET_VALUES / avg)
     num_chunks = math.ceil(num_docs / docs_per_chunk)
-    chunk_offsets = row_starts[::docs_per_chunk][:num_chunks].astype(">i4")
+    chunk_offsets = np.empty(num_chunks, dtype=">i4")
     row_start_bits = np.zeros(total, dtype=np.uint8)
-    row_start_bits[row_starts] = 1
+    # Each row's first value, a block of rows at a time (a whole column's intp starts were 8 bytes a row, the
+    # list column's largest array at this step); a block is a whole number of chunks, so its chunks' first
+    # rows are every docs_per_chunk-th of its own.
+    block_rows = docs_per_chunk * max(1, _MV_BLOCK_ROWS // docs_per_chunk)
+    done = 0  # values before the block
+    for first in range(0, num_docs, block_rows):
+        block = row_lengths[first:first + block_rows]
+        starts = np.cumsum(block, dtype=np.intp)
+        starts -= block
+        starts += done
+        row_start_bits[starts] = 1
+        chunk_offsets[first // docs_per_chunk:(first + len(block) + docs_per_chunk - 1) // docs_per_chunk] = \
+            starts[::docs_per_chunk]
+        done = int(starts[-1]) + int(block[-1])
     bitmap = np.packbits(row_start_bits, bitorder="big").tobytes()
+    del row_start_bits
     return chunk_offsets.tobytes() + bitmap + pack_bits(dict_ids, bits)
+
+
+_MV_BLOCK_ROWS = 1 << 16  # rows of a multi-value forward index whose starts are made at a time

@@ -56,6 +56,9 @@ class ColumnContext:
     stats: ColumnStats
     has_dictionary: bool  # the column is dictionary-encoded (after the optimizeDictionary heuristics)
     unsupported_mode: str = "defer"  # the index plan's mode: defer | error
+    # a raw number column whose ``values`` are in input order: the segment's is values[raw_order] (the forward
+    # index, its only reader, gathers them: builder._reordered_by_writer)
+    raw_order: np.ndarray | None = None
 
     @property
     def is_sorted_single_value(self) -> bool:
@@ -108,7 +111,7 @@ class ForwardIndexWriter:
             raw_stats = RawColumnStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
                                        stats.max_row_length_in_bytes, stats.total_number_of_entries)
             codec = raw_codec_id(ctx.settings, ctx.spec.field_type == METRIC)
-            return write_raw_forward(ctx.values, ctx.spec, codec, raw_stats)
+            return write_raw_forward(ctx.values, ctx.spec, codec, raw_stats, order=ctx.raw_order)
         bits = bits_per_value(stats.cardinality)
         if not ctx.spec.single_value:
             return multi_value_forward_index(dict_ids, ctx.row_lengths, bits)

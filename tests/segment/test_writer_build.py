@@ -171,6 +171,34 @@ def test_release_input_gives_the_same_bytes_and_lets_go_of_the_rows(tmp_path, th
 
 
 
+@pytest.mark.parametrize("largest_first", [False, True])
+def test_release_input_raw_columns_gathered_by_their_writer_give_the_same_bytes(tmp_path, monkeypatch, largest_first):
+    # With release_input, a raw number column that only its forward index reads is not reordered whole: its
+    # values stay in input order and the writer gathers them by the segment's order, a block at a time (blocks
+    # of 2 rows here: PASS_THROUGH amount, LZ4 day), and its isSorted is checked the same way. The columns
+    # largest first or smallest first: the same bytes as a build that reorders the values first.
+    from pinot_sink.segment import builder, index_writers, raw_forward
+    monkeypatch.setattr(raw_forward, "_GATHER_BLOCK", 2)
+    monkeypatch.setattr(builder, "_GATHER_BLOCK", 2)
+    gathered = []
+    original = index_writers.write_raw_forward
+    monkeypatch.setattr(index_writers, "write_raw_forward",
+                        lambda values, spec, *a, order=None, **k: gathered.append((spec.name, order is not None))
+                        or original(values, spec, *a, order=order, **k))
+    config = TableConfig.from_json({**CONFIG, "tableIndexConfig": {
+        "sortedColumn": ["name"], "noDictionaryColumns": ["amount", "day"]}}, SCHEMA)
+    names, days, amounts = ("b", "a", "c", "a"), (18000, 18002, 18001, 18003), (1.5, 2.0, -1.0, 7.25)
+    kept = build_segment(_columns(names, days, amounts), SCHEMA, config, tmp_path / "kept", "seg_0", T0,
+                         BuildOptions(threads=1))
+    assert sorted(gathered) == [("amount", False), ("day", False)]
+    gathered.clear()
+    released = build_segment(_columns(names, days, amounts), SCHEMA, config, tmp_path / "released", "seg_0", T0,
+                             BuildOptions(threads=1, release_input=True, largest_first=largest_first,
+                                          narrow_order=largest_first))  # the compaction's: int32 order too
+    assert sorted(gathered) == [("amount", True), ("day", True)]
+    assert released.tar_path.read_bytes() == kept.tar_path.read_bytes()
+
+
 def test_release_input_lets_go_of_a_dictionary_columns_rows_before_its_indexes(tmp_path, monkeypatch):
     # Writers of a dictionary column read its dictionary: its rows go before the reorder and the indexes. A
     # partitioned column keeps them (its partitions are computed from the values), a raw column too.

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pinot_sink.segment import BuildOptions, build_segment, dictionary, inverted_index, tarball
+from pinot_sink.segment import BuildOptions, build_segment, counted_numbers, dictionary, inverted_index, row_order, tarball
 from pinot_sink.segment.bitpack import pack_bits
 from pinot_sink.segment.builder import SegmentBuildError
 from pinot_sink.segment.dictionary import ColumnValueError, build_dictionary, serialize_dictionary
@@ -306,7 +306,8 @@ NUMERIC_CASES = [
     ("DOUBLE", pa.float64(), lambda rng: rng.integers(0, 10**9, 300).astype(float).tolist()),  # a wide range
     ("FLOAT", pa.float32(), lambda rng: (rng.integers(0, 500, 2000) / np.float32(4)).astype(np.float32).tolist()),
 ]
-COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN)
+# (_COUNTING_SPAN_PER_VALUE, _COUNTING_MIN_SPAN, _DISTINCT_SPAN_PER_VALUE)
+COUNTING = {"counting": (1, 1 << 16, 4), "no counting": (0, 0, 0)}
 
 
 @pytest.mark.parametrize("counting", COUNTING)
@@ -314,8 +315,9 @@ COUNTING = {"counting": (1, 1 << 16), "no counting": (0, 0)}  # (_COUNTING_SPAN_
 @pytest.mark.parametrize("stored, arrow_type, make", NUMERIC_CASES)
 def test_numeric_dictionary_paths(monkeypatch, path, counting, stored, arrow_type, make):
     monkeypatch.setattr(dictionary, "_LOW_CARDINALITY_FRACTION", PATHS[path])
-    monkeypatch.setattr(dictionary, "_COUNTING_SPAN_PER_VALUE", COUNTING[counting][0])
-    monkeypatch.setattr(dictionary, "_COUNTING_MIN_SPAN", COUNTING[counting][1])
+    monkeypatch.setattr(counted_numbers, "_COUNTING_SPAN_PER_VALUE", COUNTING[counting][0])
+    monkeypatch.setattr(counted_numbers, "_COUNTING_MIN_SPAN", COUNTING[counting][1])
+    monkeypatch.setattr(counted_numbers, "_DISTINCT_SPAN_PER_VALUE", COUNTING[counting][2])
     values = make(np.random.default_rng(3))
     d = build_dictionary(pa.array(values, arrow_type), stored, "c")
     normalised = [v + 0.0 if stored in ("FLOAT", "DOUBLE") else v for v in values]  # -0.0 -> 0.0
@@ -351,8 +353,8 @@ def test_counting_skips_the_count_when_the_sample_holds_the_whole_range(monkeypa
 ])
 def test_decimal_floats_are_counted_as_integers(monkeypatch, values, counted):
     calls = []
-    original = dictionary._distinct_by_counting
-    monkeypatch.setattr(dictionary, "_distinct_by_counting", lambda *a: calls.append(a) or original(*a))
+    original = counted_numbers.distinct_by_counting
+    monkeypatch.setattr(counted_numbers, "distinct_by_counting", lambda *a: calls.append(a) or original(*a))
     d = build_dictionary(pa.array(values), "DOUBLE", "c")
     assert bool(calls) == counted
     assert d.values.to_pylist() == sorted(set(values.tolist()))
@@ -662,7 +664,7 @@ def test_multi_value_reorder_is_the_row_gather(cardinality, empty_rows, block_ro
     row_keys = rng.integers(0, cardinality, rows).astype(np.int32)
     lengths = rng.integers(0 if empty_rows else 1, 4, rows).astype(length_type)
     values = rng.integers(0, 50, int(lengths.sum())).astype(np.int32)
-    order = dictionary.rows_by_dict_id(row_keys, cardinality)
+    order = row_order.rows_by_dict_id(row_keys, cardinality)
     reordered, reordered_lengths = _reorder_multi_value(values, lengths, order)
     starts = np.concatenate([[0], np.cumsum(lengths)])
     expected = np.concatenate([values[starts[r]:starts[r + 1]] for r in order])
@@ -744,3 +746,15 @@ def test_gather_is_numpys_fancy_indexing(dtype, index_dtype):
         indices = indices.astype(index_dtype) if index_dtype != np.uint8 else (indices % 200).astype(np.uint8)
         taken = gather(values, indices)
         assert taken.dtype == values.dtype and np.array_equal(taken, values[indices])
+
+
+@pytest.mark.parametrize("cardinality, rows", [(1, 5), (3, 0), (10, 200_003), (5000, 140_000), (70_000, 150_001)])
+def test_narrow_row_order_is_the_stable_order(cardinality, rows):
+    # The counting sort a block of rows at a time (uint32 / int32, no intp copy) gives rows_by_dict_id's order:
+    # rows of one dictId in row order, across blocks (65,536 rows each) too; its counts are bincount's.
+    dict_ids = np.random.default_rng(cardinality).integers(0, cardinality, rows).astype(np.int32)
+    expected = row_order.rows_by_dict_id(dict_ids, cardinality)
+    for dtype in (np.uint32, np.int32):
+        got = row_order.rows_by_dict_id_narrow(dict_ids, cardinality, dtype)
+        assert got.dtype == dtype and np.array_equal(got, expected)
+    assert np.array_equal(row_order.dict_id_counts(dict_ids, cardinality), np.bincount(dict_ids, minlength=cardinality))
