@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
 
 
 def register(subparsers) -> None:
@@ -70,6 +70,8 @@ def run(args) -> int:
     table = table[: -len("_OFFLINE")] if table.endswith("_OFFLINE") else table
     client = client_from_args(args) if args.url else None
     try:
+        if client is not None:
+            reach_controller(client, table)
         report = compact(table, output_uri=output_uri, client_config=client.config if client else None,
                          target_size=args.target_size, time_range=args.time_range,
                          min_segment_size=args.min_segment_size, mode=args.mode, dry_run=args.dry_run,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
 
 
 def register(subparsers) -> None:
@@ -32,6 +32,7 @@ def run(args) -> int:
         runs = folder_history(args.output_uri, args.table)
     else:
         with client_from_args(args) as client:
+            reach_controller(client, args.table)
             runs = table_history(client, args.table, output_uri=args.output_uri)
     rows = [{"started": _when(r.started_ms), "write": r.write_id or r.write_tag, "write_tag": r.write_tag,
              "run": r.run_tag, "mode": r.mode, "status": r.status, "segments": len(r.segments), "live": r.live,

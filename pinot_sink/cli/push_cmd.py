@@ -194,41 +194,26 @@ def _create_table(client, table: str, schema_path: Path, config_path: Path) -> N
     create_table(client, table, schema, config)  # says "created table ..." (INFO, the CLI's log) when it did
 
 
-# A refused connection is what a wrong port gives, but also a controller restarting: a few seconds of quick
-# retries let a restart pass and still stop a wrong URL early.
-REFUSED_GRACE_S = 5.0
-
-
 def reach_controller(client, table: str) -> None:
     """Before any upload: the controller answers and has the table, or the push stops in one line (a
     controller that cannot be reached would otherwise fail every segment, one retry cycle each). Transient
     failures (5xx, timeouts, resets) get the push's own budget (--retries, --retry-time); only a 4xx, a failed
-    name lookup, or connections refused for longer than ``REFUSED_GRACE_S`` stop it early."""
-    from pinot_sink.controller import ControllerError, RetryPolicy
+    name lookup, or connections refused for longer than ``REFUSED_GRACE_S`` (``cli_args``) stop it early."""
+    from pinot_sink.controller import ControllerError
+    from pinot_sink.controller.cli_args import never_connected, probe_controller, unreachable_line
     from pinot_sink.controller.client import offline_raw_name
-    from pinot_sink.controller.errors import ControllerNotFoundError, RetriesExhaustedError
+    from pinot_sink.controller.errors import ControllerNotFoundError
 
     raw = offline_raw_name(table)
-    started = time.monotonic()
-
-    def once(_remaining: float):
-        try:
-            return client.request("GET", f"/tables/{raw}", params={"type": "offline"}, table=raw,
-                                  operation="reach the controller", retry=RetryPolicy.none())
-        except RetriesExhaustedError as exhausted:  # one attempt made: the retrying is ours
-            error = exhausted.last_error
-        kind = getattr(error, "never_connected", None)
-        if kind == "name lookup" or (kind == "refused" and time.monotonic() - started >= REFUSED_GRACE_S):
-            error.retryable = False  # a wrong URL: stop here, in one line
-        raise error
-
     try:
-        client.config.retry.call(once, describe=f"reach the controller {raw}")
+        probe_controller(client, table)
         client.get_table_config(table)
     except ControllerNotFoundError:
         raise SystemExit(f"table {raw}_OFFLINE does not exist on {client.url}: nothing was pushed") from None
     except ControllerError as exc:
-        raise SystemExit(f"cannot reach the controller at {client.url}: {exc}; nothing was pushed") from None
+        line = unreachable_line(client, exc) if never_connected(exc) else \
+            f"cannot reach the controller at {client.url}: {exc}"
+        raise SystemExit(f"{line}; nothing was pushed") from None
 
 
 def run(args) -> int:

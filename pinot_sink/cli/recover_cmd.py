@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
 from pinot_sink.naming import write_tag
 from pinot_sink.options import OptionError, parse_duration
 from pinot_sink.recovery import find_leftovers
@@ -49,6 +49,8 @@ def run(args) -> int:
         raise SystemExit(str(exc)) from None
     client = client_from_args(args) if args.url else None
     try:
+        if client is not None:
+            reach_controller(client, args.table)
         leftovers = find_leftovers(args.table, client=client, output_uri=output_uri,
                                    write_tag=write_tag(args.write_id) if args.write_id else None)
         if not leftovers:

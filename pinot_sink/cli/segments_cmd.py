@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
 
 
 def register(subparsers) -> None:
@@ -41,6 +41,7 @@ def describe(names: list[str], zk: dict[str, dict]) -> list[dict]:
 
 def run(args) -> int:
     with client_from_args(args) as client:
+        reach_controller(client, args.table)
         names = client.list_segments(args.table, exclude_replaced=not args.all)
         zk = client.segment_zk_metadata(args.table) if names else {}
     rows = describe(sorted(names), zk)

@@ -3,7 +3,7 @@ write through its lineage entry: after an overwrite the rows it replaced come ba
 go (``pinot_sink.history.undo_write``; refused, with the reason, when that is no longer possible)."""
 from __future__ import annotations
 
-from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
 
 
 def register(subparsers) -> None:
@@ -26,6 +26,7 @@ def run(args) -> int:
         done = undo_folder_write(args.output_uri, args.table, args.write_id, dry_run=args.dry_run)
     else:
         with client_from_args(args) as client:
+            reach_controller(client, args.table)
             done = undo_write(client, args.table, args.write_id, output_uri=args.output_uri, dry_run=args.dry_run)
     verb = "would revert" if args.dry_run else "reverted"
     entry = f", lineage entry {done.run.lineage_id}" if done.run.lineage_id else ""

@@ -9,11 +9,12 @@ import argparse
 import getpass
 import os
 import sys
+import time
 
 from .auth import Auth
 from .client import ControllerClient
 from .config import ClientConfig, validate_controller_url
-from .errors import ControllerConfigError
+from .errors import ControllerConfigError, ControllerError, ControllerNotFoundError, RetriesExhaustedError
 from .retry import RetryPolicy
 
 
@@ -105,3 +106,59 @@ FLAGS = {"url": "--url", "tls.client-cert": "--client-cert", "tls.client-key": "
 
 def _as_flags(error: ControllerConfigError) -> str:
     return f"{FLAGS.get(error.option, error.option)}: {error.message}" if error.option else str(error)
+
+
+# A refused connection is what a wrong port gives, but also a controller restarting: a few seconds of quick
+# retries let a restart pass and still stop a wrong URL early. Every command that talks to a controller
+# probes it first under this budget, whatever --retries and --retry-time allow its later calls.
+REFUSED_GRACE_S = 5.0
+
+
+def probe_controller(client: ControllerClient, table: str) -> None:
+    """GET the table once the controller answers, retried under the client's policy; a failed name lookup,
+    or connections refused for longer than ``REFUSED_GRACE_S``, stop it early (a wrong URL). Raises the
+    ``ControllerError`` as it came (``ControllerNotFoundError`` for a missing table)."""
+    from .client import offline_raw_name
+
+    raw = offline_raw_name(table)
+    started = time.monotonic()
+
+    def once(_remaining: float):
+        try:
+            return client.request("GET", f"/tables/{raw}", params={"type": "offline"}, table=raw,
+                                  operation="reach the controller", retry=RetryPolicy.none())
+        except RetriesExhaustedError as exhausted:  # one attempt made: the retrying is ours
+            error = exhausted.last_error
+        kind = getattr(error, "never_connected", None)
+        if kind == "name lookup" or (kind == "refused" and time.monotonic() - started >= REFUSED_GRACE_S):
+            error.retryable = False  # a wrong URL: stop here, in one line
+        raise error
+
+    client.config.retry.call(once, describe=f"reach the controller {raw}")
+
+
+def never_connected(error: ControllerError) -> bool:
+    """No connection was made at all (refused, no such host): the URL is the likely culprit."""
+    last = error.last_error if isinstance(error, RetriesExhaustedError) else error
+    return getattr(last, "never_connected", None) is not None
+
+
+def unreachable_line(client: ControllerClient, error: ControllerError) -> str:
+    """The one line for a controller never reached: its URL, the reason, and the option to check."""
+    last = error.last_error if isinstance(error, RetriesExhaustedError) else error
+    reason = last.message.removeprefix(f"cannot reach the controller at {client.url}: ")
+    return f"cannot reach the controller at {client.url}: {reason} (check --url)"
+
+
+def reach_controller(client: ControllerClient, table: str) -> None:
+    """A command's pre-flight: a controller never reached stops it in one line (``SystemExit``) within
+    ``REFUSED_GRACE_S``, as ``push`` does; a missing table is left to the command, which says what that means
+    to it; other failures raise as they came."""
+    try:
+        probe_controller(client, table)
+    except ControllerNotFoundError:
+        pass
+    except ControllerError as error:
+        if never_connected(error):
+            raise SystemExit(unreachable_line(client, error)) from None
+        raise

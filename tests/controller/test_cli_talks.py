@@ -157,15 +157,36 @@ def test_push_stops_at_once_when_the_controllers_name_does_not_resolve(tmp_path,
 def test_a_refused_connection_is_retried_only_for_a_moment(tmp_path, monkeypatch):
     """Refused: a controller restarting, or a wrong port. Quick retries within REFUSED_GRACE_S, then one line,
     whatever --retries and --retry-time allow."""
-    from pinot_sink.cli import push_cmd
+    from pinot_sink.controller import cli_args
 
-    monkeypatch.setattr(push_cmd, "REFUSED_GRACE_S", 0.3)
+    monkeypatch.setattr(cli_args, "REFUSED_GRACE_S", 0.3)
     make_segment(tmp_path, "events_0")
     url = f"http://127.0.0.1:{_closed_port()}"
     started = time.monotonic()
     with pytest.raises(SystemExit, match=rf"^cannot reach the controller at {url}: .*Connection refused"):
         main(["push", str(tmp_path), "--url", url, "--table", "events", "--retries", "1000", "--retry-time", "600"])
     assert time.monotonic() - started < 60  # not the 600 s --retry-time allows
+
+
+@pytest.mark.parametrize("command", [["history"], ["segments"], ["recover"], ["compact", "--dry-run"],
+                                     ["undo", "--write-id", "w1", "--dry-run"]])
+def test_every_command_gives_a_refused_connection_the_push_budget(command, monkeypatch, caplog, capsys):
+    """history, segments, recover, compact and undo spent their whole --retries (~12 s) on a refused
+    connection, then said "gave up after 5 attempt(s)"; push stopped in ~5 s with one line. Now each probes
+    the controller under the same REFUSED_GRACE_S and says the same line, naming the URL and --url. Attempts
+    are counted in the retry log (not timed): the grace (0.3 s) ends after the first backoff (>= 0.5 s)."""
+    import logging
+
+    from pinot_sink.controller import cli_args
+
+    monkeypatch.setattr(cli_args, "REFUSED_GRACE_S", 0.3, raising=False)
+    url = f"http://127.0.0.1:{_closed_port()}"
+    caplog.set_level(logging.WARNING, logger="pinot_sink.controller.retry")
+    with pytest.raises(SystemExit, match=rf"^cannot reach the controller at {url}: "
+                                         rf"ConnectionRefusedError: Connection refused \(check --url\)$"):
+        main([*command, "--url", url, "--table", "events"])  # default --retries 5, --retry-time 300
+    retried = [r for r in caplog.records if "failed (attempt" in r.getMessage()]
+    assert len(retried) == 1, [r.getMessage() for r in retried]  # one retry, then the grace is over
 
 
 def test_push_create_table_refuses_files_naming_another_table(fake_controller, tmp_path):
