@@ -11,6 +11,7 @@ import pinot_sink
 from pinot_sink.cli import main as cli
 from pinot_sink.controller import ControllerClient
 from pinot_sink.naming import name_tags
+from pinot_sink.storage.staging import private_stage_roots
 
 from .cluster import BASE_MS, DAY_MS, by_day_sql, per_day
 from .frames import events_config, events_schema
@@ -58,6 +59,9 @@ def test_streaming_micro_batches_and_a_replayed_batch(spark, pinot, tmp_path):
     drop_file(source, 2)
     run_available(spark, pinot, table, source, checkpoint, **{"sink.buffer-flush.max-rows": 200})
     pinot.wait_rows(sql, per_day(spark.read.parquet(str(source))))  # batch 1 once, batch 2 in
+    # Each committed micro-batch takes its tasks' staged tarballs and private root with it: before a3b443d
+    # every batch left one with its tarballs in /tmp (4 a run). The temp folder is this test process's own.
+    assert private_stage_roots(table) == []
 
 
 def test_streaming_compaction_every_two_batches_and_a_replay(spark, pinot, tmp_path):
