@@ -41,7 +41,7 @@ from .layout import IndexEntry, segment_file_parts
 from .row_order import rows_by_dict_id, rows_by_dict_id_narrow
 from .metadata import ColumnMetadata, PartitionInfo, SegmentMetadata, metadata_bytes
 from .partition import canonical_function_name, partition_values
-from .spill import Spill
+from .spill import Pieces, Spill
 from .stats import ColumnStats, collect_stats, flatten
 from . import startree
 from .table_config import ColumnIndexSettings, TableConfig, TableConfigError, TableIndexSettings
@@ -260,6 +260,11 @@ def build_segment(
         except (ValueError, TypeError, OverflowError) as exc:  # from an index writer: say which column
             raise SegmentBuildError(f"column {spec.name!r}: {exc}") from exc
         for entry in column_entries:
+            if isinstance(entry.payload, Pieces):  # made a block at a time: written so, or joined without a spill
+                if spill is not None:
+                    entry.payload, entry._adler = spill.hold_pieces(entry.payload)
+                    continue
+                entry.payload = entry.payload.joined()
             entry.adler  # the CRCs combine these; computing them here spreads them over the threads
             if spill is not None:
                 entry.payload = spill.hold(entry.payload)

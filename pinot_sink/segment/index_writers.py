@@ -34,12 +34,13 @@ from .json_index import build_json_index
 from .null_vector import null_vector
 from .range_index import build_range_index, build_raw_range_index
 from .raw_forward import RawColumnStats, write_raw_forward
+from .spill import Pieces
 from .stats import ColumnStats
 from .table_config import ColumnIndexSettings, TableIndexSettings
 
 log = logging.getLogger(__name__)
 
-Payload = bytes | memoryview
+Payload = bytes | memoryview | Pieces  # Pieces: made a block at a time (spill.py)
 
 
 @dataclass
@@ -111,7 +112,7 @@ class ForwardIndexWriter:
             raw_stats = RawColumnStats(stats.length_of_longest_element, stats.max_number_of_multi_values,
                                        stats.max_row_length_in_bytes, stats.total_number_of_entries)
             codec = raw_codec_id(ctx.settings, ctx.spec.field_type == METRIC)
-            return write_raw_forward(ctx.values, ctx.spec, codec, raw_stats, order=ctx.raw_order)
+            return write_raw_forward(ctx.values, ctx.spec, codec, raw_stats, order=ctx.raw_order, pieces=True)
         bits = bits_per_value(stats.cardinality)
         if not ctx.spec.single_value:
             return multi_value_forward_index(dict_ids, ctx.row_lengths, bits)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Iterator, Union
 
 import numpy as np
 import pyarrow as pa
@@ -32,6 +32,7 @@ from type_mapping.pinot_schema import FIXED_WIDTH_STORED, FieldSpec
 from . import bigdecimal
 from .bitpack import byte_view
 from .codecs import LZ4, LZ4_LENGTH_PREFIXED, PASS_THROUGH, ChunkCompressor, UnsupportedCodec
+from .spill import Pieces
 from type_mapping.errors import PinotSinkError
 
 DEFAULT_WRITER_VERSION = 4  # ForwardIndexConfig.DEFAULT_RAW_WRITER_VERSION
@@ -122,7 +123,8 @@ def write_raw_forward(
     target_docs_per_chunk: int = DEFAULT_TARGET_DOCS_PER_CHUNK,
     derive_num_docs_per_chunk: bool = False,
     order: np.ndarray | None = None,
-) -> bytes | memoryview:
+    pieces: bool = False,
+) -> bytes | memoryview | Pieces:
     """The bytes of ``<column>.sv.raw.fwd`` / ``.mv.raw.fwd`` as Pinot's raw index creators make them.
 
     ``values``: the column in its stored Arrow type without nulls (MV as a list array). ``codec``: a
@@ -131,6 +133,7 @@ def write_raw_forward(
     The keyword arguments are the forward index config (``rawIndexWriterVersion``, ``targetMaxChunkSize``
     in bytes, ``targetDocsPerChunk``, ``deriveNumDocsPerChunk``); the defaults are Pinot's. ``order`` (a
     single-value fixed-width column only): the rows are ``values[order]``, gathered a block at a time.
+    ``pieces``: an uncompressed fixed-width file as ``spill.Pieces``, made a block at a time when written.
     """
     array = _combine(values)
     stored = spec.stored_type
@@ -142,7 +145,7 @@ def write_raw_forward(
             docs_per_chunk = fixed_byte_docs_per_chunk(target_docs_per_chunk)  # validates it too
             if writer_version < 4:
                 docs_per_chunk = target_docs_per_chunk  # only version 4+ rounds up to a power of two
-            return _write_fixed_byte(numbers, stored, codec, writer_version, docs_per_chunk, order)
+            return _write_fixed_byte(numbers, stored, codec, writer_version, docs_per_chunk, order, pieces)
         if order is not None:
             raise RawForwardIndexError("an order is for single-value fixed-width values only")
         if stats is None:
@@ -199,7 +202,8 @@ def _chunk_table(header_size: int, version: int, lengths: np.ndarray) -> bytes:
 
 
 def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int,
-                      docs_per_chunk: int, order: np.ndarray | None = None) -> bytes | memoryview:
+                      docs_per_chunk: int, order: np.ndarray | None = None,
+                      pieces: bool = False) -> bytes | memoryview | Pieces:
     """``FixedByteChunkForwardIndexWriter``: big-endian values, docsPerChunk per compressed chunk."""
     size = FIXED_WIDTH_STORED[stored]
     num_docs = len(numbers)
@@ -214,6 +218,8 @@ def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int
         lengths = np.full(num_chunks, chunk_bytes, dtype=np.int64)
         lengths[-1:] = num_docs * size - chunk_bytes * (num_chunks - 1)
         head = header + _chunk_table(len(header), version, lengths)
+        if pieces:  # a 64mb compaction's raw price: its 15 MB file beside its input grew the heap's top
+            return Pieces(len(head) + num_docs * size, lambda: _fixed_byte_blocks(head, numbers, stored, order))
         out = np.empty(len(head) + num_docs * size, dtype=np.uint8)
         out[: len(head)] = np.frombuffer(head, dtype=np.uint8)
         values = out[len(head) :].view(_BIG_ENDIAN[stored])
@@ -235,6 +241,15 @@ def _write_fixed_byte(numbers: np.ndarray, stored: str, codec: int, version: int
         chunks.extend(compress(raw[start:start + chunk_bytes]) for start in range(0, len(raw), chunk_bytes))
     del raw
     return _chunk_file(header, version, chunks)
+
+
+def _fixed_byte_blocks(head: bytes, numbers: np.ndarray, stored: str, order: np.ndarray | None) -> Iterator:
+    """An uncompressed fixed-byte file's bytes: its head, then the values big-endian a block at a time."""
+    yield head
+    for first in range(0, len(numbers), _GATHER_BLOCK):
+        rows = numbers[first:first + _GATHER_BLOCK] if order is None else \
+            np.take(numbers, order[first:first + _GATHER_BLOCK], mode="clip")  # gather()
+        yield rows.astype(_BIG_ENDIAN[stored])
 
 
 _SWAP_BLOCK_CHUNKS = 64  # fixed-width raw chunks byte-swapped at a time

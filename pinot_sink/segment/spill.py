@@ -18,7 +18,9 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
+
+from pinot_sink.segment.fast_zlib import fast_zlib as isal_zlib
 
 READ_PIECE = 1 << 20  # bytes read back per call: a span is streamed, never read whole
 _seek_lock = threading.Lock()  # where os.pread / os.pwrite do not exist (Windows): seek and read under it
@@ -94,6 +96,26 @@ class FileSpan:
             yield piece
 
 
+class Pieces:
+    """A payload made a block at a time (a raw PASS_THROUGH forward index): a build with a spill writes the
+    blocks there as they come, so the whole payload (8 bytes a row of a LONG / DOUBLE, beside its input) is
+    never in memory; without a spill the builder joins them. ``len()`` is the payload's size."""
+
+    __slots__ = ("length", "_make")
+
+    def __init__(self, length: int, make: Callable[[], Iterator]) -> None:
+        self.length, self._make = length, make
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __iter__(self) -> Iterator:
+        return self._make()
+
+    def joined(self) -> bytes:
+        return b"".join(memoryview(piece).cast("B") for piece in self)
+
+
 class Spill:
     """One unlinked temporary file that payloads are appended to (by any number of threads). A ``FileSpan``
     is readable until ``restart`` (the next segment's payloads overwrite it) or ``close``."""
@@ -115,6 +137,23 @@ class Spill:
         while written < len(view):
             written += _pwrite(self._fd, view[written:], offset + written)
         return FileSpan(self._fd, offset, len(view))
+
+    def hold_pieces(self, pieces: Pieces) -> tuple[FileSpan, int]:
+        """Write ``pieces`` to the file as they are made; the span that reads them back and their Adler-32."""
+        with self._lock:
+            offset = self._end
+            self._end += len(pieces)
+        written, adler = 0, 1
+        for piece in pieces:
+            view = memoryview(piece).cast("B")
+            adler = isal_zlib.adler32(view, adler)
+            done = 0
+            while done < len(view):
+                done += _pwrite(self._fd, view[done:], offset + written + done)
+            written += len(view)
+        if written != len(pieces):
+            raise ValueError(f"a payload of {len(pieces)} bytes made {written}")
+        return FileSpan(self._fd, offset, written), adler & 0xFFFFFFFF
 
     def restart(self) -> None:
         """Write the next payloads from the file's start again: the spans handed out so far are done with."""

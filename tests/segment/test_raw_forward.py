@@ -387,3 +387,29 @@ def test_no_rows_gives_an_index_without_chunks(version, spec, values):
     assert len(read_raw_forward(buf, spec, spec.single_value, 0)) == 0
     if spec.single_value and spec.is_fixed_width or version < 4:
         assert struct.unpack(">i", buf[4:8])[0] == 0 and len(buf) == 28  # numChunks 0, no offsets
+
+
+@pytest.mark.parametrize("stored, arrow", [("LONG", pa.int64()), ("DOUBLE", pa.float64()), ("INT", pa.int32())])
+@pytest.mark.parametrize("ordered", [False, True])
+def test_an_uncompressed_file_in_pieces_is_the_whole_files_bytes(tmp_path, monkeypatch, stored, arrow, ordered):
+    # The builder's raw PASS_THROUGH forward index comes as spill.Pieces (written to the spill a block at a
+    # time): joined, or written and read back, the same bytes as the whole file, over several blocks.
+    from pinot_sink.segment.spill import Pieces, Spill
+    monkeypatch.setattr(rf, "_GATHER_BLOCK", 1000)
+    count = 4321
+    values = pa.chunked_array([pa.array((np.arange(count) * 7919 % 10007 - 5000), arrow)])
+    order = np.random.default_rng(1).permutation(count).astype(np.int32) if ordered else None
+    spec = FieldSpec("m", stored, "METRIC")
+    whole = bytes(rf.write_raw_forward(values, spec, codecs.PASS_THROUGH, order=order))
+    pieces = rf.write_raw_forward(values, spec, codecs.PASS_THROUGH, order=order, pieces=True)
+    assert isinstance(pieces, Pieces) and len(pieces) == len(whole)
+    assert sum(1 for _ in pieces) == 1 + 5  # the head and five blocks of values
+    assert pieces.joined() == whole
+    with Spill(tmp_path) as spill:
+        spill.hold(b"before")
+        span, adler = spill.hold_pieces(pieces)
+        assert span.read(0, len(span)) == whole
+    import zlib
+    assert adler == zlib.adler32(whole)
+    compressed = rf.write_raw_forward(values, spec, codecs.LZ4, order=order, pieces=True)
+    assert not isinstance(compressed, Pieces)  # only the uncompressed file is made in pieces

@@ -509,19 +509,22 @@ def test_partition_function_is_written_under_pinots_canonical_name(tmp_path, con
 
 @pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("version", ["v1", "v3"])
-def test_spilled_indexes_give_the_same_bytes_and_leave_no_file(tmp_path, monkeypatch, threads, version):
+@pytest.mark.parametrize("raw_amount", [False, True])  # raw: its PASS_THROUGH forward index made in pieces
+def test_spilled_indexes_give_the_same_bytes_and_leave_no_file(tmp_path, monkeypatch, threads, version, raw_amount):
     # Payloads written to the spill file as their column is built and tarred from there, read back in pieces
     # smaller than a payload and cut across the tarball's deflate pieces: the same tarball and directory.
-    from pinot_sink.segment import builder, spill, tarball
+    from pinot_sink.segment import builder, raw_forward, spill, tarball
     from pinot_sink.segment.spill import FileSpan, Spill
     monkeypatch.setattr(spill, "READ_PIECE", 7)
     monkeypatch.setattr(tarball, "GZIP_CHUNK", 1000)
+    monkeypatch.setattr(raw_forward, "_GATHER_BLOCK", 700)
     laid_out = []
     original = builder.segment_file_parts
     monkeypatch.setattr(builder, "segment_file_parts",
                         lambda entries, *a: laid_out.append([e.payload for e in entries]) or original(entries, *a))
     config = {**CONFIG, "tableIndexConfig": {"sortedColumn": ["name"], "invertedIndexColumns": ["tags"],
-                                             "nullHandlingEnabled": True}}
+                                             "nullHandlingEnabled": True,
+                                             "noDictionaryColumns": ["amount"] if raw_amount else []}}
     count = 3000
     rows = PinotColumns(pa.table({
         "name": pa.array([f"n{i % 97}" for i in range(count)]),
