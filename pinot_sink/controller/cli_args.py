@@ -12,7 +12,7 @@ import sys
 import time
 
 from .auth import Auth
-from .client import ControllerClient
+from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig, validate_controller_url
 from .errors import ControllerConfigError, ControllerError, ControllerNotFoundError, RetriesExhaustedError
 from .retry import RetryPolicy
@@ -118,8 +118,6 @@ def probe_controller(client: ControllerClient, table: str) -> None:
     """GET the table once the controller answers, retried under the client's policy; a failed name lookup,
     or connections refused for longer than ``REFUSED_GRACE_S``, stop it early (a wrong URL). Raises the
     ``ControllerError`` as it came (``ControllerNotFoundError`` for a missing table)."""
-    from .client import offline_raw_name
-
     raw = offline_raw_name(table)
     started = time.monotonic()
 
