@@ -129,10 +129,12 @@ _NUMBER = re.compile(r"\d{6,}")  # times, CRCs, sizes, ports: not part of the co
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _TMP = re.compile(r"/tmp/[^\s\"',\]]+")
 _WHERE = re.compile(r"line: \d+, column: \d+")  # a JSON parser's position in the request body
+_INSTANCE = re.compile(r"\b(Server|Broker|Controller|Minion)_[\w.-]+?_\d+\b")  # Helix ids: host and port vary
 
 
 def normalise_text(text: str) -> str:
     text = _UUID.sub("<id>", text)
+    text = _INSTANCE.sub(r"\1_<host>_<port>", text)
     text = _PORT.sub("127.0.0.1:<port>", text)
     text = _TMP.sub("<path>", text)
     text = _WHERE.sub("line: <n>, column: <n>", text)
@@ -282,6 +284,11 @@ class Contract:
         self.call("download", "GET", f"/segments/{t}/contract_seg_1")
         self.call("download_missing", "GET", f"/segments/{t}/contract_seg_nope")
         self.settle()
+        # what the servers hold (read before a reload after a revert): here, with nothing deleted yet, every
+        # uploaded segment and nothing lingering, so the segment names are the same on both controllers
+        self.call("externalview", "GET", f"/tables/{t}/externalview", params={"tableType": "OFFLINE"})
+        self.call("externalview_missing_table", "GET", "/tables/contract_missing/externalview",
+                  params={"tableType": "OFFLINE"})
         # lineage: start, its refusals, end, revert
         self.call("start_replace", "POST", f"/segments/{t}/startReplaceSegments",
                   params={"type": "OFFLINE", "forceCleanup": "false"},
@@ -343,6 +350,11 @@ class Contract:
                   params=dict(end, segmentLineageEntryId=entry2), data=b"",
                   headers={"Content-Type": "application/json"})
         self.lineage("lineage_reverted")
+        # the reload pinot_sink asks after a revert on an upsert or dedup table
+        self.call("reload", "POST", f"/segments/{t}/reload", params={"type": "OFFLINE"}, data=b"",
+                  headers={"Content-Type": "application/json"})
+        self.call("reload_missing_table", "POST", "/segments/contract_missing/reload", params={"type": "OFFLINE"},
+                  data=b"", headers={"Content-Type": "application/json"})
         # deletes
         self.call("delete_one", "DELETE", f"/segments/{t}",
                   params=[("type", "OFFLINE"), ("segments", "contract_seg_2")])

@@ -474,7 +474,7 @@ class FakeController:
                 other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
                 return 200, {table.kind: {name: {self.instance: "ONLINE"} for name in table.segments}, other: None}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "externalview" and method == "GET":
-                table = self._table(table_name(parts[1]))  # TableViews.getExternalView: what servers hold
+                table = self._table(table_name(parts[1]), missing="Table not found")  # TableViews.getExternalView
                 held = {name: {self.instance: "ONLINE"} for name in table.segments}
                 for name, left in list(table.lingering.items()):
                     if left > 0:
@@ -518,7 +518,7 @@ class FakeController:
                     table.reloads += 1
                     return 200, {"status": json.dumps({f"{table.raw}_{table.kind}": {
                         "reloadJobId": str(uuid.uuid4()), "reloadJobMetaZKStorageStatus": "SUCCESS",
-                        "numMessagesSent": "1"}})}
+                        "numMessagesSent": "1"}}, separators=(",", ":"))}  # Jackson's compact JSON
                 if rest == ["revertReplaceSegments"] and method == "POST":
                     with _lineage_update("revertReplaceSegments", table,
                                          f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):

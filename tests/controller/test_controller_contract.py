@@ -43,7 +43,7 @@ def test_the_recording_covers_every_endpoint_the_client_calls():
         "GET /segments/{t}/crc", "GET /segments/{t}/zkmetadata", "GET /segments/{t}/lineage",
         "GET /segments/{t}/{s}", "POST /v2/segments", "DELETE /segments/{t}",
         "POST /segments/{t}/startReplaceSegments", "POST /segments/{t}/endReplaceSegments",
-        "POST /segments/{t}/revertReplaceSegments"}
+        "POST /segments/{t}/revertReplaceSegments", "GET /tables/{t}/externalview", "POST /segments/{t}/reload"}
 
 
 def _route(path: str) -> str:
@@ -51,7 +51,8 @@ def _route(path: str) -> str:
     if parts[0] in ("tables", "segments") and len(parts) > 1:
         parts[1] = "{t}"
         if parts[0] == "segments" and len(parts) == 3 and parts[2] not in (
-                "crc", "zkmetadata", "lineage", "startReplaceSegments", "endReplaceSegments", "revertReplaceSegments"):
+                "crc", "zkmetadata", "lineage", "reload", "startReplaceSegments", "endReplaceSegments",
+                "revertReplaceSegments"):
             parts[2] = "{s}"
     return "/" + "/".join(parts)
 
