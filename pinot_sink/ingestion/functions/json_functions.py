@@ -237,7 +237,10 @@ def _json_path_string_default(ctx: Context, args: list[Value]) -> Value:
         if path is None or not _can_extract(item):
             return default.value
         try:
-            found = read_path(_parse(item), *path)
+            document = _parse(item)
+            if document is None:  # the text null: Jayway's "json can not be null", caught as any failure
+                return default.value
+            found = read_path(document, *path)
         except _InvalidJson:
             return default.value
         return default.value if found is None else _text_of(found)
