@@ -42,6 +42,13 @@ def _pwrite(fd: int, data: memoryview, offset: int) -> int:
         return os.write(fd, data)
 
 
+def _pwrite_all(fd: int, view: memoryview, offset: int) -> None:
+    """All of ``view`` at ``offset`` (a write may take less than it is given)."""
+    done = 0
+    while done < len(view):
+        done += _pwrite(fd, view[done:], offset + done)
+
+
 class FileSpan:
     """``length`` bytes at ``offset`` of an open file: a payload held on disk. ``len()`` is its size."""
 
@@ -133,9 +140,7 @@ class Spill:
         with self._lock:  # reserve the range; the writes themselves may run in parallel
             offset = self._end
             self._end += len(view)
-        written = 0
-        while written < len(view):
-            written += _pwrite(self._fd, view[written:], offset + written)
+        _pwrite_all(self._fd, view, offset)
         return FileSpan(self._fd, offset, len(view))
 
     def hold_pieces(self, pieces: Pieces) -> tuple[FileSpan, int]:
@@ -147,9 +152,7 @@ class Spill:
         for piece in pieces:
             view = memoryview(piece).cast("B")
             adler = isal_zlib.adler32(view, adler)
-            done = 0
-            while done < len(view):
-                done += _pwrite(self._fd, view[done:], offset + written + done)
+            _pwrite_all(self._fd, view, offset + written)
             written += len(view)
         if written != len(pieces):
             raise ValueError(f"a payload of {len(pieces)} bytes made {written}")
