@@ -194,11 +194,13 @@ def _create_table(client, table: str, schema_path: Path, config_path: Path) -> N
     create_table(client, table, schema, config)  # says "created table ..." (INFO, the CLI's log) when it did
 
 
-def reach_controller(client, table: str) -> None:
-    """Before any upload: the controller answers and has the table, or the push stops in one line (a
-    controller that cannot be reached would otherwise fail every segment, one retry cycle each). Transient
-    failures (5xx, timeouts, resets) get the push's own budget (--retries, --retry-time); only a 4xx, a failed
-    name lookup, or connections refused for longer than ``REFUSED_GRACE_S`` (``cli_args``) stop it early."""
+def _preflight(client, table: str) -> None:
+    """Before any upload: the controller answers and has the table, or the push stops in one line ending
+    "nothing was pushed" (a controller that cannot be reached would otherwise fail every segment, one retry
+    cycle each). Transient failures (5xx, timeouts, resets) get the push's own budget (--retries,
+    --retry-time); only a 4xx, a failed name lookup, or connections refused for longer than
+    ``REFUSED_GRACE_S`` (``cli_args``) stop it early. Not ``cli_args.reach_controller``, which the read-only
+    commands share: those leave a missing table to the command and let other failures raise as they came."""
     from pinot_sink.controller import ControllerError
     from pinot_sink.controller.cli_args import never_connected, probe_controller, unreachable_line
     from pinot_sink.controller.client import offline_raw_name
@@ -226,7 +228,7 @@ def run(args) -> int:
     with client_from_args(args, pool_size=max(args.parallel, 4)) as client:
         if args.create_table:
             _create_table(client, args.table, *args.create_table)
-        reach_controller(client, args.table)
+        _preflight(client, args.table)
         progress = Progress(len(tarballs), sum(p.stat().st_size for p in tarballs))
         options = dict(push_mode=args.push_mode, deep_store_uri=args.deep_store,
                        copy_to_deep_store=args.copy_to_deep_store, parallel=args.parallel, on_result=progress)
