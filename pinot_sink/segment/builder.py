@@ -277,7 +277,7 @@ def build_segment(
         # Measured with release_input on one thread: memory_probe 16mb 42-46 MB against 47-48 in schema
         # order, 32mb unchanged (docs/performance.md, "Task memory").
         built = [None] * len(specs)
-        sizes = [source[spec.name].nbytes for spec in specs]
+        sizes = [_held_bytes(source[spec.name], options.largest_first) for spec in specs]
         for i in sorted(range(len(specs)), key=lambda i: -sizes[i] if options.largest_first else sizes[i]):
             # Before the larger columns only (at least the average): the peak is theirs, and what a small
             # column (or the sorted order, at the start) would reuse of the space trimmed is faulted in again
@@ -535,6 +535,14 @@ def _joined(column: pa.ChunkedArray) -> pa.ChunkedArray:
     reference with release_input): later steps would combine them anyway, and the chunks would stay alive
     beside the copy until the column is done, the whole column twice at the build's peak."""
     return pa.chunked_array([column.combine_chunks()], column.type) if column.num_chunks > 1 else column
+
+
+def _held_bytes(column: pa.ChunkedArray, buffers: bool) -> int:
+    """A column's bytes, to order the build's columns by. ``buffers`` (a compaction's): the buffers its chunks
+    reference, whole (a slice of an input counts all of it), not Arrow's ``nbytes``: pyarrow's first
+    ``nbytes`` of a process maps a region of its own and touches 4 MB of it (pyarrow 26), 0.25x a 16mb
+    compaction's target for nothing; a write's task has paid it already (its buffer's sizes)."""
+    return column.get_total_buffer_size() if buffers else column.nbytes
 
 
 def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]:
