@@ -205,7 +205,9 @@ def build_segment(
         # The dictId path (_column_context) fills a dictionary column's defaults as dictIds; the sortedColumn,
         # raw columns and star-tree dimensions read values from the start: they get them filled now.
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
-            source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
+            source[name] = pa.chunked_array([fill_defaults(_joined(source[name], ARROW_STORED_TYPE[
+                schema[name].stored_type]) if schema[name].single_value else source[name], masks[name],
+                defaults.pop(name))])
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
     if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
         try:
@@ -216,7 +218,8 @@ def build_segment(
         order = _order_of_ids(sorted_dictionary, options.narrow_order)
     elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
-            source[sorted_column] = _joined(source[sorted_column])
+            source[sorted_column] = _joined(source[sorted_column], ARROW_STORED_TYPE[schema[sorted_column].stored_type]
+                                            if schema[sorted_column].single_value else None)
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column, options.narrow_order)
 
     if spill is not None:
@@ -242,7 +245,8 @@ def build_segment(
                 prebuilt, lengths = dictionary_of_encoded_lists(column, spec.stored_type, spec.name)
                 column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
             else:  # joined here, where the chunks' one reference is rebound (with release_input): they go now,
-                column = _joined(column)  # not after the column is built (a raw LONG's 15 MB at 64mb)
+                # not after the column is built (a raw LONG's 15 MB at 64mb)
+                column = _joined(column, ARROW_STORED_TYPE[spec.stored_type] if spec.single_value else None)
             handed, column = [column], None  # its one reference, taken by _column_context (release_input)
             ctx = _column_context(spec, handed, masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
@@ -530,10 +534,20 @@ def _non_decreasing(column: pa.ChunkedArray) -> bool:
     return non_decreasing(numbers)
 
 
-def _joined(column: pa.ChunkedArray) -> pa.ChunkedArray:
+def _joined(column: pa.ChunkedArray, stored: pa.DataType | None = None) -> pa.ChunkedArray:
     """The column in one chunk. One copy now, in place of the buffered chunks (the caller holds no other
     reference with release_input): later steps would combine them anyway, and the chunks would stay alive
-    beside the copy until the column is done, the whole column twice at the build's peak."""
+    beside the copy until the column is done, the whole column twice at the build's peak. Integers narrower
+    than ``stored`` (a compaction's raw LONG values held as int32: ``merge.narrowable_columns``) are widened in
+    the same copy."""
+    if stored is not None and column.type != stored and pa.types.is_integer(column.type) and \
+            pa.types.is_integer(stored):
+        wide = np.empty(len(column), dtype=stored.to_pandas_dtype())
+        at = 0
+        for chunk in column.chunks:
+            wide[at:at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+            at += len(chunk)
+        return pa.chunked_array([pa.array(wide)], stored)
     return pa.chunked_array([column.combine_chunks()], column.type) if column.num_chunks > 1 else column
 
 
