@@ -504,9 +504,9 @@ class _Piece:
 
     def owned(self) -> "_Piece":
         """Once the segment of its input's first rows is built: its own rows copied out of the input's
-        buffers (but for the dictionaries, shared), so that those (the built rows' too) go. Held as a slice, the whole input
-        stayed through the next segment's build beside its rows (~half an input on average: 16mb
-        compactions of 100k-row inputs, -0.15x the target at the peak; docs/performance-log.md)."""
+        buffers (but for the dictionaries, shared), so that those (the built rows' too) go. Held as a slice,
+        the whole input stayed through the next segment's build beside its rows (~half an input on average:
+        16mb compactions of 100k-row inputs, -0.2-0.3x the target at the peak; docs/performance-log.md)."""
         if not self.shared or self.rows is None:
             return self
         return _Piece(take(self.rows, np.arange(self.count)), self.origin, self.start, self.count)

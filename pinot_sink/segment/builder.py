@@ -205,9 +205,8 @@ def build_segment(
         # The dictId path (_column_context) fills a dictionary column's defaults as dictIds; the sortedColumn,
         # raw columns and star-tree dimensions read values from the start: they get them filled now.
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
-            source[name] = pa.chunked_array([fill_defaults(_joined(source[name], ARROW_STORED_TYPE[
-                schema[name].stored_type]) if schema[name].single_value else source[name], masks[name],
-                defaults.pop(name))])
+            source[name] = pa.chunked_array([fill_defaults(_widened(source[name], schema[name]), masks[name],
+                                                            defaults.pop(name))])
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
     if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
         try:
@@ -218,8 +217,7 @@ def build_segment(
         order = _order_of_ids(sorted_dictionary, options.narrow_order)
     elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
-            source[sorted_column] = _joined(source[sorted_column], ARROW_STORED_TYPE[schema[sorted_column].stored_type]
-                                            if schema[sorted_column].single_value else None)
+            source[sorted_column] = _joined(source[sorted_column], _stored_arrow_type(schema[sorted_column]))
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column, options.narrow_order)
 
     if spill is not None:
@@ -246,7 +244,7 @@ def build_segment(
                 column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
             else:  # joined here, where the chunks' one reference is rebound (with release_input): they go now,
                 # not after the column is built (a raw LONG's 15 MB at 64mb)
-                column = _joined(column, ARROW_STORED_TYPE[spec.stored_type] if spec.single_value else None)
+                column = _joined(column, _stored_arrow_type(spec))
             handed, column = [column], None  # its one reference, taken by _column_context (release_input)
             ctx = _column_context(spec, handed, masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
@@ -549,6 +547,19 @@ def _joined(column: pa.ChunkedArray, stored: pa.DataType | None = None) -> pa.Ch
             at += len(chunk)
         return pa.chunked_array([pa.array(wide)], stored)
     return pa.chunked_array([column.combine_chunks()], column.type) if column.num_chunks > 1 else column
+
+
+def _stored_arrow_type(spec: FieldSpec) -> pa.DataType | None:
+    """A single-value column's Arrow type as stored (what ``_joined`` widens narrower integers to)."""
+    return ARROW_STORED_TYPE[spec.stored_type] if spec.single_value else None
+
+
+def _widened(column: pa.ChunkedArray, spec: FieldSpec) -> pa.ChunkedArray:
+    """The column as given, or joined and widened where it holds integers narrower than stored."""
+    stored = _stored_arrow_type(spec)
+    if stored is None or column.type == stored or not pa.types.is_integer(column.type):
+        return column
+    return _joined(column, stored)
 
 
 def _held_bytes(column: pa.ChunkedArray, buffers: bool) -> int:

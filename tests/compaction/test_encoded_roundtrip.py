@@ -228,7 +228,8 @@ def test_raw_long_columns_held_as_int32_build_the_bytes_of_their_values(tmp_path
     mixed = merge.concat(parts)
     assert mixed.table.schema.field("id").type == pa.int64() and mixed.table.column("id").to_pylist() == values
     wide = merge.concat([merge.read_rows(p, schema, p, "ts") for p in paths])
-    for label, extra in (("raw", {}), ("sorted", {"sortedColumn": ["id"]}), ("dictionary", {"noDictionaryColumns": []})):
+    for label, extra in (("raw", {}), ("sorted", {"sortedColumn": ["id"]}),
+                         ("dictionary", {"noDictionaryColumns": []})):
         table_config = TableConfig.from_json({**raw, "tableIndexConfig": {**raw["tableIndexConfig"], **extra}}, schema)
         digests = []
         for name, columns in (("narrow", mixed), ("narrow2", rows), ("wide", wide), ("wide2", merge.concat(

@@ -597,7 +597,8 @@ def test_stored_rows_may_hold_a_long_column_as_narrower_integers_never_wider_or_
     schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
         {"name": "id", "dataType": "LONG"}, {"name": "n", "dataType": "INT"}]})
     PinotColumns(pa.table({"id": pa.array([1, 2], pa.int32()), "n": pa.array([1, 2], pa.int32())}), {}).validate(schema)
-    for bad in ({"id": pa.array([1.0, 2.0])}, {"n": pa.array([1, 2], pa.int64())}, {"id": pa.array([1, 2], pa.uint32())}):
+    for bad in ({"id": pa.array([1.0, 2.0])}, {"n": pa.array([1, 2], pa.int64())},
+                {"id": pa.array([1, 2], pa.uint32())}):
         table = {"id": pa.array([1, 2], pa.int64()), "n": pa.array([1, 2], pa.int32()), **bad}
         with pytest.raises(ValueError, match="expected stored type"):
             PinotColumns(pa.table(table), {}).validate(schema)
