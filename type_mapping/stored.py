@@ -77,7 +77,9 @@ def _same_family(actual: pa.DataType, expected: pa.DataType) -> bool:
         return True
     if pa.types.is_list(expected) and (pa.types.is_list(actual) or pa.types.is_large_list(actual)):
         return _same_family(actual.value_type, expected.value_type)
-    return False
+    # narrower integers (a compaction's held raw LONG values as int32): the builder widens them as it takes them
+    return pa.types.is_signed_integer(actual) and pa.types.is_signed_integer(expected) and \
+        actual.bit_width < expected.bit_width
 
 
 def _list_offsets(array: pa.Array) -> np.ndarray:

@@ -52,7 +52,7 @@ class CompactionError(PinotSinkError, ValueError):
 
 
 def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | None = None, *,
-              refuse_dropped: bool = False) -> PinotColumns:
+              refuse_dropped: bool = False, narrow: frozenset[str] = frozenset()) -> PinotColumns:
     """Every schema column of a segment (a tarball of any codec, or a folder), in stored form with null masks
     (a column the segment lacks, but for ``time_column``, filled with its default null value, null).
     A tarball is read in memory by the reader's ``load_tarball`` (its codec by magic number, gzip through ISA-L
@@ -63,18 +63,20 @@ def read_rows(path: str, schema: PinotSchema, where: str, time_column: str | Non
     multi-value one as lists of them): the builder merges the dictionaries of a new segment's inputs and remaps
     the dictIds, the same bytes as from the values at a fraction of the work (``segment.encoded``).
 
-    ``refuse_dropped``: a column the segment holds but the schema lacks is an error (``check_columns``)."""
+    ``refuse_dropped``: a column the segment holds but the schema lacks is an error (``check_columns``).
+    ``narrow``: raw LONG columns held as int32 where their values fit (``narrowable_columns``)."""
     if os.path.isdir(path):
-        return _stored(path, schema, where, time_column, refuse_dropped)
+        return _stored(path, schema, where, time_column, refuse_dropped, narrow)
     try:
         files = load_tarball(path, where)
     except (SegmentFormatError, OSError) as exc:
         raise CompactionError(f"{where}: unreadable tarball: {exc}") from None
-    return _stored(files, schema, where, time_column, refuse_dropped)  # the reader closes (frees) the files
+    return _stored(files, schema, where, time_column, refuse_dropped, narrow)  # the reader closes (frees) the files
 
 
 def _stored(segment: "str | SegmentFiles", schema: PinotSchema, where: str,
-            time_column: str | None = None, refuse_dropped: bool = False) -> PinotColumns:
+            time_column: str | None = None, refuse_dropped: bool = False,
+            narrow: frozenset[str] = frozenset()) -> PinotColumns:
     with SegmentReader(segment) as reader:
         total_docs = reader.metadata.total_docs
         check_columns(schema, reader.metadata.columns, where, refuse_dropped=refuse_dropped)
@@ -92,7 +94,8 @@ def _stored(segment: "str | SegmentFiles", schema: PinotSchema, where: str,
                 values = _over_dictionary(ids.values, reader.dictionary(spec.name))
                 columns[spec.name] = pa.ListArray.from_arrays(ids.offsets, values)
             else:
-                columns[spec.name] = reader.stored_values(spec.name)
+                values = reader.stored_values(spec.name)
+                columns[spec.name] = _narrow_values(values) if spec.name in narrow else values
             mask = reader.null_mask(spec.name)
             if mask is not None:
                 masks[spec.name] = mask
@@ -120,6 +123,30 @@ def _over_dictionary(ids: pa.Array, dictionary: pa.Array) -> pa.DictionaryArray:
     of 20k rows, ~9 columns an input): the reader checked every id against the column's cardinality, the
     dictionary's length (``decoders.check_dict_ids``, ``decode_dictionary``)."""
     return pa.DictionaryArray.from_arrays(_narrow(ids, len(dictionary)), dictionary, safe=False)
+
+
+def narrowable_columns(schema: PinotSchema, table_config, time_column: str | None, mode: str) -> frozenset[str]:
+    """The LONG columns whose raw values the compaction may hold as int32 (``read_rows``' ``narrow``): 8 bytes a
+    row held to 4 until the builder widens each as it takes it (``builder._joined``): a 16mb compaction holds
+    ~1.2 segments' rows at its peak, a raw id column 8 of their ~50 bytes a row. Not the time column nor
+    partitioned ones (their buckets and partition ids are computed from the values as read), nor in rollup or
+    dedup (their rows are reduced from values)."""
+    if mode != "concat":
+        return frozenset()
+    keyed = set(partitioned_columns(table_config, schema)) | {time_column}
+    return frozenset(spec.name for spec in schema if spec.single_value and spec.data_type == "LONG"
+                     and spec.stored_type == "LONG" and spec.name not in keyed)
+
+
+def _narrow_values(values: pa.Array) -> pa.Array:
+    """A raw LONG column's values as int32 where every one fits (numpy's cast: the range is checked first)."""
+    if values.type != pa.int64() or not len(values) or values.null_count:
+        return values
+    numbers = values.to_numpy(zero_copy_only=False)
+    low, high = numbers.min(), numbers.max()
+    if low < -(1 << 31) or high >= 1 << 31:
+        return values
+    return pa.array(numbers.astype(np.int32))
 
 
 def _narrow(ids: pa.Array, cardinality: int) -> pa.Array:
@@ -162,7 +189,8 @@ _INDEX_WIDTH = {pa.int8(): 0, pa.int16(): 1, pa.int32(): 2}
 def _common_type(types: list[pa.DataType]) -> pa.DataType:
     """One Arrow type for a column whose parts come from different segments: dictIds of differently sized
     dictionaries (``_narrow``: int8 in one part, int16 in another) widen to the widest; a part whose column is
-    plain (a default-filled gained column, a raw one) makes the column plain values."""
+    plain (a default-filled gained column, a raw one) makes the column plain values, integers the widest of the
+    parts' (a raw LONG column held as int32 in some parts only: ``narrowable_columns``)."""
     if all(t == types[0] for t in types):
         return types[0]
     listed = all(pa.types.is_list(t) for t in types)
@@ -171,7 +199,11 @@ def _common_type(types: list[pa.DataType]) -> pa.DataType:
         widest = max((t.index_type for t in inner), key=lambda index: _INDEX_WIDTH.get(index, 3))
         common = pa.dictionary(widest, inner[0].value_type)
     else:
-        common = next((t for t in inner if not pa.types.is_dictionary(t)), None) or inner[0].value_type
+        values = [t.value_type if pa.types.is_dictionary(t) else t for t in inner]
+        if all(pa.types.is_signed_integer(t) for t in values):
+            common = max(values, key=lambda t: t.bit_width)
+        else:
+            common = next((t for t in inner if not pa.types.is_dictionary(t)), None) or inner[0].value_type
     return pa.list_(common) if listed else common
 
 
@@ -462,11 +494,22 @@ class _Piece:
     origin: object
     start: int
     count: int
+    shared: bool = False  # its rows are a slice of buffers that also hold rows of a segment built before it
 
     def cut(self, at: int) -> tuple["_Piece", "_Piece"]:
         """Its first ``at`` rows and the rest, without copies (slices of the same buffers)."""
         return (_Piece(take(self.rows, slice(0, at)), self.origin, self.start, at),
-                _Piece(take(self.rows, slice(at, self.count)), self.origin, self.start + at, self.count - at))
+                _Piece(take(self.rows, slice(at, self.count)), self.origin, self.start + at, self.count - at,
+                       shared=True))
+
+    def owned(self) -> "_Piece":
+        """Once the segment of its input's first rows is built: its own rows copied out of the input's
+        buffers (but for the dictionaries, shared), so that those (the built rows' too) go. Held as a slice,
+        the whole input stayed through the next segment's build beside its rows (~half an input on average:
+        16mb compactions of 100k-row inputs, -0.2-0.3x the target at the peak; docs/performance-log.md)."""
+        if not self.shared or self.rows is None:
+            return self
+        return _Piece(take(self.rows, np.arange(self.count)), self.origin, self.start, self.count)
 
 
 def _split(pieces: list[_Piece], count: int) -> tuple[list[_Piece], list[_Piece]]:
@@ -583,7 +626,7 @@ class Cutter:
                     return  # more rows are needed for a right-sized segment
                 count = min(self.want(), have)
             built.keep()
-            self.pending[key] = rest
+            self.pending[key] = [rest[0].owned()] + rest[1:] if rest else rest
             self.rows[key] = have - count
 
     def _reread(self, key: tuple) -> None:

@@ -336,13 +336,15 @@ class _Context:
             reduce = lambda rows: merge.rollup(rows, schema, self.aggregations)  # noqa: E731
         elif self.plan.mode == "dedup":
             reduce = lambda rows: merge.dedup(rows, schema)  # noqa: E731
+        narrow = merge.narrowable_columns(schema, config, time_column, self.plan.mode)
+
         def rows_of(number: int) -> dict[tuple, merge.PinotColumns]:
             """The rows of the group's source ``number``, by key."""
             source = group.sources[number]
             path = self._fetch(job, source.name, work)
             try:
                 rows = merge.read_rows(path, schema, f"table {job.table}, segment {source.name}", time_column,
-                                       refuse_dropped=self.schema_given)
+                                       refuse_dropped=self.schema_given, narrow=narrow)
             finally:
                 if Path(path).parent == work:
                     merge.remove_file(path)

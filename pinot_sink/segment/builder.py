@@ -205,7 +205,8 @@ def build_segment(
         # The dictId path (_column_context) fills a dictionary column's defaults as dictIds; the sortedColumn,
         # raw columns and star-tree dimensions read values from the start: they get them filled now.
         if name == sorted_column or name in star_columns or not has_dict_ids(settings.columns[name]):
-            source[name] = pa.chunked_array([fill_defaults(source[name], masks[name], defaults.pop(name))])
+            source[name] = pa.chunked_array([fill_defaults(_widened(source[name], schema[name]), masks[name],
+                                                            defaults.pop(name))])
     order, sorted_dictionary = None, None  # order: the segment's, when not the input's
     if sorted_column in source and pa.types.is_dictionary(source[sorted_column].type):  # encoded (module doc)
         try:
@@ -216,7 +217,7 @@ def build_segment(
         order = _order_of_ids(sorted_dictionary, options.narrow_order)
     elif sorted_column is not None:
         if sorted_column in source:  # joined once for its order and its own build (which would join it again)
-            source[sorted_column] = _joined(source[sorted_column])
+            source[sorted_column] = _joined(source[sorted_column], _stored_arrow_type(schema[sorted_column]))
         order, sorted_dictionary = _sorted_order(source, schema, sorted_column, options.narrow_order)
 
     if spill is not None:
@@ -242,7 +243,8 @@ def build_segment(
                 prebuilt, lengths = dictionary_of_encoded_lists(column, spec.stored_type, spec.name)
                 column = pa.chunked_array([], pa.list_(ARROW_STORED_TYPE[spec.stored_type]))
             else:  # joined here, where the chunks' one reference is rebound (with release_input): they go now,
-                column = _joined(column)  # not after the column is built (a raw LONG's 15 MB at 64mb)
+                # not after the column is built (a raw LONG's 15 MB at 64mb)
+                column = _joined(column, _stored_arrow_type(spec))
             handed, column = [column], None  # its one reference, taken by _column_context (release_input)
             ctx = _column_context(spec, handed, masks.pop(spec.name, None) if release else masks.get(spec.name),
                                   settings.columns[spec.name], settings, total_docs, plan.mode, order, prebuilt,
@@ -277,7 +279,7 @@ def build_segment(
         # Measured with release_input on one thread: memory_probe 16mb 42-46 MB against 47-48 in schema
         # order, 32mb unchanged (docs/performance.md, "Task memory").
         built = [None] * len(specs)
-        sizes = [source[spec.name].nbytes for spec in specs]
+        sizes = [_held_bytes(source[spec.name], options.largest_first) for spec in specs]
         for i in sorted(range(len(specs)), key=lambda i: -sizes[i] if options.largest_first else sizes[i]):
             # Before the larger columns only (at least the average): the peak is theirs, and what a small
             # column (or the sorted order, at the start) would reuse of the space trimmed is faulted in again
@@ -530,11 +532,42 @@ def _non_decreasing(column: pa.ChunkedArray) -> bool:
     return non_decreasing(numbers)
 
 
-def _joined(column: pa.ChunkedArray) -> pa.ChunkedArray:
+def _joined(column: pa.ChunkedArray, stored: pa.DataType | None = None) -> pa.ChunkedArray:
     """The column in one chunk. One copy now, in place of the buffered chunks (the caller holds no other
     reference with release_input): later steps would combine them anyway, and the chunks would stay alive
-    beside the copy until the column is done, the whole column twice at the build's peak."""
+    beside the copy until the column is done, the whole column twice at the build's peak. Integers narrower
+    than ``stored`` (a compaction's raw LONG values held as int32: ``merge.narrowable_columns``) are widened in
+    the same copy."""
+    if stored is not None and column.type != stored and pa.types.is_integer(column.type) and \
+            pa.types.is_integer(stored):
+        wide = np.empty(len(column), dtype=stored.to_pandas_dtype())
+        at = 0
+        for chunk in column.chunks:
+            wide[at:at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+            at += len(chunk)
+        return pa.chunked_array([pa.array(wide)], stored)
     return pa.chunked_array([column.combine_chunks()], column.type) if column.num_chunks > 1 else column
+
+
+def _stored_arrow_type(spec: FieldSpec) -> pa.DataType | None:
+    """A single-value column's Arrow type as stored (what ``_joined`` widens narrower integers to)."""
+    return ARROW_STORED_TYPE[spec.stored_type] if spec.single_value else None
+
+
+def _widened(column: pa.ChunkedArray, spec: FieldSpec) -> pa.ChunkedArray:
+    """The column as given, or joined and widened where it holds integers narrower than stored."""
+    stored = _stored_arrow_type(spec)
+    if stored is None or column.type == stored or not pa.types.is_integer(column.type):
+        return column
+    return _joined(column, stored)
+
+
+def _held_bytes(column: pa.ChunkedArray, buffers: bool) -> int:
+    """A column's bytes, to order the build's columns by. ``buffers`` (a compaction's): the buffers its chunks
+    reference, whole (a slice of an input counts all of it), not Arrow's ``nbytes``: pyarrow's first
+    ``nbytes`` of a process maps a region of its own and touches 4 MB of it (pyarrow 26), 0.25x a 16mb
+    compaction's target for nothing; a write's task has paid it already (its buffer's sizes)."""
+    return column.get_total_buffer_size() if buffers else column.nbytes
 
 
 def _build_column(ctx: ColumnContext) -> tuple[ColumnMetadata, list[IndexEntry]]:

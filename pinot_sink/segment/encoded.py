@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 
-from .dictionary import Dictionary, build_dictionary
+from .dictionary import NUMPY_NATIVE, Dictionary, build_dictionary
 from .index_policy import has_dict_ids
 from .table_config import TableIndexSettings
 
@@ -40,6 +40,9 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str, 
     chunks = [chunk for chunk in column.chunks if len(chunk)]
     if not chunks:
         return build_dictionary(pa.array([], type=column.type.value_type), stored_type, name)
+    runs = _dictionary_of_ordered_runs(chunks, len(column), stored_type, narrow)
+    if runs is not None:
+        return runs
     merged = build_dictionary(pa.concat_arrays([chunk.dictionary for chunk in chunks]), stored_type, name)
     cardinality = merged.cardinality
     ids = np.empty(len(column), dtype=_narrow_ids(cardinality) if narrow else merged.dict_ids.dtype)
@@ -78,6 +81,59 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str, 
             np.take(renumber, block, out=block, mode="clip")
     merged.dict_ids = ids
     return merged
+
+
+def _dictionary_of_ordered_runs(chunks: list[pa.DictionaryArray], rows: int, stored_type: str,
+                                narrow: bool) -> Dictionary | None:
+    """``dictionary_of_encoded`` where the chunks' dictionaries are integers, each strictly increasing, and,
+    taken in the order of their first values, none overlaps the next: a time column's (each input segment a
+    stretch of time, its dictionary sorted). The merged dictionary is then the used values of each dictionary
+    one run after the other, and a chunk's dictIds map through its own used values' running count: no
+    dictionary of all the chunks' values put together, no renumbering. Working memory is the result's (the
+    values used and the dictIds) and one chunk's map: the whole merge held ~4x the dictIds' bytes beside the
+    rows, a 16mb compaction's build's largest step (docs/performance-log.md). None where it does not apply
+    (overlapping or unsorted dictionaries, repeats, other types): the general merge then."""
+    if stored_type not in ("INT", "LONG"):
+        return None
+    dtype = np.dtype(NUMPY_NATIVE[stored_type])
+    if any(chunk.dictionary.type != pa.from_numpy_dtype(dtype) or chunk.dictionary.null_count for chunk in chunks):
+        return None
+    dictionaries = [chunk.dictionary.to_numpy(zero_copy_only=False) for chunk in chunks]
+    if any(not len(values) for values in dictionaries):
+        return None
+    runs = sorted(range(len(chunks)), key=lambda i: dictionaries[i][0])
+    last = None
+    for i in runs:
+        values = dictionaries[i]
+        if (last is not None and values[0] <= last) or not bool((values[1:] > values[:-1]).all()):
+            return None
+        last = values[-1]
+    # Which values of each dictionary rows use, and where each run's used values start in the merged one; a
+    # dictionary shared by several chunks (the rest of an input cut before, the same buffers) would repeat
+    # values across runs and was refused above
+    used = []
+    for chunk, values in zip(chunks, dictionaries):
+        flags = np.zeros(len(values), dtype=np.bool_)
+        flags[chunk.indices.to_numpy(zero_copy_only=False)] = True
+        used.append(flags)
+    counts = [int(np.count_nonzero(flags)) for flags in used]
+    starts, cardinality = {}, 0
+    for i in runs:
+        starts[i] = cardinality
+        cardinality += counts[i]
+    merged = np.empty(cardinality, dtype=dtype)
+    for i in runs:
+        np.compress(used[i], dictionaries[i], out=merged[starts[i]:starts[i] + counts[i]])
+    ids = np.empty(rows, dtype=_narrow_ids(cardinality) if narrow else np.int32)
+    at = 0
+    for i, chunk in enumerate(chunks):
+        mapping = np.cumsum(used[i], dtype=np.int32)  # a chunk's dictionary's length: small
+        mapping += starts[i] - 1
+        # every index is in range (the flags above were set by them): no bounds check, no buffered copy
+        np.take(mapping.astype(ids.dtype, copy=False), chunk.indices.to_numpy(zero_copy_only=False),
+                out=ids[at:at + len(chunk)], mode="clip")
+        at += len(chunk)
+    return Dictionary(stored_type, pa.array(merged), ids)
 
 
 def _narrow_ids(cardinality: int) -> np.dtype:

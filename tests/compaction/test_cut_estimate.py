@@ -158,3 +158,42 @@ def test_a_segment_built_again_from_reread_rows_is_the_one_built_from_kept_rows(
     assert rereads[0] > 0 and rereads[1] == 0
     assert [t.num_rows for t in again] == [t.num_rows for t in kept] and all(
         a.equals(k) for a, k in zip(again, kept))
+
+
+def _buffer_spans(table: pa.Table) -> list[tuple[int, int]]:
+    return [(b.address, b.address + b.size) for column in table.columns for chunk in column.chunks
+            for b in chunk.buffers() if b is not None and b.size]
+
+
+def test_the_rest_of_an_input_cut_for_a_built_segment_is_held_as_its_own_copy():
+    """An input cut across two segments: once the first is built, the cutter holds the rest's rows in buffers
+    of their own (not slices of the input's, which held the built rows too: the whole input stayed beside the
+    next segment's build; the dictionaries, an input's distinct values, are still shared); the next segment gets
+    the same rows, values, dictIds and nulls."""
+    parts = [PinotColumns(pa.table({
+        "x": pa.array(np.arange(start, start + 100)),
+        "d": pa.DictionaryArray.from_arrays(pa.array(np.arange(100) % 5, pa.int8()), pa.array([7, 8, 9, 10, 11])),
+        "tags": pa.ListArray.from_arrays(pa.array(np.arange(101) * 2, pa.int32()),
+                                         pa.array(np.arange(start, start + 200))),
+    }), {"x": np.arange(100) % 3 == 0}) for start in range(0, 1000, 100)]
+    spans = [_buffer_spans(p.table) for p in parts]
+    built, pending = [], []
+
+    def build(rows, key):
+        built.append((rows.table, rows.null_masks["x"].copy()))
+        pending.append([(p.origin, p.start, p.count, p.rows) for p in cutter.pending[key]])
+        return merge.Built(f"s{len(built)}", rows.table.num_rows, 20 * rows.table.num_rows, "", lambda: None,
+                           lambda: None)
+
+    cutter = merge.Cutter(10_000, build, 20.0)  # 450 rows a segment: part 4 cut at 50
+    for number, part in enumerate(parts):
+        cutter.add((0,), part, number)
+    cutter.finish()
+    [(start, count, rest)] = [(s, c, r) for origin, s, c, r in pending[1] if origin == 4]
+    assert (start, count) == (50, 50)
+    assert not any(a < end and start_ < b for a, b in _buffer_spans(rest.table) for start_, end in spans[4])
+    # the rows are the same as the input's: the next segment begins with them
+    second, mask = built[1]
+    assert second.slice(0, 50).equals(parts[4].table.slice(50, 50))
+    assert mask[:50].tolist() == parts[4].null_masks["x"][50:].tolist()
+    assert [t.num_rows for t, _ in built] == [450, 450, 100]

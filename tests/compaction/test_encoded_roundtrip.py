@@ -194,3 +194,49 @@ def test_a_dict_id_past_the_dictionary_is_refused_before_arrow_takes_the_ids_unc
     (folder / "v3" / "columns.psf").write_bytes(bytes(psf))
     with pytest.raises(SegmentFormatError, match="has dictId 3 >= cardinality 3"):
         merge.read_rows(str(folder), schema, "t_0")
+
+
+def test_raw_long_columns_held_as_int32_build_the_bytes_of_their_values(tmp_path):
+    """``merge.narrowable_columns``: raw LONG values held as int32 where an input's fit (not the time column, a
+    partitioned one, or in rollup / dedup). Inputs narrowed and not (one input's values past int32), concatenated,
+    built with the compaction's options (and a raw LONG sortedColumn, and the same column with a dictionary
+    once the config changed): the bytes of a build from the int64 values."""
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "id", "dataType": "LONG"}, {"name": "part", "dataType": "LONG"}, {"name": "s", "dataType": "STRING"}],
+        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                                "granularity": "1:MILLISECONDS"}]})
+    raw = {"tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "ts"},
+           "tableIndexConfig": {"noDictionaryColumns": ["id", "part", "ts"], "segmentPartitionConfig": {
+               "columnPartitionMap": {"part": {"functionName": "Murmur", "numPartitions": 4}}}}}
+    config = TableConfig.from_json(raw, schema)
+    assert merge.narrowable_columns(schema, config, "ts", "concat") == {"id"}
+    assert merge.narrowable_columns(schema, config, "ts", "rollup") == frozenset()
+    paths, values = [], []
+    for i, first in enumerate((-5, 1 << 40, 1_000)):  # the second input's ids do not fit int32
+        ids = np.arange(first, first + 60, dtype=np.int64)[::-1].copy()
+        table = pa.table({"id": ids, "part": ids % 3, "s": pa.array([f"v{k % 4}" for k in range(60)]),
+                          "ts": 1_700_000_000_000 + ids % 1000})
+        built = build_segment(PinotColumns(table, {}), schema, config, tmp_path / "in", f"t_{i}",
+                              creation_time_ms=1, options=BuildOptions(threads=1))
+        paths.append(str(built.tar_path))
+        values += ids.tolist()
+    parts = [merge.read_rows(p, schema, p, "ts", narrow=frozenset({"id"})) for p in paths]
+    assert [p.table.schema.field("id").type for p in parts] == [pa.int32(), pa.int64(), pa.int32()]
+    assert all(p.table.schema.field(n).type == pa.int64() for p in parts for n in ("part", "ts"))
+    rows = merge.concat([parts[0], parts[2]])
+    assert rows.table.schema.field("id").type == pa.int32()  # both narrowed: held so
+    mixed = merge.concat(parts)
+    assert mixed.table.schema.field("id").type == pa.int64() and mixed.table.column("id").to_pylist() == values
+    wide = merge.concat([merge.read_rows(p, schema, p, "ts") for p in paths])
+    for label, extra in (("raw", {}), ("sorted", {"sortedColumn": ["id"]}),
+                         ("dictionary", {"noDictionaryColumns": []})):
+        table_config = TableConfig.from_json({**raw, "tableIndexConfig": {**raw["tableIndexConfig"], **extra}}, schema)
+        digests = []
+        for name, columns in (("narrow", mixed), ("narrow2", rows), ("wide", wide), ("wide2", merge.concat(
+                [merge.read_rows(p, schema, p, "ts") for p in (paths[0], paths[2])]))):
+            built = build_segment(PinotColumns(columns.table, dict(columns.null_masks)), schema, table_config,
+                                  tmp_path / label / name, "t_out", creation_time_ms=1,
+                                  options=BuildOptions(threads=1, release_input=True, largest_first=True,
+                                                       narrow_order=True))
+            digests.append(hashlib.sha256(built.tar_path.read_bytes()).hexdigest())
+        assert digests[0] == digests[2] and digests[1] == digests[3], label

@@ -87,6 +87,71 @@ def test_chunks_over_the_merged_dictionary_itself_keep_their_ids_and_drop_what_n
     assert got.dict_ids.tolist() == expected.dict_ids.tolist()
 
 
+def _sorted_runs(rng, stored: str, chunks: int, order: list[int]) -> tuple[pa.ChunkedArray, list]:
+    """A time column's chunks: each over its own sorted dictionary of a stretch of values (the stretches
+    apart, the chunks in ``order`` of their stretches), some values no row uses, rows in any order."""
+    arrow_type = {"INT": pa.int32(), "LONG": pa.int64()}[stored]
+    scale = 1 if stored == "INT" else 10**9
+    out, values = [], []
+    for run in order:
+        dictionary = np.sort(rng.choice(np.arange(run * 1000, run * 1000 + 500), 200, replace=False)) * scale - 7
+        ids = rng.integers(0, len(dictionary), 150)  # some values no row uses
+        out.append(pa.DictionaryArray.from_arrays(pa.array(ids, pa.int32()), pa.array(dictionary, arrow_type)))
+        values += dictionary[ids].tolist()
+    return pa.chunked_array(out), values
+
+
+@pytest.mark.parametrize("stored", ["INT", "LONG"])
+@pytest.mark.parametrize("order", [[0], [0, 1, 2, 3], [2, 0, 3, 1]])
+@pytest.mark.parametrize("narrow", [True, False])
+def test_sorted_runs_merge_without_a_merged_dictionary_of_every_value(stored, order, narrow):
+    """Chunks whose dictionaries are sorted stretches apart (a time column's inputs, in any order): their used
+    values one run after the other, dictIds through each run's own map; the dictionary and dictIds of the
+    decoded rows either way, narrow as asked."""
+    rng = np.random.default_rng(len(order) * 7 + len(stored))
+    column, values = _sorted_runs(rng, stored, len(order), order)
+    column = column.slice(20, len(values) - 45)  # the cut rows' values leave the dictionary
+    values = values[20:len(values) - 25]
+    expected = build_dictionary(pa.array(values, column.type.value_type), stored, "c")
+    assert encoded._dictionary_of_ordered_runs(
+        [c for c in column.chunks if len(c)], len(column), stored, narrow) is not None  # this path, not the general
+    got = dictionary_of_encoded(column, stored, "c", narrow=narrow)
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+    assert got.dict_ids.dtype == (np.int16 if narrow and got.cardinality > 127 else np.int8 if narrow else np.int32)
+
+
+@pytest.mark.parametrize("case", ["overlap", "unsorted", "repeat", "same dictionary twice", "double"])
+def test_dictionaries_not_in_sorted_runs_take_the_general_merge(case):
+    """Dictionaries that overlap, are not sorted, repeat a value or are shared by two chunks (an input's two
+    slices), or of another type: not merged as runs; the result is still the decoded rows' dictionary."""
+    rng = np.random.default_rng(3)
+    column, _ = _sorted_runs(rng, "LONG", 3, [0, 1, 2])
+    chunks = list(column.chunks)
+    stored = "LONG"
+    if case == "overlap":
+        chunks[1] = pa.DictionaryArray.from_arrays(chunks[1].indices, pa.array(
+            chunks[1].dictionary.to_numpy() - 10**9 * 600))  # into the first stretch
+    elif case == "unsorted":
+        chunks[1] = pa.DictionaryArray.from_arrays(chunks[1].indices, pa.array(chunks[1].dictionary.to_numpy()[::-1]))
+    elif case == "repeat":
+        d = chunks[1].dictionary.to_numpy().copy()
+        d[5] = d[4]
+        chunks[1] = pa.DictionaryArray.from_arrays(chunks[1].indices, pa.array(d))
+    elif case == "same dictionary twice":
+        chunks = [chunks[0].slice(0, 70), chunks[0].slice(70)] + chunks[1:]
+    else:
+        stored = "DOUBLE"
+        chunks = [pa.DictionaryArray.from_arrays(c.indices, c.dictionary.cast(pa.float64())) for c in chunks]
+    assert encoded._dictionary_of_ordered_runs(chunks, sum(len(c) for c in chunks), stored, True) is None
+    column = pa.chunked_array(chunks)
+    decoded = pa.chunked_array([c.dictionary_decode() for c in chunks]).combine_chunks()
+    expected = build_dictionary(decoded, stored, "c")
+    got = dictionary_of_encoded(column, stored, "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+
+
 SCHEMA = PinotSchema.from_json({
     "schemaName": "t",
     "dimensionFieldSpecs": [{"name": "country", "dataType": "STRING"}, {"name": "device", "dataType": "STRING"},

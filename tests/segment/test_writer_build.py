@@ -584,3 +584,28 @@ def test_a_spill_reads_and_writes_by_seeking_where_pread_is_missing(tmp_path, mo
     with Spill(tmp_path) as spill:
         first, second = spill.hold(b"abcdefghij"), spill.hold(b"0123")
         assert list(second.pieces()) == [b"0123"] and list(first.pieces(6)) == [b"abcdef", b"ghij"]
+
+
+def test_a_compaction_build_orders_its_columns_by_the_buffers_they_hold(tmp_path, monkeypatch):
+    # Largest first (a compaction's builds) by the bytes of the buffers each column references, whole: a column
+    # sliced out of a larger input counts all of it (its buffers go with it), and Arrow's nbytes is not asked
+    # (pyarrow's first nbytes touches 4 MB of a region of its own). Smallest first (a task's) by nbytes. The
+    # same bytes either way.
+    from pinot_sink.segment import builder
+    order = []
+    original = builder._build_column
+    monkeypatch.setattr(builder, "_build_column", lambda ctx: order.append(ctx.spec.name) or original(ctx))
+
+    def columns():  # "day" a slice of 4 of 2,000 rows (8 kB of buffer, 16 B of nbytes); the names long
+        rows = _columns(names=("b" * 500, "a" * 500, "c" * 500, "a" * 500))
+        days = pa.array(np.arange(18000, 20000), pa.int32()).slice(0, 4)
+        return PinotColumns(rows.table.set_column(rows.table.schema.get_field_index("day"), "day", days), {})
+
+    config = TableConfig.from_json(CONFIG, SCHEMA)
+    kept = build_segment(columns(), SCHEMA, config, tmp_path / "kept", "seg_0", T0, BuildOptions(threads=1))
+    assert order == ["day", "amount", "tags", "name"]  # smallest first, by nbytes
+    order.clear()
+    largest = build_segment(columns(), SCHEMA, config, tmp_path / "largest", "seg_0", T0,
+                            BuildOptions(threads=1, release_input=True, largest_first=True))
+    assert order == ["day", "name", "tags", "amount"]  # by nbytes: name, tags, amount, day
+    assert largest.tar_path.read_bytes() == kept.tar_path.read_bytes()

@@ -588,3 +588,17 @@ def test_nan_in_the_time_column_counts_as_null():
     values = columns.table.column("ts").to_pylist()
     assert values[0] == 1_700_000_000_000 and values[1] >= before and values[2] >= before
     assert columns.null_masks["ts"].tolist() == [False, True, True]
+
+
+def test_stored_rows_may_hold_a_long_column_as_narrower_integers_never_wider_or_other_kinds():
+    # A compaction holds raw LONG values as int32 where they fit (the builder widens them as it takes them)
+    from type_mapping.stored import PinotColumns
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "id", "dataType": "LONG"}, {"name": "n", "dataType": "INT"}]})
+    PinotColumns(pa.table({"id": pa.array([1, 2], pa.int32()), "n": pa.array([1, 2], pa.int32())}), {}).validate(schema)
+    for bad in ({"id": pa.array([1.0, 2.0])}, {"n": pa.array([1, 2], pa.int64())},
+                {"id": pa.array([1, 2], pa.uint32())}):
+        table = {"id": pa.array([1, 2], pa.int64()), "n": pa.array([1, 2], pa.int32()), **bad}
+        with pytest.raises(ValueError, match="expected stored type"):
+            PinotColumns(pa.table(table), {}).validate(schema)
