@@ -530,7 +530,7 @@ def _check_record_budget(job: WriteJob, client: ControllerClient, new: Sequence[
     more: a smaller one cannot outgrow it unless other entries nearly fill it, and then Pinot refuses its
     startReplaceSegments, which also comes before any upload."""
     limit = job.options.commit.zk_record_limit
-    table_with_type = f"{offline_raw_name(job.table)}_OFFLINE"
+    table_with_type = f"{offline_raw_name(job.table, client.table_type)}_{client.table_type}"
     try:
         ideal_state = client.get_ideal_state(job.table)
         alone = project_commit(table_with_type, {}, {}, new, replaced, limit=limit)

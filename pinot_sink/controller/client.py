@@ -196,14 +196,17 @@ class ControllerClient:
         return _lineage_entries(response, raw)
 
     def get_ideal_state(self, table: str) -> dict[str, dict[str, str]]:
-        """The OFFLINE table's ideal state, segment -> {instance: state} (``GET /tables/{t}/idealstate``)."""
-        raw = offline_raw_name(table)
-        body = self._get_json(f"/tables/{quote(raw, safe='')}/idealstate", params={"tableType": "offline"},
+        """The table's ideal state (of the client's table type), segment -> {instance: state}
+        (``GET /tables/{t}/idealstate``). Pinot answers 404 for a type the table lacks: asking a REALTIME
+        table's for ``offline`` failed every REALTIME write's commit on a real cluster."""
+        raw = self._raw(table)
+        kind = self.table_type
+        body = self._get_json(f"/tables/{quote(raw, safe='')}/idealstate", params={"tableType": kind.lower()},
                               operation="get ideal state", table=raw)
-        if not isinstance(body, dict) or not isinstance(body.get("OFFLINE") or {}, dict):
+        if not isinstance(body, dict) or not isinstance(body.get(kind) or {}, dict):
             raise ControllerUnavailableError(f"the ideal state answer is not Pinot's: {str(body)[:200]!r}",
                                              operation="get ideal state", table=raw)
-        return dict(body.get("OFFLINE") or {})
+        return dict(body.get(kind) or {})
 
     def download_segment(self, table: str, segment: str, dest: str | os.PathLike) -> Path:
         """Fetch a stored tarball (``GET /segments/{t}/{segment}``), streamed to ``dest``."""
