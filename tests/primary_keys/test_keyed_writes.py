@@ -83,3 +83,29 @@ def test_realtime_is_only_for_keyed_tables(fake_controller):
     fake_controller.add_table(SCHEMA, table_config("REALTIME", upsertConfig=None))
     with pytest.raises(OptionError, match="pinot_sink uploads to REALTIME tables for upsert and dedup backfills only"):
         prepared_job(SCHEMA, None, ARROW, url=fake_controller.url, **{"table-name": "orders", "table-type": "REALTIME"})
+
+
+def test_the_cli_lists_undoes_and_recovers_a_realtime_table_named_with_its_suffix(fake_controller, tmp_path, capsys):
+    """history, segments, undo and recover of a REALTIME table's backfills: ``--table orders_REALTIME`` (the raw
+    name means the OFFLINE table, which a REALTIME-only table lacks; before, the suffix was refused)."""
+    import json
+
+    from pinot_sink.cli import main
+
+    fake_controller.add_table(SCHEMA, table_config("REALTIME"))
+    write(fake_controller, kind="REALTIME", seed=1, **{"write.id": "backfill-1"})
+    first = set(fake_controller.live_segments("orders"))
+    write(fake_controller, kind="REALTIME", seed=2, **{"write.id": "backfill-1"})
+    url = ["--url", fake_controller.url, "--table", "orders_REALTIME"]
+    capsys.readouterr()
+    assert main(["history", *url, "--json"]) == 0
+    runs = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [run["status"] for run in runs][-1] == "live" and len(runs) == 2
+    assert main(["segments", *url]) == 0
+    assert f"{len(fake_controller.live_segments('orders'))} segments" in capsys.readouterr().out
+    assert main(["undo", *url, "--write-id", "backfill-1"]) == 0
+    assert set(fake_controller.live_segments("orders")) == first
+    assert main(["recover", *url]) == 0
+    assert "nothing left behind" in capsys.readouterr().out
+    assert all(r.query.get("type", ["REALTIME"]) == ["REALTIME"] for r in fake_controller.received
+               if r.path.startswith("/segments/orders"))
