@@ -109,3 +109,36 @@ def test_the_cli_lists_undoes_and_recovers_a_realtime_table_named_with_its_suffi
     assert "nothing left behind" in capsys.readouterr().out
     assert all(r.query.get("type", ["REALTIME"]) == ["REALTIME"] for r in fake_controller.received
                if r.path.startswith("/segments/orders"))
+
+
+def test_recover_reverts_a_realtime_write_killed_after_its_uploads(fake_controller, monkeypatch, capsys, tmp_path):
+    """A REALTIME backfill whose driver died before endReplaceSegments: ``recover --table orders_REALTIME --apply``
+    reverts its entry (it failed: ConsistentPush took the typed name for an OFFLINE one) and deletes its private
+    staging root (it was looked for under ``orders_REALTIME``)."""
+    from pinot_sink.cli import main
+    from pinot_sink.controller import ControllerClient
+    from tests.datasource.test_recover import Crash, crash_at
+
+    fake_controller.add_table(SCHEMA, table_config("REALTIME"))
+    write(fake_controller, kind="REALTIME", seed=1, **{"write.id": "backfill-1"})
+    first = set(fake_controller.live_segments("orders"))
+    crash_at(monkeypatch, "uploaded")
+    with pytest.raises(Crash):
+        write(fake_controller, kind="REALTIME", seed=2, **{"write.id": "backfill-1"})
+    monkeypatch.undo()
+    import os
+    import tempfile
+
+    from pinot_sink.storage.staging import _root_prefix
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a killed driver's private staging root, as it left it
+    root = tempfile.mkdtemp(prefix=_root_prefix("orders"))
+    os.makedirs(os.path.join(root, "orders", "_staging", "w0123456789_rx"))
+    lineage = ControllerClient(fake_controller.url, table_type="REALTIME").get_lineage("orders")
+    assert sorted(entry["state"] for entry in lineage.values()) == ["COMPLETED", "IN_PROGRESS"]
+    url = ["--url", fake_controller.url, "--table", "orders_REALTIME", "--min-age", "0"]
+    capsys.readouterr()
+    assert main(["recover", *url, "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "-> reverted" in out and "private staging folder" in out and "-> deleted" in out
+    assert main(["recover", *url]) == 0 and "nothing left behind" in capsys.readouterr().out
+    assert set(fake_controller.live_segments("orders")) == first
