@@ -54,7 +54,7 @@ from pinot_sink.storage.stores import DirectoryStore
 from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
 from .naming import segment_replaces
-from .primary_keys import check_dimension_size
+from .primary_keys import check_dimension_size, replaced_upsert_warning
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments, first_task_error
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
@@ -125,6 +125,9 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         note=job.options.commit.note,
     )
     log.info("%s", summary_table(result))
+    hidden = replaced_upsert_warning(job.primary_keys, job.table, len(replaced)) if not job.options.embedded else None
+    if hidden:
+        log.warning("%s", hidden)
     if job.plan is not None and job.plan.coerced:  # converted as Pinot converts them, which is allowed, but worth a word
         log.info("pinot_sink: %s: values converted to the column's type: %s", job.table, ", ".join(job.plan.coerced))
     write_committed(record, asdict(result))

@@ -1,4 +1,4 @@
-"""REALTIME upsert and dedup tables on the real cluster (their backfills: ``table-type=REALTIME``). The cluster has
+"""REALTIME upsert and dedup tables on the real cluster, and an OFFLINE upsert table rolled back (their backfills: ``table-type=REALTIME``). The cluster has
 no stream plugin; ``run.sh`` loads a stand-in stream that never holds a message (``empty_stream/``), so the
 tables exist with their consuming segments and every row comes from our uploads. Spark-free: the tasks run in
 this process, as in ``tests/primary_keys/test_keyed_writes.py``.
@@ -38,8 +38,8 @@ def rows(run: int, task: int):
                           schema=ARROW)
 
 
-def write(pinot, table: str, run: int, **options):
-    job = prepared_job(SCHEMA, None, ARROW, url=pinot.url, **{"table-name": table, "table-type": "REALTIME",
+def write(pinot, table: str, run: int, *, kind: str = "REALTIME", **options):
+    job = prepared_job(SCHEMA, None, ARROW, url=pinot.url, **{"table-name": table, "table-type": kind,
                                                                "sink.buffer-flush.max-rows": 40, **options})
     reports = [write_partition(job, rows(run, p), partition_id=p, attempt=0, task_attempt_id=p) for p in range(3)]
     return commit_job(job, reports)
@@ -118,3 +118,32 @@ def test_a_dedup_table_serves_every_uploaded_row(pinot):
     pinot.wait_rows(sql, [[KEYS]])
     write(pinot, table, 1, **{"write.id": "two"})
     pinot.wait_rows(sql, [[2 * KEYS]])
+
+
+def test_an_overwrite_with_older_stamps_hides_its_keys_until_the_replaced_segments_are_deleted(pinot, caplog):
+    """docs/primary-key-tables.md#rolling-keys-back, on an OFFLINE upsert table: the overwrite's rows are older
+    than the ones it replaces, so every key shows no row (the replaced segments stay loaded and win) and the
+    commit warns; the recipe (a short replacedSegmentsRetentionPeriod, the RetentionManager run for the table,
+    a reload) brings every key back with the overwrite's row."""
+    table = "rp_upsert_rollback"
+    config = dict(table_config("OFFLINE"), tableName=table, tenants={})
+    pinot.create(dict(SCHEMA, schemaName=table), config)
+    write(pinot, table, 2, kind="OFFLINE", **{"write.id": "newer"})
+    wait_seed(pinot, table, 2)
+    caplog.set_level("WARNING")
+    job = prepared_job(SCHEMA, None, ARROW, url=pinot.url, overwrite=True,
+                       **{"table-name": table, "sink.buffer-flush.max-rows": 40})
+    commit_job(job, [write_partition(job, rows(1, p), partition_id=p, attempt=0, task_attempt_id=p) for p in range(3)])
+    assert "SMALLER comparison value" in caplog.text
+    sql = f"SELECT COUNT(*) FROM {table}"
+    pinot.wait_rows(sql, [[0]])  # every key hidden: what the warning says
+
+    config = pinot.must("GET", f"/tables/{table}", params={"type": "offline"})["OFFLINE"]
+    config["segmentsConfig"]["replacedSegmentsRetentionPeriod"] = "1s"
+    pinot.must("PUT", f"/tables/{table}", json=config)
+    pinot.must("GET", "/periodictask/run", params={"taskname": "RetentionManager", "tableName": table,
+                                                  "type": "OFFLINE"})
+    pinot.wait(lambda: set(pinot.live_segments(table)) == set(
+        pinot.must("GET", f"/segments/{table}", params={"type": "OFFLINE"})[0]["OFFLINE"]), 120, "replaced deleted")
+    pinot.must("POST", f"/segments/{table}/reload", params={"type": "OFFLINE"})
+    wait_seed(pinot, table, 1)

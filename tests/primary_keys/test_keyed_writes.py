@@ -142,3 +142,17 @@ def test_recover_reverts_a_realtime_write_killed_after_its_uploads(fake_controll
     assert "-> reverted" in out and "private staging folder" in out and "-> deleted" in out
     assert main(["recover", *url]) == 0 and "nothing left behind" in capsys.readouterr().out
     assert set(fake_controller.live_segments("orders")) == first
+
+
+@pytest.mark.parametrize("kind", ["OFFLINE", "REALTIME"])
+def test_a_replace_on_an_upsert_table_warns_that_older_rows_hide_their_keys(fake_controller, caplog, kind):
+    """On a real cluster an overwrite of an upsert table with older stamps answered 0 of 100 rows: the replaced
+    segments stay loaded (and win the upsert) until the controller's RetentionManager deletes them. A commit
+    that replaced segments of an upsert table says so; one that replaced nothing does not."""
+    fake_controller.add_table(SCHEMA, table_config(kind))
+    caplog.set_level("WARNING")
+    write(fake_controller, kind=kind, seed=1, **{"write.id": "backfill-1"})
+    assert "upsert table: this write replaced" not in caplog.text
+    write(fake_controller, kind=kind, seed=2, **{"write.id": "backfill-1"})
+    assert "upsert table: this write replaced 12 segment(s)" in caplog.text
+    assert "SMALLER comparison value" in caplog.text and "#rolling-keys-back" in caplog.text
