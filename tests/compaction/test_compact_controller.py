@@ -199,7 +199,8 @@ def test_a_write_still_replacing_a_segment_fails_the_compaction_at_once_naming_i
     [group] = report.groups
     assert f"segment {held} (of 4 to replace) is being replaced by lineage entry {rival} (IN_PROGRESS since " \
         in group.error, group.error
-    assert "`pinot-sink recover --table events` settles a killed one); nothing was started" in group.error
+    assert (f"`pinot-sink recover --table events --url {table.url}` settles a killed one); nothing was "
+            "started") in group.error  # the command as it runs (it said no --url)
     starts = [r for r in table.received[before:] if r.path.endswith("/startReplaceSegments")]
     assert len(starts) == 1  # no retry
     assert controller_ids(table, tmp_path) == list(range(400))
