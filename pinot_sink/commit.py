@@ -449,7 +449,7 @@ class _ControllerPublication:
                     state = "nothing was committed"
                 else:
                     state = (f"REVERT FAILED: lineage entry {push.lineage_id} is left IN_PROGRESS (its new segments "
-                             f"stay hidden: nothing is committed); `pinot-sink recover --table {job.table} --url "
+                             f"stay hidden: nothing is committed); `pinot-sink recover --table {job.typed_table} --url "
                              f"{job.client_config.url} --apply` reverts it")
                 if error.reverted or push.lineage_id is None:
                     state += _remove_deep_store_copies(job, new)
@@ -624,7 +624,7 @@ def _may_have_been_committed(job: WriteJob, run: WriteRun, error: CommitOutcomeU
             f"lineage entry {error.lineage_id} is COMPLETED (GET /segments/{job.table}/lineage), hidden if it is "
             f"IN_PROGRESS or REVERTED. {rerun} makes the write exactly once whatever happened (it replaces this "
             f"run's segments if they are live); `pinot-sink recover --table "
-            f"{job.table}{where}` shows what is left")
+            f"{job.typed_table}{where}` shows what is left")
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:

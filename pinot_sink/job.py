@@ -96,6 +96,12 @@ class WriteJob:
         return self.options.table_name
 
     @property
+    def typed_table(self) -> str:
+        """The name the ``pinot-sink`` commands take for this write's table: ``events``, or ``events_REALTIME``
+        for a REALTIME table's backfill (the raw name means the OFFLINE table)."""
+        return self.table if self.options.table_type == "OFFLINE" else f"{self.table}_{self.options.table_type}"
+
+    @property
     def client_config(self):
         return self.options.client
 

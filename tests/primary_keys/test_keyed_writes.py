@@ -156,3 +156,17 @@ def test_a_replace_on_an_upsert_table_warns_that_older_rows_hide_their_keys(fake
     write(fake_controller, kind=kind, seed=2, **{"write.id": "backfill-1"})
     assert "upsert table: this write replaced 12 segment(s)" in caplog.text
     assert "SMALLER comparison value" in caplog.text and "#rolling-keys-back" in caplog.text
+
+
+def test_a_realtime_commit_of_unknown_outcome_names_the_recover_command_for_its_table(fake_controller):
+    """The MAY HAVE BEEN COMMITTED message names `pinot-sink recover --table orders_REALTIME`: with the raw name
+    the command would look at the OFFLINE table, which a REALTIME-only table has not."""
+    from pinot_sink.commit import CommitError
+
+    fake_controller.add_table(SCHEMA, table_config("REALTIME"))
+    fake_controller.lose_response_next(1, method="POST", path="/segments/orders/endReplaceSegments",
+                                       then_outage_s=3)
+    with pytest.raises(CommitError, match=r"MAY HAVE BEEN COMMITTED.*`pinot-sink recover --table orders_REALTIME "
+                                          rf"--url {fake_controller.url}` shows what is left"):
+        write(fake_controller, kind="REALTIME", seed=1, **{"write.id": "backfill-1", "retry.max-attempts": 3,
+                                                           "retry.max-elapsed": "1s"})
