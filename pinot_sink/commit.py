@@ -47,8 +47,9 @@ from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPu
 from pinot_sink.segment.format import tarball_name
 from pinot_sink.storage.files import publish_into_directory, remove_tree
 from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
-from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was_withdrawn, write_aborted,
-                                          write_committed, write_publishing, write_unknown, write_withdrawn)
+from pinot_sink.storage.manifests import (WriteRecord, mark_superseded, took_unknown_outcome, was_withdrawn,
+                                          write_aborted, write_committed, write_publishing, write_unknown,
+                                          write_withdrawn)
 from pinot_sink.storage.stores import DirectoryStore
 
 from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
@@ -477,6 +478,8 @@ class _ControllerPublication:
     def finish(self, replaced: set[str]) -> None:
         job = self.job
         self.lineage_id = self.push.lineage_id if self.push is not None else None
+        if job.output_uri and replaced:
+            self._supersede_compacted_sources(replaced)
         if job.output_uri and job.options.delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
             # copy only: the table has changed, and raising now would make Spark report (and abort) a write
@@ -490,6 +493,29 @@ class _ControllerPublication:
             except Exception as exc:  # noqa: BLE001
                 log.error("pinot_sink: %s is committed, but its tarballs could not be kept in %s: %s", job.table,
                           redact_text(job.output_uri), exc)
+
+    def _supersede_compacted_sources(self, replaced: set[str]) -> None:
+        """A replaced segment that a controller's compaction made (or any replace) is in no manifest of the
+        output-uri folder; the segments it replaced are, and their manifests still said live: on a real
+        cluster, after a compaction and a window overwrite, the folder read 310 rows where the table held 10.
+        So follow the COMPLETED lineage entries back from what this write replaced, and mark the folder's
+        manifests of those earlier segments superseded too. Bookkeeping: never fails the committed write."""
+        job = self.job
+        try:
+            entries = [e for e in self.client.get_lineage(job.table).values() if e.get("state") == "COMPLETED"]
+        except ControllerError as exc:
+            log.error("pinot_sink: %s: could not read the lineage to mark the manifests of compacted segments "
+                      "superseded: %s", job.table, exc)
+            return
+        seen, frontier = set(replaced), set(replaced)
+        while frontier:
+            earlier = {name for e in entries if frontier & set(e.get("segmentsTo") or [])
+                       for name in e.get("segmentsFrom") or []} - seen
+            seen |= earlier
+            frontier = earlier
+        if seen - replaced:
+            mark_superseded(self.record, {"replaced": sorted(seen - replaced), "run_tag": self.record.common.get(
+                "run_tag"), "write_id": self.write_id, "mode": self.record.common.get("mode")})
 
     def close(self) -> None:
         if self._download_dir is not None:
