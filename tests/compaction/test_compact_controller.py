@@ -265,3 +265,9 @@ def test_an_output_uri_copy_follows_a_compaction_then_a_window_overwrite(table, 
           **{"overwrite.time-range": "2023-11-15/2023-11-16"})
     assert controller_ids(table, tmp_path) == list(range(1000, 1010))
     assert sorted(pinot_sink.read(out / "events").column("id").to_pylist()) == list(range(1000, 1010))
+    # undone, the overwrite stands no more: the merged writes' tarballs are live in the folder again
+    from pinot_sink.cli import main
+
+    assert main(["undo", "--table", "events", "--url", table.url, "--output-uri", str(out), "--write-id", "fix"]) == 0
+    assert controller_ids(table, tmp_path / "after-undo") == list(range(300))
+    assert sorted(pinot_sink.read(out / "events").column("id").to_pylist()) == list(range(300))
