@@ -47,14 +47,15 @@ from pinot_sink.controller.errors import CommitOutcomeUnknownError, ConsistentPu
 from pinot_sink.segment.format import tarball_name
 from pinot_sink.storage.files import publish_into_directory, remove_tree
 from pinot_sink.storage.layout import local_path, segment_uri, uri_to_fs
-from pinot_sink.storage.manifests import (WriteRecord, took_unknown_outcome, was_withdrawn, write_aborted,
-                                          write_committed, write_publishing, write_unknown, write_withdrawn)
+from pinot_sink.storage.manifests import (WriteRecord, mark_superseded, took_unknown_outcome, was_withdrawn,
+                                          write_aborted, write_committed, write_publishing, write_unknown,
+                                          write_withdrawn)
 from pinot_sink.storage.stores import DirectoryStore
 
 from .compaction.provenance import compactions_holding, refuse_rerun_of_compacted, write_tag_of
 from .job import WriteJob, describe_mode, ensure_log_handler, release_private_stage_root
 from .naming import segment_replaces
-from .primary_keys import check_dimension_size
+from .primary_keys import check_dimension_size, replaced_upsert_warning
 from .reports import PublishedSegment, SegmentRecord, TaskReport, WriteResult, committed_segments, first_task_error
 from .recovery import settle_own_leftovers
 from .sizing import small_segments_warning
@@ -125,6 +126,9 @@ def commit_job(job: WriteJob, reports: Sequence[TaskReport | None], *, query_id:
         note=job.options.commit.note,
     )
     log.info("%s", summary_table(result))
+    hidden = replaced_upsert_warning(job.primary_keys, job.table, len(replaced)) if not job.options.embedded else None
+    if hidden:
+        log.warning("%s", hidden)
     if job.plan is not None and job.plan.coerced:  # converted as Pinot converts them, which is allowed, but worth a word
         log.info("pinot_sink: %s: values converted to the column's type: %s", job.table, ", ".join(job.plan.coerced))
     write_committed(record, asdict(result))
@@ -446,7 +450,7 @@ class _ControllerPublication:
                     state = "nothing was committed"
                 else:
                     state = (f"REVERT FAILED: lineage entry {push.lineage_id} is left IN_PROGRESS (its new segments "
-                             f"stay hidden: nothing is committed); `pinot-sink recover --table {job.table} --url "
+                             f"stay hidden: nothing is committed); `pinot-sink recover --table {job.typed_table} --url "
                              f"{job.client_config.url} --apply` reverts it")
                 if error.reverted or push.lineage_id is None:
                     state += _remove_deep_store_copies(job, new)
@@ -474,6 +478,8 @@ class _ControllerPublication:
     def finish(self, replaced: set[str]) -> None:
         job = self.job
         self.lineage_id = self.push.lineage_id if self.push is not None else None
+        if job.output_uri and replaced:
+            self._supersede_compacted_sources(replaced)
         if job.output_uri and job.options.delivery.push_mode == "tar":
             # Keep the tarballs in output-uri too, as embedded mode does (the staging folder goes next). A
             # copy only: the table has changed, and raising now would make Spark report (and abort) a write
@@ -487,6 +493,29 @@ class _ControllerPublication:
             except Exception as exc:  # noqa: BLE001
                 log.error("pinot_sink: %s is committed, but its tarballs could not be kept in %s: %s", job.table,
                           redact_text(job.output_uri), exc)
+
+    def _supersede_compacted_sources(self, replaced: set[str]) -> None:
+        """A replaced segment that a controller's compaction made (or any replace) is in no manifest of the
+        output-uri folder; the segments it replaced are, and their manifests still said live: on a real
+        cluster, after a compaction and a window overwrite, the folder read 310 rows where the table held 10.
+        So follow the COMPLETED lineage entries back from what this write replaced, and mark the folder's
+        manifests of those earlier segments superseded too. Bookkeeping: never fails the committed write."""
+        job = self.job
+        try:
+            entries = [e for e in self.client.get_lineage(job.table).values() if e.get("state") == "COMPLETED"]
+        except ControllerError as exc:
+            log.error("pinot_sink: %s: could not read the lineage to mark the manifests of compacted segments "
+                      "superseded: %s", job.table, exc)
+            return
+        seen, frontier = set(replaced), set(replaced)
+        while frontier:
+            earlier = {name for e in entries if frontier & set(e.get("segmentsTo") or [])
+                       for name in e.get("segmentsFrom") or []} - seen
+            seen |= earlier
+            frontier = earlier
+        if seen - replaced:
+            mark_superseded(self.record, {"replaced": sorted(seen - replaced), "run_tag": self.record.common.get(
+                "run_tag"), "write_id": self.write_id, "mode": self.record.common.get("mode")})
 
     def close(self) -> None:
         if self._download_dir is not None:
@@ -530,7 +559,7 @@ def _check_record_budget(job: WriteJob, client: ControllerClient, new: Sequence[
     more: a smaller one cannot outgrow it unless other entries nearly fill it, and then Pinot refuses its
     startReplaceSegments, which also comes before any upload."""
     limit = job.options.commit.zk_record_limit
-    table_with_type = f"{offline_raw_name(job.table)}_OFFLINE"
+    table_with_type = f"{offline_raw_name(job.table, client.table_type)}_{client.table_type}"
     try:
         ideal_state = client.get_ideal_state(job.table)
         alone = project_commit(table_with_type, {}, {}, new, replaced, limit=limit)
@@ -621,7 +650,7 @@ def _may_have_been_committed(job: WriteJob, run: WriteRun, error: CommitOutcomeU
             f"lineage entry {error.lineage_id} is COMPLETED (GET /segments/{job.table}/lineage), hidden if it is "
             f"IN_PROGRESS or REVERTED. {rerun} makes the write exactly once whatever happened (it replaces this "
             f"run's segments if they are live); `pinot-sink recover --table "
-            f"{job.table}{where}` shows what is left")
+            f"{job.typed_table}{where}` shows what is left")
 
 
 def _published(job: WriteJob, segment: SegmentRecord, upload_ms: float) -> PublishedSegment:

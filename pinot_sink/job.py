@@ -32,6 +32,7 @@ from pinot_sink.storage.stores import SegmentStore
 from pinot_sink.segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
 from pinot_sink.segment.index_policy import IndexPlan
 
+from .compaction.eligible import not_compacted
 from .compaction.provenance import CompactedWriteError, refuse_rerun_of_compacted
 from .ingestion import IngestionPipeline
 from .naming import SegmentNameError, SegmentNamer, run_tag, uploaded_realtime_namer
@@ -93,6 +94,12 @@ class WriteJob:
     @property
     def table(self) -> str:
         return self.options.table_name
+
+    @property
+    def typed_table(self) -> str:
+        """The name the ``pinot-sink`` commands take for this write's table: ``events``, or ``events_REALTIME``
+        for a REALTIME table's backfill (the raw name means the OFFLINE table)."""
+        return self.table if self.options.table_type == "OFFLINE" else f"{self.table}_{self.options.table_type}"
 
     @property
     def client_config(self):
@@ -221,6 +228,10 @@ def prepare_job(raw_options: Mapping[str, str], source_schema: Any, *, overwrite
         check_table_type(options.table_type, table_config, primary_keys, options.table_name)
     except (PrimaryKeyTableError, ValueError) as exc:
         raise OptionError(str(exc)) from None
+    if streaming and options.compaction.enabled:
+        refused = not_compacted(table_config.raw, options.table_name)
+        if refused:  # else every compaction of the query fails, logged and never seen
+            raise OptionError(f"options 'compaction.*': {refused}; leave them out for this table")
     pipeline, plan = prepared.rules(source_schema)
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms

@@ -150,3 +150,18 @@ def check_dimension_size(plan: PrimaryKeyPlan | None, segments: Sequence, table:
             f"{'tarred' if tarred else 'untarred'}, over the dimension table's storage quota {quota} (quota.storage, "
             f"or the controller's controller.dimTable.maxSize, {DEFAULT_DIM_TABLE_MAX_SIZE} by default): nothing "
             f"was uploaded")
+
+
+def replaced_upsert_warning(plan: PrimaryKeyPlan | None, table: str, replaced: int) -> str | None:
+    """The word a commit owes its user after replacing segments of an upsert table: the replaced segments
+    stop being routed, but the servers keep them loaded until the controller's RetentionManager deletes them,
+    and their rows still win the upsert. Seen on a real cluster: an overwrite whose rows had older comparison
+    values than the ones it replaced answered 0 of 100 rows, for hours. None when nothing can hide."""
+    if plan is None or not plan.settings.upsert or not replaced:
+        return None
+    return (f"pinot_sink: {table}: upsert table: this write replaced {replaced} segment(s); Pinot's servers keep "
+            f"them loaded until the controller's RetentionManager deletes them (after the table's "
+            f"segmentsConfig.replacedSegmentsRetentionPeriod, 4 h by default, on its next run, every 6 h), and "
+            f"until then a key whose new row has a SMALLER comparison value than its replaced row shows no row "
+            f"at all. Writes with the same or newer comparison values are not affected; to roll keys back now, "
+            f"see docs/primary-key-tables.md#rolling-keys-back")

@@ -194,6 +194,7 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
     documents = _write_records(fs, protocol, path, text)
     recorded = recorded_segments(documents)
     sources = []
+    unsuffixed = []
     for entry in sorted(fs.ls(path, detail=True), key=lambda e: e["name"]):
         name = entry["name"].rstrip("/")
         base = name.rsplit("/", 1)[-1]
@@ -202,6 +203,8 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
         if entry.get("type") == "directory":
             if _is_segment_folder(fs, name):
                 sources.append(SegmentSource(protocol, name, "folder"))
+        elif not base.endswith(TARBALL_SUFFIXES):
+            unsuffixed.append(base)
         elif base.endswith(TARBALL_SUFFIXES):
             source = SegmentSource(protocol, name, "tarball")
             record = recorded.get(_segment_name(source))
@@ -209,6 +212,15 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
                 source = dataclasses.replace(source, recorded_time=(record.get("start_time_ms"),
                                                                     record.get("end_time_ms")))
             sources.append(source)
+    if not sources and unsuffixed:
+        # What a Pinot cluster's deep store looks like (controller.data.dir/<table>/): said with the way out,
+        # not as "no segment found" (a newcomer pointed read at one).
+        raise PinotReadError(
+            f"no tarball or segment folder in {text}, but {len(unsuffixed)} file(s) without a tarball suffix "
+            f"({', '.join(unsuffixed[:2])}{', ...' if len(unsuffixed) > 2 else ''}): a Pinot deep store names "
+            f"segment files so, and keeps a replaced segment's file too, so its folder is not read whole; name "
+            f"the live segments' files one by one (`pinot-sink segments --table T --url URL` lists them; "
+            f"docs/reading.md)")
     skipped = not_live(documents)
     if skipped:
         kept = [s for s in sources if _segment_name(s) not in skipped]

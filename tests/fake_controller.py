@@ -404,6 +404,14 @@ class FakeController:
             raise ApiError(404, missing.format(raw=raw))
         return table
 
+    @staticmethod
+    def _view_of_kind(table: Table, q: dict[str, str]) -> None:
+        """TableViews: ``tableType`` names the one type asked for; a table without that type is a 404 (seen on
+        a real cluster: a REALTIME table's ideal state asked for ``offline``)."""
+        asked = (q.get("tableType") or "").upper()
+        if asked and asked != table.kind:
+            raise ApiError(404, "Table not found")
+
     def _select(self, table: Table, q: dict[str, str], *, exclude_replaced: bool) -> list[str]:
         """``PinotHelixResourceManager.getSegmentsFor`` with a time window: ``[startTimestamp, endTimestamp)``
         in millis against each segment's ZK ``[start, end]`` (both inclusive); a segment without a time
@@ -471,10 +479,12 @@ class FakeController:
                 return 200, {kind: table.config}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "idealstate" and method == "GET":
                 table = self._table(table_name(parts[1]))  # TableViews.getIdealState: the table's segment map
+                self._view_of_kind(table, q)
                 other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
                 return 200, {table.kind: {name: {self.instance: "ONLINE"} for name in table.segments}, other: None}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "externalview" and method == "GET":
                 table = self._table(table_name(parts[1]), missing="Table not found")  # TableViews.getExternalView
+                self._view_of_kind(table, q)
                 held = {name: {self.instance: "ONLINE"} for name in table.segments}
                 for name, left in list(table.lingering.items()):
                     if left > 0:

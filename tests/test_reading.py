@@ -138,6 +138,20 @@ def test_not_a_tarball_is_one_clear_error(tmp_path):
         pinot_sink.read(tmp_path / "empty_folder" if (tmp_path / "empty_folder").mkdir() is None else None)
 
 
+def test_a_deep_store_folder_says_to_name_the_live_segments(pinot_built, tmp_path):
+    """A Pinot deep store (controller.data.dir/<table>/) names segment files without a suffix and keeps the
+    replaced ones: its folder is not read whole, and the error says how to read it (it said "no Pinot segment
+    found", about a folder of segments). Each file, named, reads."""
+    deep = tmp_path / "events_partitioned"
+    deep.mkdir()
+    tarball = pinot_built / "events_partitioned" / "events_partitioned_0.tar.gz"
+    shutil.copy(tarball, deep / "events_partitioned_0")
+    with pytest.raises(PinotReadError, match=r"1 file\(s\) without a tarball suffix \(events_partitioned_0\): a Pinot "
+                                             r"deep store .* name the live segments' files one by one"):
+        pinot_sink.read(deep)
+    assert pinot_sink.read(deep / "events_partitioned_0").num_rows == pinot_sink.read(tarball).num_rows
+
+
 def test_a_remote_store_with_storage_options(pinot_built, tmp_path):
     """An fsspec store (memory://) given the options a write takes; a tarball and an untarred folder."""
     fs = fsspec.filesystem("memory")

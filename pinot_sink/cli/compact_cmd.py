@@ -13,6 +13,7 @@ import os
 import sys
 
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
+from pinot_sink.controller.errors import ControllerNotFoundError
 
 
 def register(subparsers) -> None:
@@ -72,6 +73,11 @@ def run(args) -> int:
     try:
         if client is not None:
             reach_controller(client, table)
+            try:
+                client.get_table_config(table)
+            except ControllerNotFoundError:  # said as push says it, not as the schema lookup's 404
+                raise SystemExit(f"table {table}_OFFLINE does not exist on {client.url} (compaction merges OFFLINE "
+                                 f"tables only): nothing was compacted") from None
         report = compact(table, output_uri=output_uri, client_config=client.config if client else None,
                          target_size=args.target_size, time_range=args.time_range,
                          min_segment_size=args.min_segment_size, mode=args.mode, dry_run=args.dry_run,

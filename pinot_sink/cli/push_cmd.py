@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from pinot_sink.controller import PUSH_MODES, ConsistentPush, push_segments
-from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args
+from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, table_type_of
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, segment_name_from_path
 from pinot_sink.storage.manifests import manifests_of_table, not_live, publishing
 from pinot_sink.controller.store import ControllerStore
@@ -223,6 +223,10 @@ def run(args) -> int:
         raise SystemExit(f"--push-mode {args.push_mode} needs --deep-store URI")
     if args.parallel < 1:
         raise SystemExit("--parallel must be at least 1")
+    if table_type_of(args.table) == "REALTIME":  # the one command --table X_REALTIME does not serve
+        raise SystemExit(f"--table {args.table}: push uploads to OFFLINE tables; a REALTIME upsert or dedup "
+                         f"table's backfill is written with table-type=REALTIME (pinot_sink.write), which names "
+                         f"its segments as Pinot requires (docs/primary-key-tables.md)")
     tarballs = find_tarballs(args.paths)
     window = _window(args, tarballs)
     with client_from_args(args, pool_size=max(args.parallel, 4)) as client:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
+from pinot_sink.controller import offline_raw_name
 from pinot_sink.controller.cli_args import add_controller_arguments, client_from_args, reach_controller
 from pinot_sink.naming import write_tag
 from pinot_sink.options import OptionError, parse_duration
@@ -51,7 +52,10 @@ def run(args) -> int:
     try:
         if client is not None:
             reach_controller(client, args.table)
-        leftovers = find_leftovers(args.table, client=client, output_uri=output_uri,
+        # The raw name: a private staging root and an output-uri's folder are named by it, whatever the type
+        # (``--table events_REALTIME`` picks the client's type, and its lineage, in client_from_args).
+        table = offline_raw_name(args.table, client.table_type) if client is not None else args.table
+        leftovers = find_leftovers(table, client=client, output_uri=output_uri,
                                    write_tag=write_tag(args.write_id) if args.write_id else None)
         if not leftovers:
             print(f"table {args.table}: nothing left behind")

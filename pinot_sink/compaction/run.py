@@ -38,6 +38,7 @@ from pinot_sink.segment import build_segment
 from pinot_sink.segment.spill import Spill
 from pinot_sink.segment.builder import RELEASE_FREE_MIN_ROWS
 
+from .eligible import not_compacted
 from .. import allocator
 from ..commit import abort_job, commit_job
 from ..job import WriteJob, ensure_log_handler
@@ -162,10 +163,9 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
     try:
         schema_given = write_options.schema.schema_json is not None
         schema_json, config_json = _schema_and_config(store, write_options)
-        if str(config_json.get("tableType") or "OFFLINE").upper() != "OFFLINE" or any(
-                config_json.get(key) for key in ("upsertConfig", "dedupConfig")):
-            raise OptionError(f"table {table}: only OFFLINE tables without upsert or dedup are compacted (merging "
-                              f"an upsert or dedup table's segments would change which row of a key wins)")
+        refused = not_compacted(config_json, table)
+        if refused:
+            raise OptionError(refused)
         schema, table_config = parse_table(schema_json, config_json, table)
         merge.check_mode(schema, mode)
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))

@@ -12,7 +12,7 @@ import sys
 import time
 
 from .auth import Auth
-from .client import ControllerClient, offline_raw_name
+from .client import REALTIME_SUFFIX, ControllerClient, offline_raw_name
 from .config import ClientConfig, validate_controller_url
 from .errors import ControllerConfigError, ControllerError, ControllerNotFoundError, RetriesExhaustedError
 from .retry import RetryPolicy
@@ -22,7 +22,8 @@ def add_controller_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("controller")
     group.add_argument("--url", default=os.environ.get("PINOT_CONTROLLER_URL"),
                        help="controller URL, e.g. http://localhost:9000 (env PINOT_CONTROLLER_URL)")
-    group.add_argument("--table", required=True, help="table name, raw or with _OFFLINE")
+    group.add_argument("--table", required=True, help="table name, raw or with _OFFLINE; with _REALTIME: the "
+                                                       "REALTIME table (its uploaded segments, as table-type=REALTIME)")
     group.add_argument("--user", help="basic auth user (password from --password, env PINOT_PASSWORD, or a prompt)")
     group.add_argument("--password", help="basic auth password (prefer env PINOT_PASSWORD)")
     group.add_argument("--token", help="bearer token (prefer env PINOT_TOKEN)")
@@ -94,9 +95,16 @@ def client_from_args(args: argparse.Namespace, *, pool_size: int = ClientConfig.
             read_timeout=args.read_timeout,
             retry=RetryPolicy(max_attempts=max(1, args.retries), max_elapsed_s=args.retry_time),
             pool_size=pool_size,
+            table_type=table_type_of(getattr(args, "table", None)),
         )
     except ControllerConfigError as error:
         raise SystemExit(_as_flags(error)) from None
+
+
+def table_type_of(table: str | None) -> str:
+    """The type a command's ``--table`` names: REALTIME for ``events_REALTIME`` (the REALTIME upsert/dedup
+    tables a write with table-type=REALTIME fills: their history, undo and recover), else OFFLINE."""
+    return "REALTIME" if (table or "").strip().endswith(REALTIME_SUFFIX) else "OFFLINE"
 
 
 # The data source option an error names -> the flag a CLI user typed.
@@ -118,12 +126,12 @@ def probe_controller(client: ControllerClient, table: str) -> None:
     """GET the table once the controller answers, retried under the client's policy; a failed name lookup,
     or connections refused for longer than ``REFUSED_GRACE_S``, stop it early (a wrong URL). Raises the
     ``ControllerError`` as it came (``ControllerNotFoundError`` for a missing table)."""
-    raw = offline_raw_name(table)
+    raw = offline_raw_name(table, client.table_type)
     started = time.monotonic()
 
     def once(_remaining: float):
         try:
-            return client.request("GET", f"/tables/{raw}", params={"type": "offline"}, table=raw,
+            return client.request("GET", f"/tables/{raw}", params={"type": client.table_type.lower()}, table=raw,
                                   operation="reach the controller", retry=RetryPolicy.none())
         except RetriesExhaustedError as exhausted:  # one attempt made: the retrying is ours
             error = exhausted.last_error

@@ -42,7 +42,8 @@ def offline_raw_name(table: str, table_type: str = "OFFLINE") -> str:
     return raw_table_name(table)
 
 
-def _refuse_if_being_replaced(raw: str, segments_from: list[str], lineage: Mapping[str, Any]) -> None:
+def _refuse_if_being_replaced(raw: str, segments_from: list[str], lineage: Mapping[str, Any], *,
+                              recover: str = "") -> None:
     """A start refused because another lineage entry, IN_PROGRESS, replaces one of our segments: a write or
     compaction running now, or one that was killed. Retrying cannot help; say which entry, in one line."""
     wanted = set(segments_from)
@@ -56,7 +57,8 @@ def _refuse_if_being_replaced(raw: str, segments_from: list[str], lineage: Mappi
             raise RetryRefusedError(
                 f"segment {segment} (of {len(segments_from)} to replace) is being replaced by lineage entry {entry_id} "
                 f"(IN_PROGRESS{when}): another write or compaction is running, or was killed (`pinot-sink recover "
-                f"--table {raw}` settles a killed one); nothing was started", operation="start segment replacement",
+                f"{recover or f'--table {raw}'}` settles a killed one); nothing was started",
+                operation="start segment replacement",
                 table=raw, segment=segment)
 
 
@@ -196,14 +198,17 @@ class ControllerClient:
         return _lineage_entries(response, raw)
 
     def get_ideal_state(self, table: str) -> dict[str, dict[str, str]]:
-        """The OFFLINE table's ideal state, segment -> {instance: state} (``GET /tables/{t}/idealstate``)."""
-        raw = offline_raw_name(table)
-        body = self._get_json(f"/tables/{quote(raw, safe='')}/idealstate", params={"tableType": "offline"},
+        """The table's ideal state (of the client's table type), segment -> {instance: state}
+        (``GET /tables/{t}/idealstate``). Pinot answers 404 for a type the table lacks: asking a REALTIME
+        table's for ``offline`` failed every REALTIME write's commit on a real cluster."""
+        raw = self._raw(table)
+        kind = self.table_type
+        body = self._get_json(f"/tables/{quote(raw, safe='')}/idealstate", params={"tableType": kind.lower()},
                               operation="get ideal state", table=raw)
-        if not isinstance(body, dict) or not isinstance(body.get("OFFLINE") or {}, dict):
+        if not isinstance(body, dict) or not isinstance(body.get(kind) or {}, dict):
             raise ControllerUnavailableError(f"the ideal state answer is not Pinot's: {str(body)[:200]!r}",
                                              operation="get ideal state", table=raw)
-        return dict(body.get("OFFLINE") or {})
+        return dict(body.get(kind) or {})
 
     def download_segment(self, table: str, segment: str, dest: str | os.PathLike) -> Path:
         """Fetch a stored tarball (``GET /segments/{t}/{segment}``), streamed to ``dest``."""
@@ -353,7 +358,8 @@ class ControllerClient:
                 ):
                     return _Resolved({"segmentLineageEntryId": entry_id})
             if not force_cleanup:  # Pinot refuses (500) to replace a segment another IN_PROGRESS entry replaces
-                _refuse_if_being_replaced(raw, segments_from, lineage)
+                typed = raw if self.table_type == "OFFLINE" else f"{raw}{REALTIME_SUFFIX}"
+                _refuse_if_being_replaced(raw, segments_from, lineage, recover=f"--table {typed} --url {self.url}")
             # No entry: was it refused for good? Pinot checks first that every segmentsFrom segment is live
             # (a rerun or compaction that replaced one wins) and answers 500, as for a lost ZooKeeper race.
             live = set(self.list_segments(raw, exclude_replaced=True)) if segments_from else set()

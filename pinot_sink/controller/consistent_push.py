@@ -79,7 +79,7 @@ class ConsistentPush:
             self.client_config, self._client = client.config, client
         else:
             self.client_config, self._client = client, None
-        self.table = offline_raw_name(table)
+        self.table = offline_raw_name(table, self.client_config.table_type)
         self.segments_to = list(segments_to)
         if len(set(self.segments_to)) != len(self.segments_to):
             raise ValueError(f"duplicate names in segments_to for table {self.table!r}")

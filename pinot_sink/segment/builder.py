@@ -858,8 +858,19 @@ def _time_range(settings: TableIndexSettings, schema: PinotSchema, columns: dict
             raise SegmentBuildError(
                 f"time column {name!r}: segment time range {start}..{end} {unit} (millis {start_ms}..{end_ms}) is "
                 f"outside 1971-01-01..2071-01-01, which Pinot rejects (segmentTimeValueCheck)"
+                + _unit_hint(start, end, unit, spec.datetime_format)
             )
     return name, start, end, unit, low, high
+
+
+def _unit_hint(start: int, end: int, unit: str, datetime_format: str) -> str:
+    """Values a factor of 1000 off (epoch seconds into a millis column, or the reverse) are the common
+    cause: say so, in the schema's words, rather than leave a user to work out why 2023 is out of range."""
+    for looks, unit_ms in (("seconds", 1000), ("milliseconds", 1), ("microseconds", 1e-3), ("nanoseconds", 1e-6)):
+        if looks.upper() != unit and VALID_MIN_TIME_MS <= start * unit_ms and end * unit_ms <= VALID_MAX_TIME_MS:
+            return (f"; the values look like epoch {looks}, but the schema's format is {datetime_format!r}: convert "
+                    f"them, or fix the column's format")
+    return ""
 
 
 def time_values_ms(values: pa.Array | pa.ChunkedArray, spec: FieldSpec) -> np.ndarray:

@@ -247,6 +247,12 @@ def not_live(documents) -> set[str]:
     committed = [d for d in documents if d.get("status") in WAS_COMMITTED]
     published = {s.get("name") for d in committed for s in d.get("segments") or []}
     replaced = {n for d in committed for n in d.get("replaced") or []}
+    # ... and what a later write took out through a segment no manifest here has (a controller's compaction
+    # merged them, then a window overwrite replaced the merged one: ``commit``'s lineage walk marks them),
+    # while that write stands (an undone one's manifest is no longer committed: the segments are back)
+    standing = {d.get("run_tag") for d in committed}
+    replaced |= {n for d in committed for entry in d.get("superseded_by") or []
+                 if isinstance(entry, dict) and entry.get("run_tag") in standing for n in entry.get("segments") or []}
     pending = {n for d in documents if d.get("status") not in WAS_COMMITTED for n in d.get("pending") or []}
     return replaced | (pending - published)
 

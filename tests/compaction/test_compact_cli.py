@@ -101,3 +101,16 @@ def test_the_table_may_be_named_with_its_offline_suffix(tmp_path, capsys):
     assert folder_ids(out) == list(range(120))
     with pytest.raises(SystemExit, match="--table events_REALTIME: compaction merges OFFLINE tables only"):
         main(["compact", "--table", "events_REALTIME", "--output-uri", str(out), *files])
+
+
+def test_a_table_the_controller_lacks_is_said_so(fake_controller):
+    """It said "get schema, table 'nosuch': HTTP 404: Schema not found for table: nosuch"; a REALTIME-only table
+    the same way, about its OFFLINE twin."""
+    from tests.primary_keys.tables import SCHEMA as KEYED, table_config
+
+    with pytest.raises(SystemExit, match=rf"^table nosuch_OFFLINE does not exist on {fake_controller.url} "
+                                         r"\(compaction merges OFFLINE tables only\): nothing was compacted$"):
+        main(["compact", "--table", "nosuch", "--url", fake_controller.url, "--dry-run"])
+    fake_controller.add_table(KEYED, table_config("REALTIME"))
+    with pytest.raises(SystemExit, match="^table orders_OFFLINE does not exist on "):
+        main(["compact", "--table", "orders", "--url", fake_controller.url, "--dry-run"])

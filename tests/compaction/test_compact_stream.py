@@ -50,6 +50,22 @@ def test_closed_buckets_only(fake_controller, tmp_path):
     assert controller_ids(fake_controller, tmp_path) == list(range(300))
 
 
+@pytest.mark.parametrize("kind", ["OFFLINE", "REALTIME"])
+def test_compaction_options_on_an_upsert_table_are_refused_before_the_query_starts(fake_controller, kind):
+    """A streaming query into an upsert table (REALTIME on a real cluster) with compaction.every-batches ran,
+    and every compaction after it failed, logged only ("only OFFLINE tables without upsert or dedup are
+    compacted"): refused when the query starts, in the same words."""
+    from tests.primary_keys.tables import ARROW as KEYED_ARROW, SCHEMA as KEYED_SCHEMA, table_config
+
+    fake_controller.add_table(KEYED_SCHEMA, table_config(kind))
+    options = {"table-name": "orders", "url": fake_controller.url, "table-type": kind, "compaction.every-batches": "2"}
+    with pytest.raises(OptionError, match=r"options 'compaction\.\*': table orders: only OFFLINE tables without "
+                                          r"upsert or dedup are compacted"):
+        prepare_job(options, KEYED_ARROW, overwrite=False, streaming=True)
+    options.pop("compaction.every-batches")
+    assert prepare_job(options, KEYED_ARROW, overwrite=False, streaming=True).primary_keys is not None
+
+
 def test_bad_compaction_options_name_the_option():
     with pytest.raises(OptionError, match="compaction.every-batches"):
         prepare_job({"table-name": "events", "compaction.every-batches": "0"}, ARROW, overwrite=False, streaming=True)

@@ -44,6 +44,14 @@ def test_push_to_a_missing_table_stops_before_any_upload(fake_controller, tmp_pa
     assert fake_controller.uploads() == []
 
 
+def test_push_to_a_realtime_table_says_how_to_backfill_one(fake_controller, tmp_path):
+    make_segment(tmp_path, "events_0")
+    with pytest.raises(SystemExit, match=r"^--table events_REALTIME: push uploads to OFFLINE tables; .*"
+                                         r"table-type=REALTIME"):
+        main(["push", str(tmp_path), "--url", fake_controller.url, "--table", "events_REALTIME", *FAST])
+    assert fake_controller.uploads() == []
+
+
 def test_failures_are_counted_as_failures(fake_controller, tmp_path, capsys):
     for i in range(3):
         make_segment(tmp_path, f"events_{i}")

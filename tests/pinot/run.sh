@@ -22,9 +22,15 @@ if [ -z "${PINOT_TEST_CONTROLLER:-}" ]; then
          "PINOT_CLUSTER_RUN and the ports to other values, or test it with PINOT_TEST_CONTROLLER=<its URL>" >&2
     exit 1
   fi
-  stop() { "$DIST/../stop.sh" >/dev/null 2>&1 || true; }
+  stop() { "$DIST/../stop.sh" >/dev/null 2>&1 || true; rm -f "/tmp/test-pinot-empty-stream.$$.jar"; }
   trap stop EXIT
   trap 'exit 130' INT TERM
+  # A stand-in stream (tests/pinot/empty_stream), so that test_realtime.py can make REALTIME tables: the
+  # cluster has no stream plugin. Without javac the REALTIME tests skip, saying why.
+  STREAM_JAR=/tmp/test-pinot-empty-stream.$$.jar
+  if command -v javac >/dev/null && tests/pinot/empty_stream/build.sh "$DIST" "$STREAM_JAR" >/dev/null 2>&1; then
+    export PINOT_CLUSTER_JAVA_OPTS="${PINOT_CLUSTER_JAVA_OPTS:-} -javaagent:$STREAM_JAR"
+  fi
   if ! PINOT_CLUSTER_FRESH=1 "$DIST/../start.sh" >/tmp/test-pinot-start.$$.log 2>&1; then
     echo "test-pinot: FAILED: the Pinot cluster did not start: $(tail -3 /tmp/test-pinot-start.$$.log | tr '\n' ' ')" >&2
     rm -f /tmp/test-pinot-start.$$.log

@@ -609,3 +609,25 @@ def test_a_compaction_build_orders_its_columns_by_the_buffers_they_hold(tmp_path
                             BuildOptions(threads=1, release_input=True, largest_first=True))
     assert order == ["day", "name", "tags", "amount"]  # by nbytes: name, tags, amount, day
     assert largest.tar_path.read_bytes() == kept.tar_path.read_bytes()
+
+
+@pytest.mark.parametrize("fmt, values, looks", [
+    ("1:MILLISECONDS:EPOCH", [1_700_006_400, 1_700_092_800], "epoch seconds"),  # seconds into a millis column
+    ("1:SECONDS:EPOCH", [1_700_006_400_000, 1_700_092_800_000], "epoch milliseconds"),
+    ("1:MILLISECONDS:EPOCH", [1_700_006_400_000_000, 1_700_006_400_000_001], "epoch microseconds"),
+])
+def test_a_time_column_off_by_a_unit_is_named_as_such(tmp_path, fmt, values, looks):
+    schema = PinotSchema.from_json({"schemaName": "t", "dateTimeFieldSpecs": [
+        {"name": "ts", "dataType": "LONG", "format": fmt, "granularity": "1:MILLISECONDS"}]})
+    config = TableConfig.from_json({"tableName": "t", "segmentsConfig": {"timeColumnName": "ts"}}, schema)
+    columns = PinotColumns(pa.table({"ts": pa.array(values, pa.int64())}), {})
+    with pytest.raises(SegmentBuildError, match=f"outside 1971.*the values look like {looks}, but the schema's format "
+                                                f"is '{fmt}'"):
+        build_segment(columns, schema, config, tmp_path, "s", T0)
+
+
+def test_a_time_column_far_out_of_range_gets_no_unit_hint(tmp_path):
+    columns = _columns(days=(0, 1, 2, 3))
+    with pytest.raises(SegmentBuildError) as raised:
+        build_segment(columns, SCHEMA, TableConfig.from_json(CONFIG, SCHEMA), tmp_path, "seg_0", T0)
+    assert "look like" not in str(raised.value)
