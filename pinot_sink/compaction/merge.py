@@ -458,7 +458,8 @@ def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Ma
         column = rows.table.column(name)
         listed = is_encoded_list(column.type)
         if not (pa.types.is_dictionary(column.type) or listed):
-            if name in (value_widths or {}) and column.num_chunks > 1 and column.null_count == 0:
+            if name in (value_widths or {}) and column.num_chunks > 1 and column.null_count == 0 and (
+                    pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
                 values_saved, held = _values_saved(column, value_widths[name] + per_value.get(name, 0),
                                                    name != sorted_column)
                 saved, inputs = saved + values_saved, max(inputs, held)

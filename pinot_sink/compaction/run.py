@@ -384,7 +384,8 @@ class _Context:
         per_value = {name: merge.SORTED_PER_VALUE if name == sorted_column else
                      merge.INVERTED_PER_VALUE if c.inverted else 0 for name, c in settings.columns.items()}
         widths = {spec.name: ARROW_STORED_TYPE[spec.stored_type].bit_width // 8 for spec in self.schema
-                  if spec.stored_type in ("INT", "LONG", "FLOAT", "DOUBLE") and spec.name in settings.columns
+                  if spec.single_value and spec.stored_type in ("INT", "LONG", "FLOAT", "DOUBLE")
+                  and spec.name in settings.columns
                   and has_dict_ids(settings.columns[spec.name])}  # a number column merge may hold as values
         return merge.merged_bytes_per_row(rows, bytes_per_row, per_value, sorted_column, widths)
 
