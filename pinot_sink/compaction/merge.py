@@ -138,7 +138,10 @@ def _held_single_value(ids: pa.Array, dictionary: pa.Array, narrow: bool, decode
     value_type = dictionary.type
     if not (pa.types.is_integer(value_type) or pa.types.is_floating(value_type)) or not len(ids) or not decode:
         return encoded
-    width = 4 if narrow and value_type == pa.int64() else value_type.bit_width // 8
+    width = value_type.bit_width // 8
+    if narrow and value_type == pa.int64():  # held as int32 where its values fit (``_narrow_values``)
+        low, high = pc.min_max(dictionary).values()
+        width = 4 if -(1 << 31) <= low.as_py() and high.as_py() < 1 << 31 else 8
     if width * len(ids) >= encoded.get_total_buffer_size():
         return encoded
     values = encoded.dictionary_decode()

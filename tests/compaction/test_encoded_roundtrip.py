@@ -286,3 +286,15 @@ def test_number_columns_whose_dictionary_outweighs_their_values_are_held_decoded
                                                    narrow_order=True))
         digests.append(hashlib.sha256(built.tar_path.read_bytes()).hexdigest())
     assert digests[0] == digests[1]
+
+
+def test_a_number_column_is_decoded_only_where_its_values_held_take_fewer_bytes():
+    """30 values twice each (int8 dictIds, 1 B a row, and 8 B of dictionary per two rows: 5 B): as int32 values
+    4 B a row, decoded; past int32 (8 B a row as values), or the time column, kept encoded."""
+    ids = pa.array(list(range(30)) * 2, pa.int32())
+    small, large = pa.array(range(30), pa.int64()), pa.array([(1 << 40) + v for v in range(30)], pa.int64())
+    held = merge._held_single_value(ids, small, narrow=True, decode=True)
+    assert held.type == pa.int32() and held.to_pylist() == list(range(30)) * 2
+    assert pa.types.is_dictionary(merge._held_single_value(ids, large, narrow=True, decode=True).type)
+    assert pa.types.is_dictionary(merge._held_single_value(ids, small, narrow=False, decode=True).type)
+    assert pa.types.is_dictionary(merge._held_single_value(ids, small, narrow=True, decode=False).type)
