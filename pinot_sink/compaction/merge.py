@@ -89,7 +89,8 @@ def _stored(segment: "str | SegmentFiles", schema: PinotSchema, where: str,
                 continue
             ids = reader.dict_ids(spec.name) if total_docs else None
             if ids is not None and spec.single_value:
-                columns[spec.name] = _over_dictionary(ids, reader.dictionary(spec.name))
+                columns[spec.name] = _held_single_value(ids, reader.dictionary(spec.name), spec.name in narrow,
+                                                       decode=spec.name != time_column)
             elif ids is not None:
                 values = _over_dictionary(ids.values, reader.dictionary(spec.name))
                 columns[spec.name] = pa.ListArray.from_arrays(ids.offsets, values)
@@ -125,8 +126,31 @@ def _over_dictionary(ids: pa.Array, dictionary: pa.Array) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(_narrow(ids, len(dictionary)), dictionary, safe=False)
 
 
+def _held_single_value(ids: pa.Array, dictionary: pa.Array, narrow: bool, decode: bool) -> pa.Array:
+    """A single-value dictionary column as the compaction holds it: its dictIds over its dictionary, or its
+    values decoded where those take fewer bytes (a number column of nearly as many values as rows: the bench's
+    customer_id, 10.3 B a row encoded, 4 decoded as int32). The held rows are most of a small target's peak
+    (16mb: ~1.5x the target of ~3.2x; docs/performance-log.md); the builder makes the dictionary from the
+    values, the same bytes, about the work of merging the inputs' near-row-sized dictionaries. Not the time
+    column (``decode`` False): its inputs' dictionaries merge as sorted runs (``encoded``), where its values
+    would be sorted again, at the build's first column, its peak (16mb: 3.9x against 3.0x, one pair)."""
+    encoded = _over_dictionary(ids, dictionary)
+    value_type = dictionary.type
+    if not (pa.types.is_integer(value_type) or pa.types.is_floating(value_type)) or not len(ids) or not decode:
+        return encoded
+    width = value_type.bit_width // 8
+    if narrow and value_type == pa.int64():  # held as int32 where its values fit (``_narrow_values``)
+        low, high = pc.min_max(dictionary).values()
+        width = 4 if -(1 << 31) <= low.as_py() and high.as_py() < 1 << 31 else 8
+    if width * len(ids) >= encoded.get_total_buffer_size():
+        return encoded
+    values = encoded.dictionary_decode()
+    return _narrow_values(values) if narrow else values
+
+
 def narrowable_columns(schema: PinotSchema, table_config, time_column: str | None, mode: str) -> frozenset[str]:
-    """The LONG columns whose raw values the compaction may hold as int32 (``read_rows``' ``narrow``): 8 bytes a
+    """The LONG columns whose raw values (or decoded ones: ``_held_single_value``) the compaction may hold as
+    int32 (``read_rows``' ``narrow``): 8 bytes a
     row held to 4 until the builder widens each as it takes it (``builder._joined``): a 16mb compaction holds
     ~1.2 segments' rows at its peak, a raw id column 8 of their ~50 bytes a row. Not the time column nor
     partitioned ones (their buckets and partition ids are computed from the values as read), nor in rollup or
@@ -420,13 +444,15 @@ METADATA_PER_COLUMN = 800
 
 
 def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Mapping[str, int],
-                         sorted_column: str | None = None) -> float:
+                         sorted_column: str | None = None, value_widths: Mapping[str, int] | None = None) -> float:
     """The untarred bytes per row of a segment built from ``rows``, estimated from the inputs' own
     ``bytes_per_row``: a value held by several inputs' dictionaries (each input's chunk of a dictionary
     column carries its segment's dictionary) is one entry of the merged segment's dictionary, and one bitmap
     of its inverted index (``per_value``: a distinct value's other bytes); the forward index's dictIds grow to
     the merged cardinality's bits; the inputs' metadata files become one segment's. Only aims the first
-    segment (``Cutter.estimate``): what it builds is measured and kept only inside the band."""
+    segment (``Cutter.estimate``): what it builds is measured and kept only inside the band.
+    ``value_widths``: a dictionary entry's bytes of each number column the segment encodes with a dictionary;
+    one held as values (``_held_single_value``) counts each chunk's distinct values as its input's dictionary."""
     count = rows.table.num_rows
     if count == 0:
         return bytes_per_row
@@ -435,6 +461,11 @@ def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Ma
         column = rows.table.column(name)
         listed = is_encoded_list(column.type)
         if not (pa.types.is_dictionary(column.type) or listed):
+            if name in (value_widths or {}) and column.num_chunks > 1 and column.null_count == 0 and (
+                    pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+                values_saved, held = _values_saved(column, value_widths[name] + per_value.get(name, 0),
+                                                   name != sorted_column)
+                saved, inputs = saved + values_saved, max(inputs, held)
             continue
         chunks = [chunk.flatten() if listed else chunk for chunk in column.chunks if len(chunk)]
         # a dictionary once however many chunks carry it (the rest of a segment cut before)
@@ -452,6 +483,25 @@ def merged_bytes_per_row(rows: PinotColumns, bytes_per_row: float, per_value: Ma
             saved -= (entries * bits_per_value(distinct) - bits) / 8
     saved += (inputs - 1) * METADATA_PER_COLUMN * rows.table.num_columns
     return max(bytes_per_row - saved / count, 0.25 * bytes_per_row)
+
+
+def _values_saved(column: pa.ChunkedArray, entry_bytes: float, forward: bool) -> tuple[float, int]:
+    """``merged_bytes_per_row``'s saving for a dictionary column held as values: each input's values (the
+    whole buffer its chunks slice, as an input's chunks carry its whole dictionary) its own dictionary of
+    their distinct values, as the input's segment had. With how many inputs' values it holds."""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    width = column.type.bit_width // 8
+    inputs = {chunk.buffers()[1].address: chunk.buffers()[1] for chunk in chunks}
+    counts = {address: _distinct(pa.Array.from_buffers(column.type, buffer.size // width, [None, buffer]))
+              for address, buffer in inputs.items()}
+    distinct = _distinct(pa.concat_arrays([pa.Array.from_buffers(column.type, buffer.size // width, [None, buffer])
+                                           for buffer in inputs.values()]))
+    saved = (sum(counts.values()) - distinct) * entry_bytes
+    if forward:  # its forward index is of dictIds (not the sorted column's)
+        entries = sum(len(chunk) for chunk in chunks)
+        bits = sum(len(chunk) * bits_per_value(counts[chunk.buffers()[1].address]) for chunk in chunks)
+        saved -= (entries * bits_per_value(distinct) - bits) / 8
+    return saved, len(inputs)
 
 
 def _distinct(values: pa.Array) -> int:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 import pyarrow as pa
 
 from type_mapping import PinotSchema
+from type_mapping.stored import ARROW_STORED_TYPE
 from type_mapping.table_config import TableConfig
 
 from pinot_sink.controller import ConsistentPush, redact_text
@@ -37,6 +38,7 @@ from pinot_sink.storage.stores import DirectoryStore
 from pinot_sink.segment import build_segment
 from pinot_sink.segment.spill import Spill
 from pinot_sink.segment.builder import RELEASE_FREE_MIN_ROWS
+from pinot_sink.segment.index_policy import has_dict_ids
 
 from .eligible import not_compacted
 from .. import allocator
@@ -381,7 +383,11 @@ class _Context:
         sorted_column = settings.sorted_columns[0] if settings.sorted_columns else None
         per_value = {name: merge.SORTED_PER_VALUE if name == sorted_column else
                      merge.INVERTED_PER_VALUE if c.inverted else 0 for name, c in settings.columns.items()}
-        return merge.merged_bytes_per_row(rows, bytes_per_row, per_value, sorted_column)
+        widths = {spec.name: ARROW_STORED_TYPE[spec.stored_type].bit_width // 8 for spec in self.schema
+                  if spec.single_value and spec.stored_type in ("INT", "LONG", "FLOAT", "DOUBLE")
+                  and spec.name in settings.columns
+                  and has_dict_ids(settings.columns[spec.name])}  # a number column merge may hold as values
+        return merge.merged_bytes_per_row(rows, bytes_per_row, per_value, sorted_column, widths)
 
     def _fetch(self, job: WriteJob, name: str, work: Path) -> str:
         """A local path of the segment's tarball: the folder's own file, or a download."""

@@ -197,3 +197,20 @@ def test_the_rest_of_an_input_cut_for_a_built_segment_is_held_as_its_own_copy():
     assert second.slice(0, 50).equals(parts[4].table.slice(50, 50))
     assert mask[:50].tolist() == parts[4].null_masks["x"][50:].tolist()
     assert [t.num_rows for t, _ in built] == [450, 450, 100]
+
+
+def test_a_dictionary_column_held_as_values_is_estimated_as_its_inputs_dictionaries():
+    """A number column held decoded (``merge._held_single_value``) saves what its inputs' dictionaries would:
+    each input's distinct values one dictionary (a chunk sliced from an input counts the whole input's, as an
+    encoded chunk carries its input's whole dictionary), the merged one the distinct values of all."""
+    first, second = pa.array([1, 2, 3, 3], pa.int64()), pa.array([2, 3, 4, 5], pa.int64())
+    encoded = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array(ids, pa.int8()), pa.array(values, pa.int64()))
+                                for values, ids in (([1, 2, 3], [0, 1, 2, 2]), ([2, 3, 4, 5], [0, 1, 2]))])
+    values = pa.chunked_array([first, second.slice(0, 3)])
+    per_value = {"k": 20}
+    estimate = merge.merged_bytes_per_row(PinotColumns(pa.table({"k": encoded}), {}), 1000.0, per_value)
+    assert estimate < 1000.0 - 2 * (8 + 20) / 7  # two values in both inputs (5: in the second's dictionary)
+    assert merge.merged_bytes_per_row(PinotColumns(pa.table({"k": values}), {}), 1000.0, per_value,
+                                      value_widths={"k": 8}) == estimate
+    # not a dictionary column of the segment (a raw one): nothing merged
+    assert merge.merged_bytes_per_row(PinotColumns(pa.table({"k": values}), {}), 1000.0, per_value) == 1000.0

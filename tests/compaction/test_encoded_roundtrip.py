@@ -240,3 +240,61 @@ def test_raw_long_columns_held_as_int32_build_the_bytes_of_their_values(tmp_path
                                                        narrow_order=True))
             digests.append(hashlib.sha256(built.tar_path.read_bytes()).hexdigest())
         assert digests[0] == digests[2] and digests[1] == digests[3], label
+
+
+def test_number_columns_whose_dictionary_outweighs_their_values_are_held_decoded_with_the_same_bytes(tmp_path):
+    """``merge._held_single_value``: a number column of nearly as many distinct values as rows is held as its
+    values (int32 where a LONG's fit and the column may be narrowed), not its dictIds over its dictionary; one of
+    few values, a string column and the time column stay encoded. The segment built from them has the bytes of
+    one built from the decoded rows, nulls included."""
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "id", "dataType": "LONG"}, {"name": "few", "dataType": "LONG"}, {"name": "s", "dataType": "STRING"}],
+        "metricFieldSpecs": [{"name": "price", "dataType": "DOUBLE"}],
+        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH",
+                                "granularity": "1:MILLISECONDS"}]})
+    config = TableConfig.from_json({"tableName": "t_OFFLINE", "tableType": "OFFLINE",
+                                    "segmentsConfig": {"timeColumnName": "ts"},
+                                    "tableIndexConfig": {"sortedColumn": ["few"], "nullHandlingEnabled": True}}, schema)
+    narrow = merge.narrowable_columns(schema, config, "ts", "concat")
+    assert narrow == {"id", "few"}
+    paths, expected = [], []
+    for i, first in enumerate((-5, 1 << 40, 1_000)):  # the second input's ids do not fit int32
+        ids = np.arange(first, first + 60, dtype=np.int64)[::-1].copy()
+        table = pa.table({"id": ids, "few": ids % 3, "s": pa.array([f"v{k}" for k in range(60)]),
+                          "price": ids * 0.25, "ts": 1_700_000_000_000 + ids % 1000})
+        nulls = np.zeros(60, dtype=np.bool_)
+        nulls[i::7] = True
+        built = build_segment(PinotColumns(table, {"id": nulls, "price": np.roll(nulls, 1)}), schema, config,
+                              tmp_path / "in", f"t_{i}", creation_time_ms=1, options=BuildOptions(threads=1))
+        paths.append(str(built.tar_path))
+        expected += [None if null else int(v) for v, null in zip(ids, nulls)]
+    parts = [merge.read_rows(p, schema, p, "ts", narrow=narrow) for p in paths]
+    assert [p.table.schema.field("id").type for p in parts] == [pa.int32(), pa.int64(), pa.int32()]
+    for part in parts:
+        assert part.table.schema.field("price").type == pa.float64()
+        assert all(pa.types.is_dictionary(part.table.schema.field(n).type) for n in ("few", "s", "ts"))
+    rows = merge.concat(parts)
+    ids = rows.table.column("id").to_pylist()
+    held = [None if null else v for v, null in zip(ids, rows.null_masks["id"])]  # rows sorted by "few"
+    assert sorted(held, key=lambda v: (v is None, v or 0)) == sorted(expected, key=lambda v: (v is None, v or 0))
+    digests = []
+    for label, columns in (("held", rows), ("decoded", merge.decoded_rows(merge.concat(
+            [merge.read_rows(p, schema, p, "ts") for p in paths])))):
+        built = build_segment(PinotColumns(columns.table, dict(columns.null_masks)), schema, config,
+                              tmp_path / label, "t_out", creation_time_ms=1,
+                              options=BuildOptions(threads=1, release_input=True, largest_first=True,
+                                                   narrow_order=True))
+        digests.append(hashlib.sha256(built.tar_path.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
+
+
+def test_a_number_column_is_decoded_only_where_its_values_held_take_fewer_bytes():
+    """30 values twice each (int8 dictIds, 1 B a row, and 8 B of dictionary per two rows: 5 B): as int32 values
+    4 B a row, decoded; past int32 (8 B a row as values), or the time column, kept encoded."""
+    ids = pa.array(list(range(30)) * 2, pa.int32())
+    small, large = pa.array(range(30), pa.int64()), pa.array([(1 << 40) + v for v in range(30)], pa.int64())
+    held = merge._held_single_value(ids, small, narrow=True, decode=True)
+    assert held.type == pa.int32() and held.to_pylist() == list(range(30)) * 2
+    assert pa.types.is_dictionary(merge._held_single_value(ids, large, narrow=True, decode=True).type)
+    assert pa.types.is_dictionary(merge._held_single_value(ids, small, narrow=False, decode=True).type)
+    assert pa.types.is_dictionary(merge._held_single_value(ids, small, narrow=True, decode=False).type)
