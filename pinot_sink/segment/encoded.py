@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 
-from .dictionary import Dictionary, build_dictionary
+from .dictionary import NUMPY_NATIVE, Dictionary, build_dictionary
 from .index_policy import has_dict_ids
 from .table_config import TableIndexSettings
 
@@ -40,6 +40,9 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str, 
     chunks = [chunk for chunk in column.chunks if len(chunk)]
     if not chunks:
         return build_dictionary(pa.array([], type=column.type.value_type), stored_type, name)
+    ascending = _ascending_dictionaries(chunks, stored_type)
+    if ascending is not None:
+        return _dictionary_of_ascending(chunks, ascending, stored_type, len(column), narrow)
     merged = build_dictionary(pa.concat_arrays([chunk.dictionary for chunk in chunks]), stored_type, name)
     cardinality = merged.cardinality
     ids = np.empty(len(column), dtype=_narrow_ids(cardinality) if narrow else merged.dict_ids.dtype)
@@ -78,6 +81,62 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str, 
             np.take(renumber, block, out=block, mode="clip")
     merged.dict_ids = ids
     return merged
+
+
+def _ascending_dictionaries(chunks: list[pa.DictionaryArray], stored_type: str) -> list[np.ndarray] | None:
+    """The chunks' dictionaries as numbers when each one strictly increases and starts above where the one
+    before ended (None otherwise): a time column's inputs, one after the other, every value distinct. Their
+    values together, in order, are then the chunks' used values one chunk after the other, which needs no
+    sort, no look-up of each chunk's values in the merged dictionary and no gather of its dictIds. Integers
+    only (a float's -0.0 and 0.0 are one value of a dictionary, ``build_dictionary``). Tells quickly where it
+    does not hold: another column's second dictionary starts below where the first ended."""
+    if stored_type not in ("INT", "LONG"):
+        return None
+    dtype = NUMPY_NATIVE[stored_type]
+    numbers, last = [], None
+    for chunk in chunks:
+        values = chunk.dictionary
+        if not len(values) or values.null_count:
+            return None
+        values = np.asarray(values.to_numpy(zero_copy_only=False), dtype=dtype)
+        if (last is not None and not last < values[0]) or not bool((values[1:] > values[:-1]).all()):
+            return None
+        numbers.append(values)
+        last = values[-1]
+    return numbers
+
+
+def _dictionary_of_ascending(chunks: list[pa.DictionaryArray], numbers: list[np.ndarray], stored_type: str,
+                             rows: int, narrow: bool) -> Dictionary:
+    """``dictionary_of_encoded`` of chunks whose dictionaries ``_ascending_dictionaries`` gave: each chunk's
+    used values, in order, after the previous chunks' (the rest of an input cut before uses part of its
+    dictionary), its dictIds moved up by how many came before (renumbered where some of its values are unused)."""
+    used, kept = [], 0
+    for chunk, values in zip(chunks, numbers):
+        indices = chunk.indices.to_numpy(zero_copy_only=False)
+        flags = np.zeros(len(values), dtype=np.bool_)
+        flags[indices] = True
+        count = int(np.count_nonzero(flags))
+        used.append(None if count == len(values) else flags)
+        kept += count
+    ids = np.empty(rows, dtype=_narrow_ids(kept) if narrow else np.int32)
+    parts, at, before = [], 0, 0
+    for chunk, values, flags in zip(chunks, numbers, used):
+        indices = chunk.indices.to_numpy(zero_copy_only=False)
+        out = ids[at:at + len(chunk)]
+        if flags is None:
+            np.add(indices, before, out=out, dtype=ids.dtype, casting="unsafe")
+            parts.append(values)
+            before += len(values)
+        else:
+            renumber = np.cumsum(flags)  # (intp: a chunk's dictionary, small)
+            renumber += before - 1
+            out[:] = np.take(renumber, indices, mode="clip")  # every index is in range: the reader checked it
+            parts.append(values[flags])
+            before += len(parts[-1])
+        at += len(chunk)
+    values = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return Dictionary(stored_type, pa.array(values), ids)
 
 
 def _narrow_ids(cardinality: int) -> np.dtype:
