@@ -197,3 +197,29 @@ def test_dictionaries_not_ascending_are_merged(dictionaries):
     got = dictionary_of_encoded(column, "LONG", "c")
     assert got.values.equals(expected.values)
     assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+
+
+@pytest.mark.parametrize("stored, arrow_type, low", [("INT", pa.int32(), -2**31), ("INT", pa.int32(), 2**31 - 60),
+                                                     ("LONG", pa.int64(), -5), ("LONG", pa.int64(), 2**62)])
+@pytest.mark.parametrize("every_value", [False, True])
+def test_dictionaries_over_a_small_span_are_counted(monkeypatch, stored, arrow_type, low, every_value):
+    """Integer chunks over a small span (customer ids): their dictionaries (shuffled, repeated, values no row
+    uses) marked in one presence table, never put together (``build_dictionary`` is never called); the same
+    dictionary and dictIds as from the decoded values, at the type's ends too, whether or not every value of the
+    span shows (then a dictId is the value's offset), and 60 values narrow to int8."""
+    rng = np.random.default_rng(abs(low) % 97 + every_value)
+    span = np.arange(60, dtype=np.int64) + low
+    values = (span if every_value else span[rng.random(60) < 0.6]).tolist()
+    values = [values[i] for i in rng.integers(0, len(values), 900)] + values  # every kept value has a row
+    rng.shuffle(values)
+    column = _encoded_chunks(rng, values, arrow_type, 5).slice(0, len(values))
+    expected = build_dictionary(pa.array(values, arrow_type), stored, "c")
+    monkeypatch.setattr(encoded, "_COUNTED_MIN_VALUES", 0)
+    monkeypatch.setattr(encoded, "build_dictionary", None)  # not merged: a call would fail
+    got = dictionary_of_encoded(column, stored, "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.dtype == np.int8 and got.dict_ids.tolist() == expected.dict_ids.tolist()
+    unused = dictionary_of_encoded(column.slice(100, 300), stored, "c")  # values the cut leaves without a row
+    monkeypatch.undo()
+    expected = build_dictionary(pa.array(values[100:400], arrow_type), stored, "c")
+    assert unused.values.equals(expected.values) and unused.dict_ids.tolist() == expected.dict_ids.tolist()
