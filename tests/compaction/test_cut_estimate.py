@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 import pinot_sink
 from pinot_sink.compaction import merge
@@ -158,3 +159,16 @@ def test_a_segment_built_again_from_reread_rows_is_the_one_built_from_kept_rows(
     assert rereads[0] > 0 and rereads[1] == 0
     assert [t.num_rows for t in again] == [t.num_rows for t in kept] and all(
         a.equals(k) for a, k in zip(again, kept))
+
+
+@pytest.mark.parametrize("values", [
+    pa.array(np.concatenate([np.sort(np.random.default_rng(1).integers(0, 5000, 3000))] * 4), pa.int64()),  # ids
+    pa.array(np.arange(-40_000, 40_000, 3), pa.int64()),  # never falling (a time column's dictionaries)
+    pa.array(np.random.default_rng(2).integers(-2**62, 2**62, 5000), pa.int64()),  # a wide span: sorted
+    pa.array(np.random.default_rng(3).integers(-2**31, 2**31 - 1, 5000) // 7, pa.int32()),
+    pa.array([0.5, -0.0, 0.0, 0.5, 2.0]),
+    pa.array(["b", "a", "b"]),
+])
+def test_distinct_counts_the_distinct_values(values):
+    # The first segment's estimate counts the inputs' dictionaries' values together, each once, by whichever way
+    assert merge._distinct(values) == len(set(values.to_pylist()))
