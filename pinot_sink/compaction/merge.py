@@ -31,6 +31,7 @@ from type_mapping.errors import PinotSinkError
 
 from pinot_sink.segment.bitpack import bits_per_value
 from pinot_sink.segment.builder import time_values_ms
+from pinot_sink.segment.dictionary import build_dictionary
 from pinot_sink.segment.read.files import SegmentFiles
 from pinot_sink.segment.read.reader import SegmentReader
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
@@ -181,6 +182,24 @@ def _narrow(ids: pa.Array, cardinality: int) -> pa.Array:
             # numpy's cast, not Arrow's checked one (~3x its CPU): the reader checked every id < cardinality
             return pa.array(ids.to_numpy(zero_copy_only=False).astype(narrow))
     return ids
+
+
+def used_values(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """What a single-value column's rows hold, each chunk's distinct values at most once: of a
+    dictionary-encoded chunk its dictionary's values some row uses (not decoded row by row), of another the
+    chunk itself. Enough for a minimum and a maximum: a build's time range for its segment's name was a
+    decoding of 6.7M LONGs (53 MB) from 335 inputs' chunks, against ~20 us a chunk here."""
+    if not pa.types.is_dictionary(column.type):
+        return column
+    chunks = []
+    for chunk in column.chunks:
+        if chunk.null_count:  # (not from a segment) decoded as it is
+            chunks.append(chunk.dictionary_decode())
+            continue
+        used = np.zeros(len(chunk.dictionary), dtype=np.bool_)
+        used[chunk.indices.to_numpy(zero_copy_only=False)] = True
+        chunks.append(chunk.dictionary.filter(pa.array(used)))
+    return pa.chunked_array(chunks, column.type.value_type)
 
 
 def decoded_rows(rows: PinotColumns) -> PinotColumns:
@@ -504,9 +523,17 @@ def _values_saved(column: pa.ChunkedArray, entry_bytes: float, forward: bool) ->
     return saved, len(inputs)
 
 
+_DICTIONARY_OF = {pa.int32(): "INT", pa.int64(): "LONG"}
+
+
 def _distinct(values: pa.Array) -> int:
-    """How many distinct values: of numbers, sorted (a stable sort merges the segments' sorted dictionaries
-    as runs: ~5x faster than hashing a mostly distinct column), else hashed."""
+    """How many distinct values: of INTs and LONGs by the builder's own way to their dictionary (values that
+    never fall, a time column's dictionaries one after the other, in one pass; ids over a small span by a
+    presence table: 335 inputs' customer ids, 6.4M values, 4x faster than their sort), of other numbers sorted
+    (a stable sort merges the segments' sorted dictionaries as runs: ~5x faster than hashing a mostly distinct
+    column), else hashed."""
+    if values.type in _DICTIONARY_OF and not values.null_count:
+        return build_dictionary(values, _DICTIONARY_OF[values.type], "", ids=False).cardinality
     if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
         ordered = np.sort(values.to_numpy(zero_copy_only=False), kind="stable")
         return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1 if len(ordered) else 0

@@ -313,7 +313,7 @@ class _Context:
         staged: list[SegmentRecord] = []
 
         def build(rows, key) -> merge.Built:
-            low, high = column_min_max(pa.table({time_column: merge.decoded(rows.table.column(time_column))}),
+            low, high = column_min_max(pa.table({time_column: merge.used_values(rows.table.column(time_column))}),
                                        time_column) if time_column else (None, None)
             name = namer.name(len(staged), low, high)
             started = time.monotonic()

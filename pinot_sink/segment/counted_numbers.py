@@ -39,6 +39,11 @@ _DISTINCT_SPAN_PER_VALUE = 4
 _COUNTING_MIN_SPAN = 1 << 16
 
 
+def counting_pays(span: int, count: int, ids: bool = True) -> bool:
+    """Whether ``count`` integers spanning ``span`` values take the presence table (the rule above)."""
+    return span <= max((_COUNTING_SPAN_PER_VALUE if ids else _DISTINCT_SPAN_PER_VALUE) * count, _COUNTING_MIN_SPAN)
+
+
 def distinct_by_counting(values: np.ndarray, ids: bool, bounds: tuple[int, int] | None = None
                           ) -> tuple[np.ndarray, np.ndarray | None] | None:
     """Distinct values (ascending) and, with ``ids``, dictIds of integers whose range is small next to their
@@ -48,8 +53,7 @@ def distinct_by_counting(values: np.ndarray, ids: bool, bounds: tuple[int, int] 
         return None
     low, high = (int(values.min()), int(values.max())) if bounds is None else bounds
     span = high - low + 1
-    per_value = _COUNTING_SPAN_PER_VALUE if ids else _DISTINCT_SPAN_PER_VALUE
-    if span > max(per_value * len(values), _COUNTING_MIN_SPAN):
+    if not counting_pays(span, len(values), ids):
         return None
     if span * SAMPLE_PER_VALUE <= SAMPLE_BLOCKS * SAMPLE_BLOCK_SIZE < len(values) and \
             _all_in_sample(values, low, span):

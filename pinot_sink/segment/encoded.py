@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 
+from .counted_numbers import counting_pays, running_ranks
 from .dictionary import NUMPY_NATIVE, Dictionary, build_dictionary
 from .index_policy import has_dict_ids
 from .table_config import TableIndexSettings
@@ -43,6 +44,9 @@ def dictionary_of_encoded(column: pa.ChunkedArray, stored_type: str, name: str, 
     runs = _dictionary_of_ordered_runs(chunks, len(column), stored_type, narrow)
     if runs is not None:
         return runs
+    counted = _dictionary_of_counted(chunks, stored_type, len(column), narrow)
+    if counted is not None:
+        return counted
     merged = build_dictionary(pa.concat_arrays([chunk.dictionary for chunk in chunks]), stored_type, name)
     cardinality = merged.cardinality
     ids = np.empty(len(column), dtype=_narrow_ids(cardinality) if narrow else merged.dict_ids.dtype)
@@ -134,6 +138,55 @@ def _dictionary_of_ordered_runs(chunks: list[pa.DictionaryArray], rows: int, sto
                 out=ids[at:at + len(chunk)], mode="clip")
         at += len(chunk)
     return Dictionary(stored_type, pa.array(merged), ids)
+
+
+# Dictionaries of fewer values than this together are merged as they are (a low-cardinality column's: a
+# few values an input, cheaper to concatenate than to count chunk by chunk)
+_COUNTED_MIN_VALUES = 1 << 16
+
+
+def _dictionary_of_counted(chunks: list[pa.DictionaryArray], stored_type: str, rows: int,
+                           narrow: bool) -> Dictionary | None:
+    """``dictionary_of_encoded`` of integer chunks whose values span a small range next to their
+    dictionaries' values together (``counted_numbers.counting_pays``: customer ids, product ids), else None:
+    one presence table over min..max marked with each chunk's used values, whose running count is every
+    value's dictId, then each chunk's dictIds through its values' ranks. The dictionaries are never put
+    together (335 inputs' customer ids: 6.4M values, and a dictId of each, where the table has 200k)."""
+    if stored_type not in ("INT", "LONG") or \
+            sum(len(chunk.dictionary) for chunk in chunks) < _COUNTED_MIN_VALUES:
+        return None
+    dtype = NUMPY_NATIVE[stored_type]
+    numbers = []
+    for chunk in chunks:
+        if not len(chunk.dictionary) or chunk.dictionary.null_count:
+            return None
+        numbers.append(np.asarray(chunk.dictionary.to_numpy(zero_copy_only=False), dtype=dtype))
+    low, high = min(int(v.min()) for v in numbers), max(int(v.max()) for v in numbers)
+    span = high - low + 1
+    if not counting_pays(span, sum(len(v) for v in numbers)):
+        return None
+    present = np.zeros(span, dtype=np.bool_)
+    missing = span  # values of min..max no row has shown yet: once none, the later chunks add nothing
+    for chunk, values in zip(chunks, numbers):
+        if not missing:
+            break
+        used = np.zeros(len(values), dtype=np.bool_)
+        used[chunk.indices.to_numpy(zero_copy_only=False)] = True
+        present[np.subtract(values[used], low, dtype=np.int64)] = True  # (int64: an INT's offset may not fit)
+        missing = span - int(np.count_nonzero(present))
+    # every value of min..max present: a value's dictId is its offset from the least
+    ranks = running_ranks(present) if missing else None
+    ids = np.empty(rows, dtype=_narrow_ids(span - missing) if narrow else np.int32)
+    at = 0
+    for chunk, values in zip(chunks, numbers):
+        # the dictIds of the chunk's values (a value no row uses gets its neighbour's: never looked up)
+        offsets = np.subtract(values, low, dtype=np.int64)
+        mapping = (offsets if ranks is None else np.take(ranks, offsets, mode="clip")).astype(ids.dtype)
+        np.take(mapping, chunk.indices.to_numpy(zero_copy_only=False), out=ids[at:at + len(chunk)], mode="clip")
+        at += len(chunk)
+    distinct = np.flatnonzero(present)
+    distinct += low
+    return Dictionary(stored_type, pa.array(distinct.astype(dtype)), ids)
 
 
 def _narrow_ids(cardinality: int) -> np.dtype:

@@ -67,3 +67,38 @@ def rows_by_dict_id_narrow(dict_ids: np.ndarray, cardinality: int, dtype=np.uint
         out[places] = rows
         cursor += counts
     return out
+
+
+# A row order from runs of equal dictIds is taken where there are at most a row in this many of them
+RUNS_MAX_FRACTION = 32
+
+
+def rows_by_dict_id_runs(dict_ids: np.ndarray, dtype=np.intp) -> np.ndarray | None:
+    """``rows_by_dict_id`` (the same order) when the dictIds come in few runs of one value, else None: a
+    compaction's rows are its inputs one after the other, each sorted by the sortedColumn already, so each
+    dictId's rows are a handful of runs (8 values in 335 inputs: ~2,700 runs of 6.7M rows). The runs are
+    ordered by their dictId (stably: a dictId's runs keep their row order) and the order is written from them,
+    ~4x faster than a counting sort of every row. Told from the rows' descents first: unsorted rows (a Spark
+    task's) have many, and leave after one pass."""
+    count = len(dict_ids)
+    limit = count // RUNS_MAX_FRACTION
+    if count < 2 or np.count_nonzero(dict_ids[1:] < dict_ids[:-1]) > limit:
+        return None
+    changes = np.flatnonzero(dict_ids[1:] != dict_ids[:-1])
+    if len(changes) > limit:
+        return None
+    starts = np.empty(len(changes) + 1, dtype=np.intp)
+    starts[0] = 0
+    np.add(changes, 1, out=starts[1:])
+    lengths = np.diff(starts, append=count)
+    by_id = np.argsort(dict_ids[starts], kind="stable")
+    starts, lengths = starts[by_id], lengths[by_id]
+    # the order as a running sum of steps: +1 inside a run, and at a run's first place the jump from the
+    # previous run's last row to its first
+    out = np.ones(count, dtype=dtype)
+    places = np.cumsum(lengths)
+    places -= lengths
+    out[0] = starts[0]
+    out[places[1:]] = starts[1:] - starts[:-1] - lengths[:-1] + 1
+    np.cumsum(out, out=out)
+    return out

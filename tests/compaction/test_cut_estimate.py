@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 import pinot_sink
 from pinot_sink.compaction import merge
@@ -214,3 +215,16 @@ def test_a_dictionary_column_held_as_values_is_estimated_as_its_inputs_dictionar
                                       value_widths={"k": 8}) == estimate
     # not a dictionary column of the segment (a raw one): nothing merged
     assert merge.merged_bytes_per_row(PinotColumns(pa.table({"k": values}), {}), 1000.0, per_value) == 1000.0
+
+
+@pytest.mark.parametrize("values", [
+    pa.array(np.concatenate([np.sort(np.random.default_rng(1).integers(0, 5000, 3000))] * 4), pa.int64()),  # ids
+    pa.array(np.arange(-40_000, 40_000, 3), pa.int64()),  # never falling (a time column's dictionaries)
+    pa.array(np.random.default_rng(2).integers(-2**62, 2**62, 5000), pa.int64()),  # a wide span: sorted
+    pa.array(np.random.default_rng(3).integers(-2**31, 2**31 - 1, 5000) // 7, pa.int32()),
+    pa.array([0.5, -0.0, 0.0, 0.5, 2.0]),
+    pa.array(["b", "a", "b"]),
+])
+def test_distinct_counts_the_distinct_values(values):
+    # The first segment's estimate counts the inputs' dictionaries' values together, each once, by whichever way
+    assert merge._distinct(values) == len(set(values.to_pylist()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from pinot_sink.compaction.merge import concat, dedup, take
+from pinot_sink.compaction.merge import concat, dedup, take, used_values
 from type_mapping.pinot_schema import PinotSchema
 from type_mapping.stored import PinotColumns
 
@@ -34,3 +34,21 @@ def test_dedup_of_duplicated_small_segments():
     got = dedup(concat(single + single), schema)  # every row twice
     assert got.table.num_rows == 200
     assert got.table.column("s").to_pylist() == [f"{p}{i}" for p in "ab" for i in range(100)]
+
+
+def test_used_values_are_the_values_rows_hold():
+    # A build's time range (its segment's name) from each chunk's used dictionary values: values no row uses
+    # (the rest of an input cut before, here below and above the rows') are left out, as decoding leaves them
+    dictionary = pa.array([100, 200, 300, 400, 500], pa.int64())
+    column = pa.chunked_array([
+        pa.DictionaryArray.from_arrays(pa.array([1, 2, 2, 1], pa.int16()), dictionary),
+        pa.DictionaryArray.from_arrays(pa.array([3, None, 2], pa.int16()), dictionary),  # a null: decoded
+        pa.DictionaryArray.from_arrays(pa.array([], pa.int16()), dictionary),
+    ])
+    got = used_values(column)
+    assert got.type == pa.int64()
+    assert [chunk.to_pylist() for chunk in got.chunks] == [[200, 300], [400, None, 300], []]
+    assert pa.compute.min_max(got).as_py() == pa.compute.min_max(column.cast(pa.int64())).as_py() == \
+        {"min": 200, "max": 400}
+    plain = pa.chunked_array([pa.array([5, 1])])
+    assert used_values(plain) is plain

@@ -219,3 +219,72 @@ def test_segment_from_encoded_columns_has_the_decoded_rows_bytes(tmp_path):
                                 tmp_path / name, "t_0", creation_time_ms=1, options=BuildOptions(threads=1))
         built.append(hashlib.sha256(segment.tar_path.read_bytes()).hexdigest())
     assert built[0] == built[1]
+
+
+def _ascending_chunks(arrow_type, dictionaries: list[list[int]], rows: list[list[int]]) -> pa.ChunkedArray:
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array(ids, pa.int16()), pa.array(values, arrow_type))
+                             for values, ids in zip(dictionaries, rows)])
+
+
+@pytest.mark.parametrize("stored, arrow_type", [("INT", pa.int32()), ("LONG", pa.int64())])
+def test_ascending_dictionaries_are_put_one_after_the_other(monkeypatch, stored, arrow_type):
+    """Chunks whose dictionaries each start above where the one before ended (a time column's inputs): their
+    used values one chunk after the other, without merging them (``build_dictionary`` is never called), the
+    same dictionary and dictIds as from the decoded values; the first chunk (the rest of an input cut before)
+    and a later one leave values unused, and 128 values kept make int8 dictIds."""
+    dictionaries = [list(range(-300, -100)), list(range(-50, -22)), [7, 9, 10**6]]
+    rows = [[150, 100, 199, *range(100, 199)], [0, 27, *range(28)], [0, 0, 2]]
+    column = _ascending_chunks(arrow_type, dictionaries, rows)
+    values = [dictionaries[c][i] for c, ids in enumerate(rows) for i in ids]
+    expected = build_dictionary(pa.array(values, arrow_type), stored, "c")
+    monkeypatch.setattr(encoded, "build_dictionary", None)  # not merged: a call would fail
+    got = dictionary_of_encoded(column, stored, "c")
+    assert expected.cardinality == 100 + 28 + 2
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+    first_two = dictionary_of_encoded(column.slice(0, len(rows[0]) + len(rows[1])), stored, "c")
+    assert first_two.cardinality == 128 and first_two.dict_ids.dtype == np.int8
+    assert first_two.dict_ids.tolist() == expected.dict_ids[:len(first_two.dict_ids)].tolist()
+
+
+@pytest.mark.parametrize("dictionaries", [
+    [[1, 2, 3], [3, 4]],  # the second starts where the first ended: a value in both
+    [[1, 2, 3], [0, 5]],  # the second starts below
+    [[1, 3, 2], [4, 5]],  # one is not sorted
+    [[1, 2, 2], [4, 5]],  # one repeats a value
+])
+def test_dictionaries_not_ascending_are_merged(dictionaries):
+    rows = [[2, 0, 1, 2], [1, 0, 1]]
+    column = _ascending_chunks(pa.int64(), dictionaries, rows)
+    values = [dictionaries[c][i] for c, ids in enumerate(rows) for i in ids]
+    expected = build_dictionary(pa.array(values, pa.int64()), "LONG", "c")
+    assert encoded._dictionary_of_ordered_runs(list(column.chunks), len(column), "LONG", True) is None
+    got = dictionary_of_encoded(column, "LONG", "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.tolist() == expected.dict_ids.tolist()
+
+
+@pytest.mark.parametrize("stored, arrow_type, low", [("INT", pa.int32(), -2**31), ("INT", pa.int32(), 2**31 - 60),
+                                                     ("LONG", pa.int64(), -5), ("LONG", pa.int64(), 2**62)])
+@pytest.mark.parametrize("every_value", [False, True])
+def test_dictionaries_over_a_small_span_are_counted(monkeypatch, stored, arrow_type, low, every_value):
+    """Integer chunks over a small span (customer ids): their dictionaries (shuffled, repeated, values no row
+    uses) marked in one presence table, never put together (``build_dictionary`` is never called); the same
+    dictionary and dictIds as from the decoded values, at the type's ends too, whether or not every value of the
+    span shows (then a dictId is the value's offset), and 60 values narrow to int8."""
+    rng = np.random.default_rng(abs(low) % 97 + every_value)
+    span = np.arange(60, dtype=np.int64) + low
+    values = (span if every_value else span[rng.random(60) < 0.6]).tolist()
+    values = [values[i] for i in rng.integers(0, len(values), 900)] + values  # every kept value has a row
+    rng.shuffle(values)
+    column = _encoded_chunks(rng, values, arrow_type, 5).slice(0, len(values))
+    expected = build_dictionary(pa.array(values, arrow_type), stored, "c")
+    monkeypatch.setattr(encoded, "_COUNTED_MIN_VALUES", 0)
+    monkeypatch.setattr(encoded, "build_dictionary", None)  # not merged: a call would fail
+    got = dictionary_of_encoded(column, stored, "c")
+    assert got.values.equals(expected.values)
+    assert got.dict_ids.dtype == np.int8 and got.dict_ids.tolist() == expected.dict_ids.tolist()
+    unused = dictionary_of_encoded(column.slice(100, 300), stored, "c")  # values the cut leaves without a row
+    monkeypatch.undo()
+    expected = build_dictionary(pa.array(values[100:400], arrow_type), stored, "c")
+    assert unused.values.equals(expected.values) and unused.dict_ids.tolist() == expected.dict_ids.tolist()

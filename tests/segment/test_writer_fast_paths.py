@@ -18,6 +18,7 @@ import pytest
 
 from pinot_sink.segment import BuildOptions, build_segment, counted_numbers, dictionary, inverted_index, row_order, tarball
 from pinot_sink.segment.bitpack import pack_bits
+from pinot_sink.segment import builder as builder_module
 from pinot_sink.segment.builder import SegmentBuildError
 from pinot_sink.segment.dictionary import ColumnValueError, build_dictionary, serialize_dictionary
 from pinot_sink.segment.forward_index import sorted_forward_index
@@ -758,3 +759,51 @@ def test_narrow_row_order_is_the_stable_order(cardinality, rows):
         got = row_order.rows_by_dict_id_narrow(dict_ids, cardinality, dtype)
         assert got.dtype == dtype and np.array_equal(got, expected)
     assert np.array_equal(row_order.dict_id_counts(dict_ids, cardinality), np.bincount(dict_ids, minlength=cardinality))
+
+
+@pytest.mark.parametrize("cardinality, inputs, dtype", [(1, 3, np.int8), (8, 40, np.int8), (300, 5, np.int16),
+                                                         (70_000, 2, np.int32)])
+def test_row_order_from_runs_is_the_stable_order(cardinality, inputs, dtype):
+    # A compaction's sortedColumn: inputs one after the other, each sorted (and the first cut), the last
+    # input ending where its predecessor began: the runs of each dictId, in row order, are rows_by_dict_id's
+    rng = np.random.default_rng(cardinality)
+    pool = rng.choice(cardinality, min(cardinality, 60), replace=False)  # few runs an input, as a sortedColumn's
+    parts = [np.sort(rng.choice(pool, int(rng.integers(1, 40_000)))) for _ in range(inputs)]
+    dict_ids = np.concatenate(parts).astype(dtype)[int(rng.integers(0, len(parts[0]))):]
+    expected = row_order.rows_by_dict_id(dict_ids, cardinality)
+    for out in (np.int32, np.intp):
+        got = row_order.rows_by_dict_id_runs(dict_ids, out)
+        assert got is not None and got.dtype == out and np.array_equal(got, expected)
+
+
+def test_row_order_from_runs_declines_unsorted_rows():
+    rng = np.random.default_rng(3)
+    assert row_order.rows_by_dict_id_runs(rng.integers(0, 8, 10_000).astype(np.int8)) is None  # a Spark task's
+    runs = np.repeat(np.tile(np.arange(4, dtype=np.int32), 2000), 2)  # sorted... in 2,000 short runs each
+    assert row_order.rows_by_dict_id_runs(runs) is None
+    assert row_order.rows_by_dict_id_runs(np.zeros(1, dtype=np.int8)) is None
+
+
+def test_segment_sorted_from_runs_has_the_bytes_of_one_sorted_by_counting(tmp_path, monkeypatch):
+    # The sortedColumn comes as dictionary chunks, each input sorted (a compaction's); with the order from runs
+    # and without it (every row counted), the same segment
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [
+        {"name": "country", "dataType": "STRING"}, {"name": "user", "dataType": "LONG"}]})
+    config = TableConfig.from_json({"tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {},
+                                    "tableIndexConfig": {"sortedColumn": ["country"]}, "metadata": {}}, schema)
+    rng = np.random.default_rng(9)
+    countries, users = [], []
+    for _ in range(6):
+        present = sorted(rng.choice(["DE", "FR", "JP", "US"], 3, replace=False))
+        ids = np.sort(rng.integers(0, 3, 700))
+        countries.append(pa.DictionaryArray.from_arrays(pa.array(ids.astype(np.int8)), pa.array(present)))
+        users.append(pa.array(rng.integers(0, 10**6, 700)))
+    table = pa.table({"country": pa.chunked_array(countries), "user": pa.chunked_array(users)})
+    called = []
+    runs = row_order.rows_by_dict_id_runs
+    monkeypatch.setattr(builder_module, "rows_by_dict_id_runs", lambda *a: called.append(1) or runs(*a))
+    options = BuildOptions(threads=1, narrow_order=True)
+    a = build_segment(PinotColumns(table, {}), schema, config, tmp_path / "a", "s", 1, options)
+    monkeypatch.setattr(builder_module, "rows_by_dict_id_runs", lambda *a: None)
+    b = build_segment(PinotColumns(table, {}), schema, config, tmp_path / "b", "s", 1, options)
+    assert called and a.tar_path.read_bytes() == b.tar_path.read_bytes()
