@@ -275,6 +275,11 @@ def common_values(ctx: Context, values: list[Value], chosen: list[np.ndarray] | 
         target = pa.null()
     elif kinds <= {"INT", "LONG"}:
         target = pa.int64() if "LONG" in kinds else pa.int32()
+    elif kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"} and ctx.destination == "STRING":
+        # numbers of several Java types into a STRING column: each row's own toString (a Long 5 is '5', a
+        # Float 0.1f '0.1'), not the text of a double they were brought to
+        values = [_on_rows(ctx, None if chosen is None else chosen[i], to_string, v) for i, v in enumerate(values)]
+        target = pa.string()
     elif kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"}:
         target = pa.float64()
     elif kinds == {"BOOLEAN"}:
@@ -330,7 +335,7 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         args = args[:first + 1]
     if all(isinstance(a, Const) for a in args):
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
-    if _mixes_lists(args):
+    if _mixes_lists(args) or _numbers_as_objects(ctx, args):
         return _coalesce_objects(args)
     # each argument brought to the common type on the rows that return it only (Pinot converts none of them: a
     # multi-value after a non-null BYTES value cannot fail the row)
@@ -346,6 +351,17 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
 
 
 _PLAIN = (bool, int, float, str, decimal.Decimal, bytes)
+
+
+def _numbers_as_objects(ctx: Context, branches: list[Value]) -> bool:
+    """Whole numbers beside floating ones passed to another function's parameter (``concat(CASE ... THEN 5
+    ELSE 2.5 END, ...)``): Pinot passes each row's own Long or Double, so they stay Java objects here (a Long
+    into a String parameter is '5', not '5.0'); into a column ``common_values`` knows the column's type."""
+    if ctx.destination is not None:
+        return False
+    kinds = {java_type(b) for b in branches} - {"NULL"}
+    return kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"} and bool(kinds & {"INT", "LONG"}) and bool(
+        kinds & {"FLOAT", "DOUBLE"})
 
 
 def _mixes_lists(args: list[Value]) -> bool:
@@ -444,6 +460,8 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     # a branch no row takes is never returned: its Java type takes no part in the common type (seed 51: a FLOAT
     # branch behind WHEN false made a LONG one's '0' the text '0.0')
     branches = [b if taken[i].any() else Const(None, "NULL") for i, b in enumerate(results + [otherwise])]
+    if _numbers_as_objects(ctx, branches):
+        return _case_objects(ctx, conditions, branches)
     arrays = common_values(ctx, branches, taken)
     out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
     # The first condition that is TRUE wins: apply them from last to first.
