@@ -140,10 +140,14 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC", zone
             pieces.append(_offset_text(offsets, token.count))
         elif token.letter == "z":
             pieces.append(names[token.count >= 4])
-        elif token.letter in "xwe" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
-            name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week"}[token.letter]
+        elif token.letter in "xweE" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
+            name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week", "E": "day_of_week"}[token.letter]
             values = pa.array(calendar_field(local_ms, name), pa.int64(), mask=nulls)
-            pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
+            if token.letter == "E":  # the day's name of the same field (its quirk within a day of Long.MIN_VALUE too)
+                names = _DAY_NAMES if token.count >= 4 else [n[:3] for n in _DAY_NAMES]
+                pieces.append(pc.take(pa.array(names), pc.subtract(values, 1)))
+            else:
+                pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
         else:
             pieces.append(_piece(local, token, years))
     if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):
@@ -152,6 +156,9 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC", zone
         return pa.array(["".join(pieces)] * len(instants), pa.string(), mask=instants.is_null())
     arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.scalar(p, pa.string()) for p in pieces]
     return pc.binary_join_element_wise(*arrays, pa.scalar("", pa.string()))
+
+
+_DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
 def zone_names(instants: pa.Array, time_zone: str, zone_id: str, long: bool) -> pa.Array:
