@@ -99,6 +99,10 @@ def _check(node: Node, text: str) -> None:
             raise ExpressionError(f"{node.text} in {text!r}: argument {i + 1} must be a single-quoted literal, as "
                                   f"Pinot's parser requires (ParserUtils.validateFunction)")
     function = lookup(node.name, len(node.args))
+    if function is None and node.name == "in":  # (asked: Pinot's build fails, "Unsupported function: in" / "not_in")
+        raise ExpressionError(f"IN / NOT IN in {text!r}: Pinot's ingestion evaluator has no such function (its "
+                              f"build fails: Unsupported function: in); write arrayContainsString(split('a,b', ','), s) for texts "
+                              f"(= compares as doubles in Pinot), n = 1 OR n = 2 for numbers")
     if function is None:
         from .functions import REGISTRY
 
