@@ -166,6 +166,18 @@ def _standardize_collection(items: list[Any], single_value: bool) -> Any:
     return tuple(kept)
 
 
+def bytes_then_other(items: Any) -> bool:
+    """An ``Object[]`` whose first element is a ``byte[]`` and which holds another kind of value
+    (``array(b, s)``): ``PinotDataType.getMultiValueType`` of the first element is ``BYTES_ARRAY``, whose
+    conversions cast every element to ``byte[]`` (ClassCastException), into a column or a parameter alike."""
+    return (isinstance(items, (list, tuple)) and bool(items) and isinstance(items[0], bytes)
+            and any(v is not None and not isinstance(v, bytes) for v in items))
+
+
+BYTES_THEN_OTHER = ("ClassCastException: an Object[] whose first element is a byte[] converts every element as "
+                    "a byte[] (array() of BYTES and other values)")
+
+
 def _java_list(items: list[Any]) -> str:
     return json_text(items)[:200]
 
@@ -289,7 +301,12 @@ def to_column(array: pa.Array, spec, ctx, convert: Convert) -> pa.Array:
         if failed.any():
             ctx.fail(failed, reason or "cannot convert the value (DataTypeTransformer)", array)
         return pa.array([None if failed[i] else converted[i] for i in range(n)], out_type or arrow_type_for(spec))
-    rows = [() if v is None else (v if isinstance(v, tuple) else (v,)) for v in standardized]
+    mixed = np.array([bytes_then_other(v) for v in standardized], np.bool_)
+    if mixed.any():
+        failed |= mixed
+        reason = reason or BYTES_THEN_OTHER
+    rows = [() if v is None or mixed[i] else (v if isinstance(v, tuple) else (v,))
+            for i, v in enumerate(standardized)]
     elements = [e for r in rows for e in r]
     parents = np.repeat(np.arange(n), [len(r) for r in rows]) if n else np.zeros(0, np.int64)
     converted, bad, why, out_type = _convert_scalars(elements, single, ctx, convert)
