@@ -114,6 +114,10 @@ _LITERALS["string"] += [
     "'{\"a\": {\"b\": [1, 2, 3]}}'", "'{\"a\": 1e400}'", "'{\"a\": -0.0}'", "'{\"a\": 12345678901234567890}'",
     "'$.a.b'", "'$.a[0]'", "'$[*]'", "'$..a'", "'$.a[?(@ > 1)]'", "'$.a.length()'", "'a,b;c'", "'😀😀x'",
 ]
+# zone names (2026-11-29, late: Joda's names, fixed from the search's round6_zone_names) and zones whose
+# standard time tzdata and Joda see apart (negative savings, a JVM without names)
+_LITERALS["string"] += ["'z'", "'zzzz'", "'EEE, d MMM yyyy HH:mm z'", "'yyyy-MM-dd zzzz'", "'Europe/Dublin'",
+                        "'Africa/Casablanca'", "'Etc/GMT+5'", "'America/Coyhaique'", "'CET'", "'EST5EDT'"]
 _LITERALS["bytes"] += ["hexToBytes('ff')", "hexToBytes('550e8400e29b41d4a716446655440000')", "toUtf8('😀')",
                        "hexToBytes('edb080')"]
 # edge texts for rows 24.. of each batch (s, j, z): kept out of families._inputs, whose rows the suite's
