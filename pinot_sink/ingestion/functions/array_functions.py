@@ -151,6 +151,7 @@ def _slice(values: tuple, start: int, end: int, kind: str) -> list:
         raise JavaThrows(f"IllegalArgumentException: {start} > {end}")
     if start < 0 or start > len(values):
         raise JavaThrows(f"ArrayIndexOutOfBoundsException: arraycopy: source index {start} out of bounds")
+    _count(end - start)  # (seed 303-4: a slice to 430 million elements, padded, as generate*Array's sizes)
     part = list(values[start:end])
     return part + [_ZERO[kind]] * (end - start - len(part))
 
