@@ -290,6 +290,8 @@ def deliberate(expression: str) -> str | None:
         return "an array of over 2^24 elements (Java's outcome is its heap's)"
     if any("beyond Arrow's decimals" in r for r in REASONS):
         return "a BigDecimal beyond Arrow's decimal256 in a BIG_DECIMAL column (the row fails here)"
+    if any("array() of a multi-value and BYTES values" in r for r in REASONS):
+        return "array: a multi-value beside BYTES (Pinot prints the byte[] by its toString, refused here)"
     if any("identity text" in r for r in REASONS):
         return "array: a primitive array into a STRING column (Pinot stores its identity text '[I@...', refused here)"
     if any("IPAddress library reads but this package does not reproduce" in r for r in REASONS):
