@@ -291,7 +291,7 @@ def deliberate(expression: str) -> str | None:
     if any("beyond Arrow's decimals" in r for r in REASONS):
         return "a BigDecimal beyond Arrow's decimal256 in a BIG_DECIMAL column (the row fails here)"
     if any("array() of a multi-value and BYTES values" in r for r in REASONS):
-        return "array: a multi-value beside BYTES (Pinot prints the byte[] by its toString, refused here)"
+        return "array: a multi-value beside BYTES (Pinot stores a text of the byte[] not derived here; refused)"
     if any("identity text" in r for r in REASONS):
         return "array: a primitive array into a STRING column (Pinot stores its identity text '[I@...', refused here)"
     if any("IPAddress library reads but this package does not reproduce" in r for r in REASONS):
