@@ -166,6 +166,20 @@ def _standardize_collection(items: list[Any], single_value: bool) -> Any:
     return tuple(kept)
 
 
+# A Java primitive array (int[], long[], float[], double[], boolean[]) as a transform's value: Pinot's
+# DataTypeTransformer converts it as an Object, a number column by a cast that fails, a STRING column by its
+# Object.toString ('[I@1b6d3586', an identity hash no other JVM run repeats): the row fails here in both
+_PRIMITIVE_ARRAY = ("ClassCastException: a primitive array (int[], long[], float[], double[], boolean[]) cannot be "
+                    "stored into a column by Pinot's DataTypeTransformer")
+_PRIMITIVE_ARRAY_TEXT = ("a primitive array (int[], long[], float[], double[], boolean[]) into a STRING column: "
+                         "Pinot stores the array's identity text ('[I@1b6d3586'), not its values; refused here")
+
+
+def primitive_array_reason(data_type: str | None) -> str:
+    """Why a row whose value is a Java primitive array fails going into a column of ``data_type``."""
+    return _PRIMITIVE_ARRAY_TEXT if data_type == "STRING" else _PRIMITIVE_ARRAY
+
+
 def bytes_then_other(items: Any) -> bool:
     """An ``Object[]`` whose first element is a ``byte[]`` and which holds another kind of value
     (``array(b, s)``): ``PinotDataType.getMultiValueType`` of the first element is ``BYTES_ARRAY``, whose

@@ -20,7 +20,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, is_list, java_type, null_mask,
                       to_double, to_int, to_long, to_string)
-from ..java_objects import is_object, object_array, objects
+from ..java_objects import is_object, object_array, objects, primitive_array_reason
 from javalib.fdlibm import fdlibm_cbrt, fdlibm_hypot, fdlibm_log1p
 from javalib.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
@@ -335,8 +335,6 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         args = args[:first + 1]
     if all(isinstance(a, Const) for a in args):
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
-    if _mixes_lists(args) or _numbers_as_objects(ctx, args):
-        return _coalesce_objects(args)
     # each argument brought to the common type on the rows that return it only (Pinot converts none of them: a
     # multi-value after a non-null BYTES value cannot fail the row)
     chosen = np.full(ctx.num_rows, len(args), dtype=np.int64)
@@ -344,6 +342,9 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         a = args[i]
         present = np.full(ctx.num_rows, a.value is not None) if isinstance(a, Const) else ~null_mask(a)
         chosen[present] = i
+    _fail_primitive_branches(ctx, chosen, list(range(len(args))), args)
+    if _mixes_lists(args) or _numbers_as_objects(ctx, args):
+        return _coalesce_objects(args)
     values = common_values(ctx, args, [chosen == i for i in range(len(args))])
     if all(isinstance(v, pa.Scalar) for v in values[:1]):
         values[0] = pa.repeat(values[0], ctx.num_rows)  # the kernel needs one array to size the result
@@ -433,6 +434,19 @@ def _case_objects(ctx: Context, conditions: list[Value], branches: list[Value]) 
     return object_array(out)
 
 
+def _fail_primitive_branches(ctx: Context, chosen: np.ndarray, positions: list[int], branches: list[Value]) -> None:
+    """Rows of a CASE / coalesce into a column that return a branch whose call gives a Java primitive array
+    (``CASE ... THEN fromEpochSecondsMV(ia) END``, ``coalesce(doyMV(ia), ...)``): that array goes into the column
+    as it is, and fails there as a transform returning it does (``ctx.primitive_args``: its argument positions;
+    ``positions``: each branch's). Seed 303: Pinot stores the array's identity text in a STRING column."""
+    for k, (position, branch) in enumerate(zip(positions, branches)):
+        if position not in ctx.primitive_args or isinstance(branch, Const):
+            continue
+        rows = (chosen == k) & ~null_mask(branch)
+        if rows.any():
+            ctx.fail(rows, primitive_array_reason(ctx.destination), branch)
+
+
 def _chosen_branches(ctx: Context, conditions: list[Value]) -> np.ndarray:
     """Per row the index of the first condition that is ``Boolean.TRUE`` (``len(conditions)``: the ELSE)."""
     chosen = np.full(ctx.num_rows, len(conditions), dtype=np.int64)
@@ -453,9 +467,11 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     conditions = args[0:len(args) - 1:2]
     results = list(args[1:len(args):2])
     otherwise = args[-1] if len(args) % 2 == 1 else Const(None, "NULL")
+    chosen = _chosen_branches(ctx, conditions)
+    _fail_primitive_branches(ctx, chosen, [2 * i + 1 for i in range(len(results))] + [len(args) - 1],
+                             results + [otherwise])
     if _mixes_lists(results + [otherwise]):  # a multi-value beside another kind: Java objects, as coalesce's
         return _case_objects(ctx, conditions, results + [otherwise])
-    chosen = _chosen_branches(ctx, conditions)
     taken = [chosen == i for i in range(len(results) + 1)]
     # a branch no row takes is never returned: its Java type takes no part in the common type (seed 51: a FLOAT
     # branch behind WHEN false made a LONG one's '0' the text '0.0')
