@@ -343,7 +343,7 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         present = np.full(ctx.num_rows, a.value is not None) if isinstance(a, Const) else ~null_mask(a)
         chosen[present] = i
     _fail_primitive_branches(ctx, chosen, list(range(len(args))), args)
-    if _mixes_lists(args) or _numbers_as_objects(ctx, args):
+    if _mixes_lists(args) or _numbers_as_objects(ctx, args) or _has_objects(args):
         return _coalesce_objects(args)
     values = common_values(ctx, args, [chosen == i for i in range(len(args))])
     if all(isinstance(v, pa.Scalar) for v in values[:1]):
@@ -352,6 +352,11 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
 
 
 _PLAIN = (bool, int, float, str, decimal.Decimal, bytes)
+
+
+def _has_objects(branches: list[Value]) -> bool:
+    """A branch of Java objects (a nested CASE / coalesce of mixed numbers, say): the result stays objects."""
+    return any(not isinstance(b, Const) and is_object(b.type) for b in branches)
 
 
 def _numbers_as_objects(ctx: Context, branches: list[Value]) -> bool:
@@ -476,7 +481,7 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     # a branch no row takes is never returned: its Java type takes no part in the common type (seed 51: a FLOAT
     # branch behind WHEN false made a LONG one's '0' the text '0.0')
     branches = [b if taken[i].any() else Const(None, "NULL") for i, b in enumerate(results + [otherwise])]
-    if _numbers_as_objects(ctx, branches):
+    if _numbers_as_objects(ctx, branches) or _has_objects(branches):
         return _case_objects(ctx, conditions, branches)
     arrays = common_values(ctx, branches, taken)
     out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
