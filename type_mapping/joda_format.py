@@ -15,8 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import PinotSinkError
-from .joda_calendar import calendar_field, outside_arrow_range
-from .joda_calendar import MILLIS_PER_DAY
+from .joda_calendar import MILLIS_PER_DAY, calendar_field, outside_arrow_range
 from .joda_zones import CYCLE_MS, FIXED_ZONE, ZoneOverflow, past_arrow_tables, to_local, zone_info
 
 class DateTimeFormatError(PinotSinkError, ValueError):
@@ -144,8 +143,8 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC", zone
             name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week", "E": "day_of_week"}[token.letter]
             values = pa.array(calendar_field(local_ms, name), pa.int64(), mask=nulls)
             if token.letter == "E":  # the day's name of the same field (its quirk within a day of Long.MIN_VALUE too)
-                names = _DAY_NAMES if token.count >= 4 else [n[:3] for n in _DAY_NAMES]
-                pieces.append(pc.take(pa.array(names), pc.subtract(values, 1)))
+                days = _DAY_NAMES if token.count >= 4 else [n[:3] for n in _DAY_NAMES]
+                pieces.append(pc.take(pa.array(days), pc.subtract(values, 1)))
             else:
                 pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
         else:
@@ -170,7 +169,7 @@ def zone_names(instants: pa.Array, time_zone: str, zone_id: str, long: bool) -> 
     from .joda_zone_names import NAMES
 
     millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-    valid = None if not instants.null_count else instants.is_null().to_numpy(zero_copy_only=False)
+    nulls = None if not instants.null_count else instants.is_null().to_numpy(zero_copy_only=False)
     entry = NAMES.get(zone_id) or NAMES.get(time_zone) or (NAMES["UTC"] if time_zone == "UTC" else None)
     if entry is None and not FIXED_ZONE.match(time_zone):
         raise DateTimeFormatError(f"no zone names for {zone_id!r} (not a zone of Joda's tz database)")
@@ -187,7 +186,7 @@ def zone_names(instants: pa.Array, time_zone: str, zone_id: str, long: bool) -> 
             to_local(millis[i:i + 1], time_zone, keep_ends=False)
         except ZoneOverflow:
             texts[i] = NAMES["UTC"][2 if long else 1]
-    return pa.array(texts, pa.string(), mask=valid)
+    return pa.array(texts, pa.string(), mask=nulls)
 
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -204,7 +203,8 @@ def _daylight(millis: np.ndarray, zone: str) -> np.ndarray:
     """Whether each instant is in daylight time, as Joda's ``isStandardOffset`` is not: once per distinct hour
     whose two ends agree, else per instant."""
     hours, inverse = np.unique(np.floor_divide(millis, 3_600_000), return_inverse=True)
-    starts, ends = _zoneinfo_offsets(hours * 3_600_000, zone)[1], _zoneinfo_offsets(hours * 3_600_000 + 3_599_999, zone)[1]
+    starts = _zoneinfo_offsets(hours * 3_600_000, zone)[1]
+    ends = _zoneinfo_offsets(hours * 3_600_000 + 3_599_999, zone)[1]
     flags = starts[inverse]
     mixed = (starts != ends)[inverse]
     if mixed.any():

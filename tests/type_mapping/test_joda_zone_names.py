@@ -63,3 +63,10 @@ def test_zone_names_at_the_ends_of_the_long_range(zone_id, instant, expected):
 
 def test_a_null_instant_prints_null():
     assert _printed("Europe/Paris", "zzzz", [None, 0]) == [None, "Central European Standard Time"]
+
+
+def test_a_day_name_and_a_zone_name_beyond_arrows_range_in_one_pattern():
+    # Joda: print(Long.MIN_VALUE) with "EEE z zzzz" in UTC is "Sat UTC Coordinated Universal Time" (its wrapped
+    # weekday, tools/pinot_functions round7_weekday_long_min); in Kathmandu, +05:45 from Long.MIN_VALUE, "NPT"
+    assert _printed("UTC", "EEE z zzzz", [LONG_MIN]) == ["Sat UTC Coordinated Universal Time"]
+    assert _printed("Asia/Kathmandu", "EEEE z", [LONG_MIN, 0]) == ["Saturday NPT", "Thursday NPT"]
