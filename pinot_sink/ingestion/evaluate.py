@@ -101,8 +101,8 @@ def _check(node: Node, text: str) -> None:
     function = lookup(node.name, len(node.args))
     if function is None and node.name == "in":  # (asked: Pinot's build fails, "Unsupported function: in" / "not_in")
         raise ExpressionError(f"IN / NOT IN in {text!r}: Pinot's ingestion evaluator has no such function (its "
-                              f"build fails: Unsupported function: in); write arrayContainsString(split('a,b', ','), s) for texts "
-                              f"(= compares as doubles in Pinot), n = 1 OR n = 2 for numbers")
+                              f"build fails: Unsupported function: in); write arrayContainsString(split('a,b', "
+                              f"','), s) for texts (= compares as doubles in Pinot), n = 1 OR n = 2 for numbers")
     if function is None:
         from .functions import REGISTRY
 
