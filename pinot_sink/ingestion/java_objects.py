@@ -72,11 +72,26 @@ def is_object(t: pa.DataType) -> bool:
     return isinstance(t, JavaObjectType)
 
 
+class JavaFloat(float):
+    """A Java ``Float`` among Java objects (a FLOAT branch of a CASE / coalesce): its own conversions, a text
+    ``Float.toString`` ('0.1', not the double's '0.10000000149011612'), are a float32's."""
+    __slots__ = ()
+
+
 def object_array(values: list[Any]) -> pa.Array:
     """A ``JAVA_OBJECT`` column of Python values (None: null)."""
-    storage = pa.array([None if v is None else json.dumps(v, ensure_ascii=False, default=_encode) for v in values],
-                       pa.string())
+    storage = pa.array([None if v is None else json.dumps(_floats_marked(v), ensure_ascii=False, default=_encode)
+                        for v in values], pa.string())
     return pa.ExtensionArray.from_storage(JAVA_OBJECT, storage)
+
+
+def _floats_marked(value: Any) -> Any:
+    """A ``JavaFloat`` (alone or in a list) as its marker: JSON writes any float as a double."""
+    if isinstance(value, JavaFloat):
+        return {_FLOAT: repr(float(value))}
+    if isinstance(value, list) and any(isinstance(v, JavaFloat) for v in value):
+        return [_floats_marked(v) for v in value]
+    return value
 
 
 def as_objects(array: pa.Array) -> pa.Array:
@@ -93,6 +108,7 @@ def objects(array: pa.Array) -> list[Any]:
 
 _BIG_DECIMAL = "\u0000BigDecimal"  # a BigDecimal (decimal.Decimal, its scale kept) in the JSON text
 _BYTES = "\u0000bytes"  # a byte[] (Python bytes) in the JSON text, as hex
+_FLOAT = "\u0000Float"  # a Float (JavaFloat) in the JSON text, as its double's repr
 
 
 def _encode(value: Any) -> Any:
@@ -108,6 +124,8 @@ def _decode(mapping: dict) -> Any:
         return decimal.Decimal(mapping[_BIG_DECIMAL])
     if len(mapping) == 1 and _BYTES in mapping:
         return bytes.fromhex(mapping[_BYTES])
+    if len(mapping) == 1 and _FLOAT in mapping:
+        return JavaFloat(mapping[_FLOAT])
     return mapping
 
 
@@ -236,6 +254,8 @@ def _kind(value: Any) -> str:
         return "bool"
     if isinstance(value, int):
         return "int" if -(2**63) <= value < 2**63 else "big"
+    if isinstance(value, JavaFloat):
+        return "float32"
     if isinstance(value, float):
         return "float"
     if isinstance(value, str):
@@ -251,8 +271,8 @@ def _kind(value: Any) -> str:
     return "none" if value is None else "other"
 
 
-_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "big": pa.string(),
-          "bytes": pa.binary()}
+_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "float32": pa.float32(), "str": pa.string(),
+          "big": pa.string(), "bytes": pa.binary()}
 
 
 Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)

@@ -20,7 +20,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, is_list, java_type, null_mask,
                       to_double, to_int, to_long, to_string)
-from ..java_objects import is_object, object_array, objects, primitive_array_reason
+from ..java_objects import JavaFloat, is_object, object_array, objects, primitive_array_reason
 from javalib.fdlibm import fdlibm_cbrt, fdlibm_hypot, fdlibm_log1p
 from javalib.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
@@ -425,6 +425,8 @@ def _object_values(a: Value) -> Const | list | None:
     """An argument as Java objects: a literal (None for null), or the column's values per row."""
     if isinstance(a, Const):
         return None if a.value is None else a
+    if pa.types.is_float32(a.type):  # Java Floats, not Doubles (their text is Float.toString)
+        return [None if v is None else JavaFloat(v) for v in a.to_pylist()]
     return objects(a) if is_object(a.type) else a.to_pylist()
 
 
