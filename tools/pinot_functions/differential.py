@@ -276,9 +276,16 @@ def _reads_a_column(node) -> bool:
     return isinstance(node, Identifier) or isinstance(node, Call) and any(_reads_a_column(a) for a in node.args)
 
 
+_INT_RESULTS = {f["name"] for f in REGISTRY if f["returns"] in ("int", "Integer")}
+
+
 def _array_class(node) -> str:
-    from pinot_sink.ingestion.expression import Identifier, Literal
+    """An argument of array(...) as the harness's artefact sees it: an Integer (an int literal, a call returning
+    int: strpos(...), seed 310-5), a LONG column (an Integer in pinot-verify's JSON rows), or another."""
+    from pinot_sink.ingestion.expression import Call, Identifier, Literal
     if isinstance(node, Literal) and node.java_type == "INT":
+        return "INT"
+    if isinstance(node, Call) and node.name.replace("_", "").lower() in _INT_RESULTS:
         return "INT"
     return "LONG_COLUMN" if isinstance(node, Identifier) and node.name in _LONG_COLUMNS else "OTHER"
 
