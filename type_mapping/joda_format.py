@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import PinotSinkError
-from .joda_calendar import calendar_field, outside_arrow_range
+from .joda_calendar import MILLIS_PER_DAY, calendar_field, outside_arrow_range
 from .joda_zones import CYCLE_MS, FIXED_ZONE, ZoneOverflow, past_arrow_tables, to_local, zone_info
 
 class DateTimeFormatError(PinotSinkError, ValueError):
@@ -97,9 +97,13 @@ def _offset_text(minutes: np.ndarray, count: int) -> pa.Array:
     return pc.binary_join_element_wise(pa.array(sign), hours, ":" if count == 2 else "", mins, "")
 
 
-def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> pa.Array:
-    """Format timestamps with a Java date pattern in a time zone, as Joda would (English locale)."""
+def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC", zone_id: str | None = None) -> pa.Array:
+    """Format timestamps with a Java date pattern in a time zone, as Joda would (English locale); ``zone_id``:
+    the id the zone was given by (its Joda id names it: ``CET`` is not ``Europe/Brussels``), else ``time_zone``."""
     tokens = compile_pattern(pattern, printing=True)
+    names = {t.count >= 4: None for t in tokens if t.letter == "z"}
+    for long in names:  # (before the instants are moved into Arrow's range below)
+        names[long] = zone_names(instants, time_zone, zone_id or time_zone, long)
     try:
         local = instants.cast(pa.timestamp("ms", tz=time_zone))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -108,10 +112,6 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
     if not FIXED_ZONE.match(time_zone):
         millis = pc.fill_null(local.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
         if past_arrow_tables(millis, time_zone) is not None:
-            if any(t.letter == "z" for t in tokens):
-                raise DateTimeFormatError(
-                    f"printing a zone name ({pattern!r}) for instants after 2037 in {time_zone} is not supported "
-                    f"(Arrow's zone tables end in 2037)")
             # The fields of the wall-clock time by the zone's rule, read as UTC; the offsets put in apart.
             local_ms = _print_local(millis, time_zone)
             nulls = local.is_null().to_numpy(zero_copy_only=False) if local.null_count else None
@@ -119,14 +119,8 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             offsets = _offset_minutes(local_ms - millis)
     years = None  # 400-year cycles taken off instants beyond Arrow's range, put back into the printed year
     millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-    zone_name = None  # beyond Arrow's range, the name of a zone of offset zero: the same at every instant
     if outside_arrow_range(millis):
         local_ms = _print_local(millis, time_zone)
-        if any(t.letter == "z" for t in tokens):
-            if not (FIXED_ZONE.match(time_zone) and not (local_ms - millis).any()):
-                raise DateTimeFormatError(f"printing a zone name ({pattern!r}) for instants beyond the years "
-                                          f"1684..2255 is not supported (but in UTC)")
-            zone_name = pc.strftime(pa.array([0], pa.timestamp("ms", tz=time_zone)), format="%Z", locale="C")[0]
         # the calendar (weekdays too) repeats every 400 years: print the same date between 1770 and 2170
         cycles, rest = np.floor_divide(local_ms, CYCLE_MS), np.mod(local_ms, CYCLE_MS)
         late = rest >= CYCLE_MS // 2
@@ -143,12 +137,16 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
             pieces.append(pc.if_else(local.is_valid(), pa.scalar(time_zone), pa.scalar(None, pa.string())))
         elif token.letter == "Z" and offsets is not None:
             pieces.append(_offset_text(offsets, token.count))
-        elif token.letter == "z" and zone_name is not None:
-            pieces.append(pc.if_else(local.is_valid(), zone_name, pa.scalar(None, pa.string())))
-        elif token.letter in "xwe" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
-            name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week"}[token.letter]
+        elif token.letter == "z":
+            pieces.append(names[token.count >= 4])
+        elif token.letter in "xweE" and years is not None:  # beyond Arrow's range: Joda's own week arithmetic
+            name = {"x": "iso_year", "w": "iso_week", "e": "day_of_week", "E": "day_of_week"}[token.letter]
             values = pa.array(calendar_field(local_ms, name), pa.int64(), mask=nulls)
-            pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
+            if token.letter == "E":  # the day's name of the same field (its quirk within a day of Long.MIN_VALUE too)
+                days = _DAY_NAMES if token.count >= 4 else [n[:3] for n in _DAY_NAMES]
+                pieces.append(pc.take(pa.array(days), pc.subtract(values, 1)))
+            else:
+                pieces.append(_year_text(values, token.count) if token.letter == "x" else _padded(values, token.count))
         else:
             pieces.append(_piece(local, token, years))
     if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):
@@ -157,6 +155,99 @@ def print_pattern(instants: pa.Array, pattern: str, time_zone: str = "UTC") -> p
         return pa.array(["".join(pieces)] * len(instants), pa.string(), mask=instants.is_null())
     arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.scalar(p, pa.string()) for p in pieces]
     return pc.binary_join_element_wise(*arrays, pa.scalar("", pa.string()))
+
+
+_DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def zone_names(instants: pa.Array, time_zone: str, zone_id: str, long: bool) -> pa.Array:
+    """Joda's ``DateTimeZone.getShortName`` / ``getName`` (pattern letters ``z`` / ``zzzz``) at each instant: not
+    the tz database's abbreviation (``LMT``, ``+0545``) but the JVM's English names of the zone's Joda id, one
+    for standard time and one for daylight time (``joda_zone_names``); a fixed offset zone, or one the JVM has
+    no names for, prints its offset (``+05:45``, ``-04:48:16``); an instant whose local time overflows the long
+    range is printed in UTC (``DateTimeFormatter.printTo``)."""
+    from .joda_zone_names import NAMES
+
+    millis = pc.fill_null(instants.cast(pa.timestamp("ms")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    nulls = None if not instants.null_count else instants.is_null().to_numpy(zero_copy_only=False)
+    entry = NAMES.get(zone_id) or NAMES.get(time_zone) or (NAMES["UTC"] if time_zone == "UTC" else None)
+    if entry is None and not FIXED_ZONE.match(time_zone):
+        raise DateTimeFormatError(f"no zone names for {zone_id!r} (not a zone of Joda's tz database)")
+    standard, daylight = ((entry[2], entry[4]) if long else (entry[1], entry[3])) if entry else (None, None)
+    if standard is None:  # the offset, as Joda's printOffset: +hh:mm, then :ss and .SSS where not zero
+        texts = np.array([_print_offset(o) for o in _offsets(millis, time_zone).tolist()], dtype=object)
+    elif standard == daylight:
+        texts = np.full(len(millis), standard, dtype=object)
+    else:
+        texts = np.where(_daylight(millis, time_zone), daylight, standard).astype(object)
+    near_ends = (millis < _LONG_MIN + 2 * MILLIS_PER_DAY) | (millis > _LONG_MAX - 2 * MILLIS_PER_DAY)
+    for i in np.flatnonzero(near_ends) if time_zone != "UTC" else ():
+        try:
+            to_local(millis[i:i + 1], time_zone, keep_ends=False)
+        except ZoneOverflow:
+            texts[i] = NAMES["UTC"][2 if long else 1]
+    return pa.array(texts, pa.string(), mask=nulls)
+
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_YEAR_1600_MS, _YEAR_2400_MS = -11_676_096_000_000, 13_569_465_600_000
+
+
+def _offsets(millis: np.ndarray, zone: str) -> np.ndarray:
+    if FIXED_ZONE.match(zone):
+        return to_local(np.zeros(1, np.int64), zone) + np.zeros(len(millis), np.int64)
+    return _zoneinfo_offsets(millis, zone)[0]
+
+
+def _daylight(millis: np.ndarray, zone: str) -> np.ndarray:
+    """Whether each instant is in daylight time, as Joda's ``isStandardOffset`` is not: once per distinct hour
+    whose two ends agree, else per instant."""
+    hours, inverse = np.unique(np.floor_divide(millis, 3_600_000), return_inverse=True)
+    starts = _zoneinfo_offsets(hours * 3_600_000, zone)[1]
+    ends = _zoneinfo_offsets(hours * 3_600_000 + 3_599_999, zone)[1]
+    flags = starts[inverse]
+    mixed = (starts != ends)[inverse]
+    if mixed.any():
+        flags[mixed] = _zoneinfo_offsets(millis[mixed], zone)[1]
+    return flags
+
+
+def _zoneinfo_offsets(millis: np.ndarray, zone: str) -> tuple[np.ndarray, np.ndarray]:
+    """The zone's offset and whether it is daylight time at each instant, by zoneinfo (the rule and calendar
+    repeat every 400 years: instants past 2400 are moved back by whole cycles; before 1600 a zone keeps its
+    first, local mean time). Daylight as Joda's ``isStandardOffset`` has it: a positive saving, or for the
+    zones whose tzdata has negative savings (Dublin's winter GMT: Joda's standard time, the summer its
+    daylight) or double summer times, an offset not Joda's standard offset of the time (``STANDARD``)."""
+    from zoneinfo import ZoneInfo
+
+    from .joda_zone_names import STANDARD
+
+    tz = ZoneInfo(zone)
+    distinct, inverse = np.unique(millis, return_inverse=True)
+    late = distinct > _YEAR_2400_MS  # (the subtraction only there: Long.MIN_VALUE - 2400 would wrap)
+    cycles = np.where(late, (np.where(late, distinct, _YEAR_2400_MS) - _YEAR_2400_MS) // CYCLE_MS, 0)
+    shifted = np.maximum(distinct - cycles * CYCLE_MS, _YEAR_1600_MS)
+    offsets = np.empty(len(distinct), dtype=np.int64)
+    daylight = np.zeros(len(distinct), dtype=bool)
+    epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+    for i, value in enumerate(shifted.tolist()):
+        local = (epoch + _dt.timedelta(milliseconds=value)).astimezone(tz)
+        offsets[i] = int(local.utcoffset().total_seconds() * 1000)
+        daylight[i] = local.dst().total_seconds() > 0
+    if zone in STANDARD:
+        starts, standard = np.array(STANDARD[zone], dtype=np.int64).T
+        daylight = offsets != standard[np.searchsorted(starts, shifted, side="right") - 1]
+    return offsets[inverse], daylight[inverse]
+
+
+def _print_offset(offset: int) -> str:
+    sign, offset = ("-", -offset) if offset < 0 else ("+", offset)
+    text = f"{sign}{offset // 3_600_000:02d}:{offset // 60_000 % 60:02d}"
+    if offset % 60_000:
+        text += f":{offset // 1000 % 60:02d}"
+        if offset % 1000:
+            text += f".{offset % 1000:03d}"
+    return text
 
 
 def _print_local(millis: np.ndarray, zone: str) -> np.ndarray:
@@ -240,8 +331,6 @@ def _piece(local: pa.Array, token: _Token, years: pa.Array | None = None) -> pa.
         return pc.binary_join_element_wise(
             pc.utf8_slice_codeunits(offset, 0, 3), pc.utf8_slice_codeunits(offset, 3, 5), ":"
         )
-    if letter == "z":
-        return pc.strftime(local, format="%Z", locale="C")
     raise DateTimeFormatError(f"date pattern letter {letter!r} is not supported")  # pragma: no cover
 
 

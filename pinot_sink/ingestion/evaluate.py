@@ -99,6 +99,10 @@ def _check(node: Node, text: str) -> None:
             raise ExpressionError(f"{node.text} in {text!r}: argument {i + 1} must be a single-quoted literal, as "
                                   f"Pinot's parser requires (ParserUtils.validateFunction)")
     function = lookup(node.name, len(node.args))
+    if function is None and node.name == "in":  # (asked: Pinot's build fails, "Unsupported function: in" / "not_in")
+        raise ExpressionError(f"IN / NOT IN in {text!r}: Pinot's ingestion evaluator has no such function (its "
+                              f"build fails: Unsupported function: in); write arrayContainsString(split('a,b', "
+                              f"','), s) for texts (= compares as doubles in Pinot), n = 1 OR n = 2 for numbers")
     if function is None:
         from .functions import REGISTRY
 
@@ -136,6 +140,10 @@ def _evaluate(node: Node, columns: Mapping[str, pa.Array], ctx: Context) -> Valu
     if function.literal_args and any(i < len(args) and not isinstance(args[i], Const) for i in function.literal_args):
         return _per_literal(function, args, ctx)
     if function.nullable:
+        # a CASE / coalesce into a column: its arguments that are calls returning a Java primitive array (the
+        # rows taking one fail as that array would, pipeline.py)
+        ctx.primitive_args = frozenset(i for i, a in enumerate(node.args) if isinstance(a, Call) and (
+            getattr(lookup(a.name, len(a.args)), "primitive_array", False))) if ctx.destination else frozenset()
         return _call(function, args, ctx, None)
     nulls = np.zeros(ctx.num_rows, dtype=np.bool_)
     for a in args:

@@ -72,11 +72,26 @@ def is_object(t: pa.DataType) -> bool:
     return isinstance(t, JavaObjectType)
 
 
+class JavaFloat(float):
+    """A Java ``Float`` among Java objects (a FLOAT branch of a CASE / coalesce): its own conversions, a text
+    ``Float.toString`` ('0.1', not the double's '0.10000000149011612'), are a float32's."""
+    __slots__ = ()
+
+
 def object_array(values: list[Any]) -> pa.Array:
     """A ``JAVA_OBJECT`` column of Python values (None: null)."""
-    storage = pa.array([None if v is None else json.dumps(v, ensure_ascii=False, default=_encode) for v in values],
-                       pa.string())
+    storage = pa.array([None if v is None else json.dumps(_floats_marked(v), ensure_ascii=False, default=_encode)
+                        for v in values], pa.string())
     return pa.ExtensionArray.from_storage(JAVA_OBJECT, storage)
+
+
+def _floats_marked(value: Any) -> Any:
+    """A ``JavaFloat`` (alone or in a list) as its marker: JSON writes any float as a double."""
+    if isinstance(value, JavaFloat):
+        return {_FLOAT: repr(float(value))}
+    if isinstance(value, list) and any(isinstance(v, JavaFloat) for v in value):
+        return [_floats_marked(v) for v in value]
+    return value
 
 
 def as_objects(array: pa.Array) -> pa.Array:
@@ -93,6 +108,7 @@ def objects(array: pa.Array) -> list[Any]:
 
 _BIG_DECIMAL = "\u0000BigDecimal"  # a BigDecimal (decimal.Decimal, its scale kept) in the JSON text
 _BYTES = "\u0000bytes"  # a byte[] (Python bytes) in the JSON text, as hex
+_FLOAT = "\u0000Float"  # a Float (JavaFloat) in the JSON text, as its double's repr
 
 
 def _encode(value: Any) -> Any:
@@ -108,6 +124,8 @@ def _decode(mapping: dict) -> Any:
         return decimal.Decimal(mapping[_BIG_DECIMAL])
     if len(mapping) == 1 and _BYTES in mapping:
         return bytes.fromhex(mapping[_BYTES])
+    if len(mapping) == 1 and _FLOAT in mapping:
+        return JavaFloat(mapping[_FLOAT])
     return mapping
 
 
@@ -166,6 +184,32 @@ def _standardize_collection(items: list[Any], single_value: bool) -> Any:
     return tuple(kept)
 
 
+# A Java primitive array (int[], long[], float[], double[], boolean[]) as a transform's value: Pinot's
+# DataTypeTransformer converts it as an Object, a number column by a cast that fails, a STRING column by its
+# Object.toString ('[I@1b6d3586', an identity hash no other JVM run repeats): the row fails here in both
+_PRIMITIVE_ARRAY = ("ClassCastException: a primitive array (int[], long[], float[], double[], boolean[]) cannot be "
+                    "stored into a column by Pinot's DataTypeTransformer")
+_PRIMITIVE_ARRAY_TEXT = ("a primitive array (int[], long[], float[], double[], boolean[]) into a STRING column: "
+                         "Pinot stores the array's identity text ('[I@1b6d3586'), not its values; refused here")
+
+
+def primitive_array_reason(data_type: str | None) -> str:
+    """Why a row whose value is a Java primitive array fails going into a column of ``data_type``."""
+    return _PRIMITIVE_ARRAY_TEXT if data_type == "STRING" else _PRIMITIVE_ARRAY
+
+
+def bytes_then_other(items: Any) -> bool:
+    """An ``Object[]`` whose first element is a ``byte[]`` and which holds another kind of value
+    (``array(b, s)``): ``PinotDataType.getMultiValueType`` of the first element is ``BYTES_ARRAY``, whose
+    conversions cast every element to ``byte[]`` (ClassCastException), into a column or a parameter alike."""
+    return (isinstance(items, (list, tuple)) and bool(items) and isinstance(items[0], bytes)
+            and any(v is not None and not isinstance(v, bytes) for v in items))
+
+
+BYTES_THEN_OTHER = ("ClassCastException: an Object[] whose first element is a byte[] converts every element as "
+                    "a byte[] (array() of BYTES and other values)")
+
+
 def _java_list(items: list[Any]) -> str:
     return json_text(items)[:200]
 
@@ -210,6 +254,8 @@ def _kind(value: Any) -> str:
         return "bool"
     if isinstance(value, int):
         return "int" if -(2**63) <= value < 2**63 else "big"
+    if isinstance(value, JavaFloat):
+        return "float32"
     if isinstance(value, float):
         return "float"
     if isinstance(value, str):
@@ -225,8 +271,8 @@ def _kind(value: Any) -> str:
     return "none" if value is None else "other"
 
 
-_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "str": pa.string(), "big": pa.string(),
-          "bytes": pa.binary()}
+_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "float32": pa.float32(), "str": pa.string(),
+          "big": pa.string(), "bytes": pa.binary()}
 
 
 Convert = Callable[..., pa.Array]  # pipeline._convert_values(array, spec, ctx)
@@ -289,7 +335,12 @@ def to_column(array: pa.Array, spec, ctx, convert: Convert) -> pa.Array:
         if failed.any():
             ctx.fail(failed, reason or "cannot convert the value (DataTypeTransformer)", array)
         return pa.array([None if failed[i] else converted[i] for i in range(n)], out_type or arrow_type_for(spec))
-    rows = [() if v is None else (v if isinstance(v, tuple) else (v,)) for v in standardized]
+    mixed = np.array([bytes_then_other(v) for v in standardized], np.bool_)
+    if mixed.any():
+        failed |= mixed
+        reason = reason or BYTES_THEN_OTHER
+    rows = [() if v is None or mixed[i] else (v if isinstance(v, tuple) else (v,))
+            for i, v in enumerate(standardized)]
     elements = [e for r in rows for e in r]
     parents = np.repeat(np.arange(n), [len(r) for r in rows]) if n else np.zeros(0, np.int64)
     converted, bad, why, out_type = _convert_scalars(elements, single, ctx, convert)

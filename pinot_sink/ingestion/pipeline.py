@@ -52,13 +52,7 @@ _NEUTRAL_INGESTION_KEYS = {
 # RecordEnricherRegistry's types: generateColumn (CustomFunctionEnricher) is applied; clpEnricher needs CLP's
 # log encoder, which this package does not have.
 GENERATE_COLUMN = "generateColumn"
-# A Java primitive array (int[], long[], float[], double[], boolean[]) as a transform's value: Pinot's
-# DataTypeTransformer converts it as an Object, a number column by a cast that fails, a STRING column by its
-# Object.toString ('[I@1b6d3586', an identity hash no other JVM run repeats): the row fails here in both
-_PRIMITIVE_ARRAY = ("ClassCastException: a primitive array (int[], long[], float[], double[], boolean[]) cannot be "
-                    "stored into a column by Pinot's DataTypeTransformer")
-_PRIMITIVE_ARRAY_TEXT = ("a primitive array (int[], long[], float[], double[], boolean[]) into a STRING column: "
-                         "Pinot stores the array's identity text ('[I@1b6d3586'), not its values; refused here")
+# (a Java primitive array as a transform's value: the row fails, java_objects.primitive_array_reason)
 _ENRICHER_TYPES = (GENERATE_COLUMN, "clpEnricher")
 
 
@@ -286,8 +280,8 @@ class IngestionPipeline:
                 ctx.destination = None
                 if t.spec is not None:
                     if hasattr(t.expression, "primitive_array_value") and t.expression.primitive_array_value(value):
-                        ctx.fail(value.is_valid(), _PRIMITIVE_ARRAY_TEXT if t.spec.data_type == "STRING" else
-                                 _PRIMITIVE_ARRAY, value)  # a mirror of Pinot (ingestion.md)
+                        ctx.fail(value.is_valid(), java_objects.primitive_array_reason(t.spec.data_type),
+                                 value)  # a mirror of Pinot (ingestion.md)
                     value = to_column_type(value, t.spec, ctx)
             finally:
                 ctx.destination = None

@@ -72,6 +72,8 @@ class Context:
         # the Pinot type of the column the root call's result goes into (None inside an argument): COALESCE and
         # CASE return a Java object per row, which that column converts (evaluate._evaluate keeps it current)
         self.destination: str | None = None
+        # the arguments of the CASE / coalesce being called into that column that return a primitive array
+        self.primitive_args: frozenset[int] = frozenset()
 
     def detached(self, num_rows: int) -> "Context":
         """A context for ``num_rows`` values taken out of this batch (grouped by their Java type, say) that

@@ -114,3 +114,12 @@ def test_sql_forms_evaluate_as_their_functions():
         ["ZZabxx", "ZZllo"]
     assert Expression("and(a, b)").evaluate_array(columns, ctx).to_pylist() == [True, False]
     assert Expression("or(a, b)").evaluate_array(columns, ctx).to_pylist() == [True, True]
+
+
+@pytest.mark.parametrize("text", ["s IN ('a', 'b')", "s NOT IN ('a')", "NOT (n IN (1, 2))"])
+def test_in_and_not_in_are_refused_as_pinot_refuses_them(text):
+    # Pinot 210c2951e720 (pinot-verify, a transform and a filter alike): the build fails with
+    # "IllegalStateException: Unsupported function: in" (NOT IN: "not_in"); here the config is refused, saying
+    # what to write instead (arrayContainsString(split('a,b', ','), s) gives Pinot's true / false, asked too)
+    with pytest.raises(ExpressionError, match=r"IN / NOT IN in .*Pinot's ingestion evaluator has no such function"):
+        Expression(text)

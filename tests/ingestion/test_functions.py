@@ -437,3 +437,15 @@ def test_decimals_into_long_parameters_truncate_like_big_decimal_long_value():
     d = pa.array([decimal.Decimal("12345678901234567.89"), decimal.Decimal("-2.5")], pa.decimal128(20, 2))
     assert evaluate("fromEpochSeconds(d)", d=d)[0] == [9223372036854775807, -2000]  # saturating toMillis
     assert evaluate("toEpochSeconds(d)", d=d)[0] == [12345678901234, -0]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("coalesce(plus(a, a), coalesce(a, b))", [2.0, 2.5, None]),
+    ("CASE WHEN greaterThan(a, 0) THEN coalesce(a, b) ELSE 2.5 END", [1, 2.5, 2.5]),
+    ("plus(coalesce(a, b), 1)", [2.0, 3.5, None]),
+])
+def test_a_case_or_coalesce_of_java_objects_inside_another(text, expected):
+    # coalesce(a, b) of a LONG and a DOUBLE passed on is Java's objects (a Long or a Double per row), which an
+    # outer CASE / coalesce passes on as they are (found by test_vectorised_evaluation_matches_row_by_row)
+    out, _ = evaluate(text, a=pa.array([1, None, None], pa.int64()), b=pa.array([None, 2.5, None]))
+    assert [None if v is None else float(v) for v in out] == expected

@@ -96,6 +96,12 @@ def test_slice_pads_and_throws_like_copy_of_range():
     assert out == [[3], None] and ctx.errors.tolist() == [False, True]  # start beyond the array
     with pytest.raises(IngestionError, match="row 0: IllegalArgumentException: 2 > 1"):
         evaluate("arraySliceInt(a, 2, 1)", a=a)
+    # a slice padded to hundreds of millions of elements (seed 303-4: arraySliceString(sa, 5, 430804741)): the
+    # row fails as generate*Array's sizes over 2^24 do, a JVM with heap enough allocates it
+    out, ctx = evaluate("arraySliceString(s, 1, 430804741)", True, s=s)
+    assert out == [None] and ctx.errors.tolist() == [True]
+    with pytest.raises(IngestionError, match="an array of 430804740 elements \\(refused here"):
+        evaluate("arraySliceString(s, 1, 430804741)", s=s)
 
 
 def test_element_conversion_and_single_values():

@@ -251,3 +251,20 @@ def test_a_transform_of_a_column_the_schema_lacks_still_runs():
         _skip_apply("x", rows, False)
     counted = _skip_apply("x", rows, True)
     assert counted.table.num_rows == 2 and "x" not in counted.table.column_names and counted.error_rows == 1
+
+
+@pytest.mark.parametrize("expression, column_type, expected, failing", [
+    ("CASE WHEN greaterThan(n, 0) THEN fromEpochSecondsMV(ia) ELSE s END", ("c", "STRING"), [None, "y", "z"], 1),
+    ("coalesce(doyMV(ia), s)", ("c", "STRING"), [None, None, "z"], 2),
+    ("CASE WHEN greaterThan(n, 0) THEN fromEpochSecondsMV(ia) END", ("c", "LONG", True), [None, None, None], 1),
+])
+def test_a_case_branch_returning_a_primitive_array_fails_its_rows_as_the_array_would(expression, column_type,
+                                                                                      expected, failing):
+    # seed 303: CASE ... THEN fromEpochSecondsMV(ia) END into a STRING column, where Pinot stores the long[]'s
+    # identity text '[J@1059754c' (round7_search_303 keeps its answers); the rows taking the branch fail as the
+    # array itself does as a transform's value, the other rows keep their branch's value
+    s = schema(column_type)
+    table = pa.table({"n": [1, 0, 0], "ia": pa.array([[1, 2], [3], None], pa.list_(pa.int64())), "s": ["x", "y", "z"]})
+    cfg = config([("c", expression)], continueOnError=True)
+    result = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema).apply(table, 0)
+    assert result.table.column("c").to_pylist() == expected and result.error_rows == failing

@@ -51,6 +51,11 @@ CASES = [  # (expression, single value[, rows: ROWS unless given])
     ("concat(concat(substr(s, 2, 3), substr(s, 1, 2)), concat(left(s, 1), substr(s, 3)))", True, TWO_EMOJI),
     # elements of an array are texts of their own: two halves side by side in it are no pair
     ("split(concat(concat(substr(s, 2, 3), '#'), substr(s, 1, 2)), '#')", False, TWO_EMOJI),
+    # a match start (Matcher.region) between an emoji's halves: '^' matches there, text goes between them (seed
+    # 301-7); a match after it leaves the halves side by side, the pair again
+    ("regexpReplace(s, '^', 'abc', 1)", True, [EMOJI + "x", "ab", EMOJI + EMOJI, None]),
+    ("regexpReplace(s, '^', 'abc', 1, 0)", True, [EMOJI + "x", "ab", None]),
+    ("regexpReplace(s, 'x', 'y', 1)", True, [EMOJI + "x", "ab", EMOJI + EMOJI, None]),
 ]
 
 

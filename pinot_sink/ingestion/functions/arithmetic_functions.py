@@ -20,7 +20,7 @@ from type_mapping.java_numbers import java_double_to_long
 
 from ..values import (Const, Context, Value, arrow_java_type, broadcast, is_list, java_type, null_mask,
                       to_double, to_int, to_long, to_string)
-from ..java_objects import is_object, object_array, objects
+from ..java_objects import JavaFloat, is_object, object_array, objects, primitive_array_reason
 from javalib.fdlibm import fdlibm_cbrt, fdlibm_hypot, fdlibm_log1p
 from javalib.hotspot_math import hotspot_exp, hotspot_log, hotspot_log10, hotspot_pow
 from .registry import VAR_ARGS, scalar_function
@@ -275,6 +275,11 @@ def common_values(ctx: Context, values: list[Value], chosen: list[np.ndarray] | 
         target = pa.null()
     elif kinds <= {"INT", "LONG"}:
         target = pa.int64() if "LONG" in kinds else pa.int32()
+    elif kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"} and ctx.destination == "STRING":
+        # numbers of several Java types into a STRING column: each row's own toString (a Long 5 is '5', a
+        # Float 0.1f '0.1'), not the text of a double they were brought to
+        values = [_on_rows(ctx, None if chosen is None else chosen[i], to_string, v) for i, v in enumerate(values)]
+        target = pa.string()
     elif kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"}:
         target = pa.float64()
     elif kinds == {"BOOLEAN"}:
@@ -330,8 +335,6 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         args = args[:first + 1]
     if all(isinstance(a, Const) for a in args):
         return next((a for a in args if a.value is not None), Const(None, "NULL"))
-    if _mixes_lists(args):
-        return _coalesce_objects(args)
     # each argument brought to the common type on the rows that return it only (Pinot converts none of them: a
     # multi-value after a non-null BYTES value cannot fail the row)
     chosen = np.full(ctx.num_rows, len(args), dtype=np.int64)
@@ -339,6 +342,9 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
         a = args[i]
         present = np.full(ctx.num_rows, a.value is not None) if isinstance(a, Const) else ~null_mask(a)
         chosen[present] = i
+    _fail_primitive_branches(ctx, chosen, list(range(len(args))), args)
+    if _mixes_lists(args) or _numbers_as_objects(ctx, args) or _has_objects(args):
+        return _coalesce_objects(args)
     values = common_values(ctx, args, [chosen == i for i in range(len(args))])
     if all(isinstance(v, pa.Scalar) for v in values[:1]):
         values[0] = pa.repeat(values[0], ctx.num_rows)  # the kernel needs one array to size the result
@@ -346,6 +352,22 @@ def _coalesce(ctx: Context, args: list[Value]) -> Value:
 
 
 _PLAIN = (bool, int, float, str, decimal.Decimal, bytes)
+
+
+def _has_objects(branches: list[Value]) -> bool:
+    """A branch of Java objects (a nested CASE / coalesce of mixed numbers, say): the result stays objects."""
+    return any(not isinstance(b, Const) and is_object(b.type) for b in branches)
+
+
+def _numbers_as_objects(ctx: Context, branches: list[Value]) -> bool:
+    """Whole numbers beside floating ones passed to another function's parameter (``concat(CASE ... THEN 5
+    ELSE 2.5 END, ...)``): Pinot passes each row's own Long or Double, so they stay Java objects here (a Long
+    into a String parameter is '5', not '5.0'); into a column ``common_values`` knows the column's type."""
+    if ctx.destination is not None:
+        return False
+    kinds = {java_type(b) for b in branches} - {"NULL"}
+    return kinds <= {"INT", "LONG", "FLOAT", "DOUBLE"} and bool(kinds & {"INT", "LONG"}) and bool(
+        kinds & {"FLOAT", "DOUBLE"})
 
 
 def _mixes_lists(args: list[Value]) -> bool:
@@ -403,6 +425,8 @@ def _object_values(a: Value) -> Const | list | None:
     """An argument as Java objects: a literal (None for null), or the column's values per row."""
     if isinstance(a, Const):
         return None if a.value is None else a
+    if pa.types.is_float32(a.type):  # Java Floats, not Doubles (their text is Float.toString)
+        return [None if v is None else JavaFloat(v) for v in a.to_pylist()]
     return objects(a) if is_object(a.type) else a.to_pylist()
 
 
@@ -415,6 +439,19 @@ def _case_objects(ctx: Context, conditions: list[Value], branches: list[Value]) 
         column = columns[chosen]
         out.append(None if column is None else column.value if isinstance(column, Const) else column[row])
     return object_array(out)
+
+
+def _fail_primitive_branches(ctx: Context, chosen: np.ndarray, positions: list[int], branches: list[Value]) -> None:
+    """Rows of a CASE / coalesce into a column that return a branch whose call gives a Java primitive array
+    (``CASE ... THEN fromEpochSecondsMV(ia) END``, ``coalesce(doyMV(ia), ...)``): that array goes into the column
+    as it is, and fails there as a transform returning it does (``ctx.primitive_args``: its argument positions;
+    ``positions``: each branch's). Seed 303: Pinot stores the array's identity text in a STRING column."""
+    for k, (position, branch) in enumerate(zip(positions, branches)):
+        if position not in ctx.primitive_args or isinstance(branch, Const):
+            continue
+        rows = (chosen == k) & ~null_mask(branch)
+        if rows.any():
+            ctx.fail(rows, primitive_array_reason(ctx.destination), branch)
 
 
 def _chosen_branches(ctx: Context, conditions: list[Value]) -> np.ndarray:
@@ -437,13 +474,17 @@ def _case(ctx: Context, args: list[Value]) -> Value:
     conditions = args[0:len(args) - 1:2]
     results = list(args[1:len(args):2])
     otherwise = args[-1] if len(args) % 2 == 1 else Const(None, "NULL")
+    chosen = _chosen_branches(ctx, conditions)
+    _fail_primitive_branches(ctx, chosen, [2 * i + 1 for i in range(len(results))] + [len(args) - 1],
+                             results + [otherwise])
     if _mixes_lists(results + [otherwise]):  # a multi-value beside another kind: Java objects, as coalesce's
         return _case_objects(ctx, conditions, results + [otherwise])
-    chosen = _chosen_branches(ctx, conditions)
     taken = [chosen == i for i in range(len(results) + 1)]
     # a branch no row takes is never returned: its Java type takes no part in the common type (seed 51: a FLOAT
     # branch behind WHEN false made a LONG one's '0' the text '0.0')
     branches = [b if taken[i].any() else Const(None, "NULL") for i, b in enumerate(results + [otherwise])]
+    if _numbers_as_objects(ctx, branches) or _has_objects(branches):
+        return _case_objects(ctx, conditions, branches)
     arrays = common_values(ctx, branches, taken)
     out = arrays[-1]  # literal branches stay scalars: if_else sizes its result by the condition
     # The first condition that is TRUE wins: apply them from last to first.

@@ -250,6 +250,7 @@ def _check_print_pattern(args: list) -> None:
 def _to_date_time(ctx: Context, args: list[Value]) -> Value:
     pattern = _pattern(ctx, args[1])
     zone = zone_id(ctx, args[2]) if len(args) == 3 else "UTC"
+    named = to_string(args[2], ctx).value if len(args) == 3 else "UTC"  # (a zone's names go by its given id)
     try:
         tokens = compile_pattern(pattern, printing=True)
         millis = broadcast(to_long(args[0], ctx), ctx.num_rows, pa.int64())
@@ -257,9 +258,9 @@ def _to_date_time(ctx: Context, args: list[Value]) -> Value:
         distinct = _distinct_instants(data, tokens, zone)
         if distinct is not None:  # print each distinct text once (e.g. one per day for yyyy-MM-dd)
             representatives, inverse = distinct
-            texts = _print(ctx, pa.array(representatives, pa.int64()), pattern, tokens, zone)
+            texts = _print(ctx, pa.array(representatives, pa.int64()), pattern, tokens, zone, named)
             return with_nulls(_take_texts(texts, inverse), null_mask(millis))
-        return _print(ctx, millis, pattern, tokens, zone)
+        return _print(ctx, millis, pattern, tokens, zone, named)
     except DateTimeFormatError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
 
@@ -310,9 +311,10 @@ def _distinct_instants(data: np.ndarray, tokens, zone: str) -> tuple[np.ndarray,
     return representatives, inverse
 
 
-def _print(ctx: Context, millis: pa.Array, pattern: str, tokens, zone: str) -> pa.Array:
+def _print(ctx: Context, millis: pa.Array, pattern: str, tokens, zone: str, named: str | None = None) -> pa.Array:
     try:
-        return print_pattern(millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone)), pattern, zone)
+        instants = millis.cast(pa.timestamp("ms")).cast(pa.timestamp("ms", tz=zone))
+        return print_pattern(instants, pattern, zone, named)
     except DateTimeFormatError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
 

@@ -155,16 +155,21 @@ def _regexp_extract(ctx: Context, args: list[Value]) -> Value:
     return pc.if_else(is_default, default, found)
 
 
-def _region_start(s: str, start: int) -> int | None:
-    """The code point index of UTF-16 offset ``start`` (``Matcher.region``), None when out of range."""
+def _region_split(s: str, start: int) -> tuple[str, str] | None:
+    """``s`` cut at UTF-16 offset ``start`` (``Matcher.region``), None when out of range; a start between an
+    emoji's two halves cuts the pair (Java's region starts at the low half: a match there, '^', puts text
+    between them, and a lone half stored fails Pinot's build, and this package's)."""
     if start < 0:
         return None
     units = 0
     for index, ch in enumerate(s):
         if units >= start:
-            return index
+            return s[:index], s[index:]
+        if ord(ch) > 0xFFFF and units + 1 == start:
+            high, low = chr(0xD800 + ((ord(ch) - 0x10000) >> 10)), chr(0xDC00 + ((ord(ch) - 0x10000) & 0x3FF))
+            return s[:index] + high, low + s[index + 1:]
         units += 2 if ord(ch) > 0xFFFF else 1
-    return len(s) if units >= start else None
+    return (s, "") if units >= start else None
 
 
 @scalar_function("regexpReplace", "regexpReplaceVar", arity=(3, 4, 5, 6), literal_args=(1, 2, 3, 4, 5),
@@ -185,10 +190,10 @@ def _regexp_replace(ctx: Context, args: list[Value]) -> Value:
         return "".join(part if isinstance(part, str) else (m.group(part) or "") for part in template)
 
     def one(s: str):
-        begin = _region_start(s, start)
-        if begin is None:
+        cut = _region_split(s, start)
+        if cut is None:
             raise JavaThrows("IndexOutOfBoundsException: start")
-        head, tail = s[:begin], s[begin:]
+        head, tail = cut
         if occurrence >= 0:
             for index, (text, m) in enumerate(java_find(pattern, tail)):
                 if index == occurrence:
