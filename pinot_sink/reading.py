@@ -430,6 +430,9 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     dictionaries, not by the table. Every batch has the first segment's schema (``columns``, or all its
     columns); see ``read`` for the arguments."""
     _refuse_misspelt(storage_options, "read_batches")
+    # batch_rows=0 failed inside range(), a negative one yielded no batch at all: every row silently dropped.
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise PinotReadError(f"read_batches: batch_rows must be a whole number of at least 1, got {batch_rows!r}")
     window = time_window(time_range)
     columns = _column_list(columns)
     schema, first = None, None

@@ -601,6 +601,15 @@ def test_a_misspelt_argument_is_an_error_not_a_storage_option(pinot_built):
     assert pinot_sink.read(tarball, columns=["ts"], key="k", **{"storage.secret": "s"}).column_names == ["ts"]
 
 
+def test_a_bad_batch_rows_is_an_error_naming_it(pinot_built):
+    """``batch_rows=-1`` yielded no batch (every row dropped, silently) and ``0`` failed inside ``range()``."""
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    for bad in (0, -1, "10", 2.5, True):
+        with pytest.raises(PinotReadError, match=r"read_batches: batch_rows must be a whole number of at least 1"):
+            list(pinot_sink.read_batches(tarball, batch_rows=bad))
+    assert sum(b.num_rows for b in pinot_sink.read_batches(tarball, batch_rows=1)) == pinot_sink.read(tarball).num_rows
+
+
 def test_a_bad_time_range_is_not_offered_dynamic(pinot_built):
     """'dynamic' is an overwrite's time range, not a read's: the error does not offer it, and refuses it."""
     tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
