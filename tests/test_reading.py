@@ -610,6 +610,22 @@ def test_a_bad_batch_rows_is_an_error_naming_it(pinot_built):
     assert sum(b.num_rows for b in pinot_sink.read_batches(tarball, batch_rows=1)) == pinot_sink.read(tarball).num_rows
 
 
+def test_a_time_range_in_epoch_seconds_is_an_error_not_an_empty_read(pinot_built):
+    """Epoch seconds given where millis are asked landed in January 1970 and matched no segment: an empty
+    table, silently. Before 1971 Pinot keeps no segment time, so numbers there are refused, naming the unit."""
+    from pinot_sink.reading import plan_read
+
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    for seconds in ("1700000000/1800000000", (1700000000, 1800000000)):
+        with pytest.raises(PinotReadError, match=r"time_range: .* is epoch millis before 1971 .* epoch seconds\?"):
+            pinot_sink.read(tarball, time_range=seconds)
+        with pytest.raises(PinotReadError, match=r"time_range: .* epoch seconds\?"):
+            list(pinot_sink.read_batches(tarball, time_range=seconds))
+    with pytest.raises(PinotReadError, match=r"option 'time-range': .* epoch seconds\?"):
+        plan_read({"path": str(tarball), "time-range": "1700000000/1800000000"})
+    assert pinot_sink.read(tarball, time_range="1970-01-01/1970-01-02").num_rows == 0  # dates say what they mean
+
+
 def test_a_bad_time_range_is_not_offered_dynamic(pinot_built):
     """'dynamic' is an overwrite's time range, not a read's: the error does not offer it, and refuses it."""
     tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
