@@ -453,7 +453,7 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
         raise PinotReadError(f"read_batches: batch_rows must be a whole number of at least 1, got {batch_rows!r}")
     window = time_window(time_range)
     columns = _column_list(columns)
-    schema, first = None, None
+    schema, first, seen = None, None, {}
     for source in _to_open(list_segments(paths_or_uris, storage_options), window):
         with open_source(source, storage_options) as reader:
             if schema is None:
@@ -465,6 +465,7 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
                         "columns: list a segment that has them first, or use read")
                 schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
             check_columns(schema, reader.metadata, first)
+            _refuse_a_second_build(seen, reader.metadata, source)
             if not selected(reader.metadata, window):
                 continue
             for table in segment_batches(reader, schema, batch_rows):
@@ -491,7 +492,10 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     columns = _column_list(columns)
     tables, fields, first_metadata = [], {}, None
     sources = list_segments(paths_or_uris, storage_options)
-    for metadata, table in _read_segments(sources, storage_options, columns, window):
+    seen: dict[str, tuple[SegmentMetadata, SegmentSource]] = {}
+    opened = _to_open(sources, window)
+    for source, (metadata, table) in zip(opened, _read_segments(sources, storage_options, columns, window)):
+        _refuse_a_second_build(seen, metadata, source)
         first_metadata = first_metadata or metadata
         add_columns(fields, metadata, columns, widen=True)
         if table is not None:
@@ -511,6 +515,18 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([_conform(t, schema) for t in tables])
+
+
+def _refuse_a_second_build(seen: dict, metadata: SegmentMetadata, source: SegmentSource) -> None:
+    """A table holds one segment of a name: two files of a name with different CRCs are two tables' or two
+    builds' segments (another table's folder, an older build beside the table's), whose rows read together
+    would count both: an error naming both files. Copies of one segment (the same CRC) are read as named."""
+    earlier = seen.setdefault(metadata.name, (metadata, source))
+    if earlier[1] is not source and None not in (metadata.crc, earlier[0].crc) and metadata.crc != earlier[0].crc:
+        raise PinotReadError(
+            f"segment {metadata.name!r} is read twice with different contents (CRC {earlier[0].crc} in "
+            f"{earlier[1].path}, CRC {metadata.crc} in {source.path}): a table holds one segment of a name, so "
+            "these are two tables' or two builds' segments; read them apart")
 
 
 def _add_unopened_columns(fields: dict, missing: Sequence[str], sources: Sequence[SegmentSource],

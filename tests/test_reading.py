@@ -657,3 +657,21 @@ def test_the_spark_plan_says_how_to_read_a_column_only_later_tarballs_have(tmp_p
     with pytest.raises(PinotReadError, match=r"columns \['only_seg_b'\]: not in segment seg_a .*the driver opens only "
                                              r"the first tarball.*\.schema\('only_seg_b <type>, \.\.\.'\)"):
         plan_read({"paths": json.dumps([str(old), str(new)]), "columns": "x,only_seg_b"})
+
+
+def test_two_builds_of_one_segment_name_are_refused(tmp_path):
+    """A table holds one segment of a name. Two files of one name with different contents (another table's or
+    an older build's segment mixed in) were read side by side, both counted: one error naming both files.
+    Copies of one segment (the same CRC) are still read as named."""
+    first = _one_column_segment(tmp_path / "a", "seg", "INT", [1, 2], pa.int32())
+    copy = tmp_path / "copy" / first.name
+    copy.parent.mkdir()
+    shutil.copy(first, copy)
+    other = _one_column_segment(tmp_path / "b", "seg", "INT", [3, 4, 5], pa.int32())
+    assert pinot_sink.read([first, copy]).num_rows == 4
+    assert sum(b.num_rows for b in pinot_sink.read_batches([first, copy])) == 4
+    pattern = r"segment 'seg' is read twice with different contents .*a[/\\]seg.*b[/\\]seg.*read them apart"
+    with pytest.raises(PinotReadError, match=pattern):
+        pinot_sink.read([first, other])
+    with pytest.raises(PinotReadError, match=pattern):
+        list(pinot_sink.read_batches([first, other]))
