@@ -482,6 +482,10 @@ class WriteOptions:
 
         url = get("url")
         output_uri = get("output-uri") or get("path")
+        if get("output-uri") and get("path") and get("output-uri") != get("path"):
+            # .save(path) beside .option("output-uri", ...): one of them would be dropped without a word.
+            raise OptionError(f"option 'output-uri' {get('output-uri')!r} and the save path {get('path')!r} differ: "
+                              "give the segments' folder once, as .save(path) or as 'output-uri'")
         if url and push_mode in ("uri", "metadata") and not output_uri:
             raise OptionError(
                 f"option 'push-mode'={push_mode} needs 'output-uri' (a deep-store location the controller can read)"

@@ -214,3 +214,12 @@ def test_client_certificate_options(tmp_path):
         parse(url="https://c:9443", **{"tls.client-cert": str(tmp_path / "missing.pem")})
     with pytest.raises(OptionError, match="'tls.client-key' needs 'tls.client-cert'"):
         parse(url="https://c:9443", **{"tls.client-key": str(key)})
+
+
+def test_a_save_path_and_another_output_uri_is_an_error_not_one_dropped():
+    """``.save("/data/a")`` beside ``.option("output-uri", "/data/b")`` wrote to b and dropped a, silently."""
+    base = {"table-name": "t", "schema": '{"schemaName": "t"}'}
+    with pytest.raises(OptionError, match=r"option 'output-uri' '/data/b' and the save path '/data/a' differ"):
+        WriteOptions.parse({**base, "path": "/data/a", "output-uri": "/data/b"})
+    assert WriteOptions.parse({**base, "path": "/data/a", "output-uri": "/data/a"}).delivery.output_uri == "/data/a"
+    assert WriteOptions.parse({**base, "path": "/data/a"}).delivery.output_uri == "/data/a"
