@@ -169,7 +169,8 @@ NO_COUNTERPART = {
 SPARK_OWNED = {"path", "checkpointlocation", "queryname"}
 
 # Options that configure the controller client: given without 'url' they would be ignored.
-CONTROLLER_ONLY_PREFIXES = ("auth.", "tls.", "timeout.", "retry.", "header.", "database")
+CONTROLLER_ONLY_PREFIXES = ("auth.", "tls.", "timeout.", "retry.", "header.", "database",
+                            "push.", "push-parallelism", "commit.zk-record-limit")  # the commit's upload
 SECRET_OPTIONS = {"auth.password", "auth.token", "auth.header-token"}
 SEGMENT_NAME_TYPES = {"simple": "simple", "normalizeddate": "normalizedDate", "fixed": "fixed"}
 # Pinot's table names end up in URL paths and file paths: no separators, no control characters.
@@ -493,6 +494,8 @@ class WriteOptions:
 
         if not url:
             unused = sorted(k for k in raw if get(k) is not None and k.startswith(CONTROLLER_ONLY_PREFIXES))
+            if push_mode != "tar":  # embedded mode uploads nothing: uri/metadata would be dropped silently
+                unused.insert(0, "push-mode")
             if unused:
                 raise OptionError(f"option {unused[0]!r} only applies with a controller: set 'url', or drop it")
 

@@ -163,6 +163,7 @@ def test_secret_options_are_hidden_by_sparks_default_redaction_pattern():
 ])
 def test_pinot_option_names_are_aliases(pinot_name, value, ours, expected):
     options = {"table-name": "events"} if pinot_name not in ("table", "tableName") else {}
+    options["url"] = "http://c:9000"  # the upload's options need a controller
     opts = WriteOptions.parse({**options, pinot_name: value, "push-mode": "tar"} if pinot_name != "jobType"
                               else {**options, pinot_name: value, "output-uri": "/tmp/x"})
     target = opts
@@ -223,3 +224,16 @@ def test_a_save_path_and_another_output_uri_is_an_error_not_one_dropped():
         WriteOptions.parse({**base, "path": "/data/a", "output-uri": "/data/b"})
     assert WriteOptions.parse({**base, "path": "/data/a", "output-uri": "/data/a"}).delivery.output_uri == "/data/a"
     assert WriteOptions.parse({**base, "path": "/data/a"}).delivery.output_uri == "/data/a"
+
+
+@pytest.mark.parametrize("option, value", [("push-mode", "metadata"), ("push-mode", "uri"), ("push-parallelism", "8"),
+                                           ("push.batch-size", "10"), ("push.segment-uri-prefix", "s3://"),
+                                           ("commit.zk-record-limit", "4194304")])
+def test_upload_options_without_a_controller_are_an_error_not_ignored(option, value):
+    """Without 'url' nothing is uploaded: a push mode, upload parallelism or ZooKeeper limit was ignored without a
+    word, as the auth and TLS options are not."""
+    base = {"table-name": "t", "schema": '{"schemaName": "t"}', "output-uri": "/data/a"}
+    with pytest.raises(OptionError, match=rf"option '{option}' only applies with a controller: set 'url', or drop it"):
+        WriteOptions.parse({**base, option: value})
+    assert WriteOptions.parse({**base, "push-mode": "tar"}).embedded
+    assert WriteOptions.parse({**base, "url": "http://c:9000", option: value}).delivery.output_uri == "/data/a"
