@@ -162,13 +162,15 @@ class _OutputFolder:
 def _schema_and_config(args) -> tuple[dict, dict]:
     """``--schema`` / ``--table-config``, or (``--option table.create=if-missing`` and ``--table``) the ones
     the data source would derive from the input's columns, also written to ``--out``."""
-    from ..options import OptionError, WriteOptions
+    from ..options import OptionError, WriteOptions, load_json_option
     from ..table_create import derived_schema, derived_table_config
 
     if args.schema is not None:
         if args.table_config is None:
             raise OptionError("--table-config is needed with --schema")
-        return json.loads(args.schema.read_text()), json.loads(args.table_config.read_text())
+        # load_json_option names the flag: a bare JSONDecodeError / FileNotFoundError said neither which file
+        return (load_json_option(str(args.schema), "--schema"),
+                load_json_option(str(args.table_config), "--table-config"))
     options = WriteOptions.parse({"table-name": args.table or "?", **parse_cli_options(args.option)})
     if options.table_create.mode != "if-missing" or not args.table:
         raise OptionError("give --schema and --table-config, or --table NAME with --option table.create=if-missing "

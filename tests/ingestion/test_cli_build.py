@@ -157,3 +157,19 @@ def test_a_partitioned_tables_segments_hold_one_partition_id_each(tmp_path, caps
         values.append(segment.metadata.properties["column.id.partitionValues"])
         assert segment.metadata.total_docs > 0
     assert sorted(values) == ["0", "1"]
+
+
+def test_a_bad_schema_or_table_config_file_is_named(pinot_built, tmp_path, capsys):
+    """A missing or broken ``--schema`` / ``--table-config`` printed only Python's words ('Expecting property
+    name enclosed in double quotes: line 1 column 2'), naming neither the flag nor the file."""
+    folder = pinot_built / CASE
+    broken = tmp_path / "broken.json"
+    broken.write_text("{bad")
+    for flag, value, said in (("--schema", broken, "option '--schema': invalid JSON"),
+                              ("--table-config", broken, "option '--table-config': invalid JSON"),
+                              ("--schema", tmp_path / "nope.json", "option '--schema': neither inline JSON nor an "
+                                                                   "existing file")):
+        args = _args(folder, tmp_path / "out")
+        args[args.index(flag) + 1] = str(value)
+        assert main(args) == 1
+        assert said in capsys.readouterr().err
