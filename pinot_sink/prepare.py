@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from type_mapping.pinot_schema import PinotSchema, SchemaError, check_writable_column_names
+from type_mapping.convert import refuse_missing_time_column
 from type_mapping.reconcile import WritePlan, plan_write
 from type_mapping.spark_types import spark_struct_to_arrow
 from type_mapping.table_config import TableConfig, TableConfigError
@@ -77,6 +78,7 @@ class PreparedTable:
         plan = plan_write(pipeline.output_schema if pipeline else source_schema, self.schema,
                           ignore_unknown_columns=options.schema.ignore_unknown_columns,
                           case_sensitive=options.schema.case_sensitive, table_config=self.table_config)
+        refuse_missing_time_column(self.schema, plan, options.conversion)  # on the driver, not in every task
         return pipeline, plan
 
     def namer(self, *, postfix: str | None = None, name: str | None = None) -> SegmentNamer:
