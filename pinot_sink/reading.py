@@ -30,11 +30,11 @@ from pinot_sink.segment.read.segment_metadata import SegmentMetadata
 from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES, is_tarball, load_tarball
 from pinot_sink.storage.layout import MANIFEST_DIR, STAGING_DIR, uri_to_fs
 from pinot_sink.storage.manifests import manifests_of_table, not_live, publishing, recorded_segments
-from type_mapping.datetime_formats import VALID_MIN_TIME_MS
 from type_mapping.errors import PinotSinkError
 
 from .options import _storage_options
-from .time_window import TimeWindow, TimeWindowError, parse_instant, parse_time_range, pinot_selects
+from .time_window import (TimeWindow, TimeWindowError, parse_instant, parse_time_range, pinot_selects,
+                          refuse_epoch_seconds)
 
 log = logging.getLogger("pinot_sink")
 
@@ -96,28 +96,12 @@ def time_window(time_range: Any, option: str = "time_range") -> TimeWindow | Non
             window = TimeWindow(_instant(time_range[0]), _instant(time_range[1]))
             if window.start_ms >= window.end_ms:
                 raise TimeWindowError(f"{time_range!r}: the start must be before the end (the end is exclusive)")
+            refuse_epoch_seconds(window, time_range, time_range)
         else:
             raise TimeWindowError(f"{time_range!r} is neither 'START/END' nor a (start, end) pair")
     except TimeWindowError as exc:
         raise PinotReadError(f"{option}: {exc}") from None
-    if window.end_ms <= VALID_MIN_TIME_MS and _epoch_numbers(time_range):
-        # Epoch seconds taken as millis land in January 1970, where Pinot keeps no segment (its time check
-        # refuses times before 1971): the read would silently match nothing.
-        raise PinotReadError(
-            f"{option}: {time_range!r} is epoch millis before 1971 ({_iso(window.start_ms)}..{_iso(window.end_ms)}), "
-            "where Pinot keeps no segment time: were they epoch seconds? give milliseconds (x1000) or ISO dates")
     return window
-
-
-def _epoch_numbers(time_range: Any) -> bool:
-    ends = time_range.split("/") if isinstance(time_range, str) else time_range
-    if isinstance(ends, TimeWindow):
-        return False
-    return all((isinstance(e, int) and not isinstance(e, bool)) or str(e).strip().lstrip("-").isdigit() for e in ends)
-
-
-def _iso(millis: int) -> str:
-    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _instant(value: Any) -> int:
