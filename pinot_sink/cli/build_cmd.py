@@ -1,7 +1,7 @@
 """`pinot-sink build`: build segment tarballs from Parquet, CSV or JSON-lines files, as the data source does.
 
     pinot-sink build --schema S.json --table-config T.json --input FILE [FILE...] --out DIR
-                     [--name NAME] [--creation-time MILLIS] [--keep-dir] [--segment-version v1|v3]
+                     [--name NAME] [--creation-time TIME] [--keep-dir] [--segment-version v1|v3]
                      [--no-sort] [--max-rows N] [--max-size SIZE]
                      [--option convert.on-oversize-string=pinot ...] [--option ingestion.unsupported=skip]
                      [--option build.unsupported-indexes=defer|error]
@@ -57,7 +57,9 @@ def register(subparsers):
                         help="input files (.parquet, .csv, .json/.jsonl), read in this order")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--name", help="segment name (default: <table>_<minTime>_<maxTime>_<sequence>)")
-    parser.add_argument("--creation-time", type=int, metavar="MILLIS", help="creation time (default: now)")
+    parser.add_argument("--creation-time", type=_creation_time, metavar="TIME",
+                        help="creation time: epoch millis or ISO-8601, as the creation-time option "
+                             "(default: now)")
     parser.add_argument("--keep-dir", action="store_true", help="also leave the untarred segment directories")
     parser.add_argument("--segment-version", choices=("v1", "v3"), help="override the table's segment version")
     parser.add_argument("--skip-unsupported-indexes", action="store_true",
@@ -157,6 +159,19 @@ class _OutputFolder:
 
         Path(built.tar_path).chmod(public_file_mode())
         return str(built.tar_path)
+
+
+def _creation_time(text: str) -> int:
+    """The data source's rule (epoch millis or ISO-8601): the flag refused '2024-01-01T00:00:00Z', which the
+    creation-time option takes."""
+    import argparse
+
+    from ..options import OptionError, parse_creation_time
+
+    try:
+        return parse_creation_time(text)
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("option 'creation-time': ", "")) from None
 
 
 def _schema_and_config(args) -> tuple[dict, dict]:

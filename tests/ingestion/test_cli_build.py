@@ -173,3 +173,21 @@ def test_a_bad_schema_or_table_config_file_is_named(pinot_built, tmp_path, capsy
         args[args.index(flag) + 1] = str(value)
         assert main(args) == 1
         assert said in capsys.readouterr().err
+
+
+def test_creation_time_takes_iso_as_the_option_does(pinot_built, tmp_path, capsys):
+    """``--creation-time 2024-01-01T00:00:00Z`` was an argparse 'invalid int value', though the data source's
+    creation-time option takes ISO-8601; a bad value names the flag."""
+    folder = pinot_built / CASE
+    args = _args(folder, tmp_path, "--name", f"{CASE}_0")
+    args[args.index("--creation-time") + 1] = "2024-01-01T00:00:00Z"
+    assert main(args) == 0
+    with open_segment(tmp_path / f"{CASE}_0.tar.gz") as segment:
+        assert segment.metadata.creation_time_ms == 1704067200000
+    capsys.readouterr()
+    args[args.index("--creation-time") + 1] = "yesterday"
+    try:
+        main(args)
+    except SystemExit as exit_:
+        assert exit_.code == 2
+    assert "argument --creation-time: 'yesterday' is neither epoch millis nor ISO-8601" in capsys.readouterr().err
