@@ -450,6 +450,12 @@ class WriteOptions:
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "WriteOptions":
+        spelt: dict[str, str] = {}
+        for key, value in options.items():  # 'Table-Name' and 'table-name' are one option: keep neither silently
+            first = spelt.setdefault(str(key).lower(), str(key))
+            if first != str(key) and str(options[first]) != str(value):
+                raise OptionError(f"option {first.lower()!r} is given twice with different values (as {first!r} and "
+                                  f"{str(key)!r}; option names ignore case): give one")
         raw = _resolve_aliases({str(k).lower(): ("" if v is None else str(v)) for k, v in options.items()})
         known = {k.lower(): k for k in OPTIONS}
         for key in raw:

@@ -237,3 +237,19 @@ def test_upload_options_without_a_controller_are_an_error_not_ignored(option, va
         WriteOptions.parse({**base, option: value})
     assert WriteOptions.parse({**base, "push-mode": "tar"}).embedded
     assert WriteOptions.parse({**base, "url": "http://c:9000", option: value}).delivery.output_uri == "/data/a"
+
+
+def test_one_option_given_twice_in_two_cases_is_an_error_not_one_dropped():
+    """``pinot_sink.write(df, "t", **{"Table-Name": "u"})`` or two spellings of one option in one dict: option
+    names ignore case, and the last spelling won without a word."""
+    from pinot_sink.spark_write import WriteCheckError, _checked_job
+
+    base = {"schema": '{"schemaName": "t"}'}
+    with pytest.raises(OptionError, match=r"option 'sink.buffer-flush.max-rows' is given twice with different values "
+                                          r"\(as 'sink.buffer-flush.max-rows' and 'SINK.BUFFER-FLUSH.MAX-ROWS'"):
+        WriteOptions.parse({**base, "table-name": "t", "sink.buffer-flush.max-rows": "5",
+                            "SINK.BUFFER-FLUSH.MAX-ROWS": "10"})
+    assert WriteOptions.parse({**base, "Table-Name": "t", "table-name": "t"}).table_name == "t"
+    for key in ("table-name", "Table-Name"):
+        with pytest.raises(WriteCheckError, match=r"option 'table-name' names another table, 'u'"):
+            _checked_job(None, "t", "append", {**base, key: "u"})  # refused before the DataFrame is looked at
