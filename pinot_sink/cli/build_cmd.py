@@ -231,6 +231,15 @@ def make_writer(args, *, progress=None, on_segment=None):
         namer = prepared.namer(name=args.name)
     except SegmentNameError as exc:
         raise OptionError(f"--name: {exc}" if args.name else f"table {raw_table}: {exc}") from None
+    # A name too long for a file name failed in the build as '[Errno 36] File name too long' (the data source
+    # checks it on the driver, job._check_name_length).
+    from ..segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
+
+    longest = namer.longest_bytes()  # the sequence included
+    if longest > SEGMENT_NAME_MAX_BYTES:
+        raise OptionError(f"{'--name' if args.name else f'table {raw_table}'}: segment names would be up to {longest} "
+                          f"bytes, but a file name holds {FILE_NAME_MAX_BYTES} and a segment name at most "
+                          f"{SEGMENT_NAME_MAX_BYTES}: shorten {'--name' if args.name else 'the table name'}")
 
     args.out.mkdir(parents=True, exist_ok=True)
     # now() / ago() give the build's start, one instant for every row and segment of this run

@@ -191,3 +191,12 @@ def test_creation_time_takes_iso_as_the_option_does(pinot_built, tmp_path, capsy
     except SystemExit as exit_:
         assert exit_.code == 2
     assert "argument --creation-time: 'yesterday' is neither epoch millis nor ISO-8601" in capsys.readouterr().err
+
+
+def test_a_name_too_long_for_a_file_is_refused_before_the_build(pinot_built, tmp_path, capsys):
+    """``--name`` of 300 characters failed inside the build as '[Errno 36] File name too long', after reading
+    the input; it is refused first, naming the flag and the limits, and nothing is made."""
+    args = _args(pinot_built / CASE, tmp_path / "out", "--name", "x" * 300)
+    assert main(args) == 1
+    assert "--name: segment names would be up to 307 bytes, but a file name holds 255" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
