@@ -409,9 +409,18 @@ def _column_list(text: str | None) -> tuple[str, ...]:
     return tuple(name.strip() for name in (text or "").split(",") if name.strip())
 
 
+_TABLE_CREATE_DETAILS = ("table.time-column", "table.sorted-column", "table.inverted-index-columns",
+                         "table.range-index-columns", "table.bloom-filter-columns", "table.metric-columns")
+
+
 def _table_create(get, chosen) -> TableCreateOptions:
+    mode = _one_of(chosen("table.create"), "table.create", ("never", "if-missing"))
+    unused = [name for name in _TABLE_CREATE_DETAILS if get(name)]
+    if unused and mode != "if-missing":  # they shape a table this write creates; without it they did nothing
+        raise OptionError(f"option {unused[0]!r} only applies with 'table.create'=if-missing (it shapes the table "
+                          "the write creates); an existing table's config sets it")
     return TableCreateOptions(
-        mode=_one_of(chosen("table.create"), "table.create", ("never", "if-missing")),
+        mode=mode,
         time_column=get("table.time-column") or None, sorted_column=get("table.sorted-column") or None,
         inverted_index_columns=_column_list(get("table.inverted-index-columns")),
         range_index_columns=_column_list(get("table.range-index-columns")),
@@ -622,10 +631,12 @@ def _window(get, chosen) -> WindowOptions:
         except TimeWindowError as exc:
             raise OptionError(f"option 'overwrite.time-range': {exc}") from None
     bucket = get("sink.time-bucket")
+    include_straddling = _one_of(chosen("overwrite.straddling"), "overwrite.straddling", ("error", "include"))
+    if get("overwrite.straddling") and time_range is None:  # it did nothing, without a word
+        raise OptionError("option 'overwrite.straddling' only applies with 'overwrite.time-range'")
     return WindowOptions(
         time_range=time_range,
-        include_straddling=_one_of(chosen("overwrite.straddling"), "overwrite.straddling",
-                                   ("error", "include")) == "include",
+        include_straddling=include_straddling == "include",
         time_bucket=_one_of(bucket, "sink.time-bucket", tuple(BUCKET_MS)) if bucket else None,
     )
 

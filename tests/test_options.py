@@ -1,4 +1,5 @@
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,18 @@ def test_one_option_given_twice_in_two_cases_is_an_error_not_one_dropped():
     for key in ("table-name", "Table-Name"):
         with pytest.raises(WriteCheckError, match=r"option 'table-name' names another table, 'u'"):
             _checked_job(None, "t", "append", {**base, key: "u"})  # refused before the DataFrame is looked at
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"overwrite.straddling": "include"}, "option 'overwrite.straddling' only applies with 'overwrite.time-range'"),
+    ({"table.time-column": "ts"}, "option 'table.time-column' only applies with 'table.create'=if-missing"),
+    ({"table.create": "never", "table.sorted-column": "country"},
+     "option 'table.sorted-column' only applies with 'table.create'=if-missing"),
+])
+def test_an_option_without_the_one_it_serves_is_an_error_not_ignored(options, message):
+    """Options that only shape an overwrite window or a table the write creates did nothing without it."""
+    base = {"table-name": "t", "schema": '{"schemaName": "t"}'}
+    with pytest.raises(OptionError, match=re.escape(message)):
+        WriteOptions.parse({**base, **options})
+    assert WriteOptions.parse({**base, "overwrite.straddling": "include", "overwrite.time-range": "2024-03-01/2024-03-02",
+                               "table.create": "if-missing", "table.time-column": "ts"}).window.include_straddling
