@@ -44,6 +44,10 @@ def parse_table(schema_json: Mapping[str, Any], table_config_json: Mapping[str, 
         config = TableConfig.from_json(table_config_json, schema)
     except (TableConfigError, ValueError) as exc:
         raise OptionError(f"{where}table config: {exc}") from None
+    named = config.raw_table_name if table_config_json.get("tableName") else None
+    if table and named and named != table:  # another table's config: its indexes and time column, silently
+        raise OptionError(f"{where}the table config names table {named!r} (tableName "
+                          f"{table_config_json.get('tableName')!r}), not {table}: give table {table}'s config")
     return schema, config
 
 

@@ -105,3 +105,17 @@ def test_a_missing_time_column_fails_the_plan_on_the_driver(tmp_path):
                                               r"data.*'convert.on-null-time'=pinot"):
         prepare_job(options, no_time, overwrite=False)
     assert prepare_job({**options, "convert.on-null-time": "pinot"}, no_time, overwrite=False) is not None
+
+
+def test_another_tables_config_is_refused(tmp_path):
+    """``table-config`` of another table (its indexes, time column, partitions) was taken for this one without
+    a word; a config without tableName is still this table's."""
+    config = {"tableName": "other_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "day"}}
+    options = {"table-name": "t", "schema": json.dumps(SCHEMA), "output-uri": str(tmp_path / "job")}
+    with pytest.raises(OptionError, match=r"table t: the table config names table 'other' \(tableName "
+                                          r"'other_OFFLINE'\), not t: give table t's config"):
+        prepare_job({**options, "table-config": json.dumps(config)}, pa.schema([("u", pa.string()), ("day", pa.int64())]),
+                    overwrite=False)
+    unnamed = {k: v for k, v in config.items() if k != "tableName"}
+    assert prepare_job({**options, "table-config": json.dumps(unnamed)},
+                       pa.schema([("u", pa.string()), ("day", pa.int64())]), overwrite=False) is not None
