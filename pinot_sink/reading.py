@@ -145,6 +145,12 @@ def list_segments(paths_or_uris: str | os.PathLike | Iterable[str | os.PathLike]
     sorted by name). A name found twice is read once."""
     if isinstance(paths_or_uris, (str, os.PathLike)):
         paths_or_uris = [paths_or_uris]
+    if paths_or_uris is None or isinstance(paths_or_uris, (bytes, Mapping)):  # None: a TypeError inside
+        raise PinotReadError(f"give the segments to read: a path, URI, folder or glob, or a list of them; got "
+                             f"{paths_or_uris!r}")
+    paths_or_uris = list(paths_or_uris)
+    if not paths_or_uris:  # said 'no Pinot segment found in ' (nothing after 'in')
+        raise PinotReadError("give the segments to read: the list of paths is empty")
     options = fsspec_options(storage_options)
     found: dict[tuple[str, str], SegmentSource] = {}
     for item in paths_or_uris:

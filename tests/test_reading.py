@@ -675,3 +675,13 @@ def test_two_builds_of_one_segment_name_are_refused(tmp_path):
         pinot_sink.read([first, other])
     with pytest.raises(PinotReadError, match=pattern):
         list(pinot_sink.read_batches([first, other]))
+
+
+def test_no_paths_is_an_error_saying_what_to_give():
+    """``read(None)`` was a TypeError from inside the listing, ``read([])`` 'no Pinot segment found in ' with
+    nothing after 'in'."""
+    for nothing, said in ((None, "got None"), ([], "the list of paths is empty")):
+        with pytest.raises(PinotReadError, match=rf"give the segments to read: .*{said}"):
+            pinot_sink.read(nothing)
+        with pytest.raises(PinotReadError, match=rf"give the segments to read: .*{said}"):
+            list(pinot_sink.read_batches(nothing))
