@@ -625,8 +625,12 @@ def _column_list(columns) -> list[str] | None:
     if columns is None:
         return None
     if isinstance(columns, str):
+        if not columns.strip():  # a blank option is an option not given, as the write's options take it
+            return None
         columns = [c.strip() for c in columns.split(",") if c.strip()]
     columns = list(columns)
+    if not columns:  # read no column: a table of 0 rows, every row dropped without a word
+        raise PinotReadError("columns: none named; leave columns out (None) to read every column")
     duplicates = sorted({c for c in columns if columns.count(c) > 1})
     if duplicates:
         raise PinotReadError(f"columns: {duplicates} named twice")

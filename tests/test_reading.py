@@ -685,3 +685,16 @@ def test_no_paths_is_an_error_saying_what_to_give():
             pinot_sink.read(nothing)
         with pytest.raises(PinotReadError, match=rf"give the segments to read: .*{said}"):
             list(pinot_sink.read_batches(nothing))
+
+
+def test_no_column_named_is_an_error_and_a_blank_option_reads_all(pinot_built):
+    """``columns=[]`` read a table of no column and 0 rows (every row gone, silently); Spark's
+    ``.option("columns", "")`` planned no column. A blank option is an option not given: every column."""
+    from pinot_sink.reading import plan_read
+
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    with pytest.raises(PinotReadError, match=r"columns: none named; leave columns out \(None\)"):
+        pinot_sink.read(tarball, columns=[])
+    everything = pinot_sink.read(tarball)
+    assert pinot_sink.read(tarball, columns=" ").column_names == everything.column_names
+    assert plan_read({"path": str(tarball), "columns": ""}).schema.names == everything.column_names
