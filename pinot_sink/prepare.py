@@ -45,6 +45,8 @@ def parse_table(schema_json: Mapping[str, Any], table_config_json: Mapping[str, 
     except (TableConfigError, ValueError) as exc:
         raise OptionError(f"{where}table config: {exc}") from None
     named = config.raw_table_name if table_config_json.get("tableName") else None
+    if named and "." in named and "." not in (table or ""):
+        named = named.rsplit(".", 1)[1]  # a database's table ('analytics.events'), written with option 'database'
     if table and named and named != table:  # another table's config: its indexes and time column, silently
         raise OptionError(f"{where}the table config names table {named!r} (tableName "
                           f"{table_config_json.get('tableName')!r}), not {table}: give table {table}'s config")
