@@ -169,7 +169,8 @@ NO_COUNTERPART = {
 SPARK_OWNED = {"path", "checkpointlocation", "queryname"}
 
 # Options that configure the controller client: given without 'url' they would be ignored.
-CONTROLLER_ONLY_PREFIXES = ("auth.", "tls.", "timeout.", "retry.", "header.", "database")
+CONTROLLER_ONLY_PREFIXES = ("auth.", "tls.", "timeout.", "retry.", "header.", "database",
+                            "push.", "push-parallelism", "commit.zk-record-limit")  # the commit's upload
 SECRET_OPTIONS = {"auth.password", "auth.token", "auth.header-token"}
 SEGMENT_NAME_TYPES = {"simple": "simple", "normalizeddate": "normalizedDate", "fixed": "fixed"}
 # Pinot's table names end up in URL paths and file paths: no separators, no control characters.
@@ -408,9 +409,18 @@ def _column_list(text: str | None) -> tuple[str, ...]:
     return tuple(name.strip() for name in (text or "").split(",") if name.strip())
 
 
+_TABLE_CREATE_DETAILS = ("table.time-column", "table.sorted-column", "table.inverted-index-columns",
+                         "table.range-index-columns", "table.bloom-filter-columns", "table.metric-columns")
+
+
 def _table_create(get, chosen) -> TableCreateOptions:
+    mode = _one_of(chosen("table.create"), "table.create", ("never", "if-missing"))
+    unused = [name for name in _TABLE_CREATE_DETAILS if get(name)]
+    if unused and mode != "if-missing":  # they shape a table this write creates; without it they did nothing
+        raise OptionError(f"option {unused[0]!r} only applies with 'table.create'=if-missing (it shapes the table "
+                          "the write creates); an existing table's config sets it")
     return TableCreateOptions(
-        mode=_one_of(chosen("table.create"), "table.create", ("never", "if-missing")),
+        mode=mode,
         time_column=get("table.time-column") or None, sorted_column=get("table.sorted-column") or None,
         inverted_index_columns=_column_list(get("table.inverted-index-columns")),
         range_index_columns=_column_list(get("table.range-index-columns")),
@@ -449,6 +459,12 @@ class WriteOptions:
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "WriteOptions":
+        spelt: dict[str, str] = {}
+        for key, value in options.items():  # 'Table-Name' and 'table-name' are one option: keep neither silently
+            first = spelt.setdefault(str(key).lower(), str(key))
+            if first != str(key) and str(options[first]) != str(value):
+                raise OptionError(f"option {first.lower()!r} is given twice with different values (as {first!r} and "
+                                  f"{str(key)!r}; option names ignore case): give one")
         raw = _resolve_aliases({str(k).lower(): ("" if v is None else str(v)) for k, v in options.items()})
         known = {k.lower(): k for k in OPTIONS}
         for key in raw:
@@ -482,6 +498,10 @@ class WriteOptions:
 
         url = get("url")
         output_uri = get("output-uri") or get("path")
+        if get("output-uri") and get("path") and get("output-uri") != get("path"):
+            # .save(path) beside .option("output-uri", ...): one of them would be dropped without a word.
+            raise OptionError(f"option 'output-uri' {get('output-uri')!r} and the save path {get('path')!r} differ: "
+                              "give the segments' folder once, as .save(path) or as 'output-uri'")
         if url and push_mode in ("uri", "metadata") and not output_uri:
             raise OptionError(
                 f"option 'push-mode'={push_mode} needs 'output-uri' (a deep-store location the controller can read)"
@@ -489,6 +509,8 @@ class WriteOptions:
 
         if not url:
             unused = sorted(k for k in raw if get(k) is not None and k.startswith(CONTROLLER_ONLY_PREFIXES))
+            if push_mode != "tar":  # embedded mode uploads nothing: uri/metadata would be dropped silently
+                unused.insert(0, "push-mode")
             if unused:
                 raise OptionError(f"option {unused[0]!r} only applies with a controller: set 'url', or drop it")
 
@@ -609,10 +631,12 @@ def _window(get, chosen) -> WindowOptions:
         except TimeWindowError as exc:
             raise OptionError(f"option 'overwrite.time-range': {exc}") from None
     bucket = get("sink.time-bucket")
+    include_straddling = _one_of(chosen("overwrite.straddling"), "overwrite.straddling", ("error", "include"))
+    if get("overwrite.straddling") and time_range is None:  # it did nothing, without a word
+        raise OptionError("option 'overwrite.straddling' only applies with 'overwrite.time-range'")
     return WindowOptions(
         time_range=time_range,
-        include_straddling=_one_of(chosen("overwrite.straddling"), "overwrite.straddling",
-                                   ("error", "include")) == "include",
+        include_straddling=include_straddling == "include",
         time_bucket=_one_of(bucket, "sink.time-bucket", tuple(BUCKET_MS)) if bucket else None,
     )
 

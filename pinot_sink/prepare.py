@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from type_mapping.pinot_schema import PinotSchema, SchemaError, check_writable_column_names
+from type_mapping.convert import refuse_missing_time_column
 from type_mapping.reconcile import WritePlan, plan_write
 from type_mapping.spark_types import spark_struct_to_arrow
 from type_mapping.table_config import TableConfig, TableConfigError
@@ -43,6 +44,12 @@ def parse_table(schema_json: Mapping[str, Any], table_config_json: Mapping[str, 
         config = TableConfig.from_json(table_config_json, schema)
     except (TableConfigError, ValueError) as exc:
         raise OptionError(f"{where}table config: {exc}") from None
+    named = config.raw_table_name if table_config_json.get("tableName") else None
+    if named and "." in named and "." not in (table or ""):
+        named = named.rsplit(".", 1)[1]  # a database's table ('analytics.events'), written with option 'database'
+    if table and named and named != table:  # another table's config: its indexes and time column, silently
+        raise OptionError(f"{where}the table config names table {named!r} (tableName "
+                          f"{table_config_json.get('tableName')!r}), not {table}: give table {table}'s config")
     return schema, config
 
 
@@ -77,6 +84,7 @@ class PreparedTable:
         plan = plan_write(pipeline.output_schema if pipeline else source_schema, self.schema,
                           ignore_unknown_columns=options.schema.ignore_unknown_columns,
                           case_sensitive=options.schema.case_sensitive, table_config=self.table_config)
+        refuse_missing_time_column(self.schema, plan, options.conversion)  # on the driver, not in every task
         return pipeline, plan
 
     def namer(self, *, postfix: str | None = None, name: str | None = None) -> SegmentNamer:

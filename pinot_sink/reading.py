@@ -33,7 +33,8 @@ from pinot_sink.storage.manifests import manifests_of_table, not_live, publishin
 from type_mapping.errors import PinotSinkError
 
 from .options import _storage_options
-from .time_window import TimeWindow, TimeWindowError, parse_instant, parse_time_range, pinot_selects
+from .time_window import (TimeWindow, TimeWindowError, parse_instant, parse_time_range, pinot_selects,
+                          refuse_epoch_seconds)
 
 log = logging.getLogger("pinot_sink")
 
@@ -95,6 +96,7 @@ def time_window(time_range: Any, option: str = "time_range") -> TimeWindow | Non
             window = TimeWindow(_instant(time_range[0]), _instant(time_range[1]))
             if window.start_ms >= window.end_ms:
                 raise TimeWindowError(f"{time_range!r}: the start must be before the end (the end is exclusive)")
+            refuse_epoch_seconds(window, time_range, time_range)
         else:
             raise TimeWindowError(f"{time_range!r} is neither 'START/END' nor a (start, end) pair")
     except TimeWindowError as exc:
@@ -143,6 +145,12 @@ def list_segments(paths_or_uris: str | os.PathLike | Iterable[str | os.PathLike]
     sorted by name). A name found twice is read once."""
     if isinstance(paths_or_uris, (str, os.PathLike)):
         paths_or_uris = [paths_or_uris]
+    if paths_or_uris is None or isinstance(paths_or_uris, (bytes, Mapping)):  # None: a TypeError inside
+        raise PinotReadError(f"give the segments to read: a path, URI, folder or glob, or a list of them; got "
+                             f"{paths_or_uris!r}")
+    paths_or_uris = list(paths_or_uris)
+    if not paths_or_uris:  # said 'no Pinot segment found in ' (nothing after 'in')
+        raise PinotReadError("give the segments to read: the list of paths is empty")
     options = fsspec_options(storage_options)
     found: dict[tuple[str, str], SegmentSource] = {}
     for item in paths_or_uris:
@@ -430,9 +438,12 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
     dictionaries, not by the table. Every batch has the first segment's schema (``columns``, or all its
     columns); see ``read`` for the arguments."""
     _refuse_misspelt(storage_options, "read_batches")
+    # batch_rows=0 failed inside range(), a negative one yielded no batch at all: every row silently dropped.
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise PinotReadError(f"read_batches: batch_rows must be a whole number of at least 1, got {batch_rows!r}")
     window = time_window(time_range)
     columns = _column_list(columns)
-    schema, first = None, None
+    schema, first, seen = None, None, {}
     for source in _to_open(list_segments(paths_or_uris, storage_options), window):
         with open_source(source, storage_options) as reader:
             if schema is None:
@@ -444,6 +455,7 @@ def read_batches(paths_or_uris, columns: Sequence[str] | None = None, time_range
                         "columns: list a segment that has them first, or use read")
                 schema, first = arrow_schema(reader.metadata, columns), reader.metadata.name
             check_columns(schema, reader.metadata, first)
+            _refuse_a_second_build(seen, reader.metadata, source)
             if not selected(reader.metadata, window):
                 continue
             for table in segment_batches(reader, schema, batch_rows):
@@ -470,7 +482,10 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     columns = _column_list(columns)
     tables, fields, first_metadata = [], {}, None
     sources = list_segments(paths_or_uris, storage_options)
-    for metadata, table in _read_segments(sources, storage_options, columns, window):
+    seen: dict[str, tuple[SegmentMetadata, SegmentSource]] = {}
+    opened = _to_open(sources, window)
+    for source, (metadata, table) in zip(opened, _read_segments(sources, storage_options, columns, window)):
+        _refuse_a_second_build(seen, metadata, source)
         first_metadata = first_metadata or metadata
         add_columns(fields, metadata, columns, widen=True)
         if table is not None:
@@ -490,6 +505,18 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([_conform(t, schema) for t in tables])
+
+
+def _refuse_a_second_build(seen: dict, metadata: SegmentMetadata, source: SegmentSource) -> None:
+    """A table holds one segment of a name: two files of a name with different CRCs are two tables' or two
+    builds' segments (another table's folder, an older build beside the table's), whose rows read together
+    would count both: an error naming both files. Copies of one segment (the same CRC) are read as named."""
+    earlier = seen.setdefault(metadata.name, (metadata, source))
+    if earlier[1] is not source and None not in (metadata.crc, earlier[0].crc) and metadata.crc != earlier[0].crc:
+        raise PinotReadError(
+            f"segment {metadata.name!r} is read twice with different contents (CRC {earlier[0].crc} in "
+            f"{earlier[1].path}, CRC {metadata.crc} in {source.path}): a table holds one segment of a name, so "
+            "these are two tables' or two builds' segments; read them apart")
 
 
 def _add_unopened_columns(fields: dict, missing: Sequence[str], sources: Sequence[SegmentSource],
@@ -598,8 +625,12 @@ def _column_list(columns) -> list[str] | None:
     if columns is None:
         return None
     if isinstance(columns, str):
+        if not columns.strip():  # a blank option is an option not given, as the write's options take it
+            return None
         columns = [c.strip() for c in columns.split(",") if c.strip()]
     columns = list(columns)
+    if not columns:  # read no column: a table of 0 rows, every row dropped without a word
+        raise PinotReadError("columns: none named; leave columns out (None) to read every column")
     duplicates = sorted({c for c in columns if columns.count(c) > 1})
     if duplicates:
         raise PinotReadError(f"columns: {duplicates} named twice")

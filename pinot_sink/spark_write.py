@@ -202,6 +202,10 @@ def _checked_job(df, table_name: str, mode: str, options: dict[str, Any]):
 
     raw = {key: "" if value is None else str(value) for key, value in options.items()}
     raw.pop("sink.parallelism", None)  # applied by the entry point, so prepare_job has nothing to warn of
+    named = {value for key, value in raw.items() if key.lower() == "table-name"}
+    if named - {table_name}:  # the argument would win over the option without a word
+        raise WriteCheckError(f"pinot_sink.write to table {table_name}: option 'table-name' names another table, "
+                              f"{sorted(named - {table_name})[0]!r}: give the table once, as the argument")
     try:
         check_staging_reachable(df.sparkSession.sparkContext.master, raw)
         return prepare_job({**raw, "table-name": table_name}, df.schema, overwrite=mode == "overwrite")

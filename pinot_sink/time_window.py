@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from type_mapping.datetime_formats import VALID_MIN_TIME_MS
 from type_mapping.errors import PinotSinkError
 from type_mapping.table_config import TableConfig
 
@@ -114,7 +115,20 @@ def parse_time_range(text: str, *, dynamic: bool = True) -> TimeWindow | str:
     window = TimeWindow(parse_instant(parts[0]), parse_instant(parts[1]))
     if window.start_ms >= window.end_ms:
         raise TimeWindowError(f"{text!r}: the start must be before the end (the end is exclusive)")
+    refuse_epoch_seconds(window, parts, text)
     return window
+
+
+def refuse_epoch_seconds(window: TimeWindow, ends: Iterable[Any], given: Any) -> None:
+    """Epoch seconds given as the millis asked land in January 1970, where Pinot keeps no segment (its time
+    check refuses times before 1971): a read, a compaction or a replace would match nothing, silently."""
+    numbers = all((isinstance(e, int) and not isinstance(e, bool)) or str(e).strip().lstrip("-").isdigit()
+                  for e in ends)
+    if numbers and window.end_ms <= VALID_MIN_TIME_MS:
+        iso = [datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+               for ms in (window.start_ms, window.end_ms)]
+        raise TimeWindowError(f"{given!r} is epoch millis before 1971 ({iso[0]}..{iso[1]}), where Pinot keeps no "
+                              "segment time: were they epoch seconds? give milliseconds (x1000) or ISO dates")
 
 
 # --- Pinot's selection rule ----------------------------------------------------------------------------

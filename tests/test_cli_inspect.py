@@ -123,3 +123,31 @@ def test_json_index_paths(pinot_built, capsys):
                  "--columns", "attrs"]) == 0
     text = capsys.readouterr().out
     assert "json index  attrs: 2 paths" in text and ".k " in text
+
+
+def test_a_file_that_is_no_segment_is_named_so(tmp_path, capsys):
+    """A Parquet file or a non-tarball named .tar.gz was taken for a bare metadata.properties: 'segment.name is
+    missing', or a UnicodeDecodeError, instead of saying the file is no segment."""
+    for name, content in (("events.tar.gz", b"hello"), ("rows.parquet", b"PAR1\xe5\x00\xff")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        assert main(["inspect", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert f"{name}: not a segment (neither a segment tarball" in err and content[:4].hex() in err
+    bare = tmp_path / "metadata.properties"
+    bare.write_text("hello\n")
+    assert main(["inspect", str(bare)]) == 1
+    assert "segment.name is missing" in capsys.readouterr().err  # a real metadata.properties: its own fault
+
+
+def test_a_folder_of_segments_says_how_to_inspect_one(pinot_built, tmp_path, capsys):
+    """``pinot-sink inspect out/events`` (a table's folder) said 'metadata.properties is missing'; it names the
+    folder's segments and a command to inspect one, quoted for a path with spaces."""
+    import shutil
+
+    folder = tmp_path / "my table"
+    folder.mkdir()
+    shutil.copy(pinot_built / "events_indexes" / "events_indexes_0.tar.gz", folder)
+    assert main(["inspect", str(folder)]) == 1
+    assert (f"is a folder of 1 segment(s), not a segment: inspect one, e.g. pinot-sink inspect "
+            f"'{folder}/events_indexes_0.tar.gz'") in capsys.readouterr().err

@@ -1,4 +1,5 @@
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,7 @@ def test_secret_options_are_hidden_by_sparks_default_redaction_pattern():
 ])
 def test_pinot_option_names_are_aliases(pinot_name, value, ours, expected):
     options = {"table-name": "events"} if pinot_name not in ("table", "tableName") else {}
+    options["url"] = "http://c:9000"  # the upload's options need a controller
     opts = WriteOptions.parse({**options, pinot_name: value, "push-mode": "tar"} if pinot_name != "jobType"
                               else {**options, pinot_name: value, "output-uri": "/tmp/x"})
     target = opts
@@ -214,3 +216,56 @@ def test_client_certificate_options(tmp_path):
         parse(url="https://c:9443", **{"tls.client-cert": str(tmp_path / "missing.pem")})
     with pytest.raises(OptionError, match="'tls.client-key' needs 'tls.client-cert'"):
         parse(url="https://c:9443", **{"tls.client-key": str(key)})
+
+
+def test_a_save_path_and_another_output_uri_is_an_error_not_one_dropped():
+    """``.save("/data/a")`` beside ``.option("output-uri", "/data/b")`` wrote to b and dropped a, silently."""
+    base = {"table-name": "t", "schema": '{"schemaName": "t"}'}
+    with pytest.raises(OptionError, match=r"option 'output-uri' '/data/b' and the save path '/data/a' differ"):
+        WriteOptions.parse({**base, "path": "/data/a", "output-uri": "/data/b"})
+    assert WriteOptions.parse({**base, "path": "/data/a", "output-uri": "/data/a"}).delivery.output_uri == "/data/a"
+    assert WriteOptions.parse({**base, "path": "/data/a"}).delivery.output_uri == "/data/a"
+
+
+@pytest.mark.parametrize("option, value", [("push-mode", "metadata"), ("push-mode", "uri"), ("push-parallelism", "8"),
+                                           ("push.batch-size", "10"), ("push.segment-uri-prefix", "s3://"),
+                                           ("commit.zk-record-limit", "4194304")])
+def test_upload_options_without_a_controller_are_an_error_not_ignored(option, value):
+    """Without 'url' nothing is uploaded: a push mode, upload parallelism or ZooKeeper limit was ignored without a
+    word, as the auth and TLS options are not."""
+    base = {"table-name": "t", "schema": '{"schemaName": "t"}', "output-uri": "/data/a"}
+    with pytest.raises(OptionError, match=rf"option '{option}' only applies with a controller: set 'url', or drop it"):
+        WriteOptions.parse({**base, option: value})
+    assert WriteOptions.parse({**base, "push-mode": "tar"}).embedded
+    assert WriteOptions.parse({**base, "url": "http://c:9000", option: value}).delivery.output_uri == "/data/a"
+
+
+def test_one_option_given_twice_in_two_cases_is_an_error_not_one_dropped():
+    """``pinot_sink.write(df, "t", **{"Table-Name": "u"})`` or two spellings of one option in one dict: option
+    names ignore case, and the last spelling won without a word."""
+    from pinot_sink.spark_write import WriteCheckError, _checked_job
+
+    base = {"schema": '{"schemaName": "t"}'}
+    with pytest.raises(OptionError, match=r"option 'sink.buffer-flush.max-rows' is given twice with different values "
+                                          r"\(as 'sink.buffer-flush.max-rows' and 'SINK.BUFFER-FLUSH.MAX-ROWS'"):
+        WriteOptions.parse({**base, "table-name": "t", "sink.buffer-flush.max-rows": "5",
+                            "SINK.BUFFER-FLUSH.MAX-ROWS": "10"})
+    assert WriteOptions.parse({**base, "Table-Name": "t", "table-name": "t"}).table_name == "t"
+    for key in ("table-name", "Table-Name"):
+        with pytest.raises(WriteCheckError, match=r"option 'table-name' names another table, 'u'"):
+            _checked_job(None, "t", "append", {**base, key: "u"})  # refused before the DataFrame is looked at
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"overwrite.straddling": "include"}, "option 'overwrite.straddling' only applies with 'overwrite.time-range'"),
+    ({"table.time-column": "ts"}, "option 'table.time-column' only applies with 'table.create'=if-missing"),
+    ({"table.create": "never", "table.sorted-column": "country"},
+     "option 'table.sorted-column' only applies with 'table.create'=if-missing"),
+])
+def test_an_option_without_the_one_it_serves_is_an_error_not_ignored(options, message):
+    """Options that only shape an overwrite window or a table the write creates did nothing without it."""
+    base = {"table-name": "t", "schema": '{"schemaName": "t"}'}
+    with pytest.raises(OptionError, match=re.escape(message)):
+        WriteOptions.parse({**base, **options})
+    assert WriteOptions.parse({**base, "overwrite.straddling": "include", "overwrite.time-range": "2024-03-01/2024-03-02",
+                               "table.create": "if-missing", "table.time-column": "ts"}).window.include_straddling

@@ -89,3 +89,33 @@ def test_build_name_is_the_simple_generator_without_time(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["segment"] == "t_19000_19001_0"
     assert main(args + ["--name", "a:b"]) == 1
     assert "--name: invalid segment name 'a:b'" in capsys.readouterr().err
+
+
+def test_a_missing_time_column_fails_the_plan_on_the_driver(tmp_path):
+    """A DataFrame without the table's time column (default outside 1971..2071) failed in every Spark task, as a
+    Python worker's traceback; the driver's plan refuses it before any task runs, naming the column and the
+    option. With ``convert.on-null-time=pinot`` it is planned (Pinot writes the ingestion time)."""
+    from type_mapping.compat import ConversionError
+
+    config = {"tableName": "t_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "day"}}
+    options = {"table-name": "t", "schema": json.dumps(SCHEMA), "table-config": json.dumps(config),
+               "output-uri": str(tmp_path / "job")}
+    no_time = pa.schema([("u", pa.string())])
+    with pytest.raises(ConversionError, match=r"column 'day' is the table's time column and is missing from the "
+                                              r"data.*'convert.on-null-time'=pinot"):
+        prepare_job(options, no_time, overwrite=False)
+    assert prepare_job({**options, "convert.on-null-time": "pinot"}, no_time, overwrite=False) is not None
+
+
+def test_another_tables_config_is_refused(tmp_path):
+    """``table-config`` of another table (its indexes, time column, partitions) was taken for this one without
+    a word; a config without tableName is still this table's."""
+    config = {"tableName": "other_OFFLINE", "tableType": "OFFLINE", "segmentsConfig": {"timeColumnName": "day"}}
+    options = {"table-name": "t", "schema": json.dumps(SCHEMA), "output-uri": str(tmp_path / "job")}
+    with pytest.raises(OptionError, match=r"table t: the table config names table 'other' \(tableName "
+                                          r"'other_OFFLINE'\), not t: give table t's config"):
+        prepare_job({**options, "table-config": json.dumps(config)}, pa.schema([("u", pa.string()), ("day", pa.int64())]),
+                    overwrite=False)
+    unnamed = {k: v for k, v in config.items() if k != "tableName"}
+    assert prepare_job({**options, "table-config": json.dumps(unnamed)},
+                       pa.schema([("u", pa.string()), ("day", pa.int64())]), overwrite=False) is not None

@@ -176,7 +176,7 @@ def test_columns_and_time_range(pinot_built, tmp_path):
     assert pinot_sink.read(tarball, time_range="2023-11-01/2023-11-14T22:13:20.819Z").num_rows == 0
     assert pinot_sink.read(tarball, time_range="2023-11-01/2023-11-14T22:13:20.820Z").num_rows == 1500
     assert pinot_sink.read(tarball, time_range=(1705394901671, 1705394901672)).num_rows == 1500
-    empty = pinot_sink.read(tarball, columns=["id"], time_range=(0, 1000))
+    empty = pinot_sink.read(tarball, columns=["id"], time_range=(31_536_000_000, 31_536_001_000))  # 1971: no segment
     assert empty.num_rows == 0 and empty.schema == pa.schema([("id", pa.int64())])
     with pytest.raises(PinotReadError, match="time_range"):
         pinot_sink.read(tarball, time_range="yesterday")
@@ -601,6 +601,31 @@ def test_a_misspelt_argument_is_an_error_not_a_storage_option(pinot_built):
     assert pinot_sink.read(tarball, columns=["ts"], key="k", **{"storage.secret": "s"}).column_names == ["ts"]
 
 
+def test_a_bad_batch_rows_is_an_error_naming_it(pinot_built):
+    """``batch_rows=-1`` yielded no batch (every row dropped, silently) and ``0`` failed inside ``range()``."""
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    for bad in (0, -1, "10", 2.5, True):
+        with pytest.raises(PinotReadError, match=r"read_batches: batch_rows must be a whole number of at least 1"):
+            list(pinot_sink.read_batches(tarball, batch_rows=bad))
+    assert sum(b.num_rows for b in pinot_sink.read_batches(tarball, batch_rows=1)) == pinot_sink.read(tarball).num_rows
+
+
+def test_a_time_range_in_epoch_seconds_is_an_error_not_an_empty_read(pinot_built):
+    """Epoch seconds given where millis are asked landed in January 1970 and matched no segment: an empty
+    table, silently. Before 1971 Pinot keeps no segment time, so numbers there are refused, naming the unit."""
+    from pinot_sink.reading import plan_read
+
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    for seconds in ("1700000000/1800000000", (1700000000, 1800000000)):
+        with pytest.raises(PinotReadError, match=r"time_range: .* is epoch millis before 1971 .* epoch seconds\?"):
+            pinot_sink.read(tarball, time_range=seconds)
+        with pytest.raises(PinotReadError, match=r"time_range: .* epoch seconds\?"):
+            list(pinot_sink.read_batches(tarball, time_range=seconds))
+    with pytest.raises(PinotReadError, match=r"option 'time-range': .* epoch seconds\?"):
+        plan_read({"path": str(tarball), "time-range": "1700000000/1800000000"})
+    assert pinot_sink.read(tarball, time_range="1970-01-01/1970-01-02").num_rows == 0  # dates say what they mean
+
+
 def test_a_bad_time_range_is_not_offered_dynamic(pinot_built):
     """'dynamic' is an overwrite's time range, not a read's: the error does not offer it, and refuses it."""
     tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
@@ -632,3 +657,44 @@ def test_the_spark_plan_says_how_to_read_a_column_only_later_tarballs_have(tmp_p
     with pytest.raises(PinotReadError, match=r"columns \['only_seg_b'\]: not in segment seg_a .*the driver opens only "
                                              r"the first tarball.*\.schema\('only_seg_b <type>, \.\.\.'\)"):
         plan_read({"paths": json.dumps([str(old), str(new)]), "columns": "x,only_seg_b"})
+
+
+def test_two_builds_of_one_segment_name_are_refused(tmp_path):
+    """A table holds one segment of a name. Two files of one name with different contents (another table's or
+    an older build's segment mixed in) were read side by side, both counted: one error naming both files.
+    Copies of one segment (the same CRC) are still read as named."""
+    first = _one_column_segment(tmp_path / "a", "seg", "INT", [1, 2], pa.int32())
+    copy = tmp_path / "copy" / first.name
+    copy.parent.mkdir()
+    shutil.copy(first, copy)
+    other = _one_column_segment(tmp_path / "b", "seg", "INT", [3, 4, 5], pa.int32())
+    assert pinot_sink.read([first, copy]).num_rows == 4
+    assert sum(b.num_rows for b in pinot_sink.read_batches([first, copy])) == 4
+    pattern = r"segment 'seg' is read twice with different contents .*a[/\\]seg.*b[/\\]seg.*read them apart"
+    with pytest.raises(PinotReadError, match=pattern):
+        pinot_sink.read([first, other])
+    with pytest.raises(PinotReadError, match=pattern):
+        list(pinot_sink.read_batches([first, other]))
+
+
+def test_no_paths_is_an_error_saying_what_to_give():
+    """``read(None)`` was a TypeError from inside the listing, ``read([])`` 'no Pinot segment found in ' with
+    nothing after 'in'."""
+    for nothing, said in ((None, "got None"), ([], "the list of paths is empty")):
+        with pytest.raises(PinotReadError, match=rf"give the segments to read: .*{said}"):
+            pinot_sink.read(nothing)
+        with pytest.raises(PinotReadError, match=rf"give the segments to read: .*{said}"):
+            list(pinot_sink.read_batches(nothing))
+
+
+def test_no_column_named_is_an_error_and_a_blank_option_reads_all(pinot_built):
+    """``columns=[]`` read a table of no column and 0 rows (every row gone, silently); Spark's
+    ``.option("columns", "")`` planned no column. A blank option is an option not given: every column."""
+    from pinot_sink.reading import plan_read
+
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    with pytest.raises(PinotReadError, match=r"columns: none named; leave columns out \(None\)"):
+        pinot_sink.read(tarball, columns=[])
+    everything = pinot_sink.read(tarball)
+    assert pinot_sink.read(tarball, columns=" ").column_names == everything.column_names
+    assert plan_read({"path": str(tarball), "columns": ""}).schema.names == everything.column_names

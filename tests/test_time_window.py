@@ -109,3 +109,19 @@ def test_bucket_buffer_cuts_one_bucket_per_segment_within_max_size():
     assert rows == list(range(1200))
     for cut in cuts:  # rows keep their order within a bucket
         assert cut.table.column("row").to_pylist() == sorted(cut.table.column("row").to_pylist())
+
+
+def test_epoch_seconds_where_millis_are_asked_are_refused_everywhere():
+    """A time range in epoch seconds lands in January 1970, where Pinot keeps no segment: a read, a
+    compaction's --time-range or an overwrite matched nothing (or failed far from the cause). The one rule,
+    in parse_time_range, asks whether they were seconds; dates before 1971 say what they mean and pass."""
+    from pinot_sink.options import OptionError, WriteOptions
+    from pinot_sink.time_window import TimeWindowError, parse_time_range
+
+    with pytest.raises(TimeWindowError, match=r"'1700000000/1800000000' is epoch millis before 1971 "
+                                              r"\(1970-01-20T16:13:20Z\.\.1970-01-21T20:00:00Z\).*epoch seconds\?"):
+        parse_time_range("1700000000/1800000000", dynamic=False)
+    with pytest.raises(OptionError, match=r"option 'overwrite.time-range': .*epoch seconds\?"):
+        WriteOptions.parse({"table-name": "t", "schema": "{}", "overwrite.time-range": "1700000000/1800000000"})
+    assert parse_time_range("1700000000000/1800000000000", dynamic=False).end_ms == 1800000000000
+    assert parse_time_range("1970-01-01/1970-01-02", dynamic=False).end_ms == 86_400_000

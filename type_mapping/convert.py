@@ -596,12 +596,7 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
         if spec.name == time_column:
             time_default = _time_column_default(spec)
         if source is None:
-            if spec.name == time_column and time_default is None and options.on_null_time == "error":
-                raise ConversionError(
-                    f"column {spec.name!r} is the table's time column and is missing from the data; its default "
-                    f"null value {spec.default_null_value!r} is outside 1971..2071, where Pinot would write the "
-                    f"ingestion time (set option 'convert.on-null-time'=pinot for that)"
-                )
+            refuse_missing_time_column(schema, plan, options)
             values = default_column(spec, num_rows, time_default if time_default is not None
                                     else _now_in_format(spec) if spec.name == time_column else None)
             masks[spec.name] = np.ones(num_rows, dtype=np.bool_)
@@ -648,6 +643,21 @@ def _defers(spec: FieldSpec) -> bool:
     if spec.stored_type == "BIG_DECIMAL":
         return False
     return not spec.single_value or spec.stored_type in ("STRING", "BYTES")
+
+
+def refuse_missing_time_column(schema: PinotSchema, plan: WritePlan, options: ConversionOptions) -> None:
+    """A time column the data lacks whose default Pinot would replace by the ingestion time: an error unless
+    ``convert.on-null-time=pinot``. The driver asks it of the plan, before any task runs; the conversion again."""
+    column = plan.time_column
+    if not column or plan.source_for(column) is not None or options.on_null_time != "error":
+        return
+    spec = next((s for s in schema if s.name == column), None)
+    if spec is not None and _time_column_default(spec) is None:
+        raise ConversionError(
+            f"column {spec.name!r} is the table's time column and is missing from the data; its default "
+            f"null value {spec.default_null_value!r} is outside 1971..2071, where Pinot would write the "
+            f"ingestion time (set option 'convert.on-null-time'=pinot for that)"
+        )
 
 
 def _time_column_default(spec: FieldSpec) -> Any | None:

@@ -1,7 +1,7 @@
 """`pinot-sink build`: build segment tarballs from Parquet, CSV or JSON-lines files, as the data source does.
 
     pinot-sink build --schema S.json --table-config T.json --input FILE [FILE...] --out DIR
-                     [--name NAME] [--creation-time MILLIS] [--keep-dir] [--segment-version v1|v3]
+                     [--name NAME] [--creation-time TIME] [--keep-dir] [--segment-version v1|v3]
                      [--no-sort] [--max-rows N] [--max-size SIZE]
                      [--option convert.on-oversize-string=pinot ...] [--option ingestion.unsupported=skip]
                      [--option build.unsupported-indexes=defer|error]
@@ -57,7 +57,9 @@ def register(subparsers):
                         help="input files (.parquet, .csv, .json/.jsonl), read in this order")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--name", help="segment name (default: <table>_<minTime>_<maxTime>_<sequence>)")
-    parser.add_argument("--creation-time", type=int, metavar="MILLIS", help="creation time (default: now)")
+    parser.add_argument("--creation-time", type=_creation_time, metavar="TIME",
+                        help="creation time: epoch millis or ISO-8601, as the creation-time option "
+                             "(default: now)")
     parser.add_argument("--keep-dir", action="store_true", help="also leave the untarred segment directories")
     parser.add_argument("--segment-version", choices=("v1", "v3"), help="override the table's segment version")
     parser.add_argument("--skip-unsupported-indexes", action="store_true",
@@ -159,16 +161,31 @@ class _OutputFolder:
         return str(built.tar_path)
 
 
+def _creation_time(text: str) -> int:
+    """The data source's rule (epoch millis or ISO-8601): the flag refused '2024-01-01T00:00:00Z', which the
+    creation-time option takes."""
+    import argparse
+
+    from ..options import OptionError, parse_creation_time
+
+    try:
+        return parse_creation_time(text)
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("option 'creation-time': ", "")) from None
+
+
 def _schema_and_config(args) -> tuple[dict, dict]:
     """``--schema`` / ``--table-config``, or (``--option table.create=if-missing`` and ``--table``) the ones
     the data source would derive from the input's columns, also written to ``--out``."""
-    from ..options import OptionError, WriteOptions
+    from ..options import OptionError, WriteOptions, load_json_option
     from ..table_create import derived_schema, derived_table_config
 
     if args.schema is not None:
         if args.table_config is None:
             raise OptionError("--table-config is needed with --schema")
-        return json.loads(args.schema.read_text()), json.loads(args.table_config.read_text())
+        # load_json_option names the flag: a bare JSONDecodeError / FileNotFoundError said neither which file
+        return (load_json_option(str(args.schema), "--schema"),
+                load_json_option(str(args.table_config), "--table-config"))
     options = WriteOptions.parse({"table-name": args.table or "?", **parse_cli_options(args.option)})
     if options.table_create.mode != "if-missing" or not args.table:
         raise OptionError("give --schema and --table-config, or --table NAME with --option table.create=if-missing "
@@ -214,6 +231,15 @@ def make_writer(args, *, progress=None, on_segment=None):
         namer = prepared.namer(name=args.name)
     except SegmentNameError as exc:
         raise OptionError(f"--name: {exc}" if args.name else f"table {raw_table}: {exc}") from None
+    # A name too long for a file name failed in the build as '[Errno 36] File name too long' (the data source
+    # checks it on the driver, job._check_name_length).
+    from ..segment.format import FILE_NAME_MAX_BYTES, SEGMENT_NAME_MAX_BYTES
+
+    longest = namer.longest_bytes()  # the sequence included
+    if longest > SEGMENT_NAME_MAX_BYTES:
+        raise OptionError(f"{'--name' if args.name else f'table {raw_table}'}: segment names would be up to {longest} "
+                          f"bytes, but a file name holds {FILE_NAME_MAX_BYTES} and a segment name at most "
+                          f"{SEGMENT_NAME_MAX_BYTES}: shorten {'--name' if args.name else 'the table name'}")
 
     args.out.mkdir(parents=True, exist_ok=True)
     # now() / ago() give the build's start, one instant for every row and segment of this run

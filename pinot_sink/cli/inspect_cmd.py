@@ -13,6 +13,7 @@ import decimal
 import json
 import math
 import os
+import shlex
 import sys
 from typing import Any
 
@@ -41,6 +42,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.rows < 0:
         raise ValueError("--rows must be >= 0")
+    _refuse_a_folder_of_segments(args.path)
     with open_segment(args.path) as reader:
         columns = _selected_columns(reader, args.columns)
         report = inspect_segment(reader, columns, args.rows)
@@ -51,6 +53,22 @@ def run(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # `pinot-sink inspect ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _refuse_a_folder_of_segments(path: str) -> None:
+    """A table's folder (tarballs, or segment folders, inside) is not one segment: it was told 'metadata.properties
+    is missing'; name what is inside and how to inspect one."""
+    from pinot_sink.segment.format import METADATA_FILE
+    from pinot_sink.segment.read.tar_source import TARBALL_SUFFIXES
+
+    if not os.path.isdir(path) or any(os.path.exists(os.path.join(path, p, METADATA_FILE)) for p in ("", "v3")):
+        return
+    inside = sorted(name for name in os.listdir(path) if name.endswith(TARBALL_SUFFIXES)
+                    or os.path.exists(os.path.join(path, name, METADATA_FILE))
+                    or os.path.exists(os.path.join(path, name, "v3", METADATA_FILE)))
+    if inside:
+        raise SegmentFormatError(f"{path} is a folder of {len(inside)} segment(s), not a segment: inspect one, "
+                                 f"e.g. pinot-sink inspect {shlex.quote(os.path.join(path, inside[0]))}")
 
 
 def _selected_columns(reader: SegmentReader, names: str | None) -> list[str]:

@@ -71,6 +71,16 @@ def find_tarballs(paths: list[str]) -> list[Path]:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise SystemExit(f"the same segment name appears twice: {', '.join(duplicates[:5])}")
+    # A file that is no tarball reached the controller, whose HTTP 500 ('No Compressor found') was retried for
+    # each; its first bytes say so here, before anything is pushed.
+    from pinot_sink.segment.read.tar_source import is_tarball
+    from type_mapping.errors import PinotSinkError
+
+    for path in found:
+        try:
+            is_tarball(path, required=True)
+        except PinotSinkError as exc:
+            raise SystemExit(f"{exc}; nothing was pushed") from None
     return found
 
 

@@ -52,11 +52,27 @@ def run(args: argparse.Namespace) -> int:
     from type_mapping.flink_ddl import flink_ddl_to_pinot
     from type_mapping.spark_types import spark_schema_to_pinot
 
+    from ..options import OptionError, validate_table_name
+
+    try:  # the schema is named as its table: a name Pinot refuses (POST /schemas) is refused here
+        validate_table_name(args.name)
+    except OptionError as exc:
+        raise SystemExit(f"pinot-sink schema: --name: {str(exc).split(': ', 1)[1]}") from None
     options = dict(time_column=args.time_column, metric_columns=_names(args.metric_columns),
                    json_columns=_names(args.json_columns))
-    if args.from_spark_ddl is not None:
-        schema = spark_schema_to_pinot(_read(args.from_spark_ddl), args.name, **options)
-    else:
-        schema = flink_ddl_to_pinot(_read(args.from_flink_ddl), args.name, **options)
+    try:
+        if args.from_spark_ddl is not None:
+            schema = spark_schema_to_pinot(_read(args.from_spark_ddl), args.name, **options)
+        else:
+            schema = flink_ddl_to_pinot(_read(args.from_flink_ddl), args.name, **options)
+    except ValueError as exc:  # the mapping names its keyword arguments: name the flags typed instead
+        text = str(exc)
+        for keyword in options:
+            text = text.replace(f"{keyword}:", f"--{keyword.replace('_', '-')}:")
+        try:
+            renamed = type(exc)(text)
+        except Exception:  # an error type that wants more than a message: as it came
+            raise exc from None
+        raise renamed from None
     print(json.dumps(schema.to_json(), indent=None if args.compact else 2, ensure_ascii=False))
     return 0

@@ -170,6 +170,8 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
             raise OptionError(refused)
         schema, table_config = parse_table(schema_json, config_json, table)
         merge.check_mode(schema, mode)
+        if aggregations and str(mode).lower() != "rollup":  # concat and dedup aggregate nothing: it was ignored silently
+            raise OptionError(f"--aggregate only applies with --mode rollup (this compaction's mode is {mode})")
         aggregations = merge.check_aggregations(schema, dict(aggregations or {}))
         bucket_ms = bucket_ms_of(bucket, table_config)
         if window is not None and bucket_ms is None:

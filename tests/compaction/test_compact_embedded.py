@@ -14,6 +14,7 @@ import pytest
 import pinot_sink
 from pinot_sink import commit as commit_module
 from pinot_sink.commit import CommitError
+from pinot_sink.options import OptionError
 from pinot_sink.compaction import compact
 from pinot_sink.compaction import run as run_module
 from pinot_sink.compaction.merge import CompactionError
@@ -195,6 +196,10 @@ def test_bad_rollup_settings_are_one_line_errors(tmp_path):
     with pytest.raises(CompactionError, match="supported aggregation types are SUM, MIN, MAX"):
         compact("events", output_uri=str(out), mode="rollup", aggregations={"clicks": "DISTINCTCOUNTHLL"},
                 options=OPTIONS)
+    for mode in ("concat", "dedup"):  # they aggregate nothing: --aggregate was ignored without a word
+        with pytest.raises(OptionError, match=rf"--aggregate only applies with --mode rollup \(this compaction's "
+                                              rf"mode is {mode}\)"):
+            compact("events", output_uri=str(out), mode=mode, aggregations={"clicks": "MAX"}, options=OPTIONS)
 
 
 def test_a_partitioned_table_with_a_star_tree_gets_one_partition_per_segment_and_its_tree(tmp_path):

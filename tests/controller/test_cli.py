@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pinot_sink.cli import main
 from segment_factory import make_segment, segment_crc
 
@@ -83,3 +85,13 @@ def test_bad_invocations_exit_clearly(fake_controller, tmp_path, capsys):
         main(["push", str(tmp_path), "--push-mode", "uri", "--url", fake_controller.url, "--table", "events"])
     with pytest.raises(SystemExit, match="no segment tarballs"):
         main(["push", str(tmp_path), "--url", fake_controller.url, "--table", "events"])
+
+
+def test_push_refuses_a_file_that_is_no_tarball_before_any_upload(tmp_path):
+    """A non-tarball named .tar.gz went to the controller, whose HTTP 500 was retried (9 s by default) before
+    it failed; its first bytes name it, and nothing is pushed (no controller is asked: the URL is closed)."""
+    bad = tmp_path / "events_0.tar.gz"
+    bad.write_bytes(b"hello")
+    with pytest.raises(SystemExit, match=r"events_0.tar.gz: not a segment tarball .*it starts with 68656c6c; "
+                                         r"nothing was pushed"):
+        main(["push", str(bad), "--table", "events", "--url", "http://127.0.0.1:1"])

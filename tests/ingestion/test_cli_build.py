@@ -157,3 +157,46 @@ def test_a_partitioned_tables_segments_hold_one_partition_id_each(tmp_path, caps
         values.append(segment.metadata.properties["column.id.partitionValues"])
         assert segment.metadata.total_docs > 0
     assert sorted(values) == ["0", "1"]
+
+
+def test_a_bad_schema_or_table_config_file_is_named(pinot_built, tmp_path, capsys):
+    """A missing or broken ``--schema`` / ``--table-config`` printed only Python's words ('Expecting property
+    name enclosed in double quotes: line 1 column 2'), naming neither the flag nor the file."""
+    folder = pinot_built / CASE
+    broken = tmp_path / "broken.json"
+    broken.write_text("{bad")
+    for flag, value, said in (("--schema", broken, "option '--schema': invalid JSON"),
+                              ("--table-config", broken, "option '--table-config': invalid JSON"),
+                              ("--schema", tmp_path / "nope.json", "option '--schema': neither inline JSON nor an "
+                                                                   "existing file")):
+        args = _args(folder, tmp_path / "out")
+        args[args.index(flag) + 1] = str(value)
+        assert main(args) == 1
+        assert said in capsys.readouterr().err
+
+
+def test_creation_time_takes_iso_as_the_option_does(pinot_built, tmp_path, capsys):
+    """``--creation-time 2024-01-01T00:00:00Z`` was an argparse 'invalid int value', though the data source's
+    creation-time option takes ISO-8601; a bad value names the flag."""
+    folder = pinot_built / CASE
+    args = _args(folder, tmp_path, "--name", f"{CASE}_0")
+    args[args.index("--creation-time") + 1] = "2024-01-01T00:00:00Z"
+    assert main(args) == 0
+    with open_segment(tmp_path / f"{CASE}_0.tar.gz") as segment:
+        assert segment.metadata.creation_time_ms == 1704067200000
+    capsys.readouterr()
+    args[args.index("--creation-time") + 1] = "yesterday"
+    try:
+        main(args)
+    except SystemExit as exit_:
+        assert exit_.code == 2
+    assert "argument --creation-time: 'yesterday' is neither epoch millis nor ISO-8601" in capsys.readouterr().err
+
+
+def test_a_name_too_long_for_a_file_is_refused_before_the_build(pinot_built, tmp_path, capsys):
+    """``--name`` of 300 characters failed inside the build as '[Errno 36] File name too long', after reading
+    the input; it is refused first, naming the flag and the limits, and nothing is made."""
+    args = _args(pinot_built / CASE, tmp_path / "out", "--name", "x" * 300)
+    assert main(args) == 1
+    assert "--name: segment names would be up to 307 bytes, but a file name holds 255" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -56,3 +56,16 @@ def test_errors_are_one_line_and_exit_1(capsys):
     assert err.startswith("pinot-sink schema: column 'a'") and "nested array" in err
     assert main(["schema", "--from-flink-ddl", "a INT,", "--name", "x"]) == 1
     assert "trailing ','" in capsys.readouterr().err
+
+
+def test_errors_name_the_flags_typed_and_a_bad_name(capsys):
+    """'json_columns: columns [...]' named a Python keyword, not the flag typed; a --name Pinot refuses ('a/b',
+    'events_OFFLINE') printed a schema POST /schemas would refuse."""
+    import pytest
+
+    for flag in ("--json-columns", "--metric-columns", "--time-column"):
+        assert main(["schema", "--from-spark-ddl", "a INT", "--name", "t", flag, "nope"]) == 1
+        assert f"pinot-sink schema: {flag}: columns ['nope'] are not in the source schema" in capsys.readouterr().err
+    for name, said in (("a/b", "may not contain '/'"), ("t_OFFLINE", "without the type suffix")):
+        with pytest.raises(SystemExit, match=f"pinot-sink schema: --name: .*{said}"):
+            main(["schema", "--from-spark-ddl", "a INT", "--name", name])

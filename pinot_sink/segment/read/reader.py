@@ -114,7 +114,18 @@ class SegmentReader:
                 self._files = load_tarball(self.path)
             elif os.path.isfile(self.path):
                 # A bare metadata.properties (metadata-only view, no index files).
-                self._init_metadata_only(self.path)
+                try:
+                    self._init_metadata_only(self.path)
+                except (SegmentFormatError, ValueError):  # ValueError: not text (UnicodeDecodeError)
+                    if os.path.basename(self.path) == METADATA_FILE:
+                        raise
+                    # Any other file (a Parquet file, a truncated download) is not a segment: saying that its
+                    # 'segment.name is missing' sent the user looking inside a file that is no segment at all.
+                    with open(self.path, "rb") as handle:
+                        head = handle.read(4)
+                    raise SegmentFormatError(
+                        f"{self.path}: not a segment (neither a segment tarball: gzip, zstd, LZ4 or plain tar, nor a "
+                        f"folder, nor a metadata.properties); it starts with {head.hex() or 'nothing'}") from None
                 return
             else:
                 raise FileNotFoundError(f"no segment at {self.path}")
