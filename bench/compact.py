@@ -9,7 +9,8 @@ indexes, raw columns, a multi-value and a mostly-null column). Then, each in a f
   batches) cut at the row count the compaction's segments have, so the two make the same segments.
 
 CPU seconds (user + system of the process, ``getrusage``) beside wall time; peak RSS above the RSS once
-everything is imported (the interpreter, numpy, pyarrow), against the target size (the untarred segment's
+everything is imported (the interpreter, numpy, pyarrow) and every page of their code made resident
+(``_load_code_pages``), against the target size (the untarred segment's
 size, docs/compaction.md). ``--repeat N``: each phase N times, the run of least CPU kept. ``--repo DIR``
 (repeatable): another checkout's compaction of the same small segments, measured by this script in the same
 run (e.g. ``git archive 3c6afd7 | tar -x -C /tmp/base``; a checkout from before be35aec measured
