@@ -227,6 +227,7 @@ def parse_creation_time(text: str) -> int:
     """Epoch millis, or an ISO-8601 timestamp (UTC when it has no offset)."""
     stripped = str(text).strip()
     if stripped.lstrip("-").isdigit():
+        _refuse_other_epoch_units(int(stripped))
         return int(stripped)
     try:
         parsed = datetime.fromisoformat(stripped.replace("Z", "+00:00"))
@@ -237,6 +238,22 @@ def parse_creation_time(text: str) -> int:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
     return int(parsed.timestamp() * 1000)
+
+
+# Epoch seconds of 1971..2100 (31_536_000..4_102_444_800), and the micros and nanos of those years, taken as
+# millis land in January 1970 or after the year 2900: refused as the read's time range refuses seconds
+# (reading.time_window). Smaller numbers (0, 1, ...) stay: tests fix them for byte-identical segments.
+_EPOCH_UNITS = (("seconds", "x1000", 1), ("microseconds", "/1000", 10**6), ("nanoseconds", "/1000000", 10**9))
+_YEARS_1971_2100_S = (31_536_000, 4_102_444_800)
+
+
+def _refuse_other_epoch_units(number: int) -> None:
+    for unit, fix, per_second in _EPOCH_UNITS:
+        low, high = (bound * per_second for bound in _YEARS_1971_2100_S)
+        if low <= number < high:
+            raise OptionError(
+                f"option 'creation-time': {number} looks like epoch {unit} (taken as millis it is not in "
+                f"1971..2100): give milliseconds ({fix}) or ISO-8601 (2024-01-31T00:00:00Z)")
 
 
 def load_json_option(text: str, option: str) -> dict:

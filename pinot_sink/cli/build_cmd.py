@@ -59,7 +59,7 @@ def register(subparsers):
     parser.add_argument("--name", help="segment name (default: <table>_<minTime>_<maxTime>_<sequence>)")
     parser.add_argument("--creation-time", type=_creation_time, metavar="TIME",
                         help="creation time: epoch millis or ISO-8601, as the creation-time option "
-                             "(default: now)")
+                             "(epoch seconds or micros are an error; default: now)")
     parser.add_argument("--keep-dir", action="store_true", help="also leave the untarred segment directories")
     parser.add_argument("--segment-version", choices=("v1", "v3"), help="override the table's segment version")
     parser.add_argument("--skip-unsupported-indexes", action="store_true",

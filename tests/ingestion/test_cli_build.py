@@ -191,6 +191,13 @@ def test_creation_time_takes_iso_as_the_option_does(pinot_built, tmp_path, capsy
     except SystemExit as exit_:
         assert exit_.code == 2
     assert "argument --creation-time: 'yesterday' is neither epoch millis nor ISO-8601" in capsys.readouterr().err
+    args[args.index("--creation-time") + 1] = "1700000000"  # epoch seconds: was written as 1970-01-20
+    try:
+        main(args)
+    except SystemExit as exit_:
+        assert exit_.code == 2
+    assert ("argument --creation-time: 1700000000 looks like epoch seconds (taken as millis it is not in 1971..2100): "
+            "give milliseconds (x1000)") in capsys.readouterr().err
 
 
 def test_a_name_too_long_for_a_file_is_refused_before_the_build(pinot_built, tmp_path, capsys):
