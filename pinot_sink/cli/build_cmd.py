@@ -56,7 +56,11 @@ def register(subparsers):
     parser.add_argument("--input", required=True, nargs="+", type=Path, metavar="FILE",
                         help="input files (.parquet, .csv, .json/.jsonl), read in this order")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
-    parser.add_argument("--name", help="segment name (default: <table>_<minTime>_<maxTime>_<sequence>)")
+    # Several segments are numbered, not refused (unlike the data source's segment-name.type=fixed): a build
+    # cut by --max-rows/--max-size is one named batch, and a file's row count should not decide whether it runs.
+    parser.add_argument("--name", help="segment name when the input makes one segment; when it makes several "
+                                       "(--max-rows, --max-size) they are NAME_0, NAME_1, ... "
+                                       "(default: <table>_<minTime>_<maxTime>_<sequence>)")
     parser.add_argument("--creation-time", type=_creation_time, metavar="TIME",
                         help="creation time: epoch millis or ISO-8601, as the creation-time option "
                              "(epoch seconds or micros are an error; default: now)")

@@ -48,6 +48,15 @@ def test_large_inputs_are_cut_into_segments_with_progress(pinot_built, tmp_path,
     assert len(ids) == len(set(ids)) == 1549
 
 
+def test_the_help_says_name_numbers_several_segments(capsys):
+    """``--help`` said '--name: segment name' while several segments are written NAME_0, NAME_1, ... ."""
+    try:
+        main(["build", "--help"])
+    except SystemExit as exit_:
+        assert exit_.code == 0
+    assert "NAME_0, NAME_1, ..." in " ".join(capsys.readouterr().out.split())
+
+
 def _small_table(tmp_path: Path, max_length: int = 3) -> tuple[Path, Path]:
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"schemaName": "t", "dimensionFieldSpecs": [
