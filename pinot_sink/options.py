@@ -30,6 +30,7 @@ from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
 from pinot_sink.segment.index_policy import normalise_mode
+from pinot_sink.storage.layout import misspelt_storage_option
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from type_mapping.errors import PinotSinkError
 
@@ -519,6 +520,12 @@ class WriteOptions:
             # .save(path) beside .option("output-uri", ...): one of them would be dropped without a word.
             raise OptionError(f"option 'output-uri' {get('output-uri')!r} and the save path {get('path')!r} differ: "
                               "give the segments' folder once, as .save(path) or as 'output-uri'")
+        storage_options = _storage_options(raw)
+        # fsspec takes a misspelt storage.* key silently: refused here, on the driver, before any file is written
+        misspelt = misspelt_storage_option(output_uri, storage_options, named="option ", prefix="storage.") \
+            if output_uri else None
+        if misspelt:
+            raise OptionError(misspelt)
         if url and push_mode in ("uri", "metadata") and not output_uri:
             raise OptionError(
                 f"option 'push-mode'={push_mode} needs 'output-uri' (a deep-store location the controller can read)"
@@ -553,7 +560,7 @@ class WriteOptions:
             naming=naming,
             delivery=DeliveryOptions(push_mode=push_mode, output_uri=output_uri,
                                      push_parallelism=parse_int(chosen("push-parallelism"), "push-parallelism"),
-                                     storage_options=_storage_options(raw),
+                                     storage_options=storage_options,
                                      segment_uri_prefix=get("push.segment-uri-prefix") or "",
                                      segment_uri_suffix=get("push.segment-uri-suffix") or ""),
             manifest_path=get("manifest.path"),

@@ -218,6 +218,16 @@ def test_storage_options_nest_and_stay_secret():
     assert redact_options({"storage.secret": "s3cr3t"}) == {"storage.secret": "<redacted>"}
 
 
+def test_a_misspelt_storage_option_is_an_error_not_passed_to_fsspec(tmp_path):
+    """fsspec takes a key its file system does not know silently: one close to a key it knows is refused on the
+    driver, naming the option and the one meant; keys far from any (s3fs's for botocore) still pass."""
+    with pytest.raises(OptionError, match=r"^option 'storage.auto_mkdirs' is not one LocalFileSystem \(file://\) "
+                                          r"takes: did you mean 'storage.auto_mkdir'\?$"):
+        parse(**{"output-uri": str(tmp_path), "storage.auto_mkdirs": "true"})
+    assert parse(**{"output-uri": str(tmp_path), "storage.auto_mkdir": "true",
+                    "storage.key": "k"}).delivery.storage_options == {"auto_mkdir": True, "key": "k"}
+
+
 def test_client_certificate_options(tmp_path):
     cert, key = tmp_path / "client.pem", tmp_path / "client.key"
     cert.write_text("cert"), key.write_text("key")
