@@ -30,6 +30,7 @@ from pinot_sink.controller.push import PUSH_MODES
 from pinot_sink.naming import SegmentNameError, validate_name_part
 from pinot_sink.segment import BuildOptions
 from pinot_sink.segment.index_policy import normalise_mode
+from pinot_sink.storage.layout import misspelt_storage_option
 from pinot_sink.time_window import BUCKET_MS, TimeWindow, TimeWindowError, parse_time_range
 from type_mapping.errors import PinotSinkError
 
@@ -227,6 +228,7 @@ def parse_creation_time(text: str) -> int:
     """Epoch millis, or an ISO-8601 timestamp (UTC when it has no offset)."""
     stripped = str(text).strip()
     if stripped.lstrip("-").isdigit():
+        _refuse_other_epoch_units(int(stripped))
         return int(stripped)
     try:
         parsed = datetime.fromisoformat(stripped.replace("Z", "+00:00"))
@@ -237,6 +239,22 @@ def parse_creation_time(text: str) -> int:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
     return int(parsed.timestamp() * 1000)
+
+
+# Epoch seconds of 1971..2100 (31_536_000..4_102_444_800), and the micros and nanos of those years, taken as
+# millis land in January 1970 or after the year 2900: refused as the read's time range refuses seconds
+# (reading.time_window). Smaller numbers (0, 1, ...) stay: tests fix them for byte-identical segments.
+_EPOCH_UNITS = (("seconds", "x1000", 1), ("microseconds", "/1000", 10**6), ("nanoseconds", "/1000000", 10**9))
+_YEARS_1971_2100_S = (31_536_000, 4_102_444_800)
+
+
+def _refuse_other_epoch_units(number: int) -> None:
+    for unit, fix, per_second in _EPOCH_UNITS:
+        low, high = (bound * per_second for bound in _YEARS_1971_2100_S)
+        if low <= number < high:
+            raise OptionError(
+                f"option 'creation-time': {number} looks like epoch {unit} (taken as millis it is not in "
+                f"1971..2100): give milliseconds ({fix}) or ISO-8601 (2024-01-31T00:00:00Z)")
 
 
 def load_json_option(text: str, option: str) -> dict:
@@ -502,6 +520,12 @@ class WriteOptions:
             # .save(path) beside .option("output-uri", ...): one of them would be dropped without a word.
             raise OptionError(f"option 'output-uri' {get('output-uri')!r} and the save path {get('path')!r} differ: "
                               "give the segments' folder once, as .save(path) or as 'output-uri'")
+        storage_options = _storage_options(raw)
+        # fsspec takes a misspelt storage.* key silently: refused here, on the driver, before any file is written
+        misspelt = misspelt_storage_option(output_uri, storage_options, named="option ", prefix="storage.") \
+            if output_uri else None
+        if misspelt:
+            raise OptionError(misspelt)
         if url and push_mode in ("uri", "metadata") and not output_uri:
             raise OptionError(
                 f"option 'push-mode'={push_mode} needs 'output-uri' (a deep-store location the controller can read)"
@@ -536,7 +560,7 @@ class WriteOptions:
             naming=naming,
             delivery=DeliveryOptions(push_mode=push_mode, output_uri=output_uri,
                                      push_parallelism=parse_int(chosen("push-parallelism"), "push-parallelism"),
-                                     storage_options=_storage_options(raw),
+                                     storage_options=storage_options,
                                      segment_uri_prefix=get("push.segment-uri-prefix") or "",
                                      segment_uri_suffix=get("push.segment-uri-suffix") or ""),
             manifest_path=get("manifest.path"),

@@ -128,6 +128,18 @@ def test_creation_time_and_durations():
     assert (opts.client.connect_timeout, opts.client.read_timeout, opts.client.retry.max_attempts) == (0.5, 120.0, 3)
 
 
+def test_a_creation_time_in_epoch_seconds_or_micros_is_an_error_not_1970():
+    """creation-time=1700000000 (epoch seconds) was written as 1970-01-20: seconds, micros and nanos of
+    1971..2100 are refused naming the option and what to give; small numbers (tests' fixed 0 or 1) stay."""
+    for number, unit, fix in (("1700000000", "seconds", "x1000"), ("1700000000000000", "microseconds", "/1000"),
+                              ("1700000000000000000", "nanoseconds", "/1000000")):
+        with pytest.raises(OptionError, match=rf"^option 'creation-time': {number} looks like epoch {unit} .* "
+                                              rf"give milliseconds \({fix}\) or ISO-8601"):
+            parse(**{"creation-time": number})
+    for millis in ("0", "1", "31535999", "4102444800", "1700000000000"):
+        assert parse(**{"creation-time": millis}).creation_time_ms == int(millis)
+
+
 def test_controller_defaults_come_from_the_client_config():
     from pinot_sink.controller import ClientConfig, RetryPolicy
 
@@ -204,6 +216,16 @@ def test_storage_options_nest_and_stay_secret():
                                              "client_kwargs": {"endpoint_url": "http://minio:9000"}}
     assert "s3cr3t" not in repr(opts)
     assert redact_options({"storage.secret": "s3cr3t"}) == {"storage.secret": "<redacted>"}
+
+
+def test_a_misspelt_storage_option_is_an_error_not_passed_to_fsspec(tmp_path):
+    """fsspec takes a key its file system does not know silently: one close to a key it knows is refused on the
+    driver, naming the option and the one meant; keys far from any (s3fs's for botocore) still pass."""
+    with pytest.raises(OptionError, match=r"^option 'storage.auto_mkdirs' is not one LocalFileSystem \(file://\) "
+                                          r"takes: did you mean 'storage.auto_mkdir'\?$"):
+        parse(**{"output-uri": str(tmp_path), "storage.auto_mkdirs": "true"})
+    assert parse(**{"output-uri": str(tmp_path), "storage.auto_mkdir": "true",
+                    "storage.key": "k"}).delivery.storage_options == {"auto_mkdir": True, "key": "k"}
 
 
 def test_client_certificate_options(tmp_path):

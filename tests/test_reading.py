@@ -17,6 +17,7 @@ import pinot_sink
 from pinot_sink.reading import PinotReadError, list_segments
 from pinot_sink.segment.read.segment_metadata import SegmentFormatError
 from pinot_sink.segment.read.tar_source import extract_all
+from type_mapping.errors import PinotSinkError
 from type_mapping.table_config import TableConfig
 from read_expected import compare, dump_rows, dump_types
 
@@ -599,6 +600,24 @@ def test_a_misspelt_argument_is_an_error_not_a_storage_option(pinot_built):
     with pytest.raises(PinotReadError, match=r"unknown argument 'batch_row' \(did you mean 'batch_rows'\?\)"):
         list(pinot_sink.read_batches(tarball, batch_row=10))
     assert pinot_sink.read(tarball, columns=["ts"], key="k", **{"storage.secret": "s"}).column_names == ["ts"]
+
+
+def test_a_misspelt_storage_option_is_an_error_not_passed_to_fsspec(pinot_built):
+    """``storage.auto_mkdirs`` / ``skip_instance_cach`` reached fsspec, which takes unknown keys silently: a key
+    close to one the path's file system takes is refused naming both, by the write's rule (storage.layout)."""
+    from pinot_sink.reading import plan_read
+
+    tarball = pinot_built / "events_indexes" / "events_indexes_0.tar.gz"
+    said = r"storage option 'auto_mkdirs' is not one LocalFileSystem \(file://\) takes: did you mean 'auto_mkdir'\?"
+    with pytest.raises(PinotSinkError, match=said):
+        pinot_sink.read(tarball, **{"storage.auto_mkdirs": "true"})
+    with pytest.raises(PinotSinkError, match=said):
+        list(pinot_sink.read_batches(tarball, auto_mkdirs=True))
+    with pytest.raises(PinotSinkError, match=said):
+        plan_read({"path": str(tarball), "storage.auto_mkdirs": "true"})  # spark.read.format("pinot")
+    with pytest.raises(PinotSinkError, match=r"'skip_instance_cach' is not one MemoryFileSystem \(memory://\) takes"):
+        pinot_sink.read("memory://bucket/f/seg", **{"storage.skip_instance_cach": "true"})
+    assert pinot_sink.read(tarball, columns=["ts"], **{"storage.auto_mkdir": "true"}).column_names == ["ts"]
 
 
 def test_a_bad_batch_rows_is_an_error_naming_it(pinot_built):

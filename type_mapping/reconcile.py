@@ -92,20 +92,29 @@ def _source_fields(source_schema: Any) -> list[tuple[str, pa.DataType | None]]:
     return fields
 
 
+def same_names(names: list[str], case_sensitive: bool = False) -> list[tuple[str, str]]:
+    """Pairs of source column names a write cannot tell apart (equal, or equal ignoring case unless
+    ``case_sensitive``), each with the earlier column of that name; ``pinot-sink schema`` asks it too."""
+    pairs: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name if case_sensitive else name.casefold()
+        if key in seen:
+            pairs.append((seen[key], name))
+        seen[key] = name
+    return pairs
+
+
 def plan_write(source_schema: Any, pinot_schema: PinotSchema, *, ignore_unknown_columns: bool = False,
                case_sensitive: bool = False, table_config: TableConfig | None = None) -> WritePlan:
     """Match a DataFrame schema (Arrow schema or Spark ``StructType``) to a Pinot schema; raise ``PlanError``."""
     fields = _source_fields(source_schema)
     problems: list[str] = []
-    seen: dict[str, str] = {}
-    for name, _ in fields:
-        key = name if case_sensitive else name.casefold()
-        if key in seen:
-            problems.append(
-                f"source columns {seen[key]!r} and {name!r} have the same name"
-                + ("" if case_sensitive else " ignoring case (set option 'schema.case-sensitive'=true to tell them apart)")
-            )
-        seen[key] = name
+    for first, second in same_names([name for name, _ in fields], case_sensitive):
+        problems.append(
+            f"source columns {first!r} and {second!r} have the same name"
+            + ("" if case_sensitive else " ignoring case (set option 'schema.case-sensitive'=true to tell them apart)")
+        )
 
     pinot_names = pinot_schema.column_names
     folded: dict[str, list[str]] = {}

@@ -56,10 +56,14 @@ def register(subparsers):
     parser.add_argument("--input", required=True, nargs="+", type=Path, metavar="FILE",
                         help="input files (.parquet, .csv, .json/.jsonl), read in this order")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
-    parser.add_argument("--name", help="segment name (default: <table>_<minTime>_<maxTime>_<sequence>)")
+    # Several segments are numbered, not refused (unlike the data source's segment-name.type=fixed): a build
+    # cut by --max-rows/--max-size is one named batch, and a file's row count should not decide whether it runs.
+    parser.add_argument("--name", help="segment name when the input makes one segment; when it makes several "
+                                       "(--max-rows, --max-size) they are NAME_0, NAME_1, ... "
+                                       "(default: <table>_<minTime>_<maxTime>_<sequence>)")
     parser.add_argument("--creation-time", type=_creation_time, metavar="TIME",
                         help="creation time: epoch millis or ISO-8601, as the creation-time option "
-                             "(default: now)")
+                             "(epoch seconds or micros are an error; default: now)")
     parser.add_argument("--keep-dir", action="store_true", help="also leave the untarred segment directories")
     parser.add_argument("--segment-version", choices=("v1", "v3"), help="override the table's segment version")
     parser.add_argument("--skip-unsupported-indexes", action="store_true",

@@ -50,6 +50,8 @@ def _names(value: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from type_mapping.flink_ddl import flink_ddl_to_pinot
+    from type_mapping.pinot_schema import SchemaError
+    from type_mapping.reconcile import same_names
     from type_mapping.spark_types import spark_schema_to_pinot
 
     from ..options import OptionError, validate_table_name
@@ -74,5 +76,11 @@ def run(args: argparse.Namespace) -> int:
         except Exception:  # an error type that wants more than a message: as it came
             raise exc from None
         raise renamed from None
+    if args.from_spark_ddl is not None:
+        # Spark's column names are case-insensitive, and a write (its default schema.case-sensitive=false)
+        # refuses 'a' and 'A' side by side: a schema it would refuse is refused here, before it is posted.
+        for first, second in same_names(list(schema.column_names))[:1]:
+            raise SchemaError(f"--from-spark-ddl: columns {first!r} and {second!r} have the same name ignoring case, "
+                              "which a Spark write refuses: rename one")
     print(json.dumps(schema.to_json(), indent=None if args.compact else 2, ensure_ascii=False))
     return 0

@@ -30,6 +30,7 @@ the matching fsspec package (``s3fs``, ``gcsfs``, ``pyarrow``'s HDFS) on every e
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -154,10 +155,57 @@ def segment_name_from_path(path: str | os.PathLike) -> str:
     return name
 
 
+# Taken by every fsspec file system (AbstractFileSystem's **storage_options: the instance and listings caches).
+_FSSPEC_COMMON_OPTIONS = ("skip_instance_cache", "use_listings_cache", "listings_expiry_time", "max_paths",
+                          "asynchronous", "loop")
+
+
+def misspelt_storage_option(uri: str, options: Mapping[str, Any] | None, *, named: str = "storage option ",
+                            prefix: str = "") -> str | None:
+    """Why a storage option is a typo for ``uri``'s fsspec file system, or None. fsspec passes a key no
+    ``__init__`` names on silently (``anonn=true``: an anonymous read became a signed one): a key close to one the
+    file system's class takes (its ``__init__``s' parameters, and fsspec's common ones) is refused; other unknown
+    keys pass, as a subclass's ``**kwargs`` may take them (s3fs hands its own to botocore). The one home of this
+    rule for the write's ``storage.*`` options and the read's."""
+    import difflib
+
+    import fsspec
+
+    if not options or "::" in uri:  # chained URLs: the options belong to several file systems
+        return None
+    scheme = urlsplit(uri).scheme if "://" in uri else ""
+    try:
+        cls = fsspec.get_filesystem_class(scheme or "file")
+    except (ImportError, ValueError):  # not installed / unknown: uri_to_fs says so
+        return None
+    known = _options_taken(cls)
+    for key in options:
+        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.8) if key not in known else None
+        if close:
+            return (f"{named}{prefix + key!r} is not one {cls.__name__} ({scheme or 'file'}://) takes: "
+                    f"did you mean {prefix + close[0]!r}?")
+    return None
+
+
+@functools.lru_cache(maxsize=None)  # uri_to_fs asks it for every file a write touches
+def _options_taken(cls: type) -> frozenset[str]:
+    import inspect
+
+    known = set(_FSSPEC_COMMON_OPTIONS)
+    for klass in cls.__mro__:
+        if "__init__" in vars(klass):
+            known.update(name for name, p in inspect.signature(klass.__init__).parameters.items()
+                         if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+    return frozenset(known)
+
+
 def uri_to_fs(uri: str, options: Mapping[str, Any] | None = None):
     """``(fsspec filesystem, path)`` for a deep-store URI; the only place a URI is decoded for fsspec."""
     import fsspec
 
+    misspelt = misspelt_storage_option(uri, options)
+    if misspelt:
+        raise StorageError(misspelt)
     parts = urlsplit(uri)
     if not parts.scheme or "://" not in uri:
         target = uri  # a plain local path

@@ -48,6 +48,15 @@ def test_large_inputs_are_cut_into_segments_with_progress(pinot_built, tmp_path,
     assert len(ids) == len(set(ids)) == 1549
 
 
+def test_the_help_says_name_numbers_several_segments(capsys):
+    """``--help`` said '--name: segment name' while several segments are written NAME_0, NAME_1, ... ."""
+    try:
+        main(["build", "--help"])
+    except SystemExit as exit_:
+        assert exit_.code == 0
+    assert "NAME_0, NAME_1, ..." in " ".join(capsys.readouterr().out.split())
+
+
 def _small_table(tmp_path: Path, max_length: int = 3) -> tuple[Path, Path]:
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"schemaName": "t", "dimensionFieldSpecs": [
@@ -191,6 +200,13 @@ def test_creation_time_takes_iso_as_the_option_does(pinot_built, tmp_path, capsy
     except SystemExit as exit_:
         assert exit_.code == 2
     assert "argument --creation-time: 'yesterday' is neither epoch millis nor ISO-8601" in capsys.readouterr().err
+    args[args.index("--creation-time") + 1] = "1700000000"  # epoch seconds: was written as 1970-01-20
+    try:
+        main(args)
+    except SystemExit as exit_:
+        assert exit_.code == 2
+    assert ("argument --creation-time: 1700000000 looks like epoch seconds (taken as millis it is not in 1971..2100): "
+            "give milliseconds (x1000)") in capsys.readouterr().err
 
 
 def test_a_name_too_long_for_a_file_is_refused_before_the_build(pinot_built, tmp_path, capsys):

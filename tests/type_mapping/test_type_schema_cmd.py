@@ -69,3 +69,13 @@ def test_errors_name_the_flags_typed_and_a_bad_name(capsys):
     for name, said in (("a/b", "may not contain '/'"), ("t_OFFLINE", "without the type suffix")):
         with pytest.raises(SystemExit, match=f"pinot-sink schema: --name: .*{said}"):
             main(["schema", "--from-spark-ddl", "a INT", "--name", name])
+
+
+def test_spark_columns_equal_ignoring_case_are_refused_naming_both(capsys):
+    """'a INT, A STRING' printed a schema the write then refused (source columns equal ignoring case): it is
+    refused here, in one line naming both columns."""
+    assert main(["schema", "--from-spark-ddl", "id INT, a INT, A STRING", "--name", "t"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == ("pinot-sink schema: --from-spark-ddl: columns 'a' and 'A' have the same name ignoring "
+                            "case, which a Spark write refuses: rename one\n")
