@@ -502,14 +502,3 @@ def test_repeat_into_gigabytes_fails_the_row_naming_the_function_and_the_size(te
                                         r" would make a text of 1,600,000,000) characters, over the 16,777,216 this "
                                         r"package builds"):
         evaluate(text, False, s=["abc", "abc", None], n=[400_000_000, 2, 1_000_000_000])
-
-
-@pytest.mark.parametrize("text", ["rpad(s, n, '-')", "lpad(s, n, '😀')", "length(rpad(s, n, 'ab'))"])
-def test_padding_into_gigabytes_fails_the_row_naming_the_function_and_the_size(text):
-    # seed 54-7: rpad(..., ia, '-23:59') with an element of 1,372,753,415 ended Pinot's whole build with an
-    # OutOfMemoryError (pinot-verify's heap) where this package built the text; now the row fails, as repeat's
-    values, _ = evaluate(text, True, s=["abc", "abc", None], n=[1_372_753_415, 5, 1_372_753_415])
-    assert values[0] is None and values[1] in ("abc--", "😀abc", 5) and values[2] is None
-    with pytest.raises(Exception, match=r"[lr]pad\(s, 1372753415, pad\) would make a text of 1,372,753,415 "
-                                        r"characters, over the 16,777,216 this package builds"):
-        evaluate(text, False, s=["abc", "abc", None], n=[1_372_753_415, 5, 1_372_753_415])

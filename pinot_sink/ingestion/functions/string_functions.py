@@ -197,7 +197,7 @@ def _pad(left: bool):
         text = _text(ctx, args[0])
         size = to_int(args[1], ctx).value
         pad = to_string(args[2], ctx).value or " "  # StringUtils: empty pad is a space
-        if len(pad) == 1 and not _has_astral(text) and len(_utf16(pad)) == 2 and -2**30 < size <= _MAX_REPEATED:
+        if len(pad) == 1 and not _has_astral(text) and len(_utf16(pad)) == 2 and -2**30 < size < _JAVA_ARRAY_LIMIT:
             return (pc.utf8_lpad if left else pc.utf8_rpad)(text, width=max(size, 0), padding=pad)
 
         def one(s: str | None) -> str | None:
@@ -208,17 +208,14 @@ def _pad(left: bool):
                 return s
             if missing >= _JAVA_ARRAY_LIMIT:  # StringUtils allocates the padding as one char[]
                 raise JavaThrows("OutOfMemoryError: Requested array size exceeds VM limit")
-            # gigabytes of padding, as repeat's (seed 54-7: rpad to 1.37 billion characters ended Pinot's build
-            # with an OutOfMemoryError, not a failed row)
-            _check_repeated(len(_utf16(s)) // 2 + missing, f"{'lpad' if left else 'rpad'}(s, {size}, pad)")
             # StringUtils cycles the pad's chars (UTF-16 units): an emoji pad can be cut in half
             units = _utf16(pad)
             filler = _from_utf16((units * (missing * 2 // len(units) + 1))[:missing * 2])
             return filler + s if left else s + filler
 
-        if -2**30 < size <= _MAX_REPEATED:
+        if -2**30 < size < _JAVA_ARRAY_LIMIT:
             return per_distinct(text, one, pa.string())
-        return per_row(ctx, one, pa.string(), text)  # (rows past Java's array limit, or gigabytes, throw)
+        return per_row(ctx, one, pa.string(), text)  # (rows past Java's array limit throw)
 
     return impl
 
