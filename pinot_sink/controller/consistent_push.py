@@ -362,9 +362,17 @@ def reload_after_revert(client: ControllerClient, table: str, lineage_id: str | 
         entry = client.get_lineage(raw).get(lineage_id) or {} if lineage_id else {}
         reverted = set(entry.get("segmentsTo") or [])
         deadline = time.monotonic() + wait_s
-        while reverted & set(client.external_view(raw)) and time.monotonic() < deadline:
+        held = reverted & set(client.external_view(raw))
+        while held and time.monotonic() < deadline:
             time.sleep(0.5)
+            held = reverted & set(client.external_view(raw))
         client.reload_segments(raw)
+        if held:  # the reload may resolve their keys to them again: say so, and how to finish, not silence
+            log.warning("table %s: after %.0f s the servers still held %d reverted segment(s) (e.g. %s); the "
+                        "reload was asked anyway, and keys those segments had taken over may stay hidden until "
+                        "they are gone: once `GET %s/tables/%s/externalview` no longer lists them, run POST "
+                        "%s/segments/%s/reload?type=%s", raw, wait_s, len(held), sorted(held)[0], client.url, raw,
+                        client.url, raw, client.table_type)
     except Exception as exc:  # noqa: BLE001 - the revert stands; say how to finish by hand
         log.warning("table %s: after the revert, its upsert/dedup keys resolve again only once its segments are "
                     "reloaded, and that failed (%s): POST %s/segments/%s/reload?type=%s", raw, exc, client.url, raw,

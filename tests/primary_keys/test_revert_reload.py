@@ -37,3 +37,26 @@ def test_a_failed_write_and_an_undo_reload_a_keyed_table(fake_controller, keyed)
     with ControllerClient(fake_controller.url) as client:
         undo_write(client, "orders", "first")
     assert table.reloads == (2 if keyed else 0)
+
+
+
+def test_a_reload_asked_while_servers_still_hold_the_reverted_segments_says_so(fake_controller, caplog):
+    # Servers that still hold the segments of the entry once the wait ends (here: no wait, a committed entry's
+    # segments): the reload is asked anyway (the revert is done), and the log says the keys may stay hidden and
+    # what to run once the segments are gone; with nothing held, nothing is said.
+    import logging
+
+    from pinot_sink.controller.consistent_push import reload_after_revert
+
+    fake_controller.add_table(SCHEMA, table_config("OFFLINE"))
+    write(fake_controller, kind="OFFLINE", seed=1, **{"write.id": "first"})
+    table = fake_controller.tables["orders"]
+    [entry] = list(table.lineage)
+    with ControllerClient(fake_controller.url) as client, caplog.at_level(logging.WARNING, "pinot_sink"):
+        assert reload_after_revert(client, "orders", None, wait_s=0.0) is True
+        assert "still held" not in caplog.text
+        assert reload_after_revert(client, "orders", entry, wait_s=0.0) is True
+    assert table.reloads == 2
+    warning = [r.getMessage() for r in caplog.records if "still held" in r.getMessage()]
+    assert len(warning) == 1 and "may stay hidden" in warning[0]
+    assert "/segments/orders/reload?type=OFFLINE" in warning[0]
