@@ -484,7 +484,7 @@ def read(paths_or_uris, columns: Sequence[str] | None = None, time_range: Any = 
     sources = list_segments(paths_or_uris, storage_options)
     seen: dict[str, tuple[SegmentMetadata, SegmentSource]] = {}
     opened = _to_open(sources, window)
-    for source, (metadata, table) in zip(opened, _read_segments(sources, storage_options, columns, window)):
+    for source, (metadata, table) in zip(opened, _read_segments(opened, storage_options, columns, window)):
         _refuse_a_second_build(seen, metadata, source)
         first_metadata = first_metadata or metadata
         add_columns(fields, metadata, columns, widen=True)
@@ -549,13 +549,12 @@ SIDE_BY_SIDE_BYTES = 4 << 20
 
 def _read_segments(sources: Sequence[SegmentSource], storage_options, columns: Sequence[str] | None,
                    window: TimeWindow | None) -> Iterator[tuple[SegmentMetadata, pa.Table | None]]:
-    """Each segment's metadata and its rows (``None`` where the time range drops it), in the order given
-    (``_to_open``). Several segments are read at once, one per thread up to ``default_threads()``, when they
+    """Each segment's metadata and its rows (``None`` where the time range drops it), in the order given: the
+    segments ``_to_open`` chose. Several segments are read at once, one per thread up to ``default_threads()``, when they
     are large enough (``_large_enough``; inflating and decoding let go of the GIL): with two CPUs two segments
     are inflated and decoded side by side, rather than one segment's columns handed to a pool while the
     inflate, the larger part, runs alone. A lone segment gets the threads itself, for its columns, where it is
     large enough to use them (``THREADED_DECODE_ROWS``)."""
-    sources = _to_open(sources, window)
     threads = default_threads()
     if len(sources) == 1 or threads == 1 or not _large_enough(sources):
         for source in sources:

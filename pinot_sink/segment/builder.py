@@ -541,8 +541,7 @@ def _joined(column: pa.ChunkedArray, stored: pa.DataType | None = None) -> pa.Ch
     beside the copy until the column is done, the whole column twice at the build's peak. Integers narrower
     than ``stored`` (a compaction's raw LONG values held as int32: ``merge.narrowable_columns``) are widened in
     the same copy."""
-    if stored is not None and column.type != stored and pa.types.is_integer(column.type) and \
-            pa.types.is_integer(stored):
+    if _narrower_integers(column, stored):
         wide = np.empty(len(column), dtype=stored.to_pandas_dtype())
         at = 0
         for chunk in column.chunks:
@@ -557,12 +556,16 @@ def _stored_arrow_type(spec: FieldSpec) -> pa.DataType | None:
     return ARROW_STORED_TYPE[spec.stored_type] if spec.single_value else None
 
 
+def _narrower_integers(column: pa.ChunkedArray, stored: pa.DataType | None) -> bool:
+    """Whether the column holds integers narrower than the stored integer type (to be widened)."""
+    return stored is not None and column.type != stored and pa.types.is_integer(column.type) and \
+        pa.types.is_integer(stored)
+
+
 def _widened(column: pa.ChunkedArray, spec: FieldSpec) -> pa.ChunkedArray:
     """The column as given, or joined and widened where it holds integers narrower than stored."""
     stored = _stored_arrow_type(spec)
-    if stored is None or column.type == stored or not pa.types.is_integer(column.type):
-        return column
-    return _joined(column, stored)
+    return _joined(column, stored) if _narrower_integers(column, stored) else column
 
 
 def _held_bytes(column: pa.ChunkedArray, buffers: bool) -> int:
