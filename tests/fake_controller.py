@@ -134,6 +134,16 @@ class Table:
     # this many reads after a revert (``lingering``: segment -> reads left)
     linger_reads: int = 0
     lingering: dict[str, int] = field(default_factory=dict)
+    # a server that could not download a new segment (its controller restarted in between: seen on a real
+    # cluster) holds it in ERROR until POST /segments/{t}_OFFLINE/{segment}/reset: the next ``failing_loads``
+    # uploaded segments need ``resets_to_load`` resets each (``errored``: segment -> resets still needed)
+    failing_loads: int = 0
+    resets_to_load: int = 1
+    errored: dict[str, int] = field(default_factory=dict)
+    resets: list[str] = field(default_factory=list)
+    # a reset is a Helix message (resetPartition): the external view shows ERROR a moment longer, then OFFLINE
+    # while the server loads the segment, then ONLINE or ERROR again (segment -> states still to show, one a read)
+    after_reset: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -485,7 +495,8 @@ class FakeController:
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "externalview" and method == "GET":
                 table = self._table(table_name(parts[1]), missing="Table not found")  # TableViews.getExternalView
                 self._view_of_kind(table, q)
-                held = {name: {self.instance: "ONLINE"} for name in table.segments}
+                held = {name: {self.instance: (table.after_reset.get(name) or [None]).pop(0) or
+                               ("ERROR" if table.errored.get(name) else "ONLINE")} for name in table.segments}
                 for name, left in list(table.lingering.items()):
                     if left > 0:
                         held[name] = {self.instance: "ONLINE"}
@@ -533,6 +544,8 @@ class FakeController:
                     with _lineage_update("revertReplaceSegments", table,
                                          f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):
                         return 200, self._revert_replace(table, q)
+                if len(rest) == 2 and rest[1] == "reset" and method == "POST":
+                    return 200, self._reset_segment(table, parts[1], rest[0])
                 if len(rest) == 1 and method == "GET":
                     accept = headers.get("Accept") or "*/*"
                     if not any(kind.split(";")[0].strip() in ("*/*", "application/*", "application/octet-stream")
@@ -711,6 +724,9 @@ class FakeController:
                                                      stored_bytes, stored_uri, refreshes=existing.refreshes + 1,
                                                      noop_uploads=existing.noop_uploads)
         record_load_error(table, name, metadata)
+        if table.failing_loads > 0 and name not in table.errored:
+            table.failing_loads -= 1
+            table.errored[name] = table.resets_to_load
         return {"status": f"Successfully uploaded segment: {name} of table: {raw}_{table.kind}"}
 
     def _batch_upload(self, q: dict[str, str], headers, body: bytes) -> dict:
@@ -1012,6 +1028,11 @@ class FakeController:
         for segment in segments_to:
             if segment not in table.segments:
                 raise ApiError(500, f"Segment: {segment} from 'segmentsTo' does not exist in table: {table.raw}_OFFLINE")
+        if any(table.errored.get(segment) for segment in segments_to):
+            # Pinot waits for every new segment to be ONLINE in the external view, 10 minutes an attempt and five
+            # attempts (waitForSegmentsBecomeOnline), then fails so; here the failure comes without the wait
+            raise ApiError(500, "Failed to update the segment lineage during endReplaceSegments. (tableName = "
+                                f"{table.raw}_{table.kind}, segmentLineageEntryId = {entry_id})")
         entry.segments_to = list(segments_to)
         entry.state = "COMPLETED"
         entry.timestamp = int(time.time() * 1000)
@@ -1019,6 +1040,22 @@ class FakeController:
             for segment in entry.segments_from:
                 table.segments.pop(segment, None)
         return None
+
+    @staticmethod
+    def _reset_segment(table: Table, name_with_type: str, segment: str) -> dict:
+        """``PinotSegmentRestletResource.resetSegment``: the table named with its type; the segment disabled and
+        enabled again, so a server holding it in ERROR loads it once more."""
+        if not name_with_type.endswith(("_OFFLINE", "_REALTIME")):
+            raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Must provide table name with "
+                                f"type: {name_with_type}")
+        if segment not in table.segments:
+            raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Could not find segment: "
+                                f"{segment} in ideal state for table: {name_with_type}")
+        table.resets.append(segment)
+        if table.errored.get(segment):
+            table.errored[segment] -= 1
+            table.after_reset[segment] = ["ERROR", "OFFLINE"]
+        return {"status": f"Successfully reset segment: {segment} of table: {name_with_type}"}
 
     def _revert_replace(self, table: Table, q: dict[str, str]) -> None:
         entry_id, entry = self._entry(table, q)

@@ -431,6 +431,15 @@ class ControllerClient:
         view = body.get(self.table_type) if isinstance(body, dict) else None
         return view if isinstance(view, dict) else {}
 
+    def reset_segment(self, table: str, segment: str) -> None:
+        """Have the servers load a segment once more (``POST /segments/{t}_{TYPE}/{segment}/reset``: Pinot disables
+        it, waits for the external view, enables it again): a server holding it in ERROR, e.g. after a failed
+        download, fetches it anew."""
+        raw = self._raw(table)
+        self.request("POST", f"/segments/{quote(f'{raw}_{self.table_type}', safe='')}/{quote(segment, safe='')}/reset",
+                     body_factory=lambda: (b"", "application/json"), operation="reset segment", table=raw,
+                     segment=segment)
+
     def reload_segments(self, table: str) -> None:
         """Ask the servers to reload every segment of the table (``POST /segments/{t}/reload``; asynchronous:
         the controller answers once the messages are sent)."""

@@ -36,6 +36,7 @@ from .errors import (CommitOutcomeUnknownError, ConsistentPushError, ControllerE
                      RetriesExhaustedError)
 from .push import PushResult, push_segments
 from .retry import RetryPolicy
+from .server_load import await_loaded
 
 log = logging.getLogger(__name__)
 
@@ -212,12 +213,16 @@ class ConsistentPush:
         ``segments_to`` narrows the declared new segments to those actually uploaded. Done when the
         controller's record says COMPLETED (see the module doc); raises otherwise."""
         self._require_started("finish")
+        new = list(self.segments_to if segments_to is None else segments_to)
+        # Before the end, which waits for every new segment to be served: one a server failed to load is loaded
+        # anew, or the write fails naming it, rather than waiting out the end's deadline (server_load.py).
+        await_loaded(self.client, self.table, new, end_deadline_s(len(new), self.client_config)[1])
         self.end_sent = True
-        client = self._end_client(len(self.segments_to if segments_to is None else list(segments_to)))
+        client = self._end_client(len(new))
         for attempt in (1, 2):
             answer: ControllerError | None = None
             try:
-                client.end_replace(self.table, self.lineage_id, segments_to=segments_to)
+                client.end_replace(self.table, self.lineage_id, segments_to=None if segments_to is None else new)
             except ControllerError as error:
                 answer = error
                 self.end_unclear |= error.retryable or isinstance(error, RetriesExhaustedError)

@@ -10,7 +10,7 @@ import pinot_sink.controller
 PACKAGE = Path(pinot_sink.controller.__file__).parent
 # low to high; a module may import only modules of a lower rank (same-rank siblings are independent)
 RANK = {"auth": 0, "zk_records": 0, "errors": 1, "retry": 2, "config": 3, "transport": 4, "client": 5,
-        "push": 6, "consistent_push": 7, "cli_args": 8, "store": 6}
+        "push": 6, "server_load": 6, "consistent_push": 7, "cli_args": 8, "store": 6}
 
 
 def imports(module: str) -> set[str]:

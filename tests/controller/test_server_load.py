@@ -1,0 +1,93 @@
+"""New segments a server failed to load, before a replacement ends (``server_load.await_loaded``).
+
+On a real cluster, a controller killed during a write's uploads and started again: the segments uploaded just
+before the kill could not be downloaded by the server (ERROR in the external view), every upload succeeded once
+the controller was back, and the end then waited on Pinot's side for segments that would never load (Pinot waits
+10 minutes an attempt) until the client's 240 s deadline: the write was reverted. Here the test controller holds
+such segments in ERROR until reset (after a reset: ERROR a read longer, then OFFLINE, as the server's Helix
+messages go), and fails an end that names one, as Pinot does after its wait."""
+from __future__ import annotations
+
+import pytest
+
+from pinot_sink.commit import CommitError, commit_job
+from pinot_sink.controller import ControllerClient
+from pinot_sink.controller.server_load import RESETS_PER_SEGMENT, await_loaded
+from tests.datasource.test_commit import CONFIG, SCHEMA, ids_in_controller, job, run_tasks
+
+
+@pytest.fixture(autouse=True)
+def quick_polls(monkeypatch):
+    from pinot_sink.controller import server_load
+
+    monkeypatch.setattr(server_load, "FIRST_POLL_S", 0.01)
+    monkeypatch.setattr(server_load, "MAX_POLL_S", 0.01)
+
+
+@pytest.fixture
+def table(fake_controller):
+    fake_controller.add_table(SCHEMA, CONFIG)
+    return fake_controller
+
+
+def test_segments_a_server_failed_to_load_are_reset_and_the_write_commits(tmp_path, table):
+    events = table.tables["events"]
+    events.failing_loads = 2  # the first two uploads: a download that met a controller restart
+    the_job = job(url=table.url, out=tmp_path / "stage", **{"push-parallelism": 1})
+    result = commit_job(the_job, run_tasks(the_job, [(0, 1000)]))
+    assert result.rows == 1000 and ids_in_controller(table, tmp_path) == list(range(1000))
+    assert sorted(events.resets) == sorted(events.errored) and len(events.resets) == 2
+    assert not any(events.errored.values())
+    paths = [r.path for r in table.received]
+    resets = [i for i, p in enumerate(paths) if p.endswith("/reset")]
+    end = paths.index("/segments/events/endReplaceSegments")
+    assert resets and max(resets) < end  # reset before the end, which would otherwise wait for them
+    assert all(paths[i].startswith("/segments/events_OFFLINE/") for i in resets)  # Pinot wants the type
+
+
+def test_a_segment_no_reset_loads_fails_the_write_at_once_naming_it(tmp_path, table):
+    first = job(url=table.url, out=tmp_path / "stage")
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    events = table.tables["events"]
+    events.failing_loads, events.resets_to_load = 1, 99  # a segment the server cannot load at all
+    the_job = job(url=table.url, out=tmp_path / "stage", **{"write.id": first.run.write_id})
+    with pytest.raises(CommitError) as info:
+        commit_job(the_job, run_tasks(the_job, [(0, 500)]))
+    broken = next(iter(events.errored))
+    message = str(info.value)
+    assert "the table is as it was" in message and broken in message and table.instance in message
+    assert f"still after {RESETS_PER_SEGMENT} resets" in message
+    assert events.resets == [broken] * RESETS_PER_SEGMENT
+    ends = [r for r in table.received if r.path == "/segments/events/endReplaceSegments"]
+    assert len(ends) == 1  # the first write's: the failed one's end was never sent, so never waited on
+    assert ids_in_controller(table, tmp_path) == list(range(300))  # the rerun's replacement reverted
+
+
+def test_a_declared_segment_never_uploaded_is_not_waited_for(table):
+    # recover ending an entry whose crash left a declared segment unuploaded: the end refuses it at once;
+    # the watch must not wait for a segment no server will ever be asked to load
+    events = table.tables["events"]
+    with ControllerClient(table.url) as client:
+        await_loaded(client, "events", ["events_never_uploaded"], deadline_s=3600)
+    assert [r.path for r in table.received] == ["/tables/events/idealstate"]
+    assert events.resets == []
+
+
+def test_an_unreadable_external_view_hands_over_to_the_end(tmp_path, table):
+    the_job = job(url=table.url, out=tmp_path / "stage", **{"retry.max-attempts": 1})
+    table.fail_next(1, status=403, message="not allowed", method="GET", path="/tables/events/externalview")
+    result = commit_job(the_job, run_tasks(the_job, [(0, 500)]))
+    assert result.rows == 500 and ids_in_controller(table, tmp_path) == list(range(500))
+
+
+def test_the_test_controller_resets_only_a_table_named_with_its_type_as_pinot(tmp_path, table):
+    import requests
+
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    name = next(iter(table.tables["events"].segments))
+    untyped = requests.post(f"{table.url}/segments/events/{name}/reset", timeout=10)
+    assert untyped.status_code == 404 and "Must provide table name with type" in untyped.text
+    with ControllerClient(table.url) as client:
+        client.reset_segment("events", name)
+    assert table.tables["events"].resets == [name]
