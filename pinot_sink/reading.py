@@ -667,6 +667,9 @@ class ReadPlan:
     time_unit: str | None = None
     bounds: tuple[int | None, int | None] = (None, None)  # pushed filters' [low, high] millis, both inclusive
     filter_pushdown: bool = False
+    # segment name a file's name gives (_segment_name) -> its index in sources: a task finding a segment
+    # whose file is named otherwise looks here for another build of its name (_refuse_a_renamed_build)
+    file_names: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def with_bounds(self, low_ms: int | None, high_ms: int | None) -> "ReadPlan":
         """Also skip the segments whose time range lies wholly outside [low_ms, high_ms] (pushed filters)."""
@@ -760,6 +763,7 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     # tarball's write record) and the time range excludes get no partition (any other tarball's is checked
     # in its task).
     sources = [s for i, s in enumerate(sources) if i not in outside]
+    file_names = _refuse_second_builds_by_file_name(sources, storage)
     missing = [n for n in columns or () if n not in fields]
     if missing:
         raise PinotReadError(
@@ -773,7 +777,38 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
         storage_options=storage, batch_rows=_positive(given, "batch-rows"),
         segments_per_partition=_positive(given, "segments-per-partition"),
         origins={n: fields[n][1] for n in names}, time_column=metadata.time_column, time_unit=metadata.time_unit,
-        filter_pushdown=_flag(given, "filter-pushdown"))
+        filter_pushdown=_flag(given, "filter-pushdown"), file_names=file_names)
+
+
+def _refuse_second_builds_by_file_name(sources: Sequence[SegmentSource], storage_options) -> dict[str, int]:
+    """The Spark reader reads each segment in its own task, where two builds of one name (``read`` refuses
+    them) were both counted. Files named as one segment (a deep store's ``T/seg`` beside an older
+    ``seg.tar.gz``) are opened here on the driver, only they, and compared as ``read`` compares them; a file
+    named otherwise is checked in its task against ``file_names`` (``_refuse_a_renamed_build``)."""
+    file_names: dict[str, int] = {}
+    twice: set[str] = set()
+    for index, source in enumerate(sources):
+        name = _segment_name(source)
+        if file_names.setdefault(name, index) != index:
+            twice.add(name)
+    seen: dict[str, tuple[SegmentMetadata, SegmentSource]] = {}
+    for source in sources:
+        if _segment_name(source) in twice:
+            with open_source(source, storage_options) as reader:
+                _refuse_a_second_build(seen, reader.metadata, source)
+    return file_names
+
+
+def _refuse_a_renamed_build(plan: "ReadPlan", metadata: SegmentMetadata, source: SegmentSource) -> None:
+    """In a task: a segment whose file is not named as it is, while another file of the read is (a copy
+    renamed, ``seg_1.tar.gz``): that file is opened and compared. Two files both named otherwise than their
+    segment are not seen (docs/reading.md)."""
+    index = plan.file_names.get(metadata.name)
+    if index is None or _segment_name(source) == metadata.name or plan.sources[index] == source:
+        return
+    other = plan.sources[index]
+    with open_source(other, plan.storage_options) as reader:
+        _refuse_a_second_build({reader.metadata.name: (reader.metadata, other)}, metadata, source)
 
 
 def _flag(given: Mapping[str, str], name: str) -> bool:
@@ -813,5 +848,6 @@ def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.
     for source in sources:
         with open_source(source, plan.storage_options) as reader:
             check_columns(plan.schema, reader.metadata, plan.origins)
+            _refuse_a_renamed_build(plan, reader.metadata, source)
             if plan.keeps(reader.metadata):
                 yield from segment_batches(reader, plan.schema, plan.batch_rows)
