@@ -162,6 +162,8 @@ def list_segments(paths_or_uris: str | os.PathLike | Iterable[str | os.PathLike]
             if not matches:
                 raise PinotReadError(f"no file or folder matches {text}")
             sources = [s for match in matches for s in _sources_at(fs, protocol, match, text, named=False)]
+            if not sources and all(fs.isfile(m) for m in matches):  # a glob over a deep store: T/T_*
+                _refuse_a_deep_store(text, [m.rstrip("/").rsplit("/", 1)[-1] for m in matches])
         else:
             sources = _sources_at(fs, protocol, path, text, named=True)
         for source in sources:
@@ -221,14 +223,7 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
                                                                     record.get("end_time_ms")))
             sources.append(source)
     if not sources and unsuffixed:
-        # What a Pinot cluster's deep store looks like (controller.data.dir/<table>/): said with the way out,
-        # not as "no segment found" (a newcomer pointed read at one).
-        raise PinotReadError(
-            f"no tarball or segment folder in {text}, but {len(unsuffixed)} file(s) without a tarball suffix "
-            f"({', '.join(unsuffixed[:2])}{', ...' if len(unsuffixed) > 2 else ''}): a Pinot deep store names "
-            f"segment files so, and keeps a replaced segment's file too, so its folder is not read whole; name "
-            f"the live segments' files one by one (`pinot-sink segments --table T --url URL` lists them; "
-            f"docs/reading.md)")
+        _refuse_a_deep_store(text, unsuffixed)
     skipped = not_live(documents)
     if skipped:
         kept = [s for s in sources if _segment_name(s) not in skipped]
@@ -237,6 +232,17 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
                      text, len(sources) - len(kept))
         sources = kept
     return sources
+
+
+def _refuse_a_deep_store(text: str, unsuffixed: Sequence[str]) -> None:
+    """What a Pinot cluster's deep store looks like (controller.data.dir/<table>/, or a glob over it): said
+    with the way out, not as "no segment found" (a newcomer pointed read at one)."""
+    raise PinotReadError(
+        f"no tarball or segment folder in {text}, but {len(unsuffixed)} file(s) without a tarball suffix "
+        f"({', '.join(unsuffixed[:2])}{', ...' if len(unsuffixed) > 2 else ''}): a Pinot deep store names "
+        f"segment files so, and keeps a replaced segment's file too, so its folder is not read whole; name "
+        f"the live segments' files one by one (`pinot-sink segments --table T --url URL` lists them; "
+        f"docs/reading.md)")
 
 
 def _segment_name(source: SegmentSource) -> str:
