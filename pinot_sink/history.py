@@ -220,6 +220,13 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
     if run.lineage_state == IN_PROGRESS:
         raise UndoRefused(f"{what}: its commit never finished (lineage entry {run.lineage_id} is IN_PROGRESS, its "
                           f"segments hidden); `pinot-sink recover --table {table} --apply` settles it")
+    # Before the entry's absence: retention drops an append's entry at its next run while a later write (a
+    # compaction) still holds its segments out, and deleting those (not live) would take no row out.
+    later = [r for r in history if r is not run and r.lineage_state in (IN_PROGRESS, COMPLETED)
+             and set(r.replaced) & set(run.segments)]
+    if later:
+        names = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag}, lineage entry {r.lineage_id})" for r in later)
+        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo that write first")
     if run.lineage_id is None:
         raise UndoRefused(
             f"{what}: the table keeps no lineage entry for it (Pinot's retention drops a completed entry once the "
@@ -227,11 +234,6 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
             f"place without one), so there is nothing to revert. Its {len(run.segments)} segment(s) can be "
             f"deleted by name (DELETE /segments/{table}?segments=...), which takes its rows out but brings back "
             f"nothing it replaced")
-    later = [r for r in history if r is not run and r.lineage_state in (IN_PROGRESS, COMPLETED)
-             and set(r.replaced) & set(run.segments)]
-    if later:
-        names = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag}, lineage entry {r.lineage_id})" for r in later)
-        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo that write first")
     if run.replaced:
         present = set(client.list_segments(table, exclude_replaced=False))
         missing = [name for name in run.replaced if name not in present]

@@ -92,6 +92,27 @@ def test_undo_is_refused_with_the_reason_when_it_no_longer_can(table, tmp_path):
         undo_write(client, "events", third.write_id)
 
 
+def test_an_append_whose_entry_retention_dropped_while_a_later_write_replaced_it_names_that_write(table, tmp_path):
+    """Pinot's retention drops an append's COMPLETED entry at its next run (it replaced nothing), long before the
+    replaced-segments period ends: a later overwrite (or compaction) still holds the append's segments out. The
+    undo said the append 'keeps no lineage entry' and to delete its segments by name (they are not live: that
+    takes no row out); it says what holds them out and to undo that first, as when the entry is kept."""
+    out = tmp_path / "out"
+    first = write(table, out, (0, 300))
+    second = write(table, out, (300, 600), overwrite=True)
+    table.apply_retention(periods_passed=False)
+    client = ControllerClient(table.url)
+    assert {r.run_tag: r.lineage_id for r in table_history(client, "events")}[first.run_tag] is None
+    before = live_crcs(table)
+    with pytest.raises(UndoRefused, match=f"a later write replaced its segments: .*run {second.run_tag}.*undo that "
+                                          "write first"):
+        undo_write(client, "events", first.write_id)
+    assert live_crcs(table) == before
+    undo_write(client, "events", second.write_id)  # then the append is live again, and its entry is gone
+    with pytest.raises(UndoRefused, match="keeps no lineage entry for it"):
+        undo_write(client, "events", first.write_id)
+
+
 def test_undo_of_a_rerun_brings_the_earlier_run_back(table, tmp_path):
     out = tmp_path / "out"
     first = job(url=table.url, out=out, **{"write.id": "daily-1"})
