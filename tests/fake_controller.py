@@ -548,7 +548,7 @@ class FakeController:
                         raise ApiError(404, f"Failed to find segment: {rest[0]} in table: {table.raw}")
                     self._delete(table, [rest[0]])
                     return 200, {"status": f"Segment deleted"}
-        raise ApiError(404, f"HTTP 404 Not Found: {method} {path}")
+        raise ApiError(404, "HTTP 404 Not Found")  # Jersey's whole answer to a path no resource serves
 
     # --- schema and table creation -------------------------------------------------------------------
 
