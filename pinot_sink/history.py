@@ -242,6 +242,31 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
                 f"{what}: {len(missing)} of the {len(run.replaced)} segment(s) it replaced were deleted by retention "
                 f"(the table config's replacedSegmentsRetentionPeriod; e.g. {missing[0]}): their rows cannot come "
                 f"back, and Pinot refuses the revert")
+    superseded = _rerun_since(run, history)
+    if superseded:
+        name, owner, rerun = superseded[0]
+        raise UndoRefused(
+            f"{what}: it would bring back {len(superseded)} segment(s) of write {owner.write_id or owner.write_tag} "
+            f"run {owner.run_tag} (e.g. {name}) beside that write's later run {rerun.run_tag}, a rerun made while "
+            f"this write held them out, so that write's rows would count twice; undo run {rerun.run_tag} first")
+
+
+def _rerun_since(run: WriteRun, history: list[WriteRun]) -> list[tuple[str, WriteRun, WriteRun]]:
+    """The segments ``run`` replaced whose write was rerun since, with the owning run and its latest rerun: a
+    rerun replaces its write's live segments, and these were held out by ``run`` then, so reverting ``run``
+    would put them beside the rerun's. A compaction's runs of one write tag are its groups, not reruns."""
+    owners = {name: r for r in history for name in r.segments}
+    found = []
+    for name in run.replaced:
+        owner = owners.get(name)
+        if owner is None or owner is run or run_replaces(owner.run_tag) == "compact":
+            continue
+        later = [r for r in history if r is not run and r is not owner and r.write_tag == owner.write_tag
+                 and (r.started_ms or 0) > (owner.started_ms or 0) and r.status != REVERTED
+                 and r.lineage_state != IN_PROGRESS]
+        if later:
+            found.append((name, owner, later[-1]))
+    return found
 
 
 def _mark_undone(run: WriteRun, storage_options) -> None:
