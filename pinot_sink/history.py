@@ -220,6 +220,13 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
     if run.lineage_state == IN_PROGRESS:
         raise UndoRefused(f"{what}: its commit never finished (lineage entry {run.lineage_id} is IN_PROGRESS, its "
                           f"segments hidden); `pinot-sink recover --table {table} --apply` settles it")
+    # Before the entry's absence: retention drops an append's entry at its next run while a later write (a
+    # compaction) still holds its segments out, and deleting those (not live) would take no row out.
+    later = [r for r in history if r is not run and r.lineage_state in (IN_PROGRESS, COMPLETED)
+             and set(r.replaced) & set(run.segments)]
+    if later:
+        names = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag}, lineage entry {r.lineage_id})" for r in later)
+        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo that write first")
     if run.lineage_id is None:
         raise UndoRefused(
             f"{what}: the table keeps no lineage entry for it (Pinot's retention drops a completed entry once the "
@@ -227,11 +234,6 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
             f"place without one), so there is nothing to revert. Its {len(run.segments)} segment(s) can be "
             f"deleted by name (DELETE /segments/{table}?segments=...), which takes its rows out but brings back "
             f"nothing it replaced")
-    later = [r for r in history if r is not run and r.lineage_state in (IN_PROGRESS, COMPLETED)
-             and set(r.replaced) & set(run.segments)]
-    if later:
-        names = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag}, lineage entry {r.lineage_id})" for r in later)
-        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo that write first")
     if run.replaced:
         present = set(client.list_segments(table, exclude_replaced=False))
         missing = [name for name in run.replaced if name not in present]
@@ -240,6 +242,31 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
                 f"{what}: {len(missing)} of the {len(run.replaced)} segment(s) it replaced were deleted by retention "
                 f"(the table config's replacedSegmentsRetentionPeriod; e.g. {missing[0]}): their rows cannot come "
                 f"back, and Pinot refuses the revert")
+    superseded = _rerun_since(run, history)
+    if superseded:
+        name, owner, rerun = superseded[0]
+        raise UndoRefused(
+            f"{what}: it would bring back {len(superseded)} segment(s) of write {owner.write_id or owner.write_tag} "
+            f"run {owner.run_tag} (e.g. {name}) beside that write's later run {rerun.run_tag}, a rerun made while "
+            f"this write held them out, so that write's rows would count twice; undo run {rerun.run_tag} first")
+
+
+def _rerun_since(run: WriteRun, history: list[WriteRun]) -> list[tuple[str, WriteRun, WriteRun]]:
+    """The segments ``run`` replaced whose write was rerun since, with the owning run and its latest rerun: a
+    rerun replaces its write's live segments, and these were held out by ``run`` then, so reverting ``run``
+    would put them beside the rerun's. A compaction's runs of one write tag are its groups, not reruns."""
+    owners = {name: r for r in history for name in r.segments}
+    found = []
+    for name in run.replaced:
+        owner = owners.get(name)
+        if owner is None or owner is run or run_replaces(owner.run_tag) == "compact":
+            continue
+        later = [r for r in history if r is not run and r is not owner and r.write_tag == owner.write_tag
+                 and (r.started_ms or 0) > (owner.started_ms or 0) and r.status != REVERTED
+                 and r.lineage_state != IN_PROGRESS]
+        if later:
+            found.append((name, owner, later[-1]))
+    return found
 
 
 def _mark_undone(run: WriteRun, storage_options) -> None:

@@ -162,6 +162,8 @@ def list_segments(paths_or_uris: str | os.PathLike | Iterable[str | os.PathLike]
             if not matches:
                 raise PinotReadError(f"no file or folder matches {text}")
             sources = [s for match in matches for s in _sources_at(fs, protocol, match, text, named=False)]
+            if not sources and all(fs.isfile(m) for m in matches):  # a glob over a deep store: T/T_*
+                _refuse_a_deep_store(text, [m.rstrip("/").rsplit("/", 1)[-1] for m in matches])
         else:
             sources = _sources_at(fs, protocol, path, text, named=True)
         for source in sources:
@@ -221,14 +223,7 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
                                                                     record.get("end_time_ms")))
             sources.append(source)
     if not sources and unsuffixed:
-        # What a Pinot cluster's deep store looks like (controller.data.dir/<table>/): said with the way out,
-        # not as "no segment found" (a newcomer pointed read at one).
-        raise PinotReadError(
-            f"no tarball or segment folder in {text}, but {len(unsuffixed)} file(s) without a tarball suffix "
-            f"({', '.join(unsuffixed[:2])}{', ...' if len(unsuffixed) > 2 else ''}): a Pinot deep store names "
-            f"segment files so, and keeps a replaced segment's file too, so its folder is not read whole; name "
-            f"the live segments' files one by one (`pinot-sink segments --table T --url URL` lists them; "
-            f"docs/reading.md)")
+        _refuse_a_deep_store(text, unsuffixed)
     skipped = not_live(documents)
     if skipped:
         kept = [s for s in sources if _segment_name(s) not in skipped]
@@ -237,6 +232,17 @@ def _folder_segments(fs, protocol: str, path: str, text: str) -> list[SegmentSou
                      text, len(sources) - len(kept))
         sources = kept
     return sources
+
+
+def _refuse_a_deep_store(text: str, unsuffixed: Sequence[str]) -> None:
+    """What a Pinot cluster's deep store looks like (controller.data.dir/<table>/, or a glob over it): said
+    with the way out, not as "no segment found" (a newcomer pointed read at one)."""
+    raise PinotReadError(
+        f"no tarball or segment folder in {text}, but {len(unsuffixed)} file(s) without a tarball suffix "
+        f"({', '.join(unsuffixed[:2])}{', ...' if len(unsuffixed) > 2 else ''}): a Pinot deep store names "
+        f"segment files so, and keeps a replaced segment's file too, so its folder is not read whole; name "
+        f"the live segments' files one by one (`pinot-sink segments --table T --url URL` lists them; "
+        f"docs/reading.md)")
 
 
 def _segment_name(source: SegmentSource) -> str:
@@ -666,6 +672,9 @@ class ReadPlan:
     time_unit: str | None = None
     bounds: tuple[int | None, int | None] = (None, None)  # pushed filters' [low, high] millis, both inclusive
     filter_pushdown: bool = False
+    # segment name a file's name gives (_segment_name) -> its index in sources: a task finding a segment
+    # whose file is named otherwise looks here for another build of its name (_refuse_a_renamed_build)
+    file_names: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def with_bounds(self, low_ms: int | None, high_ms: int | None) -> "ReadPlan":
         """Also skip the segments whose time range lies wholly outside [low_ms, high_ms] (pushed filters)."""
@@ -759,6 +768,7 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
     # tarball's write record) and the time range excludes get no partition (any other tarball's is checked
     # in its task).
     sources = [s for i, s in enumerate(sources) if i not in outside]
+    file_names = _refuse_second_builds_by_file_name(sources, storage)
     missing = [n for n in columns or () if n not in fields]
     if missing:
         raise PinotReadError(
@@ -772,7 +782,38 @@ def plan_read(options: Mapping[str, str]) -> ReadPlan:
         storage_options=storage, batch_rows=_positive(given, "batch-rows"),
         segments_per_partition=_positive(given, "segments-per-partition"),
         origins={n: fields[n][1] for n in names}, time_column=metadata.time_column, time_unit=metadata.time_unit,
-        filter_pushdown=_flag(given, "filter-pushdown"))
+        filter_pushdown=_flag(given, "filter-pushdown"), file_names=file_names)
+
+
+def _refuse_second_builds_by_file_name(sources: Sequence[SegmentSource], storage_options) -> dict[str, int]:
+    """The Spark reader reads each segment in its own task, where two builds of one name (``read`` refuses
+    them) were both counted. Files named as one segment (a deep store's ``T/seg`` beside an older
+    ``seg.tar.gz``) are opened here on the driver, only they, and compared as ``read`` compares them; a file
+    named otherwise is checked in its task against ``file_names`` (``_refuse_a_renamed_build``)."""
+    file_names: dict[str, int] = {}
+    twice: set[str] = set()
+    for index, source in enumerate(sources):
+        name = _segment_name(source)
+        if file_names.setdefault(name, index) != index:
+            twice.add(name)
+    seen: dict[str, tuple[SegmentMetadata, SegmentSource]] = {}
+    for source in sources:
+        if _segment_name(source) in twice:
+            with open_source(source, storage_options) as reader:
+                _refuse_a_second_build(seen, reader.metadata, source)
+    return file_names
+
+
+def _refuse_a_renamed_build(plan: "ReadPlan", metadata: SegmentMetadata, source: SegmentSource) -> None:
+    """In a task: a segment whose file is not named as it is, while another file of the read is (a copy
+    renamed, ``seg_1.tar.gz``): that file is opened and compared. Two files both named otherwise than their
+    segment are not seen (docs/reading.md)."""
+    index = plan.file_names.get(metadata.name)
+    if index is None or _segment_name(source) == metadata.name or plan.sources[index] == source:
+        return
+    other = plan.sources[index]
+    with open_source(other, plan.storage_options) as reader:
+        _refuse_a_second_build({reader.metadata.name: (reader.metadata, other)}, metadata, source)
 
 
 def _flag(given: Mapping[str, str], name: str) -> bool:
@@ -812,5 +853,6 @@ def read_group(plan: ReadPlan, sources: Sequence[SegmentSource]) -> Iterator[pa.
     for source in sources:
         with open_source(source, plan.storage_options) as reader:
             check_columns(plan.schema, reader.metadata, plan.origins)
+            _refuse_a_renamed_build(plan, reader.metadata, source)
             if plan.keeps(reader.metadata):
                 yield from segment_batches(reader, plan.schema, plan.batch_rows)

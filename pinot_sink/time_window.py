@@ -189,8 +189,11 @@ def select_replaced(time_ranges: Mapping[str, tuple[int | None, int | None]], wi
         more = f" and {len(doubtful) - _LIST_AT_MOST} more" if len(doubtful) > _LIST_AT_MOST else ""
         raise StraddlingSegmentsError(
             f"{len(doubtful)} segment(s) straddle the edge of {describe_windows(merged)} or have no time range, "
-            f"and Pinot cannot split a segment: {shown}{more}. Widen the window to cover them, or set "
-            f"{straddling_hint} to replace them whole (their rows outside the window are dropped)"
+            f"and Pinot cannot split a segment: {shown}{more}. Widen the window to cover them, rewrite them "
+            f"first with `pinot-sink compact` (the segments it merges come out one segment per day, or per hour "
+            f"with --bucket hour; --min-segment-size above theirs takes big ones; every row kept: "
+            f"docs/compaction.md), or set {straddling_hint} to replace them whole (their rows outside the "
+            f"window are dropped)"
         )
     return {n for n, v in verdicts.items() if v == INSIDE or (include_straddling and v in (STRADDLING, NO_TIME))}
 

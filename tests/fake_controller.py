@@ -561,7 +561,7 @@ class FakeController:
                         raise ApiError(404, f"Failed to find segment: {rest[0]} in table: {table.raw}")
                     self._delete(table, [rest[0]])
                     return 200, {"status": f"Segment deleted"}
-        raise ApiError(404, f"HTTP 404 Not Found: {method} {path}")
+        raise ApiError(404, "HTTP 404 Not Found")  # Jersey's whole answer to a path no resource serves
 
     # --- schema and table creation -------------------------------------------------------------------
 
@@ -937,19 +937,26 @@ class FakeController:
                     raise ApiError(500, f"Segment: {segment} from 'segmentsTo' exists in table: {table.raw}_OFFLINE, "
                                         f"entry id: {entry_id} as 'segmentTo' (name conflict)")
 
-    def apply_retention(self, table: str = "events") -> None:
+    def apply_retention(self, table: str = "events", periods_passed: bool = True) -> None:
         """One run of Pinot's retention manager once every retention period has passed
         (``DefaultLineageManager.updateLineageForRetention``): a COMPLETED entry's replaced segments are deleted,
-        and the entry itself once none of them is left; a REVERTED entry's new segments likewise."""
+        and the entry itself once none of them is left; a REVERTED entry's new segments likewise.
+        ``periods_passed=False``: a run before the replaced segments' and a stale entry's periods end: a COMPLETED
+        entry none of whose replaced segments is left (an append's) is dropped, a REVERTED one's new segments
+        deleted, the rest kept."""
         with self._lock:
             t = self.tables[table]
             for entry_id, entry in list(t.lineage.items()):
                 if entry.state == "COMPLETED":
                     left = [n for n in entry.segments_from if n in t.segments]
+                elif entry.state == "IN_PROGRESS" and not periods_passed:
+                    continue
                 else:
                     left = [n for n in entry.segments_to if n in t.segments]
                 if not left:
                     del t.lineage[entry_id]
+                if entry.state == "COMPLETED" and not periods_passed:
+                    continue
                 for name in left:
                     t.segments.pop(name, None)
 

@@ -150,6 +150,10 @@ def test_a_deep_store_folder_says_to_name_the_live_segments(pinot_built, tmp_pat
     with pytest.raises(PinotReadError, match=r"1 file\(s\) without a tarball suffix \(events_partitioned_0\): a Pinot "
                                              r"deep store .* name the live segments' files one by one"):
         pinot_sink.read(deep)
+    # a glob over it (deep/events_*, what a user types next) said "no Pinot segment found" though it matched
+    with pytest.raises(PinotReadError, match=r"1 file\(s\) without a tarball suffix \(events_partitioned_0\): a Pinot "
+                                             r"deep store .* name the live segments' files one by one"):
+        pinot_sink.read(deep / "events_*")
     assert pinot_sink.read(deep / "events_partitioned_0").num_rows == pinot_sink.read(tarball).num_rows
 
 

@@ -250,6 +250,7 @@ def run(args) -> int:
             return _replace_window(client, args, window, tarballs, progress, options)
         if args.consistent:
             return _consistent_push(client, args.table, tarballs, progress, options)
+        _refuse_compacted_writes(client, args.table, tarballs)
         results = push_segments(client, args.table, tarballs, raise_on_error=False, **options)
         print(progress.finish(), file=sys.stderr)
     failures = [r for r in results if not r.ok]
@@ -257,6 +258,38 @@ def run(args) -> int:
         print(f"pinot-sink push: {len(failures)} of {len(results)} segment(s) FAILED (listed above); the others "
               f"were pushed", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _refuse_compacted_writes(client, table: str, tarballs: list[Path]) -> None:
+    """A plain push adds (or refreshes) segments by name. A writer's tarball whose write a live compacted segment
+    lists (``custom.pinotSinkSourceWrites``) has its rows in that segment: a controller's compaction leaves the
+    writes' output-uri as it was, and once retention deleted the merged segments, pushing that folder added its
+    rows a second time. The rule of a rerun of a compacted write (``compaction.provenance``), before any upload."""
+    from pinot_sink.compaction.provenance import SOURCE_WRITES_KEY, is_compacted, parse_writes, write_tag_of
+
+    by_write: dict[str, list[str]] = {}
+    for path in tarballs:
+        name = segment_name_from_path(path)
+        tag = write_tag_of(name)
+        if tag is not None and not is_compacted(name):
+            by_write.setdefault(tag, []).append(name)
+    compacted = sorted(n for n in client.list_segments(table, exclude_replaced=True) if is_compacted(n)) \
+        if by_write else []
+    if not compacted:
+        return
+    held: dict[str, str] = {}  # write tag -> the first live compacted segment listing it
+    custom = ControllerStore.over(client, table).custom_metadata(compacted)
+    for name in compacted:
+        for tag in parse_writes((custom.get(name) or {}).get(SOURCE_WRITES_KEY)):
+            held.setdefault(tag, name)
+    hit = sorted((name, held[tag]) for tag, names in by_write.items() if tag in held for name in names)
+    if hit:
+        into = sorted({segment for _, segment in hit})
+        raise SystemExit(
+            f"table {table}: {len(hit)} tarball(s) hold rows of writes a compaction merged into live segment "
+            f"{into[0]}{f' (and {len(into) - 1} more)' if len(into) > 1 else ''}, so pushing them would count those "
+            f"rows twice: {', '.join(name for name, _ in hit[:3])}{', ...' if len(hit) > 3 else ''}; nothing was "
+            f"pushed. Leave them out (name the other tarballs one by one): their rows are in the table")
 
 
 def _window(args, tarballs: list[Path]) -> TimeWindow | None:

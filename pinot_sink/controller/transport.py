@@ -39,6 +39,7 @@ from .errors import (
     ControllerError,
     ControllerRedirectError,
     ControllerResponseError,
+    ControllerRequestError,
     ControllerTLSError,
     ControllerUnavailableError,
     RetryRefusedError,
@@ -441,9 +442,18 @@ class Transport:
                 stack.remove(deadline)
             log.debug("%s %s -> %s in %.3fs", method, path, response.status_code, time.monotonic() - started)
             if response.status_code >= 400:
+                message = _error_message(response)
+                if response.status_code == 404 and message == NO_ROUTE:
+                    # Jersey's answer to a path no resource serves: a broker or server (every controller path),
+                    # never the controller's word for a missing table or schema, which names it
+                    response.close()
+                    raise ControllerRequestError(
+                        f"{config.url} serves no {method} {path.split('?')[0]}: is it the controller's "
+                        f"URL? A Pinot broker or server answers so (the controller listens on port 9000 unless "
+                        f"configured otherwise)", status=404, **where)
                 error = error_for_status(
                     response.status_code,
-                    _error_message(response),
+                    message,
                     retry_after_s=_retry_after_seconds(response.headers.get("Retry-After")),
                     conflict_retryable=conflict_retryable,
                     **where,
@@ -488,6 +498,9 @@ def _retry_after_seconds(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+NO_ROUTE = "HTTP 404 Not Found"  # Jersey's whole message for a path no resource of the server serves
 
 
 def _error_message(response: requests.Response) -> str:

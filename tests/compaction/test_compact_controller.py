@@ -142,6 +142,28 @@ def test_a_compaction_of_compacted_segments_keeps_their_writes(table, client, tm
 # --- races ---------------------------------------------------------------------------------------------
 
 
+def test_a_push_of_the_writes_folder_after_their_compaction_is_refused(table, client, tmp_path):
+    """The writes' output-uri keeps their tarballs after a controller's compaction merged them (docs/compaction.md
+    #limits). Pushing that folder refreshed the replaced segments while they were kept, and once Pinot's retention
+    had deleted them (and then their lineage entry) added every row a second time beside the compacted segments
+    (seen on a real cluster: 300 rows became 600). A live compacted segment that lists a tarball's write holds its
+    rows: the push is refused before any upload, naming both."""
+    from pinot_sink.cli import main as cli
+
+    out = tmp_path / "out"
+    for hour in range(3):
+        write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, out=out, write_id=f"h{hour}")
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    table.apply_retention()  # the merged segments deleted, then their entries
+    table.apply_retention()
+    uploads, live = len(table.uploads()), sorted(table.live_segments("events"))
+    with pytest.raises(SystemExit, match=r"3 tarball\(s\) hold rows of writes a compaction merged into live "
+                                         r"segment events_.*nothing was pushed"):
+        cli(["push", str(out / "events"), "--url", table.url, "--table", "events"])
+    assert len(table.uploads()) == uploads and sorted(table.live_segments("events")) == live
+    assert controller_ids(table, tmp_path) == list(range(300))
+
+
 def test_a_rerun_that_starts_while_the_compaction_uploads_wins_and_the_compaction_fails_cleanly(table, client, tmp_path):
     for hour in range(4):
         write(rows(hour * 100, 100, start_ms=BASE_MS + hour * 3_600_000), url=table.url, write_id=f"load-{hour}")

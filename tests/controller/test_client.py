@@ -38,6 +38,41 @@ def test_missing_table_is_a_clear_not_found(client):
     assert info.value.status == 404 and info.value.table == "nope"
 
 
+def test_a_broker_url_is_said_to_be_no_controller_not_a_missing_table():
+    """A broker (or server) answers every controller path with Jersey's bare 404, as the controller answers a
+    path it does not serve: a write pointed at a broker's port said the table does not exist and to create it
+    with table.create=if-missing. The bare 404 is no missing table: one line naming the URL and the mix-up."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Broker(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"OK" if self.path == "/health" else json.dumps({"code": 404, "error": "HTTP 404 Not Found"}).encode()
+            self.send_response(200 if self.path == "/health" else 404)
+            self.send_header("Content-Type", "text/plain" if self.path == "/health" else "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Broker)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        with ControllerClient(url, retry=FAST) as broker:
+            for call in (lambda: broker.get_schema("events"), lambda: broker.list_segments("events")):
+                with pytest.raises(ControllerRequestError, match=rf"{url} serves no GET /\S+: is it the "
+                                                                  r"controller's URL\?") as info:
+                    call()
+                assert not isinstance(info.value, ControllerNotFoundError) and info.value.status == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_realtime_table_name_is_refused_without_a_request(client, fake_controller):
     before = len(fake_controller.received)
     with pytest.raises(ControllerRequestError, match="writes OFFLINE tables"):

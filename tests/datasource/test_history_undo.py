@@ -92,6 +92,49 @@ def test_undo_is_refused_with_the_reason_when_it_no_longer_can(table, tmp_path):
         undo_write(client, "events", third.write_id)
 
 
+def test_an_append_whose_entry_retention_dropped_while_a_later_write_replaced_it_names_that_write(table, tmp_path):
+    """Pinot's retention drops an append's COMPLETED entry at its next run (it replaced nothing), long before the
+    replaced-segments period ends: a later overwrite (or compaction) still holds the append's segments out. The
+    undo said the append 'keeps no lineage entry' and to delete its segments by name (they are not live: that
+    takes no row out); it says what holds them out and to undo that first, as when the entry is kept."""
+    out = tmp_path / "out"
+    first = write(table, out, (0, 300))
+    second = write(table, out, (300, 600), overwrite=True)
+    table.apply_retention(periods_passed=False)
+    client = ControllerClient(table.url)
+    assert {r.run_tag: r.lineage_id for r in table_history(client, "events")}[first.run_tag] is None
+    before = live_crcs(table)
+    with pytest.raises(UndoRefused, match=f"a later write replaced its segments: .*run {second.run_tag}.*undo that "
+                                          "write first"):
+        undo_write(client, "events", first.write_id)
+    assert live_crcs(table) == before
+    undo_write(client, "events", second.write_id)  # then the append is live again, and its entry is gone
+    with pytest.raises(UndoRefused, match="keeps no lineage entry for it"):
+        undo_write(client, "events", first.write_id)
+
+
+def test_undo_of_an_overwrite_never_brings_back_a_run_a_rerun_replaced(table, tmp_path):
+    """An overwrite held write W's first run out; W was rerun since (its rerun replaced W's live segments: none).
+    Undoing the overwrite brought the first run's segments back beside the rerun's: W's rows twice (seen on a
+    real cluster: 400 rows where W has 300). Refused, naming the rerun to undo first; after that undo, the
+    overwrite's undo leaves W's first run, once."""
+    out = tmp_path / "out"
+    first = job(url=table.url, out=out, **{"write.id": "W"})
+    commit_job(first, run_tasks(first, [(0, 300)]))
+    overwrite = write(table, out, (1000, 1100), overwrite=True)
+    rerun = job(url=table.url, out=out, **{"write.id": "W"})
+    rerun_result = commit_job(rerun, run_tasks(rerun, [(0, 300)]))
+    client = ControllerClient(table.url)
+    before = live_crcs(table)
+    with pytest.raises(UndoRefused, match=rf"bring back .*run {first.run_tag}.*later run {rerun_result.run_tag}, "
+                                          rf".*undo run {rerun_result.run_tag} first"):
+        undo_write(client, "events", overwrite.write_id)
+    assert live_crcs(table) == before
+    undo_write(client, "events", rerun_result.run_tag)
+    undo_write(client, "events", overwrite.write_id)
+    assert ids_in_controller(table, tmp_path) == list(range(300))
+
+
 def test_undo_of_a_rerun_brings_the_earlier_run_back(table, tmp_path):
     out = tmp_path / "out"
     first = job(url=table.url, out=out, **{"write.id": "daily-1"})

@@ -219,3 +219,37 @@ def test_spark_reads_many_pooled_segments_row_for_row(spark, tmp_path):
         assert got.num_rows == 120_000
         for name in expected.column_names:
             assert got.column(name).to_pylist() == expected.column(name).to_pylist(), name
+
+
+def test_two_builds_of_one_segment_name_in_different_tasks_are_refused(spark, tmp_path):
+    """``pinot_sink.read`` refuses two files of one segment name with different CRCs (an older build or another
+    table's segment beside the table's); the Spark reader read each in its own task and counted both. Refused
+    too: files named by the segment (found on the driver) and a file renamed (found in its task); copies of one
+    segment (the same CRC) are read as named, as ``read`` reads them."""
+    import pyarrow as pa
+
+    from pinot_sink.segment.builder import build_segment
+    from type_mapping.pinot_schema import PinotSchema
+    from type_mapping.stored import PinotColumns
+    from type_mapping.table_config import TableConfig
+
+    schema = PinotSchema.from_json({"schemaName": "t", "dimensionFieldSpecs": [{"name": "id", "dataType": "LONG"}]})
+
+    def build(folder, ids):
+        built = build_segment(PinotColumns(pa.table({"id": pa.array(ids, pa.int64())}), {}), schema,
+                              TableConfig.from_json({"tableName": "t", "tableType": "OFFLINE"}, schema),
+                              tmp_path / folder, "t_0", 1)
+        return built.tar_path
+
+    first, older = build("a", [1, 2]), build("b", [1, 2, 3])
+    renamed = tmp_path / "c" / "renamed.tar.gz"
+    renamed.parent.mkdir()
+    shutil.copy(older, renamed)
+    copy = tmp_path / "d" / "t_0.tar.gz"
+    copy.parent.mkdir()
+    shutil.copy(first, copy)
+    assert spark.read.format("pinot").load([str(first), str(copy)]).count() == 4
+    pattern = r"segment 't_0' is read twice with different contents .*read them apart"
+    for second in (older, renamed):
+        with pytest.raises(Exception, match=pattern):
+            spark.read.format("pinot").load([str(first), str(second)]).collect()

@@ -49,3 +49,26 @@ def test_undo_an_overwrite_then_an_append_on_a_real_cluster(spark, pinot, capsys
     pinot.wait_rows(sql, per_day(a))  # the append's rows are gone
     history = {run.run_tag: run for run in table_history(ControllerClient(pinot.url), table)}
     assert history[second.run_tag].status == REVERTED and history[first.run_tag].status == LIVE
+
+
+def test_undo_of_an_append_a_compaction_merged_after_retention_names_the_compaction(spark, pinot, capsys):
+    """Pinot's RetentionManager drops an append's COMPLETED entry at its next run (it replaced nothing) while the
+    compaction that merged the append's segments keeps them (its replaced segments wait out their period): the
+    undo of the append said to delete its segments by name (not live: no row would go); it names the compaction."""
+    table = "rp_undo_compacted"
+    pinot.create(events_schema(table), events_config(table))
+    sql = by_day_sql(table)
+    a, b = events(spark, 0, 400, [0, 1]), events(spark, 400, 700, [0, 1])
+    first = pinot_sink.write(a, table, url=pinot.url, **FAST, **{"write.id": "hour-a"})
+    pinot_sink.write(b, table, url=pinot.url, **FAST, **{"write.id": "hour-b"})
+    report = pinot_sink.compact(table, url=pinot.url)
+    assert not report.failed and report.groups
+    pinot.wait_rows(sql, per_day(a.unionByName(b)))
+    pinot.must("GET", "/periodictask/run", params={"taskname": "RetentionManager", "tableName": table, "type": "OFFLINE"})
+    pinot.wait(lambda: first.run_tag not in {r.run_tag for r in table_history(ControllerClient(pinot.url), table)
+                                             if r.lineage_id}, 60, "the append's lineage entry dropped by retention")
+    capsys.readouterr()
+    assert main(["undo", "--url", pinot.url, "--table", table, "--write-id", "hour-a"]) == 1
+    err = capsys.readouterr().err
+    assert "a later write replaced its segments" in err and "deleted by name" not in err, err
+    pinot.wait_rows(sql, per_day(a.unionByName(b)))
