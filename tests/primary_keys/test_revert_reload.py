@@ -89,3 +89,27 @@ def test_a_revert_waits_for_segments_still_loading_before_it_reloads(fake_contro
     assert table.reloads == 1 and table.reloads_while_held == 0
     assert set(reverted.segments_to) <= table.loaded  # each was seen loaded before it was reverted
     assert not any(left > 0 for left in table.lingering.values())  # and seen gone before the reload
+
+
+def test_segments_never_seen_loaded_before_the_revert_get_a_warning_not_a_promise(fake_controller, caplog):
+    # Servers that have not loaded the entry's segments when the wait ends (here: no wait): the revert goes
+    # ahead, the reload is asked, and the log says keys may stay hidden and what to run, instead of the usual
+    # "the keys show their other rows again".
+    import logging
+
+    from pinot_sink.controller.consistent_push import await_loaded_before_revert, reload_after_revert
+
+    fake_controller.add_table(SCHEMA, table_config("OFFLINE"))
+    table = fake_controller.tables["orders"]
+    table.load_reads = 100
+    write(fake_controller, kind="OFFLINE", seed=1, **{"write.id": "first"})
+    [entry] = list(table.lineage)
+    with ControllerClient(fake_controller.url) as client, caplog.at_level(logging.WARNING, "pinot_sink"):
+        not_loaded = await_loaded_before_revert(client, "orders", entry, wait_s=0.0)
+        assert not_loaded == set(table.lineage[entry].segments_to)
+        client.revert_replace("orders", entry, force=True)
+        assert reload_after_revert(client, "orders", entry, wait_s=0.0, not_loaded=not_loaded) is True
+    assert table.reloads == 1
+    said = caplog.text
+    assert f"had not loaded {len(not_loaded)} segment(s)" in said and "never seen loaded" in said
+    assert "/segments/orders/reload?type=OFFLINE once more" in said and "show their other rows again" not in said
