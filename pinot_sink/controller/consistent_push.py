@@ -389,11 +389,15 @@ def await_loaded_before_revert(client: ControllerClient, table: str, lineage_id:
 
 
 def _loading(client: ControllerClient, raw: str, segments: set[str]) -> set[str]:
-    """Those of ``segments`` in the ideal state that a server it names does not yet report in the external view."""
+    """Those of ``segments`` in the ideal state that a server it names does not yet report in the external view
+    in the state asked (ONLINE), or in ERROR: its transition is still to come or under way."""
     ideal = client.get_ideal_state(raw)
     view = client.external_view(raw)
-    return {name for name in segments & set(ideal)
-            if not set(ideal[name] or {}) <= set(view.get(name) or {})}
+
+    def settled(name: str) -> bool:
+        served = view.get(name) or {}
+        return all(served.get(server) in (state, "ERROR") for server, state in (ideal[name] or {}).items())
+    return {name for name in segments & set(ideal) if not settled(name)}
 
 
 def reload_after_revert(client: ControllerClient, table: str, lineage_id: str | None, *,

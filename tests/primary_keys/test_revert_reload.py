@@ -113,3 +113,17 @@ def test_segments_never_seen_loaded_before_the_revert_get_a_warning_not_a_promis
     said = caplog.text
     assert f"had not loaded {len(not_loaded)} segment(s)" in said and "never seen loaded" in said
     assert "/segments/orders/reload?type=OFFLINE once more" in said and "show their other rows again" not in said
+
+
+def test_a_segment_counts_as_loaded_once_every_assigned_server_reports_it_online_or_in_error():
+    from pinot_sink.controller.consistent_push import _loading
+
+    class Views:  # what the controller answers: the ideal state and the external view of two replicas
+        def get_ideal_state(self, raw):
+            return {s: {"s1": "ONLINE", "s2": "ONLINE"} for s in ("a", "b", "c", "d", "e")}
+
+        def external_view(self, raw):
+            return {"a": {"s1": "ONLINE", "s2": "ONLINE"}, "b": {"s1": "ONLINE"},
+                    "c": {"s1": "ONLINE", "s2": "OFFLINE"}, "d": {"s1": "ERROR", "s2": "ONLINE"}}
+
+    assert _loading(Views(), "orders", {"a", "b", "c", "d", "e", "gone"}) == {"b", "c", "e"}
