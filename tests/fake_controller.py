@@ -1063,7 +1063,9 @@ class FakeController:
         entry.state = "REVERTED"
         entry.timestamp = int(time.time() * 1000)
         for segment in entry.segments_to:
-            if table.segments.pop(segment, None) is not None and table.linger_reads:
+            if table.segments.pop(segment, None) is None:
+                continue
+            if table.linger_reads:
                 table.lingering[segment] = table.linger_reads
             if table.load_reads and segment not in table.loaded:  # still loading: it loads, then is dropped
                 table.lingering[segment] = max(table.linger_reads, 1)
