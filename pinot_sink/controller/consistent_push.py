@@ -364,7 +364,7 @@ def await_loaded_before_revert(client: ControllerClient, table: str, lineage_id:
     the load is done): the segment takes over its keys, leaves a moment later, and the keys vanish with it.
     The external view does not list a segment being loaded (and follows the servers with a lag), so after the
     revert nothing shows that one is still to come, and a reload asked then resolves the keys to it again (a
-    REALTIME recover right after a killed write under load: 50 and 82 of 300 keys hidden, the reload having
+    REALTIME recover right after a killed write under load: 24 to 273 of 300 keys hidden, the reload having
     found the reverted segments on the server). Once each is loaded, the wait after the revert
     (``reload_after_revert``) sees it leave. Returns the segments not seen loaded (for ``reload_after_revert``
     to say so). Never raises: the revert goes ahead either way."""
