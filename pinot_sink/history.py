@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from pinot_sink.controller import ControllerClient
-from pinot_sink.controller.consistent_push import COMPLETED, IN_PROGRESS, reload_after_revert
+from pinot_sink.controller.consistent_push import (COMPLETED, IN_PROGRESS, await_loaded_before_revert,
+                                                   reload_after_revert)
 from pinot_sink.naming import name_tags, run_replaces, write_tag
 from pinot_sink.storage.files import read_text
 from pinot_sink.storage.layout import table_uri
@@ -203,12 +204,13 @@ def undo_write(client: ControllerClient, table: str, write: str, *, output_uri: 
     restored = list(run.replaced)
     if dry_run:
         return Undone(run, restored, list(run.segments), None)
+    not_loaded = await_loaded_before_revert(client, table, run.lineage_id)
     client.revert_replace(table, run.lineage_id, force=False)
     entry = client.get_lineage(table).get(run.lineage_id) or {}
     if entry.get("state") != "REVERTED":
         raise UndoRefused(f"table {table}: the controller answered the revert of lineage entry {run.lineage_id}, "
                           f"but records it {entry.get('state') or 'as gone'}: nothing may have changed")
-    reload_after_revert(client, table, run.lineage_id)
+    reload_after_revert(client, table, run.lineage_id, not_loaded=not_loaded)
     if run.manifest:
         _mark_undone(run, storage_options)
     earlier = [r for r in runs if r is not run and r.replaced_by == run.run_tag]

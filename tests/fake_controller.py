@@ -144,6 +144,14 @@ class Table:
     # a reset is a Helix message (resetPartition): the external view shows ERROR a moment longer, then OFFLINE
     # while the server loads the segment, then ONLINE or ERROR again (segment -> states still to show, one a read)
     after_reset: dict[str, list[str]] = field(default_factory=dict)
+    # a server loads a new segment a moment after the upload: the external view lacks it for this many of its
+    # reads (``loading``: segment -> reads left; ``loaded``: shown once). One removed while loading is still
+    # loaded (Helix drops it only after), so it shows, then lingers; a reload while the server holds or still
+    # loads a removed segment leaves the keys it took over hidden (``reloads_while_held`` counts those)
+    load_reads: int = 0
+    loading: dict[str, int] = field(default_factory=dict)
+    loaded: set[str] = field(default_factory=set)
+    reloads_while_held: int = 0
 
 
 @dataclass
@@ -415,6 +423,18 @@ class FakeController:
         return table
 
     @staticmethod
+    def _loaded(table: Table, name: str) -> bool:
+        """Whether the server has loaded ``name`` by this read of the external view (``Table.load_reads``)."""
+        if not table.load_reads or name in table.loaded:
+            return True
+        left = table.loading.setdefault(name, table.load_reads)
+        if left > 0:
+            table.loading[name] = left - 1
+            return False
+        table.loaded.add(name)
+        return True
+
+    @staticmethod
     def _view_of_kind(table: Table, q: dict[str, str]) -> None:
         """TableViews: ``tableType`` names the one type asked for; a table without that type is a 404 (seen on
         a real cluster: a REALTIME table's ideal state asked for ``offline``)."""
@@ -496,9 +516,10 @@ class FakeController:
                 table = self._table(table_name(parts[1]), missing="Table not found")  # TableViews.getExternalView
                 self._view_of_kind(table, q)
                 held = {name: {self.instance: (table.after_reset.get(name) or [None]).pop(0) or
-                               ("ERROR" if table.errored.get(name) else "ONLINE")} for name in table.segments}
+                               ("ERROR" if table.errored.get(name) else "ONLINE")}
+                        for name in table.segments if self._loaded(table, name)}
                 for name, left in list(table.lingering.items()):
-                    if left > 0:
+                    if left > 0 and self._loaded(table, name):
                         held[name] = {self.instance: "ONLINE"}
                         table.lingering[name] = left - 1
                 other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
@@ -537,6 +558,8 @@ class FakeController:
                         return 200, self._end_replace(table, q, _json_body(body))
                 if rest == ["reload"] and method == "POST":  # Pinot: the job id and messages sent, per table type
                     table.reloads += 1
+                    if any(left > 0 for left in table.lingering.values()):
+                        table.reloads_while_held += 1
                     return 200, {"status": json.dumps({f"{table.raw}_{table.kind}": {
                         "reloadJobId": str(uuid.uuid4()), "reloadJobMetaZKStorageStatus": "SUCCESS",
                         "numMessagesSent": "1"}}, separators=(",", ":"))}  # Jackson's compact JSON
@@ -1085,8 +1108,12 @@ class FakeController:
         entry.state = "REVERTED"
         entry.timestamp = int(time.time() * 1000)
         for segment in entry.segments_to:
-            if table.segments.pop(segment, None) is not None and table.linger_reads:
+            if table.segments.pop(segment, None) is None:
+                continue
+            if table.linger_reads:
                 table.lingering[segment] = table.linger_reads
+            if table.load_reads and segment not in table.loaded:  # still loading: it loads, then is dropped
+                table.lingering[segment] = max(table.linger_reads, 1)
         return None
 
 
