@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from pinot_sink.controller import ControllerClient
-from pinot_sink.controller.consistent_push import (COMPLETED, IN_PROGRESS, await_loaded_before_revert,
-                                                   reload_after_revert)
+from pinot_sink.controller.consistent_push import COMPLETED, IN_PROGRESS
+from pinot_sink.controller.server_load import await_loaded_before_revert, reload_after_revert
 from pinot_sink.naming import name_tags, run_replaces, write_tag
 from pinot_sink.storage.files import read_text
 from pinot_sink.storage.layout import table_uri

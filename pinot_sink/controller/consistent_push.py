@@ -24,11 +24,8 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
-
-from type_mapping.table_config import primary_key_settings
 
 from .client import ControllerClient, offline_raw_name
 from .config import ClientConfig
@@ -36,7 +33,7 @@ from .errors import (CommitOutcomeUnknownError, ConsistentPushError, ControllerE
                      RetriesExhaustedError)
 from .push import PushResult, push_segments
 from .retry import RetryPolicy
-from .server_load import await_loaded
+from .server_load import await_loaded, await_loaded_before_revert, reload_after_revert
 
 log = logging.getLogger(__name__)
 
@@ -350,112 +347,3 @@ class ConsistentPush:
         except ControllerError as error:
             log.error("table %s: revert of lineage entry %s failed: %s", self.table, self.lineage_id, error)
             return False
-
-
-def _keyed_entry_segments(client: ControllerClient, raw: str, lineage_id: str | None) -> set[str] | None:
-    """The segments (``segmentsTo``) of lineage entry ``lineage_id`` on an upsert or dedup table; None when the
-    table has no keys (nothing to wait for or reload)."""
-    if not primary_key_settings(client.get_table_config(raw)).keyed:
-        return None
-    entry = client.get_lineage(raw).get(lineage_id) or {} if lineage_id else {}
-    return set(entry.get("segmentsTo") or [])
-
-
-def await_loaded_before_revert(client: ControllerClient, table: str, lineage_id: str | None, *,
-                               wait_s: float = 120.0) -> set[str]:
-    """Before a revert on an upsert or dedup table, wait until every server the ideal state assigns one of the
-    entry's segments has loaded it (the external view names that server for it), up to ``wait_s``. A server
-    still loading a segment when the revert removes it loads it all the same (Helix sends the drop only once
-    the load is done): the segment takes over its keys, leaves a moment later, and the keys vanish with it.
-    The external view does not list a segment being loaded (and follows the servers with a lag), so after the
-    revert nothing shows that one is still to come, and a reload asked then resolves the keys to it again (a
-    REALTIME recover right after a killed write under load: 24 to 273 of 300 keys hidden, the reload having
-    found the reverted segments on the server). Once each is loaded, the wait after the revert
-    (``reload_after_revert``) sees it leave. Returns the segments not seen loaded (for ``reload_after_revert``
-    to say so). Never raises: the revert goes ahead either way."""
-    raw = offline_raw_name(table, client.table_type)
-    try:
-        segments = _keyed_entry_segments(client, raw, lineage_id)
-        if not segments:
-            return set()
-        deadline = time.monotonic() + wait_s
-        loading = _loading(client, raw, segments)
-        while loading and time.monotonic() < deadline:
-            time.sleep(0.5)
-            loading = _loading(client, raw, segments)
-        if loading:
-            log.warning("table %s: after %.0f s the servers had not loaded %d segment(s) of lineage entry %s (e.g. "
-                        "%s); reverting it anyway", raw, wait_s, len(loading), lineage_id, sorted(loading)[0])
-        return loading
-    except Exception as exc:  # noqa: BLE001 - the revert goes ahead; the reload after it says what it can
-        log.warning("table %s: could not see whether the servers had loaded the segments of lineage entry %s before "
-                    "reverting it (%s)", raw, lineage_id, exc)
-        return set()
-
-
-def _loading(client: ControllerClient, raw: str, segments: set[str]) -> set[str]:
-    """Those of ``segments`` in the ideal state that a server it names does not yet report in the external view
-    in the state asked (ONLINE), or in ERROR: its transition is still to come or under way."""
-    ideal = client.get_ideal_state(raw)
-    view = client.external_view(raw)
-
-    def settled(name: str) -> bool:
-        served = view.get(name) or {}
-        return all(served.get(server) in (state, "ERROR") for server, state in (ideal[name] or {}).items())
-    return {name for name in segments & set(ideal) if not settled(name)}
-
-
-def reload_after_revert(client: ControllerClient, table: str, lineage_id: str | None, *,
-                        wait_s: float = 120.0, not_loaded: Iterable[str] = ()) -> bool:
-    """After a revert on an upsert or dedup table, reload its segments; True when asked. A server resolves a key
-    as segments come and go: the reverted segments, once loaded, had marked the key's rows in the other
-    segments invalid, and when they leave Pinot drops the key without looking at those rows again, so the
-    broker shows nothing for it (found on a real cluster: a failed write's keys vanished) until the segments
-    are loaded afresh. The reload is asked once the servers no longer hold the reverted segments (a reload
-    while one is still there resolves its keys to it again, and they vanish when it goes: 49 of 300 keys on a
-    real cluster), waiting up to ``wait_s``: gone from the ideal state and the external view, which lists
-    them until the servers have dropped them, provided they were loaded before the revert
-    (``await_loaded_before_revert``: a segment still loading is in neither). Never raises: the revert is
-    done; a failure says what to run."""
-    raw = offline_raw_name(table, client.table_type)
-    try:
-        reverted = _keyed_entry_segments(client, raw, lineage_id)
-        if reverted is None:
-            return False
-        deadline = time.monotonic() + wait_s
-        held = _held(client, raw, reverted)
-        while held and time.monotonic() < deadline:
-            time.sleep(0.5)
-            held = _held(client, raw, reverted)
-        client.reload_segments(raw)
-        unseen = set(not_loaded) - held  # never seen loaded: one loaded after this reload hides its keys again
-        if unseen and not held:
-            log.warning("table %s: the reload was asked, but %d reverted segment(s) (e.g. %s) were never seen loaded "
-                        "before the revert: if a server loaded one after it, keys it took over may stay hidden: "
-                        "run POST %s/segments/%s/reload?type=%s once more", raw, len(unseen), sorted(unseen)[0],
-                        client.url, raw, client.table_type)
-            return True
-        if held:  # the reload may resolve their keys to them again: say so, and how to finish, not silence
-            log.warning("table %s: after %.0f s the servers still held %d reverted segment(s) (e.g. %s); the "
-                        "reload was asked anyway, and keys those segments had taken over may stay hidden until "
-                        "they are gone: once `GET %s/tables/%s/externalview` no longer lists them, run POST "
-                        "%s/segments/%s/reload?type=%s", raw, wait_s, len(held), sorted(held)[0], client.url, raw,
-                        client.url, raw, client.table_type)
-            return True
-    except Exception as exc:  # noqa: BLE001 - the revert stands; say how to finish by hand
-        log.warning("table %s: after the revert, its upsert/dedup keys resolve again only once its segments are "
-                    "reloaded, and that failed (%s): POST %s/segments/%s/reload?type=%s", raw, exc, client.url, raw,
-                    client.table_type)
-        return False
-    log.warning("table %s: upsert/dedup table: its segments are being reloaded, so the keys the reverted segments "
-                "had taken over show their other rows again (seconds; until then the broker omits them)", raw)
-    return True
-
-
-def _held(client: ControllerClient, raw: str, reverted: set[str]) -> set[str]:
-    """Those of ``reverted`` still in the ideal state or the external view (the view read last: a segment
-    leaves the ideal state first)."""
-    if not reverted:
-        return set()
-    in_ideal = reverted & set(client.get_ideal_state(raw))
-    return in_ideal | (reverted & set(client.external_view(raw)))

@@ -48,7 +48,7 @@ def test_a_reload_asked_while_servers_still_hold_the_reverted_segments_says_so(f
     # what to run once the segments are gone; with nothing held, nothing is said.
     import logging
 
-    from pinot_sink.controller.consistent_push import reload_after_revert
+    from pinot_sink.controller.server_load import reload_after_revert
 
     fake_controller.add_table(SCHEMA, table_config("OFFLINE"))
     write(fake_controller, kind="OFFLINE", seed=1, **{"write.id": "first"})
@@ -97,7 +97,7 @@ def test_segments_never_seen_loaded_before_the_revert_get_a_warning_not_a_promis
     # "the keys show their other rows again".
     import logging
 
-    from pinot_sink.controller.consistent_push import await_loaded_before_revert, reload_after_revert
+    from pinot_sink.controller.server_load import await_loaded_before_revert, reload_after_revert
 
     fake_controller.add_table(SCHEMA, table_config("OFFLINE"))
     table = fake_controller.tables["orders"]
@@ -116,7 +116,7 @@ def test_segments_never_seen_loaded_before_the_revert_get_a_warning_not_a_promis
 
 
 def test_a_segment_counts_as_loaded_once_every_assigned_server_reports_it_online_or_in_error():
-    from pinot_sink.controller.consistent_push import _loading
+    from pinot_sink.controller.server_load import _loading
 
     class Views:  # what the controller answers: the ideal state and the external view of two replicas
         def get_ideal_state(self, raw):
