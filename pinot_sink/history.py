@@ -230,7 +230,8 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
              and set(r.replaced) & set(run.segments)]
     if later:
         names = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag}, lineage entry {r.lineage_id})" for r in later)
-        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo that write first")
+        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo "
+                          f"{'that write' if len(later) == 1 else 'those writes'} first")
     if run.lineage_id is None:
         raise UndoRefused(
             f"{what}: the table keeps no lineage entry for it (Pinot's retention drops a completed entry once the "
