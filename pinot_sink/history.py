@@ -51,7 +51,9 @@ class WriteRun:
     lineage_id: str | None = None
     lineage_state: str | None = None
     replaced: list[str] = field(default_factory=list)  # what its entry took out
-    replaced_by: str | None = None  # the run whose entry took this one's segments out
+    replaced_by: str | None = None  # the run whose entry took this one's segments out (the last of them)
+    replaced_by_runs: list[str] = field(default_factory=list)  # every such run, in entry order (a compaction's
+    # groups each commit a run: a write over several days is replaced by several)
     write_id: str | None = None  # from its manifest
     note: str = ""
     manifest: str | None = None
@@ -136,6 +138,8 @@ def table_history(client: ControllerClient, table: str, *, output_uri: str | Non
                 earlier = run_of(name)
                 if earlier is not None and earlier is not run:
                     earlier.replaced_by = run.run_tag
+                    if run.run_tag not in earlier.replaced_by_runs:
+                        earlier.replaced_by_runs.append(run.run_tag)
     if output_uri:
         _add_manifests(runs, table, output_uri, storage_options)
     return sorted(runs.values(), key=lambda r: (r.started_ms or 0, r.run_folder))
@@ -228,7 +232,8 @@ def _refuse_if_not_revertible(client: ControllerClient, table: str, run: WriteRu
              and set(r.replaced) & set(run.segments)]
     if later:
         names = ", ".join(f"{r.write_id or r.write_tag} (run {r.run_tag}, lineage entry {r.lineage_id})" for r in later)
-        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo that write first")
+        raise UndoRefused(f"{what}: a later write replaced its segments: {names}; undo "
+                          f"{'that write' if len(later) == 1 else 'those writes'} first")
     if run.lineage_id is None:
         raise UndoRefused(
             f"{what}: the table keeps no lineage entry for it (Pinot's retention drops a completed entry once the "
@@ -305,6 +310,7 @@ def folder_history(output_uri: str, table: str, storage_options: Mapping | None 
         run.lineage_state = "REVERTED" if undone else COMPLETED
         later = [entry.get("run_tag") for entry in document.get("superseded_by") or [] if isinstance(entry, dict)]
         run.replaced_by = later[-1] if later else None
+        run.replaced_by_runs = list(dict.fromkeys(t for t in later if t))
         runs.append(run)
     return sorted(runs, key=lambda r: (r.started_ms or 0, r.run_folder))
 

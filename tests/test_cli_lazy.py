@@ -59,3 +59,15 @@ def test_type_mapping_names_load_on_first_use():
     assert set(type_mapping.__all__) <= set(dir(type_mapping))
     with pytest.raises(AttributeError):
         type_mapping.NoSuchName  # noqa: B018
+
+
+def test_a_reader_that_leaves_early_is_no_error():
+    """`pinot-sink history ... | head` printed "pinot-sink history: [Errno 32] Broken pipe" and exited 1: the
+    reader of stdout going away is not the command failing. Quiet, with the shells' status for SIGPIPE."""
+    ddl = ", ".join(f"c{i} INT" for i in range(3000))  # a schema far over a pipe's buffer
+    child = subprocess.Popen([sys.executable, "-m", "pinot_sink.cli", "schema", "--from-spark-ddl", ddl, "--name", "t"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout.readline().strip() == b"{"
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141 and err == "", err

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from pinot_sink import __version__
@@ -55,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of stdout left (`pinot-sink history ... | head`): not a failure
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # or the flush at exit raises it again
+        return 141  # what a shell reports for a command SIGPIPE ended
     except Exception as exc:  # one clear line for the user; -v shows the trace
         if args.verbose:
             raise

@@ -25,6 +25,10 @@ def _when(millis: int | None) -> str:
     return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _runs(tags: list[str], shown: int = 3) -> str:
+    return ", ".join(tags[:shown]) + (f" and {len(tags) - shown} more" if len(tags) > shown else "")
+
+
 def run(args) -> int:
     from pinot_sink.history import folder_history, table_history
 
@@ -37,6 +41,7 @@ def run(args) -> int:
     rows = [{"started": _when(r.started_ms), "write": r.write_id or r.write_tag, "write_tag": r.write_tag,
              "run": r.run_tag, "mode": r.mode, "status": r.status, "segments": len(r.segments), "live": r.live,
              "rows": r.rows, "bytes": r.bytes, "replaced": len(r.replaced), "replaced_by": r.replaced_by,
+             "replaced_by_runs": r.replaced_by_runs or ([r.replaced_by] if r.replaced_by else []),
              "lineage_id": r.lineage_id, "note": r.note} for r in runs]
     if args.json:
         for row in rows:
@@ -44,7 +49,8 @@ def run(args) -> int:
         return 0
     header = ("started (UTC)", "write", "run", "mode", "status", "segments", "rows", "bytes", "note")
     table = [header] + [(r["started"], r["write"], r["run"], r["mode"],
-                         r["status"] + (f" by {r['replaced_by']}" if r["replaced_by"] and r["status"] != "live" else ""),
+                         r["status"] + (f" by {_runs(r['replaced_by_runs'])}" if r["replaced_by_runs"]
+                                        and r["status"] != "live" else ""),
                          str(r["segments"]), str(r["rows"]), str(r["bytes"]), r["note"]) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:

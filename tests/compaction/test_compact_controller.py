@@ -142,6 +142,26 @@ def test_a_compaction_of_compacted_segments_keeps_their_writes(table, client, tm
 # --- races ---------------------------------------------------------------------------------------------
 
 
+def test_history_names_every_compaction_run_that_replaced_a_write(table, client, capsys):
+    """A compaction commits one run per bucket group: a write spread over two days is replaced by two runs.
+    History said 'replaced by' the last of them only, as if its first day were elsewhere."""
+    from pinot_sink.cli import main as cli
+    from pinot_sink.history import table_history
+
+    write(rows(0, 200, step_ms=DAY_MS // 100), url=table.url, write_id="two-days", **{"sink.time-bucket": "day"})
+    write(rows(200, 200, step_ms=DAY_MS // 100), url=table.url, write_id="again", **{"sink.time-bucket": "day"})
+    compact("events", url=table.url, target_size="1mb", min_segment_size="1mb")
+    history = table_history(client, "events")
+    compactions = sorted(r.run_tag for r in history if r.mode == "compaction")
+    assert len(compactions) == 2
+    two_days = next(r for r in history if r.write_tag == write_tag("two-days"))
+    assert sorted(two_days.replaced_by_runs) == compactions and two_days.replaced_by in compactions
+    capsys.readouterr()
+    assert cli(["history", "--url", table.url, "--table", "events"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if two_days.run_tag in line)
+    assert f"replaced by {compactions[0]}, {compactions[1]}" in line, line
+
+
 def test_a_push_of_the_writes_folder_after_their_compaction_is_refused(table, client, tmp_path):
     """The writes' output-uri keeps their tarballs after a controller's compaction merged them (docs/compaction.md
     #limits). Pushing that folder refreshed the replaced segments while they were kept, and once Pinot's retention
