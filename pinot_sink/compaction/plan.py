@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from pinot_sink.storage.files import list_segment_uris
-from pinot_sink.storage.layout import local_path, table_uri, uri_to_fs
+from pinot_sink.storage.layout import local_path, segment_uri, table_uri, uri_to_fs
 from pinot_sink.storage.manifests import TableManifests, not_live, read_table_manifests, recorded_segments
 from pinot_sink.controller.store import ControllerStore, zk_time_range
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
@@ -188,7 +188,7 @@ class _FolderFacts:
 
     def untarred_bytes(self, name: str) -> int:
         store = self.store
-        uri = list_segment_uris(store.root_uri, store.table, store.storage_options)[name]
+        uri = segment_uri(store.root_uri, store.table, name)  # a listed segment's: not the whole listing again
         fs, target = uri_to_fs(uri, store.storage_options)
         with fs.open(target, "rb") as handle:
             return _files_bytes(handle)

@@ -37,11 +37,12 @@ def list_segment_uris(root: str, raw_table: str, options: Mapping[str, Any] | No
         raise StorageError(f"deep store listing, table {raw_table!r}: cannot list {table_uri(root, raw_table)}: "
                            f"{type(exc).__name__}: {exc}", retryable=True) from None
     found = {}
+    folder = table_uri(root, raw_table)  # once: a compaction lists 2000 tarballs, three times in its commit
     for entry in entries:
         base = os.path.basename(str(entry).rstrip("/"))
         if base.endswith(TARBALL_SUFFIX) and not base.startswith("."):
             name = base[: -len(TARBALL_SUFFIX)]
-            found[name] = tarball_uri(table_uri(root, raw_table), name)
+            found[name] = tarball_uri(folder, name)
     return found
 
 
