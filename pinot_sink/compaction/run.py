@@ -297,7 +297,10 @@ class _Context:
         threads = options.build.threads if options.build.threads is not None else 1
         options = replace(options, build=replace(options.build, threads=threads,
                                                  custom_properties={**options.build.custom_properties, **provenance},
-                                                 release_free=allocator.release_free,  # between columns
+                                                 # no heap trims between columns (release_free): at 256mb
+                                                 # they doubled the builds' page faults, ~1 CPU-s of 2000
+                                                 # inputs' ~19, for <= 0.1x the target of peak (cpu20k3,
+                                                 # docs/performance-log.md); smaller builds never trimmed
                                                  release_input=True,  # the cutter hands each build its rows
                                                  largest_first=True, narrow_order=True))
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
