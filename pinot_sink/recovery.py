@@ -45,8 +45,8 @@ from pinot_sink.storage.files import (copy_to_deep_store, last_changed, list_fol
 from pinot_sink.storage.layout import (STAGING_DIR, child_uri, manifest_uri, run_folder_of_manifest, segment_uri,
                                        table_uri, uri_to_fs)
 from pinot_sink.storage.manifests import (ABORTED, COMMITTED, PUBLISHING, SUPERSEDED, UNKNOWN, WAS_COMMITTED,
-                                          WITHDRAWN, WriteRecord, manifests_of_table, mark_superseded,
-                                          rewrite_status)
+                                          WITHDRAWN, TableManifests, WriteRecord, mark_superseded,
+                                          read_table_manifests, rewrite_status)
 from pinot_sink.storage.tarballs import tarball_crc
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 from pinot_sink.storage.staging import OWNER_FILE, owner_running, private_stage_roots
@@ -95,13 +95,15 @@ def _age(seconds: float) -> str:
 
 def find_leftovers(table: str, *, client: ControllerClient | None = None, output_uri: str | None = None,
                    storage_options: Mapping[str, Any] | None = None,
-                   write_tag: str | None = None) -> list[Leftover]:
+                   write_tag: str | None = None, manifests: TableManifests | None = None) -> list[Leftover]:
     """This package's leftovers in ``table`` (of one write, with ``write_tag``). Nothing is changed: each
-    ``Leftover.settle()`` does its part and says what it did."""
+    ``Leftover.settle()`` does its part and says what it did. ``manifests``: the table folder's, read already."""
     found: list[Leftover] = []
     folder = table_uri(output_uri, table) if output_uri else None
-    unreadable: list[str] = []
-    documents = manifests_of_table(folder, storage_options, unreadable=unreadable) if folder else {}
+    if manifests is None and folder:
+        manifests = read_table_manifests(folder, storage_options)
+    documents = dict(manifests.documents) if manifests is not None else {}
+    unreadable = list(manifests.unreadable) if manifests is not None else []
     ended = {run_folder_of_manifest(uri) for uri, d in documents.items() if d.get("status") in ENDED}
     records = {run_folder_of_manifest(uri): d for uri, d in documents.items()}
     entries = client.get_lineage(table) if client is not None else {}

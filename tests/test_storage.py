@@ -58,3 +58,29 @@ def test_each_module_of_the_two_rooms_imports_first():
         done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=root, capture_output=True, text=True,
                               env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
         assert done.returncode == 0, f"import {module}: {done.stderr[-800:]}"
+
+
+def test_a_small_file_is_written_whole_with_the_umasks_mode(tmp_path):
+    """``write_text``'s local path: a new file of the umask's normal mode (what Pinot's servers, another user,
+    need to read), its folder made, an earlier file replaced whole, and a temporary a killed process left
+    under the same name replaced, never appended to or left with its own mode."""
+    import os
+    import threading
+
+    from pinot_sink.storage.files import public_file_mode, read_text, write_text
+
+    target = tmp_path / "made" / "m.json"
+    old = os.umask(0o027)
+    try:
+        write_text(target.as_uri(), "first é")
+        assert target.read_bytes() == "first é".encode() and read_text(target.as_uri()) == "first é"
+        assert target.stat().st_mode & 0o777 == public_file_mode() == 0o640
+        stale = f"{target}.tmp-{os.getpid()}-{threading.get_ident()}"
+        with open(stale, "w") as handle:
+            handle.write("a longer text a killed write left behind")
+        os.chmod(stale, 0o600)
+        write_text(target.as_uri(), "second")
+        assert target.read_text() == "second" and target.stat().st_mode & 0o777 == 0o640
+        assert sorted(p.name for p in target.parent.iterdir()) == ["m.json"]
+    finally:
+        os.umask(old)

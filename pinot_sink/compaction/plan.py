@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Iterable
 
 from pinot_sink.storage.files import list_segment_uris
-from pinot_sink.storage.layout import local_path, table_uri, uri_to_fs
-from pinot_sink.storage.manifests import manifests_of_table, not_live, recorded_segments
+from pinot_sink.storage.layout import local_path, segment_uri, table_uri, uri_to_fs
+from pinot_sink.storage.manifests import TableManifests, not_live, read_table_manifests, recorded_segments
 from pinot_sink.controller.store import ControllerStore, zk_time_range
 from pinot_sink.storage.stores import DirectoryStore, SegmentStore
 from pinot_sink.storage.tarballs import metadata_files
@@ -127,9 +127,10 @@ COMPACTED_MARGIN = 0.75
 SAMPLE_MAX_BYTES = 16 * 1024**2  # the segment whose untarred / tarred ratio is measured: at most this big
 
 
-def list_facts(store: SegmentStore) -> list[SegmentFacts]:
-    """The live segments of the table with their size, rows, time range and estimated untarred size."""
-    return with_untarred_sizes(store, _facts_of(store).facts())
+def list_facts(store: SegmentStore, manifests: TableManifests | None = None) -> list[SegmentFacts]:
+    """The live segments of the table with their size, rows, time range and estimated untarred size
+    (``manifests``: a folder's, read already)."""
+    return with_untarred_sizes(store, _facts_of(store).facts(manifests))
 
 
 def with_untarred_sizes(store: SegmentStore, facts: list[SegmentFacts]) -> list[SegmentFacts]:
@@ -158,7 +159,7 @@ class _ControllerFacts:
     def __init__(self, store: ControllerStore) -> None:
         self.store = store
 
-    def facts(self) -> list[SegmentFacts]:
+    def facts(self, manifests: TableManifests | None = None) -> list[SegmentFacts]:
         store = self.store
         live = store.list()
         zk = store.client.segment_zk_metadata(store.table)
@@ -182,12 +183,12 @@ class _FolderFacts:
     def __init__(self, store: DirectoryStore) -> None:
         self.store = store
 
-    def facts(self) -> list[SegmentFacts]:
-        return _folder_facts(self.store)
+    def facts(self, manifests: TableManifests | None = None) -> list[SegmentFacts]:
+        return _folder_facts(self.store, manifests)
 
     def untarred_bytes(self, name: str) -> int:
         store = self.store
-        uri = list_segment_uris(store.root_uri, store.table, store.storage_options)[name]
+        uri = segment_uri(store.root_uri, store.table, name)  # a listed segment's: not the whole listing again
         fs, target = uri_to_fs(uri, store.storage_options)
         with fs.open(target, "rb") as handle:
             return _files_bytes(handle)
@@ -210,11 +211,10 @@ def _files_bytes(source) -> int:
         return sum(member.size for member in archive if member.isfile())
 
 
-def _folder_facts(store: DirectoryStore) -> list[SegmentFacts]:
+def _folder_facts(store: DirectoryStore, manifests: TableManifests | None = None) -> list[SegmentFacts]:
     """A folder's tarballs minus what its manifests say is not live (pending, replaced), as push sees it."""
-    folder = table_uri(store.root_uri, store.table)
-    unreadable: list[str] = []
-    documents = manifests_of_table(folder, store.storage_options, unreadable=unreadable)
+    manifests = manifests or read_table_manifests(table_uri(store.root_uri, store.table), store.storage_options)
+    documents, unreadable = manifests.documents, manifests.unreadable
     if unreadable:
         raise RuntimeError(f"table {store.table}: unreadable write record(s) {', '.join(unreadable[:3])}: what is "
                            f"live is unknown; `pinot-sink recover` lists them")

@@ -30,8 +30,8 @@ from type_mapping.stored import ARROW_STORED_TYPE
 from type_mapping.table_config import TableConfig
 
 from pinot_sink.controller import ConsistentPush, redact_text
-from pinot_sink.storage.layout import local_path, normalise_uri, segment_uri, uri_to_fs
-from pinot_sink.storage.manifests import write_publishing
+from pinot_sink.storage.layout import local_path, normalise_uri, segment_uri, table_uri, uri_to_fs
+from pinot_sink.storage.manifests import TableManifests, read_table_manifests, write_publishing
 from pinot_sink.storage.staging import AttemptStage, private_stage_root
 from pinot_sink.controller.store import open_store
 from pinot_sink.storage.stores import DirectoryStore
@@ -176,8 +176,10 @@ def compact(table: str, *, url: str | None = None, output_uri: str | None = None
         bucket_ms = bucket_ms_of(bucket, table_config)
         if window is not None and bucket_ms is None:
             raise OptionError(f"--time-range: table {table} has no time column (segmentsConfig.timeColumnName)")
-        _side_of(store).refuse_unfinished()
-        facts = [f for f in list_facts(store) if write_tag_of(f.name) not in exclude_writes]
+        side = _side_of(store)
+        manifests = side.manifests()  # a folder's, read once for both
+        side.refuse_unfinished(manifests)
+        facts = [f for f in list_facts(store, manifests) if write_tag_of(f.name) not in exclude_writes]
         plan = make_plan(table, facts, mode=mode, target_bytes=target, min_segment_bytes=minimum,
                          bucket_ms=bucket_ms, window=window)
         report = CompactionReport(table, mode, plan, dry_run)
@@ -295,7 +297,10 @@ class _Context:
         threads = options.build.threads if options.build.threads is not None else 1
         options = replace(options, build=replace(options.build, threads=threads,
                                                  custom_properties={**options.build.custom_properties, **provenance},
-                                                 release_free=allocator.release_free,  # between columns
+                                                 # no heap trims between columns (release_free): at 256mb
+                                                 # they doubled the builds' page faults, ~1 CPU-s of 2000
+                                                 # inputs' ~19, for <= 0.1x the target of peak (cpu20k3,
+                                                 # docs/performance-log.md); smaller builds never trimmed
                                                  release_input=True,  # the cutter hands each build its rows
                                                  largest_first=True, narrow_order=True))
         return WriteJob(options=options, schema=self.schema, table_config=self.table_config, plan=None,
@@ -404,8 +409,11 @@ class _FolderSide:
     def __init__(self, store: DirectoryStore) -> None:
         self.store = store
 
-    def refuse_unfinished(self) -> None:
-        _refuse_unfinished(self.store)
+    def manifests(self) -> TableManifests:
+        return read_table_manifests(table_uri(self.store.root_uri, self.store.table), self.store.storage_options)
+
+    def refuse_unfinished(self, manifests: TableManifests) -> None:
+        _refuse_unfinished(self.store, manifests)
 
     def before_build(self, job: WriteJob) -> None:
         # The run's record before anything is staged in the folder: killed while building, it says an embedded
@@ -433,7 +441,10 @@ class _ControllerSide:
     def __init__(self, store) -> None:
         self.store = store
 
-    def refuse_unfinished(self) -> None:
+    def manifests(self) -> None:
+        return None  # the lineage is the record
+
+    def refuse_unfinished(self, manifests: None) -> None:
         pass  # an unfinished lineage entry is the controller's to show; a dead compaction's is reverted below
 
     def before_build(self, job: WriteJob) -> None:
@@ -458,12 +469,12 @@ def _side_of(store):
     return store.publication(_Sides)(store)
 
 
-def _refuse_unfinished(store: DirectoryStore) -> None:
+def _refuse_unfinished(store: DirectoryStore, manifests: TableManifests) -> None:
     """A folder where a publish did not finish (a write or compaction killed while moving files, or one
     moving them now) shows some of its files and hides others: merging what it shows could hold rows twice
     once the publish is settled. Refused, saying how to settle it."""
     unfinished = [l for l in find_leftovers(store.table, output_uri=store.root_uri,
-                                            storage_options=store.storage_options)
+                                            storage_options=store.storage_options, manifests=manifests)
                   if l.kind in ("unfinished publish", "unreadable write record")]
     if unfinished:
         raise CompactionError(

@@ -77,10 +77,11 @@ class BuildOptions:
     # with the rows (a Spark task); the memory comes back only if the caller holds no other reference.
     release_input: bool = False
     # Called before each column of at least the average size on one thread, in builds of at least
-    # RELEASE_FREE_MIN_ROWS rows: hands the heap's free pages back to the system (the compaction's:
-    # ``allocator.release_free``). The frees of one column leave holes the next, differently sized arrays do
-    # not fit, and they stay resident: at a 256mb compaction ~0.4x the target of the peak
-    # (docs/performance-log.md, compaction memory). None: nothing is called.
+    # RELEASE_FREE_MIN_ROWS rows: hands the heap's free pages back to the system (``allocator.release_free``;
+    # the compaction's until cpu20k3). The frees of one column leave holes the next, differently sized arrays
+    # do not fit, and they stay resident: at a 256mb compaction ~0.4x the target of the peak when first
+    # measured, <= 0.1x since the held rows shrank, for ~1 CPU-s of page faults (docs/performance-log.md).
+    # None: nothing is called.
     release_free: Callable[[], None] | None = field(default=None, repr=False, compare=False)
     # One thread: the columns largest first, not smallest first (the compaction's). Its large raw columns'
     # 15 MB arrays then come while the space the previous build's arrays left is still whole, before the small

@@ -37,11 +37,12 @@ def list_segment_uris(root: str, raw_table: str, options: Mapping[str, Any] | No
         raise StorageError(f"deep store listing, table {raw_table!r}: cannot list {table_uri(root, raw_table)}: "
                            f"{type(exc).__name__}: {exc}", retryable=True) from None
     found = {}
+    folder = table_uri(root, raw_table)  # once: a compaction lists 2000 tarballs, three times in its commit
     for entry in entries:
         base = os.path.basename(str(entry).rstrip("/"))
         if base.endswith(TARBALL_SUFFIX) and not base.startswith("."):
             name = base[: -len(TARBALL_SUFFIX)]
-            found[name] = tarball_uri(table_uri(root, raw_table), name)
+            found[name] = tarball_uri(folder, name)
     return found
 
 
@@ -117,17 +118,36 @@ def write_text(uri: str, text: str, storage_options: Mapping[str, Any] | None = 
     fsspec: a compaction of 2000 segments rewrites their 2000 manifests, ~0.05 ms of fsspec's each)."""
     path = local_path(uri)
     if path is not None:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         temporary = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(temporary, public_file_mode())
+        _write_new(temporary, text.encode("utf-8"))
         os.replace(temporary, path)
         return
     fs, path = uri_to_fs(uri, storage_options)
     fs.makedirs(os.path.dirname(path), exist_ok=True)
     with fs.open(path, "w") as handle:
         handle.write(text)
+
+
+def _write_new(path: str, data: bytes) -> None:
+    """``data`` as a new file at ``path`` of the umask's normal mode (``public_file_mode``: what ``O_CREAT``
+    with 0o666 gives), its folder made if missing; a file left there (a killed process's temporary of the same
+    name) is replaced. By ``os.open`` / ``os.write``, with no folder made unless missing: ~15 against ~45 us of
+    user CPU a manifest beside ~65 of system (a compaction of 2000 inputs rewrites their 2000 manifests)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        handle = os.open(path, flags, 0o666)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        handle = os.open(path, flags, 0o666)
+    except FileExistsError:
+        os.unlink(path)
+        handle = os.open(path, flags, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view):]
+    finally:
+        os.close(handle)
 
 
 def read_text(uri: str, storage_options: Mapping[str, Any] | None = None) -> str | None:

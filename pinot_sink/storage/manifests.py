@@ -228,6 +228,22 @@ def manifests_of_table(table_folder_uri: str, storage_options: dict | None = Non
     return {uri: document for uri, document in found.items() if isinstance(document, dict)}
 
 
+@dataclass(frozen=True)
+class TableManifests:
+    """One reading of a table's manifests (``read_table_manifests``), for a caller that consults them twice in
+    a row: a compaction checks them for unfinished publishes, then plans from them (2000 manifests read and
+    parsed ~0.1 CPU-s a time)."""
+
+    documents: Mapping[str, dict]  # manifests_of_table's
+    unreadable: tuple[str, ...]
+
+
+def read_table_manifests(table_folder_uri: str, storage_options: dict | None = None) -> TableManifests:
+    unreadable: list[str] = []
+    documents = manifests_of_table(table_folder_uri, storage_options, unreadable=unreadable)
+    return TableManifests(documents, tuple(unreadable))
+
+
 def publishing(document: dict) -> bool:
     """Whether a record says the folder may show part of a run: publishing (or stopped while publishing) files
     it names, or with an unknown outcome where it replaces others (whether those are live is the controller's to
