@@ -19,19 +19,15 @@ from pinot_sink.segment.read.reader import SegmentFormatError, open_segment, rea
 from pinot_sink.segment.read.tar_source import extract_all
 
 
-@pytest.fixture(params=["whole, own headers", "whole by ISA-L", "whole, tarfile's headers", "streamed",
-                        "whole by libdeflate's Python API"])
+@pytest.fixture(params=["whole, own headers", "whole by ISA-L", "whole, tarfile's headers", "streamed"])
 def tar_path(request, monkeypatch):
-    """Each way ``load_tarball`` reads a local gzip tarball: inflated whole (by libdeflate into pooled buffers,
-    by its Python API where its entry point is not reachable, or by ISA-L without it) with its headers read by
-    ``_plain_headers`` or (anything but a plain header) by tarfile, or streamed (larger than
-    ``WHOLE_INFLATE_MAX``, past the budget): the same members and the same refusals."""
-    from pinot_sink.segment.read import inflate_into, tar_source
+    """Each way ``load_tarball`` reads a local gzip tarball: inflated whole (by libdeflate, or by ISA-L
+    without it) with its headers read by ``_plain_headers`` or (anything but a plain header) by tarfile, or
+    streamed (larger than ``WHOLE_INFLATE_MAX``, past the budget): the same members and the same refusals."""
+    from pinot_sink.segment.read import tar_source
 
     if request.param == "whole by ISA-L":
         monkeypatch.setattr(tar_source, "_libdeflate", None)
-    elif request.param == "whole by libdeflate's Python API":
-        monkeypatch.setattr(inflate_into, "available", lambda: False)
     elif request.param == "whole, tarfile's headers":
         monkeypatch.setattr(tar_source, "_plain_headers", lambda data: None)
     elif request.param == "streamed":

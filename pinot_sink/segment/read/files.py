@@ -25,7 +25,6 @@ class SegmentFiles:
         self._members: dict[str, memoryview | bytes | str] = dict(members or {})
         self._temp_dir = temp_dir  # a tarball's spilled members, removed by close()
         self._maps: list[tuple[object, mmap.mmap]] = []
-        self._closing: list = []  # what close() calls once the members are let go (a pooled buffer's return)
 
     @classmethod
     def of_folder(cls, folder: str) -> "SegmentFiles":
@@ -85,9 +84,6 @@ class SegmentFiles:
             while chunk := f.read(size):
                 yield chunk
 
-    def on_close(self, call) -> None:
-        self._closing.append(call)
-
     def close(self) -> None:
         for handle, mapping in self._maps:
             try:
@@ -100,6 +96,3 @@ class SegmentFiles:
         if self._temp_dir is not None:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
-        closing, self._closing = self._closing, []
-        for call in closing:
-            call()

@@ -28,7 +28,6 @@ from contextlib import contextmanager
 from typing import IO, Iterator
 
 from ..tar_codecs import GZIP, LZ4, ZSTD, codec_of
-from . import inflate_into
 from .files import SegmentFiles
 from .pooled import empty
 from .segment_metadata import SegmentFormatError
@@ -189,9 +188,8 @@ def _segment_files(where: str, first: tarfile.TarInfo | None, members: dict, tem
     return SegmentFiles(where, members, temp_dir)
 
 
-def _members_of_whole(data: bytes | memoryview, where: str) -> SegmentFiles:
-    """A whole tar's regular files as views of ``data`` (no copies), refused as ``load_tarball`` refuses; a
-    view of a pooled buffer (``inflate_into``) goes back to the pool when the files are closed."""
+def _members_of_whole(data: bytes, where: str) -> SegmentFiles:
+    """A whole tar's regular files as views of ``data`` (no copies), refused as ``load_tarball`` refuses."""
     view, members, first = memoryview(data), {}, None
     headers = _plain_headers(data)
     with contextlib.nullcontext(headers) if headers is not None else tarfile.open(fileobj=io.BytesIO(data),
@@ -203,11 +201,7 @@ def _members_of_whole(data: bytes | memoryview, where: str) -> SegmentFiles:
                 if member.offset_data + member.size > len(data):
                     raise EOFError("the tarball ends inside a member")
                 members[name] = view[member.offset_data:member.offset_data + member.size]
-    pooled = data.obj if isinstance(data, memoryview) else None
-    files = _segment_files(where, first, members, None)
-    if pooled is not None:
-        files.on_close(lambda: inflate_into.give_back(pooled))
-    return files
+    return _segment_files(where, first, members, None)
 
 
 _BLOCK = 512
@@ -278,34 +272,20 @@ def _member_parts(member: tarfile.TarInfo, where: str) -> list[str]:
 WHOLE_INFLATE_MAX = 1 << 20
 
 
-def _inflated_whole(handle, budget: int) -> bytes | bytearray | memoryview | None:
+def _inflated_whole(handle, budget: int) -> bytes | bytearray | None:
     """A local gzip tarball of at most ``WHOLE_INFLATE_MAX`` bytes inflated whole, its CRC checked, when the
     tar fits ``budget``: by libdeflate (the ``deflate`` package) where installed, ~10% less CPU than ISA-L's
     inflate (a 20k-row segment, 890 KB of tar: 1.05 against 1.17 ms into reused memory, 1.63 against 1.79 ms
     loaded into fresh), else by ISA-L. A compaction reads thousands of small segments; streamed, their reads
-    and a buffer per member cost more again. Read and inflated into pooled buffers where libdeflate's own
-    entry point is reachable (``inflate_into``: a view of one, which ``_members_of_whole``'s files give back).
+    and a buffer per member cost more again.
     ``None`` for anything else (the stream reads it, from the start): a tarball of another codec, larger,
     past the budget, of more than one gzip member, or without ISA-L."""
     try:
         from isal import isal_zlib
     except ImportError:
         return None
-    if codec_of(handle.peek(4)[:4]) != GZIP:
+    if codec_of(handle.peek(4)[:4]) != GZIP or os.fstat(handle.fileno()).st_size > WHOLE_INFLATE_MAX:
         return None
-    length = os.fstat(handle.fileno()).st_size
-    if length > WHOLE_INFLATE_MAX:
-        return None
-    if _libdeflate is not None and inflate_into.available() and length >= 18:
-        compressed = inflate_into.read_into(handle, length)
-        if compressed is not None:
-            try:
-                tar = _pooled_tar(compressed, length, budget)
-            finally:
-                inflate_into.give_back(compressed)
-            if tar is not None:
-                return tar
-        handle.seek(0)
     compressed = handle.read()
     tar = _by_libdeflate(compressed, budget)
     if tar is not None:
@@ -320,24 +300,14 @@ def _inflated_whole(handle, budget: int) -> bytes | bytearray | memoryview | Non
     return data
 
 
-def _pooled_tar(compressed: bytearray, length: int, budget: int) -> memoryview | None:
-    """``inflate_into.gzip_into`` of a gzip file's ``length`` bytes, its size by the trailer (ISIZE), within
-    ``budget``; None: libdeflate refuses it (ISA-L decides), as ``_by_libdeflate``."""
-    size = struct.unpack_from("<I", compressed, length - 4)[0]
-    return inflate_into.gzip_into(compressed, length, size) if 0 < size <= budget else None
-
-
-def _by_libdeflate(compressed: bytes, budget: int) -> bytearray | memoryview | None:
+def _by_libdeflate(compressed: bytes, budget: int) -> bytearray | None:
     """A one-member gzip stream inflated by libdeflate into a buffer of the size its trailer gives (ISIZE),
     or ``None`` (ISA-L decides): no libdeflate, a size past the budget, or a stream libdeflate refuses (corrupt,
     cut short) or that is not one member whose trailer ends the file. libdeflate inflates the first member
     and checks it against its own trailer; a second member, or bytes after the first, would go unseen, so
-    the size and CRC-32 the file's last eight bytes give must be the ones of what was inflated (or, through
-    ``inflate_into``, the member must have taken every byte)."""
+    the size and CRC-32 the file's last eight bytes give must be the ones of what was inflated."""
     if _libdeflate is None or len(compressed) < 18:  # a gzip header and trailer
         return None
-    if inflate_into.available():
-        return _pooled_tar(bytearray(compressed), len(compressed), budget)
     crc, size = struct.unpack_from("<II", compressed, len(compressed) - 8)
     if not 0 < size <= budget:  # (0 would ask libdeflate to read the size itself)
         return None
