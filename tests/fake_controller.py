@@ -144,6 +144,9 @@ class Table:
     # a reset is a Helix message (resetPartition): the external view shows ERROR a moment longer, then OFFLINE
     # while the server loads the segment, then ONLINE or ERROR again (segment -> states still to show, one a read)
     after_reset: dict[str, list[str]] = field(default_factory=dict)
+    # what the view shows after a reset of a segment still failing: a server whose download fails again at once
+    # goes ERROR -> OFFLINE -> ERROR between two reads, and the view never shows it out of ERROR: ("ERROR",)
+    reset_shows: tuple[str, ...] = ("ERROR", "OFFLINE")
     # a server loads a new segment a moment after the upload: the external view lacks it for this many of its
     # reads (``loading``: segment -> reads left; ``loaded``: shown once). One removed while loading is still
     # loaded (Helix drops it only after), so it shows, then lingers; a reload while the server holds or still
@@ -1084,7 +1087,7 @@ class FakeController:
         table.resets.append(segment)
         if table.errored.get(segment):
             table.errored[segment] -= 1
-            table.after_reset[segment] = ["ERROR", "OFFLINE"]
+            table.after_reset[segment] = list(table.reset_shows)
         return {"status": f"Successfully reset segment: {segment} of table: {name_with_type}"}
 
     def _revert_replace(self, table: Table, q: dict[str, str]) -> None:

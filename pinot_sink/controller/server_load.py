@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 
 RESETS_PER_SEGMENT = 2
 FIRST_POLL_S, MAX_POLL_S = 0.25, 5.0  # between reads of the external view: doubling, the largest a big table's
+# An ERROR this long after its reset is a new failure even if no read saw the segment out of ERROR: a download
+# that fails again at once goes ERROR -> OFFLINE -> ERROR between two reads (a reset still queued on a busy server
+# is no risk: Pinot refuses a reset while a message for the segment is pending, and the end takes over).
+STALE_ERROR_S = 30.0
 
 
 def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> None:
@@ -39,8 +43,9 @@ def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], 
     (``reverted=False``: the caller reverts) for one still in ERROR after ``RESETS_PER_SEGMENT`` resets."""
     resets: dict[str, int] = {}
     # A reset is a message to the server: the external view shows ERROR a while longer, then OFFLINE as it loads
-    # the segment. Only an ERROR seen after the segment left ERROR is a new failure (state, not time, decides).
-    reset_pending: set[str] = set()
+    # the segment. An ERROR seen after the segment left ERROR, or ``STALE_ERROR_S`` after the reset, is a new
+    # failure (segment -> when its reset was sent).
+    reset_pending: dict[str, float] = {}
     ends_at = time.monotonic() + deadline_s
     pause = FIRST_POLL_S
     try:
@@ -60,8 +65,9 @@ def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], 
             return
         waiting = {name for name in waiting if not _online(view.get(name))}
         failed = {name for name in waiting if "ERROR" in (view.get(name) or {}).values()}
-        reset_pending &= failed  # those seen out of ERROR since their reset get counted again
-        for name in sorted(failed - reset_pending):
+        now = time.monotonic()  # those seen out of ERROR since their reset, or long in it, get counted again
+        reset_pending = {name: at for name, at in reset_pending.items() if name in failed and now - at < STALE_ERROR_S}
+        for name in sorted(failed - reset_pending.keys()):
             servers = sorted(server for server, state in view[name].items() if state == "ERROR")
             if resets.get(name, 0) >= RESETS_PER_SEGMENT:
                 raise ConsistentPushError(
@@ -72,7 +78,7 @@ def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], 
             log.warning("table %s: server %s could not load new segment %s (ERROR in the external view); asking "
                         "it to load it again (reset %d of %d)", table, ", ".join(servers), name, resets[name],
                         RESETS_PER_SEGMENT)
-            reset_pending.add(name)
+            reset_pending[name] = time.monotonic()
             try:
                 client.reset_segment(table, name)
             except ControllerError as error:

@@ -91,3 +91,24 @@ def test_the_test_controller_resets_only_a_table_named_with_its_type_as_pinot(tm
     with ControllerClient(table.url) as client:
         client.reset_segment("events", name)
     assert table.tables["events"].resets == [name]
+
+
+
+def test_a_server_failing_again_before_the_view_shows_it_out_of_error_still_fails_at_once(tmp_path, table,
+                                                                                         monkeypatch):
+    # A download that fails at once (a missing file, a deep store the server cannot reach) takes the segment
+    # ERROR -> OFFLINE -> ERROR between two reads of the view: it is never seen out of ERROR. Counting only an
+    # ERROR seen after one out of it, the watch reset it once and then waited out the whole deadline (the end's:
+    # 300 s by default, and the end its own after it) instead of failing the write at once.
+    from pinot_sink.controller import server_load
+    from pinot_sink.controller.errors import ConsistentPushError
+
+    monkeypatch.setattr(server_load, "STALE_ERROR_S", 0.0)  # past the reset's stale ERROR reads
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    events = table.tables["events"]
+    name = next(iter(events.segments))
+    events.errored[name], events.reset_shows = 99, ("ERROR",)
+    with ControllerClient(table.url) as client, pytest.raises(ConsistentPushError) as info:
+        await_loaded(client, "events", [name], deadline_s=5)
+    assert name in str(info.value) and events.resets == [name] * RESETS_PER_SEGMENT
