@@ -79,8 +79,9 @@ def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], 
                         "it to load it again (reset %d of %d)", table, ", ".join(servers), name, resets[name],
                         RESETS_PER_SEGMENT)
             reset_pending[name] = time.monotonic()
-            try:
-                client.reset_segment(table, name)
+            try:  # each server holding it in ERROR: a replica whose server is down would fail the whole reset
+                for server in servers:
+                    client.reset_segment(table, name, server)
             except ControllerError as error:
                 log.warning("table %s: the reset of segment %s failed (%s); the end waits for it itself", table,
                             name, error)

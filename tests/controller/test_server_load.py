@@ -112,3 +112,21 @@ def test_a_server_failing_again_before_the_view_shows_it_out_of_error_still_fail
     with ControllerClient(table.url) as client, pytest.raises(ConsistentPushError) as info:
         await_loaded(client, "events", [name], deadline_s=5)
     assert name in str(info.value) and events.resets == [name] * RESETS_PER_SEGMENT
+
+
+def test_a_replica_in_error_is_reset_while_another_replica_s_server_is_down(tmp_path, table):
+    # Replication 2: one server holds the new segment in ERROR, the other is down. Pinot's reset without
+    # targetInstance resets every replica the external view does not show OFFLINE, the absent one too, and
+    # fails (500: "Can't find instance") on the server that is not live: the watch gave up and the end waited
+    # for a segment no server would load. Reset on the server that holds it in ERROR, the load succeeds.
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    events = table.tables["events"]
+    name = next(iter(events.segments))
+    events.errored[name], events.down_replicas = 1, ("Server_down_8098",)
+    from pinot_sink.controller.retry import RetryPolicy
+
+    with ControllerClient(table.url, retry=RetryPolicy.none()) as client:
+        await_loaded(client, "events", [name], deadline_s=5)
+    assert events.resets == [name] and not events.errored[name]
+    assert [r.query.get("targetInstance") for r in table.received if r.path.endswith("/reset")] == [[table.instance]]
