@@ -37,10 +37,22 @@ FIRST_POLL_S, MAX_POLL_S = 0.25, 5.0  # between reads of the external view: doub
 STALE_ERROR_S = 30.0
 
 
-def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> None:
+# The least the end gets once the watch has used the deadline (it and the end share one: a server down, the
+# write failed after retry.max-elapsed before the watch, not twice that): the end's own work, segments served.
+END_AFTER_WAIT_S = 30.0
+
+
+def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> float:
     """Return once every one of ``segments`` is ONLINE on a server, or the deadline passes, or
-    the external view cannot be read. Reset a segment a server holds in ERROR; raise ``ConsistentPushError``
-    (``reverted=False``: the caller reverts) for one still in ERROR after ``RESETS_PER_SEGMENT`` resets."""
+    the external view cannot be read: the seconds spent, which the end's deadline then lacks. Reset a segment a
+    server holds in ERROR; raise ``ConsistentPushError`` (``reverted=False``: the caller reverts) for one still
+    in ERROR after ``RESETS_PER_SEGMENT`` resets."""
+    started = time.monotonic()
+    _watch(client, table, segments, deadline_s)
+    return time.monotonic() - started
+
+
+def _watch(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> None:
     resets: dict[str, int] = {}
     # A reset is a message to the server: the external view shows ERROR a while longer, then OFFLINE as it loads
     # the segment. An ERROR seen after the segment left ERROR, or ``STALE_ERROR_S`` after the reset, is a new

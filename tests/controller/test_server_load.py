@@ -130,3 +130,31 @@ def test_a_replica_in_error_is_reset_while_another_replica_s_server_is_down(tmp_
         await_loaded(client, "events", [name], deadline_s=5)
     assert events.resets == [name] and not events.errored[name]
     assert [r.query.get("targetInstance") for r in table.received if r.path.endswith("/reset")] == [[table.instance]]
+
+
+def test_the_wait_and_the_end_share_one_deadline(tmp_path, table, monkeypatch):
+    # A server down (replication 1): no new segment is ever served. Before the watch, the end waited (on Pinot's
+    # side) and the client gave up at its deadline, retry.max-elapsed; the watch waits that long first, and the
+    # end then had the whole deadline again: twice the time the user set before the write fails. The end gets
+    # what the watch left (a counted clock: no real time passes).
+    from types import SimpleNamespace
+
+    from pinot_sink.controller import server_load
+
+    now = [0.0]
+    monkeypatch.setattr(server_load, "MAX_POLL_S", 5.0)
+    monkeypatch.setattr(server_load, "time", SimpleNamespace(
+        monotonic=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s)))
+    deadlines = []
+    real_end = ControllerClient.end_replace
+
+    def end_replace(self, *args, **kwargs):
+        deadlines.append(self.config.retry.max_elapsed_s)
+        return real_end(self, *args, **kwargs)
+
+    monkeypatch.setattr(ControllerClient, "end_replace", end_replace)
+    table.tables["events"].load_reads = 10 ** 9  # the server never loads them
+    the_job = job(url=table.url, out=tmp_path / "stage", **{"retry.max-elapsed": "200"})
+    commit_job(the_job, run_tasks(the_job, [(0, 300)]))  # the test controller's end does not wait for loads
+    assert now[0] > 150  # the watch waited (counted) most of the deadline
+    assert deadlines and deadlines[0] <= 200 - now[0] + server_load.END_AFTER_WAIT_S
