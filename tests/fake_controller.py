@@ -424,6 +424,9 @@ class FakeController:
 
     def _table(self, name: str, *, missing: str = "Table {raw}_OFFLINE does not exist") -> Table:
         raw = name[: -len("_OFFLINE")] if name.endswith("_OFFLINE") else name
+        typed = self.tables.get(name[: -len("_REALTIME")]) if name.endswith("_REALTIME") else None
+        if typed is not None and typed.kind == "REALTIME":  # a REALTIME table named with its type
+            return typed
         table = self.tables.get(raw)
         if table is None:
             raise ApiError(404, missing.format(raw=raw))
@@ -1085,6 +1088,9 @@ class FakeController:
         if not name_with_type.endswith(("_OFFLINE", "_REALTIME")):
             raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Must provide table name with "
                                 f"type: {name_with_type}")
+        if not name_with_type.endswith(f"_{table.kind}"):  # getTableIdealState of the other type: null
+            raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Could not find ideal state "
+                                f"for table: {name_with_type}")
         if segment not in table.segments:
             raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Could not find segment: "
                                 f"{segment} in ideal state for table: {name_with_type}")

@@ -158,3 +158,38 @@ def test_the_wait_and_the_end_share_one_deadline(tmp_path, table, monkeypatch):
     commit_job(the_job, run_tasks(the_job, [(0, 300)]))  # the test controller's end does not wait for loads
     assert now[0] > 150  # the watch waited (counted) most of the deadline
     assert deadlines and deadlines[0] <= 200 - now[0] + server_load.END_AFTER_WAIT_S
+
+
+
+def test_a_realtime_segment_is_reset_with_the_realtime_type(fake_controller):
+    # An upsert table is REALTIME: its uploaded segments are reset at /segments/orders_REALTIME/..., as Pinot
+    # asks; the test controller answered 404 there (it knew only the _OFFLINE suffix) and took _OFFLINE for a
+    # REALTIME table, which Pinot refuses (no ideal state for orders_OFFLINE).
+    import requests
+
+    from tests.primary_keys.tables import SCHEMA as KEYED, table_config
+    from tests.primary_keys.test_keyed_writes import write
+
+    fake_controller.add_table(KEYED, table_config("REALTIME"))
+    write(fake_controller, kind="REALTIME", seed=1)
+    orders = fake_controller.tables["orders"]
+    name = next(iter(orders.segments))
+    orders.errored[name] = 1
+    with ControllerClient(fake_controller.url, table_type="REALTIME") as client:
+        await_loaded(client, "orders", [name], deadline_s=5)
+    assert orders.resets == [name] and not orders.errored[name]
+    wrong = requests.post(f"{fake_controller.url}/segments/orders_OFFLINE/{name}/reset", timeout=10)
+    assert wrong.status_code == 404 and "Could not find ideal state for table: orders_OFFLINE" in wrong.text
+
+
+def test_the_test_controller_refuses_a_reset_named_with_the_other_type_as_pinot(tmp_path, table):
+    # Pinot looks up the ideal state of the table named with its type: events_REALTIME of an OFFLINE table has
+    # none, an IllegalStateException, 404 (a client naming the wrong type must fail here as on a real cluster)
+    import requests
+
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    name = next(iter(table.tables["events"].segments))
+    wrong = requests.post(f"{table.url}/segments/events_REALTIME/{name}/reset", timeout=10)
+    assert wrong.status_code == 404
+    assert table.tables["events"].resets == []
