@@ -521,8 +521,8 @@ class FakeController:
                 table = self._table(table_name(parts[1]))  # TableViews.getIdealState: the table's segment map
                 self._view_of_kind(table, q)
                 other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
-                return 200, {table.kind: {name: {self.instance: "ONLINE", **dict.fromkeys(table.down_replicas, "ONLINE")}
-                                          for name in table.segments}, other: None}
+                assigned = {self.instance: "ONLINE", **dict.fromkeys(table.down_replicas, "ONLINE")}
+                return 200, {table.kind: {name: dict(assigned) for name in table.segments}, other: None}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "externalview" and method == "GET":
                 table = self._table(table_name(parts[1]), missing="Table not found")  # TableViews.getExternalView
                 self._view_of_kind(table, q)
