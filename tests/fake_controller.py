@@ -144,6 +144,13 @@ class Table:
     # a reset is a Helix message (resetPartition): the external view shows ERROR a moment longer, then OFFLINE
     # while the server loads the segment, then ONLINE or ERROR again (segment -> states still to show, one a read)
     after_reset: dict[str, list[str]] = field(default_factory=dict)
+    # what the view shows after a reset of a segment still failing: a server whose download fails again at once
+    # goes ERROR -> OFFLINE -> ERROR between two reads, and the view never shows it out of ERROR: ("ERROR",)
+    reset_shows: tuple[str, ...] = ("ERROR", "OFFLINE")
+    # replicas the ideal state assigns every segment on servers that are down (not live): absent from the external
+    # view; Pinot's reset of a segment without ``targetInstance`` resets every replica the view does not show
+    # OFFLINE, and fails (500) on one whose server is not live (PinotHelixResourceManager.resetSegment)
+    down_replicas: tuple[str, ...] = ()
     # a server loads a new segment a moment after the upload: the external view lacks it for this many of its
     # reads (``loading``: segment -> reads left; ``loaded``: shown once). One removed while loading is still
     # loaded (Helix drops it only after), so it shows, then lingers; a reload while the server holds or still
@@ -417,6 +424,9 @@ class FakeController:
 
     def _table(self, name: str, *, missing: str = "Table {raw}_OFFLINE does not exist") -> Table:
         raw = name[: -len("_OFFLINE")] if name.endswith("_OFFLINE") else name
+        typed = self.tables.get(name[: -len("_REALTIME")]) if name.endswith("_REALTIME") else None
+        if typed is not None and typed.kind == "REALTIME":  # a REALTIME table named with its type
+            return typed
         table = self.tables.get(raw)
         if table is None:
             raise ApiError(404, missing.format(raw=raw))
@@ -511,7 +521,8 @@ class FakeController:
                 table = self._table(table_name(parts[1]))  # TableViews.getIdealState: the table's segment map
                 self._view_of_kind(table, q)
                 other = "REALTIME" if table.kind == "OFFLINE" else "OFFLINE"
-                return 200, {table.kind: {name: {self.instance: "ONLINE"} for name in table.segments}, other: None}
+                assigned = {self.instance: "ONLINE", **dict.fromkeys(table.down_replicas, "ONLINE")}
+                return 200, {table.kind: {name: dict(assigned) for name in table.segments}, other: None}
             if parts[0] == "tables" and len(parts) == 3 and parts[2] == "externalview" and method == "GET":
                 table = self._table(table_name(parts[1]), missing="Table not found")  # TableViews.getExternalView
                 self._view_of_kind(table, q)
@@ -568,7 +579,7 @@ class FakeController:
                                          f"segmentLineageEntryId = {q.get('segmentLineageEntryId')}"):
                         return 200, self._revert_replace(table, q)
                 if len(rest) == 2 and rest[1] == "reset" and method == "POST":
-                    return 200, self._reset_segment(table, parts[1], rest[0])
+                    return 200, self._reset_segment(table, parts[1], rest[0], q.get("targetInstance"))
                 if len(rest) == 1 and method == "GET":
                     accept = headers.get("Accept") or "*/*"
                     if not any(kind.split(";")[0].strip() in ("*/*", "application/*", "application/octet-stream")
@@ -1071,20 +1082,28 @@ class FakeController:
                 table.segments.pop(segment, None)
         return None
 
-    @staticmethod
-    def _reset_segment(table: Table, name_with_type: str, segment: str) -> dict:
+    def _reset_segment(self, table: Table, name_with_type: str, segment: str, target: str | None = None) -> dict:
         """``PinotSegmentRestletResource.resetSegment``: the table named with its type; the segment disabled and
-        enabled again, so a server holding it in ERROR loads it once more."""
+        enabled again, so a server holding it in ERROR loads it once more (on ``target`` alone, when named)."""
         if not name_with_type.endswith(("_OFFLINE", "_REALTIME")):
             raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Must provide table name with "
                                 f"type: {name_with_type}")
+        if not name_with_type.endswith(f"_{table.kind}"):  # getTableIdealState of the other type: null
+            raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Could not find ideal state "
+                                f"for table: {name_with_type}")
         if segment not in table.segments:
             raise ApiError(404, f"Failed to reset segments in table: {name_with_type}. Could not find segment: "
                                 f"{segment} in ideal state for table: {name_with_type}")
+        down = [server for server in table.down_replicas if target in (None, server)]
+        if down:  # resetPartitionAllState: the instance is not live
+            raise ApiError(500, f"Failed to reset segment: {segment} of table: {name_with_type}. Reset segment failed "
+                                f"for table: {name_with_type}, segment: {segment}, instances: [{', '.join(down)}]")
+        if target not in (None, self.instance):
+            return {"status": f"Successfully reset segment: {segment} of table: {name_with_type}"}  # not its replica
         table.resets.append(segment)
         if table.errored.get(segment):
             table.errored[segment] -= 1
-            table.after_reset[segment] = ["ERROR", "OFFLINE"]
+            table.after_reset[segment] = list(table.reset_shows)
         return {"status": f"Successfully reset segment: {segment} of table: {name_with_type}"}
 
     def _revert_replace(self, table: Table, q: dict[str, str]) -> None:

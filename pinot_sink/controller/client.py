@@ -431,12 +431,14 @@ class ControllerClient:
         view = body.get(self.table_type) if isinstance(body, dict) else None
         return view if isinstance(view, dict) else {}
 
-    def reset_segment(self, table: str, segment: str) -> None:
+    def reset_segment(self, table: str, segment: str, server: str | None = None) -> None:
         """Have the servers load a segment once more (``POST /segments/{t}_{TYPE}/{segment}/reset``: Pinot disables
         it, waits for the external view, enables it again): a server holding it in ERROR, e.g. after a failed
-        download, fetches it anew."""
+        download, fetches it anew. ``server`` (``targetInstance``) resets that replica alone: without it Pinot
+        resets every replica the external view does not show OFFLINE, and fails on one whose server is down."""
         raw = self._raw(table)
         self.request("POST", f"/segments/{quote(f'{raw}_{self.table_type}', safe='')}/{quote(segment, safe='')}/reset",
+                     params={"targetInstance": server} if server else None,
                      body_factory=lambda: (b"", "application/json"), operation="reset segment", table=raw,
                      segment=segment)
 

@@ -33,7 +33,7 @@ from .errors import (CommitOutcomeUnknownError, ConsistentPushError, ControllerE
                      RetriesExhaustedError)
 from .push import PushResult, push_segments
 from .retry import RetryPolicy
-from .server_load import await_loaded, await_loaded_before_revert, reload_after_revert
+from .server_load import END_AFTER_WAIT_S, await_loaded, await_loaded_before_revert, reload_after_revert
 
 log = logging.getLogger(__name__)
 
@@ -213,9 +213,9 @@ class ConsistentPush:
         new = list(self.segments_to if segments_to is None else segments_to)
         # Before the end, which waits for every new segment to be served: one a server failed to load is loaded
         # anew, or the write fails naming it, rather than waiting out the end's deadline (server_load.py).
-        await_loaded(self.client, self.table, new, end_deadline_s(len(new), self.client_config)[1])
+        waited_s = await_loaded(self.client, self.table, new, end_deadline_s(len(new), self.client_config)[1])
         self.end_sent = True
-        client = self._end_client(len(new))
+        client = self._end_client(len(new), waited_s)
         for attempt in (1, 2):
             answer: ControllerError | None = None
             try:
@@ -243,8 +243,10 @@ class ConsistentPush:
             f"{state or 'as gone'})" + (f": {answer}" if answer is not None else ": the end was answered 200 "
                                         "but not applied"), reverted=state != IN_PROGRESS, table=self.table)
 
-    def _end_client(self, new_segments: int) -> ControllerClient:
+    def _end_client(self, new_segments: int, waited_s: float = 0.0) -> ControllerClient:
         read_s, elapsed_s = end_deadline_s(new_segments, self.client_config)
+        if waited_s >= 1.0:  # the wait for the servers (await_loaded) spent part of the end's deadline
+            elapsed_s = max(elapsed_s - waited_s, min(elapsed_s, END_AFTER_WAIT_S))
         if (read_s, elapsed_s) == (self.client_config.read_timeout, self.client_config.retry.max_elapsed_s):
             return self.client
         log.info("table %s: ending a replacement of %d new segments may wait for servers to load them: deadline "

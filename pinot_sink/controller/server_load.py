@@ -31,16 +31,33 @@ log = logging.getLogger(__name__)
 
 RESETS_PER_SEGMENT = 2
 FIRST_POLL_S, MAX_POLL_S = 0.25, 5.0  # between reads of the external view: doubling, the largest a big table's
+# An ERROR this long after its reset is a new failure even if no read saw the segment out of ERROR: a download
+# that fails again at once goes ERROR -> OFFLINE -> ERROR between two reads (a reset still queued on a busy server
+# is no risk: Pinot refuses a reset while a message for the segment is pending, and the end takes over).
+STALE_ERROR_S = 30.0
 
 
-def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> None:
+# The least the end gets once the watch has used the deadline (it and the end share one: a server down, the
+# write failed after retry.max-elapsed before the watch, not twice that): the end's own work, segments served.
+END_AFTER_WAIT_S = 30.0
+
+
+def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> float:
     """Return once every one of ``segments`` is ONLINE on a server, or the deadline passes, or
-    the external view cannot be read. Reset a segment a server holds in ERROR; raise ``ConsistentPushError``
-    (``reverted=False``: the caller reverts) for one still in ERROR after ``RESETS_PER_SEGMENT`` resets."""
+    the external view cannot be read: the seconds spent, which the end's deadline then lacks. Reset a segment a
+    server holds in ERROR; raise ``ConsistentPushError`` (``reverted=False``: the caller reverts) for one still
+    in ERROR after ``RESETS_PER_SEGMENT`` resets."""
+    started = time.monotonic()
+    _watch(client, table, segments, deadline_s)
+    return time.monotonic() - started
+
+
+def _watch(client: ControllerClient, table: str, segments: Iterable[str], deadline_s: float) -> None:
     resets: dict[str, int] = {}
     # A reset is a message to the server: the external view shows ERROR a while longer, then OFFLINE as it loads
-    # the segment. Only an ERROR seen after the segment left ERROR is a new failure (state, not time, decides).
-    reset_pending: set[str] = set()
+    # the segment. An ERROR seen after the segment left ERROR, or ``STALE_ERROR_S`` after the reset, is a new
+    # failure (segment -> when its reset was sent).
+    reset_pending: dict[str, float] = {}
     ends_at = time.monotonic() + deadline_s
     pause = FIRST_POLL_S
     try:
@@ -60,8 +77,9 @@ def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], 
             return
         waiting = {name for name in waiting if not _online(view.get(name))}
         failed = {name for name in waiting if "ERROR" in (view.get(name) or {}).values()}
-        reset_pending &= failed  # those seen out of ERROR since their reset get counted again
-        for name in sorted(failed - reset_pending):
+        now = time.monotonic()  # those seen out of ERROR since their reset, or long in it, get counted again
+        reset_pending = {name: at for name, at in reset_pending.items() if name in failed and now - at < STALE_ERROR_S}
+        for name in sorted(failed - reset_pending.keys()):
             servers = sorted(server for server, state in view[name].items() if state == "ERROR")
             if resets.get(name, 0) >= RESETS_PER_SEGMENT:
                 raise ConsistentPushError(
@@ -72,9 +90,10 @@ def await_loaded(client: ControllerClient, table: str, segments: Iterable[str], 
             log.warning("table %s: server %s could not load new segment %s (ERROR in the external view); asking "
                         "it to load it again (reset %d of %d)", table, ", ".join(servers), name, resets[name],
                         RESETS_PER_SEGMENT)
-            reset_pending.add(name)
-            try:
-                client.reset_segment(table, name)
+            reset_pending[name] = time.monotonic()
+            try:  # each server holding it in ERROR: a replica whose server is down would fail the whole reset
+                for server in servers:
+                    client.reset_segment(table, name, server)
             except ControllerError as error:
                 log.warning("table %s: the reset of segment %s failed (%s); the end waits for it itself", table,
                             name, error)

@@ -91,3 +91,105 @@ def test_the_test_controller_resets_only_a_table_named_with_its_type_as_pinot(tm
     with ControllerClient(table.url) as client:
         client.reset_segment("events", name)
     assert table.tables["events"].resets == [name]
+
+
+
+def test_a_server_failing_again_before_the_view_shows_it_out_of_error_still_fails_at_once(tmp_path, table,
+                                                                                         monkeypatch):
+    # A download that fails at once (a missing file, a deep store the server cannot reach) takes the segment
+    # ERROR -> OFFLINE -> ERROR between two reads of the view: it is never seen out of ERROR. Counting only an
+    # ERROR seen after one out of it, the watch reset it once and then waited out the whole deadline (the end's:
+    # 300 s by default, and the end its own after it) instead of failing the write at once.
+    from pinot_sink.controller import server_load
+    from pinot_sink.controller.errors import ConsistentPushError
+
+    monkeypatch.setattr(server_load, "STALE_ERROR_S", 0.0)  # past the reset's stale ERROR reads
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    events = table.tables["events"]
+    name = next(iter(events.segments))
+    events.errored[name], events.reset_shows = 99, ("ERROR",)
+    with ControllerClient(table.url) as client, pytest.raises(ConsistentPushError) as info:
+        await_loaded(client, "events", [name], deadline_s=5)
+    assert name in str(info.value) and events.resets == [name] * RESETS_PER_SEGMENT
+
+
+def test_a_replica_in_error_is_reset_while_another_replica_s_server_is_down(tmp_path, table):
+    # Replication 2: one server holds the new segment in ERROR, the other is down. Pinot's reset without
+    # targetInstance resets every replica the external view does not show OFFLINE, the absent one too, and
+    # fails (500: "Can't find instance") on the server that is not live: the watch gave up and the end waited
+    # for a segment no server would load. Reset on the server that holds it in ERROR, the load succeeds.
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    events = table.tables["events"]
+    name = next(iter(events.segments))
+    events.errored[name], events.down_replicas = 1, ("Server_down_8098",)
+    from pinot_sink.controller.retry import RetryPolicy
+
+    with ControllerClient(table.url, retry=RetryPolicy.none()) as client:
+        await_loaded(client, "events", [name], deadline_s=5)
+    assert events.resets == [name] and not events.errored[name]
+    assert [r.query.get("targetInstance") for r in table.received if r.path.endswith("/reset")] == [[table.instance]]
+
+
+def test_the_wait_and_the_end_share_one_deadline(tmp_path, table, monkeypatch):
+    # A server down (replication 1): no new segment is ever served. Before the watch, the end waited (on Pinot's
+    # side) and the client gave up at its deadline, retry.max-elapsed; the watch waits that long first, and the
+    # end then had the whole deadline again: twice the time the user set before the write fails. The end gets
+    # what the watch left (a counted clock: no real time passes).
+    from types import SimpleNamespace
+
+    from pinot_sink.controller import server_load
+
+    now = [0.0]
+    monkeypatch.setattr(server_load, "MAX_POLL_S", 5.0)
+    monkeypatch.setattr(server_load, "time", SimpleNamespace(
+        monotonic=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s)))
+    deadlines = []
+    real_end = ControllerClient.end_replace
+
+    def end_replace(self, *args, **kwargs):
+        deadlines.append(self.config.retry.max_elapsed_s)
+        return real_end(self, *args, **kwargs)
+
+    monkeypatch.setattr(ControllerClient, "end_replace", end_replace)
+    table.tables["events"].load_reads = 10 ** 9  # the server never loads them
+    the_job = job(url=table.url, out=tmp_path / "stage", **{"retry.max-elapsed": "200"})
+    commit_job(the_job, run_tasks(the_job, [(0, 300)]))  # the test controller's end does not wait for loads
+    assert now[0] > 150  # the watch waited (counted) most of the deadline
+    assert deadlines and deadlines[0] <= 200 - now[0] + server_load.END_AFTER_WAIT_S
+
+
+
+def test_a_realtime_segment_is_reset_with_the_realtime_type(fake_controller):
+    # An upsert table is REALTIME: its uploaded segments are reset at /segments/orders_REALTIME/..., as Pinot
+    # asks; the test controller answered 404 there (it knew only the _OFFLINE suffix) and took _OFFLINE for a
+    # REALTIME table, which Pinot refuses (no ideal state for orders_OFFLINE).
+    import requests
+
+    from tests.primary_keys.tables import SCHEMA as KEYED, table_config
+    from tests.primary_keys.test_keyed_writes import write
+
+    fake_controller.add_table(KEYED, table_config("REALTIME"))
+    write(fake_controller, kind="REALTIME", seed=1)
+    orders = fake_controller.tables["orders"]
+    name = next(iter(orders.segments))
+    orders.errored[name] = 1
+    with ControllerClient(fake_controller.url, table_type="REALTIME") as client:
+        await_loaded(client, "orders", [name], deadline_s=5)
+    assert orders.resets == [name] and not orders.errored[name]
+    wrong = requests.post(f"{fake_controller.url}/segments/orders_OFFLINE/{name}/reset", timeout=10)
+    assert wrong.status_code == 404 and "Could not find ideal state for table: orders_OFFLINE" in wrong.text
+
+
+def test_the_test_controller_refuses_a_reset_named_with_the_other_type_as_pinot(tmp_path, table):
+    # Pinot looks up the ideal state of the table named with its type: events_REALTIME of an OFFLINE table has
+    # none, an IllegalStateException, 404 (a client naming the wrong type must fail here as on a real cluster)
+    import requests
+
+    the_job = job(url=table.url, out=tmp_path / "stage")
+    commit_job(the_job, run_tasks(the_job, [(0, 100)]))
+    name = next(iter(table.tables["events"].segments))
+    wrong = requests.post(f"{table.url}/segments/events_REALTIME/{name}/reset", timeout=10)
+    assert wrong.status_code == 404
+    assert table.tables["events"].resets == []
