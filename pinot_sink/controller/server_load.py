@@ -30,7 +30,10 @@ from .errors import ConsistentPushError, ControllerError
 log = logging.getLogger(__name__)
 
 RESETS_PER_SEGMENT = 2
-FIRST_POLL_S, MAX_POLL_S = 0.25, 5.0  # between reads of the external view: doubling, the largest a big table's
+# Between reads of the external view, doubling: a commit's segments load in well under a second on a quiet
+# cluster, and the end then comes at most MAX_POLL_S after they are served (Pinot's own wait checks every 1 s, reading
+# ZooKeeper's cache; ours is a REST read of the whole view, megabytes for a table of tens of thousands of segments)
+FIRST_POLL_S, MAX_POLL_S = 0.25, 2.0
 # An ERROR this long after its reset is a new failure even if no read saw the segment out of ERROR: a download
 # that fails again at once goes ERROR -> OFFLINE -> ERROR between two reads (a reset still queued on a busy server
 # is no risk: Pinot refuses a reset while a message for the segment is pending, and the end takes over).

@@ -101,8 +101,8 @@ def test_segments_never_seen_loaded_before_the_revert_get_a_warning_not_a_promis
 
     fake_controller.add_table(SCHEMA, table_config("OFFLINE"))
     table = fake_controller.tables["orders"]
-    table.load_reads = 100
     write(fake_controller, kind="OFFLINE", seed=1, **{"write.id": "first"})
+    table.load_reads = 100  # after the write: its end waits for its segments served (server_load.await_loaded)
     [entry] = list(table.lineage)
     with ControllerClient(fake_controller.url) as client, caplog.at_level(logging.WARNING, "pinot_sink"):
         not_loaded = await_loaded_before_revert(client, "orders", entry, wait_s=0.0)
