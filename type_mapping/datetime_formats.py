@@ -132,7 +132,7 @@ def _sdf_with_tz(pattern: str | None, text: str) -> DateTimeFormat:
 def _sdf(pattern: str | None, zone: str, text: str) -> DateTimeFormat:
     fmt = DateTimeFormat("SIMPLE_DATE_FORMAT", pattern=pattern or None, time_zone=java_time_zone(zone))
     if fmt.pattern:
-        compile_pattern(fmt.pattern)  # fail at planning time, not in a task
+        compile_pattern(fmt.pattern, printing=True)  # fail at planning time, not in a task
     return fmt
 
 
