@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -279,7 +280,8 @@ class IngestionPipeline:
                 value = t.expression.evaluate_array(columns, ctx)
                 ctx.destination = None
                 if t.spec is not None:
-                    if hasattr(t.expression, "primitive_array_value") and t.expression.primitive_array_value(value):
+                    if hasattr(t.expression, "primitive_array_value") and t.expression.primitive_array_value(value) \
+                            and not _json_single(t.spec):  # (into JSON: Jackson's array, to_column_type)
                         ctx.fail(value.is_valid(), java_objects.primitive_array_reason(t.spec.data_type),
                                  value)  # a mirror of Pinot (ingestion.md)
                     value = to_column_type(value, t.spec, ctx)
@@ -509,6 +511,8 @@ def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     if is_object(value.type):  # Java Maps / Lists / objects: converted value by value
         return java_objects.to_column(value, spec, ctx, _convert_values)
     is_list = pa.types.is_list(value.type) or pa.types.is_large_list(value.type)
+    if is_list and _json_single(spec):
+        return _json_arrays(value)
     if spec.single_value:
         if is_list:
             value = _single_from_list(value, ctx)
@@ -523,6 +527,26 @@ def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     offsets = np.concatenate([[0], np.cumsum(lengths.to_numpy(zero_copy_only=False))]).astype(np.int32)
     out = pa.ListArray.from_arrays(pa.array(offsets), converted, mask=empty)  # an empty array is null
     return out.cast(arrow_type_for(spec))
+
+
+def _json_single(spec: FieldSpec) -> bool:
+    return spec.single_value and spec.data_type == "JSON"
+
+
+def _json_arrays(value: pa.Array) -> pa.Array:
+    """A Java array (a multi-value result, primitive or not) into a JSON column: ``DataTypeTransformerUtils``
+    does not reduce a value for JSON (no ``standardize``), so Jackson writes the whole array (``[0]``,
+    ``["a",""]``, ``[]``; a ``float[]``'s elements by ``Float.toString``), where another single-value column
+    takes its one element or fails (round8_json_arrays)."""
+    from type_mapping.convert import json_text
+    from type_mapping.java_text import java_float_str
+
+    floats = pa.types.is_float32(value.type.value_type)
+
+    def item(v) -> str:
+        return java_float_str(v, True) if floats and v is not None and math.isfinite(v) else json_text(v)
+    return pa.array([None if v is None else "[" + ",".join(item(x) for x in v) + "]" for v in value.to_pylist()],
+                    pa.string())
 
 
 def _single_from_list(value: pa.Array, ctx: Context) -> pa.Array:
