@@ -210,13 +210,13 @@ class IngestionPipeline:
                 continue
             if (f.name in produced or f.name in pre_columns or f.name in self.object_columns) and f.name in schema:
                 # converted to the column's type
-                fields.append(pa.field(f.name, arrow_type_for(schema[f.name])))
+                fields.append(_output_field(f.name, schema[f.name]))
             elif f.name not in produced:
                 fields.append(f)
         present = {f.name for f in fields}
         for t in [*self.enrichers, *self.transforms]:
             if t.spec is not None and t.column not in present:
-                fields.append(pa.field(t.column, arrow_type_for(t.spec)))
+                fields.append(_output_field(t.column, t.spec))
                 present.add(t.column)
         self.output_schema = pa.schema(fields)
 
@@ -529,6 +529,13 @@ def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     return out.cast(arrow_type_for(spec))
 
 
+def _output_field(name: str, spec: FieldSpec) -> pa.Field:
+    """A column the pipeline converts to its schema type; a JSON one is marked as holding Pinot's stored text
+    (type_mapping.convert.JSON_STORED: the writer does not read it again)."""
+    from type_mapping.convert import JSON_STORED
+    return pa.field(name, arrow_type_for(spec), metadata={JSON_STORED: b"1"} if spec.data_type == "JSON" else None)
+
+
 def _json_single(spec: FieldSpec) -> bool:
     return spec.single_value and spec.data_type == "JSON"
 
@@ -603,12 +610,12 @@ def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
         return to_double(value, ctx)
     if data_type == "BOOLEAN":
         return to_boolean(value, ctx)
-    if data_type == "JSON":
-        if source == "STRING":
-            return value
+    if data_type == "JSON":  # (PinotDataType's toJson: a String read as JSON by Jackson, the rest written)
         from type_mapping.convert import json_text
+        from type_mapping.json_text import normalise_json_text
 
-        return pa.array([None if v is None else json_text(v) for v in value.to_pylist()], pa.string())
+        write = normalise_json_text if source == "STRING" else json_text
+        return pa.array([None if v is None else write(v) for v in value.to_pylist()], pa.string())
     if data_type == "STRING":
         return to_string(value, ctx)
     raise IngestionError(f"{ctx.where}: no conversion to {data_type}")
