@@ -484,12 +484,18 @@ REFUSED_ANSWERED: list[tuple[str, str, str]] = []  # (expression, our refusal, P
 REFUSED_CONFIRMED: list[str] = []  # refused here, and Pinot's build fails or every row fails / is null
 
 
-def _refusal(case: tuple, seed: str) -> str:
+def _case_table(case: tuple, seed: str):
+    """(the replay module, the header, the input table) of one case over the run's rows."""
     import test_function_expectations as replay
     spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(_rows_seed(seed))))
     schema, table_config = _configs("differential", spec)
     header = {"schema": schema, "table_config": table_config, "input_types": spec["inputs"]}
     table = replay._input_table(header, [{"row": r} for r in spec["rows"](None)])
+    return replay, header, table
+
+
+def _refusal(case: tuple, seed: str) -> str:
+    replay, header, table = _case_table(case, seed)
     try:
         replay._pipeline(header, ["c0", "ok0"], True, table)
     except Exception as exc:  # noqa: BLE001 - the refusal's words
@@ -554,11 +560,7 @@ def _ours_builds(case: tuple, seed: str) -> bool:
 
 
 def _ours_builds_now(case: tuple, seed: str) -> bool:
-    import test_function_expectations as replay
-    spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(_rows_seed(seed))))
-    schema, table_config = _configs("differential", spec)
-    header = {"schema": schema, "table_config": table_config, "input_types": spec["inputs"]}
-    table = replay._input_table(header, [{"row": r} for r in spec["rows"](None)])
+    replay, header, table = _case_table(case, seed)
     try:
         pipeline = replay._pipeline(header, ["c0", "ok0"], True, table)
     except Exception:  # noqa: BLE001 - the config refused (a literal parameter given a column, ...)

@@ -474,6 +474,12 @@ def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, defau
     else:
         utc = from_local(np.where(ok & ~bad, local, 0), zone)
     failed = (~ok & ~null_mask(text)) | bad
+    return _parsed(ctx, text, pattern, utc, failed, default)
+
+
+def _parsed(ctx: Context, text: pa.Array, pattern: str, utc: np.ndarray, failed: np.ndarray,
+            default: int | None) -> pa.Array:
+    """The parsed instants: the rows that failed fail (or take the 4-argument form's default)."""
     if default is not None:
         utc = np.where(failed, default, utc)
     else:
@@ -492,12 +498,7 @@ def _parse_each(ctx: Context, text: pa.Array, pattern: str, zone: str, default: 
     parsed = per_distinct(text, one, pa.int64()) if len(text) else pa.array([], pa.int64())
     failed = parsed.is_null().to_numpy(zero_copy_only=False) & ~null_mask(text)
     utc = pc.fill_null(parsed, 0).to_numpy(zero_copy_only=False)
-    if default is not None:
-        utc = np.where(failed, default, utc)
-    else:
-        ctx.fail(failed, f"cannot parse with the pattern {pattern!r} (IllegalArgumentException)", text)
-    mask = null_mask(text) | (failed if default is None else False)
-    return pa.array(utc.astype(np.int64), pa.int64(), mask=mask if np.any(mask) else None)
+    return _parsed(ctx, text, pattern, utc, failed, default)
 
 
 def _int_or_zero(raw: pa.Array) -> np.ndarray:
