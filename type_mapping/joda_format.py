@@ -17,7 +17,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import PinotSinkError
-from .joda_parse import JodaParseError, parse_millis as joda_parse_millis
 from .joda_calendar import MILLIS_PER_DAY, calendar_field, outside_arrow_range
 from .joda_zones import CYCLE_MS, FIXED_ZONE, ZoneOverflow, past_arrow_tables, to_local, zone_info
 
@@ -364,15 +363,12 @@ _ISO = re.compile(r"([+-]?\d{1,9})(?:-(\d{1,2})(?:-(\d{1,2}))?)?"
 
 def parse_millis(text: str, pattern: str | None, time_zone: str) -> int:
     """Joda's ``DateTimeFormat.forPattern(pattern).withZone(time_zone).withLocale(Locale.ENGLISH).parseMillis``
-    (no pattern: ``ISODateTimeFormat.dateOptionalTimeParser``); a pattern's parse is joda_parse.py's (Joda's
-    parsers and field order: a pattern without a year reads a month or day in 2000). A parsed offset (``Z``) wins
-    over the zone; a local time that a daylight-saving change makes ambiguous takes its earlier offset."""
+    without a pattern: ``ISODateTimeFormat.dateOptionalTimeParser`` (a pattern's parse is joda_parse.py's). A
+    parsed offset (``Z``) wins over the zone; a local time that a daylight-saving change makes ambiguous takes its
+    earlier offset."""
     text = str(text)
-    if pattern is not None:  # (Joda's parsers and bucket: joda_parse.py)
-        try:
-            return joda_parse_millis(text, pattern, time_zone)
-        except JodaParseError as exc:
-            raise DateTimeFormatError(f"{text!r} does not match date pattern {pattern!r}: {exc}") from None
+    if pattern is not None:  # (a pattern's parse: joda_parse.py, which reads this module's patterns)
+        raise DateTimeFormatError("a pattern's parse is joda_parse.parse_millis")
     match = _ISO.fullmatch(text)
     if not match:
         raise DateTimeFormatError(f"{text!r} is not an ISO date-time")
