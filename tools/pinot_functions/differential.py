@@ -9,9 +9,13 @@ Each batch draws ``--cases`` random nested expressions over every scalar functio
 from Pinot), typed by the Java signatures, with edge literals (integer extremes, -0.0, huge exponents, NaN and
 the infinities by division, emoji and cut surrogates, case-mapping oddities, regexp / LIKE metacharacters, URLs,
 UUIDs, invalid and odd zones, JSON null / duplicate keys / malformed JSON, literal-only calls; 6% of single-value
-arguments a multi-value column) over rows with edge values (empty, singleton and huge arrays, edge texts, ...). One Pinot build answers the whole batch (one segment, one transform column per
+arguments a multi-value column, 6% of scalar arguments a value of another type, 10% of results into a column of
+another type) over rows with edge values (empty, singleton and huge arrays, edge texts, ...). One Pinot build answers the whole batch (one segment, one transform column per
 case and an ``isNotNull`` column beside it, continueOnError on); the replay test's own comparison
 (tests/ingestion/test_function_expectations.py) then runs each case through this package on the same rows.
+
+``--ask-refused`` asks Pinot about the cases whose config this package refuses too (a build of their own): a
+refusal where Pinot stores a value on some row is listed (``refused_answered``) unless documented.
 
 Every disagreement is kept with ``--keep``: one fixture table per family (the Java class of the outermost
 function), ``tests/fixtures/functions/diff_<family>.jsonl``, in the format the replay test reads, holding only
