@@ -529,6 +529,17 @@ def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     return out.cast(arrow_type_for(spec))
 
 
+_JAVA_TRIMMED = "".join(chr(c) for c in range(33))  # String.trim: every char up to U+0020
+
+
+def _text_to_boolean_column(value: pa.Array) -> pa.Array:
+    """A text into a BOOLEAN column: PinotDataType.STRING.toBoolean, Pinot's own BooleanUtils (``true`` in any
+    case or ``1``, trimmed; ``y`` / ``yes`` are false), a null kept (seed 403-1, round8_text_to_boolean)."""
+    text = pc.utf8_lower(pc.utf8_trim(value.cast(pa.string()), characters=_JAVA_TRIMMED))
+    return pc.is_in(text, value_set=pa.array(["true", "1"])) if not value.null_count else pc.if_else(
+        value.is_null(), pa.scalar(None, pa.bool_()), pc.is_in(text, value_set=pa.array(["true", "1"])))
+
+
 def _output_field(name: str, spec: FieldSpec) -> pa.Field:
     """A column the pipeline converts to its schema type; a JSON one is marked as holding Pinot's stored text
     (type_mapping.convert.JSON_STORED: the writer does not read it again)."""
@@ -609,7 +620,7 @@ def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     if data_type == "DOUBLE":
         return to_double(value, ctx)
     if data_type == "BOOLEAN":
-        return to_boolean(value, ctx)
+        return _text_to_boolean_column(value) if source == "STRING" else to_boolean(value, ctx)
     if data_type == "JSON":  # (PinotDataType's toJson: a String read as JSON by Jackson, the rest written)
         from type_mapping.convert import json_text
         from type_mapping.json_text import normalise_json_text
