@@ -65,6 +65,7 @@ class ConversionContext:
     row_offset: int
     source_name: str
     element_offsets: np.ndarray | None = None  # for MV: where each row's elements start (num_rows + 1)
+    json_stored: bool = False  # a JSON column's text already as Pinot stores it (JSON_STORED: not read again)
 
     def row(self, index: int) -> int:
         if self.element_offsets is not None:  # the last row starting at or before the element

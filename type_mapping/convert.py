@@ -400,10 +400,18 @@ def _to_string(values: pa.Array, ctx: ConversionContext, fmt: dtf.DateTimeFormat
     raise ConversionError(f"column {ctx.spec.name!r}: {values.type} cannot be converted to STRING")
 
 
+# Arrow field metadata an ingestion pipeline puts on a JSON column it made (pinot_sink/ingestion/pipeline.py): the
+# text is what Pinot's DataTypeTransformer stores (Jackson's of a Map, a List, an array; a String's read again
+# there), so it is not read again here (reading it with BigDecimals would write 1.0E10 as 1.0E+10)
+JSON_STORED = b"pinot_sink.json_stored"
+
+
 def _to_json(values: pa.Array, ctx: ConversionContext) -> pa.Array:
     """JSON text as Pinot's ``toJson`` leaves it: strings holding JSON are re-serialised compactly,
     other strings become JSON strings, structs/maps/lists are serialised."""
     family = type_family(values.type)
+    if ctx.json_stored and family == "string":
+        return values.cast(pa.string())
     out: list[str | None] = []
     if family == "string":
         for text in values.cast(pa.string()).to_pylist():
@@ -487,7 +495,7 @@ def default_column(spec: FieldSpec, num_rows: int, default: Any | None = None) -
 def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
                    options: ConversionOptions | None = None, row_offset: int = 0,
                    source_name: str | None = None, time_default: Any | None = None, fill: bool = True,
-                   keep_chunks: bool = False) -> tuple[pa.Array | pa.ChunkedArray, np.ndarray]:
+                   keep_chunks: bool = False, json_stored: bool = False) -> tuple[pa.Array | pa.ChunkedArray, np.ndarray]:
     """One source column -> (stored values without nulls, bool mask of the rows that were null).
     ``fill=False``: the null rows keep no value (a null, or an empty list), for ``PinotColumns.defaults``.
     ``keep_chunks``: the stored values of a column whose conversion writes every value anew come back in the
@@ -496,7 +504,7 @@ def convert_column(array: pa.Array | pa.ChunkedArray, spec: FieldSpec, *,
     if not (keep_chunks and isinstance(array, pa.ChunkedArray) and _writes_every_value(array.type, spec)):
         array = as_array(array)
     check_convertible(array.type, spec, source_name)
-    ctx = ConversionContext(spec, options, row_offset, source_name or spec.name)
+    ctx = ConversionContext(spec, options, row_offset, source_name or spec.name, json_stored=json_stored)
     if not spec.single_value:
         return _convert_multi_value(array, ctx, time_default, fill)
     values = _convert_values(array, ctx)
@@ -623,9 +631,10 @@ def to_pinot_columns(batch: pa.RecordBatch | pa.Table, schema: PinotSchema, plan
                     )
                 time_default = _now_in_format(spec)
             defer = defer_defaults and spec.name != time_column and _defers(spec)
+            metadata = batch.schema.field(source).metadata or {}
             values, mask = convert_column(column, spec, options=options, row_offset=row_offset,
                                           source_name=source, time_default=time_default, fill=not defer,
-                                          keep_chunks=True)
+                                          keep_chunks=True, json_stored=JSON_STORED in metadata)
             if mask.any():
                 masks[spec.name] = mask
                 if defer:

@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 from .java_numbers import java_long_div, saturating_multiply
 from .joda_calendar import MILLIS_PER_DAY
 from .joda_format import DateTimeFormatError, compile_pattern, parse_millis, print_pattern
+from .joda_parse import JodaParseError, parse_millis as joda_parse_millis
 # named here too for type_mapping.convert (dtf.java_timestamp_string)
 from .joda_format import java_timestamp_string  # noqa: F401
 from .joda_zones import java_time_zone
@@ -132,7 +133,7 @@ def _sdf_with_tz(pattern: str | None, text: str) -> DateTimeFormat:
 def _sdf(pattern: str | None, zone: str, text: str) -> DateTimeFormat:
     fmt = DateTimeFormat("SIMPLE_DATE_FORMAT", pattern=pattern or None, time_zone=java_time_zone(zone))
     if fmt.pattern:
-        compile_pattern(fmt.pattern)  # fail at planning time, not in a task
+        compile_pattern(fmt.pattern, printing=True)  # fail at planning time, not in a task
     return fmt
 
 
@@ -238,7 +239,13 @@ def days_to_format(days: pa.Array, fmt: DateTimeFormat) -> pa.Array:
 
 def parse_simple_date(text: str, fmt: DateTimeFormat) -> int:
     """Epoch millis of a SIMPLE_DATE_FORMAT value (``DateTimeFormatSpec.fromFormatToMillis``): Joda's
-    ``parseMillis`` with the format's pattern, zone and English locale (joda_format.parse_millis)."""
+    ``parseMillis`` with the format's pattern, zone and English locale (joda_parse.py; without a pattern
+    joda_format.parse_millis, the ISO parser)."""
     if fmt.kind != "SIMPLE_DATE_FORMAT":
         raise DateTimeFormatError(f"{fmt.kind} values are numbers, not dates")
-    return parse_millis(text, fmt.pattern, fmt.time_zone)
+    if fmt.pattern is not None:
+        try:
+            return joda_parse_millis(str(text), fmt.pattern, fmt.time_zone)
+        except JodaParseError as exc:
+            raise DateTimeFormatError(f"{text!r} does not match date pattern {fmt.pattern!r}: {exc}") from None
+    return parse_millis(text, None, fmt.time_zone)

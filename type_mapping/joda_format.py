@@ -356,118 +356,27 @@ def java_timestamp_string(millis: pa.Array) -> pa.Array:
 
 # --- format -> millis (Joda parseMillis) -----------------------------------------------------------
 
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december"]
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUMERIC = set("yYMdDHkKhmsS")
 # ISODateTimeFormat.dateOptionalTimeParser (a SIMPLE_DATE_FORMAT without a pattern), calendar dates only.
 _ISO = re.compile(r"([+-]?\d{1,9})(?:-(\d{1,2})(?:-(\d{1,2}))?)?"
                   r"(?:T(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?")
 
 
-@functools.lru_cache(maxsize=64)
-def _parser(pattern: str) -> tuple[re.Pattern, tuple[_Token, ...]]:
-    """A regex with one group per pattern field, as Joda's ``forPattern`` parses: a numeric field followed
-    by another numeric field takes exactly its letter count of digits (``yyyyMMdd``), otherwise up to its
-    maximum (years 9 digits, fractions 9, the rest 2); text fields take English names, any case."""
-    tokens = tuple(compile_pattern(pattern))
-    parts = []
-    for i, token in enumerate(tokens):
-        letter, n = token.letter, token.count
-        if not letter:
-            parts.append(re.escape(token.text))
-            continue
-        adjacent = i + 1 < len(tokens) and tokens[i + 1].letter in _NUMERIC and (letter != "M" or n < 3)
-        if letter in "yY" and n == 2:
-            parts.append(r"(\d{2})" if adjacent else r"([+-]?\d+)")
-        elif letter in "yY":
-            parts.append(rf"([+-]?\d{{1,{n if adjacent else 9}}})")
-        elif letter == "M" and n >= 3:
-            parts.append("([A-Za-z]+)")
-        elif letter == "S":
-            parts.append(rf"(\d{{1,{n if adjacent else 9}}})")
-        elif letter in "MdHkKhms":
-            parts.append(rf"(\d{{1,{n if adjacent else 2}}})")
-        elif letter == "D":
-            parts.append(rf"(\d{{1,{n if adjacent else 3}}})")
-        elif letter in "aEG":
-            parts.append("([A-Za-z]+)")
-        elif letter == "Z" and n <= 2:
-            parts.append(r"(Z|[+-]\d{2}:?\d{2})")
-        else:
-            raise DateTimeFormatError(f"date pattern letter {letter!r} in {pattern!r} cannot be parsed (Joda cannot "
-                                      "parse zone names either)")
-    return re.compile("".join(parts), re.IGNORECASE), tokens
-
-
 def parse_millis(text: str, pattern: str | None, time_zone: str) -> int:
     """Joda's ``DateTimeFormat.forPattern(pattern).withZone(time_zone).withLocale(Locale.ENGLISH).parseMillis``
-    (no pattern: ``ISODateTimeFormat.dateOptionalTimeParser``). Fields absent from the pattern are those of
-    1970-01-01T00:00; a parsed offset (``Z``) wins over the zone; a local time that a daylight-saving change makes
-    ambiguous takes its earlier offset."""
+    without a pattern: ``ISODateTimeFormat.dateOptionalTimeParser`` (a pattern's parse is joda_parse.py's). A
+    parsed offset (``Z``) wins over the zone; a local time that a daylight-saving change makes ambiguous takes its
+    earlier offset."""
     text = str(text)
-    year, month, day, hour, minute, second, nanos, offset = 1970, 1, 1, 0, 0, 0, 0, None
-    if pattern is None:
-        match = _ISO.fullmatch(text)
-        if not match:
-            raise DateTimeFormatError(f"{text!r} is not an ISO date-time")
-        y, mo, d, h, mi, sec, fraction, off = match.groups()
-        year, month, day = int(y), int(mo or 1), int(d or 1)
-        hour, minute, second = int(h or 0), int(mi or 0), int(sec or 0)
-        nanos = int((fraction or "0").ljust(9, "0"))
-        offset = off
-        day_of_year = None
-    else:
-        regex, tokens = _parser(pattern)
-        match = regex.fullmatch(text)
-        if not match:
-            raise DateTimeFormatError(f"{text!r} does not match date pattern {pattern!r}")
-        values = iter(match.groups())
-        half, pm, day_of_year = None, None, None
-        for token in tokens:
-            if not token.letter:
-                continue
-            value, letter = next(values), token.letter
-            if letter in "yY":
-                year = _two_digit_year(int(value)) if token.count == 2 and len(value.lstrip("+-")) == 2 else int(value)
-            elif letter == "M":
-                month = int(value) if token.count < 3 else _month(value, token.count, text)
-            elif letter == "d":
-                day = int(value)
-            elif letter == "D":
-                day_of_year = int(value)
-            elif letter == "H":
-                hour = int(value)
-            elif letter == "k":
-                hour = int(value) % 24
-            elif letter in "Kh":
-                half = int(value) % 12
-            elif letter == "a":
-                if value.lower() not in ("am", "pm"):
-                    raise DateTimeFormatError(f"{text!r}: {value!r} is not AM or PM")
-                pm = value.lower() == "pm"
-            elif letter == "m":
-                minute = int(value)
-            elif letter == "s":
-                second = int(value)
-            elif letter == "S":
-                nanos = int(value.ljust(9, "0")[:9])
-            elif letter == "E":
-                if not any(day_name.startswith(value.lower()) and len(value) >= 3 for day_name in _DAYS):
-                    raise DateTimeFormatError(f"{text!r}: {value!r} is not a day name")
-            elif letter == "G":
-                if value.upper() != "AD":
-                    raise DateTimeFormatError(f"{text!r}: era {value!r} is not supported (AD only)")
-            elif letter == "Z":
-                offset = value
-        if half is not None:
-            hour = half + (12 if pm else 0)
+    if pattern is not None:  # (a pattern's parse: joda_parse.py, which reads this module's patterns)
+        raise DateTimeFormatError("a pattern's parse is joda_parse.parse_millis")
+    match = _ISO.fullmatch(text)
+    if not match:
+        raise DateTimeFormatError(f"{text!r} is not an ISO date-time")
+    y, mo, d, h, mi, sec, fraction, offset = match.groups()
+    year, month, day = int(y), int(mo or 1), int(d or 1)
+    hour, minute, second = int(h or 0), int(mi or 0), int(sec or 0)
+    nanos = int((fraction or "0").ljust(9, "0"))
     try:
-        if day_of_year is not None:
-            date = _dt.date(year, 1, 1) + _dt.timedelta(days=day_of_year - 1)
-            if date.year != year or day_of_year < 1:
-                raise ValueError(f"day of year {day_of_year}")
-            month, day = date.month, date.day
         local = _dt.datetime(year, month, day, hour, minute, second)
     except (ValueError, OverflowError) as exc:
         raise DateTimeFormatError(f"{text!r} is not a valid date for pattern {pattern!r}: {exc}") from None
@@ -475,20 +384,6 @@ def parse_millis(text: str, pattern: str | None, time_zone: str) -> int:
     instant = local.replace(tzinfo=zone)  # fold=0: the earlier of two ambiguous offsets, as Joda
     delta = instant - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
     return (delta.days * 86_400 + delta.seconds) * 1000 + nanos // 1_000_000
-
-
-def _two_digit_year(value: int) -> int:
-    """Joda's ``appendTwoDigitYear(now.getYear() - 30)``: the century putting the year in [pivot-50, pivot+49]."""
-    low = _dt.datetime.now(_dt.timezone.utc).year - 30 - 50
-    return low + (value - low) % 100
-
-
-def _month(value: str, count: int, text: str) -> int:
-    name = value.lower()
-    for index, month in enumerate(_MONTHS):
-        if (name == month) or (len(name) >= 3 and month.startswith(name)):
-            return index + 1
-    raise DateTimeFormatError(f"{text!r}: {value!r} is not an English month name")
 
 
 def _offset_zone(offset: str) -> str:

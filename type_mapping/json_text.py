@@ -14,19 +14,83 @@ from .java_text import big_decimal_string, from_decimal, java_float_str
 
 
 def normalise_json_text(text: str) -> str:
+    """A text into a JSON column as Pinot's ``toJson`` of a String: Jackson's tree of its first JSON value, decimals
+    as BigDecimal (``stringToJsonNodeWithBigDecimal``), what follows ignored (``' 12 x'`` is ``12``), written
+    compactly; nothing but white space is Jackson's missing node, ``''``; a text that is not JSON a JSON string."""
+    if not text.strip(_WHITESPACE):
+        return ""
     try:
-        parsed = json.loads(text, parse_float=decimal.Decimal, parse_constant=_reject_constant)
-    except (ValueError, _NotJson):
+        parsed = read_first_value(text, decimals=True)
+    except InvalidJson:
         return json_text(text)  # not JSON: Pinot stores it as a JSON string
-    return json_text(parsed)
+    return json_text(_stripped(parsed))
 
 
-class _NotJson(Exception):
-    pass
+def _stripped(value: Any) -> Any:
+    """Jackson's tree keeps a decimal without its trailing zeros, a zero as ``0`` (JsonNodeFactory, not exact:
+    ``-0.0`` is ``0``, ``100.0`` is ``1E+2``, ``1e-7`` is ``1E-7``)."""
+    if isinstance(value, decimal.Decimal):
+        return decimal.Decimal(0) if value.is_zero() else value.normalize(decimal.Context(prec=len(value.as_tuple().digits)))
+    if isinstance(value, dict):
+        return {k: _stripped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_stripped(v) for v in value]
+    return value
 
 
-def _reject_constant(name: str) -> Any:
-    raise _NotJson(name)  # NaN/Infinity are not JSON to Jackson
+class InvalidJson(ValueError):
+    """A text Jackson does not read as JSON."""
+
+
+def _reject(name: str) -> Any:
+    raise InvalidJson(name)  # NaN/Infinity are not JSON to Jackson
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject)
+_DECIMAL_DECODER = json.JSONDecoder(parse_constant=_reject, parse_float=decimal.Decimal)
+_WHITESPACE = " \t\n\r"
+
+# Jackson's StreamReadConstraints (2.15+ defaults, the Jackson Pinot runs): a document nested deeper than 1000
+# arrays / objects, or holding a number of more than 1000 characters, is not read (StreamConstraintsException)
+JACKSON_MAX_DEPTH = 1000
+JACKSON_MAX_NUMBER_LENGTH = 1000
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_LONG_NUMBER = re.compile(r"[0-9][0-9.eE+-]{%d,}" % JACKSON_MAX_NUMBER_LENGTH)
+
+
+def within_jackson_limits(text: str) -> bool:
+    """Whether Jackson's read constraints let ``text`` be read (only a text longer than the limits can break
+    them, so short documents cost nothing here)."""
+    if len(text) <= JACKSON_MAX_NUMBER_LENGTH:
+        return True
+    bare = _STRING.sub('""', text)
+    if _LONG_NUMBER.search(bare):
+        return False
+    depth = deepest = 0
+    for bracket in re.findall(r"[\[\]{}]", bare):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest <= JACKSON_MAX_DEPTH
+
+
+def read_first_value(text: str, decimals: bool = False) -> Any:
+    """Jackson's ``readValue`` of a text (Jayway's and ``JsonUtils``' parse): the first JSON value, what follows
+    it ignored; a number at the root must be followed by whitespace (``_verifyRootSpace``) and ``true`` /
+    ``false`` / ``null`` by no letter or digit; nesting and number length within Jackson's read constraints;
+    ``decimals``: fractions as ``Decimal`` (BigDecimal). Raises ``InvalidJson``."""
+    body = text.lstrip(_WHITESPACE)
+    if not within_jackson_limits(body):
+        raise InvalidJson(text)
+    try:
+        value, end = (_DECIMAL_DECODER if decimals else _DECODER).raw_decode(body)
+    except ValueError:
+        raise InvalidJson(text) from None
+    if end < len(body) and not isinstance(value, (dict, list, str)):
+        after = body[end]
+        if (after not in _WHITESPACE if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool)
+                else (after.isalnum() or after in "_$")):
+            raise InvalidJson(text)
+    return value
 
 
 _JSON_CONTROL = re.compile(r"\\u00[0-9a-f]{2}")

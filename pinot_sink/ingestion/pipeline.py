@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -209,13 +210,13 @@ class IngestionPipeline:
                 continue
             if (f.name in produced or f.name in pre_columns or f.name in self.object_columns) and f.name in schema:
                 # converted to the column's type
-                fields.append(pa.field(f.name, arrow_type_for(schema[f.name])))
+                fields.append(_output_field(f.name, schema[f.name]))
             elif f.name not in produced:
                 fields.append(f)
         present = {f.name for f in fields}
         for t in [*self.enrichers, *self.transforms]:
             if t.spec is not None and t.column not in present:
-                fields.append(pa.field(t.column, arrow_type_for(t.spec)))
+                fields.append(_output_field(t.column, t.spec))
                 present.add(t.column)
         self.output_schema = pa.schema(fields)
 
@@ -279,7 +280,8 @@ class IngestionPipeline:
                 value = t.expression.evaluate_array(columns, ctx)
                 ctx.destination = None
                 if t.spec is not None:
-                    if hasattr(t.expression, "primitive_array_value") and t.expression.primitive_array_value(value):
+                    if hasattr(t.expression, "primitive_array_value") and t.expression.primitive_array_value(value) \
+                            and not _json_single(t.spec):  # (into JSON: Jackson's array, to_column_type)
                         ctx.fail(value.is_valid(), java_objects.primitive_array_reason(t.spec.data_type),
                                  value)  # a mirror of Pinot (ingestion.md)
                     value = to_column_type(value, t.spec, ctx)
@@ -509,6 +511,8 @@ def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     if is_object(value.type):  # Java Maps / Lists / objects: converted value by value
         return java_objects.to_column(value, spec, ctx, _convert_values)
     is_list = pa.types.is_list(value.type) or pa.types.is_large_list(value.type)
+    if is_list and _json_single(spec):
+        return _json_arrays(value)
     if spec.single_value:
         if is_list:
             value = _single_from_list(value, ctx)
@@ -523,6 +527,44 @@ def to_column_type(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     offsets = np.concatenate([[0], np.cumsum(lengths.to_numpy(zero_copy_only=False))]).astype(np.int32)
     out = pa.ListArray.from_arrays(pa.array(offsets), converted, mask=empty)  # an empty array is null
     return out.cast(arrow_type_for(spec))
+
+
+_JAVA_TRIMMED = "".join(chr(c) for c in range(33))  # String.trim: every char up to U+0020
+
+
+def _text_to_boolean_column(value: pa.Array) -> pa.Array:
+    """A text into a BOOLEAN column: PinotDataType.STRING.toBoolean, Pinot's own BooleanUtils (``true`` in any
+    case or ``1``, trimmed; ``y`` / ``yes`` are false), a null kept (seed 403-1, round8_text_to_boolean)."""
+    text = pc.utf8_lower(pc.utf8_trim(value.cast(pa.string()), characters=_JAVA_TRIMMED))
+    return pc.is_in(text, value_set=pa.array(["true", "1"])) if not value.null_count else pc.if_else(
+        value.is_null(), pa.scalar(None, pa.bool_()), pc.is_in(text, value_set=pa.array(["true", "1"])))
+
+
+def _output_field(name: str, spec: FieldSpec) -> pa.Field:
+    """A column the pipeline converts to its schema type; a JSON one is marked as holding Pinot's stored text
+    (type_mapping.convert.JSON_STORED: the writer does not read it again)."""
+    from type_mapping.convert import JSON_STORED
+    return pa.field(name, arrow_type_for(spec), metadata={JSON_STORED: b"1"} if spec.data_type == "JSON" else None)
+
+
+def _json_single(spec: FieldSpec) -> bool:
+    return spec.single_value and spec.data_type == "JSON"
+
+
+def _json_arrays(value: pa.Array) -> pa.Array:
+    """A Java array (a multi-value result, primitive or not) into a JSON column: ``DataTypeTransformerUtils``
+    does not reduce a value for JSON (no ``standardize``), so Jackson writes the whole array (``[0]``,
+    ``["a",""]``, ``[]``; a ``float[]``'s elements by ``Float.toString``), where another single-value column
+    takes its one element or fails (round8_json_arrays)."""
+    from type_mapping.convert import json_text
+    from type_mapping.java_text import java_float_str
+
+    floats = pa.types.is_float32(value.type.value_type)
+
+    def item(v) -> str:
+        return java_float_str(v, True) if floats and v is not None and math.isfinite(v) else json_text(v)
+    return pa.array([None if v is None else "[" + ",".join(item(x) for x in v) + "]" for v in value.to_pylist()],
+                    pa.string())
 
 
 def _single_from_list(value: pa.Array, ctx: Context) -> pa.Array:
@@ -578,13 +620,13 @@ def _convert_values(value: pa.Array, spec: FieldSpec, ctx: Context) -> pa.Array:
     if data_type == "DOUBLE":
         return to_double(value, ctx)
     if data_type == "BOOLEAN":
-        return to_boolean(value, ctx)
-    if data_type == "JSON":
-        if source == "STRING":
-            return value
+        return _text_to_boolean_column(value) if source == "STRING" else to_boolean(value, ctx)
+    if data_type == "JSON":  # (PinotDataType's toJson: a String read as JSON by Jackson, the rest written)
         from type_mapping.convert import json_text
+        from type_mapping.json_text import normalise_json_text
 
-        return pa.array([None if v is None else json_text(v) for v in value.to_pylist()], pa.string())
+        write = normalise_json_text if source == "STRING" else json_text
+        return pa.array([None if v is None else write(v) for v in value.to_pylist()], pa.string())
     if data_type == "STRING":
         return to_string(value, ctx)
     raise IngestionError(f"{ctx.where}: no conversion to {data_type}")

@@ -381,9 +381,10 @@ def to_boolean(value: Value, ctx: Context) -> Value:
         return value
     if jt in ("INT", "LONG", "FLOAT", "DOUBLE", "BIG_DECIMAL"):
         return pc.not_equal(value, pa.scalar(0, value.type) if jt != "BIG_DECIMAL" else 0)
-    if jt == "STRING":
-        return pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(value.cast(pa.string()))),
-                        value_set=pa.array(sorted(_TRUE_WORDS)))
+    if jt == "STRING":  # (a null stays null: is_in alone gives false, seed 403-1)
+        words = pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(value.cast(pa.string()))),
+                         value_set=pa.array(sorted(_TRUE_WORDS)))
+        return pc.if_else(value.is_null(), pa.scalar(None, pa.bool_()), words) if value.null_count else words
     raise IngestionError(f"{ctx.where}: a {jt} value cannot be converted to a Java boolean")
 
 

@@ -150,8 +150,9 @@ def _stored(value, pinot_type: str | None = None):
         return float(java17_float_string(value))  # the reader prints a FLOAT with Float.toString's digits
     if isinstance(value, bytes):
         return value.hex()
-    if isinstance(value, list):
-        return [_stored(v, pinot_type) for v in value]
+    if isinstance(value, list):  # (NaN elements dropped, none left is null: SpecialValueTransformer, as the writer)
+        kept = [v for v in value if not (isinstance(v, float) and math.isnan(v))]
+        return None if value and not kept else [_stored(v, pinot_type) for v in kept]
     if pinot_type == "BIG_DECIMAL" and isinstance(value, (str, decimal.Decimal)):
         return big_decimal_plain_string(decimal.Decimal(value))  # the reader prints toPlainString
     return value

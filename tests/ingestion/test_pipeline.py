@@ -268,3 +268,22 @@ def test_a_case_branch_returning_a_primitive_array_fails_its_rows_as_the_array_w
     cfg = config([("c", expression)], continueOnError=True)
     result = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema).apply(table, 0)
     assert result.table.column("c").to_pylist() == expected and result.error_rows == failing
+
+
+def test_a_json_column_the_pipeline_made_is_stored_as_pinot_wrote_it():
+    # Pinot's DataTypeTransformer: Jackson writes a Map / an array as they are (1.0E10, -0.0), and reads a String
+    # as JSON (' 12 x' is 12, decimals without trailing zeros); the writer must not read the former again
+    # (round8_json_text, round8_json_arrays keep Pinot's answers)
+    from type_mapping import plan_write, to_pinot_columns
+
+    s = schema(("m", "JSON"), ("a", "JSON"), ("t", "JSON"), ("raw", "JSON"))
+    cfg = config([("m", "jsonStringToMap(j)"), ("a", "split(j, ':')"), ("t", "concat(j, '')")])
+    del cfg["segmentsConfig"]  # (no time column)
+    table = pa.table({"j": ['{"x": 1.0E10, "y": -0.0}', " 12 x"], "raw": ['{"b": 1.50}', ""]})
+    pipeline = IngestionPipeline.from_configs(s, TableConfig.from_json(cfg, s), table.schema)
+    out = pipeline.apply(table, 0).table
+    stored = to_pinot_columns(out, s, plan_write(out.schema, s, table_config=TableConfig.from_json(cfg, s))).table
+    assert stored.column("m").to_pylist() == ['{"x":1.0E10,"y":-0.0}', "null"]
+    assert stored.column("a").to_pylist() == ['["{\\"x\\""," 1.0E10, \\"y\\""," -0.0}"]', '[" 12 x"]']
+    assert stored.column("t").to_pylist() == ['{"x":1E+10,"y":0}', "12"]
+    assert stored.column("raw").to_pylist() == ['{"b":1.5}', ""]  # an input column: the writer reads it

@@ -83,6 +83,8 @@ def test_two_digit_years_pivot_like_joda():
     assert parse_simple_date("2024-01-01", fmt) == JAN_1_2024  # lenient: a full year is taken as it is
 
 
-def test_unparseable_letters_are_refused():
-    with pytest.raises(DateTimeFormatError, match="cannot be parsed"):
-        parse_simple_date("2024 PST", parse_format("SIMPLE_DATE_FORMAT|yyyy z"))
+def test_zone_names_parse_jodas_default_names_only():
+    # (appendTimeZoneShortName(null): DateTimeUtils' default names, PST is Los Angeles' zone, not a fixed -8)
+    assert parse_simple_date("2024 PST", parse_format("SIMPLE_DATE_FORMAT|yyyy z")) == JAN_1_2024 + 8 * HOUR
+    with pytest.raises(DateTimeFormatError, match="does not match"):
+        parse_simple_date("2024 CET", parse_format("SIMPLE_DATE_FORMAT|yyyy z"))

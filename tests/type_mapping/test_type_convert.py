@@ -314,7 +314,8 @@ def test_string_from_numbers_and_booleans():
 def test_json_normalisation():
     values = ['{"k": 0, "v": "#hash"}', '{"a": 1.50, "b": [1, 2e3]}', "plain", '"s"', "123", None,
               '{"u": "\\u001f\\u00e9"}']
-    assert conv(values, "JSON")[0] == ['{"k":0,"v":"#hash"}', '{"a":1.50,"b":[1,2E+3]}', '"plain"', '"s"', "123",
+    # (a decimal without its trailing zeros, as Jackson's tree keeps it: Pinot's answers, round8_json_text)
+    assert conv(values, "JSON")[0] == ['{"k":0,"v":"#hash"}', '{"a":1.5,"b":[1,2E+3]}', '"plain"', '"s"', "123",
                                         "null", '{"u":"\\u001Fé"}']
 
 

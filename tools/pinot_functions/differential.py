@@ -9,9 +9,13 @@ Each batch draws ``--cases`` random nested expressions over every scalar functio
 from Pinot), typed by the Java signatures, with edge literals (integer extremes, -0.0, huge exponents, NaN and
 the infinities by division, emoji and cut surrogates, case-mapping oddities, regexp / LIKE metacharacters, URLs,
 UUIDs, invalid and odd zones, JSON null / duplicate keys / malformed JSON, literal-only calls; 6% of single-value
-arguments a multi-value column) over rows with edge values (empty, singleton and huge arrays, edge texts, ...). One Pinot build answers the whole batch (one segment, one transform column per
+arguments a multi-value column, 6% of scalar arguments a value of another type, 10% of results into a column of
+another type) over rows with edge values (empty, singleton and huge arrays, edge texts, ...). One Pinot build answers the whole batch (one segment, one transform column per
 case and an ``isNotNull`` column beside it, continueOnError on); the replay test's own comparison
 (tests/ingestion/test_function_expectations.py) then runs each case through this package on the same rows.
+
+``--ask-refused`` asks Pinot about the cases whose config this package refuses too (a build of their own): a
+refusal where Pinot stores a value on some row is listed (``refused_answered``) unless documented.
 
 Every disagreement is kept with ``--keep``: one fixture table per family (the Java class of the outermost
 function), ``tests/fixtures/functions/diff_<family>.jsonl``, in the format the replay test reads, holding only
@@ -182,6 +186,8 @@ class Generator:
         if depth > 0 and rng.random() < 0.3 and self.by_kind.get(kind):
             return self.call(rng.choice(self.by_kind[kind]), depth - 1, literal_only)
         columns = [] if literal_only else _COLUMNS[kind]
+        if kind in _CROSS and rng.random() < CROSS_RATE:  # a value of another type (FunctionInvoker converts it)
+            return self.arg(rng.choice([k for k in _CROSS if k != kind]), depth, literal_only)
         if columns and kind in _MV_AS_ONE and rng.random() < 0.06:  # a multi-value where one value is taken
             return rng.choice(_MV_AS_ONE[kind])
         literals = _LITERALS.get(kind) or (_LITERALS["string"] + _LITERALS["long"] if kind == "any" else [])
@@ -197,6 +203,20 @@ class Generator:
         ip = f["class"].endswith("IpAddressFunctions")  # (its texts: addresses and prefixes, mostly)
         args = [self.arg("ip" if ip and p == "String" else _KIND[p], depth, literal_only) for p in f["params"]]
         return f"{f['call']}({', '.join(args)})"
+
+
+# Argument shapes the Java signatures never gave (2026-11-29, late): a value of another scalar type where one is
+# taken (a DOUBLE into a long parameter, a number into a String, a text into a number, a boolean into an int,
+# bytes into a String: FunctionInvoker.convertTypes / PinotDataType.convert), and a result stored into a
+# column of another type than the function's own (DataTypeTransformer's conversion: a double into a STRING
+# or INT column, a text into a LONG one, a single value into a multi-value column, ...)
+_CROSS = ["long", "int", "double", "string", "bool", "bytes"]
+CROSS_RATE = 0.06
+_OTHER_COLUMNS = [("STRING", True), ("INT", True), ("LONG", True), ("FLOAT", True), ("DOUBLE", True),
+                  ("BOOLEAN", True), ("BYTES", True), ("TIMESTAMP", True), ("BIG_DECIMAL", True), ("JSON", True),
+                  ("STRING", False), ("LONG", False), ("DOUBLE", False), ("INT", False), ("FLOAT", False),
+                  ("BYTES", False)]
+OTHER_COLUMN_RATE = 0.1
 
 
 def _rows(rng: random.Random) -> list[dict]:
@@ -229,6 +249,9 @@ def _rows_seed(seed: str) -> str:
 
 
 _OBJECTS = {f["name"] for f in REGISTRY if f["returns"] in ("Object", "List", "Map", "Object[]")}
+# a function returning a Java array: an empty one is null too in a single-value column (DataTypeTransformerUtils
+# .standardize), where the search's other column types put it (OTHER_COLUMN_RATE)
+_OBJECTS |= {f["name"] for f in REGISTRY if f["returns"].endswith("[]")} | {"array", "arrayvalueconstructor"}
 
 
 def _may_be_empty(expression: str) -> bool:
@@ -378,7 +401,10 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
     for k in range(0 if given else cases):
         f = order[(batch * cases + k) % len(order)]
         expression = gen.call(f, rng.choice([0, 1, 1, 2]), literal_only=rng.random() < 0.15)
-        exprs.append((expression,) + (forms.shape_type(expression) or _OUT[f["returns"]]))
+        column = forms.shape_type(expression) or _OUT[f["returns"]]
+        if rng.random() < OTHER_COLUMN_RATE:  # the result into a column of another type
+            column = rng.choice(_OTHER_COLUMNS)
+        exprs.append((expression,) + column)
     # a case whose build fails here (a cut surrogate stored: Pinot's build fails then too, docs/ingestion.md)
     # would fail Pinot's whole batch: such cases are set aside, not asked (counted in the summary)
     with _memory_cap():
@@ -387,6 +413,8 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
     for case in unasked:
         print(f"  not asked (our build fails): {case[0]}", flush=True)
     UNASKED.extend(case[0] for case in unasked)
+    if ASK_REFUSED:
+        _ask_refused([e for e in unasked if e[0] in REFUSED], seed)
     print(f"batch {seed}: asking Pinot about {len(exprs)} cases", flush=True)
     failing = []
     for attempt in (0, 1):
@@ -452,6 +480,66 @@ def run_batch(seed: str, cases: int, functions: list[dict], given: list[tuple] |
     return header, lines, differing
 
 
+# --ask-refused: the cases whose config this package refuses are asked of Pinot too (a build of their own): a
+# refusal must stand where Pinot fails every row or refuses the config itself; one where Pinot's build stores a
+# value on some row is a difference (REFUSED_ANSWERED), listed with the refusal's words
+ASK_REFUSED = False
+# refusals documented as deliberate (docs/ingestion.md, Deliberate differences): counted apart by these words of
+# the refusal, not listed as differences
+_REFUSALS_DOCUMENTED = {
+    "JSON path '": "a literal JSON path Jayway cannot compile (a form with a default: Pinot's default on every row), "
+                   "refused when the config is read",
+    "date pattern letter": "a literal pattern Joda cannot compile (fromDateTime's form with a default: Pinot's "
+                           "default on every row), refused when the config is read"}
+REFUSED_DOCUMENTED: list[tuple[str, str]] = []
+REFUSED_ANSWERED: list[tuple[str, str, str]] = []  # (expression, our refusal, Pinot's first stored values)
+REFUSED_CONFIRMED: list[str] = []  # refused here, and Pinot's build fails or every row fails / is null
+
+
+def _case_table(case: tuple, seed: str):
+    """(the replay module, the header, the input table) of one case over the run's rows."""
+    import test_function_expectations as replay
+    spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(_rows_seed(seed))))
+    schema, table_config = _configs("differential", spec)
+    header = {"schema": schema, "table_config": table_config, "input_types": spec["inputs"]}
+    table = replay._input_table(header, [{"row": r} for r in spec["rows"](None)])
+    return replay, header, table
+
+
+def _refusal(case: tuple, seed: str) -> str:
+    replay, header, table = _case_table(case, seed)
+    try:
+        replay._pipeline(header, ["c0", "ok0"], True, table)
+    except Exception as exc:  # noqa: BLE001 - the refusal's words
+        return str(exc).split("transformFunction: ", 1)[-1][:240]
+    return "(not refused)"
+
+
+def _ask_refused(refused: list[tuple], seed: str) -> None:
+    if not refused:
+        return
+    buildable, failing = _buildable(refused, seed)
+    REFUSED_CONFIRMED.extend(case[0] for case in failing)  # Pinot's build fails on it too
+    if not buildable:
+        return
+    spec = _cases_family("differential", buildable, rows=lambda r: _rows(random.Random(_rows_seed(seed))))
+    docs = run_pinot(*_configs("differential", spec), spec["rows"](None), timeout=BUILD_TIMEOUT)
+    for k, case in enumerate(buildable):
+        stored = [(i, d["values"].get(f"c{k}")) for i, d in enumerate(docs)
+                  if f"c{k}" not in (d.get("nulls") or []) and f"ok{k}" not in (d.get("nulls") or [])
+                  and d["values"].get(f"ok{k}") == 1]
+        why = _refusal(case, seed) if stored else ""
+        documented = next((d for words, d in _REFUSALS_DOCUMENTED.items() if words in why), None)
+        if documented:
+            print(f"  refused here, documented ({documented}): {case[0]}", flush=True)
+            REFUSED_DOCUMENTED.append((case[0], documented))
+        elif stored:
+            print(f"  refused here, Pinot stores values ({why}): {case[0]} -> {stored[:3]}", flush=True)
+            REFUSED_ANSWERED.append((case[0], why, repr(stored[:5])[:300]))
+        else:
+            REFUSED_CONFIRMED.append(case[0])
+
+
 def _nan_nulled(replay, column: str) -> bool:
     """Whether the rows the replay counts as Pinot's failures are those where our value is NaN or null (Pinot's
     builder stores a NaN of a DOUBLE / FLOAT column as null, which the table cannot tell from a failed
@@ -459,6 +547,8 @@ def _nan_nulled(replay, column: str) -> bool:
     header, rows = replay.load("differential")
     table = replay._input_table(header, rows)
     ours = replay._pipeline(header, [column], True, table).apply(table, 0).table.column(column).to_pylist()
+    if replay._pinot_type(header, column) not in ("DOUBLE", "FLOAT"):  # (a None of another column is a failure
+        return False  # counted short: seed 401's split(s, ',') into STRING passed here)
     odd = [i for i, r in enumerate(rows) if column in r["nulls"] and ("ok" + column[1:]) not in r["nulls"]]
     return bool(odd) and all(ours[i] is None or isinstance(ours[i], float) and ours[i] != ours[i] for i in odd)
 
@@ -486,11 +576,7 @@ def _ours_builds(case: tuple, seed: str) -> bool:
 
 
 def _ours_builds_now(case: tuple, seed: str) -> bool:
-    import test_function_expectations as replay
-    spec = _cases_family("differential", [case], rows=lambda r: _rows(random.Random(_rows_seed(seed))))
-    schema, table_config = _configs("differential", spec)
-    header = {"schema": schema, "table_config": table_config, "input_types": spec["inputs"]}
-    table = replay._input_table(header, [{"row": r} for r in spec["rows"](None)])
+    replay, header, table = _case_table(case, seed)
     try:
         pipeline = replay._pipeline(header, ["c0", "ok0"], True, table)
     except Exception:  # noqa: BLE001 - the config refused (a literal parameter given a column, ...)
@@ -576,7 +662,11 @@ def main() -> None:
                         "to ask about instead of random ones (one batch)")
     parser.add_argument("--only", help="draw only the functions whose name or Java class holds one of these "
                         "comma-separated words (e.g. 'forms.,IpAddress,url,rand': the widened families)")
+    parser.add_argument("--ask-refused", action="store_true", help="ask Pinot about the cases whose config this "
+                        "package refuses too: one where Pinot stores a value on some row is listed (refused_answered)")
     args = parser.parse_args()
+    global ASK_REFUSED
+    ASK_REFUSED = args.ask_refused
     sys.stdout.reconfigure(errors="backslashreplace")  # (expressions may hold a cut surrogate)
     functions = _functions()
     outer = None
@@ -603,7 +693,7 @@ def main() -> None:
         return
     classes = {f["name"]: f["class"].rsplit(".", 1)[-1] for f in functions}
     total, differing_all, used = 0, [], set()
-    skipped = []
+    skipped, answered = [], 0
     for batch in range(args.batches):
         seed = f"{args.seed}-{batch}"
         try:
@@ -621,6 +711,10 @@ def main() -> None:
             with args.log.open("a") as out:
                 for column, expression, why in differing:
                     out.write(json.dumps({"seed": seed, "expression": expression, "why": why}) + "\n")
+                for expression, why, stored in REFUSED_ANSWERED[answered:]:
+                    out.write(json.dumps({"seed": seed, "expression": expression, "refused": why,
+                                          "pinot_stores": stored}) + "\n")
+        answered = len(REFUSED_ANSWERED)
         if args.keep and differing:
             for path in keep(header, lines, differing, classes):
                 print("kept", path.relative_to(ROOT), flush=True)
@@ -632,6 +726,8 @@ def main() -> None:
                       "deliberate_by_kind": dict(collections.Counter(w.split(": ", 1)[-1] for _, w in DELIBERATE)),
                       "not_asked": len(UNASKED), "batches_skipped": skipped,
                       "refused_call_forms": len(REFUSED),
+                      **({"refused_confirmed": len(REFUSED_CONFIRMED), "refused_answered": len(REFUSED_ANSWERED),
+                          "refused_documented": len(REFUSED_DOCUMENTED)} if ASK_REFUSED else {}),
                       "functions_differing": sorted(names)}))
 
 

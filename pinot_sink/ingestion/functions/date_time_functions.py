@@ -19,10 +19,12 @@ import pyarrow.compute as pc
 from type_mapping.datetime_formats import DateTimeFormatError
 from type_mapping.joda_calendar import calendar_field, floor_local, outside_arrow_range
 from type_mapping.joda_format import compile_pattern, print_pattern
+from type_mapping.joda_parse import JodaParseError, parse_millis as joda_parse_millis, _elements as joda_elements
 from type_mapping.joda_zones import ZoneError, from_local, joda_zone, pinot_zone_key, to_local
 from type_mapping.java_numbers import java_long_div, saturating_multiply
 
-from ..values import Const, Context, IngestionError, RowFailure, Value, broadcast, null_mask, to_long, to_string, with_nulls
+from ..values import (Const, Context, IngestionError, RowFailure, Value, broadcast, null_mask, per_distinct, to_long,
+                      to_string, with_nulls)
 from .registry import scalar_function
 
 MILLIS = {"SECONDS": 1000, "MINUTES": 60_000, "HOURS": 3_600_000, "DAYS": 86_400_000}
@@ -322,49 +324,54 @@ def _print(ctx: Context, millis: pa.Array, pattern: str, tokens, zone: str, name
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december"]
-_DAYS = "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)"
-_NUMERIC = set("yYMdHkKhmsSD")
+_NUMERIC = set("cCxyYdhHmsSeDFwWkKM")  # DateTimeFormat.isNumericToken
+
+
+# the letters the vectorised parse handles; a pattern with another (a day name, week fields, a century, a two-digit
+# or era year, zone names), or without a year (Joda then reads a month or day in the year 2000), goes to
+# type_mapping/joda_parse.py one distinct text at a time
+_VECTOR_LETTERS = set("yMdHkKhmsSaZ")
+# Joda's most digits of a number (DateTimeFormatterBuilder.append*): greedy, so before another number it takes
+# exactly these many (a run longer than this: its letter count)
+_MOST_DIGITS = {"M": 2, "d": 2, "H": 2, "k": 2, "K": 2, "h": 2, "m": 2, "s": 2}
 
 
 class _ParsePlan:
-    """A Joda pattern compiled to one regular expression with a group per field."""
+    """A Joda pattern compiled to one regular expression with a group per field (``vectorized``), or left to
+    the one-text-at-a-time parse (``vectorized`` False)."""
 
     def __init__(self, pattern: str) -> None:
-        tokens = compile_pattern(pattern)
+        tokens = compile_pattern(pattern, printing=True)
+        joda_elements(pattern)  # (letters Joda refuses: refused here when the config is read)
+        letters = {t.letter for t in tokens if t.letter}
+        self.vectorized = letters <= _VECTOR_LETTERS and "y" in letters and not any(
+            (t.letter == "y" and t.count == 2) or (t.letter == "Z" and t.count > 2) for t in tokens) and (
+            "a" not in letters or letters & set("hK"))  # (AM / PM alone moves the time by 12 hours: Joda's)
         parts: list[str] = []
         self.fields: list[tuple[str, int]] = []
-        for i, token in enumerate(tokens):
-            if not token.letter:
-                parts.append(re.escape(token.text))
+        for i, token in enumerate(tokens if self.vectorized else []):
+            if not token.letter:  # (Joda compares a literal ignoring case)
+                parts.append(f"(?i:{re.escape(token.text)})")
                 continue
             letter, n = token.letter, token.count
             following = tokens[i + 1] if i + 1 < len(tokens) else None
             adjacent = following is not None and following.letter in _NUMERIC and not (
-                letter == "M" and n >= 3)
+                following.letter == "M" and following.count >= 3)
             group = f"f{len(self.fields)}"
-            if letter in "yY":
-                if n == 2:
-                    body = r"\d{2}"
-                else:
-                    body = rf"\d{{{n}}}" if adjacent else r"[-+]?\d{1,9}"
-            elif letter == "M" and n >= 3:
-                names = "|".join(_MONTH_NAMES + _MONTHS) if n >= 4 else "|".join(_MONTHS + _MONTH_NAMES)
-                body = f"(?i:{names})"
-            elif letter == "S":
-                body = rf"\d{{{n}}}" if adjacent else r"\d{1,9}"
-            elif letter in "MdHkKhms":
-                body = rf"\d{{{n}}}" if adjacent else (r"\d{1,2}" if n <= 2 else rf"\d{{1,{n}}}")
+            if letter == "y":
+                body = rf"\d{{{n}}}" if adjacent else r"[-+]?\d{1,9}"
+            elif letter == "M" and n >= 3:  # English names as they are, in lower or in upper case (Joda's)
+                names = [m.capitalize() for m in _MONTH_NAMES + _MONTHS]
+                body = "|".join(sorted({f for m in names for f in (m, m.lower(), m.upper())}, key=lambda f: -len(f)))
+            elif letter == "S":  # (Joda's fraction takes at most its letter count of digits)
+                body = rf"\d{{{min(n, 18)}}}" if adjacent else rf"\d{{1,{min(n, 18)}}}"
+            elif letter in _MOST_DIGITS:
+                most = max(n, _MOST_DIGITS[letter])
+                body = rf"\d{{{most}}}" if adjacent else rf"\d{{1,{most}}}"
             elif letter == "a":
-                body = "(?i:am|pm)"
-            elif letter == "E":
-                body = f"(?i:{_DAYS})"
-            elif letter == "Z" and n <= 2:
-                body = r"Z|[+-]\d{2}:?\d{2}"
-            elif letter == "G":
-                body = "(?i:AD|BC)"
-            else:
-                raise DateTimeFormatError(f"pattern letter {letter!r} ({letter * n}) cannot be parsed by fromDateTime "
-                                          f"here (pattern {pattern!r})")
+                body = "AM|PM|am|pm"
+            else:  # Z, ZZ
+                body = r"Z|z|[+-]\d{2}:?\d{2}"
             parts.append(f"(?P<{group}>{body})")
             self.fields.append((letter, n))
         self.regex = "^" + "".join(parts) + "$"
@@ -398,6 +405,8 @@ def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, defau
         plan = _ParsePlan(pattern)
     except DateTimeFormatError as exc:
         raise IngestionError(f"{ctx.where}: {exc}") from None
+    if not plan.vectorized:
+        return _parse_each(ctx, text, pattern, zone, default)
     n = len(text)
     matched = pc.extract_regex(text, pattern=plan.regex)
     ok = pc.fill_null(matched.is_valid(), False).to_numpy(zero_copy_only=False) & ~null_mask(text)
@@ -420,8 +429,6 @@ def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, defau
             month = pc.fill_null(pc.add(pc.index_in(lowered, value_set=pa.array(_MONTHS)), 1), 1).to_numpy(
                 zero_copy_only=False).astype(np.int64)
             continue
-        if letter in "EG":
-            continue
         if letter == "a":
             pm = pc.fill_null(pc.equal(pc.utf8_lower(raw), "pm"), False).to_numpy(zero_copy_only=False)
             continue
@@ -433,9 +440,7 @@ def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, defau
             offset = (hh * 3_600_000 + mm * 60_000) * pc.fill_null(sign, 1).to_numpy(zero_copy_only=False)
             continue
         values = _int_or_zero(raw)
-        if letter in "yY":
-            if count == 2:  # Joda's two-digit year: pivot 2000, i.e. 1950..2049
-                values = np.where(values < 50, 2000 + values, 1900 + values)
+        if letter == "y":
             year = values
         elif letter == "M":
             month = values
@@ -469,12 +474,31 @@ def parse_date_time(ctx: Context, text: pa.Array, pattern: str, zone: str, defau
     else:
         utc = from_local(np.where(ok & ~bad, local, 0), zone)
     failed = (~ok & ~null_mask(text)) | bad
+    return _parsed(ctx, text, pattern, utc, failed, default)
+
+
+def _parsed(ctx: Context, text: pa.Array, pattern: str, utc: np.ndarray, failed: np.ndarray,
+            default: int | None) -> pa.Array:
+    """The parsed instants: the rows that failed fail (or take the 4-argument form's default)."""
     if default is not None:
         utc = np.where(failed, default, utc)
     else:
         ctx.fail(failed, f"cannot parse with the pattern {pattern!r} (IllegalArgumentException)", text)
     mask = null_mask(text) | (failed if default is None else False)
     return pa.array(utc.astype(np.int64), pa.int64(), mask=mask if np.any(mask) else None)
+
+
+def _parse_each(ctx: Context, text: pa.Array, pattern: str, zone: str, default: int | None) -> pa.Array:
+    """parse_date_time of a pattern the vectorised plan leaves out: Joda's own parse, once per distinct text."""
+    def one(value: str) -> int | None:
+        try:
+            return joda_parse_millis(value, pattern, zone)
+        except (JodaParseError, DateTimeFormatError, ValueError, OverflowError):
+            return None
+    parsed = per_distinct(text, one, pa.int64()) if len(text) else pa.array([], pa.int64())
+    failed = parsed.is_null().to_numpy(zero_copy_only=False) & ~null_mask(text)
+    utc = pc.fill_null(parsed, 0).to_numpy(zero_copy_only=False)
+    return _parsed(ctx, text, pattern, utc, failed, default)
 
 
 def _int_or_zero(raw: pa.Array) -> np.ndarray:

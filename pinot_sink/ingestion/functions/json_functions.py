@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from javalib.jsonpath import compile_path as _compile_path, JsonPathError, read_path
 from type_mapping.convert import json_text  # Jackson's compact JSON (one home for that rule)
 from type_mapping.java_text import java_float_str
+from type_mapping.json_text import InvalidJson as _InvalidJson, read_first_value, within_jackson_limits  # noqa: F401
 
 from ..java_objects import hash_map, is_object, object_array, objects
 from ..values import (arrow_java_type, Const, Context, IngestionError, LONG_MAX, LONG_MIN, to_double, to_long,
@@ -29,66 +30,11 @@ from ..values import (arrow_java_type, Const, Context, IngestionError, LONG_MAX,
 from .registry import scalar_function
 from .string_functions_bytes import _JAVA_TRIM
 
-class _InvalidJson(Exception):
-    pass
-
-
 def _parse(value: Any) -> Any:
     if isinstance(value, str):
         return read_first_value(value)
     if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
         return dict(value)  # an Arrow map
-    return value
-
-
-def _reject(name: str) -> Any:
-    raise _InvalidJson(name)
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject)
-_WHITESPACE = " \t\n\r"
-
-
-# Jackson's StreamReadConstraints (2.15+ defaults, the Jackson Pinot runs): a document nested deeper than 1000
-# arrays / objects, or holding a number of more than 1000 characters, is not read (StreamConstraintsException)
-JACKSON_MAX_DEPTH = 1000
-JACKSON_MAX_NUMBER_LENGTH = 1000
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_LONG_NUMBER = re.compile(r"[0-9][0-9.eE+-]{%d,}" % JACKSON_MAX_NUMBER_LENGTH)
-
-
-def within_jackson_limits(text: str) -> bool:
-    """Whether Jackson's read constraints let ``text`` be read (only a text longer than the limits can break
-    them, so short documents cost nothing here)."""
-    if len(text) <= JACKSON_MAX_NUMBER_LENGTH:
-        return True
-    bare = _STRING.sub('""', text)
-    if _LONG_NUMBER.search(bare):
-        return False
-    depth = deepest = 0
-    for bracket in re.findall(r"[\[\]{}]", bare):
-        depth += 1 if bracket in "[{" else -1
-        deepest = max(deepest, depth)
-    return deepest <= JACKSON_MAX_DEPTH
-
-
-def read_first_value(text: str) -> Any:
-    """Jackson's ``readValue`` of a text (Jayway's and ``JsonUtils``' parse): the first JSON value, what follows
-    it ignored; a number at the root must be followed by whitespace (``_verifyRootSpace``) and ``true`` /
-    ``false`` / ``null`` by no letter or digit; nesting and number length within Jackson's read constraints.
-    Raises ``_InvalidJson``."""
-    body = text.lstrip(_WHITESPACE)
-    if not within_jackson_limits(body):
-        raise _InvalidJson(text)
-    try:
-        value, end = _DECODER.raw_decode(body)
-    except (ValueError, _InvalidJson):
-        raise _InvalidJson(text) from None
-    if end < len(body) and not isinstance(value, (dict, list, str)):
-        after = body[end]
-        if (after not in _WHITESPACE if isinstance(value, (int, float)) and not isinstance(value, bool)
-                else (after.isalnum() or after in "_$")):
-            raise _InvalidJson(text)
     return value
 
 
