@@ -10,6 +10,7 @@ import math
 import re
 from typing import Any
 
+from .errors import PinotSinkError
 from .java_text import big_decimal_string, from_decimal, java_float_str
 
 
@@ -38,8 +39,8 @@ def _stripped(value: Any) -> Any:
     return value
 
 
-class InvalidJson(ValueError):
-    """A text Jackson does not read as JSON."""
+class InvalidJson(PinotSinkError, ValueError):
+    """A text Jackson does not read as JSON (its callers say what that means for the row or the option)."""
 
 
 def _reject(name: str) -> Any:
