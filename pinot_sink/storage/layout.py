@@ -167,19 +167,23 @@ def misspelt_storage_option(uri: str, options: Mapping[str, Any] | None, *, name
     file system's class takes (its ``__init__``s' parameters, and fsspec's common ones) is refused; other unknown
     keys pass, as a subclass's ``**kwargs`` may take them (s3fs hands its own to botocore). The one home of this
     rule for the write's ``storage.*`` options and the read's."""
+    if not options or "::" in uri:  # chained URLs: the options belong to several file systems
+        return None
+    return _misspelt_key(urlsplit(uri).scheme if "://" in uri else "", tuple(options), named, prefix)
+
+
+@functools.lru_cache(maxsize=256)  # uri_to_fs checks every file a write touches, with the same few keys
+def _misspelt_key(scheme: str, keys: tuple[str, ...], named: str, prefix: str) -> str | None:
     import difflib
 
     import fsspec
 
-    if not options or "::" in uri:  # chained URLs: the options belong to several file systems
-        return None
-    scheme = urlsplit(uri).scheme if "://" in uri else ""
     try:
         cls = fsspec.get_filesystem_class(scheme or "file")
     except (ImportError, ValueError):  # not installed / unknown: uri_to_fs says so
         return None
     known = _options_taken(cls)
-    for key in options:
+    for key in keys:
         close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.8) if key not in known else None
         if close:
             return (f"{named}{prefix + key!r} is not one {cls.__name__} ({scheme or 'file'}://) takes: "
@@ -187,7 +191,7 @@ def misspelt_storage_option(uri: str, options: Mapping[str, Any] | None, *, name
     return None
 
 
-@functools.lru_cache(maxsize=None)  # uri_to_fs asks it for every file a write touches
+@functools.lru_cache(maxsize=None)
 def _options_taken(cls: type) -> frozenset[str]:
     import inspect
 
