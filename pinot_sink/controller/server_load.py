@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Iterable
+from typing import Callable, Iterable
 
 from type_mapping.table_config import primary_key_settings
 
@@ -146,11 +146,7 @@ def await_loaded_before_revert(client: ControllerClient, table: str, lineage_id:
         segments = _keyed_entry_segments(client, raw, lineage_id)
         if not segments:
             return set()
-        deadline = time.monotonic() + wait_s
-        loading = _loading(client, raw, segments)
-        while loading and time.monotonic() < deadline:
-            time.sleep(0.5)
-            loading = _loading(client, raw, segments)
+        loading = _until_empty(lambda: _loading(client, raw, segments), wait_s)
         if loading:
             log.warning("table %s: after %.0f s the servers had not loaded %d segment(s) of lineage entry %s (e.g. "
                         "%s); reverting it anyway", raw, wait_s, len(loading), lineage_id, sorted(loading)[0])
@@ -159,6 +155,16 @@ def await_loaded_before_revert(client: ControllerClient, table: str, lineage_id:
         log.warning("table %s: could not see whether the servers had loaded the segments of lineage entry %s before "
                     "reverting it (%s)", raw, lineage_id, exc)
         return set()
+
+
+def _until_empty(read: Callable[[], set[str]], wait_s: float) -> set[str]:
+    """``read()`` again every 0.5 s until it answers nothing or ``wait_s`` has passed; its last answer."""
+    deadline = time.monotonic() + wait_s
+    left = read()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.5)
+        left = read()
+    return left
 
 
 def _loading(client: ControllerClient, raw: str, segments: set[str]) -> set[str]:
@@ -190,11 +196,7 @@ def reload_after_revert(client: ControllerClient, table: str, lineage_id: str | 
         reverted = _keyed_entry_segments(client, raw, lineage_id)
         if reverted is None:
             return False
-        deadline = time.monotonic() + wait_s
-        held = _held(client, raw, reverted)
-        while held and time.monotonic() < deadline:
-            time.sleep(0.5)
-            held = _held(client, raw, reverted)
+        held = _until_empty(lambda: _held(client, raw, reverted), wait_s)
         client.reload_segments(raw)
         unseen = set(not_loaded) - held  # never seen loaded: one loaded after this reload hides its keys again
         if unseen and not held:
